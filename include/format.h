@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * format.h - pure, colour-free formatters shared by batch output and the UI.
+ *
+ * Every function writes at most @size bytes including the NUL, always
+ * terminates (when @size > 0) and returns the length it wanted to write
+ * (snprintf semantics). Strings from the kernel or from processes pass
+ * through fmt_sanitize() before they reach a terminal.
+ */
+#ifndef STACKTOP_FORMAT_H
+#define STACKTOP_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym;
+
+/**
+ * fmt_sanitize() - copy @src, replacing bytes a terminal would interpret
+ * @dst: output
+ * @size: size of @dst
+ * @src: input (need not be NUL-terminated)
+ * @len: bytes of @src to read (stops early at a NUL)
+ *
+ * Control characters (C0, DEL, C1 as UTF-8 or raw) and invalid UTF-8 become
+ * '?'; valid printable UTF-8 is kept.
+ *
+ * Return: length of the sanitized string.
+ */
+size_t fmt_sanitize(char *dst, size_t size, const char *src, size_t len);
+
+/**
+ * fmt_frame() - "func+0xoff/0xsize [module]" for a kernel address
+ * @buf: output
+ * @size: size of @buf
+ * @ks: symbols (may be NULL: the bare address is printed)
+ * @ip: address; the v4 trampoline marker prints "[FTRACE TRAMPOLINE]"
+ *
+ * Return: wanted length.
+ */
+int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip);
+
+/**
+ * fmt_func() - just "func" (or "func [module]" when @with_module), for
+ * narrow columns and folded output
+ * @buf: output
+ * @size: size of @buf
+ * @ks: symbols (may be NULL)
+ * @ip: address
+ * @with_module: append " [module]" for module symbols
+ *
+ * Return: wanted length.
+ */
+int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_module);
+
+/**
+ * fmt_count() - a count in at most 6 columns: 999999, 1.23M, 45.6G
+ * @buf: output
+ * @size: size of @buf
+ * @n: count
+ *
+ * Return: wanted length.
+ */
+int fmt_count(char *buf, size_t size, uint64_t n);
+
+/**
+ * fmt_rate() - events per second, like fmt_count() ("12.3k")
+ * @buf: output
+ * @size: size of @buf
+ * @per_sec: rate
+ *
+ * Return: wanted length.
+ */
+int fmt_rate(char *buf, size_t size, double per_sec);
+
+/**
+ * fmt_percent() - "12.3" (no sign), "100" and "0.0"; "-" when @whole is 0
+ * @buf: output
+ * @size: size of @buf
+ * @part: numerator
+ * @whole: denominator
+ *
+ * Return: wanted length.
+ */
+int fmt_percent(char *buf, size_t size, uint64_t part, uint64_t whole);
+
+/**
+ * fmt_ids() - kernel ids of a stack: "42", "42,4025", "42,+" or "-"
+ * @buf: output
+ * @size: size of @buf
+ * @ids: ids
+ * @nids: number of ids
+ * @more: more ids were seen than given
+ *
+ * Return: wanted length.
+ */
+int fmt_ids(char *buf, size_t size, const uint32_t *ids, unsigned int nids, int more);
+
+/**
+ * fmt_fit() - cut @src to @width display columns, ending in '~' when cut
+ * @dst: output
+ * @size: size of @dst
+ * @src: sanitized UTF-8 input
+ * @width: columns available
+ *
+ * Return: columns used.
+ */
+int fmt_fit(char *dst, size_t size, const char *src, int width);
+
+#endif /* STACKTOP_FORMAT_H */

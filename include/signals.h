@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * signals.h - flag-only handlers for the polite signals, and a last-resort
+ * path for the fatal ones.
+ *
+ * SIGINT, SIGTERM and SIGHUP only set sig_stop; SIGWINCH sets sig_winch. The
+ * loops (batch and UI) poll() with a timeout, see EINTR, check the flags and
+ * leave through the normal path, which restores tracefs and the terminal.
+ *
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT run the emergency hook (the UI
+ * installs one that leaves curses mode), then state_emergency_restore()
+ * (async-signal-safe: plain open/write/rmdir from a journal prepared in
+ * advance), then re-raise with the default action so the exit status and a
+ * core dump stay what they would have been.
+ */
+#ifndef STACKTOP_SIGNALS_H
+#define STACKTOP_SIGNALS_H
+
+#include <signal.h>
+
+extern volatile sig_atomic_t sig_stop;
+extern volatile sig_atomic_t sig_winch;
+
+/**
+ * sig_install() - install the handlers described above
+ * @emergency: called first on a fatal signal (may be NULL); must not return
+ *             control flow elsewhere
+ *
+ * Return: 0 or -errno.
+ */
+int sig_install(void (*emergency)(void));
+
+#endif /* STACKTOP_SIGNALS_H */

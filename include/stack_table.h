@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stack_table.h - unique kernel stacks and their counts.
+ *
+ * Stacks are interned by content (depth + instruction pointers), never by a
+ * kernel stack_id: ids are hash slots of one map generation (see
+ * doc/design.md). Each stack carries its counts and a short list of the
+ * kernel ids it was seen under. Counts are broken down per
+ * (event, cpu, pid) in `struct stack_attr` records chained from the stack.
+ *
+ * Intervals: stack_table_tick() closes the current interval in O(1). Each
+ * counter remembers the epoch it was last written in, and readers use
+ * stack_delta()/stack_attr_delta() to get the count of the last closed
+ * interval.
+ *
+ * Ranking (stack_table_rank()) fills a separate array; the table itself is
+ * never reordered, so pointers to stacks stay valid until
+ * stack_table_clear() or stack_table_free().
+ */
+#ifndef STACKTOP_STACK_TABLE_H
+#define STACKTOP_STACK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STACK_MAX_DEPTH 1024 /* deeper stacks are cut and flagged */
+#define STACK_MAX_IDS	2    /* kernel ids kept inline per stack */
+
+enum stack_flags {
+	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */
+	STACK_F_FALLBACK = 1 << 1, /* seen as a full kernel_stack record */
+	STACK_F_CUT = 1 << 2,      /* deeper than STACK_MAX_DEPTH, cut */
+	STACK_F_MERGED64 = 1 << 3, /* 64 frames from a pre-v4 map: may merge stacks */
+	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
+};
+
+struct stack_attr;
+
+/**
+ * struct stack - one unique kernel stack
+ * @attrs: breakdown records, newest first
+ * @total: hits since start or the last reset
+ * @cur: hits in interval @epoch
+ * @last: hits in interval @epoch - 1
+ * @epoch: interval @cur belongs to
+ * @hash: hash of @ips
+ * @depth: frames in @ips
+ * @nids: kernel ids in @ids
+ * @flags: enum stack_flags
+ * @ids: kernel stack ids this stack was seen under (stackmap mode)
+ * @ips: frames, leaf first
+ */
+struct stack {
+	struct stack_attr *attrs;
+	uint64_t total;
+	uint32_t cur;
+	uint32_t last;
+	uint32_t epoch;
+	uint32_t hash;
+	uint16_t depth;
+	uint8_t nids;
+	uint8_t flags;
+	uint32_t ids[STACK_MAX_IDS];
+	uint64_t ips[];
+};
+
+/**
+ * struct stack_attr - hits of one stack for one (event, cpu, pid)
+ * @next: next record of the same stack
+ * @stack: owner
+ * @total: hits since start or reset
+ * @cur: hits in interval @epoch
+ * @last: hits in interval @epoch - 1
+ * @epoch: interval @cur belongs to
+ * @event: event index (see session_event())
+ * @cpu: CPU the event was recorded on
+ * @pid: the event's common_pid
+ */
+struct stack_attr {
+	struct stack_attr *next;
+	struct stack *stack;
+	uint64_t total;
+	uint32_t cur;
+	uint32_t last;
+	uint32_t epoch;
+	uint16_t event;
+	uint16_t cpu;
+	int32_t pid;
+};
+
+struct stack_table;
+
+/**
+ * stack_table_new() - an empty table
+ *
+ * Return: the table (free with stack_table_free()), NULL on OOM.
+ */
+struct stack_table *stack_table_new(void);
+
+/**
+ * stack_table_free() - free the table, its stacks and records; NULL is a no-op
+ * @t: table
+ */
+void stack_table_free(struct stack_table *t);
+
+/**
+ * stack_hash() - the hash stack_table_intern() uses for a frame array
+ * @ips: frames
+ * @depth: number of frames
+ */
+uint32_t stack_hash(const uint64_t *ips, unsigned int depth);
+
+/**
+ * stack_table_intern() - find or insert a stack by content
+ * @t: table
+ * @ips: frames, leaf first (copied on insert)
+ * @depth: number of frames; above STACK_MAX_DEPTH the stack is cut and
+ *         flagged STACK_F_CUT
+ *
+ * Return: the stack (owned by @t), NULL on OOM.
+ */
+struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth);
+
+/**
+ * stack_table_hit() - count @n hits of @s for (event, cpu, pid)
+ * @t: table
+ * @s: stack from stack_table_intern()
+ * @event: event index
+ * @cpu: CPU
+ * @pid: common_pid of the event
+ * @n: hits to add
+ *
+ * Return: 0, or -ENOMEM (the stack's own counts are still updated).
+ */
+int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, uint32_t n);
+
+/**
+ * stack_add_id() - remember that @s was seen under kernel id @id
+ * @s: stack
+ * @id: kernel stack_id
+ */
+void stack_add_id(struct stack *s, uint32_t id);
+
+/**
+ * stack_table_tick() - close the current interval
+ * @t: table
+ */
+void stack_table_tick(struct stack_table *t);
+
+/**
+ * stack_table_clear() - forget every stack and count (a reset)
+ * @t: table
+ *
+ * Pointers to stacks and records become invalid.
+ */
+void stack_table_clear(struct stack_table *t);
+
+/**
+ * stack_table_count() - number of unique stacks
+ * @t: table
+ */
+size_t stack_table_count(const struct stack_table *t);
+
+/**
+ * stack_table_hits() - hits of all stacks
+ * @t: table
+ * @ret_delta: if not NULL, receives the hits of the last closed interval
+ *
+ * Return: total hits since start or reset.
+ */
+uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta);
+
+/**
+ * stack_table_memory() - bytes held by the table (stacks, records, hashes)
+ * @t: table
+ */
+size_t stack_table_memory(const struct stack_table *t);
+
+/**
+ * stack_table_epoch() - the current interval number
+ * @t: table
+ */
+uint32_t stack_table_epoch(const struct stack_table *t);
+
+/**
+ * stack_delta() - hits of @s in the last closed interval
+ * @t: table
+ * @s: stack
+ */
+uint32_t stack_delta(const struct stack_table *t, const struct stack *s);
+
+/**
+ * stack_attr_delta() - hits of @a in the last closed interval
+ * @t: table
+ * @a: record
+ */
+uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a);
+
+/**
+ * stack_table_foreach() - call @fn for every stack, in insertion order
+ * @t: table
+ * @fn: callback; a non-zero return stops the walk and is returned
+ * @ctx: passed to @fn
+ */
+int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *ctx), void *ctx);
+
+/* ---- ranking ---------------------------------------------------------- */
+
+enum rank_key {
+	RANK_DELTA,  /* hits in the last interval */
+	RANK_TOTAL,  /* hits since start/reset */
+	RANK_DEPTH,  /* number of frames */
+	RANK_ID,     /* lowest kernel id */
+	RANK_KEY_MAX,
+};
+
+/**
+ * struct rank_opts - what to rank and how
+ * @key: sort key; ties are broken by total, then by hash (a stable order)
+ * @invert: ascending instead of descending
+ * @event: only count hits of this event index, -1 for all
+ * @pid: only count hits of this pid, -1 for all
+ * @cpu: only count hits on this CPU, -1 for all
+ * @match: if not NULL, a stack is kept only when it returns true (text
+ *         filters: frame names, comm); called only for stacks with hits
+ * @match_ctx: passed to @match
+ * @hide_idle: skip stacks with no hits in the last interval
+ */
+struct rank_opts {
+	enum rank_key key;
+	bool invert;
+	int event;
+	int pid;
+	int cpu;
+	bool (*match)(const struct stack *s, void *ctx);
+	void *match_ctx;
+	bool hide_idle;
+};
+
+/**
+ * struct rank_row - one ranked stack, with counts under the filters
+ * @stack: the stack
+ * @total: hits since start/reset that pass the filters
+ * @delta: hits in the last interval that pass the filters
+ */
+struct rank_row {
+	struct stack *stack;
+	uint64_t total;
+	uint64_t delta;
+};
+
+/**
+ * struct rank_summary - totals over every stack that passed the filters
+ * @matched: stacks that passed
+ * @total: their hits since start/reset
+ * @delta: their hits in the last interval
+ */
+struct rank_summary {
+	size_t matched;
+	uint64_t total;
+	uint64_t delta;
+};
+
+/**
+ * stack_table_rank() - the top @k stacks under @o
+ * @t: table
+ * @o: key and filters
+ * @out: array of at least @k rows, filled best first
+ * @k: rows wanted
+ * @ret_sum: if not NULL, totals of every matching stack
+ *
+ * Uses a bounded heap: O(n log k), no full sort, no allocation.
+ *
+ * Return: rows written (at most @k).
+ */
+size_t stack_table_rank(struct stack_table *t, const struct rank_opts *o, struct rank_row *out,
+			size_t k, struct rank_summary *ret_sum);
+
+/**
+ * struct stack_top - who hits a stack most
+ * @event: event index with most hits, -1 if none
+ * @pid: pid with most hits, -1 if none
+ * @cpu: CPU with most hits, -1 if none
+ * @event_hits / @pid_hits / @cpu_hits: their hit counts
+ */
+struct stack_top {
+	int event;
+	int pid;
+	int cpu;
+	uint64_t event_hits;
+	uint64_t pid_hits;
+	uint64_t cpu_hits;
+};
+
+/**
+ * stack_top_of() - the most frequent event, pid and CPU of @s
+ * @t: table
+ * @s: stack
+ * @delta: use the last interval's counts instead of totals
+ * @ret: filled
+ */
+void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
+		  struct stack_top *ret);
+
+#endif /* STACKTOP_STACK_TABLE_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ui.h - the interactive screen. The only interface between main.c and the
+ * curses code; this header itself includes no curses.
+ */
+#ifndef STACKTOP_UI_H
+#define STACKTOP_UI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct session;
+
+/**
+ * struct ui_opts - options of the interactive screen
+ * @delay: refresh interval in seconds (fractional)
+ * @top: rows to rank (0: as many as fit)
+ * @mouse: enable mouse reporting
+ * @color: use colours (false with -C / NO_COLOR)
+ * @event_filter: initial event filter (index), -1 for none
+ */
+struct ui_opts {
+	double delay;
+	int top;
+	bool mouse;
+	bool color;
+	int event_filter;
+};
+
+/**
+ * ui_run() - run the screen until the user quits or a stop signal arrives
+ * @s: an open session (still owned by the caller)
+ * @o: options
+ *
+ * Return: 0 on a normal quit, negative errno when the terminal cannot be
+ * used (the caller then reports it; the terminal is already restored).
+ */
+int ui_run(struct session *s, const struct ui_opts *o);
+
+/**
+ * ui_emergency() - leave curses mode from a fatal signal handler
+ *
+ * Best effort (endwin is not async-signal-safe, as in htop's crash handler).
+ */
+void ui_emergency(void);
+
+/**
+ * ui_print_keys() - the key table as text, for --help and the man page check
+ * @f: output
+ */
+void ui_print_keys(FILE *f);
+
+#endif /* STACKTOP_UI_H */
