@@ -57,6 +57,10 @@ struct stackmap_bin_info {
  * @ret_info: if not NULL, filled (also on a truncated file)
  *
  * Records with nr above STACKMAP_MAX_DEPTH * 16 are treated as corruption.
+ * The v4 magic requires version 1; the old magic accepts version 2 (v1-v3)
+ * and 1 (accepted by the v1-era dump tool). Bytes after @nr_stacks records
+ * are ignored. @ret_info is left untouched when the header itself is
+ * rejected (-EBADMSG for a short header, -EPROTO).
  *
  * Return: 0 (check @ret_info->truncated), -EBADMSG when shorter than the
  * header or a record is corrupt, -EPROTO for an unknown magic or version,
@@ -97,7 +101,10 @@ struct stackmap_frame {
  * @ctx: passed to @visit
  *
  * A record cut short by the end of the text is still delivered with the
- * frames present.
+ * frames present; an unterminated last line that does not parse is taken
+ * as cut by the read and dropped. Frame lines are the forms %pS prints:
+ * "sym+0xoff/0xsize", with " [module]" for module text, a bare "0x..."
+ * address, or "[FTRACE TRAMPOLINE]" (v4).
  *
  * Return: records delivered, -EBADMSG for a line that is neither a header,
  * a frame nor blank, or the visitor's non-zero value.
