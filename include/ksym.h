@@ -13,6 +13,7 @@
 #define STACKTOP_KSYM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,6 +48,11 @@ struct ksym *ksym_new(const char *path);
  * @ks: table
  * @f: kallsyms text, or NULL to open the table's path
  *
+ * Keeps text symbols (types t, T, w, W, module text included); other lines
+ * are skipped. A symbol's size is the distance to the next symbol of the
+ * same object (core kernel or module), at most 4096 bytes for the last one.
+ * On error the previously loaded symbols are kept.
+ *
  * Return: number of symbols, -EACCES when every address reads as zero
  * (kptr_restrict; run as root), -ENOENT/-errno when the file cannot be read.
  */
@@ -58,13 +64,43 @@ int ksym_load(struct ksym *ks, FILE *f);
  * @addr: kernel address
  * @ret: filled on success
  *
- * Return: 0, or -ENOENT (and the table is marked stale).
+ * Aliases (several names at one address) answer the first in file order,
+ * which is the kernel's own preference order.
+ *
+ * Return: 0, or -ENOENT (and the table is marked stale, unless @addr is 0
+ * or already missed right after a reload: see ksym_refresh()).
  */
 int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret);
 
 /**
+ * ksym_addr_of() - the address of a symbol given by name
+ * @ks: table
+ * @name: symbol name (need not be NUL-terminated)
+ * @name_len: bytes of @name
+ * @module: module name without brackets (need not be NUL-terminated), or
+ *          NULL for the core kernel
+ * @module_len: bytes of @module
+ * @ret: receives the symbol's start address on success
+ *
+ * Turns a "sym+0xoff [mod]" frame of the stack_map text back into an address
+ * (start + off). A sorted-by-name index is built on the first call and
+ * dropped by the next reload. A static function name may exist more than
+ * once in one object; the lowest address is returned then.
+ *
+ * Return: 0, -ENOENT when no such symbol is loaded (the table is not marked
+ * stale), -ENOMEM.
+ */
+int ksym_addr_of(struct ksym *ks, const char *name, size_t name_len, const char *module,
+		 size_t module_len, uint64_t *ret);
+
+/**
  * ksym_refresh() - reload the file if a lookup missed since the last load
  * @ks: table
+ *
+ * Addresses that still miss after the reload (or all of them, when it
+ * failed) are remembered and no longer mark the table stale until the
+ * next successful load, so that a frame nothing can resolve (a BPF
+ * program, a dynamic trampoline) does not cost a reload per refresh.
  *
  * Return: 1 when reloaded, 0 when nothing to do, negative errno on error
  * (the old symbols are kept).

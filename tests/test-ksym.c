@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-ksym.c - kallsyms loading, lookups, reload and name lookups.
+ *
+ * The fixture is tests/fixtures/ksym/kallsyms (found through $ST_FIXTURES,
+ * or relative to the source tree when run by hand): a hand-written excerpt
+ * with aliases, a duplicate static name, data symbols, weak symbols and two
+ * modules.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ksym.h"
+
+#define FIXTURE_NSYMS 14
+
+static FILE *open_fixture(void)
+{
+	const char *dir = getenv("ST_FIXTURES");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/ksym/kallsyms", dir ? dir : "tests/fixtures");
+	return fopen(path, "re");
+}
+
+static int setup_fixture(void **state)
+{
+	struct ksym *ks = ksym_new("/nonexistent/kallsyms");
+	FILE *f = open_fixture();
+	int r;
+
+	if (!ks || !f) {
+		if (f)
+			fclose(f);
+		ksym_free(ks);
+		return -1;
+	}
+	r = ksym_load(ks, f);
+	fclose(f);
+	if (r != FIXTURE_NSYMS) {
+		ksym_free(ks);
+		return -1;
+	}
+	*state = ks;
+	return 0;
+}
+
+static int teardown_fixture(void **state)
+{
+	ksym_free(*state);
+	return 0;
+}
+
+static FILE *mem(const char *s)
+{
+	FILE *f = fmemopen((void *)s, strlen(s), "r");
+
+	assert_non_null(f);
+	return f;
+}
+
+static void expect_sym(struct ksym *ks, uint64_t addr, const char *name, const char *module,
+		       uint64_t start, uint64_t size)
+{
+	struct ksym_hit h;
+
+	assert_int_equal(ksym_lookup(ks, addr, &h), 0);
+	assert_string_equal(h.name, name);
+	if (module)
+		assert_string_equal(h.module, module);
+	else
+		assert_null(h.module);
+	assert_true(h.start == start);
+	assert_true(h.size == size);
+}
+
+static void test_ksym_load_counts_text_only(void **state)
+{
+	struct ksym *ks = *state;
+
+	assert_int_equal(ksym_count(ks), FIXTURE_NSYMS);
+}
+
+static void test_ksym_lookup_start_middle_end(void **state)
+{
+	struct ksym *ks = *state;
+
+	expect_sym(ks, 0xffffffff81002100ULL, "schedule", NULL, 0xffffffff81002100ULL, 0xc0);
+	expect_sym(ks, 0xffffffff81002148ULL, "schedule", NULL, 0xffffffff81002100ULL, 0xc0);
+	expect_sym(ks, 0xffffffff810021bfULL, "schedule", NULL, 0xffffffff81002100ULL, 0xc0);
+	expect_sym(ks, 0xffffffff810021c0ULL, "schedule_timeout", NULL, 0xffffffff810021c0ULL,
+		   0x30);
+	expect_sym(ks, 0xffffffff810021f4ULL, "weak_func", NULL, 0xffffffff810021f0ULL, 0x10);
+}
+
+static void test_ksym_lookup_skips_data(void **state)
+{
+	struct ksym *ks = *state;
+	struct ksym_hit h;
+
+	/* the D symbol in between is not a boundary: cleanup runs to schedule */
+	expect_sym(ks, 0xffffffff81002000ULL, "cleanup", NULL, 0xffffffff81001800ULL, 0x900);
+	/* d data_sym is beyond the bounded size of _etext */
+	assert_int_equal(ksym_lookup(ks, 0xffffffff82000000ULL, &h), -ENOENT);
+}
+
+static void test_ksym_lookup_alias_first_in_file(void **state)
+{
+	struct ksym *ks = *state;
+
+	expect_sym(ks, 0xffffffff81000000ULL, "_text", NULL, 0xffffffff81000000ULL, 0x70);
+	expect_sym(ks, 0xffffffff81000010ULL, "_text", NULL, 0xffffffff81000000ULL, 0x70);
+}
+
+static void test_ksym_lookup_modules(void **state)
+{
+	struct ksym *ks = *state;
+	struct ksym_hit h;
+
+	expect_sym(ks, 0xffffffffc0a001a2ULL, "nvme_queue_rq", "nvme", 0xffffffffc0a00000ULL,
+		   0x7f0);
+	/* last symbol of a module: bounded size, not the distance to ext4 */
+	expect_sym(ks, 0xffffffffc0a007f0ULL, "nvme_poll", "nvme", 0xffffffffc0a007f0ULL, 4096);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc0a017f0ULL, &h), -ENOENT);
+	expect_sym(ks, 0xffffffffc0b00150ULL, "ext4_file_write_iter", "ext4",
+		   0xffffffffc0b00000ULL, 0x200);
+	expect_sym(ks, 0xffffffffc0b00200ULL, "cleanup", "ext4", 0xffffffffc0b00200ULL, 4096);
+	/* last core symbol: bounded too */
+	expect_sym(ks, 0xffffffff81002200ULL, "_etext", NULL, 0xffffffff81002200ULL, 4096);
+}
+
+static void test_ksym_lookup_outside(void **state)
+{
+	struct ksym *ks = *state;
+	struct ksym_hit h = { .name = "untouched" };
+
+	assert_int_equal(ksym_lookup(ks, 0xffffffff80ffffffULL, &h), -ENOENT);
+	assert_int_equal(ksym_lookup(ks, 0, &h), -ENOENT);
+	assert_int_equal(ksym_lookup(ks, UINT64_MAX, &h), -ENOENT);
+	assert_string_equal(h.name, "untouched");
+}
+
+static void test_ksym_all_zero_is_eacces(void **state)
+{
+	struct ksym *ks = ksym_new(NULL);
+	FILE *f = mem("ffffffff81000000 T a\nffffffff81000100 T b\n");
+	struct ksym_hit h;
+
+	assert_int_equal(ksym_load(ks, f), 2);
+	fclose(f);
+	f = mem("0000000000000000 T a\n0000000000000000 T b\n"
+		"0000000000000000 t m\t[mod]\n0000000000000000 D d\n");
+	assert_int_equal(ksym_load(ks, f), -EACCES);
+	fclose(f);
+	/* the old symbols are kept */
+	assert_int_equal(ksym_count(ks), 2);
+	assert_int_equal(ksym_lookup(ks, 0xffffffff81000004ULL, &h), 0);
+	assert_string_equal(h.name, "a");
+	ksym_free(ks);
+}
+
+static void test_ksym_empty_and_malformed(void **state)
+{
+	struct ksym *ks = ksym_new(NULL);
+	FILE *f = mem("");
+	struct ksym_hit h;
+
+	assert_int_equal(ksym_load(ks, f), 0);
+	fclose(f);
+	assert_int_equal(ksym_lookup(ks, 0xffffffff81000000ULL, &h), -ENOENT);
+
+	f = mem("garbage\n"
+		"ffffffff81000000\n"
+		"ffffffff81000000 T\n"
+		"zzzz T bad_addr\n"
+		"11112222333344445 T too_long\n"
+		"ffffffff81000000 T ok\n"
+		"ffffffff81000100 T  \n"
+		"ffffffff81000200 t no_newline");
+	assert_int_equal(ksym_load(ks, f), 2);
+	fclose(f);
+	expect_sym(ks, 0xffffffff81000150ULL, "ok", NULL, 0xffffffff81000000ULL, 0x200);
+	expect_sym(ks, 0xffffffff81000200ULL, "no_newline", NULL, 0xffffffff81000200ULL, 4096);
+	ksym_free(ks);
+	ksym_free(NULL);
+}
+
+static void test_ksym_load_missing_file(void **state)
+{
+	struct ksym *ks = ksym_new("/nonexistent/kallsyms");
+
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), -ENOENT);
+	assert_int_equal(ksym_count(ks), 0);
+	ksym_free(ks);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_ksym_refresh_reloads_after_miss(void **state)
+{
+	char path[] = "/tmp/test-ksym-XXXXXX";
+	int fd = mkstemp(path);
+	struct ksym *ks;
+	struct ksym_hit h;
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "ffffffff81000000 T core_fn\n");
+	ks = ksym_new(path);
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), 1);
+
+	/* nothing missed: nothing to do */
+	assert_int_equal(ksym_refresh(ks), 0);
+
+	/* a module gets loaded: its address misses and marks the table stale */
+	write_file(path, "ffffffff81000000 T core_fn\n"
+			 "ffffffffc0a00000 t new_fn\t[newmod]\n");
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc0a00010ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 1);
+	assert_int_equal(ksym_count(ks), 2);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc0a00010ULL, &h), 0);
+	assert_string_equal(h.name, "new_fn");
+	assert_string_equal(h.module, "newmod");
+	assert_int_equal(ksym_refresh(ks), 0);
+
+	/* an address that still misses after a reload stops causing reloads */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000000ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 1);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000000ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 0);
+
+	/* a failed reload keeps the old symbols */
+	unlink(path);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffb0000000ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), -ENOENT);
+	assert_int_equal(ksym_count(ks), 2);
+	assert_int_equal(ksym_lookup(ks, 0xffffffff81000000ULL, &h), 0);
+	assert_string_equal(h.name, "core_fn");
+	ksym_free(ks);
+}
+
+static void test_ksym_addr_of(void **state)
+{
+	struct ksym *ks = *state;
+	static const char frame[] = "schedule_timeout+0x1c/0x30 [nvme]";
+	uint64_t a = 0;
+
+	assert_int_equal(ksym_addr_of(ks, "schedule", 8, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81002100ULL);
+	/* counted strings: a prefix of a longer name inside a frame line */
+	assert_int_equal(ksym_addr_of(ks, frame, 16, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff810021c0ULL);
+	assert_int_equal(ksym_addr_of(ks, frame, 8, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81002100ULL);
+	assert_int_equal(ksym_addr_of(ks, "nvme_poll", 9, frame + 28, 4, &a), 0);
+	assert_true(a == 0xffffffffc0a007f0ULL);
+	/* aliases are all found by name */
+	assert_int_equal(ksym_addr_of(ks, "startup_64", 10, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81000000ULL);
+	/* duplicate static names: lowest address of that object */
+	assert_int_equal(ksym_addr_of(ks, "cleanup", 7, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81001000ULL);
+	assert_int_equal(ksym_addr_of(ks, "cleanup", 7, "ext4", 4, &a), 0);
+	assert_true(a == 0xffffffffc0b00200ULL);
+
+	a = 1;
+	assert_int_equal(ksym_addr_of(ks, "nvme_poll", 9, NULL, 0, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "nvme_poll", 9, "ext4", 4, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "nvme_poll", 9, "nvm", 3, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "schedul", 7, NULL, 0, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "schedule_x", 10, NULL, 0, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "some_data", 9, NULL, 0, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "", 0, NULL, 0, &a), -ENOENT);
+	assert_int_equal(ksym_addr_of(ks, "zzz", 3, NULL, 0, &a), -ENOENT);
+	assert_true(a == 1);
+	/* a miss by name does not mark the table stale */
+	assert_int_equal(ksym_refresh(ks), 0);
+}
+
+static void test_ksym_addr_of_after_reload(void **state)
+{
+	struct ksym *ks = ksym_new(NULL);
+	FILE *f = mem("ffffffff81000000 T alpha\n");
+	uint64_t a;
+
+	assert_int_equal(ksym_load(ks, f), 1);
+	fclose(f);
+	assert_int_equal(ksym_addr_of(ks, "alpha", 5, NULL, 0, &a), 0);
+	f = mem("ffffffff81000000 T beta\nffffffff81000100 T alpha\n");
+	assert_int_equal(ksym_load(ks, f), 2);
+	fclose(f);
+	assert_int_equal(ksym_addr_of(ks, "alpha", 5, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81000100ULL);
+	assert_int_equal(ksym_addr_of(ks, "beta", 4, NULL, 0, &a), 0);
+	assert_true(a == 0xffffffff81000000ULL);
+	ksym_free(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ksym_load_counts_text_only, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_lookup_start_middle_end, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_lookup_skips_data, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_lookup_alias_first_in_file, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_lookup_modules, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_lookup_outside, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_ksym_addr_of, setup_fixture, teardown_fixture),
+		cmocka_unit_test(test_ksym_all_zero_is_eacces),
+		cmocka_unit_test(test_ksym_empty_and_malformed),
+		cmocka_unit_test(test_ksym_load_missing_file),
+		cmocka_unit_test(test_ksym_refresh_reloads_after_miss),
+		cmocka_unit_test(test_ksym_addr_of_after_reload),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
