@@ -23,7 +23,13 @@ struct ksym;
  * @len: bytes of @src to read (stops early at a NUL)
  *
  * Control characters (C0, DEL, C1 as UTF-8 or raw) and invalid UTF-8 become
- * '?'; valid printable UTF-8 is kept.
+ * '?'; valid printable UTF-8 is kept. An escape sequence loses its ESC (or
+ * C1 introducer), which leaves the rest as inert text: "\e[31m" prints
+ * "?[31m". Each byte of an invalid, overlong, surrogate or cut sequence
+ * becomes one '?'. Bidirectional overrides/isolates (U+202A-202E,
+ * U+2066-2069, U+200E/F, U+061C) and U+2028/2029 are also replaced, so a
+ * name cannot reorder or break the line around it. Output is never cut
+ * inside a UTF-8 character.
  *
  * Return: length of the sanitized string.
  */
@@ -55,6 +61,8 @@ int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_modu
 
 /**
  * fmt_count() - a count in at most 6 columns: 999999, 1.23M, 45.6G
+ *
+ * Three significant digits, truncated (1239999 is "1.23M"), units M G T P E.
  * @buf: output
  * @size: size of @buf
  * @n: count
@@ -65,6 +73,10 @@ int fmt_count(char *buf, size_t size, uint64_t n);
 
 /**
  * fmt_rate() - events per second, like fmt_count() ("12.3k")
+ *
+ * "0.5" and "9.9" below 10, "999" below 1000, then three significant
+ * digits with k M G T P E (truncated); "-" for a negative or non-finite
+ * rate.
  * @buf: output
  * @size: size of @buf
  * @per_sec: rate
@@ -75,6 +87,8 @@ int fmt_rate(char *buf, size_t size, double per_sec);
 
 /**
  * fmt_percent() - "12.3" (no sign), "100" and "0.0"; "-" when @whole is 0
+ *
+ * Truncated, so "100" means all of it; above 100 prints an integer.
  * @buf: output
  * @size: size of @buf
  * @part: numerator
@@ -103,7 +117,12 @@ int fmt_ids(char *buf, size_t size, const uint32_t *ids, unsigned int nids, int 
  * @src: sanitized UTF-8 input
  * @width: columns available
  *
- * Return: columns used.
+ * Columns come from wcwidth() (so they depend on LC_CTYPE; a character the
+ * locale does not know counts as one column). Controls and invalid UTF-8
+ * still present in @src are written as '?'. The '~' is also used when
+ * @size, not @width, runs out; a character is never cut in half.
+ *
+ * Return: columns used (not snprintf semantics).
  */
 int fmt_fit(char *dst, size_t size, const char *src, int width);
 
