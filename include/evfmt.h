@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * evfmt.h - event formats: which type id is which event, where the fields
+ * stacktop reads are.
+ *
+ * Formats are parsed with libtraceevent (tep_parse_format) from the
+ * format files under events/ of the tracefs root in use. Each event
+ * stacktop counts gets a small dense index (the `event` of struct
+ * stack_attr); the ring-buffer walker maps a record's common_type to that
+ * index through a flat table.
+ */
+#ifndef STACKTOP_EVFMT_H
+#define STACKTOP_EVFMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ringbuf.h"
+
+struct tfs;
+
+#define EVFMT_NONE 0xffff
+
+/**
+ * struct evfmt - formats of the events in use
+ * @layout: ring-buffer page layout from events/header_page
+ * @kstack_type: common_type of ftrace/kernel_stack, -1 if absent
+ * @kstack_size_off: offset of its `size` field, -1 on kernels without it
+ * @kstack_caller_off: offset of `caller`
+ * @stackid_type: common_type of ftrace/stack_id, -1 if absent
+ * @stackid_off: offset of its `stack_id` field
+ * @ustack_type: common_type of ftrace/user_stack, -1 if absent
+ * @pid_off: offset of common_pid
+ * @index: common_type -> event index, EVFMT_NONE when not counted
+ * @names: "system:event" per index
+ * @types: common_type per index
+ * @nnames: entries in @names
+ */
+struct evfmt {
+	struct ringbuf_layout layout;
+	int kstack_type;
+	int kstack_size_off;
+	int kstack_caller_off;
+	int stackid_type;
+	int stackid_off;
+	int ustack_type;
+	int pid_off;
+	uint16_t index[65536];
+	char **names;
+	int *types;
+	unsigned int nnames;
+	void *tep; /* struct tep_handle */
+};
+
+/**
+ * evfmt_new() - read header_page and the ftrace stack formats
+ * @t: tracefs root
+ * @ret: the formats (free with evfmt_free())
+ *
+ * Return: 0, -ENODEV when there is no kernel_stack event and no stack_id
+ * event (no stack tracing in this kernel), -EBADMSG for an unreadable
+ * header_page, -errno.
+ */
+int evfmt_new(struct tfs *t, struct evfmt **ret);
+
+/**
+ * evfmt_add() - load an event's format and give it an index
+ * @f: formats
+ * @t: tracefs root
+ * @system: event system
+ * @name: event name
+ *
+ * Return: the index (>= 0; the same one when added twice), -ENOENT for an
+ * unknown event, -EBADMSG for an unparsable format, -errno.
+ */
+int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *name);
+
+/**
+ * evfmt_add_type() - give an index to a type id seen in the buffer that was
+ * not added by name (events someone else enabled at the top level)
+ * @f: formats
+ * @t: tracefs root (searched for the format with that ID)
+ * @type: common_type
+ *
+ * Return: the index; the name is "system:event" when the format was found,
+ * else "event#<type>".
+ */
+int evfmt_add_type(struct evfmt *f, struct tfs *t, int type);
+
+/**
+ * evfmt_free() - free; NULL is a no-op
+ * @f: formats
+ */
+void evfmt_free(struct evfmt *f);
+
+#endif /* STACKTOP_EVFMT_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * state.h - remember what stacktop changes in tracefs, and undo it.
+ *
+ * Every change goes through this module: before a file is written, its
+ * original value is appended to an in-memory journal and the journal is
+ * saved atomically (temporary file + rename, O_NOFOLLOW, in a root-owned
+ * 0700 directory, /run/stacktop by default) as <pid>.journal. Then the
+ * change is made. state_restore() undoes the changes in reverse order and
+ * deletes the journal.
+ *
+ * If stacktop is killed (SIGKILL, a crash the handlers could not catch, a
+ * power cut of the tty), the journal stays; the next run calls
+ * state_recover() before it changes anything, which undoes the journals of
+ * dead pids.
+ *
+ * state_emergency_restore() is the async-signal-safe variant used from
+ * fatal signal handlers: it only calls openat/write/close/unlinkat on data
+ * prepared when the journal was written.
+ */
+#ifndef STACKTOP_STATE_H
+#define STACKTOP_STATE_H
+
+#include <stddef.h>
+
+struct tfs;
+struct state;
+
+/**
+ * state_open() - start a journal for this process
+ * @tfs: tracefs root the changes apply to (borrowed; must outlive the state)
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @ret: the journal
+ *
+ * Return: 0, -EPERM when @rundir is not a root-owned private directory or is
+ * a symlink, -errno.
+ */
+int state_open(struct tfs *tfs, const char *rundir, struct state **ret);
+
+/**
+ * state_write() - set a tracefs file, remembering its original value
+ * @st: journal
+ * @rel: path relative to the tracefs root
+ * @value: new contents
+ *
+ * Nothing is written (and nothing remembered) when the file already reads
+ * as @value.
+ *
+ * Return: 0, or -errno from the kernel (the journal then forgets the entry).
+ */
+int state_write(struct state *st, const char *rel, const char *value);
+
+/**
+ * state_mkdir() - create an instance directory that restore will remove
+ * @st: journal
+ * @rel: path relative to the tracefs root
+ *
+ * Return: 0 or -errno.
+ */
+int state_mkdir(struct state *st, const char *rel);
+
+/**
+ * state_original() - the value a file had before stacktop changed it
+ * @st: journal
+ * @rel: path
+ *
+ * Return: the remembered value (owned by @st), or NULL if unchanged.
+ */
+const char *state_original(struct state *st, const char *rel);
+
+/**
+ * state_restore() - undo every change, newest first, and delete the journal
+ * @st: journal
+ *
+ * Return: 0, or the first -errno met (the other entries are still undone;
+ * the journal is kept so that a later run can finish).
+ */
+int state_restore(struct state *st);
+
+/**
+ * state_free() - free the journal (restore first); NULL is a no-op
+ * @st: journal
+ */
+void state_free(struct state *st);
+
+/**
+ * state_recover() - undo the journals that dead stacktop processes left
+ * @tfs: tracefs root
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @ret_count: if not NULL, journals undone
+ *
+ * Journals of live stacktop processes are left alone. A journal for another
+ * tracefs root is undone on that root if it is still a directory.
+ *
+ * Return: 0 or the first -errno met.
+ */
+int state_recover(struct tfs *tfs, const char *rundir, int *ret_count);
+
+/**
+ * state_emergency_restore() - async-signal-safe restore of the current journal
+ */
+void state_emergency_restore(void);
+
+#endif /* STACKTOP_STATE_H */

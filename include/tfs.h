@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tfs.h - the only code that touches tracefs paths.
+ *
+ * Everything is relative to one root directory file descriptor, opened
+ * once: the system's tracefs (found, or mounted if absent) or any directory
+ * given with --tracefs (the simulator, a fixture tree). Files are opened
+ * with O_NOFOLLOW. Errors come back as negative errno values, with the
+ * kernel's own errno preserved (EBUSY from stack_map, EINVAL from an
+ * option).
+ */
+#ifndef STACKTOP_TFS_H
+#define STACKTOP_TFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * struct tfs - an open tracefs root
+ * @root: path of the root (owned)
+ * @fd: directory descriptor of the root
+ * @mounted: stacktop mounted it and unmounts it on tfs_close()
+ */
+struct tfs {
+	char *root;
+	int fd;
+	bool mounted;
+};
+
+/**
+ * tfs_open() - open a tracefs root
+ * @root: directory to use, or NULL to find the system's tracefs at
+ *        /sys/kernel/tracing or /sys/kernel/debug/tracing, mounting it at
+ *        /sys/kernel/tracing when it is not mounted
+ * @ret: the handle on success (free with tfs_close())
+ *
+ * Return: 0, -ENODEV (no tracefs and it cannot be mounted), -EPERM/-EACCES
+ * (not privileged), -ENOENT (@root does not exist), -ENOMEM.
+ */
+int tfs_open(const char *root, struct tfs **ret);
+
+/**
+ * tfs_close() - close the root, unmount it if stacktop mounted it; NULL is a no-op
+ * @t: handle
+ */
+void tfs_close(struct tfs *t);
+
+/**
+ * tfs_read() - read a whole file
+ * @t: root
+ * @rel: path relative to the root
+ * @ret_buf: NUL-terminated contents, free() it
+ * @ret_len: if not NULL, bytes read (binary-safe)
+ *
+ * Return: 0 or -errno.
+ */
+int tfs_read(struct tfs *t, const char *rel, char **ret_buf, size_t *ret_len);
+
+/**
+ * tfs_read_long() - read a file holding one integer
+ * @t: root
+ * @rel: path
+ * @ret: the value
+ *
+ * Return: 0, -EBADMSG when it is not a number, -errno.
+ */
+int tfs_read_long(struct tfs *t, const char *rel, long long *ret);
+
+/**
+ * tfs_write() - write a string to a file in one write()
+ * @t: root
+ * @rel: path
+ * @str: data
+ *
+ * Return: 0 or -errno as the kernel returned it.
+ */
+int tfs_write(struct tfs *t, const char *rel, const char *str);
+
+/**
+ * tfs_open_file() - open a file under the root
+ * @t: root
+ * @rel: path
+ * @flags: open(2) flags (O_NOFOLLOW and O_CLOEXEC are added)
+ *
+ * Return: a file descriptor or -errno.
+ */
+int tfs_open_file(struct tfs *t, const char *rel, int flags);
+
+/**
+ * tfs_exists() - whether @rel exists (symlinks are not followed)
+ * @t: root
+ * @rel: path
+ */
+bool tfs_exists(struct tfs *t, const char *rel);
+
+/**
+ * tfs_mkdir() - create a directory (an instance)
+ * @t: root
+ * @rel: path
+ *
+ * Return: 0 or -errno.
+ */
+int tfs_mkdir(struct tfs *t, const char *rel);
+
+/**
+ * tfs_rmdir() - remove a directory (an instance)
+ * @t: root
+ * @rel: path
+ *
+ * Return: 0 or -errno.
+ */
+int tfs_rmdir(struct tfs *t, const char *rel);
+
+#endif /* STACKTOP_TFS_H */

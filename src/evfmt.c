@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * evfmt.c - see evfmt.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "evfmt.h"
+#include "tfs.h"
+
+static bool name_ok(const char *s)
+{
+	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+static int parse_event(struct evfmt *f, struct tfs *t, const char *system, const char *name,
+		       struct tep_event **ret)
+{
+	char path[512], *buf;
+	size_t len;
+	struct tep_event *ev;
+	int r;
+
+	if (!name_ok(system) || !name_ok(name))
+		return -ENOENT;
+	ev = tep_find_event_by_name(f->tep, system, name);
+	if (ev) {
+		*ret = ev;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "events/%s/%s/format", system, name);
+	r = tfs_read(t, path, &buf, &len);
+	if (r < 0)
+		return r == -ENOTDIR ? -ENOENT : r;
+	/*
+	 * A print fmt libtraceevent cannot parse still leaves the event and its
+	 * fields registered, which is all stacktop needs: look it up either way.
+	 */
+	(void)tep_parse_event(f->tep, buf, len, system);
+	free(buf);
+	ev = tep_find_event_by_name(f->tep, system, name);
+	if (!ev)
+		return -EBADMSG;
+	*ret = ev;
+	return 0;
+}
+
+static int field_off(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *fl = tep_find_any_field(ev, name);
+
+	return fl ? fl->offset : -1;
+}
+
+int evfmt_new(struct tfs *t, struct evfmt **ret)
+{
+	struct evfmt *f = calloc(1, sizeof(*f));
+	struct tep_event *ev;
+	char *hdr;
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	memset(f->index, 0xff, sizeof(f->index));
+	f->kstack_type = f->stackid_type = f->ustack_type = -1;
+	f->kstack_size_off = -1;
+	f->pid_off = 4;
+	f->tep = tep_alloc();
+	if (!f->tep) {
+		r = -ENOMEM;
+		goto fail;
+	}
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	tep_set_file_bigendian(f->tep, TEP_BIG_ENDIAN);
+	tep_set_local_bigendian(f->tep, TEP_BIG_ENDIAN);
+#else
+	tep_set_file_bigendian(f->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, TEP_LITTLE_ENDIAN);
+#endif
+	r = tfs_read(t, "events/header_page", &hdr, NULL);
+	if (r < 0)
+		goto fail;
+	r = ringbuf_layout_parse(hdr, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, &f->layout);
+	free(hdr);
+	if (r < 0)
+		goto fail;
+	tep_set_long_size(f->tep, (int)f->layout.long_size);
+
+	if (!parse_event(f, t, "ftrace", "kernel_stack", &ev)) {
+		struct tep_format_field *caller = tep_find_field(ev, "caller");
+
+		if (caller) {
+			f->kstack_type = ev->id;
+			f->kstack_caller_off = caller->offset;
+			f->kstack_size_off = field_off(ev, "size");
+		}
+		f->pid_off = field_off(ev, "common_pid");
+	}
+	if (!parse_event(f, t, "ftrace", "stack_id", &ev)) {
+		int off = field_off(ev, "stack_id");
+
+		if (off >= 0) {
+			f->stackid_type = ev->id;
+			f->stackid_off = off;
+		}
+	}
+	if (!parse_event(f, t, "ftrace", "user_stack", &ev))
+		f->ustack_type = ev->id;
+	if (f->kstack_type < 0 && f->stackid_type < 0) {
+		r = -ENODEV;
+		goto fail;
+	}
+	if (f->pid_off < 0)
+		f->pid_off = 4;
+	*ret = f;
+	return 0;
+fail:
+	evfmt_free(f);
+	return r;
+}
+
+static int add_index(struct evfmt *f, int type, const char *name)
+{
+	char **names;
+	int *types;
+
+	if (type < 0 || type > 0xffff)
+		return -EINVAL;
+	if (f->index[type] != EVFMT_NONE)
+		return f->index[type];
+	if (f->nnames >= EVFMT_NONE - 1)
+		return -ENOSPC;
+	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	f->names = names;
+	types = realloc(f->types, (f->nnames + 1) * sizeof(*types));
+	if (!types)
+		return -ENOMEM;
+	f->types = types;
+	f->names[f->nnames] = strdup(name);
+	if (!f->names[f->nnames])
+		return -ENOMEM;
+	f->types[f->nnames] = type;
+	f->index[type] = (uint16_t)f->nnames;
+	return (int)f->nnames++;
+}
+
+int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *name)
+{
+	struct tep_event *ev;
+	char full[256];
+	int r;
+
+	r = parse_event(f, t, system, name, &ev);
+	if (r < 0)
+		return r;
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	return add_index(f, ev->id, full);
+}
+
+int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
+{
+	char full[256], *buf = NULL;
+	int r;
+
+	if (type < 0 || type > 0xffff)
+		return -EINVAL;
+	if (f->index[type] != EVFMT_NONE)
+		return f->index[type];
+	snprintf(full, sizeof(full), "event#%d", type);
+	/* set_event lists what is enabled; one of those has this ID */
+	if (tfs_read(t, "set_event", &buf, NULL) == 0) {
+		char *save = NULL, *line;
+
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *colon = strchr(line, ':');
+			struct tep_event *ev;
+
+			if (!colon)
+				continue;
+			*colon = '\0';
+			if (parse_event(f, t, line, colon + 1, &ev) == 0 && ev->id == type) {
+				snprintf(full, sizeof(full), "%s:%s", line, colon + 1);
+				break;
+			}
+		}
+		free(buf);
+	}
+	r = add_index(f, type, full);
+	return r;
+}
+
+void evfmt_free(struct evfmt *f)
+{
+	unsigned int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nnames; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->types);
+	if (f->tep)
+		tep_free(f->tep);
+	free(f);
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * main.c - command line, batch loop, and the hand-over to the UI.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "log.h"
+#include "session.h"
+#include "signals.h"
+#include "stack_table.h"
+#include "ui.h"
+
+#define MAX_EVENTS 64
+#define MAX_LIST   1024
+#define DRAIN_MS   50
+
+struct args {
+	struct session_opts so;
+	const char *events[MAX_EVENTS];
+	int pids[MAX_LIST];
+	int cpus[MAX_LIST];
+	double delay;
+	long iterations;
+	bool batch;
+	int top;
+	int expand;
+	bool mouse;
+	bool color;
+	bool folded;
+	bool cumulative;
+	enum rank_key sort;
+	const char *event_filter;
+	int verbose;
+};
+
+enum {
+	OPT_TOP = 0x100,
+	OPT_MODE,
+	OPT_TRACEFS,
+	OPT_KALLSYMS,
+	OPT_RESET_FIRST,
+	OPT_RUNDIR,
+	OPT_NO_COLOR,
+	OPT_BUFFER_KB,
+	OPT_EXPAND,
+	OPT_SORT,
+	OPT_FOLDED,
+	OPT_CUMULATIVE,
+	OPT_PRINT_KEYS,
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "no-mouse", no_argument, NULL, 'M' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "reset-first", no_argument, NULL, OPT_RESET_FIRST },
+	{ "rundir", required_argument, NULL, OPT_RUNDIR },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "buffer-kb", required_argument, NULL, OPT_BUFFER_KB },
+	{ "expand", required_argument, NULL, OPT_EXPAND },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
+	{ "print-keys", no_argument, NULL, OPT_PRINT_KEYS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: stacktop [OPTION]...\n"
+		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
+		"\n"
+		"  -e, --event SYS:EVENT   trace this event (repeatable; globs: 'kmem:*');\n"
+		"                          default sched:sched_switch\n"
+		"  -p, --pid PID[,PID...]  count only events of these pids\n"
+		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3)\n"
+		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
+		"  -n, --iterations N      exit after N refreshes\n"
+		"  -b, --batch             print reports to stdout instead of the screen\n"
+		"                          (implied when stdout is not a terminal)\n"
+		"      --top N             stacks in the table (default 20 in batch)\n"
+		"      --expand N          batch: expand the top N stacks into frames (default 5)\n"
+		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
+		"      --cumulative        rank by total hits instead of the last interval\n"
+		"      --folded            batch: print folded stacks (flame graph input)\n"
+		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
+		"      --reset-first       reset the kernel map (and counts) at start\n"
+		"      --tracefs DIR       tracefs root (default: find or mount it)\n"
+		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
+		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
+		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
+		"  -M, --no-mouse          do not use the mouse\n"
+		"      --no-color          monochrome (also when NO_COLOR is set)\n"
+		"  -v, --verbose           more messages\n"
+		"  -h, --help              this help\n"
+		"  -V, --version           version\n"
+		"\n"
+		"Keys on the screen:\n");
+	ui_print_keys(f);
+	fprintf(f, "\nSee stacktop(8).\n");
+}
+
+static int parse_int(const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* "1,3,5-7" into @out; returns count or -EINVAL */
+static int parse_list(const char *s, int *out, int n, int max, long maxval)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+	int r = n;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		long a, b;
+
+		if (dash) {
+			*dash = '\0';
+			if (parse_int(tok, 0, maxval, &a) || parse_int(dash + 1, 0, maxval, &b) ||
+			    b < a) {
+				r = -EINVAL;
+				break;
+			}
+		} else {
+			if (parse_int(tok, 0, maxval, &a)) {
+				r = -EINVAL;
+				break;
+			}
+			b = a;
+		}
+		for (; a <= b; a++) {
+			if (r >= max) {
+				r = -E2BIG;
+				goto out;
+			}
+			out[r++] = (int)a;
+		}
+	}
+out:
+	free(dup);
+	return r;
+}
+
+static void batch_sink(void *ctx, enum log_level level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "stacktop: %s%s\n",
+		level == LOG_LVL_ERR ? "error: " : level == LOG_LVL_WARN ? "warning: " : "", msg);
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	long v;
+	int c, r;
+
+	memset(a, 0, sizeof(*a));
+	a->delay = 1.0;
+	a->iterations = -1;
+	a->top = 0;
+	a->expand = 5;
+	a->mouse = true;
+	a->color = !getenv("NO_COLOR") || !*getenv("NO_COLOR");
+	a->so.mode = SESSION_AUTO;
+	a->so.events = a->events;
+	a->so.pids = a->pids;
+	a->so.cpus = a->cpus;
+	a->sort = RANK_DELTA;
+
+	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (a->so.nevents >= MAX_EVENTS) {
+				fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+				return 2;
+			}
+			a->events[a->so.nevents++] = optarg;
+			break;
+		case 'p':
+			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
+			if (r < 0) {
+				fprintf(stderr, "stacktop: bad pid list '%s'\n", optarg);
+				return 2;
+			}
+			a->so.npids = r;
+			break;
+		case 'C':
+			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
+			if (r < 0) {
+				fprintf(stderr, "stacktop: bad CPU list '%s'\n", optarg);
+				return 2;
+			}
+			a->so.ncpus = r;
+			break;
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			a->delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(a->delay) ||
+			    a->delay < 0.05 || a->delay > 3600) {
+				fprintf(stderr,
+					"stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'n':
+			if (parse_int(optarg, 1, LONG_MAX, &v)) {
+				fprintf(stderr, "stacktop: bad iteration count '%s'\n", optarg);
+				return 2;
+			}
+			a->iterations = v;
+			break;
+		case 'b':
+			a->batch = true;
+			break;
+		case 'M':
+			a->mouse = false;
+			break;
+		case 'v':
+			a->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("stacktop %s\n", STACKTOP_VERSION);
+			exit(0);
+		case OPT_TOP:
+			if (parse_int(optarg, 1, 100000, &v)) {
+				fprintf(stderr, "stacktop: bad --top '%s' (1 to 100000)\n", optarg);
+				return 2;
+			}
+			a->top = (int)v;
+			break;
+		case OPT_EXPAND:
+			if (parse_int(optarg, 0, 100000, &v)) {
+				fprintf(stderr, "stacktop: bad --expand '%s'\n", optarg);
+				return 2;
+			}
+			a->expand = (int)v;
+			break;
+		case OPT_MODE:
+			r = session_mode_parse(optarg);
+			if (r < 0) {
+				fprintf(stderr,
+					"stacktop: bad --mode '%s' (auto, stackmap, stacks, passive)\n",
+					optarg);
+				return 2;
+			}
+			a->so.mode = (enum session_mode)r;
+			break;
+		case OPT_TRACEFS:
+			a->so.tracefs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			a->so.kallsyms = optarg;
+			break;
+		case OPT_RESET_FIRST:
+			a->so.reset_first = true;
+			break;
+		case OPT_RUNDIR:
+			a->so.rundir = optarg;
+			break;
+		case OPT_NO_COLOR:
+			a->color = false;
+			break;
+		case OPT_BUFFER_KB:
+			if (parse_int(optarg, 4, 1 << 22, &v)) {
+				fprintf(stderr, "stacktop: bad --buffer-kb '%s'\n", optarg);
+				return 2;
+			}
+			a->so.buffer_kb = (unsigned int)v;
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "hits") || !strcmp(optarg, "delta"))
+				a->sort = RANK_DELTA;
+			else if (!strcmp(optarg, "total"))
+				a->sort = RANK_TOTAL;
+			else if (!strcmp(optarg, "depth"))
+				a->sort = RANK_DEPTH;
+			else if (!strcmp(optarg, "id"))
+				a->sort = RANK_ID;
+			else {
+				fprintf(stderr,
+					"stacktop: bad --sort '%s' (hits, total, depth, id)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_FOLDED:
+			a->folded = true;
+			break;
+		case OPT_CUMULATIVE:
+			a->cumulative = true;
+			break;
+		case OPT_PRINT_KEYS:
+			ui_print_keys(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stacktop --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
+			argv[optind]);
+		return 2;
+	}
+	if (a->cumulative && a->sort == RANK_DELTA)
+		a->sort = RANK_TOTAL;
+	return 0;
+}
+
+/* drain for @secs, waking every DRAIN_MS; false when a stop signal came */
+static bool batch_wait(struct session *s, double secs)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		double el;
+
+		session_drain(s, 0);
+		if (sig_stop)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		if (el >= secs)
+			return true;
+		el = secs - el;
+		poll(NULL, 0, el * 1000 < DRAIN_MS ? (int)(el * 1000) + 1 : DRAIN_MS);
+	}
+}
+
+static int run_batch(struct session *s, const struct args *a)
+{
+	struct report_opts ro = {
+		.top = a->top ? a->top : 20,
+		.expand = a->expand,
+		.delta = a->sort == RANK_DELTA,
+		.rank = { .key = a->sort, .event = -1, .pid = -1, .cpu = -1 },
+	};
+	long i;
+	int r = 0;
+
+	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
+		bool go_on = batch_wait(s, a->delay);
+
+		session_tick(s);
+		if (a->folded)
+			r = export_folded(stdout, s, &ro.rank, ro.delta);
+		else
+			r = export_report(stdout, s, &ro, (int)i);
+		if (r < 0) {
+			if (r != -EPIPE)
+				fprintf(stderr, "stacktop: cannot write the report: %s\n",
+					strerror(-r));
+			return 1;
+		}
+		if (!go_on)
+			break;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session *s = NULL;
+	char err[512];
+	struct args a;
+	int r, status;
+
+	r = parse_args(argc, argv, &a);
+	if (r)
+		return r;
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		a.batch = true;
+
+	log_set_sink(batch_sink, NULL);
+	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	r = sig_install(a.batch ? NULL : ui_emergency);
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot install signal handlers: %s\n", strerror(-r));
+		return 1;
+	}
+
+	r = session_open(&a.so, &s, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
+		return 1;
+	}
+
+	if (a.batch) {
+		status = run_batch(s, &a);
+	} else {
+		struct ui_opts uo = {
+			.delay = a.delay,
+			.top = a.top,
+			.mouse = a.mouse,
+			.color = a.color,
+			.event_filter = -1,
+		};
+
+		r = ui_run(s, &uo);
+		log_set_sink(batch_sink, NULL);
+		if (r < 0) {
+			fprintf(stderr, "stacktop: cannot use the terminal: %s\n", strerror(-r));
+			status = 1;
+		} else {
+			status = 0;
+		}
+	}
+	session_close(s);
+	return status;
+}

@@ -1,0 +1,1321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * session.c - see session.h.
+ *
+ * Attribution: ftrace writes a stack record right after the event it
+ * belongs to, on the same CPU. An interrupt can slip its own event and
+ * stack in between, so each CPU keeps a small stack of events still waiting
+ * for their stack record; a stack record pops the most recent one.
+ *
+ * Kernel stack ids (stackmap mode) resolve through a snapshot of
+ * stack_map_bin of the current generation: by_id[] maps an id to the
+ * interned stack. An unknown id queues its hit and triggers at most one
+ * re-read of the snapshot per drain. A reset bumps the generation and
+ * empties by_id[] after the buffers have been drained, so an id read before
+ * the reset never resolves through the map read after it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evfmt.h"
+#include "format.h"
+#include "ksym.h"
+#include "log.h"
+#include "ringbuf.h"
+#include "session.h"
+#include "stack_table.h"
+#include "stackmap.h"
+#include "state.h"
+#include "tfs.h"
+
+#define PENDING_MAX   8
+#define UNRESOLVED_MAX 65536
+#define COMM_SLOTS    4096
+#define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
+
+struct pending_ev {
+	uint16_t event;
+	int32_t pid;
+};
+
+struct cpu_reader {
+	int cpu;
+	int fd;
+	struct pending_ev pend[PENDING_MAX];
+	int npend;
+	uint64_t overrun;
+	uint64_t dropped;
+};
+
+struct unresolved {
+	uint32_t id;
+	uint16_t event;
+	uint16_t cpu;
+	int32_t pid;
+};
+
+struct comm_slot {
+	int32_t pid; /* 0 = empty; pid 0 is never cached */
+	bool negative;
+	char comm[20];
+};
+
+struct session {
+	struct session_opts opts;
+	enum session_mode mode;
+	struct tfs *tfs;
+	struct state *state;
+	struct evfmt *fmt;
+	struct stack_table *table;
+	struct ksym *ksym;
+	char prefix[64]; /* "" or "instances/stacktop.<pid>/" */
+	bool instance;
+
+	struct cpu_reader *cpus;
+	int ncpus;
+	uint8_t *page;
+
+	/* stackmap */
+	struct stack **by_id;
+	uint32_t nby_id;
+	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
+	struct unresolved *unres;
+	uint32_t nunres;
+	bool map_read_this_drain;
+	bool old_abi; /* v1-v3: 64-frame truncation merges stacks */
+	uint64_t last_successes;
+
+	struct session_stats stats;
+	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
+	struct timespec last_tick;
+	struct timeval last_cpu;
+
+	struct comm_slot *comms;
+	bool cmdlines_read;
+
+	int *pids;
+	int npids;
+	char *traced;
+	uint64_t frames[STACK_MAX_DEPTH];
+};
+
+static const char *const mode_names[SESSION_MODE_MAX] = {
+	[SESSION_AUTO] = "auto",
+	[SESSION_STACKMAP] = "stackmap",
+	[SESSION_STACKS] = "stacks",
+	[SESSION_PASSIVE] = "passive",
+};
+
+const char *session_mode_name(enum session_mode mode)
+{
+	return mode < SESSION_MODE_MAX ? mode_names[mode] : "?";
+}
+
+int session_mode_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SESSION_MODE_MAX; i++)
+		if (!strcmp(name, mode_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
+{
+	char raw[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	if (err && errsz)
+		fmt_sanitize(err, errsz, raw, sizeof(raw));
+	return r;
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+/* ---- paths -------------------------------------------------------------- */
+
+static void path_of(const struct session *s, char *buf, size_t size, const char *rel)
+{
+	snprintf(buf, size, "%s%s", s->prefix, rel);
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static int enable_event(struct session *s, const char *sys, const char *ev)
+{
+	char rel[512];
+	int r;
+
+	r = evfmt_add(s->fmt, s->tfs, sys, ev);
+	if (r < 0)
+		return r;
+	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", s->prefix, sys, ev);
+	/* private instance: removed whole on exit, no journal needed */
+	return s->instance ? tfs_write(s->tfs, rel, "1") : state_write(s->state, rel, "1");
+}
+
+static int list_dir(struct session *s, const char *rel, char ***ret, int *ret_n)
+{
+	char **names = NULL;
+	struct dirent *de;
+	int fd, n = 0;
+	DIR *d;
+
+	fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		char **nn;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		nn = realloc(names, (size_t)(n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+static void free_list(char **l, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* enable every event matching "sys:event" (globs; "event" alone = any system) */
+static int enable_pattern(struct session *s, const char *pat, char *err, size_t errsz)
+{
+	char sysp[256], evp[256];
+	const char *colon = strchr(pat, ':');
+	char **systems = NULL;
+	int nsys = 0, i, matched = 0, r;
+
+	if (!colon)
+		colon = strchr(pat, '/');
+	if (colon) {
+		snprintf(sysp, sizeof(sysp), "%.*s", (int)(colon - pat), pat);
+		snprintf(evp, sizeof(evp), "%s", colon + 1);
+	} else {
+		snprintf(sysp, sizeof(sysp), "*");
+		snprintf(evp, sizeof(evp), "%s", pat);
+	}
+	if (!*sysp || !*evp)
+		return errf(err, errsz, -ENOENT, "bad event '%s': use SYSTEM:EVENT", pat);
+	r = list_dir(s, "events", &systems, &nsys);
+	if (r < 0)
+		return errf(err, errsz, r, "cannot list events: %s", strerror(-r));
+	for (i = 0; i < nsys; i++) {
+		char rel[300], **evs = NULL;
+		int nev = 0, j;
+
+		if (fnmatch(sysp, systems[i], 0) || !strcmp(systems[i], "ftrace"))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s", systems[i]);
+		if (list_dir(s, rel, &evs, &nev) < 0)
+			continue;
+		for (j = 0; j < nev; j++) {
+			if (fnmatch(evp, evs[j], 0))
+				continue;
+			r = enable_event(s, systems[i], evs[j]);
+			if (r < 0) {
+				free_list(evs, nev);
+				free_list(systems, nsys);
+				return errf(err, errsz, r, "cannot enable %s:%s: %s", systems[i],
+					    evs[j], strerror(-r));
+			}
+			matched++;
+		}
+		free_list(evs, nev);
+	}
+	free_list(systems, nsys);
+	if (!matched)
+		return errf(err, errsz, -ENOENT,
+			    "unknown event '%s' (see %s/available_events)", pat, s->tfs->root);
+	return matched;
+}
+
+/* ---- comm cache ----------------------------------------------------------- */
+
+static struct comm_slot *comm_slot(struct session *s, int pid, bool insert)
+{
+	uint32_t h = (uint32_t)pid * 2654435761u;
+	unsigned int i, n;
+
+	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+		if (s->comms[i].pid == pid)
+			return &s->comms[i];
+		if (!s->comms[i].pid) {
+			if (!insert)
+				return NULL;
+			s->comms[i].pid = pid;
+			return &s->comms[i];
+		}
+	}
+	if (!insert)
+		return NULL;
+	/* full: recycle a slot (a cache, not a record) */
+	i = h & (COMM_SLOTS - 1);
+	s->comms[i].pid = pid;
+	return &s->comms[i];
+}
+
+static void comm_set(struct session *s, int pid, const char *comm, size_t len, bool negative)
+{
+	struct comm_slot *c = comm_slot(s, pid, true);
+
+	c->negative = negative;
+	fmt_sanitize(c->comm, sizeof(c->comm), comm, len < 16 ? len : 16);
+}
+
+static void comm_read_cmdlines(struct session *s)
+{
+	char *buf, *line, *save = NULL;
+
+	s->cmdlines_read = true;
+	if (tfs_read(s->tfs, "saved_cmdlines", &buf, NULL) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp;
+		long pid = strtol(line, &sp, 10);
+
+		if (sp == line || *sp != ' ' || pid <= 0 || pid > 0x7fffffff)
+			continue;
+		comm_set(s, (int)pid, sp + 1, strlen(sp + 1), false);
+	}
+	free(buf);
+}
+
+const char *session_comm(struct session *s, int pid)
+{
+	struct comm_slot *c;
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (pid == 0)
+		return "<idle>";
+	if (pid < 0)
+		return "?";
+	c = comm_slot(s, pid, false);
+	if (c)
+		return c->negative ? "?" : c->comm;
+	if (!s->cmdlines_read) {
+		comm_read_cmdlines(s);
+		c = comm_slot(s, pid, false);
+		if (c)
+			return c->comm;
+	}
+	/* the simulator's pids are not ours to look up in /proc */
+	if (!s->opts.tracefs) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > 0) {
+				while (n > 0 && buf[n - 1] == '\n')
+					n--;
+				comm_set(s, pid, buf, (size_t)n, false);
+				return comm_slot(s, pid, false)->comm;
+			}
+		}
+	}
+	comm_set(s, pid, "?", 1, true);
+	return "?";
+}
+
+/* ---- record processing ------------------------------------------------------ */
+
+static bool pid_wanted(const struct session *s, int pid)
+{
+	int i;
+
+	if (!s->npids)
+		return true;
+	for (i = 0; i < s->npids; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static bool take_pending(struct cpu_reader *c, struct pending_ev *ret)
+{
+	if (!c->npend)
+		return false;
+	*ret = c->pend[--c->npend];
+	return true;
+}
+
+static void push_pending(struct cpu_reader *c, uint16_t event, int pid)
+{
+	if (c->npend == PENDING_MAX) {
+		/* an event that never got a stack: forget the oldest */
+		memmove(c->pend, c->pend + 1, (PENDING_MAX - 1) * sizeof(c->pend[0]));
+		c->npend--;
+	}
+	c->pend[c->npend].event = event;
+	c->pend[c->npend].pid = pid;
+	c->npend++;
+}
+
+static void count_stack(struct session *s, struct stack *st, const struct pending_ev *pe, int cpu)
+{
+	if (!pid_wanted(s, pe->pid))
+		return;
+	stack_table_hit(s->table, st, pe->event, (unsigned int)cpu, pe->pid, 1);
+	s->stats.events++;
+}
+
+static void on_kernel_stack(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev)
+{
+	const struct ringbuf_layout *l = &s->fmt->layout;
+	const struct evfmt *f = s->fmt;
+	unsigned int max, n, i;
+	struct pending_ev pe;
+	struct stack *st;
+
+	if ((uint32_t)f->kstack_caller_off >= ev->size)
+		return;
+	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
+	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
+		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
+		if (n > max)
+			n = max;
+	} else {
+		n = max;
+	}
+	if (n > STACK_MAX_DEPTH)
+		n = STACK_MAX_DEPTH;
+	for (i = 0; i < n; i++) {
+		uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off + i * l->long_size);
+
+		/* kernels without `size` end the array with 0 or ULONG_MAX */
+		if (f->kstack_size_off < 0 && (ip == 0 || ip == ~0ULL ||
+					       (l->long_size == 4 && ip == 0xffffffffULL)))
+			break;
+		s->frames[i] = ip;
+	}
+	n = i;
+	if (!take_pending(c, &pe)) {
+		s->stats.orphans++;
+		return;
+	}
+	st = stack_table_intern(s->table, s->frames, n);
+	if (!st)
+		return;
+	if (s->mode == SESSION_STACKMAP) {
+		st->flags |= STACK_F_FALLBACK;
+		s->stats.fallbacks++;
+	}
+	count_stack(s, st, &pe, c->cpu);
+}
+
+static void queue_unresolved(struct session *s, uint32_t id, const struct pending_ev *pe, int cpu)
+{
+	struct unresolved *u;
+
+	if (s->nunres >= UNRESOLVED_MAX) {
+		s->stats.unresolved++;
+		return;
+	}
+	u = &s->unres[s->nunres++];
+	u->id = id;
+	u->event = pe->event;
+	u->cpu = (uint16_t)cpu;
+	u->pid = pe->pid;
+}
+
+static void on_stack_id(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev)
+{
+	const struct ringbuf_layout *l = &s->fmt->layout;
+	struct pending_ev pe;
+	uint32_t id;
+
+	if ((uint32_t)s->fmt->stackid_off + 4 > ev->size)
+		return;
+	id = ringbuf_read_u32(l, ev->data + s->fmt->stackid_off);
+	if (!take_pending(c, &pe)) {
+		s->stats.orphans++;
+		return;
+	}
+	if (id < s->nby_id && s->by_id[id]) {
+		count_stack(s, s->by_id[id], &pe, c->cpu);
+		return;
+	}
+	if (pid_wanted(s, pe.pid))
+		queue_unresolved(s, id, &pe, c->cpu);
+}
+
+static void on_event(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev,
+		     unsigned int type)
+{
+	int idx = s->fmt->index[type];
+	int pid;
+
+	if (idx == EVFMT_NONE) {
+		idx = evfmt_add_type(s->fmt, s->tfs, (int)type);
+		if (idx < 0)
+			return;
+	}
+	pid = (int)ringbuf_read_u32(&s->fmt->layout, ev->data + s->fmt->pid_off);
+	push_pending(c, (uint16_t)idx, pid);
+}
+
+static void process_page(struct session *s, struct cpu_reader *c, const uint8_t *buf, size_t len)
+{
+	const struct evfmt *f = s->fmt;
+	struct ringbuf_event ev;
+	struct ringbuf_page pg;
+	int r;
+
+	if (ringbuf_page_init(&pg, buf, len, &f->layout) < 0) {
+		s->stats.bad_pages++;
+		return;
+	}
+	if (pg.missed) {
+		s->stats.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
+		c->npend = 0; /* the event before this page's first stack may be gone */
+	}
+	while ((r = ringbuf_page_next(&pg, &ev)) > 0) {
+		unsigned int type;
+
+		if (ev.size < 8)
+			continue;
+		s->stats.records++;
+		type = ringbuf_read_u16(&f->layout, ev.data);
+		if ((int)type == f->stackid_type)
+			on_stack_id(s, c, &ev);
+		else if ((int)type == f->kstack_type)
+			on_kernel_stack(s, c, &ev);
+		else if ((int)type != f->ustack_type && type != 0)
+			on_event(s, c, &ev, type);
+	}
+	if (r < 0)
+		s->stats.bad_pages++;
+}
+
+/* ---- the kernel map --------------------------------------------------------- */
+
+static int map_grow(struct session *s, uint32_t id)
+{
+	uint32_t n = s->nby_id ? s->nby_id : 1024;
+	struct stack **nb;
+	uint32_t *np;
+
+	if (id >= MAX_IDS)
+		return -E2BIG;
+	while (n <= id)
+		n *= 2;
+	nb = realloc(s->by_id, n * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	memset(nb + s->nby_id, 0, (n - s->nby_id) * sizeof(*nb));
+	s->by_id = nb;
+	np = realloc(s->prev_ref, n * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	memset(np + s->nby_id, 0, (n - s->nby_id) * sizeof(*np));
+	s->prev_ref = np;
+	s->nby_id = n;
+	return 0;
+}
+
+static int map_put(struct session *s, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
+{
+	struct stack *st;
+
+	if (id >= s->nby_id && map_grow(s, id) < 0)
+		return 0; /* an absurd id: ignore the record, keep the rest */
+	st = stack_table_intern(s->table, ips, nr);
+	if (!st)
+		return -ENOMEM;
+	st->flags |= STACK_F_MAPPED;
+	if (s->old_abi && nr >= STACKMAP_MAX_DEPTH)
+		st->flags |= STACK_F_MERGED64;
+	stack_add_id(st, id);
+	s->by_id[id] = st;
+	if (s->mode == SESSION_PASSIVE) {
+		uint32_t prev = s->prev_ref[id];
+		uint32_t d = ref >= prev ? ref - prev : ref;
+
+		if (d)
+			stack_table_hit(s->table, st, 0, 0, -1, d);
+		s->stats.events += d;
+		s->prev_ref[id] = ref;
+	}
+	return 0;
+}
+
+static int map_visit_bin(void *ctx, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
+{
+	return map_put(ctx, id, ref, ips, nr);
+}
+
+static int map_visit_text(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
+			  const struct stackmap_frame *fr, uint32_t n)
+{
+	struct session *s = ctx;
+	uint64_t ips[STACKMAP_MAX_DEPTH];
+	uint32_t i;
+
+	(void)depth;
+	for (i = 0; i < n && i < STACKMAP_MAX_DEPTH; i++) {
+		uint64_t a = 0;
+
+		if (fr[i].trampoline)
+			a = STACKMAP_TRAMPOLINE;
+		else if (!fr[i].sym)
+			a = fr[i].addr;
+		else if (ksym_addr_of(s->ksym, fr[i].sym, fr[i].sym_len, fr[i].mod, fr[i].mod_len,
+				      &a) == 0)
+			a += fr[i].off;
+		ips[i] = a;
+	}
+	return map_put(s, id, ref, ips, i);
+}
+
+/* read the kernel's map snapshot of the current generation */
+static int map_read(struct session *s)
+{
+	struct stackmap_bin_info info;
+	char *buf;
+	size_t len;
+	int r;
+
+	s->stats.map_reads++;
+	r = tfs_read(s->tfs, "stack_map_bin", &buf, &len);
+	if (r == 0) {
+		r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
+		free(buf);
+		if (r == 0) {
+			s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
+			s->stats.map_abi = s->old_abi ? s->stats.map_abi : 4;
+			if (info.truncated)
+				log_warn("stack_map_bin: snapshot cut short after %u of %u stacks",
+					 info.parsed, info.nr_stacks);
+			return 0;
+		}
+		log_warn("stack_map_bin: %s; reading stack_map instead",
+			 r == -EPROTO ? "unknown magic or version" : "malformed");
+	}
+	r = tfs_read(s->tfs, "stack_map", &buf, &len);
+	if (r < 0)
+		return r;
+	r = stackmap_text_parse(buf, len, map_visit_text, s);
+	free(buf);
+	if (r < 0)
+		log_warn("stack_map: malformed text");
+	return r < 0 ? r : 0;
+}
+
+static void resolve_unresolved(struct session *s)
+{
+	uint32_t i, keep = 0;
+
+	if (!s->nunres)
+		return;
+	if (!s->map_read_this_drain) {
+		s->map_read_this_drain = true;
+		map_read(s);
+	}
+	for (i = 0; i < s->nunres; i++) {
+		struct unresolved *u = &s->unres[i];
+		struct pending_ev pe = { .event = u->event, .pid = u->pid };
+
+		if (u->id < s->nby_id && s->by_id[u->id])
+			count_stack(s, s->by_id[u->id], &pe, u->cpu);
+		else
+			s->unres[keep++] = *u;
+	}
+	/* still unknown after a fresh snapshot: the id is not in this generation's map */
+	s->stats.unresolved += keep;
+	s->nunres = 0;
+}
+
+/* forget every id of the old generation */
+static void map_new_generation(struct session *s)
+{
+	if (s->by_id)
+		memset(s->by_id, 0, s->nby_id * sizeof(*s->by_id));
+	if (s->prev_ref)
+		memset(s->prev_ref, 0, s->nby_id * sizeof(*s->prev_ref));
+	s->nunres = 0;
+	s->stats.generation++;
+}
+
+/* ---- reading the buffers ------------------------------------------------------ */
+
+int session_drain(struct session *s, unsigned int max_pages)
+{
+	unsigned int pages = 0;
+	bool more = true;
+	int i;
+
+	s->map_read_this_drain = false;
+	if (s->mode == SESSION_PASSIVE)
+		return 0;
+	/* round-robin one page per CPU so no CPU starves under the budget */
+	while (more && (!max_pages || pages < max_pages)) {
+		more = false;
+		for (i = 0; i < s->ncpus; i++) {
+			struct cpu_reader *c = &s->cpus[i];
+			ssize_t n;
+
+			if (c->fd < 0)
+				continue;
+			n = read(c->fd, s->page, s->fmt->layout.subbuf_size);
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EINTR) {
+					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu, strerror(errno));
+					close(c->fd);
+					c->fd = -1;
+				}
+				continue;
+			}
+			if (n == 0)
+				continue;
+			pages++;
+			more = true;
+			process_page(s, c, s->page, (size_t)n);
+			if (max_pages && pages >= max_pages)
+				break;
+		}
+	}
+	if (s->mode == SESSION_STACKMAP)
+		resolve_unresolved(s);
+	return (int)pages;
+}
+
+static void read_cpu_stats(struct session *s)
+{
+	uint64_t overrun = 0, dropped = 0;
+	int i;
+
+	for (i = 0; i < s->ncpus; i++) {
+		struct cpu_reader *c = &s->cpus[i];
+		char rel[160], *buf, *p;
+
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->prefix, c->cpu);
+		if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
+			continue;
+		p = strstr(buf, "\noverrun:");
+		if (!p && !strncmp(buf, "overrun:", 8))
+			p = buf - 1;
+		if (p)
+			c->overrun = strtoull(p + 9, NULL, 10);
+		p = strstr(buf, "dropped events:");
+		if (p)
+			c->dropped = strtoull(p + 15, NULL, 10);
+		free(buf);
+		overrun += c->overrun;
+		dropped += c->dropped;
+	}
+	s->stats.overrun = overrun;
+	s->stats.dropped = dropped;
+}
+
+static void read_map_stat(struct session *s)
+{
+	struct stackmap_stat st;
+	char *buf;
+
+	if (s->mode != SESSION_STACKMAP && s->mode != SESSION_PASSIVE)
+		return;
+	if (tfs_read(s->tfs, "stack_map_stat", &buf, NULL) < 0) {
+		s->stats.have_map_stat = false;
+		return;
+	}
+	if (stackmap_stat_parse(buf, &st) == 0) {
+		/* counters only fall when somebody reset the map behind our back */
+		if (s->stats.have_map_stat && st.successes < s->last_successes &&
+		    s->mode == SESSION_STACKMAP) {
+			log_warn("stack map was reset by another program: new generation");
+			map_new_generation(s);
+		}
+		s->last_successes = st.successes;
+		s->stats.map = st;
+		s->stats.have_map_stat = true;
+		if (st.v1_names)
+			s->stats.map_abi = 1;
+	}
+	free(buf);
+}
+
+int session_tick(struct session *s)
+{
+	struct timespec now;
+	struct rusage ru;
+	long long v;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = ts_diff(&now, &s->last_tick);
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		struct timeval used;
+
+		timeradd(&ru.ru_utime, &ru.ru_stime, &used);
+		if (dt > 0)
+			s->stats.self_cpu = 100.0 *
+					    ((double)(used.tv_sec - s->last_cpu.tv_sec) +
+					     (double)(used.tv_usec - s->last_cpu.tv_usec) / 1e6) / dt;
+		s->last_cpu = used;
+	}
+	s->last_tick = now;
+	s->stats.interval_sec = dt;
+
+	if (s->mode == SESSION_PASSIVE) {
+		s->map_read_this_drain = false;
+		map_read(s);
+	} else {
+		read_cpu_stats(s);
+	}
+	read_map_stat(s);
+	{
+		char rel[128];
+
+		path_of(s, rel, sizeof(rel), "tracing_on");
+		if (tfs_read_long(s->tfs, rel, &v) == 0)
+			s->stats.tracing_on = v != 0;
+	}
+	if (tfs_exists(s->tfs, "options/stackmap") &&
+	    tfs_read_long(s->tfs, "options/stackmap", &v) == 0)
+		s->stats.stackmap_on = v != 0;
+
+	s->stats.events_delta = s->stats.events - s->last_events;
+	s->stats.lost_delta = s->stats.lost - s->last_lost;
+	s->stats.overrun_delta = s->stats.overrun - s->last_overrun;
+	s->stats.dropped_delta = s->stats.dropped - s->last_dropped;
+	s->stats.fallbacks_delta = s->stats.fallbacks - s->last_fallbacks;
+	s->last_events = s->stats.events;
+	s->last_lost = s->stats.lost;
+	s->last_overrun = s->stats.overrun;
+	s->last_dropped = s->stats.dropped;
+	s->last_fallbacks = s->stats.fallbacks;
+
+	stack_table_tick(s->table);
+	s->cmdlines_read = false;
+	for (int i = 0; i < COMM_SLOTS; i++)
+		if (s->comms[i].negative)
+			s->comms[i].pid = 0, s->comms[i].negative = false;
+	if (ksym_refresh(s->ksym) == 1)
+		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
+	return 0;
+}
+
+/* ---- reset and option --------------------------------------------------------- */
+
+static void zero_counts(struct session *s)
+{
+	stack_table_clear(s->table);
+	s->stats.events = s->stats.fallbacks = s->stats.unresolved = s->stats.orphans = 0;
+	s->stats.lost = 0;
+	s->last_events = s->last_fallbacks = s->last_lost = 0;
+}
+
+int session_reset(struct session *s)
+{
+	long long was_on = 0;
+	int r, r2;
+
+	if (s->mode == SESSION_STACKS) {
+		session_drain(s, 0);
+		zero_counts(s);
+		s->stats.generation++;
+		return 0;
+	}
+	if (s->mode == SESSION_PASSIVE) {
+		/* not ours to wipe: another consumer owns the buffer; rebase instead */
+		zero_counts(s);
+		s->stats.generation++;
+		return 0;
+	}
+	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
+		was_on = 1;
+	if (was_on) {
+		r = state_write(s->state, "tracing_on", "0");
+		if (r < 0)
+			return r;
+	}
+	/* everything recorded under the old map is read and resolved now */
+	session_drain(s, 0);
+	s->map_read_this_drain = false;
+	resolve_unresolved(s);
+	r = tfs_write(s->tfs, "stack_map", "0");
+	if (r == 0) {
+		/* v1-v3 keep the buffer: what is left there belongs to no map */
+		session_drain(s, 0);
+		map_new_generation(s);
+		zero_counts(s);
+		s->last_successes = 0;
+	}
+	if (was_on) {
+		r2 = tfs_write(s->tfs, "tracing_on", "1");
+		if (r2 < 0 && r == 0)
+			r = r2;
+	}
+	return r;
+}
+
+int session_set_stackmap(struct session *s, bool on)
+{
+	int r;
+
+	if (!tfs_exists(s->tfs, "options/stackmap"))
+		return -EOPNOTSUPP;
+	if (s->instance)
+		return -EINVAL; /* the option lives at the top level only */
+	r = state_write(s->state, "options/stackmap", on ? "1" : "0");
+	if (r == 0)
+		s->stats.stackmap_on = on;
+	return r;
+}
+
+/* ---- accessors ------------------------------------------------------------------- */
+
+struct stack_table *session_table(struct session *s)
+{
+	return s->table;
+}
+
+struct ksym *session_ksym(struct session *s)
+{
+	return s->ksym;
+}
+
+const struct session_stats *session_stats(const struct session *s)
+{
+	return &s->stats;
+}
+
+unsigned int session_nevents(const struct session *s)
+{
+	return s->fmt ? s->fmt->nnames : 0;
+}
+
+const char *session_event(const struct session *s, unsigned int idx)
+{
+	if (s->mode == SESSION_PASSIVE)
+		return "stack_map";
+	return s->fmt && idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
+}
+
+const char *session_traced(const struct session *s)
+{
+	return s->traced ? s->traced : "";
+}
+
+/* ---- open / close ------------------------------------------------------------------ */
+
+static bool pid_alive_stacktop(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) < 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "stacktop", 8);
+}
+
+/* instances named stacktop.<pid> whose pid is gone are leftovers of a killed run */
+static void remove_stale_instances(struct session *s)
+{
+	char **names = NULL;
+	int n = 0, i;
+
+	if (list_dir(s, "instances", &names, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		char rel[300], *end;
+		long pid;
+
+		if (strncmp(names[i], "stacktop.", 9))
+			continue;
+		pid = strtol(names[i] + 9, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || pid_alive_stacktop((int)pid))
+			continue;
+		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
+		if (tfs_rmdir(s->tfs, rel) == 0)
+			log_info("removed stale instance %s", names[i]);
+	}
+	free_list(names, n);
+}
+
+static int open_readers(struct session *s, char *err, size_t errsz)
+{
+	char **cpus = NULL;
+	char rel[128];
+	int n = 0, i, r;
+
+	path_of(s, rel, sizeof(rel), "per_cpu");
+	r = list_dir(s, rel, &cpus, &n);
+	if (r < 0)
+		return errf(err, errsz, r, "cannot list %s/%s: %s", s->tfs->root, rel,
+			    strerror(-r));
+	s->cpus = calloc((size_t)n + 1, sizeof(*s->cpus));
+	s->page = malloc(s->fmt->layout.subbuf_size);
+	if (!s->cpus || !s->page) {
+		free_list(cpus, n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct cpu_reader *c;
+		char *end;
+		long cpu;
+		int j;
+		bool want = !s->opts.ncpus;
+
+		if (strncmp(cpus[i], "cpu", 3))
+			continue;
+		cpu = strtol(cpus[i] + 3, &end, 10);
+		if (*end || cpu < 0 || cpu > 0xffff)
+			continue;
+		for (j = 0; j < s->opts.ncpus; j++)
+			if (s->opts.cpus[j] == cpu)
+				want = true;
+		if (!want)
+			continue;
+		c = &s->cpus[s->ncpus];
+		c->cpu = (int)cpu;
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%ld/trace_pipe_raw", s->prefix, cpu);
+		c->fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_NONBLOCK);
+		if (c->fd < 0) {
+			r = c->fd;
+			free_list(cpus, n);
+			return errf(err, errsz, r, "cannot open %s: %s", rel, strerror(-r));
+		}
+		s->ncpus++;
+	}
+	free_list(cpus, n);
+	if (!s->ncpus)
+		return errf(err, errsz, -EINVAL, "no CPU to read (check -C)");
+	return 0;
+}
+
+static void traced_append(struct session *s, const char *name)
+{
+	size_t old = s->traced ? strlen(s->traced) : 0;
+	char *t = realloc(s->traced, old + strlen(name) + 2);
+
+	if (!t)
+		return;
+	if (old)
+		t[old++] = ',';
+	strcpy(t + old, name);
+	s->traced = t;
+}
+
+static int setup_events(struct session *s, char *err, size_t errsz)
+{
+	int i, r;
+
+	if (s->opts.nevents == 0 && s->mode == SESSION_STACKMAP) {
+		/* keep what is already enabled at the top level, if anything */
+		char *buf = NULL, *line, *save = NULL;
+		int kept = 0;
+
+		if (tfs_read(s->tfs, "set_event", &buf, NULL) == 0) {
+			for (line = strtok_r(buf, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				char *colon = strchr(line, ':');
+
+				if (!colon)
+					continue;
+				*colon = '\0';
+				if (evfmt_add(s->fmt, s->tfs, line, colon + 1) >= 0) {
+					*colon = ':';
+					traced_append(s, line);
+					kept++;
+				}
+			}
+			free(buf);
+		}
+		if (kept)
+			return 0;
+	}
+	if (s->opts.nevents == 0) {
+		r = enable_pattern(s, "sched:sched_switch", err, errsz);
+		if (r < 0)
+			return r;
+		traced_append(s, "sched:sched_switch (default)");
+		return 0;
+	}
+	for (i = 0; i < s->opts.nevents; i++) {
+		r = enable_pattern(s, s->opts.events[i], err, errsz);
+		if (r < 0)
+			return r;
+		traced_append(s, s->opts.events[i]);
+	}
+	return 0;
+}
+
+static int setup_stacks(struct session *s, char *err, size_t errsz)
+{
+	char rel[160];
+	int r;
+
+	snprintf(s->prefix, sizeof(s->prefix), "instances/stacktop.%d/", (int)getpid());
+	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
+	if (s->fmt->kstack_type < 0)
+		return errf(err, errsz, -ENODEV,
+			    "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
+	r = state_mkdir(s->state, rel);
+	if (r < 0)
+		return errf(err, errsz, r, "cannot create instance %s: %s", rel, strerror(-r));
+	s->instance = true;
+	path_of(s, rel, sizeof(rel), "options/stacktrace");
+	if (!tfs_exists(s->tfs, rel))
+		return errf(err, errsz, -ENODEV,
+			    "this kernel has no stacktrace option in instances");
+	if (s->opts.buffer_kb) {
+		char val[32];
+
+		path_of(s, rel, sizeof(rel), "buffer_size_kb");
+		snprintf(val, sizeof(val), "%u", s->opts.buffer_kb);
+		r = tfs_write(s->tfs, rel, val);
+		if (r < 0)
+			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
+	}
+	r = setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	path_of(s, rel, sizeof(rel), "options/stacktrace");
+	r = tfs_write(s->tfs, rel, "1");
+	if (r < 0)
+		return errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	path_of(s, rel, sizeof(rel), "tracing_on");
+	return tfs_write(s->tfs, rel, "1");
+}
+
+static int setup_stackmap(struct session *s, char *err, size_t errsz)
+{
+	int r;
+
+	if (s->fmt->stackid_type < 0)
+		return errf(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	r = setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = state_write(s->state, "options/stackmap", "1");
+	if (r < 0)
+		return errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
+			    strerror(-r),
+			    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
+	r = state_write(s->state, "options/stacktrace", "1");
+	if (r < 0)
+		return errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	r = state_write(s->state, "tracing_on", "1");
+	if (r < 0)
+		return errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
+	map_read(s);
+	return 0;
+}
+
+int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
+{
+	struct session *s;
+	struct utsname un;
+	bool have_map;
+	int r, n;
+
+	if (err && errsz)
+		err[0] = '\0';
+	if (!opts->tracefs && geteuid() != 0)
+		return errf(err, errsz, -EPERM,
+			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
+	s->unres = malloc(UNRESOLVED_MAX * sizeof(*s->unres));
+	s->table = stack_table_new();
+	s->ksym = ksym_new(opts->kallsyms);
+	if (!s->comms || !s->unres || !s->table || !s->ksym) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (opts->npids) {
+		s->pids = malloc((size_t)opts->npids * sizeof(*s->pids));
+		if (!s->pids) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		memcpy(s->pids, opts->pids, (size_t)opts->npids * sizeof(*s->pids));
+		s->npids = opts->npids;
+	}
+
+	r = tfs_open(opts->tracefs, &s->tfs);
+	if (r < 0) {
+		if (r == -EPERM)
+			errf(err, errsz, r, "not allowed to mount tracefs (run as root)");
+		else if (opts->tracefs)
+			errf(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
+			     strerror(-r));
+		else
+			errf(err, errsz, r,
+			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
+		goto fail;
+	}
+	snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%s", s->tfs->root);
+	if (!tfs_exists(s->tfs, "events/header_page")) {
+		r = errf(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
+			 s->tfs->root);
+		goto fail;
+	}
+	r = state_recover(s->tfs, opts->rundir, &n);
+	if (r < 0)
+		log_warn("could not undo everything a killed stacktop left: %s", strerror(-r));
+	else if (n)
+		log_info("restored tracefs state left by %d killed stacktop run(s)", n);
+	remove_stale_instances(s);
+
+	r = evfmt_new(s->tfs, &s->fmt);
+	if (r < 0) {
+		errf(err, errsz, r, "%s",
+		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
+				  : "cannot read the ring-buffer page header (events/header_page)");
+		goto fail;
+	}
+	r = ksym_load(s->ksym, NULL);
+	if (r == -EACCES)
+		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
+	else if (r < 0)
+		log_warn("cannot read %s: %s", opts->kallsyms ? opts->kallsyms : "/proc/kallsyms",
+			 strerror(-r));
+
+	have_map = tfs_exists(s->tfs, "options/stackmap") &&
+		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
+	s->mode = opts->mode;
+	if (s->mode == SESSION_AUTO)
+		s->mode = have_map ? SESSION_STACKMAP : SESSION_STACKS;
+	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
+		r = errf(err, errsz, -EOPNOTSUPP,
+			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
+			 session_mode_name(s->mode), s->tfs->root);
+		goto fail;
+	}
+	s->stats.mode = s->mode;
+	if (uname(&un) == 0)
+		fmt_sanitize(s->stats.kernel, sizeof(s->stats.kernel), un.release,
+			     sizeof(un.release));
+
+	r = state_open(s->tfs, opts->rundir, &s->state);
+	if (r < 0) {
+		errf(err, errsz, r, "cannot keep a restore journal in %s: %s",
+		     opts->rundir ? opts->rundir : "/run/stacktop", strerror(-r));
+		goto fail;
+	}
+
+	switch (s->mode) {
+	case SESSION_STACKS:
+		r = setup_stacks(s, err, errsz);
+		break;
+	case SESSION_STACKMAP:
+		r = setup_stackmap(s, err, errsz);
+		break;
+	case SESSION_PASSIVE:
+		traced_append(s, "stack_map (passive)");
+		r = evfmt_add_type(s->fmt, s->tfs, 0) < 0 ? -ENOMEM : 0;
+		if (r == 0)
+			r = map_read(s);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	if (r < 0) {
+		if (err && !err[0])
+			errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
+		goto fail;
+	}
+	if (s->mode != SESSION_PASSIVE) {
+		r = open_readers(s, err, errsz);
+		if (r < 0)
+			goto fail;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
+	if (opts->reset_first) {
+		r = session_reset(s);
+		if (r < 0)
+			log_warn("reset failed: %s", strerror(-r));
+	}
+	session_tick(s);
+	*ret = s;
+	return 0;
+fail:
+	session_close(s);
+	return r;
+}
+
+void session_close(struct session *s)
+{
+	int i, r;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->ncpus; i++)
+		if (s->cpus[i].fd >= 0)
+			close(s->cpus[i].fd);
+	if (s->state) {
+		r = state_restore(s->state);
+		if (r < 0)
+			log_err("could not restore all tracefs state (%s); the next stacktop run will retry",
+				strerror(-r));
+		state_free(s->state);
+	}
+	tfs_close(s->tfs);
+	evfmt_free(s->fmt);
+	stack_table_free(s->table);
+	ksym_free(s->ksym);
+	free(s->cpus);
+	free(s->page);
+	free(s->by_id);
+	free(s->prev_ref);
+	free(s->unres);
+	free(s->comms);
+	free(s->pids);
+	free(s->traced);
+	free(s);
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stack_table.c - see stack_table.h.
+ *
+ * Storage: stacks and attribution records are bump-allocated from 1 MiB
+ * arena chunks (no per-stack malloc header, freed all at once on clear).
+ * Two open-addressing hash tables of pointers index them: stacks by their
+ * frame hash, records by (stack, event, cpu, pid). A hit of a known stack
+ * costs one hash of the frames, one probe and one memcmp.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack_table.h"
+
+#define ARENA_CHUNK (1u << 20)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used;
+	size_t size;
+	_Alignas(8) unsigned char data[];
+};
+
+struct stack_table {
+	struct arena_chunk *chunks;    /* newest first */
+	struct arena_chunk *first;     /* oldest, for insertion-order walks */
+	size_t arena_bytes;
+
+	struct stack **slots;
+	size_t nslots; /* power of two */
+	size_t nstacks;
+
+	struct stack_attr **aslots;
+	size_t naslots;
+	size_t nattrs;
+
+	uint32_t epoch;
+	uint64_t hits;
+	uint32_t hits_epoch;
+	uint64_t hits_cur;
+	uint64_t hits_last;
+};
+
+static void *arena_alloc(struct stack_table *t, size_t size)
+{
+	struct arena_chunk *c = t->chunks;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	if (!c || c->size - c->used < size) {
+		size_t csize = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + csize);
+		if (!c)
+			return NULL;
+		c->next = NULL;
+		c->used = 0;
+		c->size = csize;
+		/* keep a forward list too: chunks are walked oldest first */
+		if (t->chunks)
+			t->chunks->next = c;
+		else
+			t->first = c;
+		t->chunks = c;
+		t->arena_bytes += sizeof(*c) + csize;
+	}
+	p = c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+static void arena_free_all(struct stack_table *t)
+{
+	struct arena_chunk *c = t->first, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	t->first = t->chunks = NULL;
+	t->arena_bytes = 0;
+}
+
+struct stack_table *stack_table_new(void)
+{
+	struct stack_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->nslots = 1024;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->naslots = 1024;
+	t->aslots = calloc(t->naslots, sizeof(*t->aslots));
+	if (!t->slots || !t->aslots) {
+		stack_table_free(t);
+		return NULL;
+	}
+	t->epoch = 1;
+	t->hits_epoch = 1;
+	return t;
+}
+
+void stack_table_free(struct stack_table *t)
+{
+	if (!t)
+		return;
+	arena_free_all(t);
+	free(t->slots);
+	free(t->aslots);
+	free(t);
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint32_t stack_hash(const uint64_t *ips, unsigned int depth)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ depth;
+	unsigned int i;
+
+	for (i = 0; i < depth; i++)
+		h = (h ^ ips[i]) * 0x100000001b3ULL + (h >> 29);
+	return (uint32_t)mix64(h);
+}
+
+static int stack_grow(struct stack_table *t)
+{
+	size_t n = t->nslots * 2, i;
+	struct stack **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < t->nslots; i++) {
+		struct stack *s = t->slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		for (j = s->hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
+			;
+		slots[j] = s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	return 0;
+}
+
+struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth)
+{
+	uint8_t flags = 0;
+	uint32_t h;
+	size_t i, mask;
+	struct stack *s;
+
+	if (depth > STACK_MAX_DEPTH) {
+		depth = STACK_MAX_DEPTH;
+		flags = STACK_F_CUT;
+	}
+	h = stack_hash(ips, depth);
+	mask = t->nslots - 1;
+	for (i = h & mask; (s = t->slots[i]); i = (i + 1) & mask) {
+		if (s->hash == h && s->depth == depth &&
+		    !memcmp(s->ips, ips, depth * sizeof(*ips)))
+			return s;
+	}
+	if ((t->nstacks + 1) * 4 > t->nslots * 3) {
+		if (stack_grow(t))
+			return NULL;
+		mask = t->nslots - 1;
+		for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
+			;
+	}
+	s = arena_alloc(t, sizeof(*s) + depth * sizeof(*ips));
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->hash = h;
+	s->depth = (uint16_t)depth;
+	s->flags = flags;
+	s->epoch = t->epoch;
+	memcpy(s->ips, ips, depth * sizeof(*ips));
+	t->slots[i] = s;
+	t->nstacks++;
+	return s;
+}
+
+static inline void count_bump(uint32_t *cur, uint32_t *last, uint32_t *epoch, uint32_t now,
+			      uint32_t n)
+{
+	if (*epoch != now) {
+		*last = (*epoch + 1 == now) ? *cur : 0;
+		*cur = 0;
+		*epoch = now;
+	}
+	*cur += n;
+}
+
+static inline uint32_t count_delta(uint32_t cur, uint32_t last, uint32_t epoch, uint32_t now)
+{
+	if (epoch == now)
+		return last;
+	if (epoch + 1 == now)
+		return cur;
+	return 0;
+}
+
+static inline uint32_t attr_hash(const struct stack *s, unsigned int event, unsigned int cpu,
+				 int pid)
+{
+	return (uint32_t)mix64((uintptr_t)s ^ ((uint64_t)event << 48) ^ ((uint64_t)cpu << 32) ^
+			       (uint32_t)pid);
+}
+
+static int attr_grow(struct stack_table *t)
+{
+	size_t n = t->naslots * 2, i;
+	struct stack_attr **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < t->naslots; i++) {
+		struct stack_attr *a = t->aslots[i];
+		size_t j;
+
+		if (!a)
+			continue;
+		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid) & (n - 1); slots[j];
+		     j = (j + 1) & (n - 1))
+			;
+		slots[j] = a;
+	}
+	free(t->aslots);
+	t->aslots = slots;
+	t->naslots = n;
+	return 0;
+}
+
+static struct stack_attr *attr_get(struct stack_table *t, struct stack *s, unsigned int event,
+				   unsigned int cpu, int pid)
+{
+	struct stack_attr *a = s->attrs;
+	size_t i, mask;
+	uint32_t h;
+
+	/* consecutive hits usually come from the same task on the same CPU */
+	if (a && a->event == event && a->cpu == cpu && a->pid == pid)
+		return a;
+	h = attr_hash(s, event, cpu, pid);
+	mask = t->naslots - 1;
+	for (i = h & mask; (a = t->aslots[i]); i = (i + 1) & mask)
+		if (a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid)
+			return a;
+	if ((t->nattrs + 1) * 4 > t->naslots * 3) {
+		if (attr_grow(t))
+			return NULL;
+		mask = t->naslots - 1;
+		for (i = h & mask; t->aslots[i]; i = (i + 1) & mask)
+			;
+	}
+	a = arena_alloc(t, sizeof(*a));
+	if (!a)
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	a->stack = s;
+	a->event = (uint16_t)event;
+	a->cpu = (uint16_t)cpu;
+	a->pid = pid;
+	a->epoch = t->epoch;
+	a->next = s->attrs;
+	s->attrs = a;
+	t->aslots[i] = a;
+	t->nattrs++;
+	return a;
+}
+
+int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, uint32_t n)
+{
+	struct stack_attr *a;
+
+	s->total += n;
+	count_bump(&s->cur, &s->last, &s->epoch, t->epoch, n);
+	t->hits += n;
+	if (t->hits_epoch != t->epoch) {
+		t->hits_last = (t->hits_epoch + 1 == t->epoch) ? t->hits_cur : 0;
+		t->hits_cur = 0;
+		t->hits_epoch = t->epoch;
+	}
+	t->hits_cur += n;
+
+	a = attr_get(t, s, event, cpu, pid);
+	if (!a)
+		return -ENOMEM;
+	a->total += n;
+	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
+	return 0;
+}
+
+void stack_add_id(struct stack *s, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nids; i++)
+		if (s->ids[i] == id)
+			return;
+	if (s->nids < STACK_MAX_IDS) {
+		/* keep them sorted: the lowest id is the sort key */
+		for (i = s->nids; i > 0 && s->ids[i - 1] > id; i--)
+			s->ids[i] = s->ids[i - 1];
+		s->ids[i] = id;
+		s->nids++;
+	} else {
+		s->flags |= STACK_F_MOREIDS;
+	}
+}
+
+void stack_table_tick(struct stack_table *t)
+{
+	t->epoch++;
+}
+
+void stack_table_clear(struct stack_table *t)
+{
+	arena_free_all(t);
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	memset(t->aslots, 0, t->naslots * sizeof(*t->aslots));
+	t->nstacks = 0;
+	t->nattrs = 0;
+	t->hits = 0;
+	t->hits_cur = 0;
+	t->hits_last = 0;
+	t->epoch++;
+	t->hits_epoch = t->epoch;
+}
+
+size_t stack_table_count(const struct stack_table *t)
+{
+	return t->nstacks;
+}
+
+uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta)
+{
+	if (ret_delta) {
+		if (t->hits_epoch == t->epoch)
+			*ret_delta = t->hits_last;
+		else if (t->hits_epoch + 1 == t->epoch)
+			*ret_delta = t->hits_cur;
+		else
+			*ret_delta = 0;
+	}
+	return t->hits;
+}
+
+size_t stack_table_memory(const struct stack_table *t)
+{
+	return sizeof(*t) + t->arena_bytes + t->nslots * sizeof(*t->slots) +
+	       t->naslots * sizeof(*t->aslots);
+}
+
+uint32_t stack_table_epoch(const struct stack_table *t)
+{
+	return t->epoch;
+}
+
+uint32_t stack_delta(const struct stack_table *t, const struct stack *s)
+{
+	return count_delta(s->cur, s->last, s->epoch, t->epoch);
+}
+
+uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a)
+{
+	return count_delta(a->cur, a->last, a->epoch, t->epoch);
+}
+
+int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *ctx), void *ctx)
+{
+	size_t i;
+	int r;
+
+	/* slot order is stable between inserts and cheap to walk */
+	for (i = 0; i < t->nslots; i++) {
+		if (!t->slots[i])
+			continue;
+		r = fn(t->slots[i], ctx);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+#define TOP_MAX 64
+
+struct top_acc {
+	int key[TOP_MAX];
+	uint64_t hits[TOP_MAX];
+	int n;
+};
+
+static void top_add(struct top_acc *acc, int key, uint64_t hits)
+{
+	int i;
+
+	for (i = 0; i < acc->n; i++) {
+		if (acc->key[i] == key) {
+			acc->hits[i] += hits;
+			return;
+		}
+	}
+	if (acc->n < TOP_MAX) {
+		acc->key[acc->n] = key;
+		acc->hits[acc->n++] = hits;
+	}
+}
+
+static void top_best(const struct top_acc *acc, int *ret_key, uint64_t *ret_hits)
+{
+	int i;
+
+	*ret_key = -1;
+	*ret_hits = 0;
+	for (i = 0; i < acc->n; i++) {
+		if (acc->hits[i] > *ret_hits) {
+			*ret_hits = acc->hits[i];
+			*ret_key = acc->key[i];
+		}
+	}
+}
+
+void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
+		  struct stack_top *ret)
+{
+	struct top_acc ev = { .n = 0 }, pid = { .n = 0 }, cpu = { .n = 0 };
+	const struct stack_attr *a;
+
+	for (a = s->attrs; a; a = a->next) {
+		uint64_t h = delta ? stack_attr_delta(t, a) : a->total;
+
+		if (!h)
+			continue;
+		top_add(&ev, a->event, h);
+		top_add(&pid, a->pid, h);
+		top_add(&cpu, a->cpu, h);
+	}
+	top_best(&ev, &ret->event, &ret->event_hits);
+	top_best(&pid, &ret->pid, &ret->pid_hits);
+	top_best(&cpu, &ret->cpu, &ret->cpu_hits);
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * state.c - see state.h.
+ *
+ * Journal file, one line each:
+ *
+ *	stacktop-journal 1
+ *	pid <pid>
+ *	root <hex of the tracefs root path>
+ *	W <hex of rel path> <hex of original value>
+ *	D <hex of rel path>
+ *
+ * Hex keeps any byte of a path or a value on one line.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "state.h"
+#include "tfs.h"
+
+#define STATE_RUNDIR "/run/stacktop"
+#define STATE_MAX    256
+
+struct state_entry {
+	char kind; /* 'W' or 'D' */
+	char *rel;
+	char *value;
+};
+
+struct state {
+	struct tfs *tfs;
+	int dirfd;
+	char name[64];
+	struct state_entry e[STATE_MAX];
+	volatile int n; /* read by the signal handler */
+};
+
+static struct state *state_current;
+
+static int state_dir_open(const char *rundir, bool create)
+{
+	struct stat st;
+	int fd;
+
+	if (!rundir)
+		rundir = STATE_RUNDIR;
+	if (create && mkdir(rundir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static void hex_put(FILE *f, const char *s)
+{
+	if (!*s)
+		fputc('-', f);
+	for (; *s; s++)
+		fprintf(f, "%02x", (unsigned char)*s);
+}
+
+static char *hex_get(const char *h, size_t len)
+{
+	char *s, *p;
+	size_t i;
+
+	if (len == 1 && h[0] == '-')
+		return strdup("");
+	if (len % 2)
+		return NULL;
+	s = malloc(len / 2 + 1);
+	if (!s)
+		return NULL;
+	for (i = 0, p = s; i < len; i += 2) {
+		unsigned int v;
+		char pair[3] = { h[i], h[i + 1], 0 };
+
+		if (sscanf(pair, "%2x", &v) != 1 || !v) {
+			free(s);
+			return NULL;
+		}
+		*p++ = (char)v;
+	}
+	*p = '\0';
+	return s;
+}
+
+static int state_save(struct state *st)
+{
+	char tmp[80];
+	FILE *f;
+	int fd, i;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", st->name);
+	unlinkat(st->dirfd, tmp, 0);
+	fd = openat(st->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fprintf(f, "stacktop-journal 1\npid %d\nroot ", (int)getpid());
+	hex_put(f, st->tfs->root);
+	fputc('\n', f);
+	for (i = 0; i < st->n; i++) {
+		fprintf(f, "%c ", st->e[i].kind);
+		hex_put(f, st->e[i].rel);
+		if (st->e[i].kind == 'W') {
+			fputc(' ', f);
+			hex_put(f, st->e[i].value);
+		}
+		fputc('\n', f);
+	}
+	if (fflush(f) || fsync(fd) < 0) {
+		fclose(f);
+		unlinkat(st->dirfd, tmp, 0);
+		return -EIO;
+	}
+	fclose(f);
+	if (renameat(st->dirfd, tmp, st->dirfd, st->name) < 0) {
+		int r = -errno;
+
+		unlinkat(st->dirfd, tmp, 0);
+		return r;
+	}
+	return 0;
+}
+
+int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	int r;
+
+	if (!st)
+		return -ENOMEM;
+	st->tfs = tfs;
+	st->dirfd = state_dir_open(rundir, true);
+	if (st->dirfd < 0) {
+		r = st->dirfd;
+		free(st);
+		return r;
+	}
+	snprintf(st->name, sizeof(st->name), "%d.journal", (int)getpid());
+	r = state_save(st);
+	if (r < 0) {
+		close(st->dirfd);
+		free(st);
+		return r;
+	}
+	state_current = st;
+	*ret = st;
+	return 0;
+}
+
+static char *trim_dup(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--;
+	return strndup(s, len);
+}
+
+static int state_push(struct state *st, char kind, const char *rel, const char *value)
+{
+	struct state_entry *e;
+	int r;
+
+	if (st->n >= STATE_MAX)
+		return -ENOSPC;
+	e = &st->e[st->n];
+	e->kind = kind;
+	e->rel = strdup(rel);
+	e->value = value ? strdup(value) : NULL;
+	if (!e->rel || (value && !e->value)) {
+		free(e->rel);
+		free(e->value);
+		return -ENOMEM;
+	}
+	st->n++;
+	r = state_save(st);
+	if (r < 0) {
+		st->n--;
+		free(e->rel);
+		free(e->value);
+	}
+	return r;
+}
+
+static void state_pop(struct state *st)
+{
+	st->n--;
+	free(st->e[st->n].rel);
+	free(st->e[st->n].value);
+	state_save(st);
+}
+
+int state_write(struct state *st, const char *rel, const char *value)
+{
+	char *cur = NULL, *orig;
+	int r;
+
+	r = tfs_read(st->tfs, rel, &cur, NULL);
+	if (r < 0)
+		return r;
+	orig = trim_dup(cur);
+	free(cur);
+	if (!orig)
+		return -ENOMEM;
+	if (!strcmp(orig, value)) {
+		free(orig);
+		return 0;
+	}
+	r = state_push(st, 'W', rel, orig);
+	free(orig);
+	if (r < 0)
+		return r;
+	r = tfs_write(st->tfs, rel, value);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
+int state_mkdir(struct state *st, const char *rel)
+{
+	int r = state_push(st, 'D', rel, NULL);
+
+	if (r < 0)
+		return r;
+	r = tfs_mkdir(st->tfs, rel);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
+const char *state_original(struct state *st, const char *rel)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->e[i].kind == 'W' && !strcmp(st->e[i].rel, rel))
+			return st->e[i].value;
+	return NULL;
+}
+
+static int rmdir_retry(struct tfs *t, const char *rel)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int r, tries;
+
+	/* readers of the instance may still be closing: EBUSY for a moment */
+	for (tries = 0; tries < 50; tries++) {
+		r = tfs_rmdir(t, rel);
+		if (r != -EBUSY)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return r == -ENOENT ? 0 : r;
+}
+
+static int undo_one(struct tfs *t, char kind, const char *rel, const char *value)
+{
+	int r;
+
+	if (kind == 'D')
+		return rmdir_retry(t, rel);
+	r = tfs_write(t, rel, value);
+	/* the instance it lived in is gone already: nothing to restore */
+	return r == -ENOENT ? 0 : r;
+}
+
+int state_restore(struct state *st)
+{
+	int i, r, first = 0;
+
+	for (i = st->n - 1; i >= 0; i--) {
+		r = undo_one(st->tfs, st->e[i].kind, st->e[i].rel, st->e[i].value);
+		if (r < 0 && !first)
+			first = r;
+	}
+	if (first)
+		return first;
+	for (i = 0; i < st->n; i++) {
+		free(st->e[i].rel);
+		free(st->e[i].value);
+	}
+	st->n = 0;
+	unlinkat(st->dirfd, st->name, 0);
+	return 0;
+}
+
+void state_free(struct state *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	if (state_current == st)
+		state_current = NULL;
+	for (i = 0; i < st->n; i++) {
+		free(st->e[i].rel);
+		free(st->e[i].value);
+	}
+	close(st->dirfd);
+	free(st);
+}
+
+void state_emergency_restore(void)
+{
+	struct state *st = state_current;
+	int i, fd;
+
+	if (!st)
+		return;
+	/* readers hold the instance busy: close everything but the tracefs root */
+	for (fd = 3; fd < 1024; fd++)
+		if (fd != st->tfs->fd && fd != st->dirfd)
+			close(fd);
+	for (i = st->n - 1; i >= 0; i--) {
+		const struct state_entry *e = &st->e[i];
+
+		if (e->kind == 'D') {
+			unlinkat(st->tfs->fd, e->rel, AT_REMOVEDIR);
+			continue;
+		}
+		fd = openat(st->tfs->fd, e->rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, e->value, strlen(e->value)) < 0) {
+				/* nothing more can be done from a signal handler */
+			}
+			close(fd);
+		}
+	}
+	unlinkat(st->dirfd, st->name, 0);
+}
+
+static bool pid_is_stacktop(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) < 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "stacktop", 8);
+}
+
+/* undo one claimed journal; returns 0 or the first error */
+static int recover_file(struct tfs *tfs, FILE *f)
+{
+	struct state_entry e[STATE_MAX];
+	char line[8192], *root = NULL;
+	struct tfs *other = NULL, *t = tfs;
+	int n = 0, i, r = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *a, *b;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "root ", 5)) {
+			free(root);
+			root = hex_get(line + 5, strlen(line + 5));
+			continue;
+		}
+		if ((line[0] != 'W' && line[0] != 'D') || line[1] != ' ' || n >= STATE_MAX)
+			continue;
+		a = line + 2;
+		b = strchr(a, ' ');
+		e[n].kind = line[0];
+		e[n].rel = hex_get(a, b ? (size_t)(b - a) : strlen(a));
+		e[n].value = b ? hex_get(b + 1, strlen(b + 1)) : NULL;
+		if (!e[n].rel || (e[n].kind == 'W' && !e[n].value)) {
+			free(e[n].rel);
+			free(e[n].value);
+			continue;
+		}
+		n++;
+	}
+	if (root && strcmp(root, tfs->root)) {
+		r = tfs_open(root, &other);
+		t = other;
+	}
+	for (i = n - 1; i >= 0; i--) {
+		if (t) {
+			int u = undo_one(t, e[i].kind, e[i].rel, e[i].value);
+
+			if (u < 0 && !r)
+				r = u;
+		}
+		free(e[i].rel);
+		free(e[i].value);
+	}
+	tfs_close(other);
+	free(root);
+	return r;
+}
+
+int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
+{
+	struct dirent *de;
+	int dfd, count = 0, first = 0;
+	DIR *d;
+
+	if (ret_count)
+		*ret_count = 0;
+	dfd = state_dir_open(rundir, false);
+	if (dfd == -ENOENT)
+		return 0;
+	if (dfd < 0)
+		return dfd;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		char claim[128];
+		int pid, fd, r;
+		FILE *f;
+
+		if (sscanf(de->d_name, "%d.journal", &pid) != 1 || pid <= 0 ||
+		    strcmp(strchr(de->d_name, '.'), ".journal"))
+			continue;
+		if (pid == getpid() || pid_is_stacktop(pid))
+			continue;
+		/* claim it: a concurrent recoverer loses the rename */
+		snprintf(claim, sizeof(claim), "%d.recovering.%d", pid, (int)getpid());
+		if (renameat(dfd, de->d_name, dfd, claim) < 0)
+			continue;
+		fd = openat(dfd, claim, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		f = fdopen(fd, "r");
+		if (!f) {
+			close(fd);
+			continue;
+		}
+		r = recover_file(tfs, f);
+		fclose(f);
+		if (r < 0) {
+			/* keep it for a later try under its old name */
+			renameat(dfd, claim, dfd, de->d_name);
+			if (!first)
+				first = r;
+		} else {
+			unlinkat(dfd, claim, 0);
+			count++;
+		}
+	}
+	closedir(d);
+	if (ret_count)
+		*ret_count = count;
+	return first;
+}
