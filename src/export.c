@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brief.h"
 #include "export.h"
 #include "format.h"
 #include "ksym.h"
@@ -62,13 +63,6 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		o->delta ? "hits in the interval" : "total hits");
 }
 
-static void stack_leaf(char *buf, size_t size, struct ksym *ks, const struct stack *st)
-{
-	if (!st->depth)
-		snprintf(buf, size, "(empty stack)");
-	else
-		fmt_func(buf, size, ks, st->ips[0], 1);
-}
 
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
@@ -87,7 +81,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
 	report_header(f, s, o, iteration, &sum);
 	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS", "HITS", "TOTAL",
-		"%", "RATE/s", "EVENT", "COMM/PID", "LEAF");
+		"%", "RATE/s", "EVENT", "COMM/PID", "STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		struct stack_top top_of;
@@ -100,7 +94,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fmt_percent(pct, sizeof(pct), o->delta ? rows[i].delta : rows[i].total,
 			    o->delta ? sum.delta : sum.total);
 		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
-		stack_leaf(leaf, sizeof(leaf), ks, sk);
+		brief_format(leaf, sizeof(leaf), ks, sk, 3, 1);
 		if (top_of.pid >= 0) {
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
 			snprintf(who, sizeof(who), "%s/%d", comm, top_of.pid);
