@@ -174,9 +174,10 @@ static bool is_text_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+/* A NUL ends a field too: names are stored NUL-terminated. */
 static bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
 }
 
 /*

@@ -194,6 +194,25 @@ static void test_ksym_empty_and_malformed(void **state)
 	ksym_free(NULL);
 }
 
+static void test_ksym_nul_in_name(void **state)
+{
+	static const char t[] = "ffffffff81000000 t \0\0evil\n"
+				"ffffffff81000100 t good\0tail\n"
+				"ffffffff81000200 t other\t[m\0od]\n";
+	FILE *f = fmemopen((void *)t, sizeof(t) - 1, "r");
+	struct ksym *ks = ksym_new(NULL);
+	uint64_t a;
+
+	assert_non_null(f);
+	/* a NUL ends a field: no empty names, no names hiding their tail */
+	assert_int_equal(ksym_load(ks, f), 2);
+	fclose(f);
+	expect_sym(ks, 0xffffffff81000100ULL, "good", NULL, 0xffffffff81000100ULL, 0x100);
+	expect_sym(ks, 0xffffffff81000200ULL, "other", NULL, 0xffffffff81000200ULL, 4096);
+	assert_int_equal(ksym_addr_of(ks, "good", 4, NULL, 0, &a), 0);
+	ksym_free(ks);
+}
+
 static void test_ksym_load_missing_file(void **state)
 {
 	struct ksym *ks = ksym_new("/nonexistent/kallsyms");
@@ -332,6 +351,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ksym_addr_of, setup_fixture, teardown_fixture),
 		cmocka_unit_test(test_ksym_all_zero_is_eacces),
 		cmocka_unit_test(test_ksym_empty_and_malformed),
+		cmocka_unit_test(test_ksym_nul_in_name),
 		cmocka_unit_test(test_ksym_load_missing_file),
 		cmocka_unit_test(test_ksym_refresh_reloads_after_miss),
 		cmocka_unit_test(test_ksym_addr_of_after_reload),

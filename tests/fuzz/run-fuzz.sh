@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-fuzz.sh [SECONDS] - build every libFuzzer harness with clang (no meson)
+# and run each one for SECONDS (default 20) with -max_total_time.
+#
+# The main build uses gcc, so the harnesses and the src/*.c files they need
+# are compiled here directly with -fsanitize=fuzzer,address,undefined. Each
+# corpus is seeded with small generated inputs (and the fixtures). Exit
+# status: 0 when no fuzzer crashed, 1 on a crash, leak, timeout or build
+# failure, 77 (skip) when clang or its fuzzer runtime is missing.
+#
+# Environment: CC_FUZZ (default clang), FUZZ_WORKDIR (default a new
+# directory under /tmp, kept so that crash artifacts can be inspected),
+# FUZZ_ONLY (space-separated harness names to run a subset).
+
+set -u
+
+secs=${1:-20}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cc=${CC_FUZZ:-clang}
+work=${FUZZ_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/stacktop-fuzz.XXXXXX")}
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+	echo "SKIP: $cc not found"
+	exit 77
+fi
+
+cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	-Wall -Wno-unused-parameter -I"$root/include")
+
+# Can this clang link a fuzzer at all?
+probe="$work/probe"
+mkdir -p "$work"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' >"$probe.c"
+if ! "$cc" "${cflags[@]}" "$probe.c" -o "$probe" 2>"$probe.log"; then
+	echo "SKIP: $cc cannot build -fsanitize=fuzzer binaries:"
+	cat "$probe.log"
+	exit 77
+fi
+
+# harness: sources from src/ it needs
+declare -A srcs=(
+	[stackmap-bin]="stackmap.c"
+	[stackmap-text]="stackmap.c"
+	[stackmap-stat]="stackmap.c"
+	[ksym]="ksym.c format.c"
+	[ringbuf]="ringbuf.c"
+	[format]="format.c ksym.c"
+)
+order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format)
+[ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
+
+# --- seeds -------------------------------------------------------------
+
+le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)); }
+be32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((($1 >> 24) & 255)) $((($1 >> 16) & 255)) $((($1 >> 8) & 255)) $(($1 & 255)); }
+le64() { le32 $(($1 & 0xffffffff)); le32 $((($1 >> 32) & 0xffffffff)); }
+be64() { be32 $((($1 >> 32) & 0xffffffff)); be32 $(($1 & 0xffffffff)); }
+emit() { printf "$2" >"$1"; }
+
+seed_stackmap_bin() {
+	local d=$1 e
+	for e in le be; do
+		local w32=${e}32 w64=${e}64
+		emit "$d/v4-$e" "$($w32 0x46534D42)$($w32 1)$($w32 2)$($w32 0)$($w32 42)$($w32 2)$($w32 1337)$($w32 0)$($w64 0xffffffff81234567)$($w64 0xffffffff81000010)$($w32 4025)$($w32 1)$($w32 29)$($w32 0)$($w64 0x7fffffff)"
+		emit "$d/old-$e" "$($w32 0x464D5342)$($w32 2)$($w32 1)$($w32 0)$($w32 7)$($w32 1)$($w32 3)$($w32 0)$($w64 0xffffffffc0a01234)"
+		emit "$d/short-$e" "$($w32 0x46534D42)$($w32 1)$($w32 5)$($w32 0)$($w32 1)$($w32 3)$($w32 1)$($w32 0)$($w64 1)"
+	done
+}
+
+seed_stackmap_text() {
+	local d=$1
+	printf 'stack_id 42 [ref 1337, depth 2]\n  [0] schedule+0x48/0xc0\n  [1] schedule_timeout+0x1c/0x30\n\n' >"$d/doc"
+	printf 'stack_id 1 [ref 2, depth 3]\n  [0] nvme_queue_rq+0x1a2/0x7f0 [nvme]\n  [1] 0xffffffffc0123456\n  [2] [FTRACE TRAMPOLINE]\n\nstack_id 2 [ref 1, depth 9]\n  [0] a+0x1/0x2' >"$d/mixed"
+}
+
+seed_stackmap_stat() {
+	local d=$1
+	printf 'entries:    2500 / 16384\ntable_size: 32768\nhits:       148923\ndrops:      0\nhit_rate:   100%%\n' >"$d/v1"
+	printf 'entries:      22 / 16384\ntable_size:   32768\nsuccesses:    469\ndrops:        0\nsuccess_rate: 100%%\n' >"$d/v2"
+	printf 'entries:      0 / 16384\ntable_size:   32768\nsuccesses:    0\ndrops:        0\n' >"$d/empty"
+	printf 'stackmap not initialized\n' >"$d/noinit"
+}
+
+seed_ksym() {
+	local d=$1
+	cp "$root/tests/fixtures/ksym/kallsyms" "$d/fixture" 2>/dev/null
+	printf '0000000000000000 T a\n0000000000000000 t b\t[m]\n' >"$d/zero"
+	printf 'ffffffff81000000 T _text\nffffffff81000000 T startup_64\nffffffff81000100 t x\nffffffffc0a00000 t m_fn\t[\x1b[31mm]\n' >"$d/alias"
+}
+
+seed_ringbuf() {
+	local d=$1
+	# flag byte, then a page: u64 ts, long commit, events
+	# ev1: type_len 3 (12 bytes: common_type 20, flags, pc, pid 1, stack_id 42)
+	# ev2: time extend (type 30); ev3: type_len 0 + length 16; ev4: padding
+	local ev="$(le32 $((3 | (5 << 5))))$(printf '\\x14\\x00\\x00\\x00')$(le32 1)$(le32 42)"
+	ev+="$(le32 $((30 | (1 << 5))))$(le32 1)"
+	ev+="$(le32 0)$(le32 16)$(le32 4)$(le32 0)$(le32 0)$(le32 0)"
+	ev+="$(le32 29)$(le32 4)"
+	local n=$((16 + 8 + 24 + 8))
+	emit "$d/le64" "\\x01$(le64 1000)$(le64 $n)$ev"
+	emit "$d/le32" "\\x00$(le64 1000)$(le32 $n)$ev"
+	emit "$d/missed" "\\x01$(le64 1000)$(le64 $((n | (3 << 30))))$ev$(le64 7)"
+	printf '\x80\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n' >"$d/header_page"
+}
+
+seed_format() {
+	local d=$1
+	printf '\x40\x20a\x1b[31mred\x1b[0m \xc3\xa9 \xe4\xb8\xad \xc2\x9b \xe2\x80\xae \xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80' >"$d/hostile"
+	printf '\x08\x05\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97' >"$d/wide"
+}
+
+# --- build and run ---------------------------------------------------------
+
+status=0
+summary=()
+for h in "${order[@]}"; do
+	harness="$here/fuzz-$h.c"
+	files=()
+	missing=
+	for s in ${srcs[$h]}; do
+		if [ -f "$root/src/$s" ]; then
+			files+=("$root/src/$s")
+		else
+			missing="$missing $s"
+		fi
+	done
+	if [ -n "$missing" ]; then
+		echo "fuzz-$h: SKIPPED, src/$missing not there yet"
+		summary+=("fuzz-$h: skipped (missing$missing)")
+		continue
+	fi
+	bin="$work/fuzz-$h"
+	if ! "$cc" "${cflags[@]}" "$harness" "${files[@]}" -lm -o "$bin" 2>"$work/$h.build.log"; then
+		echo "fuzz-$h: BUILD FAILED"
+		cat "$work/$h.build.log"
+		summary+=("fuzz-$h: build failed")
+		status=1
+		continue
+	fi
+	corpus="$work/corpus-$h"
+	mkdir -p "$corpus" "$work/artifacts"
+	"seed_${h//-/_}" "$corpus"
+	dict=()
+	[ -f "$here/$h.dict" ] && dict=(-dict="$here/$h.dict")
+
+	echo "fuzz-$h: running for ${secs}s"
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+		-error_exitcode=1 -timeout_exitcode=1 \
+		-print_final_stats=1 -artifact_prefix="$work/artifacts/$h-" "${dict[@]}" \
+		"$corpus" >"$work/$h.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$h.log" | tail -1)
+	if [ $rc -ne 0 ]; then
+		echo "fuzz-$h: FAILED (exit $rc), log $work/$h.log"
+		grep -E -m 20 'ERROR|SUMMARY|runtime error|Test unit written|deadly signal' "$work/$h.log"
+		summary+=("fuzz-$h: CRASH after ${execs:-?} executions (artifacts in $work/artifacts)")
+		status=1
+	else
+		summary+=("fuzz-$h: ok, ${execs:-?} executions, 0 crashes, corpus $(ls "$corpus" | wc -l)")
+	fi
+done
+
+echo
+echo "fuzz summary (${secs}s each, work dir $work):"
+printf '  %s\n' "${summary[@]}"
+exit $status
