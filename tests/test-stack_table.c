@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-stack_table.c - interning, counts, intervals, ids and ranking.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stack_table.h"
+
+static int setup(void **state)
+{
+	*state = stack_table_new();
+	return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	stack_table_free(*state);
+	return 0;
+}
+
+static void test_stack_table_interns_by_content(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t a[] = { 0xffffffff81000010, 0xffffffff81000200, 0xffffffff81003000 };
+	uint64_t b[] = { 0xffffffff81000010, 0xffffffff81000200, 0xffffffff81003001 };
+	uint64_t a2[3];
+	struct stack *sa, *sb, *sa2, *prefix;
+
+	memcpy(a2, a, sizeof(a));
+	sa = stack_table_intern(t, a, 3);
+	sb = stack_table_intern(t, b, 3);
+	sa2 = stack_table_intern(t, a2, 3);
+	prefix = stack_table_intern(t, a, 2);
+	assert_non_null(sa);
+	assert_ptr_equal(sa, sa2);
+	assert_ptr_not_equal(sa, sb);
+	assert_ptr_not_equal(sa, prefix);
+	assert_int_equal(sa->depth, 3);
+	assert_true(sa->ips[2] == 0xffffffff81003000);
+	assert_int_equal(stack_table_count(t), 3);
+	/* an empty stack is a stack too */
+	assert_non_null(stack_table_intern(t, a, 0));
+	assert_int_equal(stack_table_count(t), 4);
+}
+
+static void test_stack_table_grows(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[4];
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		ips[0] = i;
+		ips[1] = i * 7;
+		ips[2] = ~(uint64_t)i;
+		ips[3] = 42;
+		assert_non_null(stack_table_intern(t, ips, 4));
+	}
+	assert_int_equal(stack_table_count(t), 100000);
+	for (i = 0; i < 100000; i += 997) {
+		struct stack *s;
+
+		ips[0] = i;
+		ips[1] = i * 7;
+		ips[2] = ~(uint64_t)i;
+		s = stack_table_intern(t, ips, 4);
+		assert_true(s->ips[0] == i);
+	}
+	assert_int_equal(stack_table_count(t), 100000);
+}
+
+static void test_stack_table_counts_and_intervals(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 1, 2, 3 };
+	struct stack *s = stack_table_intern(t, ips, 3);
+	uint64_t delta;
+
+	assert_int_equal(stack_table_hit(t, s, 0, 0, 100, 1), 0);
+	assert_int_equal(stack_table_hit(t, s, 0, 1, 100, 2), 0);
+	assert_int_equal(stack_table_hit(t, s, 1, 0, 200, 3), 0);
+	assert_int_equal(s->total, 6);
+	/* the current interval is still open */
+	assert_int_equal(stack_delta(t, s), 0);
+	stack_table_tick(t);
+	assert_int_equal(stack_delta(t, s), 6);
+	assert_int_equal(stack_table_hits(t, &delta), 6);
+	assert_int_equal(delta, 6);
+
+	assert_int_equal(stack_table_hit(t, s, 0, 0, 100, 4), 0);
+	stack_table_tick(t);
+	assert_int_equal(stack_delta(t, s), 4);
+	stack_table_hits(t, &delta);
+	assert_int_equal(delta, 4);
+	/* an idle interval reads 0, also two intervals later */
+	stack_table_tick(t);
+	assert_int_equal(stack_delta(t, s), 0);
+	stack_table_tick(t);
+	assert_int_equal(stack_delta(t, s), 0);
+	assert_int_equal(s->total, 10);
+}
+
+static void test_stack_table_breakdown(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 9, 8, 7 };
+	struct stack *s = stack_table_intern(t, ips, 3);
+	const struct stack_attr *a;
+	struct stack_top top;
+	uint64_t sum = 0;
+	int n = 0;
+
+	stack_table_hit(t, s, 0, 0, 100, 1);
+	stack_table_hit(t, s, 0, 0, 100, 1); /* same key: same record */
+	stack_table_hit(t, s, 1, 1, 200, 5);
+	stack_table_hit(t, s, 0, 1, 300, 2);
+	for (a = s->attrs; a; a = a->next) {
+		n++;
+		sum += a->total;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(sum, 9);
+
+	stack_top_of(t, s, false, &top);
+	assert_int_equal(top.event, 1);
+	assert_int_equal(top.event_hits, 5);
+	assert_int_equal(top.pid, 200);
+	assert_int_equal(top.cpu, 1);
+	assert_int_equal(top.cpu_hits, 7);
+}
+
+static void test_stack_table_ids(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 5 };
+	struct stack *s = stack_table_intern(t, ips, 1);
+
+	stack_add_id(s, 4025);
+	stack_add_id(s, 42);
+	stack_add_id(s, 4025);
+	assert_int_equal(s->nids, 2);
+	assert_int_equal(s->ids[0], 42); /* sorted */
+	assert_int_equal(s->ids[1], 4025);
+	assert_false(s->flags & STACK_F_MOREIDS);
+	stack_add_id(s, 7);
+	assert_true(s->flags & STACK_F_MOREIDS);
+}
+
+static void test_stack_table_cut(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t *ips = calloc(STACK_MAX_DEPTH + 10, sizeof(*ips));
+	struct stack *s;
+
+	s = stack_table_intern(t, ips, STACK_MAX_DEPTH + 10);
+	assert_non_null(s);
+	assert_int_equal(s->depth, STACK_MAX_DEPTH);
+	assert_true(s->flags & STACK_F_CUT);
+	free(ips);
+}
+
+static void test_stack_table_clear(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 1, 2 };
+	struct stack *s = stack_table_intern(t, ips, 2);
+
+	stack_table_hit(t, s, 0, 0, 1, 3);
+	stack_table_clear(t);
+	assert_int_equal(stack_table_count(t), 0);
+	assert_int_equal(stack_table_hits(t, NULL), 0);
+	s = stack_table_intern(t, ips, 2);
+	assert_int_equal(s->total, 0);
+	assert_null(s->attrs);
+}
+
+/* ---- ranking against a brute-force reference --------------------------- */
+
+static struct stack *fill_random(struct stack_table *t, unsigned int n, unsigned int seed)
+{
+	struct stack *first = NULL;
+	unsigned int i;
+
+	srand(seed);
+	for (i = 0; i < n; i++) {
+		uint64_t ips[2] = { i, 1000 + i };
+		struct stack *s = stack_table_intern(t, ips, 2);
+		int hits = rand() % 50;
+
+		if (!first)
+			first = s;
+		if (hits)
+			stack_table_hit(t, s, (unsigned int)(i % 3), (unsigned int)(i % 2),
+					(int)(i % 5), (uint32_t)hits);
+	}
+	stack_table_tick(t);
+	for (i = 0; i < n; i += 3) {
+		uint64_t ips[2] = { i, 1000 + i };
+
+		stack_table_hit(t, stack_table_intern(t, ips, 2), 0, 0, 1, (uint32_t)(i % 7));
+	}
+	stack_table_tick(t);
+	return first;
+}
+
+static void test_stack_table_rank_matches_sort(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct rank_row rows[50];
+	struct rank_summary sum;
+	uint64_t prev = UINT64_MAX, seen_max = 0;
+	size_t n, i;
+
+	fill_random(t, 5000, 1);
+	n = stack_table_rank(t, &o, rows, 50, &sum);
+	assert_int_equal(n, 50);
+	for (i = 0; i < n; i++) {
+		assert_true(rows[i].total <= prev);
+		prev = rows[i].total;
+		assert_true(rows[i].total == rows[i].stack->total);
+	}
+	/* nothing outside the top 50 beats the 50th */
+	{
+		struct rank_row all[5000];
+		size_t m = stack_table_rank(t, &o, all, 5000, NULL);
+
+		assert_int_equal(m, sum.matched);
+		for (i = 50; i < m; i++)
+			if (all[i].total > seen_max)
+				seen_max = all[i].total;
+		assert_true(seen_max <= rows[49].total);
+	}
+	/* inverted: ascending */
+	o.invert = true;
+	n = stack_table_rank(t, &o, rows, 50, NULL);
+	for (i = 1; i < n; i++)
+		assert_true(rows[i - 1].total <= rows[i].total);
+}
+
+static void test_stack_table_rank_filters(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts o = { .key = RANK_DELTA, .event = 0, .pid = -1, .cpu = -1 };
+	struct rank_row rows[10];
+	struct rank_summary sum;
+	size_t n, i;
+
+	fill_random(t, 300, 2);
+	n = stack_table_rank(t, &o, rows, 10, &sum);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		const struct stack_attr *a;
+		uint64_t expect = 0;
+
+		for (a = rows[i].stack->attrs; a; a = a->next)
+			if (a->event == 0)
+				expect += stack_attr_delta(t, a);
+		assert_true(rows[i].delta == expect);
+		if (i)
+			assert_true(rows[i - 1].delta >= rows[i].delta);
+	}
+	/* a filter nothing matches */
+	o.event = 99;
+	n = stack_table_rank(t, &o, rows, 10, &sum);
+	assert_int_equal(n, 0);
+	assert_int_equal(sum.matched, 0);
+	/* hide idle: only stacks hit in the last interval */
+	o.event = -1;
+	o.hide_idle = true;
+	n = stack_table_rank(t, &o, rows, 10, &sum);
+	for (i = 0; i < n; i++)
+		assert_true(rows[i].delta > 0);
+}
+
+static bool match_even(const struct stack *s, void *ctx)
+{
+	(void)ctx;
+	return (s->ips[0] & 1) == 0;
+}
+
+static void test_stack_table_rank_match(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1,
+			       .match = match_even };
+	struct rank_row rows[20];
+	size_t n, i;
+
+	fill_random(t, 200, 3);
+	n = stack_table_rank(t, &o, rows, 20, NULL);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(rows[i].stack->ips[0] & 1, 0);
+}
+
+static void test_stack_table_rank_by_id(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts o = { .key = RANK_ID, .event = -1, .pid = -1, .cpu = -1 };
+	uint64_t a[] = { 1 }, b[] = { 2 }, c[] = { 3 };
+	struct stack *sa = stack_table_intern(t, a, 1), *sb = stack_table_intern(t, b, 1),
+		     *sc = stack_table_intern(t, c, 1);
+	struct rank_row rows[3];
+
+	stack_add_id(sa, 900);
+	stack_add_id(sb, 12);
+	stack_table_hit(t, sa, 0, 0, 1, 1);
+	stack_table_hit(t, sb, 0, 0, 1, 1);
+	stack_table_hit(t, sc, 0, 0, 1, 1);
+	assert_int_equal(stack_table_rank(t, &o, rows, 3, NULL), 3);
+	assert_ptr_equal(rows[0].stack, sb);
+	assert_ptr_equal(rows[1].stack, sa);
+	assert_ptr_equal(rows[2].stack, sc); /* no id: last */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_stack_table_interns_by_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_grows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_clear, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_matches_sort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_by_id, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
