@@ -1,0 +1,28 @@
+#!/bin/sh
+# stacks mode on the live kernel: real, symbolized, ranked stacks of
+# sched:sched_switch while a workload sleeps in a loop.
+. "$(dirname "$0")/lib.sh"
+
+start_workload
+snapshot "$WORK/before"
+"$STACKTOP" -b -n 2 -d 1 -e sched:sched_switch --top 10 --expand 3 \
+	> "$WORK/out" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop exited $?"; }
+cat "$WORK/out"
+
+grep -q '^stacktop .* mode stacks ' "$WORK/out" || fail "no header with the mode"
+grep -q 'iteration 2' "$WORK/out" || fail "did not run 2 iterations"
+grep -q '^events: sched:sched_switch' "$WORK/out" || fail "event not named in the header"
+# a ranked row: rank 1 with the event and a symbolized stack through __schedule
+grep -Eq '^ +1 +- +[0-9.kM]+ +[0-9.kM]+ +[0-9.]+ .*sched:sched_switch .*__schedule' "$WORK/out" ||
+	fail "no ranked sched_switch row through __schedule"
+# expanded frames in the kernel's %pS form, and schedule among them
+grep -Eq '^    schedule\+0x[0-9a-f]+/0x[0-9a-f]+$' "$WORK/out" ||
+	fail "no symbolized 'schedule+0xoff/0xsize' frame"
+# the workload's own stacks (sleep -> do_nanosleep) show up
+grep -Eq 'do_nanosleep|hrtimer_nanosleep|clock_nanosleep' "$WORK/out" ||
+	fail "the sleeping workload's stack is missing"
+hits=$(sed -n 's/^hits: \([0-9]*\) total.*/\1/p' "$WORK/out" | tail -1)
+[ "${hits:-0}" -gt 10 ] || fail "too few hits ($hits)"
+snapshot "$WORK/after"
+diff -u "$WORK/before" "$WORK/after" || fail "top-level tracefs state changed"
+echo "ok: live batch shows ranked, symbolized stacks"

@@ -1,0 +1,25 @@
+#!/bin/sh
+# -p and -C narrow what is counted; globs pick several events; --folded prints
+# flame-graph input.
+. "$(dirname "$0")/lib.sh"
+
+start_workload
+"$STACKTOP" -b -n 1 -d 1 -p "$WORKLOAD_PID" --top 50 --expand 0 > "$WORK/pid" 2>&1 ||
+	fail "stacktop -p failed"
+cat "$WORK/pid"
+rows=$(grep -Ec '^ +[0-9]+ +- ' "$WORK/pid")
+[ "$rows" -gt 0 ] || fail "no rows for the workload pid"
+others=$(grep -E '^ +[0-9]+ +- ' "$WORK/pid" | grep -vc "/$WORKLOAD_PID ")
+[ "$others" = 0 ] || fail "-p $WORKLOAD_PID shows other pids"
+
+"$STACKTOP" -b -n 1 -d 1 -e 'sched:sched_wak*' -e sched:sched_switch --top 50 --expand 0 \
+	> "$WORK/glob" 2>&1 || fail "glob run failed"
+grep -q 'sched:sched_waking\|sched:sched_wakeup' "$WORK/glob" || fail "glob did not enable sched_wak*"
+
+"$STACKTOP" -b -n 1 -d 1 --folded > "$WORK/folded" 2>&1 || fail "--folded failed"
+grep -Eq '^[^ ]+_\[k\](;[^ ]+_\[k\])* [0-9]+$' "$WORK/folded" || fail "no folded line"
+grep -q '__schedule_\[k\]' "$WORK/folded" || fail "folded lacks __schedule"
+
+"$STACKTOP" -b -n 1 -d 0.5 -C 0 --top 50 --expand 0 > "$WORK/cpu" 2>&1 || fail "-C 0 failed"
+grep -q '^hits: [1-9]' "$WORK/cpu" || fail "-C 0 counted nothing"
+echo "ok: filters"

@@ -1,0 +1,72 @@
+# Shared helpers of the live tests (sourced). They run the real stacktop
+# against the real kernel: root and tracefs are required; without them a test
+# exits 77 (skipped) and says why.
+set -u
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+[ -n "${STACKTOP:-}" ] || STACKTOP=$(cd "$(dirname "$0")/../.." && pwd)/build/stacktop
+[ -x "$STACKTOP" ] || fail "no stacktop binary at $STACKTOP"
+[ "$(id -u)" = 0 ] || skip "live tests need root"
+
+T=/sys/kernel/tracing
+if ! grep -qs " $T tracefs " /proc/mounts; then
+	if grep -qs " /sys/kernel/debug/tracing tracefs " /proc/mounts; then
+		T=/sys/kernel/debug/tracing
+	else
+		mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
+	fi
+fi
+[ -d "$T/instances" ] || skip "tracefs without instances"
+
+WORK=$(mktemp -d /tmp/stacktop-live.XXXXXX)
+WORKLOAD_PID=
+
+cleanup() {
+	# end only what this test started, by pid
+	[ -n "$WORKLOAD_PID" ] && kill "$WORKLOAD_PID" 2>/dev/null
+	[ -n "$WORKLOAD_PID" ] && wait "$WORKLOAD_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# A workload that context-switches: sleeps in a loop.
+start_workload() {
+	( while :; do sleep 0.01; done ) &
+	WORKLOAD_PID=$!
+}
+
+# The top-level state stacktop must leave as it found it.
+snapshot() {
+	{
+		for f in "$T"/options/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done
+		printf 'tracing_on=%s\n' "$(cat "$T/tracing_on")"
+		printf 'current_tracer=%s\n' "$(cat "$T/current_tracer")"
+		printf 'buffer_size_kb=%s\n' "$(cat "$T/buffer_size_kb")"
+		echo "set_event:"; cat "$T/set_event"
+	} > "$1"
+}
+
+# wait until a file contains a pattern (bounded)
+wait_for() {
+	file=$1 pat=$2 tries=${3:-100}
+	while [ "$tries" -gt 0 ]; do
+		grep -q -- "$pat" "$file" 2>/dev/null && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+no_instance_of() {
+	[ ! -e "$T/instances/stacktop.$1" ] || fail "instance stacktop.$1 left behind"
+	[ ! -e "/run/stacktop/$1.journal" ] || fail "journal of $1 left behind"
+}
