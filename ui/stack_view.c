@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stack_view.c - the ranked table: one row per stack, its frames inline when
+ * expanded, and the breakdown pane of the selected stack.
+ *
+ * The view holds a snapshot of the last ranking (struct rank_row) and a flat
+ * list of screen rows built from it. The selection is remembered as (stack,
+ * frame), never as a row number, so it follows its stack when the ranking
+ * changes. Which stacks are expanded is view state, kept in a set keyed by
+ * the stack pointer; every pointer is dropped when the core clears its table
+ * (stack_view_forget()).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "brief.h"
+#include "format.h"
+#include "tui.h"
+
+#define SV_DEFAULT_TOP 1000
+
+static const char *const col_title[COL_MAX] = {
+	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
+	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
+	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
+	[COL_FUNC] = "FUNCTION [module] < CALLERS",
+};
+
+static const bool col_right[COL_MAX] = {
+	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
+	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
+};
+
+static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
+
+static const struct list_view_ops sv_ops = {
+	.draw_row = sv_draw_row,
+};
+
+static struct ui *sv_ui(struct list_view *lv)
+{
+	struct stack_view *sv = container_of(lv, struct stack_view, lv);
+
+	return container_of(sv, struct ui, sv);
+}
+
+void stack_view_init(struct ui *ui)
+{
+	memset(&ui->sv, 0, sizeof(ui->sv));
+	list_view_init(&ui->sv.lv, &sv_ops);
+	hmap_init(&ui->sv.expanded);
+}
+
+void stack_view_done(struct ui *ui)
+{
+	free(ui->sv.ranked);
+	free(ui->sv.rows);
+	hmap_done(&ui->sv.expanded);
+}
+
+void stack_view_forget(struct ui *ui)
+{
+	ui->sv.nranked = 0;
+	ui->sv.nrows = 0;
+	hmap_clear(&ui->sv.expanded);
+	list_view_set_rows(&ui->sv.lv, 0);
+}
+
+void stack_view_layout(struct ui *ui)
+{
+	bool ids = ui->st.mode == SESSION_STACKMAP || ui->st.mode == SESSION_PASSIVE;
+	struct col_spec specs[COL_MAX] = {
+		[COL_RANK] = { .min = 4, .want = 5, .prio = 5 },
+		[COL_ID] = { .min = ids ? 5 : 2, .want = ids ? 9 : 2, .prio = ids ? 3 : 7 },
+		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
+		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
+		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
+		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
+		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
+		[COL_EVENT] = { .min = 10, .want = 18, .prio = 6, .flex = true },
+		[COL_COMM] = { .min = 12, .want = 20, .prio = 4, .flex = true },
+		[COL_FUNC] = { .min = 20, .want = 40, .prio = 0, .flex = true },
+	};
+
+	uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
+}
+
+static enum ui_col sort_col(const struct ui *ui)
+{
+	switch (ui->rank.key) {
+	case RANK_TOTAL:
+		return COL_TOTAL;
+	case RANK_DEPTH:
+		return COL_DEPTH;
+	case RANK_ID:
+		return COL_ID;
+	case RANK_DELTA:
+	default:
+		return COL_DELTA;
+	}
+}
+
+void stack_view_draw_titles(struct ui *ui, int y)
+{
+	enum ui_col sc = sort_col(ui);
+	attr_t a = ui_attr(ui, UC_COLTITLE);
+	int c;
+
+	move(y, 0);
+	attron(a);
+	hline(' ', ui->cols);
+	attroff(a);
+	for (c = 0; c < COL_MAX; c++) {
+		const struct col_pos *p = &ui->sv.cols[c];
+		char title[64];
+		attr_t ca = c == (int)sc ? ui_attr(ui, UC_SORTCOL) : a;
+		int len;
+
+		if (!p->w)
+			continue;
+		snprintf(title, sizeof(title), "%s%s", col_title[c],
+			 c == (int)sc ? (ui->rank.invert ? (ui->utf8 ? "\u25b2" : "^") :
+							  (ui->utf8 ? "\u25bc" : "v")) :
+					"");
+		len = (int)strlen(col_title[c]) + (c == (int)sc ? 1 : 0);
+		if (col_right[c] && len < p->w)
+			ui_put(y, p->x + p->w - len, len, ca, title);
+		else
+			ui_put(y, p->x, p->w, ca, title);
+	}
+}
+
+int stack_view_col_at(struct ui *ui, int x)
+{
+	int c;
+
+	for (c = 0; c < COL_MAX; c++) {
+		const struct col_pos *p = &ui->sv.cols[c];
+
+		if (p->w && x >= p->x && x <= p->x + p->w)
+			return c;
+	}
+	return -1;
+}
+
+/* ---- ranking ------------------------------------------------------------ */
+
+static uint32_t stack_min_id(const struct stack *st)
+{
+	uint32_t m = UINT32_MAX;
+	unsigned int i;
+
+	for (i = 0; i < st->nids && i < STACK_MAX_IDS; i++)
+		if (st->ids[i] < m)
+			m = st->ids[i];
+	return m;
+}
+
+static const struct ui *sort_ui;
+
+/* the order of stack_table_rank(), for re-sorting a frozen snapshot */
+static int sv_cmp(const void *pa, const void *pb)
+{
+	const struct rank_row *a = pa, *b = pb;
+	int r = 0;
+
+	switch (sort_ui->rank.key) {
+	case RANK_DELTA:
+		r = (a->delta < b->delta) - (a->delta > b->delta);
+		break;
+	case RANK_TOTAL:
+		break;
+	case RANK_DEPTH:
+		r = (a->stack->depth < b->stack->depth) - (a->stack->depth > b->stack->depth);
+		break;
+	case RANK_ID: {
+		uint32_t x = stack_min_id(a->stack), y = stack_min_id(b->stack);
+
+		r = (x > y) - (x < y);
+		break;
+	}
+	default:
+		break;
+	}
+	if (!r)
+		r = (a->total < b->total) - (a->total > b->total);
+	if (!r)
+		r = (a->stack->hash > b->stack->hash) - (a->stack->hash < b->stack->hash);
+	return sort_ui->rank.invert ? -r : r;
+}
+
+void stack_view_rank(struct ui *ui, bool live)
+{
+	struct stack_view *sv = &ui->sv;
+
+	if (live) {
+		size_t k = ui->opts.top > 0 ? (size_t)ui->opts.top : SV_DEFAULT_TOP;
+
+		if (k < (size_t)ui->list_h)
+			k = (size_t)ui->list_h;
+		if (k > sv->cap) {
+			struct rank_row *r = realloc(sv->ranked, k * sizeof(*r));
+
+			if (!r) {
+				ui_status(ui, true, "out of memory ranking %zu stacks", k);
+				return;
+			}
+			sv->ranked = r;
+			sv->cap = k;
+		}
+		sv->nranked = stack_table_rank(ui->t, &ui->rank, sv->ranked, k, &ui->sum);
+		ui->shown_k = k;
+	} else if (sv->nranked > 1) {
+		sort_ui = ui;
+		qsort(sv->ranked, sv->nranked, sizeof(*sv->ranked), sv_cmp);
+	}
+	stack_view_rebuild(ui, true);
+}
+
+static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32_t rank)
+{
+	if (sv->nrows == sv->rcap) {
+		size_t cap = sv->rcap ? sv->rcap * 2 : 1024;
+		struct sv_row *r = realloc(sv->rows, cap * sizeof(*r));
+
+		if (!r)
+			return -1;
+		sv->rows = r;
+		sv->rcap = cap;
+	}
+	sv->rows[sv->nrows].st = st;
+	sv->rows[sv->nrows].frame = frame;
+	sv->rows[sv->nrows].rank = rank;
+	sv->nrows++;
+	return 0;
+}
+
+void stack_view_rebuild(struct ui *ui, bool keep_selection)
+{
+	struct stack_view *sv = &ui->sv;
+	struct stack *sel_st = NULL;
+	int sel_frame = -1, old_sel = sv->lv.sel, old_top = sv->lv.top;
+	size_t i;
+	int d;
+
+	if (keep_selection && sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows) {
+		sel_st = sv->rows[sv->lv.sel].st;
+		sel_frame = sv->rows[sv->lv.sel].frame;
+	}
+	sv->nrows = 0;
+	for (i = 0; i < sv->nranked; i++) {
+		struct stack *st = sv->ranked[i].stack;
+
+		if (sv_add_row(sv, st, -1, (uint32_t)i))
+			break;
+		if (!hmap_get(&sv->expanded, (uintptr_t)st, NULL))
+			continue;
+		for (d = 0; d < st->depth; d++)
+			if (sv_add_row(sv, st, d, (uint32_t)i))
+				break;
+	}
+	/*
+	 * The selection follows its stack; the list itself stays where it was
+	 * and scrolls only as far as needed to keep the selection visible.
+	 */
+	sv->lv.top = old_top;
+	list_view_set_rows(&sv->lv, (int)sv->nrows);
+	if (!sel_st)
+		return;
+	for (i = 0; i < sv->nrows; i++) {
+		if (sv->rows[i].st == sel_st && sv->rows[i].frame == sel_frame) {
+			list_view_select(&sv->lv, (int)i);
+			return;
+		}
+	}
+	/* the frame is hidden now: fall back to its stack */
+	for (i = 0; i < sv->nrows; i++) {
+		if (sv->rows[i].st == sel_st && sv->rows[i].frame < 0) {
+			list_view_select(&sv->lv, (int)i);
+			return;
+		}
+	}
+	/* the stack left the ranking: stay at the same place */
+	list_view_select(&sv->lv, old_sel);
+}
+
+struct stack *stack_view_selected(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+
+	if (sv->lv.sel < 0 || (size_t)sv->lv.sel >= sv->nrows)
+		return NULL;
+	return sv->rows[sv->lv.sel].st;
+}
+
+/* ---- drawing ------------------------------------------------------------ */
+
+static void sv_cell(struct ui *ui, int y, enum ui_col c, attr_t a, const char *text)
+{
+	const struct col_pos *p = &ui->sv.cols[c];
+
+	if (!p->w)
+		return;
+	if (col_right[c]) {
+		int len = (int)strlen(text);
+
+		if (len < p->w) {
+			ui_put(y, p->x, p->w - len, a, "");
+			ui_put(y, p->x + p->w - len, len, a, text);
+			return;
+		}
+	}
+	ui_put(y, p->x, p->w, a, text);
+}
+
+static void sv_draw_frame(struct ui *ui, const struct sv_row *r, int y, attr_t base)
+{
+	char buf[512], line[600];
+	int x = ui->sv.cols[COL_RANK].w ? ui->sv.cols[COL_RANK].x + ui->sv.cols[COL_RANK].w + 1 : 0;
+	bool last = r->frame == r->st->depth - 1;
+
+	if (r->frame < (int)ui_stack_skip(ui, r->st) && base == ui_attr(ui, UC_FRAME))
+		base = ui_attr(ui, UC_DIM);
+	fmt_frame(buf, sizeof(buf), ui->ks, r->st->ips[r->frame]);
+	snprintf(line, sizeof(line), "%s #%-3d %s",
+		 ui->utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
+		 r->frame, buf);
+	ui_put(y, x, ui->cols - x, base, line);
+}
+
+static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
+{
+	struct ui *ui = sv_ui(lv);
+	struct stack_view *sv = &ui->sv;
+	const struct sv_row *r = &sv->rows[row];
+	const struct rank_row *rr = &sv->ranked[r->rank];
+	struct stack *st = r->st;
+	attr_t base = selected ? ui_attr(ui, UC_SELECTED) : ui_attr(ui, UC_NORMAL);
+	struct stack_top top;
+	char buf[512];
+	uint64_t part, whole;
+	const char *comm;
+
+	if (selected) {
+		attron(base);
+		mvhline(y, 0, ' ', ui->cols);
+		attroff(base);
+	}
+	if (r->frame >= 0) {
+		sv_draw_frame(ui, r, y, selected ? base : ui_attr(ui, UC_FRAME));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%c%*u", st->depth ?
+		 (hmap_get(&sv->expanded, (uintptr_t)st, NULL) ? '-' : '+') : ' ',
+		 sv->cols[COL_RANK].w > 1 ? sv->cols[COL_RANK].w - 1 : 1, r->rank + 1);
+	sv_cell(ui, y, COL_RANK, base, buf);
+	if (sv->cols[COL_ID].w) {
+		fmt_ids(buf, sizeof(buf), st->ids, st->nids < STACK_MAX_IDS ? st->nids : STACK_MAX_IDS,
+			(st->flags & STACK_F_MOREIDS) != 0);
+		sv_cell(ui, y, COL_ID, base, buf);
+	}
+	fmt_count(buf, sizeof(buf), rr->delta);
+	sv_cell(ui, y, COL_DELTA, base, buf);
+	fmt_count(buf, sizeof(buf), rr->total);
+	sv_cell(ui, y, COL_TOTAL, base, buf);
+	part = ui->delta ? rr->delta : rr->total;
+	whole = ui->delta ? ui->sum.delta : ui->sum.total;
+	fmt_percent(buf, sizeof(buf), part, whole);
+	sv_cell(ui, y, COL_PCT, base, buf);
+	if (sv->cols[COL_RATE].w) {
+		fmt_rate(buf, sizeof(buf),
+			 ui->st.interval_sec > 0 ? (double)rr->delta / ui->st.interval_sec : 0);
+		sv_cell(ui, y, COL_RATE, base, buf);
+	}
+	if (sv->cols[COL_DEPTH].w) {
+		snprintf(buf, sizeof(buf), "%u%s", st->depth, st->flags & STACK_F_CUT ? "+" : "");
+		sv_cell(ui, y, COL_DEPTH, base, buf);
+	}
+	stack_top_of(ui->t, st, ui->delta && rr->delta, &top);
+	if (sv->cols[COL_EVENT].w) {
+		int ev = ui->rank.event >= 0 ? ui->rank.event : top.event;
+
+		const char *name = ev >= 0 ? session_event(ui->s, (unsigned int)ev) : "-";
+		const char *colon = strchr(name, ':');
+
+		/* "sched:sched_switch" -> "sched_switch" when the column is narrow */
+		if (colon && (int)strlen(name) > sv->cols[COL_EVENT].w)
+			name = colon + 1;
+		sv_cell(ui, y, COL_EVENT, base, name);
+	}
+	if (sv->cols[COL_COMM].w) {
+		int pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
+
+		if (pid >= 0) {
+			comm = session_comm(ui->s, pid);
+			snprintf(buf, sizeof(buf), "%s(%d)", comm, pid);
+		} else {
+			snprintf(buf, sizeof(buf), "-");
+		}
+		sv_cell(ui, y, COL_COMM, base, buf);
+	}
+	if (st->depth) {
+		/* the first frame that is not tracing machinery, then its callers */
+		brief_format(buf, sizeof(buf), ui->ks, st, 16, 1);
+		sv_cell(ui, y, COL_FUNC, selected ? base : base | A_BOLD, buf);
+	} else
+		sv_cell(ui, y, COL_FUNC, base, "(no frames)");
+}
+
+/* ---- empty view ----------------------------------------------------------- */
+
+void stack_view_draw_empty(struct ui *ui)
+{
+	char msg[512], filters[300] = "";
+	int y = ui->list_y + (ui->list_h > 2 ? ui->list_h / 3 : 0);
+	size_t len = 0;
+
+	if (!ui->st.tracing_on) {
+		snprintf(msg, sizeof(msg),
+			 "Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
+	} else if (!ui->nstacks) {
+		snprintf(msg, sizeof(msg), "No events yet: waiting for %s ...",
+			 session_traced(ui->s));
+	} else {
+		if (ui->rank.event >= 0)
+			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " event %s",
+						session_event(ui->s, (unsigned int)ui->rank.event));
+		if (ui->rank.pid >= 0 && len < sizeof(filters))
+			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " pid %d",
+						ui->rank.pid);
+		if (ui->comm[0] && len < sizeof(filters))
+			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " comm '%s'",
+						ui->comm);
+		if (ui->filter[0] && len < sizeof(filters))
+			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " filter '%s'",
+						ui->filter);
+		if (len)
+			snprintf(msg, sizeof(msg),
+				 "No stack matches the filters (%s) among %zu stacks; x clears them.",
+				 filters + 1, ui->nstacks);
+		else
+			snprintf(msg, sizeof(msg), "No stacks to show yet (%zu recorded).",
+				 ui->nstacks);
+	}
+	ui_put(y, 2, ui->cols - 4, ui_attr(ui, UC_ALERT), msg);
+}
+
+/* ---- breakdown ------------------------------------------------------------ */
+
+#define BD_TOP 8
+
+struct bd_item {
+	long key;
+	uint64_t n;
+};
+
+static void bd_insert(struct bd_item *top, int *ntop, int max, long key, uint64_t n)
+{
+	int i;
+
+	if (!n)
+		return;
+	if (*ntop == max && top[max - 1].n >= n)
+		return;
+	i = *ntop < max ? (*ntop)++ : max - 1;
+	while (i > 0 && top[i - 1].n < n) {
+		top[i] = top[i - 1];
+		i--;
+	}
+	top[i].key = key;
+	top[i].n = n;
+}
+
+static void bd_collect(struct hmap *m, struct bd_item *top, int *ntop, int max)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			bd_insert(top, ntop, max, (long)(m->keys[i] - 1), m->vals[i]);
+}
+
+static void bd_add(struct hmap *m, long key, uint64_t n)
+{
+	uint64_t v = 0;
+
+	hmap_get(m, (uint64_t)key + 1, &v);
+	hmap_put(m, (uint64_t)key + 1, v + n);
+}
+
+void stack_view_draw_breakdown(struct ui *ui)
+{
+	struct stack *st = ui->view == UI_VIEW_STACKS ? stack_view_selected(ui) : NULL;
+	struct hmap ev, pid, cpu;
+	struct bd_item tev[BD_TOP], tpid[BD_TOP], tcpu[BD_TOP];
+	int nev = 0, npid = 0, ncpu = 0, rows = ui->bd_h - 1, i, w, x[3];
+	const struct stack_attr *a;
+	uint64_t sum = 0;
+	char buf[256], n1[16], n2[16];
+	attr_t t = ui_attr(ui, UC_COLTITLE);
+
+	if (ui->bd_h <= 1)
+		return;
+	if (rows > BD_TOP)
+		rows = BD_TOP;
+	for (i = 0; i < ui->bd_h; i++) {
+		move(ui->bd_y + i, 0);
+		clrtoeol();
+	}
+	if (!st) {
+		ui_put(ui->bd_y, 0, ui->cols, t, " breakdown: select a stack");
+		return;
+	}
+	hmap_init(&ev);
+	hmap_init(&pid);
+	hmap_init(&cpu);
+	for (a = st->attrs; a; a = a->next) {
+		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
+
+		if (!n)
+			continue;
+		sum += n;
+		bd_add(&ev, a->event, n);
+		bd_add(&pid, a->pid, n);
+		bd_add(&cpu, a->cpu, n);
+	}
+	bd_collect(&ev, tev, &nev, rows);
+	bd_collect(&pid, tpid, &npid, rows);
+	bd_collect(&cpu, tcpu, &ncpu, rows);
+	fmt_count(n1, sizeof(n1), ui->delta ? stack_delta(ui->t, st) : st->total);
+	fmt_count(n2, sizeof(n2), st->total);
+	snprintf(buf, sizeof(buf),
+		 " breakdown of %s (%s %s, total %s, %u frames%s%s%s) by event, comm(pid), CPU",
+		 st->depth ? symcache_name(ui->syms,
+					   symcache_id(ui->syms, st->ips[ui_stack_skip(ui, st)])) : "?",
+		 ui->delta ? "interval" : "total", n1, n2, st->depth,
+		 st->flags & STACK_F_MAPPED ? ", mapped" : "",
+		 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
+		 st->flags & STACK_F_CUT ? ", CUT" : "");
+	ui_put(ui->bd_y, 0, ui->cols, t, buf);
+	w = (ui->cols - 2) / 3;
+	x[0] = 1;
+	x[1] = 1 + w;
+	x[2] = 1 + 2 * w;
+	if (!sum)
+		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
+		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
+	for (i = 0; i < rows; i++) {
+		char pct[16];
+
+		if (i < nev) {
+			fmt_count(n1, sizeof(n1), tev[i].n);
+			fmt_percent(pct, sizeof(pct), tev[i].n, sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
+				 session_event(ui->s, (unsigned int)tev[i].key));
+			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (i < npid) {
+			fmt_count(n1, sizeof(n1), tpid[i].n);
+			fmt_percent(pct, sizeof(pct), tpid[i].n, sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct,
+				 session_comm(ui->s, (int)tpid[i].key), tpid[i].key);
+			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (i < ncpu) {
+			fmt_count(n1, sizeof(n1), tcpu[i].n);
+			fmt_percent(pct, sizeof(pct), tcpu[i].n, sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, tcpu[i].key);
+			ui_put(ui->bd_y + 1 + i, x[2], ui->cols - x[2], ui_attr(ui, UC_NORMAL), buf);
+		}
+	}
+	hmap_done(&ev);
+	hmap_done(&pid);
+	hmap_done(&cpu);
+}
+
+/* ---- actions ----------------------------------------------------------- */
+
+static void sv_set_expanded(struct ui *ui, struct stack *st, bool on)
+{
+	if (on && st->depth)
+		hmap_put(&ui->sv.expanded, (uintptr_t)st, 1);
+	else
+		hmap_del(&ui->sv.expanded, (uintptr_t)st);
+}
+
+static void sv_select_stack_row(struct ui *ui, struct stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < ui->sv.nrows; i++) {
+		if (ui->sv.rows[i].st == st && ui->sv.rows[i].frame < 0) {
+			list_view_select(&ui->sv.lv, (int)i);
+			return;
+		}
+	}
+}
+
+bool stack_view_action(struct ui *ui, enum ui_action act)
+{
+	struct stack_view *sv = &ui->sv;
+	const struct sv_row *r = NULL;
+	size_t i;
+
+	if (sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows)
+		r = &sv->rows[sv->lv.sel];
+	switch (act) {
+	case ACT_TOGGLE:
+		if (!r)
+			return false;
+		if (r->frame >= 0) {
+			struct stack *st = r->st;
+
+			sv_set_expanded(ui, st, false);
+			stack_view_rebuild(ui, false);
+			sv_select_stack_row(ui, st);
+		} else {
+			sv_set_expanded(ui, r->st,
+					!hmap_get(&sv->expanded, (uintptr_t)r->st, NULL));
+			stack_view_rebuild(ui, true);
+		}
+		return true;
+	case ACT_EXPAND:
+		if (!r)
+			return false;
+		sv_set_expanded(ui, r->st, true);
+		stack_view_rebuild(ui, true);
+		return true;
+	case ACT_COLLAPSE:
+		if (!r)
+			return false;
+		if (r->frame >= 0) {
+			struct stack *st = r->st;
+
+			sv_set_expanded(ui, st, false);
+			stack_view_rebuild(ui, false);
+			sv_select_stack_row(ui, st);
+		} else {
+			sv_set_expanded(ui, r->st, false);
+			stack_view_rebuild(ui, true);
+		}
+		return true;
+	case ACT_EXPAND_ALL:
+		for (i = 0; i < sv->nranked; i++)
+			sv_set_expanded(ui, sv->ranked[i].stack, true);
+		stack_view_rebuild(ui, true);
+		return true;
+	case ACT_COLLAPSE_ALL: {
+		struct stack *st = r ? r->st : NULL;
+
+		hmap_clear(&sv->expanded);
+		stack_view_rebuild(ui, false);
+		if (st)
+			sv_select_stack_row(ui, st);
+		return true;
+	}
+	default:
+		return list_view_action(&sv->lv, act);
+	}
+}
+
+static bool sv_row_matches(struct ui *ui, const struct sv_row *r)
+{
+	if (r->frame >= 0)
+		return textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, r->st->ips[r->frame]));
+	return textmatch_frames(&ui->smatch, ui->syms, r->st) ||
+	       textmatch_comm(&ui->smatch, ui->s, r->st);
+}
+
+bool stack_view_search(struct ui *ui, int dir, bool include_current)
+{
+	struct stack_view *sv = &ui->sv;
+	int n = (int)sv->nrows, start = sv->lv.sel < 0 ? 0 : sv->lv.sel, i;
+
+	if (!n || !textmatch_active(&ui->smatch))
+		return false;
+	for (i = include_current ? 0 : 1; i <= n; i++) {
+		int row = ((start + dir * i) % n + n) % n;
+
+		if (sv_row_matches(ui, &sv->rows[row])) {
+			list_view_select(&sv->lv, row);
+			return true;
+		}
+	}
+	return false;
+}

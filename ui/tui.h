@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tui.h - internals of the interactive screen, and the one place that
+ * includes curses.
+ *
+ * Layering inside ui/:
+ *  - screen.c       ui_run(): the poll loop, header, status line, prompt,
+ *                   overlays (help, pickers) and the action handlers
+ *  - list_view.c    the generic list widget (selection, scrolling, paging,
+ *                   mouse rows) that every list on screen embeds
+ *  - stack_view.c   the ranked table with inline frames and the breakdown
+ *  - tree_view.c    the caller tree (stacks merged from the root)
+ *  - keys.c         the key table
+ *  - symcache.c     address -> symbol text and filter results (no curses)
+ *  - uifmt.c, hmap.c pure helpers (no curses)
+ */
+#ifndef STACKTOP_UI_TUI_H
+#define STACKTOP_UI_TUI_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "keys.h"
+#include "session.h"
+#include "stack_table.h"
+#include "symcache.h"
+#include "uifmt.h"
+#include "ui.h"
+
+#ifndef container_of
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#endif
+
+#define UI_MIN_COLS 80
+#define UI_MIN_LINES 24
+
+/* colour pairs (attributes in monochrome) */
+enum ui_color {
+	UC_NORMAL,
+	UC_HEADER_LABEL,
+	UC_HEADER_VALUE,
+	UC_ALERT,
+	UC_COLTITLE,
+	UC_SORTCOL,
+	UC_SELECTED,
+	UC_FRAME,
+	UC_FRAME_MOD,
+	UC_STATUS_INFO,
+	UC_STATUS_ERR,
+	UC_KEYBAR_KEY,
+	UC_KEYBAR_TEXT,
+	UC_PAUSED,
+	UC_MATCH,
+	UC_DIM,
+	UC_MAX,
+};
+
+/* ---- list widget ------------------------------------------------------- */
+
+struct list_view;
+
+/**
+ * struct list_view_ops - what a concrete list provides
+ * @draw_row: draw row @row at screen line @y (full width), @selected when it
+ *            is the selection
+ */
+struct list_view_ops {
+	void (*draw_row)(struct list_view *lv, int row, int y, bool selected);
+};
+
+/**
+ * struct list_view - selection and scrolling over @nr rows in a screen area
+ * @ops: callbacks
+ * @nr: rows
+ * @sel: selected row (-1 when @nr is 0)
+ * @top: first row shown
+ * @y: first screen line of the area
+ * @height: lines of the area
+ */
+struct list_view {
+	const struct list_view_ops *ops;
+	int nr;
+	int sel;
+	int top;
+	int y;
+	int height;
+};
+
+void list_view_init(struct list_view *lv, const struct list_view_ops *ops);
+void list_view_set_area(struct list_view *lv, int y, int height);
+void list_view_set_rows(struct list_view *lv, int nr);
+void list_view_select(struct list_view *lv, int row);
+void list_view_select_at_offset(struct list_view *lv, int row, int offset);
+bool list_view_action(struct list_view *lv, enum ui_action act);
+void list_view_scroll(struct list_view *lv, int lines);
+int list_view_row_at(const struct list_view *lv, int y);
+void list_view_draw(struct list_view *lv);
+
+/* ---- the screen ----------------------------------------------------------- */
+
+enum ui_view {
+	UI_VIEW_STACKS,
+	UI_VIEW_TREE,
+};
+
+/* columns of the ranked table */
+enum ui_col {
+	COL_RANK,
+	COL_ID,
+	COL_DELTA,
+	COL_TOTAL,
+	COL_PCT,
+	COL_RATE,
+	COL_DEPTH,
+	COL_EVENT,
+	COL_COMM,
+	COL_FUNC,
+	COL_MAX,
+};
+
+struct sv_row {
+	struct stack *st;
+	int frame;     /* -1: the stack's own row */
+	uint32_t rank; /* index into stack_view.ranked */
+};
+
+/**
+ * struct stack_view - the ranked table
+ * @lv: list widget (first member)
+ * @ranked: the rows of the last ranking (a snapshot: frozen while paused)
+ * @nranked: rows in @ranked
+ * @cap: room in @ranked
+ * @rows: what is on screen: stack rows and their expanded frames
+ * @nrows: rows in @rows
+ * @rcap: room in @rows
+ * @expanded: stack pointer -> 1 for expanded stacks (view state, never in the core)
+ * @cols: column positions for the current width
+ */
+struct stack_view {
+	struct list_view lv;
+	struct rank_row *ranked;
+	size_t nranked;
+	size_t cap;
+	struct sv_row *rows;
+	size_t nrows;
+	size_t rcap;
+	struct hmap expanded;
+	struct col_pos cols[COL_MAX];
+};
+
+struct tnode {
+	uint64_t key;    /* hash of the path from the root */
+	uint64_t sym;    /* symbol start (the merge key) */
+	uint64_t ip;     /* a representative address */
+	uint64_t count;  /* hits through this node */
+	uint64_t self;   /* hits of stacks ending here */
+	uint32_t parent; /* UINT32_MAX for roots */
+	uint32_t first_child;
+	uint32_t next_sibling;
+	uint32_t nchild;
+	uint16_t depth;
+};
+
+/**
+ * struct tree_view - the caller tree
+ * @lv: list widget (first member)
+ * @nodes: all nodes of the last build
+ * @nnodes: nodes used
+ * @ncap: room
+ * @index: path key -> node index
+ * @expanded: path key -> 1 (survives rebuilds)
+ * @rows: node indexes shown, depth-first
+ * @nrows: rows used
+ * @rcap: room
+ * @all: scratch ranking of every matching stack
+ * @allcap: room in @all
+ * @total: hits of all roots
+ */
+struct tree_view {
+	struct list_view lv;
+	struct tnode *nodes;
+	size_t nnodes;
+	size_t ncap;
+	struct hmap index;
+	struct hmap expanded;
+	uint32_t *rows;
+	size_t nrows;
+	size_t rcap;
+	struct rank_row *all;
+	size_t allcap;
+	uint64_t total;
+	uint32_t roots;
+};
+
+enum ui_overlay {
+	OV_NONE,
+	OV_HELP,
+	OV_PICKER,
+};
+
+enum ui_prompt {
+	PR_NONE,
+	PR_SEARCH,
+	PR_FILTER,
+	PR_PID,
+	PR_DELAY,
+};
+
+enum ui_picker {
+	PK_EVENT,
+	PK_SORT,
+};
+
+#define UI_TEXT 128
+#define UI_PICK_MAX 512
+
+struct ui;
+
+/**
+ * struct picker - a pop-up list with a type-to-narrow line
+ * @lv: list widget
+ * @kind: what is picked
+ * @query: typed text
+ * @items: indexes of the items that match @query (-1: "all")
+ * @nitems: count
+ */
+struct picker {
+	struct list_view lv;
+	enum ui_picker kind;
+	char query[UI_TEXT];
+	int items[UI_PICK_MAX];
+	int nitems;
+	struct ui *ui;
+};
+
+struct help_view {
+	struct list_view lv;
+	struct ui *ui;
+};
+
+struct ui {
+	struct session *s;
+	struct stack_table *t;
+	struct ksym *ks;
+	struct ui_opts opts;
+
+	/* what is shown */
+	enum ui_view view;
+	enum ui_overlay overlay;
+	bool delta;
+	bool paused;
+	bool breakdown;
+	bool color;
+	bool utf8;
+	bool too_small;
+	bool dirty;        /* redraw needed */
+	bool rerank;       /* re-rank needed (filters, sort, expand) */
+	int lines, cols;
+	int list_y, list_h;        /* table area */
+	int bd_y, bd_h;            /* breakdown pane */
+	int coltitle_y;
+
+	/* timing */
+	double delay;
+	double next_tick;
+	double last_nav;
+	double last_rank;
+	double rerank_at;          /* debounced re-rank after typing */
+	bool pending;              /* a refresh was held back */
+	size_t seen;               /* stack_table_count() at the last check */
+
+	/* data snapshot */
+	struct session_stats st;
+	struct rank_opts rank;
+	struct rank_summary sum;
+	uint32_t generation;
+	size_t nstacks;
+	size_t shown_k;
+
+	/* filters and search */
+	char filter[UI_TEXT];
+	char search[UI_TEXT];
+	char comm[UI_TEXT];
+	struct symcache *syms;
+	struct hmap skips;         /* stack -> brief_skip() + 1 */
+	struct textmatch fmatch;   /* the \ filter */
+	struct textmatch cmatch;   /* the p comm filter */
+	struct textmatch smatch;   /* the / search */
+
+	/* input line */
+	enum ui_prompt prompt;
+	char input[UI_TEXT];
+	char input_saved[UI_TEXT];
+
+	/* status line */
+	char status[256];
+	bool status_err;
+	double status_until;
+	bool confirm_reset;
+	double confirm_until;
+
+	struct stack_view sv;
+	struct tree_view tv;
+	struct picker pk;
+	struct help_view help;
+};
+
+double ui_now(void);
+attr_t ui_attr(const struct ui *ui, enum ui_color c);
+void ui_status(struct ui *ui, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ui_put(int y, int x, int width, attr_t attr, const char *text);
+
+unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
+
+/* stack_view.c */
+void stack_view_init(struct ui *ui);
+void stack_view_done(struct ui *ui);
+void stack_view_forget(struct ui *ui);
+void stack_view_rank(struct ui *ui, bool live);
+void stack_view_rebuild(struct ui *ui, bool keep_selection);
+void stack_view_layout(struct ui *ui);
+void stack_view_draw_titles(struct ui *ui, int y);
+int stack_view_col_at(struct ui *ui, int x);
+bool stack_view_action(struct ui *ui, enum ui_action act);
+struct stack *stack_view_selected(struct ui *ui);
+void stack_view_draw_breakdown(struct ui *ui);
+bool stack_view_search(struct ui *ui, int dir, bool include_current);
+void stack_view_draw_empty(struct ui *ui);
+
+/* tree_view.c */
+void tree_view_init(struct ui *ui);
+void tree_view_done(struct ui *ui);
+void tree_view_forget(struct ui *ui);
+void tree_view_build(struct ui *ui);
+bool tree_view_action(struct ui *ui, enum ui_action act);
+bool tree_view_search(struct ui *ui, int dir, bool include_current);
+void tree_view_draw_titles(struct ui *ui, int y);
+
+#endif /* STACKTOP_UI_TUI_H */
