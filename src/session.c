@@ -2,17 +2,10 @@
 /*
  * session.c - see session.h.
  *
- * Attribution: ftrace writes a stack record right after the event it
- * belongs to, on the same CPU. An interrupt can slip its own event and
- * stack in between, so each CPU keeps a small stack of events still waiting
- * for their stack record; a stack record pops the most recent one.
- *
- * Kernel stack ids (stackmap mode) resolve through a snapshot of
- * stack_map_bin of the current generation: by_id[] maps an id to the
- * interned stack. An unknown id queues its hit and triggers at most one
- * re-read of the snapshot per drain. A reset bumps the generation and
- * empties by_id[] after the buffers have been drained, so an id read before
- * the reset never resolves through the map read after it.
+ * The session does the I/O; ingest.c turns the pages into counted stacks.
+ * An unknown stack id triggers at most one re-read of the map snapshot per
+ * drain. A reset drains the buffers first, then bumps the generation, so an
+ * id read before the reset never resolves through the map read after it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +23,7 @@
 #include <unistd.h>
 
 #include "evfmt.h"
+#include "ingest.h"
 #include "format.h"
 #include "ksym.h"
 #include "log.h"
@@ -40,30 +34,14 @@
 #include "state.h"
 #include "tfs.h"
 
-#define PENDING_MAX   8
-#define UNRESOLVED_MAX 65536
 #define COMM_SLOTS    4096
 #define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
-
-struct pending_ev {
-	uint16_t event;
-	int32_t pid;
-};
 
 struct cpu_reader {
 	int cpu;
 	int fd;
-	struct pending_ev pend[PENDING_MAX];
-	int npend;
 	uint64_t overrun;
 	uint64_t dropped;
-};
-
-struct unresolved {
-	uint32_t id;
-	uint16_t event;
-	uint16_t cpu;
-	int32_t pid;
 };
 
 struct comm_slot {
@@ -87,12 +65,11 @@ struct session {
 	int ncpus;
 	uint8_t *page;
 
+	struct ingest *ing;
+
 	/* stackmap */
-	struct stack **by_id;
-	uint32_t nby_id;
 	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
-	struct unresolved *unres;
-	uint32_t nunres;
+	uint32_t nprev;
 	bool map_read_this_drain;
 	bool old_abi; /* v1-v3: 64-frame truncation merges stacks */
 	uint64_t last_successes;
@@ -105,10 +82,7 @@ struct session {
 	struct comm_slot *comms;
 	bool cmdlines_read;
 
-	int *pids;
-	int npids;
 	char *traced;
-	uint64_t frames[STACK_MAX_DEPTH];
 };
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
@@ -360,225 +334,42 @@ const char *session_comm(struct session *s, int pid)
 	return "?";
 }
 
-/* ---- record processing ------------------------------------------------------ */
-
-static bool pid_wanted(const struct session *s, int pid)
-{
-	int i;
-
-	if (!s->npids)
-		return true;
-	for (i = 0; i < s->npids; i++)
-		if (s->pids[i] == pid)
-			return true;
-	return false;
-}
-
-static bool take_pending(struct cpu_reader *c, struct pending_ev *ret)
-{
-	if (!c->npend)
-		return false;
-	*ret = c->pend[--c->npend];
-	return true;
-}
-
-static void push_pending(struct cpu_reader *c, uint16_t event, int pid)
-{
-	if (c->npend == PENDING_MAX) {
-		/* an event that never got a stack: forget the oldest */
-		memmove(c->pend, c->pend + 1, (PENDING_MAX - 1) * sizeof(c->pend[0]));
-		c->npend--;
-	}
-	c->pend[c->npend].event = event;
-	c->pend[c->npend].pid = pid;
-	c->npend++;
-}
-
-static void count_stack(struct session *s, struct stack *st, const struct pending_ev *pe, int cpu)
-{
-	if (!pid_wanted(s, pe->pid))
-		return;
-	stack_table_hit(s->table, st, pe->event, (unsigned int)cpu, pe->pid, 1);
-	s->stats.events++;
-}
-
-static void on_kernel_stack(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev)
-{
-	const struct ringbuf_layout *l = &s->fmt->layout;
-	const struct evfmt *f = s->fmt;
-	unsigned int max, n, i;
-	struct pending_ev pe;
-	struct stack *st;
-
-	if ((uint32_t)f->kstack_caller_off >= ev->size)
-		return;
-	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
-	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
-		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
-		if (n > max)
-			n = max;
-	} else {
-		n = max;
-	}
-	if (n > STACK_MAX_DEPTH)
-		n = STACK_MAX_DEPTH;
-	for (i = 0; i < n; i++) {
-		uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off + i * l->long_size);
-
-		/* kernels without `size` end the array with 0 or ULONG_MAX */
-		if (f->kstack_size_off < 0 && (ip == 0 || ip == ~0ULL ||
-					       (l->long_size == 4 && ip == 0xffffffffULL)))
-			break;
-		s->frames[i] = ip;
-	}
-	n = i;
-	if (!take_pending(c, &pe)) {
-		s->stats.orphans++;
-		return;
-	}
-	st = stack_table_intern(s->table, s->frames, n);
-	if (!st)
-		return;
-	if (s->mode == SESSION_STACKMAP) {
-		st->flags |= STACK_F_FALLBACK;
-		s->stats.fallbacks++;
-	}
-	count_stack(s, st, &pe, c->cpu);
-}
-
-static void queue_unresolved(struct session *s, uint32_t id, const struct pending_ev *pe, int cpu)
-{
-	struct unresolved *u;
-
-	if (s->nunres >= UNRESOLVED_MAX) {
-		s->stats.unresolved++;
-		return;
-	}
-	u = &s->unres[s->nunres++];
-	u->id = id;
-	u->event = pe->event;
-	u->cpu = (uint16_t)cpu;
-	u->pid = pe->pid;
-}
-
-static void on_stack_id(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev)
-{
-	const struct ringbuf_layout *l = &s->fmt->layout;
-	struct pending_ev pe;
-	uint32_t id;
-
-	if ((uint32_t)s->fmt->stackid_off + 4 > ev->size)
-		return;
-	id = ringbuf_read_u32(l, ev->data + s->fmt->stackid_off);
-	if (!take_pending(c, &pe)) {
-		s->stats.orphans++;
-		return;
-	}
-	if (id < s->nby_id && s->by_id[id]) {
-		count_stack(s, s->by_id[id], &pe, c->cpu);
-		return;
-	}
-	if (pid_wanted(s, pe.pid))
-		queue_unresolved(s, id, &pe, c->cpu);
-}
-
-static void on_event(struct session *s, struct cpu_reader *c, const struct ringbuf_event *ev,
-		     unsigned int type)
-{
-	int idx = s->fmt->index[type];
-	int pid;
-
-	if (idx == EVFMT_NONE) {
-		idx = evfmt_add_type(s->fmt, s->tfs, (int)type);
-		if (idx < 0)
-			return;
-	}
-	pid = (int)ringbuf_read_u32(&s->fmt->layout, ev->data + s->fmt->pid_off);
-	push_pending(c, (uint16_t)idx, pid);
-}
-
-static void process_page(struct session *s, struct cpu_reader *c, const uint8_t *buf, size_t len)
-{
-	const struct evfmt *f = s->fmt;
-	struct ringbuf_event ev;
-	struct ringbuf_page pg;
-	int r;
-
-	if (ringbuf_page_init(&pg, buf, len, &f->layout) < 0) {
-		s->stats.bad_pages++;
-		return;
-	}
-	if (pg.missed) {
-		s->stats.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
-		c->npend = 0; /* the event before this page's first stack may be gone */
-	}
-	while ((r = ringbuf_page_next(&pg, &ev)) > 0) {
-		unsigned int type;
-
-		if (ev.size < 8)
-			continue;
-		s->stats.records++;
-		type = ringbuf_read_u16(&f->layout, ev.data);
-		if ((int)type == f->stackid_type)
-			on_stack_id(s, c, &ev);
-		else if ((int)type == f->kstack_type)
-			on_kernel_stack(s, c, &ev);
-		else if ((int)type != f->ustack_type && type != 0)
-			on_event(s, c, &ev, type);
-	}
-	if (r < 0)
-		s->stats.bad_pages++;
-}
-
 /* ---- the kernel map --------------------------------------------------------- */
 
-static int map_grow(struct session *s, uint32_t id)
+static int prev_grow(struct session *s, uint32_t id)
 {
-	uint32_t n = s->nby_id ? s->nby_id : 1024;
-	struct stack **nb;
+	uint32_t n = s->nprev ? s->nprev : 1024;
 	uint32_t *np;
 
 	if (id >= MAX_IDS)
 		return -E2BIG;
 	while (n <= id)
 		n *= 2;
-	nb = realloc(s->by_id, n * sizeof(*nb));
-	if (!nb)
-		return -ENOMEM;
-	memset(nb + s->nby_id, 0, (n - s->nby_id) * sizeof(*nb));
-	s->by_id = nb;
 	np = realloc(s->prev_ref, n * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
-	memset(np + s->nby_id, 0, (n - s->nby_id) * sizeof(*np));
+	memset(np + s->nprev, 0, (n - s->nprev) * sizeof(*np));
 	s->prev_ref = np;
-	s->nby_id = n;
+	s->nprev = n;
 	return 0;
 }
 
 static int map_put(struct session *s, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
 {
-	struct stack *st;
+	struct stack *st = ingest_map_put(s->ing, id, ips, nr, s->old_abi);
+	uint32_t d;
 
-	if (id >= s->nby_id && map_grow(s, id) < 0)
+	if (!st || s->mode != SESSION_PASSIVE)
 		return 0; /* an absurd id: ignore the record, keep the rest */
-	st = stack_table_intern(s->table, ips, nr);
-	if (!st)
-		return -ENOMEM;
-	st->flags |= STACK_F_MAPPED;
-	if (s->old_abi && nr >= STACKMAP_MAX_DEPTH)
-		st->flags |= STACK_F_MERGED64;
-	stack_add_id(st, id);
-	s->by_id[id] = st;
-	if (s->mode == SESSION_PASSIVE) {
-		uint32_t prev = s->prev_ref[id];
-		uint32_t d = ref >= prev ? ref - prev : ref;
-
-		if (d)
-			stack_table_hit(s->table, st, 0, 0, -1, d);
-		s->stats.events += d;
-		s->prev_ref[id] = ref;
+	if (id >= s->nprev && prev_grow(s, id) < 0)
+		return 0;
+	/* passive: hits are what ref_count grew by; a smaller one means a reset */
+	d = ref >= s->prev_ref[id] ? ref - s->prev_ref[id] : ref;
+	if (d) {
+		stack_table_hit(s->table, st, 0, 0, -1, d);
+		ingest_stats(s->ing)->events += d;
 	}
+	s->prev_ref[id] = ref;
 	return 0;
 }
 
@@ -625,7 +416,8 @@ static int map_read(struct session *s)
 		free(buf);
 		if (r == 0) {
 			s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
-			s->stats.map_abi = s->old_abi ? s->stats.map_abi : 4;
+			if (!s->old_abi)
+				s->stats.map_abi = 4;
 			if (info.truncated)
 				log_warn("stack_map_bin: snapshot cut short after %u of %u stacks",
 					 info.parsed, info.nr_stacks);
@@ -633,10 +425,14 @@ static int map_read(struct session *s)
 		}
 		log_warn("stack_map_bin: %s; reading stack_map instead",
 			 r == -EPROTO ? "unknown magic or version" : "malformed");
+	} else if (r != -ENOENT) {
+		log_warn("stack_map_bin: %s; reading stack_map instead", strerror(-r));
 	}
 	r = tfs_read(s->tfs, "stack_map", &buf, &len);
-	if (r < 0)
+	if (r < 0) {
+		log_warn("cannot read the stack map: %s", strerror(-r));
 		return r;
+	}
 	r = stackmap_text_parse(buf, len, map_visit_text, s);
 	free(buf);
 	if (r < 0)
@@ -644,42 +440,40 @@ static int map_read(struct session *s)
 	return r < 0 ? r : 0;
 }
 
-static void resolve_unresolved(struct session *s)
+static void resolve_pending(struct session *s)
 {
-	uint32_t i, keep = 0;
-
-	if (!s->nunres)
+	if (!ingest_pending(s->ing))
 		return;
 	if (!s->map_read_this_drain) {
 		s->map_read_this_drain = true;
 		map_read(s);
 	}
-	for (i = 0; i < s->nunres; i++) {
-		struct unresolved *u = &s->unres[i];
-		struct pending_ev pe = { .event = u->event, .pid = u->pid };
-
-		if (u->id < s->nby_id && s->by_id[u->id])
-			count_stack(s, s->by_id[u->id], &pe, u->cpu);
-		else
-			s->unres[keep++] = *u;
-	}
-	/* still unknown after a fresh snapshot: the id is not in this generation's map */
-	s->stats.unresolved += keep;
-	s->nunres = 0;
+	ingest_resolve(s->ing);
 }
 
 /* forget every id of the old generation */
 static void map_new_generation(struct session *s)
 {
-	if (s->by_id)
-		memset(s->by_id, 0, s->nby_id * sizeof(*s->by_id));
+	ingest_new_generation(s->ing);
 	if (s->prev_ref)
-		memset(s->prev_ref, 0, s->nby_id * sizeof(*s->prev_ref));
-	s->nunres = 0;
+		memset(s->prev_ref, 0, s->nprev * sizeof(*s->prev_ref));
 	s->stats.generation++;
 }
 
 /* ---- reading the buffers ------------------------------------------------------ */
+
+static void sync_stats(struct session *s)
+{
+	const struct ingest_stats *is = ingest_stats(s->ing);
+
+	s->stats.events = is->events;
+	s->stats.records = is->records;
+	s->stats.lost = is->lost;
+	s->stats.orphans = is->orphans;
+	s->stats.bad_pages = is->bad_pages;
+	s->stats.fallbacks = is->fallbacks;
+	s->stats.unresolved = is->unresolved;
+}
 
 int session_drain(struct session *s, unsigned int max_pages)
 {
@@ -712,13 +506,15 @@ int session_drain(struct session *s, unsigned int max_pages)
 				continue;
 			pages++;
 			more = true;
-			process_page(s, c, s->page, (size_t)n);
+			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, s->page,
+				    (size_t)n);
 			if (max_pages && pages >= max_pages)
 				break;
 		}
 	}
 	if (s->mode == SESSION_STACKMAP)
-		resolve_unresolved(s);
+		resolve_pending(s);
+	sync_stats(s);
 	return (int)pages;
 }
 
@@ -802,6 +598,7 @@ int session_tick(struct session *s)
 	if (s->mode == SESSION_PASSIVE) {
 		s->map_read_this_drain = false;
 		map_read(s);
+		sync_stats(s);
 	} else {
 		read_cpu_stats(s);
 	}
@@ -842,9 +639,11 @@ int session_tick(struct session *s)
 
 static void zero_counts(struct session *s)
 {
+	/* the table's stacks go away: so must every id pointing at them */
+	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
-	s->stats.events = s->stats.fallbacks = s->stats.unresolved = s->stats.orphans = 0;
-	s->stats.lost = 0;
+	memset(ingest_stats(s->ing), 0, sizeof(struct ingest_stats));
+	sync_stats(s);
 	s->last_events = s->last_fallbacks = s->last_lost = 0;
 }
 
@@ -875,7 +674,7 @@ int session_reset(struct session *s)
 	/* everything recorded under the old map is read and resolved now */
 	session_drain(s, 0);
 	s->map_read_this_drain = false;
-	resolve_unresolved(s);
+	resolve_pending(s);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
 		/* v1-v3 keep the buffer: what is left there belongs to no map */
@@ -1153,6 +952,24 @@ static int setup_stackmap(struct session *s, char *err, size_t errsz)
 	return 0;
 }
 
+static int type_cb(void *ctx, int type)
+{
+	struct session *s = ctx;
+
+	return evfmt_add_type(s->fmt, s->tfs, type);
+}
+
+static unsigned int count_cpus(struct session *s)
+{
+	char **names = NULL;
+	int n = 0;
+
+	if (list_dir(s, "per_cpu", &names, &n) < 0)
+		return 1;
+	free_list(names, n);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
 {
 	struct session *s;
@@ -1170,21 +987,11 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		return -ENOMEM;
 	s->opts = *opts;
 	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
-	s->unres = malloc(UNRESOLVED_MAX * sizeof(*s->unres));
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->comms || !s->unres || !s->table || !s->ksym) {
+	if (!s->comms || !s->table || !s->ksym) {
 		r = -ENOMEM;
 		goto fail;
-	}
-	if (opts->npids) {
-		s->pids = malloc((size_t)opts->npids * sizeof(*s->pids));
-		if (!s->pids) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		memcpy(s->pids, opts->pids, (size_t)opts->npids * sizeof(*s->pids));
-		s->npids = opts->npids;
 	}
 
 	r = tfs_open(opts->tracefs, &s->tfs);
@@ -1238,6 +1045,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	s->stats.mode = s->mode;
+	s->ing = ingest_new(s->fmt, s->table, count_cpus(s));
+	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
+	ingest_set_type_cb(s->ing, type_cb, s);
 	if (uname(&un) == 0)
 		fmt_sanitize(s->stats.kernel, sizeof(s->stats.kernel), un.release,
 			     sizeof(un.release));
@@ -1311,11 +1125,9 @@ void session_close(struct session *s)
 	ksym_free(s->ksym);
 	free(s->cpus);
 	free(s->page);
-	free(s->by_id);
+	ingest_free(s->ing);
 	free(s->prev_ref);
-	free(s->unres);
 	free(s->comms);
-	free(s->pids);
 	free(s->traced);
 	free(s);
 }

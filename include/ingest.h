@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ingest.h - turn ring-buffer pages into counted stacks. The hot path.
+ *
+ * No I/O here: the session reads pages and map snapshots from tracefs and
+ * hands the bytes in; benchmarks and tests hand in pages built in memory.
+ *
+ * Attribution: ftrace writes a stack record right after the event it belongs
+ * to, on the same CPU. An interrupt can slip its own event and stack in
+ * between, so each CPU keeps a small stack of events still waiting for their
+ * stack record; a stack record pops the most recent one. A page that reports
+ * missed events empties the CPU's waiting events (their stacks may be gone).
+ *
+ * Kernel stack ids (stackmap mode) resolve through by_id[], filled from the
+ * map snapshot of the current generation by ingest_map_put(). A record whose
+ * id is not known is queued; the owner re-reads the snapshot (at most once
+ * per drain) and calls ingest_resolve(). ingest_new_generation() forgets
+ * every id: no record read before a reset resolves through the map read
+ * after it.
+ */
+#ifndef STACKTOP_INGEST_H
+#define STACKTOP_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct evfmt;
+struct stack_table;
+struct ingest;
+
+/**
+ * struct ingest_stats - counters since start or the last reset
+ * @events: stack-carrying events counted
+ * @records: ring-buffer records read
+ * @lost: events the pages say were missed (a page with an unknown count adds 1)
+ * @orphans: stack records with no event before them
+ * @bad_pages: pages or records that failed to parse
+ * @fallbacks: full kernel_stack records while in stackmap mode
+ * @unresolved: stack ids not found in the snapshot after a re-read
+ */
+struct ingest_stats {
+	uint64_t events;
+	uint64_t records;
+	uint64_t lost;
+	uint64_t orphans;
+	uint64_t bad_pages;
+	uint64_t fallbacks;
+	uint64_t unresolved;
+};
+
+/**
+ * ingest_new() - a page consumer
+ * @fmt: event formats (borrowed)
+ * @table: where stacks are counted (borrowed)
+ * @ncpus: number of CPU slots (ingest_page()'s @slot is below this)
+ *
+ * Return: the consumer (free with ingest_free()), NULL on OOM.
+ */
+struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus);
+
+/**
+ * ingest_free() - free; NULL is a no-op
+ * @ing: consumer
+ */
+void ingest_free(struct ingest *ing);
+
+/**
+ * ingest_set_stackmap() - count kernel_stack records as map fallbacks
+ * @ing: consumer
+ * @on: stackmap mode
+ */
+void ingest_set_stackmap(struct ingest *ing, bool on);
+
+/**
+ * ingest_set_pids() - count only events of these pids
+ * @ing: consumer
+ * @pids: pids (copied); NULL/0 for all
+ * @n: entries
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ingest_set_pids(struct ingest *ing, const int *pids, int n);
+
+/**
+ * ingest_set_type_cb() - how to name an event type not added to @fmt yet
+ * @ing: consumer
+ * @cb: returns an event index for @type, or negative to ignore the record
+ * @ctx: passed to @cb
+ */
+void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx);
+
+/**
+ * ingest_page() - consume one sub-buffer page
+ * @ing: consumer
+ * @slot: CPU slot (0..ncpus-1), selects the waiting-event stack
+ * @cpu: CPU number recorded with each hit
+ * @buf: the page
+ * @len: bytes read
+ *
+ * Return: 0, or -EBADMSG when the page (or a record in it) was malformed;
+ * everything before the fault is counted.
+ */
+int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
+		size_t len);
+
+/**
+ * ingest_map_put() - one record of a map snapshot: @id now means @ips
+ * @ing: consumer
+ * @id: kernel stack_id
+ * @ips: frames, leaf first
+ * @nr: frames
+ * @old_abi: the snapshot came from an RFC v1-v3 kernel (64-frame merging)
+ *
+ * Return: the interned stack, NULL when @id is absurd or on OOM.
+ */
+struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
+			     bool old_abi);
+
+/**
+ * ingest_pending() - stack ids waiting for a fresher snapshot
+ * @ing: consumer
+ */
+unsigned int ingest_pending(const struct ingest *ing);
+
+/**
+ * ingest_resolve() - count the queued ids the snapshot now knows; the rest
+ * are unresolved (not in this generation's map) and dropped
+ * @ing: consumer
+ *
+ * Return: ids resolved.
+ */
+unsigned int ingest_resolve(struct ingest *ing);
+
+/**
+ * ingest_new_generation() - forget every id and queued record (a reset)
+ * @ing: consumer
+ */
+void ingest_new_generation(struct ingest *ing);
+
+/**
+ * ingest_forget_waiting() - drop the events waiting for stacks on every CPU
+ * @ing: consumer
+ */
+void ingest_forget_waiting(struct ingest *ing);
+
+/**
+ * ingest_stats() - the counters (writable: the session zeroes them on reset)
+ * @ing: consumer
+ */
+struct ingest_stats *ingest_stats(struct ingest *ing);
+
+#endif /* STACKTOP_INGEST_H */

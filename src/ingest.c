@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ingest.c - see ingest.h. No allocation per record; a known stack id
+ * costs one array index, a full stack one hash and one memcmp.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evfmt.h"
+#include "ingest.h"
+#include "ringbuf.h"
+#include "stack_table.h"
+#include "stackmap.h"
+
+#define WAIT_MAX       8
+#define QUEUE_MAX      65536
+#define MAX_IDS	       (1u << 22) /* above any table_size (2^19) */
+
+struct waiting {
+	uint16_t event;
+	int32_t pid;
+};
+
+struct cpu_state {
+	struct waiting w[WAIT_MAX];
+	int n;
+};
+
+struct queued {
+	uint32_t id;
+	uint16_t event;
+	uint16_t cpu;
+	int32_t pid;
+};
+
+struct ingest {
+	struct evfmt *fmt;
+	struct stack_table *table;
+	struct cpu_state *cpus;
+	unsigned int ncpus;
+	bool stackmap;
+	int *pids;
+	int npids;
+	int (*type_cb)(void *ctx, int type);
+	void *type_ctx;
+
+	struct stack **by_id;
+	uint32_t nby_id;
+	struct queued *queue;
+	unsigned int nqueue;
+
+	struct ingest_stats st;
+	uint64_t frames[STACK_MAX_DEPTH];
+};
+
+struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus)
+{
+	struct ingest *ing = calloc(1, sizeof(*ing));
+
+	if (!ing)
+		return NULL;
+	ing->fmt = fmt;
+	ing->table = table;
+	ing->ncpus = ncpus ? ncpus : 1;
+	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
+	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
+	if (!ing->cpus || !ing->queue) {
+		ingest_free(ing);
+		return NULL;
+	}
+	return ing;
+}
+
+void ingest_free(struct ingest *ing)
+{
+	if (!ing)
+		return;
+	free(ing->cpus);
+	free(ing->queue);
+	free(ing->by_id);
+	free(ing->pids);
+	free(ing);
+}
+
+void ingest_set_stackmap(struct ingest *ing, bool on)
+{
+	ing->stackmap = on;
+}
+
+int ingest_set_pids(struct ingest *ing, const int *pids, int n)
+{
+	int *p = NULL;
+
+	if (n > 0) {
+		p = malloc((size_t)n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, pids, (size_t)n * sizeof(*p));
+	}
+	free(ing->pids);
+	ing->pids = p;
+	ing->npids = n > 0 ? n : 0;
+	return 0;
+}
+
+void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx)
+{
+	ing->type_cb = cb;
+	ing->type_ctx = ctx;
+}
+
+struct ingest_stats *ingest_stats(struct ingest *ing)
+{
+	return &ing->st;
+}
+
+static bool pid_wanted(const struct ingest *ing, int pid)
+{
+	int i;
+
+	if (!ing->npids)
+		return true;
+	for (i = 0; i < ing->npids; i++)
+		if (ing->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
+{
+	if (!c->n)
+		return false;
+	*ret = c->w[--c->n];
+	return true;
+}
+
+static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
+{
+	if (c->n == WAIT_MAX) {
+		/* an event that never got its stack: forget the oldest */
+		memmove(c->w, c->w + 1, (WAIT_MAX - 1) * sizeof(c->w[0]));
+		c->n--;
+	}
+	c->w[c->n].event = event;
+	c->w[c->n].pid = pid;
+	c->n++;
+}
+
+static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
+			 unsigned int cpu)
+{
+	if (!pid_wanted(ing, w->pid))
+		return;
+	stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
+	ing->st.events++;
+}
+
+static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			    const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	const struct ringbuf_layout *l = &f->layout;
+	unsigned int max, n, i;
+	struct waiting w;
+	struct stack *st;
+
+	if ((uint32_t)f->kstack_caller_off >= ev->size)
+		return;
+	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
+	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
+		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
+		if (n > max)
+			n = max;
+	} else {
+		n = max;
+	}
+	if (n > STACK_MAX_DEPTH)
+		n = STACK_MAX_DEPTH;
+	if (l->long_size == 8 && !l->big_endian == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) &&
+	    f->kstack_size_off >= 0) {
+		memcpy(ing->frames, ev->data + f->kstack_caller_off, n * 8);
+	} else {
+		for (i = 0; i < n; i++) {
+			uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off +
+								   i * l->long_size);
+
+			/* kernels without `size` end the array with 0 or ULONG_MAX */
+			if (f->kstack_size_off < 0 &&
+			    (ip == 0 || ip == ~0ULL || (l->long_size == 4 && ip == 0xffffffffULL)))
+				break;
+			ing->frames[i] = ip;
+		}
+		n = i;
+	}
+	if (!take_waiting(c, &w)) {
+		ing->st.orphans++;
+		return;
+	}
+	st = stack_table_intern(ing->table, ing->frames, n);
+	if (!st)
+		return;
+	if (ing->stackmap) {
+		st->flags |= STACK_F_FALLBACK;
+		ing->st.fallbacks++;
+	}
+	count(ing, st, &w, cpu);
+}
+
+static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	struct waiting w;
+	uint32_t id;
+
+	if ((uint32_t)f->stackid_off + 4 > ev->size)
+		return;
+	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
+	if (!take_waiting(c, &w)) {
+		ing->st.orphans++;
+		return;
+	}
+	if (id < ing->nby_id && ing->by_id[id]) {
+		count(ing, ing->by_id[id], &w, cpu);
+		return;
+	}
+	if (!pid_wanted(ing, w.pid))
+		return;
+	if (ing->nqueue >= QUEUE_MAX) {
+		ing->st.unresolved++;
+		return;
+	}
+	ing->queue[ing->nqueue].id = id;
+	ing->queue[ing->nqueue].event = w.event;
+	ing->queue[ing->nqueue].cpu = (uint16_t)cpu;
+	ing->queue[ing->nqueue].pid = w.pid;
+	ing->nqueue++;
+}
+
+int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
+		size_t len)
+{
+	const struct evfmt *f = ing->fmt;
+	const struct ringbuf_layout *l = &f->layout;
+	struct cpu_state *c = &ing->cpus[slot < ing->ncpus ? slot : 0];
+	struct ringbuf_event ev;
+	struct ringbuf_page pg;
+	int r;
+
+	if (ringbuf_page_init(&pg, buf, len, l) < 0) {
+		ing->st.bad_pages++;
+		return -EBADMSG;
+	}
+	if (pg.missed) {
+		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
+		c->n = 0;
+	}
+	while ((r = ringbuf_page_next(&pg, &ev)) > 0) {
+		unsigned int type;
+		int idx;
+
+		if (ev.size < 8)
+			continue;
+		ing->st.records++;
+		type = ringbuf_read_u16(l, ev.data);
+		if ((int)type == f->stackid_type) {
+			on_stack_id(ing, c, cpu, &ev);
+			continue;
+		}
+		if ((int)type == f->kstack_type) {
+			on_kernel_stack(ing, c, cpu, &ev);
+			continue;
+		}
+		if ((int)type == f->ustack_type || type == 0)
+			continue;
+		idx = f->index[type];
+		if (idx == EVFMT_NONE) {
+			idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
+			if (idx < 0)
+				continue;
+		}
+		push_waiting(c, (uint16_t)idx,
+			     (int)ringbuf_read_u32(l, ev.data + f->pid_off));
+	}
+	if (r < 0) {
+		ing->st.bad_pages++;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int grow_ids(struct ingest *ing, uint32_t id)
+{
+	uint32_t n = ing->nby_id ? ing->nby_id : 1024;
+	struct stack **nb;
+
+	if (id >= MAX_IDS)
+		return -E2BIG;
+	while (n <= id)
+		n *= 2;
+	nb = realloc(ing->by_id, n * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	memset(nb + ing->nby_id, 0, (n - ing->nby_id) * sizeof(*nb));
+	ing->by_id = nb;
+	ing->nby_id = n;
+	return 0;
+}
+
+struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
+			     bool old_abi)
+{
+	struct stack *st;
+
+	if (id >= ing->nby_id && grow_ids(ing, id) < 0)
+		return NULL;
+	st = stack_table_intern(ing->table, ips, nr);
+	if (!st)
+		return NULL;
+	st->flags |= STACK_F_MAPPED;
+	if (old_abi && nr >= STACKMAP_MAX_DEPTH)
+		st->flags |= STACK_F_MERGED64;
+	stack_add_id(st, id);
+	ing->by_id[id] = st;
+	return st;
+}
+
+unsigned int ingest_pending(const struct ingest *ing)
+{
+	return ing->nqueue;
+}
+
+unsigned int ingest_resolve(struct ingest *ing)
+{
+	unsigned int i, done = 0;
+
+	for (i = 0; i < ing->nqueue; i++) {
+		const struct queued *q = &ing->queue[i];
+		struct waiting w = { .event = q->event, .pid = q->pid };
+
+		if (q->id < ing->nby_id && ing->by_id[q->id]) {
+			count(ing, ing->by_id[q->id], &w, q->cpu);
+			done++;
+		} else {
+			/* not in a snapshot read after it: never guess */
+			ing->st.unresolved++;
+		}
+	}
+	ing->nqueue = 0;
+	return done;
+}
+
+void ingest_new_generation(struct ingest *ing)
+{
+	if (ing->by_id)
+		memset(ing->by_id, 0, ing->nby_id * sizeof(*ing->by_id));
+	ing->nqueue = 0;
+}
+
+void ingest_forget_waiting(struct ingest *ing)
+{
+	unsigned int i;
+
+	for (i = 0; i < ing->ncpus; i++)
+		ing->cpus[i].n = 0;
+}
