@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-ingest.c - attribution of stack records to events, stack id
+ * resolution and the generation rule, on pages built in memory.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "ingest.h"
+#include "pagegen.h"
+#include "stack_table.h"
+
+struct fx {
+	struct evfmt fmt;
+	struct stack_table *t;
+	struct ingest *ing;
+	struct pagegen pg;
+};
+
+static const uint64_t A[] = { 0xffffffff81001000, 0xffffffff81002000, 0xffffffff81003000 };
+static const uint64_t B[] = { 0xffffffff81004000, 0xffffffff81005000 };
+static const uint64_t IRQ[] = { 0xffffffff81009000 };
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	pagegen_init_fmt(&fx->fmt);
+	fx->t = stack_table_new();
+	fx->ing = ingest_new(&fx->fmt, fx->t, 2);
+	*state = fx;
+	return fx->t && fx->ing ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	ingest_free(fx->ing);
+	stack_table_free(fx->t);
+	free(fx);
+	return 0;
+}
+
+static struct stack *find(struct fx *fx, const uint64_t *ips, unsigned int n)
+{
+	size_t before = stack_table_count(fx->t);
+	struct stack *s = stack_table_intern(fx->t, ips, n);
+
+	/* interning must not have created it: it was counted before */
+	assert_int_equal(stack_table_count(fx->t), before);
+	return s;
+}
+
+static uint64_t hits_of(const struct stack *s, unsigned int event, int pid)
+{
+	const struct stack_attr *a;
+	uint64_t n = 0;
+
+	for (a = s->attrs; a; a = a->next)
+		if (a->event == event && (pid < 0 || a->pid == pid))
+			n += a->total;
+	return n;
+}
+
+static void test_ingest_event_then_stack(void **state)
+{
+	struct fx *fx = *state;
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_finish(&fx->pg, 0);
+
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(stack_table_count(fx->t), 2);
+	assert_int_equal(find(fx, A, 3)->total, 2);
+	assert_int_equal(hits_of(find(fx, A, 3), 0, 10), 2);
+	assert_int_equal(hits_of(find(fx, B, 2), 1, 11), 1);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	assert_int_equal(ingest_stats(fx->ing)->records, 6);
+	assert_int_equal(ingest_stats(fx->ing)->fallbacks, 0);
+}
+
+/* an interrupt's event and stack land between an event and its stack */
+static void test_ingest_nested_interrupt(void **state)
+{
+	struct fx *fx = *state;
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 10); /* irq event, same task */
+	pagegen_kstack(&fx->pg, 10, IRQ, 1);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_finish(&fx->pg, 0);
+
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(hits_of(find(fx, IRQ, 1), 1, -1), 1);
+	assert_int_equal(hits_of(find(fx, IRQ, 1), 0, -1), 0);
+	assert_int_equal(hits_of(find(fx, A, 3), 0, -1), 1);
+	assert_int_equal(hits_of(find(fx, A, 3), 1, -1), 0);
+}
+
+/* each CPU has its own waiting events; the stack spans a page boundary */
+static void test_ingest_per_cpu_and_across_pages(void **state)
+{
+	struct fx *fx = *state;
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 20);
+	pagegen_kstack(&fx->pg, 20, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 1, 1, fx->pg.buf, fx->pg.len), 0);
+
+	pagegen_start(&fx->pg, 200);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	assert_int_equal(hits_of(find(fx, A, 3), 0, 10), 1);
+	assert_int_equal(hits_of(find(fx, B, 2), 1, 20), 1);
+	assert_int_equal(find(fx, B, 2)->attrs->cpu, 1);
+}
+
+/* a stack with no event before it, and a page after lost events */
+static void test_ingest_orphans_and_missed(void **state)
+{
+	struct fx *fx = *state;
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 1);
+	assert_int_equal(stack_table_count(fx->t), 0);
+
+	/* events were lost before this page: the waiting event is not this stack's */
+	pagegen_start(&fx->pg, 200);
+	pagegen_kstack(&fx->pg, 10, B, 2);
+	pagegen_finish(&fx->pg, 1ull << 31);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 2);
+	assert_int_equal(ingest_stats(fx->ing)->lost, 1);
+	assert_int_equal(stack_table_count(fx->t), 0);
+}
+
+static void test_ingest_pid_filter(void **state)
+{
+	struct fx *fx = *state;
+	int pids[] = { 11 };
+
+	assert_int_equal(ingest_set_pids(fx->ing, pids, 1), 0);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+}
+
+static void test_ingest_stack_ids(void **state)
+{
+	struct fx *fx = *state;
+	struct stack *a;
+
+	ingest_set_stackmap(fx->ing, true);
+	/* two ids of one stack (the kernel's cmpxchg race) */
+	a = ingest_map_put(fx->ing, 42, A, 3, false);
+	assert_ptr_equal(ingest_map_put(fx->ing, 4025, A, 3, false), a);
+	assert_int_equal(a->nids, 2);
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 42);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 4025);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 12);
+	pagegen_stackid(&fx->pg, 12, 7); /* not in the snapshot yet */
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2); /* a fallback: pool full or too deep */
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	assert_int_equal(a->total, 2);
+	assert_int_equal(ingest_pending(fx->ing), 1);
+	assert_int_equal(ingest_stats(fx->ing)->fallbacks, 1);
+	assert_true(find(fx, B, 2)->flags & STACK_F_FALLBACK);
+
+	/* a fresh snapshot knows id 7 */
+	ingest_map_put(fx->ing, 7, IRQ, 1, false);
+	assert_int_equal(ingest_resolve(fx->ing), 1);
+	assert_int_equal(hits_of(find(fx, IRQ, 1), 1, 12), 1);
+	assert_int_equal(ingest_stats(fx->ing)->unresolved, 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+}
+
+/* after a reset, an id of the old map never resolves through the new one */
+static void test_ingest_generation(void **state)
+{
+	struct fx *fx = *state;
+
+	ingest_map_put(fx->ing, 42, A, 3, false);
+	ingest_new_generation(fx->ing);
+	/* a stale record with id 42 is still in the buffer (v2/v3 keep it) */
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 42);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(find(fx, A, 3)->total, 0);
+	/* the new map reuses 42 for another stack: the stale record is not counted there */
+	ingest_new_generation(fx->ing); /* the owner drains and resets before reading */
+	ingest_map_put(fx->ing, 42, B, 2, false);
+	assert_int_equal(ingest_resolve(fx->ing), 0);
+	assert_int_equal(stack_table_intern(fx->t, B, 2)->total, 0);
+}
+
+static void test_ingest_old_abi_64(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t deep[64];
+	struct stack *s;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		deep[i] = 0xffffffff81000000ull + (uint64_t)i;
+	s = ingest_map_put(fx->ing, 1, deep, 64, true);
+	assert_true(s->flags & STACK_F_MERGED64);
+	assert_true(s->flags & STACK_F_MAPPED);
+	assert_null(ingest_map_put(fx->ing, 1u << 30, A, 3, false)); /* absurd id */
+}
+
+static void test_ingest_bad_page(void **state)
+{
+	struct fx *fx = *state;
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_finish(&fx->pg, 0);
+	/* a truncated read: the commit says more than we have */
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, 20), -EBADMSG);
+	assert_int_equal(ingest_stats(fx->ing)->bad_pages, 1);
+	assert_int_equal(stack_table_count(fx->t), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ingest_event_then_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_nested_interrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_old_abi_64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
