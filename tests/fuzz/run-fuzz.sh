@@ -11,7 +11,8 @@
 # failure, 77 (skip) when clang or its fuzzer runtime is missing.
 #
 # Environment: CC_FUZZ (default clang), FUZZ_WORKDIR (default a new
-# directory under /tmp, kept so that crash artifacts can be inspected),
+# directory under /tmp, removed after a clean run and kept after a failure
+# so that crash artifacts can be inspected),
 # FUZZ_ONLY (space-separated harness names to run a subset).
 
 set -u
@@ -168,4 +169,8 @@ done
 echo
 echo "fuzz summary (${secs}s each, work dir $work):"
 printf '  %s\n' "${summary[@]}"
+# keep the work dir when asked to, or when there is something to look at
+if [ -z "${FUZZ_WORKDIR:-}" ] && [ $status -eq 0 ]; then
+	rm -rf "$work"
+fi
 exit $status
