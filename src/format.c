@@ -240,8 +240,8 @@ static void out_scaled(struct out *o, uint64_t hundredths, const char *unit)
 		out_printf(o, "%" PRIu64 ".%02" PRIu64 "%s", hundredths / 100, hundredths % 100,
 			   unit);
 	else if (hundredths < 10000)
-		out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100,
-			   (hundredths / 10) % 10, unit);
+		out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100, (hundredths / 10) % 10,
+			   unit);
 	else
 		out_printf(o, "%" PRIu64 "%s", hundredths / 100, unit);
 }

@@ -192,8 +192,7 @@ static bool parse_hex(const char *s, const char *e, uint64_t *ret)
 }
 
 /* "stack_id %u [ref %u, depth %u]" */
-static bool parse_header(const char *s, const char *e, uint32_t *id, uint32_t *ref,
-			 uint32_t *depth)
+static bool parse_header(const char *s, const char *e, uint32_t *id, uint32_t *ref, uint32_t *depth)
 {
 	struct cursor c = { s, e };
 
@@ -258,7 +257,8 @@ static bool parse_frame_body(const char *s, const char *e, struct stackmap_frame
 
 		if (plus == s)
 			return false;
-		if (slash && parse_hex(plus + 1, slash, &f->off) && parse_hex(slash + 1, e, &size)) {
+		if (slash && parse_hex(plus + 1, slash, &f->off) &&
+		    parse_hex(slash + 1, e, &size)) {
 			f->sym = s;
 			f->sym_len = (size_t)(plus - s);
 			return true;
