@@ -23,10 +23,15 @@ struct arena_chunk {
 	_Alignas(8) unsigned char data[];
 };
 
+struct arena {
+	struct arena_chunk *last;  /* where allocations go */
+	struct arena_chunk *first; /* oldest, for insertion-order walks */
+	size_t bytes;
+};
+
 struct stack_table {
-	struct arena_chunk *chunks;    /* newest first */
-	struct arena_chunk *first;     /* oldest, for insertion-order walks */
-	size_t arena_bytes;
+	struct arena stacks; /* only stacks: walked in order by rank */
+	struct arena attrs;
 
 	struct stack **slots;
 	size_t nslots; /* power of two */
@@ -43,9 +48,9 @@ struct stack_table {
 	uint64_t hits_last;
 };
 
-static void *arena_alloc(struct stack_table *t, size_t size)
+static void *arena_alloc(struct arena *a, size_t size)
 {
-	struct arena_chunk *c = t->chunks;
+	struct arena_chunk *c = a->last;
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
@@ -58,29 +63,34 @@ static void *arena_alloc(struct stack_table *t, size_t size)
 		c->next = NULL;
 		c->used = 0;
 		c->size = csize;
-		/* keep a forward list too: chunks are walked oldest first */
-		if (t->chunks)
-			t->chunks->next = c;
+		/* a forward list: chunks are walked oldest first */
+		if (a->last)
+			a->last->next = c;
 		else
-			t->first = c;
-		t->chunks = c;
-		t->arena_bytes += sizeof(*c) + csize;
+			a->first = c;
+		a->last = c;
+		a->bytes += sizeof(*c) + csize;
 	}
 	p = c->data + c->used;
 	c->used += size;
 	return p;
 }
 
-static void arena_free_all(struct stack_table *t)
+static void arena_free_all(struct arena *a)
 {
-	struct arena_chunk *c = t->first, *next;
+	struct arena_chunk *c = a->first, *next;
 
 	for (; c; c = next) {
 		next = c->next;
 		free(c);
 	}
-	t->first = t->chunks = NULL;
-	t->arena_bytes = 0;
+	a->first = a->last = NULL;
+	a->bytes = 0;
+}
+
+static inline size_t stack_size(unsigned int depth)
+{
+	return (sizeof(struct stack) + depth * sizeof(uint64_t) + 7) & ~(size_t)7;
 }
 
 struct stack_table *stack_table_new(void)
@@ -106,7 +116,8 @@ void stack_table_free(struct stack_table *t)
 {
 	if (!t)
 		return;
-	arena_free_all(t);
+	arena_free_all(&t->stacks);
+	arena_free_all(&t->attrs);
 	free(t->slots);
 	free(t->aslots);
 	free(t);
@@ -180,7 +191,7 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 		for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
 			;
 	}
-	s = arena_alloc(t, sizeof(*s) + depth * sizeof(*ips));
+	s = arena_alloc(&t->stacks, stack_size(depth));
 	if (!s)
 		return NULL;
 	memset(s, 0, sizeof(*s));
@@ -267,7 +278,7 @@ static struct stack_attr *attr_get(struct stack_table *t, struct stack *s, unsig
 		for (i = h & mask; t->aslots[i]; i = (i + 1) & mask)
 			;
 	}
-	a = arena_alloc(t, sizeof(*a));
+	a = arena_alloc(&t->attrs, sizeof(*a));
 	if (!a)
 		return NULL;
 	memset(a, 0, sizeof(*a));
@@ -331,7 +342,8 @@ void stack_table_tick(struct stack_table *t)
 
 void stack_table_clear(struct stack_table *t)
 {
-	arena_free_all(t);
+	arena_free_all(&t->stacks);
+	arena_free_all(&t->attrs);
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	memset(t->aslots, 0, t->naslots * sizeof(*t->aslots));
 	t->nstacks = 0;
@@ -363,7 +375,7 @@ uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta)
 
 size_t stack_table_memory(const struct stack_table *t)
 {
-	return sizeof(*t) + t->arena_bytes + t->nslots * sizeof(*t->slots) +
+	return sizeof(*t) + t->stacks.bytes + t->attrs.bytes + t->nslots * sizeof(*t->slots) +
 	       t->naslots * sizeof(*t->aslots);
 }
 
@@ -384,16 +396,21 @@ uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *
 
 int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *ctx), void *ctx)
 {
-	size_t i;
+	const struct arena_chunk *c;
 	int r;
 
-	/* slot order is stable between inserts and cheap to walk */
-	for (i = 0; i < t->nslots; i++) {
-		if (!t->slots[i])
-			continue;
-		r = fn(t->slots[i], ctx);
-		if (r)
-			return r;
+	/* the stack arena holds nothing but stacks: walk it front to back */
+	for (c = t->stacks.first; c; c = c->next) {
+		size_t off = 0;
+
+		while (off < c->used) {
+			struct stack *s = (struct stack *)(void *)(c->data + off);
+
+			r = fn(s, ctx);
+			if (r)
+				return r;
+			off += stack_size(s->depth);
+		}
 	}
 	return 0;
 }
