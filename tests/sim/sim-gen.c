@@ -1146,6 +1146,20 @@ static void flags_for(struct fire *f)
 		f->flags |= 0x09;
 }
 
+/* An event that can happen in hard interrupt context, if one is enabled. */
+static int pick_irq_event(void)
+{
+	static const enum sim_ev order[] = { SIM_EV_IRQ_ENTRY, SIM_EV_HRTIMER_ENTRY,
+					     SIM_EV_SCHED_WAKING, SIM_EV_SCHED_WAKEUP,
+					     SIM_EV_KMALLOC, SIM_EV_KFREE };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (sim_inst_fireable(order[i]) && sim.ev_nstacks[order[i]])
+			return order[i];
+	return -1;
+}
+
 static void fire(struct fire *f, bool may_nest)
 {
 	struct sim_inst *in, *hit[64];
@@ -1167,7 +1181,7 @@ static void fire(struct fire *f, bool may_nest)
 	if (may_nest && sim.cfg.nest_p > 0 && sim_frand() < sim.cfg.nest_p) {
 		/* An interrupt between the event and its stack. */
 		struct fire irq = { .cpu = f->cpu };
-		int ev = sim_inst_fireable(SIM_EV_IRQ_ENTRY) ? SIM_EV_IRQ_ENTRY : pick_event();
+		int ev = pick_irq_event();
 
 		if (ev >= 0) {
 			irq.ev = ev;
