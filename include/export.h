@@ -54,6 +54,19 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool delta);
 
 /**
+ * export_json() - one batch iteration as a JSON object on one line: the
+ * header counters and every matching stack (up to @o->top) with its ids,
+ * counts, flags, frames as hex and as symbols, and hits per event
+ * @f: output
+ * @s: session
+ * @o: what to show (@o->expand is ignored: every row carries its frames)
+ * @iteration: 1-based iteration number
+ *
+ * Return: 0 or -errno (write error).
+ */
+int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration);
+
+/**
  * export_create_file() - create a new file for writing, safely
  * @path: file to create; must not exist; a symlink is never followed
  *

@@ -21,6 +21,8 @@
 #ifndef STACKTOP_INGEST_H
 #define STACKTOP_INGEST_H
 
+#define INGEST_QUEUE_MAX 65536 /* queued ids before the owner must resolve */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,6 +118,33 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
  */
 struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
 			     bool old_abi);
+
+/**
+ * ingest_set_defer() - queue every stack id record, known or not
+ * @ing: consumer
+ * @on: defer
+ *
+ * With deferral the owner decides when ids are resolved: after it has
+ * checked (through stack_map_stat) that no reset happened since the
+ * records were read. A reset by another program can then never make an old
+ * id resolve through the new map.
+ */
+void ingest_set_defer(struct ingest *ing, bool on);
+
+/**
+ * ingest_needs_map() - whether a queued id is missing from the snapshot
+ * @ing: consumer
+ */
+bool ingest_needs_map(const struct ingest *ing);
+
+/**
+ * ingest_drop_pending() - count every queued id as unresolved and drop it
+ * (their generation cannot be told: a reset happened while they were read)
+ * @ing: consumer
+ *
+ * Return: ids dropped.
+ */
+unsigned int ingest_drop_pending(struct ingest *ing);
 
 /**
  * ingest_pending() - stack ids waiting for a fresher snapshot

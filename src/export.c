@@ -189,6 +189,106 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 	return r < 0 ? r : c.lines;
 }
 
+static void json_str(FILE *f, const char *str)
+{
+	const unsigned char *p = (const unsigned char *)str;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	const struct session_stats *st = session_stats(s);
+	struct stack_table *t = session_table(s);
+	struct ksym *ks = session_ksym(s);
+	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
+	struct rank_summary sum;
+	struct rank_row *rows;
+	size_t n, i;
+
+	rows = calloc((size_t)top, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
+	fprintf(f, "{\"iteration\":%d,\"mode\":\"%s\",\"interval\":%.3f,", iteration,
+		session_mode_name(st->mode), st->interval_sec);
+	fprintf(f, "\"events\":");
+	json_str(f, session_traced(s));
+	fprintf(f,
+		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
+		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
+		"\"bad_pages\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
+		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s",
+		(unsigned long long)st->events, (unsigned long long)st->events_delta,
+		stack_table_count(t), sum.matched, (unsigned long long)st->lost,
+		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
+		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
+		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
+		st->generation, st->tracing_on ? "true" : "false",
+		st->stackmap_on ? "true" : "false");
+	if (st->have_map_stat)
+		fprintf(f,
+			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
+			"\"successes\":%llu,\"drops\":%llu,\"success_rate\":%d}",
+			(unsigned long long)st->map.entries, (unsigned long long)st->map.capacity,
+			(unsigned long long)st->map.table_size,
+			(unsigned long long)st->map.successes, (unsigned long long)st->map.drops,
+			st->map.success_rate);
+	fprintf(f, ",\"stacks\":[");
+	for (i = 0; i < n; i++) {
+		const struct stack *sk = rows[i].stack;
+		const struct stack_attr *a;
+		unsigned int j;
+
+		fprintf(f, "%s{\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[", i ? "," : "",
+			(unsigned long long)rows[i].total, (unsigned long long)rows[i].delta,
+			sk->depth);
+		for (j = 0; j < sk->nids; j++)
+			fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
+		fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+			"\"cut\":%s,\"frames\":[",
+			sk->flags & STACK_F_MOREIDS ? "true" : "false",
+			sk->flags & STACK_F_FALLBACK ? "true" : "false",
+			sk->flags & STACK_F_MAPPED ? "true" : "false",
+			sk->flags & STACK_F_MERGED64 ? "true" : "false",
+			sk->flags & STACK_F_CUT ? "true" : "false");
+		for (j = 0; j < sk->depth; j++)
+			fprintf(f, "%s\"0x%llx\"", j ? "," : "", (unsigned long long)sk->ips[j]);
+		fprintf(f, "],\"symbols\":[");
+		for (j = 0; j < sk->depth; j++) {
+			char fr[320];
+
+			fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+			if (j)
+				fputc(',', f);
+			json_str(f, fr);
+		}
+		fprintf(f, "],\"by\":[");
+		for (a = sk->attrs; a; a = a->next) {
+			fprintf(f, "{\"event\":");
+			json_str(f, session_event(s, a->event));
+			fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
+			json_str(f, session_comm(s, a->pid));
+			fprintf(f, ",\"total\":%llu,\"delta\":%u}%s", (unsigned long long)a->total,
+				stack_attr_delta(t, a), a->next ? "," : "");
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}\n");
+	free(rows);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
 FILE *export_create_file(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -14,7 +14,7 @@
 #include "stackmap.h"
 
 #define WAIT_MAX       8
-#define QUEUE_MAX      65536
+#define QUEUE_MAX      INGEST_QUEUE_MAX
 #define MAX_IDS	       (1u << 22) /* above any table_size (2^19) */
 
 struct waiting {
@@ -40,6 +40,7 @@ struct ingest {
 	struct cpu_state *cpus;
 	unsigned int ncpus;
 	bool stackmap;
+	bool defer;
 	int *pids;
 	int npids;
 	int (*type_cb)(void *ctx, int type);
@@ -221,7 +222,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.orphans++;
 		return;
 	}
-	if (id < ing->nby_id && ing->by_id[id]) {
+	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
 		return;
 	}
@@ -324,6 +325,30 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 	stack_add_id(st, id);
 	ing->by_id[id] = st;
 	return st;
+}
+
+void ingest_set_defer(struct ingest *ing, bool on)
+{
+	ing->defer = on;
+}
+
+bool ingest_needs_map(const struct ingest *ing)
+{
+	unsigned int i;
+
+	for (i = 0; i < ing->nqueue; i++)
+		if (ing->queue[i].id >= ing->nby_id || !ing->by_id[ing->queue[i].id])
+			return true;
+	return false;
+}
+
+unsigned int ingest_drop_pending(struct ingest *ing)
+{
+	unsigned int n = ing->nqueue;
+
+	ing->st.unresolved += n;
+	ing->nqueue = 0;
+	return n;
 }
 
 unsigned int ingest_pending(const struct ingest *ing)

@@ -37,6 +37,7 @@ struct args {
 	bool mouse;
 	bool color;
 	bool folded;
+	bool json;
 	bool cumulative;
 	enum rank_key sort;
 	const char *event_filter;
@@ -55,6 +56,7 @@ enum {
 	OPT_EXPAND,
 	OPT_SORT,
 	OPT_FOLDED,
+	OPT_JSON,
 	OPT_CUMULATIVE,
 	OPT_PRINT_KEYS,
 };
@@ -81,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "expand", required_argument, NULL, OPT_EXPAND },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
 	{ "print-keys", no_argument, NULL, OPT_PRINT_KEYS },
 	{ NULL, 0, NULL, 0 },
@@ -105,6 +108,8 @@ static void usage(FILE *f)
 		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
 		"      --cumulative        rank by total hits instead of the last interval\n"
 		"      --folded            batch: print folded stacks (flame graph input)\n"
+		"      --json              batch: one JSON object per refresh (every stack\n"
+		"                          with frames, ids, counts per event/cpu/pid)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
 		"      --reset-first       reset the kernel map (and counts) at start\n"
 		"      --tracefs DIR       tracefs root (default: find or mount it)\n"
@@ -325,6 +330,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_FOLDED:
 			a->folded = true;
 			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
 			break;
@@ -384,6 +392,8 @@ static int run_batch(struct session *s, const struct args *a)
 		session_tick(s);
 		if (a->folded)
 			r = export_folded(stdout, s, &ro.rank, ro.delta);
+		else if (a->json)
+			r = export_json(stdout, s, &ro, (int)i);
 		else
 			r = export_report(stdout, s, &ro, (int)i);
 		if (r < 0) {

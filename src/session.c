@@ -71,8 +71,8 @@ struct session {
 	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
 	uint32_t nprev;
 	bool map_read_this_drain;
+	bool discard_ids; /* old-ABI buffer holds ids of an unknown generation */
 	bool old_abi; /* v1-v3: 64-frame truncation merges stacks */
-	uint64_t last_successes;
 
 	struct session_stats stats;
 	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
@@ -440,15 +440,83 @@ static int map_read(struct session *s)
 	return r < 0 ? r : 0;
 }
 
-static void resolve_pending(struct session *s)
+/*
+ * Read stack_map_stat: returns 1 when the map's counters went down since
+ * the last read (somebody reset it), 0 when not, negative on error.
+ */
+static int map_stat_check(struct session *s)
+{
+	struct stackmap_stat st;
+	char *buf;
+	int r, reset = 0;
+
+	r = tfs_read(s->tfs, "stack_map_stat", &buf, NULL);
+	if (r < 0) {
+		s->stats.have_map_stat = false;
+		return r;
+	}
+	r = stackmap_stat_parse(buf, &st);
+	free(buf);
+	if (r < 0)
+		return r;
+	if (s->stats.have_map_stat &&
+	    (st.successes < s->stats.map.successes || st.entries < s->stats.map.entries ||
+	     st.drops < s->stats.map.drops))
+		reset = 1;
+	s->stats.map = st;
+	s->stats.have_map_stat = true;
+	if (st.v1_names)
+		s->stats.map_abi = 1;
+	return reset;
+}
+
+/* forward: a reset means a new generation */
+static void map_new_generation(struct session *s);
+
+/*
+ * Resolve the ids read since the last checkpoint, but only if the map was
+ * not reset meanwhile: the records could then belong to either generation,
+ * and a guess could attribute hits to the wrong stack. Those are counted as
+ * unresolved instead.
+ */
+/*
+ * Somebody else reset the map. Ids read since the last check may belong to
+ * either generation: drop them. On v1-v3 the reset kept the ring buffer,
+ * so the ids still in it are as ambiguous: drop those too, up to the end of
+ * the next complete drain. (v4 wiped the buffer with the map.)
+ */
+static void external_reset(struct session *s)
+{
+	unsigned int n = ingest_drop_pending(s->ing);
+
+	log_warn("the stack map was reset by another program: new generation (%u ids dropped)", n);
+	map_new_generation(s);
+	if (s->old_abi || s->stats.map_abi == 1)
+		s->discard_ids = true;
+}
+
+static void checkpoint(struct session *s)
 {
 	if (!ingest_pending(s->ing))
 		return;
-	if (!s->map_read_this_drain) {
+	if (map_stat_check(s) == 1) {
+		external_reset(s);
+		return;
+	}
+	if (s->discard_ids) {
+		ingest_drop_pending(s->ing);
+		return;
+	}
+	if (ingest_needs_map(s->ing) && !s->map_read_this_drain) {
 		s->map_read_this_drain = true;
 		map_read(s);
 	}
 	ingest_resolve(s->ing);
+}
+
+static void resolve_pending(struct session *s)
+{
+	checkpoint(s);
 }
 
 /* forget every id of the old generation */
@@ -484,6 +552,8 @@ int session_drain(struct session *s, unsigned int max_pages)
 	s->map_read_this_drain = false;
 	if (s->mode == SESSION_PASSIVE)
 		return 0;
+	if (s->mode == SESSION_STACKMAP && map_stat_check(s) == 1)
+		external_reset(s);
 	/* round-robin one page per CPU so no CPU starves under the budget */
 	while (more && (!max_pages || pages < max_pages)) {
 		more = false;
@@ -508,12 +578,17 @@ int session_drain(struct session *s, unsigned int max_pages)
 			more = true;
 			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, s->page,
 				    (size_t)n);
+			if (ingest_pending(s->ing) > INGEST_QUEUE_MAX - 1024)
+				checkpoint(s);
 			if (max_pages && pages >= max_pages)
 				break;
 		}
 	}
-	if (s->mode == SESSION_STACKMAP)
+	if (s->mode == SESSION_STACKMAP) {
 		resolve_pending(s);
+		if (!more)
+			s->discard_ids = false; /* the buffer was read to its end */
+	}
 	sync_stats(s);
 	return (int)pages;
 }
@@ -548,29 +623,10 @@ static void read_cpu_stats(struct session *s)
 
 static void read_map_stat(struct session *s)
 {
-	struct stackmap_stat st;
-	char *buf;
-
 	if (s->mode != SESSION_STACKMAP && s->mode != SESSION_PASSIVE)
 		return;
-	if (tfs_read(s->tfs, "stack_map_stat", &buf, NULL) < 0) {
-		s->stats.have_map_stat = false;
-		return;
-	}
-	if (stackmap_stat_parse(buf, &st) == 0) {
-		/* counters only fall when somebody reset the map behind our back */
-		if (s->stats.have_map_stat && st.successes < s->last_successes &&
-		    s->mode == SESSION_STACKMAP) {
-			log_warn("stack map was reset by another program: new generation");
-			map_new_generation(s);
-		}
-		s->last_successes = st.successes;
-		s->stats.map = st;
-		s->stats.have_map_stat = true;
-		if (st.v1_names)
-			s->stats.map_abi = 1;
-	}
-	free(buf);
+	if (map_stat_check(s) == 1 && s->mode == SESSION_STACKMAP)
+		external_reset(s);
 }
 
 int session_tick(struct session *s)
@@ -677,11 +733,17 @@ int session_reset(struct session *s)
 	resolve_pending(s);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
-		/* v1-v3 keep the buffer: what is left there belongs to no map */
+		/*
+		 * v1-v3 keep the buffer: a record committed after the drain above
+		 * belongs to the old map; the counts restart anyway, so read it
+		 * away without resolving it through the new one.
+		 */
+		s->stats.have_map_stat = false; /* the counters restart from 0 */
+		s->discard_ids = true;
 		session_drain(s, 0);
+		s->discard_ids = false;
 		map_new_generation(s);
 		zero_counts(s);
-		s->last_successes = 0;
 	}
 	if (was_on) {
 		r2 = tfs_write(s->tfs, "tracing_on", "1");
@@ -1051,6 +1113,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
+	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, type_cb, s);
 	if (uname(&un) == 0)
 		fmt_sanitize(s->stats.kernel, sizeof(s->stats.kernel), un.release,
