@@ -791,7 +791,8 @@ static int write_stack_map(const char *buf, size_t len)
 	}
 	if (!is_reset_v2(buf, len))
 		return -EINVAL;
-	if (sim.insts->tracing_on)
+	/* v2+: tracing on, or a concurrent reset (the reset-busy control) */
+	if (sim.insts->tracing_on || sim.reset_busy)
 		return -EBUSY;
 	sim_map_reset(sim.cfg.abi >= 4);
 	return 0;
@@ -864,6 +865,8 @@ static int control_cmd(char *line)
 	} else if (!strcmp(argv[0], "clear")) {
 		for (in = sim.insts; in; in = in->next)
 			sim_inst_clear(in);
+	} else if (!strcmp(argv[0], "reset-busy") && argc == 2) {
+		sim.reset_busy = atoi(argv[1]) != 0;
 	} else if (!strcmp(argv[0], "truth-clear")) {
 		sim_truth_clear();
 	} else if (!strcmp(argv[0], "bin-fault") && argc == 2) {

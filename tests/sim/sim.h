@@ -311,6 +311,7 @@ struct sim {
 	uint64_t nested;
 	uint64_t races;
 	enum sim_bin_fault bin_fault;
+	bool reset_busy; /* another reset "in progress": writes get EBUSY */
 	bool hidden_map, hidden_stat, hidden_bin, hidden_opt;
 	char last_ctl[128];
 };
