@@ -1,0 +1,571 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""stacktop's stackmap and passive modes against the simulated stackmap
+kernel (tests/sim): the real binary, real FUSE tracefs, real ring-buffer
+pages. Every count is checked against the simulator's ground truth.
+
+    test-mode.py CASE      (see CASES at the bottom)
+
+Environment: STACKTOP, STACKMAP_SIM (paths of the binaries).
+Exit 0 pass, 1 fail, 77 skip (no /dev/fuse or not root).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+STACKTOP = os.environ.get("STACKTOP", "build/stacktop")
+SIM = os.environ.get("STACKMAP_SIM", "build/tests/sim/stackmap-sim")
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+class Sim:
+    def __init__(self, abi, *opts):
+        self.dir = tempfile.mkdtemp(prefix="stacktop-sim.")
+        self.mnt = os.path.join(self.dir, "tracing")
+        self.kallsyms = os.path.join(self.dir, "kallsyms")
+        os.mkdir(self.mnt)
+        self.log = open(os.path.join(self.dir, "sim.log"), "w")
+        self.proc = subprocess.Popen(
+            [SIM, self.mnt, "--abi", abi, "--kallsyms-out", self.kallsyms] + list(opts),
+            stdout=self.log, stderr=subprocess.STDOUT)
+        for _ in range(500):
+            if os.path.exists(os.path.join(self.mnt, "tracing_on")):
+                return
+            if self.proc.poll() is not None:
+                raise Fail("stackmap-sim exited: " + open(self.log.name).read())
+            time.sleep(0.01)
+        raise Fail("stackmap-sim did not mount")
+
+    def read(self, rel):
+        with open(os.path.join(self.mnt, rel)) as f:
+            return f.read()
+
+    def write(self, rel, text):
+        with open(os.path.join(self.mnt, rel), "w") as f:
+            f.write(text)
+
+    def ctl(self, cmd):
+        self.write(".sim/control", cmd)
+
+    def truth(self):
+        """{(frames tuple, event): dict of counters} for the top instance"""
+        out = {}
+        for line in self.read(".sim/truth").splitlines():
+            if line.startswith("#"):
+                continue
+            f = line.split()
+            inst, event = f[0], f[1]
+            if inst != "top":
+                continue
+            c = dict(zip(("written", "read", "lost", "cleared", "as_id", "fallback"),
+                         map(int, f[3:9])))
+            c["ids"] = [] if f[9] == "-" else [int(x) for x in f[9].split(",")]
+            frames = tuple(int(x, 16) for x in f[11].split(",")) if len(f) > 11 else ()
+            key = (frames, event)
+            if key in out:
+                for k in ("written", "read", "lost", "cleared", "as_id", "fallback"):
+                    out[key][k] += c[k]
+            else:
+                out[key] = c
+        return out
+
+    def state(self):
+        s = {}
+        for o in sorted(os.listdir(os.path.join(self.mnt, "options"))):
+            s["options/" + o] = self.read("options/" + o)
+        s["tracing_on"] = self.read("tracing_on")
+        s["set_event"] = self.read("set_event")
+        s["instances"] = sorted(os.listdir(os.path.join(self.mnt, "instances")))
+        return s
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        subprocess.run(["fusermount3", "-u", "-q", self.mnt], stderr=subprocess.DEVNULL)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Stacktop:
+    """stacktop -b --json in the background; each refresh is one JSON line"""
+
+    def __init__(self, sim, *args, delay="0.2", iterations=None):
+        self.rundir = tempfile.mkdtemp(prefix="stacktop-run.")
+        cmd = [STACKTOP, "-b", "--json", "-d", delay, "--top", "100000",
+               "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms, "--rundir", self.rundir]
+        if iterations:
+            cmd += ["-n", str(iterations)]
+        self.proc = subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.reports = []
+
+    def next(self, timeout=10):
+        import select
+        end = time.time() + timeout
+        while time.time() < end:
+            r, _, _ = select.select([self.proc.stdout], [], [], 0.2)
+            if r:
+                line = self.proc.stdout.readline()
+                if not line:
+                    break
+                self.reports.append(json.loads(line))
+                return self.reports[-1]
+            if self.proc.poll() is not None:
+                break
+        raise Fail("no report from stacktop; stderr: " + (self.stderr() or ""))
+
+    def settle(self, want_hits, timeout=15):
+        """reports until total hits reach want_hits and stay for one more refresh"""
+        end = time.time() + timeout
+        last = None
+        while time.time() < end:
+            rep = self.next()
+            if rep["hits"] >= want_hits and last is not None and last["hits"] == rep["hits"]:
+                return rep
+            last = rep
+        raise Fail("hits did not settle at %d: last %s" % (want_hits, last and last["hits"]))
+
+    def stderr(self):
+        if self.proc.poll() is None:
+            return ""
+        return self.proc.stderr.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            # read what is left so a full pipe cannot block its exit
+            _, err = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise Fail("stacktop did not stop on SIGTERM")
+        shutil.rmtree(self.rundir, ignore_errors=True)
+        return self.proc.returncode, err
+
+
+def wait_enabled(sim):
+    for _ in range(200):
+        if (sim.read("options/stackmap").strip() == "1" and
+                sim.read("tracing_on").strip() == "1" and sim.read("set_event").strip()):
+            return
+        time.sleep(0.02)
+    raise Fail("stacktop did not enable stackmap/stacktrace/the event on the sim")
+
+
+def by_frames(report):
+    out = {}
+    for st in report["stacks"]:
+        key = tuple(int(x, 16) for x in st["frames"])
+        check(key not in out, "one stack shown in two rows: %s" % st["symbols"][:3])
+        out[key] = st
+    return out
+
+
+def expected(truth, abi):
+    """the frames the kernel hands out for each stack: v1-v3 map stacks are
+    cut to 64 frames (and may merge), v4 deep stacks come as full fallbacks"""
+    exp = {}
+    for (frames, event), c in truth.items():
+        key = frames
+        if abi != "v4" and c["as_id"] and len(frames) > 64:
+            key = frames[:64]
+        e = exp.setdefault(key, {"read": 0, "as_id": 0, "fallback": 0, "ids": set(),
+                                 "events": {}})
+        e["read"] += c["read"]
+        e["as_id"] += c["as_id"]
+        e["fallback"] += c["fallback"]
+        e["ids"].update(c["ids"])
+        e["events"][event] = e["events"].get(event, 0) + c["read"]
+    return exp
+
+
+def compare_exact(rep, truth, abi):
+    got = by_frames(rep)
+    exp = expected(truth, abi)
+    total_read = sum(e["read"] for e in exp.values())
+    check(rep["hits"] == total_read, "stacktop counted %d hits, the kernel wrote and stacktop "
+          "read %d stack records" % (rep["hits"], total_read))
+    check(rep["unresolved"] == 0, "%d unresolved ids" % rep["unresolved"])
+    check(rep["orphans"] == 0, "%d orphan stacks" % rep["orphans"])
+    for key, e in exp.items():
+        if not e["read"]:
+            continue
+        check(key in got, "stack %s (%d hits) missing" % ([hex(x) for x in key[:3]], e["read"]))
+        st = got[key]
+        check(st["total"] == e["read"], "stack %s: %d hits, truth %d" %
+              (st["symbols"][:3], st["total"], e["read"]))
+        ev = {}
+        for b in st["by"]:
+            ev[b["event"]] = ev.get(b["event"], 0) + b["total"]
+        check(ev == {k: v for k, v in e["events"].items() if v},
+              "stack %s: per event %s, truth %s" % (st["symbols"][:2], ev, e["events"]))
+        if e["as_id"] and abi == "v4":
+            check(set(st["ids"]) <= e["ids"] or st["more_ids"],
+                  "stack %s: ids %s, truth %s" % (st["symbols"][:2], st["ids"], e["ids"]))
+            check(st["mapped"], "stack seen by id not marked mapped")
+        if e["fallback"]:
+            check(st["fallback"], "stack with full-stack fallbacks not marked")
+        if abi != "v4" and e["as_id"] and len(key) == 64:
+            check(st["merged64"], "64-frame v1-v3 stack not marked as possibly merged")
+    check(len(got) == len([e for e in exp.values() if e["read"]]),
+          "stacktop shows %d stacks, truth has %d" % (len(got), len(exp)))
+    fb = sum(e["fallback"] for e in exp.values())
+    check(rep["fallbacks"] == fb, "fallbacks %d, truth %d" % (rep["fallbacks"], fb))
+
+
+def run_abi(abi, *simopts, emit=3000):
+    sim = Sim(abi, "--step", "--seed", "7", *simopts)
+    try:
+        before = sim.state()
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim)
+            check(sim.read("options/stacktrace").strip() == "1", "stacktrace not enabled")
+            rep = top.next()
+            check(rep["mode"] == "stackmap", "mode %s, wanted stackmap" % rep["mode"])
+            sim.ctl("emit %d" % emit)
+            rep = top.settle(emit)
+            compare_exact(rep, sim.truth(), abi)
+            check("map" in rep and rep["map"]["entries"] > 0, "no map stat in the report")
+            check(rep["stacks"][0]["symbols"][0].split("+")[0] != "0x" and
+                  "+0x" in rep["stacks"][0]["symbols"][0], "frames not symbolized")
+            # the sim's stack_map text names the same functions
+            text = sim.read("stack_map")
+            sym = rep["stacks"][0]["symbols"][0]
+            check(sym in text, "frame %s not in the kernel's stack_map text" % sym)
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+        check(sim.state() == before, "tracefs state not restored: %s vs %s" %
+              (sim.state(), before))
+        return rep
+    finally:
+        sim.stop()
+
+
+def case_abi(abi, swap=False):
+    def run():
+        opts = ["--swap"] if swap else []
+        run_abi(abi, "--deep", "0.05", *opts)
+    return run
+
+
+def case_race():
+    # the kernel's insert race gives one stack two ids: one row, both ids
+    sim = Sim("v4", "--step", "--seed", "3", "--race", "0.6")
+    try:
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim)
+            sim.ctl("emit 4000")
+            rep = top.settle(4000)
+            truth = sim.truth()
+            compare_exact(rep, truth, "v4")
+            two = [st for st in rep["stacks"] if len(st["ids"]) >= 2]
+            check(two, "no stack with two ids although the sim raced inserts")
+            multi = [c for c in truth.values() if len(c["ids"]) >= 2]
+            check(len(multi) > 0, "the sim produced no double ids (test is void)")
+        finally:
+            top.stop()
+    finally:
+        sim.stop()
+
+
+def case_deep():
+    # v4: stacks deeper than 64 are never in the map: full kernel_stack records
+    rep = run_abi("v4", "--deep", "0.5", emit=3000)
+    deep = [st for st in rep["stacks"] if st["depth"] > 64]
+    check(deep, "no deep stack shown")
+    check(all(st["fallback"] and not st["ids"] for st in deep),
+          "a deep stack is not a fallback, or has an id")
+    check(rep["fallbacks"] > 0, "no fallbacks counted")
+
+
+def case_pool_full():
+    sim = Sim("v4", "--step", "--seed", "5", "--bits", "10", "--stacks", "2000")
+    try:
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim)
+            sim.ctl("fill-pool 5")
+            sim.ctl("emit 4000")
+            rep = top.settle(4000)
+            compare_exact(rep, sim.truth(), "v4")
+            check(rep["map"]["drops"] > 0, "pool full but no drops in the header")
+            check(rep["map"]["success_rate"] < 100, "success rate 100%% with drops")
+            check(rep["fallbacks"] > 0, "pool full but no fallbacks counted")
+        finally:
+            top.stop()
+    finally:
+        sim.stop()
+
+
+def case_stale_reset(abi):
+    """another program resets the map while records of the old generation
+    are still in the ring buffer (v2/v3 keep them): ids are reused by other
+    stacks, and not one hit may land on the wrong stack"""
+    def run():
+        sim = Sim(abi, "--step", "--seed", "11", "--stacks", "60", "--bits", "10")
+        try:
+            top = Stacktop(sim)
+            try:
+                wait_enabled(sim)
+                sim.ctl("emit 1000")
+                top.settle(1000)
+                # in one write: old-generation records stay, the map resets,
+                # new records reuse the ids for other stacks
+                sim.ctl("emit 3000;reset-map;emit 500")
+                time.sleep(1.0)
+                rep = top.next()
+                rep = top.next()
+                truth = sim.truth()
+                exp = expected(truth, abi)
+                got = by_frames(rep)
+                excess = []
+                missing = 0
+                for key, st in got.items():
+                    r = exp.get(key, {"read": 0})["read"]
+                    if st["total"] > r:
+                        excess.append((st["symbols"][:3], st["total"], r))
+                for key, e in exp.items():
+                    missing += e["read"] - (got[key]["total"] if key in got else 0)
+                check(not excess, "hits attributed to the wrong stack: %s" % excess[:3])
+                if abi != "v4":
+                    # v4 wipes the buffer with the map; v2/v3 leave old ids in it
+                    check(rep["unresolved"] > 0, "no id dropped: the race was not constructed")
+                check(missing == rep["unresolved"] + rep["orphans"],
+                      "%d hits missing but only %d unresolved + %d orphans reported" %
+                      (missing, rep["unresolved"], rep["orphans"]))
+                check(rep["generation"] >= 1, "no new generation after the reset")
+            finally:
+                top.stop()
+        finally:
+            sim.stop()
+    return run
+
+
+def case_own_reset():
+    """--reset-first: stop tracing, drain, reset, restart; EBUSY reported,
+    not fatal"""
+    sim = Sim("v3", "--step", "--seed", "2")
+    try:
+        sim.write("options/stackmap", "1")
+        sim.write("options/stacktrace", "1")
+        sim.write("events/sched/sched_switch/enable", "1")
+        sim.ctl("emit 500")
+        entries = sim.read("stack_map_stat")
+        check("entries:      0 /" not in entries, "setup: map empty")
+        sim.write("options/stackmap", "0")
+        sim.write("options/stacktrace", "0")
+        before = sim.state()
+        top = Stacktop(sim, "--reset-first")
+        try:
+            wait_enabled(sim)
+            rep = top.next()
+            check(rep["generation"] == 1, "generation %d after --reset-first" % rep["generation"])
+            check(sim.read("tracing_on").strip() == "1", "tracing not restarted after the reset")
+            check(rep["hits"] == 0, "old records counted after the reset: %d" % rep["hits"])
+            sim.ctl("emit 800")
+            rep = top.settle(800)
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d" % rc)
+        check(sim.state() == before, "state not restored")
+        # EBUSY: another reset in progress
+        sim.ctl("reset-busy 1")
+        top = Stacktop(sim, "--reset-first")
+        try:
+            wait_enabled(sim)
+            rep = top.next()
+            check(rep["generation"] == 0, "a refused reset started a generation")
+            sim.ctl("emit 300")
+            top.settle(300)
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "EBUSY was fatal (exit %d)" % rc)
+        check("reset failed: Device or resource busy" in err, "EBUSY not reported: %r" % err)
+        check(sim.state() == before, "state not restored after EBUSY")
+    finally:
+        sim.stop()
+
+
+def case_passive():
+    """another consumer owns the buffer: hits are ref_count deltas, nothing
+    is read from the ring buffer and nothing is changed"""
+    sim = Sim("v4", "--step", "--seed", "9")
+    try:
+        sim.write("options/stackmap", "1")
+        sim.write("options/stacktrace", "1")
+        sim.write("events/sched/sched_switch/enable", "1")
+        sim.ctl("emit 1000")
+        before = sim.state()
+        top = Stacktop(sim, "--mode", "passive")
+        try:
+            rep = top.next()
+            check(rep["mode"] == "passive", "mode %s" % rep["mode"])
+            truth = sim.truth()
+            exp = expected(truth, "v4")
+            got = by_frames(rep)
+            for key, e in exp.items():
+                if e["as_id"]:
+                    check(key in got and got[key]["total"] == e["as_id"],
+                          "passive: %s total %s, ref_count %d" %
+                          ([hex(x) for x in key[:2]], got.get(key, {}).get("total"), e["as_id"]))
+            sim.ctl("emit 400")
+            time.sleep(0.5)
+            rep = top.next()
+            rep = top.next()
+            check(sum(st["total"] for st in rep["stacks"]) ==
+                  sum(e["as_id"] for e in expected(sim.truth(), "v4").values()),
+                  "passive totals do not follow ref_count")
+            check(all(c["read"] == 0 for c in sim.truth().values()),
+                  "passive mode consumed ring-buffer records")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        check(sim.state() == before, "passive mode changed tracefs")
+    finally:
+        sim.stop()
+
+
+def case_bad_bin():
+    """a truncated / corrupt stack_map_bin: stacktop says so, reads the
+    stack_map text instead, and still counts every hit right"""
+    sim = Sim("v4", "--step", "--seed", "4")
+    try:
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim)
+            sim.ctl("bin-fault magic")
+            sim.ctl("emit 1500")
+            rep = top.settle(1500)
+            compare_exact(rep, sim.truth(), "v4")
+            sim.ctl("bin-fault truncate")
+            sim.ctl("truth-clear")
+            sim.ctl("emit 1500")
+            rep = top.settle(3000)
+            sim.ctl("hide stack_map_bin")
+            sim.ctl("emit 1500")
+            rep = top.settle(4500)
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d" % rc)
+        check("stack_map_bin: unknown magic or version; reading stack_map instead" in err,
+              "bad magic not reported: %r" % err[:500])
+        check(rep["unresolved"] == 0, "ids lost with a broken stack_map_bin")
+    finally:
+        sim.stop()
+
+
+def case_fail_init():
+    """the kernel's map failed to initialize: no stack_map files, enabling
+    the option is EINVAL; auto falls back to the stacks mode"""
+    sim = Sim("v4", "--step", "--fail-init")
+    try:
+        before = sim.state()
+        top = Stacktop(sim)
+        try:
+            rep = top.next()
+            check(rep["mode"] == "stacks", "mode %s with a failed map" % rep["mode"])
+        finally:
+            top.stop()
+        check(sim.state() == before, "state changed")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "--mode", "stackmap", "--tracefs", sim.mnt,
+                            "--rundir", tempfile.mkdtemp()], capture_output=True, text=True)
+        check(p.returncode == 1 and "stackmap series" in p.stderr,
+              "--mode stackmap on a failed map: %d %r" % (p.returncode, p.stderr))
+    finally:
+        sim.stop()
+
+
+def case_stacks_mode_on_sim():
+    """the stacks mode works against the simulator too: private instance,
+    exact counts, instance removed"""
+    sim = Sim("v4", "--step", "--seed", "8")
+    try:
+        top = Stacktop(sim, "--mode", "stacks")
+        try:
+            for _ in range(200):
+                if sim.state()["instances"]:
+                    break
+                time.sleep(0.02)
+            inst = sim.state()["instances"]
+            check(len(inst) == 1 and inst[0].startswith("stacktop."), "no private instance")
+            top.next()
+            sim.ctl("emit 2000")
+            rep = top.settle(2000)
+            check(rep["mode"] == "stacks", "mode")
+            # the truth for the instance
+            n = 0
+            for line in sim.read(".sim/truth").splitlines():
+                f = line.split()
+                if not line.startswith("#") and f[0].startswith("instances/"):
+                    n += int(f[4])
+            check(rep["hits"] == n, "stacks mode counted %d, truth %d" % (rep["hits"], n))
+        finally:
+            top.stop()
+        check(not sim.state()["instances"], "instance left behind")
+    finally:
+        sim.stop()
+
+
+CASES = {
+    "abi-v1": case_abi("v1"),
+    "abi-v2": case_abi("v2"),
+    "abi-v3": case_abi("v3"),
+    "abi-v4": case_abi("v4"),
+    "abi-v2-swapped": case_abi("v2", swap=True),
+    "abi-v4-swapped": case_abi("v4", swap=True),
+    "two-ids": case_race,
+    "deep-fallback": case_deep,
+    "pool-full": case_pool_full,
+    "stale-reset-v3": case_stale_reset("v3"),
+    "stale-reset-v4": case_stale_reset("v4"),
+    "own-reset-ebusy": case_own_reset,
+    "passive": case_passive,
+    "bad-bin": case_bad_bin,
+    "fail-init": case_fail_init,
+    "stacks-on-sim": case_stacks_mode_on_sim,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print("usage: test-mode.py CASE (%s)" % ", ".join(CASES), file=sys.stderr)
+        return 2
+    if not os.path.exists("/dev/fuse"):
+        print("SKIP: no /dev/fuse", file=sys.stderr)
+        return 77
+    if os.geteuid() != 0:
+        print("SKIP: the simulator mounts FUSE as root", file=sys.stderr)
+        return 77
+    try:
+        CASES[sys.argv[1]]()
+    except Fail as e:
+        print("FAIL: %s: %s" % (sys.argv[1], e), file=sys.stderr)
+        return 1
+    print("ok: %s" % sys.argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
