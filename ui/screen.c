@@ -346,6 +346,12 @@ static void ui_draw_bottom(struct ui *ui)
 			ll = ui->cols / 2;
 		ui_put(y, 0, ll, ui_attr(ui, UC_KEYBAR_TEXT), label);
 		ui_put(y, ll, ui->cols - ll, ui_attr(ui, UC_NORMAL), ui->input);
+		if (ui->prompt_note[0]) {
+			int nx = ll + (int)mbstowcs(NULL, ui->input, 0) + 2;
+
+			if (nx < ui->cols)
+				ui_put(y, nx, ui->cols - nx, ui_attr(ui, UC_ALERT), ui->prompt_note);
+		}
 		return;
 	}
 	if (ui->status[0] && ui_now() < ui->status_until) {
@@ -620,6 +626,7 @@ static int picker_pick(struct ui *ui)
 		return R_RESORT;
 	}
 	ui->rank.event = item;
+	ui->go_home = true;
 	if (item < 0)
 		ui_status(ui, false, "event filter off");
 	else
@@ -702,6 +709,7 @@ static int picker_key(struct ui *ui, int key, bool fkey)
 static void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 {
 	ui->prompt = p;
+	ui->prompt_note[0] = '\0';
 	snprintf(ui->input, sizeof(ui->input), "%s", initial);
 	snprintf(ui->input_saved, sizeof(ui->input_saved), "%s", initial);
 }
@@ -718,6 +726,7 @@ static int ui_search(struct ui *ui, int dir, bool include_current)
 		found = stack_view_search(ui, dir, include_current);
 	if (!found)
 		ui_status(ui, true, "search: '%s' not found", ui->search);
+	snprintf(ui->prompt_note, sizeof(ui->prompt_note), "%s", found ? "" : "[not found]");
 	return R_REDRAW | R_NAV;
 }
 
@@ -726,7 +735,9 @@ static int prompt_changed(struct ui *ui)
 	switch (ui->prompt) {
 	case PR_SEARCH:
 		snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
-		textmatch_set(&ui->smatch, ui->search);
+		ui->prompt_note[0] = '\0';
+		if (!textmatch_set(&ui->smatch, ui->search))
+			return R_REDRAW;
 		return ui_search(ui, 1, true);
 	case PR_FILTER:
 		snprintf(ui->filter, sizeof(ui->filter), "%s", ui->input);
@@ -758,7 +769,9 @@ static int prompt_done(struct ui *ui, bool accept)
 	}
 	switch (p) {
 	case PR_SEARCH:
-		if (ui->search[0])
+		if (ui->search[0] && ui->prompt_note[0])
+			ui_status(ui, true, "search: '%s' not found", ui->search);
+		else if (ui->search[0])
 			ui_status(ui, false, "search '%s': n next, N previous", ui->search);
 		return R_REDRAW;
 	case PR_FILTER:
@@ -851,6 +864,7 @@ static int ui_apply_filters(struct ui *ui)
 
 	ui->rank.match = on ? ui_match : NULL;
 	ui->rank.match_ctx = on ? ui : NULL;
+	ui->go_home = true;
 	/* typing: re-rank once the keys pause */
 	ui->rerank_at = ui_now() + UI_DEBOUNCE_SEC;
 	return R_REDRAW;
@@ -904,6 +918,12 @@ static void ui_rank(struct ui *ui, bool live)
 		tree_view_build(ui);
 	if (ui->view == UI_VIEW_STACKS || live)
 		stack_view_rank(ui, live);
+	if (ui->go_home && live) {
+		ui->go_home = false;
+		list_view_select(&ui->sv.lv, 0);
+		list_view_select(&ui->tv.lv, 0);
+		ui->sv.lv.top = ui->tv.lv.top = 0;
+	}
 	ui->last_rank = ui_now();
 	ui->dirty = true;
 }

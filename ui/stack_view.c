@@ -44,18 +44,50 @@ static struct ui *sv_ui(struct list_view *lv)
 	return container_of(sv, struct ui, sv);
 }
 
+#define BD_TOP 8
+
+struct bd_item {
+	long key;
+	uint64_t n;
+};
+
+/* the breakdown of one stack, kept while nothing it depends on changes */
+struct breakdown {
+	const struct stack *st;
+	bool delta;
+	uint32_t epoch;
+	uint64_t sum;
+	int rows;
+	int nev, npid, ncpu;
+	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP];
+	char comm[BD_TOP][32];
+};
+
 void stack_view_init(struct ui *ui)
 {
 	memset(&ui->sv, 0, sizeof(ui->sv));
 	list_view_init(&ui->sv.lv, &sv_ops);
 	hmap_init(&ui->sv.expanded);
+	hmap_init(&ui->sv.info_index);
+	ui->sv.bd = calloc(1, sizeof(*ui->sv.bd));
 }
 
 void stack_view_done(struct ui *ui)
 {
 	free(ui->sv.ranked);
 	free(ui->sv.rows);
+	free(ui->sv.info);
+	free(ui->sv.bd);
 	hmap_done(&ui->sv.expanded);
+	hmap_done(&ui->sv.info_index);
+}
+
+static void sv_info_forget(struct stack_view *sv)
+{
+	hmap_clear(&sv->info_index);
+	sv->ninfo = 0;
+	if (sv->bd)
+		sv->bd->st = NULL;
 }
 
 void stack_view_forget(struct ui *ui)
@@ -63,8 +95,73 @@ void stack_view_forget(struct ui *ui)
 	ui->sv.nranked = 0;
 	ui->sv.nrows = 0;
 	hmap_clear(&ui->sv.expanded);
+	sv_info_forget(&ui->sv);
 	list_view_set_rows(&ui->sv.lv, 0);
 }
+
+/* under a comm filter: the pid with most hits among those whose comm matches */
+static int sv_top_matching_pid(struct ui *ui, const struct stack *st, int fallback)
+{
+	const struct stack_attr *a;
+	struct hmap hits;
+	uint64_t best = 0, v;
+	int pid = fallback;
+
+	hmap_init(&hits);
+	for (a = st->attrs; a; a = a->next) {
+		if (!textmatch_pid(&ui->cmatch, ui->s, a->pid))
+			continue;
+		v = 0;
+		hmap_get(&hits, (uint32_t)a->pid, &v);
+		v += a->total;
+		hmap_put(&hits, (uint32_t)a->pid, v);
+		if (v > best) {
+			best = v;
+			pid = a->pid;
+		}
+	}
+	hmap_done(&hits);
+	return pid;
+}
+
+/*
+ * Who hits @rr's stack most, and that pid's comm: computed when the row is
+ * first drawn after a ranking and then kept, so that a paused view stays
+ * exactly as it was (comms change, short-lived pids vanish, intervals close).
+ */
+static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr)
+{
+	struct stack_view *sv = &ui->sv;
+	struct stack_top top;
+	struct sv_info *in;
+	uint64_t v;
+
+	if (hmap_get(&sv->info_index, (uintptr_t)rr->stack, &v))
+		return &sv->info[v];
+	if (sv->ninfo == sv->icap) {
+		size_t cap = sv->icap ? sv->icap * 2 : 256;
+		struct sv_info *n = realloc(sv->info, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		sv->info = n;
+		sv->icap = cap;
+	}
+	if (hmap_put(&sv->info_index, (uintptr_t)rr->stack, sv->ninfo))
+		return NULL;
+	in = &sv->info[sv->ninfo++];
+	stack_top_of(ui->t, rr->stack, ui->delta && rr->delta, &top);
+	if (top.event < 0 || top.pid < 0) /* the interval closed since the ranking */
+		stack_top_of(ui->t, rr->stack, false, &top);
+	in->event = ui->rank.event >= 0 ? ui->rank.event : top.event;
+	in->pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
+	if (ui->rank.pid < 0 && textmatch_active(&ui->cmatch))
+		in->pid = sv_top_matching_pid(ui, rr->stack, in->pid);
+	snprintf(in->comm, sizeof(in->comm), "%s",
+		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
+	return in;
+}
+
 
 void stack_view_layout(struct ui *ui)
 {
@@ -210,6 +307,7 @@ void stack_view_rank(struct ui *ui, bool live)
 		}
 		sv->nranked = stack_table_rank(ui->t, &ui->rank, sv->ranked, k, &ui->sum);
 		ui->shown_k = k;
+		sv_info_forget(sv);
 	} else if (sv->nranked > 1) {
 		sort_ui = ui;
 		qsort(sv->ranked, sv->nranked, sizeof(*sv->ranked), sv_cmp);
@@ -336,10 +434,9 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	const struct rank_row *rr = &sv->ranked[r->rank];
 	struct stack *st = r->st;
 	attr_t base = selected ? ui_attr(ui, UC_SELECTED) : ui_attr(ui, UC_NORMAL);
-	struct stack_top top;
+	const struct sv_info *in;
 	char buf[512];
 	uint64_t part, whole;
-	const char *comm;
 
 	if (selected) {
 		attron(base);
@@ -376,10 +473,9 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		snprintf(buf, sizeof(buf), "%u%s", st->depth, st->flags & STACK_F_CUT ? "+" : "");
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
-	stack_top_of(ui->t, st, ui->delta && rr->delta, &top);
-	if (sv->cols[COL_EVENT].w) {
-		int ev = ui->rank.event >= 0 ? ui->rank.event : top.event;
-
+	in = sv_info_of(ui, rr);
+	if (sv->cols[COL_EVENT].w && in) {
+		int ev = in->event;
 		const char *name = ev >= 0 ? session_event(ui->s, (unsigned int)ev) : "-";
 		const char *colon = strchr(name, ':');
 
@@ -388,12 +484,9 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 			name = colon + 1;
 		sv_cell(ui, y, COL_EVENT, base, name);
 	}
-	if (sv->cols[COL_COMM].w) {
-		int pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
-
-		if (pid >= 0) {
-			comm = session_comm(ui->s, pid);
-			snprintf(buf, sizeof(buf), "%s(%d)", comm, pid);
+	if (sv->cols[COL_COMM].w && in) {
+		if (in->pid >= 0) {
+			snprintf(buf, sizeof(buf), "%s(%d)", in->comm, in->pid);
 		} else {
 			snprintf(buf, sizeof(buf), "-");
 		}
@@ -447,13 +540,6 @@ void stack_view_draw_empty(struct ui *ui)
 
 /* ---- breakdown ------------------------------------------------------------ */
 
-#define BD_TOP 8
-
-struct bd_item {
-	long key;
-	uint64_t n;
-};
-
 static void bd_insert(struct bd_item *top, int *ntop, int max, long key, uint64_t n)
 {
 	int i;
@@ -488,18 +574,51 @@ static void bd_add(struct hmap *m, long key, uint64_t n)
 	hmap_put(m, (uint64_t)key + 1, v + n);
 }
 
+static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st, int rows)
+{
+	struct hmap ev, pid, cpu;
+	const struct stack_attr *a;
+	int i;
+
+	bd->st = st;
+	bd->delta = ui->delta;
+	bd->epoch = stack_table_epoch(ui->t);
+	bd->rows = rows;
+	bd->sum = 0;
+	bd->nev = bd->npid = bd->ncpu = 0;
+	hmap_init(&ev);
+	hmap_init(&pid);
+	hmap_init(&cpu);
+	for (a = st->attrs; a; a = a->next) {
+		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
+
+		if (!n)
+			continue;
+		bd->sum += n;
+		bd_add(&ev, a->event, n);
+		bd_add(&pid, a->pid, n);
+		bd_add(&cpu, a->cpu, n);
+	}
+	bd_collect(&ev, bd->ev, &bd->nev, rows);
+	bd_collect(&pid, bd->pid, &bd->npid, rows);
+	bd_collect(&cpu, bd->cpu, &bd->ncpu, rows);
+	for (i = 0; i < bd->npid; i++)
+		snprintf(bd->comm[i], sizeof(bd->comm[i]), "%s",
+			 session_comm(ui->s, (int)bd->pid[i].key));
+	hmap_done(&ev);
+	hmap_done(&pid);
+	hmap_done(&cpu);
+}
+
 void stack_view_draw_breakdown(struct ui *ui)
 {
 	struct stack *st = ui->view == UI_VIEW_STACKS ? stack_view_selected(ui) : NULL;
-	struct hmap ev, pid, cpu;
-	struct bd_item tev[BD_TOP], tpid[BD_TOP], tcpu[BD_TOP];
-	int nev = 0, npid = 0, ncpu = 0, rows = ui->bd_h - 1, i, w, x[3];
-	const struct stack_attr *a;
-	uint64_t sum = 0;
-	char buf[256], n1[16], n2[16];
+	struct breakdown *bd = ui->sv.bd;
+	int rows = ui->bd_h - 1, i, w, x[3];
+	char buf[256], n1[16], pct[16];
 	attr_t t = ui_attr(ui, UC_COLTITLE);
 
-	if (ui->bd_h <= 1)
+	if (ui->bd_h <= 1 || !bd)
 		return;
 	if (rows > BD_TOP)
 		rows = BD_TOP;
@@ -511,29 +630,16 @@ void stack_view_draw_breakdown(struct ui *ui)
 		ui_put(ui->bd_y, 0, ui->cols, t, " breakdown: select a stack");
 		return;
 	}
-	hmap_init(&ev);
-	hmap_init(&pid);
-	hmap_init(&cpu);
-	for (a = st->attrs; a; a = a->next) {
-		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
-
-		if (!n)
-			continue;
-		sum += n;
-		bd_add(&ev, a->event, n);
-		bd_add(&pid, a->pid, n);
-		bd_add(&cpu, a->cpu, n);
-	}
-	bd_collect(&ev, tev, &nev, rows);
-	bd_collect(&pid, tpid, &npid, rows);
-	bd_collect(&cpu, tcpu, &ncpu, rows);
-	fmt_count(n1, sizeof(n1), ui->delta ? stack_delta(ui->t, st) : st->total);
-	fmt_count(n2, sizeof(n2), st->total);
-	snprintf(buf, sizeof(buf),
-		 " breakdown of %s (%s %s, total %s, %u frames%s%s%s) by event, comm(pid), CPU",
+	/* recomputed when the stack, the mode or (unless paused) the interval changes */
+	if (bd->st != st || bd->delta != ui->delta || bd->rows != rows ||
+	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
+		bd_compute(ui, bd, st, rows);
+	fmt_count(n1, sizeof(n1), bd->sum);
+	snprintf(buf, sizeof(buf), " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
 		 st->depth ? symcache_name(ui->syms,
-					   symcache_id(ui->syms, st->ips[ui_stack_skip(ui, st)])) : "?",
-		 ui->delta ? "interval" : "total", n1, n2, st->depth,
+					   symcache_id(ui->syms, st->ips[ui_stack_skip(ui, st)])) :
+			     "?",
+		 ui->delta ? "interval" : "total", n1, st->depth,
 		 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 		 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
 		 st->flags & STACK_F_CUT ? ", CUT" : "");
@@ -542,36 +648,31 @@ void stack_view_draw_breakdown(struct ui *ui)
 	x[0] = 1;
 	x[1] = 1 + w;
 	x[2] = 1 + 2 * w;
-	if (!sum)
+	if (!bd->sum)
 		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
 	for (i = 0; i < rows; i++) {
-		char pct[16];
-
-		if (i < nev) {
-			fmt_count(n1, sizeof(n1), tev[i].n);
-			fmt_percent(pct, sizeof(pct), tev[i].n, sum);
+		if (i < bd->nev) {
+			fmt_count(n1, sizeof(n1), bd->ev[i].n);
+			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
-				 session_event(ui->s, (unsigned int)tev[i].key));
+				 session_event(ui->s, (unsigned int)bd->ev[i].key));
 			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
-		if (i < npid) {
-			fmt_count(n1, sizeof(n1), tpid[i].n);
-			fmt_percent(pct, sizeof(pct), tpid[i].n, sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct,
-				 session_comm(ui->s, (int)tpid[i].key), tpid[i].key);
+		if (i < bd->npid) {
+			fmt_count(n1, sizeof(n1), bd->pid[i].n);
+			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comm[i],
+				 bd->pid[i].key);
 			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
-		if (i < ncpu) {
-			fmt_count(n1, sizeof(n1), tcpu[i].n);
-			fmt_percent(pct, sizeof(pct), tcpu[i].n, sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, tcpu[i].key);
+		if (i < bd->ncpu) {
+			fmt_count(n1, sizeof(n1), bd->cpu[i].n);
+			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
 			ui_put(ui->bd_y + 1 + i, x[2], ui->cols - x[2], ui_attr(ui, UC_NORMAL), buf);
 		}
 	}
-	hmap_done(&ev);
-	hmap_done(&pid);
-	hmap_done(&cpu);
 }
 
 /* ---- actions ----------------------------------------------------------- */

@@ -121,6 +121,13 @@ enum ui_col {
 	COL_MAX,
 };
 
+/* what a stack row shows about who hits it, frozen with the ranking */
+struct sv_info {
+	int event;
+	int pid;
+	char comm[32];
+};
+
 struct sv_row {
 	struct stack *st;
 	int frame;     /* -1: the stack's own row */
@@ -149,6 +156,11 @@ struct stack_view {
 	size_t rcap;
 	struct hmap expanded;
 	struct col_pos cols[COL_MAX];
+	struct hmap info_index;    /* stack pointer -> index into @info */
+	struct sv_info *info;
+	size_t ninfo;
+	size_t icap;
+	struct breakdown *bd;      /* cached breakdown of the selected stack */
 };
 
 struct tnode {
@@ -270,6 +282,7 @@ struct ui {
 	double last_rank;
 	double rerank_at;          /* debounced re-rank after typing */
 	bool pending;              /* a refresh was held back */
+	bool go_home;              /* the filters changed: select the first row after ranking */
 	size_t seen;               /* stack_table_count() at the last check */
 
 	/* data snapshot */
@@ -294,6 +307,7 @@ struct ui {
 	enum ui_prompt prompt;
 	char input[UI_TEXT];
 	char input_saved[UI_TEXT];
+	char prompt_note[64];      /* shown after the input: "not found", "12 match" */
 
 	/* status line */
 	char status[256];

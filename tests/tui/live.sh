@@ -1,0 +1,315 @@
+#!/bin/sh
+# tui-live: the real stacktop in tmux on the real kernel (stacks mode):
+# every key of the issue, as a user sees it, and a clean exit.
+. "$(dirname "$0")/lib.sh"
+
+T=$(tfs_root) || skip "no tracefs mounted"
+[ -d "$T/instances" ] || skip "tracefs without instances"
+[ -e "$T/events/sched/sched_wakeup" ] || skip "no sched:sched_wakeup event"
+
+tfs_snapshot "$T" "$TUI_WORK/before"
+start_workload
+
+tui_start 120 40
+tui_run --mode stacks -d 0.5 -e sched:sched_switch -e sched:sched_wakeup
+APP=$(tui_app_pid)
+
+say "start: header and ranked rows"
+tui_wait 'mode stacks' 10
+tui_wait 'events/s [0-9]' 5
+tui_wait '^\+ +1 ' 15
+tui_wait 'FUNCTION \[module\]' 2
+tui_wait '__schedule' 10
+[ -d "$T/instances/stacktop.$APP" ] || fail "no instance stacktop.$APP while running"
+[ "$(tui_flag alternate_on)" = 1 ] || fail "not on the alternate screen"
+[ "$(tui_flag mouse_any_flag)" = 1 ] || fail "mouse reporting is off (no -M given)"
+
+say "help lists every key of the table"
+tui_resize 160 70
+tui_keys h
+tui_wait 'help - keys' 5
+tui_wait 'lines 1-[0-9]+ of [0-9]+' 5
+"$PRINT_KEYS" > "$TUI_WORK/keys" || fail "print-keys failed"
+grep -E '^  ' "$TUI_WORK/keys" | sed 's/^ *//; s/  */ /g' > "$TUI_WORK/keylines"
+[ "$(wc -l < "$TUI_WORK/keylines")" -ge 30 ] || fail "key table looks short"
+tui_capture | sed 's/^ *//; s/  */ /g' > "$TUI_WORK/helppane"
+while IFS= read -r line; do
+	grep -q -F -x -- "$line" "$TUI_WORK/helppane" || fail "help screen lacks: $line"
+done < "$TUI_WORK/keylines"
+tui_wait 'Mouse: a click selects' 1
+tui_keys q
+tui_wait_gone 'help - keys' 5
+tui_wait '^\+ +1 ' 5
+tui_resize 120 40
+
+say "expand and collapse"
+tui_keys Home Enter
+tui_wait '#0 +trace_event_raw_event_sched_' 5
+tui_wait '#2 +[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+' 2
+tui_keys Left
+tui_wait_gone '#0 +trace_event_raw' 5
+tui_keys E
+tui_wait '#0 +trace_event_raw' 5
+tui_wait_count '#0 +trace_event_raw' 2 5
+tui_keys C
+tui_wait_gone '#0 ' 5
+tui_keys Right
+tui_wait '#0 ' 5
+tui_keys Enter
+tui_wait_gone '#0 ' 5
+
+say "breakdown by event, comm/pid, CPU"
+tui_wait 'breakdown of ' 5
+tui_wait '% cpu[0-9]+' 5
+tui_keys b
+tui_wait_gone 'breakdown of ' 5
+tui_keys b
+tui_wait 'breakdown of ' 5
+
+say "order held while moving, selection follows its stack"
+tui_keys Home Down Down
+tui_wait 'order +held' 2
+tui_wait_gone 'order +held' 6
+SEL1=$(tui_selected | cut -c 80-)
+[ -n "$SEL1" ] || fail "no selected row found"
+sleep 1.5
+SEL2=$(tui_selected | cut -c 80-)
+[ "$SEL1" = "$SEL2" ] || fail "selection moved to another stack: '$SEL1' -> '$SEL2'"
+
+say "pause"
+tui_keys Z
+tui_wait ' PAUSED ' 3
+tui_rows > "$TUI_WORK/p1"
+sleep 1.5
+tui_rows > "$TUI_WORK/p2"
+cmp -s "$TUI_WORK/p1" "$TUI_WORK/p2" || { diff "$TUI_WORK/p1" "$TUI_WORK/p2"; fail "rows changed while paused"; }
+
+say "sort (on the paused view): next column, invert, F6 picker"
+tui_keys '>'
+tui_wait 'sort TOTAL desc' 3
+tui_sorted desc TOTAL
+tui_keys I
+tui_wait 'sort TOTAL asc' 3
+tui_sorted asc TOTAL
+tui_keys I '<'
+tui_wait 'sort DELTA desc' 3
+tui_sorted desc DELTA
+tui_keys F6
+tui_wait 'Sort by' 3
+tui_type depth
+tui_keys Enter
+tui_wait 'sort DEPTH desc' 3
+tui_sorted desc DEP
+tui_keys F6
+tui_type delta
+tui_keys Enter
+tui_wait 'sort DELTA desc' 3
+tui_keys Space
+tui_wait_gone ' PAUSED ' 3
+
+say "delta / cumulative"
+tui_keys z
+tui_wait '\[CUMULATIVE\]' 3
+tui_wait 'sort TOTAL desc' 3
+tui_keys z
+tui_wait '\[DELTA\]' 3
+tui_wait 'sort DELTA desc' 3
+
+say "event filter (picker)"
+tui_keys f
+tui_wait 'Filter by event' 3
+tui_wait '\(all events\)' 2
+tui_wait 'sched:sched_switch' 2
+tui_type wakeup
+tui_wait_gone '\(all events\)' 2
+tui_keys Enter
+tui_wait 'event sched:sched_wakeup' 3
+tui_keys z
+tui_wait '^\+ +1 .*sched:sched_wakeup' 10
+tui_rows | grep -q sched_switch && fail "sched_switch rows under an event filter on sched_wakeup"
+tui_keys f
+tui_type 'no_such_event'
+tui_wait 'nothing matches' 3
+tui_keys Escape
+tui_wait_gone 'Filter by event' 3
+tui_keys f
+tui_wait 'Filter by event' 3
+tui_keys Home Enter
+tui_wait 'event all' 3
+tui_keys z
+tui_wait '\[DELTA\]' 3
+
+say "filter on frames and comm"
+tui_keys '\'
+tui_wait 'Filter frames/comm' 3
+tui_type 'zz_no_such_function_zz'
+tui_keys Enter
+tui_wait 'No stack matches the filters' 5
+tui_keys x
+tui_wait 'filters and the search cleared' 3
+tui_wait '^\+ +1 ' 10
+tui_keys F4
+tui_type 'do_nanosleep'
+tui_keys Enter
+tui_wait 'filter do_nanosleep' 3
+tui_wait '^\+ +1 ' 10
+tui_keys E
+tui_wait '#[0-9]+ +do_nanosleep\+' 5
+# every stack on screen has the frame: as many matches as stack rows
+tui_keys Z
+tui_wait ' PAUSED ' 3
+NSTACK=$(tui_rows | wc -l)
+NFRAME=$(tui_stable | grep -c -E '#[0-9]+ +do_nanosleep\+')
+[ "$NFRAME" -ge "$((NSTACK - 1))" ] || fail "$NSTACK stacks but only $NFRAME do_nanosleep frames"
+tui_keys Space C x
+tui_wait 'filters and the search cleared' 3
+
+say "pid/comm filter"
+tui_keys p
+tui_wait 'Pid or comm' 3
+tui_type sleep
+tui_keys Enter
+tui_wait 'comm sleep' 3
+tui_wait '^\+ +1 .*sleep\([0-9]+\)' 10
+tui_keys p C-u
+tui_type "$APP"
+tui_keys Enter
+tui_wait "pid $APP" 3
+tui_keys x
+tui_wait 'event all' 3
+
+say "search and next"
+tui_keys C /
+tui_wait 'Search \(' 3
+tui_type 'do_nanosleep'
+tui_keys Enter
+tui_wait "search 'do_nanosleep'" 3
+tui_keys Enter
+tui_wait '#[0-9]+ +do_nanosleep\+' 5
+tui_keys Enter n
+tui_wait_gone 'not found' 1
+tui_keys /
+tui_keys C-u
+tui_type 'zz_nothing_zz'
+tui_wait "zz_nothing_zz +\\[not found\\]" 3
+tui_keys Enter
+tui_wait "search: 'zz_nothing_zz' not found" 3
+tui_keys Escape
+tui_keys Escape
+
+say "caller tree"
+tui_keys t
+tui_wait 'CALLER TREE' 5
+tui_wait 'view tree' 2
+tui_wait '[0-9.]+ +[0-9.kM]+ +[-0-9.kM]+ +[^ ]+ [a-z_]' 5
+tui_keys Home Right
+tui_keys E
+tui_wait '__schedule' 5
+tui_keys C t
+tui_wait 'view stacks' 5
+
+say "delay"
+tui_keys d
+tui_wait 'Refresh delay' 3
+tui_keys C-u
+tui_type 0.3
+tui_keys Enter
+tui_wait 'delay 0.3s' 3
+tui_keys d C-u
+tui_type abc
+tui_keys Enter
+tui_wait 'not a number' 3
+
+say "redraw"
+tui_keys Home C-l
+tui_wait '^ +# ID +DELTA' 5
+tui_wait '^\+ +1 ' 5
+
+say "reset (stacks mode: counts)"
+tui_keys r
+tui_wait 'press r again' 3
+tui_keys j
+tui_keys r
+tui_wait 'press r again' 3
+tui_keys r
+tui_wait 'reset: counts start from zero' 5
+tui_wait '^\+ +1 ' 10
+
+say "stackmap toggle says why it cannot"
+tui_keys s
+if [ -e "$T/options/stackmap" ]; then
+	tui_wait 'stackmap (on|off)|cannot turn stackmap' 5
+else
+	tui_wait 'kernel has no stackmap option' 5
+fi
+
+say "P writes the view as folded stacks"
+tui_keys P
+tui_wait 'wrote [0-9]+ folded stacks .* to \./stacktop-[0-9]{8}-[0-9]{6}\.folded' 5
+F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
+[ -n "$F" ] || fail "no folded file in $TUI_WORK"
+[ -s "$F" ] || fail "$F is empty"
+grep -q -E '^[^ ]+(;[^ ]+)+ [0-9]+$' "$F" || fail "$F is not folded stacks: $(head -n 2 "$F")"
+grep -q '__schedule' "$F" || fail "$F lacks __schedule"
+
+say "mouse: click on a column title sorts, click selects, wheel scrolls"
+tui_wait '^ +# ' 2
+Y=$(tui_capture | grep -n -E '^ +# ' | head -n 1 | cut -d: -f1)
+X=$(tui_capture | sed -n "${Y}p" | awk '{ print index($0, "TOTAL") }')
+tui_click "$X" "$((Y - 1))"
+tui_wait 'sorted by TOTAL' 3
+tui_wait 'sort TOTAL desc' 3
+tui_click "$X" "$((Y - 1))"
+tui_wait 'sort TOTAL asc' 3
+tui_keys '<' I
+tui_wait 'sort DELTA desc' 3
+tui_keys Z
+tui_wait ' PAUSED ' 3
+ROW3=$(tui_stable | sed -n "$((Y + 3))p" | cut -c 80-)
+tui_click 10 $((Y + 2))
+tui_wait_sel() {
+	_n=30
+	while [ "$_n" -gt 0 ]; do
+		[ "$(tui_selected | cut -c 80-)" = "$1" ] && return 0
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	fail "the clicked row '$1' is not selected: '$(tui_selected)'"
+}
+tui_wait_sel "$ROW3"
+tui_keys Space
+tui_wait_gone ' PAUSED ' 3
+tui_wheel down 10 $((Y + 2))
+tui_wait 'order +held' 2
+
+say "resize: 80x24, too small, very wide"
+tui_resize 80 24
+tui_keys Home
+tui_wait '^ +# ID +DELTA' 5
+tui_wait '^\+ +1 ' 5
+tui_wait 'FUNCTION' 2
+tui_wait 'F1Help' 8
+tui_resize 79 24
+tui_wait 'terminal too small: 79x24' 5
+tui_resize 80 23
+tui_wait 'terminal too small: 80x23' 5
+tui_resize 250 50
+tui_wait 'RATE/s +DEP' 5
+tui_wait '^\+ +1 ' 5
+tui_resize 120 40
+
+say "quit restores the terminal and tracefs"
+tui_keys q
+tui_quit_restored
+[ ! -e "$T/instances/stacktop.$APP" ] || fail "instance stacktop.$APP left behind"
+tfs_snapshot "$T" "$TUI_WORK/after"
+diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "top-level tracefs state changed"
+
+say "F10 quits too; -M leaves the mouse alone"
+tui_run --mode stacks -M -d 0.5
+tui_wait '^\+ +1 ' 15
+[ "$(tui_flag mouse_any_flag)" = 0 ] || fail "-M given but mouse reporting is on"
+tui_keys F10
+tui_quit_restored
+
+echo "PASS"

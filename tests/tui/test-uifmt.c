@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-uifmt.c - the curses-free helpers of the UI: column layout, filter
+ * terms, input parsing, status messages, header segments, the hash map and
+ * the symbol / filter caches.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "hmap.h"
+#include "ksym.h"
+#include "session.h"
+#include "stack_table.h"
+#include "symcache.h"
+#include "uifmt.h"
+
+/* ---- layout -------------------------------------------------------------- */
+
+static const struct col_spec specs[] = {
+	{ .min = 4, .want = 5, .prio = 5 },		  /* 0 rank */
+	{ .min = 6, .want = 6, .prio = 0 },		  /* 1 delta */
+	{ .min = 6, .want = 6, .prio = 8 },		  /* 2 rate */
+	{ .min = 10, .want = 18, .prio = 6, .flex = true }, /* 3 event */
+	{ .min = 20, .want = 40, .prio = 0, .flex = true }, /* 4 function */
+};
+#define NSPECS (int)(sizeof(specs) / sizeof(specs[0]))
+
+static int layout_right_edge(const struct col_pos *p, int n)
+{
+	int i, edge = 0;
+
+	for (i = 0; i < n; i++)
+		if (p[i].w && p[i].x + p[i].w > edge)
+			edge = p[i].x + p[i].w;
+	return edge;
+}
+
+static void test_uifmt_layout_wide(void **state)
+{
+	struct col_pos p[NSPECS];
+
+	(void)state;
+	assert_int_equal(uifmt_layout(specs, NSPECS, 200, p), NSPECS);
+	assert_int_equal(p[0].x, 0);
+	assert_int_equal(p[0].w, 5);
+	assert_int_equal(p[1].x, 6);
+	assert_int_equal(p[3].w, 18);
+	/* the last flexible column takes the rest, exactly to the edge */
+	assert_int_equal(layout_right_edge(p, NSPECS), 200);
+	assert_int_equal(p[4].x + p[4].w, 200);
+}
+
+static void test_uifmt_layout_narrow_drops_by_prio(void **state)
+{
+	struct col_pos p[NSPECS];
+
+	(void)state;
+	/* mins: 4+6+6+10+20 + 4 blanks = 50; at 45 the rate (prio 8) goes */
+	assert_int_equal(uifmt_layout(specs, NSPECS, 45, p), NSPECS - 1);
+	assert_int_equal(p[2].w, 0);
+	assert_true(p[3].w >= 10);
+	assert_true(layout_right_edge(p, NSPECS) <= 45);
+	/* at 40 the event goes too */
+	assert_int_equal(uifmt_layout(specs, NSPECS, 40, p), NSPECS - 2);
+	assert_int_equal(p[3].w, 0);
+	assert_true(layout_right_edge(p, NSPECS) <= 40);
+}
+
+static void test_uifmt_layout_never_past_width(void **state)
+{
+	struct col_pos p[NSPECS];
+	int w;
+
+	(void)state;
+	for (w = 0; w < 120; w++) {
+		uifmt_layout(specs, NSPECS, w, p);
+		assert_true(layout_right_edge(p, NSPECS) <= w);
+	}
+}
+
+/* ---- terms ------------------------------------------------------------- */
+
+static void test_uifmt_terms(void **state)
+{
+	struct uifmt_terms t;
+
+	(void)state;
+	assert_int_equal(uifmt_terms_parse(" do_Nanosleep | ext4 ||", &t), 2);
+	assert_string_equal(t.term[0], "do_Nanosleep");
+	assert_string_equal(t.term[1], "ext4");
+	assert_true(uifmt_terms_match(&t, "hrtimer < do_nanosleep"));
+	assert_true(uifmt_terms_match(&t, "ext4_file_write_iter [ext4]"));
+	assert_false(uifmt_terms_match(&t, "__schedule"));
+	assert_int_equal(uifmt_terms_parse("", &t), 0);
+	assert_false(uifmt_terms_match(&t, "anything"));
+	assert_int_equal(uifmt_terms_parse(NULL, &t), 0);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+static void test_uifmt_parse_delay(void **state)
+{
+	double d = 0;
+
+	(void)state;
+	assert_int_equal(uifmt_parse_delay("2", &d), 0);
+	assert_true(d == 2.0);
+	assert_int_equal(uifmt_parse_delay(" 0.5s ", &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(uifmt_parse_delay("abc", &d), -EINVAL);
+	assert_int_equal(uifmt_parse_delay("", &d), -EINVAL);
+	assert_int_equal(uifmt_parse_delay("1x", &d), -EINVAL);
+	assert_int_equal(uifmt_parse_delay("nan", &d), -EINVAL);
+	assert_int_equal(uifmt_parse_delay("0.01", &d), -ERANGE);
+	assert_int_equal(uifmt_parse_delay("1e9", &d), -ERANGE);
+	assert_int_equal(uifmt_parse_delay("-1", &d), -ERANGE);
+	assert_true(d == 0.5);
+}
+
+static void test_uifmt_parse_pid(void **state)
+{
+	int pid = -1;
+
+	(void)state;
+	assert_int_equal(uifmt_parse_pid("1234", &pid), 1);
+	assert_int_equal(pid, 1234);
+	assert_int_equal(uifmt_parse_pid(" 7 ", &pid), 1);
+	assert_int_equal(pid, 7);
+	assert_int_equal(uifmt_parse_pid("12a", &pid), 0);
+	assert_int_equal(uifmt_parse_pid("sleep", &pid), 0);
+	assert_int_equal(uifmt_parse_pid("", &pid), 0);
+	assert_int_equal(uifmt_parse_pid("99999999999", &pid), 0);
+	assert_int_equal(pid, 7);
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+static void test_uifmt_folded_name(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	uifmt_folded_name(buf, sizeof(buf), 86400 + 3661, 0);
+	assert_string_equal(buf, "stacktop-19700102-010101.folded");
+	uifmt_folded_name(buf, sizeof(buf), 0, 2);
+	assert_string_equal(buf, "stacktop-19700101-000000-2.folded");
+	/* snprintf semantics */
+	assert_int_equal(uifmt_folded_name(buf, 8, 0, 0), 31);
+	assert_string_equal(buf, "stackto");
+}
+
+static void test_uifmt_results(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	uifmt_reset_result(buf, sizeof(buf), 0, true);
+	assert_non_null(strstr(buf, "kernel map"));
+	uifmt_reset_result(buf, sizeof(buf), 0, false);
+	assert_string_equal(buf, "reset: counts start from zero");
+	uifmt_reset_result(buf, sizeof(buf), -EBUSY, true);
+	assert_non_null(strstr(buf, "EBUSY"));
+	assert_non_null(strstr(buf, "refused"));
+	uifmt_reset_result(buf, sizeof(buf), -EINVAL, true);
+	assert_non_null(strstr(buf, "EINVAL"));
+	uifmt_reset_result(buf, sizeof(buf), -EIO, true);
+	assert_non_null(strstr(buf, "EIO"));
+
+	uifmt_stackmap_result(buf, sizeof(buf), -EOPNOTSUPP, true);
+	assert_non_null(strstr(buf, "kernel has no stackmap option"));
+	uifmt_stackmap_result(buf, sizeof(buf), -EINVAL, false);
+	assert_non_null(strstr(buf, "turn stackmap off"));
+	assert_non_null(strstr(buf, "EINVAL"));
+	uifmt_stackmap_result(buf, sizeof(buf), 0, true);
+	assert_string_equal(buf, "kernel stackmap option turned on");
+}
+
+static void test_uifmt_delay(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	uifmt_delay(buf, sizeof(buf), 1.0);
+	assert_string_equal(buf, "1s");
+	uifmt_delay(buf, sizeof(buf), 0.5);
+	assert_string_equal(buf, "0.5s");
+	uifmt_delay(buf, sizeof(buf), 0.3);
+	assert_string_equal(buf, "0.3s");
+	uifmt_delay(buf, sizeof(buf), 2.25);
+	assert_string_equal(buf, "2.25s");
+	uifmt_delay(buf, sizeof(buf), 10);
+	assert_string_equal(buf, "10s");
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static const struct uifmt_seg seg_none = { .label = "(none)" };
+
+/* the segment labelled @label, or seg_none (never NULL) */
+static const struct uifmt_seg *seg_find(const struct uifmt_seg *s, int n, const char *label)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s[i].label, label))
+			return &s[i];
+	return &seg_none;
+}
+
+static bool seg_has(const struct uifmt_seg *s, int n, const char *label)
+{
+	return seg_find(s, n, label) != &seg_none;
+}
+
+static void test_uifmt_header_rates(void **state)
+{
+	struct session_stats st;
+	struct uifmt_seg segs[16];
+	const struct uifmt_seg *sg;
+	int n;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.mode = SESSION_STACKS;
+	st.interval_sec = 2.0;
+	st.events_delta = 100;
+	st.events = 1000;
+	st.lost = 7;
+	st.lost_delta = 3;
+	st.tracing_on = true;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "events/s");
+	assert_string_equal(sg->label, "events/s");
+	assert_string_equal(sg->value, "50");
+	sg = seg_find(segs, n, "lost");
+	assert_string_equal(sg->label, "lost");
+	assert_string_equal(sg->value, "7 (+3)");
+	assert_true(sg->alert);
+	sg = seg_find(segs, n, "dropped");
+	assert_string_equal(sg->label, "dropped");
+	assert_string_equal(sg->value, "0 (+0)");
+	assert_false(sg->alert);
+	sg = seg_find(segs, n, "stacks");
+	assert_string_equal(sg->label, "stacks");
+	assert_string_equal(sg->value, "42");
+	assert_false(seg_has(segs, n, "tracing"));
+	st.tracing_on = false;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "tracing");
+	assert_string_equal(sg->label, "tracing");
+	assert_string_equal(sg->value, "OFF");
+	assert_true(sg->alert);
+	/* the array bound holds */
+	assert_int_equal(uifmt_header_rates(&st, 1, segs, 2), 2);
+}
+
+static void test_uifmt_header_map(void **state)
+{
+	struct session_stats st;
+	struct uifmt_seg segs[16];
+	const struct uifmt_seg *sg;
+	int n;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.mode = SESSION_STACKS;
+	assert_int_equal(uifmt_header_map(&st, segs, 16), 0);
+	st.mode = SESSION_STACKMAP;
+	st.stackmap_on = true;
+	st.map_abi = 4;
+	st.have_map_stat = true;
+	st.map.entries = 10;
+	st.map.capacity = 4096;
+	st.map.successes = 500;
+	st.map.drops = 2;
+	st.map.success_rate = 99;
+	st.fallbacks = 5;
+	st.fallbacks_delta = 1;
+	st.generation = 3;
+	n = uifmt_header_map(&st, segs, 16);
+	sg = seg_find(segs, n, "stackmap");
+	assert_string_equal(sg->label, "stackmap");
+	assert_string_equal(sg->value, "on v4");
+	sg = seg_find(segs, n, "entries");
+	assert_string_equal(sg->label, "entries");
+	assert_string_equal(sg->value, "10/4096");
+	assert_false(sg->alert);
+	sg = seg_find(segs, n, "successes");
+	assert_string_equal(sg->label, "successes");
+	assert_string_equal(sg->value, "500");
+	sg = seg_find(segs, n, "drops");
+	assert_string_equal(sg->label, "drops");
+	assert_true(sg->alert);
+	sg = seg_find(segs, n, "success");
+	assert_string_equal(sg->label, "success");
+	assert_string_equal(sg->value, "99%");
+	sg = seg_find(segs, n, "fallbacks");
+	assert_string_equal(sg->label, "fallbacks");
+	assert_string_equal(sg->value, "5 (+1)");
+	sg = seg_find(segs, n, "gen");
+	assert_string_equal(sg->label, "gen");
+	assert_string_equal(sg->value, "3");
+	/* v1 names, no events yet, full map */
+	st.map.v1_names = true;
+	st.map.success_rate = -1;
+	st.map.entries = 4096;
+	n = uifmt_header_map(&st, segs, 16);
+	assert_true(seg_has(segs, n, "hits"));
+	sg = seg_find(segs, n, "hit rate");
+	assert_string_equal(sg->label, "hit rate");
+	assert_string_equal(sg->value, "-");
+	assert_true(seg_find(segs, n, "entries")->alert);
+}
+
+/* ---- hmap -------------------------------------------------------------- */
+
+static void test_hmap_basic(void **state)
+{
+	struct hmap m;
+	uint64_t v, i;
+
+	(void)state;
+	hmap_init(&m);
+	assert_false(hmap_get(&m, 5, &v));
+	assert_false(hmap_del(&m, 5));
+	assert_int_equal(hmap_put(&m, 0, 11), 0);
+	assert_true(hmap_get(&m, 0, &v));
+	assert_int_equal(v, 11);
+	for (i = 1; i <= 20000; i++)
+		assert_int_equal(hmap_put(&m, i * 7919, i), 0);
+	assert_int_equal(hmap_len(&m), 20001);
+	for (i = 1; i <= 20000; i += 2)
+		assert_true(hmap_del(&m, i * 7919));
+	for (i = 1; i <= 20000; i++) {
+		bool found = hmap_get(&m, i * 7919, &v);
+
+		assert_int_equal(found, i % 2 == 0);
+		if (found)
+			assert_int_equal(v, i);
+	}
+	assert_int_equal(hmap_len(&m), 10001);
+	assert_int_equal(hmap_put(&m, 2 * 7919, 99), 0);
+	assert_true(hmap_get(&m, 2 * 7919, &v));
+	assert_int_equal(v, 99);
+	hmap_clear(&m);
+	assert_int_equal(hmap_len(&m), 0);
+	assert_false(hmap_get(&m, 4 * 7919, NULL));
+	hmap_done(&m);
+	assert_true(hmap_mix(0, 0) != 0);
+	assert_true(hmap_mix(1, 2) != hmap_mix(2, 1));
+}
+
+/* ---- symcache and textmatch --------------------------------------------- */
+
+static const char kallsyms[] = "ffffffff81000000 T _stext\n"
+			       "ffffffff81001000 T __schedule\n"
+			       "ffffffff81002000 T do_nanosleep\n"
+			       "ffffffff81003000 T ext4_file_write_iter\t[ext4]\n"
+			       "ffffffff81004000 T zzz_end\n";
+
+static struct stack *stack_make(const uint64_t *ips, unsigned int depth)
+{
+	struct stack *st = calloc(1, sizeof(*st) + depth * sizeof(uint64_t));
+
+	assert_non_null(st);
+	st->depth = (uint16_t)depth;
+	memcpy(st->ips, ips, depth * sizeof(uint64_t));
+	return st;
+}
+
+static void test_symcache_textmatch(void **state)
+{
+	uint64_t ips1[] = { 0xffffffff81001010, 0xffffffff81002020 };
+	uint64_t ips2[] = { 0xffffffff81001020, 0xffffffff81003030 };
+	struct symcache sc;
+	struct textmatch tm;
+	struct stack *a, *b;
+	struct ksym *ks;
+	uint32_t id1, id2;
+	FILE *f;
+
+	(void)state;
+	ks = ksym_new(NULL);
+	assert_non_null(ks);
+	f = fmemopen((void *)kallsyms, sizeof(kallsyms) - 1, "r");
+	assert_non_null(f);
+	assert_true(ksym_load(ks, f) > 0);
+	fclose(f);
+
+	symcache_init(&sc, ks);
+	id1 = symcache_id(&sc, ips1[0]);
+	id2 = symcache_id(&sc, ips2[0]);
+	assert_true(id1 != id2);
+	assert_int_equal(symcache_id(&sc, ips1[0]), id1);
+	/* two call sites in one function: one merge key */
+	assert_true(symcache_start(&sc, id1) == 0xffffffff81001000ULL);
+	assert_true(symcache_start(&sc, id2) == 0xffffffff81001000ULL);
+	assert_string_equal(symcache_name(&sc, id1), "__schedule");
+	assert_non_null(strstr(symcache_name(&sc, symcache_id(&sc, ips2[1])), "[ext4]"));
+	assert_false(symcache_sync(&sc));
+
+	a = stack_make(ips1, 2);
+	b = stack_make(ips2, 2);
+	textmatch_init(&tm);
+	assert_false(textmatch_active(&tm));
+	assert_true(textmatch_set(&tm, "NANOSLEEP"));
+	assert_true(textmatch_frames(&tm, &sc, a));
+	assert_false(textmatch_frames(&tm, &sc, b));
+	/* cached answers stay right, and follow a new text */
+	assert_true(textmatch_frames(&tm, &sc, a));
+	assert_true(textmatch_set(&tm, "ext4|nothing"));
+	assert_false(textmatch_frames(&tm, &sc, a));
+	assert_true(textmatch_frames(&tm, &sc, b));
+	textmatch_forget_stacks(&tm);
+	assert_true(textmatch_frames(&tm, &sc, b));
+	assert_false(textmatch_set(&tm, ""));
+	textmatch_done(&tm);
+	symcache_done(&sc);
+	free(a);
+	free(b);
+	ksym_free(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uifmt_layout_wide),
+		cmocka_unit_test(test_uifmt_layout_narrow_drops_by_prio),
+		cmocka_unit_test(test_uifmt_layout_never_past_width),
+		cmocka_unit_test(test_uifmt_terms),
+		cmocka_unit_test(test_uifmt_parse_delay),
+		cmocka_unit_test(test_uifmt_parse_pid),
+		cmocka_unit_test(test_uifmt_folded_name),
+		cmocka_unit_test(test_uifmt_results),
+		cmocka_unit_test(test_uifmt_delay),
+		cmocka_unit_test(test_uifmt_header_rates),
+		cmocka_unit_test(test_uifmt_header_map),
+		cmocka_unit_test(test_hmap_basic),
+		cmocka_unit_test(test_symcache_textmatch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
