@@ -250,7 +250,8 @@ tfs_snapshot() {
 		for f in "$1"/options/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done
 		printf 'tracing_on=%s\n' "$(cat "$1/tracing_on")"
 		printf 'current_tracer=%s\n' "$(cat "$1/current_tracer")"
-		printf 'buffer_size_kb=%s\n' "$(cat "$1/buffer_size_kb")"
+		# "7 (expanded: 1408)" until the buffer is first used: the same size
+		printf 'buffer_size_kb=%s\n' "$(sed 's/^[0-9]* (expanded: \([0-9]*\))$/\1/' "$1/buffer_size_kb")"
 		echo "set_event:"
 		cat "$1/set_event"
 	} > "$2"

@@ -1,0 +1,105 @@
+#!/bin/sh
+# tui-sim: the real stacktop in tmux against the stackmap simulator (a FUSE
+# tracefs of an RFC v4 kernel): stackmap header, kernel ids, expand, event
+# filter, reset (and EBUSY when the kernel refuses), the stackmap toggle and
+# its refusal, P, quit with the simulated tracefs restored.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${SIM_BIN:-}" ] && [ -x "$SIM_BIN" ] || fail "no simulator (set SIM_BIN)"
+[ -n "${SIM_LIB:-}" ] && [ -r "$SIM_LIB" ] || fail "no sim-lib.sh (set SIM_LIB)"
+. "$SIM_LIB"
+
+# sim-lib's trap replaces ours: chain the tmux cleanup in front of it
+sim_start v4 --rate 300 --seed 7 || fail "the simulator did not start"
+trap 'tui_cleanup; _sim_trap' EXIT
+
+tfs_snapshot "$SIM_MNT" "$TUI_WORK/before"
+
+tui_start 130 40
+tui_run --tracefs "$SIM_MNT" --kallsyms "$SIM_KALLSYMS" -d 0.5 -e sched:sched_switch -e kmem:kmalloc
+
+say "stackmap header and ranked rows with kernel ids"
+tui_wait 'mode stackmap' 10
+tui_wait 'stackmap on v4 +entries [0-9]+/[0-9]+ +successes [0-9]+ +drops [0-9]+ +success [0-9]+% +fallbacks' 10
+tui_wait '^\+ +1 +[0-9]+(,[0-9+]+)? +[0-9]+ ' 15
+tui_wait '^ +# ID +DELTA' 2
+
+say "expand"
+tui_keys Home Enter
+tui_wait '#0 +[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+' 5
+tui_keys Enter
+tui_wait_gone '#0 ' 5
+
+say "event filter"
+tui_keys f
+tui_wait 'Filter by event' 3
+tui_type kmalloc
+tui_keys Enter
+tui_wait 'event kmem:kmalloc' 3
+tui_wait '^\+ +1 .*kmem:kmalloc' 10
+tui_rows | grep -q 'sched_switch' && fail "sched_switch rows under the kmalloc filter"
+tui_keys x
+tui_wait 'event all' 3
+
+say "sort by kernel id"
+tui_keys F6
+tui_type ' id'
+tui_keys Enter
+tui_wait 'sort ID desc' 3
+tui_keys '>'
+tui_wait 'sort DELTA desc' 3
+
+say "reset: map, counts and a new generation"
+tui_wait 'gen 0' 3
+tui_keys r
+tui_wait 'press r again to reset the kernel stack map' 3
+tui_keys r
+tui_wait 'reset: kernel map and counts start from zero' 5
+tui_wait 'gen 1' 5
+tui_wait '^\+ +1 +[0-9]+' 10
+
+say "reset refused by the kernel: EBUSY in the status line"
+sim_ctl "reset-busy 1" || fail "sim control failed"
+tui_keys r r
+tui_wait 'reset refused: EBUSY' 5
+sim_ctl "reset-busy 0"
+tui_wait 'gen 1' 2
+
+say "stackmap toggle, and why it cannot"
+tui_keys s
+tui_wait 'kernel stackmap option turned off' 5
+tui_wait 'stackmap off' 5
+tui_keys s
+tui_wait 'kernel stackmap option turned on' 5
+tui_wait 'stackmap on' 5
+sim_ctl "hide options/stackmap"
+tui_keys s
+tui_wait 'cannot turn stackmap (on|off): kernel has no stackmap option' 5
+sim_ctl "show options/stackmap"
+
+say "P writes folded stacks"
+tui_keys P
+tui_wait 'wrote [0-9]+ folded stacks' 5
+F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
+[ -s "$F" ] || fail "no folded file written"
+grep -q -E '^[^ ]+(;[^ ]+)+ [0-9]+$' "$F" || fail "$F is not folded stacks"
+
+say "tree"
+tui_keys t
+tui_wait 'CALLER TREE' 5
+tui_keys t
+tui_wait 'view stacks' 3
+
+say "80x24"
+tui_resize 80 24
+tui_keys Home
+tui_wait 'stackmap on' 5
+tui_wait '^\+ +1 ' 5
+tui_resize 130 40
+
+say "quit restores the terminal and the simulated tracefs"
+tui_keys q
+tui_quit_restored
+tfs_snapshot "$SIM_MNT" "$TUI_WORK/after"
+diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "the simulated tracefs was not restored"
+echo "PASS"
