@@ -1524,11 +1524,9 @@ static void ui_loop(struct ui *ui)
 		if (r < 0 && r != drain_err)
 			ui_status(ui, true, "reading the ring buffer: %s", strerror(-r));
 		drain_err = r < 0 ? r : 0;
-		if (ui_check_generation(ui)) {
-			ui_status(ui, false, "the stack table was reset (generation %u)",
-				  (unsigned int)ui->generation);
+		/* a reset by another program: the core says so in the status line */
+		if (ui_check_generation(ui))
 			ui_rank(ui, true);
-		}
 		now = ui_now();
 		if (ui->rerank_at && now >= ui->rerank_at) {
 			ui->rerank_at = 0;

@@ -15,11 +15,16 @@ trap 'tui_cleanup; _sim_trap' EXIT
 
 tfs_snapshot "$SIM_MNT" "$TUI_WORK/before"
 
+sim_ctl pause || fail "sim control failed"
 tui_start 130 40
 tui_run --tracefs "$SIM_MNT" --kallsyms "$SIM_KALLSYMS" -d 0.5 -e sched:sched_switch -e kmem:kmalloc
 
-say "stackmap header and ranked rows with kernel ids"
+say "no data yet: the view says why"
 tui_wait 'mode stackmap' 10
+tui_wait 'No events yet: waiting for sched:sched_switch,kmem:kmalloc' 10
+sim_ctl resume
+
+say "stackmap header and ranked rows with kernel ids"
 tui_wait 'stackmap on v4 +entries [0-9]+/[0-9]+ +successes [0-9]+ +drops [0-9]+ +success [0-9]+% +fallbacks' 10
 tui_wait '^\+ +1 +[0-9]+(,[0-9+]+)? +[0-9]+ ' 15
 tui_wait '^ +# ID +DELTA' 2
@@ -64,6 +69,18 @@ tui_keys r r
 tui_wait 'reset refused: EBUSY' 5
 sim_ctl "reset-busy 0"
 tui_wait 'gen 1' 2
+
+say "a reset by another program: the core's message in the status line"
+sim_ctl reset-map
+tui_wait 'the stack map was reset by another program' 5
+tui_wait 'gen 2' 5
+tui_wait '^\+ +1 +[0-9]+' 10
+
+say "tracing switched off behind our back"
+echo 0 > "$SIM_MNT/tracing_on"
+tui_wait 'tracing OFF' 5
+echo 1 > "$SIM_MNT/tracing_on"
+tui_wait_gone 'tracing OFF' 5
 
 say "stackmap toggle, and why it cannot"
 tui_keys s
