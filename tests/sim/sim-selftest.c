@@ -347,15 +347,19 @@ static void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void frames_key(const uint64_t *ips, unsigned int nr, char *out, size_t sz)
+/* @ips may be only 4-byte aligned (ring-buffer records are) */
+static void frames_key(const void *ips, unsigned int nr, char *out, size_t sz)
 {
 	size_t len = 0;
 	unsigned int i;
 
 	out[0] = '\0';
-	for (i = 0; i < nr && len + 20 < sz; i++)
-		len += snprintf(out + len, sz - len, "%s%llx", i ? "," : "",
-				(unsigned long long)ips[i]);
+	for (i = 0; i < nr && len + 20 < sz; i++) {
+		uint64_t ip;
+
+		memcpy(&ip, (const char *)ips + i * sizeof(ip), sizeof(ip));
+		len += snprintf(out + len, sz - len, "%s%llx", i ? "," : "", (unsigned long long)ip);
+	}
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -466,7 +470,7 @@ static void scan_cpu(int cpu, struct page_scan *ps)
 				CHECK(nr > 0 && size >= 16 + 8U * nr && size < 16 + 8U * nr + 4,
 				      "kernel_stack size %u for %d frames", size, nr);
 				ps->kstacks++;
-				frames_key((uint64_t *)((char *)rec + 16), nr, key, sizeof(key));
+				frames_key((char *)rec + 16, nr, key, sizeof(key));
 				tally_add(&ps->frames, key, 1);
 			} else {
 				ps->bad++;
