@@ -6,7 +6,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
-if grep -n -i 'curses' "$top"/src/*.c "$top"/src/*.h "$top"/include/*.h 2>/dev/null; then
+if cat "$top"/src/*.c "$top"/include/*.h |
+	grep -n -E '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|term)|\b(initscr|newterm|endwin|wrefresh|mvwprintw|wattron)\b'; then
 	echo "FAIL: curses outside ui/" >&2
 	rc=1
 fi
