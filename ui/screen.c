@@ -208,8 +208,17 @@ static int ui_draw_segs(struct ui *ui, int y, int x, int maxx, const struct uifm
 	for (i = 0; i < n; i++) {
 		int ll = (int)strlen(segs[i].label), vl = (int)strlen(segs[i].value);
 
-		if (x + ll + 1 + vl > maxx)
+		if (x + ll + 1 + vl > maxx) {
+			/* the last one that fits in part is cut, not dropped */
+			if (maxx - x - ll - 1 >= 8) {
+				ui_put(y, x, ll, ui_attr(ui, UC_HEADER_LABEL), segs[i].label);
+				ui_put(y, x + ll + 1, maxx - x - ll - 1,
+				       ui_attr(ui, segs[i].alert ? UC_ALERT : UC_HEADER_VALUE),
+				       segs[i].value);
+				x = maxx;
+			}
 			break;
+		}
 		ui_put(y, x, ll, ui_attr(ui, UC_HEADER_LABEL), segs[i].label);
 		ui_put(y, x + ll + 1, vl, ui_attr(ui, segs[i].alert ? UC_ALERT : UC_HEADER_VALUE),
 		       segs[i].value);
@@ -250,10 +259,10 @@ static void ui_draw_header(struct ui *ui)
 	ui_put(0, 0, 9, ui_attr(ui, UC_HEADER_VALUE), "stacktop");
 	n = 0;
 	seg_set(&segs[n++], "mode", session_mode_name(ui->st.mode));
-	seg_set(&segs[n++], "kernel", ui->st.kernel);
 	uifmt_delay(buf, sizeof(buf), ui->delay);
 	seg_set(&segs[n++], "delay", buf);
 	seg_set(&segs[n++], "events", session_traced(ui->s));
+	seg_set(&segs[n++], "kernel", ui->st.kernel);
 	ui_draw_segs(ui, 0, 9, rx - 1, segs, n);
 	if (ui->paused) {
 		ui_put(0, rx, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
@@ -914,6 +923,7 @@ static void ui_rank(struct ui *ui, bool live)
 {
 	symcache_sync(ui->syms);
 	ui->nstacks = stack_table_count(ui->t);
+	stack_view_layout(ui); /* the EVENT column depends on the events seen */
 	if (ui->view == UI_VIEW_TREE && live)
 		tree_view_build(ui);
 	if (ui->view == UI_VIEW_STACKS || live)

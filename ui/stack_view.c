@@ -166,6 +166,8 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 void stack_view_layout(struct ui *ui)
 {
 	bool ids = ui->st.mode == SESSION_STACKMAP || ui->st.mode == SESSION_PASSIVE;
+	/* one event (traced or filtered): the header names it, the column goes first */
+	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
 	struct col_spec specs[COL_MAX] = {
 		[COL_RANK] = { .min = 4, .want = 5, .prio = 5 },
 		[COL_ID] = { .min = ids ? 5 : 2, .want = ids ? 9 : 2, .prio = ids ? 3 : 7 },
@@ -174,9 +176,9 @@ void stack_view_layout(struct ui *ui)
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
-		[COL_EVENT] = { .min = 10, .want = 18, .prio = 6, .flex = true },
-		[COL_COMM] = { .min = 12, .want = 20, .prio = 4, .flex = true },
-		[COL_FUNC] = { .min = 20, .want = 40, .prio = 0, .flex = true },
+		[COL_EVENT] = { .min = 10, .want = 18, .prio = one_event ? 10 : 6, .flex = true },
+		[COL_COMM] = { .min = 12, .want = 18, .prio = 4, .flex = true },
+		[COL_FUNC] = { .min = 30, .want = 40, .prio = 0, .flex = true },
 	};
 
 	uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);

@@ -218,10 +218,11 @@ tui_sorted() {
 	fi
 }
 
-# tui_quit_restored: after q, the shell is back, cooked mode, no alt screen,
-# no mouse reporting, visible cursor
+# tui_quit_restored [RC]: after q (or a signal), the shell is back with exit
+# status RC (default 0), cooked mode, no alt screen, no mouse reporting,
+# visible cursor
 tui_quit_restored() {
-	tui_wait '__RC=0__' 15
+	tui_wait "__RC=${1:-0}__" 15
 	[ "$(tui_flag alternate_on)" = 0 ] || fail "still on the alternate screen after quit"
 	[ "$(tui_flag mouse_any_flag)" = 0 ] || fail "mouse reporting left on after quit"
 	[ "$(tui_flag mouse_standard_flag)" = 0 ] || fail "mouse reporting left on after quit"

@@ -39,7 +39,7 @@ done < "$TUI_WORK/keylines"
 tui_wait 'Mouse: a click selects' 1
 tui_keys q
 tui_wait_gone 'help - keys' 5
-tui_wait '^\+ +1 ' 5
+tui_wait '^[-+ ] +1 ' 5
 tui_resize 120 40
 
 say "expand and collapse"
@@ -223,7 +223,7 @@ tui_wait 'not a number' 3
 say "redraw"
 tui_keys Home C-l
 tui_wait '^ +# ID +DELTA' 5
-tui_wait '^\+ +1 ' 5
+tui_wait '^[-+ ] +1 ' 5
 
 say "reset (stacks mode: counts)"
 tui_keys r
@@ -285,8 +285,9 @@ tui_wait 'order +held' 2
 say "resize: 80x24, too small, very wide"
 tui_resize 80 24
 tui_keys Home
-tui_wait '^ +# ID +DELTA' 5
-tui_wait '^\+ +1 ' 5
+# stacks mode at 80 columns: the ID column (always "-") is the first to go
+tui_wait '^ +# +(ID +)?DELTA. +TOTAL +%' 5
+tui_wait '^[-+ ] +1 ' 5
 tui_wait 'FUNCTION' 2
 tui_wait 'F1Help' 8
 tui_resize 79 24
@@ -295,7 +296,7 @@ tui_resize 80 23
 tui_wait 'terminal too small: 80x23' 5
 tui_resize 250 50
 tui_wait 'RATE/s +DEP' 5
-tui_wait '^\+ +1 ' 5
+tui_wait '^[-+ ] +1 ' 5
 tui_resize 120 40
 
 say "quit restores the terminal and tracefs"
@@ -311,5 +312,22 @@ tui_wait '^\+ +1 ' 15
 [ "$(tui_flag mouse_any_flag)" = 0 ] || fail "-M given but mouse reporting is on"
 tui_keys F10
 tui_quit_restored
+
+say "SIGTERM: a clean exit; SIGSEGV: terminal and tracefs restored by the emergency path"
+tui_run --mode stacks -d 0.5
+tui_wait '^\+ +1 ' 15
+APP=$(tui_app_pid)
+[ -d "$T/instances/stacktop.$APP" ] || fail "no instance stacktop.$APP while running"
+kill -TERM "$APP"
+tui_quit_restored
+[ ! -e "$T/instances/stacktop.$APP" ] || fail "instance stacktop.$APP left behind after SIGTERM"
+tui_run --mode stacks -d 0.5
+tui_wait '^\+ +1 ' 15
+APP=$(tui_app_pid)
+kill -SEGV "$APP"
+tui_quit_restored 139
+[ ! -e "$T/instances/stacktop.$APP" ] || fail "instance stacktop.$APP left behind after SIGSEGV"
+tfs_snapshot "$T" "$TUI_WORK/after"
+diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "top-level tracefs state changed"
 
 echo "PASS"
