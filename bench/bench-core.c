@@ -12,7 +12,8 @@
  *  rank          top 50 of 10^6 stacks (partial selection)
  *  memory        bytes per unique stack in the table
  *
- * Usage: bench-core [SCALE]   (SCALE multiplies the work, default 1)
+ * Usage: bench-core [SCALE [ids|full|rank]]   (SCALE multiplies the work,
+ * default 1; the second argument runs one part only, for a profiler)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,17 @@ int main(int argc, char **argv)
 	double tm, ti, tg, tmf, tf;
 
 	pagegen_init_fmt(&fmt);
+	if (argc > 2) {
+		if (!strcmp(argv[2], "ids"))
+			printf("ids: %.3f s\n", bench_ingest(ids, rounds, true, &fmt));
+		else if (!strcmp(argv[2], "full"))
+			printf("full: %.3f s\n", bench_ingest(full, rounds, false, &fmt));
+		else
+			bench_rank(scale);
+		free(ids);
+		free(full);
+		return 0;
+	}
 	tm = bench_memcpy(ids, rounds);
 	ti = bench_ingest(ids, rounds, true, &fmt);
 	tg = bench_generic(ids, rounds / 10 ? rounds / 10 : 1) * 10;

@@ -106,13 +106,62 @@ int ringbuf_page_init(struct ringbuf_page *pg, const void *buf, size_t len,
  */
 int ringbuf_page_next(struct ringbuf_page *pg, struct ringbuf_event *ret);
 
+static inline int ringbuf_swapped(const struct ringbuf_layout *l)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return !l->big_endian;
+#else
+	return l->big_endian;
+#endif
+}
+
 /**
- * ringbuf_read_u16() / ringbuf_read_u32() / ringbuf_read_u64() / ringbuf_read_long()
- * - read a field of an event payload in the page's byte order
+ * ringbuf_read_u16() - read a 16-bit field of a payload in the page's byte order
+ * @l: layout
+ * @p: field (any alignment)
  */
-uint16_t ringbuf_read_u16(const struct ringbuf_layout *l, const void *p);
-uint32_t ringbuf_read_u32(const struct ringbuf_layout *l, const void *p);
-uint64_t ringbuf_read_u64(const struct ringbuf_layout *l, const void *p);
-uint64_t ringbuf_read_long(const struct ringbuf_layout *l, const void *p);
+static inline uint16_t ringbuf_read_u16(const struct ringbuf_layout *l, const void *p)
+{
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return ringbuf_swapped(l) ? __builtin_bswap16(v) : v;
+}
+
+/**
+ * ringbuf_read_u32() - read a 32-bit field in the page's byte order
+ * @l: layout
+ * @p: field (any alignment)
+ */
+static inline uint32_t ringbuf_read_u32(const struct ringbuf_layout *l, const void *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return ringbuf_swapped(l) ? __builtin_bswap32(v) : v;
+}
+
+/**
+ * ringbuf_read_u64() - read a 64-bit field in the page's byte order
+ * @l: layout
+ * @p: field (any alignment)
+ */
+static inline uint64_t ringbuf_read_u64(const struct ringbuf_layout *l, const void *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return ringbuf_swapped(l) ? __builtin_bswap64(v) : v;
+}
+
+/**
+ * ringbuf_read_long() - read a kernel `long` (4 or 8 bytes, per @l)
+ * @l: layout
+ * @p: field (any alignment)
+ */
+static inline uint64_t ringbuf_read_long(const struct ringbuf_layout *l, const void *p)
+{
+	return l->long_size == 8 ? ringbuf_read_u64(l, p) : ringbuf_read_u32(l, p);
+}
 
 #endif /* STACKTOP_RINGBUF_H */

@@ -17,49 +17,6 @@
 #define RB_MISSED_EVENTS    (1ull << 31)
 #define RB_MISSED_STORED    (1ull << 30)
 
-static inline uint16_t rb_bswap16(uint16_t v)
-{
-	return __builtin_bswap16(v);
-}
-
-static inline int rb_swap(const struct ringbuf_layout *l)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return !l->big_endian;
-#else
-	return l->big_endian;
-#endif
-}
-
-uint16_t ringbuf_read_u16(const struct ringbuf_layout *l, const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rb_swap(l) ? rb_bswap16(v) : v;
-}
-
-uint32_t ringbuf_read_u32(const struct ringbuf_layout *l, const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rb_swap(l) ? __builtin_bswap32(v) : v;
-}
-
-uint64_t ringbuf_read_u64(const struct ringbuf_layout *l, const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rb_swap(l) ? __builtin_bswap64(v) : v;
-}
-
-uint64_t ringbuf_read_long(const struct ringbuf_layout *l, const void *p)
-{
-	return l->long_size == 8 ? ringbuf_read_u64(l, p) : ringbuf_read_u32(l, p);
-}
-
 /*
  * Find "field: <type> <name>;	offset:N;	size:N;" in header_page text.
  * Returns 0 and fills offset/size, or -1.
