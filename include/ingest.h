@@ -22,6 +22,8 @@
 #define STACKTOP_INGEST_H
 
 #define INGEST_QUEUE_MAX 65536 /* queued ids before the owner must resolve */
+#define INGEST_NEW_PIDS	 1024
+#define INGEST_PID_MAX	 (1 << 22) /* the kernel's PID_MAX_LIMIT */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -172,6 +174,23 @@ void ingest_new_generation(struct ingest *ing);
  * @ing: consumer
  */
 void ingest_forget_waiting(struct ingest *ing);
+
+/**
+ * ingest_new_pids() - pids seen for the first time since the last
+ * ingest_clear_new_pids() (at most INGEST_NEW_PIDS of them), so that the
+ * owner can learn their command names while the processes still exist
+ * @ing: consumer
+ * @ret: the pids (owned by @ing)
+ *
+ * Return: how many.
+ */
+unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret);
+
+/**
+ * ingest_clear_new_pids() - empty the list of new pids
+ * @ing: consumer
+ */
+void ingest_clear_new_pids(struct ingest *ing);
 
 /**
  * ingest_stats() - the counters (writable: the session zeroes them on reset)

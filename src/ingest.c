@@ -51,6 +51,10 @@ struct ingest {
 	struct queued *queue;
 	unsigned int nqueue;
 
+	uint8_t *pid_seen; /* bitmap, INGEST_PID_MAX bits */
+	int32_t new_pids[INGEST_NEW_PIDS];
+	unsigned int nnew_pids;
+
 	struct ingest_stats st;
 	uint64_t frames[STACK_MAX_DEPTH];
 };
@@ -66,7 +70,8 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
 	ing->ncpus = ncpus ? ncpus : 1;
 	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
 	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
-	if (!ing->cpus || !ing->queue) {
+	ing->pid_seen = calloc(INGEST_PID_MAX / 8, 1);
+	if (!ing->cpus || !ing->queue || !ing->pid_seen) {
 		ingest_free(ing);
 		return NULL;
 	}
@@ -79,6 +84,7 @@ void ingest_free(struct ingest *ing)
 		return;
 	free(ing->cpus);
 	free(ing->queue);
+	free(ing->pid_seen);
 	free(ing->by_id);
 	free(ing->pids);
 	free(ing);
@@ -134,6 +140,20 @@ static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
 		return false;
 	*ret = c->w[--c->n];
 	return true;
+}
+
+static inline void note_pid(struct ingest *ing, int pid)
+{
+	uint8_t bit;
+
+	if (pid <= 0 || pid >= INGEST_PID_MAX)
+		return;
+	bit = (uint8_t)(1u << (pid & 7));
+	if (ing->pid_seen[pid >> 3] & bit)
+		return;
+	ing->pid_seen[pid >> 3] |= bit;
+	if (ing->nnew_pids < INGEST_NEW_PIDS)
+		ing->new_pids[ing->nnew_pids++] = pid;
 }
 
 static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
@@ -259,7 +279,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 	}
 	while ((r = ringbuf_page_next(&pg, &ev)) > 0) {
 		unsigned int type;
-		int idx;
+		int idx, pid;
 
 		if (ev.size < 8)
 			continue;
@@ -281,8 +301,9 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 			if (idx < 0)
 				continue;
 		}
-		push_waiting(c, (uint16_t)idx,
-			     (int)ringbuf_read_u32(l, ev.data + f->pid_off));
+		pid = (int)ringbuf_read_u32(l, ev.data + f->pid_off);
+		note_pid(ing, pid);
+		push_waiting(c, (uint16_t)idx, pid);
 	}
 	if (r < 0) {
 		ing->st.bad_pages++;
@@ -349,6 +370,17 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 	ing->st.unresolved += n;
 	ing->nqueue = 0;
 	return n;
+}
+
+unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret)
+{
+	*ret = ing->new_pids;
+	return ing->nnew_pids;
+}
+
+void ingest_clear_new_pids(struct ingest *ing)
+{
+	ing->nnew_pids = 0;
 }
 
 unsigned int ingest_pending(const struct ingest *ing)

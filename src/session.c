@@ -34,7 +34,8 @@
 #include "state.h"
 #include "tfs.h"
 
-#define COMM_SLOTS    4096
+#define COMM_SLOTS    16384
+#define COMM_PROBES   16
 #define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
 
 struct cpu_reader {
@@ -246,12 +247,14 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 
 /* ---- comm cache ----------------------------------------------------------- */
 
+/* a cache, not a record: after COMM_PROBES steps the home slot is recycled */
 static struct comm_slot *comm_slot(struct session *s, int pid, bool insert)
 {
 	uint32_t h = (uint32_t)pid * 2654435761u;
 	unsigned int i, n;
 
-	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_PROBES;
+	     n++, i = (i + 1) & (COMM_SLOTS - 1)) {
 		if (s->comms[i].pid == pid)
 			return &s->comms[i];
 		if (!s->comms[i].pid) {
@@ -263,7 +266,6 @@ static struct comm_slot *comm_slot(struct session *s, int pid, bool insert)
 	}
 	if (!insert)
 		return NULL;
-	/* full: recycle a slot (a cache, not a record) */
 	i = h & (COMM_SLOTS - 1);
 	s->comms[i].pid = pid;
 	return &s->comms[i];
@@ -295,12 +297,33 @@ static void comm_read_cmdlines(struct session *s)
 	free(buf);
 }
 
-const char *session_comm(struct session *s, int pid)
+/* /proc/<pid>/comm into the cache; false when the process is gone */
+static bool comm_from_proc(struct session *s, int pid)
 {
-	struct comm_slot *c;
 	char path[64], buf[32];
 	ssize_t n;
 	int fd;
+
+	/* the simulator's pids are not ours to look up in /proc */
+	if (s->opts.tracefs)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	comm_set(s, pid, buf, (size_t)n, false);
+	return true;
+}
+
+const char *session_comm(struct session *s, int pid)
+{
+	struct comm_slot *c;
 
 	if (pid == 0)
 		return "<idle>";
@@ -315,23 +338,26 @@ const char *session_comm(struct session *s, int pid)
 		if (c)
 			return c->comm;
 	}
-	/* the simulator's pids are not ours to look up in /proc */
-	if (!s->opts.tracefs) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n > 0) {
-				while (n > 0 && buf[n - 1] == '\n')
-					n--;
-				comm_set(s, pid, buf, (size_t)n, false);
-				return comm_slot(s, pid, false)->comm;
-			}
-		}
-	}
+	if (comm_from_proc(s, pid))
+		return comm_slot(s, pid, false)->comm;
 	comm_set(s, pid, "?", 1, true);
 	return "?";
+}
+
+/* learn the names of pids new in this drain while they still exist */
+static void comm_learn_new(struct session *s)
+{
+	const int32_t *pids;
+	unsigned int n, i;
+
+	n = ingest_new_pids(s->ing, &pids);
+	for (i = 0; i < n; i++) {
+		struct comm_slot *c = comm_slot(s, pids[i], false);
+
+		if (!c || c->negative)
+			comm_from_proc(s, pids[i]);
+	}
+	ingest_clear_new_pids(s->ing);
 }
 
 /* ---- the kernel map --------------------------------------------------------- */
@@ -589,6 +615,7 @@ int session_drain(struct session *s, unsigned int max_pages)
 		if (!more)
 			s->discard_ids = false; /* the buffer was read to its end */
 	}
+	comm_learn_new(s);
 	sync_stats(s);
 	return (int)pages;
 }
