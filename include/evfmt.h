@@ -50,6 +50,7 @@ struct evfmt {
 	int *types;
 	unsigned int nnames;
 	void *tep; /* struct tep_handle */
+	bool tep_borrowed;
 };
 
 /**
@@ -62,6 +63,15 @@ struct evfmt {
  * header_page, -errno.
  */
 int evfmt_new(struct tfs *t, struct evfmt **ret);
+
+/**
+ * evfmt_from_tep() - the same, from formats already parsed (a trace.dat)
+ * @tep: a struct tep_handle (borrowed: must outlive the result)
+ * @ret: the formats (free with evfmt_free())
+ *
+ * Return: 0, -ENODEV when the trace has no stack events, -ENOMEM.
+ */
+int evfmt_from_tep(void *tep, struct evfmt **ret);
 
 /**
  * evfmt_add() - load an event's format and give it an index

@@ -109,6 +109,19 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 		size_t len);
 
 /**
+ * ingest_record() - consume one record already cut out of its page (a
+ * trace.dat read through libtracecmd)
+ * @ing: consumer
+ * @slot: CPU slot
+ * @cpu: CPU number
+ * @data: payload (starts with common_type)
+ * @size: payload bytes
+ * @missed: events lost before it: 0 none, -1 unknown count, > 0 count
+ */
+void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
+		   uint32_t size, long long missed);
+
+/**
  * ingest_map_put() - one record of a map snapshot: @id now means @ips
  * @ing: consumer
  * @id: kernel stack_id

@@ -94,6 +94,18 @@ int ksym_addr_of(struct ksym *ks, const char *name, size_t name_len, const char 
 		 size_t module_len, uint64_t *ret);
 
 /**
+ * ksym_set_resolver() - where to look when an address is in no loaded symbol
+ * @ks: table
+ * @resolver: fills @ret and returns 0, or returns negative; its strings must
+ *            stay valid as long as the table (a trace.dat's own symbols)
+ * @ctx: passed to @resolver
+ *
+ * With a resolver, misses do not mark the table stale.
+ */
+void ksym_set_resolver(struct ksym *ks,
+		       int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret), void *ctx);
+
+/**
  * ksym_refresh() - reload the file if a lookup missed since the last load
  * @ks: table
  *

@@ -24,6 +24,11 @@
  *    full kernel_stack entries, deduplicated here.
  *  - SESSION_PASSIVE: stackmap kernel, nothing is consumed; hits are the
  *    ref_count deltas of stack_map_bin.
+ *  - SESSION_REPLAY: no kernel at all: a trace-cmd trace.dat (stack records
+ *    of every buffer in it) and/or a saved copy of stack_map_bin or
+ *    stack_map (ids resolved through it; alone, hits are its ref_counts).
+ *    Everything is read at the first drain; the "interval" is the whole
+ *    recording.
  */
 #ifndef STACKTOP_SESSION_H
 #define STACKTOP_SESSION_H
@@ -43,6 +48,7 @@ enum session_mode {
 	SESSION_STACKMAP,
 	SESSION_STACKS,
 	SESSION_PASSIVE,
+	SESSION_REPLAY,
 	SESSION_MODE_MAX,
 };
 
@@ -61,6 +67,8 @@ enum session_mode {
  * @ncpus: entries in @cpus
  * @reset_first: reset the map (and counts) right after start
  * @buffer_kb: per-CPU buffer size of the private instance, 0 for default
+ * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
+ * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  */
 struct session_opts {
 	enum session_mode mode;
@@ -75,6 +83,8 @@ struct session_opts {
 	int ncpus;
 	bool reset_first;
 	unsigned int buffer_kb;
+	const char *replay;
+	const char *map_file;
 };
 
 /**
@@ -218,7 +228,7 @@ const char *session_traced(const struct session *s);
 const char *session_comm(struct session *s, int pid);
 
 /**
- * session_mode_name() - "stackmap", "stacks", "passive" or "auto"
+ * session_mode_name() - "stackmap", "stacks", "passive", "replay" or "auto"
  * @mode: mode
  */
 const char *session_mode_name(enum session_mode mode);

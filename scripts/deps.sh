@@ -4,8 +4,8 @@
 set -eu
 
 PKGS="gcc meson ninja-build pkg-config
-libtracefs-dev libtraceevent-dev libncurses-dev libcmocka-dev
-libfuse3-dev fuse3 tmux clang python3 util-linux"
+libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev libcmocka-dev
+libfuse3-dev fuse3 tmux clang python3 util-linux trace-cmd"
 
 missing=
 for p in $PKGS; do

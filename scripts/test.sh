@@ -17,6 +17,7 @@ ninja -C "$B"
 
 # ASan: the fatal-signal restore path is ours to test, leaks are reported
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_segv_handler=1:handle_segv=0:handle_abort=0:detect_leaks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 rc=0

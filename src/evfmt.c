@@ -63,19 +63,70 @@ static int field_off(struct tep_event *ev, const char *name)
 	return fl ? fl->offset : -1;
 }
 
-int evfmt_new(struct tfs *t, struct evfmt **ret)
+static struct evfmt *evfmt_alloc(void)
 {
 	struct evfmt *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	memset(f->index, 0xff, sizeof(f->index));
+	f->kstack_type = f->stackid_type = f->ustack_type = -1;
+	f->kstack_size_off = -1;
+	f->pid_off = 4;
+	return f;
+}
+
+static int lookup(struct evfmt *f, struct tfs *t, const char *system, const char *name,
+		  struct tep_event **ret)
+{
 	struct tep_event *ev;
+
+	if (t)
+		return parse_event(f, t, system, name, ret);
+	ev = tep_find_event_by_name(f->tep, system, name);
+	if (!ev)
+		return -ENOENT;
+	*ret = ev;
+	return 0;
+}
+
+/* the ftrace stack events, from @t (or from the tep alone when @t is NULL) */
+static void stack_events(struct evfmt *f, struct tfs *t)
+{
+	struct tep_event *ev;
+
+	if (!lookup(f, t, "ftrace", "kernel_stack", &ev)) {
+		struct tep_format_field *caller = tep_find_field(ev, "caller");
+
+		if (caller) {
+			f->kstack_type = ev->id;
+			f->kstack_caller_off = caller->offset;
+			f->kstack_size_off = field_off(ev, "size");
+		}
+		f->pid_off = field_off(ev, "common_pid");
+	}
+	if (!lookup(f, t, "ftrace", "stack_id", &ev)) {
+		int off = field_off(ev, "stack_id");
+
+		if (off >= 0) {
+			f->stackid_type = ev->id;
+			f->stackid_off = off;
+		}
+	}
+	if (!lookup(f, t, "ftrace", "user_stack", &ev))
+		f->ustack_type = ev->id;
+	if (f->pid_off < 0)
+		f->pid_off = 4;
+}
+
+int evfmt_new(struct tfs *t, struct evfmt **ret)
+{
+	struct evfmt *f = evfmt_alloc();
 	char *hdr;
 	int r;
 
 	if (!f)
 		return -ENOMEM;
-	memset(f->index, 0xff, sizeof(f->index));
-	f->kstack_type = f->stackid_type = f->ustack_type = -1;
-	f->kstack_size_off = -1;
-	f->pid_off = 4;
 	f->tep = tep_alloc();
 	if (!f->tep) {
 		r = -ENOMEM;
@@ -97,37 +148,40 @@ int evfmt_new(struct tfs *t, struct evfmt **ret)
 		goto fail;
 	tep_set_long_size(f->tep, (int)f->layout.long_size);
 
-	if (!parse_event(f, t, "ftrace", "kernel_stack", &ev)) {
-		struct tep_format_field *caller = tep_find_field(ev, "caller");
-
-		if (caller) {
-			f->kstack_type = ev->id;
-			f->kstack_caller_off = caller->offset;
-			f->kstack_size_off = field_off(ev, "size");
-		}
-		f->pid_off = field_off(ev, "common_pid");
-	}
-	if (!parse_event(f, t, "ftrace", "stack_id", &ev)) {
-		int off = field_off(ev, "stack_id");
-
-		if (off >= 0) {
-			f->stackid_type = ev->id;
-			f->stackid_off = off;
-		}
-	}
-	if (!parse_event(f, t, "ftrace", "user_stack", &ev))
-		f->ustack_type = ev->id;
+	stack_events(f, t);
 	if (f->kstack_type < 0 && f->stackid_type < 0) {
 		r = -ENODEV;
 		goto fail;
 	}
-	if (f->pid_off < 0)
-		f->pid_off = 4;
 	*ret = f;
 	return 0;
 fail:
 	evfmt_free(f);
 	return r;
+}
+
+
+int evfmt_from_tep(void *tep, struct evfmt **ret)
+{
+	struct evfmt *f = evfmt_alloc();
+
+	if (!f)
+		return -ENOMEM;
+	f->tep = tep;
+	f->tep_borrowed = true;
+	f->layout.long_size = (unsigned int)tep_get_long_size(tep);
+	if (f->layout.long_size != 4)
+		f->layout.long_size = 8;
+	f->layout.big_endian = tep_is_file_bigendian(tep);
+	f->layout.data_offset = 8 + f->layout.long_size;
+	f->layout.subbuf_size = 4096;
+	stack_events(f, NULL);
+	if (f->kstack_type < 0 && f->stackid_type < 0) {
+		evfmt_free(f);
+		return -ENODEV;
+	}
+	*ret = f;
+	return 0;
 }
 
 static int add_index(struct evfmt *f, int type, const char *name)
@@ -180,8 +234,16 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 	if (f->index[type] != EVFMT_NONE)
 		return f->index[type];
 	snprintf(full, sizeof(full), "event#%d", type);
+	{
+		struct tep_event *known = tep_find_event(f->tep, type);
+
+		if (known) {
+			snprintf(full, sizeof(full), "%s:%s", known->system, known->name);
+			return add_index(f, type, full);
+		}
+	}
 	/* set_event lists what is enabled; one of those has this ID */
-	if (tfs_read(t, "set_event", &buf, NULL) == 0) {
+	if (t && tfs_read(t, "set_event", &buf, NULL) == 0) {
 		char *save = NULL, *line;
 
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -212,7 +274,7 @@ void evfmt_free(struct evfmt *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->types);
-	if (f->tep)
+	if (f->tep && !f->tep_borrowed)
 		tep_free(f->tep);
 	free(f);
 }

@@ -29,8 +29,13 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 	fmt_count(lostd, sizeof(lostd), st->lost_delta);
 	fmt_count(ovr, sizeof(ovr), st->overrun);
 	fmt_count(drp, sizeof(drp), st->dropped);
-	fprintf(f, "stacktop %s - mode %s - kernel %s - iteration %d - %.2fs\n", STACKTOP_VERSION,
-		session_mode_name(st->mode), st->kernel, iteration, st->interval_sec);
+	if (st->mode == SESSION_REPLAY)
+		fprintf(f, "stacktop %s - mode replay - %s - %.2fs recorded\n", STACKTOP_VERSION,
+			st->tracefs, st->interval_sec);
+	else
+		fprintf(f, "stacktop %s - mode %s - kernel %s - iteration %d - %.2fs\n",
+			STACKTOP_VERSION, session_mode_name(st->mode), st->kernel, iteration,
+			st->interval_sec);
 	fprintf(f, "events: %s\n", session_traced(s));
 	fprintf(f,
 		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
@@ -56,7 +61,7 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->unresolved, st->generation,
 			st->stackmap_on ? "on" : "off");
 	}
-	if (!st->tracing_on && st->mode != SESSION_PASSIVE)
+	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,

@@ -259,17 +259,48 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	ing->nqueue++;
 }
 
-int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
-		size_t len)
+static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			      const struct ringbuf_event *ev)
 {
 	const struct evfmt *f = ing->fmt;
 	const struct ringbuf_layout *l = &f->layout;
+	unsigned int type;
+	int idx, pid;
+
+	if (ev->size < 8)
+		return;
+	ing->st.records++;
+	type = ringbuf_read_u16(l, ev->data);
+	if ((int)type == f->stackid_type) {
+		on_stack_id(ing, c, cpu, ev);
+		return;
+	}
+	if ((int)type == f->kstack_type) {
+		on_kernel_stack(ing, c, cpu, ev);
+		return;
+	}
+	if ((int)type == f->ustack_type || type == 0)
+		return;
+	idx = f->index[type];
+	if (idx == EVFMT_NONE) {
+		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
+		if (idx < 0)
+			return;
+	}
+	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
+	note_pid(ing, pid);
+	push_waiting(c, (uint16_t)idx, pid);
+}
+
+int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
+		size_t len)
+{
 	struct cpu_state *c = &ing->cpus[slot < ing->ncpus ? slot : 0];
 	struct ringbuf_event ev;
 	struct ringbuf_page pg;
 	int r;
 
-	if (ringbuf_page_init(&pg, buf, len, l) < 0) {
+	if (ringbuf_page_init(&pg, buf, len, &ing->fmt->layout) < 0) {
 		ing->st.bad_pages++;
 		return -EBADMSG;
 	}
@@ -277,39 +308,26 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
 	}
-	while ((r = ringbuf_page_next(&pg, &ev)) > 0) {
-		unsigned int type;
-		int idx, pid;
-
-		if (ev.size < 8)
-			continue;
-		ing->st.records++;
-		type = ringbuf_read_u16(l, ev.data);
-		if ((int)type == f->stackid_type) {
-			on_stack_id(ing, c, cpu, &ev);
-			continue;
-		}
-		if ((int)type == f->kstack_type) {
-			on_kernel_stack(ing, c, cpu, &ev);
-			continue;
-		}
-		if ((int)type == f->ustack_type || type == 0)
-			continue;
-		idx = f->index[type];
-		if (idx == EVFMT_NONE) {
-			idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
-			if (idx < 0)
-				continue;
-		}
-		pid = (int)ringbuf_read_u32(l, ev.data + f->pid_off);
-		note_pid(ing, pid);
-		push_waiting(c, (uint16_t)idx, pid);
-	}
+	while ((r = ringbuf_page_next(&pg, &ev)) > 0)
+		one_record(ing, c, cpu, &ev);
 	if (r < 0) {
 		ing->st.bad_pages++;
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
+		   uint32_t size, long long missed)
+{
+	struct cpu_state *c = &ing->cpus[slot < ing->ncpus ? slot : 0];
+	struct ringbuf_event ev = { .data = data, .size = size };
+
+	if (missed) {
+		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
+		c->n = 0;
+	}
+	one_record(ing, c, cpu, &ev);
 }
 
 static int grow_ids(struct ingest *ing, uint32_t id)

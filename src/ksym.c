@@ -55,6 +55,8 @@ struct ksym {
 	uint64_t pending[KSYM_PENDING_MAX];
 	unsigned int nknown;
 	uint64_t known[KSYM_KNOWN_SLOTS]; /* 0 = empty slot */
+	int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret);
+	void *resolver_ctx;
 };
 
 /* A load in progress; swapped into struct ksym only on success. */
@@ -416,8 +418,10 @@ int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 	if (!ks)
 		return -ENOENT;
 	i = find_addr(ks, addr);
+	if (i < 0 && ks->resolver && ks->resolver(ks->resolver_ctx, addr, ret) == 0)
+		return 0;
 	if (i < 0) {
-		if (addr && !known_has(ks, addr)) {
+		if (addr && !known_has(ks, addr) && !ks->resolver) {
 			ks->stale = true;
 			if (ks->npending < KSYM_PENDING_MAX)
 				ks->pending[ks->npending++] = addr;
@@ -430,6 +434,13 @@ int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 	ret->start = e->addr;
 	ret->size = e->size;
 	return 0;
+}
+
+void ksym_set_resolver(struct ksym *ks,
+		       int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret), void *ctx)
+{
+	ks->resolver = resolver;
+	ks->resolver_ctx = ctx;
 }
 
 int ksym_refresh(struct ksym *ks)

@@ -59,6 +59,7 @@ enum {
 	OPT_JSON,
 	OPT_CUMULATIVE,
 	OPT_PRINT_KEYS,
+	OPT_MAP,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +87,8 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
 	{ "print-keys", no_argument, NULL, OPT_PRINT_KEYS },
+	{ "replay", required_argument, NULL, 'r' },
+	{ "map", required_argument, NULL, OPT_MAP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -111,6 +114,11 @@ static void usage(FILE *f)
 		"      --json              batch: one JSON object per refresh (every stack\n"
 		"                          with frames, ids, counts per event/cpu/pid)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
+		"  -r, --replay FILE       read a trace-cmd trace.dat instead of the kernel\n"
+		"                          (recorded with stack traces: trace-cmd record -T)\n"
+		"      --map FILE          a saved stack_map_bin or stack_map: resolves the\n"
+		"                          ids of a replayed trace; alone, ranks its stacks\n"
+		"                          by ref_count (what stackmap_dump.py --top shows)\n"
 		"      --reset-first       reset the kernel map (and counts) at start\n"
 		"      --tracefs DIR       tracefs root (default: find or mount it)\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
@@ -204,7 +212,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->so.cpus = a->cpus;
 	a->sort = RANK_DELTA;
 
-	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhVr:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (a->so.nevents >= MAX_EVENTS) {
@@ -336,6 +344,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
 			break;
+		case 'r':
+			a->so.replay = optarg;
+			break;
+		case OPT_MAP:
+			a->so.map_file = optarg;
+			break;
 		case OPT_PRINT_KEYS:
 			ui_print_keys(stdout);
 			exit(0);
@@ -351,6 +365,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
 		a->sort = RANK_TOTAL;
+	if (a->so.replay || a->so.map_file) {
+		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
+		    a->so.reset_first) {
+			fprintf(stderr, "stacktop: --replay/--map read a file: -e, --mode, --tracefs and "
+					"--reset-first do not apply\n");
+			return 2;
+		}
+		/* a recording is one interval: one report, at once */
+		if (a->iterations < 0)
+			a->iterations = 1;
+		a->delay = 0.05;
+	}
 	return 0;
 }
 

@@ -22,11 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "evfmt.h"
 #include "ingest.h"
 #include "format.h"
 #include "ksym.h"
 #include "log.h"
+#include "replay.h"
 #include "ringbuf.h"
 #include "session.h"
 #include "stack_table.h"
@@ -67,6 +70,8 @@ struct session {
 	uint8_t *page;
 
 	struct ingest *ing;
+	struct replay *replay;
+	bool replayed;
 
 	/* stackmap */
 	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
@@ -91,6 +96,7 @@ static const char *const mode_names[SESSION_MODE_MAX] = {
 	[SESSION_STACKMAP] = "stackmap",
 	[SESSION_STACKS] = "stacks",
 	[SESSION_PASSIVE] = "passive",
+	[SESSION_REPLAY] = "replay",
 };
 
 const char *session_mode_name(enum session_mode mode)
@@ -325,6 +331,13 @@ const char *session_comm(struct session *s, int pid)
 {
 	struct comm_slot *c;
 
+	if (s->mode == SESSION_REPLAY && s->replay && pid > 0 && !comm_slot(s, pid, false)) {
+		const char *name = tep_data_comm_from_pid(replay_tep(s->replay), pid);
+
+		if (name && strcmp(name, "<...>"))
+			comm_set(s, pid, name, strlen(name), false);
+	}
+
 	if (pid == 0)
 		return "<idle>";
 	if (pid < 0)
@@ -385,7 +398,7 @@ static int map_put(struct session *s, uint32_t id, uint32_t ref, const uint64_t 
 	struct stack *st = ingest_map_put(s->ing, id, ips, nr, s->old_abi);
 	uint32_t d;
 
-	if (!st || s->mode != SESSION_PASSIVE)
+	if (!st || (s->mode != SESSION_PASSIVE && !(s->mode == SESSION_REPLAY && !s->replay)))
 		return 0; /* an absurd id: ignore the record, keep the rest */
 	if (id >= s->nprev && prev_grow(s, id) < 0)
 		return 0;
@@ -569,6 +582,84 @@ static void sync_stats(struct session *s)
 	s->stats.unresolved = is->unresolved;
 }
 
+/* a saved stack_map_bin (or stack_map text) for replay */
+static int map_load_file(struct session *s, const char *path)
+{
+	struct stackmap_bin_info info;
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	FILE *f;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		free(buf);
+		return r;
+	}
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+
+		len += n;
+		if (n == 0)
+			break;
+		if (cap - len < 2) {
+			char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
+	if (r == 0) {
+		s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
+		if (info.truncated)
+			log_warn("%s: cut short after %u of %u stacks", path, info.parsed,
+				 info.nr_stacks);
+	} else {
+		r = stackmap_text_parse(buf, len, map_visit_text, s);
+		if (r > 0)
+			r = 0;
+		else if (r == 0)
+			r = -EBADMSG; /* neither format, or empty */
+	}
+	free(buf);
+	return r;
+}
+
+/* replay: everything at once, at the first drain */
+static int replay_all(struct session *s)
+{
+	long long n = 0;
+	double secs = 0;
+
+	if (s->replayed)
+		return 0;
+	s->replayed = true;
+	if (s->replay) {
+		n = replay_run(s->replay, s->ing, &secs);
+		if (n < 0)
+			log_err("cannot read the recording: %s", strerror((int)-n));
+		ingest_resolve(s->ing);
+		s->stats.interval_sec = secs;
+	}
+	sync_stats(s);
+	stack_table_tick(s->table); /* the recording is one interval */
+	s->stats.events_delta = s->stats.events;
+	s->stats.fallbacks_delta = s->stats.fallbacks;
+	s->stats.lost_delta = s->stats.lost;
+	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
+}
+
 int session_drain(struct session *s, unsigned int max_pages)
 {
 	unsigned int pages = 0;
@@ -576,6 +667,8 @@ int session_drain(struct session *s, unsigned int max_pages)
 	int i;
 
 	s->map_read_this_drain = false;
+	if (s->mode == SESSION_REPLAY)
+		return replay_all(s);
 	if (s->mode == SESSION_PASSIVE)
 		return 0;
 	if (s->mode == SESSION_STACKMAP && map_stat_check(s) == 1)
@@ -663,6 +756,11 @@ int session_tick(struct session *s)
 	long long v;
 	double dt;
 
+	if (s->mode == SESSION_REPLAY) {
+		replay_all(s);
+		return 0;
+	}
+
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	dt = ts_diff(&now, &s->last_tick);
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -735,6 +833,9 @@ int session_reset(struct session *s)
 	long long was_on = 0;
 	int r, r2;
 
+	if (s->mode == SESSION_REPLAY)
+		return -EOPNOTSUPP; /* a recording has no map to reset */
+
 	if (s->mode == SESSION_STACKS) {
 		session_drain(s, 0);
 		zero_counts(s);
@@ -784,7 +885,7 @@ int session_set_stackmap(struct session *s, bool on)
 {
 	int r;
 
-	if (!tfs_exists(s->tfs, "options/stackmap"))
+	if (!s->tfs || !tfs_exists(s->tfs, "options/stackmap"))
 		return -EOPNOTSUPP;
 	if (s->instance)
 		return -EINVAL; /* the option lives at the top level only */
@@ -818,7 +919,7 @@ unsigned int session_nevents(const struct session *s)
 
 const char *session_event(const struct session *s, unsigned int idx)
 {
-	if (s->mode == SESSION_PASSIVE)
+	if (s->mode == SESSION_PASSIVE || (s->mode == SESSION_REPLAY && !s->replay))
 		return "stack_map";
 	return s->fmt && idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
 }
@@ -1059,6 +1160,100 @@ static unsigned int count_cpus(struct session *s)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
+static int type_cb(void *ctx, int type);
+
+static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
+{
+	const char *name = NULL;
+	unsigned long long start = 0;
+	unsigned long size = 0;
+
+	if (tep_find_function_info(ctx, addr, &name, &start, &size) == 0 || !name)
+		return -ENOENT;
+	ret->name = name;
+	ret->module = NULL;
+	ret->start = start;
+	ret->size = size;
+	return 0;
+}
+
+static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
+		       size_t errsz)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	s->mode = s->stats.mode = SESSION_REPLAY;
+	s->stats.tracing_on = true;
+	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
+	s->table = stack_table_new();
+	s->ksym = ksym_new(opts->kallsyms);
+	if (!s->comms || !s->table || !s->ksym) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (opts->replay) {
+		r = replay_open(opts->replay, &s->replay);
+		if (r < 0) {
+			errf(err, errsz, r, "cannot read %s: %s", opts->replay,
+			     r == -EBADMSG ? "not a trace-cmd trace.dat" : strerror(-r));
+			goto fail;
+		}
+		r = evfmt_from_tep(replay_tep(s->replay), &s->fmt);
+		if (r < 0) {
+			errf(err, errsz, r, "%s has no stack trace events (record with -T or -O stacktrace)",
+			     opts->replay);
+			goto fail;
+		}
+		s->ing = ingest_new(s->fmt, s->table, replay_slots(s->replay));
+		if (s->ing)
+			ingest_set_type_cb(s->ing, type_cb, s);
+		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
+		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), opts->replay,
+			     strlen(opts->replay));
+		traced_append(s, replay_buffers(s->replay));
+	} else {
+		/* a map alone: no events, every hit is its ref_count */
+		s->ing = ingest_new(NULL, s->table, 1);
+		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "saved stack map");
+		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), opts->map_file,
+			     strlen(opts->map_file));
+		traced_append(s, "stack_map file");
+	}
+	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (opts->kallsyms) {
+		r = ksym_load(s->ksym, NULL);
+		if (r < 0)
+			log_warn("cannot read %s: %s", opts->kallsyms, strerror(-r));
+	} else if (s->replay) {
+		/* the recording's own kallsyms: the live one may be another boot */
+		ksym_set_resolver(s->ksym, replay_sym, replay_tep(s->replay));
+	} else {
+		r = ksym_load(s->ksym, NULL);
+		if (r < 0)
+			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", strerror(-r));
+	}
+	if (opts->map_file) {
+		r = map_load_file(s, opts->map_file);
+		if (r < 0) {
+			errf(err, errsz, r, "cannot read the stack map %s: %s", opts->map_file,
+			     r == -EBADMSG ? "neither stack_map_bin nor stack_map text" : strerror(-r));
+			goto fail;
+		}
+	}
+	*ret = s;
+	return 0;
+fail:
+	session_close(s);
+	return r;
+}
+
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
 {
 	struct session *s;
@@ -1068,6 +1263,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	if (err && errsz)
 		err[0] = '\0';
+	if (opts->replay || opts->map_file)
+		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
 		return errf(err, errsz, -EPERM,
 			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
@@ -1216,6 +1413,7 @@ void session_close(struct session *s)
 	free(s->cpus);
 	free(s->page);
 	ingest_free(s->ing);
+	replay_close(s->replay);
 	free(s->prev_ref);
 	free(s->comms);
 	free(s->traced);

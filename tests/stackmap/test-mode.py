@@ -528,6 +528,50 @@ def case_stacks_mode_on_sim():
         sim.stop()
 
 
+def case_map_file():
+    """a saved stack_map_bin or stack_map, read offline (what stackmap_dump.py
+    does): every stack with its ref_count, bin and text agree"""
+    for abi, opts in (("v4", []), ("v2", ["--swap"]), ("v1", [])):
+        sim = Sim(abi, "--step", "--seed", "12", *opts)
+        try:
+            sim.write("options/stackmap", "1")
+            sim.write("options/stacktrace", "1")
+            sim.write("events/sched/sched_switch/enable", "1")
+            sim.ctl("emit 1500")
+            saved = {}
+            for name in ("stack_map_bin", "stack_map"):
+                path = os.path.join(sim.dir, name + ".saved")
+                with open(os.path.join(sim.mnt, name), "rb") as f, open(path, "wb") as o:
+                    o.write(f.read())
+                p = subprocess.run([STACKTOP, "--map", path, "--kallsyms", sim.kallsyms,
+                                    "--json", "--top", "100000", "--cumulative"],
+                                   capture_output=True, text=True)
+                check(p.returncode == 0, "%s %s: exit %d %s" % (abi, name, p.returncode, p.stderr))
+                rep = json.loads(p.stdout.splitlines()[0])
+                check(rep["mode"] == "replay", "mode %s" % rep["mode"])
+                saved[name] = {tuple(st["frames"]): (st["total"], st["ids"])
+                               for st in rep["stacks"]}
+            check(saved["stack_map_bin"] == saved["stack_map"],
+                  "%s: stack_map_bin and the stack_map text disagree" % abi)
+            truth = expected(sim.truth(), abi)
+            want = sum(e["as_id"] for e in truth.values())
+            got = sum(t for t, _ in saved["stack_map_bin"].values())
+            check(got == want, "%s: ref_counts add up to %d, the kernel served %d" %
+                  (abi, got, want))
+            # a damaged copy: what is there is shown, the damage is said
+            path = os.path.join(sim.dir, "cut.bin")
+            data = open(os.path.join(sim.dir, "stack_map_bin.saved"), "rb").read()
+            open(path, "wb").write(data[:len(data) // 2 + 5])
+            p = subprocess.run([STACKTOP, "--map", path, "--json"], capture_output=True, text=True)
+            check(p.returncode == 0 and "cut short" in p.stderr,
+                  "%s: truncated map: %d %r" % (abi, p.returncode, p.stderr))
+            rep = json.loads(p.stdout.splitlines()[0])
+            check(0 < len(rep["stacks"]) < len(saved["stack_map_bin"]),
+                  "%s: truncated map shows %d stacks" % (abi, len(rep["stacks"])))
+        finally:
+            sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -545,6 +589,7 @@ CASES = {
     "bad-bin": case_bad_bin,
     "fail-init": case_fail_init,
     "stacks-on-sim": case_stacks_mode_on_sim,
+    "map-file": case_map_file,
 }
 
 

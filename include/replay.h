@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * replay.h - read a trace-cmd trace.dat instead of the live kernel.
+ *
+ * libtracecmd opens the file and parses its event formats; every record
+ * of every buffer (the top level and each instance) is handed to
+ * ingest_record() in time order per buffer. A buffer's CPUs get their own
+ * attribution slots, so a stack is never paired with another buffer's event.
+ */
+#ifndef STACKTOP_REPLAY_H
+#define STACKTOP_REPLAY_H
+
+#include <stdint.h>
+
+struct ingest;
+struct replay;
+
+/**
+ * replay_open() - open a trace.dat
+ * @path: the file
+ * @ret: the handle (free with replay_close())
+ *
+ * Return: 0, -ENOENT/-EACCES (cannot open), -EBADMSG (not a trace.dat).
+ */
+int replay_open(const char *path, struct replay **ret);
+
+/**
+ * replay_tep() - the file's event formats and symbols (a struct tep_handle,
+ * owned by the replay)
+ * @r: replay
+ */
+void *replay_tep(struct replay *r);
+
+/**
+ * replay_slots() - attribution slots needed: CPUs times buffers
+ * @r: replay
+ */
+unsigned int replay_slots(struct replay *r);
+
+/**
+ * replay_buffers() - the buffers in the file, as "top,name,..." (owned by @r)
+ * @r: replay
+ */
+const char *replay_buffers(struct replay *r);
+
+/**
+ * replay_run() - feed every record to @ing
+ * @r: replay
+ * @ing: consumer
+ * @ret_seconds: receives the time from the first to the last record
+ *
+ * Return: records read, or -errno.
+ */
+long long replay_run(struct replay *r, struct ingest *ing, double *ret_seconds);
+
+/**
+ * replay_close() - close; NULL is a no-op
+ * @r: replay
+ */
+void replay_close(struct replay *r);
+
+#endif /* STACKTOP_REPLAY_H */
