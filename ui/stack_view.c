@@ -165,7 +165,7 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 
 void stack_view_layout(struct ui *ui)
 {
-	bool ids = ui->st.mode == SESSION_STACKMAP || ui->st.mode == SESSION_PASSIVE;
+	bool ids = ui->st.mode != SESSION_STACKS; /* kernel ids exist */
 	/* one event (traced or filtered): the header names it, the column goes first */
 	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
 	struct col_spec specs[COL_MAX] = {
@@ -510,9 +510,12 @@ void stack_view_draw_empty(struct ui *ui)
 	int y = ui->list_y + (ui->list_h > 2 ? ui->list_h / 3 : 0);
 	size_t len = 0;
 
-	if (!ui->st.tracing_on) {
+	if (!ui->st.tracing_on && ui->st.mode != SESSION_REPLAY) {
 		snprintf(msg, sizeof(msg),
 			 "Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
+	} else if (!ui->nstacks && ui->st.mode == SESSION_REPLAY) {
+		snprintf(msg, sizeof(msg), "The recording holds no stacks of %s.",
+			 session_traced(ui->s));
 	} else if (!ui->nstacks) {
 		snprintf(msg, sizeof(msg), "No events yet: waiting for %s ...",
 			 session_traced(ui->s));

@@ -306,7 +306,8 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		fmt_count(sg->value, sizeof(sg->value), st->events);
 	if ((sg = seg_add(segs, &n, max, "cpu")))
 		snprintf(sg->value, sizeof(sg->value), "%.1f%%", st->self_cpu);
-	if (!st->tracing_on && (sg = seg_add(segs, &n, max, "tracing"))) {
+	if (!st->tracing_on && st->mode != SESSION_REPLAY &&
+	    (sg = seg_add(segs, &n, max, "tracing"))) {
 		snprintf(sg->value, sizeof(sg->value), "OFF");
 		sg->alert = true;
 	}
