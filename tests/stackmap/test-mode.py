@@ -162,13 +162,20 @@ class Stacktop:
         return self.proc.returncode, err
 
 
-def wait_enabled(sim):
+def wait_enabled(sim, top=None):
+    """stacktop has set everything up; with @top, its first report (printed
+    once session_open() is done) is consumed too, so nothing races the setup"""
     for _ in range(200):
         if (sim.read("options/stackmap").strip() == "1" and
+                sim.read("options/stacktrace").strip() == "1" and
                 sim.read("tracing_on").strip() == "1" and sim.read("set_event").strip()):
-            return
+            break
         time.sleep(0.02)
-    raise Fail("stacktop did not enable stackmap/stacktrace/the event on the sim")
+    else:
+        raise Fail("stacktop did not enable stackmap/stacktrace/the event on the sim")
+    if top is not None:
+        return top.next()
+    return None
 
 
 def by_frames(report):
@@ -238,9 +245,7 @@ def run_abi(abi, *simopts, emit=3000):
         before = sim.state()
         top = Stacktop(sim)
         try:
-            wait_enabled(sim)
-            check(sim.read("options/stacktrace").strip() == "1", "stacktrace not enabled")
-            rep = top.next()
+            rep = wait_enabled(sim, top)
             check(rep["mode"] == "stackmap", "mode %s, wanted stackmap" % rep["mode"])
             sim.ctl("emit %d" % emit)
             rep = top.settle(emit)
@@ -275,7 +280,7 @@ def case_race():
     try:
         top = Stacktop(sim)
         try:
-            wait_enabled(sim)
+            wait_enabled(sim, top)
             sim.ctl("emit 4000")
             rep = top.settle(4000)
             truth = sim.truth()
@@ -305,7 +310,7 @@ def case_pool_full():
     try:
         top = Stacktop(sim)
         try:
-            wait_enabled(sim)
+            wait_enabled(sim, top)
             sim.ctl("fill-pool 5")
             sim.ctl("emit 4000")
             rep = top.settle(4000)
@@ -328,7 +333,7 @@ def case_stale_reset(abi):
         try:
             top = Stacktop(sim)
             try:
-                wait_enabled(sim)
+                wait_enabled(sim, top)
                 sim.ctl("emit 1000")
                 top.settle(1000)
                 # in one write: old-generation records stay, the map resets,
@@ -379,8 +384,7 @@ def case_own_reset():
         before = sim.state()
         top = Stacktop(sim, "--reset-first")
         try:
-            wait_enabled(sim)
-            rep = top.next()
+            rep = wait_enabled(sim, top)
             check(rep["generation"] == 1, "generation %d after --reset-first" % rep["generation"])
             check(sim.read("tracing_on").strip() == "1", "tracing not restarted after the reset")
             check(rep["hits"] == 0, "old records counted after the reset: %d" % rep["hits"])
@@ -394,8 +398,7 @@ def case_own_reset():
         sim.ctl("reset-busy 1")
         top = Stacktop(sim, "--reset-first")
         try:
-            wait_enabled(sim)
-            rep = top.next()
+            rep = wait_enabled(sim, top)
             check(rep["generation"] == 0, "a refused reset started a generation")
             sim.ctl("emit 300")
             top.settle(300)
@@ -454,7 +457,7 @@ def case_bad_bin():
     try:
         top = Stacktop(sim)
         try:
-            wait_enabled(sim)
+            wait_enabled(sim, top)
             sim.ctl("bin-fault magic")
             sim.ctl("emit 1500")
             rep = top.settle(1500)
