@@ -31,6 +31,14 @@ enum log_level {
 void log_set_sink(void (*sink)(void *ctx, enum log_level level, const char *msg), void *ctx);
 
 /**
+ * log_get_sink() - the sink installed now, to put it back later
+ * @ret_ctx: receives its context
+ *
+ * Return: the sink function (NULL when none).
+ */
+void (*log_get_sink(void **ret_ctx))(void *ctx, enum log_level level, const char *msg);
+
+/**
  * log_set_level() - set the most verbose level that reaches the sink
  * @level: LOG_LVL_WARN by default
  */

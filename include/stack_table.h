@@ -226,6 +226,9 @@ enum rank_key {
  * @match: if not NULL, a stack is kept only when it returns true (text
  *         filters: frame names, comm); called only for stacks with hits
  * @match_ctx: passed to @match
+ * @attr_match: if not NULL, only the hits of breakdown records that pass it
+ *              are counted (a comm filter: the stack's other hits are not)
+ * @attr_ctx: passed to @attr_match
  * @hide_idle: skip stacks with no hits in the last interval
  */
 struct rank_opts {
@@ -236,6 +239,8 @@ struct rank_opts {
 	int cpu;
 	bool (*match)(const struct stack *s, void *ctx);
 	void *match_ctx;
+	bool (*attr_match)(const struct stack_attr *a, void *ctx);
+	void *attr_ctx;
 	bool hide_idle;
 };
 

@@ -23,6 +23,12 @@ void log_set_sink(void (*sink)(void *ctx, enum log_level level, const char *msg)
 	log_ctx = ctx;
 }
 
+void (*log_get_sink(void **ret_ctx))(void *ctx, enum log_level level, const char *msg)
+{
+	*ret_ctx = log_ctx;
+	return log_sink;
+}
+
 void log_set_level(enum log_level level)
 {
 	log_level = level;

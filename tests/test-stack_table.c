@@ -301,6 +301,32 @@ static void test_stack_table_rank_match(void **state)
 		assert_int_equal(rows[i].stack->ips[0] & 1, 0);
 }
 
+static bool attr_pid_7(const struct stack_attr *a, void *ctx)
+{
+	(void)ctx;
+	return a->pid == 7;
+}
+
+/* a comm-like filter counts only the matching records' hits */
+static void test_stack_table_rank_attr_match(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1,
+			       .attr_match = attr_pid_7 };
+	uint64_t a[] = { 1 }, b[] = { 2 };
+	struct stack *sa = stack_table_intern(t, a, 1), *sb = stack_table_intern(t, b, 1);
+	struct rank_row rows[2];
+	struct rank_summary sum;
+
+	stack_table_hit(t, sa, 0, 0, 7, 3);
+	stack_table_hit(t, sa, 0, 0, 8, 100);
+	stack_table_hit(t, sb, 0, 1, 8, 50);
+	assert_int_equal(stack_table_rank(t, &o, rows, 2, &sum), 1);
+	assert_ptr_equal(rows[0].stack, sa);
+	assert_int_equal(rows[0].total, 3);
+	assert_int_equal(sum.total, 3);
+}
+
 static void test_stack_table_rank_by_id(void **state)
 {
 	struct stack_table *t = *state;
@@ -335,6 +361,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_attr_match, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

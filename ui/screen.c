@@ -798,7 +798,7 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
 		} else if (ui->input[0]) {
 			snprintf(ui->comm, sizeof(ui->comm), "%s", ui->input);
-			ui_status(ui, false, "only stacks hit by a comm containing '%s'", ui->comm);
+			ui_status(ui, false, "only hits of comms containing '%s'", ui->comm);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
@@ -862,17 +862,26 @@ static bool ui_match(const struct stack *st, void *ctx)
 	if (textmatch_active(&ui->fmatch) && !textmatch_frames(&ui->fmatch, ui->syms, st) &&
 	    !textmatch_comm(&ui->fmatch, ui->s, st))
 		return false;
-	if (textmatch_active(&ui->cmatch) && !textmatch_comm(&ui->cmatch, ui->s, st))
-		return false;
 	return true;
+}
+
+/* the pid/comm filter counts only that comm's hits of a stack */
+static bool ui_attr_match(const struct stack_attr *a, void *ctx)
+{
+	struct ui *ui = ctx;
+
+	return textmatch_pid(&ui->cmatch, ui->s, a->pid);
 }
 
 static int ui_apply_filters(struct ui *ui)
 {
-	bool on = textmatch_active(&ui->fmatch) || textmatch_active(&ui->cmatch);
+	bool on = textmatch_active(&ui->fmatch);
+	bool comm = textmatch_active(&ui->cmatch);
 
 	ui->rank.match = on ? ui_match : NULL;
 	ui->rank.match_ctx = on ? ui : NULL;
+	ui->rank.attr_match = comm ? ui_attr_match : NULL;
+	ui->rank.attr_ctx = comm ? ui : NULL;
 	ui->go_home = true;
 	/* typing: re-rank once the keys pause */
 	ui->rerank_at = ui_now() + UI_DEBOUNCE_SEC;
