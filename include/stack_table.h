@@ -245,6 +245,26 @@ struct rank_opts {
 };
 
 /**
+ * rank_attr_passes() - whether a breakdown record's hits count under @o
+ * @o: filters (event, pid, cpu, attr_match)
+ * @a: record
+ */
+static inline bool rank_attr_passes(const struct rank_opts *o, const struct stack_attr *a)
+{
+	return (o->event < 0 || a->event == o->event) && (o->pid < 0 || a->pid == o->pid) &&
+	       (o->cpu < 0 || a->cpu == o->cpu) && (!o->attr_match || o->attr_match(a, o->attr_ctx));
+}
+
+/**
+ * rank_filters_attrs() - whether @o looks at breakdown records at all
+ * @o: filters
+ */
+static inline bool rank_filters_attrs(const struct rank_opts *o)
+{
+	return o->event >= 0 || o->pid >= 0 || o->cpu >= 0 || o->attr_match;
+}
+
+/**
  * struct rank_row - one ranked stack, with counts under the filters
  * @stack: the stack
  * @total: hits since start/reset that pass the filters

@@ -21,6 +21,7 @@
 #ifndef STACKTOP_STATE_H
 #define STACKTOP_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct tfs;
@@ -95,6 +96,14 @@ void state_free(struct state *st);
  * Return: 0 or the first -errno met.
  */
 int state_recover(struct tfs *tfs, const char *rundir, int *ret_count);
+
+/**
+ * state_pid_is_stacktop() - whether @pid is a running stacktop process
+ * @pid: pid
+ *
+ * A pid that exists but runs something else was reused: its stacktop is dead.
+ */
+bool state_pid_is_stacktop(int pid);
 
 /**
  * state_emergency_restore() - async-signal-safe restore of the current journal

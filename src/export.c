@@ -154,13 +154,11 @@ static int folded_one(struct stack *sk, void *arg)
 	uint64_t n = 0;
 	int j;
 
-	if (o && (o->event >= 0 || o->pid >= 0 || o->cpu >= 0 || o->attr_match)) {
+	if (o && rank_filters_attrs(o)) {
 		const struct stack_attr *a;
 
 		for (a = sk->attrs; a; a = a->next) {
-			if ((o->event >= 0 && a->event != o->event) ||
-			    (o->pid >= 0 && a->pid != o->pid) || (o->cpu >= 0 && a->cpu != o->cpu) ||
-			    (o->attr_match && !o->attr_match(a, o->attr_ctx)))
+			if (!rank_attr_passes(o, a))
 				continue;
 			n += c->delta ? stack_attr_delta(t, a) : a->total;
 		}

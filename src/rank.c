@@ -98,16 +98,14 @@ static int rank_visit(struct stack *s, void *ctx)
 	const struct rank_opts *o = c->o;
 	struct rank_row row = { .stack = s };
 
-	if (o->event < 0 && o->pid < 0 && o->cpu < 0 && !o->attr_match) {
+	if (!rank_filters_attrs(o)) {
 		row.total = s->total;
 		row.delta = stack_delta(c->t, s);
 	} else {
 		const struct stack_attr *a;
 
 		for (a = s->attrs; a; a = a->next) {
-			if ((o->event >= 0 && a->event != o->event) ||
-			    (o->pid >= 0 && a->pid != o->pid) || (o->cpu >= 0 && a->cpu != o->cpu) ||
-			    (o->attr_match && !o->attr_match(a, o->attr_ctx)))
+			if (!rank_attr_passes(o, a))
 				continue;
 			row.total += a->total;
 			row.delta += stack_attr_delta(c->t, a);

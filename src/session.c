@@ -931,23 +931,6 @@ const char *session_traced(const struct session *s)
 
 /* ---- open / close ------------------------------------------------------------------ */
 
-static bool pid_alive_stacktop(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (kill(pid, 0) < 0 && errno != EPERM)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "stacktop", 8);
-}
-
 /* instances named stacktop.<pid> whose pid is gone are leftovers of a killed run */
 static void remove_stale_instances(struct session *s)
 {
@@ -963,7 +946,7 @@ static void remove_stale_instances(struct session *s)
 		if (strncmp(names[i], "stacktop.", 9))
 			continue;
 		pid = strtol(names[i] + 9, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || pid_alive_stacktop((int)pid))
+		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop((int)pid))
 			continue;
 		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
 		if (tfs_rmdir(s->tfs, rel) == 0)

@@ -350,7 +350,7 @@ void state_emergency_restore(void)
 	unlinkat(st->dirfd, st->name, 0);
 }
 
-static bool pid_is_stacktop(int pid)
+bool state_pid_is_stacktop(int pid)
 {
 	char path[64], comm[32] = "";
 	FILE *f;
@@ -443,7 +443,7 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		if (sscanf(de->d_name, "%d.journal", &pid) != 1 || pid <= 0 ||
 		    strcmp(strchr(de->d_name, '.'), ".journal"))
 			continue;
-		if (pid == getpid() || pid_is_stacktop(pid))
+		if (pid == getpid() || state_pid_is_stacktop(pid))
 			continue;
 		/* claim it: a concurrent recoverer loses the rename */
 		snprintf(claim, sizeof(claim), "%d.recovering.%d", pid, (int)getpid());
