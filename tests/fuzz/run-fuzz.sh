@@ -30,7 +30,7 @@ fi
 
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-	-Wall -Wno-unused-parameter -I"$root/include")
+	-Wall -Wno-unused-parameter -I"$root/include" -I"$root/tests")
 
 # Can this clang link a fuzzer at all?
 probe="$work/probe"
@@ -50,8 +50,9 @@ declare -A srcs=(
 	[ksym]="ksym.c format.c"
 	[ringbuf]="ringbuf.c"
 	[format]="format.c ksym.c"
+	[ingest]="ingest.c stack_table.c ringbuf.c"
 )
-order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format)
+order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest)
 [ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
 
 # --- seeds -------------------------------------------------------------
@@ -113,6 +114,15 @@ seed_format() {
 	local d=$1
 	printf '\x40\x20a\x1b[31mred\x1b[0m \xc3\xa9 \xe4\xb8\xad \xc2\x9b \xe2\x80\xae \xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80' >"$d/hostile"
 	printf '\x08\x05\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97' >"$d/wide"
+}
+
+seed_ingest() {
+	local d=$1
+	printf '\x81eEkdeikeEEk\x03pe\x13im\x05ei\x05Ek(p' >"$d/script"
+	printf '\x83meEi\x07kAemAi\x41pEkk' >"$d/script-defer"
+	# a page the running kernel wrote (sched_switch + kernel_stack)
+	{ printf '\x00'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live"
+	{ printf '\x01'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live-stackmap"
 }
 
 # --- build and run ---------------------------------------------------------

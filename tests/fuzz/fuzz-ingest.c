@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fuzz-ingest.c - the whole hot path (page walk, attribution, stack ids,
+ * deferred resolution, generations) on arbitrary input.
+ *
+ * Byte 0: bit 0 stackmap mode (kernel_stack records count as fallbacks),
+ * bit 1 defer id resolution, bit 2 start a new generation half way, bit 7
+ * build the pages from a script (the rest of the input) instead of taking
+ * the bytes as raw pages. Script bytes: 'e' event, 'E' other event, 'k'+n a
+ * kernel stack of n%40 frames, 'i'+b a stack id b, 'm'+b map id b to a
+ * stack, 'p' next page. Invariants: every counted hit is in the table, no
+ * more hits than records.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "pagegen.h"
+#include "stack_table.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void feed(struct ingest *ing, const uint8_t *p, size_t len, unsigned int slot)
+{
+	ingest_page(ing, slot % 2, slot % 2, p, len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* allocated once: an ingest costs a 512 KiB pid bitmap */
+	static struct evfmt *fmt;
+	static struct stack_table *t;
+	static struct ingest *ing;
+	struct pagegen pg;
+	unsigned int slot = 0;
+	uint64_t delta;
+	size_t i;
+
+	if (size < 1)
+		return 0;
+	if (!fmt) {
+		fmt = malloc(sizeof(*fmt));
+		if (!fmt)
+			return 0;
+		pagegen_init_fmt(fmt);
+		t = stack_table_new();
+		ing = ingest_new(fmt, t, 2);
+		if (!t || !ing)
+			__builtin_trap();
+	}
+	/* a clean slate, as after a reset */
+	ingest_new_generation(ing);
+	ingest_forget_waiting(ing);
+	stack_table_clear(t);
+	memset(ingest_stats(ing), 0, sizeof(struct ingest_stats));
+	ingest_set_stackmap(ing, data[0] & 1);
+	ingest_set_defer(ing, data[0] & 2);
+
+	if (data[0] & 0x80) {
+		pagegen_start(&pg, 1);
+		for (i = 1; i < size; i++) {
+			uint64_t ips[40];
+			unsigned int n, j;
+
+			if (!pagegen_room(&pg, 16 + 8 * 40 + 64)) {
+				pagegen_finish(&pg, 0);
+				feed(ing, pg.buf, pg.len, slot++);
+				pagegen_start(&pg, 1);
+			}
+			switch (data[i]) {
+			case 'e':
+				pagegen_event(&pg, PG_EVENT_TYPE, (int32_t)(i % 5));
+				break;
+			case 'E':
+				pagegen_event(&pg, PG_EVENT2_TYPE, (int32_t)(i % 3));
+				break;
+			case 'k':
+				n = i + 1 < size ? data[++i] % 40 : 1;
+				for (j = 0; j < n; j++)
+					ips[j] = 0xffffffff81000000ull + j * 16 + (data[i] & 7);
+				pagegen_kstack(&pg, (int32_t)(i % 5), ips, (int)n);
+				break;
+			case 'i':
+				pagegen_stackid(&pg, (int32_t)(i % 5), i + 1 < size ? data[++i] : 0);
+				break;
+			case 'm':
+				ips[0] = 0xffffffff81000000ull + (i + 1 < size ? data[i + 1] : 0);
+				ingest_map_put(ing, i + 1 < size ? data[++i] : 0, ips, 1, false);
+				break;
+			case 'p':
+				pagegen_finish(&pg, (i & 1) ? 1ull << 31 : 0);
+				feed(ing, pg.buf, pg.len, slot++);
+				pagegen_start(&pg, 1);
+				break;
+			}
+		}
+		pagegen_finish(&pg, 0);
+		feed(ing, pg.buf, pg.len, slot++);
+	} else {
+		for (i = 1; i < size; i += PG_SIZE) {
+			size_t len = size - i < PG_SIZE ? size - i : PG_SIZE;
+
+			if ((data[0] & 4) && i > size / 2)
+				ingest_new_generation(ing);
+			feed(ing, data + i, len, slot++);
+		}
+	}
+	if (ingest_needs_map(ing) || ingest_pending(ing))
+		ingest_resolve(ing);
+	stack_table_tick(t);
+	if (stack_table_hits(t, &delta) != ingest_stats(ing)->events)
+		__builtin_trap();
+	if (ingest_stats(ing)->events > ingest_stats(ing)->records)
+		__builtin_trap();
+	return 0;
+}
