@@ -57,8 +57,9 @@ int tfs_open(const char *root, struct tfs **ret)
 		return -ENOMEM;
 	t->fd = -1;
 	if (root) {
-		t->root = strdup(root);
-		r = t->root ? 0 : -ENOMEM;
+		/* absolute: the restore journal must name it from any directory */
+		t->root = realpath(root, NULL);
+		r = t->root ? 0 : -errno;
 	} else {
 		r = tfs_find(&t->root, &t->mounted);
 	}
