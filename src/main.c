@@ -473,7 +473,6 @@ int main(int argc, char **argv)
 		};
 
 		r = ui_run(s, &uo);
-		log_set_sink(batch_sink, NULL);
 		if (r < 0) {
 			fprintf(stderr, "stacktop: cannot use the terminal: %s\n", strerror(-r));
 			status = 1;

@@ -1577,6 +1577,8 @@ static bool ui_env_nocolor(void)
 
 int ui_run(struct session *s, const struct ui_opts *o)
 {
+	void (*prev_sink)(void *ctx, enum log_level level, const char *msg);
+	void *prev_ctx;
 	struct symcache syms;
 	SCREEN *scr;
 	struct ui *ui;
@@ -1633,6 +1635,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 			  , NULL);
 		mouseinterval(0);
 	}
+	prev_sink = log_get_sink(&prev_ctx);
 	log_set_sink(ui_log_sink, ui);
 	ui->breakdown = LINES >= 36;
 	ui_layout(ui);
@@ -1640,7 +1643,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 
 	ui_loop(ui);
 
-	log_set_sink(NULL, NULL);
+	log_set_sink(prev_sink, prev_ctx);
 	if (o->mouse)
 		mousemask(0, NULL);
 	curs_set(1);
