@@ -67,7 +67,8 @@ int tfs_read(struct tfs *t, const char *rel, char **ret_buf, size_t *ret_len);
 int tfs_read_long(struct tfs *t, const char *rel, long long *ret);
 
 /**
- * tfs_write() - write a string to a file in one write()
+ * tfs_write() - write a string to a file in one write(), opened with O_TRUNC
+ * as `echo str > file` does
  * @t: root
  * @rel: path
  * @str: data

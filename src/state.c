@@ -339,7 +339,7 @@ void state_emergency_restore(void)
 			unlinkat(st->tfs->fd, e->rel, AT_REMOVEDIR);
 			continue;
 		}
-		fd = openat(st->tfs->fd, e->rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(st->tfs->fd, e->rel, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			if (write(fd, e->value, strlen(e->value)) < 0) {
 				/* nothing more can be done from a signal handler */

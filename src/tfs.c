@@ -174,7 +174,8 @@ int tfs_write(struct tfs *t, const char *rel, const char *str)
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = tfs_open_file(t, rel, O_WRONLY);
+	/* O_TRUNC: what `echo 1 > file` does (tracefs takes it as the shell sends it) */
+	fd = tfs_open_file(t, rel, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return fd;
 	do {
