@@ -670,7 +670,7 @@ static int set_option(struct sim_inst *in, int idx, bool on)
 		/* v4: set_tracer_flag() refuses instances and a failed init. */
 		if (on && !in->top && sim.cfg.abi >= 4)
 			return -EINVAL;
-		if (on && in->top && sim.cfg.fail_init)
+		if (on && in->top && (sim.cfg.fail_init || sim.option_einval))
 			return -EINVAL;
 	}
 	in->opts[idx] = on;
@@ -865,6 +865,8 @@ static int control_cmd(char *line)
 	} else if (!strcmp(argv[0], "clear")) {
 		for (in = sim.insts; in; in = in->next)
 			sim_inst_clear(in);
+	} else if (!strcmp(argv[0], "option-einval") && argc == 2) {
+		sim.option_einval = atoi(argv[1]) != 0;
 	} else if (!strcmp(argv[0], "reset-busy") && argc == 2) {
 		sim.reset_busy = atoi(argv[1]) != 0;
 	} else if (!strcmp(argv[0], "truth-clear")) {

@@ -312,6 +312,7 @@ struct sim {
 	uint64_t races;
 	enum sim_bin_fault bin_fault;
 	bool reset_busy; /* another reset "in progress": writes get EBUSY */
+	bool option_einval; /* enabling options/stackmap fails as after a failed init */
 	bool hidden_map, hidden_stat, hidden_bin, hidden_opt;
 	char last_ctl[128];
 };

@@ -575,6 +575,26 @@ def case_map_file():
             sim.stop()
 
 
+def case_option_einval():
+    """the kernel refuses the stackmap option (EINVAL): a clear error, exit 1,
+    and the events already enabled for the run are switched off again"""
+    sim = Sim("v4", "--step")
+    try:
+        sim.ctl("option-einval 1")
+        before = sim.state()
+        run = tempfile.mkdtemp()
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "--tracefs", sim.mnt, "--rundir", run,
+                            "-e", "sched:sched_switch", "-e", "kmem:kmalloc"],
+                           capture_output=True, text=True, timeout=30)
+        check(p.returncode == 1, "exit %d" % p.returncode)
+        check("cannot enable the stackmap option: Invalid argument" in p.stderr,
+              "EINVAL not explained: %r" % p.stderr)
+        check(sim.state() == before, "a failed start left changes: %s" % sim.state())
+        check(not os.listdir(run), "journal left behind")
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -593,6 +613,7 @@ CASES = {
     "fail-init": case_fail_init,
     "stacks-on-sim": case_stacks_mode_on_sim,
     "map-file": case_map_file,
+    "option-einval": case_option_einval,
 }
 
 
