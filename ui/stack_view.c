@@ -702,6 +702,15 @@ static void sv_select_stack_row(struct ui *ui, struct stack *st)
 	}
 }
 
+/* on a frame row: fold its stack and select the stack's own row */
+static bool sv_fold_to_stack(struct ui *ui, struct stack *st)
+{
+	sv_set_expanded(ui, st, false);
+	stack_view_rebuild(ui, false);
+	sv_select_stack_row(ui, st);
+	return true;
+}
+
 bool stack_view_action(struct ui *ui, enum ui_action act)
 {
 	struct stack_view *sv = &ui->sv;
@@ -714,17 +723,10 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 	case ACT_TOGGLE:
 		if (!r)
 			return false;
-		if (r->frame >= 0) {
-			struct stack *st = r->st;
-
-			sv_set_expanded(ui, st, false);
-			stack_view_rebuild(ui, false);
-			sv_select_stack_row(ui, st);
-		} else {
-			sv_set_expanded(ui, r->st,
-					!hmap_get(&sv->expanded, (uintptr_t)r->st, NULL));
-			stack_view_rebuild(ui, true);
-		}
+		if (r->frame >= 0)
+			return sv_fold_to_stack(ui, r->st);
+		sv_set_expanded(ui, r->st, !hmap_get(&sv->expanded, (uintptr_t)r->st, NULL));
+		stack_view_rebuild(ui, true);
 		return true;
 	case ACT_EXPAND:
 		if (!r)
@@ -735,16 +737,10 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 	case ACT_COLLAPSE:
 		if (!r)
 			return false;
-		if (r->frame >= 0) {
-			struct stack *st = r->st;
-
-			sv_set_expanded(ui, st, false);
-			stack_view_rebuild(ui, false);
-			sv_select_stack_row(ui, st);
-		} else {
-			sv_set_expanded(ui, r->st, false);
-			stack_view_rebuild(ui, true);
-		}
+		if (r->frame >= 0)
+			return sv_fold_to_stack(ui, r->st);
+		sv_set_expanded(ui, r->st, false);
+		stack_view_rebuild(ui, true);
 		return true;
 	case ACT_EXPAND_ALL:
 		for (i = 0; i < sv->nranked; i++)

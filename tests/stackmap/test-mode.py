@@ -60,6 +60,14 @@ class Sim:
     def ctl(self, cmd):
         self.write(".sim/control", cmd)
 
+    def record_as_another_tool(self, events):
+        """what a tool other than stacktop would do: stackmap + stacktrace on
+        the top level, sched_switch enabled, then @events events"""
+        self.write("options/stackmap", "1")
+        self.write("options/stacktrace", "1")
+        self.write("events/sched/sched_switch/enable", "1")
+        self.ctl("emit %d" % events)
+
     def truth(self):
         """{(frames tuple, event): dict of counters} for the top instance"""
         out = {}
@@ -373,10 +381,7 @@ def case_own_reset():
     not fatal"""
     sim = Sim("v3", "--step", "--seed", "2")
     try:
-        sim.write("options/stackmap", "1")
-        sim.write("options/stacktrace", "1")
-        sim.write("events/sched/sched_switch/enable", "1")
-        sim.ctl("emit 500")
+        sim.record_as_another_tool(500)
         entries = sim.read("stack_map_stat")
         check("entries:      0 /" not in entries, "setup: map empty")
         sim.write("options/stackmap", "0")
@@ -416,10 +421,7 @@ def case_passive():
     is read from the ring buffer and nothing is changed"""
     sim = Sim("v4", "--step", "--seed", "9")
     try:
-        sim.write("options/stackmap", "1")
-        sim.write("options/stacktrace", "1")
-        sim.write("events/sched/sched_switch/enable", "1")
-        sim.ctl("emit 1000")
+        sim.record_as_another_tool(1000)
         before = sim.state()
         top = Stacktop(sim, "--mode", "passive")
         try:
@@ -537,10 +539,7 @@ def case_map_file():
     for abi, opts in (("v4", []), ("v2", ["--swap"]), ("v1", [])):
         sim = Sim(abi, "--step", "--seed", "12", *opts)
         try:
-            sim.write("options/stackmap", "1")
-            sim.write("options/stacktrace", "1")
-            sim.write("events/sched/sched_switch/enable", "1")
-            sim.ctl("emit 1500")
+            sim.record_as_another_tool(1500)
             saved = {}
             for name in ("stack_map_bin", "stack_map"):
                 path = os.path.join(sim.dir, name + ".saved")
