@@ -39,6 +39,8 @@
 
 #include "stackmap.h"
 
+struct pollfd;
+
 struct session;
 struct stack_table;
 struct ksym;
@@ -142,6 +144,18 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
  * Return: pages read (0 when the buffers were empty), or -errno.
  */
 int session_drain(struct session *s, unsigned int max_pages);
+
+/**
+ * session_pollfds() - descriptors that become readable when a ring buffer
+ * fills up (the kernel wakes pollers at buffer_percent), so that a loop can
+ * sleep in poll() and still drain before the buffer overflows
+ * @s: session
+ * @fds: filled with {fd, POLLIN}
+ * @max: room in @fds
+ *
+ * Return: descriptors written (0 in passive and replay modes).
+ */
+int session_pollfds(const struct session *s, struct pollfd *fds, int max);
 
 /**
  * session_tick() - close the interval: update stats, roll counters

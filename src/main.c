@@ -23,6 +23,7 @@
 #define MAX_EVENTS 64
 #define MAX_LIST   1024
 #define DRAIN_MS   50
+#define DRAIN_MIN_MS 2
 
 struct args {
 	struct session_opts so;
@@ -380,14 +381,21 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-/* drain for @secs, waking every DRAIN_MS; false when a stop signal came */
+/*
+ * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
+ * itself half full (poll on the per-CPU fds), never more often than every
+ * DRAIN_MIN_MS. False when a stop signal came.
+ */
 static bool batch_wait(struct session *s, double secs)
 {
+	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
+	int nfds = session_pollfds(s, fds, MAX_LIST);
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
+		int ms;
 
 		session_drain(s, 0);
 		if (sig_stop)
@@ -396,8 +404,12 @@ static bool batch_wait(struct session *s, double secs)
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
 			return true;
-		el = secs - el;
-		poll(NULL, 0, el * 1000 < DRAIN_MS ? (int)(el * 1000) + 1 : DRAIN_MS);
+		ms = (int)((secs - el) * 1000) + 1;
+		if (ms > DRAIN_MS)
+			ms = DRAIN_MS;
+		poll(NULL, 0, ms < DRAIN_MIN_MS ? ms : DRAIN_MIN_MS);
+		if (ms > DRAIN_MIN_MS && nfds)
+			poll(fds, (nfds_t)nfds, ms - DRAIN_MIN_MS);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -747,6 +748,23 @@ static void read_map_stat(struct session *s)
 		return;
 	if (map_stat_check(s) == 1 && s->mode == SESSION_STACKMAP)
 		external_reset(s);
+}
+
+int session_pollfds(const struct session *s, struct pollfd *fds, int max)
+{
+	int i, n = 0;
+
+	if (s->mode == SESSION_PASSIVE || s->mode == SESSION_REPLAY)
+		return 0;
+	for (i = 0; i < s->ncpus && n < max; i++) {
+		if (s->cpus[i].fd < 0)
+			continue;
+		fds[n].fd = s->cpus[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
 }
 
 int session_tick(struct session *s)

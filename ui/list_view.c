@@ -28,7 +28,9 @@ static void list_view_clamp(struct list_view *lv)
 	if (lv->sel >= lv->nr)
 		lv->sel = lv->nr - 1;
 	if (lv->height <= 0) {
-		lv->top = lv->sel;
+		/* no room (a terminal too small): keep the scroll for when it grows */
+		if (lv->top > lv->sel)
+			lv->top = lv->sel;
 		return;
 	}
 	if (lv->top > lv->sel)
@@ -58,18 +60,6 @@ void list_view_set_rows(struct list_view *lv, int nr)
 void list_view_select(struct list_view *lv, int row)
 {
 	lv->sel = row;
-	list_view_clamp(lv);
-}
-
-/* select @row and keep it @offset lines below the top if possible */
-void list_view_select_at_offset(struct list_view *lv, int row, int offset)
-{
-	lv->sel = row;
-	if (offset < 0)
-		offset = 0;
-	if (lv->height > 0 && offset >= lv->height)
-		offset = lv->height - 1;
-	lv->top = row - offset;
 	list_view_clamp(lv);
 }
 

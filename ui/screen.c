@@ -1505,6 +1505,8 @@ static int ui_read_keys(struct ui *ui)
 	return flags;
 }
 
+#define UI_POLL_MAX 257 /* stdin + up to 256 CPUs */
+
 static void ui_loop(struct ui *ui)
 {
 	bool more = false;
@@ -1512,9 +1514,11 @@ static void ui_loop(struct ui *ui)
 
 	ui->next_tick = ui_now() + (ui->delay < 0.5 ? ui->delay : 0.5);
 	while (!sig_stop) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		/* stdin, and the ring buffers: they wake us when half full */
+		struct pollfd pfds[UI_POLL_MAX];
+		struct pollfd *pfd = &pfds[0];
 		double now = ui_now();
-		int timeout, r;
+		int timeout, r, nfds;
 
 		if (sig_winch) {
 			sig_winch = 0;
@@ -1531,11 +1535,15 @@ static void ui_loop(struct ui *ui)
 			timeout = UI_DRAIN_MS;
 		if (timeout < 0 || more)
 			timeout = 0;
-		r = poll(&pfd, 1, timeout);
-		if (r > 0 && (pfd.revents & POLLIN)) {
+		pfd->fd = STDIN_FILENO;
+		pfd->events = POLLIN;
+		pfd->revents = 0;
+		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
+		r = poll(pfds, (nfds_t)nfds, timeout);
+		if (r > 0 && (pfd->revents & POLLIN)) {
 			if (ui_read_keys(ui) & R_QUIT)
 				break;
-		} else if (r > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		} else if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			break; /* the terminal went away */
 		}
 		r = session_drain(ui->s, UI_DRAIN_PAGES);

@@ -93,7 +93,6 @@ void list_view_init(struct list_view *lv, const struct list_view_ops *ops);
 void list_view_set_area(struct list_view *lv, int y, int height);
 void list_view_set_rows(struct list_view *lv, int nr);
 void list_view_select(struct list_view *lv, int row);
-void list_view_select_at_offset(struct list_view *lv, int row, int offset);
 bool list_view_action(struct list_view *lv, enum ui_action act);
 void list_view_scroll(struct list_view *lv, int lines);
 int list_view_row_at(const struct list_view *lv, int y);
