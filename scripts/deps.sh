@@ -3,9 +3,9 @@
 # Only what is missing is installed; safe to run again.
 set -eu
 
-PKGS="gcc meson ninja-build pkg-config
+PKGS="gcc libc6-dev meson ninja-build pkg-config
 libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev libcmocka-dev
-libfuse3-dev fuse3 tmux clang python3 util-linux trace-cmd"
+libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3 util-linux trace-cmd"
 
 missing=
 for p in $PKGS; do
