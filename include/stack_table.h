@@ -199,6 +199,18 @@ uint32_t stack_delta(const struct stack_table *t, const struct stack *s);
 uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a);
 
 /**
+ * stack_table_last_active() - the stacks hit in the last closed interval
+ * @t: table
+ * @ret: the stacks (owned by @t; valid until the next tick or clear)
+ * @ret_n: how many
+ * @ret_nhit: stacks with at least one hit since start or reset
+ *
+ * Return: false when the list is incomplete (memory ran out): walk them all.
+ */
+bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret,
+			     size_t *ret_n, size_t *ret_nhit);
+
+/**
  * stack_table_foreach() - call @fn for every stack, in insertion order
  * @t: table
  * @fn: callback; a non-zero return stops the walk and is returned

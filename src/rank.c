@@ -133,13 +133,41 @@ static int rank_visit(struct stack *s, void *ctx)
 	return 0;
 }
 
+/*
+ * Ranking by the last interval, best first, without filters: only stacks
+ * hit in that interval can be in the top @k when there are at least @k of
+ * them, so the short active list replaces the walk over every stack. The
+ * totals come from the table's own counters.
+ */
+static bool rank_active(struct rank_ctx *c)
+{
+	const struct rank_opts *o = c->o;
+	struct stack *const *act;
+	size_t n, nhit, i;
+	uint64_t delta;
+
+	if (o->key != RANK_DELTA || o->invert || o->match || rank_filters_attrs(o) ||
+	    !stack_table_last_active(c->t, &act, &n, &nhit) || n < c->k || !c->k)
+		return false;
+	/* most stacks active: the walk in memory order is cheaper than the pointers */
+	if (n > stack_table_count(c->t) / 4)
+		return false;
+	for (i = 0; i < n; i++)
+		rank_visit(act[i], c);
+	c->sum.total = stack_table_hits(c->t, &delta);
+	c->sum.delta = delta;
+	c->sum.matched = o->hide_idle ? n : nhit;
+	return true;
+}
+
 size_t stack_table_rank(struct stack_table *t, const struct rank_opts *o, struct rank_row *out,
 			size_t k, struct rank_summary *ret_sum)
 {
 	struct rank_ctx c = { .t = t, .o = o, .heap = out, .k = k };
 	size_t n;
 
-	stack_table_foreach(t, rank_visit, &c);
+	if (!rank_active(&c))
+		stack_table_foreach(t, rank_visit, &c);
 	/* heap sort in place: pop the worst to the end */
 	for (n = c.n; n > 1; n--) {
 		struct rank_row tmp = out[0];

@@ -46,6 +46,17 @@ struct stack_table {
 	uint32_t hits_epoch;
 	uint64_t hits_cur;
 	uint64_t hits_last;
+
+	/*
+	 * Stacks first hit in epoch e, in active[e & 1]: the stacks of the last
+	 * closed interval are a short list even when the table holds millions,
+	 * and ranking by that interval needs only them (rank.c).
+	 */
+	struct stack **active[2];
+	size_t nactive[2];
+	size_t active_cap[2];
+	size_t nhit; /* stacks with at least one hit */
+	bool active_lost; /* an active list could not grow (OOM) */
 };
 
 static void *arena_alloc(struct arena *a, size_t size)
@@ -118,6 +129,8 @@ void stack_table_free(struct stack_table *t)
 		return;
 	arena_free_all(&t->stacks);
 	arena_free_all(&t->attrs);
+	free(t->active[0]);
+	free(t->active[1]);
 	free(t->slots);
 	free(t->aslots);
 	free(t);
@@ -198,7 +211,7 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	s->hash = h;
 	s->depth = (uint16_t)depth;
 	s->flags = flags;
-	s->epoch = t->epoch;
+	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
 	memcpy(s->ips, ips, depth * sizeof(*ips));
 	t->slots[i] = s;
 	t->nstacks++;
@@ -294,11 +307,35 @@ static struct stack_attr *attr_get(struct stack_table *t, struct stack *s, unsig
 	return a;
 }
 
+static void active_add(struct stack_table *t, struct stack *s)
+{
+	unsigned int w = t->epoch & 1;
+
+	if (t->nactive[w] == t->active_cap[w]) {
+		size_t cap = t->active_cap[w] ? t->active_cap[w] * 2 : 1024;
+		struct stack **a = realloc(t->active[w], cap * sizeof(*a));
+
+		if (!a) {
+			t->active_lost = true; /* rank falls back to the full walk */
+			return;
+		}
+		t->active[w] = a;
+		t->active_cap[w] = cap;
+	}
+	t->active[w][t->nactive[w]++] = s;
+}
+
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
 		    int pid, uint32_t n)
 {
 	struct stack_attr *a;
 
+	if (!n)
+		return 0;
+	if (s->epoch != t->epoch)
+		active_add(t, s);
+	if (!s->total)
+		t->nhit++;
 	s->total += n;
 	count_bump(&s->cur, &s->last, &s->epoch, t->epoch, n);
 	t->hits += n;
@@ -338,12 +375,32 @@ void stack_add_id(struct stack *s, uint32_t id)
 void stack_table_tick(struct stack_table *t)
 {
 	t->epoch++;
+	/* active[epoch & 1] held epoch - 2: start it over */
+	t->nactive[t->epoch & 1] = 0;
+	if (t->active_lost && !t->nactive[(t->epoch - 1) & 1])
+		t->active_lost = false;
+}
+
+bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret,
+			     size_t *ret_n, size_t *ret_nhit)
+{
+	unsigned int w = (t->epoch - 1) & 1;
+
+	if (t->active_lost)
+		return false;
+	*ret = t->active[w];
+	*ret_n = t->nactive[w];
+	*ret_nhit = t->nhit;
+	return true;
 }
 
 void stack_table_clear(struct stack_table *t)
 {
 	arena_free_all(&t->stacks);
 	arena_free_all(&t->attrs);
+	t->nactive[0] = t->nactive[1] = 0;
+	t->nhit = 0;
+	t->active_lost = false;
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	memset(t->aslots, 0, t->naslots * sizeof(*t->aslots));
 	t->nstacks = 0;

@@ -301,6 +301,53 @@ static void test_stack_table_rank_match(void **state)
 		assert_int_equal(rows[i].stack->ips[0] & 1, 0);
 }
 
+static bool match_all(const struct stack *s, void *ctx)
+{
+	(void)s;
+	(void)ctx;
+	return true;
+}
+
+/* ranking by the last interval from the active list = the full walk */
+static void test_stack_table_rank_active_list(void **state)
+{
+	struct stack_table *t = *state;
+	struct rank_opts fast = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 };
+	struct rank_opts full = fast;
+	struct rank_row a[40], b[40];
+	struct rank_summary sa, sb;
+	size_t na, nb, i;
+
+	full.match = match_all; /* a filter forces the walk over every stack */
+	/* 6000 stacks hit long ago, then ~860 of 3000 hit in the last interval */
+	for (i = 0; i < 6000; i++) {
+		uint64_t ips[2] = { 100000 + i, 7 };
+
+		stack_table_hit(t, stack_table_intern(t, ips, 2), 1, 0, 2, (uint32_t)(1 + i % 50));
+	}
+	stack_table_tick(t);
+	fill_random(t, 3000, 4);
+	na = stack_table_rank(t, &fast, a, 40, &sa);
+	nb = stack_table_rank(t, &full, b, 40, &sb);
+	assert_int_equal(na, 40);
+	assert_int_equal(na, nb);
+	for (i = 0; i < na; i++) {
+		assert_ptr_equal(a[i].stack, b[i].stack);
+		assert_true(a[i].delta == b[i].delta && a[i].total == b[i].total);
+	}
+	assert_int_equal(sa.matched, sb.matched);
+	assert_true(sa.total == sb.total && sa.delta == sb.delta);
+
+	/* an interval with fewer active stacks than rows wanted: the walk, same answer */
+	stack_table_tick(t);
+	na = stack_table_rank(t, &fast, a, 40, &sa);
+	nb = stack_table_rank(t, &full, b, 40, &sb);
+	assert_int_equal(na, nb);
+	for (i = 0; i < na; i++)
+		assert_ptr_equal(a[i].stack, b[i].stack);
+	assert_int_equal(sa.matched, sb.matched);
+}
+
 static bool attr_pid_7(const struct stack_attr *a, void *ctx)
 {
 	(void)ctx;
@@ -362,6 +409,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_attr_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_active_list, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
