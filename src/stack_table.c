@@ -269,16 +269,13 @@ static int attr_grow(struct stack_table *t)
 	return 0;
 }
 
-static struct stack_attr *attr_get(struct stack_table *t, struct stack *s, unsigned int event,
-				   unsigned int cpu, int pid)
+static __attribute__((noinline)) struct stack_attr *
+attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid)
 {
-	struct stack_attr *a = s->attrs;
+	struct stack_attr *a;
 	size_t i, mask;
 	uint32_t h;
 
-	/* consecutive hits usually come from the same task on the same CPU */
-	if (a && a->event == event && a->cpu == cpu && a->pid == pid)
-		return a;
 	h = attr_hash(s, event, cpu, pid);
 	mask = t->naslots - 1;
 	for (i = h & mask; (a = t->aslots[i]); i = (i + 1) & mask)
@@ -323,6 +320,17 @@ static void active_add(struct stack_table *t, struct stack *s)
 		t->active_cap[w] = cap;
 	}
 	t->active[w][t->nactive[w]++] = s;
+}
+
+/* consecutive hits usually come from the same task on the same CPU: inline */
+static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s,
+					  unsigned int event, unsigned int cpu, int pid)
+{
+	struct stack_attr *a = s->attrs;
+
+	if (a && a->event == event && a->cpu == cpu && a->pid == pid)
+		return a;
+	return attr_find(t, s, event, cpu, pid);
 }
 
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
