@@ -769,6 +769,33 @@ static bool sv_row_matches(struct ui *ui, const struct sv_row *r)
 	       textmatch_comm(&ui->smatch, ui->s, r->st);
 }
 
+/*
+ * A collapsed stack found by one of its frames: unfold it and put the
+ * selection on that frame, so the match is on screen (not only its stack).
+ */
+static void sv_show_match(struct ui *ui, int row)
+{
+	struct stack_view *sv = &ui->sv;
+	struct stack *st = sv->rows[row].st;
+	int d, i;
+
+	if (sv->rows[row].frame >= 0 || hmap_get(&sv->expanded, (uintptr_t)st, NULL))
+		return;
+	for (d = 0; d < st->depth; d++)
+		if (textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, st->ips[d])))
+			break;
+	if (d == st->depth)
+		return; /* matched by comm */
+	sv_set_expanded(ui, st, true);
+	stack_view_rebuild(ui, false);
+	for (i = 0; i < (int)sv->nrows; i++) {
+		if (sv->rows[i].st == st && sv->rows[i].frame == d) {
+			list_view_select(&sv->lv, i);
+			return;
+		}
+	}
+}
+
 bool stack_view_search(struct ui *ui, int dir, bool include_current)
 {
 	struct stack_view *sv = &ui->sv;
@@ -781,6 +808,7 @@ bool stack_view_search(struct ui *ui, int dir, bool include_current)
 
 		if (sv_row_matches(ui, &sv->rows[row])) {
 			list_view_select(&sv->lv, row);
+			sv_show_match(ui, row);
 			return true;
 		}
 	}

@@ -184,9 +184,9 @@ tui_wait 'Search \(' 3
 tui_type 'do_nanosleep'
 tui_keys Enter
 tui_wait "search 'do_nanosleep'" 3
-tui_keys Enter
+# the match is in a frame: its stack unfolds to show it
 tui_wait '#[0-9]+ +do_nanosleep\+' 5
-tui_keys Enter n
+tui_keys n
 tui_wait_gone 'not found' 1
 tui_keys /
 tui_keys C-u
