@@ -61,6 +61,21 @@ int state_write(struct state *st, const char *rel, const char *value);
 int state_mkdir(struct state *st, const char *rel);
 
 /**
+ * state_lock_top() - claim the top-level tracing of this tracefs
+ * @st: journal
+ * @ret_owner: on -EBUSY, the pid holding it (0 if unknown)
+ *
+ * The stackmap option, stacktrace and tracing_on of the top level are
+ * global: two stacktops changing them would each restore the other's
+ * values. The claim is an flock() on a lock file in the journal directory,
+ * named after the tracefs root's device and inode; the kernel drops it
+ * when the process ends, however it ends.
+ *
+ * Return: 0, -EBUSY when another process holds it, -errno.
+ */
+int state_lock_top(struct state *st, int *ret_owner);
+
+/**
  * state_original() - the value a file had before stacktop changed it
  * @st: journal
  * @rel: path

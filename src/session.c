@@ -1350,6 +1350,25 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		     opts->rundir ? opts->rundir : "/run/stacktop", strerror(-r));
 		goto fail;
 	}
+	if (s->mode == SESSION_STACKMAP) {
+		int owner;
+
+		r = state_lock_top(s->state, &owner);
+		if (r == -EBUSY && opts->mode == SESSION_AUTO) {
+			/* the top level is taken: a private instance still works */
+			log_warn("another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
+				 owner);
+			s->mode = s->stats.mode = SESSION_STACKS;
+			ingest_set_stackmap(s->ing, false);
+			ingest_set_defer(s->ing, false);
+		} else if (r < 0) {
+			errf(err, errsz, r,
+			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
+					 : "cannot claim the top-level tracing (pid %d): %s",
+			     owner, strerror(-r));
+			goto fail;
+		}
+	}
 
 	switch (s->mode) {
 	case SESSION_STACKS:

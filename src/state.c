@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@ struct state_entry {
 struct state {
 	struct tfs *tfs;
 	int dirfd;
+	int lockfd; /* the top-level claim, -1 when not held */
 	char name[64];
 	struct state_entry e[STATE_MAX];
 	volatile int n; /* read by the signal handler */
@@ -150,6 +152,7 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 	if (!st)
 		return -ENOMEM;
 	st->tfs = tfs;
+	st->lockfd = -1;
 	st->dirfd = state_dir_open(rundir, true);
 	if (st->dirfd < 0) {
 		r = st->dirfd;
@@ -317,8 +320,44 @@ void state_free(struct state *st)
 		free(st->e[i].rel);
 		free(st->e[i].value);
 	}
+	if (st->lockfd >= 0)
+		close(st->lockfd);
 	close(st->dirfd);
 	free(st);
+}
+
+int state_lock_top(struct state *st, int *ret_owner)
+{
+	char name[96], buf[32];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	*ret_owner = 0;
+	if (fstat(st->tfs->fd, &sb) < 0)
+		return -errno;
+	snprintf(name, sizeof(name), "top-%llx-%llx.lock", (unsigned long long)sb.st_dev,
+		 (unsigned long long)sb.st_ino);
+	fd = openat(st->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			*ret_owner = atoi(buf);
+		}
+		close(fd);
+		return r;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		/* the claim holds without the pid; only the message loses it */
+	}
+	st->lockfd = fd;
+	return 0;
 }
 
 void state_emergency_restore(void)

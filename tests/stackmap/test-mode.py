@@ -115,8 +115,9 @@ class Sim:
 class Stacktop:
     """stacktop -b --json in the background; each refresh is one JSON line"""
 
-    def __init__(self, sim, *args, delay="0.2", iterations=None):
-        self.rundir = tempfile.mkdtemp(prefix="stacktop-run.")
+    def __init__(self, sim, *args, delay="0.2", iterations=None, rundir=None):
+        self.own_rundir = rundir is None
+        self.rundir = rundir or tempfile.mkdtemp(prefix="stacktop-run.")
         cmd = [STACKTOP, "-b", "--json", "-d", delay, "--top", "100000",
                "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms, "--rundir", self.rundir]
         if iterations:
@@ -166,7 +167,8 @@ class Stacktop:
             self.proc.kill()
             self.proc.communicate()
             raise Fail("stacktop did not stop on SIGTERM")
-        shutil.rmtree(self.rundir, ignore_errors=True)
+        if self.own_rundir:
+            shutil.rmtree(self.rundir, ignore_errors=True)
         return self.proc.returncode, err
 
 
@@ -594,6 +596,43 @@ def case_option_einval():
         sim.stop()
 
 
+def case_two_stacktops():
+    """the top-level options are global: a second stacktop does not fight
+    the first over them (auto falls back to a private instance, an explicit
+    --mode stackmap is refused), and the state is restored once both left"""
+    sim = Sim("v4", "--step", "--seed", "6")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = sim.state()
+        first = Stacktop(sim, rundir=run)
+        try:
+            rep = wait_enabled(sim, first)
+            check(rep["mode"] == "stackmap", "first: mode %s" % rep["mode"])
+            second = Stacktop(sim, rundir=run)
+            try:
+                rep2 = second.next()
+                check(rep2["mode"] == "stacks", "second: mode %s, wanted stacks" % rep2["mode"])
+                p = subprocess.run([STACKTOP, "-b", "-n", "1", "--mode", "stackmap", "--tracefs",
+                                    sim.mnt, "--rundir", run], capture_output=True, text=True,
+                                   timeout=30)
+                check(p.returncode == 1 and "owns the top-level tracing" in p.stderr,
+                      "third: %d %r" % (p.returncode, p.stderr))
+                sim.ctl("emit 600")
+                rep = first.settle(600)
+                rep2 = second.settle(600)
+            finally:
+                rc2, err2 = second.stop()
+            check(rc2 == 0 and "another stacktop (pid" in err2, "second: %d %r" % (rc2, err2))
+            check(sim.read("options/stackmap").strip() == "1",
+                  "the second stacktop's exit turned the first one's option off")
+        finally:
+            first.stop()
+        check(sim.state() == before, "state not restored after both: %s" % sim.state())
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -613,6 +652,7 @@ CASES = {
     "stacks-on-sim": case_stacks_mode_on_sim,
     "map-file": case_map_file,
     "option-einval": case_option_einval,
+    "two-stacktops": case_two_stacktops,
 }
 
 
