@@ -87,6 +87,14 @@ void ingest_set_stackmap(struct ingest *ing, bool on);
 int ingest_set_pids(struct ingest *ing, const int *pids, int n);
 
 /**
+ * ingest_set_self() - do not count the events of this pid (stacktop's own:
+ * its reads of the ring buffer are events too)
+ * @ing: consumer
+ * @pid: pid, 0 for none
+ */
+void ingest_set_self(struct ingest *ing, int pid);
+
+/**
  * ingest_set_type_cb() - how to name an event type not added to @fmt yet
  * @ing: consumer
  * @cb: returns an event index for @type, or negative to ignore the record

@@ -69,6 +69,8 @@ enum session_mode {
  * @ncpus: entries in @cpus
  * @reset_first: reset the map (and counts) right after start
  * @buffer_kb: per-CPU buffer size of the private instance, 0 for default
+ * @show_self: count the events of stacktop's own pid too (hidden by default:
+ *             its reads of the ring buffer would rank among the stacks)
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  */
@@ -85,6 +87,7 @@ struct session_opts {
 	int ncpus;
 	bool reset_first;
 	unsigned int buffer_kb;
+	bool show_self;
 	const char *replay;
 	const char *map_file;
 };

@@ -41,6 +41,7 @@ struct ingest {
 	unsigned int ncpus;
 	bool stackmap;
 	bool defer;
+	int32_t self_pid; /* events of this pid are not counted (0: none) */
 	int *pids;
 	int npids;
 	int (*type_cb)(void *ctx, int type);
@@ -111,6 +112,11 @@ int ingest_set_pids(struct ingest *ing, const int *pids, int n)
 	return 0;
 }
 
+void ingest_set_self(struct ingest *ing, int pid)
+{
+	ing->self_pid = pid;
+}
+
 void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx)
 {
 	ing->type_cb = cb;
@@ -171,7 +177,7 @@ static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
 static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
 			 unsigned int cpu)
 {
-	if (!pid_wanted(ing, w->pid))
+	if (!pid_wanted(ing, w->pid) || (ing->self_pid && w->pid == ing->self_pid))
 		return;
 	stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
 	ing->st.events++;
@@ -246,7 +252,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		count(ing, ing->by_id[id], &w, cpu);
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (!pid_wanted(ing, w.pid) || (ing->self_pid && w.pid == ing->self_pid))
 		return;
 	if (ing->nqueue >= QUEUE_MAX) {
 		ing->st.unresolved++;

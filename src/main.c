@@ -61,6 +61,7 @@ enum {
 	OPT_CUMULATIVE,
 	OPT_PRINT_KEYS,
 	OPT_MAP,
+	OPT_SHOW_SELF,
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "print-keys", no_argument, NULL, OPT_PRINT_KEYS },
 	{ "replay", required_argument, NULL, 'r' },
 	{ "map", required_argument, NULL, OPT_MAP },
+	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -125,6 +127,7 @@ static void usage(FILE *f)
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
+		"      --show-self         count stacktop's own events too (hidden by default)\n"
 		"  -M, --no-mouse          do not use the mouse\n"
 		"      --no-color          monochrome (also when NO_COLOR is set)\n"
 		"  -v, --verbose           more messages\n"
@@ -350,6 +353,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_MAP:
 			a->so.map_file = optarg;
+			break;
+		case OPT_SHOW_SELF:
+			a->so.show_self = true;
 			break;
 		case OPT_PRINT_KEYS:
 			ui_print_keys(stdout);

@@ -1111,6 +1111,15 @@ static int setup_stacks(struct session *s, char *err, size_t errsz)
 	r = setup_events(s, err, errsz);
 	if (r < 0)
 		return r;
+	if (!s->opts.show_self && !s->opts.tracefs) {
+		char pid[24];
+
+		/* our own reads are not recorded at all (kernels since 5.10) */
+		path_of(s, rel, sizeof(rel), "set_event_notrace_pid");
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		if (tfs_exists(s->tfs, rel))
+			tfs_write(s->tfs, rel, pid);
+	}
 	path_of(s, rel, sizeof(rel), "options/stacktrace");
 	r = tfs_write(s->tfs, rel, "1");
 	if (r < 0)
@@ -1340,6 +1349,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, type_cb, s);
+	if (!opts->show_self && !opts->tracefs)
+		ingest_set_self(s->ing, (int)getpid());
 	if (uname(&un) == 0)
 		fmt_sanitize(s->stats.kernel, sizeof(s->stats.kernel), un.release,
 			     sizeof(un.release));

@@ -177,6 +177,23 @@ static void test_ingest_pid_filter(void **state)
 	assert_int_equal(find(fx, B, 2)->total, 1);
 }
 
+/* stacktop's own pid is left out; pid 0 (idle) is not "no pid" */
+static void test_ingest_self(void **state)
+{
+	struct fx *fx = *state;
+
+	ingest_set_self(fx->ing, 11);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 0);
+	pagegen_kstack(&fx->pg, 0, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, A, 3)->total, 1);
+}
+
 static void test_ingest_stack_ids(void **state)
 {
 	struct fx *fx = *state;
@@ -271,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_old_abi_64, setup, teardown),
