@@ -61,6 +61,9 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->unresolved, st->generation,
 			st->stackmap_on ? "on" : "off");
 	}
+	if (st->bad_pages || st->orphans)
+		fprintf(f, "damaged data: %llu malformed pages, %llu stack records with no event before them (not counted)\n",
+			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s\n\n",

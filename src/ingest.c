@@ -132,6 +132,8 @@ static bool pid_wanted(const struct ingest *ing, int pid)
 {
 	int i;
 
+	if (ing->self_pid && pid == ing->self_pid)
+		return false;
 	if (!ing->npids)
 		return true;
 	for (i = 0; i < ing->npids; i++)
@@ -177,8 +179,6 @@ static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
 static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
 			 unsigned int cpu)
 {
-	if (!pid_wanted(ing, w->pid) || (ing->self_pid && w->pid == ing->self_pid))
-		return;
 	stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
 	ing->st.events++;
 }
@@ -224,6 +224,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
+	if (!pid_wanted(ing, w.pid))
+		return; /* not interned either: the table holds only what is counted */
 	st = stack_table_intern(ing->table, ing->frames, n);
 	if (!st)
 		return;
@@ -248,12 +250,12 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.orphans++;
 		return;
 	}
+	if (!pid_wanted(ing, w.pid))
+		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
 		return;
 	}
-	if (!pid_wanted(ing, w.pid) || (ing->self_pid && w.pid == ing->self_pid))
-		return;
 	if (ing->nqueue >= QUEUE_MAX) {
 		ing->st.unresolved++;
 		return;

@@ -554,11 +554,6 @@ static void checkpoint(struct session *s)
 	ingest_resolve(s->ing);
 }
 
-static void resolve_pending(struct session *s)
-{
-	checkpoint(s);
-}
-
 /* forget every id of the old generation */
 static void map_new_generation(struct session *s)
 {
@@ -705,7 +700,7 @@ int session_drain(struct session *s, unsigned int max_pages)
 		}
 	}
 	if (s->mode == SESSION_STACKMAP) {
-		resolve_pending(s);
+		checkpoint(s);
 		if (!more)
 			s->discard_ids = false; /* the buffer was read to its end */
 	}
@@ -876,7 +871,7 @@ int session_reset(struct session *s)
 	/* everything recorded under the old map is read and resolved now */
 	session_drain(s, 0);
 	s->map_read_this_drain = false;
-	resolve_pending(s);
+	checkpoint(s);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
 		/*
