@@ -1019,16 +1019,17 @@ static int open_readers(struct session *s, char *err, size_t errsz)
 	return 0;
 }
 
+/* names come from the command line and the kernel: sanitized once, here */
 static void traced_append(struct session *s, const char *name)
 {
-	size_t old = s->traced ? strlen(s->traced) : 0;
-	char *t = realloc(s->traced, old + strlen(name) + 2);
+	size_t old = s->traced ? strlen(s->traced) : 0, len = strlen(name);
+	char *t = realloc(s->traced, old + len + 2);
 
 	if (!t)
 		return;
 	if (old)
 		t[old++] = ',';
-	strcpy(t + old, name);
+	fmt_sanitize(t + old, len + 1, name, len);
 	s->traced = t;
 }
 
