@@ -35,7 +35,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'E' }, "E", ACT_EXPAND_ALL, "expand all stacks (tree: all nodes)" },
 	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all" },
 	{ NULL, { 'b' }, "b", ACT_BREAKDOWN,
-	  "show/hide the breakdown of the selected stack by event, comm/pid and CPU" },
+	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid and CPU" },
 	{ NULL, { 't', KEY_F(5) }, "t, F5", ACT_TREE,
 	  "caller tree: stacks merged from the root frame, counts per node" },
 

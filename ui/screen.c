@@ -175,7 +175,7 @@ static void ui_layout(struct ui *ui)
 	ui->list_y = ui->coltitle_y + 1;
 	h = ui->lines - 1 - ui->list_y;
 	ui->bd_h = 0;
-	if (ui->breakdown && ui->view == UI_VIEW_STACKS)
+	if (ui->breakdown)
 		ui->bd_h = ui->lines >= 40 ? 9 : 6;
 	if (h - ui->bd_h < 5)
 		ui->bd_h = 0;
@@ -1017,8 +1017,6 @@ static int act_move(struct ui *ui, enum ui_action act)
 static int act_breakdown(struct ui *ui)
 {
 	ui->breakdown = !ui->breakdown;
-	if (ui->view == UI_VIEW_TREE)
-		ui_status(ui, false, "the breakdown shows in the stacks view (t)");
 	return R_LAYOUT;
 }
 
@@ -1441,6 +1439,7 @@ static void ui_draw(struct ui *ui)
 		list_view_draw(&ui->tv.lv);
 		if (!ui->tv.nrows)
 			stack_view_draw_empty(ui);
+		stack_view_draw_breakdown(ui);
 	} else {
 		stack_view_draw_titles(ui, ui->coltitle_y);
 		list_view_draw(&ui->sv.lv);

@@ -51,9 +51,11 @@ struct bd_item {
 	uint64_t n;
 };
 
-/* the breakdown of one stack, kept while nothing it depends on changes */
+/* the breakdown of one stack or tree node, kept while nothing it depends on changes */
 struct breakdown {
-	const struct stack *st;
+	const void *what; /* the stack, or the tree node's key */
+	uint64_t node_key;
+	size_t nstacks;
 	bool delta;
 	uint32_t epoch;
 	uint64_t sum;
@@ -87,7 +89,7 @@ static void sv_info_forget(struct stack_view *sv)
 	hmap_clear(&sv->info_index);
 	sv->ninfo = 0;
 	if (sv->bd)
-		sv->bd->st = NULL;
+		sv->bd->what = NULL;
 }
 
 void stack_view_forget(struct ui *ui)
@@ -579,45 +581,71 @@ static void bd_add(struct hmap *m, long key, uint64_t n)
 	hmap_put(m, (uint64_t)key + 1, v + n);
 }
 
-static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st, int rows)
-{
+struct bd_maps {
 	struct hmap ev, pid, cpu;
-	const struct stack_attr *a;
-	int i;
+};
 
-	bd->st = st;
-	bd->delta = ui->delta;
-	bd->epoch = stack_table_epoch(ui->t);
-	bd->rows = rows;
-	bd->sum = 0;
-	bd->nev = bd->npid = bd->ncpu = 0;
-	hmap_init(&ev);
-	hmap_init(&pid);
-	hmap_init(&cpu);
+static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
+			 const struct stack *st)
+{
+	const struct stack_attr *a;
+
 	for (a = st->attrs; a; a = a->next) {
 		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
 
 		if (!n)
 			continue;
 		bd->sum += n;
-		bd_add(&ev, a->event, n);
-		bd_add(&pid, a->pid, n);
-		bd_add(&cpu, a->cpu, n);
+		bd_add(&m->ev, a->event, n);
+		bd_add(&m->pid, a->pid, n);
+		bd_add(&m->cpu, a->cpu, n);
 	}
-	bd_collect(&ev, bd->ev, &bd->nev, rows);
-	bd_collect(&pid, bd->pid, &bd->npid, rows);
-	bd_collect(&cpu, bd->cpu, &bd->ncpu, rows);
+	bd->nstacks++;
+}
+
+/* one stack (@st), or every stack of the tree under node @nd */
+static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st,
+		       const struct tnode *nd, int rows)
+{
+	struct bd_maps m;
+	int i;
+
+	bd->what = st ? (const void *)st : (const void *)nd;
+	bd->node_key = nd ? nd->key : 0;
+	bd->delta = ui->delta;
+	bd->epoch = stack_table_epoch(ui->t);
+	bd->rows = rows;
+	bd->sum = 0;
+	bd->nstacks = 0;
+	bd->nev = bd->npid = bd->ncpu = 0;
+	hmap_init(&m.ev);
+	hmap_init(&m.pid);
+	hmap_init(&m.cpu);
+	if (st) {
+		bd_add_stack(ui, bd, &m, st);
+	} else {
+		size_t k;
+
+		for (k = 0; k < ui->tv.nall; k++)
+			if (tree_view_node_has(ui, nd, ui->tv.all[k].stack))
+				bd_add_stack(ui, bd, &m, ui->tv.all[k].stack);
+	}
+	bd_collect(&m.ev, bd->ev, &bd->nev, rows);
+	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
+	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
 	for (i = 0; i < bd->npid; i++)
 		snprintf(bd->comm[i], sizeof(bd->comm[i]), "%s",
 			 session_comm(ui->s, (int)bd->pid[i].key));
-	hmap_done(&ev);
-	hmap_done(&pid);
-	hmap_done(&cpu);
+	hmap_done(&m.ev);
+	hmap_done(&m.pid);
+	hmap_done(&m.cpu);
 }
 
 void stack_view_draw_breakdown(struct ui *ui)
 {
-	struct stack *st = ui->view == UI_VIEW_STACKS ? stack_view_selected(ui) : NULL;
+	bool tree = ui->view == UI_VIEW_TREE;
+	struct stack *st = tree ? NULL : stack_view_selected(ui);
+	const struct tnode *nd = tree ? tree_view_selected(ui) : NULL;
 	struct breakdown *bd = ui->sv.bd;
 	int rows = ui->bd_h - 1, i, w, x[3];
 	char buf[256], n1[16], pct[16];
@@ -631,23 +659,32 @@ void stack_view_draw_breakdown(struct ui *ui)
 		move(ui->bd_y + i, 0);
 		clrtoeol();
 	}
-	if (!st) {
-		ui_put(ui->bd_y, 0, ui->cols, t, " breakdown: select a stack");
+	if (!st && !nd) {
+		ui_put(ui->bd_y, 0, ui->cols, t,
+		       tree ? " breakdown: select a node" : " breakdown: select a stack");
 		return;
 	}
-	/* recomputed when the stack, the mode or (unless paused) the interval changes */
-	if (bd->st != st || bd->delta != ui->delta || bd->rows != rows ||
+	/* recomputed when the stack/node, the mode or (unless paused) the interval changes */
+	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
+	    bd->delta != ui->delta || bd->rows != rows ||
 	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
-		bd_compute(ui, bd, st, rows);
+		bd_compute(ui, bd, st, nd, rows);
 	fmt_count(n1, sizeof(n1), bd->sum);
-	snprintf(buf, sizeof(buf), " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
-		 st->depth ? symcache_name(ui->syms,
-					   symcache_id(ui->syms, st->ips[ui_stack_skip(ui, st)])) :
-			     "?",
-		 ui->delta ? "interval" : "total", n1, st->depth,
-		 st->flags & STACK_F_MAPPED ? ", mapped" : "",
-		 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
-		 st->flags & STACK_F_CUT ? ", CUT" : "");
+	if (st)
+		snprintf(buf, sizeof(buf),
+			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
+			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
+									  st->ips[ui_stack_skip(ui, st)])) :
+				     "?",
+			 ui->delta ? "interval" : "total", n1, st->depth,
+			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
+			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
+			 st->flags & STACK_F_CUT ? ", CUT" : "");
+	else
+		snprintf(buf, sizeof(buf),
+			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU",
+			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
+			 ui->delta ? "interval" : "total", n1, bd->nstacks);
 	ui_put(ui->bd_y, 0, ui->cols, t, buf);
 	w = (ui->cols - 2) / 3;
 	x[0] = 1;

@@ -242,6 +242,7 @@ void tree_view_build(struct ui *ui)
 		tv->allcap = k;
 	}
 	n = k ? stack_table_rank(ui->t, &ui->rank, tv->all, k, NULL) : 0;
+	tv->nall = n;
 	for (i = 0; i < n; i++) {
 		const struct stack *st = tv->all[i].stack;
 		uint64_t cnt = ui->delta ? tv->all[i].delta : tv->all[i].total;
@@ -269,6 +270,31 @@ void tree_view_build(struct ui *ui)
 	if (first && tv->nodes[0].first_child != TV_NONE)
 		tv_expand_chain(tv, tv->nodes[0].first_child);
 	tv_flatten(ui, true);
+}
+
+const struct tnode *tree_view_selected(struct ui *ui)
+{
+	struct tree_view *tv = &ui->tv;
+
+	if (tv->lv.sel < 0 || (size_t)tv->lv.sel >= tv->nrows)
+		return NULL;
+	return &tv->nodes[tv->rows[tv->lv.sel]];
+}
+
+/* does @st pass through @nd: its path from the root, built as in tree_view_build */
+bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st)
+{
+	int skip = (int)ui_stack_skip(ui, st), d, level = 0;
+	uint64_t key = ui->tv.nodes[0].key;
+
+	for (d = st->depth - 1; d >= skip; d--, level++) {
+		uint32_t id = symcache_id(ui->syms, st->ips[d]);
+
+		key = hmap_mix(key, symcache_start(ui->syms, id));
+		if (level == nd->depth)
+			return key == nd->key;
+	}
+	return false;
 }
 
 void tree_view_draw_titles(struct ui *ui, int y)

@@ -202,6 +202,7 @@ struct tree_view {
 	size_t rcap;
 	struct rank_row *all;
 	size_t allcap;
+	size_t nall; /* rows of @all the tree was built from */
 	uint64_t total;
 	uint32_t roots;
 };
@@ -351,5 +352,7 @@ void tree_view_build(struct ui *ui);
 bool tree_view_action(struct ui *ui, enum ui_action act);
 bool tree_view_search(struct ui *ui, int dir, bool include_current);
 void tree_view_draw_titles(struct ui *ui, int y);
+const struct tnode *tree_view_selected(struct ui *ui);
+bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st);
 
 #endif /* STACKTOP_UI_TUI_H */

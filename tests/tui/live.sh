@@ -201,6 +201,8 @@ say "caller tree"
 tui_keys t
 tui_wait 'CALLER TREE' 5
 tui_wait 'view tree' 2
+# the breakdown follows the selected node: every stack through it
+tui_wait 'breakdown of .* stacks? through it\) by event, comm\(pid\), CPU' 5
 tui_wait '[0-9.]+ +[0-9.kM]+ +[-0-9.kM]+ +[^ ]+ [a-z_]' 5
 tui_keys Home Right
 tui_keys E
