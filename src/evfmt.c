@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "evfmt.h"
+#include "format.h"
 #include "tfs.h"
 
 static bool name_ok(const char *s)
@@ -203,9 +204,11 @@ static int add_index(struct evfmt *f, int type, const char *name)
 	if (!types)
 		return -ENOMEM;
 	f->types = types;
-	f->names[f->nnames] = strdup(name);
+	/* names end up on the screen: tracefs (or a FUSE stand-in) could say anything */
+	f->names[f->nnames] = malloc(strlen(name) + 1);
 	if (!f->names[f->nnames])
 		return -ENOMEM;
+	fmt_sanitize(f->names[f->nnames], strlen(name) + 1, name, strlen(name));
 	f->types[f->nnames] = type;
 	f->index[type] = (uint16_t)f->nnames;
 	return (int)f->nnames++;
