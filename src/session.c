@@ -1298,7 +1298,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
 		goto fail;
 	}
-	snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%s", s->tfs->root);
+	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), s->tfs->root, strlen(s->tfs->root));
 	if (!tfs_exists(s->tfs, "events/header_page")) {
 		r = errf(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
 			 s->tfs->root);
