@@ -239,7 +239,8 @@ const char *session_traced(const struct session *s);
  *
  * From the kernel's saved_cmdlines, else /proc/<pid>/comm, cached.
  *
- * Return: the name (owned by the session; valid until session_close()),
+ * Return: the name (owned by the session; valid until the next
+ * session_comm(), session_drain() or session_tick(): copy it to keep it),
  * "<idle>" for pid 0, "?" when unknown.
  */
 const char *session_comm(struct session *s, int pid);

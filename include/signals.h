@@ -3,11 +3,13 @@
  * signals.h - flag-only handlers for the polite signals, and a last-resort
  * path for the fatal ones.
  *
- * SIGINT, SIGTERM and SIGHUP only set sig_stop; SIGWINCH sets sig_winch. The
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT only set sig_stop; SIGWINCH sets
+ * sig_winch; SIGPIPE is ignored (a closed pipe is a write error). The
  * loops (batch and UI) poll() with a timeout, see EINTR, check the flags and
  * leave through the normal path, which restores tracefs and the terminal.
  *
- * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT run the emergency hook (the UI
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS and SIGTRAP run the
+ * emergency hook (the UI
  * installs one that leaves curses mode), then state_emergency_restore()
  * (async-signal-safe: plain open/write/rmdir from a journal prepared in
  * advance), then re-raise with the default action so the exit status and a

@@ -12,7 +12,8 @@
  * If stacktop is killed (SIGKILL, a crash the handlers could not catch, a
  * power cut of the tty), the journal stays; the next run calls
  * state_recover() before it changes anything, which undoes the journals of
- * dead pids.
+ * dead pids. A process is alive while it holds an flock() on
+ * <rundir>/<pid>.lock (the kernel drops it however the process ends).
  *
  * state_emergency_restore() is the async-signal-safe variant used from
  * fatal signal handlers: it only calls openat/write/close/unlinkat on data
@@ -114,11 +115,14 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count);
 
 /**
  * state_pid_is_stacktop() - whether @pid is a running stacktop process
+ * @rundir: journal directory; NULL for /run/stacktop
  * @pid: pid
  *
- * A pid that exists but runs something else was reused: its stacktop is dead.
+ * Every stacktop holds an flock() on <rundir>/<pid>.lock while it lives, so
+ * the answer does not depend on the binary's name; a pid without that file
+ * (an older run) counts as stacktop when its comm says so.
  */
-bool state_pid_is_stacktop(int pid);
+bool state_pid_is_stacktop(const char *rundir, int pid);
 
 /**
  * state_emergency_restore() - async-signal-safe restore of the current journal

@@ -17,6 +17,15 @@
 
 #define EXPORT_MAX_TOP 100000
 
+/* 0, or the errno of the failed write (EPIPE when the reader went away) */
+static int export_flush(FILE *f)
+{
+	errno = 0;
+	if (fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 static void report_header(FILE *f, struct session *s, const struct report_opts *o, int iteration,
 			  const struct rank_summary *sum)
 {
@@ -66,9 +75,13 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
-	fprintf(f, "showing %zu of %zu stacks, ranked by %s\n\n",
+	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
-		o->delta ? "hits in the interval" : "total hits");
+		o->rank.key == RANK_DELTA   ? "hits in the interval"
+		: o->rank.key == RANK_TOTAL ? "total hits"
+		: o->rank.key == RANK_DEPTH ? "depth"
+					    : "kernel id",
+		o->rank.invert ? " (ascending)" : "");
 }
 
 
@@ -136,8 +149,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	}
 	fputc('\n', f);
 	free(rows);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	return export_flush(f);
 }
 
 struct folded_ctx {
@@ -292,8 +304,7 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 	}
 	fprintf(f, "]}\n");
 	free(rows);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	return export_flush(f);
 }
 
 FILE *export_create_file(const char *path)

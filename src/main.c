@@ -108,7 +108,7 @@ static void usage(FILE *f)
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
-		"                          (implied when stdout is not a terminal)\n"
+		"                          (implied when stdout or stdin is not a terminal)\n"
 		"      --top N             stacks in the table (default 20 in batch)\n"
 		"      --expand N          batch: expand the top N stacks into frames (default 5)\n"
 		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
@@ -440,10 +440,10 @@ static int run_batch(struct session *s, const struct args *a)
 			r = export_json(stdout, s, &ro, (int)i);
 		else
 			r = export_report(stdout, s, &ro, (int)i);
+		if (r == -EPIPE)
+			return 0; /* the reader has what it wanted (| head) */
 		if (r < 0) {
-			if (r != -EPIPE)
-				fprintf(stderr, "stacktop: cannot write the report: %s\n",
-					strerror(-r));
+			fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(-r));
 			return 1;
 		}
 		if (!go_on)

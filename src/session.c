@@ -311,8 +311,8 @@ static bool comm_from_proc(struct session *s, int pid)
 	ssize_t n;
 	int fd;
 
-	/* the simulator's pids are not ours to look up in /proc */
-	if (s->opts.tracefs)
+	/* the simulator's pids, or a recording's, are not ours to look up in /proc */
+	if (s->opts.tracefs || !s->tfs)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -346,6 +346,11 @@ const char *session_comm(struct session *s, int pid)
 	c = comm_slot(s, pid, false);
 	if (c)
 		return c->negative ? "?" : c->comm;
+	if (!s->tfs) {
+		/* a recording: its own cmdlines were asked above, nothing else applies */
+		comm_set(s, pid, "?", 1, true);
+		return "?";
+	}
 	if (!s->cmdlines_read) {
 		comm_read_cmdlines(s);
 		c = comm_slot(s, pid, false);
@@ -539,17 +544,19 @@ static void checkpoint(struct session *s)
 {
 	if (!ingest_pending(s->ing))
 		return;
-	if (map_stat_check(s) == 1) {
-		external_reset(s);
-		return;
-	}
 	if (s->discard_ids) {
 		ingest_drop_pending(s->ing);
 		return;
 	}
+	/* snapshot first, then the stat: a reset in between is caught below */
 	if (ingest_needs_map(s->ing) && !s->map_read_this_drain) {
 		s->map_read_this_drain = true;
 		map_read(s);
+	}
+	if (map_stat_check(s) == 1) {
+		/* since the last check, so before or while these ids were read */
+		external_reset(s);
+		return;
 	}
 	ingest_resolve(s->ing);
 }
@@ -693,7 +700,9 @@ int session_drain(struct session *s, unsigned int max_pages)
 			more = true;
 			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, s->page,
 				    (size_t)n);
-			if (ingest_pending(s->ing) > INGEST_QUEUE_MAX - 1024)
+			/* room for a whole page of ids (16 bytes each) before the next one */
+			if (ingest_pending(s->ing) >
+			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
 				checkpoint(s);
 			if (max_pages && pages >= max_pages)
 				break;
@@ -790,6 +799,11 @@ int session_tick(struct session *s)
 	s->stats.interval_sec = dt;
 
 	if (s->mode == SESSION_PASSIVE) {
+		/* after a reset every ref_count starts from 0 again */
+		if (map_stat_check(s) == 1) {
+			log_warn("the stack map was reset: counting from the new map");
+			map_new_generation(s);
+		}
 		s->map_read_this_drain = false;
 		map_read(s);
 		sync_stats(s);
@@ -959,7 +973,7 @@ static void remove_stale_instances(struct session *s)
 		if (strncmp(names[i], "stacktop.", 9))
 			continue;
 		pid = strtol(names[i] + 9, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop((int)pid))
+		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop(s->opts.rundir, (int)pid))
 			continue;
 		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
 		if (tfs_rmdir(s->tfs, rel) == 0)
@@ -1404,6 +1418,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			goto fail;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
+	{
+		struct rusage ru;
+
+		/* the first interval's CPU is counted from here, not from exec */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			timeradd(&ru.ru_utime, &ru.ru_stime, &s->last_cpu);
+	}
 	if (opts->reset_first) {
 		r = session_reset(s);
 		if (r < 0)

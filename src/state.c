@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ struct state {
 	struct tfs *tfs;
 	int dirfd;
 	int lockfd; /* the top-level claim, -1 when not held */
+	int alivefd; /* <pid>.lock, flock()ed for the life of the process */
 	char name[64];
 	struct state_entry e[STATE_MAX];
 	volatile int n; /* read by the signal handler */
@@ -60,7 +62,7 @@ static int state_dir_open(const char *rundir, bool create)
 	fd = open(rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -153,6 +155,7 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 		return -ENOMEM;
 	st->tfs = tfs;
 	st->lockfd = -1;
+	st->alivefd = -1;
 	st->dirfd = state_dir_open(rundir, true);
 	if (st->dirfd < 0) {
 		r = st->dirfd;
@@ -160,8 +163,24 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 		return r;
 	}
 	snprintf(st->name, sizeof(st->name), "%d.journal", (int)getpid());
+	{
+		char lock[64];
+
+		/* held while we live: a recoverer that can take it knows we are gone */
+		snprintf(lock, sizeof(lock), "%d.lock", (int)getpid());
+		st->alivefd = openat(st->dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (st->alivefd < 0 || flock(st->alivefd, LOCK_EX | LOCK_NB) < 0) {
+			r = -errno;
+			if (st->alivefd >= 0)
+				close(st->alivefd);
+			close(st->dirfd);
+			free(st);
+			return r;
+		}
+	}
 	r = state_save(st);
 	if (r < 0) {
+		close(st->alivefd);
 		close(st->dirfd);
 		free(st);
 		return r;
@@ -196,6 +215,8 @@ static int state_push(struct state *st, char kind, const char *rel, const char *
 		free(e->value);
 		return -ENOMEM;
 	}
+	/* the signal handler reads e[0..n): publish the entry before the count */
+	atomic_signal_fence(memory_order_release);
 	st->n++;
 	r = state_save(st);
 	if (r < 0) {
@@ -219,6 +240,9 @@ int state_write(struct state *st, const char *rel, const char *value)
 	char *cur = NULL, *orig;
 	int r;
 
+	/* changed before: the first entry keeps the original, no second one */
+	if (state_original(st, rel))
+		return tfs_write(st->tfs, rel, value);
 	r = tfs_read(st->tfs, rel, &cur, NULL);
 	if (r < 0)
 		return r;
@@ -299,11 +323,13 @@ int state_restore(struct state *st)
 	}
 	if (first)
 		return first;
-	for (i = 0; i < st->n; i++) {
+	i = st->n;
+	st->n = 0; /* before the frees: the signal handler must not see them */
+	atomic_signal_fence(memory_order_seq_cst);
+	while (i-- > 0) {
 		free(st->e[i].rel);
 		free(st->e[i].value);
 	}
-	st->n = 0;
 	unlinkat(st->dirfd, st->name, 0);
 	return 0;
 }
@@ -322,6 +348,13 @@ void state_free(struct state *st)
 	}
 	if (st->lockfd >= 0)
 		close(st->lockfd);
+	if (st->alivefd >= 0) {
+		char lock[64];
+
+		snprintf(lock, sizeof(lock), "%d.lock", (int)getpid());
+		unlinkat(st->dirfd, lock, 0);
+		close(st->alivefd);
+	}
 	close(st->dirfd);
 	free(st);
 }
@@ -360,36 +393,50 @@ int state_lock_top(struct state *st, int *ret_owner)
 	return 0;
 }
 
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	/* close_range() is a system call: async-signal-safe */
+	if (lo > 3)
+		close_range(3, (unsigned int)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
+	close_range((unsigned int)hi + 1, ~0U, 0);
+}
+
 void state_emergency_restore(void)
 {
 	struct state *st = state_current;
-	int i, fd;
+	int i, fd, failed = 0;
 
 	if (!st)
 		return;
-	/* readers hold the instance busy: close everything but the tracefs root */
-	for (fd = 3; fd < 1024; fd++)
-		if (fd != st->tfs->fd && fd != st->dirfd)
-			close(fd);
+	/* readers hold the instance busy: close everything but the tracefs root and rundir */
+	close_all_but(st->tfs->fd, st->dirfd);
 	for (i = st->n - 1; i >= 0; i--) {
 		const struct state_entry *e = &st->e[i];
 
 		if (e->kind == 'D') {
-			unlinkat(st->tfs->fd, e->rel, AT_REMOVEDIR);
+			if (unlinkat(st->tfs->fd, e->rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
+				failed = 1;
 			continue;
 		}
 		fd = openat(st->tfs->fd, e->rel, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			if (write(fd, e->value, strlen(e->value)) < 0) {
-				/* nothing more can be done from a signal handler */
-			}
-			close(fd);
+		if (fd < 0) {
+			failed |= errno != ENOENT;
+			continue;
 		}
+		if (write(fd, e->value, strlen(e->value)) < 0)
+			failed = 1;
+		close(fd);
 	}
-	unlinkat(st->dirfd, st->name, 0);
+	/* kept when something could not be undone: the next run retries */
+	if (!failed)
+		unlinkat(st->dirfd, st->name, 0);
 }
 
-bool state_pid_is_stacktop(int pid)
+static bool pid_is_stacktop_comm(int pid)
 {
 	char path[64], comm[32] = "";
 	FILE *f;
@@ -404,6 +451,34 @@ bool state_pid_is_stacktop(int pid)
 		comm[0] = '\0';
 	fclose(f);
 	return !strncmp(comm, "stacktop", 8);
+}
+
+/* alive when its <pid>.lock is held; without a lock file, by its comm */
+static bool pid_alive_in(int dfd, int pid)
+{
+	char lock[64];
+	int fd;
+	bool alive;
+
+	snprintf(lock, sizeof(lock), "%d.lock", pid);
+	fd = openat(dfd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pid_is_stacktop_comm(pid);
+	alive = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}
+
+bool state_pid_is_stacktop(const char *rundir, int pid)
+{
+	int dfd = state_dir_open(rundir, false);
+	bool alive;
+
+	if (dfd < 0)
+		return pid_is_stacktop_comm(pid);
+	alive = pid_alive_in(dfd, pid);
+	close(dfd);
+	return alive;
 }
 
 /* undo one claimed journal; returns 0 or the first error */
@@ -440,6 +515,9 @@ static int recover_file(struct tfs *tfs, FILE *f)
 	if (root && strcmp(root, tfs->root)) {
 		r = tfs_open(root, &other);
 		t = other;
+		/* that tracefs (a simulator's mount, say) is gone: nothing left to undo */
+		if (r == -ENOENT || r == -ENOTDIR)
+			r = 0;
 	}
 	for (i = n - 1; i >= 0; i--) {
 		if (t) {
@@ -475,15 +553,24 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
-		char claim[128];
-		int pid, fd, r;
+		char claim[128], orig[64], lock[64];
+		int pid, by = 0, fd, r, len = 0;
 		FILE *f;
 
-		if (sscanf(de->d_name, "%d.journal", &pid) != 1 || pid <= 0 ||
-		    strcmp(strchr(de->d_name, '.'), ".journal"))
+		/* <pid>.journal, or <pid>.recovering.<by> left by a recoverer that died */
+		if (sscanf(de->d_name, "%d.journal%n", &pid, &len) == 1 &&
+		    de->d_name[len] == '\0') {
+			by = 0;
+		} else if (sscanf(de->d_name, "%d.recovering.%d%n", &pid, &by, &len) == 2 &&
+			   de->d_name[len] == '\0') {
+			if (by <= 0 || by == getpid() || pid_alive_in(dfd, by))
+				continue;
+		} else {
 			continue;
-		if (pid == getpid() || state_pid_is_stacktop(pid))
+		}
+		if (pid <= 0 || pid == getpid() || pid_alive_in(dfd, pid))
 			continue;
+		snprintf(orig, sizeof(orig), "%d.journal", pid);
 		/* claim it: a concurrent recoverer loses the rename */
 		snprintf(claim, sizeof(claim), "%d.recovering.%d", pid, (int)getpid());
 		if (renameat(dfd, de->d_name, dfd, claim) < 0)
@@ -499,12 +586,14 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		r = recover_file(tfs, f);
 		fclose(f);
 		if (r < 0) {
-			/* keep it for a later try under its old name */
-			renameat(dfd, claim, dfd, de->d_name);
+			/* keep it for a later try under its own name */
+			renameat(dfd, claim, dfd, orig);
 			if (!first)
 				first = r;
 		} else {
 			unlinkat(dfd, claim, 0);
+			snprintf(lock, sizeof(lock), "%d.lock", pid);
+			unlinkat(dfd, lock, 0);
 			count++;
 		}
 	}

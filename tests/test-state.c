@@ -180,6 +180,94 @@ static void test_state_odd_values(void **state)
 	assert_string_equal(get(fx, "options/stackmap"), "a b\tc\xc3\xa9");
 }
 
+/* a live process is left alone whatever its binary is called */
+static void test_state_live_process_kept(void **state)
+{
+	struct fx *fx = *state;
+	int go[2], done[2], status, n = -1;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct state *st;
+
+		if (state_open(fx->tfs, fx->run, &st) || state_write(st, "options/stackmap", "1"))
+			_exit(1);
+		if (write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(1);
+		state_restore(st);
+		state_free(st);
+		_exit(0);
+	}
+	assert_int_equal(read(go[0], &c, 1), 1);
+	/* the child's comm is "test-state", not "stacktop": the lock says it lives */
+	assert_true(state_pid_is_stacktop(fx->run, pid));
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 0);
+	assert_string_equal(get(fx, "options/stackmap"), "1");
+	assert_int_equal(write(done[1], "x", 1), 1);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(get(fx, "options/stackmap"), "0");
+	assert_false(state_pid_is_stacktop(fx->run, pid));
+}
+
+/* one entry per file, however often it changes (resets toggle tracing_on) */
+static void test_state_many_writes(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+	int i;
+
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(state_write(st, "tracing_on", i & 1 ? "1" : "0"), 0);
+	assert_string_equal(state_original(st, "tracing_on"), "1");
+	assert_int_equal(state_write(st, "tracing_on", "0"), 0);
+	assert_int_equal(state_restore(st), 0);
+	assert_string_equal(get(fx, "tracing_on"), "1");
+	state_free(st);
+}
+
+/* a recoverer that died mid-way, a vanished tracefs, a stray file */
+static void test_state_recover_leftovers(void **state)
+{
+	struct fx *fx = *state;
+	char path[256];
+	FILE *f;
+	int n = -1;
+
+	/* claimed by pid 999999 (dead) for pid 999998 (dead): tracing_on was 0 */
+	snprintf(path, sizeof(path), "%s/999998.recovering.999999", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "stacktop-journal 1\npid 999998\nroot ");
+	for (const char *p = fx->root; *p; p++)
+		fprintf(f, "%02x", (unsigned char)*p);
+	fprintf(f, "\nW 74726163696e675f6f6e 30\n");
+	fclose(f);
+	/* a journal for a tracefs root that no longer exists */
+	snprintf(path, sizeof(path), "%s/999997.journal", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "stacktop-journal 1\npid 999997\nroot 2f6e6f2f73756368\nW 78 30\n");
+	fclose(f);
+	/* digits only: not a journal */
+	snprintf(path, sizeof(path), "%s/4242", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(get(fx, "tracing_on"), "0");
+	snprintf(path, sizeof(path), "%s/999997.journal", fx->run);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 static void test_state_refuses_unsafe_rundir(void **state)
 {
 	struct fx *fx = *state;
@@ -192,10 +280,12 @@ static void test_state_refuses_unsafe_rundir(void **state)
 	assert_int_equal(state_open(fx->tfs, link, &st), -EPERM);
 	unlink(link);
 
-	/* a directory others can write to */
+	/* a directory others can write to, or even read */
 	snprintf(open_dir, sizeof(open_dir), "%s-open", fx->root);
 	assert_int_equal(mkdir(open_dir, 0777), 0);
 	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_int_equal(state_open(fx->tfs, open_dir, &st), -EPERM);
+	assert_int_equal(chmod(open_dir, 0755), 0);
 	assert_int_equal(state_open(fx->tfs, open_dir, &st), -EPERM);
 	rmdir(open_dir);
 }
@@ -229,6 +319,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_many_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_leftovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_refuses_unsafe_rundir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_export_create_file_safe, setup, teardown),
 	};

@@ -298,6 +298,8 @@ tui_resize 80 23
 tui_wait 'terminal too small: 80x23' 5
 tui_resize 250 50
 tui_wait 'RATE/s +DEP' 5
+# the selection follows its stack wherever the ranking moves it: go home first
+tui_keys Home
 tui_wait '^[-+ ] +1 ' 5
 tui_resize 120 40
 
