@@ -488,6 +488,8 @@ int main(int argc, char **argv)
 			.mouse = a.mouse,
 			.color = a.color,
 			.event_filter = -1,
+			.sort = (int)a.sort,
+			.cumulative = a.cumulative,
 		};
 
 		r = ui_run(s, &uo);

@@ -66,16 +66,21 @@ const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 const char keys_mouse_help[] =
 	"Mouse: a click selects a row, a click on a column title sorts by it (again: inverts), the wheel scrolls; -M turns the mouse off.";
 
-enum ui_action keys_lookup(int key)
+enum ui_action keys_lookup(int key, bool fkey)
 {
 	unsigned int i, j;
 
 	if (!key)
 		return ACT_NONE;
-	for (i = 0; i < ui_nkeys; i++)
-		for (j = 0; j < KEYS_PER_BINDING && ui_keys[i].keys[j]; j++)
-			if (ui_keys[i].keys[j] == key)
+	for (i = 0; i < ui_nkeys; i++) {
+		for (j = 0; j < KEYS_PER_BINDING && ui_keys[i].keys[j]; j++) {
+			int k = ui_keys[i].keys[j];
+
+			/* a character (U+0112 is 274 too) is never a function key, and back */
+			if (k == key && (k >= KEY_MIN) == fkey)
 				return ui_keys[i].action;
+		}
+	}
 	return ACT_NONE;
 }
 

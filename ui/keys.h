@@ -10,6 +10,8 @@
 #ifndef STACKTOP_UI_KEYS_H
 #define STACKTOP_UI_KEYS_H
 
+#include <stdbool.h>
+
 #include <stdio.h>
 
 enum ui_action {
@@ -81,7 +83,7 @@ extern const char keys_mouse_help[];
  *
  * Return: the action, ACT_NONE when the key is not bound.
  */
-enum ui_action keys_lookup(int key);
+enum ui_action keys_lookup(int key, bool fkey);
 
 /**
  * keys_print_man() - the KEYS section body of stacktop(8) in man(7) markup,

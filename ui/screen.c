@@ -51,7 +51,10 @@ enum {
 	R_NAV = 1 << 4,     /* the user moved: hold the order for a while */
 	R_LAYOUT = 1 << 5,  /* screen areas changed */
 	R_CLEAR = 1 << 6,   /* repaint every cell (Ctrl-L) */
+	R_GONE = 1 << 7,    /* the terminal is gone */
 };
+
+#define UI_EMPTY_READS 200 /* readable but no key, this often in a row: hung up */
 
 static volatile sig_atomic_t ui_curses_on;
 
@@ -117,15 +120,36 @@ attr_t ui_attr(const struct ui *ui, enum ui_color c)
  * with blanks, at (@y, @x) in @attr. @text must already be sanitized: it
  * comes from the core's formatters or from fixed strings.
  */
+/* the terminal's charset is not UTF-8: one '?' per non-ASCII character */
+static bool ui_ascii_only;
+
+static const char *ui_ascii(const char *text, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *text && n + 1 < size; text++) {
+		unsigned char c = (unsigned char)*text;
+
+		if (c < 0x80)
+			buf[n++] = (char)c;
+		else if ((c & 0xc0) != 0x80) /* a lead byte; continuation bytes go */
+			buf[n++] = '?';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 void ui_put(int y, int x, int width, attr_t attr, const char *text)
 {
-	char buf[1024];
+	char buf[1024], ascii[1024];
 	int used;
 
 	if (width <= 0 || x >= COLS || y >= LINES)
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
+	if (ui_ascii_only)
+		text = ui_ascii(text, ascii, sizeof(ascii));
 	used = fmt_fit(buf, sizeof(buf), text, width);
 	attron(attr);
 	mvaddstr(y, x, buf);
@@ -485,9 +509,8 @@ static void help_draw(struct ui *ui)
 static void help_key(struct ui *ui, int key, bool fkey)
 {
 	struct list_view *lv = &ui->help.lv;
-	enum ui_action act = keys_lookup(key);
+	enum ui_action act = keys_lookup(key, fkey);
 
-	(void)fkey;
 	switch (act) {
 	case ACT_UP:
 		list_view_scroll(lv, -1);
@@ -698,7 +721,7 @@ static int picker_key(struct ui *ui, int key, bool fkey)
 		return R_REDRAW;
 	}
 	if (fkey) {
-		enum ui_action act = keys_lookup(key);
+		enum ui_action act = keys_lookup(key, fkey);
 
 		if (act == ACT_QUIT) {
 			ui->overlay = OV_NONE;
@@ -721,6 +744,8 @@ static void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 	ui->prompt_note[0] = '\0';
 	snprintf(ui->input, sizeof(ui->input), "%s", initial);
 	snprintf(ui->input_saved, sizeof(ui->input_saved), "%s", initial);
+	/* the old value is shown; typing replaces it (Backspace edits it) */
+	ui->prompt_fresh = initial[0] != '\0';
 }
 
 static int ui_search(struct ui *ui, int dir, bool include_current)
@@ -832,6 +857,7 @@ static int prompt_key(struct ui *ui, int key, bool fkey)
 	if (key_is_enter(key, fkey))
 		return prompt_done(ui, true);
 	if (key_is_backspace(key, fkey)) {
+		ui->prompt_fresh = false;
 		text_backspace(ui->input);
 		return prompt_changed(ui);
 	}
@@ -847,6 +873,9 @@ static int prompt_key(struct ui *ui, int key, bool fkey)
 		return R_REDRAW;
 	}
 	if (key >= 32 && key != 127) {
+		if (ui->prompt_fresh)
+			ui->input[0] = '\0';
+		ui->prompt_fresh = false;
 		text_append(ui->input, sizeof(ui->input), (wint_t)key);
 		return prompt_changed(ui);
 	}
@@ -968,6 +997,10 @@ static void ui_tick(struct ui *ui, double now)
 	if (err && err != last_err)
 		ui_status(ui, true, "refresh: %s", strerror(-err));
 	last_err = err;
+	/* comms are learned and change (exec): match them afresh each interval */
+	textmatch_forget_pids(&ui->fmatch);
+	textmatch_forget_pids(&ui->cmatch);
+	textmatch_forget_pids(&ui->smatch);
 	if (ui_check_generation(ui))
 		ui->pending = true;
 	if (ui->paused) {
@@ -1369,6 +1402,12 @@ static int ui_key(struct ui *ui, int key, bool fkey)
 
 	if (fkey && key == KEY_RESIZE)
 		return R_LAYOUT;
+	if (fkey && key == KEY_MOUSE && ui->too_small) {
+		MEVENT ev;
+
+		getmouse(&ev); /* nothing to click on: consume it */
+		return 0;
+	}
 	if (fkey && key == KEY_MOUSE)
 		return ui_mouse(ui);
 	if (ui->prompt != PR_NONE)
@@ -1390,7 +1429,7 @@ static int ui_key(struct ui *ui, int key, bool fkey)
 		}
 		return R_REDRAW;
 	}
-	act = keys_lookup(key);
+	act = keys_lookup(key, fkey);
 	if (act == ACT_NONE) {
 		ui->confirm_reset = false;
 		if (ui->too_small)
@@ -1501,6 +1540,16 @@ static int ui_read_keys(struct ui *ui)
 		if (r & R_QUIT)
 			break;
 	}
+	/*
+	 * Readable but no key: a hung-up tty whose POLLHUP did not come
+	 * (or half an escape sequence, hence many times in a row)
+	 */
+	if (n == 1) {
+		if (++ui->empty_reads > UI_EMPTY_READS)
+			flags |= R_GONE;
+	} else {
+		ui->empty_reads = 0;
+	}
 	return flags;
 }
 
@@ -1539,11 +1588,14 @@ static void ui_loop(struct ui *ui)
 		pfd->revents = 0;
 		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
 		r = poll(pfds, (nfds_t)nfds, timeout);
-		if (r > 0 && (pfd->revents & POLLIN)) {
-			if (ui_read_keys(ui) & R_QUIT)
-				break;
-		} else if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		/* a hung-up tty reports POLLIN too: check the hang-up first */
+		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
 			break; /* the terminal went away */
+		if (r > 0 && (pfd->revents & POLLIN)) {
+			int kr = ui_read_keys(ui);
+
+			if (kr & (R_QUIT | R_GONE))
+				break;
 		}
 		r = session_drain(ui->s, UI_DRAIN_PAGES);
 		more = r >= UI_DRAIN_PAGES;
@@ -1599,9 +1651,9 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->t = session_table(s);
 	ui->ks = session_ksym(s);
 	ui->delay = o->delay >= 0.1 ? o->delay : (o->delay > 0 ? 0.1 : 1.0);
-	ui->delta = true;
+	ui->delta = !o->cumulative;
 	ui->color = o->color && !ui_env_nocolor();
-	ui->rank.key = RANK_DELTA;
+	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
 	ui->rank.event = o->event_filter;
 	ui->rank.pid = -1;
 	ui->rank.cpu = -1;
@@ -1619,8 +1671,16 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && !strcmp(cs, "UTF-8");
+	ui_ascii_only = !ui->utf8;
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
+		stack_view_done(ui);
+		tree_view_done(ui);
+		textmatch_done(&ui->fmatch);
+		textmatch_done(&ui->cmatch);
+		textmatch_done(&ui->smatch);
+		symcache_done(&syms);
+		hmap_done(&ui->skips);
 		free(ui);
 		return -ENOTTY;
 	}

@@ -192,11 +192,21 @@ bool textmatch_pid(struct textmatch *tm, struct session *s, int pid)
 	uint64_t tag = (uint64_t)tm->gen << 1, v, key = (uint64_t)(uint32_t)pid;
 	bool res;
 
+	const char *comm;
+
 	if (hmap_get(&tm->pids, key, &v) && (v & ~1ULL) == tag)
 		return v & 1;
-	res = uifmt_terms_match(&tm->terms, session_comm(s, pid));
-	hmap_put(&tm->pids, key, tag | res);
+	comm = session_comm(s, pid);
+	res = uifmt_terms_match(&tm->terms, comm);
+	/* an unknown comm may be learned later: do not remember that answer */
+	if (strcmp(comm, "?"))
+		hmap_put(&tm->pids, key, tag | res);
 	return res;
+}
+
+void textmatch_forget_pids(struct textmatch *tm)
+{
+	hmap_clear(&tm->pids);
 }
 
 bool textmatch_comm(struct textmatch *tm, struct session *s, const struct stack *st)

@@ -140,6 +140,12 @@ bool textmatch_active(const struct textmatch *tm);
 void textmatch_forget_stacks(struct textmatch *tm);
 
 /**
+ * textmatch_forget_pids() - drop per-pid results (a pid's comm changes on exec)
+ * @tm: filter
+ */
+void textmatch_forget_pids(struct textmatch *tm);
+
+/**
  * textmatch_sym() - does the text of a symbol entry match
  * @tm: filter
  * @sc: symbols

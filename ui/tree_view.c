@@ -147,18 +147,22 @@ static int tv_add_row(struct tree_view *tv, uint32_t node)
 	return 0;
 }
 
-/* depth-first, children of expanded nodes only */
-static void tv_flatten(struct ui *ui, bool keep)
+/* the key of the selected node, 0 for none; valid only while rows[] matches nodes[] */
+static uint64_t tv_sel_key(const struct tree_view *tv)
+{
+	if (tv->lv.sel >= 0 && (size_t)tv->lv.sel < tv->nrows)
+		return tv->nodes[tv->rows[tv->lv.sel]].key;
+	return 0;
+}
+
+/* depth-first, children of expanded nodes only; then select @sel_key's row */
+static void tv_flatten_to(struct ui *ui, uint64_t sel_key)
 {
 	struct tree_view *tv = &ui->tv;
-	uint64_t sel_key = 0;
 	int old = tv->lv.sel, old_top = tv->lv.top;
 	uint32_t *stack = NULL;
 	size_t sp = 0, scap = 0, i;
 
-	if (keep && tv->lv.sel >= 0 && (size_t)tv->lv.sel < tv->nrows) {
-		sel_key = tv->nodes[tv->rows[tv->lv.sel]].key;
-	}
 	tv->nrows = 0;
 	if (tv->nnodes && tv->nodes[0].first_child != TV_NONE) {
 		scap = 256;
@@ -199,6 +203,11 @@ static void tv_flatten(struct ui *ui, bool keep)
 	list_view_select(&tv->lv, old);
 }
 
+static void tv_flatten(struct ui *ui, bool keep)
+{
+	tv_flatten_to(ui, keep ? tv_sel_key(&ui->tv) : 0);
+}
+
 /* expand @n and then every only child below it (long call chains) */
 static void tv_expand_chain(struct tree_view *tv, uint32_t n)
 {
@@ -215,6 +224,8 @@ void tree_view_build(struct ui *ui)
 	struct tree_view *tv = &ui->tv;
 	size_t k = stack_table_count(ui->t), n, i;
 	bool first = !hmap_len(&tv->expanded) && !tv->nnodes;
+	/* before nodes[] is rebuilt: rows[] still indexes the old nodes */
+	uint64_t sel_key = tv->nnodes ? tv_sel_key(tv) : 0;
 
 	tv->nnodes = 0;
 	tv->total = 0;
@@ -269,7 +280,7 @@ void tree_view_build(struct ui *ui)
 	tv_sort_children(tv);
 	if (first && tv->nodes[0].first_child != TV_NONE)
 		tv_expand_chain(tv, tv->nodes[0].first_child);
-	tv_flatten(ui, true);
+	tv_flatten_to(ui, sel_key);
 }
 
 const struct tnode *tree_view_selected(struct ui *ui)
@@ -428,6 +439,18 @@ bool tree_view_search(struct ui *ui, int dir, bool include_current)
 			list_view_select(&tv->lv, row);
 			return true;
 		}
+	}
+	/* not on screen: a node inside a folded subtree; unfold the way to it */
+	for (i = 1; i < (int)tv->nnodes; i++) {
+		const struct tnode *nd = &tv->nodes[i];
+		uint32_t p;
+
+		if (!textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, nd->ip)))
+			continue;
+		for (p = nd->parent; p != TV_NONE && p != 0; p = tv->nodes[p].parent)
+			hmap_put(&tv->expanded, tv->nodes[p].key, 1);
+		tv_flatten_to(ui, nd->key);
+		return true;
 	}
 	return false;
 }

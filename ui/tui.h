@@ -254,6 +254,8 @@ struct help_view {
 };
 
 struct ui {
+	int empty_reads; /* POLLIN without a key, in a row */
+	bool prompt_fresh; /* the input still holds the prefilled old value */
 	struct session *s;
 	struct stack_table *t;
 	struct ksym *ks;

@@ -18,6 +18,8 @@ struct session;
  * @mouse: enable mouse reporting
  * @color: use colours (false with -C / NO_COLOR)
  * @event_filter: initial event filter (index), -1 for none
+ * @sort: initial sort key (an enum rank_key: --sort)
+ * @cumulative: start with cumulative counts (--cumulative)
  */
 struct ui_opts {
 	double delay;
@@ -25,6 +27,8 @@ struct ui_opts {
 	bool mouse;
 	bool color;
 	int event_filter;
+	int sort;
+	bool cumulative;
 };
 
 /**

@@ -207,6 +207,13 @@ tui_wait '[0-9.]+ +[0-9.kM]+ +[-0-9.kM]+ +[^ ]+ [a-z_]' 5
 tui_keys Home Right
 tui_keys E
 tui_wait '__schedule' 5
+# a search finds a function inside folded subtrees and unfolds the way to it
+tui_keys C /
+tui_type '__schedule'
+tui_keys Enter
+tui_wait_gone 'not found' 1
+tui_wait '^ +[0-9.]+ +[0-9.kM]+ +[-0-9.kM]+ +[ ]+[^a-z_ ]* *__schedule' 5
+tui_keys Escape
 tui_keys C t
 tui_wait 'view stacks' 5
 
@@ -217,6 +224,19 @@ tui_keys C-u
 tui_type 0.3
 tui_keys Enter
 tui_wait 'delay 0.3s' 3
+# the old value is shown, and typing replaces it (no C-u needed)
+tui_keys d
+tui_type 2
+tui_keys Enter
+tui_wait 'delay 2s' 3
+tui_keys d
+tui_type 0.3
+tui_keys Enter
+tui_wait 'delay 0.3s' 3
+# a character whose code is a function key's (U+0112 = KEY_F(10)) does not quit
+TM send-keys -t tui -l "$(printf '\304\222')"
+sleep 0.3
+tui_wait 'delay 0.3s' 2
 tui_keys d C-u
 tui_type abc
 tui_keys Enter
