@@ -1634,6 +1634,18 @@ static bool ui_env_nocolor(void)
 	return v && *v;
 }
 
+static void ui_free(struct ui *ui, struct symcache *syms)
+{
+	stack_view_done(ui);
+	tree_view_done(ui);
+	textmatch_done(&ui->fmatch);
+	textmatch_done(&ui->cmatch);
+	textmatch_done(&ui->smatch);
+	symcache_done(syms);
+	hmap_done(&ui->skips);
+	free(ui);
+}
+
 int ui_run(struct session *s, const struct ui_opts *o)
 {
 	void (*prev_sink)(void *ctx, enum log_level level, const char *msg);
@@ -1674,14 +1686,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_ascii_only = !ui->utf8;
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
-		stack_view_done(ui);
-		tree_view_done(ui);
-		textmatch_done(&ui->fmatch);
-		textmatch_done(&ui->cmatch);
-		textmatch_done(&ui->smatch);
-		symcache_done(&syms);
-		hmap_done(&ui->skips);
-		free(ui);
+		ui_free(ui, &syms);
 		return -ENOTTY;
 	}
 	ui_curses_on = 1;
@@ -1718,14 +1723,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_curses_on = 0;
 	delscreen(scr);
 
-	stack_view_done(ui);
-	tree_view_done(ui);
-	textmatch_done(&ui->fmatch);
-	textmatch_done(&ui->cmatch);
-	textmatch_done(&ui->smatch);
-	symcache_done(&syms);
-	hmap_done(&ui->skips);
-	free(ui);
+	ui_free(ui, &syms);
 	return 0;
 }
 
