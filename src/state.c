@@ -44,6 +44,7 @@ struct state {
 	int lockfd; /* the top-level claim, -1 when not held */
 	int alivefd; /* <pid>.lock, flock()ed for the life of the process */
 	char name[64];
+	char lockname[64];
 	struct state_entry e[STATE_MAX];
 	volatile int n; /* read by the signal handler */
 };
@@ -168,6 +169,7 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 
 		/* held while we live: a recoverer that can take it knows we are gone */
 		snprintf(lock, sizeof(lock), "%d.lock", (int)getpid());
+		snprintf(st->lockname, sizeof(st->lockname), "%s", lock);
 		st->alivefd = openat(st->dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (st->alivefd < 0 || flock(st->alivefd, LOCK_EX | LOCK_NB) < 0) {
 			r = -errno;
@@ -432,8 +434,10 @@ void state_emergency_restore(void)
 		close(fd);
 	}
 	/* kept when something could not be undone: the next run retries */
-	if (!failed)
+	if (!failed) {
 		unlinkat(st->dirfd, st->name, 0);
+		unlinkat(st->dirfd, st->lockname, 0);
+	}
 }
 
 static bool pid_is_stacktop_comm(int pid)
@@ -557,6 +561,16 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		int pid, by = 0, fd, r, len = 0;
 		FILE *f;
 
+		/* a dead process's lock file with nothing left to undo */
+		if (sscanf(de->d_name, "%d.lock%n", &pid, &len) == 1 && de->d_name[len] == '\0') {
+			char jn[64];
+
+			snprintf(jn, sizeof(jn), "%d.journal", pid);
+			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid) &&
+			    faccessat(dfd, jn, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
 		/* <pid>.journal, or <pid>.recovering.<by> left by a recoverer that died */
 		if (sscanf(de->d_name, "%d.journal%n", &pid, &len) == 1 &&
 		    de->d_name[len] == '\0') {

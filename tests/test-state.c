@@ -260,11 +260,18 @@ static void test_state_recover_leftovers(void **state)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
+	/* the lock file of a run that died after it had restored everything */
+	snprintf(path, sizeof(path), "%s/999996.lock", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
 
 	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(get(fx, "tracing_on"), "0");
 	snprintf(path, sizeof(path), "%s/999997.journal", fx->run);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/999996.lock", fx->run);
 	assert_int_equal(access(path, F_OK), -1);
 }
 
