@@ -7,6 +7,7 @@
  * See doc/stackmap-abi.md for what each RFC version writes.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -472,22 +473,31 @@ int stackmap_stat_parse(const char *text, struct stackmap_stat *ret)
 		if (key_is(ks, klen, "entries")) {
 			ok = parse_entries(vs, ve, &st.entries, &st.capacity);
 			known = true;
-		} else if (key_is(ks, klen, "table_size")) {
-			ok = parse_plain(vs, ve, &st.table_size);
-			known = true;
-		} else if (key_is(ks, klen, "successes") || key_is(ks, klen, "hits")) {
-			ok = parse_plain(vs, ve, &st.successes);
-			if (ks[0] == 'h')
-				st.v1_names = true;
-			known = true;
-		} else if (key_is(ks, klen, "drops")) {
-			ok = parse_plain(vs, ve, &st.drops);
-			known = true;
 		} else if (key_is(ks, klen, "success_rate") || key_is(ks, klen, "hit_rate")) {
 			ok = parse_rate(vs, ve, &st.success_rate);
-			if (ks[0] == 'h')
-				st.v1_names = true;
+			st.v1_names |= ks[0] == 'h';
 			known = true;
+		} else {
+			/* the plain counters; v1 said hits where v2+ say successes */
+			static const struct {
+				const char *key;
+				size_t off;
+			} plain[] = {
+				{ "table_size", offsetof(struct stackmap_stat, table_size) },
+				{ "successes", offsetof(struct stackmap_stat, successes) },
+				{ "hits", offsetof(struct stackmap_stat, successes) },
+				{ "drops", offsetof(struct stackmap_stat, drops) },
+			};
+			size_t i;
+
+			for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+				if (!key_is(ks, klen, plain[i].key))
+					continue;
+				ok = parse_plain(vs, ve, (uint64_t *)((char *)&st + plain[i].off));
+				st.v1_names |= ks[0] == 'h';
+				known = true;
+				break;
+			}
 		}
 		if (!ok)
 			return -EBADMSG;
