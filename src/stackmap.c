@@ -289,6 +289,19 @@ static bool parse_frame(const char *s, const char *e, struct stackmap_frame *f)
 	return parse_frame_body(c.p, c.end, f);
 }
 
+/* hand one finished record of the text to @visit and count it */
+static int text_emit(int (*visit)(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
+				  const struct stackmap_frame *frames, uint32_t nframes),
+		     void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
+		     const struct stackmap_frame *frames, uint32_t nframes, int *count)
+{
+	int r = visit ? visit(ctx, id, ref, depth, frames, nframes) : 0;
+
+	if (!r && *count < INT_MAX)
+		(*count)++;
+	return r;
+}
+
 int stackmap_text_parse(const char *text, size_t len,
 			int (*visit)(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
 				     const struct stackmap_frame *frames, uint32_t nframes),
@@ -324,13 +337,9 @@ int stackmap_text_parse(const char *text, size_t len,
 
 		if (blank || parse_header(p, le, &nid, &nref, &ndepth)) {
 			if (open) {
-				if (visit) {
-					r = visit(ctx, id, ref, depth, frames, nframes);
-					if (r)
-						return r;
-				}
-				if (count < INT_MAX)
-					count++;
+				r = text_emit(visit, ctx, id, ref, depth, frames, nframes, &count);
+				if (r)
+					return r;
 				open = false;
 			}
 			if (!blank) {
@@ -351,13 +360,9 @@ int stackmap_text_parse(const char *text, size_t len,
 	}
 
 	if (open) {
-		if (visit) {
-			r = visit(ctx, id, ref, depth, frames, nframes);
-			if (r)
-				return r;
-		}
-		if (count < INT_MAX)
-			count++;
+		r = text_emit(visit, ctx, id, ref, depth, frames, nframes, &count);
+		if (r)
+			return r;
 	}
 	return count;
 }
