@@ -85,4 +85,5 @@ for f in $files; do
 	[ -d "$f" ] && continue
 	[ -e "$f" ] && fail "$f left behind by dpkg -r"
 done
+[ ! -e /usr/share/doc/stacktop ] || fail "/usr/share/doc/stacktop left behind by dpkg -r"
 echo "ok: built, lintian clean, installed, ran, removed"
