@@ -1,14 +1,48 @@
 #!/bin/sh
-# Install what stacktop needs to build and test, from Debian's packages.
-# Only what is missing is installed; safe to run again.
+# Install what stacktop needs, from Debian's packages. Only what is missing
+# is installed; safe to run again. Not root: through sudo, or a clear message.
+#   scripts/deps.sh [build|test|package|all]...   (default: all)
+#   scripts/deps.sh --list GROUP|debian            print a group's packages
+#                                                  (debian: the Build-Depends)
 set -eu
 
-PKGS="gcc libc6-dev meson ninja-build pkg-config
-libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev libcmocka-dev
-libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3 util-linux trace-cmd"
+# what building stacktop needs; debian/control's Build-Depends is this list
+# (plus debhelper), tests/pkg/deb.sh checks that both agree
+BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
+libtracecmd-dev libncurses-dev bash-completion"
+# the compiler (build-essential, implied in a Debian package build)
+CC="gcc libc6-dev"
+# the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
+TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3
+util-linux trace-cmd git"
+# building and checking the Debian package (suite package)
+PACKAGE="debhelper dpkg-dev fakeroot lintian man-db"
+
+group() {
+	case $1 in
+	build) echo $BUILD $CC ;;
+	test) echo $BUILD $CC $TEST ;;
+	package) echo $BUILD $PACKAGE ;;
+	all) echo $BUILD $CC $TEST $PACKAGE ;;
+	*) echo "scripts/deps.sh: unknown group '$1' (build, test, package, all)" >&2; exit 2 ;;
+	esac
+}
+
+if [ "${1:-}" = --list ]; then
+	case ${2:-} in
+	debian) echo $BUILD ;;
+	*) group "${2:-all}" ;;
+	esac
+	exit 0
+fi
+
+[ $# -gt 0 ] || set -- all
+pkgs=
+for g; do pkgs="$pkgs $(group "$g")"; done
 
 missing=
-for p in $PKGS; do
+for p in $pkgs; do
+	case " $missing " in *" $p "*) continue ;; esac
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
@@ -16,7 +50,13 @@ done
 
 echo "stacktop: installing:$missing" >&2
 SUDO=
-[ "$(id -u)" = 0 ] || SUDO=sudo
+if [ "$(id -u)" != 0 ]; then
+	if ! command -v sudo > /dev/null 2>&1; then
+		echo "stacktop: installing packages needs root and there is no sudo: run this as root" >&2
+		exit 1
+	fi
+	SUDO=sudo
+fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086

@@ -1,11 +1,19 @@
 #!/bin/sh
 # Install what is missing, build with warnings as errors and ASan/UBSan, and
-# run every test tier: unit, sim, live, tui, fuzz. Needs root (live tests
+# run every test tier: unit, sim, live, tui, fuzz, package. Needs root (live tests
 # trace the real kernel, the simulator mounts FUSE). Under CI=true a skipped
 # test counts as a failure: CI machines have everything the tests need.
+# Not root: it runs itself again through sudo (keeping CI and BUILD_DIR).
 set -eu
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo > /dev/null 2>&1; then
+		exec sudo env CI="${CI:-}" BUILD_DIR="${BUILD_DIR:-build-test}" sh scripts/test.sh "$@"
+	fi
+	echo "stacktop: the tests need root (live tracing, FUSE) and there is no sudo: run this as root" >&2
+	exit 1
+fi
+scripts/deps.sh all
 
 B=${BUILD_DIR:-build-test}
 if [ -f "$B/build.ninja" ]; then
@@ -22,7 +30,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 rc=0
 meson test -C "$B" --print-errorlogs --no-rebuild \
-	--suite unit --suite sim --suite live --suite tui --suite fuzz || rc=$?
+	--suite unit --suite sim --suite live --suite tui --suite fuzz --suite package || rc=$?
 
 python3 - "$B/meson-logs/testlog.json" "${CI:-}" <<'PY' || rc=1
 import json, sys

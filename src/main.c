@@ -13,11 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evlist.h"
 #include "export.h"
 #include "log.h"
 #include "session.h"
 #include "signals.h"
 #include "stack_table.h"
+#include "tfs.h"
 #include "ui.h"
 
 #define MAX_EVENTS 64
@@ -43,6 +45,8 @@ struct args {
 	enum rank_key sort;
 	const char *event_filter;
 	int verbose;
+	bool list_events;
+	const char *list_glob;
 };
 
 enum {
@@ -62,6 +66,7 @@ enum {
 	OPT_PRINT_KEYS,
 	OPT_MAP,
 	OPT_SHOW_SELF,
+	OPT_LIST_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "replay", required_argument, NULL, 'r' },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
+	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -99,6 +105,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stacktop [OPTION]...\n"
+		"       stacktop --list-events [GLOB]\n"
 		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
 		"\n"
 		"  -e, --event SYS:EVENT   trace this event (repeatable; globs: 'kmem:*');\n"
@@ -128,6 +135,9 @@ static void usage(FILE *f)
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
 		"      --show-self         count stacktop's own events too (hidden by default)\n"
+		"      --list-events [GLOB]\n"
+		"                          print this kernel's events (SYS:EVENT), one a line,\n"
+		"                          a tab, and yes/no: can stacktop record their stacks\n"
 		"  -M, --no-mouse          do not use the mouse\n"
 		"      --no-color          monochrome (also when NO_COLOR is set)\n"
 		"  -v, --verbose           more messages\n"
@@ -357,6 +367,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
 			break;
+		case OPT_LIST_EVENTS:
+			a->list_events = true;
+			a->list_glob = optarg;
+			break;
 		case OPT_PRINT_KEYS:
 			ui_print_keys(stdout);
 			exit(0);
@@ -365,9 +379,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 2;
 		}
 	}
+	if (a->list_events && !a->list_glob && optind + 1 == argc)
+		a->list_glob = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
 			argv[optind]);
+		return 2;
+	}
+	if (a->list_events && (a->so.replay || a->so.map_file)) {
+		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
 		return 2;
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
@@ -452,6 +472,48 @@ static int run_batch(struct session *s, const struct args *a)
 	return 0;
 }
 
+static int list_one(void *ctx, const char *name, bool stacks)
+{
+	(void)ctx;
+	if (printf("%s\t%s\n", name, stacks ? "yes" : "no") < 0)
+		return -EIO;
+	return 0;
+}
+
+/* --list-events: the events this kernel has, for scripts and completion */
+static int list_events(const struct args *a)
+{
+	struct tfs *t;
+	int r;
+
+	r = tfs_open(a->so.tracefs, &t);
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot open tracefs%s%s: %s%s\n",
+			a->so.tracefs ? " " : "", a->so.tracefs ? a->so.tracefs : "", strerror(-r),
+			r == -EPERM || r == -EACCES ? " (run as root)" : "");
+		return 1;
+	}
+	r = evlist_read(t, a->list_glob, list_one, NULL);
+	tfs_close(t);
+	if (fflush(stdout) == EOF && r >= 0)
+		r = -EIO;
+	if (r == -ENOENT) {
+		fprintf(stderr, "stacktop: %s has no available_events: not a tracefs\n",
+			a->so.tracefs ? a->so.tracefs : "the tracefs root");
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot list events: %s%s\n", strerror(-r),
+			r == -EPERM || r == -EACCES ? " (run as root)" : "");
+		return 1;
+	}
+	if (r == 0 && a->list_glob) {
+		fprintf(stderr, "stacktop: no event matches '%s'\n", a->list_glob);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL;
@@ -462,6 +524,8 @@ int main(int argc, char **argv)
 	r = parse_args(argc, argv, &a);
 	if (r)
 		return r;
+	if (a.list_events)
+		return list_events(&a);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a.batch = true;
 
