@@ -25,6 +25,7 @@
 
 #include <event-parse.h>
 
+#include "comm.h"
 #include "evfmt.h"
 #include "ingest.h"
 #include "format.h"
@@ -38,8 +39,6 @@
 #include "state.h"
 #include "tfs.h"
 
-#define COMM_SLOTS    16384
-#define COMM_PROBES   16
 #define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
 
 struct cpu_reader {
@@ -47,12 +46,6 @@ struct cpu_reader {
 	int fd;
 	uint64_t overrun;
 	uint64_t dropped;
-};
-
-struct comm_slot {
-	int32_t pid; /* 0 = empty; pid 0 is never cached */
-	bool negative;
-	char comm[20];
 };
 
 struct session {
@@ -86,8 +79,7 @@ struct session {
 	struct timespec last_tick;
 	struct timeval last_cpu;
 
-	struct comm_slot *comms;
-	bool cmdlines_read;
+	struct comm_cache *comms;
 
 	char *traced;
 };
@@ -254,128 +246,19 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 
 /* ---- comm cache ----------------------------------------------------------- */
 
-/* a cache, not a record: after COMM_PROBES steps the home slot is recycled */
-static struct comm_slot *comm_slot(struct session *s, int pid, bool insert)
-{
-	uint32_t h = (uint32_t)pid * 2654435761u;
-	unsigned int i, n;
-
-	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_PROBES;
-	     n++, i = (i + 1) & (COMM_SLOTS - 1)) {
-		if (s->comms[i].pid == pid)
-			return &s->comms[i];
-		if (!s->comms[i].pid) {
-			if (!insert)
-				return NULL;
-			s->comms[i].pid = pid;
-			return &s->comms[i];
-		}
-	}
-	if (!insert)
-		return NULL;
-	i = h & (COMM_SLOTS - 1);
-	s->comms[i].pid = pid;
-	return &s->comms[i];
-}
-
-static void comm_set(struct session *s, int pid, const char *comm, size_t len, bool negative)
-{
-	struct comm_slot *c = comm_slot(s, pid, true);
-
-	c->negative = negative;
-	fmt_sanitize(c->comm, sizeof(c->comm), comm, len < 16 ? len : 16);
-}
-
-static void comm_read_cmdlines(struct session *s)
-{
-	char *buf, *line, *save = NULL;
-
-	s->cmdlines_read = true;
-	if (tfs_read(s->tfs, "saved_cmdlines", &buf, NULL) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp;
-		long pid = strtol(line, &sp, 10);
-
-		if (sp == line || *sp != ' ' || pid <= 0 || pid > 0x7fffffff)
-			continue;
-		comm_set(s, (int)pid, sp + 1, strlen(sp + 1), false);
-	}
-	free(buf);
-}
-
-/* /proc/<pid>/comm into the cache; false when the process is gone */
-static bool comm_from_proc(struct session *s, int pid)
-{
-	char path[64], buf[32];
-	ssize_t n;
-	int fd;
-
-	/* the simulator's pids, or a recording's, are not ours to look up in /proc */
-	if (s->opts.tracefs || !s->tfs)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	comm_set(s, pid, buf, (size_t)n, false);
-	return true;
-}
-
 const char *session_comm(struct session *s, int pid)
 {
-	struct comm_slot *c;
-
-	if (s->mode == SESSION_REPLAY && s->replay && pid > 0 && !comm_slot(s, pid, false)) {
-		const char *name = tep_data_comm_from_pid(replay_tep(s->replay), pid);
-
-		if (name && strcmp(name, "<...>"))
-			comm_set(s, pid, name, strlen(name), false);
-	}
-
-	if (pid == 0)
-		return "<idle>";
-	if (pid < 0)
-		return "?";
-	c = comm_slot(s, pid, false);
-	if (c)
-		return c->negative ? "?" : c->comm;
-	if (!s->tfs) {
-		/* a recording: its own cmdlines were asked above, nothing else applies */
-		comm_set(s, pid, "?", 1, true);
-		return "?";
-	}
-	if (!s->cmdlines_read) {
-		comm_read_cmdlines(s);
-		c = comm_slot(s, pid, false);
-		if (c)
-			return c->comm;
-	}
-	if (comm_from_proc(s, pid))
-		return comm_slot(s, pid, false)->comm;
-	comm_set(s, pid, "?", 1, true);
-	return "?";
+	return comm_cache_get(s->comms, pid);
 }
 
 /* learn the names of pids new in this drain while they still exist */
 static void comm_learn_new(struct session *s)
 {
 	const int32_t *pids;
-	unsigned int n, i;
+	unsigned int n;
 
 	n = ingest_new_pids(s->ing, &pids);
-	for (i = 0; i < n; i++) {
-		struct comm_slot *c = comm_slot(s, pids[i], false);
-
-		if (!c || c->negative)
-			comm_from_proc(s, pids[i]);
-	}
+	comm_cache_learn(s->comms, pids, n);
 	ingest_clear_new_pids(s->ing);
 }
 
@@ -834,10 +717,7 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	stack_table_tick(s->table);
-	s->cmdlines_read = false;
-	for (int i = 0; i < COMM_SLOTS; i++)
-		if (s->comms[i].negative)
-			s->comms[i].pid = 0, s->comms[i].negative = false;
+	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
 	return 0;
@@ -1197,6 +1077,12 @@ static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 	return 0;
 }
 
+/* a recording names its pids from its own saved cmdlines */
+static const char *replay_comm(void *ctx, int pid)
+{
+	return tep_data_comm_from_pid(replay_tep(ctx), pid);
+}
+
 static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
 		       size_t errsz)
 {
@@ -1208,7 +1094,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->opts = *opts;
 	s->mode = s->stats.mode = SESSION_REPLAY;
 	s->stats.tracing_on = true;
-	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
+	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
 	if (!s->comms || !s->table || !s->ksym) {
@@ -1222,6 +1108,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 			     r == -EBADMSG ? "not a trace-cmd trace.dat" : strerror(-r));
 			goto fail;
 		}
+		comm_cache_set_lookup(s->comms, replay_comm, s->replay);
 		r = evfmt_from_tep(replay_tep(s->replay), &s->fmt);
 		if (r < 0) {
 			errf(err, errsz, r, "%s has no stack trace events (record with -T or -O stacktrace)",
@@ -1292,10 +1179,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (!s)
 		return -ENOMEM;
 	s->opts = *opts;
-	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->comms || !s->table || !s->ksym) {
+	if (!s->table || !s->ksym) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1310,6 +1196,11 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		else
 			errf(err, errsz, r,
 			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
+		goto fail;
+	}
+	s->comms = comm_cache_new(s->tfs, !opts->tracefs);
+	if (!s->comms) {
+		r = -ENOMEM;
 		goto fail;
 	}
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), s->tfs->root, strlen(s->tfs->root));
@@ -1463,7 +1354,7 @@ void session_close(struct session *s)
 	ingest_free(s->ing);
 	replay_close(s->replay);
 	free(s->prev_ref);
-	free(s->comms);
+	comm_cache_free(s->comms);
 	free(s->traced);
 	free(s);
 }
