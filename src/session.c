@@ -31,6 +31,7 @@
 #include "format.h"
 #include "ksym.h"
 #include "log.h"
+#include "mapsnap.h"
 #include "replay.h"
 #include "ringbuf.h"
 #include "session.h"
@@ -39,7 +40,6 @@
 #include "state.h"
 #include "tfs.h"
 
-#define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
 
 struct cpu_reader {
 	int cpu;
@@ -67,12 +67,7 @@ struct session {
 	struct replay *replay;
 	bool replayed;
 
-	/* stackmap */
-	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
-	uint32_t nprev;
-	bool map_read_this_drain;
-	bool discard_ids; /* old-ABI buffer holds ids of an unknown generation */
-	bool old_abi; /* v1-v3: 64-frame truncation merges stacks */
+	struct mapsnap map; /* stackmap, passive and saved-map modes */
 
 	struct session_stats stats;
 	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
@@ -262,197 +257,6 @@ static void comm_learn_new(struct session *s)
 	ingest_clear_new_pids(s->ing);
 }
 
-/* ---- the kernel map --------------------------------------------------------- */
-
-static int prev_grow(struct session *s, uint32_t id)
-{
-	uint32_t n = s->nprev ? s->nprev : 1024;
-	uint32_t *np;
-
-	if (id >= MAX_IDS)
-		return -E2BIG;
-	while (n <= id)
-		n *= 2;
-	np = realloc(s->prev_ref, n * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	memset(np + s->nprev, 0, (n - s->nprev) * sizeof(*np));
-	s->prev_ref = np;
-	s->nprev = n;
-	return 0;
-}
-
-static int map_put(struct session *s, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
-{
-	struct stack *st = ingest_map_put(s->ing, id, ips, nr, s->old_abi);
-	uint32_t d;
-
-	if (!st || (s->mode != SESSION_PASSIVE && !(s->mode == SESSION_REPLAY && !s->replay)))
-		return 0; /* an absurd id: ignore the record, keep the rest */
-	if (id >= s->nprev && prev_grow(s, id) < 0)
-		return 0;
-	/* passive: hits are what ref_count grew by; a smaller one means a reset */
-	d = ref >= s->prev_ref[id] ? ref - s->prev_ref[id] : ref;
-	if (d) {
-		stack_table_hit(s->table, st, 0, 0, -1, d);
-		ingest_stats(s->ing)->events += d;
-	}
-	s->prev_ref[id] = ref;
-	return 0;
-}
-
-static int map_visit_bin(void *ctx, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
-{
-	return map_put(ctx, id, ref, ips, nr);
-}
-
-static int map_visit_text(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
-			  const struct stackmap_frame *fr, uint32_t n)
-{
-	struct session *s = ctx;
-	uint64_t ips[STACKMAP_MAX_DEPTH];
-	uint32_t i;
-
-	(void)depth;
-	for (i = 0; i < n && i < STACKMAP_MAX_DEPTH; i++) {
-		uint64_t a = 0;
-
-		if (fr[i].trampoline)
-			a = STACKMAP_TRAMPOLINE;
-		else if (!fr[i].sym)
-			a = fr[i].addr;
-		else if (ksym_addr_of(s->ksym, fr[i].sym, fr[i].sym_len, fr[i].mod, fr[i].mod_len,
-				      &a) == 0)
-			a += fr[i].off;
-		ips[i] = a;
-	}
-	return map_put(s, id, ref, ips, i);
-}
-
-/* read the kernel's map snapshot of the current generation */
-static int map_read(struct session *s)
-{
-	struct stackmap_bin_info info;
-	char *buf;
-	size_t len;
-	int r;
-
-	s->stats.map_reads++;
-	r = tfs_read(s->tfs, "stack_map_bin", &buf, &len);
-	if (r == 0) {
-		r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
-		free(buf);
-		if (r == 0) {
-			s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
-			if (!s->old_abi)
-				s->stats.map_abi = 4;
-			if (info.truncated)
-				log_warn("stack_map_bin: snapshot cut short after %u of %u stacks",
-					 info.parsed, info.nr_stacks);
-			return 0;
-		}
-		log_warn("stack_map_bin: %s; reading stack_map instead",
-			 r == -EPROTO ? "unknown magic or version" : "malformed");
-	} else if (r != -ENOENT) {
-		log_warn("stack_map_bin: %s; reading stack_map instead", strerror(-r));
-	}
-	r = tfs_read(s->tfs, "stack_map", &buf, &len);
-	if (r < 0) {
-		log_warn("cannot read the stack map: %s", strerror(-r));
-		return r;
-	}
-	r = stackmap_text_parse(buf, len, map_visit_text, s);
-	free(buf);
-	if (r < 0)
-		log_warn("stack_map: malformed text");
-	return r < 0 ? r : 0;
-}
-
-/*
- * Read stack_map_stat: returns 1 when the map's counters went down since
- * the last read (somebody reset it), 0 when not, negative on error.
- */
-static int map_stat_check(struct session *s)
-{
-	struct stackmap_stat st;
-	char *buf;
-	int r, reset = 0;
-
-	r = tfs_read(s->tfs, "stack_map_stat", &buf, NULL);
-	if (r < 0) {
-		s->stats.have_map_stat = false;
-		return r;
-	}
-	r = stackmap_stat_parse(buf, &st);
-	free(buf);
-	if (r < 0)
-		return r;
-	if (s->stats.have_map_stat &&
-	    (st.successes < s->stats.map.successes || st.entries < s->stats.map.entries ||
-	     st.drops < s->stats.map.drops))
-		reset = 1;
-	s->stats.map = st;
-	s->stats.have_map_stat = true;
-	if (st.v1_names)
-		s->stats.map_abi = 1;
-	return reset;
-}
-
-/* forward: a reset means a new generation */
-static void map_new_generation(struct session *s);
-
-/*
- * Resolve the ids read since the last checkpoint, but only if the map was
- * not reset meanwhile: the records could then belong to either generation,
- * and a guess could attribute hits to the wrong stack. Those are counted as
- * unresolved instead.
- */
-/*
- * Somebody else reset the map. Ids read since the last check may belong to
- * either generation: drop them. On v1-v3 the reset kept the ring buffer,
- * so the ids still in it are as ambiguous: drop those too, up to the end of
- * the next complete drain. (v4 wiped the buffer with the map.)
- */
-static void external_reset(struct session *s)
-{
-	unsigned int n = ingest_drop_pending(s->ing);
-
-	log_warn("the stack map was reset by another program: new generation (%u ids dropped)", n);
-	map_new_generation(s);
-	if (s->old_abi || s->stats.map_abi == 1)
-		s->discard_ids = true;
-}
-
-static void checkpoint(struct session *s)
-{
-	if (!ingest_pending(s->ing))
-		return;
-	if (s->discard_ids) {
-		ingest_drop_pending(s->ing);
-		return;
-	}
-	/* snapshot first, then the stat: a reset in between is caught below */
-	if (ingest_needs_map(s->ing) && !s->map_read_this_drain) {
-		s->map_read_this_drain = true;
-		map_read(s);
-	}
-	if (map_stat_check(s) == 1) {
-		/* since the last check, so before or while these ids were read */
-		external_reset(s);
-		return;
-	}
-	ingest_resolve(s->ing);
-}
-
-/* forget every id of the old generation */
-static void map_new_generation(struct session *s)
-{
-	ingest_new_generation(s->ing);
-	if (s->prev_ref)
-		memset(s->prev_ref, 0, s->nprev * sizeof(*s->prev_ref));
-	s->stats.generation++;
-}
-
 /* ---- reading the buffers ------------------------------------------------------ */
 
 static void sync_stats(struct session *s)
@@ -466,60 +270,6 @@ static void sync_stats(struct session *s)
 	s->stats.bad_pages = is->bad_pages;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
-}
-
-/* a saved stack_map_bin (or stack_map text) for replay */
-static int map_load_file(struct session *s, const char *path)
-{
-	struct stackmap_bin_info info;
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	FILE *f;
-	int r;
-
-	if (!buf)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		free(buf);
-		return r;
-	}
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 2) {
-			char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
-	if (r == 0) {
-		s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
-		if (info.truncated)
-			log_warn("%s: cut short after %u of %u stacks", path, info.parsed,
-				 info.nr_stacks);
-	} else {
-		r = stackmap_text_parse(buf, len, map_visit_text, s);
-		if (r > 0)
-			r = 0;
-		else if (r == 0)
-			r = -EBADMSG; /* neither format, or empty */
-	}
-	free(buf);
-	return r;
 }
 
 /* replay: everything at once, at the first drain */
@@ -552,13 +302,13 @@ int session_drain(struct session *s, unsigned int max_pages)
 	bool more = true;
 	int i;
 
-	s->map_read_this_drain = false;
+	s->map.read_this_drain = false;
 	if (s->mode == SESSION_REPLAY)
 		return replay_all(s);
 	if (s->mode == SESSION_PASSIVE)
 		return 0;
-	if (s->mode == SESSION_STACKMAP && map_stat_check(s) == 1)
-		external_reset(s);
+	if (s->mode == SESSION_STACKMAP && mapsnap_stat_check(&s->map) == 1)
+		mapsnap_external_reset(&s->map);
 	/* round-robin one page per CPU so no CPU starves under the budget */
 	while (more && (!max_pages || pages < max_pages)) {
 		more = false;
@@ -586,15 +336,15 @@ int session_drain(struct session *s, unsigned int max_pages)
 			/* room for a whole page of ids (16 bytes each) before the next one */
 			if (ingest_pending(s->ing) >
 			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
-				checkpoint(s);
+				mapsnap_checkpoint(&s->map);
 			if (max_pages && pages >= max_pages)
 				break;
 		}
 	}
 	if (s->mode == SESSION_STACKMAP) {
-		checkpoint(s);
+		mapsnap_checkpoint(&s->map);
 		if (!more)
-			s->discard_ids = false; /* the buffer was read to its end */
+			s->map.discard_ids = false; /* the buffer was read to its end */
 	}
 	comm_learn_new(s);
 	sync_stats(s);
@@ -633,8 +383,8 @@ static void read_map_stat(struct session *s)
 {
 	if (s->mode != SESSION_STACKMAP && s->mode != SESSION_PASSIVE)
 		return;
-	if (map_stat_check(s) == 1 && s->mode == SESSION_STACKMAP)
-		external_reset(s);
+	if (mapsnap_stat_check(&s->map) == 1 && s->mode == SESSION_STACKMAP)
+		mapsnap_external_reset(&s->map);
 }
 
 int session_pollfds(const struct session *s, struct pollfd *fds, int max)
@@ -683,12 +433,12 @@ int session_tick(struct session *s)
 
 	if (s->mode == SESSION_PASSIVE) {
 		/* after a reset every ref_count starts from 0 again */
-		if (map_stat_check(s) == 1) {
+		if (mapsnap_stat_check(&s->map) == 1) {
 			log_warn("the stack map was reset: counting from the new map");
-			map_new_generation(s);
+			mapsnap_new_generation(&s->map);
 		}
-		s->map_read_this_drain = false;
-		map_read(s);
+		s->map.read_this_drain = false;
+		mapsnap_read(&s->map);
 		sync_stats(s);
 	} else {
 		read_cpu_stats(s);
@@ -764,8 +514,8 @@ int session_reset(struct session *s)
 	}
 	/* everything recorded under the old map is read and resolved now */
 	session_drain(s, 0);
-	s->map_read_this_drain = false;
-	checkpoint(s);
+	s->map.read_this_drain = false;
+	mapsnap_checkpoint(&s->map);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
 		/*
@@ -774,10 +524,10 @@ int session_reset(struct session *s)
 		 * away without resolving it through the new one.
 		 */
 		s->stats.have_map_stat = false; /* the counters restart from 0 */
-		s->discard_ids = true;
+		s->map.discard_ids = true;
 		session_drain(s, 0);
-		s->discard_ids = false;
-		map_new_generation(s);
+		s->map.discard_ids = false;
+		mapsnap_new_generation(&s->map);
 		zero_counts(s);
 	}
 	if (was_on) {
@@ -1038,7 +788,7 @@ static int setup_stackmap(struct session *s, char *err, size_t errsz)
 	r = state_write(s->state, "tracing_on", "1");
 	if (r < 0)
 		return errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
-	map_read(s);
+	mapsnap_read(&s->map);
 	return 0;
 }
 
@@ -1134,6 +884,8 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		r = -ENOMEM;
 		goto fail;
 	}
+	/* a map alone: every hit is its ref_count */
+	mapsnap_init(&s->map, NULL, s->ing, s->table, s->ksym, &s->stats, !s->replay);
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
@@ -1147,7 +899,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", strerror(-r));
 	}
 	if (opts->map_file) {
-		r = map_load_file(s, opts->map_file);
+		r = mapsnap_load_file(&s->map, opts->map_file);
 		if (r < 0) {
 			errf(err, errsz, r, "cannot read the stack map %s: %s", opts->map_file,
 			     r == -EBADMSG ? "neither stack_map_bin nor stack_map text" : strerror(-r));
@@ -1247,6 +999,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		r = -ENOMEM;
 		goto fail;
 	}
+	mapsnap_init(&s->map, s->tfs, s->ing, s->table, s->ksym, &s->stats,
+		     s->mode == SESSION_PASSIVE);
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, type_cb, s);
@@ -1293,7 +1047,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		traced_append(s, "stack_map (passive)");
 		r = evfmt_add_type(s->fmt, s->tfs, 0) < 0 ? -ENOMEM : 0;
 		if (r == 0)
-			r = map_read(s);
+			r = mapsnap_read(&s->map);
 		break;
 	default:
 		r = -EINVAL;
@@ -1353,7 +1107,7 @@ void session_close(struct session *s)
 	free(s->page);
 	ingest_free(s->ing);
 	replay_close(s->replay);
-	free(s->prev_ref);
+	mapsnap_fini(&s->map);
 	comm_cache_free(s->comms);
 	free(s->traced);
 	free(s);
