@@ -118,7 +118,7 @@ struct session {
 	char *traced;
 };
 
-/* the session's helpers for its sources (session.c) */
+/* the session's helpers for its sources (session.c, events.c) */
 int session_errf(char *err, size_t errsz, int r, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void session_path(const struct session *s, char *buf, size_t size, const char *rel);
