@@ -5,7 +5,9 @@
  * The session owns everything that touches the kernel: it finds (or
  * mounts) tracefs, recovers what a killed earlier run left behind, records
  * the original value of every file it will change (state.h), enables the
- * events, reads the per-CPU ring buffers and feeds the stack table.
+ * events, reads the per-CPU ring buffers and feeds the stack table. The
+ * reading is done by its sources (source.h, src/source/), one file per
+ * kind; the modes below choose them.
  *
  * Call protocol (single-threaded):
  *

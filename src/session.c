@@ -2,15 +2,15 @@
 /*
  * session.c - see session.h.
  *
- * The session does the I/O; ingest.c turns the pages into counted stacks.
- * An unknown stack id triggers at most one re-read of the map snapshot per
- * drain. A reset drains the buffers first, then bumps the generation, so an
- * id read before the reset never resolves through the map read after it.
+ * What every source shares: tracefs and the restore journal, the event
+ * formats and their pattern expansion, ingest, the stack table, symbols,
+ * the comm cache (comm.c) and the header's counters. The sources
+ * (source.h, src/source/) do the reading; ingest.c turns it into counted
+ * stacks. The session chooses the sources at open and loops over them in
+ * drain, tick and reset.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,74 +23,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event-parse.h>
-
+#include "comm.h"
 #include "evfmt.h"
 #include "ingest.h"
 #include "format.h"
 #include "ksym.h"
 #include "log.h"
-#include "replay.h"
-#include "ringbuf.h"
 #include "session.h"
+#include "source.h"
 #include "stack_table.h"
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
 
-#define COMM_SLOTS    16384
-#define COMM_PROBES   16
-#define MAX_IDS	      (1u << 22) /* above any table_size (2^19) */
-
-struct cpu_reader {
-	int cpu;
-	int fd;
-	uint64_t overrun;
-	uint64_t dropped;
-};
-
-struct comm_slot {
-	int32_t pid; /* 0 = empty; pid 0 is never cached */
-	bool negative;
-	char comm[20];
-};
-
-struct session {
-	struct session_opts opts;
-	enum session_mode mode;
-	struct tfs *tfs;
-	struct state *state;
-	struct evfmt *fmt;
-	struct stack_table *table;
-	struct ksym *ksym;
-	char prefix[64]; /* "" or "instances/stacktop.<pid>/" */
-	bool instance;
-
-	struct cpu_reader *cpus;
-	int ncpus;
-	uint8_t *page;
-
-	struct ingest *ing;
-	struct replay *replay;
-	bool replayed;
-
-	/* stackmap */
-	uint32_t *prev_ref; /* passive: ref_count seen last time, per id */
-	uint32_t nprev;
-	bool map_read_this_drain;
-	bool discard_ids; /* old-ABI buffer holds ids of an unknown generation */
-	bool old_abi; /* v1-v3: 64-frame truncation merges stacks */
-
-	struct session_stats stats;
-	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
-	struct timespec last_tick;
-	struct timeval last_cpu;
-
-	struct comm_slot *comms;
-	bool cmdlines_read;
-
-	char *traced;
-};
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
 	[SESSION_AUTO] = "auto",
@@ -115,9 +60,7 @@ int session_mode_parse(const char *name)
 	return -EINVAL;
 }
 
-static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
+int session_errf(char *err, size_t errsz, int r, const char *fmt, ...)
 {
 	char raw[512];
 	va_list ap;
@@ -137,442 +80,32 @@ static double ts_diff(const struct timespec *a, const struct timespec *b)
 
 /* ---- paths -------------------------------------------------------------- */
 
-static void path_of(const struct session *s, char *buf, size_t size, const char *rel)
+void session_path(const struct session *s, char *buf, size_t size, const char *rel)
 {
 	snprintf(buf, size, "%s%s", s->prefix, rel);
 }
 
-/* ---- events --------------------------------------------------------------- */
-
-static int enable_event(struct session *s, const char *sys, const char *ev)
-{
-	char rel[512];
-	int r;
-
-	r = evfmt_add(s->fmt, s->tfs, sys, ev);
-	if (r < 0)
-		return r;
-	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", s->prefix, sys, ev);
-	/* private instance: removed whole on exit, no journal needed */
-	return s->instance ? tfs_write(s->tfs, rel, "1") : state_write(s->state, rel, "1");
-}
-
-static int list_dir(struct session *s, const char *rel, char ***ret, int *ret_n)
-{
-	char **names = NULL;
-	struct dirent *de;
-	int fd, n = 0;
-	DIR *d;
-
-	fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while ((de = readdir(d))) {
-		char **nn;
-
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		nn = realloc(names, (size_t)(n + 1) * sizeof(*names));
-		if (!nn)
-			break;
-		names = nn;
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	*ret = names;
-	*ret_n = n;
-	return 0;
-}
-
-static void free_list(char **l, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(l[i]);
-	free(l);
-}
-
-/* enable every event matching "sys:event" (globs; "event" alone = any system) */
-static int enable_pattern(struct session *s, const char *pat, char *err, size_t errsz)
-{
-	char sysp[256], evp[256];
-	const char *colon = strchr(pat, ':');
-	char **systems = NULL;
-	int nsys = 0, i, matched = 0, r;
-
-	if (!colon)
-		colon = strchr(pat, '/');
-	if (colon) {
-		snprintf(sysp, sizeof(sysp), "%.*s", (int)(colon - pat), pat);
-		snprintf(evp, sizeof(evp), "%s", colon + 1);
-	} else {
-		snprintf(sysp, sizeof(sysp), "*");
-		snprintf(evp, sizeof(evp), "%s", pat);
-	}
-	if (!*sysp || !*evp)
-		return errf(err, errsz, -ENOENT, "bad event '%s': use SYSTEM:EVENT", pat);
-	r = list_dir(s, "events", &systems, &nsys);
-	if (r < 0)
-		return errf(err, errsz, r, "cannot list events: %s", strerror(-r));
-	for (i = 0; i < nsys; i++) {
-		char rel[300], **evs = NULL;
-		int nev = 0, j;
-
-		if (fnmatch(sysp, systems[i], 0) || !strcmp(systems[i], "ftrace"))
-			continue;
-		snprintf(rel, sizeof(rel), "events/%s", systems[i]);
-		if (list_dir(s, rel, &evs, &nev) < 0)
-			continue;
-		for (j = 0; j < nev; j++) {
-			if (fnmatch(evp, evs[j], 0))
-				continue;
-			r = enable_event(s, systems[i], evs[j]);
-			if (r < 0) {
-				free_list(evs, nev);
-				free_list(systems, nsys);
-				return errf(err, errsz, r, "cannot enable %s:%s: %s", systems[i],
-					    evs[j], strerror(-r));
-			}
-			matched++;
-		}
-		free_list(evs, nev);
-	}
-	free_list(systems, nsys);
-	if (!matched)
-		return errf(err, errsz, -ENOENT,
-			    "unknown event '%s' (see %s/available_events)", pat, s->tfs->root);
-	return matched;
-}
-
 /* ---- comm cache ----------------------------------------------------------- */
-
-/* a cache, not a record: after COMM_PROBES steps the home slot is recycled */
-static struct comm_slot *comm_slot(struct session *s, int pid, bool insert)
-{
-	uint32_t h = (uint32_t)pid * 2654435761u;
-	unsigned int i, n;
-
-	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_PROBES;
-	     n++, i = (i + 1) & (COMM_SLOTS - 1)) {
-		if (s->comms[i].pid == pid)
-			return &s->comms[i];
-		if (!s->comms[i].pid) {
-			if (!insert)
-				return NULL;
-			s->comms[i].pid = pid;
-			return &s->comms[i];
-		}
-	}
-	if (!insert)
-		return NULL;
-	i = h & (COMM_SLOTS - 1);
-	s->comms[i].pid = pid;
-	return &s->comms[i];
-}
-
-static void comm_set(struct session *s, int pid, const char *comm, size_t len, bool negative)
-{
-	struct comm_slot *c = comm_slot(s, pid, true);
-
-	c->negative = negative;
-	fmt_sanitize(c->comm, sizeof(c->comm), comm, len < 16 ? len : 16);
-}
-
-static void comm_read_cmdlines(struct session *s)
-{
-	char *buf, *line, *save = NULL;
-
-	s->cmdlines_read = true;
-	if (tfs_read(s->tfs, "saved_cmdlines", &buf, NULL) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp;
-		long pid = strtol(line, &sp, 10);
-
-		if (sp == line || *sp != ' ' || pid <= 0 || pid > 0x7fffffff)
-			continue;
-		comm_set(s, (int)pid, sp + 1, strlen(sp + 1), false);
-	}
-	free(buf);
-}
-
-/* /proc/<pid>/comm into the cache; false when the process is gone */
-static bool comm_from_proc(struct session *s, int pid)
-{
-	char path[64], buf[32];
-	ssize_t n;
-	int fd;
-
-	/* the simulator's pids, or a recording's, are not ours to look up in /proc */
-	if (s->opts.tracefs || !s->tfs)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	comm_set(s, pid, buf, (size_t)n, false);
-	return true;
-}
 
 const char *session_comm(struct session *s, int pid)
 {
-	struct comm_slot *c;
-
-	if (s->mode == SESSION_REPLAY && s->replay && pid > 0 && !comm_slot(s, pid, false)) {
-		const char *name = tep_data_comm_from_pid(replay_tep(s->replay), pid);
-
-		if (name && strcmp(name, "<...>"))
-			comm_set(s, pid, name, strlen(name), false);
-	}
-
-	if (pid == 0)
-		return "<idle>";
-	if (pid < 0)
-		return "?";
-	c = comm_slot(s, pid, false);
-	if (c)
-		return c->negative ? "?" : c->comm;
-	if (!s->tfs) {
-		/* a recording: its own cmdlines were asked above, nothing else applies */
-		comm_set(s, pid, "?", 1, true);
-		return "?";
-	}
-	if (!s->cmdlines_read) {
-		comm_read_cmdlines(s);
-		c = comm_slot(s, pid, false);
-		if (c)
-			return c->comm;
-	}
-	if (comm_from_proc(s, pid))
-		return comm_slot(s, pid, false)->comm;
-	comm_set(s, pid, "?", 1, true);
-	return "?";
+	return comm_cache_get(s->comms, pid);
 }
 
 /* learn the names of pids new in this drain while they still exist */
 static void comm_learn_new(struct session *s)
 {
 	const int32_t *pids;
-	unsigned int n, i;
+	unsigned int n;
 
 	n = ingest_new_pids(s->ing, &pids);
-	for (i = 0; i < n; i++) {
-		struct comm_slot *c = comm_slot(s, pids[i], false);
-
-		if (!c || c->negative)
-			comm_from_proc(s, pids[i]);
-	}
+	comm_cache_learn(s->comms, pids, n);
 	ingest_clear_new_pids(s->ing);
-}
-
-/* ---- the kernel map --------------------------------------------------------- */
-
-static int prev_grow(struct session *s, uint32_t id)
-{
-	uint32_t n = s->nprev ? s->nprev : 1024;
-	uint32_t *np;
-
-	if (id >= MAX_IDS)
-		return -E2BIG;
-	while (n <= id)
-		n *= 2;
-	np = realloc(s->prev_ref, n * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	memset(np + s->nprev, 0, (n - s->nprev) * sizeof(*np));
-	s->prev_ref = np;
-	s->nprev = n;
-	return 0;
-}
-
-static int map_put(struct session *s, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
-{
-	struct stack *st = ingest_map_put(s->ing, id, ips, nr, s->old_abi);
-	uint32_t d;
-
-	if (!st || (s->mode != SESSION_PASSIVE && !(s->mode == SESSION_REPLAY && !s->replay)))
-		return 0; /* an absurd id: ignore the record, keep the rest */
-	if (id >= s->nprev && prev_grow(s, id) < 0)
-		return 0;
-	/* passive: hits are what ref_count grew by; a smaller one means a reset */
-	d = ref >= s->prev_ref[id] ? ref - s->prev_ref[id] : ref;
-	if (d) {
-		stack_table_hit(s->table, st, 0, 0, -1, d);
-		ingest_stats(s->ing)->events += d;
-	}
-	s->prev_ref[id] = ref;
-	return 0;
-}
-
-static int map_visit_bin(void *ctx, uint32_t id, uint32_t ref, const uint64_t *ips, uint32_t nr)
-{
-	return map_put(ctx, id, ref, ips, nr);
-}
-
-static int map_visit_text(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
-			  const struct stackmap_frame *fr, uint32_t n)
-{
-	struct session *s = ctx;
-	uint64_t ips[STACKMAP_MAX_DEPTH];
-	uint32_t i;
-
-	(void)depth;
-	for (i = 0; i < n && i < STACKMAP_MAX_DEPTH; i++) {
-		uint64_t a = 0;
-
-		if (fr[i].trampoline)
-			a = STACKMAP_TRAMPOLINE;
-		else if (!fr[i].sym)
-			a = fr[i].addr;
-		else if (ksym_addr_of(s->ksym, fr[i].sym, fr[i].sym_len, fr[i].mod, fr[i].mod_len,
-				      &a) == 0)
-			a += fr[i].off;
-		ips[i] = a;
-	}
-	return map_put(s, id, ref, ips, i);
-}
-
-/* read the kernel's map snapshot of the current generation */
-static int map_read(struct session *s)
-{
-	struct stackmap_bin_info info;
-	char *buf;
-	size_t len;
-	int r;
-
-	s->stats.map_reads++;
-	r = tfs_read(s->tfs, "stack_map_bin", &buf, &len);
-	if (r == 0) {
-		r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
-		free(buf);
-		if (r == 0) {
-			s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
-			if (!s->old_abi)
-				s->stats.map_abi = 4;
-			if (info.truncated)
-				log_warn("stack_map_bin: snapshot cut short after %u of %u stacks",
-					 info.parsed, info.nr_stacks);
-			return 0;
-		}
-		log_warn("stack_map_bin: %s; reading stack_map instead",
-			 r == -EPROTO ? "unknown magic or version" : "malformed");
-	} else if (r != -ENOENT) {
-		log_warn("stack_map_bin: %s; reading stack_map instead", strerror(-r));
-	}
-	r = tfs_read(s->tfs, "stack_map", &buf, &len);
-	if (r < 0) {
-		log_warn("cannot read the stack map: %s", strerror(-r));
-		return r;
-	}
-	r = stackmap_text_parse(buf, len, map_visit_text, s);
-	free(buf);
-	if (r < 0)
-		log_warn("stack_map: malformed text");
-	return r < 0 ? r : 0;
-}
-
-/*
- * Read stack_map_stat: returns 1 when the map's counters went down since
- * the last read (somebody reset it), 0 when not, negative on error.
- */
-static int map_stat_check(struct session *s)
-{
-	struct stackmap_stat st;
-	char *buf;
-	int r, reset = 0;
-
-	r = tfs_read(s->tfs, "stack_map_stat", &buf, NULL);
-	if (r < 0) {
-		s->stats.have_map_stat = false;
-		return r;
-	}
-	r = stackmap_stat_parse(buf, &st);
-	free(buf);
-	if (r < 0)
-		return r;
-	if (s->stats.have_map_stat &&
-	    (st.successes < s->stats.map.successes || st.entries < s->stats.map.entries ||
-	     st.drops < s->stats.map.drops))
-		reset = 1;
-	s->stats.map = st;
-	s->stats.have_map_stat = true;
-	if (st.v1_names)
-		s->stats.map_abi = 1;
-	return reset;
-}
-
-/* forward: a reset means a new generation */
-static void map_new_generation(struct session *s);
-
-/*
- * Resolve the ids read since the last checkpoint, but only if the map was
- * not reset meanwhile: the records could then belong to either generation,
- * and a guess could attribute hits to the wrong stack. Those are counted as
- * unresolved instead.
- */
-/*
- * Somebody else reset the map. Ids read since the last check may belong to
- * either generation: drop them. On v1-v3 the reset kept the ring buffer,
- * so the ids still in it are as ambiguous: drop those too, up to the end of
- * the next complete drain. (v4 wiped the buffer with the map.)
- */
-static void external_reset(struct session *s)
-{
-	unsigned int n = ingest_drop_pending(s->ing);
-
-	log_warn("the stack map was reset by another program: new generation (%u ids dropped)", n);
-	map_new_generation(s);
-	if (s->old_abi || s->stats.map_abi == 1)
-		s->discard_ids = true;
-}
-
-static void checkpoint(struct session *s)
-{
-	if (!ingest_pending(s->ing))
-		return;
-	if (s->discard_ids) {
-		ingest_drop_pending(s->ing);
-		return;
-	}
-	/* snapshot first, then the stat: a reset in between is caught below */
-	if (ingest_needs_map(s->ing) && !s->map_read_this_drain) {
-		s->map_read_this_drain = true;
-		map_read(s);
-	}
-	if (map_stat_check(s) == 1) {
-		/* since the last check, so before or while these ids were read */
-		external_reset(s);
-		return;
-	}
-	ingest_resolve(s->ing);
-}
-
-/* forget every id of the old generation */
-static void map_new_generation(struct session *s)
-{
-	ingest_new_generation(s->ing);
-	if (s->prev_ref)
-		memset(s->prev_ref, 0, s->nprev * sizeof(*s->prev_ref));
-	s->stats.generation++;
 }
 
 /* ---- reading the buffers ------------------------------------------------------ */
 
-static void sync_stats(struct session *s)
+void session_sync_stats(struct session *s)
 {
 	const struct ingest_stats *is = ingest_stats(s->ing);
 
@@ -585,77 +118,22 @@ static void sync_stats(struct session *s)
 	s->stats.unresolved = is->unresolved;
 }
 
-/* a saved stack_map_bin (or stack_map text) for replay */
-static int map_load_file(struct session *s, const char *path)
-{
-	struct stackmap_bin_info info;
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	FILE *f;
-	int r;
-
-	if (!buf)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		free(buf);
-		return r;
-	}
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 2) {
-			char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	r = stackmap_bin_parse(buf, len, map_visit_bin, s, &info);
-	if (r == 0) {
-		s->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
-		if (info.truncated)
-			log_warn("%s: cut short after %u of %u stacks", path, info.parsed,
-				 info.nr_stacks);
-	} else {
-		r = stackmap_text_parse(buf, len, map_visit_text, s);
-		if (r > 0)
-			r = 0;
-		else if (r == 0)
-			r = -EBADMSG; /* neither format, or empty */
-	}
-	free(buf);
-	return r;
-}
-
 /* replay: everything at once, at the first drain */
 static int replay_all(struct session *s)
 {
 	long long n = 0;
-	double secs = 0;
+	int i;
 
 	if (s->replayed)
 		return 0;
 	s->replayed = true;
-	if (s->replay) {
-		n = replay_run(s->replay, s->ing, &secs);
-		if (n < 0)
-			log_err("cannot read the recording: %s", strerror((int)-n));
-		ingest_resolve(s->ing);
-		s->stats.interval_sec = secs;
+	for (i = 0; i < s->nsources; i++) {
+		struct source *src = &s->sources[i];
+
+		if (src->ops->drain)
+			n += src->ops->drain(src, 0);
 	}
-	sync_stats(s);
+	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
 	s->stats.events_delta = s->stats.events;
 	s->stats.fallbacks_delta = s->stats.fallbacks;
@@ -665,108 +143,33 @@ static int replay_all(struct session *s)
 
 int session_drain(struct session *s, unsigned int max_pages)
 {
-	unsigned int pages = 0;
-	bool more = true;
-	int i;
+	int i, r, pages = 0;
 
-	s->map_read_this_drain = false;
-	if (s->mode == SESSION_REPLAY)
+	if (s->recording)
 		return replay_all(s);
-	if (s->mode == SESSION_PASSIVE)
-		return 0;
-	if (s->mode == SESSION_STACKMAP && map_stat_check(s) == 1)
-		external_reset(s);
-	/* round-robin one page per CPU so no CPU starves under the budget */
-	while (more && (!max_pages || pages < max_pages)) {
-		more = false;
-		for (i = 0; i < s->ncpus; i++) {
-			struct cpu_reader *c = &s->cpus[i];
-			ssize_t n;
+	for (i = 0; i < s->nsources; i++) {
+		struct source *src = &s->sources[i];
 
-			if (c->fd < 0)
-				continue;
-			n = read(c->fd, s->page, s->fmt->layout.subbuf_size);
-			if (n < 0) {
-				if (errno != EAGAIN && errno != EINTR) {
-					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu, strerror(errno));
-					close(c->fd);
-					c->fd = -1;
-				}
-				continue;
-			}
-			if (n == 0)
-				continue;
-			pages++;
-			more = true;
-			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, s->page,
-				    (size_t)n);
-			/* room for a whole page of ids (16 bytes each) before the next one */
-			if (ingest_pending(s->ing) >
-			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
-				checkpoint(s);
-			if (max_pages && pages >= max_pages)
-				break;
-		}
-	}
-	if (s->mode == SESSION_STACKMAP) {
-		checkpoint(s);
-		if (!more)
-			s->discard_ids = false; /* the buffer was read to its end */
+		if (!src->ops->drain)
+			continue;
+		r = src->ops->drain(src, max_pages);
+		if (r > 0)
+			pages += r;
 	}
 	comm_learn_new(s);
-	sync_stats(s);
-	return (int)pages;
-}
-
-static void read_cpu_stats(struct session *s)
-{
-	uint64_t overrun = 0, dropped = 0;
-	int i;
-
-	for (i = 0; i < s->ncpus; i++) {
-		struct cpu_reader *c = &s->cpus[i];
-		char rel[160], *buf, *p;
-
-		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->prefix, c->cpu);
-		if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
-			continue;
-		p = strstr(buf, "\noverrun:");
-		if (!p && !strncmp(buf, "overrun:", 8))
-			p = buf - 1;
-		if (p)
-			c->overrun = strtoull(p + 9, NULL, 10);
-		p = strstr(buf, "dropped events:");
-		if (p)
-			c->dropped = strtoull(p + 15, NULL, 10);
-		free(buf);
-		overrun += c->overrun;
-		dropped += c->dropped;
-	}
-	s->stats.overrun = overrun;
-	s->stats.dropped = dropped;
-}
-
-static void read_map_stat(struct session *s)
-{
-	if (s->mode != SESSION_STACKMAP && s->mode != SESSION_PASSIVE)
-		return;
-	if (map_stat_check(s) == 1 && s->mode == SESSION_STACKMAP)
-		external_reset(s);
+	session_sync_stats(s);
+	return pages;
 }
 
 int session_pollfds(const struct session *s, struct pollfd *fds, int max)
 {
 	int i, n = 0;
 
-	if (s->mode == SESSION_PASSIVE || s->mode == SESSION_REPLAY)
-		return 0;
-	for (i = 0; i < s->ncpus && n < max; i++) {
-		if (s->cpus[i].fd < 0)
-			continue;
-		fds[n].fd = s->cpus[i].fd;
-		fds[n].events = POLLIN;
-		fds[n].revents = 0;
-		n++;
+	for (i = 0; i < s->nsources && n < max; i++) {
+		const struct source *src = &s->sources[i];
+
+		if (src->ops->pollfds)
+			n += src->ops->pollfds(src, fds + n, max - n);
 	}
 	return n;
 }
@@ -777,8 +180,9 @@ int session_tick(struct session *s)
 	struct rusage ru;
 	long long v;
 	double dt;
+	int i;
 
-	if (s->mode == SESSION_REPLAY) {
+	if (s->recording) {
 		replay_all(s);
 		return 0;
 	}
@@ -798,23 +202,19 @@ int session_tick(struct session *s)
 	s->last_tick = now;
 	s->stats.interval_sec = dt;
 
-	if (s->mode == SESSION_PASSIVE) {
-		/* after a reset every ref_count starts from 0 again */
-		if (map_stat_check(s) == 1) {
-			log_warn("the stack map was reset: counting from the new map");
-			map_new_generation(s);
-		}
-		s->map_read_this_drain = false;
-		map_read(s);
-		sync_stats(s);
-	} else {
-		read_cpu_stats(s);
+	s->stats.overrun = s->stats.dropped = 0;
+	for (i = 0; i < s->nsources; i++) {
+		struct source *src = &s->sources[i];
+
+		if (src->ops->tick)
+			src->ops->tick(src);
+		if (src->ops->stats)
+			src->ops->stats(src, &s->stats);
 	}
-	read_map_stat(s);
 	{
 		char rel[128];
 
-		path_of(s, rel, sizeof(rel), "tracing_on");
+		session_path(s, rel, sizeof(rel), "tracing_on");
 		if (tfs_read_long(s->tfs, rel, &v) == 0)
 			s->stats.tracing_on = v != 0;
 	}
@@ -834,10 +234,7 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	stack_table_tick(s->table);
-	s->cmdlines_read = false;
-	for (int i = 0; i < COMM_SLOTS; i++)
-		if (s->comms[i].negative)
-			s->comms[i].pid = 0, s->comms[i].negative = false;
+	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
 	return 0;
@@ -845,67 +242,32 @@ int session_tick(struct session *s)
 
 /* ---- reset and option --------------------------------------------------------- */
 
-static void zero_counts(struct session *s)
+void session_zero_counts(struct session *s)
 {
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
 	memset(ingest_stats(s->ing), 0, sizeof(struct ingest_stats));
-	sync_stats(s);
+	session_sync_stats(s);
 	s->last_events = s->last_fallbacks = s->last_lost = 0;
 }
 
 int session_reset(struct session *s)
 {
-	long long was_on = 0;
-	int r, r2;
+	int i, r;
 
-	if (s->mode == SESSION_REPLAY)
-		return -EOPNOTSUPP; /* a recording has no map to reset */
-
-	if (s->mode == SESSION_STACKS) {
-		session_drain(s, 0);
-		zero_counts(s);
-		s->stats.generation++;
-		return 0;
-	}
-	if (s->mode == SESSION_PASSIVE) {
-		/* not ours to wipe: another consumer owns the buffer; rebase instead */
-		zero_counts(s);
-		s->stats.generation++;
-		return 0;
-	}
-	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
-		was_on = 1;
-	if (was_on) {
-		r = state_write(s->state, "tracing_on", "0");
+	/* a recording has no map to reset */
+	if (!s->nsources)
+		return -EOPNOTSUPP;
+	for (i = 0; i < s->nsources; i++)
+		if (!s->sources[i].ops->reset)
+			return -EOPNOTSUPP;
+	for (i = 0; i < s->nsources; i++) {
+		r = s->sources[i].ops->reset(&s->sources[i]);
 		if (r < 0)
 			return r;
 	}
-	/* everything recorded under the old map is read and resolved now */
-	session_drain(s, 0);
-	s->map_read_this_drain = false;
-	checkpoint(s);
-	r = tfs_write(s->tfs, "stack_map", "0");
-	if (r == 0) {
-		/*
-		 * v1-v3 keep the buffer: a record committed after the drain above
-		 * belongs to the old map; the counts restart anyway, so read it
-		 * away without resolving it through the new one.
-		 */
-		s->stats.have_map_stat = false; /* the counters restart from 0 */
-		s->discard_ids = true;
-		session_drain(s, 0);
-		s->discard_ids = false;
-		map_new_generation(s);
-		zero_counts(s);
-	}
-	if (was_on) {
-		r2 = tfs_write(s->tfs, "tracing_on", "1");
-		if (r2 < 0 && r == 0)
-			r = r2;
-	}
-	return r;
+	return 0;
 }
 
 int session_set_stackmap(struct session *s, bool on)
@@ -946,7 +308,7 @@ unsigned int session_nevents(const struct session *s)
 
 const char *session_event(const struct session *s, unsigned int idx)
 {
-	if (s->mode == SESSION_PASSIVE || (s->mode == SESSION_REPLAY && !s->replay))
+	if (s->map_events)
 		return "stack_map";
 	return s->fmt && idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
 }
@@ -964,7 +326,7 @@ static void remove_stale_instances(struct session *s)
 	char **names = NULL;
 	int n = 0, i;
 
-	if (list_dir(s, "instances", &names, &n) < 0)
+	if (session_list_dir(s, "instances", &names, &n) < 0)
 		return;
 	for (i = 0; i < n; i++) {
 		char rel[300], *end;
@@ -979,62 +341,11 @@ static void remove_stale_instances(struct session *s)
 		if (tfs_rmdir(s->tfs, rel) == 0)
 			log_info("removed stale instance %s", names[i]);
 	}
-	free_list(names, n);
-}
-
-static int open_readers(struct session *s, char *err, size_t errsz)
-{
-	char **cpus = NULL;
-	char rel[128];
-	int n = 0, i, r;
-
-	path_of(s, rel, sizeof(rel), "per_cpu");
-	r = list_dir(s, rel, &cpus, &n);
-	if (r < 0)
-		return errf(err, errsz, r, "cannot list %s/%s: %s", s->tfs->root, rel,
-			    strerror(-r));
-	s->cpus = calloc((size_t)n + 1, sizeof(*s->cpus));
-	s->page = malloc(s->fmt->layout.subbuf_size);
-	if (!s->cpus || !s->page) {
-		free_list(cpus, n);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		struct cpu_reader *c;
-		char *end;
-		long cpu;
-		int j;
-		bool want = !s->opts.ncpus;
-
-		if (strncmp(cpus[i], "cpu", 3))
-			continue;
-		cpu = strtol(cpus[i] + 3, &end, 10);
-		if (*end || cpu < 0 || cpu > 0xffff)
-			continue;
-		for (j = 0; j < s->opts.ncpus; j++)
-			if (s->opts.cpus[j] == cpu)
-				want = true;
-		if (!want)
-			continue;
-		c = &s->cpus[s->ncpus];
-		c->cpu = (int)cpu;
-		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%ld/trace_pipe_raw", s->prefix, cpu);
-		c->fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_NONBLOCK);
-		if (c->fd < 0) {
-			r = c->fd;
-			free_list(cpus, n);
-			return errf(err, errsz, r, "cannot open %s: %s", rel, strerror(-r));
-		}
-		s->ncpus++;
-	}
-	free_list(cpus, n);
-	if (!s->ncpus)
-		return errf(err, errsz, -EINVAL, "no CPU to read (check -C)");
-	return 0;
+	session_free_list(names, n);
 }
 
 /* names come from the command line and the kernel: sanitized once, here */
-static void traced_append(struct session *s, const char *name)
+void session_traced_append(struct session *s, const char *name)
 {
 	size_t old = s->traced ? strlen(s->traced) : 0, len = strlen(name);
 	char *t = realloc(s->traced, old + len + 2);
@@ -1047,122 +358,7 @@ static void traced_append(struct session *s, const char *name)
 	s->traced = t;
 }
 
-static int setup_events(struct session *s, char *err, size_t errsz)
-{
-	int i, r;
-
-	if (s->opts.nevents == 0 && s->mode == SESSION_STACKMAP) {
-		/* keep what is already enabled at the top level, if anything */
-		char *buf = NULL, *line, *save = NULL;
-		int kept = 0;
-
-		if (tfs_read(s->tfs, "set_event", &buf, NULL) == 0) {
-			for (line = strtok_r(buf, "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save)) {
-				char *colon = strchr(line, ':');
-
-				if (!colon)
-					continue;
-				*colon = '\0';
-				if (evfmt_add(s->fmt, s->tfs, line, colon + 1) >= 0) {
-					*colon = ':';
-					traced_append(s, line);
-					kept++;
-				}
-			}
-			free(buf);
-		}
-		if (kept)
-			return 0;
-	}
-	if (s->opts.nevents == 0) {
-		r = enable_pattern(s, "sched:sched_switch", err, errsz);
-		if (r < 0)
-			return r;
-		traced_append(s, "sched:sched_switch (default)");
-		return 0;
-	}
-	for (i = 0; i < s->opts.nevents; i++) {
-		r = enable_pattern(s, s->opts.events[i], err, errsz);
-		if (r < 0)
-			return r;
-		traced_append(s, s->opts.events[i]);
-	}
-	return 0;
-}
-
-static int setup_stacks(struct session *s, char *err, size_t errsz)
-{
-	char rel[160];
-	int r;
-
-	snprintf(s->prefix, sizeof(s->prefix), "instances/stacktop.%d/", (int)getpid());
-	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
-	if (s->fmt->kstack_type < 0)
-		return errf(err, errsz, -ENODEV,
-			    "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
-	r = state_mkdir(s->state, rel);
-	if (r < 0)
-		return errf(err, errsz, r, "cannot create instance %s: %s", rel, strerror(-r));
-	s->instance = true;
-	path_of(s, rel, sizeof(rel), "options/stacktrace");
-	if (!tfs_exists(s->tfs, rel))
-		return errf(err, errsz, -ENODEV,
-			    "this kernel has no stacktrace option in instances");
-	if (s->opts.buffer_kb) {
-		char val[32];
-
-		path_of(s, rel, sizeof(rel), "buffer_size_kb");
-		snprintf(val, sizeof(val), "%u", s->opts.buffer_kb);
-		r = tfs_write(s->tfs, rel, val);
-		if (r < 0)
-			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
-	}
-	r = setup_events(s, err, errsz);
-	if (r < 0)
-		return r;
-	if (!s->opts.show_self && !s->opts.tracefs) {
-		char pid[24];
-
-		/* our own reads are not recorded at all (kernels since 5.10) */
-		path_of(s, rel, sizeof(rel), "set_event_notrace_pid");
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (tfs_exists(s->tfs, rel))
-			tfs_write(s->tfs, rel, pid);
-	}
-	path_of(s, rel, sizeof(rel), "options/stacktrace");
-	r = tfs_write(s->tfs, rel, "1");
-	if (r < 0)
-		return errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
-	path_of(s, rel, sizeof(rel), "tracing_on");
-	return tfs_write(s->tfs, rel, "1");
-}
-
-static int setup_stackmap(struct session *s, char *err, size_t errsz)
-{
-	int r;
-
-	if (s->fmt->stackid_type < 0)
-		return errf(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
-	r = setup_events(s, err, errsz);
-	if (r < 0)
-		return r;
-	r = state_write(s->state, "options/stackmap", "1");
-	if (r < 0)
-		return errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
-			    strerror(-r),
-			    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
-	r = state_write(s->state, "options/stacktrace", "1");
-	if (r < 0)
-		return errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
-	r = state_write(s->state, "tracing_on", "1");
-	if (r < 0)
-		return errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
-	map_read(s);
-	return 0;
-}
-
-static int type_cb(void *ctx, int type)
+int session_type_cb(void *ctx, int type)
 {
 	struct session *s = ctx;
 
@@ -1174,29 +370,26 @@ static unsigned int count_cpus(struct session *s)
 	char **names = NULL;
 	int n = 0;
 
-	if (list_dir(s, "per_cpu", &names, &n) < 0)
+	if (session_list_dir(s, "per_cpu", &names, &n) < 0)
 		return 1;
-	free_list(names, n);
+	session_free_list(names, n);
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-static int type_cb(void *ctx, int type);
-
-static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
+/* one more source; its open is called right away */
+static int add_source(struct session *s, const struct source_ops *ops, char *err, size_t errsz)
 {
-	const char *name = NULL;
-	unsigned long long start = 0;
-	unsigned long size = 0;
+	struct source *src;
 
-	if (tep_find_function_info(ctx, addr, &name, &start, &size) == 0 || !name)
-		return -ENOENT;
-	ret->name = name;
-	ret->module = NULL;
-	ret->start = start;
-	ret->size = size;
-	return 0;
+	if (s->nsources >= SESSION_MAX_SOURCES)
+		return -E2BIG;
+	src = &s->sources[s->nsources++];
+	src->ops = ops;
+	src->s = s;
+	return ops->open(src, err, errsz);
 }
 
+/* recordings: read once, at the first drain; no kernel is touched */
 static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
 		       size_t errsz)
 {
@@ -1207,65 +400,36 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		return -ENOMEM;
 	s->opts = *opts;
 	s->mode = s->stats.mode = SESSION_REPLAY;
+	s->recording = true;
 	s->stats.tracing_on = true;
-	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
+	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
 	if (!s->comms || !s->table || !s->ksym) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	if (opts->replay) {
-		r = replay_open(opts->replay, &s->replay);
-		if (r < 0) {
-			errf(err, errsz, r, "cannot read %s: %s", opts->replay,
-			     r == -EBADMSG ? "not a trace-cmd trace.dat" : strerror(-r));
-			goto fail;
-		}
-		r = evfmt_from_tep(replay_tep(s->replay), &s->fmt);
-		if (r < 0) {
-			errf(err, errsz, r, "%s has no stack trace events (record with -T or -O stacktrace)",
-			     opts->replay);
-			goto fail;
-		}
-		s->ing = ingest_new(s->fmt, s->table, replay_slots(s->replay));
-		if (s->ing)
-			ingest_set_type_cb(s->ing, type_cb, s);
-		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
-		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), opts->replay,
-			     strlen(opts->replay));
-		traced_append(s, replay_buffers(s->replay));
-	} else {
-		/* a map alone: no events, every hit is its ref_count */
-		s->ing = ingest_new(NULL, s->table, 1);
-		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "saved stack map");
-		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), opts->map_file,
-			     strlen(opts->map_file));
-		traced_append(s, "stack_map file");
-	}
-	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
-		r = -ENOMEM;
-		goto fail;
-	}
+	/* a trace.dat brings its own symbols (replay_dat.c) */
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read %s: %s", opts->kallsyms, strerror(-r));
-	} else if (s->replay) {
-		/* the recording's own kallsyms: the live one may be another boot */
-		ksym_set_resolver(s->ksym, replay_sym, replay_tep(s->replay));
-	} else {
+	} else if (!opts->replay) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", strerror(-r));
 	}
-	if (opts->map_file) {
-		r = map_load_file(s, opts->map_file);
-		if (r < 0) {
-			errf(err, errsz, r, "cannot read the stack map %s: %s", opts->map_file,
-			     r == -EBADMSG ? "neither stack_map_bin nor stack_map text" : strerror(-r));
-			goto fail;
-		}
+	/* the sources: the events first, then the map that resolves their ids */
+	r = 0;
+	if (opts->replay)
+		r = add_source(s, &source_replay_dat_ops, err, errsz);
+	if (r == 0 && opts->map_file)
+		r = add_source(s, &source_replay_map_ops, err, errsz);
+	if (r < 0)
+		goto fail;
+	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+		r = -ENOMEM;
+		goto fail;
 	}
 	*ret = s;
 	return 0;
@@ -1286,16 +450,15 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (opts->replay || opts->map_file)
 		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
-		return errf(err, errsz, -EPERM,
+		return session_errf(err, errsz, -EPERM,
 			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->opts = *opts;
-	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->comms || !s->table || !s->ksym) {
+	if (!s->table || !s->ksym) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1303,18 +466,23 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
 		if (r == -EPERM)
-			errf(err, errsz, r, "not allowed to mount tracefs (run as root)");
+			session_errf(err, errsz, r, "not allowed to mount tracefs (run as root)");
 		else if (opts->tracefs)
-			errf(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
+			session_errf(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
 			     strerror(-r));
 		else
-			errf(err, errsz, r,
+			session_errf(err, errsz, r,
 			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
+		goto fail;
+	}
+	s->comms = comm_cache_new(s->tfs, !opts->tracefs);
+	if (!s->comms) {
+		r = -ENOMEM;
 		goto fail;
 	}
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), s->tfs->root, strlen(s->tfs->root));
 	if (!tfs_exists(s->tfs, "events/header_page")) {
-		r = errf(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
+		r = session_errf(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
 			 s->tfs->root);
 		goto fail;
 	}
@@ -1327,7 +495,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	r = evfmt_new(s->tfs, &s->fmt);
 	if (r < 0) {
-		errf(err, errsz, r, "%s",
+		session_errf(err, errsz, r, "%s",
 		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
 				  : "cannot read the ring-buffer page header (events/header_page)");
 		goto fail;
@@ -1345,7 +513,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (s->mode == SESSION_AUTO)
 		s->mode = have_map ? SESSION_STACKMAP : SESSION_STACKS;
 	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
-		r = errf(err, errsz, -EOPNOTSUPP,
+		r = session_errf(err, errsz, -EOPNOTSUPP,
 			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
 			 session_mode_name(s->mode), s->tfs->root);
 		goto fail;
@@ -1358,7 +526,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	}
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
-	ingest_set_type_cb(s->ing, type_cb, s);
+	ingest_set_type_cb(s->ing, session_type_cb, s);
 	if (!opts->show_self && !opts->tracefs)
 		ingest_set_self(s->ing, (int)getpid());
 	if (uname(&un) == 0)
@@ -1367,7 +535,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	r = state_open(s->tfs, opts->rundir, &s->state);
 	if (r < 0) {
-		errf(err, errsz, r, "cannot keep a restore journal in %s: %s",
+		session_errf(err, errsz, r, "cannot keep a restore journal in %s: %s",
 		     opts->rundir ? opts->rundir : "/run/stacktop", strerror(-r));
 		goto fail;
 	}
@@ -1383,7 +551,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			ingest_set_stackmap(s->ing, false);
 			ingest_set_defer(s->ing, false);
 		} else if (r < 0) {
-			errf(err, errsz, r,
+			session_errf(err, errsz, r,
 			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
 					 : "cannot claim the top-level tracing (pid %d): %s",
 			     owner, strerror(-r));
@@ -1391,31 +559,24 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		}
 	}
 
+	/* the sources: one per mode today */
 	switch (s->mode) {
 	case SESSION_STACKS:
-		r = setup_stacks(s, err, errsz);
+		r = add_source(s, &source_instance_ops, err, errsz);
 		break;
 	case SESSION_STACKMAP:
-		r = setup_stackmap(s, err, errsz);
+		r = add_source(s, &source_stackmap_ops, err, errsz);
 		break;
 	case SESSION_PASSIVE:
-		traced_append(s, "stack_map (passive)");
-		r = evfmt_add_type(s->fmt, s->tfs, 0) < 0 ? -ENOMEM : 0;
-		if (r == 0)
-			r = map_read(s);
+		r = add_source(s, &source_passive_ops, err, errsz);
 		break;
 	default:
 		r = -EINVAL;
 	}
 	if (r < 0) {
 		if (err && !err[0])
-			errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
+			session_errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
 		goto fail;
-	}
-	if (s->mode != SESSION_PASSIVE) {
-		r = open_readers(s, err, errsz);
-		if (r < 0)
-			goto fail;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
 	{
@@ -1444,9 +605,10 @@ void session_close(struct session *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->ncpus; i++)
-		if (s->cpus[i].fd >= 0)
-			close(s->cpus[i].fd);
+	/* first: an instance cannot be removed while its buffers are open */
+	for (i = s->nsources - 1; i >= 0; i--)
+		if (s->sources[i].ops->close)
+			s->sources[i].ops->close(&s->sources[i]);
 	if (s->state) {
 		r = state_restore(s->state);
 		if (r < 0)
@@ -1458,12 +620,8 @@ void session_close(struct session *s)
 	evfmt_free(s->fmt);
 	stack_table_free(s->table);
 	ksym_free(s->ksym);
-	free(s->cpus);
-	free(s->page);
 	ingest_free(s->ing);
-	replay_close(s->replay);
-	free(s->prev_ref);
-	free(s->comms);
+	comm_cache_free(s->comms);
 	free(s->traced);
 	free(s);
 }

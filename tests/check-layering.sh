@@ -2,19 +2,29 @@
 # The layering rules of doc/design.md, checked on the sources:
 #  - curses is used in ui/ only (src/ and include/ never mention it);
 #  - the core never prints: no stdout/stderr output in src/ except main.c
-#    (the command line) and export.c (writes to the FILE * it is given).
+#    (the command line) and export.c (writes to the FILE * it is given);
+#  - inside ui/, the views and the drawing primitives are below the screen:
+#    they never include screen.h (or screen.c's neighbours' internals), and
+#    tui.h/draw.h do not either, so no include circle can form.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
-if cat "$top"/src/*.c "$top"/include/*.h |
+if cat "$top"/src/*.c "$top"/src/source/*.c "$top"/include/*.h |
 	grep -n -E '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|term)|\b(initscr|newterm|endwin|wrefresh|mvwprintw|wattron)\b'; then
 	echo "FAIL: curses outside ui/" >&2
 	rc=1
 fi
-for f in "$top"/src/*.c; do
+for f in "$top"/src/*.c "$top"/src/source/*.c; do
 	case ${f##*/} in main.c | export.c) continue ;; esac
 	if grep -n -E '\b(printf|puts|perror|putchar)\(|\b(stdout|stderr)\b' "$f"; then
 		echo "FAIL: ${f##*/} prints (the core reports through log.h or return values)" >&2
+		rc=1
+	fi
+done
+for f in "$top"/ui/*.c "$top"/ui/*.h; do
+	case ${f##*/} in screen.c | screen.h | actions.c | overlay.c | header.c) continue ;; esac
+	if grep -n -E '#[[:space:]]*include[[:space:]]*"screen\.h"' "$f"; then
+		echo "FAIL: ${f##*/} includes screen.h (views and draw.c are below the screen)" >&2
 		rc=1
 	fi
 done

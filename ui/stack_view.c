@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * stack_view.c - the ranked table: one row per stack, its frames inline when
- * expanded, and the breakdown pane of the selected stack.
+ * expanded (the breakdown pane of the selected stack is breakdown.c).
  *
  * The view holds a snapshot of the last ranking (struct rank_row) and a flat
  * list of screen rows built from it. The selection is remembered as (stack,
@@ -44,34 +44,13 @@ static struct ui *sv_ui(struct list_view *lv)
 	return container_of(sv, struct ui, sv);
 }
 
-#define BD_TOP 8
-
-struct bd_item {
-	long key;
-	uint64_t n;
-};
-
-/* the breakdown of one stack or tree node, kept while nothing it depends on changes */
-struct breakdown {
-	const void *what; /* the stack, or the tree node's key */
-	uint64_t node_key;
-	size_t nstacks;
-	bool delta;
-	uint32_t epoch;
-	uint64_t sum;
-	int rows;
-	int nev, npid, ncpu;
-	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP];
-	char comm[BD_TOP][32];
-};
-
 void stack_view_init(struct ui *ui)
 {
 	memset(&ui->sv, 0, sizeof(ui->sv));
 	list_view_init(&ui->sv.lv, &sv_ops);
 	hmap_init(&ui->sv.expanded);
 	hmap_init(&ui->sv.info_index);
-	ui->sv.bd = calloc(1, sizeof(*ui->sv.bd));
+	ui->sv.bd = breakdown_new();
 }
 
 void stack_view_done(struct ui *ui)
@@ -79,7 +58,7 @@ void stack_view_done(struct ui *ui)
 	free(ui->sv.ranked);
 	free(ui->sv.rows);
 	free(ui->sv.info);
-	free(ui->sv.bd);
+	breakdown_free(ui->sv.bd);
 	hmap_done(&ui->sv.expanded);
 	hmap_done(&ui->sv.info_index);
 }
@@ -88,8 +67,7 @@ static void sv_info_forget(struct stack_view *sv)
 {
 	hmap_clear(&sv->info_index);
 	sv->ninfo = 0;
-	if (sv->bd)
-		sv->bd->what = NULL;
+	breakdown_forget(sv->bd);
 }
 
 void stack_view_forget(struct ui *ui)
@@ -543,178 +521,6 @@ void stack_view_draw_empty(struct ui *ui)
 				 ui->nstacks);
 	}
 	ui_put(y, 2, ui->cols - 4, ui_attr(ui, UC_ALERT), msg);
-}
-
-/* ---- breakdown ------------------------------------------------------------ */
-
-static void bd_insert(struct bd_item *top, int *ntop, int max, long key, uint64_t n)
-{
-	int i;
-
-	if (!n)
-		return;
-	if (*ntop == max && top[max - 1].n >= n)
-		return;
-	i = *ntop < max ? (*ntop)++ : max - 1;
-	while (i > 0 && top[i - 1].n < n) {
-		top[i] = top[i - 1];
-		i--;
-	}
-	top[i].key = key;
-	top[i].n = n;
-}
-
-static void bd_collect(struct hmap *m, struct bd_item *top, int *ntop, int max)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		if (m->keys[i])
-			bd_insert(top, ntop, max, (long)(m->keys[i] - 1), m->vals[i]);
-}
-
-static void bd_add(struct hmap *m, long key, uint64_t n)
-{
-	uint64_t v = 0;
-
-	hmap_get(m, (uint64_t)key + 1, &v);
-	hmap_put(m, (uint64_t)key + 1, v + n);
-}
-
-struct bd_maps {
-	struct hmap ev, pid, cpu;
-};
-
-static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
-			 const struct stack *st)
-{
-	const struct stack_attr *a;
-
-	for (a = st->attrs; a; a = a->next) {
-		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
-
-		if (!n)
-			continue;
-		bd->sum += n;
-		bd_add(&m->ev, a->event, n);
-		bd_add(&m->pid, a->pid, n);
-		bd_add(&m->cpu, a->cpu, n);
-	}
-	bd->nstacks++;
-}
-
-/* one stack (@st), or every stack of the tree under node @nd */
-static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st,
-		       const struct tnode *nd, int rows)
-{
-	struct bd_maps m;
-	int i;
-
-	bd->what = st ? (const void *)st : (const void *)nd;
-	bd->node_key = nd ? nd->key : 0;
-	bd->delta = ui->delta;
-	bd->epoch = stack_table_epoch(ui->t);
-	bd->rows = rows;
-	bd->sum = 0;
-	bd->nstacks = 0;
-	bd->nev = bd->npid = bd->ncpu = 0;
-	hmap_init(&m.ev);
-	hmap_init(&m.pid);
-	hmap_init(&m.cpu);
-	if (st) {
-		bd_add_stack(ui, bd, &m, st);
-	} else {
-		size_t k;
-
-		for (k = 0; k < ui->tv.nall; k++)
-			if (tree_view_node_has(ui, nd, ui->tv.all[k].stack))
-				bd_add_stack(ui, bd, &m, ui->tv.all[k].stack);
-	}
-	bd_collect(&m.ev, bd->ev, &bd->nev, rows);
-	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
-	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
-	for (i = 0; i < bd->npid; i++)
-		snprintf(bd->comm[i], sizeof(bd->comm[i]), "%s",
-			 session_comm(ui->s, (int)bd->pid[i].key));
-	hmap_done(&m.ev);
-	hmap_done(&m.pid);
-	hmap_done(&m.cpu);
-}
-
-void stack_view_draw_breakdown(struct ui *ui)
-{
-	bool tree = ui->view == UI_VIEW_TREE;
-	struct stack *st = tree ? NULL : stack_view_selected(ui);
-	const struct tnode *nd = tree ? tree_view_selected(ui) : NULL;
-	struct breakdown *bd = ui->sv.bd;
-	int rows = ui->bd_h - 1, i, w, x[3];
-	char buf[256], n1[16], pct[16];
-	attr_t t = ui_attr(ui, UC_COLTITLE);
-
-	if (ui->bd_h <= 1 || !bd)
-		return;
-	if (rows > BD_TOP)
-		rows = BD_TOP;
-	for (i = 0; i < ui->bd_h; i++) {
-		move(ui->bd_y + i, 0);
-		clrtoeol();
-	}
-	if (!st && !nd) {
-		ui_put(ui->bd_y, 0, ui->cols, t,
-		       tree ? " breakdown: select a node" : " breakdown: select a stack");
-		return;
-	}
-	/* recomputed when the stack/node, the mode or (unless paused) the interval changes */
-	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
-	    bd->delta != ui->delta || bd->rows != rows ||
-	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
-		bd_compute(ui, bd, st, nd, rows);
-	fmt_count(n1, sizeof(n1), bd->sum);
-	if (st)
-		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
-			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
-									  st->ips[ui_stack_skip(ui, st)])) :
-				     "?",
-			 ui->delta ? "interval" : "total", n1, st->depth,
-			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
-			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
-			 st->flags & STACK_F_CUT ? ", CUT" : "");
-	else
-		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU",
-			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
-			 ui->delta ? "interval" : "total", n1, bd->nstacks);
-	ui_put(ui->bd_y, 0, ui->cols, t, buf);
-	w = (ui->cols - 2) / 3;
-	x[0] = 1;
-	x[1] = 1 + w;
-	x[2] = 1 + 2 * w;
-	if (!bd->sum)
-		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
-		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
-	for (i = 0; i < rows; i++) {
-		if (i < bd->nev) {
-			fmt_count(n1, sizeof(n1), bd->ev[i].n);
-			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
-				 session_event(ui->s, (unsigned int)bd->ev[i].key));
-			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
-		}
-		if (i < bd->npid) {
-			fmt_count(n1, sizeof(n1), bd->pid[i].n);
-			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comm[i],
-				 bd->pid[i].key);
-			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
-		}
-		if (i < bd->ncpu) {
-			fmt_count(n1, sizeof(n1), bd->cpu[i].n);
-			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
-			ui_put(ui->bd_y + 1 + i, x[2], ui->cols - x[2], ui_attr(ui, UC_NORMAL), buf);
-		}
-	}
 }
 
 /* ---- actions ----------------------------------------------------------- */

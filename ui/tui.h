@@ -1,27 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tui.h - internals of the interactive screen, and the one place that
- * includes curses.
+ * tui.h - the state of the interactive screen and the views' interfaces.
  *
- * Layering inside ui/:
- *  - screen.c       ui_run(): the poll loop, header, status line, prompt,
- *                   overlays (help, pickers) and the action handlers
- *  - list_view.c    the generic list widget (selection, scrolling, paging,
- *                   mouse rows) that every list on screen embeds
- *  - stack_view.c   the ranked table with inline frames and the breakdown
- *  - tree_view.c    the caller tree (stacks merged from the root)
- *  - keys.c         the key table
- *  - symcache.c     address -> symbol text and filter results (no curses)
- *  - uifmt.c, hmap.c pure helpers (no curses)
+ * Layering inside ui/ (each calls only what is below it):
+ *
+ *	screen.c                 ui_run(): the poll loop, layout, ranking
+ *	actions.c                one function per action; keys and mouse
+ *	overlay.c, header.c      help, pickers, input line; header, key bar
+ *	  (screen.h: what these four share; the views never include it)
+ *	stack_view.c, tree_view.c   the ranked table, the caller tree
+ *	breakdown.c              the pane of who hits the selected stack
+ *	list_view.c              the list widget every list embeds
+ *	draw.c (draw.h)          ui_put, ui_attr, ui_status, colours: the one
+ *	                         place that includes curses
+ *	keys.c                   the key table
+ *	symcache.c, uifmt.c, hmap.c   pure helpers (no curses)
  */
 #ifndef STACKTOP_UI_TUI_H
 #define STACKTOP_UI_TUI_H
 
-#include <curses.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "draw.h"
 #include "hmap.h"
 #include "keys.h"
 #include "session.h"
@@ -36,27 +38,6 @@
 
 #define UI_MIN_COLS 80
 #define UI_MIN_LINES 24
-
-/* colour pairs (attributes in monochrome) */
-enum ui_color {
-	UC_NORMAL,
-	UC_HEADER_LABEL,
-	UC_HEADER_VALUE,
-	UC_ALERT,
-	UC_COLTITLE,
-	UC_SORTCOL,
-	UC_SELECTED,
-	UC_FRAME,
-	UC_FRAME_MOD,
-	UC_STATUS_INFO,
-	UC_STATUS_ERR,
-	UC_KEYBAR_KEY,
-	UC_KEYBAR_TEXT,
-	UC_PAUSED,
-	UC_MATCH,
-	UC_DIM,
-	UC_MAX,
-};
 
 /* ---- list widget ------------------------------------------------------- */
 
@@ -324,11 +305,6 @@ struct ui {
 	struct help_view help;
 };
 
-double ui_now(void);
-attr_t ui_attr(const struct ui *ui, enum ui_color c);
-void ui_status(struct ui *ui, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void ui_put(int y, int x, int width, attr_t attr, const char *text);
-
 unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
 
 /* stack_view.c */
@@ -345,6 +321,11 @@ struct stack *stack_view_selected(struct ui *ui);
 void stack_view_draw_breakdown(struct ui *ui);
 bool stack_view_search(struct ui *ui, int dir, bool include_current);
 void stack_view_draw_empty(struct ui *ui);
+
+/* breakdown.c */
+struct breakdown *breakdown_new(void);
+void breakdown_forget(struct breakdown *bd);
+void breakdown_free(struct breakdown *bd);
 
 /* tree_view.c */
 void tree_view_init(struct ui *ui);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * comm.h - the session's pid -> command name cache.
+ *
+ * Names come, in this order, from the source's own lookup (a recording's
+ * saved cmdlines), the kernel's saved_cmdlines, then /proc/<pid>/comm. A
+ * pid nobody could name is cached as unknown until the next tick.
+ */
+#ifndef STACKTOP_COMM_H
+#define STACKTOP_COMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct comm_cache;
+struct tfs;
+
+/**
+ * typedef comm_lookup_fn - a source's own pid -> name lookup
+ * @ctx: context given to comm_cache_set_lookup()
+ * @pid: pid, > 0
+ *
+ * Return: the raw name (sanitized by the cache), or NULL when unknown.
+ */
+typedef const char *(*comm_lookup_fn)(void *ctx, int pid);
+
+/**
+ * comm_cache_new() - an empty cache
+ * @tfs: tracefs whose saved_cmdlines to read; NULL for a recording (no
+ *       kernel to ask)
+ * @use_proc: whether /proc/<pid>/comm names the pids (false when the pids
+ *            are not the running system's: a simulator, a recording)
+ *
+ * Return: the cache, or NULL when out of memory.
+ */
+struct comm_cache *comm_cache_new(struct tfs *tfs, bool use_proc);
+
+/**
+ * comm_cache_set_lookup() - ask @fn first for every pid not cached yet
+ * @c: cache
+ * @fn: lookup, NULL for none
+ * @ctx: its context
+ */
+void comm_cache_set_lookup(struct comm_cache *c, comm_lookup_fn fn, void *ctx);
+
+/**
+ * comm_cache_get() - command name of a pid, sanitized
+ * @c: cache
+ * @pid: pid
+ *
+ * Return: the name (owned by the cache, valid until the next call on it),
+ * "<idle>" for pid 0, "?" when unknown.
+ */
+const char *comm_cache_get(struct comm_cache *c, int pid);
+
+/**
+ * comm_cache_learn() - name pids first seen now, while they still exist
+ * @c: cache
+ * @pids: pids
+ * @n: entries in @pids
+ */
+void comm_cache_learn(struct comm_cache *c, const int32_t *pids, unsigned int n);
+
+/**
+ * comm_cache_tick() - forget the pids nobody could name, re-read
+ * saved_cmdlines at the next miss
+ * @c: cache
+ */
+void comm_cache_tick(struct comm_cache *c);
+
+/**
+ * comm_cache_free() - free
+ * @c: cache; NULL is a no-op
+ */
+void comm_cache_free(struct comm_cache *c);
+
+#endif /* STACKTOP_COMM_H */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cpubufs.c - the per-CPU trace_pipe_raw readers of one tracing instance,
+ * shared by the ring-buffer sources (instance, stackmap). See source.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evfmt.h"
+#include "ingest.h"
+#include "log.h"
+#include "source.h"
+#include "tfs.h"
+
+int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
+{
+	char **cpus = NULL;
+	char rel[128];
+	int n = 0, i, r;
+
+	session_path(s, rel, sizeof(rel), "per_cpu");
+	r = session_list_dir(s, rel, &cpus, &n);
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot list %s/%s: %s", s->tfs->root, rel,
+				    strerror(-r));
+	b->cpus = calloc((size_t)n + 1, sizeof(*b->cpus));
+	b->page = malloc(s->fmt->layout.subbuf_size);
+	if (!b->cpus || !b->page) {
+		session_free_list(cpus, n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct cpu_reader *c;
+		char *end;
+		long cpu;
+		int j;
+		bool want = !s->opts.ncpus;
+
+		if (strncmp(cpus[i], "cpu", 3))
+			continue;
+		cpu = strtol(cpus[i] + 3, &end, 10);
+		if (*end || cpu < 0 || cpu > 0xffff)
+			continue;
+		for (j = 0; j < s->opts.ncpus; j++)
+			if (s->opts.cpus[j] == cpu)
+				want = true;
+		if (!want)
+			continue;
+		c = &b->cpus[b->ncpus];
+		c->cpu = (int)cpu;
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%ld/trace_pipe_raw", s->prefix, cpu);
+		c->fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_NONBLOCK);
+		if (c->fd < 0) {
+			r = c->fd;
+			session_free_list(cpus, n);
+			return session_errf(err, errsz, r, "cannot open %s: %s", rel, strerror(-r));
+		}
+		b->ncpus++;
+	}
+	session_free_list(cpus, n);
+	if (!b->ncpus)
+		return session_errf(err, errsz, -EINVAL, "no CPU to read (check -C)");
+	return 0;
+}
+
+int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, bool *ret_more,
+		  cpubufs_full_fn full, void *ctx)
+{
+	unsigned int pages = 0;
+	bool more = true;
+	int i;
+
+	/* round-robin one page per CPU so no CPU starves under the budget */
+	while (more && (!max_pages || pages < max_pages)) {
+		more = false;
+		for (i = 0; i < b->ncpus; i++) {
+			struct cpu_reader *c = &b->cpus[i];
+			ssize_t n;
+
+			if (c->fd < 0)
+				continue;
+			n = read(c->fd, b->page, s->fmt->layout.subbuf_size);
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EINTR) {
+					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu, strerror(errno));
+					close(c->fd);
+					c->fd = -1;
+				}
+				continue;
+			}
+			if (n == 0)
+				continue;
+			pages++;
+			more = true;
+			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, b->page,
+				    (size_t)n);
+			/* room for a whole page of ids (16 bytes each) before the next one */
+			if (full && ingest_pending(s->ing) >
+			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
+				full(ctx);
+			if (max_pages && pages >= max_pages)
+				break;
+		}
+	}
+	if (ret_more)
+		*ret_more = more;
+	return (int)pages;
+}
+
+void cpubufs_read_stats(struct cpubufs *b, struct session *s)
+{
+	int i;
+
+	for (i = 0; i < b->ncpus; i++) {
+		struct cpu_reader *c = &b->cpus[i];
+		char rel[160], *buf, *p;
+
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->prefix, c->cpu);
+		if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
+			continue;
+		p = strstr(buf, "\noverrun:");
+		if (!p && !strncmp(buf, "overrun:", 8))
+			p = buf - 1;
+		if (p)
+			c->overrun = strtoull(p + 9, NULL, 10);
+		p = strstr(buf, "dropped events:");
+		if (p)
+			c->dropped = strtoull(p + 15, NULL, 10);
+		free(buf);
+	}
+}
+
+void cpubufs_stats(const struct cpubufs *b, struct session_stats *st)
+{
+	int i;
+
+	for (i = 0; i < b->ncpus; i++) {
+		st->overrun += b->cpus[i].overrun;
+		st->dropped += b->cpus[i].dropped;
+	}
+}
+
+int cpubufs_pollfds(const struct cpubufs *b, struct pollfd *fds, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < b->ncpus && n < max; i++) {
+		if (b->cpus[i].fd < 0)
+			continue;
+		fds[n].fd = b->cpus[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+void cpubufs_close(struct cpubufs *b)
+{
+	int i;
+
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].fd >= 0)
+			close(b->cpus[i].fd);
+	free(b->cpus);
+	free(b->page);
+	b->cpus = NULL;
+	b->page = NULL;
+	b->ncpus = 0;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * instance.c - the stacks-mode source: a private instance stacktop.<pid>
+ * records full kernel_stack entries; any kernel with CONFIG_STACKTRACE.
+ * The instance is removed whole on exit (state.h), so its files need no
+ * journal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evfmt.h"
+#include "log.h"
+#include "source.h"
+#include "state.h"
+#include "tfs.h"
+
+static int instance_open(struct source *src, char *err, size_t errsz)
+{
+	struct session *s = src->s;
+	struct cpubufs *b;
+	char rel[160];
+	int r;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	src->priv = b;
+	snprintf(s->prefix, sizeof(s->prefix), "instances/stacktop.%d/", (int)getpid());
+	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
+	if (s->fmt->kstack_type < 0)
+		return session_errf(err, errsz, -ENODEV,
+				    "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
+	r = state_mkdir(s->state, rel);
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot create instance %s: %s", rel,
+				    strerror(-r));
+	s->instance = true;
+	session_path(s, rel, sizeof(rel), "options/stacktrace");
+	if (!tfs_exists(s->tfs, rel))
+		return session_errf(err, errsz, -ENODEV,
+				    "this kernel has no stacktrace option in instances");
+	if (s->opts.buffer_kb) {
+		char val[32];
+
+		session_path(s, rel, sizeof(rel), "buffer_size_kb");
+		snprintf(val, sizeof(val), "%u", s->opts.buffer_kb);
+		r = tfs_write(s->tfs, rel, val);
+		if (r < 0)
+			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
+	}
+	r = session_setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	if (!s->opts.show_self && !s->opts.tracefs) {
+		char pid[24];
+
+		/* our own reads are not recorded at all (kernels since 5.10) */
+		session_path(s, rel, sizeof(rel), "set_event_notrace_pid");
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		if (tfs_exists(s->tfs, rel))
+			tfs_write(s->tfs, rel, pid);
+	}
+	session_path(s, rel, sizeof(rel), "options/stacktrace");
+	r = tfs_write(s->tfs, rel, "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	session_path(s, rel, sizeof(rel), "tracing_on");
+	r = tfs_write(s->tfs, rel, "1");
+	if (r < 0)
+		return r;
+	return cpubufs_open(b, s, err, errsz);
+}
+
+static int instance_pollfds(const struct source *src, struct pollfd *fds, int max)
+{
+	return cpubufs_pollfds(src->priv, fds, max);
+}
+
+static int instance_drain(struct source *src, unsigned int budget)
+{
+	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL, NULL);
+}
+
+static int instance_tick(struct source *src)
+{
+	cpubufs_read_stats(src->priv, src->s);
+	return 0;
+}
+
+static void instance_stats(const struct source *src, struct session_stats *st)
+{
+	cpubufs_stats(src->priv, st);
+}
+
+/* the buffer is ours alone: read it out, then only stacktop's counts go */
+static int instance_reset(struct source *src)
+{
+	session_drain(src->s, 0);
+	session_zero_counts(src->s);
+	src->s->stats.generation++;
+	return 0;
+}
+
+static void instance_close(struct source *src)
+{
+	if (src->priv)
+		cpubufs_close(src->priv);
+	free(src->priv);
+	src->priv = NULL;
+}
+
+const struct source_ops source_instance_ops = {
+	.name = "instance",
+	.open = instance_open,
+	.pollfds = instance_pollfds,
+	.drain = instance_drain,
+	.tick = instance_tick,
+	.stats = instance_stats,
+	.reset = instance_reset,
+	.close = instance_close,
+};

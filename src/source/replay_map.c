@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * replay_map.c - a saved copy of stack_map_bin (or the stack_map text) as
+ * a source. With a trace.dat before it, it resolves the recording's stack
+ * ids; alone, its ref_counts are the hits (the only "event" is the map).
+ * Read whole at open.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "ingest.h"
+#include "mapsnap.h"
+#include "source.h"
+
+static int replay_map_open(struct source *src, char *err, size_t errsz)
+{
+	struct session *s = src->s;
+	const char *path = s->opts.map_file;
+	bool alone = !s->ing;
+	struct mapsnap *m;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	src->priv = m;
+	if (alone) {
+		/* a map alone: no events, every hit is its ref_count */
+		s->ing = ingest_new(NULL, s->table, 1);
+		if (!s->ing)
+			return -ENOMEM;
+		s->map_events = true;
+		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "saved stack map");
+		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
+		session_traced_append(s, "stack_map file");
+	}
+	mapsnap_init(m, NULL, s->ing, s->table, s->ksym, &s->stats, alone);
+	r = mapsnap_load_file(m, path);
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot read the stack map %s: %s", path,
+				    r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
+						  : strerror(-r));
+	return 0;
+}
+
+static void replay_map_close(struct source *src)
+{
+	if (src->priv)
+		mapsnap_fini(src->priv);
+	free(src->priv);
+	src->priv = NULL;
+}
+
+const struct source_ops source_replay_map_ops = {
+	.name = "saved map",
+	.open = replay_map_open,
+	.close = replay_map_close,
+};

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stackmap.c - the stackmap-mode source: the top-level instance records
+ * stack_id entries (and kernel_stack fallbacks) with the kernel's options/
+ * stackmap on; ids are resolved through snapshots of the map (mapsnap.h).
+ * An unknown id triggers at most one re-read of the snapshot per drain. A
+ * reset drains the buffers first, then starts a new generation, so an id
+ * read before the reset never resolves through the map read after it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evfmt.h"
+#include "ingest.h"
+#include "mapsnap.h"
+#include "source.h"
+#include "state.h"
+#include "tfs.h"
+
+struct stackmap_src {
+	struct cpubufs bufs;
+	struct mapsnap map;
+};
+
+static int stackmap_open(struct source *src, char *err, size_t errsz)
+{
+	struct session *s = src->s;
+	struct stackmap_src *m;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	src->priv = m;
+	mapsnap_init(&m->map, s->tfs, s->ing, s->table, s->ksym, &s->stats, false);
+	if (s->fmt->stackid_type < 0)
+		return session_errf(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	r = session_setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = state_write(s->state, "options/stackmap", "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
+				    strerror(-r),
+				    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
+	r = state_write(s->state, "options/stacktrace", "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	r = state_write(s->state, "tracing_on", "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
+	mapsnap_read(&m->map);
+	return cpubufs_open(&m->bufs, s, err, errsz);
+}
+
+static int stackmap_pollfds(const struct source *src, struct pollfd *fds, int max)
+{
+	const struct stackmap_src *m = src->priv;
+
+	return cpubufs_pollfds(&m->bufs, fds, max);
+}
+
+static void stackmap_full(void *ctx)
+{
+	mapsnap_checkpoint(ctx);
+}
+
+static int stackmap_drain(struct source *src, unsigned int budget)
+{
+	struct stackmap_src *m = src->priv;
+	bool more;
+	int pages;
+
+	m->map.read_this_drain = false;
+	if (mapsnap_stat_check(&m->map) == 1)
+		mapsnap_external_reset(&m->map);
+	pages = cpubufs_drain(&m->bufs, src->s, budget, &more, stackmap_full, &m->map);
+	mapsnap_checkpoint(&m->map);
+	if (!more)
+		m->map.discard_ids = false; /* the buffer was read to its end */
+	return pages;
+}
+
+static int stackmap_tick(struct source *src)
+{
+	struct stackmap_src *m = src->priv;
+
+	cpubufs_read_stats(&m->bufs, src->s);
+	if (mapsnap_stat_check(&m->map) == 1)
+		mapsnap_external_reset(&m->map);
+	return 0;
+}
+
+static void stackmap_stats(const struct source *src, struct session_stats *st)
+{
+	const struct stackmap_src *m = src->priv;
+
+	cpubufs_stats(&m->bufs, st);
+}
+
+/*
+ * tracing_on is saved and cleared, the buffers drained, `0` written to
+ * stack_map, tracing_on restored.
+ */
+static int stackmap_reset(struct source *src)
+{
+	struct stackmap_src *m = src->priv;
+	struct session *s = src->s;
+	long long was_on = 0;
+	int r, r2;
+
+	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
+		was_on = 1;
+	if (was_on) {
+		r = state_write(s->state, "tracing_on", "0");
+		if (r < 0)
+			return r;
+	}
+	/* everything recorded under the old map is read and resolved now */
+	session_drain(s, 0);
+	m->map.read_this_drain = false;
+	mapsnap_checkpoint(&m->map);
+	r = tfs_write(s->tfs, "stack_map", "0");
+	if (r == 0) {
+		/*
+		 * v1-v3 keep the buffer: a record committed after the drain above
+		 * belongs to the old map; the counts restart anyway, so read it
+		 * away without resolving it through the new one.
+		 */
+		s->stats.have_map_stat = false; /* the counters restart from 0 */
+		m->map.discard_ids = true;
+		session_drain(s, 0);
+		m->map.discard_ids = false;
+		mapsnap_new_generation(&m->map);
+		session_zero_counts(s);
+	}
+	if (was_on) {
+		r2 = tfs_write(s->tfs, "tracing_on", "1");
+		if (r2 < 0 && r == 0)
+			r = r2;
+	}
+	return r;
+}
+
+static void stackmap_close(struct source *src)
+{
+	struct stackmap_src *m = src->priv;
+
+	if (!m)
+		return;
+	cpubufs_close(&m->bufs);
+	mapsnap_fini(&m->map);
+	free(m);
+	src->priv = NULL;
+}
+
+const struct source_ops source_stackmap_ops = {
+	.name = "stackmap",
+	.open = stackmap_open,
+	.pollfds = stackmap_pollfds,
+	.drain = stackmap_drain,
+	.tick = stackmap_tick,
+	.stats = stackmap_stats,
+	.reset = stackmap_reset,
+	.close = stackmap_close,
+};
