@@ -122,7 +122,7 @@ static void usage(FILE *f)
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
 		"                          (implied when stdout or stdin is not a terminal)\n"
-		"      --top N             stacks in the table (default 20 in batch)\n"
+		"      --top N             stacks in the table (default 20 in batch; JSON: all)\n"
 		"      --expand N          batch: expand the top N stacks into frames (default 5)\n"
 		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
 		"      --cumulative        rank by total hits instead of the last interval\n"
