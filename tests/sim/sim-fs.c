@@ -964,6 +964,9 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 	unsigned int i;
 	int ret = 0;
 
+	/* a kprobe event removed while one of its files was open */
+	if (l->ev >= 0 && l->ev < SIM_NEV && !ev_live(l->ev))
+		return -ENODEV;
 	switch (l->kind) {
 	case K_TRACING_ON:
 		if (parse_ulong(buf, len, &v))
@@ -1248,6 +1251,7 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 		goto fail;
 	}
 	if (fi->flags & O_TRUNC) {
+		sim.cfg_gen++;
 		ret = do_truncate(&fh->loc);
 		if (ret)
 			goto fail;
@@ -1348,6 +1352,7 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 	if (!(fh->loc.mode & 0222))
 		return -EINVAL;
 	pthread_mutex_lock(&sim.lock);
+	sim.cfg_gen++;
 	ret = do_write(&fh->loc, buf, size);
 	pthread_mutex_unlock(&sim.lock);
 	return ret ? ret : (int)size;
@@ -1362,8 +1367,10 @@ static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	ret = resolve(path, &l);
 	if (!ret && is_dir(l.kind))
 		ret = -EISDIR;
-	if (!ret)
+	if (!ret) {
+		sim.cfg_gen++;
 		ret = do_truncate(&l);
+	}
 	pthread_mutex_unlock(&sim.lock);
 	return ret;
 }
@@ -1422,6 +1429,7 @@ static int sim_mkdir(const char *path, mode_t mode)
 	for (pp = &sim.insts; *pp; pp = &(*pp)->next)
 		;
 	*pp = in;
+	sim.cfg_gen++;
 out:
 	pthread_mutex_unlock(&sim.lock);
 	return ret;
@@ -1448,6 +1456,7 @@ static int sim_rmdir(const char *path)
 	for (pp = &sim.insts; *pp != in; pp = &(*pp)->next)
 		;
 	*pp = in->next;
+	sim.cfg_gen++;
 	for (i = 0; i < sim.cfg.cpus; i++) {
 		if (in->ring[i].ph)
 			fuse_pollhandle_destroy(in->ring[i].ph);

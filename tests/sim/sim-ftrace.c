@@ -196,9 +196,17 @@ int sim_gen_func_stacks(void)
 	unsigned int s, d, cap = sim.nstacks * SIM_FUNC_DEPTHS, n = sim.nstacks;
 	struct sim_stack *v = realloc(sim.stacks, (size_t)(sim.nstacks + cap) * sizeof(*v));
 
+	unsigned int hsize = 1, *htab;
+
 	if (!v)
 		return -ENOMEM;
 	sim.stacks = v;
+	/* dedupe through a hash table of stack indexes (0: empty) */
+	while (hsize < 2 * cap + 2)
+		hsize <<= 1;
+	htab = calloc(hsize, sizeof(*htab));
+	if (!htab)
+		return -ENOMEM;
 	for (s = 0; s < sim.nstacks; s++) {
 		const struct sim_stack *st = &sim.stacks[s];
 
@@ -206,6 +214,7 @@ int sim_gen_func_stacks(void)
 			const struct sim_sym *y;
 			struct sim_stack *fs = &sim.stacks[n];
 			unsigned int k;
+			uint64_t h;
 
 			/* parent_ip must be a real return address */
 			if (st->ips[d] == SIM_TRAMPOLINE || st->ips[d + 1] == SIM_TRAMPOLINE)
@@ -220,14 +229,22 @@ int sim_gen_func_stacks(void)
 			fs->ips[0] = y->addr + 5;
 			memcpy(&fs->ips[1], &st->ips[d + 1], (st->nr - d - 1) * sizeof(st->ips[0]));
 			fs->nr = st->nr - d;
-			for (k = sim.nstacks; k < n; k++)
-				if (sim.stacks[k].nr == fs->nr && sim.stacks[k].ips[1] == fs->ips[1] &&
-				    !memcmp(sim.stacks[k].ips, fs->ips, fs->nr * sizeof(fs->ips[0])))
+			h = 14695981039346656037ULL;
+			for (k = 0; k < fs->nr; k++)
+				h = (h ^ fs->ips[k]) * 1099511628211ULL;
+			for (k = (unsigned int)(h ^ (h >> 29)) & (hsize - 1); htab[k];
+			     k = (k + 1) & (hsize - 1)) {
+				const struct sim_stack *o = &sim.stacks[htab[k] - 1];
+
+				if (o->nr == fs->nr &&
+				    !memcmp(o->ips, fs->ips, fs->nr * sizeof(fs->ips[0])))
 					break;
-			if (k == n)
-				n++;
+			}
+			if (!htab[k])
+				htab[k] = ++n;
 		}
 	}
+	free(htab);
 	sim.nfstacks = n - sim.nstacks;
 	sim.nall = n;
 	return 0;
@@ -495,6 +512,8 @@ static int kprobe_create(struct pcmd *c)
 		return -ENOSPC;	/* the simulator's limit, not the kernel's */
 	kp.live = true;
 	kp.id = sim.next_kprobe_id++;
+	for (in = sim.insts; in; in = in->next)
+		sim_event_state_free(in, SIM_KP_EV(k));
 	kprobe_format(&kp);
 	sim.kprobes[k] = kp;
 	/* A reused slot starts with fresh ground truth. */

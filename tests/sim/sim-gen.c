@@ -1131,7 +1131,13 @@ static unsigned int pick_stack(enum sim_ev ev)
 #define FUNC_WEIGHT	40	/* the function tracer, against the events' weights */
 #define KPROBE_WEIGHT	10
 
-static unsigned int *cand;	/* candidate function stacks of the current pick */
+/*
+ * Candidate function stacks per function tracer (slot 0) and kprobe (1 + k),
+ * recomputed when the tree was written to (sim.cfg_gen moved).
+ */
+static unsigned int *cand[SIM_MAX_KPROBES + 1];
+static unsigned int ncand[SIM_MAX_KPROBES + 1];
+static uint64_t cand_gen[SIM_MAX_KPROBES + 1];
 
 /*
  * The function stacks a function entry (@kp < 0) or kprobe @kp could come
@@ -1139,11 +1145,13 @@ static unsigned int *cand;	/* candidate function stacks of the current pick */
  */
 static unsigned int func_candidates(int kp)
 {
-	unsigned int s, n = 0;
+	unsigned int s, n = 0, c = (unsigned int)(kp + 1);
 
-	if (!cand) {
-		cand = malloc((sim.nfstacks + 1) * sizeof(*cand));
-		if (!cand)
+	if (cand_gen[c] == sim.cfg_gen + 1)
+		return ncand[c];
+	if (!cand[c]) {
+		cand[c] = malloc((sim.nfstacks + 1) * sizeof(*cand[c]));
+		if (!cand[c])
 			abort();
 	}
 	for (s = sim.nstacks; s < sim.nall; s++) {
@@ -1152,15 +1160,17 @@ static unsigned int func_candidates(int kp)
 
 		if (kp >= 0) {
 			if (st->fsym == sim.kprobes[kp].sym)
-				cand[n++] = s;
+				cand[c][n++] = s;
 			continue;
 		}
 		for (in = sim.insts; in; in = in->next)
 			if (inst_function_on(in) && sim_func_traced(in, st->fsym))
 				break;
 		if (in)
-			cand[n++] = s;
+			cand[c][n++] = s;
 	}
+	ncand[c] = n;
+	cand_gen[c] = sim.cfg_gen + 1;
 	return n;
 }
 
@@ -1209,12 +1219,13 @@ static int pick_event(void)
 /* A function stack for a function entry or kprobe (more often the first ones). */
 static unsigned int pick_func_stack(int ev)
 {
-	unsigned int n = func_candidates(ev == SIM_TRUTH_FUNC ? -1 : ev - SIM_EV_MAX);
+	int kp = ev == SIM_TRUTH_FUNC ? -1 : ev - SIM_EV_MAX;
+	unsigned int n = func_candidates(kp);
 	double u = sim_frand();
 
 	if (!n)
 		return 0;
-	return cand[(unsigned int)(u * u * n) % n];
+	return cand[kp + 1][(unsigned int)(u * u * n) % n];
 }
 
 static void flags_for(struct fire *f)
@@ -1570,8 +1581,10 @@ void sim_gen_free(void)
 		free(sim.ev_cdf[i]);
 	}
 	free(sim.stacks);
-	free(cand);
-	cand = NULL;
+	for (i = 0; i <= SIM_MAX_KPROBES; i++) {
+		free(cand[i]);
+		cand[i] = NULL;
+	}
 	map_free(&sim.map);
 	syms_free(&sim.syms);
 }

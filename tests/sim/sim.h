@@ -353,6 +353,7 @@ struct sim {
 	unsigned int nfstacks;
 	unsigned int nall;		/* nstacks + nfstacks */
 	struct sim_kprobe kprobes[SIM_MAX_KPROBES];
+	uint64_t cfg_gen;		/* bumped by every change through the tree */
 	int next_kprobe_id;
 	unsigned int *ev_stacks[SIM_EV_MAX];	/* stack indexes per event */
 	double *ev_cdf[SIM_EV_MAX];		/* Zipf CDF over them */
