@@ -1013,6 +1013,9 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 		while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 			n--;
 		if ((n == 3 && !strncmp(buf, "nop", 3)) || (n == 8 && !strncmp(buf, "function", 8))) {
+			/* a new tracer's tracer_init() resets the instance's buffers */
+			if (strlen(in->tracer) != n || strncmp(in->tracer, buf, n))
+				sim_inst_clear(in);
 			snprintf(in->tracer, sizeof(in->tracer), "%.*s", (int)n, buf);
 			return 0;
 		}

@@ -1024,7 +1024,13 @@ static void test_function(int abi)
 		bad += rs.v[i].type == 1;
 	CHECK(bad == 0, "%ld entries of notrace functions", bad);
 	free(rs.v);
+	CHECK(!wr_trunc("set_ftrace_notrace", "") &&
+	      has("set_ftrace_notrace", "#### no functions disabled ####\n", true), "notrace cleared");
+	CHECK(!wr("current_tracer", "function") && !ctl("emit 10") &&
+	      file_value("per_cpu/cpu0/stats", "entries:") > 0, "same tracer keeps the buffer");
 	CHECK(!wr("current_tracer", "nop") && !wr("instances/ft/current_tracer", "nop"), "nop");
+	CHECK(file_value("per_cpu/cpu0/stats", "entries:") == 0 &&
+	      file_value("per_cpu/cpu1/stats", "entries:") == 0, "a tracer change resets");
 	CHECK(!ctl("emit 10") && has(".sim/control", "last: emitted 0\n", false), "nop traces");
 	CHECK(!rmdir(strcat(strcpy((char[600]){ 0 }, mnt), "/instances/ft")), "rmdir");
 }
