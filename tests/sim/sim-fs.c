@@ -498,7 +498,8 @@ static void render(const struct loc *l, struct sbuf *sb)
 		break;
 	case K_TRACE_OPTIONS:
 		for (i = 0; i < sim_noptions; i++) {
-			if (sim_options[i].flags & SIM_OPT_DIR_ONLY)
+			/* tracer options: listed while their tracer is current */
+			if ((sim_options[i].flags & SIM_OPT_DIR_ONLY) && strcmp(in->tracer, "function"))
 				continue;
 			if ((sim_options[i].flags & SIM_OPT_STACKMAP) && sim.hidden_opt)
 				continue;
@@ -745,6 +746,9 @@ static int write_trace_options(struct sim_inst *in, const char *buf, size_t len)
 	}
 	idx = sim_option_index(p);
 	if (idx < 0)
+		return -EINVAL;
+	/* trace_options reaches only the current tracer's options */
+	if ((sim_options[idx].flags & SIM_OPT_DIR_ONLY) && strcmp(in->tracer, "function"))
 		return -EINVAL;
 	return set_option(in, idx, on);
 }

@@ -950,9 +950,13 @@ static void test_function(int abi)
 	/* Top level with the stack map: entries + stack_id records. */
 	CHECK(!ctl("nest 0"), "nest 0");
 	CHECK(!wr("options/stackmap", "1"), "stackmap");
-	CHECK(!wr("options/func_stack_trace", "1"), "func_stack_trace");
+	CHECK(wr("trace_options", "func_stack_trace") == -EINVAL &&
+	      !has("trace_options", "func_stack_trace", false), "tracer option of another tracer");
 	CHECK(!wr("current_tracer", "function\n") && has("current_tracer", "function\n", true),
 	      "function tracer");
+	CHECK(!wr("trace_options", "func_stack_trace") &&
+	      has("trace_options", "\nfunc_stack_trace\n", false) &&
+	      has("options/func_stack_trace", "1\n", true), "func_stack_trace in trace_options");
 	/* an instance traces only kfree, into kernel_stack records */
 	CHECK(!mkdir(strcat(strcpy((char[600]){ 0 }, mnt), "/instances/ft"), 0750), "mkdir");
 	CHECK(!wr("instances/ft/current_tracer", "function"), "instance tracer");
