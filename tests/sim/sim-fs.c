@@ -415,8 +415,9 @@ static int resolve(const char *path, struct loc *l)
 			return -ENOENT;
 		if (lookup_def(event_nodes, sizeof(event_nodes) / sizeof(event_nodes[0]), c[i], l))
 			return -ENOENT;
-		/* ftrace-internal entries only have a format file. */
-		if (l->ev >= SIM_NEV && l->kind != K_EV_FORMAT)
+		/* ftrace-internal entries only have a format file (function: and id) */
+		if (l->ev >= SIM_NEV && l->kind != K_EV_FORMAT &&
+		    !(l->ev == SIM_FEV_BASE + SIM_FEV_FUNCTION && l->kind == K_EV_ID))
 			return -ENOENT;
 		return 0;
 	default:
@@ -658,7 +659,8 @@ static void render(const struct loc *l, struct sbuf *sb)
 		break;
 	case K_EV_ID:
 		sbuf_printf(sb, "%d\n", l->ev < SIM_EV_MAX ? sim_events[l->ev].id :
-			    sim.kprobes[l->ev - SIM_EV_MAX].id);
+			    l->ev < SIM_NEV ? sim.kprobes[l->ev - SIM_EV_MAX].id :
+			    sim_fevents[l->ev - SIM_FEV_BASE].id);
 		break;
 	case K_EV_TRIGGER:
 		sim_render_trigger(in, l->ev, sb);
@@ -1224,7 +1226,8 @@ static int sim_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		break;
 	case K_EVENT:
 		for (i = 0; i < sizeof(event_nodes) / sizeof(event_nodes[0]); i++)
-			if (l.ev < SIM_NEV || event_nodes[i].kind == K_EV_FORMAT)
+			if (l.ev < SIM_NEV || event_nodes[i].kind == K_EV_FORMAT ||
+			    (l.ev == SIM_FEV_BASE + SIM_FEV_FUNCTION && event_nodes[i].kind == K_EV_ID))
 				fill(buf, event_nodes[i].name, NULL, 0, 0);
 		break;
 	default:

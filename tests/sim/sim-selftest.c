@@ -921,6 +921,7 @@ static void test_function(int abi)
 	uint64_t a_sched = sym_addr("schedule"), a_kfree = sym_addr("kfree");
 	long n_sched = 0, n_kfree = 0, sid = 0, ks = 0, bad = 0;
 	struct recs rs;
+	char *t;
 	unsigned int i;
 
 	CHECK(has("available_tracers", "function nop\n", true), "available_tracers");
@@ -929,6 +930,9 @@ static void test_function(int abi)
 		  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 		  "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n", false) &&
 	      has("events/ftrace/function/format", "ID: 1\n", false), "function format");
+	CHECK(has("events/ftrace/function/id", "1\n", true) &&
+	      rd("events/ftrace/function/enable", &t) == -ENOENT, "function id, no enable");
+	free(t);
 	CHECK(has("set_ftrace_filter", "#### all functions enabled ####\n", true), "empty filter");
 	CHECK(has("set_ftrace_notrace", "#### no functions disabled ####\n", true), "empty notrace");
 	CHECK(!wr_trunc("set_ftrace_filter", "vfs_*\n"), "glob");
