@@ -93,7 +93,6 @@ struct parser {
 	int ev;
 	const char *s;
 	int i;
-	int depth;
 	struct sim_filter_err *err;
 	int errno_ret;
 };
@@ -213,21 +212,16 @@ static struct sim_filter *parse_term(struct parser *ps)
 		skip_ws(ps);
 	}
 	if (ps->s[ps->i] == '(') {
-		int open = ps->i;
-
 		ps->i++;
-		ps->depth++;
 		n = parse_or(ps);
 		if (!n)
 			return NULL;
 		skip_ws(ps);
 		if (ps->s[ps->i] != ')') {
 			filter_free(n);
-			(void)open;
 			return fail(ps, E_TOO_MANY_OPEN, 0, ENOENT);
 		}
 		ps->i++;
-		ps->depth--;
 	} else {
 		n = parse_pred(ps);
 		if (!n)
