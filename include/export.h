@@ -4,7 +4,8 @@
  *
  * These take an open FILE * and never print anywhere else. Files stacktop
  * creates itself go through export_create_file(), which refuses to follow a
- * symlink or to overwrite an existing file.
+ * symlink or to overwrite an existing file, and creates it mode 0600 (the
+ * frames hold kernel addresses).
  */
 #ifndef STACKTOP_EXPORT_H
 #define STACKTOP_EXPORT_H
@@ -69,6 +70,9 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 /**
  * export_create_file() - create a new file for writing, safely
  * @path: file to create; must not exist; a symlink is never followed
+ *
+ * The file is created mode 0600 (less if the umask says so): only its
+ * owner may read the kernel addresses in it.
  *
  * Return: the stream (fclose() it), NULL with errno set.
  */

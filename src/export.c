@@ -309,7 +309,7 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 
 FILE *export_create_file(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *f;
 
 	if (fd < 0)

@@ -1302,7 +1302,11 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
-		if (r == -EPERM)
+		if (r == -EPERM && opts->tracefs)
+			errf(err, errsz, r,
+			     "refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
+			     opts->tracefs);
+		else if (r == -EPERM)
 			errf(err, errsz, r, "not allowed to mount tracefs (run as root)");
 		else if (opts->tracefs)
 			errf(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,

@@ -14,6 +14,21 @@ volatile sig_atomic_t sig_winch;
 
 static void (*sig_emergency_hook)(void);
 
+/* the crashes, and every other signal whose default action ends the process */
+static const int sig_fatals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP,
+	SIGUSR1, SIGUSR2, SIGALRM, SIGPROF, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGIO,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+
+/* what was installed before us (a sanitizer's handler): chained to after the restore */
+static struct sigaction sig_prev[NSIG];
+
 static void sig_on_stop(int sig)
 {
 	sig_stop = sig;
@@ -25,9 +40,10 @@ static void sig_on_winch(int sig)
 	sig_winch = 1;
 }
 
-static void sig_on_fatal(int sig)
+static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	static volatile sig_atomic_t busy;
+	const struct sigaction *prev = sig > 0 && sig < NSIG ? &sig_prev[sig] : NULL;
 
 	if (!busy) {
 		busy = 1;
@@ -35,16 +51,49 @@ static void sig_on_fatal(int sig)
 			sig_emergency_hook();
 		state_emergency_restore();
 	}
+	/*
+	 * A handler was there before ours (ASan's, which prints the report):
+	 * hand it the signal as if we had never been installed.
+	 */
+	if (prev && (prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction) {
+		sigaction(sig, prev, NULL);
+		prev->sa_sigaction(sig, info, uctx);
+		return;
+	}
+	if (prev && !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL &&
+	    prev->sa_handler != SIG_IGN) {
+		sigaction(sig, prev, NULL);
+		prev->sa_handler(sig);
+		return;
+	}
 	/* SA_RESETHAND restored the default action: re-raise to die as we would have */
 	raise(sig);
+}
+
+static int sig_install_fatal(int sig, const struct sigaction *sa)
+{
+	struct sigaction old;
+
+	if (sig <= 0 || sig >= NSIG)
+		return 0;
+	if (sigaction(sig, sa, &old) < 0)
+		return -errno;
+	/* ignored when we started (nohup, a background job): it cannot end us, keep it so */
+	if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+		return sigaction(sig, &old, NULL) < 0 ? -errno : 0;
+	/* installed twice: chaining to ourselves would never end */
+	if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == sig_on_fatal)
+		return 0;
+	sig_prev[sig] = old;
+	return 0;
 }
 
 int sig_install(void (*emergency)(void))
 {
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	static const int fatals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP };
 	struct sigaction sa;
 	size_t i;
+	int sig, r;
 
 	sig_emergency_hook = emergency;
 
@@ -65,10 +114,18 @@ int sig_install(void (*emergency)(void))
 	if (sigaction(SIGPIPE, &sa, NULL) < 0)
 		return -errno;
 
-	sa.sa_handler = sig_on_fatal;
-	sa.sa_flags = (int)SA_RESETHAND | SA_NODEFER;
-	for (i = 0; i < sizeof(fatals) / sizeof(fatals[0]); i++)
-		if (sigaction(fatals[i], &sa, NULL) < 0)
-			return -errno;
+	sa.sa_sigaction = sig_on_fatal;
+	sa.sa_flags = (int)SA_RESETHAND | SA_NODEFER | SA_SIGINFO;
+	for (i = 0; i < sizeof(sig_fatals) / sizeof(sig_fatals[0]); i++) {
+		r = sig_install_fatal(sig_fatals[i], &sa);
+		if (r < 0)
+			return r;
+	}
+	/* the real-time signals end the process by default too */
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		r = sig_install_fatal(sig, &sa);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
