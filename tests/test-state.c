@@ -498,6 +498,9 @@ static void test_state_lock_top_any_rundir(void **state)
 		struct state *cst;
 		int o;
 
+		/* the parent's ends: a failed parent must not leave us waiting */
+		close(go[0]);
+		close(done[1]);
 		if (state_open(fx->tfs, fx->run, &cst) || state_lock_top(cst, &o))
 			_exit(1);
 		if (write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
@@ -506,6 +509,8 @@ static void test_state_lock_top_any_rundir(void **state)
 		state_free(cst);
 		_exit(0);
 	}
+	close(go[1]);
+	close(done[0]);
 	assert_int_equal(read(go[0], &c, 1), 1);
 	assert_int_equal(state_open(fx->tfs, run2, &st), 0);
 	assert_int_equal(state_lock_top(st, &owner), -EBUSY);
