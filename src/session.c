@@ -1250,7 +1250,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
-			log_warn("cannot read %s: %s", opts->kallsyms, strerror(-r));
+			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
 	} else if (s->replay) {
 		/* the recording's own kallsyms: the live one may be another boot */
 		ksym_set_resolver(s->ksym, replay_sym, replay_tep(s->replay));
@@ -1341,7 +1341,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
 	else if (r < 0)
 		log_warn("cannot read %s: %s", opts->kallsyms ? opts->kallsyms : "/proc/kallsyms",
-			 strerror(-r));
+			 ksym_strerror(r));
 
 	have_map = tfs_exists(s->tfs, "options/stackmap") &&
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
