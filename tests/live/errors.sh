@@ -22,6 +22,34 @@ expect_fail 2 "bad delay" "$STACKTOP" -b -d abc
 expect_fail 2 "bad --mode" "$STACKTOP" -b --mode fast
 expect_fail 2 "bad CPU list" "$STACKTOP" -b -C 3-1
 expect_fail 2 "unrecognized option" "$STACKTOP" --bogus
+expect_fail 2 "too many pids in '1-2000' (at most 1024 in all)" "$STACKTOP" -b -p 1-2000
+expect_fail 2 "too many CPUs in '0-5000' (at most 1024 in all)" "$STACKTOP" -b -C 0-5000
+
+# a --tracefs tree another user controls, with a symlink planted towards a
+# root-owned file: refused before anything is read or written
+victim=$WORK/victim
+mkdir -p "$victim/events/sched/sched_switch" "$WORK/evil/events"
+echo "root-owned original" > "$victim/events/sched/sched_switch/enable"
+cp "$T/events/header_page" "$WORK/evil/events/header_page"
+ln -s "$victim/events/sched" "$WORK/evil/events/sched"
+chown -R 65534:65534 "$WORK/evil"
+expect_fail 1 "refusing --tracefs $WORK/evil: neither tracefs nor a root-owned directory only root can write" \
+	"$STACKTOP" -b -n 1 -e sched:sched_switch --tracefs "$WORK/evil"
+chown -R 0:0 "$WORK/evil"
+chmod 0777 "$WORK/evil"
+expect_fail 1 "refusing --tracefs" "$STACKTOP" -b -n 1 -e sched:sched_switch --tracefs "$WORK/evil"
+[ "$(cat "$victim/events/sched/sched_switch/enable")" = "root-owned original" ] ||
+	fail "a refused --tracefs tree still wrote through its symlink"
+
+# --kallsyms that never ends or never opens: a warning at once, no hang
+mkfifo "$WORK/fifo"
+for ks in /dev/zero "$WORK/fifo"; do
+	timeout 60 "$STACKTOP" -b -n 1 -d 0.1 --top 1 --kallsyms "$ks" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	[ "$rc" = 0 ] || { cat "$WORK/err"; fail "--kallsyms $ks: exit $rc (124: it hung)"; }
+	grep -q "cannot read $ks: not a regular file" "$WORK/err" ||
+		{ cat "$WORK/err"; fail "--kallsyms $ks: no clear warning"; }
+done
 
 # not root: a clear message, nothing touched
 if command -v setpriv > /dev/null; then
