@@ -551,7 +551,14 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 		n++;
 	}
 	if (root && strcmp(root, tfs->root)) {
-		r = tfs_open(root, &other);
+		char *real = realpath(root, NULL);
+
+		/* journals record resolved paths: a symlink on the way now is not ours */
+		if (real && strcmp(real, root))
+			r = -EPERM;
+		else
+			r = tfs_open(root, &other);
+		free(real);
 		t = other;
 		/* that tracefs (a simulator's mount, say) is gone: nothing left to undo */
 		if (r == -ENOENT || r == -ENOTDIR)
@@ -561,7 +568,7 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 
 			/* the same checks as --tracefs: root writes only beneath a safe root */
 			fmt_sanitize(safe, sizeof(safe), root, strlen(root));
-			log_warn("not undoing the journal of killed stacktop %d: its tracefs root %s is neither tracefs nor a root-owned directory only root can write",
+			log_warn("not undoing the journal of killed stacktop %d: its tracefs root %s is reached through a symlink, or is neither tracefs nor a root-owned directory only root can write",
 				 pid, safe);
 		}
 	}

@@ -632,6 +632,33 @@ static void test_tfs_refuses_unsafe_root(void **state)
 	assert_non_null(fgets(got, sizeof(got), f));
 	fclose(f);
 	assert_string_equal(got, "keep\n");
+
+	/* a safe root, but the recorded path now leads there through a symlink */
+	{
+		char link[160];
+
+		assert_int_equal(chown(dir, 0, 0), 0);
+		snprintf(link, sizeof(link), "%s-link", dir);
+		assert_int_equal(symlink(dir, link), 0);
+		snprintf(path, sizeof(path), "%s/999995.journal", fx->run);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "stacktop-journal 1\npid 999995\nroot ");
+		for (const char *p = link; *p; p++)
+			fprintf(f, "%02x", (unsigned char)*p);
+		fprintf(f, "\nW 6f7074696f6e732f737461636b6d6170 30\n");
+		fclose(f);
+		assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+		assert_int_equal(n, 0);
+		assert_int_equal(access(path, F_OK), 0);
+		unlink(link);
+	}
+	mkpath(dir, "options/stackmap", path, sizeof(path));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "keep\n");
 	unplant(dir);
 }
 
