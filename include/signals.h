@@ -20,8 +20,9 @@
  * If a handler was installed before ours (AddressSanitizer's, in a
  * sanitizer build run with handle_segv=1 and allow_user_segv_handler=1),
  * the fatal path chains to it after the restore, so its report is printed
- * as if stacktop had no handler; otherwise the signal is re-raised with
- * the default action.
+ * as if stacktop had no handler, and a sanitizer death callback then dies
+ * of the signal (ASan alone would exit with status 1); otherwise the signal
+ * is re-raised with the default action.
  */
 #ifndef STACKTOP_SIGNALS_H
 #define STACKTOP_SIGNALS_H

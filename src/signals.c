@@ -9,6 +9,17 @@
 #include "signals.h"
 #include "state.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SIG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIG_ASAN 1
+#endif
+#endif
+#ifdef SIG_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 volatile sig_atomic_t sig_stop;
 volatile sig_atomic_t sig_winch;
 
@@ -28,6 +39,30 @@ static const int sig_fatals[] = {
 
 /* what was installed before us (a sanitizer's handler): chained to after the restore */
 static struct sigaction sig_prev[NSIG];
+
+/* the fatal signal being handed to a sanitizer's handler */
+static volatile sig_atomic_t sig_chained;
+
+#ifdef SIG_ASAN
+/*
+ * ASan's handler prints its report, then exits with status 1: die of the
+ * signal instead, as without a sanitizer (a shell sees 128+signal, a core
+ * dump is a core dump). Other ASan reports keep their own exit.
+ */
+static void sig_asan_death(void)
+{
+	int sig = sig_chained;
+	sigset_t set;
+
+	if (!sig)
+		return;
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+#endif
 
 static void sig_on_stop(int sig)
 {
@@ -56,12 +91,14 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
 	 * hand it the signal as if we had never been installed.
 	 */
 	if (prev && (prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction) {
+		sig_chained = sig;
 		sigaction(sig, prev, NULL);
 		prev->sa_sigaction(sig, info, uctx);
 		return;
 	}
 	if (prev && !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL &&
 	    prev->sa_handler != SIG_IGN) {
+		sig_chained = sig;
 		sigaction(sig, prev, NULL);
 		prev->sa_handler(sig);
 		return;
@@ -96,6 +133,9 @@ int sig_install(void (*emergency)(void))
 	int sig, r;
 
 	sig_emergency_hook = emergency;
+#ifdef SIG_ASAN
+	__sanitizer_set_death_callback(sig_asan_death);
+#endif
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);

@@ -69,7 +69,8 @@ if grep -q __asan_init "$STACKTOP" 2>/dev/null; then
 	export ASAN_OPTIONS=handle_segv=1:allow_user_segv_handler=1:detect_leaks=0
 	set -- $(run_and_signal SEGV)
 	[ $# = 2 ] || exit 1
-	pid=$1
+	pid=$1 st=$2
+	[ "$st" = 139 ] || { cat "$WORK/err.SEGV"; fail "SIGSEGV (ASan): exit status $st, expected 139"; }
 	no_instance_of "$pid"
 	snapshot "$WORK/after"
 	diff -u "$WORK/before" "$WORK/after" || fail "state changed after SIGSEGV (ASan)"
