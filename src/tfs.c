@@ -20,7 +20,8 @@
 #define TFS_SYS_ROOT  "/sys/kernel/tracing"
 #define TFS_DEBUG_ROOT "/sys/kernel/debug/tracing"
 
-/* set once the kernel said ENOSYS to openat2(): walk the components instead */
+/* set once the kernel said ENOSYS to openat2(): walk the components instead
+ * (the walk is as strict: no symlink, nothing outside the root) */
 static volatile int tfs_no_openat2;
 
 void tfs_test_disable_openat2(void)
@@ -183,9 +184,11 @@ int tfs_resolve(int dirfd, const char *rel, int flags)
 		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
-		if (errno != ENOSYS)
+		/* EPERM: a seccomp filter that does not know openat2 (older containers) */
+		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
-		tfs_no_openat2 = 1;
+		if (errno == ENOSYS)
+			tfs_no_openat2 = 1;
 	}
 	return tfs_walk(dirfd, rel, flags);
 }
