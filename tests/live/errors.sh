@@ -41,6 +41,28 @@ expect_fail 1 "refusing --tracefs" "$STACKTOP" -b -n 1 -e sched:sched_switch --t
 [ "$(cat "$victim/events/sched/sched_switch/enable")" = "root-owned original" ] ||
 	fail "a refused --tracefs tree still wrote through its symlink"
 
+# a refused journal directory: one clear error, no "could not undo" line
+mkdir -m 0777 "$WORK/openrun"
+chmod 0777 "$WORK/openrun"
+expect_fail 1 "cannot keep a restore journal in $WORK/openrun: Operation not permitted" \
+	"$STACKTOP" -b -n 1 --rundir "$WORK/openrun"
+! grep -q "could not undo" "$WORK/err" || { cat "$WORK/err"; fail "a refused rundir reads as a failed recovery"; }
+
+# a full disk says so, and leaves nothing behind
+mkdir -m 0700 "$WORK/fullrun"
+if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$WORK/fullrun" 2>/dev/null; then
+	dd if=/dev/zero of="$WORK/fullrun/fill" bs=4k 2>/dev/null
+	"$STACKTOP" -b -n 1 --rundir "$WORK/fullrun" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	left=$(ls "$WORK/fullrun" | grep -v '^fill$')
+	umount "$WORK/fullrun" # before any fail: the cleanup removes $WORK
+	[ "$rc" = 1 ] || { cat "$WORK/err"; fail "full rundir: exit $rc, expected 1"; }
+	grep -q "cannot keep a restore journal in $WORK/fullrun: No space left on device" "$WORK/err" ||
+		{ cat "$WORK/err"; fail "a full rundir does not say so"; }
+	[ -z "$left" ] || fail "a failed start left $left in the journal directory"
+	echo "ok: a full journal directory says 'No space left on device'"
+fi
+
 # --kallsyms that never ends or never opens: a warning at once, no hang
 mkfifo "$WORK/fifo"
 for ks in /dev/zero "$WORK/fifo"; do
