@@ -297,8 +297,8 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 			json_str(f, session_event(s, a->event));
 			fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
 			json_str(f, session_comm(s, a->pid));
-			fprintf(f, ",\"total\":%llu,\"delta\":%u}%s", (unsigned long long)a->total,
-				stack_attr_delta(t, a), a->next ? "," : "");
+			fprintf(f, ",\"total\":%llu,\"delta\":%llu}%s", (unsigned long long)a->total,
+				(unsigned long long)stack_attr_delta(t, a), a->next ? "," : "");
 		}
 		fprintf(f, "]}");
 	}
