@@ -15,7 +15,6 @@
 
 #define WAIT_MAX       8
 #define QUEUE_MAX      INGEST_QUEUE_MAX
-#define MAX_IDS	       (1u << 22) /* above any table_size (2^19) */
 
 struct waiting {
 	uint16_t event;
@@ -49,6 +48,8 @@ struct ingest {
 
 	struct stack **by_id;
 	uint32_t nby_id;
+	uint32_t id_limit; /* ids possible: the map's table_size */
+	uint32_t id_bytes; /* ring-buffer bytes of the last stack_id record */
 	struct queued *queue;
 	unsigned int nqueue;
 
@@ -69,6 +70,7 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
 	ing->fmt = fmt;
 	ing->table = table;
 	ing->ncpus = ncpus ? ncpus : 1;
+	ing->id_limit = INGEST_ID_DEFAULT;
 	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
 	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
 	ing->pid_seen = calloc(INGEST_PID_MAX / 8, 1);
@@ -94,6 +96,43 @@ void ingest_free(struct ingest *ing)
 void ingest_set_stackmap(struct ingest *ing, bool on)
 {
 	ing->stackmap = on;
+}
+
+void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
+{
+	if (!limit)
+		limit = INGEST_ID_DEFAULT;
+	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
+}
+
+/* bytes a record of @size payload bytes takes in the ring buffer */
+static inline uint32_t rb_bytes(uint32_t size)
+{
+	return size + (size <= 112 ? 4 : 8); /* type_len holds up to 28 words */
+}
+
+/* the ring-buffer bytes of a kernel_stack record of @depth frames */
+static uint32_t full_bytes(const struct evfmt *f, unsigned int depth)
+{
+	uint32_t off = f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off :
+						    8 + f->layout.long_size;
+
+	return rb_bytes((off + depth * f->layout.long_size + 3) & ~3u);
+}
+
+/* the ring-buffer bytes of a stack_id record (the 16 of RFC v4 when no format) */
+static uint32_t id_bytes(const struct evfmt *f)
+{
+	return rb_bytes(f->stackid_type >= 0 && f->stackid_off > 0 ?
+				((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
+}
+
+/* a stack_id record of @bytes counted as @st: what full stacks would cost */
+static inline void size_id(struct ingest *ing, const struct stack *st, uint32_t bytes)
+{
+	ing->st.sized_records++;
+	ing->st.sized_bytes += bytes;
+	ing->st.alt_bytes += full_bytes(ing->fmt, st->depth);
 }
 
 int ingest_set_pids(struct ingest *ing, const int *pids, int n)
@@ -191,7 +230,10 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	unsigned int max, n, i;
 	struct waiting w;
 	struct stack *st;
+	uint32_t bytes = rb_bytes(ev->size);
 
+	ing->st.kstack_records++;
+	ing->st.kstack_bytes += bytes;
 	if ((uint32_t)f->kstack_caller_off >= ev->size)
 		return;
 	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
@@ -220,6 +262,10 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		}
 		n = i;
 	}
+	ing->st.sized_records++;
+	ing->st.sized_bytes += bytes;
+	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
+	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : id_bytes(f);
 	if (!take_waiting(c, &w)) {
 		ing->st.orphans++;
 		return;
@@ -241,8 +287,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 {
 	const struct evfmt *f = ing->fmt;
 	struct waiting w;
-	uint32_t id;
+	uint32_t id, bytes = rb_bytes(ev->size);
 
+	ing->st.stackid_records++;
+	ing->st.stackid_bytes += bytes;
+	ing->id_bytes = bytes;
 	if ((uint32_t)f->stackid_off + 4 > ev->size)
 		return;
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
@@ -254,6 +303,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
+		size_id(ing, ing->by_id[id], bytes);
+		return;
+	}
+	if (id >= ing->id_limit) {
+		ing->st.bad_ids++; /* no map of this size can hold it */
 		return;
 	}
 	if (ing->nqueue >= QUEUE_MAX) {
@@ -278,6 +332,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	if (ev->size < 8)
 		return;
 	ing->st.records++;
+	ing->st.bytes += rb_bytes(ev->size);
 	type = ringbuf_read_u16(l, ev->data);
 	if ((int)type == f->stackid_type) {
 		on_stack_id(ing, c, cpu, ev);
@@ -343,14 +398,14 @@ static int grow_ids(struct ingest *ing, uint32_t id)
 	uint32_t n = ing->nby_id ? ing->nby_id : 1024;
 	struct stack **nb;
 
-	if (id >= MAX_IDS)
-		return -E2BIG;
-	while (n <= id)
+	while (n <= id && n < ing->id_limit)
 		n *= 2;
-	nb = realloc(ing->by_id, n * sizeof(*nb));
+	if (n > ing->id_limit)
+		n = ing->id_limit; /* ids are below it: no slot is wasted */
+	nb = realloc(ing->by_id, (size_t)n * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
-	memset(nb + ing->nby_id, 0, (n - ing->nby_id) * sizeof(*nb));
+	memset(nb + ing->nby_id, 0, (size_t)(n - ing->nby_id) * sizeof(*nb));
 	ing->by_id = nb;
 	ing->nby_id = n;
 	return 0;
@@ -361,6 +416,10 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 {
 	struct stack *st;
 
+	if (id >= ing->id_limit) {
+		ing->st.bad_ids++;
+		return NULL;
+	}
 	if (id >= ing->nby_id && grow_ids(ing, id) < 0)
 		return NULL;
 	st = stack_table_intern(ing->table, ips, nr);
@@ -424,6 +483,7 @@ unsigned int ingest_resolve(struct ingest *ing)
 
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
 			count(ing, ing->by_id[q->id], &w, q->cpu);
+			size_id(ing, ing->by_id[q->id], ing->id_bytes);
 			done++;
 		} else {
 			/* not in a snapshot read after it: never guess */
