@@ -256,6 +256,7 @@ for wl in $WORKLOADS; do
 				continue
 			fi
 			c0=$(ticks $TPIDS)
+			[ -z "${PEERS_DEBUG:-}" ] || ps -o pid,stat,cmd -p "$(echo $TPIDS | tr " " ,)" >&2
 			with=$(workload "$wl")
 			c1=$(ticks $TPIDS)
 			echo "$with $alone" | awk '{printf "%.1f\n", 100 * $1 / $2}' >> "$W/share"
@@ -263,6 +264,11 @@ for wl in $WORKLOADS; do
 			tool_stop "$tool"
 			losts="$losts $LOST"
 		done
+		if [ ! -s "$W/share" ]; then
+			why=$(grep -v '^$' "$W/err" | tail -n 1 | tr -d '|' | cut -c 1-80)
+			echo "| $wl ($ev) | $tool | did not start: $why | | |"
+			continue
+		fi
 		sh_med=$(median < "$W/share")
 		sh_min=$(sort -n "$W/share" | head -1)
 		sh_max=$(sort -n "$W/share" | tail -1)
