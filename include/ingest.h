@@ -47,15 +47,19 @@ struct ingest;
  * @unresolved: stack ids not found in the snapshot after a re-read
  * @bad_ids: stack ids that cannot exist: at or above the map's table_size
  *           (ingest_set_id_limit()), in records or in a snapshot; never counted
- * @bytes: ring-buffer bytes of every record read, record headers included
- *         (time extends and page padding are not records)
+ * @bytes: ring-buffer bytes read: the committed data of every page (records
+ *         with their headers, time extends, padding); a record handed in
+ *         alone (ingest_record()) adds its bytes with its header
  * @kstack_records: kernel_stack records read
  * @kstack_bytes: their ring-buffer bytes
  * @stackid_records: stack_id records read
  * @stackid_bytes: their ring-buffer bytes
+ * @stackid_counted: stack_id records counted through the map (depth known)
  * @sized_records: stack records whose depth is known: every kernel_stack
  *                 record, and every stack_id record counted through the map
- * @sized_bytes: the ring-buffer bytes of those records, as read
+ *                 (filled by ingest_stats(), from the counters above)
+ * @sized_bytes: the ring-buffer bytes of those records, as read (filled by
+ *               ingest_stats())
  * @alt_bytes: what the same records would have taken in the other
  *             representation: a counted stack_id as a kernel_stack record of
  *             the resolved depth; in stacks mode a kernel_stack record of at
@@ -84,6 +88,7 @@ struct ingest_stats {
 	uint64_t kstack_bytes;
 	uint64_t stackid_records;
 	uint64_t stackid_bytes;
+	uint64_t stackid_counted;
 	uint64_t sized_records;
 	uint64_t sized_bytes;
 	uint64_t alt_bytes;
@@ -261,7 +266,8 @@ unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret);
 void ingest_clear_new_pids(struct ingest *ing);
 
 /**
- * ingest_stats() - the counters (writable: the session zeroes them on reset)
+ * ingest_stats() - the counters (writable: the session zeroes them on reset);
+ * the derived ones (@sized_records, @sized_bytes) are brought up to date
  * @ing: consumer
  */
 struct ingest_stats *ingest_stats(struct ingest *ing);

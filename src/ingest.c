@@ -49,7 +49,6 @@ struct ingest {
 	struct stack **by_id;
 	uint32_t nby_id;
 	uint32_t id_limit; /* ids possible: the map's table_size */
-	uint32_t id_bytes; /* ring-buffer bytes of the last stack_id record */
 	struct queued *queue;
 	unsigned int nqueue;
 
@@ -58,8 +57,42 @@ struct ingest {
 	unsigned int nnew_pids;
 
 	struct ingest_stats st;
+	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
+	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
+
+/* bytes a record of @size payload bytes takes in the ring buffer */
+static inline uint32_t rb_bytes(uint32_t size)
+{
+	return size + (size <= 112 ? 4 : 8); /* type_len holds up to 28 words */
+}
+
+/*
+ * What each representation costs in the ring buffer, from the formats (the
+ * kernel's layouts when there are none: a 16-byte stack_id record, frames
+ * after `int size` at the second long). Tables: nothing computed per record.
+ */
+static void costs_init(struct ingest *ing)
+{
+	const struct evfmt *f = ing->fmt;
+	uint32_t lsize = f && f->layout.long_size ? f->layout.long_size : 8;
+	uint32_t off = f && f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off : 8 + lsize;
+	unsigned int d;
+
+	ing->id_cost = rb_bytes(f && f->stackid_type >= 0 && f->stackid_off > 0 ?
+					((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
+	for (d = 0; d <= STACK_MAX_DEPTH; d++)
+		ing->full_cost[d] = (uint16_t)rb_bytes((off + d * lsize + 3) & ~3u);
+}
+
+/* a stack_id record counted as @st: what a full stack would have cost */
+static inline void size_id(struct ingest *ing, const struct stack *st)
+{
+	ing->st.stackid_counted++;
+	ing->st.alt_bytes += ing->full_cost[st->depth];
+}
+
 
 struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus)
 {
@@ -71,6 +104,7 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
 	ing->table = table;
 	ing->ncpus = ncpus ? ncpus : 1;
 	ing->id_limit = INGEST_ID_DEFAULT;
+	costs_init(ing);
 	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
 	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
 	ing->pid_seen = calloc(INGEST_PID_MAX / 8, 1);
@@ -105,36 +139,6 @@ void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
 	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
 }
 
-/* bytes a record of @size payload bytes takes in the ring buffer */
-static inline uint32_t rb_bytes(uint32_t size)
-{
-	return size + (size <= 112 ? 4 : 8); /* type_len holds up to 28 words */
-}
-
-/* the ring-buffer bytes of a kernel_stack record of @depth frames */
-static uint32_t full_bytes(const struct evfmt *f, unsigned int depth)
-{
-	uint32_t off = f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off :
-						    8 + f->layout.long_size;
-
-	return rb_bytes((off + depth * f->layout.long_size + 3) & ~3u);
-}
-
-/* the ring-buffer bytes of a stack_id record (the 16 of RFC v4 when no format) */
-static uint32_t id_bytes(const struct evfmt *f)
-{
-	return rb_bytes(f->stackid_type >= 0 && f->stackid_off > 0 ?
-				((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
-}
-
-/* a stack_id record of @bytes counted as @st: what full stacks would cost */
-static inline void size_id(struct ingest *ing, const struct stack *st, uint32_t bytes)
-{
-	ing->st.sized_records++;
-	ing->st.sized_bytes += bytes;
-	ing->st.alt_bytes += full_bytes(ing->fmt, st->depth);
-}
-
 int ingest_set_pids(struct ingest *ing, const int *pids, int n)
 {
 	int *p = NULL;
@@ -164,6 +168,9 @@ void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void
 
 struct ingest_stats *ingest_stats(struct ingest *ing)
 {
+	/* derived here, not per record: stack_id records all have one size */
+	ing->st.sized_records = ing->st.kstack_records + ing->st.stackid_counted;
+	ing->st.sized_bytes = ing->st.kstack_bytes + ing->st.stackid_counted * ing->id_cost;
 	return &ing->st;
 }
 
@@ -234,8 +241,10 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 
 	ing->st.kstack_records++;
 	ing->st.kstack_bytes += bytes;
-	if ((uint32_t)f->kstack_caller_off >= ev->size)
+	if ((uint32_t)f->kstack_caller_off >= ev->size) {
+		ing->st.alt_bytes += bytes;
 		return;
+	}
 	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
 	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
 		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
@@ -262,10 +271,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		}
 		n = i;
 	}
-	ing->st.sized_records++;
-	ing->st.sized_bytes += bytes;
 	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
-	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : id_bytes(f);
+	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
 	if (!take_waiting(c, &w)) {
 		ing->st.orphans++;
 		return;
@@ -291,7 +298,6 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 
 	ing->st.stackid_records++;
 	ing->st.stackid_bytes += bytes;
-	ing->id_bytes = bytes;
 	if ((uint32_t)f->stackid_off + 4 > ev->size)
 		return;
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
@@ -303,7 +309,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
-		size_id(ing, ing->by_id[id], bytes);
+		size_id(ing, ing->by_id[id]);
 		return;
 	}
 	if (id >= ing->id_limit) {
@@ -332,7 +338,6 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	if (ev->size < 8)
 		return;
 	ing->st.records++;
-	ing->st.bytes += rb_bytes(ev->size);
 	type = ringbuf_read_u16(l, ev->data);
 	if ((int)type == f->stackid_type) {
 		on_stack_id(ing, c, cpu, ev);
@@ -371,6 +376,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
 	}
+	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
 	while ((r = ringbuf_page_next(&pg, &ev)) > 0)
 		one_record(ing, c, cpu, &ev);
 	if (r < 0) {
@@ -390,6 +396,8 @@ void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, cons
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		c->n = 0;
 	}
+	if (size >= 8)
+		ing->st.bytes += rb_bytes(size);
 	one_record(ing, c, cpu, &ev);
 }
 
@@ -483,7 +491,7 @@ unsigned int ingest_resolve(struct ingest *ing)
 
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
 			count(ing, ing->by_id[q->id], &w, q->cpu);
-			size_id(ing, ing->by_id[q->id], ing->id_bytes);
+			size_id(ing, ing->by_id[q->id]);
 			done++;
 		} else {
 			/* not in a snapshot read after it: never guess */

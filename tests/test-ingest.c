@@ -309,7 +309,7 @@ static void test_ingest_big_ids(void **state)
 static void test_ingest_bytes_stacks_mode(void **state)
 {
 	struct fx *fx = *state;
-	const struct ingest_stats *st = ingest_stats(fx->ing);
+	const struct ingest_stats *st;
 	uint64_t deep[70];
 	int i;
 
@@ -323,6 +323,7 @@ static void test_ingest_bytes_stacks_mode(void **state)
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 
+	st = ingest_stats(fx->ing);
 	assert_int_equal(st->bytes, 68 + 44 + 68 + 584);
 	assert_int_equal(fx->pg.len - PG_DATA, st->bytes); /* every byte of the page */
 	assert_int_equal(st->kstack_records, 2);
@@ -339,7 +340,7 @@ static void test_ingest_bytes_stacks_mode(void **state)
 static void test_ingest_bytes_stackmap_mode(void **state)
 {
 	struct fx *fx = *state;
-	const struct ingest_stats *st = ingest_stats(fx->ing);
+	const struct ingest_stats *st;
 
 	ingest_set_stackmap(fx->ing, true);
 	ingest_map_put(fx->ing, 42, A, 3, false);
@@ -357,7 +358,9 @@ static void test_ingest_bytes_stackmap_mode(void **state)
 	ingest_map_put(fx->ing, 7, IRQ, 1, false);
 	assert_int_equal(ingest_resolve(fx->ing), 1);
 
+	st = ingest_stats(fx->ing);
 	assert_int_equal(st->bytes, 4 * 68 + 3 * 16 + 36);
+	assert_int_equal(st->stackid_counted, 2);
 	assert_int_equal(st->stackid_records, 3);
 	assert_int_equal(st->stackid_bytes, 3 * 16);
 	assert_int_equal(st->kstack_records, 1);
