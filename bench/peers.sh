@@ -45,9 +45,7 @@ I=$T/instances/stacktop-peers.$$
 PIDS=
 
 cleanup() {
-	for p in $PIDS; do
-		kill "$p" 2>/dev/null || true
-	done
+	stop_pids TERM $PIDS
 	for p in $PIDS; do
 		wait "$p" 2>/dev/null || true
 	done
@@ -123,13 +121,32 @@ event_of() {
 
 # ---- tools --------------------------------------------------------------------
 
-ticks() { # utime + stime of the listed pids, in clock ticks
+# utime + stime of the listed pids, of their children that ended (cutime,
+# cstime) and of those still running, in clock ticks
+ticks() {
 	t=0
 	for p in "$@"; do
-		v=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)
+		v=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0)
 		t=$((t + v))
+		for k in $(pgrep -P "$p"); do
+			v=$(awk '{print $14 + $15}' "/proc/$k/stat" 2>/dev/null || echo 0)
+			t=$((t + v))
+		done
 	done
 	echo "$t"
+}
+
+# end the processes started (by pid) and the children they still have
+stop_pids() { # signal pids...
+	sig=$1
+	shift
+	for p in "$@"; do
+		ch=$(pgrep -P "$p" || true)
+		kill "-$sig" "$p" 2>/dev/null || true
+		for k in $ch; do
+			kill "-$sig" "$k" 2>/dev/null || true
+		done
+	done
 }
 
 # wait (up to 30 s) until file $1 contains $2
@@ -173,8 +190,10 @@ tool_start() { # tool event
 		mkdir "$I"
 		echo 1 > "$I/options/stacktrace"
 		echo 1 > "$I/events/${2%%:*}/${2#*:}/enable"
+		# a loop: on this kernel a read of trace_pipe_raw under overrun
+		# sometimes returns 0 and cat ends
 		for c in "$I"/per_cpu/cpu*; do
-			cat "$c/trace_pipe_raw" > /dev/null &
+			sh -c 'while :; do cat "$1"; done' sh "$c/trace_pipe_raw" > /dev/null &
 			TPIDS="$TPIDS $!"
 		done
 		sleep 0.5
@@ -205,7 +224,7 @@ tool_stop() { # tool
 	drain)
 		echo 0 > "$I/tracing_on"
 		lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^overrun:|^dropped events:/ {n += $NF} END {print n + 0}')
-		kill $TPIDS 2>/dev/null || true
+		stop_pids TERM $TPIDS
 		wait $TPIDS 2>/dev/null || true
 		rmdir "$I"
 		;;
