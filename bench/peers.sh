@@ -211,7 +211,17 @@ tool_stop() { # tool
 		lost=$(sed -n 's/.*lost: \([^ ]*\) .*overrun: \([^ ]*\) dropped: \([^;]*\);.*/\1+\2ovr+\3drp/p' "$W/out")
 		;;
 	bpftrace | stackcount | perf)
-		kill -INT $TPIDS 2>/dev/null || true
+		# INT makes them print and exit, but a background job of a
+		# script may have INT ignored: then TERM, then KILL
+		for sig in INT TERM KILL; do
+			kill "-$sig" $TPIDS 2>/dev/null || true
+			i=0
+			while kill -0 $TPIDS 2>/dev/null && [ $i -lt 100 ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			kill -0 $TPIDS 2>/dev/null || break
+		done
 		wait $TPIDS 2>/dev/null || true
 		if [ "$1" = perf ]; then
 			lost=$(sed -n 's/.*lost \([0-9]*\) chunks.*/\1 chunks/p' "$W/err" | head -1)
