@@ -236,7 +236,13 @@ tool_stop() { # tool
 		lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^overrun:|^dropped events:/ {n += $NF} END {print n + 0}')
 		stop_pids TERM $TPIDS
 		wait $TPIDS 2>/dev/null || true
-		rmdir "$I"
+		# busy until the killed readers have closed their files
+		i=0
+		while ! rmdir "$I" 2> /dev/null; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { rmdir "$I"; break; }
+			sleep 0.1
+		done
 		;;
 	esac
 	new=
@@ -282,7 +288,7 @@ for wl in $WORKLOADS; do
 			if ! tool_start "$tool" "$ev"; then
 				echo "peers.sh: $tool did not start: $(head -c 300 "$W/err")" >&2
 				tool_stop "$tool"
-				continue
+				break
 			fi
 			c0=$(ticks $TPIDS)
 			[ -z "${PEERS_DEBUG:-}" ] || ps -o pid,stat,cmd -p "$(echo $TPIDS | tr " " ,)" >&2
