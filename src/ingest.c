@@ -93,7 +93,6 @@ static inline void size_id(struct ingest *ing, const struct stack *st)
 	ing->st.alt_bytes += ing->full_cost[st->depth];
 }
 
-
 struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus)
 {
 	struct ingest *ing = calloc(1, sizeof(*ing));
@@ -305,15 +304,15 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.orphans++;
 		return;
 	}
+	if (id >= ing->id_limit) {
+		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
+		return;
+	}
 	if (!pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
 		size_id(ing, ing->by_id[id]);
-		return;
-	}
-	if (id >= ing->id_limit) {
-		ing->st.bad_ids++; /* no map of this size can hold it */
 		return;
 	}
 	if (ing->nqueue >= QUEUE_MAX) {
