@@ -42,6 +42,8 @@ struct ingest;
  * @bad_pages: pages or records that failed to parse
  * @fallbacks: full kernel_stack records while in stackmap mode
  * @unresolved: stack ids not found in the snapshot after a re-read
+ * @damaged: records that cannot be right: shorter than the fields their
+ * format declares (not read), or (replay) with a timestamp out of order
  */
 struct ingest_stats {
 	uint64_t events;
@@ -51,6 +53,7 @@ struct ingest_stats {
 	uint64_t bad_pages;
 	uint64_t fallbacks;
 	uint64_t unresolved;
+	uint64_t damaged;
 };
 
 /**

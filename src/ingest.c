@@ -192,13 +192,18 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	struct waiting w;
 	struct stack *st;
 
-	if ((uint32_t)f->kstack_caller_off >= ev->size)
+	if ((uint32_t)f->kstack_caller_off >= ev->size) {
+		if ((uint32_t)f->kstack_caller_off > ev->size)
+			goto damaged;
 		return;
+	}
 	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
-	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
+	if (f->kstack_size_off >= 0) {
+		if ((uint32_t)f->kstack_size_off + 4 > ev->size)
+			goto damaged;
 		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
 		if (n > max)
-			n = max;
+			goto damaged; /* more frames than the record holds */
 	} else {
 		n = max;
 	}
@@ -234,6 +239,11 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.fallbacks++;
 	}
 	count(ing, st, &w, cpu);
+	return;
+damaged:
+	/* its event gets no stack: never pair it with the next one */
+	ing->st.damaged++;
+	take_waiting(c, &w);
 }
 
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -243,8 +253,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	struct waiting w;
 	uint32_t id;
 
-	if ((uint32_t)f->stackid_off + 4 > ev->size)
+	if ((uint32_t)f->stackid_off + 4 > ev->size) {
+		ing->st.damaged++;
+		take_waiting(c, &w);
 		return;
+	}
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
 	if (!take_waiting(c, &w)) {
 		ing->st.orphans++;
@@ -294,6 +307,10 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
 		if (idx < 0)
 			return;
+	}
+	if ((uint32_t)f->pid_off + 4 > ev->size) {
+		ing->st.damaged++; /* shorter than its own common fields */
+		return;
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 	note_pid(ing, pid);

@@ -581,6 +581,7 @@ static void sync_stats(struct session *s)
 	s->stats.lost = is->lost;
 	s->stats.orphans = is->orphans;
 	s->stats.bad_pages = is->bad_pages;
+	s->stats.damaged = is->damaged;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
 }
@@ -1216,15 +1217,18 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		goto fail;
 	}
 	if (opts->replay) {
-		r = replay_open(opts->replay, &s->replay);
+		char why[256] = "";
+
+		r = replay_open(opts->replay, &s->replay, why, sizeof(why));
 		if (r < 0) {
 			errf(err, errsz, r, "cannot read %s: %s", opts->replay,
-			     r == -EBADMSG ? "not a trace-cmd trace.dat" : strerror(-r));
+			     r == -EBADMSG ? why : strerror(-r));
 			goto fail;
 		}
 		r = evfmt_from_tep(replay_tep(s->replay), &s->fmt);
 		if (r < 0) {
-			errf(err, errsz, r, "%s has no stack trace events (record with -T or -O stacktrace)",
+			errf(err, errsz, r, r == -EBADMSG ? "%s has impossible event formats (see above)"
+					    : "%s has no stack trace events (record with -T or -O stacktrace)",
 			     opts->replay);
 			goto fail;
 		}
@@ -1329,7 +1333,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (r < 0) {
 		errf(err, errsz, r, "%s",
 		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
-				  : "cannot read the ring-buffer page header (events/header_page)");
+				  : "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
 		goto fail;
 	}
 	r = ksym_load(s->ksym, NULL);
