@@ -288,8 +288,10 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	unsigned int type;
 	int idx, pid;
 
-	if (ev->size < 8)
+	if (ev->size < 8) {
+		ing->st.damaged++; /* not even the common fields */
 		return;
+	}
 	ing->st.records++;
 	type = ringbuf_read_u16(l, ev->data);
 	if ((int)type == f->stackid_type) {
