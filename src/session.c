@@ -63,6 +63,8 @@ struct session {
 	struct evfmt *fmt;
 	struct stack_table *table;
 	struct ksym *ksym;
+	struct stackmap_names *names; /* saved-map frames kallsyms does not know */
+	uint64_t named_frames;
 	char prefix[64]; /* "" or "instances/stacktop.<pid>/" */
 	bool instance;
 
@@ -441,6 +443,8 @@ static int map_visit_text(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
 		else if (ksym_addr_of(s->ksym, fr[i].sym, fr[i].sym_len, fr[i].mod, fr[i].mod_len,
 				      &a) == 0)
 			a += fr[i].off;
+		else if (s->names && stackmap_names_intern(s->names, &fr[i], &a) == 0)
+			s->named_frames++; /* shown as written, never merged as 0x0 */
 		ips[i] = a;
 	}
 	return map_put(s, id, ref, ips, i);
@@ -1185,11 +1189,17 @@ static int type_cb(void *ctx, int type);
 
 static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {
+	struct session *s = ctx;
 	const char *name = NULL;
 	unsigned long long start = 0;
 	unsigned long size = 0;
 
-	if (tep_find_function_info(ctx, addr, &name, &start, &size) == 0 || !name)
+	if (stackmap_names_lookup(s->names, addr, &ret->name, &ret->module, &ret->start,
+				  &ret->size) == 0)
+		return 0;
+	if (!s->replay ||
+	    tep_find_function_info(replay_tep(s->replay), addr, &name, &start, &size) == 0 ||
+	    !name)
 		return -ENOENT;
 	ret->name = name;
 	ret->module = NULL;
@@ -1212,7 +1222,8 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->comms = calloc(COMM_SLOTS, sizeof(*s->comms));
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->comms || !s->table || !s->ksym) {
+	s->names = stackmap_names_new();
+	if (!s->comms || !s->table || !s->ksym || !s->names) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1257,7 +1268,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 			log_warn("cannot read %s: %s", opts->kallsyms, strerror(-r));
 	} else if (s->replay) {
 		/* the recording's own kallsyms: the live one may be another boot */
-		ksym_set_resolver(s->ksym, replay_sym, replay_tep(s->replay));
+		ksym_set_resolver(s->ksym, replay_sym, s);
 	} else {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
@@ -1269,6 +1280,14 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 			errf(err, errsz, r, "cannot read the stack map %s: %s", opts->map_file,
 			     r == -EBADMSG ? "neither stack_map_bin nor stack_map text" : strerror(-r));
 			goto fail;
+		}
+		if (s->named_frames) {
+			/* a file: nothing to reload; names answer before the recording's */
+			ksym_set_resolver(s->ksym, replay_sym, s);
+			log_warn("%s: %llu frames name symbols not in %s: shown as written",
+				 opts->map_file, (unsigned long long)s->named_frames,
+				 s->replay ? "the recording" : opts->kallsyms ? opts->kallsyms
+									    : "/proc/kallsyms");
 		}
 	}
 	*ret = s;
@@ -1466,6 +1485,7 @@ void session_close(struct session *s)
 	free(s->page);
 	ingest_free(s->ing);
 	replay_close(s->replay);
+	stackmap_names_free(s->names);
 	free(s->prev_ref);
 	free(s->comms);
 	free(s->traced);

@@ -51,4 +51,38 @@ expect -r "$WORK/nope.dat"
 grep -q 'No such file' "$WORK/err2" || fail "missing file not explained"
 expect -r "$WORK/trace.dat" -e sched:sched_switch
 grep -q 'do not apply' "$WORK/err2" || fail "-e with -r not refused"
+
+# a saved stack_map text whose frames name symbols the kallsyms in use does
+# not have (another kernel, a module since unloaded): shown as written, and
+# stacks that differ only there stay apart
+cat > "$WORK/map.txt" <<'MAP'
+stack_id 1 [ref 5, depth 2]
+  [0] gone_a+0x1c/0x30 [gonemod]
+  [1] caller+0x8/0x40
+
+stack_id 2 [ref 3, depth 2]
+  [0] gone_b+0x10/0x40 [gonemod]
+  [1] caller+0x8/0x40
+
+stack_id 3 [ref 2, depth 2]
+  [0] gone_a+0x20/0x30 [gonemod]
+  [1] caller+0x8/0x40
+MAP
+printf 'ffffffff81000000 T caller\nffffffff81000040 T next\n' > "$WORK/ks"
+# the same file as a user without root reads it: every address 0
+printf '0000000000000000 T caller\n0000000000000000 T next\n' > "$WORK/ks0"
+for ks in ks ks0; do
+	"$STACKTOP" --map "$WORK/map.txt" --kallsyms "$WORK/$ks" -b --top 10 --expand 2 \
+		> "$WORK/mapout" 2> "$WORK/maperr" || { cat "$WORK/maperr"; fail "--map failed"; }
+	cat "$WORK/mapout" "$WORK/maperr"
+	rows=$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ ' "$WORK/mapout")
+	[ "$rows" = 3 ] || fail "$ks: $rows rows for 3 stacks that differ in unresolved frames"
+	grep -q '^    gone_a+0x1c/0x30 \[gonemod\]$' "$WORK/mapout" || fail "$ks: frame not shown as written"
+	grep -q '^    gone_b+0x10/0x40 \[gonemod\]$' "$WORK/mapout" || fail "$ks: frame not shown as written"
+	grep -q '0x0$\|< 0x0 ' "$WORK/mapout" && fail "$ks: a frame shown as 0x0"
+	n=3
+	[ $ks = ks0 ] && n=6
+	grep -q "map.txt: $n frames name symbols not in" "$WORK/maperr" ||
+		fail "$ks: the unresolved frames are not counted"
+done
 echo "ok: replay matches trace-cmd report ($want stacks)"
