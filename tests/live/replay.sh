@@ -25,7 +25,13 @@ want=$(trace-cmd report -i "$WORK/trace.dat" 2>/dev/null | grep -c 'kernel_stack
 cat "$WORK/out"
 grep -q '^stacktop .* mode replay - ' "$WORK/out" || fail "no replay header"
 hits=$(sed -n 's/^hits: \([0-9]*\) total.*/\1/p' "$WORK/out")
-[ "$hits" = "$want" ] || fail "stacktop counted $hits stacks, trace-cmd report shows $want"
+# A wrapped per-CPU buffer can begin with the kernel_stack half of a pair
+# whose event was overwritten: trace-cmd report lists that stack, stacktop
+# rightly counts it as an orphan (a stack with no event before it).
+orphans=$(sed -n 's/^damaged data: .* \([0-9]*\) stack records with no event before them.*/\1/p' "$WORK/out")
+orphans=${orphans:-0}
+[ "$((hits + orphans))" = "$want" ] ||
+	fail "stacktop counted $hits stacks and $orphans orphans, trace-cmd report shows $want"
 grep -Eq '^ +1 +- .*sched:sched_switch .*__schedule' "$WORK/out" || fail "no ranked sched_switch row"
 grep -Eq '^    __schedule\+0x[0-9a-f]+/0x[0-9a-f]+$' "$WORK/out" ||
 	fail "frames not symbolized from the recording's kallsyms"
@@ -36,7 +42,7 @@ python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 total = sum(s["total"] for s in d["stacks"])
-assert total == int(sys.argv[2]), (total, sys.argv[2])
+assert total + d["orphans"] == int(sys.argv[2]), (total, d["orphans"], sys.argv[2])
 assert d["mode"] == "replay"
 ' "$WORK/json" "$want" || fail "JSON totals differ from trace-cmd report"
 
