@@ -250,9 +250,7 @@ static int check_v7(struct tdat *d)
 			}
 			if (id == 0) { /* DONE: the next options section, or 0 */
 				if (len >= 8)
-					next = num(d, opts + end, 8);
-				if (next && next <= off)
-					r = bad(d, "the options sections point backwards");
+					next = num(d, opts + end, 8); /* a loop ends at 4096 */
 				break;
 			}
 			if (id >= 16 && id <= 21 && len >= 8) /* header, formats, kallsyms... */
@@ -268,7 +266,7 @@ static int check_v7(struct tdat *d)
 	return 0;
 }
 
-static int check_v6(struct tdat *d, unsigned int long_size)
+static int check_v6(struct tdat *d)
 {
 	char name[512];
 	uint64_t n, i, j, len, nsys, ncpu;
@@ -313,7 +311,6 @@ static int check_v6(struct tdat *d, unsigned int long_size)
 		return r;
 	if (ncpu > 8192)
 		return bad(d, "the file claims %llu CPUs", (unsigned long long)ncpu);
-	(void)long_size;
 	/* options and the per-CPU data follow; libtracecmd checks those itself */
 	return 0;
 }
@@ -350,7 +347,7 @@ static int check_file(int fd, char *why, size_t whysz)
 	page = num(&d, b + 2, 4);
 	if (page < 1024 || page > (64u << 20) || (page & (page - 1)))
 		return bad(&d, "damaged header (page size %llu)", (unsigned long long)page);
-	return ver[0] == '7' ? check_v7(&d) : check_v6(&d, b[1]);
+	return ver[0] == '7' ? check_v7(&d) : check_v6(&d);
 }
 
 /*

@@ -1284,10 +1284,13 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		if (s->named_frames) {
 			/* a file: nothing to reload; names answer before the recording's */
 			ksym_set_resolver(s->ksym, replay_sym, s);
-			log_warn("%s: %llu frames name symbols not in %s: shown as written",
-				 opts->map_file, (unsigned long long)s->named_frames,
-				 s->replay ? "the recording" : opts->kallsyms ? opts->kallsyms
-									    : "/proc/kallsyms");
+			if (s->replay && !opts->kallsyms)
+				log_warn("%s: %llu frames kept as written (names become addresses only with --kallsyms)",
+					 opts->map_file, (unsigned long long)s->named_frames);
+			else
+				log_warn("%s: %llu frames name symbols not in %s: shown as written",
+					 opts->map_file, (unsigned long long)s->named_frames,
+					 opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
 		}
 	}
 	*ret = s;

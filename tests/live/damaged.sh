@@ -51,6 +51,18 @@ for src in trace plain; do
 	echo "$src: $n damaged copies, $refused refused with a reason, the rest reported"
 done
 
+# version 6 (trace-cmd convert --file-version 6), cut in its sections and data
+trace-cmd convert --file-version 6 -i "$WORK/trace.dat" -o "$WORK/v6.dat" \
+	> "$WORK/convert6.log" 2>&1 || { cat "$WORK/convert6.log"; fail "trace-cmd convert -v6 failed"; }
+run "$WORK/v6.dat"
+[ $rc = 0 ] || fail "the version 6 file was refused"
+size=$(wc -c < "$WORK/v6.dat")
+for cut in 20 30 1000 $((size / 4)) $((size / 2)) $((size - 1)); do
+	head -c "$cut" "$WORK/v6.dat" > "$WORK/v6cut.dat"
+	run "$WORK/v6cut.dat"
+	[ $rc = 1 ] || fail "version 6 cut at $cut was not refused"
+done
+
 # the first 25 to 30 bytes made libtracecmd free a string twice
 head -c 30 "$WORK/trace.dat" > "$WORK/head30.dat"
 run "$WORK/head30.dat"
