@@ -348,8 +348,22 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 	ui->prompt_note[0] = '\0';
 	snprintf(ui->input, sizeof(ui->input), "%s", initial);
 	snprintf(ui->input_saved, sizeof(ui->input_saved), "%s", initial);
+	if (p == PR_SEARCH) {
+		/* what Esc goes back to, and where each typed key searches from */
+		stack_view_save(ui);
+		tree_view_save(ui);
+	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
 	ui->prompt_fresh = initial[0] != '\0';
+}
+
+/* the view as it was when the search prompt opened */
+static void ui_search_restore(struct ui *ui)
+{
+	if (ui->view == UI_VIEW_TREE)
+		tree_view_restore(ui);
+	else
+		stack_view_restore(ui);
 }
 
 int ui_search(struct ui *ui, int dir, bool include_current)
@@ -374,6 +388,8 @@ static int prompt_changed(struct ui *ui)
 	case PR_SEARCH:
 		snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
 		ui->prompt_note[0] = '\0';
+		/* each key searches again from where the prompt opened */
+		ui_search_restore(ui);
 		if (!textmatch_set(&ui->smatch, ui->search))
 			return R_REDRAW;
 		return ui_search(ui, 1, true);
@@ -398,7 +414,15 @@ static int prompt_done(struct ui *ui, bool accept)
 	if (!accept) {
 		/* Esc: back to what was there before the prompt opened */
 		snprintf(ui->input, sizeof(ui->input), "%s", ui->input_saved);
-		if (p == PR_SEARCH || p == PR_FILTER) {
+		if (p == PR_SEARCH) {
+			/* folds, selection and scroll as they were */
+			ui_search_restore(ui);
+			snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
+			textmatch_set(&ui->smatch, ui->search);
+			ui->prompt_note[0] = '\0';
+			return R_REDRAW;
+		}
+		if (p == PR_FILTER) {
 			ui->prompt = p;
 			prompt_changed(ui);
 			ui->prompt = PR_NONE;

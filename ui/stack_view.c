@@ -50,6 +50,7 @@ void stack_view_init(struct ui *ui)
 	list_view_init(&ui->sv.lv, &sv_ops);
 	hmap_init(&ui->sv.expanded);
 	hmap_init(&ui->sv.info_index);
+	hmap_init(&ui->sv.saved.expanded);
 	ui->sv.bd = breakdown_new();
 }
 
@@ -61,6 +62,7 @@ void stack_view_done(struct ui *ui)
 	breakdown_free(ui->sv.bd);
 	hmap_done(&ui->sv.expanded);
 	hmap_done(&ui->sv.info_index);
+	hmap_done(&ui->sv.saved.expanded);
 }
 
 static void sv_info_forget(struct stack_view *sv)
@@ -77,6 +79,10 @@ void stack_view_forget(struct ui *ui)
 	hmap_clear(&ui->sv.expanded);
 	sv_info_forget(&ui->sv);
 	list_view_set_rows(&ui->sv.lv, 0);
+	ui->sv.chosen = false;
+	ui->sv.search_opened = NULL;
+	ui->sv.saved.valid = false;
+	hmap_clear(&ui->sv.saved.expanded);
 }
 
 /* under a comm filter: the pid with most hits among those whose comm matches */
@@ -295,6 +301,66 @@ void stack_view_rank(struct ui *ui, bool live)
 		qsort(sv->ranked, sv->nranked, sizeof(*sv->ranked), sv_cmp);
 	}
 	stack_view_rebuild(ui, true);
+	/* until the user picks a stack, the selection is the top row */
+	if (!sv->chosen) {
+		list_view_select(&sv->lv, 0);
+		sv->lv.top = 0;
+	}
+}
+
+/*
+ * After a navigation (keys, mouse, search): the selection follows the stack
+ * the user moved to, unless that is the top row of an unscrolled list, which
+ * goes on following whatever ranks first (Home gives the list back).
+ */
+void stack_view_note_choice(struct ui *ui)
+{
+	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0;
+}
+
+/* remember folds, selection and scroll (a search prompt opens) */
+void stack_view_save(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	struct sv_saved *sd = &sv->saved;
+
+	sd->valid = !hmap_copy(&sd->expanded, &sv->expanded);
+	sd->sel_st = NULL;
+	sd->sel_frame = -1;
+	if (sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows) {
+		sd->sel_st = sv->rows[sv->lv.sel].st;
+		sd->sel_frame = sv->rows[sv->lv.sel].frame;
+	}
+	sd->top = sv->lv.top;
+	sd->chosen = sv->chosen;
+	sv->search_opened = NULL;
+}
+
+/* back to what stack_view_save() remembered (the search was cancelled or retyped) */
+void stack_view_restore(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	struct sv_saved *sd = &sv->saved;
+	size_t i;
+
+	if (!sd->valid)
+		return;
+	hmap_copy(&sv->expanded, &sd->expanded);
+	sv->search_opened = NULL;
+	stack_view_rebuild(ui, false);
+	sv->lv.top = sd->top;
+	list_view_select(&sv->lv, 0);
+	for (i = 0; sd->sel_st && i < sv->nrows; i++) {
+		if (sv->rows[i].st == sd->sel_st &&
+		    (sv->rows[i].frame == sd->sel_frame || sv->rows[i].frame < 0)) {
+			list_view_select(&sv->lv, (int)i);
+			if (sv->rows[i].frame == sd->sel_frame)
+				break;
+		}
+	}
+	sv->lv.top = sd->top;
+	list_view_select(&sv->lv, sv->lv.sel);
+	sv->chosen = sd->chosen;
 }
 
 static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32_t rank)
@@ -562,6 +628,9 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 
 	if (sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows)
 		r = &sv->rows[sv->lv.sel];
+	if (act == ACT_TOGGLE || act == ACT_EXPAND || act == ACT_COLLAPSE ||
+	    act == ACT_EXPAND_ALL || act == ACT_COLLAPSE_ALL)
+		sv->search_opened = NULL; /* the user's folds from now on */
 	switch (act) {
 	case ACT_TOGGLE:
 		if (!r)
@@ -630,6 +699,7 @@ static void sv_show_match(struct ui *ui, int row)
 	if (d == st->depth)
 		return; /* matched by comm */
 	sv_set_expanded(ui, st, true);
+	sv->search_opened = st;
 	stack_view_rebuild(ui, false);
 	for (i = 0; i < (int)sv->nrows; i++) {
 		if (sv->rows[i].st == st && sv->rows[i].frame == d) {
@@ -646,6 +716,18 @@ bool stack_view_search(struct ui *ui, int dir, bool include_current)
 
 	if (!n || !textmatch_active(&ui->smatch))
 		return false;
+	/* the stack the last match unfolded folds again: only the match shown is open */
+	if (sv->search_opened) {
+		struct stack *st = sv->search_opened;
+
+		sv->search_opened = NULL;
+		if (hmap_get(&sv->expanded, (uintptr_t)st, NULL)) {
+			sv_set_expanded(ui, st, false);
+			stack_view_rebuild(ui, true);
+			n = (int)sv->nrows;
+			start = sv->lv.sel < 0 ? 0 : sv->lv.sel;
+		}
+	}
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int row = ((start + dir * i) % n + n) % n;
 
