@@ -297,6 +297,10 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 		return RANK_DEPTH;
 	case COL_ID:
 		return RANK_ID;
+	case COL_EVENT:
+		return RANK_EVENT;
+	case COL_COMM:
+		return RANK_COMM;
 	default:
 		*ok = false;
 		return ui->rank.key;
@@ -357,7 +361,7 @@ static int ui_mouse(struct ui *ui)
 		enum rank_key key = col_rank_key(ui, col, &ok);
 
 		if (!ok) {
-			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID)");
+			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 			return R_REDRAW;
 		}
 		if (key == ui->rank.key)

@@ -151,6 +151,8 @@ static const char *const sort_help[RANK_KEY_MAX] = {
 	[RANK_TOTAL] = "TOTAL   hits since start or reset",
 	[RANK_DEPTH] = "DEPTH   number of frames",
 	[RANK_ID] = "ID      lowest kernel stack id",
+	[RANK_EVENT] = "EVENT   event name (the stack's busiest event), A to Z",
+	[RANK_COMM] = "COMM    comm (the stack's busiest program), A to Z",
 };
 
 static const char *picker_item(struct ui *ui, int item)
@@ -437,6 +439,9 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "search '%s': n next, N previous", ui->search);
 		return R_REDRAW;
 	case PR_FILTER:
+		/* rank now (not after the typing pause): the count is the header's */
+		ui->rerank_at = 0;
+		ui_refresh_now(ui);
 		if (ui->filter[0])
 			ui_status(ui, false, "filter '%s': %zu stacks match", ui->filter,
 				  ui->sum.matched);

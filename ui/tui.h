@@ -142,6 +142,14 @@ struct stack_view {
 	size_t icap;
 	struct breakdown *bd;      /* cached breakdown of the selected stack */
 	bool chosen;               /* the user moved the selection: it follows its stack */
+	unsigned int common;       /* leaf frames every ranked stack shares (brief_common()) */
+	char common_text[160];     /* those frames in one line, for the column title */
+	unsigned int *evcommon;    /* per event index: what its rows share (several events) */
+	size_t nevcommon;
+	bool per_event;            /* rows skip their event's shared frames, not @common */
+	unsigned short *evlabel;   /* per event index: where its short label starts in the name */
+	size_t nevlabel;
+	int evw;                   /* widest event label */
 	struct stack *search_opened; /* unfolded by the last search step, folded by the next */
 	struct sv_saved {          /* the view when a search prompt opened (Esc restores it) */
 		bool valid;
