@@ -44,4 +44,26 @@ tui_wait '^[-+ ] +1 ' 3
 
 tui_keys q
 tui_quit_restored
+
+say "a loss found between two refreshes counts in its (+n) at once"
+# one refresh at 0.5 s, the next a minute later: everything below is in between
+tui_run --tracefs "$SIM_MNT" --kallsyms "$SIM_KALLSYMS" -d 60 -e sched:sched_switch -e kmem:kmalloc
+tui_wait 'delay 60s' 10
+tui_wait ' lost 0 \(\+0\) .* events 0 ' 5
+sleep 1
+# far more than the ring buffer holds: pages are overwritten before they are read
+sim_ctl "emit 300000"
+# x re-ranks from live data: the header shows the counters as they are now
+n=50
+while [ "$n" -gt 0 ]; do
+	tui_keys x
+	sleep 0.2
+	LOST=$(tui_capture | sed -n 2p | grep -o -E 'lost [0-9.]+[kMG]? \(\+[0-9.]+[kMG]?\)')
+	echo "$LOST" | grep -q -E '^lost [1-9]' && break
+	n=$((n - 1))
+done
+[ "$n" -gt 0 ] || fail "no loss in the header: '$(tui_capture | sed -n 2p)'"
+echo "$LOST" | grep -q -E '\(\+0\)' && fail "a new loss shows (+0): '$LOST'"
+tui_keys q
+tui_quit_restored
 echo "PASS"

@@ -7,7 +7,7 @@
 T=$(tfs_root) || skip "no tracefs mounted"
 [ -d "$T/instances" ] || skip "tracefs without instances"
 
-SECTIONS=${SECTIONS:-"mouse breakdown search columns sort help"}
+SECTIONS=${SECTIONS:-"mouse breakdown search columns sort filtercount help"}
 want() {
 	case " $SECTIONS " in *" $1 "*) return 0 ;; esac
 	return 1
@@ -128,6 +128,107 @@ if want search; then
 	tui_wait '#[0-9]+ +do_nanosleep' 3
 	[ "$(tui_rows | grep -c '^-')" = 1 ] || fail "n left the previous match unfolded"
 	tui_keys Escape C Space
+	tui_wait_gone ' PAUSED ' 3
+fi
+
+if want columns; then
+	say "80x24: short event labels, whole pids, the distinguishing frame in view"
+	tui_resize 80 24
+	tui_keys Home
+	tui_wait '^ +# .*EVENT +COMM\(PID\)' 5
+	tui_wait '^[-+ ] +1 ' 5
+	tui_rows > "$TUI_WORK/c1"
+	# two events: "switch" and "wakeup" (the header names them in full)
+	grep -q -E ' (switch|wakeup) ' "$TUI_WORK/c1" || fail "no short event labels"
+	grep -q -E 'sched_(swi|wak)~|sched:' "$TUI_WORK/c1" && fail "event names cut or in full"
+	# the pid is never cut; the comm is
+	grep -q -E '\([0-9]*~' "$TUI_WORK/c1" && fail "a pid is cut"
+	[ "$(grep -c -E '[^ ]\([0-9]+\) ' "$TUI_WORK/c1")" = "$(wc -l < "$TUI_WORK/c1")" ] ||
+		fail "a row without a whole comm(pid)"
+	# the stack text survives the resize (no Ctrl-L needed)
+	[ "$(grep -c ' < ' "$TUI_WORK/c1")" -ge 3 ] || fail "no stack text after the resize"
+	# one event: no EVENT column, and the frames every row shares are said once
+	tui_keys f
+	tui_wait 'Filter by event' 3
+	tui_type switch
+	tui_keys Enter
+	tui_wait 'event sched:sched_switch' 3
+	tui_wait_gone '^ +# .*EVENT' 5
+	tui_wait '^ +# .*\.\.\. = __schedule' 5
+	tui_wait '^[-+ ] +1 .*\.\.\. [a-z_]' 5
+	# expanded, a stack still shows every frame
+	tui_keys Home Enter
+	tui_wait '#0 +trace_event_raw_event_sched_switch' 5
+	tui_wait '#[0-9]+ +__schedule\+' 5
+	tui_keys Enter x
+	tui_wait 'event all' 3
+	tui_resize 120 40
+fi
+
+if want sort; then
+	say "sort: the ID mark is whole; EVENT and COMM sort"
+	tui_keys F6
+	tui_wait 'Sort by' 3
+	tui_type ' id '
+	tui_keys Enter
+	tui_wait 'sort ID desc' 3
+	tui_wait '^ +# +ID(▼|v) ' 3
+	tui_wait '^ +# ' 2
+	Y=$(tui_capture | grep -n -E '^ +# ' | head -n 1 | cut -d: -f1)
+	X=$(tui_capture | sed -n "${Y}p" | awk '{ print index($0, "COMM(PID)") }')
+	[ "$X" -gt 0 ] || fail "no COMM(PID) title"
+	tui_click "$X" "$((Y - 1))"
+	tui_wait 'sort COMM desc' 3
+	tui_keys Z
+	tui_wait ' PAUSED ' 3
+	comms() {
+		tui_rows | grep -o -E '[^ ]+\([0-9]+\) ' | sed 's/([0-9]*) $//; s/~$//' |
+			cut -c 1-4 | tr 'A-Z' 'a-z'
+	}
+	tui_keys Home
+	comms > "$TUI_WORK/comms"
+	tui_keys End
+	tui_wait_gone '^[-+ ] +1 ' 3
+	comms >> "$TUI_WORK/comms"
+	[ "$(sort -u "$TUI_WORK/comms" | wc -l)" -ge 2 ] || fail "fewer than two comms to order"
+	LC_ALL=C sort -c "$TUI_WORK/comms" || fail "COMM is not in order: $(tr '\n' ' ' < "$TUI_WORK/comms")"
+	tui_keys Home
+	tui_keys Space
+	tui_wait_gone ' PAUSED ' 3
+	tui_keys F6
+	tui_type event
+	tui_keys Enter
+	tui_wait 'sort EVENT desc' 3
+	tui_keys Z
+	tui_wait ' PAUSED ' 3
+	# A to Z: switch rows first, wakeup rows last
+	tui_keys Home
+	tui_rows | grep -o -E ' (switch|wakeup) ' > "$TUI_WORK/evs"
+	[ -s "$TUI_WORK/evs" ] && ! grep -q wakeup "$TUI_WORK/evs" || fail "wakeup rows before switch rows"
+	tui_keys End
+	tui_wait '^[-+ ] +[0-9]+ .* wakeup ' 3
+	tui_rows | grep -q ' switch ' && fail "switch rows after wakeup rows"
+	tui_keys Home Space
+	tui_wait_gone ' PAUSED ' 3
+	tui_keys F6
+	tui_type delta
+	tui_keys Enter
+	tui_wait 'sort DELTA desc' 3
+fi
+
+if want filtercount; then
+	say "the filter's status line and the header count the same stacks"
+	tui_keys Z
+	tui_wait ' PAUSED ' 3
+	tui_keys '\'
+	tui_wait 'Filter frames/comm' 3
+	tui_type schedule
+	tui_keys Enter
+	tui_wait "filter 'schedule': [0-9]+ stacks match" 3
+	N1=$(tui_capture | sed -n "s/.*filter 'schedule': \([0-9]*\) stacks match.*/\1/p")
+	N2=$(tui_capture | sed -n 's/.*shown [0-9]* of \([0-9]*\).*/\1/p' | head -n 1)
+	[ "$N1" = "$N2" ] || fail "the status says $N1 stacks, the header $N2"
+	tui_keys x Space
 	tui_wait_gone ' PAUSED ' 3
 fi
 
