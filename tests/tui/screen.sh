@@ -232,6 +232,34 @@ if want filtercount; then
 	tui_wait_gone ' PAUSED ' 3
 fi
 
+if want help; then
+	say "help: every word of the screen explained, scrollable at 80x24"
+	tui_resize 80 24
+	tui_keys h
+	tui_wait 'help - keys' 5
+	tui_wait 'lines 1-22 of [0-9]+' 5
+	: > "$TUI_WORK/help"
+	n=30
+	while [ "$n" -gt 0 ]; do
+		tui_stable >> "$TUI_WORK/help"
+		tui_capture | grep -q -E 'lines [0-9]+-([0-9]+) of \1 ' && break
+		tui_keys NPage
+		n=$((n - 1))
+	done
+	[ "$n" -gt 0 ] || fail "the help does not scroll to its end"
+	for w in 'Counts are hits' 'never time' 'total \(\+n\)' '^ +mode ' '^ +delay ' 'PAUSED' \
+		'\[DELTA\]' '\[CUMULATIVE\]' 'events/s' '^ +lost ' '^ +dropped ' '^ +overrun ' \
+		'^ +stacks ' '^ +cpu ' 'tracing OFF' '^ +stackmap ' '^ +entries ' '^ +successes ' \
+		'^ +drops ' 'fallbacks' 'unresolved' '^ +gen ' '^ +view ' '^ +sort ' \
+		'event pid comm filter search' '^ +shown ' 'order held' '^ +mapped ' 'full-stack' \
+		'CUT' 'DEP .*\+ when' 'SELF'; do
+		grep -q -E -- "$w" "$TUI_WORK/help" || fail "the help does not explain /$w/"
+	done
+	tui_keys q
+	tui_wait_gone 'help - keys' 3
+	tui_resize 120 40
+fi
+
 tui_keys q
 tui_quit_restored
 echo "PASS"
