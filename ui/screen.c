@@ -172,6 +172,9 @@ void ui_rank(struct ui *ui, bool live)
 		tree_view_build(ui);
 	if (ui->view == UI_VIEW_STACKS || live)
 		stack_view_rank(ui, live);
+	/* a live ranking is what a debounced one would do: none is due any more */
+	if (live)
+		ui->rerank_at = 0;
 	if (ui->go_home && live) {
 		ui->go_home = false;
 		ui->sv.chosen = false;

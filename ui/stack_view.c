@@ -311,11 +311,11 @@ void stack_view_draw_titles(struct ui *ui, int y)
 		if (c == COL_FUNC && (ui->sv.common || ui->sv.per_event)) {
 			/* the rows start after the frames they all share: say which */
 			if (ui->sv.common)
-				snprintf(title, sizeof(title), "... = %s; FUNCTION < CALLERS",
+				snprintf(title, sizeof(title), "FUNCTION < CALLERS (... = %s)",
 					 ui->sv.common_text);
 			else
 				snprintf(title, sizeof(title),
-					 "... = what its event's rows share; FUNCTION < CALLERS");
+					 "FUNCTION < CALLERS (... = shared by the event's rows)");
 			len = (int)strlen(title);
 		}
 		if (col_right[c] && len < p->w)

@@ -154,7 +154,7 @@ if want columns; then
 	tui_keys Enter
 	tui_wait 'event sched:sched_switch' 3
 	tui_wait_gone '^ +# .*EVENT' 5
-	tui_wait '^ +# .*\.\.\. = __schedule' 5
+	tui_wait '^ +# .*FUNCTION < CALLERS \(\.\.\. = ' 5
 	tui_wait '^[-+ ] +1 .*\.\.\. [a-z_]' 5
 	# expanded, a stack still shows every frame
 	tui_keys Home Enter
