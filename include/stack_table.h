@@ -225,6 +225,8 @@ enum rank_key {
 	RANK_TOTAL,  /* hits since start/reset */
 	RANK_DEPTH,  /* number of frames */
 	RANK_ID,     /* lowest kernel id */
+	RANK_EVENT,  /* by event name: the screen orders the busiest stacks it ranked */
+	RANK_COMM,   /* by comm: likewise; stack_table_rank() takes both as RANK_DELTA */
 	RANK_KEY_MAX,
 };
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,86 @@ void session_free_list(char **l, int n)
 	free(l);
 }
 
+/* edit distance (insert, delete, change, swap two neighbours), capped at 99 */
+static unsigned int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned int d[3][65], *pp = d[0], *p = d[1], *c = d[2], *t;
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		p[j] = (unsigned int)j;
+	for (i = 1; i <= la; i++) {
+		c[0] = (unsigned int)i;
+		for (j = 1; j <= lb; j++) {
+			unsigned int v = p[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			c[j] = v;
+		}
+		t = pp;
+		pp = p;
+		p = c;
+		c = t;
+	}
+	return p[lb];
+}
+
+/*
+ * ": did you mean sched:sched_switch?" for a name that matched nothing:
+ * the closest available events, when they are close enough to be typos
+ */
+static void suggest_events(struct session *s, const char *pat, char *out, size_t size)
+{
+	char **systems = NULL, best[3][300];
+	unsigned int bestd = 99, limit;
+	int nsys = 0, nbest = 0, i, k;
+	bool with_sys = strchr(pat, ':') || strchr(pat, '/');
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (strpbrk(pat, "*?[") || session_list_dir(s, "events", &systems, &nsys) < 0)
+		return;
+	limit = strlen(pat) >= 12 ? 3 : 2;
+	for (i = 0; i < nsys; i++) {
+		char rel[300], **evs = NULL, full[300];
+		int nev = 0, j;
+		unsigned int d;
+
+		if (!strcmp(systems[i], "ftrace"))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s", systems[i]);
+		if (session_list_dir(s, rel, &evs, &nev) < 0)
+			continue;
+		for (j = 0; j < nev; j++) {
+			snprintf(full, sizeof(full), "%s:%s", systems[i], evs[j]);
+			d = edit_distance(with_sys ? full : evs[j], pat);
+			if (d > limit || d > bestd)
+				continue;
+			if (d < bestd) {
+				bestd = d;
+				nbest = 0;
+			}
+			if (nbest < 3)
+				snprintf(best[nbest++], sizeof(best[0]), "%s", full);
+		}
+		session_free_list(evs, nev);
+	}
+	session_free_list(systems, nsys);
+	for (k = 0; k < nbest && len < size; k++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", k ? (k == nbest - 1 ? " or " : ", ") :
+					": did you mean ", best[k]);
+	if (nbest && len < size)
+		snprintf(out + len, size - len, "?");
+}
+
 /* enable every event matching "sys:event" (globs; "event" alone = any system) */
 static int enable_pattern(struct session *s, const char *pat, char *err, size_t errsz)
 {
@@ -120,9 +201,13 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 		session_free_list(evs, nev);
 	}
 	session_free_list(systems, nsys);
-	if (!matched)
-		return session_errf(err, errsz, -ENOENT,
-			    "unknown event '%s' (see %s/available_events)", pat, s->tfs->root);
+	if (!matched) {
+		char hint[700];
+
+		suggest_events(s, pat, hint, sizeof(hint));
+		return session_errf(err, errsz, -ENOENT, "unknown event '%s'%s (see %s/available_events)",
+				    pat, hint, s->tfs->root);
+	}
 	return matched;
 }
 

@@ -99,6 +99,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	const struct session_stats *st = session_stats(s);
 	struct rank_summary sum;
 	struct rank_row *rows;
+	unsigned int common;
 	size_t n, i;
 	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
@@ -108,6 +109,14 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		return -ENOMEM;
 	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
 	report_header(f, s, o, iteration, &sum);
+	/* leaf frames every row shares are said once, the rows start after them */
+	common = brief_common(ks, rows, n);
+	if (common) {
+		char shared[512];
+
+		brief_common_format(shared, sizeof(shared), ks, rows[0].stack, common);
+		fprintf(f, "every stack below starts with: %s (left out as \"...\")\n", shared);
+	}
 	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS", "HITS", "TOTAL",
 		"%", "RATE/s", "EVENT", "COMM/PID", "STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
@@ -122,7 +131,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fmt_percent(pct, sizeof(pct), o->delta ? rows[i].delta : rows[i].total,
 			    o->delta ? sum.delta : sum.total);
 		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
-		brief_format(leaf, sizeof(leaf), ks, sk, 3, 1);
+		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
 		if (top_of.pid >= 0) {
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
 			snprintf(who, sizeof(who), "%s/%d", comm, top_of.pid);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -461,12 +462,48 @@ const char *replay_buffers(struct replay *r)
 	return r->names;
 }
 
+/* the comm in field @cname of @rec, for the pid in field @pname */
+static void learn_comm(struct tep_handle *tep, struct tep_event *ev, struct tep_record *rec,
+		       const char *cname, const char *pname)
+{
+	struct tep_format_field *cf = tep_find_field(ev, cname), *pf = tep_find_field(ev, pname);
+	unsigned long long pid;
+	char comm[17];
+	int len;
+
+	if (!cf || !pf || rec->size < 0 || (long)cf->offset + cf->size > (long)rec->size ||
+	    tep_read_number_field(pf, rec->data, &pid) || !pid || pid > INT32_MAX)
+		return;
+	len = cf->size < 16 ? cf->size : 16;
+	memcpy(comm, (char *)rec->data + cf->offset, (size_t)len);
+	comm[len] = '\0';
+	if (comm[0] && strcmp(tep_data_comm_from_pid(tep, (int)pid), comm))
+		tep_register_comm(tep, comm, (int)pid);
+}
+
+/*
+ * The saved cmdlines of a recording hold the last 128 (by default) comms
+ * only: the scheduler events name the rest (what trace-cmd's sched_switch
+ * plugin does for its report)
+ */
+static void learn_comms(struct tracecmd_input *h, struct tep_record *rec)
+{
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	struct tep_event *ev = tep ? tep_find_event_by_record(tep, rec) : NULL;
+
+	if (!ev || !ev->system || strcmp(ev->system, "sched"))
+		return;
+	learn_comm(tep, ev, rec, "prev_comm", "prev_pid");
+	learn_comm(tep, ev, rec, "next_comm", "next_pid");
+	learn_comm(tep, ev, rec, "comm", "pid");
+}
+
 static int one(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct run_ctx *c = data;
 	unsigned int slot = c->base + (unsigned int)cpu;
 
-	(void)h;
+	learn_comms(h, rec);
 	/* a CPU's records are in time order: one that goes back is damaged */
 	if (slot < c->nslots) {
 		if (rec->ts < c->prev[slot])

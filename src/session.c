@@ -117,6 +117,14 @@ void session_sync_stats(struct session *s)
 	s->stats.damaged = is->damaged;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
+	/*
+	 * Losses and fallbacks are found while reading, between ticks: "+n"
+	 * counts them from the last tick on, so that a total shown before the
+	 * next tick never rises with a "+0" beside it
+	 */
+	s->stats.lost_delta = s->stats.lost >= s->last_lost ? s->stats.lost - s->last_lost : s->stats.lost;
+	s->stats.fallbacks_delta = s->stats.fallbacks >= s->last_fallbacks ?
+					   s->stats.fallbacks - s->last_fallbacks : s->stats.fallbacks;
 }
 
 /* replay: everything at once, at the first drain */

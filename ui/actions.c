@@ -297,6 +297,10 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 		return RANK_DEPTH;
 	case COL_ID:
 		return RANK_ID;
+	case COL_EVENT:
+		return RANK_EVENT;
+	case COL_COMM:
+		return RANK_COMM;
 	default:
 		*ok = false;
 		return ui->rank.key;
@@ -306,9 +310,12 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 static int ui_mouse(struct ui *ui)
 {
 	struct list_view *lv = ui->view == UI_VIEW_TREE ? &ui->tv.lv : &ui->sv.lv;
+	bool double_click;
 	MEVENT ev;
+	double now;
 	int row;
 
+	/* releases, motion, other buttons: asked for only so that ncurses never waits */
 	if (getmouse(&ev) != OK)
 		return 0;
 	if (ev.bstate & BUTTON4_PRESSED) {
@@ -354,7 +361,7 @@ static int ui_mouse(struct ui *ui)
 		enum rank_key key = col_rank_key(ui, col, &ok);
 
 		if (!ok) {
-			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID)");
+			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 			return R_REDRAW;
 		}
 		if (key == ui->rank.key)
@@ -369,7 +376,14 @@ static int ui_mouse(struct ui *ui)
 	if (row < 0)
 		return 0;
 	list_view_select(lv, row);
-	if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+	now = ui_now();
+	/* a second press on the row soon after the first: a double click */
+	double_click = (ev.bstate & BUTTON1_DOUBLE_CLICKED) ||
+		       (ui->click_lv == lv && ui->click_row == row && now - ui->click_at < UI_DCLICK_SEC);
+	ui->click_lv = double_click ? NULL : lv;
+	ui->click_row = row;
+	ui->click_at = now;
+	if (double_click)
 		return act_move(ui, ACT_TOGGLE);
 	return R_REDRAW | R_NAV;
 }

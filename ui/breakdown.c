@@ -25,11 +25,13 @@ struct breakdown {
 	size_t nstacks;
 	bool delta;
 	uint32_t epoch;
+	int f_event, f_pid, f_cpu; /* the filters it was counted under */
+	char f_comm[UI_TEXT];
 	uint64_t sum;
 	int rows;
 	int nev, npid, ncpu;
 	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP];
-	char comm[BD_TOP][32];
+	char comms[BD_TOP][32];
 };
 
 struct breakdown *breakdown_new(void)
@@ -92,8 +94,12 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 	const struct stack_attr *a;
 
 	for (a = st->attrs; a; a = a->next) {
-		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
+		uint64_t n;
 
+		/* what the row counts: only the hits that pass the filters */
+		if (!rank_attr_passes(&ui->rank, a))
+			continue;
+		n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
 		if (!n)
 			continue;
 		bd->sum += n;
@@ -114,6 +120,10 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	bd->what = st ? (const void *)st : (const void *)nd;
 	bd->node_key = nd ? nd->key : 0;
 	bd->delta = ui->delta;
+	bd->f_event = ui->rank.event;
+	bd->f_pid = ui->rank.pid;
+	bd->f_cpu = ui->rank.cpu;
+	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->comm);
 	bd->epoch = stack_table_epoch(ui->t);
 	bd->rows = rows;
 	bd->sum = 0;
@@ -135,7 +145,7 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
 	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
 	for (i = 0; i < bd->npid; i++)
-		snprintf(bd->comm[i], sizeof(bd->comm[i]), "%s",
+		snprintf(bd->comms[i], sizeof(bd->comms[i]), "%s",
 			 session_comm(ui->s, (int)bd->pid[i].key));
 	hmap_done(&m.ev);
 	hmap_done(&m.pid);
@@ -167,7 +177,8 @@ void stack_view_draw_breakdown(struct ui *ui)
 	}
 	/* recomputed when the stack/node, the mode or (unless paused) the interval changes */
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
-	    bd->delta != ui->delta || bd->rows != rows ||
+	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
+	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->comm) ||
 	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
 		bd_compute(ui, bd, st, nd, rows);
 	fmt_count(n1, sizeof(n1), bd->sum);
@@ -205,7 +216,7 @@ void stack_view_draw_breakdown(struct ui *ui)
 		if (i < bd->npid) {
 			fmt_count(n1, sizeof(n1), bd->pid[i].n);
 			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comm[i],
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comms[i],
 				 bd->pid[i].key);
 			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}

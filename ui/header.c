@@ -51,6 +51,8 @@ const char *const rank_key_name[RANK_KEY_MAX] = {
 	[RANK_TOTAL] = "TOTAL",
 	[RANK_DEPTH] = "DEPTH",
 	[RANK_ID] = "ID",
+	[RANK_EVENT] = "EVENT",
+	[RANK_COMM] = "COMM",
 };
 
 void ui_draw_header(struct ui *ui)

@@ -64,7 +64,7 @@ const struct ui_key ui_keys[] = {
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
 const char keys_mouse_help[] =
-	"Mouse: a click selects a row, a click on a column title sorts by it (again: inverts), the wheel scrolls; -M turns the mouse off.";
+	"Mouse: a click selects a row, a double click folds or unfolds it, a click on a column title sorts by it (again: inverts), the wheel scrolls; -M turns the mouse off.";
 
 enum ui_action keys_lookup(int key, bool fkey)
 {

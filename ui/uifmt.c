@@ -23,7 +23,7 @@ int uifmt_layout(const struct col_spec *specs, int n, int width, struct col_pos 
 	if (width < 0)
 		width = 0;
 	for (i = 0; i < n; i++) {
-		shown[i] = true;
+		shown[i] = !specs[i].hidden;
 		out[i].x = 0;
 		out[i].w = 0;
 	}

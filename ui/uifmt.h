@@ -27,12 +27,14 @@ struct session_stats;
  * @prio: 0 is never dropped; higher numbers are dropped first when the
  *        terminal is too narrow
  * @flex: the column grows with the terminal
+ * @hidden: never shown (it would say the same in every row)
  */
 struct col_spec {
 	int min;
 	int want;
 	int prio;
 	bool flex;
+	bool hidden; /* not shown at any width */
 };
 
 /**

@@ -77,7 +77,6 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	ingest_set_type_cb(s->ing, session_type_cb, s);
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
-	session_traced_append(s, replay_buffers(rp));
 	/* the recording's own kallsyms: the live one may be another boot */
 	if (!s->opts.kallsyms)
 		ksym_set_resolver(s->ksym, replay_sym, src);
@@ -88,6 +87,7 @@ static int replay_dat_drain(struct source *src, unsigned int budget)
 {
 	struct session *s = src->s;
 	double secs = 0;
+	unsigned int i;
 	long long n;
 
 	n = replay_run(src->priv, s->ing, &secs);
@@ -95,6 +95,11 @@ static int replay_dat_drain(struct source *src, unsigned int budget)
 		log_err("cannot read the recording: %s", strerror((int)-n));
 	ingest_resolve(s->ing);
 	s->stats.interval_sec = secs;
+	/* what was traced: the events the recording's stacks came with */
+	for (i = 0; i < session_nevents(s); i++)
+		session_traced_append(s, session_event(s, i));
+	if (!session_nevents(s))
+		session_traced_append(s, "none with a stack");
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 

@@ -24,6 +24,10 @@ want=$(trace-cmd report -i "$WORK/trace.dat" 2>/dev/null | grep -c 'kernel_stack
 	{ cat "$WORK/err"; fail "stacktop -r failed"; }
 cat "$WORK/out"
 grep -q '^stacktop .* mode replay - ' "$WORK/out" || fail "no replay header"
+# the events the recording's stacks came with, not its buffer names
+grep -q '^events: sched:sched_switch$' "$WORK/out" || fail "the header does not name the recorded event"
+# comms from the recording (saved cmdlines, and the scheduler events for the rest)
+grep -Eq '^ +1 +- .* [^ ?][^ ]*/[0-9]+ ' "$WORK/out" || fail "the top row has no comm"
 hits=$(sed -n 's/^hits: \([0-9]*\) total.*/\1/p' "$WORK/out")
 # A wrapped per-CPU buffer can begin with the kernel_stack half of a pair
 # whose event was overwritten: trace-cmd report lists that stack, stacktop
@@ -32,7 +36,9 @@ orphans=$(sed -n 's/^damaged data: .* \([0-9]*\) stack records with no event bef
 orphans=${orphans:-0}
 [ "$((hits + orphans))" = "$want" ] ||
 	fail "stacktop counted $hits stacks and $orphans orphans, trace-cmd report shows $want"
-grep -Eq '^ +1 +- .*sched:sched_switch .*__schedule' "$WORK/out" || fail "no ranked sched_switch row"
+grep -Eq '^ +1 +- .*sched:sched_switch ' "$WORK/out" || fail "no ranked sched_switch row"
+grep -Eq '^ +1 +- .*sched:sched_switch .*__schedule|^every stack below starts with: __schedule' "$WORK/out" ||
+	fail "the top row is not through __schedule"
 grep -Eq '^    __schedule\+0x[0-9a-f]+/0x[0-9a-f]+$' "$WORK/out" ||
 	fail "frames not symbolized from the recording's kallsyms"
 

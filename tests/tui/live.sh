@@ -18,7 +18,7 @@ say "start: header and ranked rows"
 tui_wait 'mode stacks' 10
 tui_wait 'events/s [0-9]' 5
 tui_wait '^\+ +1 ' 15
-tui_wait 'FUNCTION \[module\]' 2
+tui_wait 'FUNCTION (\[module\] )?< CALLERS' 2
 tui_wait '__schedule' 10
 [ -d "$T/instances/stacktop.$APP" ] || fail "no instance stacktop.$APP while running"
 [ "$(tui_flag alternate_on)" = 1 ] || fail "not on the alternate screen"
@@ -125,7 +125,10 @@ tui_wait_gone '\(all events\)' 2
 tui_keys Enter
 tui_wait 'event sched:sched_wakeup' 3
 tui_keys z
-tui_wait '^\+ +1 .*sched:sched_wakeup' 10
+# one event: the header names it, the EVENT column goes, the breakdown has only it
+tui_wait '^\+ +1 ' 10
+tui_wait_gone '^ +# .*EVENT' 5
+tui_wait '100% sched:sched_wakeup' 10
 tui_rows | grep -q sched_switch && fail "sched_switch rows under an event filter on sched_wakeup"
 tui_keys f
 tui_type 'no_such_event'

@@ -41,7 +41,9 @@ tui_wait 'Filter by event' 3
 tui_type kmalloc
 tui_keys Enter
 tui_wait 'event kmem:kmalloc' 3
-tui_wait '^\+ +1 .*kmem:kmalloc' 10
+tui_wait '^\+ +1 ' 10
+tui_wait_gone '^ +# .*EVENT' 5
+tui_wait '100% kmem:kmalloc' 10
 tui_rows | grep -q 'sched_switch' && fail "sched_switch rows under the kmalloc filter"
 tui_keys x
 tui_wait 'event all' 3
@@ -51,7 +53,9 @@ tui_keys F6
 tui_type ' id'
 tui_keys Enter
 tui_wait 'sort ID desc' 3
-tui_keys '>'
+tui_keys F6
+tui_type delta
+tui_keys Enter
 tui_wait 'sort DELTA desc' 3
 
 say "reset: map, counts and a new generation"

@@ -75,6 +75,22 @@ static void test_uifmt_layout_narrow_drops_by_prio(void **state)
 	assert_true(layout_right_edge(p, NSPECS) <= 40);
 }
 
+/* a hidden column (one event traced) is never shown; its room goes to the others */
+static void test_uifmt_layout_hidden(void **state)
+{
+	struct col_spec hs[NSPECS];
+	struct col_pos p[NSPECS], q[NSPECS];
+
+	(void)state;
+	memcpy(hs, specs, sizeof(hs));
+	hs[3].hidden = true;
+	assert_int_equal(uifmt_layout(hs, NSPECS, 200, p), NSPECS - 1);
+	assert_int_equal(p[3].w, 0);
+	assert_int_equal(layout_right_edge(p, NSPECS), 200);
+	uifmt_layout(specs, NSPECS, 200, q);
+	assert_true(p[4].w > q[4].w);
+}
+
 static void test_uifmt_layout_never_past_width(void **state)
 {
 	struct col_pos p[NSPECS];
@@ -325,6 +341,35 @@ static void test_uifmt_header_map(void **state)
 
 /* ---- hmap -------------------------------------------------------------- */
 
+/* hmap_copy(): the copy holds exactly the source's entries (the zero key too) */
+static void test_hmap_copy(void **state)
+{
+	struct hmap a, b;
+	uint64_t v, i;
+
+	(void)state;
+	hmap_init(&a);
+	hmap_init(&b);
+	for (i = 0; i < 500; i++)
+		assert_int_equal(hmap_put(&a, i * 31, i + 1), 0);
+	assert_int_equal(hmap_put(&b, 7, 7), 0);
+	assert_int_equal(hmap_copy(&b, &a), 0);
+	assert_int_equal(hmap_len(&b), 500);
+	assert_false(hmap_get(&b, 7, NULL));
+	for (i = 0; i < 500; i++) {
+		assert_true(hmap_get(&b, i * 31, &v));
+		assert_int_equal(v, i + 1);
+	}
+	/* independent: changing one leaves the other */
+	assert_true(hmap_del(&a, 31));
+	assert_true(hmap_get(&b, 31, NULL));
+	hmap_clear(&a);
+	assert_int_equal(hmap_copy(&b, &a), 0);
+	assert_int_equal(hmap_len(&b), 0);
+	hmap_done(&a);
+	hmap_done(&b);
+}
+
 static void test_hmap_basic(void **state)
 {
 	struct hmap m;
@@ -446,7 +491,9 @@ int main(void)
 		cmocka_unit_test(test_uifmt_delay),
 		cmocka_unit_test(test_uifmt_header_rates),
 		cmocka_unit_test(test_uifmt_header_map),
+		cmocka_unit_test(test_uifmt_layout_hidden),
 		cmocka_unit_test(test_hmap_basic),
+		cmocka_unit_test(test_hmap_copy),
 		cmocka_unit_test(test_symcache_textmatch),
 	};
 
