@@ -288,7 +288,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
 	st = stack_table_intern(ing->table, ing->frames, n);
 	if (!st)
@@ -314,7 +314,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.orphans++;
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
@@ -357,8 +357,9 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
 			return;
 		idx = func_event(ing, ringbuf_read_long(l, ev->data + f->func_ip_off));
+		/* ignored, but its stack is still its own: it waits, uncounted */
 		if (idx < 0)
-			return;
+			idx = EVFMT_NONE;
 		pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 		note_pid(ing, pid);
 		push_waiting(c, (uint16_t)idx, pid);

@@ -712,6 +712,32 @@ def case_function_kprobe():
             sim.stop()
 
 
+def case_ftrace_named():
+    """function entries someone else's function tracer records at the top
+    level are named by their function too (stackmap mode, no --function)"""
+    sim = Sim("v4", "--step", "--seed", "13")
+    try:
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 800")
+            rep = top.settle(1)
+            rep = top.settle(rep["hits"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        got = report_by_event(rep)
+        want = truth_by_event(sim, "top")
+        check(got == want, "per event %s, truth %s" % (got, want))
+        check("ftrace:function schedule" in got, "function entries not named: %s" % got)
+        check(not [e for e in got if "#" in e or e == "ftrace:function"], "unnamed: %s" % got)
+    finally:
+        sim.stop()
+
+
 def case_kfilter():
     """-e 'EV if FILTER' is written where the kernel filters (top level:
     journaled, the old filter restored); only matching events cost a stack;
@@ -877,6 +903,7 @@ CASES = {
     "two-stacktops": case_two_stacktops,
     "function-kprobe": case_function_kprobe,
     "kfilter": case_kfilter,
+    "ftrace-named": case_ftrace_named,
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
