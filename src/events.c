@@ -78,7 +78,8 @@ int session_write_filter(struct session *s, const char *sys, const char *ev, con
 		return session_errf(err, errsz, -EOPNOTSUPP, "%s:%s has no filter file", sys, ev);
 	session_path(s, log, sizeof(log), "error_log");
 	seen = session_error_log_len(s, log);
-	if (!s->instance && tfs_read(s->tfs, rel, &orig, NULL) < 0)
+	/* the instance's too: F must not lose the filter it had */
+	if (tfs_read(s->tfs, rel, &orig, NULL) < 0)
 		orig = NULL;
 	r = session_write(s, rel, *expr ? expr : "0");
 	if (r == 0) {
