@@ -1,7 +1,7 @@
 #!/bin/sh
 # Kernel filters on the real kernel: 'sched:sched_switch if prev_state & 3'
 # keeps the switches of tasks that block (a sleeper) and drops those of a
-# task that is only preempted (a spinner); a refused filter shows the
+# task that is only preempted (a spinner); a counted stacktrace trigger; a refused filter shows the
 # kernel's error_log text; --function and --kprobe fail clearly where the
 # kernel cannot do them (this kernel: no function tracer rights, no kprobes).
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +52,16 @@ echo "blocked switches: sleeper $sleeper, spinners $spin"
 [ "$sleeper" -gt 0 ] || fail "the sleeper's blocked switches are missing"
 [ "$spin" = 0 ] || fail "the spinners' preemptions passed 'prev_state & 3' ($spin)"
 no_instance_of "$me"
+
+# --trigger on the real kernel: stacktrace:20 gives exactly 20 stacks, each
+# after its event (the sleeper switches ~100 times a second)
+"$STACKTOP" -b -n 1 -d 2 --json --show-self --trigger 'sched:sched_switch:20' \
+	> "$WORK/trig" 2> "$WORK/trig.err" || fail "--trigger run failed: $(cat "$WORK/trig.err")"
+python3 -c '
+import json, sys
+rep = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
+assert rep["hits"] == 20 and rep["orphans"] == 0, (rep["hits"], rep["orphans"])
+' "$WORK/trig" || fail "stacktrace:20 did not give 20 attributed stacks"
 
 # refused: the kernel's own words, exit 1
 "$STACKTOP" -b -n 1 -e 'sched:sched_switch if prev_state &&& 3' > /dev/null 2> "$WORK/bad" &&
