@@ -158,6 +158,18 @@ void ingest_set_self(struct ingest *ing, int pid);
 void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx);
 
 /**
+ * ingest_set_func_cb() - key function-tracer entries by the traced function
+ * @ing: consumer
+ * @cb: returns the event index for the function at @ip (the entry's `ip`
+ *      field), or negative to ignore the entry; called once per address
+ * @ctx: passed to @cb
+ *
+ * Without it, every function entry counts under the one ftrace:function
+ * event.
+ */
+void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx);
+
+/**
  * ingest_page() - consume one sub-buffer page
  * @ing: consumer
  * @slot: CPU slot (0..ncpus-1), selects the waiting-event stack

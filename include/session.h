@@ -62,8 +62,10 @@ enum session_mode {
  * @tracefs: tracefs root; NULL finds (and if needed mounts) the system's
  * @kallsyms: kallsyms file; NULL means /proc/kallsyms
  * @rundir: where the restore journal lives; NULL means /run/stacktop
- * @events: "system:event" patterns (globs allowed); none means
- *          sched:sched_switch (stackmap mode: keep events already enabled)
+ * @events: "system:event" patterns (globs allowed), each optionally followed
+ *          by " if FILTER" (written to the event's filter file); none (and
+ *          no @functions, @kprobes, @triggers) means sched:sched_switch
+ *          (stackmap mode: keep events already enabled)
  * @nevents: entries in @events
  * @pids: only count events of these pids (empty: all)
  * @npids: entries in @pids
@@ -73,6 +75,14 @@ enum session_mode {
  * @buffer_kb: per-CPU buffer size of the private instance, 0 for default
  * @show_self: count the events of stacktop's own pid too (hidden by default:
  *             its reads of the ring buffer would rank among the stacks)
+ * @functions: globs for the function tracer's set_ftrace_filter (entries
+ *             keyed by the traced function: "ftrace:function NAME")
+ * @nfunctions: entries in @functions
+ * @kprobes: "FUNC[+OFFSET]": a kprobe event each, created and removed
+ * @nkprobes: entries in @kprobes
+ * @triggers: "system:event[:N][ if FILTER]": stacks come only from
+ *            stacktrace triggers (on these and on @events)
+ * @ntriggers: entries in @triggers
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  */
@@ -90,6 +100,12 @@ struct session_opts {
 	bool reset_first;
 	unsigned int buffer_kb;
 	bool show_self;
+	const char *const *functions;
+	int nfunctions;
+	const char *const *kprobes;
+	int nkprobes;
+	const char *const *triggers;
+	int ntriggers;
 	const char *replay;
 	const char *map_file;
 };
@@ -194,6 +210,35 @@ int session_reset(struct session *s);
  * refused: instance, failed init), -errno.
  */
 int session_set_stackmap(struct session *s, bool on);
+
+/**
+ * session_set_filter() - write the kernel filter of a traced event (its
+ * `filter` file in the instance read; journaled at the top level)
+ * @s: session
+ * @idx: event index
+ * @expr: the filter; "" or "0" clears it
+ * @err: the kernel's error_log text when it refuses the filter
+ * @errsz: size of @err
+ *
+ * A refused filter changes nothing (the old one is written back).
+ *
+ * Return: 0, -EOPNOTSUPP (a recording, ftrace's own entries: no filter
+ * file), -EINVAL (and the kernel's other errnos) when refused.
+ */
+int session_set_filter(struct session *s, unsigned int idx, const char *expr, char *err,
+		       size_t errsz);
+
+/**
+ * session_get_filter() - the kernel filter of a traced event as the filter
+ * file shows it ("" when none), sanitized
+ * @s: session
+ * @idx: event index
+ * @buf: receives it
+ * @size: size of @buf
+ *
+ * Return: 0, -EOPNOTSUPP, -errno.
+ */
+int session_get_filter(struct session *s, unsigned int idx, char *buf, size_t size);
 
 /**
  * session_table() - the stack table (owned by the session)

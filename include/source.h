@@ -117,6 +117,20 @@ struct session {
 
 	struct comm_cache *comms;
 	char *traced;
+
+	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
+	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */
+	int nprobe_events;
+};
+
+/*
+ * struct event_spec - one -e or --trigger argument: "SYS:EVENT" (globs),
+ * the kernel filter after " if ", and a trigger's count (0: unlimited)
+ */
+struct event_spec {
+	char pattern[256];
+	char filter[1024];
+	unsigned long count;
 };
 
 /* the session's helpers for its sources (session.c, events.c) */
@@ -127,6 +141,17 @@ int session_list_dir(struct session *s, const char *rel, char ***ret, int *ret_n
 void session_free_list(char **l, int n);
 void session_traced_append(struct session *s, const char *name);
 int session_setup_events(struct session *s, char *err, size_t errsz);
+int session_parse_spec(const char *text, bool counted, struct event_spec *sp);
+int session_write(struct session *s, const char *rel, const char *value);
+int session_write_filter(struct session *s, const char *sys, const char *ev, const char *expr,
+			 char *err, size_t errsz);
+size_t session_error_log_len(struct session *s, const char *log_rel);
+void session_kernel_error(struct session *s, const char *log_rel, size_t seen, char *buf,
+			  size_t size);
+/* probes.c: kprobes (before the source opens), the function tracer (after its events) */
+int session_setup_kprobes(struct session *s, char *err, size_t errsz);
+int session_setup_function(struct session *s, char *err, size_t errsz);
+int session_func_cb(void *ctx, uint64_t ip);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
 void session_zero_counts(struct session *s);

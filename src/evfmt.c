@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "format.h"
 #include "log.h"
 #include "tfs.h"
+#include <unistd.h>
 
 static bool name_ok(const char *s)
 {
@@ -72,7 +74,7 @@ static struct evfmt *evfmt_alloc(void)
 	if (!f)
 		return NULL;
 	memset(f->index, 0xff, sizeof(f->index));
-	f->kstack_type = f->stackid_type = f->ustack_type = -1;
+	f->kstack_type = f->stackid_type = f->ustack_type = f->func_type = -1;
 	f->kstack_size_off = -1;
 	f->pid_off = 4;
 	return f;
@@ -154,6 +156,14 @@ static int stack_events(struct evfmt *f, struct tfs *t)
 	}
 	if (!lookup(f, t, "ftrace", "user_stack", &ev))
 		f->ustack_type = ev->id;
+	if (!lookup(f, t, "ftrace", "function", &ev)) {
+		int off = field_off(ev, "ip");
+
+		if (off >= 0) {
+			f->func_type = ev->id;
+			f->func_ip_off = off;
+		}
+	}
 	if (f->pid_off < 0)
 		f->pid_off = 4;
 	return 0;
@@ -308,8 +318,56 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 		}
 		free(buf);
 	}
+	/* ftrace's own entries: not in set_event, one format file each */
+	if (t && !strncmp(full, "event#", 6)) {
+		int fd = tfs_open_file(t, "events/ftrace", O_RDONLY | O_DIRECTORY);
+		struct dirent *de;
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && (de = readdir(d))) {
+			struct tep_event *ev;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (parse_event(f, t, "ftrace", de->d_name, &ev) == 0 && ev->id == type) {
+				snprintf(full, sizeof(full), "ftrace:%.200s", de->d_name);
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
 	r = add_index(f, type, full);
 	return r;
+}
+
+int evfmt_add_named(struct evfmt *f, const char *name)
+{
+	char **names, clean[256];
+	int *types;
+	unsigned int i;
+
+	fmt_sanitize(clean, sizeof(clean), name, strlen(name));
+	for (i = 0; i < f->nnames; i++)
+		if (f->types[i] < 0 && !strcmp(f->names[i], clean))
+			return (int)i;
+	if (f->nnames >= EVFMT_NONE - 1)
+		return -ENOSPC;
+	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	f->names = names;
+	types = realloc(f->types, (f->nnames + 1) * sizeof(*types));
+	if (!types)
+		return -ENOMEM;
+	f->types = types;
+	f->names[f->nnames] = strdup(clean);
+	if (!f->names[f->nnames])
+		return -ENOMEM;
+	f->types[f->nnames] = -1;
+	return (int)f->nnames++;
 }
 
 void evfmt_free(struct evfmt *f)

@@ -21,6 +21,11 @@ struct waiting {
 	int32_t pid;
 };
 
+struct func_slot {
+	uint64_t ip; /* 0: empty */
+	int32_t event; /* negative: ignored */
+};
+
 struct cpu_state {
 	struct waiting w[WAIT_MAX];
 	int n;
@@ -45,6 +50,10 @@ struct ingest {
 	int npids;
 	int (*type_cb)(void *ctx, int type);
 	void *type_ctx;
+	int (*func_cb)(void *ctx, uint64_t ip);
+	void *func_ctx;
+	struct func_slot *funcs; /* ip -> event index, open addressing */
+	uint32_t nfuncs, funcs_size;
 
 	struct stack **by_id;
 	uint32_t nby_id;
@@ -123,6 +132,7 @@ void ingest_free(struct ingest *ing)
 	free(ing->pid_seen);
 	free(ing->by_id);
 	free(ing->pids);
+	free(ing->funcs);
 	free(ing);
 }
 
@@ -163,6 +173,60 @@ void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void
 {
 	ing->type_cb = cb;
 	ing->type_ctx = ctx;
+}
+
+void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx)
+{
+	ing->func_cb = cb;
+	ing->func_ctx = ctx;
+}
+
+static uint32_t func_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ULL) >> 32);
+}
+
+static struct func_slot *func_find(struct func_slot *t, uint32_t size, uint64_t ip)
+{
+	uint32_t i = func_hash(ip) & (size - 1);
+
+	while (t[i].ip && t[i].ip != ip)
+		i = (i + 1) & (size - 1);
+	return &t[i];
+}
+
+/* the event index of a function entry at @ip: learnt once per address */
+static int func_event(struct ingest *ing, uint64_t ip)
+{
+	struct func_slot *sl;
+	int idx;
+
+	if (!ip)
+		return -1;
+	if (ing->funcs) {
+		sl = func_find(ing->funcs, ing->funcs_size, ip);
+		if (sl->ip)
+			return sl->event;
+	}
+	if ((ing->nfuncs + 1) * 2 > ing->funcs_size) {
+		uint32_t n = ing->funcs_size ? ing->funcs_size * 2 : 256, i;
+		struct func_slot *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < ing->funcs_size; i++)
+			if (ing->funcs[i].ip)
+				*func_find(t, n, ing->funcs[i].ip) = ing->funcs[i];
+		free(ing->funcs);
+		ing->funcs = t;
+		ing->funcs_size = n;
+	}
+	idx = ing->func_cb(ing->func_ctx, ip);
+	sl = func_find(ing->funcs, ing->funcs_size, ip);
+	sl->ip = ip;
+	sl->event = idx;
+	ing->nfuncs++;
+	return idx;
 }
 
 struct ingest_stats *ingest_stats(struct ingest *ing)
@@ -280,7 +344,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
 	st = stack_table_intern(ing->table, ing->frames, n);
 	if (!st)
@@ -320,7 +384,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
@@ -362,6 +426,18 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	if ((int)type == f->ustack_type || type == 0)
 		return;
+	if ((int)type == f->func_type && ing->func_cb) {
+		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
+			return;
+		idx = func_event(ing, ringbuf_read_long(l, ev->data + f->func_ip_off));
+		/* ignored, but its stack is still its own: it waits, uncounted */
+		if (idx < 0)
+			idx = EVFMT_NONE;
+		pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
+		note_pid(ing, pid);
+		push_waiting(c, (uint16_t)idx, pid);
+		return;
+	}
 	idx = f->index[type];
 	if (idx == EVFMT_NONE) {
 		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;

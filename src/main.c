@@ -23,6 +23,10 @@
 #include "ui.h"
 
 #define MAX_EVENTS 64
+
+/* "-e PAT if EXPR" made by --filter (static: reachable until exit) */
+static char *owned[MAX_EVENTS];
+static int nowned;
 #define MAX_LIST   1024
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
@@ -30,6 +34,10 @@
 struct args {
 	struct session_opts so;
 	const char *events[MAX_EVENTS];
+	const char *functions[MAX_EVENTS];
+	const char *kprobes[MAX_EVENTS];
+	const char *triggers[MAX_EVENTS];
+	int filtered;             /* -e arguments --filter has seen */
 	int pids[MAX_LIST];
 	int cpus[MAX_LIST];
 	double delay;
@@ -70,6 +78,10 @@ enum {
 	OPT_LIST_EVENTS,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
+	OPT_FILTER,
+	OPT_FUNCTION,
+	OPT_KPROBE,
+	OPT_TRIGGER,
 };
 
 static const struct option long_opts[] = {
@@ -104,6 +116,10 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "kprobe", required_argument, NULL, OPT_KPROBE },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -115,7 +131,16 @@ static void usage(FILE *f)
 		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
 		"\n"
 		"  -e, --event SYS:EVENT   trace this event (repeatable; globs: 'kmem:*');\n"
-		"                          default sched:sched_switch\n"
+		"                          default sched:sched_switch; 'SYS:EVENT if FILTER'\n"
+		"                          writes FILTER to the event's kernel filter file\n"
+		"      --filter FILTER     kernel filter for the -e events before it that have\n"
+		"                          none (e.g. 'prev_state & 3': blocked switches only)\n"
+		"      --trigger 'SYS:EVENT[:N] [if FILTER]'\n"
+		"                          record stacks only where a stacktrace trigger fires\n"
+		"                          (at most N times); then -e events get one too\n"
+		"      --function GLOB     the function tracer on the functions matching GLOB\n"
+		"                          (repeatable), rows keyed by the traced function\n"
+		"      --kprobe FUNC[+OFF] a kprobe event on FUNC (repeatable), removed on exit\n"
 		"  -p, --pid PID[,PID...]  count only events of these pids (at most 1024)\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
@@ -256,6 +281,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->color = !getenv("NO_COLOR") || !*getenv("NO_COLOR");
 	a->so.mode = SESSION_AUTO;
 	a->so.events = a->events;
+	a->so.functions = a->functions;
+	a->so.kprobes = a->kprobes;
+	a->so.triggers = a->triggers;
 	a->so.pids = a->pids;
 	a->so.cpus = a->cpus;
 	a->sort = RANK_DELTA;
@@ -433,6 +461,48 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return 2;
 			}
 			break;
+		case OPT_FILTER: {
+			int i, done = 0;
+
+			for (i = a->filtered; i < a->so.nevents; i++) {
+				size_t len;
+				char *t;
+
+				if (strstr(a->events[i], " if ") || nowned >= MAX_EVENTS)
+					continue;
+				len = strlen(a->events[i]) + strlen(optarg) + 5;
+				t = malloc(len);
+				if (!t)
+					return 1;
+				snprintf(t, len, "%s if %s", a->events[i], optarg);
+				owned[nowned++] = t;
+				a->events[i] = t;
+				done++;
+			}
+			if (!done || !*optarg) {
+				fprintf(stderr, "stacktop: --filter '%s' applies to the -e events before it "
+						"(that have no ' if ' of their own): none\n", optarg);
+				return 2;
+			}
+			a->filtered = a->so.nevents;
+			break;
+		}
+		case OPT_FUNCTION:
+		case OPT_KPROBE:
+		case OPT_TRIGGER: {
+			const char **list = c == OPT_FUNCTION ? a->functions
+					    : c == OPT_KPROBE ? a->kprobes : a->triggers;
+			int *n = c == OPT_FUNCTION ? &a->so.nfunctions
+				 : c == OPT_KPROBE ? &a->so.nkprobes : &a->so.ntriggers;
+
+			if (*n >= MAX_EVENTS || !*optarg) {
+				fprintf(stderr, "stacktop: %s '%s' (at most %d)\n",
+					*optarg ? "too many" : "empty", optarg, MAX_EVENTS);
+				return 2;
+			}
+			list[(*n)++] = optarg;
+			break;
+		}
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
 			break;
@@ -475,9 +545,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return r;
 	if (a->so.replay || a->so.map_file) {
 		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
-		    a->so.reset_first) {
-			fprintf(stderr, "stacktop: --replay/--map read a file: -e, --mode, --tracefs and "
-					"--reset-first do not apply\n");
+		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
+			fprintf(stderr, "stacktop: --replay/--map read a file: -e, --function, --kprobe, "
+					"--trigger, --mode, --tracefs and --reset-first do not apply\n");
 			return 2;
 		}
 		/* a recording is one interval: one report, at once */
@@ -704,5 +774,7 @@ int main(int argc, char **argv)
 		}
 	}
 	session_close(s);
+	while (nowned > 0)
+		free(owned[--nowned]);
 	return status;
 }

@@ -541,6 +541,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, session_type_cb, s);
+	ingest_set_func_cb(s->ing, session_func_cb, s);
+	s->trigger_mode = opts->ntriggers > 0;
 	if (!opts->show_self && !opts->tracefs)
 		ingest_set_self(s->ing, (int)getpid());
 	if (uname(&un) == 0)
@@ -572,6 +574,16 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			goto fail;
 		}
 	}
+
+	if (s->mode == SESSION_PASSIVE && (opts->nkprobes || opts->nfunctions || opts->ntriggers)) {
+		r = session_errf(err, errsz, -EINVAL,
+				 "--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
+		goto fail;
+	}
+	/* before the source: its instance must go first on restore (probes.c) */
+	r = session_setup_kprobes(s, err, errsz);
+	if (r < 0)
+		goto fail;
 
 	/* the sources: one per mode today */
 	switch (s->mode) {
@@ -638,5 +650,8 @@ void session_close(struct session *s)
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
 	free(s->traced);
+	for (i = 0; i < s->nprobe_events; i++)
+		free(s->probe_events[i]);
+	free(s->probe_events);
 	free(s);
 }

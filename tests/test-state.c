@@ -161,6 +161,48 @@ static void test_state_recover_killed(void **state)
 	assert_int_equal(n, 0);
 }
 
+/*
+ * 'A' entries: the line is appended (what was there stays), the undo is
+ * appended on restore and by the recovery after a SIGKILL; filter files
+ * that read "none" are restored with "0"
+ */
+static void test_state_append_undo(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+	pid_t pid;
+	int status, n = -1;
+
+	put(fx->root, "kprobe_events", "p:other/x foo\n");
+	mkdir(strcat(strcpy((char[128]){ 0 }, fx->root), "/ev"), 0755);
+	put(fx->root, "ev/filter", "none\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append(st, "kprobe_events", "p:g/e bar\n", "-:g/e\n"), 0);
+	assert_string_equal(get(fx, "kprobe_events"), "p:other/x foo\np:g/e bar\n");
+	assert_int_equal(state_write(st, "ev/filter", "prev_state & 3"), 0);
+	assert_int_equal(state_append(st, "nosuch/trigger", "stacktrace", "!stacktrace"), -ENOENT);
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "kprobe_events"), "p:other/x foo\np:g/e bar\n-:g/e\n");
+	assert_string_equal(get(fx, "ev/filter"), "0");
+
+	put(fx->root, "kprobe_events", "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append(st, "kprobe_events", "p:g/e bar\n", "-:g/e\n"))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(get(fx, "kprobe_events"), "p:g/e bar\n-:g/e\n");
+}
+
 /* values with newlines and odd bytes survive the journal */
 static void test_state_odd_values(void **state)
 {
@@ -668,6 +710,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_restore_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_many_writes, setup, teardown),

@@ -234,6 +234,48 @@ static int act_sort_pick(struct ui *ui, enum ui_action act)
 	return R_REDRAW;
 }
 
+/* the event F edits: the one f picked, else the selected stack's main event */
+static int kfilter_event(struct ui *ui)
+{
+	const struct stack_attr *a;
+	uint64_t best = 0;
+	struct stack *st;
+	int ev = -1;
+
+	if (ui->rank.event >= 0)
+		return ui->rank.event;
+	st = ui->view == UI_VIEW_TREE ? NULL : stack_view_selected(ui);
+	if (!st)
+		return -1;
+	for (a = st->attrs; a; a = a->next)
+		if (ev < 0 || a->total > best || (a->total == best && a->event < ev)) {
+			ev = a->event;
+			best = a->total;
+		}
+	return ev;
+}
+
+static int act_kfilter(struct ui *ui, enum ui_action act)
+{
+	char cur[UI_TEXT];
+	int ev = kfilter_event(ui), r;
+
+	if (ev < 0) {
+		ui_status(ui, true, "no event selected: pick one with f, or select a stack");
+		return R_REDRAW;
+	}
+	r = session_get_filter(ui->s, (unsigned int)ev, cur, sizeof(cur));
+	if (r < 0) {
+		ui_status(ui, true, "%s has no kernel filter to edit%s", session_event(ui->s, (unsigned int)ev),
+			  r == -EOPNOTSUPP ? "" : ": cannot read it");
+		return R_REDRAW;
+	}
+	ui->kfilter_event = ev;
+	prompt_open(ui, PR_KFILTER, cur);
+	ui_status(ui, false, "kernel filter of %s", session_event(ui->s, (unsigned int)ev));
+	return R_REDRAW;
+}
+
 /* what each action of the key table (keys.c) does */
 static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_QUIT] = act_quit,
@@ -269,6 +311,7 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_RESET] = act_reset,
 	[ACT_STACKMAP] = act_stackmap,
 	[ACT_SAVE] = act_save,
+	[ACT_KFILTER] = act_kfilter,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)

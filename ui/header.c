@@ -142,6 +142,7 @@ const char *const prompt_label[] = {
 	[PR_FILTER] = "Filter frames/comm, a|b for either (Enter keeps, Esc cancels): ",
 	[PR_PID] = "Pid or comm (empty: all): ",
 	[PR_DELAY] = "Refresh delay in seconds: ",
+	[PR_KFILTER] = "Kernel filter (empty: none; Enter writes it, Esc cancels): ",
 };
 
 void ui_draw_bottom(struct ui *ui)

@@ -57,6 +57,8 @@ const struct ui_key ui_keys[] = {
 	{ "Kernel", { 'r' }, "r", ACT_RESET,
 	  "reset the stack map and counts (press twice; stacks mode: counts only)" },
 	{ NULL, { 's' }, "s", ACT_STACKMAP, "toggle the kernel stackmap option" },
+	{ NULL, { 'F' }, "F", ACT_KFILTER,
+	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
 	  "write the current view as folded stacks to ./stacktop-DATE-TIME.folded" },
 };

@@ -526,6 +526,20 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "refresh every %s", buf);
 		}
 		return R_REDRAW;
+	case PR_KFILTER: {
+		char why[300];
+		unsigned int ev = (unsigned int)ui->kfilter_event;
+
+		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
+		if (err < 0)
+			ui_status(ui, true, "%s", why);
+		else if (ui->input[0] && strcmp(ui->input, "0"))
+			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
+				  session_event(ui->s, ev), ui->input);
+		else
+			ui_status(ui, false, "%s: kernel filter off", session_event(ui->s, ev));
+		return R_REDRAW;
+	}
 	default:
 		return R_REDRAW;
 	}

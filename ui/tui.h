@@ -224,6 +224,7 @@ enum ui_prompt {
 	PR_FILTER,
 	PR_PID,
 	PR_DELAY,
+	PR_KFILTER,
 };
 
 enum ui_picker {
@@ -316,6 +317,7 @@ struct ui {
 
 	/* input line */
 	enum ui_prompt prompt;
+	int kfilter_event;         /* the event F edits the kernel filter of */
 	char input[UI_TEXT];
 	char input_saved[UI_TEXT];
 	char prompt_note[64];      /* shown after the input: "not found", "12 match" */

@@ -51,20 +51,25 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		if (r < 0)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
-	r = session_setup_events(s, err, errsz);
-	if (r < 0)
-		return r;
 	if (!s->opts.show_self && !s->opts.tracefs) {
 		char pid[24];
 
-		/* our own reads are not recorded at all (kernels since 5.10) */
+		/* our own reads are not recorded at all (kernels since 5.10),
+		 * nor do they fire (and use up) a trigger: before the events */
 		session_path(s, rel, sizeof(rel), "set_event_notrace_pid");
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		if (tfs_exists(s->tfs, rel))
 			tfs_write(s->tfs, rel, pid);
 	}
+	r = session_setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = session_setup_function(s, err, errsz);
+	if (r < 0)
+		return r;
+	/* --trigger: the stacks come from the triggers alone */
 	session_path(s, rel, sizeof(rel), "options/stacktrace");
-	r = tfs_write(s->tfs, rel, "1");
+	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	session_path(s, rel, sizeof(rel), "tracing_on");

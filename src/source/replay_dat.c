@@ -75,6 +75,8 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	if (!s->ing)
 		return -ENOMEM;
 	ingest_set_type_cb(s->ing, session_type_cb, s);
+	/* function-tracer entries (trace-cmd record -p function -T): by function */
+	ingest_set_func_cb(s->ing, session_func_cb, s);
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	/* the recording's own kallsyms: the live one may be another boot */

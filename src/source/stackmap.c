@@ -39,12 +39,16 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	r = session_setup_events(s, err, errsz);
 	if (r < 0)
 		return r;
+	r = session_setup_function(s, err, errsz);
+	if (r < 0)
+		return r;
 	r = state_write(s->state, "options/stackmap", "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
 				    strerror(-r),
 				    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
-	r = state_write(s->state, "options/stacktrace", "1");
+	/* --trigger: the stacks come from the triggers alone */
+	r = state_write(s->state, "options/stacktrace", s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	r = state_write(s->state, "tracing_on", "1");

@@ -647,6 +647,254 @@ def case_two_stacktops():
         sim.stop()
 
 
+def truth_by_event(sim, inst_prefix):
+    """{event name as stacktop shows it: read} from the truth; function
+    tracer entries are keyed by the function entered (func=)"""
+    out = {}
+    for line in sim.read(".sim/truth").splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        if not f[0].startswith(inst_prefix):
+            continue
+        ev = f[1]
+        if ev == "ftrace:function":
+            func = [x[5:] for x in f[12:] if x.startswith("func=")]
+            ev = "ftrace:function " + func[0]
+        out[ev] = out.get(ev, 0) + int(f[4])
+    return {k: v for k, v in out.items() if v}
+
+
+def report_by_event(rep):
+    out = {}
+    for st in rep["stacks"]:
+        for b in st["by"]:
+            out[b["event"]] = out.get(b["event"], 0) + b["total"]
+    return out
+
+
+def ftrace_state(sim):
+    s = sim.state()
+    for f in ("current_tracer", "set_ftrace_filter", "kprobe_events",
+              "events/sched/sched_switch/filter", "events/sched/sched_switch/trigger",
+              "events/sched/sched_switch/enable"):
+        s[f] = sim.read(f)
+    return s
+
+
+def case_function_kprobe():
+    """--function and --kprobe in both modes: entries named by the traced
+    function (counts per function equal the truth's func= sums), the kprobe
+    by its event; everything removed and restored on exit"""
+    for mode, prefix in (("stacks", "instances/"), ("stackmap", "top")):
+        sim = Sim("v4", "--step", "--seed", "9")
+        try:
+            before = ftrace_state(sim)
+            top = Stacktop(sim, "--mode", mode, "--function", "sched*", "--function", "vfs_*",
+                           "--kprobe", "vfs_read", "--kprobe", "try_to_wake_up+4")
+            try:
+                rep = top.next()
+                check(rep["mode"] == mode, "mode %s" % rep["mode"])
+                probes = sim.read("kprobe_events")
+                check("vfs_read vfs_read" in probes and "try_to_wake_up_4 try_to_wake_up+4"
+                      in probes, "%s: kprobes not created: %r" % (mode, probes))
+                where = sim.state()["instances"][0] + "/" if mode == "stacks" else ""
+                if where:
+                    where = "instances/" + where
+                check(sim.read(where + "current_tracer").strip() == "function",
+                      "%s: function tracer not on" % mode)
+                check(sim.read(where + "options/func_stack_trace").strip() == "1",
+                      "%s: func_stack_trace off" % mode)
+                sim.ctl("emit 1500")
+                rep = top.settle(1)
+                rep = top.settle(rep["hits"])
+                want = truth_by_event(sim, prefix)  # before the instance goes
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: exit %d %s" % (mode, rc, err))
+            got = report_by_event(rep)
+            check(got == want, "%s: per event\n  stacktop %s\n  truth    %s" %
+                  (mode, sorted(got.items()), sorted(want.items())))
+            funcs = [e for e in got if e.startswith("ftrace:function ")]
+            check(len(funcs) >= 3 and "ftrace:function schedule" in got,
+                  "%s: functions %s" % (mode, funcs))
+            check(any(e.endswith(":vfs_read") for e in got), "%s: no kprobe hits" % mode)
+            check(not [e for e in got if "#" in e], "%s: unnamed events %s" % (mode, got))
+            after = ftrace_state(sim)
+            check(after == before, "%s: not restored:\n %s\n %s" % (mode, after, before))
+        finally:
+            sim.stop()
+
+
+def case_ftrace_named():
+    """function entries someone else's function tracer records at the top
+    level are named by their function too (stackmap mode, no --function)"""
+    sim = Sim("v4", "--step", "--seed", "13")
+    try:
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 800")
+            rep = top.settle(1)
+            rep = top.settle(rep["hits"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        got = report_by_event(rep)
+        want = truth_by_event(sim, "top")
+        check(got == want, "per event %s, truth %s" % (got, want))
+        check("ftrace:function schedule" in got, "function entries not named: %s" % got)
+        check(not [e for e in got if "#" in e or e == "ftrace:function"], "unnamed: %s" % got)
+    finally:
+        sim.stop()
+
+
+def case_kfilter():
+    """-e 'EV if FILTER' is written where the kernel filters (top level:
+    journaled, the old filter restored); only matching events cost a stack;
+    a refused filter shows error_log's text and changes nothing"""
+    sim = Sim("v4", "--step", "--seed", "10")
+    try:
+        sim.write("events/sched/sched_switch/filter", "prev_state == 4")
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "-e", "sched:sched_switch if prev_state & 3", "-e", "kmem:kmalloc",
+                       "--filter", "bytes_req > 256")
+        try:
+            rep = wait_enabled(sim, top)
+            check(sim.read("events/sched/sched_switch/filter").strip() == "prev_state & 3",
+                  "filter not written: %r" % sim.read("events/sched/sched_switch/filter"))
+            check(sim.read("events/kmem/kmalloc/filter").strip() == "bytes_req > 256",
+                  "--filter not written")
+            sim.ctl("emit 2000")
+            rep = top.settle(1)
+            rep = top.settle(rep["hits"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        got = report_by_event(rep)
+        want = truth_by_event(sim, "top")
+        check(got == want and got, "per event %s, truth %s" % (got, want))
+        check(ftrace_state(sim) == before, "not restored: %s" % ftrace_state(sim))
+        check(sim.read("events/kmem/kmalloc/filter").strip() == "none", "kmalloc filter left")
+        # refused: the kernel's words, exit 1, nothing changed
+        for mode in ("stackmap", "stacks"):
+            run = tempfile.mkdtemp()
+            p = subprocess.run([STACKTOP, "-b", "-n", "1", "--tracefs", sim.mnt, "--rundir", run,
+                                "--mode", mode, "-e", "sched:sched_switch if prev_state &&& 3"],
+                               capture_output=True, text=True, timeout=30)
+            shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 1 and "Invalid value (did you forget quotes)?" in p.stderr and
+                  "prev_state &&& 3" in p.stderr, "%s: refused filter: %d %r" %
+                  (mode, p.returncode, p.stderr))
+            check(ftrace_state(sim) == before, "%s: a refused filter changed %s" %
+                  (mode, ftrace_state(sim)))
+    finally:
+        sim.stop()
+
+
+def case_trigger():
+    """--trigger: stacks only where the stacktrace trigger fires (count,
+    filter), in both modes; the trigger removed on exit, another tool's
+    trigger at the top level kept"""
+    for mode, prefix in (("stacks", "instances/"), ("stackmap", "top")):
+        sim = Sim("v4", "--step", "--seed", "11")
+        try:
+            sim.write("events/kmem/kfree/trigger", "stacktrace:3")
+            before = ftrace_state(sim)
+            before_kfree = sim.read("events/kmem/kfree/trigger")
+            top = Stacktop(sim, "--mode", mode, "--trigger", "sched:sched_switch:40",
+                           "--trigger", "kmem:kmalloc if bytes_req > 512")
+            try:
+                top.next()
+                where = ""
+                if mode == "stacks":
+                    where = "instances/" + sim.state()["instances"][0] + "/"
+                trig = sim.read(where + "events/sched/sched_switch/trigger")
+                check("stacktrace:count=40" in trig, "%s: trigger %r" % (mode, trig))
+                check(sim.read(where + "options/stacktrace").strip() == "0",
+                      "%s: options/stacktrace on with --trigger" % mode)
+                sim.ctl("emit 3000")
+                rep = top.settle(1)
+                rep = top.settle(rep["hits"])
+                want = truth_by_event(sim, prefix)  # before the instance goes
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: exit %d %s" % (mode, rc, err))
+            got = report_by_event(rep)
+            if mode == "stackmap":
+                want.pop("kmem:kfree", None)  # the other tool's trigger: not enabled by us
+                got.pop("kmem:kfree", None)
+            check(got == want, "%s: per event %s, truth %s" % (mode, got, want))
+            check(got.get("sched:sched_switch") == 40, "%s: sched_switch %s, wanted 40" %
+                  (mode, got.get("sched:sched_switch")))
+            check(0 < got.get("kmem:kmalloc", 0), "%s: no kmalloc stacks" % mode)
+            # the other tool's kfree trigger (not enabled: no event record) leaves
+            # its 3 stacks alone in the top-level buffer
+            check(rep["orphans"] == (3 if mode == "stackmap" else 0),
+                  "%s: %d orphans" % (mode, rep["orphans"]))
+            check(ftrace_state(sim) == before, "%s: not restored %s" % (mode, ftrace_state(sim)))
+            # (its count runs down: the simulator fires it at the top level)
+            check(sim.read("events/kmem/kfree/trigger").startswith("stacktrace:count="),
+                  "%s: another tool's trigger touched: %r, was %r" %
+                  (mode, sim.read("events/kmem/kfree/trigger"), before_kfree))
+        finally:
+            sim.stop()
+
+
+def case_probe_refused():
+    """what the kernel refuses: an unknown symbol (error_log text), a
+    function filter matching nothing; nothing is left behind"""
+    sim = Sim("v4", "--step")
+    try:
+        before = ftrace_state(sim)
+        for args, text in ((["--kprobe", "no_such_function_xyz"],
+                            "Invalid probed address or symbol"),
+                           (["--kprobe", "vfs_read+1000000"], "Invalid probed address"),
+                           (["--kprobe", "bad name"], "bad --kprobe"),
+                           (["--function", "no_such_function_xyz"], "no traceable function"),
+                           (["--mode", "stacks", "--function", "no_such_function_xyz"],
+                            "no traceable function"),
+                           (["--trigger", "sched:sched_switch if prev_state &&& 3"],
+                            "Invalid value (did you forget quotes)?")):
+            run = tempfile.mkdtemp()
+            p = subprocess.run([STACKTOP, "-b", "-n", "1", "--tracefs", sim.mnt,
+                                "--rundir", run] + args, capture_output=True, text=True,
+                               timeout=30)
+            shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 1 and text in p.stderr, "%s: %d %r" % (args, p.returncode,
+                                                                         p.stderr))
+            check(ftrace_state(sim) == before, "%s left %s" % (args, ftrace_state(sim)))
+    finally:
+        sim.stop()
+
+
+def case_probe_recovery():
+    """a SIGKILLed stacktop's kprobe, function tracer and filter are undone
+    by the next run's journal recovery"""
+    sim = Sim("v4", "--step")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "--kprobe", "vfs_read", "--function", "schedule", "-e",
+                       "sched:sched_switch if prev_state & 3", rundir=run)
+        top.next()
+        check(sim.read("kprobe_events").strip(), "no kprobe")
+        top.proc.kill()
+        top.proc.wait()
+        check(sim.read("current_tracer").strip() == "function", "tracer not left by the kill")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -667,6 +915,12 @@ CASES = {
     "map-file": case_map_file,
     "option-einval": case_option_einval,
     "two-stacktops": case_two_stacktops,
+    "function-kprobe": case_function_kprobe,
+    "kfilter": case_kfilter,
+    "ftrace-named": case_ftrace_named,
+    "trigger": case_trigger,
+    "probe-refused": case_probe_refused,
+    "probe-recovery": case_probe_recovery,
 }
 
 

@@ -48,6 +48,32 @@ tui_rows | grep -q 'sched_switch' && fail "sched_switch rows under the kmalloc f
 tui_keys x
 tui_wait 'event all' 3
 
+say "F: the kernel filter of the picked event, written at the top level"
+tui_keys f
+tui_wait 'Filter by event' 3
+tui_type sched_switch
+tui_keys Enter
+tui_wait 'event sched:sched_switch' 3
+tui_keys F
+tui_wait 'Kernel filter \(empty: none' 3
+tui_type 'prev_state &&& 3'
+tui_keys Enter
+tui_wait 'refused the filter .prev_state &&& 3. on sched:sched_switch: Invalid value \(did you forget quotes\)\?' 5
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = none ] ||
+	fail "a refused filter changed the filter file: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
+tui_keys F
+tui_wait 'Kernel filter \(empty: none' 3
+tui_type 'prev_state == 1'
+tui_keys Enter
+tui_wait "kernel filter 'prev_state == 1'" 5
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = 'prev_state == 1' ] ||
+	fail "F did not write the filter: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
+tui_keys F
+tui_wait 'Kernel filter \(empty: none.*prev_state == 1' 3
+tui_keys Escape
+tui_keys x
+tui_wait 'event all' 3
+
 say "sort by kernel id"
 tui_keys F6
 tui_type ' id'
@@ -123,4 +149,6 @@ tui_keys q
 tui_quit_restored
 tfs_snapshot "$SIM_MNT" "$TUI_WORK/after"
 diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "the simulated tracefs was not restored"
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = none ] ||
+	fail "the filter F wrote was not restored: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
 echo "PASS"
