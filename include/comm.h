@@ -3,14 +3,20 @@
  * comm.h - the session's pid -> command name cache.
  *
  * Names come, in this order, from the source's own lookup (a recording's
- * saved cmdlines), the kernel's saved_cmdlines, then /proc/<pid>/comm. A
- * pid nobody could name is cached as unknown until the next tick.
+ * saved cmdlines), the event that first showed the pid (sched_switch's
+ * prev_comm), /proc/<pid>/comm, and last the kernel's saved_cmdlines, for
+ * pids that are gone. A saved_cmdlines line never renames a pid already
+ * named, and a line that could be the tail of a name holding a newline is
+ * not believed (see comm.c). A pid nobody could name is cached as unknown
+ * until the next tick.
  */
 #ifndef STACKTOP_COMM_H
 #define STACKTOP_COMM_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#define COMM_NAME_MAX 15 /* a task's comm: TASK_COMM_LEN - 1 bytes */
 
 struct comm_cache;
 struct tfs;
@@ -57,9 +63,15 @@ const char *comm_cache_get(struct comm_cache *c, int pid);
  * comm_cache_learn() - name pids first seen now, while they still exist
  * @c: cache
  * @pids: pids
+ * @comms: the name each pid's event carried (not NUL-terminated beyond
+ *         COMM_NAME_MAX bytes), NULL or "" for none: /proc is asked then;
+ *         @comms itself may be NULL
  * @n: entries in @pids
+ *
+ * A pid already named keeps its name.
  */
-void comm_cache_learn(struct comm_cache *c, const int32_t *pids, unsigned int n);
+void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *const *comms,
+		      unsigned int n);
 
 /**
  * comm_cache_tick() - forget the pids nobody could name, re-read

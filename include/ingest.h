@@ -202,10 +202,14 @@ void ingest_forget_waiting(struct ingest *ing);
  * owner can learn their command names while the processes still exist
  * @ing: consumer
  * @ret: the pids (owned by @ing)
+ * @ret_comms: if not NULL, receives per pid the name its first event gave
+ *             its task (sched_switch's prev_comm), "" when that event had
+ *             none (owned by @ing)
  *
  * Return: how many.
  */
-unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret);
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms);
 
 /**
  * ingest_clear_new_pids() - empty the list of new pids

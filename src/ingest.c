@@ -54,6 +54,8 @@ struct ingest {
 
 	uint8_t *pid_seen; /* bitmap, INGEST_PID_MAX bits */
 	int32_t new_pids[INGEST_NEW_PIDS];
+	char new_comms[INGEST_NEW_PIDS][16]; /* the event's own name, "" if none */
+	const char *new_comm_ptrs[INGEST_NEW_PIDS];
 	unsigned int nnew_pids;
 
 	struct ingest_stats st;
@@ -150,7 +152,29 @@ static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
 	return true;
 }
 
-static inline void note_pid(struct ingest *ing, int pid)
+/* a pid's first event: remember it, with the name the event gives its task */
+static void new_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	unsigned int n = ing->nnew_pids;
+	int off, poff;
+
+	if (n >= INGEST_NEW_PIDS)
+		return;
+	ing->new_pids[n] = pid;
+	ing->new_comms[n][0] = '\0';
+	off = f->comm_offs ? f->comm_offs[idx] : -1;
+	poff = f->comm_pid_offs ? f->comm_pid_offs[idx] : -1;
+	if (off >= 0 && poff >= 0 && (uint32_t)off + 16 <= ev->size &&
+	    (uint32_t)poff + 4 <= ev->size &&
+	    (int)ringbuf_read_u32(&f->layout, ev->data + poff) == pid) {
+		memcpy(ing->new_comms[n], ev->data + off, 16);
+		ing->new_comms[n][15] = '\0';
+	}
+	ing->nnew_pids++;
+}
+
+static inline void note_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
 {
 	uint8_t bit;
 
@@ -160,8 +184,7 @@ static inline void note_pid(struct ingest *ing, int pid)
 	if (ing->pid_seen[pid >> 3] & bit)
 		return;
 	ing->pid_seen[pid >> 3] |= bit;
-	if (ing->nnew_pids < INGEST_NEW_PIDS)
-		ing->new_pids[ing->nnew_pids++] = pid;
+	new_pid(ing, pid, idx, ev);
 }
 
 static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
@@ -296,7 +319,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 			return;
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
-	note_pid(ing, pid);
+	note_pid(ing, pid, idx, ev);
 	push_waiting(c, (uint16_t)idx, pid);
 }
 
@@ -398,9 +421,17 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 	return n;
 }
 
-unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret)
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms)
 {
+	unsigned int i;
+
 	*ret = ing->new_pids;
+	if (ret_comms) {
+		for (i = 0; i < ing->nnew_pids; i++)
+			ing->new_comm_ptrs[i] = ing->new_comms[i];
+		*ret_comms = ing->new_comm_ptrs;
+	}
 	return ing->nnew_pids;
 }
 

@@ -95,11 +95,12 @@ const char *session_comm(struct session *s, int pid)
 /* learn the names of pids new in this drain while they still exist */
 static void comm_learn_new(struct session *s)
 {
+	const char *const *comms;
 	const int32_t *pids;
 	unsigned int n;
 
-	n = ingest_new_pids(s->ing, &pids);
-	comm_cache_learn(s->comms, pids, n);
+	n = ingest_new_pids(s->ing, &pids, &comms);
+	comm_cache_learn(s->comms, pids, comms, n);
 	ingest_clear_new_pids(s->ing);
 }
 
