@@ -3,9 +3,9 @@
  * comm.h - the session's pid -> command name cache.
  *
  * Names come, in this order, from the source's own lookup (a recording's
- * saved cmdlines), the event that first showed the pid (sched_switch's
- * prev_comm), /proc/<pid>/comm, and last the kernel's saved_cmdlines, for
- * pids that are gone. A saved_cmdlines line never renames a pid already
+ * saved cmdlines), /proc/<pid>/comm, the event that first showed the pid
+ * (sched_switch's prev_comm: for a task that ended before stacktop asked),
+ * and last the kernel's saved_cmdlines, for pids that are gone. A saved_cmdlines line never renames a pid already
  * named, and a line that could be the tail of a name holding a newline is
  * not believed (see comm.c). A pid nobody could name is cached as unknown
  * until the next tick.
@@ -64,8 +64,8 @@ const char *comm_cache_get(struct comm_cache *c, int pid);
  * @c: cache
  * @pids: pids
  * @comms: the name each pid's event carried (not NUL-terminated beyond
- *         COMM_NAME_MAX bytes), NULL or "" for none: /proc is asked then;
- *         @comms itself may be NULL
+ *         COMM_NAME_MAX bytes), NULL or "" for none; used when /proc no
+ *         longer has the pid; @comms itself may be NULL
  * @n: entries in @pids
  *
  * A pid already named keeps its name.
@@ -79,6 +79,16 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
  * @c: cache
  */
 void comm_cache_tick(struct comm_cache *c);
+
+/**
+ * comm_match() - does a whole command name match a pattern (--comm, and
+ * the screen's "=NAME")
+ * @pattern: a name, or a glob (*, ?, [...]: fnmatch(3))
+ * @comm: the name
+ *
+ * Return: true when @comm is @pattern, or matches it as a glob.
+ */
+bool comm_match(const char *pattern, const char *comm);
 
 /**
  * comm_cache_free() - free

@@ -77,14 +77,39 @@ void ingest_free(struct ingest *ing);
 void ingest_set_stackmap(struct ingest *ing, bool on);
 
 /**
- * ingest_set_pids() - count only events of these pids
+ * typedef ingest_tgid_fn - the process a thread belongs to
+ * @ctx: context given to ingest_set_procs()
+ * @tid: the event's common_pid
+ *
+ * Return: its tgid, or -1 when unknown (the event is not counted).
+ */
+typedef int (*ingest_tgid_fn)(void *ctx, int tid);
+
+/**
+ * ingest_set_tids() - count only events of these threads (common_pid)
  * @ing: consumer
- * @pids: pids (copied); NULL/0 for all
+ * @tids: thread ids (copied); NULL/0 for no thread filter
  * @n: entries
+ *
+ * With both ingest_set_tids() and ingest_set_procs() an event counts when
+ * either one takes it; with neither, every event counts.
  *
  * Return: 0 or -ENOMEM.
  */
-int ingest_set_pids(struct ingest *ing, const int *pids, int n);
+int ingest_set_tids(struct ingest *ing, const int *tids, int n);
+
+/**
+ * ingest_set_procs() - count only events of threads of these processes
+ * @ing: consumer
+ * @tgids: process ids (copied); NULL/0 for no process filter
+ * @n: entries
+ * @fn: maps an event's thread to its process (called once per event of a
+ *      thread other than the last one asked about, so it should cache)
+ * @ctx: passed to @fn
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx);
 
 /**
  * ingest_set_self() - do not count the events of this pid (stacktop's own:

@@ -65,8 +65,14 @@ enum session_mode {
  * @events: "system:event" patterns (globs allowed); none means
  *          sched:sched_switch (stackmap mode: keep events already enabled)
  * @nevents: entries in @events
- * @pids: only count events of these pids (empty: all)
+ * @pids: only count events of these processes: every thread of each tgid,
+ *        threads started later too (empty: all). A replay, or a --tracefs
+ *        other than the system's, has no /proc to ask: there they match
+ *        the event's pid like @tids
  * @npids: entries in @pids
+ * @tids: only count events of these threads (common_pid); with @pids, an
+ *        event counts when either list takes it
+ * @ntids: entries in @tids
  * @cpus: only read these CPUs (empty: all)
  * @ncpus: entries in @cpus
  * @reset_first: reset the map (and counts) right after start
@@ -85,6 +91,8 @@ struct session_opts {
 	int nevents;
 	const int *pids;
 	int npids;
+	const int *tids;
+	int ntids;
 	const int *cpus;
 	int ncpus;
 	bool reset_first;

@@ -115,6 +115,7 @@ struct session {
 	struct timeval last_cpu;
 
 	struct comm_cache *comms;
+	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
 	char *traced;
 };
 
@@ -129,6 +130,7 @@ int session_setup_events(struct session *s, char *err, size_t errsz);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
 void session_zero_counts(struct session *s);
+int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
 
 /*
  * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance

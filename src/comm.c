@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,11 +262,12 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 
 		if (e && !e->negative)
 			continue;
-		/* the event's own name for its task, else the running process's */
-		if (comms && comms[i] && comms[i][0])
+		/*
+		 * The running task's name now (after its exec or prctl), else the
+		 * name its first event carried (it ended since)
+		 */
+		if (!comm_from_proc(c, pids[i]) && comms && comms[i] && comms[i][0])
 			comm_set(c, pids[i], comms[i], strnlen(comms[i], COMM_NAME_MAX), false);
-		else
-			comm_from_proc(c, pids[i]);
 	}
 }
 
@@ -277,6 +279,11 @@ void comm_cache_tick(struct comm_cache *c)
 	for (i = 0; i < COMM_SLOTS; i++)
 		if (c->slots[i].negative)
 			c->slots[i].pid = 0, c->slots[i].negative = false;
+}
+
+bool comm_match(const char *pattern, const char *comm)
+{
+	return !strcmp(pattern, comm) || fnmatch(pattern, comm, 0) == 0;
 }
 
 void comm_cache_free(struct comm_cache *c)

@@ -42,8 +42,14 @@ struct ingest {
 	bool stackmap;
 	bool defer;
 	int32_t self_pid; /* events of this pid are not counted (0: none) */
-	int *pids;
-	int npids;
+	int *tids;
+	int ntids;
+	int *tgids;
+	int ntgids;
+	ingest_tgid_fn tgid_fn;
+	void *tgid_ctx;
+	int memo_tid; /* the last thread placed in a process, and the verdict */
+	bool memo_wanted;
 	int (*type_cb)(void *ctx, int type);
 	void *type_ctx;
 
@@ -89,7 +95,8 @@ void ingest_free(struct ingest *ing)
 	free(ing->queue);
 	free(ing->pid_seen);
 	free(ing->by_id);
-	free(ing->pids);
+	free(ing->tids);
+	free(ing->tgids);
 	free(ing);
 }
 
@@ -98,7 +105,7 @@ void ingest_set_stackmap(struct ingest *ing, bool on)
 	ing->stackmap = on;
 }
 
-int ingest_set_pids(struct ingest *ing, const int *pids, int n)
+static int copy_ints(int **dst, int *ndst, const int *src, int n)
 {
 	int *p = NULL;
 
@@ -106,12 +113,25 @@ int ingest_set_pids(struct ingest *ing, const int *pids, int n)
 		p = malloc((size_t)n * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		memcpy(p, pids, (size_t)n * sizeof(*p));
+		memcpy(p, src, (size_t)n * sizeof(*p));
 	}
-	free(ing->pids);
-	ing->pids = p;
-	ing->npids = n > 0 ? n : 0;
+	free(*dst);
+	*dst = p;
+	*ndst = n > 0 ? n : 0;
 	return 0;
+}
+
+int ingest_set_tids(struct ingest *ing, const int *tids, int n)
+{
+	return copy_ints(&ing->tids, &ing->ntids, tids, n);
+}
+
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx)
+{
+	ing->tgid_fn = fn;
+	ing->tgid_ctx = ctx;
+	ing->memo_tid = 0;
+	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
 }
 
 void ingest_set_self(struct ingest *ing, int pid)
@@ -130,18 +150,36 @@ struct ingest_stats *ingest_stats(struct ingest *ing)
 	return &ing->st;
 }
 
-static bool pid_wanted(const struct ingest *ing, int pid)
+static bool in_list(const int *v, int n, int x)
 {
 	int i;
 
-	if (ing->self_pid && pid == ing->self_pid)
-		return false;
-	if (!ing->npids)
-		return true;
-	for (i = 0; i < ing->npids; i++)
-		if (ing->pids[i] == pid)
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
 			return true;
 	return false;
+}
+
+static bool pid_wanted(struct ingest *ing, int pid)
+{
+	int tgid;
+
+	if (ing->self_pid && pid == ing->self_pid)
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	if (in_list(ing->tids, ing->ntids, pid))
+		return true;
+	if (!ing->ntgids || !ing->tgid_fn)
+		return false;
+	if (pid > 0 && pid == ing->memo_tid)
+		return ing->memo_wanted;
+	tgid = ing->tgid_fn(ing->tgid_ctx, pid);
+	if (tgid < 0)
+		return false; /* not placed yet: asked again next time */
+	ing->memo_tid = pid;
+	ing->memo_wanted = in_list(ing->tgids, ing->ntgids, tgid);
+	return ing->memo_wanted;
 }
 
 static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)

@@ -63,6 +63,9 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		if (tfs_exists(s->tfs, rel))
 			tfs_write(s->tfs, rel, pid);
 	}
+	r = session_setup_pid_filter(s, err, errsz);
+	if (r < 0)
+		return r;
 	session_path(s, rel, sizeof(rel), "options/stacktrace");
 	r = tfs_write(s->tfs, rel, "1");
 	if (r < 0)
