@@ -518,8 +518,8 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		export_json_str(f, session_event(s, a->event));
 		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
 		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
-		fprintf(f, ",\"total\":%llu,\"delta\":%u}", (unsigned long long)a->total,
-			stack_attr_delta(t, a));
+		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
+			(unsigned long long)stack_attr_delta(t, a));
 		any = true;
 	}
 	fprintf(f, "]}");
