@@ -6,6 +6,9 @@
  * when the process gets SIGUSR1, so a test can start it after stacktop.
  * Each thread appends "<name> <tid>\n" to the file named by argv[1] once it
  * runs. Runs until killed.
+ *
+ * "st-threads -1" is one thread ("hotloop") that naps 100 us in a loop:
+ * one stack hit thousands of times a second by one pid (the COMM/PID test).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -62,8 +65,15 @@ int main(int argc, char **argv)
 	bool late = false;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s OUTFILE\n", argv[0]);
+		fprintf(stderr, "usage: %s OUTFILE | -1\n", argv[0]);
 		return 2;
+	}
+	if (!strcmp(argv[1], "-1")) {
+		struct timespec ts = { 0, 100000 };
+
+		prctl(PR_SET_NAME, "hotloop", 0, 0, 0);
+		for (;;)
+			nanosleep(&ts, NULL);
 	}
 	out_path = argv[1];
 	signal(SIGUSR1, on_usr1);
