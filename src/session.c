@@ -190,11 +190,12 @@ static char *pid_filter_list(struct session *s)
 	for (i = 0; i < o->npids + o->ntids; i++) {
 		int *tids = NULL, n = 0, one;
 
-		if (i < o->npids) {
+		if (i < o->npids && !o->tracefs) {
 			if (tgid_threads(o->pids[i], &tids, &n) < 0)
 				continue; /* gone since the check */
 		} else {
-			one = o->tids[i - o->npids];
+			/* a --tid, or a -p where /proc is not the traced system's */
+			one = i < o->npids ? o->pids[i] : o->tids[i - o->npids];
 			tids = &one;
 			n = 1;
 		}
@@ -203,7 +204,7 @@ static char *pid_filter_list(struct session *s)
 				char *nb = realloc(buf, cap * 2);
 
 				if (!nb) {
-					if (i < o->npids)
+					if (tids != &one)
 						free(tids);
 					free(buf);
 					return NULL;
@@ -213,7 +214,7 @@ static char *pid_filter_list(struct session *s)
 			}
 			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
 		}
-		if (i < o->npids)
+		if (tids != &one)
 			free(tids);
 	}
 	return buf;
