@@ -66,9 +66,9 @@ enum session_mode {
  *          sched:sched_switch (stackmap mode: keep events already enabled)
  * @nevents: entries in @events
  * @pids: only count events of these processes: every thread of each tgid,
- *        threads started later too (empty: all). A replay, or a --tracefs
- *        other than the system's, has no /proc to ask: there they match
- *        the event's pid like @tids
+ *        threads started later too (empty: all). With a replay or
+ *        @tracefs, /proc is not asked (the pids may not be this
+ *        system's): they match the event's pid like @tids, unchecked
  * @npids: entries in @pids
  * @tids: only count events of these threads (common_pid); with @pids, an
  *        event counts when either list takes it
