@@ -494,7 +494,8 @@ struct top_slot {
 	uint64_t hits;
 };
 
-static void top_add(struct top_slot *slots, size_t mask, unsigned int kind, int value,
+/* false when the table is full */
+static bool top_add(struct top_slot *slots, size_t mask, unsigned int kind, int value,
 		    uint64_t hits)
 {
 	uint64_t key = (uint64_t)kind << 32 | (uint32_t)value;
@@ -503,15 +504,15 @@ static void top_add(struct top_slot *slots, size_t mask, unsigned int kind, int 
 	for (i = mix64(key) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
 		if (slots[i].key == key) {
 			slots[i].hits += hits;
-			return;
+			return true;
 		}
 		if (!slots[i].key) {
 			slots[i].key = key;
 			slots[i].hits = hits;
-			return;
+			return true;
 		}
 	}
-	/* full: only when the scratch could not grow (OOM); the answer is partial */
+	return false;
 }
 
 static void top_pick(int *ret, uint64_t *ret_hits, int value, uint64_t hits)
@@ -522,42 +523,66 @@ static void top_pick(int *ret, uint64_t *ret_hits, int value, uint64_t hits)
 	}
 }
 
-void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
-		  const struct rank_opts *filter, struct stack_top *ret)
+/* the scratch with room for @cap slots, zeroed; false when out of memory */
+static bool top_scratch(struct stack_table *t, size_t cap)
 {
-	bool filtered = filter && rank_filters_attrs(filter);
-	const struct stack_attr *a;
-	size_t n = 0, cap = 64, i;
-
-	memset(ret, 0, sizeof(*ret));
-	ret->event = ret->pid = ret->cpu = -1;
-	for (a = s->attrs; a; a = a->next)
-		n++;
-	/* every record adds at most one key of each kind: at most half full */
-	while (cap < 6 * n)
-		cap *= 2;
 	if (cap > t->top_cap) {
 		struct top_slot *ns = malloc(cap * sizeof(*ns));
 
-		if (ns) {
-			free(t->top);
-			t->top = ns;
-			t->top_cap = cap;
-		}
+		if (!ns)
+			return false;
+		free(t->top);
+		t->top = ns;
+		t->top_cap = cap;
 	}
-	if (!t->top)
-		return;
-	if (cap > t->top_cap)
-		cap = t->top_cap;
 	memset(t->top, 0, cap * sizeof(*t->top));
+	return true;
+}
+
+/* sum the records into @cap slots; false when they did not fit */
+static bool top_fill(struct stack_table *t, const struct stack *s, bool delta,
+		     const struct rank_opts *filter, size_t cap)
+{
+	bool filtered = filter && rank_filters_attrs(filter);
+	const struct stack_attr *a;
+
 	for (a = s->attrs; a; a = a->next) {
 		uint64_t h = delta ? stack_attr_delta(t, a) : a->total;
 
 		if (!h || (filtered && !rank_attr_passes(filter, a)))
 			continue;
-		top_add(t->top, cap - 1, TOP_EVENT, a->event, h);
-		top_add(t->top, cap - 1, TOP_PID, a->pid, h);
-		top_add(t->top, cap - 1, TOP_CPU, a->cpu, h);
+		if (!top_add(t->top, cap - 1, TOP_EVENT, a->event, h) ||
+		    !top_add(t->top, cap - 1, TOP_PID, a->pid, h) ||
+		    !top_add(t->top, cap - 1, TOP_CPU, a->cpu, h))
+			return false;
+	}
+	return true;
+}
+
+void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
+		  const struct rank_opts *filter, struct stack_top *ret)
+{
+	const struct stack_attr *a;
+	size_t n = 0, cap = 128, i;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->event = ret->pid = ret->cpu = -1;
+	for (a = s->attrs; a; a = a->next)
+		n++;
+	/*
+	 * A record is one (event, CPU, pid): the keys are about one per record
+	 * plus a few events and CPUs. Room for twice that; a stack with more
+	 * distinct events and CPUs than that fills it and is summed again in
+	 * a table twice as large.
+	 */
+	while (cap < 2 * n + 128)
+		cap *= 2;
+	for (;;) {
+		if (!top_scratch(t, cap))
+			return;
+		if (top_fill(t, s, delta, filter, cap))
+			break;
+		cap *= 2;
 	}
 	for (i = 0; i < cap; i++) {
 		const struct top_slot *e = &t->top[i];

@@ -223,6 +223,25 @@ static void test_stack_table_top_many(void **state)
 	assert_int_equal(top.npids, 0);
 }
 
+/* more distinct events, CPUs and pids than the first table holds: summed again */
+static void test_stack_table_top_refill(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 11, 12 };
+	struct stack *s = stack_table_intern(t, ips, 2);
+	struct stack_top top;
+	unsigned int i;
+
+	for (i = 0; i < 400; i++)
+		stack_table_hit(t, s, i, i, (int)i + 1, i + 1);
+	stack_top_of(t, s, false, NULL, &top);
+	assert_int_equal(top.pid, 400);
+	assert_int_equal(top.pid_hits, 400);
+	assert_int_equal(top.event, 399);
+	assert_int_equal(top.cpu, 399);
+	assert_int_equal(top.npids, 400);
+}
+
 static void test_stack_table_ids(void **state)
 {
 	struct stack_table *t = *state;
@@ -489,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_top_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_refill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),
