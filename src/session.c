@@ -125,7 +125,24 @@ static int set_filters(struct session *s, bool use_proc)
 	int *all, r;
 
 	if (use_proc) {
-		r = ingest_set_tids(s->ing, o->tids, o->ntids);
+		/* pid 0, the idle task, is no process of /proc: it is its own thread */
+		bool idle = false;
+		int i;
+
+		for (i = 0; i < o->npids; i++)
+			idle |= o->pids[i] == 0;
+		if (idle) {
+			all = malloc((size_t)(o->ntids + 1) * sizeof(*all));
+			if (!all)
+				return -ENOMEM;
+			if (o->ntids)
+				memcpy(all, o->tids, (size_t)o->ntids * sizeof(*all));
+			all[o->ntids] = 0;
+			r = ingest_set_tids(s->ing, all, o->ntids + 1);
+			free(all);
+		} else {
+			r = ingest_set_tids(s->ing, o->tids, o->ntids);
+		}
 		if (r == 0 && o->npids) {
 			s->tgids = tgid_cache_new(s->tfs, true);
 			if (!s->tgids)
@@ -152,6 +169,8 @@ static int check_pids(const struct session_opts *o, char *err, size_t errsz)
 	int i, tgid, r;
 
 	for (i = 0; i < o->npids; i++) {
+		if (o->pids[i] == 0)
+			continue; /* the idle task */
 		r = tgid_of_proc(o->pids[i], &tgid);
 		if (r == -ENOENT || r == -ESRCH)
 			return session_errf(err, errsz, -ESRCH, "-p %d: no such process",
@@ -190,7 +209,7 @@ static char *pid_filter_list(struct session *s)
 	for (i = 0; i < o->npids + o->ntids; i++) {
 		int *tids = NULL, n = 0, one;
 
-		if (i < o->npids && !o->tracefs) {
+		if (i < o->npids && !o->tracefs && o->pids[i]) {
 			if (tgid_threads(o->pids[i], &tids, &n) < 0)
 				continue; /* gone since the check */
 		} else {
