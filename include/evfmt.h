@@ -37,6 +37,10 @@ struct tfs;
  * @index: common_type -> event index, EVFMT_NONE when not counted
  * @names: "system:event" per index
  * @types: common_type per index
+ * @comm_offs: per index, offset of a name field of the task that wrote the
+ *             event (sched_switch's prev_comm), -1 when it has none
+ * @comm_pid_offs: per index, offset of that task's pid field (prev_pid):
+ *                 the name counts only when it equals common_pid
  * @nnames: entries in @names
  */
 struct evfmt {
@@ -53,6 +57,8 @@ struct evfmt {
 	uint16_t index[65536];
 	char **names;
 	int *types;
+	int *comm_offs;
+	int *comm_pid_offs;
 	unsigned int nnames;
 	void *tep; /* struct tep_handle */
 	bool tep_borrowed;

@@ -67,8 +67,14 @@ enum session_mode {
  *          no @functions, @kprobes, @triggers) means sched:sched_switch
  *          (stackmap mode: keep events already enabled)
  * @nevents: entries in @events
- * @pids: only count events of these pids (empty: all)
+ * @pids: only count events of these processes: every thread of each tgid,
+ *        threads started later too (empty: all). With a replay or
+ *        @tracefs, /proc is not asked (the pids may not be this
+ *        system's): they match the event's pid like @tids, unchecked
  * @npids: entries in @pids
+ * @tids: only count events of these threads (common_pid); with @pids, an
+ *        event counts when either list takes it
+ * @ntids: entries in @tids
  * @cpus: only read these CPUs (empty: all)
  * @ncpus: entries in @cpus
  * @reset_first: reset the map (and counts) right after start
@@ -95,6 +101,8 @@ struct session_opts {
 	int nevents;
 	const int *pids;
 	int npids;
+	const int *tids;
+	int ntids;
 	const int *cpus;
 	int ncpus;
 	bool reset_first;

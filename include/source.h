@@ -116,6 +116,7 @@ struct session {
 	struct timeval last_cpu;
 
 	struct comm_cache *comms;
+	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
 	char *traced;
 
 	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
@@ -155,6 +156,7 @@ int session_func_cb(void *ctx, uint64_t ip);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
 void session_zero_counts(struct session *s);
+int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
 
 /*
  * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance

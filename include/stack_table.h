@@ -323,6 +323,7 @@ size_t stack_table_rank(struct stack_table *t, const struct rank_opts *o, struct
  * @pid: pid with most hits, -1 if none
  * @cpu: CPU with most hits, -1 if none
  * @event_hits / @pid_hits / @cpu_hits: their hit counts
+ * @npids: pids with hits (@pid included)
  */
 struct stack_top {
 	int event;
@@ -331,16 +332,23 @@ struct stack_top {
 	uint64_t event_hits;
 	uint64_t pid_hits;
 	uint64_t cpu_hits;
+	uint32_t npids;
 };
 
 /**
  * stack_top_of() - the most frequent event, pid and CPU of @s
- * @t: table
+ * @t: table (holds the scratch space)
  * @s: stack
- * @delta: use the last interval's counts instead of totals
+ * @delta: count the last interval's hits instead of totals
+ * @filter: if not NULL, only the records that pass it count
+ *          (rank_attr_passes(): event, pid, CPU, attr_match)
  * @ret: filled
+ *
+ * Exact: the stack's records are summed per pid, event and CPU (a pid has a
+ * record per event and CPU). O(records of @s); call it for the rows shown.
+ * Ties go to the lowest number.
  */
-void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
-		  struct stack_top *ret);
+void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
+		  const struct rank_opts *filter, struct stack_top *ret);
 
 #endif /* STACKTOP_STACK_TABLE_H */

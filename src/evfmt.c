@@ -240,10 +240,23 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 	return 0;
 }
 
-static int add_index(struct evfmt *f, int type, const char *name)
+/* sched_switch names the task it switches out, which wrote the event */
+static void comm_fields(struct tep_event *ev, int *ret_comm, int *ret_pid)
+{
+	struct tep_format_field *comm = ev ? tep_find_field(ev, "prev_comm") : NULL;
+	struct tep_format_field *pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
+
+	*ret_comm = *ret_pid = -1;
+	if (!comm || !pid || comm->size != 16 || pid->size != 4)
+		return;
+	*ret_comm = comm->offset;
+	*ret_pid = pid->offset;
+}
+
+static int add_index(struct evfmt *f, int type, const char *name, struct tep_event *ev)
 {
 	char **names;
-	int *types;
+	int *types, *offs;
 
 	if (type < 0 || type > 0xffff)
 		return -EINVAL;
@@ -259,6 +272,15 @@ static int add_index(struct evfmt *f, int type, const char *name)
 	if (!types)
 		return -ENOMEM;
 	f->types = types;
+	offs = realloc(f->comm_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_offs = offs;
+	offs = realloc(f->comm_pid_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_pid_offs = offs;
+	comm_fields(ev, &f->comm_offs[f->nnames], &f->comm_pid_offs[f->nnames]);
 	/* names end up on the screen: tracefs (or a FUSE stand-in) could say anything */
 	f->names[f->nnames] = malloc(strlen(name) + 1);
 	if (!f->names[f->nnames])
@@ -279,12 +301,13 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
 	if (r < 0)
 		return r;
 	snprintf(full, sizeof(full), "%s:%s", system, name);
-	return add_index(f, ev->id, full);
+	return add_index(f, ev->id, full, ev);
 }
 
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 {
 	char full[256], *buf = NULL;
+	struct tep_event *found = NULL;
 	int r;
 
 	if (type < 0 || type > 0xffff)
@@ -297,7 +320,7 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 
 		if (known) {
 			snprintf(full, sizeof(full), "%s:%s", known->system, known->name);
-			return add_index(f, type, full);
+			return add_index(f, type, full, known);
 		}
 	}
 	/* set_event lists what is enabled; one of those has this ID */
@@ -313,6 +336,7 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 			*colon = '\0';
 			if (parse_event(f, t, line, colon + 1, &ev) == 0 && ev->id == type) {
 				snprintf(full, sizeof(full), "%s:%s", line, colon + 1);
+				found = ev;
 				break;
 			}
 		}
@@ -333,13 +357,14 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 				continue;
 			if (parse_event(f, t, "ftrace", de->d_name, &ev) == 0 && ev->id == type) {
 				snprintf(full, sizeof(full), "ftrace:%.200s", de->d_name);
+				found = ev;
 				break;
 			}
 		}
 		if (d)
 			closedir(d);
 	}
-	r = add_index(f, type, full);
+	r = add_index(f, type, full, found);
 	return r;
 }
 
@@ -380,6 +405,8 @@ void evfmt_free(struct evfmt *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->types);
+	free(f->comm_offs);
+	free(f->comm_pid_offs);
 	if (f->tep && !f->tep_borrowed)
 		tep_free(f->tep);
 	free(f);

@@ -124,7 +124,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		struct stack_top top_of;
 		char ids[32], hits[16], total[16], pct[16], rate[16], leaf[256], who[64], comm[24];
 
-		stack_top_of(t, sk, false, &top_of);
+		/* who hits it most by the count the table ranks, under the filters */
+		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
+		if (top_of.pid < 0 && o->delta)
+			stack_top_of(t, sk, false, &o->rank, &top_of);
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
 		fmt_count(hits, sizeof(hits), rows[i].delta);
 		fmt_count(total, sizeof(total), rows[i].total);
@@ -133,8 +136,16 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
 		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
 		if (top_of.pid >= 0) {
-			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
-			snprintf(who, sizeof(who), "%s/%d", comm, top_of.pid);
+			char more[24] = "";
+			int room;
+
+			/* "dd/123 +4": four more pids hit this stack */
+			if (top_of.npids > 1)
+				snprintf(more, sizeof(more), " +%u", top_of.npids - 1);
+			room = 22 - (int)strlen(more) - snprintf(NULL, 0, "/%d", top_of.pid);
+			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid),
+				room < 6 ? 6 : room > 15 ? 15 : room);
+			snprintf(who, sizeof(who), "%s/%d%s", comm, top_of.pid, more);
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
@@ -487,6 +498,7 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	struct ksym *ks = session_ksym(s);
 	const struct stack *sk = row->stack;
 	const struct stack_attr *a;
+	struct stack_top top_of;
 	uint64_t key = 0xcbf29ce484222325ULL;
 	unsigned int j;
 	bool any = false;
@@ -520,7 +532,20 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			fputc(',', f);
 		export_json_str(f, fr);
 	}
-	fprintf(f, "],\"by\":[");
+	/* the top pid by the view's count, and how many pids hit the stack */
+	stack_top_of(t, sk, o->delta, &o->rank, &top_of);
+	if (top_of.pid < 0 && o->delta)
+		stack_top_of(t, sk, false, &o->rank, &top_of);
+	fprintf(f, "],\"top\":");
+	if (top_of.pid >= 0) {
+		fprintf(f, "{\"pid\":%d,\"comm\":", top_of.pid);
+		export_json_str(f, session_comm(s, top_of.pid));
+		fprintf(f, ",\"hits\":%llu,\"pids\":%u}", (unsigned long long)top_of.pid_hits,
+			top_of.npids);
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\"by\":[");
 	for (a = sk->attrs; a; a = a->next) {
 		if (!export_attr_passes(&o->rank, a))
 			continue;

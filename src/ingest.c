@@ -46,8 +46,14 @@ struct ingest {
 	bool stackmap;
 	bool defer;
 	int32_t self_pid; /* events of this pid are not counted (0: none) */
-	int *pids;
-	int npids;
+	int *tids;
+	int ntids;
+	int *tgids;
+	int ntgids;
+	ingest_tgid_fn tgid_fn;
+	void *tgid_ctx;
+	int memo_tid; /* the last thread placed in a process, and the verdict */
+	bool memo_wanted;
 	int (*type_cb)(void *ctx, int type);
 	void *type_ctx;
 	int (*func_cb)(void *ctx, uint64_t ip);
@@ -63,6 +69,8 @@ struct ingest {
 
 	uint8_t *pid_seen; /* bitmap, INGEST_PID_MAX bits */
 	int32_t new_pids[INGEST_NEW_PIDS];
+	char new_comms[INGEST_NEW_PIDS][16]; /* the event's own name, "" if none */
+	const char *new_comm_ptrs[INGEST_NEW_PIDS];
 	unsigned int nnew_pids;
 
 	struct ingest_stats st;
@@ -131,8 +139,9 @@ void ingest_free(struct ingest *ing)
 	free(ing->queue);
 	free(ing->pid_seen);
 	free(ing->by_id);
-	free(ing->pids);
 	free(ing->funcs);
+	free(ing->tids);
+	free(ing->tgids);
 	free(ing);
 }
 
@@ -148,7 +157,7 @@ void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
 	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
 }
 
-int ingest_set_pids(struct ingest *ing, const int *pids, int n)
+static int copy_ints(int **dst, int *ndst, const int *src, int n)
 {
 	int *p = NULL;
 
@@ -156,12 +165,25 @@ int ingest_set_pids(struct ingest *ing, const int *pids, int n)
 		p = malloc((size_t)n * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		memcpy(p, pids, (size_t)n * sizeof(*p));
+		memcpy(p, src, (size_t)n * sizeof(*p));
 	}
-	free(ing->pids);
-	ing->pids = p;
-	ing->npids = n > 0 ? n : 0;
+	free(*dst);
+	*dst = p;
+	*ndst = n > 0 ? n : 0;
 	return 0;
+}
+
+int ingest_set_tids(struct ingest *ing, const int *tids, int n)
+{
+	return copy_ints(&ing->tids, &ing->ntids, tids, n);
+}
+
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx)
+{
+	ing->tgid_fn = fn;
+	ing->tgid_ctx = ctx;
+	ing->memo_tid = 0;
+	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
 }
 
 void ingest_set_self(struct ingest *ing, int pid)
@@ -237,18 +259,36 @@ struct ingest_stats *ingest_stats(struct ingest *ing)
 	return &ing->st;
 }
 
-static bool pid_wanted(const struct ingest *ing, int pid)
+static bool in_list(const int *v, int n, int x)
 {
 	int i;
 
-	if (ing->self_pid && pid == ing->self_pid)
-		return false;
-	if (!ing->npids)
-		return true;
-	for (i = 0; i < ing->npids; i++)
-		if (ing->pids[i] == pid)
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
 			return true;
 	return false;
+}
+
+static bool pid_wanted(struct ingest *ing, int pid)
+{
+	int tgid;
+
+	if (ing->self_pid && pid == ing->self_pid)
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	if (in_list(ing->tids, ing->ntids, pid))
+		return true;
+	if (!ing->ntgids || !ing->tgid_fn)
+		return false;
+	if (pid > 0 && pid == ing->memo_tid)
+		return ing->memo_wanted;
+	tgid = ing->tgid_fn(ing->tgid_ctx, pid);
+	if (tgid < 0)
+		return false; /* not placed yet: asked again next time */
+	ing->memo_tid = pid;
+	ing->memo_wanted = in_list(ing->tgids, ing->ntgids, tgid);
+	return ing->memo_wanted;
 }
 
 static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
@@ -259,7 +299,32 @@ static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
 	return true;
 }
 
-static inline void note_pid(struct ingest *ing, int pid)
+/* a pid's first event: remember it, with the name the event gives its task */
+static void new_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	unsigned int n = ing->nnew_pids;
+	int off, poff;
+	bool known;
+
+	if (n >= INGEST_NEW_PIDS)
+		return;
+	ing->new_pids[n] = pid;
+	ing->new_comms[n][0] = '\0';
+	/* function entries (idx -1) and indices the formats do not know name no task */
+	known = idx >= 0 && (unsigned int)idx < f->nnames;
+	off = known && f->comm_offs ? f->comm_offs[idx] : -1;
+	poff = known && f->comm_pid_offs ? f->comm_pid_offs[idx] : -1;
+	if (off >= 0 && poff >= 0 && (uint32_t)off + 16 <= ev->size &&
+	    (uint32_t)poff + 4 <= ev->size &&
+	    (int)ringbuf_read_u32(&f->layout, ev->data + poff) == pid) {
+		memcpy(ing->new_comms[n], ev->data + off, 16);
+		ing->new_comms[n][15] = '\0';
+	}
+	ing->nnew_pids++;
+}
+
+static inline void note_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
 {
 	uint8_t bit;
 
@@ -269,8 +334,7 @@ static inline void note_pid(struct ingest *ing, int pid)
 	if (ing->pid_seen[pid >> 3] & bit)
 		return;
 	ing->pid_seen[pid >> 3] |= bit;
-	if (ing->nnew_pids < INGEST_NEW_PIDS)
-		ing->new_pids[ing->nnew_pids++] = pid;
+	new_pid(ing, pid, idx, ev);
 }
 
 static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
@@ -434,7 +498,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		if (idx < 0)
 			idx = EVFMT_NONE;
 		pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
-		note_pid(ing, pid);
+		note_pid(ing, pid, -1, ev); /* an entry names no task */
 		push_waiting(c, (uint16_t)idx, pid);
 		return;
 	}
@@ -449,7 +513,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		return;
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
-	note_pid(ing, pid);
+	note_pid(ing, pid, idx, ev);
 	push_waiting(c, (uint16_t)idx, pid);
 }
 
@@ -558,9 +622,17 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 	return n;
 }
 
-unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret)
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms)
 {
+	unsigned int i;
+
 	*ret = ing->new_pids;
+	if (ret_comms) {
+		for (i = 0; i < ing->nnew_pids; i++)
+			ing->new_comm_ptrs[i] = ing->new_comms[i];
+		*ret_comms = ing->new_comm_ptrs;
+	}
 	return ing->nnew_pids;
 }
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "evlist.h"
 #include "export.h"
 #include "log.h"
@@ -39,7 +40,9 @@ struct args {
 	const char *triggers[MAX_EVENTS];
 	int filtered;             /* -e arguments --filter has seen */
 	int pids[MAX_LIST];
+	int tids[MAX_LIST];
 	int cpus[MAX_LIST];
+	const char *comm;
 	double delay;
 	long iterations;
 	bool batch;
@@ -82,11 +85,15 @@ enum {
 	OPT_FUNCTION,
 	OPT_KPROBE,
 	OPT_TRIGGER,
+	OPT_TID,
+	OPT_COMM,
 };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "iterations", required_argument, NULL, 'n' },
@@ -141,7 +148,12 @@ static void usage(FILE *f)
 		"      --function GLOB     the function tracer on the functions matching GLOB\n"
 		"                          (repeatable), rows keyed by the traced function\n"
 		"      --kprobe FUNC[+OFF] a kprobe event on FUNC (repeatable), removed on exit\n"
-		"  -p, --pid PID[,PID...]  count only events of these pids (at most 1024)\n"
+		"  -p, --pid PID[,PID...]  count only events of these processes: every\n"
+		"                          thread, started later too (ranges: 10-12;\n"
+		"                          at most 1024 pids and thread ids)\n"
+		"      --tid TID[,TID...]  count only events of these threads\n"
+		"      --comm NAME         show only hits of tasks named NAME (exact, or a\n"
+		"                          glob: 'kworker/*')\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
@@ -241,6 +253,16 @@ out:
 	return r;
 }
 
+static void list_error(const char *what, const char *arg, int r)
+{
+	if (r == -E2BIG)
+		fprintf(stderr, "stacktop: too many %ss in '%s' (at most %d in all)\n", what, arg,
+			MAX_LIST);
+	else
+		fprintf(stderr, "stacktop: bad %s list '%s' (numbers and ranges: 12,15-17)\n", what,
+			arg);
+}
+
 static void batch_sink(void *ctx, enum log_level level, const char *msg)
 {
 	(void)ctx;
@@ -285,6 +307,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->so.kprobes = a->kprobes;
 	a->so.triggers = a->triggers;
 	a->so.pids = a->pids;
+	a->so.tids = a->tids;
 	a->so.cpus = a->cpus;
 	a->sort = RANK_DELTA;
 	a->format = -1;
@@ -300,26 +323,32 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'p':
 			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
-			if (r == -E2BIG) {
-				fprintf(stderr, "stacktop: too many pids in '%s' (at most %d in all)\n",
-					optarg, MAX_LIST);
-				return 2;
-			}
 			if (r < 0) {
-				fprintf(stderr, "stacktop: bad pid list '%s'\n", optarg);
+				list_error("pid", optarg, r);
 				return 2;
 			}
 			a->so.npids = r;
 			break;
-		case 'C':
-			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
-			if (r == -E2BIG) {
-				fprintf(stderr, "stacktop: too many CPUs in '%s' (at most %d in all)\n",
-					optarg, MAX_LIST);
+		case OPT_TID:
+			r = parse_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
+			if (r < 0) {
+				list_error("thread id", optarg, r);
 				return 2;
 			}
+			a->so.ntids = r;
+			break;
+		case OPT_COMM:
+			if (!optarg[0] || strlen(optarg) > 127) {
+				fprintf(stderr, "stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+					optarg);
+				return 2;
+			}
+			a->comm = optarg;
+			break;
+		case 'C':
+			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
 			if (r < 0) {
-				fprintf(stderr, "stacktop: bad CPU list '%s'\n", optarg);
+				list_error("CPU", optarg, r);
 				return 2;
 			}
 			a->so.ncpus = r;
@@ -597,6 +626,19 @@ static bool batch_wait(struct session *s, double secs)
 	}
 }
 
+struct comm_filter {
+	struct session *s;
+	const char *pattern;
+};
+
+/* --comm: only the hits of tasks with that name count */
+static bool comm_filter_match(const struct stack_attr *a, void *ctx)
+{
+	const struct comm_filter *cf = ctx;
+
+	return comm_match(cf->pattern, session_comm(cf->s, a->pid));
+}
+
 /*
  * The file of iteration @i: -o FILE itself for a single refresh, else
  * FILE with ".i" before its suffix (out.pb.gz -> out.3.pb.gz).
@@ -630,6 +672,7 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 
 static int run_batch(struct session *s, const struct args *a)
 {
+	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	struct report_opts ro = {
 		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
 		.expand = a->expand,
@@ -641,6 +684,10 @@ static int run_batch(struct session *s, const struct args *a)
 	long i;
 	int r = 0;
 
+	if (a->comm) {
+		ro.rank.attr_match = comm_filter_match;
+		ro.rank.attr_ctx = &cf;
+	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
 		bool go_on = batch_wait(s, a->delay);
 
@@ -763,6 +810,7 @@ int main(int argc, char **argv)
 			.event_filter = -1,
 			.sort = (int)a.sort,
 			.cumulative = a.cumulative,
+			.comm = a.comm,
 		};
 
 		r = ui_run(s, &uo);

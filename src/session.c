@@ -35,6 +35,7 @@
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
+#include "tgid.h"
 
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
@@ -95,12 +96,206 @@ const char *session_comm(struct session *s, int pid)
 /* learn the names of pids new in this drain while they still exist */
 static void comm_learn_new(struct session *s)
 {
+	const char *const *comms;
 	const int32_t *pids;
 	unsigned int n;
 
-	n = ingest_new_pids(s->ing, &pids);
-	comm_cache_learn(s->comms, pids, n);
+	n = ingest_new_pids(s->ing, &pids, &comms);
+	comm_cache_learn(s->comms, pids, comms, n);
 	ingest_clear_new_pids(s->ing);
+}
+
+/* ---- -p and --tid --------------------------------------------------------- */
+
+static int session_tgid(void *ctx, int tid)
+{
+	struct session *s = ctx;
+
+	return tgid_cache_get(s->tgids, tid);
+}
+
+/*
+ * -p and --tid into ingest. Without this system's /proc (a recording, a
+ * simulator) a process cannot be told from a thread: -p matches the
+ * event's pid there, like --tid.
+ */
+static int set_filters(struct session *s, bool use_proc)
+{
+	const struct session_opts *o = &s->opts;
+	int *all, r;
+
+	if (use_proc) {
+		/* pid 0, the idle task, is no process of /proc: it is its own thread */
+		bool idle = false;
+		int i;
+
+		for (i = 0; i < o->npids; i++)
+			idle |= o->pids[i] == 0;
+		if (idle) {
+			all = malloc((size_t)(o->ntids + 1) * sizeof(*all));
+			if (!all)
+				return -ENOMEM;
+			if (o->ntids)
+				memcpy(all, o->tids, (size_t)o->ntids * sizeof(*all));
+			all[o->ntids] = 0;
+			r = ingest_set_tids(s->ing, all, o->ntids + 1);
+			free(all);
+		} else {
+			r = ingest_set_tids(s->ing, o->tids, o->ntids);
+		}
+		if (r == 0 && o->npids) {
+			s->tgids = tgid_cache_new(s->tfs, true);
+			if (!s->tgids)
+				return -ENOMEM;
+			r = ingest_set_procs(s->ing, o->pids, o->npids, session_tgid, s);
+		}
+		return r;
+	}
+	all = malloc((size_t)(o->npids + o->ntids + 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (o->npids)
+		memcpy(all, o->pids, (size_t)o->npids * sizeof(*all));
+	if (o->ntids)
+		memcpy(all + o->npids, o->tids, (size_t)o->ntids * sizeof(*all));
+	r = ingest_set_tids(s->ing, all, o->npids + o->ntids);
+	free(all);
+	return r;
+}
+
+/* every -p names a running process and every --tid a running thread */
+static int check_pids(const struct session_opts *o, char *err, size_t errsz)
+{
+	int i, tgid, r;
+
+	for (i = 0; i < o->npids; i++) {
+		if (o->pids[i] == 0)
+			continue; /* the idle task */
+		r = tgid_of_proc(o->pids[i], &tgid);
+		if (r == -ENOENT || r == -ESRCH)
+			return session_errf(err, errsz, -ESRCH, "-p %d: no such process",
+					    o->pids[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "-p %d: cannot read /proc/%d/status: %s",
+					    o->pids[i], o->pids[i], strerror(-r));
+		if (tgid != o->pids[i])
+			return session_errf(err, errsz, -EINVAL,
+					    "-p %d: %d is a thread of process %d (-p %d: the whole process; --tid %d: this thread)",
+					    o->pids[i], o->pids[i], tgid, tgid, o->pids[i]);
+	}
+	for (i = 0; i < o->ntids; i++) {
+		r = tgid_of_proc(o->tids[i], &tgid);
+		if (r == -ENOENT || r == -ESRCH)
+			return session_errf(err, errsz, -ESRCH, "--tid %d: no such thread",
+					    o->tids[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "--tid %d: cannot read /proc/%d/status: %s",
+					    o->tids[i], o->tids[i], strerror(-r));
+	}
+	return 0;
+}
+
+/* the threads of every -p process, and the --tid threads, as "1 2 3" */
+static char *pid_filter_list(struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	size_t len = 0, cap = 256;
+	char *buf = malloc(cap);
+	int i, j;
+
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < o->npids + o->ntids; i++) {
+		int *tids = NULL, n = 0, one;
+
+		if (i < o->npids && !o->tracefs && o->pids[i]) {
+			if (tgid_threads(o->pids[i], &tids, &n) < 0)
+				continue; /* gone since the check */
+		} else {
+			/* a --tid, or a -p where /proc is not the traced system's */
+			one = i < o->npids ? o->pids[i] : o->tids[i - o->npids];
+			tids = &one;
+			n = 1;
+		}
+		for (j = 0; j < n; j++) {
+			if (cap - len < 16) {
+				char *nb = realloc(buf, cap * 2);
+
+				if (!nb) {
+					if (tids != &one)
+						free(tids);
+					free(buf);
+					return NULL;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
+		}
+		if (tids != &one)
+			free(tids);
+	}
+	return buf;
+}
+
+/*
+ * The kernel's side of -p/--tid (the private instance): set_event_pid holds
+ * the threads there are now, options/event-fork adds the ones they start
+ * (and their child processes, which ingest leaves out by tgid), and
+ * options/record-tgid keeps saved_tgids filled for threads that end before
+ * stacktop looks them up. The list is written twice: a thread started
+ * between the first listing and the write is in the second.
+ */
+int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
+{
+	const struct session_opts *o = &s->opts;
+	char rel[160], *list;
+	int r, pass;
+
+	if (!o->npids && !o->ntids)
+		return 0;
+	if (o->npids) {
+		session_path(s, rel, sizeof(rel), "options/record-tgid");
+		if (tfs_exists(s->tfs, rel) && tfs_write(s->tfs, rel, "1") < 0)
+			log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
+		session_path(s, rel, sizeof(rel), "options/event-fork");
+		r = tfs_exists(s->tfs, rel) ? tfs_write(s->tfs, rel, "1") : -ENOENT;
+		if (r < 0)
+			log_warn("cannot turn on event-fork (%s): threads started later are counted only if the kernel records them",
+				 strerror(-r));
+	}
+	session_path(s, rel, sizeof(rel), "set_event_pid");
+	if (!tfs_exists(s->tfs, rel))
+		return 0; /* ingest filters alone */
+	for (pass = 0; pass < 2; pass++) {
+		int fd;
+
+		list = pid_filter_list(s);
+		if (!list)
+			return -ENOMEM;
+		if (!list[0]) {
+			free(list);
+			return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
+		}
+		/* the first write replaces the list; the second adds to it (no O_TRUNC) */
+		fd = tfs_open_file(s->tfs, rel, pass ? O_WRONLY : O_WRONLY | O_TRUNC);
+		r = fd < 0 ? fd : 0;
+		if (fd >= 0) {
+			ssize_t n = write(fd, list, strlen(list));
+
+			if (n < 0)
+				r = -errno;
+			else if ((size_t)n != strlen(list))
+				r = -EIO;
+			close(fd);
+		}
+		free(list);
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot write set_event_pid: %s",
+					    strerror(-r));
+	}
+	return 0;
 }
 
 /* ---- reading the buffers ------------------------------------------------------ */
@@ -244,6 +439,8 @@ int session_tick(struct session *s)
 
 	stack_table_tick(s->table);
 	comm_cache_tick(s->comms);
+	if (s->tgids)
+		tgid_cache_tick(s->tgids);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
 	return 0;
@@ -437,7 +634,7 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		r = add_source(s, &source_replay_map_ops, err, errsz);
 	if (r < 0)
 		goto fail;
-	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+	if (!s->ing || set_filters(s, false) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -462,6 +659,12 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (!opts->tracefs && geteuid() != 0)
 		return session_errf(err, errsz, -EPERM,
 			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
+	/* pids of this system: checked before tracefs is touched */
+	if (!opts->tracefs) {
+		r = check_pids(opts, err, errsz);
+		if (r < 0)
+			return r;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -534,7 +737,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	}
 	s->stats.mode = s->mode;
 	s->ing = ingest_new(s->fmt, s->table, count_cpus(s));
-	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+	if (!s->ing || set_filters(s, !opts->tracefs) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -649,6 +852,7 @@ void session_close(struct session *s)
 	stackmap_names_free(s->names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
+	tgid_cache_free(s->tgids);
 	free(s->traced);
 	for (i = 0; i < s->nprobe_events; i++)
 		free(s->probe_events[i]);

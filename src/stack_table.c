@@ -57,6 +57,9 @@ struct stack_table {
 	size_t active_cap[2];
 	size_t nhit; /* stacks with at least one hit */
 	bool active_lost; /* an active list could not grow (OOM) */
+
+	struct top_slot *top; /* stack_top_of()'s scratch */
+	size_t top_cap;
 };
 
 static void *arena_alloc(struct arena *a, size_t size)
@@ -133,6 +136,7 @@ void stack_table_free(struct stack_table *t)
 	free(t->active[1]);
 	free(t->slots);
 	free(t->aslots);
+	free(t->top);
 	free(t);
 }
 
@@ -480,60 +484,121 @@ int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *
 	return 0;
 }
 
-#define TOP_MAX 64
+/* ---- who hits a stack most ------------------------------------------------------- */
 
-struct top_acc {
-	int key[TOP_MAX];
-	uint64_t hits[TOP_MAX];
-	int n;
+/* key: kind << 32 | value, kind 1-3 (0 marks an empty slot) */
+enum { TOP_EVENT = 1, TOP_PID, TOP_CPU };
+
+struct top_slot {
+	uint64_t key;
+	uint64_t hits;
 };
 
-static void top_add(struct top_acc *acc, int key, uint64_t hits)
+/* false when the table is full */
+static bool top_add(struct top_slot *slots, size_t mask, unsigned int kind, int value,
+		    uint64_t hits)
 {
-	int i;
+	uint64_t key = (uint64_t)kind << 32 | (uint32_t)value;
+	size_t i, n;
 
-	for (i = 0; i < acc->n; i++) {
-		if (acc->key[i] == key) {
-			acc->hits[i] += hits;
-			return;
+	for (i = mix64(key) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+		if (slots[i].key == key) {
+			slots[i].hits += hits;
+			return true;
+		}
+		if (!slots[i].key) {
+			slots[i].key = key;
+			slots[i].hits = hits;
+			return true;
 		}
 	}
-	if (acc->n < TOP_MAX) {
-		acc->key[acc->n] = key;
-		acc->hits[acc->n++] = hits;
+	return false;
+}
+
+static void top_pick(int *ret, uint64_t *ret_hits, int value, uint64_t hits)
+{
+	if (hits > *ret_hits || (hits == *ret_hits && value < *ret)) {
+		*ret = value;
+		*ret_hits = hits;
 	}
 }
 
-static void top_best(const struct top_acc *acc, int *ret_key, uint64_t *ret_hits)
+/* the scratch with room for @cap slots, zeroed; false when out of memory */
+static bool top_scratch(struct stack_table *t, size_t cap)
 {
-	int i;
+	if (cap > t->top_cap) {
+		struct top_slot *ns = malloc(cap * sizeof(*ns));
 
-	*ret_key = -1;
-	*ret_hits = 0;
-	for (i = 0; i < acc->n; i++) {
-		if (acc->hits[i] > *ret_hits) {
-			*ret_hits = acc->hits[i];
-			*ret_key = acc->key[i];
-		}
+		if (!ns)
+			return false;
+		free(t->top);
+		t->top = ns;
+		t->top_cap = cap;
 	}
+	memset(t->top, 0, cap * sizeof(*t->top));
+	return true;
 }
 
-void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
-		  struct stack_top *ret)
+/* sum the records into @cap slots; false when they did not fit */
+static bool top_fill(struct stack_table *t, const struct stack *s, bool delta,
+		     const struct rank_opts *filter, size_t cap)
 {
-	struct top_acc ev = { .n = 0 }, pid = { .n = 0 }, cpu = { .n = 0 };
+	bool filtered = filter && rank_filters_attrs(filter);
 	const struct stack_attr *a;
 
 	for (a = s->attrs; a; a = a->next) {
 		uint64_t h = delta ? stack_attr_delta(t, a) : a->total;
 
-		if (!h)
+		if (!h || (filtered && !rank_attr_passes(filter, a)))
 			continue;
-		top_add(&ev, a->event, h);
-		top_add(&pid, a->pid, h);
-		top_add(&cpu, a->cpu, h);
+		if (!top_add(t->top, cap - 1, TOP_EVENT, a->event, h) ||
+		    !top_add(t->top, cap - 1, TOP_PID, a->pid, h) ||
+		    !top_add(t->top, cap - 1, TOP_CPU, a->cpu, h))
+			return false;
 	}
-	top_best(&ev, &ret->event, &ret->event_hits);
-	top_best(&pid, &ret->pid, &ret->pid_hits);
-	top_best(&cpu, &ret->cpu, &ret->cpu_hits);
+	return true;
+}
+
+void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
+		  const struct rank_opts *filter, struct stack_top *ret)
+{
+	const struct stack_attr *a;
+	size_t n = 0, cap = 128, i;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->event = ret->pid = ret->cpu = -1;
+	for (a = s->attrs; a; a = a->next)
+		n++;
+	/*
+	 * A record is one (event, CPU, pid): the keys are about one per record
+	 * plus a few events and CPUs. Room for twice that; a stack with more
+	 * distinct events and CPUs than that fills it and is summed again in
+	 * a table twice as large.
+	 */
+	while (cap < 2 * n + 128)
+		cap *= 2;
+	for (;;) {
+		if (!top_scratch(t, cap))
+			return;
+		if (top_fill(t, s, delta, filter, cap))
+			break;
+		cap *= 2;
+	}
+	for (i = 0; i < cap; i++) {
+		const struct top_slot *e = &t->top[i];
+		int v = (int)(uint32_t)e->key;
+
+		switch (e->key >> 32) {
+		case TOP_EVENT:
+			top_pick(&ret->event, &ret->event_hits, v, e->hits);
+			break;
+		case TOP_PID:
+			top_pick(&ret->pid, &ret->pid_hits, v, e->hits);
+			ret->npids++;
+			break;
+		case TOP_CPU:
+			top_pick(&ret->cpu, &ret->cpu_hits, v, e->hits);
+			break;
+		}
+	}
 }

@@ -230,7 +230,7 @@ static void test_ingest_pid_filter(void **state)
 	struct fx *fx = *state;
 	int pids[] = { 11 };
 
-	assert_int_equal(ingest_set_pids(fx->ing, pids, 1), 0);
+	assert_int_equal(ingest_set_tids(fx->ing, pids, 1), 0);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
 	pagegen_kstack(&fx->pg, 10, A, 3);
@@ -239,6 +239,46 @@ static void test_ingest_pid_filter(void **state)
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+}
+
+static int fake_tgid(void *ctx, int tid)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	return tid == 10 || tid == 11 ? 100 : tid == 12 ? 200 : -1;
+}
+
+/* -p: every thread of the process counts; --tid adds single threads */
+static void test_ingest_proc_filter(void **state)
+{
+	struct fx *fx = *state;
+	int tgids[] = { 100 }, tids[] = { 13 }, calls = 0;
+
+	assert_int_equal(ingest_set_procs(fx->ing, tgids, 1, fake_tgid, &calls), 0);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 13);
+	pagegen_kstack(&fx->pg, 13, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	assert_int_equal(find(fx, A, 3)->total, 3);
+	assert_int_equal(stack_table_count(fx->t), 1); /* B: not interned */
+	/* the second event of thread 10 in a row is not asked about again */
+	assert_int_equal(calls, 4);
+
+	assert_int_equal(ingest_set_tids(fx->ing, tids, 1), 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 7);
 	assert_int_equal(find(fx, B, 2)->total, 1);
 }
 
@@ -520,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_proc_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),

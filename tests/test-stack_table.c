@@ -159,12 +159,87 @@ static void test_stack_table_breakdown(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(sum, 9);
 
-	stack_top_of(t, s, false, &top);
+	stack_top_of(t, s, false, NULL, &top);
 	assert_int_equal(top.event, 1);
 	assert_int_equal(top.event_hits, 5);
 	assert_int_equal(top.pid, 200);
 	assert_int_equal(top.cpu, 1);
 	assert_int_equal(top.cpu_hits, 7);
+	assert_int_equal(top.npids, 3);
+}
+
+static bool not_pid_200(const struct stack_attr *a, void *ctx)
+{
+	(void)ctx;
+	return a->pid != 200;
+}
+
+/*
+ * The top pid is exact whatever the number of pids: one old, hot pid among
+ * a thousand newer ones that hit once (the record list is newest first), by
+ * the count asked for and under the filters.
+ */
+static void test_stack_table_top_many(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 1, 2, 3, 4 };
+	struct stack *s = stack_table_intern(t, ips, 4);
+	struct rank_opts o = { .event = -1, .pid = -1, .cpu = -1, .attr_match = not_pid_200 };
+	struct stack_top top;
+	int pid;
+
+	stack_table_hit(t, s, 0, 0, 100, 500);
+	stack_table_hit(t, s, 0, 1, 100, 500); /* same pid, another CPU: summed */
+	stack_table_hit(t, s, 1, 0, 200, 900);
+	for (pid = 1000; pid < 2000; pid++)
+		stack_table_hit(t, s, 0, (unsigned int)pid & 1, pid, 1);
+	stack_top_of(t, s, false, NULL, &top);
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.pid_hits, 1000);
+	assert_int_equal(top.npids, 1002);
+	assert_int_equal(top.event, 0);
+	assert_int_equal(top.event_hits, 2000);
+
+	/* the last interval: pid 200 alone was busy in it */
+	stack_table_tick(t);
+	stack_table_hit(t, s, 1, 0, 200, 3);
+	stack_table_hit(t, s, 0, 0, 1500, 1);
+	stack_table_tick(t);
+	stack_top_of(t, s, true, NULL, &top);
+	assert_int_equal(top.pid, 200);
+	assert_int_equal(top.pid_hits, 3);
+	assert_int_equal(top.npids, 2);
+
+	/* filtered: pid 200's hits do not count */
+	stack_top_of(t, s, false, &o, &top);
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.npids, 1001);
+	stack_top_of(t, s, true, &o, &top);
+	assert_int_equal(top.pid, 1500);
+	assert_int_equal(top.npids, 1);
+	o.event = 1;
+	stack_top_of(t, s, true, &o, &top);
+	assert_int_equal(top.pid, -1);
+	assert_int_equal(top.npids, 0);
+}
+
+/* more distinct events, CPUs and pids than the first table holds: summed again */
+static void test_stack_table_top_refill(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 11, 12 };
+	struct stack *s = stack_table_intern(t, ips, 2);
+	struct stack_top top;
+	unsigned int i;
+
+	for (i = 0; i < 400; i++)
+		stack_table_hit(t, s, i, i, (int)i + 1, i + 1);
+	stack_top_of(t, s, false, NULL, &top);
+	assert_int_equal(top.pid, 400);
+	assert_int_equal(top.pid_hits, 400);
+	assert_int_equal(top.event, 399);
+	assert_int_equal(top.cpu, 399);
+	assert_int_equal(top.npids, 400);
 }
 
 static void test_stack_table_ids(void **state)
@@ -432,6 +507,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_grows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_refill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),

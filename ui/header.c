@@ -140,7 +140,7 @@ void ui_draw_header(struct ui *ui)
 const char *const prompt_label[] = {
 	[PR_SEARCH] = "Search (Enter keeps, Esc cancels, F3/Down next): ",
 	[PR_FILTER] = "Filter frames/comm, a|b for either (Enter keeps, Esc cancels): ",
-	[PR_PID] = "Pid or comm (empty: all): ",
+	[PR_PID] = "Pid or comm (text; =name: exactly; empty: all): ",
 	[PR_DELAY] = "Refresh delay in seconds: ",
 	[PR_KFILTER] = "Kernel filter (empty: none; Enter writes it, Esc cancels): ",
 };

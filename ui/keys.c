@@ -46,7 +46,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { '\\', KEY_F(4) }, "\\, F4", ACT_FILTER,
 	  "filter: stacks with a frame or comm containing the text (a|b: either)" },
 	{ NULL, { 'f' }, "f", ACT_EVENT, "filter by event (pick one of the events seen)" },
-	{ NULL, { 'p' }, "p", ACT_PID, "filter by pid (a number) or comm (text)" },
+	{ NULL, { 'p' }, "p", ACT_PID, "filter by pid (a number), comm containing text, or =comm (exact or glob)" },
 	{ NULL, { 'x' }, "x", ACT_CLEAR, "clear every filter and the search" },
 
 	{ "Sorting", { '<', ',' }, "<, ,", ACT_SORT_PREV, "sort by the previous column" },

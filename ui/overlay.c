@@ -504,11 +504,16 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
 		} else if (ui->input[0]) {
 			snprintf(ui->comm, sizeof(ui->comm), "%s", ui->input);
-			ui_status(ui, false, "only hits of comms containing '%s'", ui->comm);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
-		textmatch_set(&ui->cmatch, ui->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		if (ui->comm[0] && textmatch_whole(&ui->cmatch))
+			ui_status(ui, false, "only hits of comm '%s'",
+				  ui->comm + (ui->comm[0] == '='));
+		else if (ui->comm[0])
+			ui_status(ui, false, "only hits of comms containing '%s' (=%s: that name only)",
+				  ui->comm, ui->comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;
 	case PR_DELAY:

@@ -509,6 +509,12 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	textmatch_init(&ui->fmatch);
 	textmatch_init(&ui->cmatch);
 	textmatch_init(&ui->smatch);
+	if (o->comm) {
+		/* "=" asks for the whole name: --comm is exact or a glob */
+		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
+	}
 	hmap_init(&ui->skips);
 	stack_view_init(ui);
 	tree_view_init(ui);

@@ -88,31 +88,6 @@ void stack_view_forget(struct ui *ui)
 	hmap_clear(&ui->sv.saved.expanded);
 }
 
-/* under a comm filter: the pid with most hits among those whose comm matches */
-static int sv_top_matching_pid(struct ui *ui, const struct stack *st, int fallback)
-{
-	const struct stack_attr *a;
-	struct hmap hits;
-	uint64_t best = 0, v;
-	int pid = fallback;
-
-	hmap_init(&hits);
-	for (a = st->attrs; a; a = a->next) {
-		if (!textmatch_pid(&ui->cmatch, ui->s, a->pid))
-			continue;
-		v = 0;
-		hmap_get(&hits, (uint32_t)a->pid, &v);
-		v += a->total;
-		hmap_put(&hits, (uint32_t)a->pid, v);
-		if (v > best) {
-			best = v;
-			pid = a->pid;
-		}
-	}
-	hmap_done(&hits);
-	return pid;
-}
-
 /*
  * Who hits @rr's stack most, and that pid's comm: computed when the row is
  * first drawn after a ranking and then kept, so that a paused view stays
@@ -139,13 +114,13 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 	if (hmap_put(&sv->info_index, (uintptr_t)rr->stack, sv->ninfo))
 		return NULL;
 	in = &sv->info[sv->ninfo++];
-	stack_top_of(ui->t, rr->stack, ui->delta && rr->delta, &top);
+	/* by the count on view, among the hits the filters keep */
+	stack_top_of(ui->t, rr->stack, ui->delta, &ui->rank, &top);
 	if (top.event < 0 || top.pid < 0) /* the interval closed since the ranking */
-		stack_top_of(ui->t, rr->stack, false, &top);
+		stack_top_of(ui->t, rr->stack, false, &ui->rank, &top);
 	in->event = ui->rank.event >= 0 ? ui->rank.event : top.event;
 	in->pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
-	if (ui->rank.pid < 0 && textmatch_active(&ui->cmatch))
-		in->pid = sv_top_matching_pid(ui, rr->stack, in->pid);
+	in->npids = top.npids;
 	snprintf(in->comm, sizeof(in->comm), "%s",
 		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
 	return in;
@@ -736,10 +711,11 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	}
 	if (sv->cols[COL_COMM].w && in) {
 		if (in->pid >= 0) {
-			char pid[16], comm[64];
-			int pw = snprintf(pid, sizeof(pid), "(%d)", in->pid);
+			char pid[32], comm[64];
+			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid, in->npids - 1)
+					       : snprintf(pid, sizeof(pid), "(%d)", in->pid);
 
-			/* too narrow: the comm is cut, never the pid */
+			/* too narrow: the comm is cut, never the pid ("+3": three more pids) */
 			fmt_fit(comm, sizeof(comm), in->comm,
 				sv->cols[COL_COMM].w - pw > 1 ? sv->cols[COL_COMM].w - pw : 1);
 			snprintf(buf, sizeof(buf), "%s%s", comm, pid);

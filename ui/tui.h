@@ -105,6 +105,7 @@ enum ui_col {
 struct sv_info {
 	int event;
 	int pid;
+	uint32_t npids; /* pids with hits under the view's count and filters */
 	char comm[32];
 };
 

@@ -67,6 +67,9 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	r = session_setup_function(s, err, errsz);
 	if (r < 0)
 		return r;
+	r = session_setup_pid_filter(s, err, errsz);
+	if (r < 0)
+		return r;
 	/* --trigger: the stacks come from the triggers alone */
 	session_path(s, rel, sizeof(rel), "options/stacktrace");
 	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");

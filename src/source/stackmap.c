@@ -13,6 +13,7 @@
 
 #include "evfmt.h"
 #include "ingest.h"
+#include "log.h"
 #include "mapsnap.h"
 #include "source.h"
 #include "state.h"
@@ -47,6 +48,10 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 		return session_errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
 				    strerror(-r),
 				    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
+	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
+	if (s->opts.npids && !s->opts.tracefs && tfs_exists(s->tfs, "options/record-tgid") &&
+	    state_write(s->state, "options/record-tgid", "1") < 0)
+		log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
 	/* --trigger: the stacks come from the triggers alone */
 	r = state_write(s->state, "options/stacktrace", s->trigger_mode ? "0" : "1");
 	if (r < 0)
