@@ -5,7 +5,7 @@
 
 start_workload
 snapshot "$WORK/before"
-"$STACKTOP" -b -n 2 -d 1 -e sched:sched_switch --top 10 --expand 3 \
+"$STACKTOP" -b -n 2 -d 1 -e sched:sched_switch --top 500 --expand 3 \
 	> "$WORK/out" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop exited $?"; }
 cat "$WORK/out"
 
@@ -21,7 +21,8 @@ grep -Eq '^ +1 +- .*sched:sched_switch .*__schedule|^every stack below starts wi
 # expanded frames in the kernel's %pS form, and schedule among them
 grep -Eq '^    schedule\+0x[0-9a-f]+/0x[0-9a-f]+$' "$WORK/out" ||
 	fail "no symbolized 'schedule+0xoff/0xsize' frame"
-# the workload's own stacks (sleep -> do_nanosleep) show up
+# the workload's own stacks (sleep -> do_nanosleep) show up (every row is
+# listed: on a busy machine they need not be among the top 10)
 grep -Eq 'do_nanosleep|hrtimer_nanosleep|clock_nanosleep' "$WORK/out" ||
 	fail "the sleeping workload's stack is missing"
 hits=$(sed -n 's/^hits: \([0-9]*\) total.*/\1/p' "$WORK/out" | tail -1)
