@@ -84,8 +84,13 @@ extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
+extern const struct source_ops source_replay_json_ops;
 
-#define SESSION_MAX_SOURCES 4
+/* the snapshots' shared part (replay_json.c) */
+void replay_json_finish(struct session *s);
+void replay_json_free(struct session *s);
+
+#define SESSION_MAX_SOURCES 64
 
 /*
  * struct session - the shared part the sources work on. Only session.c and
@@ -116,6 +121,13 @@ struct session {
 
 	struct comm_cache *comms;
 	char *traced;
+
+	/* read-back snapshots (replay_json.c) */
+	char **names;          /* event names when there are no formats */
+	unsigned int nnames;
+	void *snapdb;          /* struct snapdb: symbols, keys, comms, origins */
+	uint64_t snap_events_delta;
+	char *found_map;       /* a stack map found next to the trace.dat */
 };
 
 /* the session's helpers for its sources (session.c, events.c) */
