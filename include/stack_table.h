@@ -27,6 +27,16 @@
 #define STACK_MAX_DEPTH 1024 /* deeper stacks are cut and flagged */
 #define STACK_MAX_IDS	2    /* kernel ids kept inline per stack */
 
+/*
+ * The one frame of a stack that stands for a kernel stack id no map
+ * resolved (a replay without its stack map): no kernel text lives at a
+ * user-space address, so it never collides with a real frame; fmt_frame()
+ * prints it as "[unresolved stack_id N]".
+ */
+#define STACK_IP_UNRESOLVED_BASE 0x0000bad500000000ULL
+#define STACK_IP_UNRESOLVED(id) (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
+#define STACK_IP_IS_UNRESOLVED(ip) (((ip) >> 32) == (STACK_IP_UNRESOLVED_BASE >> 32))
+
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */
 	STACK_F_FALLBACK = 1 << 1, /* seen as a full kernel_stack record */

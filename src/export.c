@@ -84,6 +84,9 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->unresolved, st->generation,
 			st->stackmap_on ? "on" : "off");
 	}
+	if (st->mode == SESSION_REPLAY && st->unresolved && !session_norigins(s))
+		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
+			(unsigned long long)st->unresolved);
 	if (st->bad_pages || st->orphans)
 		fprintf(f, "damaged data: %llu malformed pages, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
