@@ -58,7 +58,7 @@ const struct ui_key ui_keys[] = {
 	  "reset the stack map and counts (press twice; stacks mode: counts only)" },
 	{ NULL, { 's' }, "s", ACT_STACKMAP, "toggle the kernel stackmap option" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
-	  "write the current view as folded stacks to ./stacktop-DATE-TIME.folded" },
+	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
 };
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);

@@ -205,6 +205,7 @@ enum ui_prompt {
 enum ui_picker {
 	PK_EVENT,
 	PK_SORT,
+	PK_FORMAT,  /* P: the format to save the view in */
 };
 
 #define UI_TEXT 128
