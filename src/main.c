@@ -498,7 +498,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			fprintf(stderr, "stacktop: --diff writes text or json\n");
 			return 2;
 		}
-		a->batch = true;
+		if (a->format >= 0 || a->output)
+			a->batch = true;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
@@ -801,6 +802,7 @@ int main(int argc, char **argv)
 			.event_filter = a.view.event,
 			.sort = (int)a.sort,
 			.cumulative = a.cumulative,
+			.before = before,
 		};
 
 		r = ui_run(s, &uo);

@@ -15,6 +15,7 @@
 
 #include "brief.h"
 #include "format.h"
+#include "diffcol.h"
 #include "tui.h"
 
 #define SV_DEFAULT_TOP 1000
@@ -22,6 +23,7 @@
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
 	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
+	[COL_DIFF] = "CHG%",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 };
@@ -29,6 +31,7 @@ static const char *const col_title[COL_MAX] = {
 static const bool col_right[COL_MAX] = {
 	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
 	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
+	[COL_DIFF] = true,
 };
 
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
@@ -154,6 +157,7 @@ void stack_view_layout(struct ui *ui)
 		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
 		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
+		[COL_DIFF] = { .min = 6, .want = 7, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .min = 10, .want = 18, .prio = one_event ? 10 : 6, .flex = true },
@@ -161,7 +165,27 @@ void stack_view_layout(struct ui *ui)
 		[COL_FUNC] = { .min = 30, .want = 40, .prio = 0, .flex = true },
 	};
 
-	uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
+	if (ui->diff) {
+		uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
+		return;
+	}
+	/* no --diff: lay the table out without the CHG% column */
+	{
+		struct col_spec sp[COL_MAX];
+		struct col_pos pos[COL_MAX];
+		int c, n = 0;
+
+		for (c = 0; c < COL_MAX; c++)
+			if (c != COL_DIFF)
+				sp[n++] = specs[c];
+		uifmt_layout(sp, n, ui->cols, pos);
+		for (c = 0, n = 0; c < COL_MAX; c++) {
+			if (c == COL_DIFF)
+				ui->sv.cols[c] = (struct col_pos){ 0 };
+			else
+				ui->sv.cols[c] = pos[n++];
+		}
+	}
 }
 
 static enum ui_col sort_col(const struct ui *ui)
@@ -446,6 +470,11 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(ui, y, COL_PCT, base, buf);
+	if (sv->cols[COL_DIFF].w) {
+		bool fresh = uidiff_cell(ui, st, part, whole, buf, sizeof(buf));
+
+		sv_cell(ui, y, COL_DIFF, fresh && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
+	}
 	if (sv->cols[COL_RATE].w) {
 		fmt_rate(buf, sizeof(buf),
 			 ui->st.interval_sec > 0 ? (double)rr->delta / ui->st.interval_sec : 0);

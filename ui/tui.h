@@ -93,6 +93,7 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
 	COL_DEPTH,
 	COL_EVENT,
@@ -242,6 +243,7 @@ struct ui {
 	struct stack_table *t;
 	struct ksym *ks;
 	struct ui_opts opts;
+	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
 
 	/* what is shown */
 	enum ui_view view;

@@ -20,6 +20,9 @@ struct session;
  * @event_filter: initial event filter (index), -1 for none
  * @sort: initial sort key (an enum rank_key: --sort)
  * @cumulative: start with cumulative counts (--cumulative)
+ * @before: --diff: the BEFORE session (a snapshot); the screen adds a Δ%
+ *          column, the change of each stack's share against it, and marks
+ *          the stacks it does not have NEW (NULL: no diff)
  */
 struct ui_opts {
 	double delay;
@@ -29,6 +32,7 @@ struct ui_opts {
 	int event_filter;
 	int sort;
 	bool cumulative;
+	struct session *before;
 };
 
 /**

@@ -1,0 +1,35 @@
+#!/bin/sh
+# tui-diff: --diff SNAPSHOT - on a terminal is the screen in diff mode: a
+# CHG% column with each stack's change of share against the snapshot, NEW
+# for stacks the snapshot does not have; without --diff the column is not
+# there.
+. "$(dirname "$0")/lib.sh"
+
+T=$(tfs_root) || skip "no tracefs mounted"
+[ -d "$T/instances" ] || skip "tracefs without instances"
+
+tfs_snapshot "$T" "$TUI_WORK/before"
+start_workload
+# BEFORE: a snapshot of the same kernel a moment earlier
+"$STACKTOP" -b -n 1 -d 0.5 --mode stacks -o "$TUI_WORK/snap.json" 2> "$TUI_WORK/err" ||
+	{ cat "$TUI_WORK/err"; fail "snapshot failed"; }
+
+tui_start 140 40
+tui_run --diff "$TUI_WORK/snap.json" - --mode stacks -d 0.5
+say "diff mode: CHG% column and its values"
+tui_wait 'CHG%' 10
+tui_wait 'CHG% is each stack.s change of share against BEFORE' 5
+# rows: a signed change (stacks in the snapshot) in the CHG% column
+tui_wait '^\+ +[0-9]+ +- +[0-9.kM]+ +[0-9.kM]+ +[0-9.]+ +[-+][0-9]+\.[0-9] ' 15
+tui_keys q
+tui_quit_restored
+tfs_snapshot "$T" "$TUI_WORK/after"
+diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "top-level tracefs state changed"
+
+say "the screen without --diff has no CHG% column"
+tui_run -r "$TUI_WORK/snap.json"
+tui_wait 'FUNCTION \[module\]' 10
+tui_capture | grep -q 'CHG%' && fail "CHG% without --diff"
+tui_keys q
+tui_quit_restored
+echo "PASS"
