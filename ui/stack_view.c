@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "brief.h"
+#include "export.h"
 #include "format.h"
 #include "diffcol.h"
 #include "tui.h"
@@ -23,7 +24,7 @@
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
 	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
-	[COL_DIFF] = "CHG%",
+	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 };
@@ -142,6 +143,10 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 		in->pid = sv_top_matching_pid(ui, rr->stack, in->pid);
 	snprintf(in->comm, sizeof(in->comm), "%s",
 		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
+	in->origins = false;
+	in->origin = session_norigins(ui->s) > 1 ?
+			     export_top_origin(ui->s, rr->stack, &ui->rank, ui->delta, &in->origins) :
+			     -1;
 	return in;
 }
 
@@ -162,29 +167,26 @@ void stack_view_layout(struct ui *ui)
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .min = 10, .want = 18, .prio = one_event ? 10 : 6, .flex = true },
 		[COL_COMM] = { .min = 12, .want = 18, .prio = 4, .flex = true },
+		[COL_ORIGIN] = { .min = 8, .want = 16, .prio = 3, .flex = true },
 		[COL_FUNC] = { .min = 30, .want = 40, .prio = 0, .flex = true },
 	};
 
-	if (ui->diff) {
-		uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
-		return;
-	}
-	/* no --diff: lay the table out without the CHG% column */
-	{
-		struct col_spec sp[COL_MAX];
-		struct col_pos pos[COL_MAX];
-		int c, n = 0;
+	/* CHG% only with --diff, ORIGIN only with several -r snapshots */
+	bool hide[COL_MAX] = { [COL_DIFF] = !ui->diff,
+			       [COL_ORIGIN] = session_norigins(ui->s) <= 1 };
+	struct col_spec sp[COL_MAX];
+	struct col_pos pos[COL_MAX];
+	int c, n = 0;
 
-		for (c = 0; c < COL_MAX; c++)
-			if (c != COL_DIFF)
-				sp[n++] = specs[c];
-		uifmt_layout(sp, n, ui->cols, pos);
-		for (c = 0, n = 0; c < COL_MAX; c++) {
-			if (c == COL_DIFF)
-				ui->sv.cols[c] = (struct col_pos){ 0 };
-			else
-				ui->sv.cols[c] = pos[n++];
-		}
+	for (c = 0; c < COL_MAX; c++)
+		if (!hide[c])
+			sp[n++] = specs[c];
+	uifmt_layout(sp, n, ui->cols, pos);
+	for (c = 0, n = 0; c < COL_MAX; c++) {
+		if (hide[c])
+			ui->sv.cols[c] = (struct col_pos){ 0 };
+		else
+			ui->sv.cols[c] = pos[n++];
 	}
 }
 
@@ -485,6 +487,12 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
 	in = sv_info_of(ui, rr);
+	if (sv->cols[COL_ORIGIN].w && in) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
+			 in->origins ? "+" : "");
+		sv_cell(ui, y, COL_ORIGIN, base, buf);
+	}
 	if (sv->cols[COL_EVENT].w && in) {
 		int ev = in->event;
 		const char *name = ev >= 0 ? session_event(ui->s, (unsigned int)ev) : "-";

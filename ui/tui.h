@@ -98,12 +98,15 @@ enum ui_col {
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
+	COL_ORIGIN, /* several -r snapshots: where the hits came from */
 	COL_FUNC,
 	COL_MAX,
 };
 
 /* what a stack row shows about who hits it, frozen with the ranking */
 struct sv_info {
+	int origin;   /* the origin with most hits, -1 none */
+	bool origins; /* others have hits too */
 	int event;
 	int pid;
 	char comm[32];

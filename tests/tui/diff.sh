@@ -2,7 +2,7 @@
 # tui-diff: --diff SNAPSHOT - on a terminal is the screen in diff mode: a
 # CHG% column with each stack's change of share against the snapshot, NEW
 # for stacks the snapshot does not have; without --diff the column is not
-# there.
+# there. Several -r snapshots: an ORIGIN column and the breakdown by origin.
 . "$(dirname "$0")/lib.sh"
 
 T=$(tfs_root) || skip "no tracefs mounted"
@@ -30,6 +30,22 @@ say "the screen without --diff has no CHG% column"
 tui_run -r "$TUI_WORK/snap.json"
 tui_wait 'FUNCTION \[module\]' 10
 tui_capture | grep -q 'CHG%' && fail "CHG% without --diff"
+tui_keys q
+tui_quit_restored
+say "several -r snapshots: an ORIGIN column, the breakdown by origin"
+python3 - "$TUI_WORK/snap.json" "$TUI_WORK/alpha.json" "$TUI_WORK/beta.json" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for path, host in ((sys.argv[2], "alpha"), (sys.argv[3], "beta")):
+    d["host"] = host
+    open(path, "w").write(json.dumps(d) + "\n")
+PY
+tui_run -r "$TUI_WORK/alpha.json" -r "$TUI_WORK/beta.json"
+tui_wait 'COMM\(PID\) +ORIGIN +FUNCTION' 10
+tui_wait '^\+ +1 .* (alpha|beta)\+ ' 5
+tui_wait 'by event, comm\(pid\), CPU, origin' 5
+tui_wait '50\.0% alpha' 5
+tui_wait '50\.0% beta' 5
 tui_keys q
 tui_quit_restored
 echo "PASS"
