@@ -487,8 +487,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	export_json_str(f, host);
 	/* the traced kernel; in replay the recording's is not known */
 	fputs(",\"kernel\":", f);
-	if (st->mode == SESSION_REPLAY) {
-		fputs("null", f);
+	if (st->mode == SESSION_REPLAY && !(session_norigins(s) && st->kernel[0])) {
+		fputs("null", f); /* a snapshot read back keeps its own */
 	} else if (st->kernel[0]) {
 		export_json_str(f, st->kernel);
 	} else if (uname(&un) == 0) {

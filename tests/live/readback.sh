@@ -60,6 +60,9 @@ d = json.load(open(sys.argv[1]))
 for path, host in ((sys.argv[2], "alpha"), (sys.argv[3], "beta")):
     d["host"] = host
     open(path, "w").write(json.dumps(d) + "\n")
+    # beta's kernel sits elsewhere (KASLR): its stacks match alpha's by symbols
+    for st in d["stacks"]:
+        st["frames"] = ["0x%x" % (int(f, 16) + 0x200000) for f in st["frames"]]
 PY
 "$STACKTOP" -r "$WORK/a.json" -r "$WORK/b.json" --top 3 --expand 0 > "$WORK/m.txt" || fail "merge failed"
 cat "$WORK/m.txt"
