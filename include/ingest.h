@@ -235,6 +235,17 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 			     bool old_abi);
 
 /**
+ * ingest_set_keep_unresolved() - rank the hits of an id no map resolves
+ * under a stack of one pseudo frame, STACK_IP_UNRESOLVED(id), instead of
+ * only counting them in ingest_stats's @unresolved (which still counts
+ * them): a recording read without its stack map still shows every id,
+ * each on its own row (replay)
+ * @ing: consumer
+ * @on: keep them
+ */
+void ingest_set_keep_unresolved(struct ingest *ing, bool on);
+
+/**
  * ingest_set_defer() - queue every stack id record, known or not
  * @ing: consumer
  * @on: defer

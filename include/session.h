@@ -91,6 +91,10 @@ enum session_mode {
  * @ntriggers: entries in @triggers
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
+ * @files: the -r files: trace.dat recordings (told by their magic) or JSON
+ *         snapshots (told by a leading '{'); at most one trace.dat, which
+ *         becomes @replay; several snapshots merge (SESSION_REPLAY)
+ * @nfiles: entries in @files
  */
 struct session_opts {
 	enum session_mode mode;
@@ -116,6 +120,32 @@ struct session_opts {
 	int ntriggers;
 	const char *replay;
 	const char *map_file;
+	const char *const *files;
+	int nfiles;
+};
+
+/**
+ * struct session_view - the view a read-back snapshot was written with
+ * @sort: enum rank_key
+ * @ascending: ascending order
+ * @delta: ranks by the last interval (false: totals)
+ * @event: event index filter, -1 for none
+ * @pid: pid filter, -1 for none
+ * @cpu: CPU filter, -1 for none
+ * @hide_idle: idle stacks hidden
+ * @top: stacks kept (0: all)
+ * @filter: the screen's text filter, NULL for none (owned by the session)
+ */
+struct session_view {
+	int sort;
+	bool ascending;
+	bool delta;
+	int event;
+	int pid;
+	int cpu;
+	bool hide_idle;
+	int top;
+	const char *filter;
 };
 
 /**
@@ -300,6 +330,32 @@ const char *session_traced(const struct session *s);
  * "<idle>" for pid 0, "?" when unknown.
  */
 const char *session_comm(struct session *s, int pid);
+
+/**
+ * session_view() - the view of the first snapshot read back (-r snap.json)
+ * @s: session
+ * @ret: filled when there is one
+ *
+ * Return: true when the session reads snapshots.
+ */
+bool session_view(const struct session *s, struct session_view *ret);
+
+/**
+ * session_norigins() - how many origins (files, or hosts of a merged
+ * snapshot) the counts come from; 0 when not reading snapshots
+ * @s: session
+ */
+unsigned int session_norigins(const struct session *s);
+
+/**
+ * session_origin() - the name of origin @idx (struct stack_attr's @origin):
+ * the host of its snapshot, or its file name when two have the same host
+ * @s: session
+ * @idx: origin index
+ *
+ * Return: the name (owned by the session), "-" when out of range.
+ */
+const char *session_origin(const struct session *s, unsigned int idx);
 
 /**
  * session_mode_name() - "stackmap", "stacks", "passive", "replay" or "auto"

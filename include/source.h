@@ -84,8 +84,13 @@ extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
+extern const struct source_ops source_replay_json_ops;
 
-#define SESSION_MAX_SOURCES 4
+/* the snapshots' shared part (replay_json.c) */
+void replay_json_finish(struct session *s);
+void replay_json_free(struct session *s);
+
+#define SESSION_MAX_SOURCES 64
 
 /*
  * struct session - the shared part the sources work on. Only session.c and
@@ -99,7 +104,7 @@ struct session {
 	struct evfmt *fmt;     /* event formats */
 	struct stack_table *table;
 	struct ksym *ksym;
-	struct stackmap_names *names; /* saved-map frames kallsyms does not know */
+	struct stackmap_names *map_names; /* saved-map frames kallsyms does not know */
 	struct ingest *ing;    /* created by the session (live) or a source */
 	char prefix[64];       /* "" or "instances/stacktop.<pid>/" */
 	bool instance;         /* the events live in a private instance */
@@ -122,6 +127,12 @@ struct session {
 	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
 	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */
 	int nprobe_events;
+	/* read-back snapshots (replay_json.c) */
+	char **names;          /* event names when there are no formats */
+	unsigned int nnames;
+	void *snapdb;          /* struct snapdb: symbols, keys, comms, origins */
+	uint64_t snap_events_delta;
+	char *found_map;       /* a stack map found next to the trace.dat */
 };
 
 /*

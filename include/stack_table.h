@@ -27,6 +27,16 @@
 #define STACK_MAX_DEPTH 1024 /* deeper stacks are cut and flagged */
 #define STACK_MAX_IDS	2    /* kernel ids kept inline per stack */
 
+/*
+ * The one frame of a stack that stands for a kernel stack id no map
+ * resolved (a replay without its stack map): no kernel text lives at a
+ * user-space address, so it never collides with a real frame; fmt_frame()
+ * prints it as "[unresolved stack_id N]".
+ */
+#define STACK_IP_UNRESOLVED_BASE 0x0000bad500000000ULL
+#define STACK_IP_UNRESOLVED(id) (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
+#define STACK_IP_IS_UNRESOLVED(ip) (((ip) >> 32) == (STACK_IP_UNRESOLVED_BASE >> 32))
+
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */
 	STACK_F_FALLBACK = 1 << 1, /* seen as a full kernel_stack record */
@@ -76,6 +86,9 @@ struct stack {
  * @event: event index (see session_event())
  * @cpu: CPU the event was recorded on
  * @pid: the event's common_pid
+ * @origin: where the hits came from: 0 for a live kernel or one file, else
+ *          the index of the file among several read together (see
+ *          session_origin())
  */
 struct stack_attr {
 	struct stack_attr *next;
@@ -87,6 +100,7 @@ struct stack_attr {
 	uint16_t event;
 	uint16_t cpu;
 	int32_t pid;
+	uint16_t origin;
 };
 
 struct stack_table;
@@ -135,6 +149,24 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
  */
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
 		    int pid, uint64_t n);
+
+/**
+ * stack_table_add() - add counts read back from a snapshot: @total hits
+ * since start, @delta of them in the current interval (the interval that
+ * the next stack_table_tick() closes)
+ * @t: table
+ * @s: stack from stack_table_intern()
+ * @event: event index
+ * @cpu: CPU
+ * @pid: pid, -1 for none
+ * @origin: origin index (the file it came from)
+ * @total: hits since start
+ * @delta: hits in the interval (at most @total)
+ *
+ * Return: 0, or -ENOMEM (the stack's own counts are still updated).
+ */
+int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, unsigned int origin, uint64_t total, uint32_t delta);
 
 /**
  * stack_add_id() - remember that @s was seen under kernel id @id

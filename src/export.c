@@ -52,6 +52,14 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			STACKTOP_VERSION, session_mode_name(st->mode), st->kernel, iteration,
 			st->interval_sec);
 	fprintf(f, "events: %s\n", session_traced(s));
+	if (session_norigins(s) > 1) {
+		unsigned int i;
+
+		fprintf(f, "origins:");
+		for (i = 0; i < session_norigins(s); i++)
+			fprintf(f, "%s %s", i ? "," : "", session_origin(s, i));
+		fprintf(f, " (ORIGIN: the one with most hits, + when others have hits too)\n");
+	}
 	fprintf(f,
 		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
@@ -76,6 +84,9 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->unresolved, st->generation,
 			st->stackmap_on ? "on" : "off");
 	}
+	if (st->mode == SESSION_REPLAY && st->unresolved && !session_norigins(s))
+		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
+			(unsigned long long)st->unresolved);
 	if (st->bad_pages || st->orphans || st->damaged)
 		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
@@ -103,6 +114,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	size_t n, i;
 	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+	bool origins = session_norigins(s) > 1;
 
 	rows = calloc((size_t)top, sizeof(*rows));
 	if (!rows)
@@ -117,8 +129,11 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		brief_common_format(shared, sizeof(shared), ks, rows[0].stack, common);
 		fprintf(f, "every stack below starts with: %s (left out as \"...\")\n", shared);
 	}
-	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS", "HITS", "TOTAL",
-		"%", "RATE/s", "EVENT", "COMM/PID", "STACK (leaf < callers)");
+	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s ", "RANK", "IDS", "HITS", "TOTAL",
+		"%", "RATE/s", "EVENT", "COMM/PID");
+	if (origins)
+		fprintf(f, "%-16s ", "ORIGIN");
+	fprintf(f, "%s\n", "STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		struct stack_top top_of;
@@ -149,9 +164,19 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
-		fprintf(f, "%4zu %-11s %7s %8s %6s %7s %-24s %-22s %s%s\n", i + 1, ids, hits, total,
+		fprintf(f, "%4zu %-11s %7s %8s %6s %7s %-24s %-22s ", i + 1, ids, hits, total,
 			pct, rate, top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-",
-			who, leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
+			who);
+		if (origins) {
+			char org[40];
+			bool more;
+			int og = export_top_origin(s, sk, &o->rank, o->delta, &more);
+
+			snprintf(org, sizeof(org), "%s%s", og >= 0 ? session_origin(s, (unsigned int)og) : "-",
+				 more ? "+" : "");
+			fprintf(f, "%-16s ", org);
+		}
+		fprintf(f, "%s%s\n", leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
 	}
 	if (!n)
 		fprintf(f, "  (no stacks yet%s)\n",
@@ -384,8 +409,51 @@ static uint64_t json_key_add(uint64_t h, const char *p)
 	return h * 0x100000001b3ULL;
 }
 
+uint64_t export_stack_key(struct ksym *ks, const struct stack *sk)
+{
+	uint64_t key = 0xcbf29ce484222325ULL;
+	unsigned int j;
+
+	for (j = 0; j < sk->depth; j++) {
+		char fr[320];
+
+		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+		key = json_key_add(key, fr);
+	}
+	return key;
+}
+
+/* the origin with most hits of @sk under @o, -1 when none; *@more: others too */
+int export_top_origin(struct session *s, const struct stack *sk, const struct rank_opts *o,
+		      bool delta, bool *more)
+{
+	struct stack_table *t = session_table(s);
+	uint64_t best = 0, per[64] = { 0 };
+	const struct stack_attr *a;
+	int top = -1, seen = -1;
+
+	*more = false;
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t c = delta ? stack_attr_delta(t, a) : a->total;
+
+		if (!c || !export_attr_passes(o, a))
+			continue;
+		if (seen >= 0 && seen != a->origin)
+			*more = true;
+		seen = a->origin;
+		if (a->origin < 64)
+			per[a->origin] += c;
+		if (a->origin < 64 && per[a->origin] > best) {
+			best = per[a->origin];
+			top = a->origin;
+		}
+	}
+	return top;
+}
+
 static const char *const rank_key_names[] = {
 	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth", [RANK_ID] = "id",
+	[RANK_EVENT] = "event", [RANK_COMM] = "comm",
 };
 
 static void json_view(FILE *f, struct session *s, const struct report_opts *o)
@@ -428,7 +496,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	char host[256], buf[256];
 	unsigned int i, nev;
 
-	if (gethostname(buf, sizeof(buf)) < 0)
+	if (session_norigins(s) == 1)
+		snprintf(buf, sizeof(buf), "%s", session_origin(s, 0)); /* a snapshot read back */
+	else if (gethostname(buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	buf[sizeof(buf) - 1] = '\0';
 	fmt_sanitize(host, sizeof(host), buf, strlen(buf));
@@ -439,8 +509,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	export_json_str(f, host);
 	/* the traced kernel; in replay the recording's is not known */
 	fputs(",\"kernel\":", f);
-	if (st->mode == SESSION_REPLAY) {
-		fputs("null", f);
+	if (st->mode == SESSION_REPLAY && !(session_norigins(s) && st->kernel[0])) {
+		fputs("null", f); /* a snapshot read back keeps its own */
 	} else if (st->kernel[0]) {
 		export_json_str(f, st->kernel);
 	} else if (uname(&un) == 0) {
@@ -465,6 +535,16 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	}
 	fprintf(f, "],\"traced\":");
 	export_json_str(f, session_traced(s));
+	if (session_norigins(s) > 1) {
+		/* several snapshots read together: what "origin" of "by" indexes */
+		fputs(",\"origins\":[", f);
+		for (i = 0; i < session_norigins(s); i++) {
+			if (i)
+				fputc(',', f);
+			export_json_str(f, session_origin(s, i));
+		}
+		fputc(']', f);
+	}
 	json_view(f, s, o);
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
@@ -499,16 +579,10 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	const struct stack *sk = row->stack;
 	const struct stack_attr *a;
 	struct stack_top top_of;
-	uint64_t key = 0xcbf29ce484222325ULL;
+	uint64_t key = export_stack_key(ks, sk);
 	unsigned int j;
 	bool any = false;
 
-	for (j = 0; j < sk->depth; j++) {
-		char fr[320];
-
-		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
-		key = json_key_add(key, fr);
-	}
 	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[",
 		first ? "" : ",", key, (unsigned long long)row->total,
 		(unsigned long long)row->delta, sk->depth);
@@ -553,6 +627,8 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		export_json_str(f, session_event(s, a->event));
 		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
 		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
+		if (session_norigins(s) > 1)
+			fprintf(f, ",\"origin\":%u", a->origin);
 		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
 			(unsigned long long)stack_attr_delta(t, a));
 		any = true;

@@ -20,6 +20,7 @@
 
 #include "format.h"
 #include "ksym.h"
+#include "stack_table.h"
 #include "stackmap.h"
 
 #define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
@@ -204,6 +205,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 	out_init(&o, buf, size);
 	if (ip == STACKMAP_TRAMPOLINE) {
 		out_str(&o, TRAMPOLINE_LABEL);
+	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
+		out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
 	} else if (ks && ksym_lookup(ks, ip, &h) == 0) {
 		sanitize_into(&o, h.name, strlen(h.name));
 		if (offset)

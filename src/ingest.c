@@ -45,6 +45,7 @@ struct ingest {
 	unsigned int ncpus;
 	bool stackmap;
 	bool defer;
+	bool keep_unresolved; /* an unknown id is ranked as a stack of its own */
 	int32_t self_pid; /* events of this pid are not counted (0: none) */
 	int *tids;
 	int ntids;
@@ -425,6 +426,21 @@ damaged:
 	take_waiting(c, &w);
 }
 
+/* an id no map resolves: counted under a one-frame stack that names it */
+static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiting *w,
+			     unsigned int cpu)
+{
+	uint64_t ip = STACK_IP_UNRESOLVED(id);
+	struct stack *st;
+
+	ing->st.unresolved++;
+	st = stack_table_intern(ing->table, &ip, 1);
+	if (!st)
+		return;
+	stack_add_id(st, id);
+	count(ing, st, w, cpu);
+}
+
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
 			const struct ringbuf_event *ev)
 {
@@ -453,6 +469,10 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
 		size_id(ing, ing->by_id[id]);
+		return;
+	}
+	if (!ing->defer && ing->keep_unresolved) {
+		count_unresolved(ing, id, &w, cpu);
 		return;
 	}
 	if (ing->nqueue >= QUEUE_MAX) {
@@ -598,6 +618,11 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 	return st;
 }
 
+void ingest_set_keep_unresolved(struct ingest *ing, bool on)
+{
+	ing->keep_unresolved = on;
+}
+
 void ingest_set_defer(struct ingest *ing, bool on)
 {
 	ing->defer = on;
@@ -658,6 +683,8 @@ unsigned int ingest_resolve(struct ingest *ing)
 			count(ing, ing->by_id[q->id], &w, q->cpu);
 			size_id(ing, ing->by_id[q->id]);
 			done++;
+		} else if (ing->keep_unresolved) {
+			count_unresolved(ing, q->id, &w, q->cpu);
 		} else {
 			/* not in a snapshot read after it: never guess */
 			ing->st.unresolved++;

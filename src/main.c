@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "diff.h"
 #include "evlist.h"
 #include "export.h"
 #include "log.h"
@@ -29,6 +30,7 @@
 static char *owned[MAX_EVENTS];
 static int nowned;
 #define MAX_LIST   1024
+#define MAX_FILES  63
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
 
@@ -59,6 +61,15 @@ struct args {
 	int verbose;
 	bool list_events;
 	const char *list_glob;
+	const char *files[MAX_FILES];  /* -r */
+	bool sort_set;                 /* --sort or --cumulative given */
+	const char *diff_before;       /* --diff BEFORE AFTER */
+	const char *diff_after;        /* a file, or NULL for the live kernel ("-") */
+	bool diff;
+	bool view_set;                 /* the view comes from a snapshot */
+	bool view_delta;               /* a snapshot ranked by its interval counts */
+	const char *view_filter;       /* a snapshot's text filter (shown, not applied) */
+	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 };
 
 enum {
@@ -87,6 +98,7 @@ enum {
 	OPT_TRIGGER,
 	OPT_TID,
 	OPT_COMM,
+	OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -127,6 +139,7 @@ static const struct option long_opts[] = {
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "kprobe", required_argument, NULL, OPT_KPROBE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -134,6 +147,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stacktop [OPTION]...\n"
+		"       stacktop -r FILE [-r FILE]... [OPTION]...\n"
+		"       stacktop --diff BEFORE AFTER|- [OPTION]...\n"
 		"       stacktop --list-events [GLOB]\n"
 		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
 		"\n"
@@ -175,8 +190,16 @@ static void usage(FILE *f)
 		"      --folded-root WHAT  none|comm|pid: root folded stacks at the command\n"
 		"                          (pid: command;pid) that hit them (default none)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
-		"  -r, --replay FILE       read a trace-cmd trace.dat instead of the kernel\n"
-		"                          (recorded with stack traces: trace-cmd record -T)\n"
+		"  -r, --replay FILE       read a file instead of the kernel: a trace-cmd\n"
+		"                          trace.dat (recorded with stack traces: trace-cmd\n"
+		"                          record -T; a stack_map_bin or stack_map next to it\n"
+		"                          resolves its stack ids), or a JSON snapshot (--json,\n"
+		"                          -o FILE.json), shown as it was seen; several -r\n"
+		"                          snapshots merge, with an ORIGIN column\n"
+		"      --diff BEFORE AFTER compare two snapshots (or trace.dats), or BEFORE\n"
+		"                          with the live kernel when AFTER is '-': stacks\n"
+		"                          ranked by the change of their share of the hits,\n"
+		"                          NEW and GONE marked (text, or JSON with --json)\n"
 		"      --map FILE          a saved stack_map_bin or stack_map: resolves the\n"
 		"                          ids of a replayed trace; alone, ranks its stacks\n"
 		"                          by ref_count (what stackmap_dump.py --top shows)\n"
@@ -309,6 +332,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->so.pids = a->pids;
 	a->so.tids = a->tids;
 	a->so.cpus = a->cpus;
+	a->so.files = a->files;
+	a->view = (struct rank_opts){ .event = -1, .pid = -1, .cpu = -1 };
 	a->sort = RANK_DELTA;
 	a->format = -1;
 
@@ -436,6 +461,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->so.buffer_kb = (unsigned int)v;
 			break;
 		case OPT_SORT:
+			a->sort_set = true;
 			if (!strcmp(optarg, "hits") || !strcmp(optarg, "delta"))
 				a->sort = RANK_DELTA;
 			else if (!strcmp(optarg, "total"))
@@ -534,9 +560,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 		}
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
+			a->sort_set = true;
 			break;
 		case 'r':
-			a->so.replay = optarg;
+			if (a->so.nfiles >= MAX_FILES) {
+				fprintf(stderr, "stacktop: too many -r (at most %d)\n", MAX_FILES);
+				return 2;
+			}
+			a->files[a->so.nfiles++] = optarg;
+			break;
+		case OPT_DIFF:
+			a->diff = true;
+			a->diff_before = optarg;
 			break;
 		case OPT_MAP:
 			a->so.map_file = optarg;
@@ -558,12 +593,30 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];
+	if (a->diff) {
+		if (optind >= argc) {
+			fprintf(stderr, "stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
+			return 2;
+		}
+		a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
+		optind++;
+		if (a->so.nfiles || a->so.map_file) {
+			fprintf(stderr, "stacktop: --diff reads its own two sides: not with -r/--map\n");
+			return 2;
+		}
+		if (a->format != -1 && a->format != EXPORT_TEXT && a->format != EXPORT_JSON) {
+			fprintf(stderr, "stacktop: --diff writes text or json\n");
+			return 2;
+		}
+		if (a->format >= 0 || a->output)
+			a->batch = true;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
 			argv[optind]);
 		return 2;
 	}
-	if (a->list_events && (a->so.replay || a->so.map_file)) {
+	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
 		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
 		return 2;
 	}
@@ -572,10 +625,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	r = check_output(a);
 	if (r)
 		return r;
-	if (a->so.replay || a->so.map_file) {
+	if (a->so.nfiles || a->so.map_file || (a->diff && a->diff_after)) {
 		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
 		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
-			fprintf(stderr, "stacktop: --replay/--map read a file: -e, --function, --kprobe, "
+			fprintf(stderr, "stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
 					"--trigger, --mode, --tracefs and --reset-first do not apply\n");
 			return 2;
 		}
@@ -670,15 +723,16 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int run_batch(struct session *s, const struct args *a)
+static int run_batch(struct session *s, const struct args *a, struct session *before)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	struct report_opts ro = {
 		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
 		.expand = a->expand,
-		.delta = a->sort == RANK_DELTA,
-		.rank = { .key = a->sort, .event = -1, .pid = -1, .cpu = -1 },
+		.delta = a->view_set ? a->view_delta : a->sort == RANK_DELTA,
+		.rank = a->view,
 		.root = a->root,
+		.filter = a->view_filter,
 	};
 	enum export_format fmt = (enum export_format)a->format;
 	long i;
@@ -692,7 +746,30 @@ static int run_batch(struct session *s, const struct args *a)
 		bool go_on = batch_wait(s, a->delay);
 
 		session_tick(s);
-		if (a->output) {
+		if (before) {
+			/* --diff: the same refresh, compared with BEFORE */
+			FILE *f = stdout;
+
+			if (a->output) {
+				char path[PATH_MAX];
+
+				if (output_name(path, sizeof(path), a, i) < 0 ||
+				    !(f = export_create_file(path))) {
+					fprintf(stderr, "stacktop: cannot create %s: %s\n", a->output,
+						strerror(errno ? errno : ENAMETOOLONG));
+					return 1;
+				}
+			}
+			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
+			if (f != stdout && fclose(f) && r >= 0)
+				r = -EIO;
+			if (r == -EPIPE)
+				return 0;
+			if (r < 0) {
+				fprintf(stderr, "stacktop: cannot write the diff: %s\n", strerror(-r));
+				return 1;
+			}
+		} else if (a->output) {
 			char path[PATH_MAX], err[PATH_MAX + 128];
 
 			r = output_name(path, sizeof(path), a, i);
@@ -722,6 +799,31 @@ static int run_batch(struct session *s, const struct args *a)
 			break;
 	}
 	return 0;
+}
+
+/* a snapshot read back keeps its view, unless the command line says otherwise */
+static void apply_view(struct args *a, struct session *s)
+{
+	struct session_view v;
+
+	a->view.key = a->sort;
+	if (!session_view(s, &v))
+		return;
+	if (!a->sort_set) {
+		a->view_set = true;
+		a->sort = (enum rank_key)v.sort;
+		a->view.key = a->sort;
+		a->view.invert = v.ascending;
+		a->view_delta = v.delta;
+		a->cumulative = !v.delta;
+	}
+	if (!a->top)
+		a->top = v.top;
+	a->view.event = v.event;
+	a->view.pid = v.pid;
+	a->view.cpu = v.cpu;
+	a->view.hide_idle = v.hide_idle;
+	a->view_filter = v.filter;
 }
 
 static int list_one(void *ctx, const char *name, bool stacks)
@@ -768,7 +870,7 @@ static int list_events(const struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct session *s = NULL;
+	struct session *s = NULL, *before = NULL;
 	char err[512];
 	struct args a;
 	int r, status;
@@ -793,24 +895,43 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (a.diff) {
+		struct session_opts bo = { .kallsyms = a.so.kallsyms, .files = &a.diff_before,
+					   .nfiles = 1 };
+
+		r = session_open(&bo, &before, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
+			return 1;
+		}
+		session_drain(before, 0);
+		if (a.diff_after) {
+			a.files[0] = a.diff_after;
+			a.so.nfiles = 1;
+		}
+	}
 	r = session_open(&a.so, &s, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
+		fprintf(stderr, "stacktop: %s%s\n", a.diff ? "--diff AFTER: " : "",
+			err[0] ? err : strerror(-r));
+		session_close(before);
 		return 1;
 	}
+	apply_view(&a, before ? before : s);
 
 	if (a.batch) {
-		status = run_batch(s, &a);
+		status = run_batch(s, &a, before);
 	} else {
 		struct ui_opts uo = {
 			.delay = a.delay,
 			.top = a.top,
 			.mouse = a.mouse,
 			.color = a.color,
-			.event_filter = -1,
+			.event_filter = a.view.event,
 			.sort = (int)a.sort,
 			.cumulative = a.cumulative,
 			.comm = a.comm,
+			.before = before,
 		};
 
 		r = ui_run(s, &uo);
@@ -824,5 +945,6 @@ int main(int argc, char **argv)
 	session_close(s);
 	while (nowned > 0)
 		free(owned[--nowned]);
+	session_close(before);
 	return status;
 }

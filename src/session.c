@@ -32,6 +32,7 @@
 #include "session.h"
 #include "source.h"
 #include "stack_table.h"
+#include "snapshot.h"
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
@@ -339,6 +340,13 @@ static int replay_all(struct session *s)
 	}
 	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
+	if (s->snapdb) {
+		/* snapshots: their own interval counts, as they were seen */
+		s->stats.events_delta = s->snap_events_delta;
+		s->stats.fallbacks_delta = 0;
+		s->stats.lost_delta = 0;
+		return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
+	}
 	s->stats.events_delta = s->stats.events;
 	s->stats.fallbacks_delta = s->stats.fallbacks;
 	s->stats.lost_delta = s->stats.lost;
@@ -509,14 +517,16 @@ const struct session_stats *session_stats(const struct session *s)
 
 unsigned int session_nevents(const struct session *s)
 {
-	return s->fmt ? s->fmt->nnames : 0;
+	return s->fmt ? s->fmt->nnames : s->nnames;
 }
 
 const char *session_event(const struct session *s, unsigned int idx)
 {
 	if (s->map_events)
 		return "stack_map";
-	return s->fmt && idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
+	if (!s->fmt)
+		return idx < s->nnames ? s->names[idx] : "?";
+	return idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
 }
 
 const char *session_traced(const struct session *s)
@@ -595,12 +605,70 @@ static int add_source(struct session *s, const struct source_ops *ops, char *err
 	return ops->open(src, err, errsz);
 }
 
+/* a stack map saved next to the recording (stack_map_bin, else stack_map) */
+static void find_saved_map(struct session *s, const char *dat)
+{
+	static const char *const names[] = { "stack_map_bin", "stack_map" };
+	const char *slash = strrchr(dat, '/');
+	size_t dir = slash ? (size_t)(slash - dat) + 1 : 0, i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = malloc(dir + strlen(names[i]) + 1);
+
+		if (!p)
+			return;
+		memcpy(p, dat, dir);
+		strcpy(p + dir, names[i]);
+		if (access(p, R_OK) == 0) {
+			log_info("using the stack map saved next to the recording: %s", p);
+			s->found_map = p;
+			s->opts.map_file = p;
+			return;
+		}
+		free(p);
+	}
+}
+
+/* the -r files: at most one trace.dat, any number of JSON snapshots */
+static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
+{
+	const struct session_opts *o = &s->opts;
+	int i, r;
+
+	*nsnap = 0;
+	for (i = 0; i < o->nfiles; i++) {
+		r = snapshot_is_json(o->files[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot read %s: %s", o->files[i],
+					    strerror(-r));
+		if (r) {
+			(*nsnap)++;
+			continue;
+		}
+		if (s->opts.replay)
+			return session_errf(err, errsz, -EINVAL,
+					    "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
+					    o->files[i]);
+		s->opts.replay = o->files[i];
+	}
+	if (*nsnap && s->opts.replay)
+		return session_errf(err, errsz, -EINVAL,
+				    "-r: a trace.dat and JSON snapshots cannot be read together");
+	if (*nsnap && s->opts.map_file)
+		return session_errf(err, errsz, -EINVAL,
+				    "--map resolves a trace.dat's ids: not with JSON snapshots");
+	if (*nsnap >= SESSION_MAX_SOURCES)
+		return session_errf(err, errsz, -E2BIG, "at most %d snapshots at a time",
+				    SESSION_MAX_SOURCES - 1);
+	return 0;
+}
+
 /* recordings: read once, at the first drain; no kernel is touched */
 static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
 		       size_t errsz)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	int r;
+	int r, i, nsnap = 0;
 
 	if (!s)
 		return -ENOMEM;
@@ -611,29 +679,42 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	s->names = stackmap_names_new();
-	if (!s->comms || !s->table || !s->ksym || !s->names) {
+	s->map_names = stackmap_names_new();
+	if (!s->comms || !s->table || !s->ksym || !s->map_names) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	/* a trace.dat brings its own symbols (replay_dat.c) */
+	r = sort_files(s, &nsnap, err, errsz);
+	if (r < 0)
+		goto fail;
+	if (s->opts.replay && !s->opts.map_file)
+		find_saved_map(s, s->opts.replay);
+	/*
+	 * a trace.dat brings its own symbols (replay_dat.c), a snapshot its
+	 * own symbol texts (replay_json.c): the live kallsyms only for a map
+	 * alone, or when asked for
+	 */
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
-	} else if (!opts->replay) {
+	} else if (!s->opts.replay && !nsnap) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
 	}
 	/* the sources: the events first, then the map that resolves their ids */
 	r = 0;
-	if (opts->replay)
+	for (i = 0; r == 0 && i < opts->nfiles; i++)
+		if (opts->files[i] != s->opts.replay)
+			r = add_source(s, &source_replay_json_ops, err, errsz);
+	if (r == 0 && s->opts.replay)
 		r = add_source(s, &source_replay_dat_ops, err, errsz);
-	if (r == 0 && opts->map_file)
+	if (r == 0 && s->opts.map_file)
 		r = add_source(s, &source_replay_map_ops, err, errsz);
 	if (r < 0)
 		goto fail;
+	replay_json_finish(s);
 	if (!s->ing || set_filters(s, false) < 0) {
 		r = -ENOMEM;
 		goto fail;
@@ -654,7 +735,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	if (err && errsz)
 		err[0] = '\0';
-	if (opts->replay || opts->map_file)
+	if (opts->replay || opts->map_file || opts->nfiles)
 		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
 		return session_errf(err, errsz, -EPERM,
@@ -849,10 +930,15 @@ void session_close(struct session *s)
 	evfmt_free(s->fmt);
 	stack_table_free(s->table);
 	ksym_free(s->ksym);
-	stackmap_names_free(s->names);
+	stackmap_names_free(s->map_names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
 	tgid_cache_free(s->tgids);
+	replay_json_free(s);
+	for (i = 0; i < (int)s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->found_map);
 	free(s->traced);
 	for (i = 0; i < s->nprobe_events; i++)
 		free(s->probe_events[i]);

@@ -243,10 +243,10 @@ static inline uint64_t count_delta(uint64_t cur, uint64_t last, uint32_t epoch, 
 }
 
 static inline uint32_t attr_hash(const struct stack *s, unsigned int event, unsigned int cpu,
-				 int pid)
+				 int pid, unsigned int origin)
 {
 	return (uint32_t)mix64((uintptr_t)s ^ ((uint64_t)event << 48) ^ ((uint64_t)cpu << 32) ^
-			       (uint32_t)pid);
+			       (uint32_t)pid ^ ((uint64_t)origin << 20));
 }
 
 static int attr_grow(struct stack_table *t)
@@ -262,7 +262,7 @@ static int attr_grow(struct stack_table *t)
 
 		if (!a)
 			continue;
-		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid) & (n - 1); slots[j];
+		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid, a->origin) & (n - 1); slots[j];
 		     j = (j + 1) & (n - 1))
 			;
 		slots[j] = a;
@@ -274,16 +274,18 @@ static int attr_grow(struct stack_table *t)
 }
 
 static __attribute__((noinline)) struct stack_attr *
-attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid)
+attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid,
+	  unsigned int origin)
 {
 	struct stack_attr *a;
 	size_t i, mask;
 	uint32_t h;
 
-	h = attr_hash(s, event, cpu, pid);
+	h = attr_hash(s, event, cpu, pid, origin);
 	mask = t->naslots - 1;
 	for (i = h & mask; (a = t->aslots[i]); i = (i + 1) & mask)
-		if (a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid)
+		if (a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid &&
+		    a->origin == origin)
 			return a;
 	if ((t->nattrs + 1) * 4 > t->naslots * 3) {
 		if (attr_grow(t))
@@ -300,6 +302,7 @@ attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned i
 	a->event = (uint16_t)event;
 	a->cpu = (uint16_t)cpu;
 	a->pid = pid;
+	a->origin = (uint16_t)origin;
 	a->epoch = t->epoch;
 	a->next = s->attrs;
 	s->attrs = a;
@@ -328,13 +331,14 @@ static void active_add(struct stack_table *t, struct stack *s)
 
 /* consecutive hits usually come from the same task on the same CPU: inline */
 static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s,
-					  unsigned int event, unsigned int cpu, int pid)
+					  unsigned int event, unsigned int cpu, int pid,
+					  unsigned int origin)
 {
 	struct stack_attr *a = s->attrs;
 
-	if (a && a->event == event && a->cpu == cpu && a->pid == pid)
+	if (a && a->event == event && a->cpu == cpu && a->pid == pid && a->origin == origin)
 		return a;
-	return attr_find(t, s, event, cpu, pid);
+	return attr_find(t, s, event, cpu, pid, origin);
 }
 
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
@@ -358,11 +362,42 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 	}
 	t->hits_cur += n;
 
-	a = attr_get(t, s, event, cpu, pid);
+	a = attr_get(t, s, event, cpu, pid, 0);
 	if (!a)
 		return -ENOMEM;
 	a->total += n;
 	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
+	return 0;
+}
+
+int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, unsigned int origin, uint64_t total, uint32_t delta)
+{
+	struct stack_attr *a;
+
+	if (!total)
+		return 0;
+	if (delta > total)
+		delta = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
+	if (s->epoch != t->epoch)
+		active_add(t, s);
+	if (!s->total)
+		t->nhit++;
+	s->total += total;
+	count_bump(&s->cur, &s->last, &s->epoch, t->epoch, delta);
+	t->hits += total;
+	if (t->hits_epoch != t->epoch) {
+		t->hits_last = (t->hits_epoch + 1 == t->epoch) ? t->hits_cur : 0;
+		t->hits_cur = 0;
+		t->hits_epoch = t->epoch;
+	}
+	t->hits_cur += delta;
+
+	a = attr_get(t, s, event, cpu, pid, origin);
+	if (!a)
+		return -ENOMEM;
+	a->total += total;
+	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, delta);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -488,16 +489,64 @@ int state_lock_top(struct state *st, int *ret_owner)
 	return 0;
 }
 
-static void close_all_but(int a, int b)
+/* close every fd from @lo up to @hi (inclusive), if any */
+static void close_span(int lo, int hi)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	if (lo <= hi)
+		close_range((unsigned int)lo, (unsigned int)hi, 0);
+}
 
-	/* close_range() is a system call: async-signal-safe */
-	if (lo > 3)
-		close_range(3, (unsigned int)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
-	close_range((unsigned int)hi + 1, ~0U, 0);
+/* close_range() is a system call: async-signal-safe */
+static void close_all_but(int a, int b, int c)
+{
+	int keep[3] = { a, b, c }, i, j, t, next = 3;
+
+	/* sort the three (a missing one is -1) */
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				t = keep[i];
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (i = 0; i < 3; i++) {
+		if (keep[i] < next)
+			continue;
+		close_span(next, keep[i] - 1);
+		next = keep[i] + 1;
+	}
+	close_range((unsigned int)next, ~0U, 0);
+}
+
+/* async-signal-safe: "stacktop: could not undo REL (errno N)" on stderr */
+static void emergency_say(const char *rel, int err)
+{
+	char buf[PATH_MAX + 64];
+	size_t n = 0, l = strlen(rel);
+	char num[16];
+	int i = 0;
+
+	if (err < 0)
+		err = -err;
+	memcpy(buf, "stacktop: could not undo ", 25);
+	n = 25;
+	if (l > PATH_MAX)
+		l = PATH_MAX;
+	memcpy(buf + n, rel, l);
+	n += l;
+	memcpy(buf + n, " (errno ", 8);
+	n += 8;
+	do {
+		num[i++] = (char)('0' + err % 10);
+		err /= 10;
+	} while (err && i < (int)sizeof(num));
+	while (i)
+		buf[n++] = num[--i];
+	buf[n++] = ')';
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, n) < 0) {
+		/* nothing left to tell it with */
+	}
 }
 
 void state_emergency_restore(void)
@@ -507,25 +556,37 @@ void state_emergency_restore(void)
 
 	if (!st)
 		return;
-	/* readers hold the instance busy: close everything but the tracefs root and rundir */
-	close_all_but(st->tfs->fd, st->dirfd);
+	/*
+	 * Readers hold the instance busy: close everything but the tracefs
+	 * root, the rundir and the liveness lock. The lock stays held until
+	 * the journal is gone: a stacktop starting meanwhile must not take
+	 * this one for dead and recover the journal under our feet.
+	 */
+	close_all_but(st->tfs->fd, st->dirfd, st->alivefd);
 	for (i = st->n - 1; i >= 0; i--) {
 		const struct state_entry *e = &st->e[i];
 
 		/* beneath the root, no symlinks: the same resolution as tfs_write() */
 		if (e->kind == 'D') {
 			fd = tfs_rmdir(st->tfs, e->rel);
-			if (fd < 0 && fd != -ENOENT)
+			if (fd < 0 && fd != -ENOENT) {
+				emergency_say(e->rel, fd);
 				failed = 1;
+			}
 			continue;
 		}
 		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
 		if (fd < 0) {
-			failed |= fd != -ENOENT;
+			if (fd != -ENOENT) {
+				emergency_say(e->rel, fd);
+				failed = 1;
+			}
 			continue;
 		}
-		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT))
+		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT)) {
+			emergency_say(e->rel, errno);
 			failed = 1;
+		}
 		close(fd);
 	}
 	/* kept when something could not be undone: the next run retries */

@@ -195,30 +195,7 @@ static int act_stackmap(struct ui *ui, enum ui_action act)
 
 static int act_save(struct ui *ui, enum ui_action act)
 {
-	char name[128];
-	FILE *f = NULL;
-	int seq, n, err = 0;
-
-	for (seq = 0; seq < 100; seq++) {
-		uifmt_folded_name(name, sizeof(name), time(NULL), seq);
-		f = export_create_file(name);
-		if (f || errno != EEXIST)
-			break;
-	}
-	if (!f) {
-		ui_status(ui, true, "cannot create %s: %s", name, strerror(errno));
-		return R_REDRAW;
-	}
-	n = export_folded(f, ui->s, &ui->rank, ui->delta);
-	if (fclose(f) && n >= 0)
-		n = -errno;
-	if (n < 0) {
-		err = -n;
-		ui_status(ui, true, "writing %s failed: %s", name, strerror(err));
-	} else {
-		ui_status(ui, false, "wrote %d folded stacks (%s, current filters) to ./%s", n,
-			  ui->delta ? "last interval" : "cumulative", name);
-	}
+	picker_open(ui, PK_FORMAT);
 	return R_REDRAW;
 }
 

@@ -60,7 +60,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'F' }, "F", ACT_KFILTER,
 	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
-	  "write the current view as folded stacks to ./stacktop-DATE-TIME.folded" },
+	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
 };
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);

@@ -93,16 +93,20 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
+	COL_ORIGIN, /* several -r snapshots: where the hits came from */
 	COL_FUNC,
 	COL_MAX,
 };
 
 /* what a stack row shows about who hits it, frozen with the ranking */
 struct sv_info {
+	int origin;   /* the origin with most hits, -1 none */
+	bool origins; /* others have hits too */
 	int event;
 	int pid;
 	uint32_t npids; /* pids with hits under the view's count and filters */
@@ -231,6 +235,7 @@ enum ui_prompt {
 enum ui_picker {
 	PK_EVENT,
 	PK_SORT,
+	PK_FORMAT,  /* P: the format to save the view in */
 };
 
 #define UI_TEXT 128
@@ -271,6 +276,7 @@ struct ui {
 	struct stack_table *t;
 	struct ksym *ks;
 	struct ui_opts opts;
+	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
 
 	/* what is shown */
 	enum ui_view view;

@@ -182,7 +182,7 @@ int uifmt_parse_pid(const char *text, int *ret)
 	return 1;
 }
 
-int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
+int uifmt_save_name(char *buf, size_t size, time_t when, int seq, const char *suffix)
 {
 	struct tm tm;
 	char stamp[32];
@@ -190,8 +190,13 @@ int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
 	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%lld", (long long)when);
 	if (seq > 0)
-		return snprintf(buf, size, "stacktop-%s-%d.folded", stamp, seq);
-	return snprintf(buf, size, "stacktop-%s.folded", stamp);
+		return snprintf(buf, size, "stacktop-%s-%d%s", stamp, seq, suffix);
+	return snprintf(buf, size, "stacktop-%s%s", stamp, suffix);
+}
+
+int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
+{
+	return uifmt_save_name(buf, size, when, seq, ".folded");
 }
 
 static const char *uifmt_errname(int err)

@@ -130,6 +130,19 @@ int uifmt_parse_pid(const char *text, int *ret);
 int uifmt_folded_name(char *buf, size_t size, time_t when, int seq);
 
 /**
+ * uifmt_save_name() - "stacktop-YYYYmmdd-HHMMSS" (local time), "-N" for the
+ * N-th alternative, then @suffix (".json", ".pb.gz", ...)
+ * @buf: output
+ * @size: size of @buf
+ * @when: time stamp
+ * @seq: 0 for the plain name, N for the N-th alternative
+ * @suffix: the format's suffix
+ *
+ * Return: wanted length.
+ */
+int uifmt_save_name(char *buf, size_t size, time_t when, int seq, const char *suffix);
+
+/**
  * uifmt_reset_result() - the status line after session_reset()
  * @buf: output
  * @size: size of @buf

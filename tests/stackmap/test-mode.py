@@ -895,6 +895,132 @@ def case_probe_recovery():
         sim.stop()
 
 
+def read_pages(sim):
+    """every page the simulated kernel holds, per CPU, consumed as a reader would"""
+    pages = {}
+    for cpu in sorted(os.listdir(os.path.join(sim.mnt, "per_cpu"))):
+        n = int(cpu[3:])
+        fd = os.open(os.path.join(sim.mnt, "per_cpu", cpu, "trace_pipe_raw"),
+                     os.O_RDONLY | os.O_NONBLOCK)
+        data = b""
+        try:
+            while True:
+                try:
+                    b = os.read(fd, 4096)
+                except BlockingIOError:
+                    break
+                if not b:
+                    break
+                data += b + bytes(4096 - len(b))
+        finally:
+            os.close(fd)
+        pages[n] = data
+    return pages
+
+
+def write_trace_dat(sim, path):
+    """a trace-cmd trace.dat (file version 6, trace-cmd.dat(5)) of what the
+    simulated kernel recorded: trace-cmd itself finds tracefs through
+    /proc/mounts and cannot be pointed at the simulator's FUSE mount, so
+    the test writes the file the way trace-cmd extract would: the formats,
+    kallsyms and saved_cmdlines of the tracefs, and the ring-buffer pages"""
+    import struct
+
+    def rd(rel):
+        with open(os.path.join(sim.mnt, rel), "rb") as f:
+            return f.read()
+    pages = read_pages(sim)
+    out = bytearray(b"\x17\x08\x44tracing" + b"6\0" + bytes([0, 8]) + struct.pack("<I", 4096))
+    for tag, rel in ((b"header_page\0", "events/header_page"),
+                     (b"header_event\0", "events/header_event")):
+        d = rd(rel)
+        out += tag + struct.pack("<Q", len(d)) + d
+    ftrace = [rd("events/ftrace/%s/format" % e) for e in ("kernel_stack", "stack_id", "user_stack")]
+    out += struct.pack("<I", len(ftrace))
+    for d in ftrace:
+        out += struct.pack("<Q", len(d)) + d
+    d = rd("events/sched/sched_switch/format")
+    out += struct.pack("<I", 1) + b"sched\0" + struct.pack("<I", 1) + struct.pack("<Q", len(d)) + d
+    with open(sim.kallsyms, "rb") as f:
+        k = f.read()
+    out += struct.pack("<I", len(k)) + k
+    out += struct.pack("<I", 0)                      # printk formats
+    d = rd("saved_cmdlines")
+    out += struct.pack("<Q", len(d)) + d
+    out += struct.pack("<I", len(pages)) + b"flyrecord\0"
+    offs = len(out) + 16 * len(pages)
+    offs = (offs + 4095) // 4096 * 4096
+    body = bytearray()
+    for cpu in sorted(pages):
+        out += struct.pack("<QQ", offs + len(body), len(pages[cpu]))
+        body += pages[cpu]
+    out += bytes(offs - len(out)) + body
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+def case_replay_dat():
+    """a recording of a stackmap kernel (stack_id records) replayed: without
+    its map every record still counts, one row per id, and the user is told
+    how to resolve them; a stack_map_bin saved next to it is found and used;
+    a saved stack_map text alone is resolved with the recording's own
+    kallsyms (no --kallsyms), so different stacks stay apart"""
+    sim = Sim("v4", "--step", "--seed", "21")
+    try:
+        sim.record_as_another_tool(2000)
+        sim.write("tracing_on", "0")
+        d = os.path.join(sim.dir, "rec")
+        os.mkdir(d)
+        dat = os.path.join(d, "trace.dat")
+        write_trace_dat(sim, dat)
+        truth = expected(sim.truth(), "v4")
+        read = sum(e["read"] for e in truth.values())
+        ids = set()
+        for e in truth.values():
+            if e["as_id"]:
+                ids |= e["ids"]
+        as_id = sum(e["as_id"] for e in truth.values())
+        check(read > 1000 and as_id > 1000, "setup: %d records, %d by id" % (read, as_id))
+
+        def run(*extra):
+            p = subprocess.run([STACKTOP, "-r", dat, "--json", "--top", "100000", "--cumulative"]
+                               + list(extra), capture_output=True, text=True)
+            check(p.returncode == 0, "stacktop -r: exit %d %s" % (p.returncode, p.stderr))
+            return json.loads(p.stdout.splitlines()[0]), p.stderr
+
+        # 1. no map anywhere: nothing is lost, each id is a row
+        rep, err = run()
+        check(rep["hits"] == read, "no map: %d hits, the recording has %d" % (rep["hits"], read))
+        check(sum(st["total"] for st in rep["stacks"]) == read,
+              "no map: the rows add up to %d of %d records" %
+              (sum(st["total"] for st in rep["stacks"]), read))
+        rows = [st for st in rep["stacks"] if st["symbols"][0].startswith("[unresolved stack_id ")]
+        check(len(rows) == len(ids), "no map: %d id rows, %d ids" % (len(rows), len(ids)))
+        check(rep["unresolved"] == as_id, "no map: unresolved %d, %d by id" %
+              (rep["unresolved"], as_id))
+        check("--map" in err and "stack_map_bin" in err, "no map: not told how: %r" % err)
+
+        # 2. and 3. the map saved next to the recording: binary, then text alone
+        want = {k: e["read"] for k, e in truth.items() if e["read"]}
+        for name in ("stack_map_bin", "stack_map"):
+            for old in ("stack_map_bin", "stack_map"):
+                if os.path.exists(os.path.join(d, old)):
+                    os.unlink(os.path.join(d, old))
+            with open(os.path.join(sim.mnt, name), "rb") as f, \
+                    open(os.path.join(d, name), "wb") as o:
+                o.write(f.read())
+            rep, err = run()
+            got = {tuple(int(x, 16) for x in st["frames"]): st["total"] for st in rep["stacks"]}
+            check(rep["unresolved"] == 0, "%s next to it: %d unresolved" % (name, rep["unresolved"]))
+            check(got == want, "%s next to it: %d stacks, truth %d; differing: %s" %
+                  (name, len(got), len(want),
+                   [[hex(x) for x in k[:2]] for k in set(got) ^ set(want)][:3]))
+            check(all(not s.startswith("0x") for st in rep["stacks"] for s in st["symbols"]),
+                  "%s next to it: frames not symbolized" % name)
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -921,6 +1047,7 @@ CASES = {
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "replay-dat": case_replay_dat,
 }
 
 

@@ -174,6 +174,8 @@ static void test_uifmt_folded_name(void **state)
 	/* snprintf semantics */
 	assert_int_equal(uifmt_folded_name(buf, 8, 0, 0), 31);
 	assert_string_equal(buf, "stackto");
+	uifmt_save_name(buf, sizeof(buf), 0, 3, ".pb.gz");
+	assert_string_equal(buf, "stacktop-19700101-000000-3.pb.gz");
 }
 
 static void test_uifmt_results(void **state)
