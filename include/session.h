@@ -14,6 +14,7 @@
  *	session_open()                    choose the mode, change tracefs
  *	loop:
  *		session_drain(s, budget)  read what the kernel has, bounded
+ *		                          (pages, time, stop signal)
  *		session_tick(s)           once per refresh: close the interval,
  *		                          read stats, reload symbols if needed
  *		stack_table_rank(session_table(s), ...)
@@ -125,6 +126,8 @@ struct session_stats {
 	struct stackmap_stat map;   /* valid when have_map_stat */
 	int map_abi;                /* 1-4 when known from the files, else 0 */
 	double self_cpu;            /* stacktop's CPU % over the last interval */
+	bool behind;                /* the last drain ran out of budget, data left */
+	uint64_t drains_cut;        /* drains that ran out of budget */
 };
 
 /**
@@ -141,10 +144,34 @@ struct session_stats {
  */
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz);
 
+/* what session_drain() allows when the caller gives no bound */
+#define SESSION_DRAIN_PAGES 4096
+#define SESSION_DRAIN_MS    100
+
 /**
- * session_drain() - read what the ring buffers hold, at most @max_pages pages
+ * session_drain_for() - read what the ring buffers hold, within a budget
  * @s: session
- * @max_pages: bound on the work done (0: no bound)
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
+ * @max_ms: for at most this long (0: SESSION_DRAIN_MS)
+ * @more: if not NULL, set when the drain stopped on its budget, or on a stop
+ *        signal (sig_stop, signals.h), with data possibly left
+ *
+ * Every drain is bounded: a buffer that fills as fast as it is read (a
+ * reader traced by the function tracer, slowed by strace) ends the drain
+ * on its budget, and a stop signal ends it after the page being read.
+ * What the reader does not get to is overwritten by the kernel and counted
+ * in the page headers (lost) and per_cpu stats (overrun), as usual;
+ * stats.drains_cut counts the drains that ran out of budget. A recording
+ * (replay) is read whole at the first drain.
+ *
+ * Return: pages read (0 when the buffers were empty), or -errno.
+ */
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more);
+
+/**
+ * session_drain() - session_drain_for() with the default time budget
+ * @s: session
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
  *
  * Return: pages read (0 when the buffers were empty), or -errno.
  */

@@ -73,6 +73,9 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 	if (st->bad_pages || st->orphans)
 		fprintf(f, "damaged data: %llu malformed pages, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
+	if (st->drains_cut)
+		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
+			(unsigned long long)st->drains_cut);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
@@ -246,14 +249,14 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
-		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s",
+		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
 		stack_table_count(t), sum.matched, (unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		st->generation, st->tracing_on ? "true" : "false",
-		st->stackmap_on ? "true" : "false");
+		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"

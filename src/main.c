@@ -26,6 +26,7 @@
 #define MAX_LIST   1024
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
+#define BATCH_DRAIN_PAGES 4096
 
 struct args {
 	struct session_opts so;
@@ -410,7 +411,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 /*
  * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
  * itself half full (poll on the per-CPU fds), never more often than every
- * DRAIN_MIN_MS. False when a stop signal came.
+ * DRAIN_MIN_MS. Each drain is bounded by the time left (and at most
+ * DRAIN_MS) and by BATCH_DRAIN_PAGES, so the interval ends on time even
+ * when the buffers never empty; a stop signal ends it within one page.
+ * False when a stop signal came.
  */
 static bool batch_wait(struct session *s, double secs)
 {
@@ -421,15 +425,22 @@ static bool batch_wait(struct session *s, double secs)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
+		bool more = false;
 		int ms;
 
-		session_drain(s, 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
+		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
+				  &more);
 		if (sig_stop)
 			return false;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
 			return true;
+		if (more)
+			continue; /* behind: no sleep until the interval ends */
 		ms = (int)((secs - el) * 1000) + 1;
 		if (ms > DRAIN_MS)
 			ms = DRAIN_MS;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include "ksym.h"
 #include "log.h"
 #include "session.h"
+#include "signals.h"
 #include "source.h"
 #include "stack_table.h"
 #include "stackmap.h"
@@ -121,6 +123,8 @@ void session_sync_stats(struct session *s)
 /* replay: everything at once, at the first drain */
 static int replay_all(struct session *s)
 {
+	/* a recording is finite; its sources read it whole */
+	struct drain_budget b = { .pages = UINT_MAX, .deadline = UINT64_MAX };
 	long long n = 0;
 	int i;
 
@@ -131,7 +135,7 @@ static int replay_all(struct session *s)
 		struct source *src = &s->sources[i];
 
 		if (src->ops->drain)
-			n += src->ops->drain(src, 0);
+			n += src->ops->drain(src, &b);
 	}
 	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
@@ -141,24 +145,71 @@ static int replay_all(struct session *s)
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
-int session_drain(struct session *s, unsigned int max_pages)
+static uint64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool drain_budget_spent(struct drain_budget *b)
+{
+	if (b->used >= b->pages || (b->stop && *b->stop) || mono_ns() >= b->deadline) {
+		b->more = true;
+		return true;
+	}
+	return false;
+}
+
+static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int max_ms,
+			 bool *ret_more)
+{
+	struct drain_budget b = {
+		.pages = max_pages ? max_pages : SESSION_DRAIN_PAGES,
+		.deadline = mono_ns() + (uint64_t)(max_ms ? max_ms : SESSION_DRAIN_MS) * 1000000ULL,
+		.stop = &sig_stop,
+	};
 	int i, r, pages = 0;
 
-	if (s->recording)
-		return replay_all(s);
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 
 		if (!src->ops->drain)
 			continue;
-		r = src->ops->drain(src, max_pages);
+		r = src->ops->drain(src, &b);
 		if (r > 0)
 			pages += r;
 	}
 	comm_learn_new(s);
 	session_sync_stats(s);
+	/* the stop flag is no reason to say the reader falls behind */
+	if (b.more && !sig_stop)
+		s->stats.drains_cut++;
+	s->stats.behind = b.more;
+	if (ret_more)
+		*ret_more = b.more;
 	return pages;
+}
+
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more)
+{
+	if (more)
+		*more = false;
+	if (s->recording)
+		return replay_all(s);
+	return drain_bounded(s, max_pages, max_ms, more);
+}
+
+int session_drain(struct session *s, unsigned int max_pages)
+{
+	return session_drain_for(s, max_pages, 0, NULL);
+}
+
+/* the sources' resets: a drain of its own budget, whatever the caller's */
+int session_drain_reset(struct session *s, bool *more)
+{
+	return drain_bounded(s, SESSION_RESET_PAGES, SESSION_RESET_MS, more);
 }
 
 int session_pollfds(const struct session *s, struct pollfd *fds, int max)
