@@ -4,12 +4,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "brief.h"
 #include "export.h"
+#include "export_priv.h"
 #include "format.h"
 #include "ksym.h"
 #include "session.h"
@@ -17,8 +24,7 @@
 
 #define EXPORT_MAX_TOP 100000
 
-/* 0, or the errno of the failed write (EPIPE when the reader went away) */
-static int export_flush(FILE *f)
+int export_flush(FILE *f)
 {
 	errno = 0;
 	if (fflush(f) == EOF || ferror(f))
@@ -155,63 +161,167 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	return export_flush(f);
 }
 
-struct folded_ctx {
-	FILE *f;
-	struct session *s;
-	const struct rank_opts *rank;
-	bool delta;
-	int lines;
+int export_rows(struct session *s, const struct rank_opts *o, size_t limit, struct rank_row **rows,
+		size_t *n, struct rank_summary *sum)
+{
+	struct stack_table *t = session_table(s);
+	struct rank_opts all = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	size_t k;
+
+	if (!o)
+		o = &all;
+	stack_table_rank(t, o, NULL, 0, sum);
+	k = sum->matched < limit ? sum->matched : limit;
+	*rows = calloc(k ? k : 1, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	*n = stack_table_rank(t, o, *rows, k, sum);
+	return 0;
+}
+
+/* one root of a folded stack: a command (and pid) and its hits */
+struct folded_root {
+	char comm[64];
+	int pid;
+	uint64_t n;
 };
 
-static int folded_one(struct stack *sk, void *arg)
+static int root_cmp(const void *pa, const void *pb)
 {
-	struct folded_ctx *c = arg;
-	struct stack_table *t = session_table(c->s);
-	struct ksym *ks = session_ksym(c->s);
-	const struct rank_opts *o = c->rank;
-	uint64_t n = 0;
+	const struct folded_root *a = pa, *b = pb;
+	int r = strcmp(a->comm, b->comm);
+
+	if (r)
+		return r;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* folded frames must not carry the separators ';' and ' ' */
+static void folded_clean(char *p)
+{
+	for (; *p; p++)
+		if (*p == ';' || *p == ' ')
+			*p = '_';
+}
+
+static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool first)
+{
 	int j;
 
-	if (o && rank_filters_attrs(o)) {
-		const struct stack_attr *a;
-
-		for (a = sk->attrs; a; a = a->next) {
-			if (!rank_attr_passes(o, a))
-				continue;
-			n += c->delta ? stack_attr_delta(t, a) : a->total;
-		}
-	} else {
-		n = c->delta ? stack_delta(t, sk) : sk->total;
-	}
-	if (!n || (o && o->match && !o->match(sk, o->match_ctx)))
-		return 0;
 	for (j = sk->depth - 1; j >= 0; j--) {
-		char fn[256], *p;
+		char fn[256];
 
 		fmt_func(fn, sizeof(fn), ks, sk->ips[j], 0);
-		/* ';' separates frames and ' ' the count: keep both out of names */
-		for (p = fn; *p; p++)
-			if (*p == ';' || *p == ' ')
-				*p = '_';
-		fprintf(c->f, "%s%s_[k]", j == sk->depth - 1 ? "" : ";", fn);
+		folded_clean(fn);
+		fprintf(f, "%s%s_[k]", first && j == sk->depth - 1 ? "" : ";", fn);
 	}
-	fprintf(c->f, "%s%llu\n", sk->depth ? " " : "[empty] ", (unsigned long long)n);
-	c->lines++;
-	return ferror(c->f) ? -EIO : 0;
+}
+
+/* the roots of @sk under @o, merged by command (and pid); returns how many */
+static int folded_roots(struct session *s, const struct stack *sk, const struct report_opts *o,
+			struct folded_root **buf, size_t *cap)
+{
+	struct stack_table *t = session_table(s);
+	const struct stack_attr *a;
+	size_t n = 0, i, m;
+
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t c = o->delta ? stack_attr_delta(t, a) : a->total;
+
+		if (!c || !export_attr_passes(&o->rank, a))
+			continue;
+		if (n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct folded_root *nb = realloc(*buf, nc * sizeof(*nb));
+
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			*cap = nc;
+		}
+		if (a->pid < 0)
+			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "[unknown]");
+		else
+			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "%s",
+				 session_comm(s, a->pid));
+		folded_clean((*buf)[n].comm);
+		(*buf)[n].pid = o->root == EXPORT_ROOT_PID ? a->pid : 0;
+		(*buf)[n].n = c;
+		n++;
+	}
+	if (!n)
+		return 0;
+	qsort(*buf, n, sizeof(**buf), root_cmp);
+	for (i = 1, m = 0; i < n; i++) {
+		if (!root_cmp(&(*buf)[i], &(*buf)[m]))
+			(*buf)[m].n += (*buf)[i].n;
+		else
+			(*buf)[++m] = (*buf)[i];
+	}
+	return (int)(m + 1);
+}
+
+int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
+{
+	struct ksym *ks = session_ksym(s);
+	struct folded_root *roots = NULL;
+	struct rank_summary sum;
+	struct rank_row *rows;
+	size_t n, i, cap = 0;
+	int lines = 0, r;
+
+	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n && r >= 0; i++) {
+		const struct stack *sk = rows[i].stack;
+		uint64_t c = o->delta ? rows[i].delta : rows[i].total;
+		int nr, k;
+
+		if (!c)
+			continue;
+		if (o->root == EXPORT_ROOT_NONE) {
+			folded_frames(f, ks, sk, true);
+			fprintf(f, "%s%" PRIu64 "\n", sk->depth ? " " : "[empty] ", c);
+			lines++;
+			continue;
+		}
+		nr = folded_roots(s, sk, o, &roots, &cap);
+		if (nr < 0) {
+			r = nr;
+			break;
+		}
+		for (k = 0; k < nr; k++) {
+			fputs(roots[k].comm, f);
+			if (o->root == EXPORT_ROOT_PID && roots[k].pid >= 0)
+				fprintf(f, ";%d", roots[k].pid);
+			folded_frames(f, ks, sk, false);
+			fprintf(f, " %" PRIu64 "\n", roots[k].n);
+			lines++;
+		}
+		if (ferror(f))
+			r = -EIO;
+	}
+	free(roots);
+	free(rows);
+	if (r < 0)
+		return r;
+	r = export_flush(f);
+	return r < 0 ? r : lines;
 }
 
 int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool delta)
 {
-	struct folded_ctx c = { .f = f, .s = s, .rank = rank, .delta = delta };
-	int r;
+	struct report_opts o = { .delta = delta, .root = EXPORT_ROOT_NONE };
 
-	r = stack_table_foreach(session_table(s), folded_one, &c);
-	if (fflush(f) && !r)
-		r = -errno;
-	return r < 0 ? r : c.lines;
+	if (rank)
+		o.rank = *rank;
+	else
+		o.rank = (struct rank_opts){ .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	return export_folded_root(f, s, &o);
 }
 
-static void json_str(FILE *f, const char *str)
+void export_json_str(FILE *f, const char *str)
 {
 	const unsigned char *p = (const unsigned char *)str;
 
@@ -227,31 +337,127 @@ static void json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+/* the wall clock, as seconds since the epoch and as an RFC 3339 UTC string */
+static void json_time(FILE *f)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "\"timestamp\":%lld.%03ld,\"time\":\"%s.%03ldZ\"", (long long)ts.tv_sec,
+		ts.tv_nsec / 1000000, stamp, ts.tv_nsec / 1000000);
+}
+
+/*
+ * The stable key of a stack: FNV-1a 64 over its symbols as the snapshot
+ * prints them (leaf first), each followed by '\n'. Symbols, not addresses:
+ * the key survives KASLR and reboots into the same kernel.
+ */
+static uint64_t json_key_add(uint64_t h, const char *p)
+{
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 0x100000001b3ULL;
+	}
+	h ^= '\n';
+	return h * 0x100000001b3ULL;
+}
+
+static const char *const rank_key_names[] = {
+	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth", [RANK_ID] = "id",
+};
+
+static void json_view(FILE *f, struct session *s, const struct report_opts *o)
+{
+	const struct rank_opts *r = &o->rank;
+
+	fprintf(f, ",\"view\":{\"sort\":\"%s\",\"ascending\":%s,\"counts\":\"%s\",\"event\":",
+		(unsigned int)r->key < RANK_KEY_MAX ? rank_key_names[r->key] : "hits",
+		r->invert ? "true" : "false", o->delta ? "delta" : "total");
+	if (r->event >= 0)
+		export_json_str(f, session_event(s, (unsigned int)r->event));
+	else
+		fputs("null", f);
+	if (r->pid >= 0)
+		fprintf(f, ",\"pid\":%d", r->pid);
+	else
+		fputs(",\"pid\":null", f);
+	if (r->cpu >= 0)
+		fprintf(f, ",\"cpu\":%d", r->cpu);
+	else
+		fputs(",\"cpu\":null", f);
+	fputs(",\"filter\":", f);
+	if (o->filter) {
+		char buf[512];
+
+		fmt_sanitize(buf, sizeof(buf), o->filter, strlen(o->filter));
+		export_json_str(f, buf);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\"hide_idle\":%s,\"top\":%d}", r->hide_idle ? "true" : "false",
+		o->top > 0 ? o->top : 0);
+}
+
+static void json_header(FILE *f, struct session *s, const struct report_opts *o, int iteration,
+			const struct rank_summary *sum)
 {
 	const struct session_stats *st = session_stats(s);
-	struct stack_table *t = session_table(s);
-	struct ksym *ks = session_ksym(s);
-	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
-	struct rank_summary sum;
-	struct rank_row *rows;
-	size_t n, i;
+	struct utsname un;
+	char host[256], buf[256];
+	unsigned int i, nev;
 
-	rows = calloc((size_t)top, sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
-	fprintf(f, "{\"iteration\":%d,\"mode\":\"%s\",\"interval\":%.3f,", iteration,
+	if (gethostname(buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	buf[sizeof(buf) - 1] = '\0';
+	fmt_sanitize(host, sizeof(host), buf, strlen(buf));
+	fprintf(f, "{\"schema\":\"stacktop-snapshot\",\"version\":%d,\"stacktop\":\"%s\",",
+		EXPORT_JSON_VERSION, STACKTOP_VERSION);
+	json_time(f);
+	fputs(",\"host\":", f);
+	export_json_str(f, host);
+	/* the traced kernel; in replay the recording's is not known */
+	fputs(",\"kernel\":", f);
+	if (st->mode == SESSION_REPLAY) {
+		fputs("null", f);
+	} else if (st->kernel[0]) {
+		export_json_str(f, st->kernel);
+	} else if (uname(&un) == 0) {
+		fmt_sanitize(buf, sizeof(buf), un.release, strlen(un.release));
+		export_json_str(f, buf);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"source\":", f);
+	export_json_str(f, st->tracefs);
+	fprintf(f, ",\"iteration\":%d,\"mode\":\"%s\",\"interval\":%.3f,", iteration,
 		session_mode_name(st->mode), st->interval_sec);
-	fprintf(f, "\"events\":");
-	json_str(f, session_traced(s));
+	fprintf(f, "\"events\":[");
+	/* event indexes of the "by" records; a map alone has the one "stack_map" */
+	nev = session_nevents(s);
+	if (!nev && strcmp(session_event(s, 0), "?"))
+		nev = 1;
+	for (i = 0; i < nev; i++) {
+		if (i)
+			fputc(',', f);
+		export_json_str(f, session_event(s, i));
+	}
+	fprintf(f, "],\"traced\":");
+	export_json_str(f, session_traced(s));
+	json_view(f, s, o);
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
+		"\"matched_total\":%llu,\"matched_delta\":%llu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
-		stack_table_count(t), sum.matched, (unsigned long long)st->lost,
+		stack_table_count(session_table(s)), sum->matched,
+		(unsigned long long)sum->total, (unsigned long long)sum->delta,
+		(unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
@@ -265,46 +471,78 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 			(unsigned long long)st->map.table_size,
 			(unsigned long long)st->map.successes, (unsigned long long)st->map.drops,
 			st->map.success_rate);
-	fprintf(f, ",\"stacks\":[");
-	for (i = 0; i < n; i++) {
-		const struct stack *sk = rows[i].stack;
-		const struct stack_attr *a;
-		unsigned int j;
+}
 
-		fprintf(f, "%s{\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[", i ? "," : "",
-			(unsigned long long)rows[i].total, (unsigned long long)rows[i].delta,
-			sk->depth);
-		for (j = 0; j < sk->nids; j++)
-			fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
-		fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
-			"\"cut\":%s,\"frames\":[",
-			sk->flags & STACK_F_MOREIDS ? "true" : "false",
-			sk->flags & STACK_F_FALLBACK ? "true" : "false",
-			sk->flags & STACK_F_MAPPED ? "true" : "false",
-			sk->flags & STACK_F_MERGED64 ? "true" : "false",
-			sk->flags & STACK_F_CUT ? "true" : "false");
-		for (j = 0; j < sk->depth; j++)
-			fprintf(f, "%s\"0x%llx\"", j ? "," : "", (unsigned long long)sk->ips[j]);
-		fprintf(f, "],\"symbols\":[");
-		for (j = 0; j < sk->depth; j++) {
-			char fr[320];
+static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
+		       const struct rank_row *row, bool first)
+{
+	struct stack_table *t = session_table(s);
+	struct ksym *ks = session_ksym(s);
+	const struct stack *sk = row->stack;
+	const struct stack_attr *a;
+	uint64_t key = 0xcbf29ce484222325ULL;
+	unsigned int j;
+	bool any = false;
 
-			fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
-			if (j)
-				fputc(',', f);
-			json_str(f, fr);
-		}
-		fprintf(f, "],\"by\":[");
-		for (a = sk->attrs; a; a = a->next) {
-			fprintf(f, "{\"event\":");
-			json_str(f, session_event(s, a->event));
-			fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
-			json_str(f, session_comm(s, a->pid));
-			fprintf(f, ",\"total\":%llu,\"delta\":%u}%s", (unsigned long long)a->total,
-				stack_attr_delta(t, a), a->next ? "," : "");
-		}
-		fprintf(f, "]}");
+	for (j = 0; j < sk->depth; j++) {
+		char fr[320];
+
+		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+		key = json_key_add(key, fr);
 	}
+	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[",
+		first ? "" : ",", key, (unsigned long long)row->total,
+		(unsigned long long)row->delta, sk->depth);
+	for (j = 0; j < sk->nids; j++)
+		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
+	fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+		"\"cut\":%s,\"frames\":[",
+		sk->flags & STACK_F_MOREIDS ? "true" : "false",
+		sk->flags & STACK_F_FALLBACK ? "true" : "false",
+		sk->flags & STACK_F_MAPPED ? "true" : "false",
+		sk->flags & STACK_F_MERGED64 ? "true" : "false",
+		sk->flags & STACK_F_CUT ? "true" : "false");
+	for (j = 0; j < sk->depth; j++)
+		fprintf(f, "%s\"0x%llx\"", j ? "," : "", (unsigned long long)sk->ips[j]);
+	fprintf(f, "],\"symbols\":[");
+	for (j = 0; j < sk->depth; j++) {
+		char fr[320];
+
+		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+		if (j)
+			fputc(',', f);
+		export_json_str(f, fr);
+	}
+	fprintf(f, "],\"by\":[");
+	for (a = sk->attrs; a; a = a->next) {
+		if (!export_attr_passes(&o->rank, a))
+			continue;
+		fprintf(f, "%s{\"event\":", any ? "," : "");
+		export_json_str(f, session_event(s, a->event));
+		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
+		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
+		fprintf(f, ",\"total\":%llu,\"delta\":%u}", (unsigned long long)a->total,
+			stack_attr_delta(t, a));
+		any = true;
+	}
+	fprintf(f, "]}");
+}
+
+int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	size_t limit = o->top > 0 ? (size_t)o->top : SIZE_MAX;
+	struct rank_summary sum;
+	struct rank_row *rows;
+	size_t n, i;
+	int r;
+
+	r = export_rows(s, &o->rank, limit, &rows, &n, &sum);
+	if (r < 0)
+		return r;
+	json_header(f, s, o, iteration, &sum);
+	fprintf(f, ",\"stacks\":[");
+	for (i = 0; i < n; i++)
+		json_stack(f, s, o, &rows[i], i == 0);
 	fprintf(f, "]}\n");
 	free(rows);
 	return export_flush(f);
@@ -312,7 +550,7 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
 
 FILE *export_create_file(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *f;
 
 	if (fd < 0)
@@ -326,4 +564,202 @@ FILE *export_create_file(const char *path)
 		errno = e;
 	}
 	return f;
+}
+
+static const char *const format_names[] = {
+	[EXPORT_TEXT] = "text",		  [EXPORT_JSON] = "json",
+	[EXPORT_FOLDED] = "folded",	  [EXPORT_PPROF] = "pprof",
+	[EXPORT_SPEEDSCOPE] = "speedscope",
+};
+
+int export_format_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < EXPORT_FORMAT_MAX; i++)
+		if (!strcmp(name, format_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+const char *export_format_name(enum export_format fmt)
+{
+	return (unsigned int)fmt < EXPORT_FORMAT_MAX ? format_names[fmt] : "?";
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a > b && !strcasecmp(s + a - b, suffix);
+}
+
+int export_format_guess(const char *path)
+{
+	static const struct {
+		const char *suffix;
+		enum export_format fmt;
+	} map[] = {
+		/* longest first: ".speedscope.json" before ".json" */
+		{ ".speedscope.json", EXPORT_SPEEDSCOPE },
+		{ ".speedscope", EXPORT_SPEEDSCOPE },
+		{ ".json", EXPORT_JSON },
+		{ ".pb.gz", EXPORT_PPROF },
+		{ ".pprof", EXPORT_PPROF },
+		{ ".pb", EXPORT_PPROF },
+		{ ".folded", EXPORT_FOLDED },
+		{ ".collapsed", EXPORT_FOLDED },
+		{ ".txt", EXPORT_TEXT },
+	};
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (ends_with(base, map[i].suffix))
+			return map[i].fmt;
+	return -EINVAL;
+}
+
+int export_write(FILE *f, struct session *s, const struct report_opts *o, enum export_format fmt,
+		 int iteration)
+{
+	switch (fmt) {
+	case EXPORT_TEXT:
+		return export_report(f, s, o, iteration);
+	case EXPORT_JSON:
+		return export_json(f, s, o, iteration);
+	case EXPORT_FOLDED:
+		return export_folded_root(f, s, o);
+	case EXPORT_PPROF:
+		return export_pprof(f, s, o);
+	case EXPORT_SPEEDSCOPE:
+		return export_speedscope(f, s, o);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int file_err(char *err, size_t errsz, int r, const char *path, const char *dir,
+		    const char *what)
+{
+	char p[PATH_MAX], d[PATH_MAX];
+
+	if (!err || !errsz)
+		return r;
+	fmt_sanitize(p, sizeof(p), path, strlen(path));
+	fmt_sanitize(d, sizeof(d), dir, strlen(dir));
+	switch (-r) {
+	case ELOOP:
+		snprintf(err, errsz, "%s is a symbolic link: not writing through it", p);
+		break;
+	case EISDIR:
+		snprintf(err, errsz, "%s is a directory", p);
+		break;
+	case EROFS:
+		snprintf(err, errsz, "cannot write %s: %s is on a read-only file system", p, d);
+		break;
+	case ENOSPC:
+		snprintf(err, errsz, "cannot write %s: no space left in %s (nothing written)", p, d);
+		break;
+	case EDQUOT:
+		snprintf(err, errsz, "cannot write %s: disk quota exceeded in %s (nothing written)",
+			 p, d);
+		break;
+	case EACCES:
+	case EPERM:
+		snprintf(err, errsz, "cannot write %s: no permission to create files in %s", p, d);
+		break;
+	case ENOENT:
+	case ENOTDIR:
+		snprintf(err, errsz, "cannot write %s: no such directory %s", p, d);
+		break;
+	default:
+		snprintf(err, errsz, "cannot %s %s: %s", what, p, strerror(-r));
+		break;
+	}
+	return r;
+}
+
+/* a fresh temporary name next to @path: "<dir>/.<base>.<random>.tmp" */
+static int temp_name(char *buf, size_t size, const char *dir, const char *base)
+{
+	uint32_t rnd;
+	int n;
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint32_t)getpid() ^ (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)buf;
+	n = snprintf(buf, size, "%s/.%s.%08x.tmp", dir, base, rnd);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int export_write_file(struct session *s, const struct report_opts *o, enum export_format fmt,
+		      int iteration, const char *path, char *err, size_t errsz)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 32];
+	const char *slash, *base;
+	struct stat sb;
+	FILE *f = NULL;
+	int r, w, tries, dfd;
+
+	if (err && errsz)
+		err[0] = '\0';
+	slash = strrchr(path, '/');
+	base = slash ? slash + 1 : path;
+	if (!*base)
+		return file_err(err, errsz, -EISDIR, path, path, "write");
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return file_err(err, errsz, -ENAMETOOLONG, path, path, "write");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+
+	/* the target: absent, or a regular file (never a symlink we would replace) */
+	if (lstat(path, &sb) == 0) {
+		if (S_ISLNK(sb.st_mode))
+			return file_err(err, errsz, -ELOOP, path, dir, "write");
+		if (S_ISDIR(sb.st_mode))
+			return file_err(err, errsz, -EISDIR, path, dir, "write");
+		if (!S_ISREG(sb.st_mode)) {
+			if (err && errsz)
+				snprintf(err, errsz, "%s exists and is not a regular file", base);
+			return -EINVAL;
+		}
+	} else if (errno != ENOENT) {
+		return file_err(err, errsz, -errno, path, dir, "write");
+	}
+
+	for (tries = 0; tries < 64; tries++) {
+		r = temp_name(tmp, sizeof(tmp), dir, base);
+		if (r < 0)
+			return file_err(err, errsz, r, path, dir, "write");
+		f = export_create_file(tmp);
+		if (f || errno != EEXIST)
+			break;
+	}
+	if (!f)
+		return file_err(err, errsz, -errno, path, dir, "create");
+
+	w = export_write(f, s, o, fmt, iteration);
+	r = w < 0 ? w : export_flush(f);
+	if (!r && fsync(fileno(f)) < 0)
+		r = -errno;
+	if (fclose(f) && !r)
+		r = errno ? -errno : -EIO;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return file_err(err, errsz, r, path, dir, "write");
+	}
+	/* the rename itself durable */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return w;
 }

@@ -40,8 +40,9 @@ struct args {
 	int expand;
 	bool mouse;
 	bool color;
-	bool folded;
-	bool json;
+	int format;           /* enum export_format, -1 until known */
+	const char *output;   /* -o FILE */
+	enum export_root root;
 	bool cumulative;
 	enum rank_key sort;
 	const char *event_filter;
@@ -68,6 +69,8 @@ enum {
 	OPT_MAP,
 	OPT_SHOW_SELF,
 	OPT_LIST_EVENTS,
+	OPT_FORMAT,
+	OPT_FOLDED_ROOT,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +102,9 @@ static const struct option long_opts[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,13 +123,21 @@ static void usage(FILE *f)
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
 		"                          (implied when stdout or stdin is not a terminal)\n"
-		"      --top N             stacks in the table (default 20 in batch)\n"
+		"      --top N             stacks in the table (default 20 in batch; JSON: all)\n"
 		"      --expand N          batch: expand the top N stacks into frames (default 5)\n"
 		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
 		"      --cumulative        rank by total hits instead of the last interval\n"
-		"      --folded            batch: print folded stacks (flame graph input)\n"
-		"      --json              batch: one JSON object per refresh (every stack\n"
-		"                          with frames, ids, counts per event/cpu/pid)\n"
+		"  -o, --output FILE       batch: write each refresh to FILE (safely: a temporary\n"
+		"                          file renamed over it); with more than one refresh,\n"
+		"                          one file each: NAME.N.SUFFIX\n"
+		"      --format FMT        text|json|folded|pprof|speedscope (default: from the\n"
+		"                          suffix of -o: .txt .json .folded .pb.gz .speedscope.json;\n"
+		"                          else text)\n"
+		"      --folded            same as --format folded (flame graph input)\n"
+		"      --json              same as --format json: a snapshot per refresh (every\n"
+		"                          stack with frames, key, counts per event/cpu/pid)\n"
+		"      --folded-root WHAT  none|comm|pid: root folded stacks at the command\n"
+		"                          (pid: command;pid) that hit them (default none)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
 		"  -r, --replay FILE       read a trace-cmd trace.dat instead of the kernel\n"
 		"                          (recorded with stack traces: trace-cmd record -T)\n"
@@ -209,6 +223,25 @@ static void batch_sink(void *ctx, enum log_level level, const char *msg)
 		level == LOG_LVL_ERR ? "error: " : level == LOG_LVL_WARN ? "warning: " : "", msg);
 }
 
+/* -o, --format and --folded-root together; the format guessed from the suffix */
+static int check_output(struct args *a)
+{
+	if (a->format < 0 && a->output) {
+		int g = export_format_guess(a->output);
+
+		a->format = g < 0 ? EXPORT_TEXT : g;
+	}
+	if (a->format < 0)
+		a->format = EXPORT_TEXT;
+	if (a->output)
+		a->batch = true;
+	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED) {
+		fprintf(stderr, "stacktop: --folded-root applies to --format folded\n");
+		return 2;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	long v;
@@ -226,8 +259,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->so.pids = a->pids;
 	a->so.cpus = a->cpus;
 	a->sort = RANK_DELTA;
+	a->format = -1;
 
-	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhVr:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhVr:o:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (a->so.nevents >= MAX_EVENTS) {
@@ -351,10 +385,43 @@ static int parse_args(int argc, char **argv, struct args *a)
 			}
 			break;
 		case OPT_FOLDED:
-			a->folded = true;
-			break;
 		case OPT_JSON:
-			a->json = true;
+		case OPT_FORMAT:
+			r = c == OPT_FOLDED ? EXPORT_FOLDED
+			    : c == OPT_JSON ? EXPORT_JSON
+					    : export_format_parse(optarg);
+			if (r < 0) {
+				fprintf(stderr, "stacktop: bad --format '%s' (text, json, folded, pprof, "
+						"speedscope)\n", optarg);
+				return 2;
+			}
+			if (a->format >= 0 && a->format != r) {
+				fprintf(stderr, "stacktop: --format %s and %s: choose one\n",
+					export_format_name((enum export_format)a->format),
+					export_format_name((enum export_format)r));
+				return 2;
+			}
+			a->format = r;
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "stacktop: empty -o file name\n");
+				return 2;
+			}
+			a->output = optarg;
+			break;
+		case OPT_FOLDED_ROOT:
+			if (!strcmp(optarg, "none"))
+				a->root = EXPORT_ROOT_NONE;
+			else if (!strcmp(optarg, "comm"))
+				a->root = EXPORT_ROOT_COMM;
+			else if (!strcmp(optarg, "pid") || !strcmp(optarg, "comm-pid"))
+				a->root = EXPORT_ROOT_PID;
+			else {
+				fprintf(stderr, "stacktop: bad --folded-root '%s' (none, comm, pid)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
@@ -393,6 +460,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
 		a->sort = RANK_TOTAL;
+	r = check_output(a);
+	if (r)
+		return r;
 	if (a->so.replay || a->so.map_file) {
 		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
 		    a->so.reset_first) {
@@ -404,6 +474,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		if (a->iterations < 0)
 			a->iterations = 1;
 		a->delay = 0.05;
+	}
+	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE) && !a->output &&
+	    a->iterations != 1) {
+		fprintf(stderr, "stacktop: --format %s writes one profile: give -o FILE (one file "
+				"per refresh) or -n 1\n",
+			export_format_name((enum export_format)a->format));
+		return 2;
 	}
 	return 0;
 }
@@ -450,14 +527,47 @@ static bool batch_wait(struct session *s, double secs)
 	}
 }
 
+/*
+ * The file of iteration @i: -o FILE itself for a single refresh, else
+ * FILE with ".i" before its suffix (out.pb.gz -> out.3.pb.gz).
+ */
+static int output_name(char *buf, size_t size, const struct args *a, long i)
+{
+	static const char *const multi[] = { ".speedscope.json", ".pb.gz" };
+	const char *base = strrchr(a->output, '/'), *dot = NULL;
+	size_t k, len = strlen(a->output);
+	int n;
+
+	if (a->iterations == 1)
+		n = snprintf(buf, size, "%s", a->output);
+	else {
+		base = base ? base + 1 : a->output;
+		for (k = 0; k < sizeof(multi) / sizeof(multi[0]) && !dot; k++) {
+			size_t m = strlen(multi[k]);
+
+			if (len > m && (size_t)(a->output + len - base) > m &&
+			    !strcasecmp(a->output + len - m, multi[k]))
+				dot = a->output + len - m;
+		}
+		if (!dot)
+			dot = strrchr(base, '.');
+		if (!dot || dot == base)
+			dot = a->output + len;
+		n = snprintf(buf, size, "%.*s.%ld%s", (int)(dot - a->output), a->output, i, dot);
+	}
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 static int run_batch(struct session *s, const struct args *a)
 {
 	struct report_opts ro = {
-		.top = a->top ? a->top : 20,
+		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
 		.expand = a->expand,
 		.delta = a->sort == RANK_DELTA,
 		.rank = { .key = a->sort, .event = -1, .pid = -1, .cpu = -1 },
+		.root = a->root,
 	};
+	enum export_format fmt = (enum export_format)a->format;
 	long i;
 	int r = 0;
 
@@ -465,17 +575,31 @@ static int run_batch(struct session *s, const struct args *a)
 		bool go_on = batch_wait(s, a->delay);
 
 		session_tick(s);
-		if (a->folded)
-			r = export_folded(stdout, s, &ro.rank, ro.delta);
-		else if (a->json)
-			r = export_json(stdout, s, &ro, (int)i);
-		else
-			r = export_report(stdout, s, &ro, (int)i);
-		if (r == -EPIPE)
-			return 0; /* the reader has what it wanted (| head) */
-		if (r < 0) {
-			fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(-r));
-			return 1;
+		if (a->output) {
+			char path[PATH_MAX], err[PATH_MAX + 128];
+
+			r = output_name(path, sizeof(path), a, i);
+			if (r < 0) {
+				fprintf(stderr, "stacktop: -o %s: name too long\n", a->output);
+				return 1;
+			}
+			r = export_write_file(s, &ro, fmt, (int)i, path, err, sizeof(err));
+			if (r < 0) {
+				fprintf(stderr, "stacktop: %s\n", err);
+				return 1;
+			}
+		} else {
+			/* folded iterations on one stream: a blank line between them */
+			if (fmt == EXPORT_FOLDED && i > 1)
+				putchar('\n');
+			r = export_write(stdout, s, &ro, fmt, (int)i);
+			if (r == -EPIPE)
+				return 0; /* the reader has what it wanted (| head) */
+			if (r < 0) {
+				fprintf(stderr, "stacktop: cannot write the report: %s\n",
+					strerror(-r));
+				return 1;
+			}
 		}
 		if (!go_on)
 			break;
@@ -539,6 +663,10 @@ int main(int argc, char **argv)
 		return list_events(&a);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a.batch = true;
+	if (a.format == EXPORT_PPROF && !a.output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "stacktop: not writing a gzip'd pprof profile to a terminal: use -o FILE\n");
+		return 2;
+	}
 
 	log_set_sink(batch_sink, NULL);
 	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * export_priv.h - helpers shared by the export_*.c writers (not a public API).
+ */
+#ifndef STACKTOP_EXPORT_PRIV_H
+#define STACKTOP_EXPORT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "export.h"
+#include "stack_table.h"
+
+/* every stack matching @o, ranked; *@rows is malloc'd (free() it), even when empty */
+int export_rows(struct session *s, const struct rank_opts *o, size_t limit, struct rank_row **rows,
+		size_t *n, struct rank_summary *sum);
+
+/* whether record @a counts under @o (no attribute filter: every record) */
+static inline bool export_attr_passes(const struct rank_opts *o, const struct stack_attr *a)
+{
+	return !o || !rank_filters_attrs(o) || rank_attr_passes(o, a);
+}
+
+/* a JSON string literal of @str (already sanitized text) */
+void export_json_str(FILE *f, const char *str);
+
+/* 0, or the errno of the failed write (EPIPE when the reader went away) */
+int export_flush(FILE *f);
+
+#endif /* STACKTOP_EXPORT_PRIV_H */
