@@ -76,6 +76,10 @@ enum session_mode {
  *             its reads of the ring buffer would rank among the stacks)
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
+ * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
+ *              near it the breakdown records of exited pids are folded into
+ *              their comm, at it new stacks and breakdowns are counted
+ *              without being kept (stack_table_set_limit())
  */
 struct session_opts {
 	enum session_mode mode;
@@ -93,7 +97,10 @@ struct session_opts {
 	bool show_self;
 	const char *replay;
 	const char *map_file;
+	size_t max_memory;
 };
+
+#define SESSION_MAX_MEMORY ((size_t)256 << 20)
 
 /**
  * struct session_stats - what the header shows; all counts are since start
@@ -128,6 +135,12 @@ struct session_stats {
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
 	uint64_t drains_cut;        /* drains that ran out of budget */
+	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
+	uint64_t mem_limit;         /* --max-memory */
+	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
+	uint64_t mem_folded;        /* breakdown records of exited pids folded */
+	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
+	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 };
 
 /**
@@ -270,7 +283,9 @@ const char *session_traced(const struct session *s);
  *
  * Return: the name (owned by the session; valid until the next
  * session_comm(), session_drain() or session_tick(): copy it to keep it),
- * "<idle>" for pid 0, "?" when unknown.
+ * "<idle>" for pid 0, "?" when unknown; for the pid of folded records
+ * (stack_pid_folded()) the command of the exited processes, for
+ * STACK_PID_OVER "[memory limit]".
  */
 const char *session_comm(struct session *s, int pid);
 

@@ -145,6 +145,9 @@ struct session {
 
 	struct comm_cache *comms;
 	char *traced;
+
+	bool proc_pids;        /* pids are this machine's: exited ones can fold */
+	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
 };
 
 /* the session's helpers for its sources (session.c, events.c) */

@@ -50,6 +50,8 @@ int brief_format(char *buf, size_t size, struct ksym *ks, const struct stack *st
 
 	if (size)
 		buf[0] = '\0';
+	if (st->flags & STACK_F_OVER)
+		return snprintf(buf, size, "[stacks not kept: over --max-memory]");
 	if (!st->depth)
 		return snprintf(buf, size, "(empty stack)");
 	for (; i < st->depth && n < frames; i++, n++) {

@@ -79,6 +79,22 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 	if (st->bad_pages || st->orphans)
 		fprintf(f, "damaged data: %llu malformed pages, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
+	{
+		char mem[16], lim[16], rss[16];
+
+		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
+		fmt_bytes(lim, sizeof(lim), st->mem_limit);
+		fmt_bytes(rss, sizeof(rss), st->mem_rss);
+		fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		if (st->mem_folded)
+			fprintf(f, "; %llu records of exited processes folded into their command",
+				(unsigned long long)st->mem_folded);
+		fputc('\n', f);
+		if (st->mem_over_stacks || st->mem_over_hits)
+			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
+				(unsigned long long)st->mem_over_stacks,
+				(unsigned long long)st->mem_over_hits);
+	}
 	if (st->drains_cut)
 		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
 			(unsigned long long)st->drains_cut);
@@ -128,6 +144,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		if (top_of.pid >= 0) {
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
 			snprintf(who, sizeof(who), "%s/%d", comm, top_of.pid);
+		} else if (top_of.pid < -1) {
+			/* exited processes folded into their command */
+			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
+			snprintf(who, sizeof(who), "%s/-", comm);
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
@@ -239,7 +259,7 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 			*buf = nb;
 			*cap = nc;
 		}
-		if (a->pid < 0)
+		if (a->pid == -1)
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "[unknown]");
 		else
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "%s",
@@ -463,6 +483,12 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		st->generation, st->tracing_on ? "true" : "false",
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
+	fprintf(f,
+		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
+		"\"over_stacks\":%llu,\"over_hits\":%llu}",
+		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
+		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
+		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
@@ -495,8 +521,9 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)row->delta, sk->depth);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
-	fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
 		"\"cut\":%s,\"frames\":[",
+		sk->flags & STACK_F_OVER ? "\"over_limit\":true," : "",
 		sk->flags & STACK_F_MOREIDS ? "true" : "false",
 		sk->flags & STACK_F_FALLBACK ? "true" : "false",
 		sk->flags & STACK_F_MAPPED ? "true" : "false",
@@ -519,8 +546,12 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			continue;
 		fprintf(f, "%s{\"event\":", any ? "," : "");
 		export_json_str(f, session_event(s, a->event));
-		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
-		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
+		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid < -1 ? -1 : a->pid);
+		export_json_str(f, a->pid == -1 ? "?" : session_comm(s, a->pid));
+		if (stack_pid_folded(a->pid))
+			fputs(",\"exited\":true", f);
+		else if (a->pid == STACK_PID_OVER)
+			fputs(",\"over_limit\":true", f);
 		fprintf(f, ",\"total\":%llu,\"delta\":%u}", (unsigned long long)a->total,
 			stack_attr_delta(t, a));
 		any = true;

@@ -69,6 +69,7 @@ enum {
 	OPT_MAP,
 	OPT_SHOW_SELF,
 	OPT_LIST_EVENTS,
+	OPT_MAX_MEMORY,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
 };
@@ -102,6 +103,7 @@ static const struct option long_opts[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
@@ -150,6 +152,9 @@ static void usage(FILE *f)
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
 		"      --show-self         count stacktop's own events too (hidden by default)\n"
+		"      --max-memory SIZE   bound on what stacktop keeps per stack and per\n"
+		"                          process (K, M, G suffixes; default 256M): near it\n"
+		"                          exited processes are folded into their command\n"
 		"      --list-events [GLOB]\n"
 		"                          print this kernel's events (SYS:EVENT), one a line,\n"
 		"                          a tab, and yes/no: can stacktop record their stacks\n"
@@ -174,6 +179,47 @@ static int parse_int(const char *s, long min, long max, long *ret)
 	if (errno || end == s || *end || v < min || v > max)
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+/* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
+static int parse_size(const char *s, size_t min, size_t *ret)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mul = 1ULL << 30;
+		break;
+	case '\0':
+	case 'b': case 'B':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mul > 1) {
+		end++;
+		if (*end == 'i')
+			end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v > (1ULL << 50) / mul || v * mul < min)
+		return -EINVAL;
+	*ret = (size_t)(v * mul);
 	return 0;
 }
 
@@ -434,6 +480,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
+			break;
+		case OPT_MAX_MEMORY:
+			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
+				fprintf(stderr,
+					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_LIST_EVENTS:
 			a->list_events = true;

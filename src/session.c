@@ -91,7 +91,71 @@ void session_path(const struct session *s, char *buf, size_t size, const char *r
 
 const char *session_comm(struct session *s, int pid)
 {
+	if (stack_pid_folded(pid)) {
+		const char *c = stack_table_folded_comm(s->table, pid);
+
+		return c ? c : "?";
+	}
+	if (pid == STACK_PID_OVER)
+		return "[memory limit]";
 	return comm_cache_get(s->comms, pid);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static bool pid_exited(void *ctx, int pid, char *comm)
+{
+	struct session *s = ctx;
+
+	if (!s->proc_pids || kill(pid, 0) == 0 || errno != ESRCH)
+		return false;
+	/* the name learned while it ran (sanitized by the comm cache) */
+	snprintf(comm, 16, "%s", comm_cache_get(s->comms, pid));
+	return true;
+}
+
+/*
+ * Near the limit (3/4), fold the records of exited pids into their comm.
+ * The next fold waits until the table grew by 1/16 of the limit again, so a
+ * table full of live pids is not walked after every drain.
+ */
+static void memory_check(struct session *s)
+{
+	struct stack_mem m;
+	uint64_t used;
+	long n;
+
+	stack_table_mem(s->table, &m);
+	used = m.bytes - m.free_bytes;
+	if (!m.limit || used < m.limit / 4 * 3 || used < s->fold_floor)
+		return;
+	n = stack_table_fold(s->table, pid_exited, s);
+	if (n < 0)
+		log_warn("cannot fold the records of exited processes: %s", strerror((int)-n));
+	else if (n > 0)
+		log_debug("memory: %ld records of exited processes folded into their command", n);
+	stack_table_mem(s->table, &m);
+	s->fold_floor = m.bytes - m.free_bytes + m.limit / 16;
+}
+
+static void memory_stats(struct session *s)
+{
+	struct stack_mem m;
+	long pages = 0, rss = 0;
+	FILE *f;
+
+	stack_table_mem(s->table, &m);
+	s->stats.mem_bytes = m.bytes;
+	s->stats.mem_limit = m.limit;
+	s->stats.mem_folded = m.folded;
+	s->stats.mem_over_stacks = m.over_stacks;
+	s->stats.mem_over_hits = m.over_hits;
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) == 2 && rss > 0)
+			s->stats.mem_rss = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(f);
+	}
 }
 
 /* learn the names of pids new in this drain while they still exist */
@@ -139,6 +203,7 @@ static int replay_all(struct session *s)
 	}
 	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
+	memory_stats(s);
 	s->stats.events_delta = s->stats.events;
 	s->stats.fallbacks_delta = s->stats.fallbacks;
 	s->stats.lost_delta = s->stats.lost;
@@ -182,6 +247,7 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 			pages += r;
 	}
 	comm_learn_new(s);
+	memory_check(s);
 	session_sync_stats(s);
 	/* the stop flag is no reason to say the reader falls behind */
 	if (b.more && !sig_stop)
@@ -285,6 +351,7 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	stack_table_tick(s->table);
+	memory_stats(s);
 	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
@@ -295,6 +362,7 @@ int session_tick(struct session *s)
 
 void session_zero_counts(struct session *s)
 {
+	s->fold_floor = 0;
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
@@ -455,6 +523,9 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->stats.tracing_on = true;
 	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
+	if (s->table)
+		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
+								 : SESSION_MAX_MEMORY);
 	s->ksym = ksym_new(opts->kallsyms);
 	if (!s->comms || !s->table || !s->ksym) {
 		r = -ENOMEM;
@@ -513,6 +584,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		r = -ENOMEM;
 		goto fail;
 	}
+	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
+	/* a --tracefs may be a simulator: its pids are not this machine's */
+	s->proc_pids = !opts->tracefs;
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
