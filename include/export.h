@@ -200,7 +200,8 @@ int export_write_file(struct session *s, const struct report_opts *o, enum expor
  * export_create_file() - create a new file for writing, safely
  * @path: file to create; must not exist; a symlink is never followed
  *
- * The file is created with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600.
+ * The file is created with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600 (less if
+ * the umask says so): only its owner may read the kernel addresses in it.
  *
  * Return: the stream (fclose() it), NULL with errno set.
  */

@@ -24,6 +24,9 @@
 #define INGEST_QUEUE_MAX 65536 /* queued ids before the owner must resolve */
 #define INGEST_NEW_PIDS	 1024
 #define INGEST_PID_MAX	 (1 << 22) /* the kernel's PID_MAX_LIMIT */
+/* ids possible while the map's table_size is unknown: above every RFC's 2^(bits+1) */
+#define INGEST_ID_DEFAULT (1u << 22)
+#define INGEST_ID_MAX	  (1u << 31) /* the kernel returns ids as an int */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +45,34 @@ struct ingest;
  * @bad_pages: pages or records that failed to parse
  * @fallbacks: full kernel_stack records while in stackmap mode
  * @unresolved: stack ids not found in the snapshot after a re-read
+ * @bad_ids: stack ids that cannot exist: at or above the map's table_size
+ *           (ingest_set_id_limit()), in records or in a snapshot; never counted
+ * @bytes: ring-buffer bytes read: the committed data of every page (records
+ *         with their headers, time extends, padding); a record handed in
+ *         alone (ingest_record()) adds its bytes with its header
+ * @kstack_records: kernel_stack records read
+ * @kstack_bytes: their ring-buffer bytes
+ * @stackid_records: stack_id records read
+ * @stackid_bytes: their ring-buffer bytes
+ * @stackid_counted: stack_id records counted through the map (depth known)
+ * @sized_records: stack records whose depth is known: every kernel_stack
+ *                 record, and every stack_id record counted through the map
+ *                 (filled by ingest_stats(), from the counters above)
+ * @sized_bytes: the ring-buffer bytes of those records, as read (filled by
+ *               ingest_stats())
+ * @alt_bytes: what the same records would have taken in the other
+ *             representation: a counted stack_id as a kernel_stack record of
+ *             the resolved depth; in stacks mode a kernel_stack record of at
+ *             most STACKMAP_MAX_DEPTH frames as a stack_id record (deeper
+ *             ones stay full: the kernel falls back); in stackmap mode a
+ *             kernel_stack fallback as itself
+ *
+ * Ring-buffer cost of the two representations (issue 13): in stackmap mode
+ * the map saves 1 - @sized_bytes / @alt_bytes of the stack records' bytes
+ * (per event: @sized_bytes / @sized_records read against @alt_bytes /
+ * @sized_records with full stacks); in stacks mode the map would cut the
+ * stack records' bytes by 1 - @alt_bytes / @sized_bytes, and the whole
+ * ring buffer's use by (@sized_bytes - @alt_bytes) / @bytes.
  */
 struct ingest_stats {
 	uint64_t events;
@@ -51,6 +82,16 @@ struct ingest_stats {
 	uint64_t bad_pages;
 	uint64_t fallbacks;
 	uint64_t unresolved;
+	uint64_t bad_ids;
+	uint64_t bytes;
+	uint64_t kstack_records;
+	uint64_t kstack_bytes;
+	uint64_t stackid_records;
+	uint64_t stackid_bytes;
+	uint64_t stackid_counted;
+	uint64_t sized_records;
+	uint64_t sized_bytes;
+	uint64_t alt_bytes;
 };
 
 /**
@@ -75,6 +116,17 @@ void ingest_free(struct ingest *ing);
  * @on: stackmap mode
  */
 void ingest_set_stackmap(struct ingest *ing, bool on);
+
+/**
+ * ingest_set_id_limit() - the number of possible stack ids: the map's
+ * table_size (ids are hash slots, 0 <= id < table_size)
+ * @ing: consumer
+ * @limit: table_size; 0 restores the default, INGEST_ID_DEFAULT
+ *
+ * Ids at or above it are counted in &ingest_stats.bad_ids and dropped;
+ * below it they resolve whatever their size (by_id[] grows on demand).
+ */
+void ingest_set_id_limit(struct ingest *ing, uint64_t limit);
 
 /**
  * ingest_set_pids() - count only events of these pids
@@ -214,7 +266,8 @@ unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret);
 void ingest_clear_new_pids(struct ingest *ing);
 
 /**
- * ingest_stats() - the counters (writable: the session zeroes them on reset)
+ * ingest_stats() - the counters (writable: the session zeroes them on reset);
+ * the derived ones (@sized_records, @sized_bytes) are brought up to date
  * @ing: consumer
  */
 struct ingest_stats *ingest_stats(struct ingest *ing);

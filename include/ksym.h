@@ -53,10 +53,24 @@ struct ksym *ksym_new(const char *path);
  * same object (core kernel or module), at most 4096 bytes for the last one.
  * On error the previously loaded symbols are kept.
  *
+ * The read is bounded: the path must be a regular file (a FIFO or a device
+ * such as /dev/zero is refused without blocking), at most 256 MiB and 4M
+ * lines, no line over 1024 bytes; memory stays proportional to that.
+ *
  * Return: number of symbols, -EACCES when every address reads as zero
- * (kptr_restrict; run as root), -ENOENT/-errno when the file cannot be read.
+ * (kptr_restrict; run as root), -EINVAL (not a regular file), -EFBIG (over
+ * the caps), -EBADMSG (a line too long), -ENOENT/-errno when the file
+ * cannot be read. ksym_strerror() says which in words.
  */
 int ksym_load(struct ksym *ks, FILE *f);
+
+/**
+ * ksym_strerror() - a ksym_load() error in words
+ * @err: negative errno from ksym_load()
+ *
+ * Return: a static string.
+ */
+const char *ksym_strerror(int err);
 
 /**
  * ksym_lookup() - find the symbol containing @addr

@@ -75,8 +75,8 @@ struct stack_attr;
 struct stack {
 	struct stack_attr *attrs;
 	uint64_t total;
-	uint32_t cur;
-	uint32_t last;
+	uint64_t cur;
+	uint64_t last;
 	uint32_t epoch;
 	uint32_t hash;
 	uint16_t depth;
@@ -102,8 +102,8 @@ struct stack_attr {
 	struct stack_attr *next;
 	struct stack *stack;
 	uint64_t total;
-	uint32_t cur;
-	uint32_t last;
+	uint64_t cur;
+	uint64_t last;
 	uint32_t epoch;
 	uint16_t event;
 	uint16_t cpu;
@@ -155,7 +155,7 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
  * Return: 0, or -ENOMEM (the stack's own counts are still updated).
  */
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, uint32_t n);
+		    int pid, uint64_t n);
 
 /**
  * stack_add_id() - remember that @s was seen under kernel id @id
@@ -278,14 +278,14 @@ uint32_t stack_table_epoch(const struct stack_table *t);
  * @t: table
  * @s: stack
  */
-uint32_t stack_delta(const struct stack_table *t, const struct stack *s);
+uint64_t stack_delta(const struct stack_table *t, const struct stack *s);
 
 /**
  * stack_attr_delta() - hits of @a in the last closed interval
  * @t: table
  * @a: record
  */
-uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a);
+uint64_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a);
 
 /**
  * stack_table_last_active() - the stacks hit in the last closed interval

@@ -16,8 +16,9 @@
  * <rundir>/<pid>.lock (the kernel drops it however the process ends).
  *
  * state_emergency_restore() is the async-signal-safe variant used from
- * fatal signal handlers: it only calls openat/write/close/unlinkat on data
- * prepared when the journal was written.
+ * fatal signal handlers: it only makes plain system calls (tfs_resolve():
+ * openat2 or an O_NOFOLLOW walk, write, close, unlinkat) on data prepared
+ * when the journal was written, so it follows no symlink either.
  */
 #ifndef STACKTOP_STATE_H
 #define STACKTOP_STATE_H
@@ -35,7 +36,8 @@ struct state;
  * @ret: the journal
  *
  * Return: 0, -EPERM when @rundir is not a root-owned private directory or is
- * a symlink, -errno.
+ * a symlink, -ENOSPC/-EDQUOT when the journal cannot be written (nothing is
+ * left behind), -errno.
  */
 int state_open(struct tfs *tfs, const char *rundir, struct state **ret);
 
@@ -68,9 +70,11 @@ int state_mkdir(struct state *st, const char *rel);
  *
  * The stackmap option, stacktrace and tracing_on of the top level are
  * global: two stacktops changing them would each restore the other's
- * values. The claim is an flock() on a lock file in the journal directory,
- * named after the tracefs root's device and inode; the kernel drops it
- * when the process ends, however it ends.
+ * values. The claim is an flock() on the tracefs root directory itself, so
+ * it does not depend on the journal directory (two runs with different
+ * --rundir still exclude each other) and leaves no file behind; the kernel
+ * drops it when the process ends, however it ends. The owner's pid comes
+ * from /proc/locks.
  *
  * Return: 0, -EBUSY when another process holds it, -errno.
  */
@@ -107,7 +111,11 @@ void state_free(struct state *st);
  * @ret_count: if not NULL, journals undone
  *
  * Journals of live stacktop processes are left alone. A journal for another
- * tracefs root is undone on that root if it is still a directory.
+ * tracefs root is undone on that root if it is still a directory and passes
+ * tfs_check_root(); otherwise it is kept, not replayed, with a warning.
+ * Temporary journals (<pid>.journal.tmp) and lock files of dead pids are
+ * removed. An unsafe @rundir is not read (0 is returned: state_open()
+ * refuses it with its own error).
  *
  * Return: 0 or the first -errno met.
  */

@@ -4,10 +4,18 @@
  *
  * Everything is relative to one root directory file descriptor, opened
  * once: the system's tracefs (found, or mounted if absent) or any directory
- * given with --tracefs (the simulator, a fixture tree). Files are opened
- * with O_NOFOLLOW. Errors come back as negative errno values, with the
- * kernel's own errno preserved (EBUSY from stack_map, EINVAL from an
- * option).
+ * given with --tracefs (the simulator, a fixture tree). Errors come back as
+ * negative errno values, with the kernel's own errno preserved (EBUSY from
+ * stack_map, EINVAL from an option).
+ *
+ * stacktop runs as root, so a path below the root must never lead anywhere
+ * else: every path is resolved beneath the root with no symlink in any
+ * component and no "..", with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS),
+ * or on kernels without it one component at a time with O_NOFOLLOW (a
+ * symlink gives -ELOOP, an escape -EXDEV). And the root itself must be a
+ * real tracefs, or a directory that only root (or the caller) owns and can
+ * write: in a tree another user controls, that user could swap a file for a
+ * symlink between two checks.
  */
 #ifndef STACKTOP_TFS_H
 #define STACKTOP_TFS_H
@@ -35,9 +43,40 @@ struct tfs {
  * @ret: the handle on success (free with tfs_close())
  *
  * Return: 0, -ENODEV (no tracefs and it cannot be mounted), -EPERM/-EACCES
- * (not privileged), -ENOENT (@root does not exist), -ENOMEM.
+ * (not privileged; or @root fails tfs_check_root()), -ENOENT (@root does
+ * not exist), -ENOMEM.
  */
 int tfs_open(const char *root, struct tfs **ret);
+
+/**
+ * tfs_check_root() - whether an open directory is safe to use as a root
+ * @fd: the directory
+ *
+ * Return: 0 for a tracefs (statfs magic), or a directory owned by root or
+ * the effective user and not writable by group or others; -EPERM otherwise,
+ * -ENOTDIR, -errno.
+ */
+int tfs_check_root(int fd);
+
+/**
+ * tfs_resolve() - open a path beneath a directory, following no symlink
+ * @dirfd: the directory
+ * @rel: relative path (absolute paths and ".." are refused with -EXDEV)
+ * @flags: open(2) flags (O_NOFOLLOW and O_CLOEXEC are added; no O_CREAT)
+ *
+ * Async-signal-safe (plain system calls, no allocation): the fatal-signal
+ * restore uses it.
+ *
+ * Return: a file descriptor, -ELOOP when a component is a symlink, -EXDEV,
+ * -errno.
+ */
+int tfs_resolve(int dirfd, const char *rel, int flags);
+
+/**
+ * tfs_test_disable_openat2() - make tfs_resolve() use its fallback walk, as
+ * on a kernel without openat2() (tests only)
+ */
+void tfs_test_disable_openat2(void);
 
 /**
  * tfs_close() - close the root, unmount it if stacktop mounted it; NULL is a no-op
@@ -83,7 +122,9 @@ int tfs_write(struct tfs *t, const char *rel, const char *str);
  * @rel: path
  * @flags: open(2) flags (O_NOFOLLOW and O_CLOEXEC are added)
  *
- * Return: a file descriptor or -errno.
+ * tfs_resolve() on the root: async-signal-safe.
+ *
+ * Return: a file descriptor or -errno (-ELOOP: a symlink on the way).
  */
 int tfs_open_file(struct tfs *t, const char *rel, int flags);
 
@@ -107,6 +148,8 @@ int tfs_mkdir(struct tfs *t, const char *rel);
  * tfs_rmdir() - remove a directory (an instance)
  * @t: root
  * @rel: path
+ *
+ * Async-signal-safe.
  *
  * Return: 0 or -errno.
  */

@@ -552,8 +552,8 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			fputs(",\"exited\":true", f);
 		else if (a->pid == STACK_PID_OVER)
 			fputs(",\"over_limit\":true", f);
-		fprintf(f, ",\"total\":%llu,\"delta\":%u}", (unsigned long long)a->total,
-			stack_attr_delta(t, a));
+		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
+			(unsigned long long)stack_attr_delta(t, a));
 		any = true;
 	}
 	fprintf(f, "]}");

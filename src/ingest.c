@@ -15,7 +15,6 @@
 
 #define WAIT_MAX       8
 #define QUEUE_MAX      INGEST_QUEUE_MAX
-#define MAX_IDS	       (1u << 22) /* above any table_size (2^19) */
 
 struct waiting {
 	uint16_t event;
@@ -49,6 +48,7 @@ struct ingest {
 
 	struct stack **by_id;
 	uint32_t nby_id;
+	uint32_t id_limit; /* ids possible: the map's table_size */
 	struct queued *queue;
 	unsigned int nqueue;
 
@@ -57,8 +57,41 @@ struct ingest {
 	unsigned int nnew_pids;
 
 	struct ingest_stats st;
+	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
+	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
+
+/* bytes a record of @size payload bytes takes in the ring buffer */
+static inline uint32_t rb_bytes(uint32_t size)
+{
+	return size + (size <= 112 ? 4 : 8); /* type_len holds up to 28 words */
+}
+
+/*
+ * What each representation costs in the ring buffer, from the formats (the
+ * kernel's layouts when there are none: a 16-byte stack_id record, frames
+ * after `int size` at the second long). Tables: nothing computed per record.
+ */
+static void costs_init(struct ingest *ing)
+{
+	const struct evfmt *f = ing->fmt;
+	uint32_t lsize = f && f->layout.long_size ? f->layout.long_size : 8;
+	uint32_t off = f && f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off : 8 + lsize;
+	unsigned int d;
+
+	ing->id_cost = rb_bytes(f && f->stackid_type >= 0 && f->stackid_off > 0 ?
+					((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
+	for (d = 0; d <= STACK_MAX_DEPTH; d++)
+		ing->full_cost[d] = (uint16_t)rb_bytes((off + d * lsize + 3) & ~3u);
+}
+
+/* a stack_id record counted as @st: what a full stack would have cost */
+static inline void size_id(struct ingest *ing, const struct stack *st)
+{
+	ing->st.stackid_counted++;
+	ing->st.alt_bytes += ing->full_cost[st->depth];
+}
 
 struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus)
 {
@@ -69,6 +102,8 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
 	ing->fmt = fmt;
 	ing->table = table;
 	ing->ncpus = ncpus ? ncpus : 1;
+	ing->id_limit = INGEST_ID_DEFAULT;
+	costs_init(ing);
 	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
 	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
 	ing->pid_seen = calloc(INGEST_PID_MAX / 8, 1);
@@ -94,6 +129,13 @@ void ingest_free(struct ingest *ing)
 void ingest_set_stackmap(struct ingest *ing, bool on)
 {
 	ing->stackmap = on;
+}
+
+void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
+{
+	if (!limit)
+		limit = INGEST_ID_DEFAULT;
+	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
 }
 
 int ingest_set_pids(struct ingest *ing, const int *pids, int n)
@@ -125,6 +167,9 @@ void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void
 
 struct ingest_stats *ingest_stats(struct ingest *ing)
 {
+	/* derived here, not per record: stack_id records all have one size */
+	ing->st.sized_records = ing->st.kstack_records + ing->st.stackid_counted;
+	ing->st.sized_bytes = ing->st.kstack_bytes + ing->st.stackid_counted * ing->id_cost;
 	return &ing->st;
 }
 
@@ -191,9 +236,14 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	unsigned int max, n, i;
 	struct waiting w;
 	struct stack *st;
+	uint32_t bytes = rb_bytes(ev->size);
 
-	if ((uint32_t)f->kstack_caller_off >= ev->size)
+	ing->st.kstack_records++;
+	ing->st.kstack_bytes += bytes;
+	if ((uint32_t)f->kstack_caller_off >= ev->size) {
+		ing->st.alt_bytes += bytes;
 		return;
+	}
 	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
 	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
 		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
@@ -220,6 +270,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		}
 		n = i;
 	}
+	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
+	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
 	if (!take_waiting(c, &w)) {
 		ing->st.orphans++;
 		return;
@@ -241,8 +293,10 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 {
 	const struct evfmt *f = ing->fmt;
 	struct waiting w;
-	uint32_t id;
+	uint32_t id, bytes = rb_bytes(ev->size);
 
+	ing->st.stackid_records++;
+	ing->st.stackid_bytes += bytes;
 	if ((uint32_t)f->stackid_off + 4 > ev->size)
 		return;
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
@@ -250,10 +304,15 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.orphans++;
 		return;
 	}
+	if (id >= ing->id_limit) {
+		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
+		return;
+	}
 	if (!pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
+		size_id(ing, ing->by_id[id]);
 		return;
 	}
 	if (ing->nqueue >= QUEUE_MAX) {
@@ -316,6 +375,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
 	}
+	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
 	while ((r = ringbuf_page_next(&pg, &ev)) > 0)
 		one_record(ing, c, cpu, &ev);
 	if (r < 0) {
@@ -335,6 +395,8 @@ void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, cons
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		c->n = 0;
 	}
+	if (size >= 8)
+		ing->st.bytes += rb_bytes(size);
 	one_record(ing, c, cpu, &ev);
 }
 
@@ -343,14 +405,14 @@ static int grow_ids(struct ingest *ing, uint32_t id)
 	uint32_t n = ing->nby_id ? ing->nby_id : 1024;
 	struct stack **nb;
 
-	if (id >= MAX_IDS)
-		return -E2BIG;
-	while (n <= id)
+	while (n <= id && n < ing->id_limit)
 		n *= 2;
-	nb = realloc(ing->by_id, n * sizeof(*nb));
+	if (n > ing->id_limit)
+		n = ing->id_limit; /* ids are below it: no slot is wasted */
+	nb = realloc(ing->by_id, (size_t)n * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
-	memset(nb + ing->nby_id, 0, (n - ing->nby_id) * sizeof(*nb));
+	memset(nb + ing->nby_id, 0, (size_t)(n - ing->nby_id) * sizeof(*nb));
 	ing->by_id = nb;
 	ing->nby_id = n;
 	return 0;
@@ -361,6 +423,10 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 {
 	struct stack *st;
 
+	if (id >= ing->id_limit) {
+		ing->st.bad_ids++;
+		return NULL;
+	}
 	if (id >= ing->nby_id && grow_ids(ing, id) < 0)
 		return NULL;
 	st = stack_table_intern(ing->table, ips, nr);
@@ -424,6 +490,7 @@ unsigned int ingest_resolve(struct ingest *ing)
 
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
 			count(ing, ing->by_id[q->id], &w, q->cpu);
+			size_id(ing, ing->by_id[q->id]);
 			done++;
 		} else {
 			/* not in a snapshot read after it: never guess */

@@ -25,8 +25,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "ksym.h"
 
@@ -35,6 +38,10 @@
 #define KSYM_NO_MODULE	  UINT32_MAX
 #define KSYM_PENDING_MAX  64
 #define KSYM_KNOWN_SLOTS  1024 /* power of two */
+/* far above a real kallsyms (~20 MiB, ~300k lines with modules), far below harm */
+#define KSYM_MAX_BYTES	  (256ull << 20)
+#define KSYM_MAX_LINES	  (4u << 20)
+#define KSYM_MAX_LINE	  1024 /* KSYM_NAME_LEN 512 + address, type, [module] */
 
 struct ksym_ent {
 	uint64_t addr;
@@ -273,20 +280,48 @@ static void compute_sizes(struct ksym_ent *ents, size_t nr, const char *arena)
 	}
 }
 
+/* one line into @buf (NULs kept), its length; 0 at the end, -EBADMSG when too long */
+static long read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n == size)
+			return -EBADMSG;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	return (long)n;
+}
+
 static int load_stream(struct ksym_build *b, FILE *f)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char line[KSYM_MAX_LINE + 1];
+	unsigned long long total = 0;
 	size_t lines = 0, nonzero = 0;
-	ssize_t n;
+	long n;
 	int r = 0;
 
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	/* bounded: a fixed line buffer, a cap on bytes and lines */
+	while ((n = read_line(f, line, sizeof(line) - 1)) != 0) {
 		const char *name, *mod;
 		size_t name_len, mod_len;
 		uint64_t addr;
-		int kind = parse_line(line, (size_t)n, &addr, &name, &name_len, &mod, &mod_len);
+		int kind;
 
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		line[n] = '\0';
+		total += (unsigned long long)n;
+		if (total > KSYM_MAX_BYTES || lines >= KSYM_MAX_LINES) {
+			r = -EFBIG;
+			break;
+		}
+		kind = parse_line(line, (size_t)n, &addr, &name, &name_len, &mod, &mod_len);
 		if (kind < 0)
 			continue;
 		lines++;
@@ -300,7 +335,6 @@ static int load_stream(struct ksym_build *b, FILE *f)
 	}
 	if (!r && ferror(f))
 		r = -EIO;
-	free(line);
 	if (r < 0)
 		return r;
 	if (lines && !nonzero)
@@ -343,6 +377,49 @@ static void known_add(struct ksym *ks, uint64_t addr)
 	ks->nknown++;
 }
 
+/*
+ * A regular file only (/proc/kallsyms is one): a FIFO with no writer would
+ * block the open, /dev/zero would never end. O_NONBLOCK so that the open of
+ * a FIFO returns at once and fstat() can refuse it.
+ */
+static int ksym_open_file(const char *path, FILE **ret)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	*ret = fdopen(fd, "r");
+	if (!*ret) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *ksym_strerror(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -EFBIG:
+		return "too large for a kallsyms (over 256 MiB or 4M lines)";
+	case -EBADMSG:
+		return "not a kallsyms (a line longer than 1024 bytes)";
+	case -EACCES:
+		return "kernel addresses are hidden (kptr_restrict)";
+	default:
+		return strerror(-err);
+	}
+}
+
 int ksym_load(struct ksym *ks, FILE *f)
 {
 	struct ksym_build b = { .last_mod = KSYM_NO_MODULE };
@@ -352,9 +429,9 @@ int ksym_load(struct ksym *ks, FILE *f)
 	if (!ks)
 		return -EINVAL;
 	if (!f) {
-		own = fopen(ks->path, "re");
-		if (!own)
-			return -errno;
+		r = ksym_open_file(ks->path, &own);
+		if (r < 0)
+			return r;
 		f = own;
 	}
 	r = load_stream(&b, f);

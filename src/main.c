@@ -119,8 +119,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -e, --event SYS:EVENT   trace this event (repeatable; globs: 'kmem:*');\n"
 		"                          default sched:sched_switch\n"
-		"  -p, --pid PID[,PID...]  count only events of these pids\n"
-		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3)\n"
+		"  -p, --pid PID[,PID...]  count only events of these pids (at most 1024)\n"
+		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
@@ -147,8 +147,9 @@ static void usage(FILE *f)
 		"                          ids of a replayed trace; alone, ranks its stacks\n"
 		"                          by ref_count (what stackmap_dump.py --top shows)\n"
 		"      --reset-first       reset the kernel map (and counts) at start\n"
-		"      --tracefs DIR       tracefs root (default: find or mount it)\n"
-		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
+		"      --tracefs DIR       tracefs root (default: find or mount it); a tracefs\n"
+		"                          or a root-owned directory only root can write\n"
+		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms; a regular file)\n"
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
 		"      --show-self         count stacktop's own events too (hidden by default)\n"
@@ -318,6 +319,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'p':
 			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
+			if (r == -E2BIG) {
+				fprintf(stderr, "stacktop: too many pids in '%s' (at most %d in all)\n",
+					optarg, MAX_LIST);
+				return 2;
+			}
 			if (r < 0) {
 				fprintf(stderr, "stacktop: bad pid list '%s'\n", optarg);
 				return 2;
@@ -326,6 +332,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'C':
 			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
+			if (r == -E2BIG) {
+				fprintf(stderr, "stacktop: too many CPUs in '%s' (at most %d in all)\n",
+					optarg, MAX_LIST);
+				return 2;
+			}
 			if (r < 0) {
 				fprintf(stderr, "stacktop: bad CPU list '%s'\n", optarg);
 				return 2;

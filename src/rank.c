@@ -123,6 +123,9 @@ static int rank_visit(struct stack *s, void *ctx)
 	c->sum.delta += row.delta;
 	if (!c->k)
 		return 0;
+	/* the usual case: below the worst row kept, no tie to break */
+	if (c->n == c->k && o->key == RANK_DELTA && !o->invert && row.delta < c->heap[0].delta)
+		return 0;
 	if (c->n < c->k) {
 		c->heap[c->n++] = row;
 		heap_up(c, c->n - 1);

@@ -535,11 +535,11 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
-			log_warn("cannot read %s: %s", opts->kallsyms, strerror(-r));
+			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
 	} else if (!opts->replay) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
-			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", strerror(-r));
+			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
 	}
 	/* the sources: the events first, then the map that resolves their ids */
 	r = 0;
@@ -590,7 +590,11 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
-		if (r == -EPERM)
+		if (r == -EPERM && opts->tracefs)
+			session_errf(err, errsz, r,
+				     "refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
+				     opts->tracefs);
+		else if (r == -EPERM)
 			session_errf(err, errsz, r, "not allowed to mount tracefs (run as root)");
 		else if (opts->tracefs)
 			session_errf(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
@@ -630,7 +634,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
 	else if (r < 0)
 		log_warn("cannot read %s: %s", opts->kallsyms ? opts->kallsyms : "/proc/kallsyms",
-			 strerror(-r));
+			 ksym_strerror(r));
 
 	have_map = tfs_exists(s->tfs, "options/stackmap") &&
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));

@@ -300,8 +300,8 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	return s;
 }
 
-static inline void count_bump(uint32_t *cur, uint32_t *last, uint32_t *epoch, uint32_t now,
-			      uint32_t n)
+static inline void count_bump(uint64_t *cur, uint64_t *last, uint32_t *epoch, uint32_t now,
+			      uint64_t n)
 {
 	if (*epoch != now) {
 		*last = (*epoch + 1 == now) ? *cur : 0;
@@ -311,7 +311,7 @@ static inline void count_bump(uint32_t *cur, uint32_t *last, uint32_t *epoch, ui
 	*cur += n;
 }
 
-static inline uint32_t count_delta(uint32_t cur, uint32_t last, uint32_t epoch, uint32_t now)
+static inline uint64_t count_delta(uint64_t cur, uint64_t last, uint32_t epoch, uint32_t now)
 {
 	if (epoch == now)
 		return last;
@@ -444,7 +444,7 @@ static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s
 }
 
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, uint32_t n)
+		    int pid, uint64_t n)
 {
 	struct stack_attr *a;
 
@@ -816,12 +816,12 @@ uint32_t stack_table_epoch(const struct stack_table *t)
 	return t->epoch;
 }
 
-uint32_t stack_delta(const struct stack_table *t, const struct stack *s)
+uint64_t stack_delta(const struct stack_table *t, const struct stack *s)
 {
 	return count_delta(s->cur, s->last, s->epoch, t->epoch);
 }
 
-uint32_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a)
+uint64_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *a)
 {
 	return count_delta(a->cur, a->last, a->epoch, t->epoch);
 }

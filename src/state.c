@@ -23,9 +23,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "format.h"
+#include "log.h"
 #include "state.h"
 #include "tfs.h"
 
@@ -41,7 +44,7 @@ struct state_entry {
 struct state {
 	struct tfs *tfs;
 	int dirfd;
-	int lockfd; /* the top-level claim, -1 when not held */
+	int lockfd; /* the top-level claim (the flock()ed tracefs root), -1 when not held */
 	int alivefd; /* <pid>.lock, flock()ed for the life of the process */
 	char name[64];
 	char lockname[64];
@@ -108,7 +111,7 @@ static int state_save(struct state *st)
 {
 	char tmp[80];
 	FILE *f;
-	int fd, i;
+	int fd, i, r = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", st->name);
 	unlinkat(st->dirfd, tmp, 0);
@@ -120,6 +123,7 @@ static int state_save(struct state *st)
 		close(fd);
 		return -ENOMEM;
 	}
+	errno = 0;
 	fprintf(f, "stacktop-journal 1\npid %d\nroot ", (int)getpid());
 	hex_put(f, st->tfs->root);
 	fputc('\n', f);
@@ -132,15 +136,19 @@ static int state_save(struct state *st)
 		}
 		fputc('\n', f);
 	}
-	if (fflush(f) || fsync(fd) < 0) {
-		fclose(f);
+	/* the real reason (ENOSPC, EDQUOT, EIO), not a generic one */
+	if (fflush(f) || ferror(f))
+		r = errno ? -errno : -EIO;
+	else if (fsync(fd) < 0)
+		r = -errno;
+	if (fclose(f) && !r)
+		r = errno ? -errno : -EIO;
+	if (r < 0) {
 		unlinkat(st->dirfd, tmp, 0);
-		return -EIO;
+		return r;
 	}
-	fclose(f);
 	if (renameat(st->dirfd, tmp, st->dirfd, st->name) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		unlinkat(st->dirfd, tmp, 0);
 		return r;
 	}
@@ -173,8 +181,10 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 		st->alivefd = openat(st->dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (st->alivefd < 0 || flock(st->alivefd, LOCK_EX | LOCK_NB) < 0) {
 			r = -errno;
-			if (st->alivefd >= 0)
+			if (st->alivefd >= 0) {
+				unlinkat(st->dirfd, lock, 0);
 				close(st->alivefd);
+			}
 			close(st->dirfd);
 			free(st);
 			return r;
@@ -182,6 +192,7 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 	}
 	r = state_save(st);
 	if (r < 0) {
+		unlinkat(st->dirfd, st->lockname, 0);
 		close(st->alivefd);
 		close(st->dirfd);
 		free(st);
@@ -361,35 +372,56 @@ void state_free(struct state *st)
 	free(st);
 }
 
+/* the pid holding an flock() on dev/ino, from /proc/locks; 0 if unknown */
+static int flock_owner(dev_t dev, ino_t ino)
+{
+	char line[256];
+	int owner = 0;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, mnr;
+		unsigned long long i;
+		int pid;
+
+		/* "1: FLOCK  ADVISORY  WRITE 22711 00:0d:1 0 EOF" */
+		if (sscanf(line, "%*d: FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &mnr, &i) != 4)
+			continue;
+		if (maj == major(dev) && mnr == minor(dev) && i == (unsigned long long)ino &&
+		    pid != getpid()) {
+			owner = pid;
+			break;
+		}
+	}
+	fclose(f);
+	return owner;
+}
+
 int state_lock_top(struct state *st, int *ret_owner)
 {
-	char name[96], buf[32];
 	struct stat sb;
-	ssize_t n;
 	int fd;
 
 	*ret_owner = 0;
-	if (fstat(st->tfs->fd, &sb) < 0)
-		return -errno;
-	snprintf(name, sizeof(name), "top-%llx-%llx.lock", (unsigned long long)sb.st_dev,
-		 (unsigned long long)sb.st_ino);
-	fd = openat(st->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (st->lockfd >= 0)
+		return 0;
+	/*
+	 * An flock() on the tracefs root directory itself: one lock per
+	 * tracefs whatever --rundir says, no file to create or clean up, and
+	 * the kernel drops it however the process ends.
+	 */
+	fd = tfs_resolve(st->tfs->fd, ".", O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-		if (n > 0) {
-			buf[n] = '\0';
-			*ret_owner = atoi(buf);
-		}
+		if (r == -EBUSY && fstat(fd, &sb) == 0)
+			*ret_owner = flock_owner(sb.st_dev, sb.st_ino);
 		close(fd);
 		return r;
-	}
-	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-		/* the claim holds without the pid; only the message loses it */
 	}
 	st->lockfd = fd;
 	return 0;
@@ -419,14 +451,16 @@ void state_emergency_restore(void)
 	for (i = st->n - 1; i >= 0; i--) {
 		const struct state_entry *e = &st->e[i];
 
+		/* beneath the root, no symlinks: the same resolution as tfs_write() */
 		if (e->kind == 'D') {
-			if (unlinkat(st->tfs->fd, e->rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			fd = tfs_rmdir(st->tfs, e->rel);
+			if (fd < 0 && fd != -ENOENT)
 				failed = 1;
 			continue;
 		}
-		fd = openat(st->tfs->fd, e->rel, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | O_TRUNC);
 		if (fd < 0) {
-			failed |= errno != ENOENT;
+			failed |= fd != -ENOENT;
 			continue;
 		}
 		if (write(fd, e->value, strlen(e->value)) < 0)
@@ -485,8 +519,8 @@ bool state_pid_is_stacktop(const char *rundir, int pid)
 	return alive;
 }
 
-/* undo one claimed journal; returns 0 or the first error */
-static int recover_file(struct tfs *tfs, FILE *f)
+/* undo one claimed journal; returns 0, -EPERM (refused, said why) or the first error */
+static int recover_file(struct tfs *tfs, FILE *f, int pid)
 {
 	struct state_entry e[STATE_MAX];
 	char line[8192], *root = NULL;
@@ -517,11 +551,26 @@ static int recover_file(struct tfs *tfs, FILE *f)
 		n++;
 	}
 	if (root && strcmp(root, tfs->root)) {
-		r = tfs_open(root, &other);
+		char *real = realpath(root, NULL);
+
+		/* journals record resolved paths: a symlink on the way now is not ours */
+		if (real && strcmp(real, root))
+			r = -EPERM;
+		else
+			r = tfs_open(root, &other);
+		free(real);
 		t = other;
 		/* that tracefs (a simulator's mount, say) is gone: nothing left to undo */
 		if (r == -ENOENT || r == -ENOTDIR)
 			r = 0;
+		if (r == -EPERM) {
+			char safe[256];
+
+			/* the same checks as --tracefs: root writes only beneath a safe root */
+			fmt_sanitize(safe, sizeof(safe), root, strlen(root));
+			log_warn("not undoing the journal of killed stacktop %d: its tracefs root %s is reached through a symlink, or is neither tracefs nor a root-owned directory only root can write",
+				 pid, safe);
+		}
 	}
 	for (i = n - 1; i >= 0; i--) {
 		if (t) {
@@ -547,7 +596,8 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 	if (ret_count)
 		*ret_count = 0;
 	dfd = state_dir_open(rundir, false);
-	if (dfd == -ENOENT)
+	/* an unsafe directory is not read; state_open() refuses it and says so */
+	if (dfd == -ENOENT || dfd == -EPERM)
 		return 0;
 	if (dfd < 0)
 		return dfd;
@@ -568,6 +618,23 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 			snprintf(jn, sizeof(jn), "%d.journal", pid);
 			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid) &&
 			    faccessat(dfd, jn, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		/* the per-rundir top-level lock files of older versions: unlink under the lock */
+		if (!strncmp(de->d_name, "top-", 4) && strlen(de->d_name) > 9 &&
+		    !strcmp(de->d_name + strlen(de->d_name) - 5, ".lock")) {
+			fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+				unlinkat(dfd, de->d_name, 0);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		/* a journal being saved when its process was killed */
+		if (sscanf(de->d_name, "%d.journal.tmp%n", &pid, &len) == 1 &&
+		    de->d_name[len] == '\0') {
+			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid))
 				unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
@@ -597,12 +664,12 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 			close(fd);
 			continue;
 		}
-		r = recover_file(tfs, f);
+		r = recover_file(tfs, f, pid);
 		fclose(f);
 		if (r < 0) {
 			/* keep it for a later try under its own name */
 			renameat(dfd, claim, dfd, orig);
-			if (!first)
+			if (!first && r != -EPERM)
 				first = r;
 		} else {
 			unlinkat(dfd, claim, 0);

@@ -6,9 +6,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tfs.h"
@@ -16,6 +19,15 @@
 #define TRACEFS_MAGIC 0x74726163
 #define TFS_SYS_ROOT  "/sys/kernel/tracing"
 #define TFS_DEBUG_ROOT "/sys/kernel/debug/tracing"
+
+/* set once the kernel said ENOSYS to openat2(): walk the components instead
+ * (the walk is as strict: no symlink, nothing outside the root) */
+static volatile int tfs_no_openat2;
+
+void tfs_test_disable_openat2(void)
+{
+	tfs_no_openat2 = 1;
+}
 
 static bool tfs_is_tracefs(const char *path)
 {
@@ -48,6 +60,23 @@ static int tfs_find(char **ret_root, bool *ret_mounted)
 	return *ret_root ? 0 : -ENOMEM;
 }
 
+int tfs_check_root(int fd)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == TRACEFS_MAGIC)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* anyone else who can write or own it could plant a symlink or swap a file */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
 int tfs_open(const char *root, struct tfs **ret)
 {
 	struct tfs *t = calloc(1, sizeof(*t));
@@ -70,6 +99,10 @@ int tfs_open(const char *root, struct tfs **ret)
 		r = -errno;
 		goto fail;
 	}
+	/* the descriptor, not the path: what was opened is what gets checked */
+	r = tfs_check_root(t->fd);
+	if (r < 0)
+		goto fail;
 	*ret = t;
 	return 0;
 fail:
@@ -89,11 +122,103 @@ void tfs_close(struct tfs *t)
 	free(t);
 }
 
+/*
+ * The fallback for kernels without openat2() (before 5.6): one component at
+ * a time, each directory opened with O_NOFOLLOW, ".." and absolute paths
+ * refused. Plain system calls on a stack buffer: async-signal-safe.
+ */
+static int tfs_walk(int dirfd, const char *rel, int flags)
+{
+	char buf[PATH_MAX], *p, *next;
+	int cur = dirfd, fd;
+	struct stat st;
+	size_t len = strlen(rel);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	if (rel[0] == '/')
+		return -EXDEV;
+	memcpy(buf, rel, len + 1);
+	/* trailing slashes name the same file */
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	for (p = buf;; p = next) {
+		while (*p == '/')
+			p++;
+		next = strchr(p, '/');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(p, "..")) {
+			fd = -EXDEV;
+		} else if (!next) {
+			/* the last component */
+			fd = openat(cur, *p ? p : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+			fd = fd < 0 ? -errno : fd;
+		} else if (!strcmp(p, ".")) {
+			continue;
+		} else {
+			fd = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			fd = fd < 0 ? -errno : fd;
+		}
+		/* with O_DIRECTORY a symlink reads ENOTDIR: say what it is, as openat2() does */
+		if (fd == -ENOTDIR && fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			fd = -ELOOP;
+		if (cur != dirfd)
+			close(cur);
+		if (fd < 0 || !next)
+			return fd;
+		cur = fd;
+	}
+}
+
+int tfs_resolve(int dirfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (!tfs_no_openat2) {
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		/* EPERM: a seccomp filter that does not know openat2 (older containers) */
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		if (errno == ENOSYS)
+			tfs_no_openat2 = 1;
+	}
+	return tfs_walk(dirfd, rel, flags);
+}
+
 int tfs_open_file(struct tfs *t, const char *rel, int flags)
 {
-	int fd = openat(t->fd, rel, flags | O_NOFOLLOW | O_CLOEXEC);
+	return tfs_resolve(t->fd, rel, flags);
+}
 
-	return fd < 0 ? -errno : fd;
+/* the directory holding @rel's last component, and that component */
+static int tfs_parent(struct tfs *t, const char *rel, char *buf, size_t bufsz, const char **ret_base)
+{
+	size_t len = strlen(rel);
+	char *slash;
+
+	if (len >= bufsz)
+		return -ENAMETOOLONG;
+	memcpy(buf, rel, len + 1);
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	slash = strrchr(buf, '/');
+	*ret_base = slash ? slash + 1 : buf;
+	if (!**ret_base || !strcmp(*ret_base, ".") || !strcmp(*ret_base, ".."))
+		return -EINVAL;
+	if (!slash)
+		return t->fd; /* not to be closed */
+	if (slash == buf)
+		return -EXDEV;
+	*slash = '\0';
+	return tfs_resolve(t->fd, buf, O_RDONLY | O_DIRECTORY);
 }
 
 int tfs_read(struct tfs *t, const char *rel, char **ret_buf, size_t *ret_len)
@@ -192,17 +317,44 @@ int tfs_write(struct tfs *t, const char *rel, const char *str)
 
 bool tfs_exists(struct tfs *t, const char *rel)
 {
+	char buf[PATH_MAX];
+	const char *base;
 	struct stat st;
+	int dfd = tfs_parent(t, rel, buf, sizeof(buf), &base);
+	bool r;
 
-	return fstatat(t->fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (dfd < 0)
+		return false;
+	r = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (dfd != t->fd)
+		close(dfd);
+	return r;
 }
 
 int tfs_mkdir(struct tfs *t, const char *rel)
 {
-	return mkdirat(t->fd, rel, 0750) < 0 ? -errno : 0;
+	char buf[PATH_MAX];
+	const char *base;
+	int dfd = tfs_parent(t, rel, buf, sizeof(buf), &base), r;
+
+	if (dfd < 0)
+		return dfd;
+	r = mkdirat(dfd, base, 0750) < 0 ? -errno : 0;
+	if (dfd != t->fd)
+		close(dfd);
+	return r;
 }
 
 int tfs_rmdir(struct tfs *t, const char *rel)
 {
-	return unlinkat(t->fd, rel, AT_REMOVEDIR) < 0 ? -errno : 0;
+	char buf[PATH_MAX];
+	const char *base;
+	int dfd = tfs_parent(t, rel, buf, sizeof(buf), &base), r;
+
+	if (dfd < 0)
+		return dfd;
+	r = unlinkat(dfd, base, AT_REMOVEDIR) < 0 ? -errno : 0;
+	if (dfd != t->fd)
+		close(dfd);
+	return r;
 }

@@ -266,6 +266,114 @@ static void test_ingest_old_abi_64(void **state)
 	assert_null(ingest_map_put(fx->ing, 1u << 30, A, 3, false)); /* absurd id */
 }
 
+/* ids use the whole table_size; the impossible ones are counted, never silent */
+static void test_ingest_big_ids(void **state)
+{
+	struct fx *fx = *state;
+	const struct ingest_stats *st = ingest_stats(fx->ing);
+	const uint32_t big = (1u << 22) + 5;
+	struct stack *a;
+
+	ingest_set_stackmap(fx->ing, true);
+	/* table_size unknown: 2^22 is above every RFC version's map */
+	assert_null(ingest_map_put(fx->ing, 1u << 22, A, 3, false));
+	assert_int_equal(st->bad_ids, 1);
+
+	ingest_set_id_limit(fx->ing, 1u << 24); /* a map with bits=23 */
+	a = ingest_map_put(fx->ing, big, A, 3, false);
+	assert_non_null(a);
+	assert_null(ingest_map_put(fx->ing, 1u << 24, B, 2, false));
+	assert_int_equal(st->bad_ids, 2);
+
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, (int32_t)big);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, (int32_t)(big + 1)); /* possible, not in the map yet */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 1 << 24); /* impossible */
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(a->total, 1);
+	assert_int_equal(ingest_pending(fx->ing), 1);
+	assert_int_equal(st->bad_ids, 3);
+
+	ingest_map_put(fx->ing, big + 1, B, 2, false);
+	assert_int_equal(ingest_resolve(fx->ing), 1);
+	assert_int_equal(hits_of(find(fx, B, 2), 0, 10), 1);
+	assert_int_equal(st->unresolved, 0);
+	assert_int_equal(st->events, 2);
+}
+
+/* ring-buffer bytes read per kind, and what the other representation would cost */
+static void test_ingest_bytes_stacks_mode(void **state)
+{
+	struct fx *fx = *state;
+	const struct ingest_stats *st;
+	uint64_t deep[70];
+	int i;
+
+	for (i = 0; i < 70; i++)
+		deep[i] = 0xffffffff81000000ull + (uint64_t)i;
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);  /* 4 + 64 */
+	pagegen_kstack(&fx->pg, 10, A, 3);          /* 4 + 16 + 3 * 8 */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);  /* 4 + 64 */
+	pagegen_kstack(&fx->pg, 10, deep, 70);      /* 8 + 16 + 70 * 8 */
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	st = ingest_stats(fx->ing);
+	assert_int_equal(st->bytes, 68 + 44 + 68 + 584);
+	assert_int_equal(fx->pg.len - PG_DATA, st->bytes); /* every byte of the page */
+	assert_int_equal(st->kstack_records, 2);
+	assert_int_equal(st->kstack_bytes, 44 + 584);
+	assert_int_equal(st->stackid_records, 0);
+	assert_int_equal(st->sized_records, 2);
+	assert_int_equal(st->sized_bytes, 44 + 584);
+	/* the 3 frames as a 16-byte stack_id; 70 frames stay a full record */
+	assert_int_equal(st->alt_bytes, 16 + 584);
+	/* "stackmap would cut ring-buffer use by" (sized - alt) / bytes = 28 / 764 */
+	assert_int_equal((st->sized_bytes - st->alt_bytes) * 1000 / st->bytes, 36);
+}
+
+static void test_ingest_bytes_stackmap_mode(void **state)
+{
+	struct fx *fx = *state;
+	const struct ingest_stats *st;
+
+	ingest_set_stackmap(fx->ing, true);
+	ingest_map_put(fx->ing, 42, A, 3, false);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 42);          /* 4 + 12, resolves to 3 frames */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_stackid(&fx->pg, 10, 7);           /* queued */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_stackid(&fx->pg, 12, 9);           /* queued, never resolves */
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);          /* a fallback: 4 + 16 + 2 * 8 */
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	ingest_map_put(fx->ing, 7, IRQ, 1, false);
+	assert_int_equal(ingest_resolve(fx->ing), 1);
+
+	st = ingest_stats(fx->ing);
+	assert_int_equal(st->bytes, 4 * 68 + 3 * 16 + 36);
+	assert_int_equal(st->stackid_counted, 2);
+	assert_int_equal(st->stackid_records, 3);
+	assert_int_equal(st->stackid_bytes, 3 * 16);
+	assert_int_equal(st->kstack_records, 1);
+	assert_int_equal(st->kstack_bytes, 36);
+	/* the unresolved id has no depth: left out of both sides */
+	assert_int_equal(st->sized_records, 3);
+	assert_int_equal(st->sized_bytes, 16 + 16 + 36);
+	/* full stacks: 3 frames 4 + 16 + 24, 1 frame 4 + 16 + 8, the fallback itself */
+	assert_int_equal(st->alt_bytes, 44 + 28 + 36);
+	/* stackmap saves 1 - 68 / 108 = 37.0% of the stack records' bytes */
+	assert_int_equal(1000 - st->sized_bytes * 1000 / st->alt_bytes, 371);
+}
+
 static void test_ingest_bad_page(void **state)
 {
 	struct fx *fx = *state;
@@ -292,6 +400,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_old_abi_64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_big_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_bytes_stacks_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_bytes_stackmap_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
 	};
 

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -223,6 +225,44 @@ static void test_ksym_load_missing_file(void **state)
 	ksym_free(ks);
 }
 
+/* no hang, no unbounded read: a device, a FIFO nobody writes, an endless line */
+static void test_ksym_load_bounded(void **state)
+{
+	char dir[] = "/tmp/stacktop-ksym.XXXXXX", path[64];
+	struct ksym *ks;
+	int fd;
+
+	(void)state;
+	ks = ksym_new("/dev/zero");
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), -EINVAL);
+	assert_string_equal(ksym_strerror(-EINVAL), "not a regular file");
+	ksym_free(ks);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	ks = ksym_new(path);
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), -EINVAL); /* at once: no writer needed */
+	ksym_free(ks);
+	unlink(path);
+
+	/* 64 MiB of NULs in one "line": refused after the first kilobyte */
+	snprintf(path, sizeof(path), "%s/sparse", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 64 << 20), 0);
+	close(fd);
+	ks = ksym_new(path);
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), -EBADMSG);
+	assert_int_equal(ksym_count(ks), 0);
+	ksym_free(ks);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "we");
@@ -353,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_ksym_empty_and_malformed),
 		cmocka_unit_test(test_ksym_nul_in_name),
 		cmocka_unit_test(test_ksym_load_missing_file),
+		cmocka_unit_test(test_ksym_load_bounded),
 		cmocka_unit_test(test_ksym_refresh_reloads_after_miss),
 		cmocka_unit_test(test_ksym_addr_of_after_reload),
 	};

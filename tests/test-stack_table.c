@@ -108,6 +108,37 @@ static void test_stack_table_counts_and_intervals(void **state)
 	assert_int_equal(s->total, 10);
 }
 
+/* a busy interval passes 2^32 hits: its delta must not wrap (issue 7) */
+static void test_stack_table_counts_64bit(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 7, 8 };
+	struct stack *s = stack_table_intern(t, ips, 2);
+	const uint64_t big = 3000000000ULL; /* fits 32 bits; twice it does not */
+	struct rank_opts o = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 };
+	struct rank_opts of = o;
+	struct rank_row row;
+	struct rank_summary sum;
+	uint64_t delta;
+
+	assert_int_equal(stack_table_hit(t, s, 0, 0, 100, big), 0);
+	assert_int_equal(stack_table_hit(t, s, 0, 0, 100, big), 0);
+	assert_int_equal(stack_table_hit(t, s, 0, 0, 100, 5ULL << 32), 0);
+	stack_table_tick(t);
+	assert_true(stack_delta(t, s) == 2 * big + (5ULL << 32));
+	assert_true(stack_attr_delta(t, s->attrs) == 2 * big + (5ULL << 32));
+	assert_true(s->total == 2 * big + (5ULL << 32));
+	assert_true(stack_table_hits(t, &delta) == 2 * big + (5ULL << 32));
+	assert_true(delta == 2 * big + (5ULL << 32));
+	/* what the screen shows: the ranked row, plain and through the filters */
+	assert_int_equal(stack_table_rank(t, &o, &row, 1, &sum), 1);
+	assert_true(row.delta == 2 * big + (5ULL << 32));
+	assert_true(sum.delta == 2 * big + (5ULL << 32));
+	of.pid = 100;
+	assert_int_equal(stack_table_rank(t, &of, &row, 1, &sum), 1);
+	assert_true(row.delta == 2 * big + (5ULL << 32));
+}
+
 static void test_stack_table_breakdown(void **state)
 {
 	struct stack_table *t = *state;
@@ -545,6 +576,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_interns_by_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_grows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),

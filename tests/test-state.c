@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -314,9 +316,350 @@ static void test_export_create_file_safe(void **state)
 	assert_int_equal(errno, EEXIST);
 	assert_null(export_create_file(target));
 	assert_string_equal(get(fx, "victim"), "keep me");
+	umask(0);
 	f = export_create_file(fresh);
+	umask(022);
 	assert_non_null(f);
 	fclose(f);
+	/* kernel addresses: for its owner only, whatever the umask */
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(fresh, &sb), 0);
+		assert_int_equal(sb.st_mode & 07777, 0600);
+	}
+}
+
+static void mkpath(const char *a, const char *b, char *out, size_t size)
+{
+	snprintf(out, size, "%s/%s", a, b);
+}
+
+/*
+ * A symlink in the middle of a path below the root, as someone who could
+ * write the tree would plant it: every write, read, mkdir, rmdir and the
+ * async-signal-safe restore refuse it, with openat2() and with the
+ * component walk older kernels get.
+ */
+static void check_no_symlink(struct fx *fx, const char *target)
+{
+	char p[256], *b;
+
+	assert_int_equal(tfs_write(fx->tfs, "events/sched/enable", "1"), -ELOOP);
+	assert_int_equal(tfs_read(fx->tfs, "events/sched/enable", &b, NULL), -ELOOP);
+	assert_int_equal(tfs_open_file(fx->tfs, "events/sched/enable", O_RDONLY), -ELOOP);
+	assert_false(tfs_exists(fx->tfs, "events/sched/enable"));
+	assert_true(tfs_mkdir(fx->tfs, "events/sched/newdir") < 0);
+	assert_int_equal(tfs_write(fx->tfs, "../escape", "1"), -EXDEV);
+	assert_int_equal(tfs_write(fx->tfs, "options/../../escape", "1"), -EXDEV);
+	assert_int_equal(tfs_write(fx->tfs, "/etc/hostname", "1"), -EXDEV);
+	/* the last component a symlink: refused too */
+	assert_int_equal(tfs_write(fx->tfs, "options/link", "1"), -ELOOP);
+	mkpath(target, "enable", p, sizeof(p));
+	{
+		FILE *f = fopen(p, "r");
+		char got[32] = "";
+
+		assert_non_null(f);
+		assert_non_null(fgets(got, sizeof(got), f));
+		fclose(f);
+		assert_string_equal(got, "root-owned original\n");
+	}
+	mkpath(target, "newdir", p, sizeof(p));
+	assert_int_equal(access(p, F_OK), -1);
+	/* the plain paths still work */
+	assert_int_equal(tfs_write(fx->tfs, "options/stackmap", "1"), 0);
+	assert_string_equal(get(fx, "options/stackmap"), "1");
+	assert_int_equal(tfs_mkdir(fx->tfs, "instances/x"), 0);
+	assert_true(tfs_exists(fx->tfs, "instances/x"));
+	assert_int_equal(tfs_rmdir(fx->tfs, "instances/x"), 0);
+}
+
+static void plant(struct fx *fx, char *target, size_t size)
+{
+	char p[256];
+
+	snprintf(target, size, "%s-target", fx->root);
+	assert_int_equal(mkdir(target, 0755), 0);
+	put(target, "enable", "root-owned original\n");
+	mkpath(fx->root, "events", p, sizeof(p));
+	assert_int_equal(mkdir(p, 0755), 0);
+	mkpath(fx->root, "events/sched", p, sizeof(p));
+	assert_int_equal(symlink(target, p), 0);
+	mkpath(target, "enable", p, sizeof(p));
+	mkpath(fx->root, "options/link", p + 128, sizeof(p) - 128);
+	assert_int_equal(symlink(p, p + 128), 0);
+}
+
+static void unplant(const char *target)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", target);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_tfs_no_symlink(void **state)
+{
+	struct fx *fx = *state;
+	char target[128];
+
+	plant(fx, target, sizeof(target));
+	check_no_symlink(fx, target);
+	unplant(target);
+}
+
+/* leftovers of killed runs: a journal being saved, an old top-level lock file */
+static void test_state_recover_housekeeping(void **state)
+{
+	struct fx *fx = *state;
+	char path[256];
+	int n = -1;
+
+	snprintf(path, sizeof(path), "%s/999994.journal.tmp", fx->run);
+	put(fx->run, "999994.journal.tmp", "stacktop-journal 1\n");
+	put(fx->run, "top-2a-1.lock", "999993\n");
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/top-2a-1.lock", fx->run);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/* a refused directory is not "could not undo": recovery has nothing to say */
+static void test_state_recover_unsafe_rundir_quiet(void **state)
+{
+	struct fx *fx = *state;
+	char open_dir[128];
+	int n = -1;
+
+	snprintf(open_dir, sizeof(open_dir), "%s-open", fx->root);
+	assert_int_equal(mkdir(open_dir, 0700), 0);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_int_equal(state_recover(fx->tfs, open_dir, &n), 0);
+	assert_int_equal(n, 0);
+	rmdir(open_dir);
+}
+
+/* a full disk reads as one, and a failed start leaves no file behind */
+static void test_state_full_disk(void **state)
+{
+	struct fx *fx = *state;
+	char mnt[128], path[256], buf[4096];
+	struct state *st;
+	struct dirent *de;
+	int fd, files = 0;
+	DIR *d;
+
+	if (geteuid() != 0)
+		skip();
+	snprintf(mnt, sizeof(mnt), "%s-full", fx->root);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0700") < 0) {
+		rmdir(mnt);
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/fill", mnt);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	memset(buf, 'x', sizeof(buf));
+	while (write(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	assert_int_equal(state_open(fx->tfs, mnt, &st), -ENOSPC);
+	d = opendir(mnt);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, "fill"))
+			files++;
+	closedir(d);
+	assert_int_equal(files, 0);
+	umount2(mnt, MNT_DETACH);
+	rmdir(mnt);
+}
+
+/* the top-level claim holds across journal directories and leaves no file */
+static void test_state_lock_top_any_rundir(void **state)
+{
+	struct fx *fx = *state;
+	char run2[128], c;
+	int go[2], done[2], status, owner = -1, files = 0;
+	struct state *st;
+	struct dirent *de;
+	pid_t pid;
+	DIR *d;
+
+	snprintf(run2, sizeof(run2), "%s-run2", fx->root);
+	assert_int_equal(mkdir(run2, 0700), 0);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct state *cst;
+		int o;
+
+		/* the parent's ends: a failed parent must not leave us waiting */
+		close(go[0]);
+		close(done[1]);
+		if (state_open(fx->tfs, fx->run, &cst) || state_lock_top(cst, &o))
+			_exit(1);
+		if (write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(1);
+		state_restore(cst);
+		state_free(cst);
+		_exit(0);
+	}
+	close(go[1]);
+	close(done[0]);
+	assert_int_equal(read(go[0], &c, 1), 1);
+	assert_int_equal(state_open(fx->tfs, run2, &st), 0);
+	assert_int_equal(state_lock_top(st, &owner), -EBUSY);
+	assert_int_equal(owner, pid);
+	assert_int_equal(write(done[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(state_lock_top(st, &owner), 0);
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	d = opendir(fx->run);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			files++;
+	closedir(d);
+	assert_int_equal(files, 0);
+	rmdir(run2);
+}
+
+static void test_tfs_no_symlink_walk(void **state)
+{
+	struct fx *fx = *state;
+	char target[128];
+
+	plant(fx, target, sizeof(target));
+	tfs_test_disable_openat2();
+	check_no_symlink(fx, target);
+	unplant(target);
+}
+
+/* the fatal-signal restore: a directory swapped for a symlink after the journal entry */
+static void test_state_emergency_no_symlink(void **state)
+{
+	struct fx *fx = *state;
+	char target[128], p[256], got[64] = "";
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(target, sizeof(target), "%s-target", fx->root);
+	assert_int_equal(mkdir(target, 0755), 0);
+	put(target, "enable", "root-owned original\n");
+	mkpath(fx->root, "events", p, sizeof(p));
+	assert_int_equal(mkdir(p, 0755), 0);
+	mkpath(fx->root, "events/sched", p, sizeof(p));
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(fx->root, "events/sched/enable", "0\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct state *st;
+		char cmd[512];
+
+		if (state_open(fx->tfs, fx->run, &st) || state_write(st, "events/sched/enable", "1"))
+			_exit(1);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/events/sched' && ln -s '%s' '%s/events/sched'",
+			 fx->root, target, fx->root);
+		if (system(cmd) != 0)
+			_exit(2);
+		state_emergency_restore();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	mkpath(target, "enable", p, sizeof(p));
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "root-owned original\n");
+	unplant(target);
+}
+
+/* roots another user could change: refused, as is a journal naming one */
+static void test_tfs_refuses_unsafe_root(void **state)
+{
+	struct fx *fx = *state;
+	char dir[128], path[256], got[64] = "";
+	struct tfs *t;
+	FILE *f;
+	int n = -1;
+
+	if (geteuid() != 0)
+		skip();
+	snprintf(dir, sizeof(dir), "%s-nobody", fx->root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	mkpath(dir, "options", path, sizeof(path));
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(dir, "options/stackmap", "keep\n");
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	assert_int_equal(tfs_open(dir, &t), -EPERM);
+	/* root-owned but group/world-writable */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(tfs_open(dir, &t), -EPERM);
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(tfs_open(dir, &t), -EPERM);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(tfs_open(dir, &t), 0);
+	tfs_close(t);
+
+	/* a dead run's journal that names the unsafe root: not replayed, kept */
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/999995.journal", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "stacktop-journal 1\npid 999995\nroot ");
+	for (const char *p = dir; *p; p++)
+		fprintf(f, "%02x", (unsigned char)*p);
+	fprintf(f, "\nW 6f7074696f6e732f737461636b6d6170 30\n"); /* options/stackmap = 0 */
+	fclose(f);
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(access(path, F_OK), 0);
+	mkpath(dir, "options/stackmap", path, sizeof(path));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "keep\n");
+
+	/* a safe root, but the recorded path now leads there through a symlink */
+	{
+		char link[160];
+
+		assert_int_equal(chown(dir, 0, 0), 0);
+		snprintf(link, sizeof(link), "%s-link", dir);
+		assert_int_equal(symlink(dir, link), 0);
+		snprintf(path, sizeof(path), "%s/999995.journal", fx->run);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "stacktop-journal 1\npid 999995\nroot ");
+		for (const char *p = link; *p; p++)
+			fprintf(f, "%02x", (unsigned char)*p);
+		fprintf(f, "\nW 6f7074696f6e732f737461636b6d6170 30\n");
+		fclose(f);
+		assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+		assert_int_equal(n, 0);
+		assert_int_equal(access(path, F_OK), 0);
+		unlink(link);
+	}
+	mkpath(dir, "options/stackmap", path, sizeof(path));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "keep\n");
+	unplant(dir);
 }
 
 int main(void)
@@ -331,6 +674,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_recover_leftovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_refuses_unsafe_rundir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_export_create_file_safe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tfs_no_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_emergency_no_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tfs_refuses_unsafe_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_housekeeping, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_unsafe_rundir_quiet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_full_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_lock_top_any_rundir, setup, teardown),
+		/* last: it turns openat2() off for the rest of the process */
+		cmocka_unit_test_setup_teardown(test_tfs_no_symlink_walk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,56 @@ expect_fail 2 "bad delay" "$STACKTOP" -b -d abc
 expect_fail 2 "bad --mode" "$STACKTOP" -b --mode fast
 expect_fail 2 "bad CPU list" "$STACKTOP" -b -C 3-1
 expect_fail 2 "unrecognized option" "$STACKTOP" --bogus
+expect_fail 2 "too many pids in '1-2000' (at most 1024 in all)" "$STACKTOP" -b -p 1-2000
+expect_fail 2 "too many CPUs in '0-5000' (at most 1024 in all)" "$STACKTOP" -b -C 0-5000
+
+# a --tracefs tree another user controls, with a symlink planted towards a
+# root-owned file: refused before anything is read or written
+victim=$WORK/victim
+mkdir -p "$victim/events/sched/sched_switch" "$WORK/evil/events"
+echo "root-owned original" > "$victim/events/sched/sched_switch/enable"
+cp "$T/events/header_page" "$WORK/evil/events/header_page"
+ln -s "$victim/events/sched" "$WORK/evil/events/sched"
+chown -R 65534:65534 "$WORK/evil"
+expect_fail 1 "refusing --tracefs $WORK/evil: neither tracefs nor a root-owned directory only root can write" \
+	"$STACKTOP" -b -n 1 -e sched:sched_switch --tracefs "$WORK/evil"
+chown -R 0:0 "$WORK/evil"
+chmod 0777 "$WORK/evil"
+expect_fail 1 "refusing --tracefs" "$STACKTOP" -b -n 1 -e sched:sched_switch --tracefs "$WORK/evil"
+[ "$(cat "$victim/events/sched/sched_switch/enable")" = "root-owned original" ] ||
+	fail "a refused --tracefs tree still wrote through its symlink"
+
+# a refused journal directory: one clear error, no "could not undo" line
+mkdir -m 0777 "$WORK/openrun"
+chmod 0777 "$WORK/openrun"
+expect_fail 1 "cannot keep a restore journal in $WORK/openrun: Operation not permitted" \
+	"$STACKTOP" -b -n 1 --rundir "$WORK/openrun"
+! grep -q "could not undo" "$WORK/err" || { cat "$WORK/err"; fail "a refused rundir reads as a failed recovery"; }
+
+# a full disk says so, and leaves nothing behind
+mkdir -m 0700 "$WORK/fullrun"
+if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$WORK/fullrun" 2>/dev/null; then
+	dd if=/dev/zero of="$WORK/fullrun/fill" bs=4k 2>/dev/null
+	"$STACKTOP" -b -n 1 --rundir "$WORK/fullrun" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	left=$(ls "$WORK/fullrun" | grep -v '^fill$')
+	umount "$WORK/fullrun" # before any fail: the cleanup removes $WORK
+	[ "$rc" = 1 ] || { cat "$WORK/err"; fail "full rundir: exit $rc, expected 1"; }
+	grep -q "cannot keep a restore journal in $WORK/fullrun: No space left on device" "$WORK/err" ||
+		{ cat "$WORK/err"; fail "a full rundir does not say so"; }
+	[ -z "$left" ] || fail "a failed start left $left in the journal directory"
+	echo "ok: a full journal directory says 'No space left on device'"
+fi
+
+# --kallsyms that never ends or never opens: a warning at once, no hang
+mkfifo "$WORK/fifo"
+for ks in /dev/zero "$WORK/fifo"; do
+	timeout 60 "$STACKTOP" -b -n 1 -d 0.1 --top 1 --kallsyms "$ks" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	[ "$rc" = 0 ] || { cat "$WORK/err"; fail "--kallsyms $ks: exit $rc (124: it hung)"; }
+	grep -q "cannot read $ks: not a regular file" "$WORK/err" ||
+		{ cat "$WORK/err"; fail "--kallsyms $ks: no clear warning"; }
+done
 
 # not root: a clear message, nothing touched
 if command -v setpriv > /dev/null; then

@@ -16,7 +16,8 @@ set -eu
 T=${1:-/sys/kernel/tracing}
 EVENTS="sched/sched_switch sched/sched_wakeup sched/sched_waking
 kmem/kmalloc kmem/kfree irq/irq_handler_entry irq/irq_handler_exit
-timer/hrtimer_expire_entry ftrace/kernel_stack ftrace/user_stack"
+timer/hrtimer_expire_entry ftrace/kernel_stack ftrace/user_stack
+ftrace/function"
 
 # Print file $1 as a C string literal named $2, split in 64-byte chunks.
 emit() {

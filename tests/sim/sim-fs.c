@@ -103,11 +103,11 @@ enum kind {
 	K_TRACING_ON = K_FIRST_FILE, K_TRACE_OPTIONS, K_SET_EVENT, K_BUFFER_SIZE, K_BUFFER_TOTAL,
 	K_SUBBUF, K_BUFFER_PERCENT, K_CURRENT_TRACER, K_AVAIL_TRACERS, K_TRACE_CLOCK, K_TRACE,
 	K_TRACE_PIPE, K_TIMESTAMP_MODE, K_CPUMASK, K_ERROR_LOG, K_STUB, K_FREE_BUFFER,
-	K_TRACE_MARKER,
+	K_TRACE_MARKER, K_FTRACE_FILTER, K_FTRACE_NOTRACE,
 	/* top-level only */
 	K_README, K_AVAIL_EVENTS, K_AVAIL_FUNCS, K_PRINTK_FORMATS, K_SAVED_CMDLINES,
 	K_SAVED_CMDLINES_SIZE, K_SAVED_TGIDS, K_TRACING_THRESH, K_STACK_MAP, K_STACK_MAP_STAT,
-	K_STACK_MAP_BIN,
+	K_STACK_MAP_BIN, K_DYN_EVENTS, K_KPROBE_EVENTS,
 	/* elsewhere */
 	K_OPTION, K_CPU_RAW, K_CPU_STATS, K_CPU_TRACE, K_CPU_PIPE, K_CPU_SIZE,
 	K_EV_ALL_ENABLE, K_HEADER_PAGE, K_HEADER_EVENT, K_SYS_ENABLE, K_SYS_FILTER,
@@ -137,10 +137,12 @@ static const struct node_def root_nodes[] = {
 	{ "buffer_subbuf_size_kb", K_SUBBUF, 0640, 0 },
 	{ "buffer_total_size_kb", K_BUFFER_TOTAL, 0440, 0 },
 	{ "current_tracer", K_CURRENT_TRACER, 0640, 0 },
+	{ "dynamic_events", K_DYN_EVENTS, 0640, F_TOP },
 	{ "error_log", K_ERROR_LOG, 0640, 0 },
 	{ "events", K_EVENTS, 0755, 0 },
 	{ "free_buffer", K_FREE_BUFFER, 0200, 0 },
 	{ "instances", K_INSTANCES, 0750, F_TOP },
+	{ "kprobe_events", K_KPROBE_EVENTS, 0640, F_TOP },
 	{ "options", K_OPTIONS, 0750, 0 },
 	{ "per_cpu", K_PER_CPU, 0750, 0 },
 	{ "printk_formats", K_PRINTK_FORMATS, 0440, F_TOP },
@@ -150,8 +152,8 @@ static const struct node_def root_nodes[] = {
 	{ "set_event", K_SET_EVENT, 0640, 0 },
 	{ "set_event_notrace_pid", K_STUB, 0640, 0 },
 	{ "set_event_pid", K_STUB, 0640, 0 },
-	{ "set_ftrace_filter", K_STUB, 0640, 0 },
-	{ "set_ftrace_notrace", K_STUB, 0640, 0 },
+	{ "set_ftrace_filter", K_FTRACE_FILTER, 0640, 0 },
+	{ "set_ftrace_notrace", K_FTRACE_NOTRACE, 0640, 0 },
 	{ "set_ftrace_pid", K_STUB, 0640, 0 },
 	{ "stack_map", K_STACK_MAP, 0640, F_TOP | F_MAP },
 	{ "stack_map_bin", K_STACK_MAP_BIN, 0440, F_TOP | F_MAP },
@@ -200,7 +202,7 @@ struct loc {
 	struct sim_inst *in;
 	int cpu;
 	int sys;
-	int ev;		/* < SIM_EV_MAX: ordinary event; SIM_EV_MAX + fev: ftrace */
+	int ev;		/* < SIM_NEV: ordinary or kprobe event; SIM_FEV_BASE + fev: ftrace */
 	int opt;
 };
 
@@ -235,14 +237,49 @@ static bool option_visible(int i, const struct sim_inst *in)
 	return true;
 }
 
+/* Event indexes: see SIM_NEV; a kprobe slot that is not live has no name. */
+#define NEVIDX (SIM_FEV_BASE + SIM_FEV_MAX)
+
 static const char *ev_sys(int ev)
 {
-	return ev < SIM_EV_MAX ? sim_events[ev].sys : sim_fevents[ev - SIM_EV_MAX].sys;
+	if (ev < SIM_EV_MAX)
+		return sim_events[ev].sys;
+	if (ev < SIM_NEV)
+		return sim.kprobes[ev - SIM_EV_MAX].live ? sim.kprobes[ev - SIM_EV_MAX].group : "";
+	return sim_fevents[ev - SIM_FEV_BASE].sys;
 }
 
 static const char *ev_name(int ev)
 {
-	return ev < SIM_EV_MAX ? sim_events[ev].name : sim_fevents[ev - SIM_EV_MAX].name;
+	if (ev < SIM_EV_MAX)
+		return sim_events[ev].name;
+	if (ev < SIM_NEV)
+		return sim.kprobes[ev - SIM_EV_MAX].live ? sim.kprobes[ev - SIM_EV_MAX].name : "";
+	return sim_fevents[ev - SIM_FEV_BASE].name;
+}
+
+static bool ev_live(int ev)
+{
+	return ev < SIM_EV_MAX || ev >= SIM_NEV || sim.kprobes[ev - SIM_EV_MAX].live;
+}
+
+/* Systems: the static ones, then one per kprobe slot (its group, if new). */
+static const char *sys_name(int sys)
+{
+	return sys < (int)NSYS ? systems[sys] : sim.kprobes[sys - NSYS].group;
+}
+
+static int sys_find(const char *name)
+{
+	int k;
+
+	for (k = 0; k < (int)NSYS; k++)
+		if (!strcmp(systems[k], name))
+			return k;
+	for (k = 0; k < SIM_MAX_KPROBES; k++)
+		if (sim.kprobes[k].live && !strcmp(sim.kprobes[k].group, name))
+			return (int)NSYS + k;
+	return -1;
 }
 
 static struct sim_inst *inst_find(const char *name)
@@ -351,9 +388,7 @@ static int resolve(const char *path, struct loc *l)
 				return 0;
 			}
 		}
-		for (k = 0; k < (int)NSYS; k++)
-			if (!strcmp(systems[k], c[i]))
-				l->sys = k;
+		l->sys = sys_find(c[i]);
 		if (l->sys < 0)
 			return -ENOENT;
 		l->kind = K_SYS;
@@ -366,8 +401,9 @@ static int resolve(const char *path, struct loc *l)
 			l->mode = 0640;
 			return 0;
 		}
-		for (k = 0; k < SIM_EV_MAX + SIM_FEV_MAX; k++)
-			if (!strcmp(ev_sys(k), systems[l->sys]) && !strcmp(ev_name(k), c[i]))
+		for (k = 0; k < NEVIDX; k++)
+			if (ev_live(k) && !strcmp(ev_sys(k), sys_name(l->sys)) &&
+			    !strcmp(ev_name(k), c[i]))
 				l->ev = k;
 		if (l->ev < 0)
 			return -ENOENT;
@@ -379,8 +415,9 @@ static int resolve(const char *path, struct loc *l)
 			return -ENOENT;
 		if (lookup_def(event_nodes, sizeof(event_nodes) / sizeof(event_nodes[0]), c[i], l))
 			return -ENOENT;
-		/* ftrace-internal entries only have a format file. */
-		if (l->ev >= SIM_EV_MAX && l->kind != K_EV_FORMAT)
+		/* ftrace-internal entries only have a format file (function: and id) */
+		if (l->ev >= SIM_NEV && l->kind != K_EV_FORMAT &&
+		    !(l->ev == SIM_FEV_BASE + SIM_FEV_FUNCTION && l->kind == K_EV_ID))
 			return -ENOENT;
 		return 0;
 	default:
@@ -405,8 +442,8 @@ static const char *enable_state(const struct sim_inst *in, int sys)
 {
 	int k, on = 0, all = 0;
 
-	for (k = 0; k < SIM_EV_MAX; k++) {
-		if (sys >= 0 && strcmp(sim_events[k].sys, systems[sys]))
+	for (k = 0; k < SIM_NEV; k++) {
+		if (!ev_live(k) || (sys >= 0 && strcmp(ev_sys(k), sys_name(sys))))
 			continue;
 		all++;
 		on += in->enabled[k];
@@ -432,6 +469,7 @@ static void render_control(struct sbuf *sb)
 	sbuf_printf(sb, "seed: %llu\n", (unsigned long long)sim.cfg.seed);
 	sbuf_printf(sb, "swap: %d\n", sim.cfg.swap);
 	sbuf_printf(sb, "stacks: %u\n", sim.nstacks);
+	sbuf_printf(sb, "func_stacks: %u\n", sim.nfstacks);
 	sbuf_printf(sb, "text_base: 0x%llx\n", (unsigned long long)sim.syms.text_base);
 	sbuf_printf(sb, "fired: %llu\n", (unsigned long long)sim.fired);
 	sbuf_printf(sb, "emitted: %llu\n", (unsigned long long)sim.emitted);
@@ -462,7 +500,8 @@ static void render(const struct loc *l, struct sbuf *sb)
 		break;
 	case K_TRACE_OPTIONS:
 		for (i = 0; i < sim_noptions; i++) {
-			if (sim_options[i].flags & SIM_OPT_DIR_ONLY)
+			/* tracer options: listed while their tracer is current */
+			if ((sim_options[i].flags & SIM_OPT_DIR_ONLY) && strcmp(in->tracer, "function"))
 				continue;
 			if ((sim_options[i].flags & SIM_OPT_STACKMAP) && sim.hidden_opt)
 				continue;
@@ -473,9 +512,9 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "%d\n", in->opts[l->opt]);
 		break;
 	case K_SET_EVENT:
-		for (k = 0; k < SIM_EV_MAX; k++)
-			if (in->enabled[k])
-				sbuf_printf(sb, "%s:%s\n", sim_events[k].sys, sim_events[k].name);
+		for (k = 0; k < SIM_NEV; k++)
+			if (ev_live(k) && in->enabled[k])
+				sbuf_printf(sb, "%s:%s\n", ev_sys(k), ev_name(k));
 		break;
 	case K_BUFFER_SIZE:
 		for (i = 1; i < sim.cfg.cpus; i++)
@@ -509,7 +548,7 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "%s\n", in->tracer);
 		break;
 	case K_AVAIL_TRACERS:
-		sbuf_printf(sb, "nop\n");
+		sbuf_printf(sb, "function nop\n");
 		break;
 	case K_TRACE_CLOCK:
 		for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
@@ -532,8 +571,19 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "%llx\n", (unsigned long long)((sim.cfg.cpus >= 64) ? ~0ULL :
 							       (1ULL << sim.cfg.cpus) - 1));
 		break;
-	case K_STUB:
 	case K_ERROR_LOG:
+		if (in->errlog.len)
+			sbuf_add(sb, in->errlog.p, in->errlog.len);
+		break;
+	case K_FTRACE_FILTER:
+	case K_FTRACE_NOTRACE:
+		sim_render_func_filter(in, l->kind == K_FTRACE_NOTRACE, sb);
+		break;
+	case K_DYN_EVENTS:
+	case K_KPROBE_EVENTS:
+		sim_render_dynevents(sb);
+		break;
+	case K_STUB:
 	case K_PRINTK_FORMATS:
 	case K_SAVED_TGIDS:
 		break;
@@ -547,14 +597,15 @@ static void render(const struct loc *l, struct sbuf *sb)
 			    "RFC v%d kernel)\n", sim.cfg.abi);
 		break;
 	case K_AVAIL_EVENTS:
-		for (k = 0; k < SIM_EV_MAX; k++)
-			sbuf_printf(sb, "%s:%s\n", sim_events[k].sys, sim_events[k].name);
+		for (k = 0; k < SIM_NEV; k++)
+			if (ev_live(k))
+				sbuf_printf(sb, "%s:%s\n", ev_sys(k), ev_name(k));
 		break;
 	case K_AVAIL_FUNCS:
 		for (i = 0; i < sim.syms.n; i++) {
 			const struct sim_sym *y = &sim.syms.v[i];
 
-			if (y->type != 'T' && y->type != 't')
+			if (!sim_sym_traceable((int)i))
 				continue;
 			if (y->mod)
 				sbuf_printf(sb, "%s [%s]\n", y->name, y->mod);
@@ -599,22 +650,21 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "%d\n", in->enabled[l->ev]);
 		break;
 	case K_EV_FILTER:
-		sbuf_printf(sb, "%s\n", in->filter[l->ev]);
+		sim_render_filter(in, l->ev, sb);
 		break;
 	case K_EV_FORMAT:
-		if (l->ev == SIM_EV_MAX + SIM_FEV_STACK_ID)
+		if (l->ev == SIM_FEV_BASE + SIM_FEV_STACK_ID)
 			render_stack_id_format(sb);
-		else if (l->ev < SIM_EV_MAX)
-			sbuf_printf(sb, "%s", sim_events[l->ev].format);
 		else
-			sbuf_printf(sb, "%s", sim_fevents[l->ev - SIM_EV_MAX].format);
+			sbuf_printf(sb, "%s", sim_event_format(l->ev));
 		break;
 	case K_EV_ID:
-		sbuf_printf(sb, "%d\n", sim_events[l->ev].id);
+		sbuf_printf(sb, "%d\n", l->ev < SIM_EV_MAX ? sim_events[l->ev].id :
+			    l->ev < SIM_NEV ? sim.kprobes[l->ev - SIM_EV_MAX].id :
+			    sim_fevents[l->ev - SIM_FEV_BASE].id);
 		break;
 	case K_EV_TRIGGER:
-		sbuf_printf(sb, "# Available triggers:\n"
-			    "# traceon traceoff snapshot stacktrace enable_event disable_event\n");
+		sim_render_trigger(in, l->ev, sb);
 		break;
 	case K_SIM_CONTROL:
 		render_control(sb);
@@ -700,14 +750,19 @@ static int write_trace_options(struct sim_inst *in, const char *buf, size_t len)
 	idx = sim_option_index(p);
 	if (idx < 0)
 		return -EINVAL;
+	/* trace_options reaches only the current tracer's options */
+	if ((sim_options[idx].flags & SIM_OPT_DIR_ONLY) && strcmp(in->tracer, "function"))
+		return -EINVAL;
 	return set_option(in, idx, on);
 }
 
 static bool ev_match(int k, const char *sys, const char *ev)
 {
-	if (sys && strcmp(sys, "*") && strcmp(sys, sim_events[k].sys))
+	if (!ev_live(k))
 		return false;
-	if (ev && *ev && strcmp(ev, "*") && strcmp(ev, sim_events[k].name))
+	if (sys && strcmp(sys, "*") && strcmp(sys, ev_sys(k)))
+		return false;
+	if (ev && *ev && strcmp(ev, "*") && strcmp(ev, ev_name(k)))
 		return false;
 	return true;
 }
@@ -736,7 +791,7 @@ static int write_set_event(struct sim_inst *in, const char *buf, size_t len)
 			sys = tok;
 			ev = colon + 1;
 		}
-		for (k = 0; k < SIM_EV_MAX; k++) {
+		for (k = 0; k < SIM_NEV; k++) {
 			if (!ev_match(k, sys, ev))
 				continue;
 			in->enabled[k] = on;
@@ -757,10 +812,10 @@ static int write_enable(struct sim_inst *in, int sys, int ev, const char *buf, s
 
 	if (parse_ulong(buf, len, &v) || v > 1)
 		return -EINVAL;
-	for (k = 0; k < SIM_EV_MAX; k++) {
-		if (ev >= 0 && k != ev)
+	for (k = 0; k < SIM_NEV; k++) {
+		if (!ev_live(k) || (ev >= 0 && k != ev))
 			continue;
-		if (sys >= 0 && strcmp(sim_events[k].sys, systems[sys]))
+		if (sys >= 0 && strcmp(ev_sys(k), sys_name(sys)))
 			continue;
 		in->enabled[k] = v;
 	}
@@ -923,6 +978,9 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 	unsigned int i;
 	int ret = 0;
 
+	/* a kprobe event removed while one of its files was open */
+	if (l->ev >= 0 && l->ev < SIM_NEV && !ev_live(l->ev))
+		return -ENODEV;
 	switch (l->kind) {
 	case K_TRACING_ON:
 		if (parse_ulong(buf, len, &v))
@@ -963,10 +1021,28 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 			return -EINVAL;
 		in->buffer_percent = (unsigned int)v;
 		return 0;
-	case K_CURRENT_TRACER:
-		if (len < 3 || strncmp(buf, "nop", 3) || (len > 3 && buf[3] != '\n'))
-			return -EINVAL;
-		return 0;
+	case K_CURRENT_TRACER: {
+		size_t n = len;
+
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+			n--;
+		if ((n == 3 && !strncmp(buf, "nop", 3)) || (n == 8 && !strncmp(buf, "function", 8))) {
+			/* a new tracer's tracer_init() resets the instance's buffers */
+			if (strlen(in->tracer) != n || strncmp(in->tracer, buf, n))
+				sim_inst_clear(in);
+			snprintf(in->tracer, sizeof(in->tracer), "%.*s", (int)n, buf);
+			return 0;
+		}
+		return -EINVAL;
+	}
+	case K_FTRACE_FILTER:
+	case K_FTRACE_NOTRACE:
+		return sim_write_func_filter(in, l->kind == K_FTRACE_NOTRACE, buf, len);
+	case K_DYN_EVENTS:
+	case K_KPROBE_EVENTS:
+		return sim_write_dynevents(l->kind == K_KPROBE_EVENTS, buf, len);
+	case K_EV_TRIGGER:
+		return sim_write_trigger(in, l->ev, buf, len);
 	case K_TRACE_CLOCK:
 		for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 			size_t n = strlen(clocks[i]);
@@ -987,16 +1063,11 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 	case K_STACK_MAP:
 		return write_stack_map(buf, len);
 	case K_EV_FILTER:
-		snprintf(in->filter[l->ev], sizeof(in->filter[l->ev]), "%.*s", (int)strcspn(buf, "\n"),
-			 buf);
-		if (!strcmp(in->filter[l->ev], "0") || !in->filter[l->ev][0])
-			snprintf(in->filter[l->ev], sizeof(in->filter[l->ev]), "none");
-		return 0;
+		return sim_write_filter(in, l->ev, buf, len);
 	case K_SIM_CONTROL:
 		return write_control(buf, len);
 	case K_STUB:
 	case K_SYS_FILTER:
-	case K_EV_TRIGGER:
 	case K_TRACE_MARKER:
 	case K_FREE_BUFFER:
 	case K_ERROR_LOG:
@@ -1011,11 +1082,24 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 }
 
 /* O_TRUNC on open, or truncate(): what "> file" does in tracefs. */
-static void do_truncate(const struct loc *l)
+static int do_truncate(const struct loc *l)
 {
 	unsigned int k;
 
 	switch (l->kind) {
+	case K_FTRACE_FILTER:
+	case K_FTRACE_NOTRACE:
+		sim_clear_func_filter(l->in, l->kind == K_FTRACE_NOTRACE);
+		break;
+	case K_DYN_EVENTS:
+	case K_KPROBE_EVENTS:
+		return sim_clear_dynevents(l->kind == K_KPROBE_EVENTS);
+	case K_EV_TRIGGER:
+		sim_trigger_clear(l->in, l->ev);
+		break;
+	case K_ERROR_LOG:
+		sbuf_free(&l->in->errlog);
+		break;
 	case K_TRACE:
 		sim_inst_clear(l->in);
 		break;
@@ -1023,12 +1107,13 @@ static void do_truncate(const struct loc *l)
 		ring_clear(&l->in->ring[l->cpu]);
 		break;
 	case K_SET_EVENT:
-		for (k = 0; k < SIM_EV_MAX; k++)
+		for (k = 0; k < SIM_NEV; k++)
 			l->in->enabled[k] = false;
 		break;
 	default:
 		break;
 	}
+	return 0;
 }
 
 /* ---- FUSE callbacks --------------------------------------------------------- */
@@ -1134,19 +1219,23 @@ static int sim_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		fill(buf, "header_page", NULL, 0, 0);
 		for (i = 0; i < NSYS; i++)
 			fill(buf, systems[i], NULL, 0, 0);
+		for (k = 0; k < SIM_MAX_KPROBES; k++)
+			if (sim.kprobes[k].live && sys_find(sim.kprobes[k].group) == (int)NSYS + k)
+				fill(buf, sim.kprobes[k].group, NULL, 0, 0);
 		break;
 	case K_SYS:
 		if (l.sys != 0) {
 			fill(buf, "enable", NULL, 0, 0);
 			fill(buf, "filter", NULL, 0, 0);
 		}
-		for (k = 0; k < SIM_EV_MAX + SIM_FEV_MAX; k++)
-			if (!strcmp(ev_sys(k), systems[l.sys]))
+		for (k = 0; k < NEVIDX; k++)
+			if (ev_live(k) && !strcmp(ev_sys(k), sys_name(l.sys)))
 				fill(buf, ev_name(k), NULL, 0, 0);
 		break;
 	case K_EVENT:
 		for (i = 0; i < sizeof(event_nodes) / sizeof(event_nodes[0]); i++)
-			if (l.ev < SIM_EV_MAX || event_nodes[i].kind == K_EV_FORMAT)
+			if (l.ev < SIM_NEV || event_nodes[i].kind == K_EV_FORMAT ||
+			    (l.ev == SIM_FEV_BASE + SIM_FEV_FUNCTION && event_nodes[i].kind == K_EV_ID))
 				fill(buf, event_nodes[i].name, NULL, 0, 0);
 		break;
 	default:
@@ -1179,8 +1268,12 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 		ret = -EACCES;
 		goto fail;
 	}
-	if (fi->flags & O_TRUNC)
-		do_truncate(&fh->loc);
+	if (fi->flags & O_TRUNC) {
+		sim.cfg_gen++;
+		ret = do_truncate(&fh->loc);
+		if (ret)
+			goto fail;
+	}
 	if (acc != O_WRONLY && fh->loc.kind != K_CPU_RAW && fh->loc.kind != K_TRACE_PIPE &&
 	    fh->loc.kind != K_CPU_PIPE)
 		render(&fh->loc, &fh->content);
@@ -1280,6 +1373,7 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 	if (!(fh->loc.mode & 0222))
 		return -EINVAL;
 	pthread_mutex_lock(&sim.lock);
+	sim.cfg_gen++;
 	ret = do_write(&fh->loc, buf, size);
 	pthread_mutex_unlock(&sim.lock);
 	return ret ? ret : (int)size;
@@ -1294,8 +1388,10 @@ static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	ret = resolve(path, &l);
 	if (!ret && is_dir(l.kind))
 		ret = -EISDIR;
-	if (!ret)
-		do_truncate(&l);
+	if (!ret) {
+		sim.cfg_gen++;
+		ret = do_truncate(&l);
+	}
 	pthread_mutex_unlock(&sim.lock);
 	return ret;
 }
@@ -1354,6 +1450,7 @@ static int sim_mkdir(const char *path, mode_t mode)
 	for (pp = &sim.insts; *pp; pp = &(*pp)->next)
 		;
 	*pp = in;
+	sim.cfg_gen++;
 out:
 	pthread_mutex_unlock(&sim.lock);
 	return ret;
@@ -1380,6 +1477,7 @@ static int sim_rmdir(const char *path)
 	for (pp = &sim.insts; *pp != in; pp = &(*pp)->next)
 		;
 	*pp = in->next;
+	sim.cfg_gen++;
 	for (i = 0; i < sim.cfg.cpus; i++) {
 		if (in->ring[i].ph)
 			fuse_pollhandle_destroy(in->ring[i].ph);

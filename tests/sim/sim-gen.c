@@ -45,6 +45,7 @@ const struct sim_event_def sim_fevents[SIM_FEV_MAX] = {
 	[SIM_FEV_KERNEL_STACK] = { "ftrace", "kernel_stack", 4, fmt_kernel_stack, 16, 0 },
 	[SIM_FEV_USER_STACK] = { "ftrace", "user_stack", 13, fmt_user_stack, 16, 0 },
 	[SIM_FEV_STACK_ID] = { "ftrace", "stack_id", 20, NULL, 12, 0 },
+	[SIM_FEV_FUNCTION] = { "ftrace", "function", 1, fmt_function, 24, 0 },
 };
 
 const char *const sim_header_page = fmt_header_page;
@@ -741,6 +742,7 @@ static int gen_stacks(void)
 		if (stack_exists(st, i) && tries < 100000)
 			continue;
 		st->cls = t->cls;
+		st->fsym = -1;
 		i++;
 		if (deep) {
 			/* The twin: same first 64 frames, another tail. */
@@ -749,6 +751,7 @@ static int gen_stacks(void)
 			unsigned int k;
 
 			*tw = *st;
+			tw->fsym = -1;
 			for (k = SIM_MAP_MAX_DEPTH; k < tw->nr; k++)
 				tw->ips[k] = h->addr + 9 + k;
 			i++;
@@ -782,7 +785,7 @@ static int gen_stacks(void)
 			sim.ev_cdf[i][k] /= sum;
 		sim.ev_nstacks[i] = cnt;
 	}
-	return 0;
+	return sim_gen_func_stacks();
 }
 
 /* ---- instances ---------------------------------------------------------- */
@@ -801,13 +804,13 @@ struct sim_inst *sim_inst_new(const char *name, bool top)
 	in->expanded = !top;
 	for (i = 0; i < sim_noptions; i++)
 		in->opts[i] = top ? sim_options[i].def_top : sim_options[i].def_inst;
-	for (i = 0; i < SIM_EV_MAX; i++)
-		snprintf(in->filter[i], sizeof(in->filter[i]), "none");
 	snprintf(in->tracer, sizeof(in->tracer), "nop");
 	snprintf(in->clock, sizeof(in->clock), "local");
 	in->buffer_percent = 50;
-	in->truth = calloc((size_t)sim.nstacks * SIM_EV_MAX, sizeof(*in->truth));
-	if (!in->truth) {
+	in->truth = calloc((size_t)sim.nall * SIM_TRUTH_COLS, sizeof(*in->truth));
+	if (!in->truth || sim_ftrace_inst_init(in)) {
+		sim_ftrace_inst_free(in);
+		free(in->truth);
 		free(in);
 		return NULL;
 	}
@@ -824,6 +827,7 @@ void sim_inst_free(struct sim_inst *in)
 		return;
 	for (i = 0; i < sim.cfg.cpus; i++)
 		ring_free(&in->ring[i]);
+	sim_ftrace_inst_free(in);
 	free(in->truth);
 	free(in);
 }
@@ -836,14 +840,20 @@ void sim_inst_clear(struct sim_inst *in)
 		ring_clear(&in->ring[i]);
 }
 
-bool sim_inst_fireable(enum sim_ev ev)
+/* Is @ev recorded (enabled) or watched (a trigger) where tracing is on? */
+bool sim_inst_fireable(int ev)
 {
 	struct sim_inst *in;
 
 	for (in = sim.insts; in; in = in->next)
-		if (in->tracing_on && in->enabled[ev])
+		if (in->tracing_on && (in->enabled[ev] || in->trig[ev].on))
 			return true;
 	return false;
+}
+
+static bool inst_function_on(const struct sim_inst *in)
+{
+	return in->tracing_on && !strcmp(in->tracer, "function");
 }
 
 /* ---- recording ---------------------------------------------------------- */
@@ -908,7 +918,7 @@ static const char *comm_of(unsigned int p)
 
 struct fire {
 	int cpu;
-	enum sim_ev ev;
+	int ev;		/* ordinary event, SIM_KP_EV(slot), or SIM_TRUTH_FUNC */
 	unsigned int stack;
 	unsigned int pidx;
 	uint8_t flags;
@@ -940,19 +950,43 @@ static unsigned int build_event(const struct fire *f, uint8_t *b)
 {
 	const struct sim_stack *st = &sim.stacks[f->stack];
 	unsigned int other = pick_pid('u');
-	unsigned int len = sim_events[f->ev].size;
+	unsigned int len;
 	static const char *const irqs[] = { "eth0-rx-0", "nvme0q1", "ahci[0000:00:1f.2]",
 					    "i8042", "acpi" };
 	const char *irqname;
+	unsigned int r;
 
 	memset(b, 0, 256);
+	if (f->ev == SIM_TRUTH_FUNC) {
+		/* ftrace/function: ip, parent_ip */
+		put_common(b, sim_fevents[SIM_FEV_FUNCTION].id, f);
+		put64(b, 8, sim.syms.v[st->fsym].addr);
+		put64(b, 16, st->ips[1]);
+		return sim_fevents[SIM_FEV_FUNCTION].size;
+	}
+	if (f->ev >= SIM_EV_MAX) {
+		const struct sim_kprobe *kp = &sim.kprobes[f->ev - SIM_EV_MAX];
+
+		put_common(b, kp->id, f);
+		if (kp->ret) {
+			put64(b, 8, sim.syms.v[kp->sym].addr);
+			put64(b, 16, st->ips[1]);
+		} else {
+			put64(b, 8, sim.syms.v[kp->sym].addr + kp->offset);
+		}
+		sim_kprobe_fill(kp, b);
+		return kp->size;
+	}
 	put_common(b, sim_events[f->ev].id, f);
+	len = sim_events[f->ev].size;
 	switch (f->ev) {
 	case SIM_EV_SCHED_SWITCH:
 		snprintf((char *)b + 8, 16, "%s", comm_of(f->pidx));
 		put32(b, 24, pid_of(f->pidx));
 		put32(b, 28, 120);
-		put64(b, 32, f->pidx < NPIDS ? 1 : 0);
+		/* prev_state: S, D or R (preempted); the idle task is R */
+		r = sim_rand() % 20;
+		put64(b, 32, f->pidx >= NPIDS ? 0 : r < 12 ? 1 : r < 15 ? 2 : 0);
 		snprintf((char *)b + 40, 16, "%s", comm_of(other));
 		put32(b, 56, pid_of(other));
 		put32(b, 60, 120);
@@ -1033,7 +1067,7 @@ static void record_stack(struct sim_inst *in, const struct fire *f, uint64_t ts)
 {
 	struct sim_stack *st = &sim.stacks[f->stack];
 	struct sim_ring *r = &in->ring[f->cpu];
-	int64_t tidx = (int64_t)f->stack * SIM_EV_MAX + f->ev;
+	int64_t tidx = (int64_t)f->stack * SIM_TRUTH_COLS + f->ev;
 	uint8_t b[16 + 8 * SIM_MAX_FRAMES];
 	unsigned int len;
 	int stackmap = sim_option_index("stackmap");
@@ -1094,25 +1128,104 @@ static unsigned int pick_stack(enum sim_ev ev)
 	return sim.ev_stacks[ev][lo];
 }
 
+#define FUNC_WEIGHT	40	/* the function tracer, against the events' weights */
+#define KPROBE_WEIGHT	10
+
+/*
+ * Candidate function stacks per function tracer (slot 0) and kprobe (1 + k),
+ * recomputed when the tree was written to (sim.cfg_gen moved).
+ */
+static unsigned int *cand[SIM_MAX_KPROBES + 1];
+static unsigned int ncand[SIM_MAX_KPROBES + 1];
+static uint64_t cand_gen[SIM_MAX_KPROBES + 1];
+
+/*
+ * The function stacks a function entry (@kp < 0) or kprobe @kp could come
+ * from: those entering a function some instance traces / the probed one.
+ */
+static unsigned int func_candidates(int kp)
+{
+	unsigned int s, n = 0, c = (unsigned int)(kp + 1);
+
+	if (cand_gen[c] == sim.cfg_gen + 1)
+		return ncand[c];
+	if (!cand[c]) {
+		cand[c] = malloc((sim.nfstacks + 1) * sizeof(*cand[c]));
+		if (!cand[c])
+			abort();
+	}
+	for (s = sim.nstacks; s < sim.nall; s++) {
+		const struct sim_stack *st = &sim.stacks[s];
+		const struct sim_inst *in;
+
+		if (kp >= 0) {
+			if (st->fsym == sim.kprobes[kp].sym)
+				cand[c][n++] = s;
+			continue;
+		}
+		for (in = sim.insts; in; in = in->next)
+			if (inst_function_on(in) && sim_func_traced(in, st->fsym))
+				break;
+		if (in)
+			cand[c][n++] = s;
+	}
+	ncand[c] = n;
+	cand_gen[c] = sim.cfg_gen + 1;
+	return n;
+}
+
+static bool kprobe_fireable(int k)
+{
+	return sim.kprobes[k].live && sim_inst_fireable(SIM_KP_EV(k)) && func_candidates(k);
+}
+
+static bool function_fireable(void)
+{
+	const struct sim_inst *in;
+
+	for (in = sim.insts; in; in = in->next)
+		if (inst_function_on(in))
+			return func_candidates(-1) > 0;
+	return false;
+}
+
+/* An event to fire: ordinary, SIM_KP_EV(k), SIM_TRUTH_FUNC, or -1. */
 static int pick_event(void)
 {
-	unsigned int total = 0, i;
+	unsigned int total = 0, i, w[SIM_TRUTH_COLS] = { 0 };
 	uint64_t r;
 
 	for (i = 0; i < SIM_EV_MAX; i++)
 		if (sim_inst_fireable(i) && sim.ev_nstacks[i])
-			total += sim_events[i].weight;
+			w[i] = sim_events[i].weight;
+	for (i = 0; i < SIM_MAX_KPROBES; i++)
+		if (kprobe_fireable((int)i))
+			w[SIM_KP_EV(i)] = KPROBE_WEIGHT;
+	if (function_fireable())
+		w[SIM_TRUTH_FUNC] = FUNC_WEIGHT;
+	for (i = 0; i < SIM_TRUTH_COLS; i++)
+		total += w[i];
 	if (!total)
 		return -1;
 	r = sim_rand() % total;
-	for (i = 0; i < SIM_EV_MAX; i++) {
-		if (!sim_inst_fireable(i) || !sim.ev_nstacks[i])
-			continue;
-		if (r < sim_events[i].weight)
+	for (i = 0; i < SIM_TRUTH_COLS; i++) {
+		if (r < w[i])
 			return (int)i;
-		r -= sim_events[i].weight;
+		r -= w[i];
 	}
 	return -1;
+}
+
+/* A function stack for a function entry or kprobe (more often the first ones). */
+static unsigned int pick_func_stack(int ev)
+{
+	int kp = ev == SIM_TRUTH_FUNC ? -1 : ev - SIM_EV_MAX;
+	unsigned int n = func_candidates(kp);
+	double u = sim_frand();
+
+	if (!n)
+		return 0;
+	return cand[kp + 1][(unsigned int)(u * u * n) % n];
 }
 
 static void flags_for(struct fire *f)
@@ -1160,23 +1273,63 @@ static int pick_irq_event(void)
 	return -1;
 }
 
+/* Does instance @in record (or watch, through a trigger) what @f fires? */
+static bool inst_takes(const struct sim_inst *in, const struct fire *f)
+{
+	if (!in->tracing_on)
+		return false;
+	if (f->ev == SIM_TRUTH_FUNC)
+		return !strcmp(in->tracer, "function") &&
+		       sim_func_traced(in, sim.stacks[f->stack].fsym);
+	return in->enabled[f->ev] || in->trig[f->ev].on;
+}
+
+/*
+ * Record @f on its CPU in every instance that takes it.  Per instance, as
+ * the kernel: the event is committed if enabled and its filter passes; a
+ * stacktrace trigger is evaluated on the record (its own filter, its count)
+ * even when the event itself is only soft-enabled or filtered out; then the
+ * stacks: options/stacktrace (func_stack_trace for the function tracer)
+ * after a committed record, and the trigger's (a post trigger) after that.
+ */
 static void fire(struct fire *f, bool may_nest)
 {
 	struct sim_inst *in, *hit[64];
+	bool stack_opt[64], stack_trig[64];
 	uint8_t b[256];
 	unsigned int n = 0, i, len;
 	uint64_t ts;
+	int st_opt = sim_option_index("stacktrace"), fst_opt = sim_option_index("func_stack_trace");
 
 	for (in = sim.insts; in && n < 64; in = in->next)
-		if (in->tracing_on && in->enabled[f->ev])
+		if (inst_takes(in, f))
 			hit[n++] = in;
 	if (!n)
 		return;
 	sim.fired++;
 	len = build_event(f, b);
 	ts = next_ts(f->cpu);
-	for (i = 0; i < n; i++)
-		ring_write(&hit[i]->ring[f->cpu], ts, b, len, -1, want_abs());
+	for (i = 0; i < n; i++) {
+		bool commit = true;
+
+		in = hit[i];
+		stack_trig[i] = false;
+		if (f->ev == SIM_TRUTH_FUNC) {
+			stack_opt[i] = in->opts[fst_opt];
+		} else {
+			struct sim_trigger *t = &in->trig[f->ev];
+
+			commit = in->enabled[f->ev] && filter_match(in->filter[f->ev], f->ev, b, len);
+			if (t->on && t->count != 0 && filter_match(t->filter, f->ev, b, len)) {
+				stack_trig[i] = true;
+				if (t->count > 0)
+					t->count--;
+			}
+			stack_opt[i] = commit && in->opts[st_opt];
+		}
+		if (commit)
+			ring_write(&in->ring[f->cpu], ts, b, len, -1, want_abs());
+	}
 
 	if (may_nest && sim.cfg.nest_p > 0 && sim_frand() < sim.cfg.nest_p) {
 		/* An interrupt between the event and its stack. */
@@ -1197,8 +1350,10 @@ static void fire(struct fire *f, bool may_nest)
 
 	ts = next_ts(f->cpu);
 	for (i = 0; i < n; i++) {
-		if (hit[i]->opts[sim_option_index("stacktrace")])
+		if (stack_opt[i])
 			record_stack(hit[i], f, ts);
+		if (stack_trig[i])
+			record_stack(hit[i], f, stack_opt[i] ? next_ts(f->cpu) : ts);
 		sim_notify_data(&hit[i]->ring[f->cpu]);
 	}
 }
@@ -1217,7 +1372,7 @@ unsigned int sim_fire_random(int cpu)
 	if (ev < 0)
 		return 0;
 	f.ev = ev;
-	f.stack = pick_stack(ev);
+	f.stack = ev < SIM_EV_MAX ? pick_stack(ev) : pick_func_stack(ev);
 	f.pidx = pick_pid(sim.stacks[f.stack].cls);
 	flags_for(&f);
 	fire(&f, true);
@@ -1274,7 +1429,7 @@ void sim_map_reset(bool clear_rings)
 	unsigned int i;
 
 	map_reset(&sim.map);
-	for (i = 0; i < sim.nstacks; i++) {
+	for (i = 0; i < sim.nall; i++) {
 		sim.stacks[i].nids = 0;
 		sim.stacks[i].race_pending = false;
 	}
@@ -1298,19 +1453,27 @@ void sim_truth_render(struct sbuf *sb)
 
 	sbuf_printf(sb, "# generation %u\n", sim.generation);
 	sbuf_printf(sb, "# instance event stack written read lost cleared as_id fallback "
-		    "ids depth frames\n");
+		    "ids depth frames [func=FUNCTION]\n");
 	for (in = sim.insts; in; in = in->next) {
-		for (s = 0; s < sim.nstacks; s++) {
+		for (s = 0; s < sim.nall; s++) {
 			const struct sim_stack *st = &sim.stacks[s];
 
-			for (e = 0; e < SIM_EV_MAX; e++) {
-				const struct sim_truth *t = &in->truth[s * SIM_EV_MAX + e];
+			for (e = 0; e < SIM_TRUTH_COLS; e++) {
+				const struct sim_truth *t = &in->truth[(size_t)s * SIM_TRUTH_COLS + e];
+				const char *sys = "ftrace", *name = "function";
 
 				if (!t->written)
 					continue;
+				if (e < SIM_EV_MAX) {
+					sys = sim_events[e].sys;
+					name = sim_events[e].name;
+				} else if (e < SIM_NEV) {
+					sys = sim.kprobes[e - SIM_EV_MAX].group;
+					name = sim.kprobes[e - SIM_EV_MAX].name;
+				}
 				sbuf_printf(sb, "%s%s %s:%s %u %llu %llu %llu %llu %llu %llu ",
 					    in->top ? "top" : "instances/", in->top ? "" : in->name,
-					    sim_events[e].sys, sim_events[e].name, s,
+					    sys, name, s,
 					    (unsigned long long)t->written,
 					    (unsigned long long)t->read,
 					    (unsigned long long)t->lost,
@@ -1325,6 +1488,8 @@ void sim_truth_render(struct sbuf *sb)
 				for (i = 0; i < st->nr; i++)
 					sbuf_printf(sb, "%s%llx", i ? "," : "",
 						    (unsigned long long)st->ips[i]);
+				if (st->fsym >= 0)
+					sbuf_printf(sb, " func=%s", sim.syms.v[st->fsym].name);
 				sbuf_add(sb, "\n", 1);
 			}
 		}
@@ -1336,7 +1501,7 @@ void sim_truth_clear(void)
 	struct sim_inst *in;
 
 	for (in = sim.insts; in; in = in->next)
-		memset(in->truth, 0, (size_t)sim.nstacks * SIM_EV_MAX * sizeof(*in->truth));
+		memset(in->truth, 0, (size_t)sim.nall * SIM_TRUTH_COLS * sizeof(*in->truth));
 }
 
 /**
@@ -1392,6 +1557,7 @@ int sim_gen_init(void)
 	uint64_t base = 0xffffffff81000000ULL;
 	int ret;
 
+	sim.next_kprobe_id = 1800;	/* dynamic event IDs, after the static ones */
 	sim.rng = sim.cfg.seed * 0x9e3779b97f4a7c15ULL + 0x2545F4914F6CDD1DULL;
 	if (!sim.rng)
 		sim.rng = 1;
@@ -1415,6 +1581,10 @@ void sim_gen_free(void)
 		free(sim.ev_cdf[i]);
 	}
 	free(sim.stacks);
+	for (i = 0; i <= SIM_MAX_KPROBES; i++) {
+		free(cand[i]);
+		cand[i] = NULL;
+	}
 	map_free(&sim.map);
 	syms_free(&sim.syms);
 }

@@ -673,6 +673,7 @@ static void test_pages(int abi)
 	CHECK(file_value("per_cpu/cpu0/stats", "read events:") == ps.records, "read events");
 
 	/* A big buffer: everything arrives; exact ground truth. */
+	tally_free(&ps.frames);
 	memset(&ps, 0, sizeof(ps));
 	CHECK(!wr("buffer_size_kb", "4096"), "buffer_size_kb");
 	CHECK(!ctl("truth-clear"), "truth-clear");
@@ -765,6 +766,444 @@ static void test_faults(int abi)
 	}
 }
 
+/* ---- function tracer, kprobes, filters, triggers ---------------------------- */
+
+struct rec {
+	int cpu;
+	uint16_t type;
+	unsigned int size;
+	unsigned char data[1024];
+};
+
+struct recs {
+	struct rec *v;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/* Read every page of every CPU of instance @prefix ("" or "instances/X/"). */
+static void read_records(const char *prefix, int cpus, struct recs *out)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	char p[512], page[PAGE];
+	int cpu, fd;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < cpus; cpu++) {
+		snprintf(p, sizeof(p), "%s/%sper_cpu/cpu%d/trace_pipe_raw", mnt, prefix, cpu);
+		fd = open(p, O_RDONLY | O_NONBLOCK);
+		CHECK(fd >= 0, "open %s", p);
+		if (fd < 0)
+			continue;
+		while (read(fd, page, sizeof(page)) == PAGE) {
+			unsigned long long ts;
+			void *r;
+
+			CHECK(!kbuffer_load_subbuffer(kb, page), "kbuffer_load_subbuffer");
+			for (r = kbuffer_read_event(kb, &ts); r; r = kbuffer_next_event(kb, &ts)) {
+				struct rec *x;
+
+				if (out->n == out->cap) {
+					out->cap = out->cap ? out->cap * 2 : 256;
+					out->v = realloc(out->v, out->cap * sizeof(*out->v));
+				}
+				x = &out->v[out->n++];
+				x->cpu = cpu;
+				x->size = kbuffer_event_size(kb);
+				if (x->size > sizeof(x->data))
+					x->size = sizeof(x->data);
+				memcpy(x->data, r, x->size);
+				memcpy(&x->type, r, 2);
+			}
+		}
+		close(fd);
+	}
+	kbuffer_free(kb);
+}
+
+static uint64_t rec64(const struct rec *r, unsigned int off)
+{
+	uint64_t v = 0;
+
+	if (off + 8 <= r->size)
+		memcpy(&v, r->data + off, 8);
+	return v;
+}
+
+/* Address of @name in the simulated kallsyms, or 0. */
+static uint64_t sym_addr(const char *name)
+{
+	char *t, *line, *save = NULL;
+	uint64_t a = 0;
+
+	if (rd(".sim/kallsyms", &t) < 0)
+		return 0;
+	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char nm[128];
+		unsigned long long addr;
+		char type;
+
+		if (sscanf(line, "%llx %c %127s", &addr, &type, nm) == 3 && !strcmp(nm, name)) {
+			a = addr;
+			break;
+		}
+	}
+	free(t);
+	return a;
+}
+
+/* Sum of the truth's "read" column over lines matching @inst, @event, @func. */
+static long truth_read(const char *inst, const char *event, const char *func)
+{
+	char *t, *line, *save = NULL;
+	long sum = 0;
+
+	if (rd(".sim/truth", &t) < 0)
+		return -1;
+	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char in[64], ev[64], f[80];
+		long r, stack, w;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%63s %63s %ld %ld %ld", in, ev, &stack, &w, &r) != 5)
+			continue;
+		if (strcmp(in, inst) || strcmp(ev, event))
+			continue;
+		if (func) {
+			snprintf(f, sizeof(f), " func=%s", func);
+			if (!strstr(line, f) || strstr(line, f)[strlen(f)])
+				continue;
+		}
+		sum += r;
+	}
+	free(t);
+	return sum;
+}
+
+static int wr_append(const char *rel, const char *s)
+{
+	char p[512];
+	int fd, ret = 0;
+
+	path_of(p, sizeof(p), rel);
+	fd = open(p, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int wr_trunc(const char *rel, const char *s)
+{
+	char p[512];
+	int fd, ret = 0;
+
+	path_of(p, sizeof(p), rel);
+	fd = open(p, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (*s && write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static bool is_stack_type(unsigned int type)
+{
+	return type == 4 || type == 20;
+}
+
+/* The function tracer: files, filter semantics, entries + stacks, truth. */
+static void test_function(int abi)
+{
+	uint64_t a_sched = sym_addr("schedule"), a_kfree = sym_addr("kfree");
+	long n_sched = 0, n_kfree = 0, sid = 0, ks = 0, bad = 0;
+	struct recs rs;
+	char *t;
+	unsigned int i;
+
+	CHECK(has("available_tracers", "function nop\n", true), "available_tracers");
+	CHECK(wr("current_tracer", "bogus\n") == -EINVAL, "bogus tracer");
+	CHECK(has("events/ftrace/function/format",
+		  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		  "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n", false) &&
+	      has("events/ftrace/function/format", "ID: 1\n", false), "function format");
+	CHECK(has("events/ftrace/function/id", "1\n", true) &&
+	      rd("events/ftrace/function/enable", &t) == -ENOENT, "function id, no enable");
+	free(t);
+	CHECK(has("set_ftrace_filter", "#### all functions enabled ####\n", true), "empty filter");
+	CHECK(has("set_ftrace_notrace", "#### no functions disabled ####\n", true), "empty notrace");
+	CHECK(!wr_trunc("set_ftrace_filter", "vfs_*\n"), "glob");
+	CHECK(has("set_ftrace_filter", "vfs_read\n", false) &&
+	      has("set_ftrace_filter", "vfs_write\n", false) &&
+	      !has("set_ftrace_filter", "kfree\n", false), "glob listing");
+	CHECK(wr_append("set_ftrace_filter", "no_such_function\n") == -EINVAL, "unknown name");
+	CHECK(wr_append("set_ftrace_filter", "kfree no_such_function\n") == -EINVAL, "half unknown");
+	CHECK(!has("set_ftrace_filter", "kfree\n", false), "failed write changed the filter");
+	CHECK(!wr_append("set_ftrace_filter", "!vfs_write"), "remove");
+	CHECK(!has("set_ftrace_filter", "vfs_write\n", false) &&
+	      has("set_ftrace_filter", "vfs_read\n", false), "remove listing");
+	CHECK(!wr_trunc("set_ftrace_filter", "schedule kfree\n"), "replace");
+	CHECK(has("set_ftrace_filter", "kfree\nschedule\n", true) ||
+	      has("set_ftrace_filter", "schedule\nkfree\n", true), "replaced listing");
+	CHECK(has("options/func_stack_trace", "0\n", true) && has("options/function-trace", "1\n", true),
+	      "function options");
+
+	/* Top level with the stack map: entries + stack_id records. */
+	CHECK(!ctl("nest 0"), "nest 0");
+	CHECK(!wr("options/stackmap", "1"), "stackmap");
+	CHECK(wr("trace_options", "func_stack_trace") == -EINVAL &&
+	      !has("trace_options", "func_stack_trace", false), "tracer option of another tracer");
+	CHECK(!wr("current_tracer", "function\n") && has("current_tracer", "function\n", true),
+	      "function tracer");
+	CHECK(!wr("trace_options", "func_stack_trace") &&
+	      has("trace_options", "\nfunc_stack_trace\n", false) &&
+	      has("options/func_stack_trace", "1\n", true), "func_stack_trace in trace_options");
+	/* an instance traces only kfree, into kernel_stack records */
+	CHECK(!mkdir(strcat(strcpy((char[600]){ 0 }, mnt), "/instances/ft"), 0750), "mkdir");
+	CHECK(!wr("instances/ft/current_tracer", "function"), "instance tracer");
+	CHECK(!wr_trunc("instances/ft/set_ftrace_filter", "kfree"), "instance filter");
+	CHECK(!wr("instances/ft/options/func_stack_trace", "1"), "instance func_stack_trace");
+	CHECK(!ctl("truth-clear"), "truth-clear");
+	CHECK(!ctl("emit 400"), "emit");
+	CHECK(has(".sim/control", "last: emitted 400\n", false), "400 function entries");
+
+	read_records("", 2, &rs);
+	for (i = 0; i < rs.n; i++) {
+		const struct rec *r = &rs.v[i];
+
+		if (r->type != 1)
+			continue;
+		CHECK(r->size >= 24, "function entry of %u bytes", r->size);
+		if (rec64(r, 8) == a_sched)
+			n_sched++;
+		else if (rec64(r, 8) == a_kfree)
+			n_kfree++;
+		else
+			bad++;
+		CHECK(rec64(r, 16) >> 32 == 0xffffffffULL, "parent_ip %llx",
+		      (unsigned long long)rec64(r, 16));
+		/* func_stack_trace: the next record on this CPU is the stack */
+		CHECK(i + 1 < rs.n && rs.v[i + 1].cpu == r->cpu && is_stack_type(rs.v[i + 1].type),
+		      "function entry without its stack");
+		if (i + 1 < rs.n && rs.v[i + 1].type == 20)
+			sid++;
+		else if (i + 1 < rs.n && rs.v[i + 1].type == 4)
+			ks++;
+	}
+	CHECK(!bad, "%ld entries of functions outside the filter", bad);
+	CHECK(n_sched > 0 && n_kfree > 0, "schedule %ld kfree %ld", n_sched, n_kfree);
+	/* v4: deep stacks skip the map; v1-v3 put every stack in it */
+	CHECK(sid > 0 && (abi < 4 || sid + ks == n_sched + n_kfree) && (abi == 4 || ks == 0),
+	      "stack_id %ld kernel_stack %ld", sid, ks);
+	CHECK(truth_read("top", "ftrace:function", "schedule") == n_sched &&
+	      truth_read("top", "ftrace:function", "kfree") == n_kfree,
+	      "truth: schedule %ld/%ld kfree %ld/%ld",
+	      truth_read("top", "ftrace:function", "schedule"), n_sched,
+	      truth_read("top", "ftrace:function", "kfree"), n_kfree);
+	free(rs.v);
+
+	read_records("instances/ft/", 2, &rs);
+	n_kfree = bad = 0;
+	for (i = 0; i < rs.n; i++) {
+		const struct rec *r = &rs.v[i];
+
+		if (r->type == 1) {
+			if (rec64(r, 8) == a_kfree)
+				n_kfree++;
+			else
+				bad++;
+		} else if (r->type != 4) {
+			bad++;
+		}
+	}
+	CHECK(!bad && n_kfree > 0 && n_kfree * 2 == (long)rs.n &&
+	      truth_read("instances/ft", "ftrace:function", "kfree") == n_kfree,
+	      "instance: %ld kfree entries, %u records, %ld bad", n_kfree, rs.n, bad);
+	free(rs.v);
+
+	/* notrace wins over the filter; nop stops it */
+	CHECK(!wr_trunc("set_ftrace_notrace", "schedule kfree"), "notrace");
+	CHECK(!ctl("emit 10"), "emit");
+	read_records("", 2, &rs);
+	for (i = bad = 0; i < rs.n; i++)
+		bad += rs.v[i].type == 1;
+	CHECK(bad == 0, "%ld entries of notrace functions", bad);
+	free(rs.v);
+	CHECK(!wr_trunc("set_ftrace_notrace", "") &&
+	      has("set_ftrace_notrace", "#### no functions disabled ####\n", true), "notrace cleared");
+	CHECK(!wr("current_tracer", "function") && !ctl("emit 10") &&
+	      file_value("per_cpu/cpu0/stats", "entries:") > 0, "same tracer keeps the buffer");
+	CHECK(!wr("current_tracer", "nop") && !wr("instances/ft/current_tracer", "nop"), "nop");
+	CHECK(file_value("per_cpu/cpu0/stats", "entries:") == 0 &&
+	      file_value("per_cpu/cpu1/stats", "entries:") == 0, "a tracer change resets");
+	CHECK(!ctl("emit 10") && has(".sim/control", "last: emitted 0\n", false), "nop traces");
+	CHECK(!rmdir(strcat(strcpy((char[600]){ 0 }, mnt), "/instances/ft")), "rmdir");
+}
+
+/* Kprobe events through kprobe_events / dynamic_events. */
+static void test_kprobes(void)
+{
+	uint64_t a = sym_addr("try_to_wake_up");
+	char *t, p[600];
+	long n = 0, bad = 0, id;
+	struct recs rs;
+	unsigned int i;
+
+	CHECK(has("kprobe_events", "", true) && has("dynamic_events", "", true), "no probes");
+	CHECK(wr_append("kprobe_events", "p:kprobes/nope no_such_fn\n") == -ENOENT, "unknown sym");
+	CHECK(has("error_log", "] trace_kprobe: error: Invalid probed address or symbol\n"
+		  "  Command: p:kprobes/nope no_such_fn\n" "                          ^\n", false),
+	      "kprobe error_log");
+	CHECK(wr_append("kprobe_events", "p:bad-name kfree\n") == -EINVAL, "bad name");
+	CHECK(wr_append("kprobe_events", "r:rr kfree+4\n") == -EINVAL, "retprobe offset");
+	CHECK(!wr_append("kprobe_events", "p:ttwu try_to_wake_up\n"), "create");
+	CHECK(wr_append("kprobe_events", "p:ttwu kfree\n") == -EEXIST, "exists");
+	CHECK(!wr_append("dynamic_events", "r:grp/kf kfree $retval:u32\n"), "create kretprobe");
+	CHECK(has("kprobe_events", "p:kprobes/ttwu try_to_wake_up\nr:grp/kf kfree arg1=$retval:u32\n",
+		  true), "kprobe_events listing");
+	CHECK(has("events/grp/kf/format", "\tfield:unsigned long __probe_func;\toffset:8;", false) &&
+	      has("events/grp/kf/format", "\tfield:u32 arg1;\toffset:24;\tsize:4;\tsigned:0;\n",
+		  false), "kretprobe format");
+	CHECK(has("events/kprobes/ttwu/format",
+		  "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n", false),
+	      "kprobe format");
+	CHECK(has("available_events", "kprobes:ttwu\n", false), "available_events");
+	id = file_value("events/kprobes/ttwu/id", "");
+	CHECK(id > 0, "id %ld", id);
+	CHECK(!mkdir(strcat(strcpy(p, mnt), "/instances/kp"), 0750), "mkdir");
+	CHECK(has("instances/kp/events/kprobes/ttwu/enable", "0\n", true), "probe in instance");
+	CHECK(!wr("instances/kp/events/kprobes/ttwu/enable", "1"), "enable in instance");
+	CHECK(wr_append("kprobe_events", "-:ttwu\n") == -EBUSY, "remove while enabled");
+	CHECK(wr_trunc("kprobe_events", "") == -EBUSY, "truncate while enabled");
+	CHECK(!wr("instances/kp/options/stacktrace", "1"), "stacktrace");
+	CHECK(!ctl("truth-clear; nest 0"), "truth-clear");
+	CHECK(!ctl("emit 50"), "emit");
+	CHECK(has(".sim/control", "last: emitted 50\n", false), "50 probe hits");
+	read_records("instances/kp/", 2, &rs);
+	for (i = 0; i < rs.n; i++) {
+		if (rs.v[i].type == (uint16_t)id && rec64(&rs.v[i], 8) == a)
+			n++;
+		else if (rs.v[i].type != 4)
+			bad++;
+	}
+	CHECK(n == 50 && !bad && rs.n == 100, "probe records %ld, others %ld, total %u", n, bad,
+	      rs.n);
+	CHECK(truth_read("instances/kp", "kprobes:ttwu", "try_to_wake_up") == 50, "probe truth");
+	free(rs.v);
+	CHECK(!wr("instances/kp/events/kprobes/ttwu/enable", "0"), "disable");
+	CHECK(!wr_append("kprobe_events", "-:kprobes/ttwu\n"), "remove");
+	CHECK(wr_append("kprobe_events", "-:ttwu\n") == -ENOENT, "remove twice");
+	path_of(p, sizeof(p), "instances/kp/events/kprobes");
+	CHECK(access(p, F_OK) && errno == ENOENT, "kprobes system gone");
+	CHECK(!wr_trunc("dynamic_events", ""), "truncate");
+	CHECK(rd("kprobe_events", &t) == 0, "all removed");
+	free(t);
+	CHECK(!rmdir(strcat(strcpy(p, mnt), "/instances/kp")), "rmdir");
+}
+
+/* Event filters and stacktrace triggers. */
+static void test_filters(void)
+{
+	static const char log_bad[] =
+		"] event filter parse error: error: Invalid value (did you forget quotes)?\n"
+		"  Command: prev_state &&& 3\n"
+		"                        ^\n";
+	static const char file_bad[] =
+		"prev_state &&& 3\n             ^\nparse_error: Invalid value (did you forget quotes)?\n\n";
+	long sw = 0, bad = 0, stacks = 0, km = 0;
+	struct recs rs;
+	unsigned int i;
+	char p[600];
+
+	CHECK(!mkdir(strcat(strcpy(p, mnt), "/instances/fl"), 0750), "mkdir");
+	CHECK(has("instances/fl/events/sched/sched_switch/format",
+		  "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n", false), "prev_state");
+	CHECK(wr("instances/fl/events/sched/sched_switch/filter", "prev_state &&& 3\n") == -EINVAL,
+	      "bad filter");
+	CHECK(has("instances/fl/error_log", log_bad, false), "filter error_log");
+	CHECK(has("instances/fl/events/sched/sched_switch/filter", file_bad, true), "filter file");
+	CHECK(!has("error_log", "prev_state", false), "error logged in the top level");
+	CHECK(wr("instances/fl/events/sched/sched_switch/filter", "bogus == 1") == -EINVAL &&
+	      has("instances/fl/error_log", "error: Field not found\n  Command: bogus == 1\n"
+		  "                 ^\n", false), "field not found");
+	CHECK(wr("instances/fl/events/sched/sched_switch/filter", "(prev_pid == 1") == -ENOENT,
+	      "unbalanced (");
+	CHECK(!wr("instances/fl/error_log", "") , "error_log write");
+	CHECK(!wr_trunc("instances/fl/error_log", "") && has("instances/fl/error_log", "", true),
+	      "error_log cleared");
+	CHECK(!wr("instances/fl/events/sched/sched_switch/filter",
+		  "(prev_state & 3) && common_pid != 0 || next_pid == -5"), "good filter");
+	CHECK(has("instances/fl/events/sched/sched_switch/filter",
+		  "(prev_state & 3) && common_pid != 0 || next_pid == -5\n", true), "filter text");
+	CHECK(!wr("instances/fl/events/sched/sched_switch/enable", "1"), "enable");
+	/* kmalloc: not enabled, only a trigger with a count */
+	CHECK(!wr("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:3"), "trigger");
+	CHECK(wr("instances/fl/events/kmem/kmalloc/trigger", "stacktrace") == -EEXIST, "twice");
+	CHECK(wr("instances/fl/events/kmem/kmalloc/trigger", "snapshot") == -EINVAL, "other cmd");
+	CHECK(has("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:count=3\n", true),
+	      "trigger text");
+	CHECK(!ctl("truth-clear; nest 0"), "truth-clear");
+	CHECK(!ctl("emit 600"), "emit");
+	CHECK(has("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:count=0\n", true),
+	      "trigger count");
+	read_records("instances/fl/", 2, &rs);
+	for (i = 0; i < rs.n; i++) {
+		const struct rec *r = &rs.v[i];
+		int32_t pid;
+
+		if (r->type == 372) {
+			memcpy(&pid, r->data + 4, 4);
+			sw++;
+			if (!((rec64(r, 32) & 3) && pid != 0))
+				bad++;
+		} else if (is_stack_type(r->type)) {
+			stacks++;
+		} else if (r->type == 658) {
+			km++;
+		} else {
+			bad++;
+		}
+	}
+	CHECK(sw > 0 && !bad && !km && stacks == 3, "sched_switch %ld (bad %ld), kmalloc %ld, "
+	      "stacks %ld", sw, bad, km, stacks);
+	CHECK(truth_read("instances/fl", "kmem:kmalloc", NULL) == 3 &&
+	      truth_read("instances/fl", "sched:sched_switch", NULL) == 0, "trigger truth");
+	free(rs.v);
+	/* "0" clears; "!stacktrace" removes */
+	CHECK(!wr("instances/fl/events/sched/sched_switch/filter", "0") &&
+	      has("instances/fl/events/sched/sched_switch/filter", "none\n", true), "clear filter");
+	CHECK(!wr("instances/fl/events/kmem/kmalloc/trigger", "!stacktrace") &&
+	      has("instances/fl/events/kmem/kmalloc/trigger", "# Available triggers:", false),
+	      "remove trigger");
+	/* a trigger with a filter on an enabled event, options/stacktrace off */
+	CHECK(!wr("instances/fl/events/sched/sched_switch/trigger",
+		  "stacktrace if prev_state & 2"), "filtered trigger");
+	CHECK(has("instances/fl/events/sched/sched_switch/trigger",
+		  "stacktrace:unlimited if prev_state & 2\n", true), "filtered trigger text");
+	CHECK(!ctl("emit 300"), "emit");
+	read_records("instances/fl/", 2, &rs);
+	for (i = sw = bad = stacks = 0; i < rs.n; i++) {
+		const struct rec *r = &rs.v[i];
+
+		if (r->type != 372)
+			continue;
+		sw++;
+		if (i + 1 < rs.n && is_stack_type(rs.v[i + 1].type) && rs.v[i + 1].cpu == r->cpu) {
+			stacks++;
+			bad += !(rec64(r, 32) & 2);
+		} else {
+			bad += !!(rec64(r, 32) & 2);
+		}
+	}
+	CHECK(sw > 0 && stacks > 0 && stacks < sw && !bad, "switches %ld, stacks %ld, bad %ld", sw,
+	      stacks, bad);
+	free(rs.v);
+	CHECK(!rmdir(strcat(strcpy(p, mnt), "/instances/fl")), "rmdir");
+}
+
 static void run_abi(int abi)
 {
 	char name[8];
@@ -785,6 +1224,14 @@ static void run_abi(int abi)
 
 	sim_start(name, NULL);
 	test_pages(abi);
+	sim_stop();
+
+	sim_start(name, NULL);
+	test_function(abi);
+	if (abi == 4) {
+		test_kprobes();
+		test_filters();
+	}
 	sim_stop();
 
 	sim_start(name, small);

@@ -64,8 +64,24 @@ enum sim_fev {
 	SIM_FEV_KERNEL_STACK,
 	SIM_FEV_USER_STACK,
 	SIM_FEV_STACK_ID,
+	SIM_FEV_FUNCTION,	/* the function tracer's entry (ftrace/function) */
 	SIM_FEV_MAX,
 };
+
+/*
+ * Event indexes with enable/filter/trigger files: the ordinary events, then
+ * the kprobe slots.  ftrace-internal entries come after (format only).
+ */
+#define SIM_MAX_KPROBES		16
+#define SIM_KP_EV(slot)		(SIM_EV_MAX + (slot))
+#define SIM_NEV			(SIM_EV_MAX + SIM_MAX_KPROBES)
+#define SIM_FEV_BASE		SIM_NEV
+/* Ground-truth columns per stack: the SIM_NEV events, then the function tracer. */
+#define SIM_TRUTH_FUNC		SIM_NEV
+#define SIM_TRUTH_COLS		(SIM_NEV + 1)
+#define SIM_FUNC_DEPTHS		8	/* traced functions: the innermost 8 frames */
+#define SIM_MAX_ARGS		8	/* kprobe fetch args */
+#define SIM_FILTER_LEN		256
 
 struct sim_event_def {
 	const char *sys;
@@ -222,6 +238,7 @@ struct sim_stack {
 	unsigned int nr;
 	uint64_t ips[SIM_MAX_FRAMES];
 	int ids[SIM_MAX_IDS];	/* map ids in the current generation */
+	int fsym;		/* function stacks: the traced function (index in syms), else -1 */
 	unsigned int nids;
 	bool race_pending;	/* next insert simulates the cmpxchg race */
 };
@@ -244,6 +261,37 @@ extern const struct sim_option sim_options[];
 extern const unsigned int sim_noptions;
 int sim_option_index(const char *name);
 
+/* A compiled event filter (sim-filter.c). */
+struct sim_filter;
+
+/* A stacktrace trigger on one event of one instance. */
+struct sim_trigger {
+	bool on;
+	long count;			/* -1: unlimited */
+	struct sim_filter *filter;	/* "if FILTER", or NULL */
+	char *filter_str;
+};
+
+/* A dynamic (kprobe) event, created through kprobe_events/dynamic_events. */
+struct sim_kprobe {
+	bool live;
+	bool ret;			/* r: kretprobe */
+	int maxactive;
+	char group[64];
+	char name[64];
+	char symbol[64];
+	unsigned int offset;
+	int sym;			/* index in syms */
+	int id;				/* event ID */
+	unsigned int nargs;
+	char arg_name[SIM_MAX_ARGS][32];
+	char arg_fetch[SIM_MAX_ARGS][64];
+	char arg_type[SIM_MAX_ARGS][8];	/* u64, x32, s16, ... */
+	unsigned int arg_size[SIM_MAX_ARGS];
+	unsigned int size;		/* payload size */
+	char *format;			/* the format file */
+};
+
 /* A trace instance: the top level or instances/NAME. */
 struct sim_inst {
 	char name[64];
@@ -253,13 +301,19 @@ struct sim_inst {
 	bool tracing_on;
 	bool expanded;		/* buffer_size_kb shows "7 (expanded: N)" */
 	bool opts[64];
-	bool enabled[SIM_EV_MAX];
-	char filter[SIM_EV_MAX][64];
+	bool enabled[SIM_NEV];
+	struct sim_filter *filter[SIM_NEV];	/* compiled event filter, or NULL */
+	char *filter_str[SIM_NEV];		/* its text as written, or NULL */
+	struct sim_trigger trig[SIM_NEV];	/* stacktrace trigger */
 	char tracer[32];
+	bool *func_filter;	/* set_ftrace_filter, per symbol */
+	bool *func_notrace;	/* set_ftrace_notrace, per symbol */
+	unsigned int nfunc_filter;
+	struct sbuf errlog;	/* error_log */
 	char clock[16];
 	unsigned int buffer_percent;
 	struct sim_ring ring[SIM_MAX_CPUS];
-	struct sim_truth *truth;	/* [nstacks * SIM_EV_MAX] */
+	struct sim_truth *truth;	/* [nall * SIM_TRUTH_COLS] */
 	struct sim_inst *next;
 };
 
@@ -294,8 +348,13 @@ struct sim {
 	struct sim_map map;
 	bool map_live;			/* !fail_init */
 	uint32_t generation;
-	struct sim_stack *stacks;
+	struct sim_stack *stacks;	/* nstacks event stacks, then nfstacks function stacks */
 	unsigned int nstacks;
+	unsigned int nfstacks;
+	unsigned int nall;		/* nstacks + nfstacks */
+	struct sim_kprobe kprobes[SIM_MAX_KPROBES];
+	uint64_t cfg_gen;		/* bumped by every change through the tree */
+	int next_kprobe_id;
 	unsigned int *ev_stacks[SIM_EV_MAX];	/* stack indexes per event */
 	double *ev_cdf[SIM_EV_MAX];		/* Zipf CDF over them */
 	unsigned int ev_nstacks[SIM_EV_MAX];
@@ -336,10 +395,43 @@ void sim_saved_cmdlines(struct sbuf *sb);
 struct sim_inst *sim_inst_new(const char *name, bool top);
 void sim_inst_free(struct sim_inst *in);
 void sim_inst_clear(struct sim_inst *in);
-bool sim_inst_fireable(enum sim_ev ev);
+bool sim_inst_fireable(int ev);
 void *sim_generator(void *arg);
 
 /* sim-fs.c */
 void sim_notify_data(struct sim_ring *r);
+
+/* sim-filter.c: event filters and stacktrace triggers */
+struct sim_filter_err {
+	const char *text;	/* the kernel's err_text[] entry */
+	int pos;		/* caret position in the command */
+};
+
+int filter_compile(int ev, const char *str, struct sim_filter **ret, struct sim_filter_err *err);
+bool filter_match(const struct sim_filter *f, int ev, const uint8_t *rec, unsigned int len);
+void filter_free(struct sim_filter *f);
+int sim_write_filter(struct sim_inst *in, int ev, const char *buf, size_t len);
+void sim_render_filter(const struct sim_inst *in, int ev, struct sbuf *sb);
+int sim_write_trigger(struct sim_inst *in, int ev, const char *buf, size_t len);
+void sim_render_trigger(const struct sim_inst *in, int ev, struct sbuf *sb);
+void sim_trigger_clear(struct sim_inst *in, int ev);
+void sim_event_state_free(struct sim_inst *in, int ev);
+
+/* sim-ftrace.c: the function tracer, dynamic events, error_log */
+const char *sim_event_format(int ev);
+bool sim_sym_traceable(int i);	/* format text of an event with a format file */
+int sim_ftrace_inst_init(struct sim_inst *in);
+void sim_ftrace_inst_free(struct sim_inst *in);
+int sim_write_func_filter(struct sim_inst *in, bool notrace, const char *buf, size_t len);
+void sim_clear_func_filter(struct sim_inst *in, bool notrace);
+void sim_render_func_filter(const struct sim_inst *in, bool notrace, struct sbuf *sb);
+bool sim_func_traced(const struct sim_inst *in, int sym);
+int sim_gen_func_stacks(void);
+int sim_write_dynevents(bool kprobe_only, const char *buf, size_t len);
+int sim_clear_dynevents(bool kprobe_only);
+void sim_render_dynevents(struct sbuf *sb);
+void sim_log_err(struct sim_inst *in, const char *loc, const char *cmd, const char *text,
+		 int pos);
+void sim_kprobe_fill(const struct sim_kprobe *kp, uint8_t *b);
 
 #endif /* STACKMAP_SIM_H */

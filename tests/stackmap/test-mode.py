@@ -617,6 +617,18 @@ def case_two_stacktops():
                                    timeout=30)
                 check(p.returncode == 1 and "owns the top-level tracing" in p.stderr,
                       "third: %d %r" % (p.returncode, p.stderr))
+                # the claim does not depend on --rundir: another journal
+                # directory is refused just the same, and names the owner
+                other = tempfile.mkdtemp(prefix="stacktop-run.")
+                try:
+                    p = subprocess.run([STACKTOP, "-b", "-n", "1", "--mode", "stackmap",
+                                        "--tracefs", sim.mnt, "--rundir", other],
+                                       capture_output=True, text=True, timeout=30)
+                finally:
+                    shutil.rmtree(other, ignore_errors=True)
+                check(p.returncode == 1 and
+                      "another stacktop (pid %d) owns the top-level tracing" % first.proc.pid
+                      in p.stderr, "fourth, other --rundir: %d %r" % (p.returncode, p.stderr))
                 sim.ctl("emit 600")
                 rep = first.settle(600)
                 rep2 = second.settle(600)
@@ -628,6 +640,8 @@ def case_two_stacktops():
         finally:
             first.stop()
         check(sim.state() == before, "state not restored after both: %s" % sim.state())
+        left = os.listdir(run)
+        check(not left, "files left in the journal directory: %s" % left)
     finally:
         shutil.rmtree(run, ignore_errors=True)
         sim.stop()

@@ -273,6 +273,8 @@ F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
 [ -s "$F" ] || fail "$F is empty"
 grep -q -E '^[^ ]+(;[^ ]+)+ [0-9]+$' "$F" || fail "$F is not folded stacks: $(head -n 2 "$F")"
 grep -q '__schedule' "$F" || fail "$F lacks __schedule"
+# kernel addresses: for its owner only
+[ "$(stat -c %a "$F")" = 600 ] || fail "$F is mode $(stat -c %a "$F"), expected 600"
 
 say "mouse: click on a column title sorts, click selects, wheel scrolls"
 tui_wait '^ +# ' 2
