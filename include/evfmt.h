@@ -58,9 +58,14 @@ struct evfmt {
  * @t: tracefs root
  * @ret: the formats (free with evfmt_free())
  *
+ * Every field stacktop reads (common_pid, kernel_stack's size and caller,
+ * stack_id's stack_id) must lie inside the largest record a sub-buffer
+ * holds, and the numbers must be 4 bytes: an impossible format is refused
+ * (logged with log_err()) rather than read past the record.
+ *
  * Return: 0, -ENODEV when there is no kernel_stack event and no stack_id
  * event (no stack tracing in this kernel), -EBADMSG for an unreadable
- * header_page, -errno.
+ * header_page or an impossible format, -errno.
  */
 int evfmt_new(struct tfs *t, struct evfmt **ret);
 
@@ -69,7 +74,8 @@ int evfmt_new(struct tfs *t, struct evfmt **ret);
  * @tep: a struct tep_handle (borrowed: must outlive the result)
  * @ret: the formats (free with evfmt_free())
  *
- * Return: 0, -ENODEV when the trace has no stack events, -ENOMEM.
+ * Return: 0, -ENODEV when the trace has no stack events, -EBADMSG for an
+ * impossible format (see evfmt_new()), -ENOMEM.
  */
 int evfmt_from_tep(void *tep, struct evfmt **ret);
 

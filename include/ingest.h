@@ -73,6 +73,8 @@ struct ingest;
  * @sized_records with full stacks); in stacks mode the map would cut the
  * stack records' bytes by 1 - @alt_bytes / @sized_bytes, and the whole
  * ring buffer's use by (@sized_bytes - @alt_bytes) / @bytes.
+ * @damaged: records that cannot be right: shorter than the fields their
+ * format declares (not read), or (replay) with a timestamp out of order
  */
 struct ingest_stats {
 	uint64_t events;
@@ -92,6 +94,7 @@ struct ingest_stats {
 	uint64_t sized_records;
 	uint64_t sized_bytes;
 	uint64_t alt_bytes;
+	uint64_t damaged;
 };
 
 /**

@@ -122,6 +122,7 @@ struct session_stats {
 	uint64_t dropped_delta;
 	uint64_t orphans;           /* stack records with no event before them */
 	uint64_t bad_pages;         /* pages that failed to parse */
+	uint64_t damaged;           /* records shorter than their format, timestamps out of order */
 	uint64_t fallbacks;         /* full kernel_stack records in stackmap mode */
 	uint64_t fallbacks_delta;
 	uint64_t unresolved;        /* stack ids not found in the map snapshot */

@@ -128,6 +128,7 @@ struct session {
 	struct evfmt *fmt;     /* event formats */
 	struct stack_table *table;
 	struct ksym *ksym;
+	struct stackmap_names *names; /* saved-map frames kallsyms does not know */
 	struct ingest *ing;    /* created by the session (live) or a source */
 	char prefix[64];       /* "" or "instances/stacktop.<pid>/" */
 	bool instance;         /* the events live in a private instance */

@@ -12,6 +12,7 @@
 
 #include "evfmt.h"
 #include "format.h"
+#include "log.h"
 #include "tfs.h"
 
 static bool name_ok(const char *s)
@@ -91,14 +92,49 @@ static int lookup(struct evfmt *f, struct tfs *t, const char *system, const char
 	return 0;
 }
 
+/*
+ * A field stacktop reads must lie inside the largest record a sub-buffer
+ * can hold (@fixed: a field of fixed size, whose declared size must be
+ * @want bytes when @want is not 0). Formats come from tracefs (or a FUSE
+ * stand-in) and from trace.dat files: an offset past the record would make
+ * every read of that field an out-of-bounds read.
+ */
+static int field_ok(const struct evfmt *f, const struct tep_event *ev, const char *name,
+		    unsigned int want)
+{
+	struct tep_format_field *fl = tep_find_any_field((struct tep_event *)ev, name);
+	uint32_t max = f->layout.subbuf_size > f->layout.data_offset
+			       ? f->layout.subbuf_size - f->layout.data_offset
+			       : 0;
+	unsigned int size;
+
+	if (!fl)
+		return 0;
+	size = want ? (unsigned int)fl->size : 0;
+	if (fl->offset < 0 || fl->size < 0 || (want && (unsigned int)fl->size != want) ||
+	    (uint64_t)(unsigned int)fl->offset + size > max) {
+		if (want && (unsigned int)fl->size != want)
+			log_err("impossible format of %s:%s: field %s has size %d, stacktop reads a %u-byte number",
+				ev->system, ev->name, name, fl->size, want);
+		else
+			log_err("impossible format of %s:%s: field %s at offset %d, size %d lies past the largest record (%u bytes)",
+				ev->system, ev->name, name, fl->offset, fl->size, max);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* the ftrace stack events, from @t (or from the tep alone when @t is NULL) */
-static void stack_events(struct evfmt *f, struct tfs *t)
+static int stack_events(struct evfmt *f, struct tfs *t)
 {
 	struct tep_event *ev;
 
 	if (!lookup(f, t, "ftrace", "kernel_stack", &ev)) {
 		struct tep_format_field *caller = tep_find_field(ev, "caller");
 
+		if (field_ok(f, ev, "common_pid", 4) < 0 || field_ok(f, ev, "size", 4) < 0 ||
+		    field_ok(f, ev, "caller", 0) < 0)
+			return -EBADMSG;
 		if (caller) {
 			f->kstack_type = ev->id;
 			f->kstack_caller_off = caller->offset;
@@ -109,6 +145,8 @@ static void stack_events(struct evfmt *f, struct tfs *t)
 	if (!lookup(f, t, "ftrace", "stack_id", &ev)) {
 		int off = field_off(ev, "stack_id");
 
+		if (field_ok(f, ev, "common_pid", 4) < 0 || field_ok(f, ev, "stack_id", 4) < 0)
+			return -EBADMSG;
 		if (off >= 0) {
 			f->stackid_type = ev->id;
 			f->stackid_off = off;
@@ -118,6 +156,7 @@ static void stack_events(struct evfmt *f, struct tfs *t)
 		f->ustack_type = ev->id;
 	if (f->pid_off < 0)
 		f->pid_off = 4;
+	return 0;
 }
 
 int evfmt_new(struct tfs *t, struct evfmt **ret)
@@ -149,7 +188,9 @@ int evfmt_new(struct tfs *t, struct evfmt **ret)
 		goto fail;
 	tep_set_long_size(f->tep, (int)f->layout.long_size);
 
-	stack_events(f, t);
+	r = stack_events(f, t);
+	if (r < 0)
+		goto fail;
 	if (f->kstack_type < 0 && f->stackid_type < 0) {
 		r = -ENODEV;
 		goto fail;
@@ -175,8 +216,12 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 		f->layout.long_size = 8;
 	f->layout.big_endian = tep_is_file_bigendian(tep);
 	f->layout.data_offset = 8 + f->layout.long_size;
-	f->layout.subbuf_size = 4096;
-	stack_events(f, NULL);
+	f->layout.subbuf_size = tep_get_page_size(tep) > 0 ? (unsigned int)tep_get_page_size(tep)
+							    : 4096;
+	if (stack_events(f, NULL) < 0) {
+		evfmt_free(f);
+		return -EBADMSG;
+	}
 	if (f->kstack_type < 0 && f->stackid_type < 0) {
 		evfmt_free(f);
 		return -ENODEV;

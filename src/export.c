@@ -76,9 +76,10 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->unresolved, st->generation,
 			st->stackmap_on ? "on" : "off");
 	}
-	if (st->bad_pages || st->orphans)
-		fprintf(f, "damaged data: %llu malformed pages, %llu stack records with no event before them (not counted)\n",
-			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
+	if (st->bad_pages || st->orphans || st->damaged)
+		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
+			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
+			(unsigned long long)st->orphans);
 	{
 		char mem[16], lim[16], rss[16];
 
@@ -472,7 +473,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
-		"\"bad_pages\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
+		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
 		stack_table_count(session_table(s)), sum->matched,
@@ -480,7 +481,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
-		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
+		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		st->generation, st->tracing_on ? "true" : "false",
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	fprintf(f,

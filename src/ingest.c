@@ -241,14 +241,18 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	ing->st.kstack_records++;
 	ing->st.kstack_bytes += bytes;
 	if ((uint32_t)f->kstack_caller_off >= ev->size) {
+		if ((uint32_t)f->kstack_caller_off > ev->size)
+			goto damaged;
 		ing->st.alt_bytes += bytes;
 		return;
 	}
 	max = (ev->size - (uint32_t)f->kstack_caller_off) / l->long_size;
-	if (f->kstack_size_off >= 0 && (uint32_t)f->kstack_size_off + 4 <= ev->size) {
+	if (f->kstack_size_off >= 0) {
+		if ((uint32_t)f->kstack_size_off + 4 > ev->size)
+			goto damaged;
 		n = ringbuf_read_u32(l, ev->data + f->kstack_size_off);
 		if (n > max)
-			n = max;
+			goto damaged; /* more frames than the record holds */
 	} else {
 		n = max;
 	}
@@ -286,6 +290,11 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.fallbacks++;
 	}
 	count(ing, st, &w, cpu);
+	return;
+damaged:
+	/* its event gets no stack: never pair it with the next one */
+	ing->st.damaged++;
+	take_waiting(c, &w);
 }
 
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -297,8 +306,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 
 	ing->st.stackid_records++;
 	ing->st.stackid_bytes += bytes;
-	if ((uint32_t)f->stackid_off + 4 > ev->size)
+	if ((uint32_t)f->stackid_off + 4 > ev->size) {
+		ing->st.damaged++;
+		take_waiting(c, &w);
 		return;
+	}
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
 	if (!take_waiting(c, &w)) {
 		ing->st.orphans++;
@@ -334,8 +346,10 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	unsigned int type;
 	int idx, pid;
 
-	if (ev->size < 8)
+	if (ev->size < 8) {
+		ing->st.damaged++; /* not even the common fields */
 		return;
+	}
 	ing->st.records++;
 	type = ringbuf_read_u16(l, ev->data);
 	if ((int)type == f->stackid_type) {
@@ -353,6 +367,10 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
 		if (idx < 0)
 			return;
+	}
+	if ((uint32_t)f->pid_off + 4 > ev->size) {
+		ing->st.damaged++; /* shorter than its own common fields */
+		return;
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 	note_pid(ing, pid);

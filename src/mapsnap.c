@@ -98,6 +98,8 @@ static int map_visit_text(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
 		else if (ksym_addr_of(m->ksym, fr[i].sym, fr[i].sym_len, fr[i].mod, fr[i].mod_len,
 				      &a) == 0)
 			a += fr[i].off;
+		else if (m->names && stackmap_names_intern(m->names, &fr[i], &a) == 0)
+			m->named_frames++; /* shown as written, never merged as 0x0 */
 		ips[i] = a;
 	}
 	return map_put(m, id, ref, ips, i);

@@ -180,6 +180,7 @@ void session_sync_stats(struct session *s)
 	s->stats.lost = is->lost;
 	s->stats.orphans = is->orphans;
 	s->stats.bad_pages = is->bad_pages;
+	s->stats.damaged = is->damaged;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
 }
@@ -527,7 +528,8 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
 								 : SESSION_MAX_MEMORY);
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->comms || !s->table || !s->ksym) {
+	s->names = stackmap_names_new();
+	if (!s->comms || !s->table || !s->ksym || !s->names) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -626,7 +628,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (r < 0) {
 		session_errf(err, errsz, r, "%s",
 		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
-				  : "cannot read the ring-buffer page header (events/header_page)");
+				  : "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
 		goto fail;
 	}
 	r = ksym_load(s->ksym, NULL);
@@ -749,6 +751,7 @@ void session_close(struct session *s)
 	evfmt_free(s->fmt);
 	stack_table_free(s->table);
 	ksym_free(s->ksym);
+	stackmap_names_free(s->names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
 	free(s->traced);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -388,6 +389,65 @@ static void test_ingest_bad_page(void **state)
 	assert_int_equal(stack_table_count(fx->t), 0);
 }
 
+/*
+ * Records shorter than the fields their format declares (a damaged
+ * recording, or a format whose offsets lie past the record): counted as
+ * damaged, never read past their end, and an event whose stack record is
+ * damaged is not paired with the next stack.
+ */
+static void test_ingest_short_records(void **state)
+{
+	struct fx *fx = *state;
+	uint8_t *ev = malloc(6), *ks = malloc(24), *good = calloc(1, 16 + 8 * 3);
+	uint32_t n = 40; /* claims 40 frames, holds one */
+	int32_t pid = 7;
+	uint16_t type = PG_EVENT_TYPE, kt = PG_KSTACK_TYPE;
+	uint8_t full[64] = { 0 };
+	uint64_t delta;
+
+	assert_non_null(ev);
+	assert_non_null(ks);
+	assert_non_null(good);
+	/* an event of 6 bytes: common_pid (offset 4, 4 bytes) is not in it */
+	memcpy(ev, &type, 2);
+	memset(ev + 2, 0, 4);
+	ingest_record(fx->ing, 0, 0, ev, 6, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 1);
+
+	/* an event, then a kernel_stack whose size says more than it holds */
+	memcpy(full, &type, 2);
+	memcpy(full + 4, &pid, 4);
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	memset(ks, 0, 24);
+	memcpy(ks, &kt, 2);
+	memcpy(ks + 8, &n, 4);
+	memcpy(ks + 16, &A[0], 8);
+	ingest_record(fx->ing, 0, 0, ks, 24, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 2);
+	/* a good stack next: its event was taken by the damaged one */
+	n = 3;
+	memcpy(good, &kt, 2);
+	memcpy(good + 8, &n, 4);
+	memcpy(good + 16, A, sizeof(A));
+	ingest_record(fx->ing, 0, 0, good, 16 + 8 * 3, 0);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 1);
+
+	/* a kernel_stack cut before its size field, a stack_id before its id */
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	ingest_record(fx->ing, 0, 0, ks, 10, 0);
+	memcpy(ks, &(uint16_t){ PG_STACKID_TYPE }, 2);
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	ingest_record(fx->ing, 0, 0, ks, 10, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 4);
+
+	stack_table_tick(fx->t);
+	assert_int_equal(stack_table_hits(fx->t, &delta), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 0);
+	free(ev);
+	free(ks);
+	free(good);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_bytes_stacks_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bytes_stackmap_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -692,6 +692,73 @@ static void test_stackmap_stat_bad(void **state)
 	assert_int_equal(stackmap_stat_parse("success_rate: 5x\n", &st), -EBADMSG);
 }
 
+/*
+ * Frames of a saved stack_map text whose symbol is not known get an address
+ * that gives the text back: distinct text, distinct address (stacks that
+ * differ only there are not merged), the same text the same symbol.
+ */
+struct named_ctx {
+	struct stackmap_names *n;
+	uint64_t ips[3][4];
+	int rec;
+};
+
+static int named_visit(void *ctx, uint32_t id, uint32_t ref, uint32_t depth,
+		       const struct stackmap_frame *fr, uint32_t n)
+{
+	struct named_ctx *c = ctx;
+	uint32_t i;
+
+	for (i = 0; i < n && i < 4; i++)
+		assert_int_equal(stackmap_names_intern(c->n, &fr[i], &c->ips[c->rec][i]), 0);
+	c->rec++;
+	return 0;
+}
+
+static void test_stackmap_names(void **state)
+{
+	static const char text[] = "stack_id 1 [ref 5, depth 2]\n"
+				   "  [0] gone_a+0x1c/0x30 [mod]\n"
+				   "  [1] caller+0x8/0x40\n\n"
+				   "stack_id 2 [ref 3, depth 2]\n"
+				   "  [0] gone_b+0x1c/0x30 [mod]\n"
+				   "  [1] caller+0x8/0x40\n\n"
+				   "stack_id 3 [ref 1, depth 2]\n"
+				   "  [0] gone_a+0x20/0x30 [mod]\n"
+				   "  [1] caller+0x8/0x40\n";
+	struct named_ctx c = { .n = stackmap_names_new() };
+	const char *name, *mod;
+	uint64_t start, size;
+	struct stackmap_frame bare = { .addr = 0x1234 };
+
+	(void)state;
+	assert_non_null(c.n);
+	assert_int_equal(stackmap_text_parse(text, strlen(text), named_visit, &c), 3);
+	/* distinct symbols never share an address; the caller is one symbol */
+	assert_true(c.ips[0][0] != c.ips[1][0]);
+	assert_int_equal(c.ips[0][1], c.ips[1][1]);
+	assert_int_equal(c.ips[0][1], c.ips[2][1]);
+	/* the same symbol at another offset: the same slot, another address */
+	assert_int_equal(c.ips[2][0] - c.ips[0][0], 4);
+	assert_true(c.ips[0][0] >= STACKMAP_NAMED_BASE);
+	assert_int_equal(stackmap_names_count(c.n), 3);
+
+	assert_int_equal(stackmap_names_lookup(c.n, c.ips[1][0], &name, &mod, &start, &size), 0);
+	assert_string_equal(name, "gone_b");
+	assert_string_equal(mod, "mod");
+	assert_int_equal(c.ips[1][0] - start, 0x1c);
+	assert_int_equal(size, 0x30);
+	assert_int_equal(stackmap_names_lookup(c.n, c.ips[0][1], &name, &mod, &start, &size), 0);
+	assert_string_equal(name, "caller");
+	assert_null(mod);
+	assert_int_equal(stackmap_names_lookup(c.n, 0xffffffff81000000ULL, &name, &mod, &start,
+					       &size), -ENOENT);
+	assert_int_equal(stackmap_names_lookup(c.n, STACKMAP_NAMED_BASE + 3 * STACKMAP_NAMED_SPAN,
+					       &name, &mod, &start, &size), -ENOENT);
+	assert_int_equal(stackmap_names_intern(c.n, &bare, &start), -EINVAL);
+	stackmap_names_free(c.n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_stackmap_stat_not_initialized),
 		cmocka_unit_test(test_stackmap_stat_padded_keys),
 		cmocka_unit_test(test_stackmap_stat_bad),
+		cmocka_unit_test(test_stackmap_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

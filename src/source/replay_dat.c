@@ -20,14 +20,22 @@
 #include "log.h"
 #include "replay.h"
 #include "source.h"
+#include "stackmap.h"
 
 static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {
+	struct source *src = ctx;
 	const char *name = NULL;
 	unsigned long long start = 0;
 	unsigned long size = 0;
 
-	if (tep_find_function_info(ctx, addr, &name, &start, &size) == 0 || !name)
+	/* frames of a saved map that no symbol table knows answer first */
+	if (stackmap_names_lookup(src->s->names, addr, &ret->name, &ret->module, &ret->start,
+				  &ret->size) == 0)
+		return 0;
+	if (!src->priv ||
+	    tep_find_function_info(replay_tep(src->priv), addr, &name, &start, &size) == 0 ||
+	    !name)
 		return -ENOENT;
 	ret->name = name;
 	ret->module = NULL;
@@ -49,16 +57,19 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	struct replay *rp;
 	int r;
 
-	r = replay_open(path, &rp);
+	char why[256] = "";
+
+	r = replay_open(path, &rp, why, sizeof(why));
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot read %s: %s", path,
-				    r == -EBADMSG ? "not a trace-cmd trace.dat" : strerror(-r));
+				    r == -EBADMSG ? why : strerror(-r));
 	src->priv = rp;
 	comm_cache_set_lookup(s->comms, replay_comm, rp);
 	r = evfmt_from_tep(replay_tep(rp), &s->fmt);
 	if (r < 0)
 		return session_errf(err, errsz, r,
-				    "%s has no stack trace events (record with -T or -O stacktrace)",
+				    r == -EBADMSG ? "%s has impossible event formats (see above)"
+						  : "%s has no stack trace events (record with -T or -O stacktrace)",
 				    path);
 	s->ing = ingest_new(s->fmt, s->table, replay_slots(rp));
 	if (!s->ing)
@@ -69,7 +80,7 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	session_traced_append(s, replay_buffers(rp));
 	/* the recording's own kallsyms: the live one may be another boot */
 	if (!s->opts.kallsyms)
-		ksym_set_resolver(s->ksym, replay_sym, replay_tep(rp));
+		ksym_set_resolver(s->ksym, replay_sym, src);
 	return 0;
 }
 

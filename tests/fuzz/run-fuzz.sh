@@ -123,6 +123,11 @@ seed_ingest() {
 	# a page the running kernel wrote (sched_switch + kernel_stack)
 	{ printf '\x00'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live"
 	{ printf '\x01'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live-stackmap"
+	# the same page read through other field offsets (byte 0 bit 3)
+	{ printf '\x08\xf0\x08\x10\x08\x00'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live-fmt"
+	{ printf '\x48\xf0\x08\x10\x08\x00'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live-fmt-records"
+	{ printf '\x40'; cat "$root/tests/fixtures/ringbuf/live-cpu0.page"; } >"$d/live-records"
+	{ printf '\x88\x04\xff\xc8\xfc\x01eEkdeikeEEk\x03pe\x13im\x05ei\x05Ek(p'; } >"$d/script-fmt"
 }
 
 # --- build and run ---------------------------------------------------------

@@ -465,7 +465,6 @@ static void render_control(struct sbuf *sb)
 	sbuf_printf(sb, "rate: %u\n", sim.cfg.rate);
 	sbuf_printf(sb, "step: %d\n", sim.cfg.step);
 	sbuf_printf(sb, "paused: %d\n", sim.paused);
-	sbuf_printf(sb, "feed-on-read: %u\n", sim.feed_on_read);
 	sbuf_printf(sb, "seed: %llu\n", (unsigned long long)sim.cfg.seed);
 	sbuf_printf(sb, "swap: %d\n", sim.cfg.swap);
 	sbuf_printf(sb, "stacks: %u\n", sim.nstacks);
@@ -911,12 +910,9 @@ static int control_cmd(char *line)
 		sim.cfg.rate = (unsigned int)strtoul(argv[1], NULL, 0);
 		sim.cfg.step = false;
 	} else if (!strcmp(argv[0], "feed-on-read") && argc == 2) {
-		char *end;
-		unsigned long k = strtoul(argv[1], &end, 0);
-
-		if (*end || k > 100000)
+		sim.feed_on_read = (unsigned int)strtoul(argv[1], NULL, 0);
+		if (sim.feed_on_read > 100000)
 			return -EINVAL;
-		sim.feed_on_read = (unsigned int)k;
 	} else if (!strcmp(argv[0], "pause")) {
 		sim.paused = true;
 	} else if (!strcmp(argv[0], "resume")) {
@@ -1313,10 +1309,10 @@ static int read_raw(struct fh *fh, char *buf, size_t size)
 
 	pthread_mutex_lock(&sim.lock);
 	if (fh->page_off >= fh->page_len) {
-		fh->page_off = fh->page_len = 0;
-		/* a reader that is traced itself: reading makes new records */
+		/* a busy kernel: the buffer never runs dry while it is read */
 		if (sim.feed_on_read)
 			sim_emit(sim.feed_on_read, fh->loc.cpu);
+		fh->page_off = fh->page_len = 0;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += sim.cfg.block_ms / 1000;
 		until.tv_nsec += (long)(sim.cfg.block_ms % 1000) * 1000000L;
