@@ -14,6 +14,7 @@
  *	session_open()                    choose the mode, change tracefs
  *	loop:
  *		session_drain(s, budget)  read what the kernel has, bounded
+ *		                          (pages, time, stop signal)
  *		session_tick(s)           once per refresh: close the interval,
  *		                          read stats, reload symbols if needed
  *		stack_table_rank(session_table(s), ...)
@@ -95,6 +96,10 @@ enum session_mode {
  *         snapshots (told by a leading '{'); at most one trace.dat, which
  *         becomes @replay; several snapshots merge (SESSION_REPLAY)
  * @nfiles: entries in @files
+ * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
+ *              near it the breakdown records of exited pids are folded into
+ *              their comm, at it new stacks and breakdowns are counted
+ *              without being kept (stack_table_set_limit())
  */
 struct session_opts {
 	enum session_mode mode;
@@ -122,6 +127,7 @@ struct session_opts {
 	const char *map_file;
 	const char *const *files;
 	int nfiles;
+	size_t max_memory;
 };
 
 /**
@@ -147,6 +153,8 @@ struct session_view {
 	int top;
 	const char *filter;
 };
+
+#define SESSION_MAX_MEMORY ((size_t)256 << 20)
 
 /**
  * struct session_stats - what the header shows; all counts are since start
@@ -180,6 +188,14 @@ struct session_stats {
 	struct stackmap_stat map;   /* valid when have_map_stat */
 	int map_abi;                /* 1-4 when known from the files, else 0 */
 	double self_cpu;            /* stacktop's CPU % over the last interval */
+	bool behind;                /* the last drain ran out of budget, data left */
+	uint64_t drains_cut;        /* drains that ran out of budget */
+	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
+	uint64_t mem_limit;         /* --max-memory */
+	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
+	uint64_t mem_folded;        /* breakdown records of exited pids folded */
+	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
+	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 };
 
 /**
@@ -196,10 +212,34 @@ struct session_stats {
  */
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz);
 
+/* what session_drain() allows when the caller gives no bound */
+#define SESSION_DRAIN_PAGES 4096
+#define SESSION_DRAIN_MS    100
+
 /**
- * session_drain() - read what the ring buffers hold, at most @max_pages pages
+ * session_drain_for() - read what the ring buffers hold, within a budget
  * @s: session
- * @max_pages: bound on the work done (0: no bound)
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
+ * @max_ms: for at most this long (0: SESSION_DRAIN_MS)
+ * @more: if not NULL, set when the drain stopped on its budget, or on a stop
+ *        signal (sig_stop, signals.h), with data possibly left
+ *
+ * Every drain is bounded: a buffer that fills as fast as it is read (a
+ * reader traced by the function tracer, slowed by strace) ends the drain
+ * on its budget, and a stop signal ends it after the page being read.
+ * What the reader does not get to is overwritten by the kernel and counted
+ * in the page headers (lost) and per_cpu stats (overrun), as usual;
+ * stats.drains_cut counts the drains that ran out of budget. A recording
+ * (replay) is read whole at the first drain.
+ *
+ * Return: pages read (0 when the buffers were empty), or -errno.
+ */
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more);
+
+/**
+ * session_drain() - session_drain_for() with the default time budget
+ * @s: session
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
  *
  * Return: pages read (0 when the buffers were empty), or -errno.
  */
@@ -327,7 +367,9 @@ const char *session_traced(const struct session *s);
  *
  * Return: the name (owned by the session; valid until the next
  * session_comm(), session_drain() or session_tick(): copy it to keep it),
- * "<idle>" for pid 0, "?" when unknown.
+ * "<idle>" for pid 0, "?" when unknown; for the pid of folded records
+ * (stack_pid_folded()) the command of the exited processes, for
+ * STACK_PID_OVER "[memory limit]".
  */
 const char *session_comm(struct session *s, int pid);
 

@@ -17,8 +17,10 @@
  *	                      return -errno on failure (close is still called)
  *	pollfds(src, fds, n)  descriptors that become readable when the source
  *	                      has data; return how many were written
- *	drain(src, budget)    read what is there, at most @budget pages (0: no
- *	                      bound); return the pages read or -errno
+ *	drain(src, budget)    read what is there within @budget (pages, a
+ *	                      deadline, the stop flag: see struct
+ *	                      drain_budget); set budget->more when it stopped
+ *	                      with data left; return the pages read or -errno
  *	tick(src)             once per refresh: read the source's own counters,
  *	                      notice external changes (a reset of the map)
  *	stats(src, st)        add the source's counters into @st
@@ -37,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -44,6 +47,32 @@
 
 struct pollfd;
 struct source;
+
+/**
+ * struct drain_budget - how much one drain may do; every drain has one
+ * @pages: at most this many pages (never 0)
+ * @deadline: CLOCK_MONOTONIC nanoseconds; no page is read after it
+ * @stop: when it reads non-zero (a stop signal), the drain ends at once
+ * @used: pages read so far in this drain, over all sources
+ * @more: set when the drain stopped on its budget (or the stop flag) with
+ *        data possibly left in the buffers
+ */
+struct drain_budget {
+	unsigned int pages;
+	uint64_t deadline;
+	const volatile sig_atomic_t *stop;
+	unsigned int used;
+	bool more;
+};
+
+/**
+ * drain_budget_spent() - whether @b allows no further page (and if so, mark
+ * it as stopped with data left)
+ * @b: budget
+ *
+ * Checks the page count, the stop flag and the clock, in that order.
+ */
+bool drain_budget_spent(struct drain_budget *b);
 
 /**
  * struct source_ops - what a kind of source does (see the contract above)
@@ -60,7 +89,7 @@ struct source_ops {
 	const char *name;
 	int (*open)(struct source *src, char *err, size_t errsz);
 	int (*pollfds)(const struct source *src, struct pollfd *fds, int max);
-	int (*drain)(struct source *src, unsigned int budget);
+	int (*drain)(struct source *src, struct drain_budget *budget);
 	int (*tick)(struct source *src);
 	void (*stats)(const struct source *src, struct session_stats *st);
 	int (*reset)(struct source *src);
@@ -133,6 +162,8 @@ struct session {
 	void *snapdb;          /* struct snapdb: symbols, keys, comms, origins */
 	uint64_t snap_events_delta;
 	char *found_map;       /* a stack map found next to the trace.dat */
+	bool proc_pids;        /* pids are this machine's: exited ones can fold */
+	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
 };
 
 /*
@@ -166,6 +197,11 @@ int session_setup_function(struct session *s, char *err, size_t errsz);
 int session_func_cb(void *ctx, uint64_t ip);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
+int session_drain_reset(struct session *s, bool *more);
+
+/* a reset's own drain: the buffers are stopped (stackmap) or ours alone */
+#define SESSION_RESET_PAGES 65536
+#define SESSION_RESET_MS    500
 void session_zero_counts(struct session *s);
 int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
 
@@ -190,7 +226,7 @@ struct cpubufs {
 typedef void (*cpubufs_full_fn)(void *ctx);
 
 int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz);
-int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, bool *more,
+int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *budget,
 		  cpubufs_full_fn full, void *ctx);
 void cpubufs_read_stats(struct cpubufs *b, struct session *s);
 void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);

@@ -43,7 +43,28 @@ enum stack_flags {
 	STACK_F_CUT = 1 << 2,      /* deeper than STACK_MAX_DEPTH, cut */
 	STACK_F_MERGED64 = 1 << 3, /* 64 frames from a pre-v4 map: may merge stacks */
 	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
+	STACK_F_OVER = 1 << 5,     /* no frames: the hits of stacks refused by the memory limit */
 };
+
+/*
+ * Breakdown records with a pid below 0 are not one process:
+ *   -1                    no process (a hit from a saved stack map)
+ *   STACK_PID_OVER        pids not kept: over the memory limit
+ *   <= STACK_PID_FOLDED   processes that exited, folded into their comm
+ *                         (stack_table_fold(); stack_table_folded_comm())
+ */
+#define STACK_PID_OVER   (-2)
+#define STACK_PID_FOLDED (-3)
+
+/**
+ * stack_pid_folded() - whether a record's pid stands for exited processes
+ * folded into their comm
+ * @pid: stack_attr.pid
+ */
+static inline bool stack_pid_folded(int pid)
+{
+	return pid <= STACK_PID_FOLDED;
+}
 
 struct stack_attr;
 
@@ -209,6 +230,74 @@ uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta);
  * @t: table
  */
 size_t stack_table_memory(const struct stack_table *t);
+
+/**
+ * struct stack_mem - what the table holds against its memory limit
+ * @bytes: bytes held (stack_table_memory())
+ * @free_bytes: of which free records, reused before anything new is taken
+ * @limit: the limit (0: none)
+ * @folded: breakdown records of exited pids folded into their comm
+ * @over_stacks: new stacks refused because of the limit (their hits go to
+ *               the STACK_F_OVER stack)
+ * @over_hits: hits counted on a stack but without their (event, cpu, pid)
+ *             breakdown, or on the STACK_F_OVER stack
+ */
+struct stack_mem {
+	size_t bytes;
+	size_t free_bytes;
+	size_t limit;
+	uint64_t folded;
+	uint64_t over_stacks;
+	uint64_t over_hits;
+};
+
+/**
+ * stack_table_set_limit() - bound the memory the table holds
+ * @t: table
+ * @bytes: the limit; 0 for none
+ *
+ * Near the limit the owner folds the records of exited pids
+ * (stack_table_fold()). At the limit nothing new is allocated: a new stack
+ * counts on the one STACK_F_OVER stack, a new (event, cpu, pid) of a known
+ * stack on its STACK_PID_OVER record (from a small reserve) or, with that
+ * gone too, only on the stack. Totals are never lost.
+ */
+void stack_table_set_limit(struct stack_table *t, size_t bytes);
+
+/**
+ * stack_table_mem() - memory counters
+ * @t: table
+ * @ret: filled
+ */
+void stack_table_mem(const struct stack_table *t, struct stack_mem *ret);
+
+/**
+ * stack_table_fold() - fold the breakdown records of exited processes into
+ * one record per (stack, event, cpu, comm)
+ * @t: table
+ * @exited: called once per pid > 0 seen in a record; returns true when the
+ *          process is gone, with its command name (NUL-terminated, at most
+ *          15 characters) in @comm
+ * @ctx: passed to @exited
+ *
+ * The folded records keep their counts (total and interval); their pid
+ * becomes STACK_PID_FOLDED or below, named by stack_table_folded_comm().
+ * Records freed by the fold are reused before new memory is taken.
+ *
+ * Return: records of exited pids folded, or -ENOMEM (what was folded
+ * before memory ran out stays folded; no count is lost).
+ */
+long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, char *comm),
+		      void *ctx);
+
+/**
+ * stack_table_folded_comm() - the command a folded pid stands for
+ * @t: table
+ * @pid: a pid for which stack_pid_folded() is true
+ *
+ * Return: the name (owned by @t), NULL when @pid is not a folded pid.
+ */
+const char *stack_table_folded_comm(const struct stack_table *t, int pid);
 
 /**
  * stack_table_epoch() - the current interval number

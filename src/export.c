@@ -91,6 +91,25 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
 			(unsigned long long)st->orphans);
+	{
+		char mem[16], lim[16], rss[16];
+
+		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
+		fmt_bytes(lim, sizeof(lim), st->mem_limit);
+		fmt_bytes(rss, sizeof(rss), st->mem_rss);
+		fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		if (st->mem_folded)
+			fprintf(f, "; %llu records of exited processes folded into their command",
+				(unsigned long long)st->mem_folded);
+		fputc('\n', f);
+		if (st->mem_over_stacks || st->mem_over_hits)
+			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
+				(unsigned long long)st->mem_over_stacks,
+				(unsigned long long)st->mem_over_hits);
+	}
+	if (st->drains_cut)
+		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
+			(unsigned long long)st->drains_cut);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
@@ -161,6 +180,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid),
 				room < 6 ? 6 : room > 15 ? 15 : room);
 			snprintf(who, sizeof(who), "%s/%d%s", comm, top_of.pid, more);
+		} else if (top_of.pid < -1) {
+			/* exited processes folded into their command */
+			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
+			snprintf(who, sizeof(who), "%s/-", comm);
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
@@ -282,7 +305,7 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 			*buf = nb;
 			*cap = nc;
 		}
-		if (a->pid < 0)
+		if (a->pid == -1)
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "[unknown]");
 		else
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "%s",
@@ -551,7 +574,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
-		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s",
+		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
 		stack_table_count(session_table(s)), sum->matched,
 		(unsigned long long)sum->total, (unsigned long long)sum->delta,
@@ -560,7 +583,13 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		st->generation, st->tracing_on ? "true" : "false",
-		st->stackmap_on ? "true" : "false");
+		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
+	fprintf(f,
+		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
+		"\"over_stacks\":%llu,\"over_hits\":%llu}",
+		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
+		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
+		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
@@ -588,8 +617,9 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)row->delta, sk->depth);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
-	fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
 		"\"cut\":%s,\"frames\":[",
+		sk->flags & STACK_F_OVER ? "\"over_limit\":true," : "",
 		sk->flags & STACK_F_MOREIDS ? "true" : "false",
 		sk->flags & STACK_F_FALLBACK ? "true" : "false",
 		sk->flags & STACK_F_MAPPED ? "true" : "false",
@@ -625,8 +655,12 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			continue;
 		fprintf(f, "%s{\"event\":", any ? "," : "");
 		export_json_str(f, session_event(s, a->event));
-		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
-		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
+		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid < -1 ? -1 : a->pid);
+		export_json_str(f, a->pid == -1 ? "?" : session_comm(s, a->pid));
+		if (stack_pid_folded(a->pid))
+			fputs(",\"exited\":true", f);
+		else if (a->pid == STACK_PID_OVER)
+			fputs(",\"over_limit\":true", f);
 		if (session_norigins(s) > 1)
 			fprintf(f, ",\"origin\":%u", a->origin);
 		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,

@@ -424,3 +424,21 @@ int fmt_fit(char *dst, size_t size, const char *src, int width)
 	dst[wr] = '\0';
 	return cols + 1;
 }
+
+int fmt_bytes(char *buf, size_t size, uint64_t n)
+{
+	static const char units[] = "KMGTPE";
+	unsigned int u = 0;
+	uint64_t scale = 1024;
+
+	if (n < 1024)
+		return snprintf(buf, size, "%" PRIu64 "B", n);
+	while (units[u + 1] && n / scale >= 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (n / scale < 10)
+		return snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%c", n / scale,
+				(n % scale) * 10 / scale, units[u]);
+	return snprintf(buf, size, "%" PRIu64 "%c", n / scale, units[u]);
+}

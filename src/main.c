@@ -33,6 +33,7 @@ static int nowned;
 #define MAX_FILES  63
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
+#define BATCH_DRAIN_PAGES 4096
 
 struct args {
 	struct session_opts so;
@@ -90,6 +91,7 @@ enum {
 	OPT_MAP,
 	OPT_SHOW_SELF,
 	OPT_LIST_EVENTS,
+	OPT_MAX_MEMORY,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
 	OPT_FILTER,
@@ -132,6 +134,7 @@ static const struct option long_opts[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
@@ -210,6 +213,9 @@ static void usage(FILE *f)
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
 		"      --show-self         count stacktop's own events too (hidden by default)\n"
+		"      --max-memory SIZE   bound on what stacktop keeps per stack and per\n"
+		"                          process (K, M, G suffixes; default 256M): near it\n"
+		"                          exited processes are folded into their command\n"
 		"      --list-events [GLOB]\n"
 		"                          print this kernel's events (SYS:EVENT), one a line,\n"
 		"                          a tab, and yes/no: can stacktop record their stacks\n"
@@ -234,6 +240,47 @@ static int parse_int(const char *s, long min, long max, long *ret)
 	if (errno || end == s || *end || v < min || v > max)
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+/* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
+static int parse_size(const char *s, size_t min, size_t *ret)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mul = 1ULL << 30;
+		break;
+	case '\0':
+	case 'b': case 'B':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mul > 1) {
+		end++;
+		if (*end == 'i')
+			end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v > (1ULL << 50) / mul || v * mul < min)
+		return -EINVAL;
+	*ret = (size_t)(v * mul);
 	return 0;
 }
 
@@ -579,6 +626,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
 			break;
+		case OPT_MAX_MEMORY:
+			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
+				fprintf(stderr,
+					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_LIST_EVENTS:
 			a->list_events = true;
 			a->list_glob = optarg;
@@ -650,7 +705,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 /*
  * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
  * itself half full (poll on the per-CPU fds), never more often than every
- * DRAIN_MIN_MS. False when a stop signal came.
+ * DRAIN_MIN_MS. Each drain is bounded by the time left (and at most
+ * DRAIN_MS) and by BATCH_DRAIN_PAGES, so the interval ends on time even
+ * when the buffers never empty; a stop signal ends it within one page.
+ * False when a stop signal came.
  */
 static bool batch_wait(struct session *s, double secs)
 {
@@ -661,15 +719,22 @@ static bool batch_wait(struct session *s, double secs)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
+		bool more = false;
 		int ms;
 
-		session_drain(s, 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
+		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
+				  &more);
 		if (sig_stop)
 			return false;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
 			return true;
+		if (more)
+			continue; /* behind: no sleep until the interval ends */
 		ms = (int)((secs - el) * 1000) + 1;
 		if (ms > DRAIN_MS)
 			ms = DRAIN_MS;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include "ksym.h"
 #include "log.h"
 #include "session.h"
+#include "signals.h"
 #include "source.h"
 #include "stack_table.h"
 #include "snapshot.h"
@@ -91,7 +93,71 @@ void session_path(const struct session *s, char *buf, size_t size, const char *r
 
 const char *session_comm(struct session *s, int pid)
 {
+	if (stack_pid_folded(pid)) {
+		const char *c = stack_table_folded_comm(s->table, pid);
+
+		return c ? c : "?";
+	}
+	if (pid == STACK_PID_OVER)
+		return "[memory limit]";
 	return comm_cache_get(s->comms, pid);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static bool pid_exited(void *ctx, int pid, char *comm)
+{
+	struct session *s = ctx;
+
+	if (!s->proc_pids || kill(pid, 0) == 0 || errno != ESRCH)
+		return false;
+	/* the name learned while it ran (sanitized by the comm cache) */
+	snprintf(comm, 16, "%s", comm_cache_get(s->comms, pid));
+	return true;
+}
+
+/*
+ * Near the limit (3/4), fold the records of exited pids into their comm.
+ * The next fold waits until the table grew by 1/16 of the limit again, so a
+ * table full of live pids is not walked after every drain.
+ */
+static void memory_check(struct session *s)
+{
+	struct stack_mem m;
+	uint64_t used;
+	long n;
+
+	stack_table_mem(s->table, &m);
+	used = m.bytes - m.free_bytes;
+	if (!m.limit || used < m.limit / 4 * 3 || used < s->fold_floor)
+		return;
+	n = stack_table_fold(s->table, pid_exited, s);
+	if (n < 0)
+		log_warn("cannot fold the records of exited processes: %s", strerror((int)-n));
+	else if (n > 0)
+		log_debug("memory: %ld records of exited processes folded into their command", n);
+	stack_table_mem(s->table, &m);
+	s->fold_floor = m.bytes - m.free_bytes + m.limit / 16;
+}
+
+static void memory_stats(struct session *s)
+{
+	struct stack_mem m;
+	long pages = 0, rss = 0;
+	FILE *f;
+
+	stack_table_mem(s->table, &m);
+	s->stats.mem_bytes = m.bytes;
+	s->stats.mem_limit = m.limit;
+	s->stats.mem_folded = m.folded;
+	s->stats.mem_over_stacks = m.over_stacks;
+	s->stats.mem_over_hits = m.over_hits;
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) == 2 && rss > 0)
+			s->stats.mem_rss = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(f);
+	}
 }
 
 /* learn the names of pids new in this drain while they still exist */
@@ -326,6 +392,8 @@ void session_sync_stats(struct session *s)
 /* replay: everything at once, at the first drain */
 static int replay_all(struct session *s)
 {
+	/* a recording is finite; its sources read it whole */
+	struct drain_budget b = { .pages = UINT_MAX, .deadline = UINT64_MAX };
 	long long n = 0;
 	int i;
 
@@ -336,10 +404,11 @@ static int replay_all(struct session *s)
 		struct source *src = &s->sources[i];
 
 		if (src->ops->drain)
-			n += src->ops->drain(src, 0);
+			n += src->ops->drain(src, &b);
 	}
 	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
+	memory_stats(s);
 	if (s->snapdb) {
 		/* snapshots: their own interval counts, as they were seen */
 		s->stats.events_delta = s->snap_events_delta;
@@ -353,24 +422,72 @@ static int replay_all(struct session *s)
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
-int session_drain(struct session *s, unsigned int max_pages)
+static uint64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool drain_budget_spent(struct drain_budget *b)
+{
+	if (b->used >= b->pages || (b->stop && *b->stop) || mono_ns() >= b->deadline) {
+		b->more = true;
+		return true;
+	}
+	return false;
+}
+
+static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int max_ms,
+			 bool *ret_more)
+{
+	struct drain_budget b = {
+		.pages = max_pages ? max_pages : SESSION_DRAIN_PAGES,
+		.deadline = mono_ns() + (uint64_t)(max_ms ? max_ms : SESSION_DRAIN_MS) * 1000000ULL,
+		.stop = &sig_stop,
+	};
 	int i, r, pages = 0;
 
-	if (s->recording)
-		return replay_all(s);
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 
 		if (!src->ops->drain)
 			continue;
-		r = src->ops->drain(src, max_pages);
+		r = src->ops->drain(src, &b);
 		if (r > 0)
 			pages += r;
 	}
 	comm_learn_new(s);
+	memory_check(s);
 	session_sync_stats(s);
+	/* the stop flag is no reason to say the reader falls behind */
+	if (b.more && !sig_stop)
+		s->stats.drains_cut++;
+	s->stats.behind = b.more;
+	if (ret_more)
+		*ret_more = b.more;
 	return pages;
+}
+
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more)
+{
+	if (more)
+		*more = false;
+	if (s->recording)
+		return replay_all(s);
+	return drain_bounded(s, max_pages, max_ms, more);
+}
+
+int session_drain(struct session *s, unsigned int max_pages)
+{
+	return session_drain_for(s, max_pages, 0, NULL);
+}
+
+/* the sources' resets: a drain of its own budget, whatever the caller's */
+int session_drain_reset(struct session *s, bool *more)
+{
+	return drain_bounded(s, SESSION_RESET_PAGES, SESSION_RESET_MS, more);
 }
 
 int session_pollfds(const struct session *s, struct pollfd *fds, int max)
@@ -446,6 +563,7 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	stack_table_tick(s->table);
+	memory_stats(s);
 	comm_cache_tick(s->comms);
 	if (s->tgids)
 		tgid_cache_tick(s->tgids);
@@ -458,6 +576,7 @@ int session_tick(struct session *s)
 
 void session_zero_counts(struct session *s)
 {
+	s->fold_floor = 0;
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
@@ -678,6 +797,9 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->stats.tracing_on = true;
 	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
+	if (s->table)
+		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
+								 : SESSION_MAX_MEMORY);
 	s->ksym = ksym_new(opts->kallsyms);
 	s->map_names = stackmap_names_new();
 	if (!s->comms || !s->table || !s->ksym || !s->map_names) {
@@ -756,6 +878,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		r = -ENOMEM;
 		goto fail;
 	}
+	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
+	/* a --tracefs may be a simulator: its pids are not this machine's */
+	s->proc_pids = !opts->tracefs;
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {

@@ -518,37 +518,6 @@ static void close_all_but(int a, int b, int c)
 	close_range((unsigned int)next, ~0U, 0);
 }
 
-/* async-signal-safe: "stacktop: could not undo REL (errno N)" on stderr */
-static void emergency_say(const char *rel, int err)
-{
-	char buf[PATH_MAX + 64];
-	size_t n = 0, l = strlen(rel);
-	char num[16];
-	int i = 0;
-
-	if (err < 0)
-		err = -err;
-	memcpy(buf, "stacktop: could not undo ", 25);
-	n = 25;
-	if (l > PATH_MAX)
-		l = PATH_MAX;
-	memcpy(buf + n, rel, l);
-	n += l;
-	memcpy(buf + n, " (errno ", 8);
-	n += 8;
-	do {
-		num[i++] = (char)('0' + err % 10);
-		err /= 10;
-	} while (err && i < (int)sizeof(num));
-	while (i)
-		buf[n++] = num[--i];
-	buf[n++] = ')';
-	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, n) < 0) {
-		/* nothing left to tell it with */
-	}
-}
-
 void state_emergency_restore(void)
 {
 	struct state *st = state_current;
@@ -569,24 +538,17 @@ void state_emergency_restore(void)
 		/* beneath the root, no symlinks: the same resolution as tfs_write() */
 		if (e->kind == 'D') {
 			fd = tfs_rmdir(st->tfs, e->rel);
-			if (fd < 0 && fd != -ENOENT) {
-				emergency_say(e->rel, fd);
+			if (fd < 0 && fd != -ENOENT)
 				failed = 1;
-			}
 			continue;
 		}
 		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
 		if (fd < 0) {
-			if (fd != -ENOENT) {
-				emergency_say(e->rel, fd);
-				failed = 1;
-			}
+			failed |= fd != -ENOENT;
 			continue;
 		}
-		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT)) {
-			emergency_say(e->rel, errno);
+		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT))
 			failed = 1;
-		}
 		close(fd);
 	}
 	/* kept when something could not be undone: the next run retries */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "evfmt.h"
+#include "ingest.h"
 #include "log.h"
 #include "source.h"
 #include "state.h"
@@ -87,9 +88,9 @@ static int instance_pollfds(const struct source *src, struct pollfd *fds, int ma
 	return cpubufs_pollfds(src->priv, fds, max);
 }
 
-static int instance_drain(struct source *src, unsigned int budget)
+static int instance_drain(struct source *src, struct drain_budget *budget)
 {
-	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL, NULL);
+	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL);
 }
 
 static int instance_tick(struct source *src)
@@ -103,12 +104,28 @@ static void instance_stats(const struct source *src, struct session_stats *st)
 	cpubufs_stats(src->priv, st);
 }
 
-/* the buffer is ours alone: read it out, then only stacktop's counts go */
+/*
+ * The buffer is ours alone: what it holds is wiped (opening the instance's
+ * `trace` with O_TRUNC, constant time however fast the buffer fills), then
+ * only stacktop's counts go. Where the wipe fails, it is read away within
+ * the reset's budget instead.
+ */
 static int instance_reset(struct source *src)
 {
-	session_drain(src->s, 0);
-	session_zero_counts(src->s);
-	src->s->stats.generation++;
+	struct session *s = src->s;
+	char rel[160];
+	bool more = false;
+	int r;
+
+	session_path(s, rel, sizeof(rel), "trace");
+	r = tfs_write(s->tfs, rel, "");
+	if (r < 0) {
+		log_debug("cannot clear %s: %s; reading it away", rel, strerror(-r));
+		session_drain_reset(s, &more);
+	}
+	ingest_forget_waiting(s->ing);
+	session_zero_counts(s);
+	s->stats.generation++;
 	return 0;
 }
 

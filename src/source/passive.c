@@ -29,10 +29,11 @@ static int passive_open(struct source *src, char *err, size_t errsz)
 	return mapsnap_read(m);
 }
 
-static int passive_drain(struct source *src, unsigned int budget)
+static int passive_drain(struct source *src, struct drain_budget *budget)
 {
 	struct mapsnap *m = src->priv;
 
+	(void)budget;
 	m->read_this_drain = false;
 	return 0;
 }

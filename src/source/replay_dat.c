@@ -118,13 +118,15 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	return 0;
 }
 
-static int replay_dat_drain(struct source *src, unsigned int budget)
+/* a recording is finite: it is read whole, whatever the budget */
+static int replay_dat_drain(struct source *src, struct drain_budget *budget)
 {
 	struct session *s = src->s;
 	double secs = 0;
 	unsigned int i;
 	long long n;
 
+	(void)budget;
 	n = replay_run(src->priv, s->ing, &secs);
 	if (n < 0)
 		log_err("cannot read the recording: %s", strerror((int)-n));

@@ -8,6 +8,7 @@
  * read before the reset never resolves through the map read after it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,19 +76,21 @@ static void stackmap_full(void *ctx)
 	mapsnap_checkpoint(ctx);
 }
 
-static int stackmap_drain(struct source *src, unsigned int budget)
+static int stackmap_drain(struct source *src, struct drain_budget *budget)
 {
 	struct stackmap_src *m = src->priv;
-	bool more;
+	bool more_before = budget->more;
 	int pages;
 
 	m->map.read_this_drain = false;
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
-	pages = cpubufs_drain(&m->bufs, src->s, budget, &more, stackmap_full, &m->map);
+	budget->more = false;
+	pages = cpubufs_drain(&m->bufs, src->s, budget, stackmap_full, &m->map);
 	mapsnap_checkpoint(&m->map);
-	if (!more)
+	if (!budget->more)
 		m->map.discard_ids = false; /* the buffer was read to its end */
+	budget->more |= more_before;
 	return pages;
 }
 
@@ -109,14 +112,19 @@ static void stackmap_stats(const struct source *src, struct session_stats *st)
 }
 
 /*
- * tracing_on is saved and cleared, the buffers drained, `0` written to
- * stack_map, tracing_on restored.
+ * tracing_on is saved and cleared, the buffers drained (within a budget),
+ * `0` written to stack_map, tracing_on restored. With tracing off the
+ * buffers are finite, but a slow reader may still not get through them in
+ * time: whatever the budget leaves was recorded under the old map and is
+ * wiped (the top-level buffer is stacktop's while it holds the top-level
+ * lock), so that no old id resolves through the new map.
  */
 static int stackmap_reset(struct source *src)
 {
 	struct stackmap_src *m = src->priv;
 	struct session *s = src->s;
 	long long was_on = 0;
+	bool more = false;
 	int r, r2;
 
 	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
@@ -127,20 +135,30 @@ static int stackmap_reset(struct source *src)
 			return r;
 	}
 	/* everything recorded under the old map is read and resolved now */
-	session_drain(s, 0);
+	session_drain_reset(s, &more);
 	m->map.read_this_drain = false;
 	mapsnap_checkpoint(&m->map);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
 		/*
 		 * v1-v3 keep the buffer: a record committed after the drain above
-		 * belongs to the old map; the counts restart anyway, so read it
-		 * away without resolving it through the new one.
+		 * (or left by its budget) belongs to the old map; the counts
+		 * restart anyway, so read it away without resolving it through
+		 * the new one.
 		 */
 		s->stats.have_map_stat = false; /* the counters restart from 0 */
 		m->map.discard_ids = true;
-		session_drain(s, 0);
-		m->map.discard_ids = false;
+		session_drain_reset(s, &more);
+		if (more) {
+			r2 = tfs_write(s->tfs, "trace", "");
+			if (r2 < 0)
+				log_warn("cannot clear the buffers after a reset: %s; ids of the old map are dropped until they are read",
+					 strerror(-r2));
+			else
+				ingest_forget_waiting(s->ing);
+			more = r2 < 0;
+		}
+		m->map.discard_ids = more;
 		mapsnap_new_generation(&m->map);
 		session_zero_counts(s);
 	}

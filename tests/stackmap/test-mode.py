@@ -1021,6 +1021,88 @@ def case_replay_dat():
         sim.stop()
 
 
+def run_timed(sim, *args, limit=5.0):
+    """stacktop -b --json with @args; it must end by itself within @limit
+    seconds (a hang is killed at 30 s and reported)"""
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    cmd = [STACKTOP, "-b", "--json", "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+           "--rundir", run] + list(args)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise Fail("%s did not end within 30 s (hang)" % " ".join(args))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    took = time.monotonic() - t0
+    check(p.returncode == 0, "%s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr))
+    check(took < limit, "%s took %.1f s (limit %.0f s)" % (" ".join(args), took, limit))
+    return [json.loads(l) for l in p.stdout.splitlines()], p.stderr, took
+
+
+def fired(sim):
+    for line in sim.read(".sim/control").splitlines():
+        if line.startswith("fired:"):
+            return int(line.split()[1])
+    raise Fail("no fired: line in .sim/control")
+
+
+def case_never_hang():
+    """every read of trace_pipe_raw makes new records (a reader traced by
+    the function tracer, or slowed by strace): the buffer never empties,
+    and still every interval ends on time, a reset ends, SIGTERM ends the
+    run at once, and everything is restored"""
+    sim = Sim("v4", "--step", "--seed", "13")
+    try:
+        before = sim.state()
+        sim.ctl("feed-on-read 40")
+        for mode in ("stackmap", "stacks"):
+            f0 = fired(sim)
+            reps, err, took = run_timed(sim, "--mode", mode, "-n", "2", "-d", "0.5")
+            check(len(reps) == 2, "%s: %d reports, wanted 2" % (mode, len(reps)))
+            check(reps[-1]["hits"] > 0, "%s: nothing counted" % mode)
+            check(fired(sim) - f0 > 10000, "%s: the sim fed only %d events: the test is void" %
+                  (mode, fired(sim) - f0))
+            check(reps[-1]["drains_cut"] > 0, "%s: no drain ended on its budget" % mode)
+            check(sim.state() == before, "%s: state not restored: %s" % (mode, sim.state()))
+            # a reset while the buffer fills as fast as it is read
+            reps, err, took = run_timed(sim, "--mode", mode, "--reset-first", "-n", "1",
+                                        "-d", "0.5")
+            check(reps[-1]["generation"] >= 1, "%s: --reset-first did not reset" % mode)
+            check(sim.state() == before, "%s: state not restored after a reset" % mode)
+        # SIGTERM in the middle of a long interval
+        for mode in ("stackmap", "stacks"):
+            run = tempfile.mkdtemp(prefix="stacktop-run.")
+            p = subprocess.Popen([STACKTOP, "-b", "--json", "-d", "60", "--mode", mode,
+                                  "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+                                  "--rundir", run], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                f0 = fired(sim)
+                for _ in range(500):
+                    if fired(sim) - f0 > 5000:
+                        break
+                    time.sleep(0.01)
+                else:
+                    raise Fail("%s: stacktop is not reading" % mode)
+                p.send_signal(signal.SIGTERM)
+                try:
+                    out, err = p.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    raise Fail("%s: SIGTERM ignored: still running 5 s later" % mode)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+                shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 0, "%s: exit %d after SIGTERM: %s" % (mode, p.returncode, err))
+            check(len(out.splitlines()) == 1, "%s: no final report after SIGTERM" % mode)
+            check(sim.state() == before, "%s: state not restored after SIGTERM: %s" %
+                  (mode, sim.state()))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -1048,6 +1130,7 @@ CASES = {
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
     "replay-dat": case_replay_dat,
+    "never-hang": case_never_hang,
 }
 
 
