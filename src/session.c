@@ -116,6 +116,11 @@ void session_sync_stats(struct session *s)
 	s->stats.bad_pages = is->bad_pages;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
+	s->stats.bad_ids = is->bad_ids;
+	s->stats.rb_bytes = is->bytes;
+	s->stats.sized_records = is->sized_records;
+	s->stats.sized_bytes = is->sized_bytes;
+	s->stats.alt_bytes = is->alt_bytes;
 }
 
 /* replay: everything at once, at the first drain */
