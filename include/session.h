@@ -180,6 +180,11 @@ struct session_stats {
 	uint64_t fallbacks;         /* full kernel_stack records in stackmap mode */
 	uint64_t fallbacks_delta;
 	uint64_t unresolved;        /* stack ids not found in the map snapshot */
+	uint64_t bad_ids;           /* stack ids at or above the map's table_size */
+	uint64_t rb_bytes;          /* ring-buffer bytes read (struct ingest_stats.bytes) */
+	uint64_t sized_records;     /* stack records of known depth, */
+	uint64_t sized_bytes;       /* their ring-buffer bytes as read, */
+	uint64_t alt_bytes;         /* and in the other representation */
 	uint64_t map_reads;         /* stack_map_bin snapshots read */
 	uint32_t generation;        /* bumped by every reset */
 	bool tracing_on;            /* tracing_on of the instance read */
@@ -197,6 +202,51 @@ struct session_stats {
 	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 };
+
+/**
+ * struct session_ringbuf - what the stack map saves in the ring buffer
+ * @read_per_event: ring-buffer bytes of a stack record, as read (mean)
+ * @alt_per_event: the same events' stack records in the other representation:
+ *                 full stacks in stackmap mode, stack ids in stacks mode
+ * @saving_pct: stackmap mode: share of the stack records' bytes the map
+ *              saves, 100 * (alt - read) / alt; stacks mode: share of all the
+ *              ring buffer read that the map would save, 100 * (read - alt) /
+ *              bytes read (events included; stacks deeper than
+ *              STACKMAP_MAX_DEPTH stay full)
+ */
+struct session_ringbuf {
+	double read_per_event;
+	double alt_per_event;
+	double saving_pct;
+};
+
+/**
+ * session_ringbuf_saving() - the stack map's value on this workload, from
+ * the counters of @st (since start or the last reset)
+ * @st: stats
+ * @rb: filled when the answer is known
+ *
+ * Return: true in stackmap and stacks modes once a stack record of known
+ * depth was read; false otherwise (passive and replay modes read no stacks
+ * from a ring buffer of their own).
+ */
+static inline bool session_ringbuf_saving(const struct session_stats *st,
+					  struct session_ringbuf *rb)
+{
+	double n = (double)st->sized_records, b = (double)st->sized_bytes,
+	       a = (double)st->alt_bytes;
+
+	if ((st->mode != SESSION_STACKMAP && st->mode != SESSION_STACKS) || !st->sized_records ||
+	    !st->rb_bytes || !st->alt_bytes)
+		return false;
+	rb->read_per_event = b / n;
+	rb->alt_per_event = a / n;
+	if (st->mode == SESSION_STACKMAP)
+		rb->saving_pct = 100.0 * (a - b) / a;
+	else
+		rb->saving_pct = 100.0 * (b - a) / (double)st->rb_bytes;
+	return true;
+}
 
 /**
  * session_open() - start tracing

@@ -37,6 +37,7 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 {
 	const struct session_stats *st = session_stats(s);
 	char rate[16], lost[16], lostd[16], ovr[16], drp[16];
+	struct session_ringbuf rb;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
 
 	fmt_rate(rate, sizeof(rate), (double)st->events_delta / dt);
@@ -79,10 +80,18 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		} else {
 			fprintf(f, "stat unavailable");
 		}
-		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; generation %u; option %s\n",
+		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; bad ids %llu; generation %u; option %s\n",
 			(unsigned long long)st->fallbacks, (unsigned long long)st->fallbacks_delta,
-			(unsigned long long)st->unresolved, st->generation,
-			st->stackmap_on ? "on" : "off");
+			(unsigned long long)st->unresolved, (unsigned long long)st->bad_ids,
+			st->generation, st->stackmap_on ? "on" : "off");
+	}
+	if (session_ringbuf_saving(st, &rb)) {
+		if (st->mode == SESSION_STACKMAP)
+			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
+		else
+			fprintf(f, "ring buffer: %.1f B of stack per event, %.1f B as stack ids: stackmap would cut ring-buffer use by %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
 	}
 	if (st->mode == SESSION_REPLAY && st->unresolved && !session_norigins(s))
 		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
@@ -479,6 +488,23 @@ static const char *const rank_key_names[] = {
 	[RANK_EVENT] = "event", [RANK_COMM] = "comm",
 };
 
+/* the ring-buffer byte counters and what the stack map saves (issue 13) */
+static void json_ringbuf(FILE *f, const struct session_stats *st)
+{
+	struct session_ringbuf rb;
+
+	fprintf(f, ",\"ringbuf\":{\"bytes\":%llu,\"sized_records\":%llu,\"sized_bytes\":%llu,"
+		"\"alt_bytes\":%llu",
+		(unsigned long long)st->rb_bytes, (unsigned long long)st->sized_records,
+		(unsigned long long)st->sized_bytes, (unsigned long long)st->alt_bytes);
+	if (session_ringbuf_saving(st, &rb))
+		fprintf(f, ",\"bytes_per_event\":%.2f,\"alt_per_event\":%.2f,\"%s\":%.2f",
+			rb.read_per_event, rb.alt_per_event,
+			st->mode == SESSION_STACKMAP ? "map_saves_pct" : "map_would_save_pct",
+			rb.saving_pct);
+	fputc('}', f);
+}
+
 static void json_view(FILE *f, struct session *s, const struct report_opts *o)
 {
 	const struct rank_opts *r = &o->rank;
@@ -573,7 +599,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
-		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
+		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
 		stack_table_count(session_table(s)), sum->matched,
@@ -582,7 +608,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
-		st->generation, st->tracing_on ? "true" : "false",
+		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
@@ -590,6 +616,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
+	json_ringbuf(f, st);
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"

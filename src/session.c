@@ -379,6 +379,11 @@ void session_sync_stats(struct session *s)
 	s->stats.damaged = is->damaged;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
+	s->stats.bad_ids = is->bad_ids;
+	s->stats.rb_bytes = is->bytes;
+	s->stats.sized_records = is->sized_records;
+	s->stats.sized_bytes = is->sized_bytes;
+	s->stats.alt_bytes = is->alt_bytes;
 	/*
 	 * Losses and fallbacks are found while reading, between ticks: "+n"
 	 * counts them from the last tick on, so that a total shown before the

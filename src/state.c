@@ -220,6 +220,21 @@ static char *trim_dup(const char *s)
 	return strndup(s, len);
 }
 
+/* a choice file ("[local] global counter"): what restores it is the choice */
+static char *selected_dup(const char *rel, const char *s)
+{
+	const char *base = strrchr(rel, '/'), *b, *e;
+
+	base = base ? base + 1 : rel;
+	if (strcmp(base, "trace_clock"))
+		return trim_dup(s);
+	b = strchr(s, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (!e || e == b + 1)
+		return trim_dup(s);
+	return strndup(b + 1, (size_t)(e - b - 1));
+}
+
 static int state_push(struct state *st, char kind, const char *rel, const char *value)
 {
 	struct state_entry *e;
@@ -281,7 +296,7 @@ int state_write(struct state *st, const char *rel, const char *value)
 	r = tfs_read(st->tfs, rel, &cur, NULL);
 	if (r < 0)
 		return r;
-	orig = trim_dup(cur);
+	orig = selected_dup(rel, cur);
 	free(cur);
 	if (!orig)
 		return -ENOMEM;

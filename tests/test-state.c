@@ -224,6 +224,29 @@ static void test_state_odd_values(void **state)
 	assert_string_equal(get(fx, "options/stackmap"), "a b\tc\xc3\xa9");
 }
 
+/*
+ * trace_clock reads as the list with the choice in brackets; the kernel
+ * takes only a name back, so the journal keeps the choice. Other files keep
+ * their whole value, brackets and all.
+ */
+static void test_state_trace_clock_choice(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+
+	mkdir(strcat(strcpy((char[128]){ 0 }, fx->root), "/instances/x"), 0755);
+	put(fx->root, "instances/x/trace_clock", "[local] global counter x86-tsc\n");
+	put(fx->root, "options/stackmap", "[a] b\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_write(st, "instances/x/trace_clock", "x86-tsc"), 0);
+	assert_int_equal(state_write(st, "options/stackmap", "1"), 0);
+	assert_string_equal(state_original(st, "instances/x/trace_clock"), "local");
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "instances/x/trace_clock"), "local");
+	assert_string_equal(get(fx, "options/stackmap"), "[a] b");
+}
+
 /* a live process is left alone whatever its binary is called */
 static void test_state_live_process_kept(void **state)
 {
@@ -711,6 +734,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_many_writes, setup, teardown),

@@ -183,7 +183,8 @@ struct uifmt_seg {
 
 /**
  * uifmt_header_rates() - the counters line: rate, events, stacks, ring-buffer
- * losses (interval and total), own CPU
+ * losses (interval and total), own CPU; in stacks mode what the stack map
+ * would save in the ring buffer (session_ringbuf_saving())
  * @st: session statistics
  * @nstacks: unique stacks in the table
  * @segs: output array
@@ -196,8 +197,9 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 
 /**
  * uifmt_header_map() - the kernel map line (stackmap and passive modes):
- * entries/capacity, successes, drops, success rate, fallbacks, generation,
- * option state
+ * entries/capacity, successes, drops, success rate, fallbacks, unresolved
+ * and bad ids, generation, option state; in stackmap mode what the map saves
+ * in the ring buffer (session_ringbuf_saving())
  * @st: session statistics
  * @segs: output array
  * @max: its size

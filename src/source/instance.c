@@ -3,7 +3,7 @@
  * instance.c - the stacks-mode source: a private instance stacktop.<pid>
  * records full kernel_stack entries; any kernel with CONFIG_STACKTRACE.
  * The instance is removed whole on exit (state.h), so its files need no
- * journal.
+ * journal (the trace clock is journaled all the same).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +17,29 @@
 #include "source.h"
 #include "state.h"
 #include "tfs.h"
+
+/*
+ * The cheapest trace clock the kernel offers. stacktop never reads the ring
+ * buffer's time stamps (its intervals are CLOCK_MONOTONIC), but the kernel
+ * reads the clock for every record it reserves, two per event here: `local`
+ * is sched_clock(), kvm-clock in a VM, 10% of a traced syscall's time
+ * (doc/performance.md); `x86-tsc` is one rdtsc. Other kernels keep theirs.
+ */
+static void instance_clock(struct session *s)
+{
+	char rel[160], *cur = NULL;
+	int r;
+
+	session_path(s, rel, sizeof(rel), "trace_clock");
+	if (tfs_read(s->tfs, rel, &cur, NULL) < 0)
+		return;
+	if (strstr(cur, "x86-tsc") && !strstr(cur, "[x86-tsc]")) {
+		r = state_write(s->state, rel, "x86-tsc");
+		if (r < 0)
+			log_debug("cannot set trace_clock x86-tsc: %s", strerror(-r));
+	}
+	free(cur);
+}
 
 static int instance_open(struct source *src, char *err, size_t errsz)
 {
@@ -52,6 +75,7 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		if (r < 0)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
+	instance_clock(s);
 	if (!s->opts.show_self && !s->opts.tracefs) {
 		char pid[24];
 

@@ -60,6 +60,7 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	r = state_write(s->state, "tracing_on", "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
+	mapsnap_stat_check(&m->map); /* the table_size bounds the ids of the first read */
 	mapsnap_read(&m->map);
 	return cpubufs_open(&m->bufs, s, err, errsz);
 }

@@ -27,6 +27,12 @@ grep -Eq 'do_nanosleep|hrtimer_nanosleep|clock_nanosleep' "$WORK/out" ||
 	fail "the sleeping workload's stack is missing"
 hits=$(sed -n 's/^hits: \([0-9]*\) total.*/\1/p' "$WORK/out" | tail -1)
 [ "${hits:-0}" -gt 10 ] || fail "too few hits ($hits)"
+# what the stack map would save: full stacks of at least one frame (28 B)
+# against 16-byte ids, a share of all the ring buffer read (events too)
+rb=$(grep -E '^ring buffer: [0-9.]+ B of stack per event, 16\.0 B as stack ids: stackmap would cut ring-buffer use by [0-9]+%$' "$WORK/out" | tail -1)
+[ -n "$rb" ] || fail "no ring-buffer line in the stacks-mode header"
+echo "$rb" | awk '{ n = $NF; sub("%", "", n); if ($3 < 28 || n + 0 < 1 || n + 0 > 99) exit 1 }' ||
+	fail "implausible ring-buffer line: $rb"
 snapshot "$WORK/after"
 diff -u "$WORK/before" "$WORK/after" || fail "top-level tracefs state changed"
 echo "ok: live batch shows ranked, symbolized stacks"

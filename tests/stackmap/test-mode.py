@@ -535,6 +535,97 @@ def case_stacks_mode_on_sim():
         sim.stop()
 
 
+def full_cost(depth):
+    """ring-buffer bytes of a kernel_stack record of @depth frames: 8 bytes
+    of common fields, int size and padding, 8 per frame; a 4-byte header up
+    to 112 bytes of payload, 8 above (the sim's formats, the kernel's)"""
+    payload = 16 + 8 * depth
+    return payload + (4 if payload <= 112 else 8)
+
+
+ID_COST = 16  # a stack_id record: 4-byte header, 8 common, 4 the id
+
+
+def check_ringbuf(rep, records, sized, alt, key):
+    rb = rep["ringbuf"]
+    check(rb["sized_records"] == records, "ringbuf: %d stack records of known depth, truth %d"
+          % (rb["sized_records"], records))
+    check(rb["sized_bytes"] == sized, "ringbuf: %d bytes read, truth %d" % (rb["sized_bytes"], sized))
+    check(rb["alt_bytes"] == alt, "ringbuf: %d bytes the other way, truth %d" %
+          (rb["alt_bytes"], alt))
+    check(rb["bytes"] > sized, "ringbuf: %d bytes in all, the stack records alone %d" %
+          (rb["bytes"], sized))
+    check(abs(rb["bytes_per_event"] - sized / records) < 0.01 and
+          abs(rb["alt_per_event"] - alt / records) < 0.01, "ringbuf: bytes per event %s" % rb)
+    want = (100.0 * (alt - sized) / alt if key == "map_saves_pct"
+            else 100.0 * (sized - alt) / rb["bytes"])
+    check(abs(rb[key] - want) < 0.01, "ringbuf: %s %s, computed %.2f" % (key, rb[key], want))
+    return want
+
+
+def case_ringbuf_stackmap():
+    """the map's value: the bytes stacktop read against what full stacks
+    would have cost for the same events, from the truth's depths"""
+    sim = Sim("v4", "--step", "--seed", "11", "--deep", "0.1")
+    try:
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 3000")
+            rep = top.settle(3000)
+            truth = sim.truth()
+            compare_exact(rep, truth, "v4")
+            records = sized = alt = 0
+            for (frames, _), c in truth.items():
+                check(c["lost"] == 0 and c["read"] == c["as_id"] + c["fallback"],
+                      "the sim lost or split records: %s" % c)
+                records += c["read"]
+                sized += c["as_id"] * ID_COST + c["fallback"] * full_cost(len(frames))
+                alt += c["read"] * full_cost(len(frames))
+            check(any(c["fallback"] for c in truth.values()), "no deep fallback (test is void)")
+            pct = check_ringbuf(rep, records, sized, alt, "map_saves_pct")
+            check(pct > 50, "the map saves only %.1f%%" % pct)
+            check(rep["bad_ids"] == 0, "%d bad ids" % rep["bad_ids"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+    finally:
+        sim.stop()
+
+
+def case_ringbuf_stacks():
+    """stacks mode: what the map would save on this workload (stacks deeper
+    than 64 frames stay full)"""
+    sim = Sim("v4", "--step", "--seed", "12", "--deep", "0.1")
+    try:
+        top = Stacktop(sim, "--mode", "stacks")
+        try:
+            for _ in range(200):
+                if sim.state()["instances"]:
+                    break
+                time.sleep(0.02)
+            top.next()
+            sim.ctl("emit 2000")
+            rep = top.settle(2000)
+            records = sized = alt = deep = 0
+            for line in sim.read(".sim/truth").splitlines():
+                f = line.split()
+                if line.startswith("#") or not f[0].startswith("instances/"):
+                    continue
+                n, depth = int(f[4]), len(f[11].split(",")) if len(f) > 11 else 0
+                records += n
+                sized += n * full_cost(depth)
+                alt += n * (ID_COST if depth <= 64 else full_cost(depth))
+                deep += n if depth > 64 else 0
+            check(records == 2000 and deep > 0, "truth: %d records, %d deep" % (records, deep))
+            check_ringbuf(rep, records, sized, alt, "map_would_save_pct")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+    finally:
+        sim.stop()
+
+
 def case_map_file():
     """a saved stack_map_bin or stack_map, read offline (what stackmap_dump.py
     does): every stack with its ref_count, bin and text agree"""
@@ -1121,6 +1212,8 @@ CASES = {
     "fail-init": case_fail_init,
     "stacks-on-sim": case_stacks_mode_on_sim,
     "map-file": case_map_file,
+    "ringbuf-stackmap": case_ringbuf_stackmap,
+    "ringbuf-stacks": case_ringbuf_stacks,
     "option-einval": case_option_einval,
     "two-stacktops": case_two_stacktops,
     "function-kprobe": case_function_kprobe,

@@ -26,6 +26,8 @@ sim_ctl resume
 
 say "stackmap header and ranked rows with kernel ids"
 tui_wait 'stackmap on v4 +entries [0-9]+/[0-9]+ +successes [0-9]+ +drops [0-9]+ +success [0-9]+% +fallbacks' 10
+# the map's value: bytes per event read against full stacks
+tui_wait 'map saves [0-9]+% \([0-9]+ of [0-9]+ B/ev\)' 10
 tui_wait '^\+ +1 +[0-9]+(,[0-9+]+)? +[0-9]+ ' 15
 tui_wait '^ +# ID +DELTA' 2
 
