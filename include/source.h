@@ -84,6 +84,9 @@ extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
+#if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
+extern const struct source_ops source_perf_user_ops; /* perf_user.h; not registered yet */
+#endif
 
 #define SESSION_MAX_SOURCES 4
 
