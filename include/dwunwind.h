@@ -52,6 +52,11 @@ struct umap {
  * @stack_size: how many (the sample's dyn_size)
  * @maps: the process's mappings (struct umap), sorted
  * @nmaps: how many
+ * @maps_id: an identity of @maps for caching, or 0: the same non-zero value
+ *	promises the same mappings (and files), e.g. tgid << 32 | a generation
+ *	bumped on every mmap/munmap/exec of the process. With it, what libunwind
+ *	learned about an address is kept (a few address spaces, least recently
+ *	used out); with 0 nothing is cached.
  */
 struct dwunwind_sample {
 	const uint64_t *regs;
@@ -59,6 +64,7 @@ struct dwunwind_sample {
 	size_t stack_size;
 	const struct umap *maps;
 	size_t nmaps;
+	uint64_t maps_id;
 };
 
 /* why the list of frames ends where it does (dwunwind_stack()'s @why) */

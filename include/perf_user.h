@@ -51,8 +51,9 @@ struct perf_user_stack {
  * struct perf_user_cfg - what the source needs from the integrator
  * @pid: sample only this process (and children), or -1
  * @stack_size: bytes of user stack per sample (0: 8192)
- * @maps_for: the mapping table of process @pid, sorted (struct umap);
- *	return 0 entries when unknown
+ * @maps_for: the mapping table of process @pid, sorted (struct umap), and
+ *	its identity for dwunwind's cache (struct dwunwind_sample.maps_id; 0:
+ *	do not cache); return 0 entries when unknown
  * @on_stack: receives each unwound sample (valid during the call)
  * @perf: perfsamp's callbacks for mmap, comm, task and lost records
  *	(its sample member is ignored)
@@ -61,7 +62,7 @@ struct perf_user_stack {
 struct perf_user_cfg {
 	int pid;
 	unsigned int stack_size;
-	size_t (*maps_for)(void *ctx, uint32_t pid, const struct umap **ret);
+	size_t (*maps_for)(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *id);
 	void (*on_stack)(void *ctx, const struct perf_user_stack *st);
 	struct perfsamp_cb perf;
 	void *ctx;

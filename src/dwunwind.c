@@ -52,8 +52,18 @@ struct ufile {
 	unsigned int phnum;
 };
 
-struct dwunwind {
+/* an address space whose cache belongs to one maps_id */
+struct uspace {
 	unw_addr_space_t as;
+	uint64_t id;
+	uint64_t stamp;
+};
+
+#define NSPACES 8
+
+struct dwunwind {
+	unw_addr_space_t as;    /* maps_id 0: no caching */
+	struct uspace spaces[NSPACES];
 	struct ufile files[NFILES];
 	uint64_t clock;
 };
@@ -68,6 +78,9 @@ struct uctx {
 	/* the file of the last find_proc_info, for addresses in no mapping */
 	struct ufile *cur;
 	uint64_t cur_bias;
+	/* the last file mapping read and its file: most reads hit it again */
+	const struct umap *last_map;
+	struct ufile *last_file;
 };
 
 static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t addr)
@@ -291,9 +304,16 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		memcpy(valp, s->stack + (addr - c->sp), sizeof(*valp));
 		return 0;
 	}
+	m = c->last_map;
+	if (m && addr >= m->start && addr < m->end)
+		return read_file_word(c->last_file, addr - m->start + m->pgoff, valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
 		f = file_get(c->u, m->path);
+		if (f) {
+			c->last_map = m;
+			c->last_file = f;
+		}
 		return read_file_word(f, addr - m->start + m->pgoff, valp);
 	}
 	if (!m && c->cur && addr >= c->cur_bias &&
@@ -371,11 +391,43 @@ struct dwunwind *dwunwind_new(void)
 		return NULL;
 	}
 	/*
-	 * no caching: the same address means different code in different
-	 * processes, and one address space serves them all
+	 * no caching here: the same address means different code in different
+	 * processes, and this address space serves every sample without a
+	 * maps_id
 	 */
 	unw_set_caching_policy(u->as, UNW_CACHE_NONE);
 	return u;
+}
+
+/* the address space for @id: its cache holds what was learned for @id */
+static unw_addr_space_t space_for(struct dwunwind *u, uint64_t id)
+{
+	struct uspace *sp, *victim = &u->spaces[0];
+	int i;
+
+	if (!id)
+		return u->as;
+	for (i = 0; i < NSPACES; i++) {
+		sp = &u->spaces[i];
+		if (sp->as && sp->id == id) {
+			sp->stamp = ++u->clock;
+			return sp->as;
+		}
+		if (!sp->as || sp->stamp < victim->stamp)
+			victim = sp;
+	}
+	sp = victim;
+	if (!sp->as) {
+		sp->as = unw_create_addr_space(&accessors, 0);
+		if (!sp->as)
+			return u->as;
+		unw_set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
+	} else {
+		unw_flush_cache(sp->as, 0, 0);
+	}
+	sp->id = id;
+	sp->stamp = ++u->clock;
+	return sp->as;
 }
 
 int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
@@ -393,7 +445,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	if (!map_is_file(map_find(s, s->regs[PERF_REG_X86_IP])))
 		return -ENOENT;
 	ips[n++] = s->regs[PERF_REG_X86_IP];
-	r = unw_init_remote(&cur, u->as, &c);
+	r = unw_init_remote(&cur, space_for(u, s->maps_id), &c);
 	if (r < 0) {
 		end = DWUNWIND_END_ERROR;
 		goto out;
@@ -451,13 +503,21 @@ void dwunwind_forget(struct dwunwind *u)
 
 	for (i = 0; i < NFILES; i++)
 		file_close(&u->files[i]);
+	for (i = 0; i < NSPACES; i++)
+		if (u->spaces[i].as)
+			unw_flush_cache(u->spaces[i].as, 0, 0);
 }
 
 void dwunwind_free(struct dwunwind *u)
 {
+	int i;
+
 	if (!u)
 		return;
 	dwunwind_forget(u);
+	for (i = 0; i < NSPACES; i++)
+		if (u->spaces[i].as)
+			unw_destroy_addr_space(u->spaces[i].as);
 	unw_destroy_addr_space(u->as);
 	free(u);
 }

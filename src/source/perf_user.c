@@ -43,7 +43,7 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	int n = -EINVAL;
 
 	if (s->abi && s->stack_size && pu->cfg.maps_for)
-		in.nmaps = pu->cfg.maps_for(pu->cfg.ctx, s->pid, &in.maps);
+		in.nmaps = pu->cfg.maps_for(pu->cfg.ctx, s->pid, &in.maps, &in.maps_id);
 	if (in.nmaps)
 		n = dwunwind_stack(pu->uw, &in, pu->ips, PERF_USER_MAX_FRAMES, &st.end);
 	if (n > 0) {

@@ -4,7 +4,9 @@
  * samples syscalls:sys_enter_write of uprog (built -fomit-frame-pointer),
  * the mappings come from perf's own MMAP2 records, dwunwind unwinds each
  * sample, and a tiny .symtab lookup names the frames of uprog. Every sample
- * must show c, b, a, main in that order, right after the libc frames.
+ * must show c, b, a, main in that order, right after the libc frames. Then
+ * with only 128 bytes of stack copied every unwind must stop at c or b and
+ * say the copy ended there.
  *
  *   unwind-live UPROG      exit 0 pass, 1 fail, 77 skip (not root, no
  *                          tracefs or perf_event_open)
@@ -41,6 +43,8 @@ static size_t nmaps;
 static struct dwunwind *uw;
 static int nsamples, ngood, nbad, nmmap2;
 static char first_bad[1024];
+/* phase 2: a copy of 128 bytes of stack only */
+static int short_phase, nshort, nshort_cut, nshort_c;
 
 /* ---- a tiny symbolizer for uprog's own functions ------------------------ */
 
@@ -134,6 +138,16 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 
 	if ((pid_t)s->pid != child)
 		return;
+	if (short_phase) {
+		/* the copy ends inside b's frame: write, c, maybe b, then the cut */
+		n = dwunwind_stack(uw, &in, ips, 64, &why);
+		nshort++;
+		if (n > 0 && why == DWUNWIND_END_STACK)
+			nshort_cut++;
+		if (n >= 2 && name_of(ips[1] - 1) && !strcmp(name_of(ips[1] - 1), "c"))
+			nshort_c++;
+		return;
+	}
 	nsamples++;
 	n = dwunwind_stack(uw, &in, ips, 64, &why);
 	line[0] = 0;
@@ -253,6 +267,30 @@ int main(int argc, char **argv)
 		if (t.tv_sec - t0.tv_sec > 20)
 			break;
 	}
+	perfsamp_close(p);
+	p = NULL;
+
+	/* the same process with 128 bytes of stack copied: cut, and said so */
+	short_phase = 1;
+	o.stack_size = 128;
+	cb.mmap = NULL;
+	r = perfsamp_open(&p, &o, &cb, err, sizeof(err));
+	if (r < 0) {
+		printf("FAIL: second perfsamp_open: %s\n", err);
+		goto out;
+	}
+	while (nshort < 10) {
+		struct pollfd pfd[1024];
+		int n = perfsamp_pollfds(p, pfd, 1024);
+		bool more;
+
+		poll(pfd, n, 100);
+		if (perfsamp_drain(p, 0, &more) < 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 40)
+			break;
+	}
 	kill_child();
 
 	{
@@ -266,14 +304,17 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	printf("samples %d, unwound c<b<a<main %d, wrong %d, mmap2 records %d\n", nsamples, ngood,
-	       nbad, nmmap2);
+	printf("samples %d, unwound c<b<a<main %d, wrong %d, mmap2 records %d; "
+	       "128-byte stacks: %d, cut %d\n", nsamples, ngood, nbad, nmmap2, nshort, nshort_cut);
 	if (nmmap2 == 0)
 		printf("FAIL: no PERF_RECORD_MMAP2 of uprog\n");
 	else if (nsamples < WANT)
 		printf("FAIL: only %d samples of uprog's write() in 20 s\n", nsamples);
 	else if (nbad)
 		printf("FAIL: %d samples without the chain; first: %s\n", nbad, first_bad);
+	else if (nshort < 10 || nshort_cut != nshort || nshort_c != nshort)
+		printf("FAIL: 128-byte stacks: %d samples, %d cut at the end of the copy, %d with c\n",
+		       nshort, nshort_cut, nshort_c);
 	else
 		rc = 0;
 out:

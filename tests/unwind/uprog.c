@@ -8,6 +8,7 @@
  * Exits by itself after a minute (or SECONDS) in case nobody kills it.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,7 +55,10 @@ FRAME void a(unsigned long n)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* uprog [SECONDS [busy]]: busy writes without the pause every 64 calls */
+/*
+ * uprog [SECONDS [busy|paced]]: busy calls without the pause every 64 calls;
+ * either word makes it print how many calls it made (bench/unwind.py)
+ */
 int main(int argc, char **argv)
 {
 	time_t end = time(NULL) + (argc > 1 ? atoi(argv[1]) : 60);
@@ -68,6 +72,13 @@ int main(int argc, char **argv)
 		a(i);
 		if (!busy && i % 64 == 0)
 			usleep(1000);
+	}
+	if (argc > 2) {
+		char line[64];
+		int len = snprintf(line, sizeof(line), "calls %lu\n", i);
+
+		if (write(1, line, len) < 0)
+			return 1;
 	}
 	return 0;
 }
