@@ -102,7 +102,7 @@ struct ujoin_stats {
  *	the time given to ujoin_advance() (0: 500 ms)
  * @max_pending: records plus samples waiting at most (0: 16384)
  * @emit: receives each record given out (matched or not); takes ownership
- *	of match->sample
+ *	of match->sample; neither callback may call into the join
  * @drop: frees the payload of a sample nobody claimed (may be NULL)
  * @ctx: passed to @emit and @drop
  */

@@ -66,6 +66,7 @@ struct dwunwind {
 	struct uspace spaces[NSPACES];
 	struct ufile files[NFILES];
 	uint64_t clock;
+	uint64_t unwind_start;  /* files used since are in use: not evicted */
 };
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
@@ -200,6 +201,9 @@ static struct ufile *file_get(struct dwunwind *u, const char *path)
 		if (!f->path || f->stamp < victim->stamp)
 			victim = f;
 	}
+	/* the unwind in progress may hold pointers into its files */
+	if (victim->path && victim->stamp > u->unwind_start)
+		return NULL;
 	f = victim;
 	file_close(f);
 	f->path = strdup(path);
@@ -442,6 +446,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	if (!s->regs || !s->stack || !s->stack_size || !max)
 		return -EINVAL;
 	c.sp = s->regs[PERF_REG_X86_SP];
+	u->unwind_start = u->clock;
 	if (!map_is_file(map_find(s, s->regs[PERF_REG_X86_IP])))
 		return -ENOENT;
 	ips[n++] = s->regs[PERF_REG_X86_IP];
