@@ -114,6 +114,9 @@ extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;
+#if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
+extern const struct source_ops source_perf_user_ops; /* perf_user.h; not registered yet */
+#endif
 
 /* the snapshots' shared part (replay_json.c) */
 void replay_json_finish(struct session *s);
