@@ -336,8 +336,6 @@ int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 	if (!tfs_exists(s->tfs, rel))
 		return 0; /* ingest filters alone */
 	for (pass = 0; pass < 2; pass++) {
-		int fd;
-
 		list = pid_filter_list(s);
 		if (!list)
 			return -ENOMEM;
@@ -346,17 +344,7 @@ int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 			return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
 		}
 		/* the first write replaces the list; the second adds to it (no O_TRUNC) */
-		fd = tfs_open_file(s->tfs, rel, pass ? O_WRONLY : O_WRONLY | O_TRUNC);
-		r = fd < 0 ? fd : 0;
-		if (fd >= 0) {
-			ssize_t n = write(fd, list, strlen(list));
-
-			if (n < 0)
-				r = -errno;
-			else if ((size_t)n != strlen(list))
-				r = -EIO;
-			close(fd);
-		}
+		r = tfs_write_mode(s->tfs, rel, list, pass ? 0 : O_TRUNC);
 		free(list);
 		if (r < 0)
 			return session_errf(err, errsz, r, "cannot write set_event_pid: %s",
