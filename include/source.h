@@ -98,6 +98,11 @@ struct session {
 	struct state *state;   /* restore journal (live) */
 	struct evfmt *fmt;     /* event formats */
 	struct stack_table *table;
+	struct stack_table *view; /* the grouped table (session_set_group()), NULL if none */
+	unsigned int group_depth;
+	bool group_func;
+	enum session_unit unit;
+	char weight_name[64];
 	struct ksym *ksym;
 	struct ingest *ing;    /* created by the session (live) or a source */
 	char prefix[64];       /* "" or "instances/stacktop.<pid>/" */
@@ -129,6 +134,7 @@ int session_setup_events(struct session *s, char *err, size_t errsz);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
 void session_zero_counts(struct session *s);
+void session_regroup(struct session *s);
 
 /*
  * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance

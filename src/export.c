@@ -81,12 +81,35 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->bad_pages, (unsigned long long)st->orphans);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
-	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
+	if (session_unit(s) != UNIT_NONE) {
+		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);
+		char a[16], b[16];
+
+		fmt_weight(a, sizeof(a), wt, session_unit(s));
+		fmt_weight(b, sizeof(b), wd, session_unit(s));
+		fprintf(f, "weight: %s %s total, %s in interval%s\n", session_weight_name(s), a, b,
+			o->rank.weight ? "" : " (ranked by hits)");
+	}
+	{
+		unsigned int depth;
+		bool func;
+
+		session_group(s, &depth, &func);
+		if (depth || func) {
+			fprintf(f, "grouped by ");
+			if (depth)
+				fprintf(f, "the first %u frame%s%s", depth, depth == 1 ? "" : "s",
+					func ? ", " : "");
+			fprintf(f, "%s\n", func ? "function" : "");
+		}
+	}
+	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
-		o->rank.key == RANK_DELTA   ? "hits in the interval"
-		: o->rank.key == RANK_TOTAL ? "total hits"
+		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :
+		o->rank.key == RANK_TOTAL ? (o->rank.weight ? "total weight" : "total hits")
 		: o->rank.key == RANK_DEPTH ? "depth"
 					    : "kernel id",
+		o->rank.key == RANK_DELTA ? " in the interval" : "",
 		o->rank.invert ? " (ascending)" : "");
 }
 
@@ -101,14 +124,17 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	size_t n, i;
 	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+	int unit = o->rank.weight ? (int)session_unit(s) : UNIT_NONE;
 
 	rows = calloc((size_t)top, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
 	report_header(f, s, o, iteration, &sum);
-	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS", "HITS", "TOTAL",
-		"%", "RATE/s", "EVENT", "COMM/PID", "STACK (leaf < callers)");
+	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS",
+		!o->rank.weight ? "HITS" : session_unit(s) == UNIT_NS ? "TIME" : "WEIGHT", "TOTAL",
+		"%", o->rank.weight ? "PER s" : "RATE/s", "EVENT", "COMM/PID",
+		"STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		struct stack_top top_of;
@@ -116,11 +142,14 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 
 		stack_top_of(t, sk, false, &top_of);
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		fmt_count(hits, sizeof(hits), rows[i].delta);
-		fmt_count(total, sizeof(total), rows[i].total);
+		fmt_weight(hits, sizeof(hits), rows[i].delta, unit);
+		fmt_weight(total, sizeof(total), rows[i].total, unit);
 		fmt_percent(pct, sizeof(pct), o->delta ? rows[i].delta : rows[i].total,
 			    o->delta ? sum.delta : sum.total);
-		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
+		if (unit != UNIT_NONE)
+			fmt_weight(rate, sizeof(rate), (uint64_t)((double)rows[i].delta / dt), unit);
+		else
+			fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
 		brief_format(leaf, sizeof(leaf), ks, sk, 3, 1);
 		if (top_of.pid >= 0) {
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
@@ -141,7 +170,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		unsigned int j;
 
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		fprintf(f, "\n#%zu  hits %llu  total %llu  depth %u  ids %s%s%s%s\n", i + 1,
+		fprintf(f, "\n#%zu  %s %llu  total %llu  depth %u  ids %s%s%s%s\n", i + 1,
+			o->rank.weight ? session_weight_name(s) : "hits",
 			(unsigned long long)rows[i].delta, (unsigned long long)rows[i].total,
 			sk->depth, ids, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
 			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]" : "",

@@ -93,8 +93,8 @@ static int one(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *
 		c->first = rec->ts;
 	if (rec->ts > c->last)
 		c->last = rec->ts;
-	ingest_record(c->ing, c->base + (unsigned int)cpu, (unsigned int)cpu, rec->data,
-		      (uint32_t)rec->size, rec->missed_events);
+	ingest_record_at(c->ing, c->base + (unsigned int)cpu, (unsigned int)cpu, rec->data,
+			 (uint32_t)rec->size, rec->missed_events, rec->ts);
 	c->n++;
 	return 0;
 }

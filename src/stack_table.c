@@ -57,6 +57,21 @@ struct stack_table {
 	size_t active_cap[2];
 	size_t nhit; /* stacks with at least one hit */
 	bool active_lost; /* an active list could not grow (OOM) */
+
+	bool weighted; /* a struct wcount follows every stack and record */
+	uint64_t w_total;
+	uint64_t w_cur;
+	uint64_t w_last;
+};
+
+/*
+ * Weights: the same three counters as the hits, sharing their epoch, kept
+ * right after the stack's frames (or the record) only in weighted tables.
+ */
+struct wcount {
+	uint64_t total;
+	uint64_t cur;
+	uint64_t last;
 };
 
 static void *arena_alloc(struct arena *a, size_t size)
@@ -102,6 +117,48 @@ static void arena_free_all(struct arena *a)
 static inline size_t stack_size(unsigned int depth)
 {
 	return (sizeof(struct stack) + depth * sizeof(uint64_t) + 7) & ~(size_t)7;
+}
+
+static inline size_t stack_bytes(const struct stack_table *t, unsigned int depth)
+{
+	return stack_size(depth) + (t->weighted ? sizeof(struct wcount) : 0);
+}
+
+static inline size_t attr_bytes(const struct stack_table *t)
+{
+	return ((sizeof(struct stack_attr) + 7) & ~(size_t)7) +
+	       (t->weighted ? sizeof(struct wcount) : 0);
+}
+
+static inline struct wcount *stack_wc(const struct stack *s)
+{
+	return (struct wcount *)(void *)((unsigned char *)s + stack_size(s->depth));
+}
+
+static inline struct wcount *attr_wc(const struct stack_attr *a)
+{
+	return (struct wcount *)(void *)((unsigned char *)a +
+					 ((sizeof(struct stack_attr) + 7) & ~(size_t)7));
+}
+
+/* before the hit counters' epoch moves to @now */
+static inline void wc_bump(struct wcount *w, uint32_t epoch, uint32_t now, uint64_t n)
+{
+	if (epoch != now) {
+		w->last = (epoch + 1 == now) ? w->cur : 0;
+		w->cur = 0;
+	}
+	w->cur += n;
+	w->total += n;
+}
+
+static inline uint64_t wc_delta(const struct wcount *w, uint32_t epoch, uint32_t now)
+{
+	if (epoch == now)
+		return w->last;
+	if (epoch + 1 == now)
+		return w->cur;
+	return 0;
 }
 
 struct stack_table *stack_table_new(void)
@@ -204,12 +261,14 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 		for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
 			;
 	}
-	s = arena_alloc(&t->stacks, stack_size(depth));
+	s = arena_alloc(&t->stacks, stack_bytes(t, depth));
 	if (!s)
 		return NULL;
 	memset(s, 0, sizeof(*s));
 	s->hash = h;
 	s->depth = (uint16_t)depth;
+	if (t->weighted)
+		memset(stack_wc(s), 0, sizeof(struct wcount));
 	s->flags = flags;
 	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
 	memcpy(s->ips, ips, depth * sizeof(*ips));
@@ -288,10 +347,10 @@ attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned i
 		for (i = h & mask; t->aslots[i]; i = (i + 1) & mask)
 			;
 	}
-	a = arena_alloc(&t->attrs, sizeof(*a));
+	a = arena_alloc(&t->attrs, attr_bytes(t));
 	if (!a)
 		return NULL;
-	memset(a, 0, sizeof(*a));
+	memset(a, 0, attr_bytes(t));
 	a->stack = s;
 	a->event = (uint16_t)event;
 	a->cpu = (uint16_t)cpu;
@@ -336,10 +395,25 @@ static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
 		    int pid, uint64_t n)
 {
+	return stack_table_hit_w(t, s, event, cpu, pid, n, 0);
+}
+
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, uint64_t n, uint64_t w)
+{
 	struct stack_attr *a;
 
 	if (!n)
 		return 0;
+	if (t->weighted) {
+		wc_bump(stack_wc(s), s->epoch, t->epoch, w);
+		if (t->hits_epoch != t->epoch) {
+			t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
+			t->w_cur = 0;
+		}
+		t->w_cur += w;
+		t->w_total += w;
+	}
 	if (s->epoch != t->epoch)
 		active_add(t, s);
 	if (!s->total)
@@ -357,6 +431,8 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 	a = attr_get(t, s, event, cpu, pid);
 	if (!a)
 		return -ENOMEM;
+	if (t->weighted)
+		wc_bump(attr_wc(a), a->epoch, t->epoch, w);
 	a->total += n;
 	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
 	return 0;
@@ -416,6 +492,7 @@ void stack_table_clear(struct stack_table *t)
 	t->hits = 0;
 	t->hits_cur = 0;
 	t->hits_last = 0;
+	t->w_total = t->w_cur = t->w_last = 0;
 	t->epoch++;
 	t->hits_epoch = t->epoch;
 }
@@ -474,10 +551,167 @@ int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *
 			r = fn(s, ctx);
 			if (r)
 				return r;
-			off += stack_size(s->depth);
+			off += stack_bytes(t, s->depth);
 		}
 	}
 	return 0;
+}
+
+int stack_table_set_weighted(struct stack_table *t, bool on)
+{
+	if (t->stacks.first || t->attrs.first)
+		return t->weighted == on ? 0 : -EBUSY;
+	t->weighted = on;
+	return 0;
+}
+
+bool stack_table_weighted(const struct stack_table *t)
+{
+	return t->weighted;
+}
+
+uint64_t stack_weight(const struct stack_table *t, const struct stack *s, uint64_t *ret_delta)
+{
+	if (!t->weighted) {
+		if (ret_delta)
+			*ret_delta = 0;
+		return 0;
+	}
+	if (ret_delta)
+		*ret_delta = wc_delta(stack_wc(s), s->epoch, t->epoch);
+	return stack_wc(s)->total;
+}
+
+uint64_t stack_attr_weight(const struct stack_table *t, const struct stack_attr *a,
+			   uint64_t *ret_delta)
+{
+	if (!t->weighted) {
+		if (ret_delta)
+			*ret_delta = 0;
+		return 0;
+	}
+	if (ret_delta)
+		*ret_delta = wc_delta(attr_wc(a), a->epoch, t->epoch);
+	return attr_wc(a)->total;
+}
+
+uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta)
+{
+	if (ret_delta) {
+		if (t->hits_epoch == t->epoch)
+			*ret_delta = t->w_last;
+		else if (t->hits_epoch + 1 == t->epoch)
+			*ret_delta = t->w_cur;
+		else
+			*ret_delta = 0;
+	}
+	return t->w_total;
+}
+
+struct group_ctx {
+	struct stack_table *dst;
+	const struct stack_table *src;
+	const struct stack_group *g;
+	uint64_t frames[STACK_MAX_DEPTH];
+	int err;
+};
+
+/* add @n hits (@d of them in the last interval) to counters of epoch @now */
+static inline void merge_count(uint64_t *total, uint64_t *cur, uint64_t *last, uint32_t *epoch,
+			       uint32_t now, uint64_t n, uint64_t d)
+{
+	if (*epoch != now) {
+		*cur = 0;
+		*last = 0;
+		*epoch = now;
+	}
+	*total += n;
+	*last += d; /* "last closed interval" of a table read at epoch @now */
+}
+
+static int group_visit(struct stack *s, void *ctx)
+{
+	struct group_ctx *g = ctx;
+	struct stack_table *t = g->dst;
+	const struct stack_attr *a;
+	unsigned int n = s->depth, i;
+	struct stack *d;
+	uint64_t sd, wt = 0, wd = 0;
+
+	if (!s->total)
+		return 0;
+	if (g->g->depth) {
+		unsigned int keep = g->g->depth + (g->g->skip ? g->g->skip(g->g->ctx, s) : 0);
+
+		if (n > keep)
+			n = keep;
+	}
+	for (i = 0; i < n; i++)
+		g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[i]) : s->ips[i];
+	d = stack_table_intern(t, g->frames, n);
+	if (!d) {
+		g->err = -ENOMEM;
+		return 0;
+	}
+	d->flags |= s->flags & (uint8_t)~STACK_F_CUT;
+	for (i = 0; i < s->nids; i++)
+		stack_add_id(d, s->ids[i]);
+	if (!d->total)
+		t->nhit++;
+	sd = stack_delta(g->src, s);
+	if (t->weighted) {
+		wt = stack_weight(g->src, s, &wd);
+		if (d->epoch != t->epoch)
+			memset(stack_wc(d), 0, sizeof(struct wcount));
+		stack_wc(d)->total += wt;
+		stack_wc(d)->last += wd;
+	}
+	merge_count(&d->total, &d->cur, &d->last, &d->epoch, t->epoch, s->total, sd);
+	t->hits += s->total;
+	t->hits_last += sd;
+	t->w_total += wt;
+	t->w_last += wd;
+	for (a = s->attrs; a; a = a->next) {
+		struct stack_attr *da = attr_get(t, d, a->event, a->cpu, a->pid);
+
+		if (!da) {
+			g->err = -ENOMEM;
+			continue;
+		}
+		if (t->weighted) {
+			if (da->epoch != t->epoch)
+				memset(attr_wc(da), 0, sizeof(struct wcount));
+			wt = stack_attr_weight(g->src, a, &wd);
+			attr_wc(da)->total += wt;
+			attr_wc(da)->last += wd;
+		}
+		merge_count(&da->total, &da->cur, &da->last, &da->epoch, t->epoch, a->total,
+			    stack_attr_delta(g->src, a));
+	}
+	return 0;
+}
+
+int stack_table_group(struct stack_table *dst, const struct stack_table *src,
+		      const struct stack_group *grp)
+{
+	struct group_ctx *g = malloc(sizeof(*g));
+	int r;
+
+	if (!g)
+		return -ENOMEM;
+	stack_table_clear(dst);
+	dst->weighted = src->weighted;
+	dst->hits_epoch = dst->epoch;
+	dst->active_lost = true; /* no active lists: rank walks every stack */
+	g->dst = dst;
+	g->src = src;
+	g->g = grp;
+	g->err = 0;
+	/* the walk does not change @src */
+	stack_table_foreach((struct stack_table *)src, group_visit, g);
+	r = g->err;
+	free(g);
+	return r;
 }
 
 #define TOP_MAX 64

@@ -20,6 +20,7 @@ struct session;
  * @event_filter: initial event filter (index), -1 for none
  * @sort: initial sort key (an enum rank_key: --sort)
  * @cumulative: start with cumulative counts (--cumulative)
+ * @count: weighted session: start ranking by hits (--count)
  */
 struct ui_opts {
 	double delay;
@@ -29,6 +30,7 @@ struct ui_opts {
 	int event_filter;
 	int sort;
 	bool cumulative;
+	bool count;
 };
 
 /**
