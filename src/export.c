@@ -253,8 +253,10 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 	size_t n = 0, i, m;
 
 	for (a = sk->attrs; a; a = a->next) {
-		uint64_t c = o->delta ? stack_attr_delta(t, a) : a->total;
+		uint64_t d, c = export_attr_total(t, &o->rank, a, &d);
 
+		if (o->delta)
+			c = d;
 		if (!c || !export_attr_passes(&o->rank, a))
 			continue;
 		if (n == *cap) {
@@ -346,6 +348,20 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 	else
 		o.rank = (struct rank_opts){ .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
 	return export_folded_root(f, s, &o);
+}
+
+const char *export_unit_name(struct session *s, const struct rank_opts *o)
+{
+	if (!o->weight)
+		return "count";
+	switch (session_unit(s)) {
+	case UNIT_BYTES:
+		return "bytes";
+	case UNIT_NS:
+		return "nanoseconds";
+	default:
+		return "count";
+	}
 }
 
 void export_json_str(FILE *f, const char *str)
@@ -490,6 +506,27 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		st->generation, st->tracing_on ? "true" : "false",
 		st->stackmap_on ? "true" : "false");
+	if (session_unit(s) != UNIT_NONE) {
+		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);
+
+		fprintf(f, ",\"weight\":{\"name\":");
+		export_json_str(f, session_weight_name(s));
+		fprintf(f, ",\"unit\":\"%s\",\"ranked\":%s,\"total\":%llu,\"delta\":%llu}",
+			session_unit(s) == UNIT_BYTES ? "bytes"
+			: session_unit(s) == UNIT_NS  ? "nanoseconds"
+						      : "count",
+			o->rank.weight ? "true" : "false", (unsigned long long)wt,
+			(unsigned long long)wd);
+	}
+	{
+		unsigned int depth;
+		bool func;
+
+		session_group(s, &depth, &func);
+		if (depth || func)
+			fprintf(f, ",\"group\":{\"depth\":%u,\"function\":%s}", depth,
+				func ? "true" : "false");
+	}
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
@@ -517,9 +554,18 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
 		key = json_key_add(key, fr);
 	}
-	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[",
+	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,",
 		first ? "" : ",", key, (unsigned long long)row->total,
-		(unsigned long long)row->delta, sk->depth);
+		(unsigned long long)row->delta);
+	if (stack_table_weighted(t)) {
+		uint64_t wd, wt = stack_weight(t, sk, &wd);
+
+		fprintf(f, "\"hits\":%llu,\"hits_delta\":%llu,\"weight\":%llu,\"weight_delta\":%llu,",
+			(unsigned long long)sk->total,
+			(unsigned long long)stack_delta(t, sk), (unsigned long long)wt,
+			(unsigned long long)wd);
+	}
+	fprintf(f, "\"depth\":%u,\"ids\":[", sk->depth);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
 	fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
@@ -548,8 +594,15 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		export_json_str(f, session_event(s, a->event));
 		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
 		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
-		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
+		fprintf(f, ",\"total\":%llu,\"delta\":%llu", (unsigned long long)a->total,
 			(unsigned long long)stack_attr_delta(t, a));
+		if (stack_table_weighted(t)) {
+			uint64_t wd, wt = stack_attr_weight(t, a, &wd);
+
+			fprintf(f, ",\"weight\":%llu,\"weight_delta\":%llu", (unsigned long long)wt,
+				(unsigned long long)wd);
+		}
+		fputc('}', f);
 		any = true;
 	}
 	fprintf(f, "]}");
