@@ -134,7 +134,7 @@ int session_setup_events(struct session *s, char *err, size_t errsz);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
 void session_zero_counts(struct session *s);
-void session_regroup(struct session *s);
+void session_regroup(struct session *s, bool keep);
 
 /*
  * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance

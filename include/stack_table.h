@@ -186,12 +186,16 @@ uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta);
  * @map: if not NULL, each frame is replaced by what it returns (a function
  *       grouping maps an address to its symbol's start)
  * @ctx: passed to @skip and @map
+ * @keep: keep the stacks already in @dst, their counts zeroed, instead of
+ *        clearing it: pointers to them stay valid from one grouping to the
+ *        next (a group no longer hit stays, with no hits)
  */
 struct stack_group {
 	unsigned int depth;
 	unsigned int (*skip)(void *ctx, const struct stack *s);
 	uint64_t (*map)(void *ctx, uint64_t ip);
 	void *ctx;
+	bool keep;
 };
 
 /**
@@ -199,7 +203,7 @@ struct stack_group {
  * the first frames (leaf side) and/or their functions, as @g says. Counts,
  * weights and breakdown records are summed; the last closed interval of
  * @src is the last one of @dst; kernel ids and flags are united.
- * @dst: table, cleared first; weighted when @src is
+ * @dst: table, cleared first unless @g->keep; weighted when @src is
  * @src: table
  * @g: the grouping
  *

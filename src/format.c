@@ -287,10 +287,11 @@ int fmt_weight(char *buf, size_t size, uint64_t v, int unit)
 		return fmt_count(buf, size, v);
 	out_init(&o, buf, size);
 	if (unit == 2) {
-		if (v < 1024) {
+		if (v < 1000) {
 			out_printf(&o, "%" PRIu64 "B", v);
 		} else {
-			for (u = 0; u + 1 < 6 && v >> (10 * (u + 1)) >= 1024; u++)
+			/* 1000 KiB and up read as 0.9MiB: never more than 6 columns */
+			for (u = 0; u + 1 < 6 && v >> (10 * (u + 1)) >= 1000; u++)
 				;
 			out_unit(&o, v, 1ULL << (10 * (u + 1)), bunits[u]);
 		}

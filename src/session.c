@@ -185,7 +185,7 @@ int session_tick(struct session *s)
 
 	if (s->recording) {
 		replay_all(s);
-		session_regroup(s);
+		session_regroup(s, true);
 		return 0;
 	}
 
@@ -239,7 +239,7 @@ int session_tick(struct session *s)
 	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
-	session_regroup(s);
+	session_regroup(s, true);
 	return 0;
 }
 
@@ -250,7 +250,7 @@ void session_zero_counts(struct session *s)
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
-	session_regroup(s);
+	session_regroup(s, false);
 	memset(ingest_stats(s->ing), 0, sizeof(struct ingest_stats));
 	session_sync_stats(s);
 	s->last_events = s->last_fallbacks = s->last_lost = 0;
@@ -310,13 +310,14 @@ static unsigned int skip_of(void *ctx, const struct stack *st)
 	return brief_skip(ctx, st);
 }
 
-void session_regroup(struct session *s)
+void session_regroup(struct session *s, bool keep)
 {
 	struct stack_group g = {
 		.depth = s->group_depth,
 		.skip = skip_of,
 		.map = s->group_func ? func_of : NULL,
 		.ctx = s->ksym,
+		.keep = keep,
 	};
 
 	if (!s->view)
@@ -341,7 +342,7 @@ int session_set_group(struct session *s, unsigned int depth, bool func)
 		if (!s->view)
 			return -ENOMEM;
 	}
-	session_regroup(s);
+	session_regroup(s, false);
 	return 0;
 }
 

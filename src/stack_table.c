@@ -691,6 +691,25 @@ static int group_visit(struct stack *s, void *ctx)
 	return 0;
 }
 
+/* every count of @s back to zero, in the current interval */
+static int group_zero(struct stack *s, void *ctx)
+{
+	struct stack_table *t = ctx;
+	struct stack_attr *a;
+
+	s->total = s->cur = s->last = 0;
+	s->epoch = t->epoch;
+	if (t->weighted)
+		memset(stack_wc(s), 0, sizeof(struct wcount));
+	for (a = s->attrs; a; a = a->next) {
+		a->total = a->cur = a->last = 0;
+		a->epoch = t->epoch;
+		if (t->weighted)
+			memset(attr_wc(a), 0, sizeof(struct wcount));
+	}
+	return 0;
+}
+
 int stack_table_group(struct stack_table *dst, const struct stack_table *src,
 		      const struct stack_group *grp)
 {
@@ -699,7 +718,14 @@ int stack_table_group(struct stack_table *dst, const struct stack_table *src,
 
 	if (!g)
 		return -ENOMEM;
-	stack_table_clear(dst);
+	if (grp->keep && dst->weighted == src->weighted) {
+		stack_table_foreach(dst, group_zero, dst);
+		dst->nhit = 0;
+		dst->hits = dst->hits_cur = dst->hits_last = 0;
+		dst->w_total = dst->w_cur = dst->w_last = 0;
+	} else {
+		stack_table_clear(dst);
+	}
 	dst->weighted = src->weighted;
 	dst->hits_epoch = dst->epoch;
 	dst->active_lost = true; /* no active lists: rank walks every stack */

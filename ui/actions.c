@@ -41,15 +41,6 @@ static int act_breakdown(struct ui *ui, enum ui_action act)
 	return R_LAYOUT;
 }
 
-static int act_tree(struct ui *ui, enum ui_action act)
-{
-	ui->view = ui->view == UI_VIEW_TREE ? UI_VIEW_STACKS : UI_VIEW_TREE;
-	if (ui->view == UI_VIEW_TREE)
-		ui_status(ui, false,
-			  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t goes back");
-	return R_LAYOUT | R_REFRESH;
-}
-
 static int act_search(struct ui *ui, enum ui_action act)
 {
 	prompt_open(ui, PR_SEARCH, ui->search);
@@ -250,7 +241,10 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_EXPAND_ALL] = act_move,
 	[ACT_COLLAPSE_ALL] = act_move,
 	[ACT_BREAKDOWN] = act_breakdown,
-	[ACT_TREE] = act_tree,
+	[ACT_TREE] = act_view,
+	[ACT_WEIGHT] = act_weight,
+	[ACT_DEPTH_LESS] = act_depth,
+	[ACT_DEPTH_MORE] = act_depth,
 	[ACT_SEARCH] = act_search,
 	[ACT_SEARCH_NEXT] = act_search_next,
 	[ACT_SEARCH_PREV] = act_search_next,

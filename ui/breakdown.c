@@ -92,7 +92,7 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 	const struct stack_attr *a;
 
 	for (a = st->attrs; a; a = a->next) {
-		uint64_t n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
+		uint64_t n = ui_attr_count(ui, a);
 
 		if (!n)
 			continue;
@@ -170,7 +170,7 @@ void stack_view_draw_breakdown(struct ui *ui)
 	    bd->delta != ui->delta || bd->rows != rows ||
 	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
 		bd_compute(ui, bd, st, nd, rows);
-	fmt_count(n1, sizeof(n1), bd->sum);
+	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
@@ -196,21 +196,21 @@ void stack_view_draw_breakdown(struct ui *ui)
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
 	for (i = 0; i < rows; i++) {
 		if (i < bd->nev) {
-			fmt_count(n1, sizeof(n1), bd->ev[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->ev[i].n);
 			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_event(ui->s, (unsigned int)bd->ev[i].key));
 			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->npid) {
-			fmt_count(n1, sizeof(n1), bd->pid[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->pid[i].n);
 			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comm[i],
 				 bd->pid[i].key);
 			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {
-			fmt_count(n1, sizeof(n1), bd->cpu[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
 			ui_put(ui->bd_y + 1 + i, x[2], ui->cols - x[2], ui_attr(ui, UC_NORMAL), buf);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calltree.h"
 #include "draw.h"
 #include "hmap.h"
 #include "keys.h"
@@ -186,6 +187,8 @@ struct tree_view {
 	size_t nall; /* rows of @all the tree was built from */
 	uint64_t total;
 	uint32_t roots;
+	bool callee;       /* the inverted tree: leaf first */
+	struct calltree ct; /* the core's tree; @nodes is the screen's copy */
 };
 
 enum ui_overlay {
@@ -306,6 +309,13 @@ struct ui {
 };
 
 unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
+
+/* views.c: counts in the unit of the weight in force (hits when none) */
+int ui_fmt_count(const struct ui *ui, char *buf, size_t size, uint64_t n);
+int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta);
+const char *ui_count_title(const struct ui *ui);
+const char *ui_weight_note(const struct ui *ui);
+uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a);
 
 /* stack_view.c */
 void stack_view_init(struct ui *ui);
