@@ -114,6 +114,50 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 }
 
 
+/*
+ * Off-CPU: the threads of one stack, each with its time off the CPU as a
+ * share of its wall time (the interval; totals: since start)
+ */
+static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
+			const struct stack *sk, double dt)
+{
+	struct stack_table *t = session_table(s);
+	const struct stack_attr *a;
+	int pids[8], n = 0, i;
+	uint64_t ns[8];
+
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t d, w = export_attr_total(t, &o->rank, a, &d);
+
+		if (o->delta)
+			w = d;
+		if (!w || !export_attr_passes(&o->rank, a))
+			continue;
+		for (i = 0; i < n && pids[i] != a->pid; i++)
+			;
+		if (i == n) {
+			if (n == 8)
+				continue;
+			pids[n] = a->pid;
+			ns[n++] = 0;
+		}
+		ns[i] += w;
+	}
+	for (i = 0; i < n; i++) {
+		char tm[16], pct[16], comm[24];
+
+		fmt_weight(tm, sizeof(tm), ns[i], UNIT_NS);
+		fmt_fit(comm, sizeof(comm), session_comm(s, pids[i]), 15);
+		if (o->delta) {
+			fmt_percent(pct, sizeof(pct), ns[i], (uint64_t)(dt * 1e9));
+			fprintf(f, "      off-CPU %s/%d: %s, %s%% of the interval\n", comm, pids[i], tm,
+				pct);
+		} else {
+			fprintf(f, "      off-CPU %s/%d: %s\n", comm, pids[i], tm);
+		}
+	}
+}
+
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
 	struct stack_table *t = session_table(s);
@@ -182,6 +226,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 			fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
 			fprintf(f, "    %s\n", fr);
 		}
+		if (unit == UNIT_NS)
+			report_wall(f, s, o, sk, dt);
 	}
 	fputc('\n', f);
 	free(rows);

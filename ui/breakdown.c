@@ -203,10 +203,15 @@ void stack_view_draw_breakdown(struct ui *ui)
 			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->npid) {
+			bool wall;
+
 			ui_fmt_count(ui, n1, sizeof(n1), bd->pid[i].n);
-			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comm[i],
-				 bd->pid[i].key);
+			/* off-CPU: a thread's share of its wall time, not of the total */
+			wall = ui_wall_pct(ui, pct, sizeof(pct), bd->pid[i].n);
+			if (!wall)
+				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
+				 bd->comm[i], bd->pid[i].key);
 			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {

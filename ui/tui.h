@@ -316,6 +316,8 @@ int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta);
 const char *ui_count_title(const struct ui *ui);
 const char *ui_weight_note(const struct ui *ui);
 uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a);
+/* off-CPU time of the interval as a share of the interval (a thread's wall time) */
+bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns);
 
 /* stack_view.c */
 void stack_view_init(struct ui *ui);

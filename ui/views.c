@@ -43,6 +43,15 @@ uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a)
 	return ui->delta ? stack_attr_delta(ui->t, a) : a->total;
 }
 
+bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns)
+{
+	if (!ui->rank.weight || session_unit(ui->s) != UNIT_NS || !ui->delta ||
+	    ui->st.interval_sec <= 0)
+		return false;
+	fmt_percent(buf, size, ns, (uint64_t)(ui->st.interval_sec * 1e9));
+	return true;
+}
+
 const char *ui_count_title(const struct ui *ui)
 {
 	if (ui_unit(ui) == UNIT_NS)

@@ -90,9 +90,17 @@ while True:
 SLEEPER=$!
 "$STACKTOP" --offcpu -p "$SLEEPER" -d 2.2 -n 1 --json > "$WORK/o.json" 2> "$WORK/o.err"
 r=$?
+"$STACKTOP" --offcpu -p "$SLEEPER" -d 1 -n 1 --top 1 --expand 1 > "$WORK/o.txt" 2>&1
+r2=$?
 kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 [ "$r" = 0 ] || { cat "$WORK/o.err"; fail "stacktop --offcpu failed"; }
+[ "$r2" = 0 ] || { cat "$WORK/o.txt"; fail "stacktop --offcpu (text) failed"; }
+cat "$WORK/o.txt"
+grep -q '^weight: off-CPU .*s total' "$WORK/o.txt" || fail "no off-CPU weight line"
+grep -Eq '^RANK +IDS +TIME +TOTAL' "$WORK/o.txt" || fail "no TIME column"
+grep -Eq "^      off-CPU python3/$SLEEPER: [0-9.]+m?s, [0-9.]+% of the interval$" "$WORK/o.txt" ||
+	fail "no per-thread share of the wall time"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
