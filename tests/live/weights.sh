@@ -5,6 +5,8 @@
 #  - --offcpu ranks first the stack a task sleeps in, about 200 ms a round
 #    for a task that sleeps 200 ms at a time in clock_nanosleep.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export-tools.sh"
+npm_tools
 
 I=stacktop-weighttest.$$
 ST_PID=
@@ -69,6 +71,27 @@ assert all(s["total"] == s["weight"] for s in d["stacks"])
 print("ok: --weight", want, "bytes in", nwant, "kmalloc events")
 ' "$WORK/w.json" "$want" "$nwant" || fail "--weight differs from the raw events"
 rmdir "$T/instances/$I" || fail "cannot remove our instance"
+validate_snapshot "$WORK/w.json"
+
+# the other exports carry the weight and its unit
+"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 -o "$WORK/w.speedscope.json" &&
+	"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 -o "$WORK/w.pb.gz" &&
+	"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 --depth 1 -o "$WORK/w.folded" ||
+	fail "--weight exports failed"
+python3 -c '
+import gzip, json, sys
+ss = json.load(open(sys.argv[1]))
+p = ss["profiles"][0]
+assert p["unit"] == "bytes", p["unit"]
+assert sum(p["weights"]) > 0
+pb = gzip.open(sys.argv[2]).read()
+assert b"bytes_alloc_interval" in pb and b"\x05bytes" in pb, "pprof sample type"
+lines = open(sys.argv[3]).read().split("\n")
+lines = [l for l in lines if l]
+# --depth 1: one line per leaf function (after the tracing frame), weights in bytes
+assert all(l.count(";") == 1 for l in lines), lines[:3]
+assert sum(int(l.rsplit(" ", 1)[1]) for l in lines) > 0
+' "$WORK/w.speedscope.json" "$WORK/w.pb.gz" "$WORK/w.folded" || fail "--weight exports"
 
 # text: the weight's unit, and --count ranks by hits again
 "$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 --top 3 --expand 0 > "$WORK/w.txt" ||
@@ -95,6 +118,7 @@ r2=$?
 kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 [ "$r" = 0 ] || { cat "$WORK/o.err"; fail "stacktop --offcpu failed"; }
+validate_snapshot "$WORK/o.json"
 [ "$r2" = 0 ] || { cat "$WORK/o.txt"; fail "stacktop --offcpu (text) failed"; }
 cat "$WORK/o.txt"
 grep -q '^weight: off-CPU .*s total' "$WORK/o.txt" || fail "no off-CPU weight line"
