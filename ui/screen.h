@@ -38,11 +38,6 @@ int ui_refresh_now(struct ui *ui);
 bool ui_check_generation(struct ui *ui);
 void ui_forget_stacks(struct ui *ui);
 
-/* views.c: hits or weights, the view cycle, the grouping */
-int act_weight(struct ui *ui, enum ui_action act);
-int act_view(struct ui *ui, enum ui_action act);
-int act_depth(struct ui *ui, enum ui_action act);
-
 /* actions.c */
 int ui_dispatch(struct ui *ui, enum ui_action act);
 int ui_key(struct ui *ui, int key, bool fkey);

@@ -8,7 +8,8 @@
  *	actions.c                one function per action; keys and mouse
  *	overlay.c, header.c      help, pickers, input line; header, key bar
  *	  (screen.h: what these four share; the views never include it)
- *	stack_view.c, tree_view.c   the ranked table, the caller tree
+ *	stack_view.c, tree_view.c   the ranked table, the caller/callee trees
+ *	views.c                  counts or weights, in the weight's unit
  *	breakdown.c              the pane of who hits the selected stack
  *	list_view.c              the list widget every list embeds
  *	draw.c (draw.h)          ui_put, ui_attr, ui_status, colours: the one
