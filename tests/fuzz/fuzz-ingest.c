@@ -4,7 +4,8 @@
  * deferred resolution, generations) on arbitrary input.
  *
  * Byte 0: bit 0 stackmap mode (kernel_stack records count as fallbacks),
- * bit 1 defer id resolution, bit 2 start a new generation half way, bit 7
+ * bit 1 defer id resolution, bit 2 start a new generation half way, bit 3
+ * weights (off-CPU pairs on the first event, a field on the second), bit 7
  * build the pages from a script (the rest of the input) instead of taking
  * the bytes as raw pages. Script bytes: 'e' event, 'E' other event, 'k'+n a
  * kernel stack of n%40 frames, 'i'+b a stack id b, 'm'+b map id b to a
@@ -58,6 +59,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(ingest_stats(ing), 0, sizeof(struct ingest_stats));
 	ingest_set_stackmap(ing, data[0] & 1);
 	ingest_set_defer(ing, data[0] & 2);
+	{
+		/* bit 3: weights, off-CPU time on the first event, a field of the second */
+		static const struct ingest_offcpu oc = {
+			.event = 0,
+			.prev_state = { .offset = 32, .size = 8 },
+			.next_pid = { .offset = 56, .size = 4 },
+		};
+		static const struct evfmt_field w = { .offset = 32, .size = 8 };
+		bool weighted = data[0] & 8;
+
+		if (stack_table_set_weighted(t, weighted) < 0)
+			__builtin_trap(); /* the table was cleared: it must accept */
+		ingest_set_offcpu(ing, weighted ? &oc : NULL);
+		ingest_forget_offcpu(ing);
+		ingest_set_weight(ing, 1, weighted ? &w : NULL);
+	}
 
 	if (data[0] & 0x80) {
 		pagegen_start(&pg, 1);
