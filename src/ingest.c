@@ -45,8 +45,16 @@ struct wfield {
 	bool sgn;
 };
 
+/* an event waiting for its stack: 8 bytes, its value apart (weighted runs only) */
+struct wslot {
+	uint16_t event;
+	uint8_t kind;
+	int32_t pid;
+};
+
 struct cpu_state {
-	struct waiting w[WAIT_MAX];
+	struct wslot w[WAIT_MAX];
+	uint64_t v[WAIT_MAX];
 	int n;
 };
 
@@ -86,6 +94,7 @@ struct ingest {
 	unsigned int nwf;
 	struct ingest_offcpu off;
 	bool offcpu;
+	bool special; /* weights or off-CPU: records carry a value */
 	struct opend *op; /* open addressing by pid */
 	uint32_t nop;
 	uint32_t opcap; /* power of two, 0 until the first switch */
@@ -173,6 +182,7 @@ int ingest_set_weight(struct ingest *ing, unsigned int event, const struct evfmt
 		ing->wf = w;
 		ing->nwf = event + 1;
 	}
+	ing->special = true;
 	ing->wf[event].off = fl ? fl->offset : 0;
 	ing->wf[event].size = fl ? (uint8_t)fl->size : 0;
 	ing->wf[event].sgn = fl && fl->is_signed;
@@ -184,6 +194,7 @@ void ingest_set_offcpu(struct ingest *ing, const struct ingest_offcpu *o)
 	ing->offcpu = o != NULL;
 	if (o)
 		ing->off = *o;
+	ing->special = ing->offcpu || ing->nwf;
 }
 
 static uint64_t read_field(const struct ringbuf_layout *l, const unsigned char *p, uint32_t size,
@@ -379,11 +390,16 @@ static bool pid_wanted(const struct ingest *ing, int pid)
 	return false;
 }
 
-static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
+static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c,
+				struct waiting *ret)
 {
 	if (!c->n)
 		return false;
-	*ret = c->w[--c->n];
+	c->n--;
+	ret->event = c->w[c->n].event;
+	ret->kind = c->w[c->n].kind;
+	ret->pid = c->w[c->n].pid;
+	ret->value = c->v[c->n]; /* stale (but initialized) when !ing->special: unused */
 	return true;
 }
 
@@ -401,25 +417,27 @@ static inline void note_pid(struct ingest *ing, int pid)
 		ing->new_pids[ing->nnew_pids++] = pid;
 }
 
-static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid, uint8_t kind,
-				uint64_t value)
+static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid, uint8_t kind)
 {
 	if (c->n == WAIT_MAX) {
 		/* an event that never got its stack: forget the oldest */
 		memmove(c->w, c->w + 1, (WAIT_MAX - 1) * sizeof(c->w[0]));
+		memmove(c->v, c->v + 1, (WAIT_MAX - 1) * sizeof(c->v[0]));
 		c->n--;
 	}
 	c->w[c->n].event = event;
 	c->w[c->n].pid = pid;
 	c->w[c->n].kind = kind;
-	c->w[c->n].value = value;
 	c->n++;
 }
 
 static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
 			 unsigned int cpu)
 {
-	if (w->kind == W_HIT) {
+	if (__builtin_expect(!ing->special, 1)) {
+		stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
+		ing->st.events++;
+	} else if (w->kind == W_HIT) {
 		stack_table_hit_w(ing->table, st, w->event, cpu, w->pid, 1, w->value);
 		ing->st.events++;
 	} else if (w->kind == W_OFFCPU) {
@@ -471,7 +489,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
 	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
-	if (!take_waiting(c, &w)) {
+	if (!take_waiting(ing, c, &w)) {
 		ing->st.orphans++;
 		return;
 	}
@@ -499,7 +517,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	if ((uint32_t)f->stackid_off + 4 > ev->size)
 		return;
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
-	if (!take_waiting(c, &w)) {
+	if (!take_waiting(ing, c, &w)) {
 		ing->st.orphans++;
 		return;
 	}
@@ -535,7 +553,6 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	unsigned int type;
 	int idx, pid;
 	uint8_t kind = W_HIT;
-	uint64_t value;
 
 	if (ev->size < 8)
 		return;
@@ -559,6 +576,10 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 	note_pid(ing, pid);
+	if (__builtin_expect(!ing->special, 1)) {
+		push_waiting(c, (uint16_t)idx, pid, W_HIT);
+		return;
+	}
 	if (ing->offcpu && (unsigned int)idx == ing->off.event) {
 		const struct ingest_offcpu *o = &ing->off;
 		uint64_t state;
@@ -574,11 +595,12 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		 * a yield)
 		 */
 		kind = o->all || ((state & 0xff) && !(state & INGEST_PREEMPTED)) ? W_OFFCPU : W_SKIP;
-		value = ev->ts;
+		push_waiting(c, (uint16_t)idx, pid, kind);
+		c->v[c->n - 1] = ev->ts;
 	} else {
-		value = ing->nwf ? record_weight(ing, ev, (unsigned int)idx) : 0;
+		push_waiting(c, (uint16_t)idx, pid, W_HIT);
+		c->v[c->n - 1] = record_weight(ing, ev, (unsigned int)idx);
 	}
-	push_waiting(c, (uint16_t)idx, pid, kind, value);
 }
 
 int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,

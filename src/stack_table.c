@@ -392,28 +392,13 @@ static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s
 	return attr_find(t, s, event, cpu, pid);
 }
 
-int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, uint64_t n)
-{
-	return stack_table_hit_w(t, s, event, cpu, pid, n, 0);
-}
-
-int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
-		      unsigned int cpu, int pid, uint64_t n, uint64_t w)
+/* the hit counters of @s, the table's and the record's; the record, NULL on OOM */
+static inline __attribute__((always_inline)) struct stack_attr *
+hit_counts(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid,
+	   uint64_t n)
 {
 	struct stack_attr *a;
 
-	if (!n)
-		return 0;
-	if (t->weighted) {
-		wc_bump(stack_wc(s), s->epoch, t->epoch, w);
-		if (t->hits_epoch != t->epoch) {
-			t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
-			t->w_cur = 0;
-		}
-		t->w_cur += w;
-		t->w_total += w;
-	}
 	if (s->epoch != t->epoch)
 		active_add(t, s);
 	if (!s->total)
@@ -430,11 +415,50 @@ int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event
 
 	a = attr_get(t, s, event, cpu, pid);
 	if (!a)
-		return -ENOMEM;
-	if (t->weighted)
-		wc_bump(attr_wc(a), a->epoch, t->epoch, w);
+		return NULL;
 	a->total += n;
 	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
+	return a;
+}
+
+/* the unweighted hot path: no weight code at all */
+int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, uint64_t n)
+{
+	if (__builtin_expect(t->weighted, 0))
+		return stack_table_hit_w(t, s, event, cpu, pid, n, 0);
+	if (!n)
+		return 0;
+	return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
+}
+
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, uint64_t n, uint64_t w)
+{
+	uint32_t s_epoch = s->epoch, a_epoch;
+	struct stack_attr *a;
+
+	if (!n)
+		return 0;
+	if (!t->weighted)
+		return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
+	/* the weights roll with the counters' epochs: read them before the hit */
+	wc_bump(stack_wc(s), s_epoch, t->epoch, w);
+	if (t->hits_epoch != t->epoch) {
+		t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
+		t->w_cur = 0;
+	}
+	t->w_cur += w;
+	t->w_total += w;
+	a = attr_get(t, s, event, cpu, pid);
+	if (!a) {
+		hit_counts(t, s, event, cpu, pid, n);
+		return -ENOMEM;
+	}
+	a_epoch = a->epoch;
+	if (!hit_counts(t, s, event, cpu, pid, n))
+		return -ENOMEM;
+	wc_bump(attr_wc(a), a_epoch, t->epoch, w);
 	return 0;
 }
 
