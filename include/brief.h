@@ -7,6 +7,11 @@
  * every stack of one event, so they tell the rows apart by nothing. The
  * brief form starts at the first frame that is not tracing machinery and
  * follows it with its callers: "__schedule < schedule < do_nanosleep".
+ *
+ * Past the machinery, the stacks of one view often share more leaf frames
+ * (every sched_switch stack starts "__schedule < schedule"): brief_common()
+ * counts them and brief_format_after() starts after them, so that the frame
+ * that tells two rows apart is the one in view.
  */
 #ifndef STACKTOP_BRIEF_H
 #define STACKTOP_BRIEF_H
@@ -15,6 +20,7 @@
 
 struct ksym;
 struct stack;
+struct rank_row;
 
 /**
  * brief_skip() - index of the first frame that is not tracing machinery
@@ -38,5 +44,48 @@ unsigned int brief_skip(struct ksym *ks, const struct stack *st);
  */
 int brief_format(char *buf, size_t size, struct ksym *ks, const struct stack *st, int frames,
 		 int with_module);
+
+/**
+ * brief_common() - leaf frames that every stack of @rows shares
+ * @ks: symbols (may be NULL: 0)
+ * @rows: ranked stacks
+ * @n: how many
+ *
+ * Frames are compared by function name, each stack from its brief_skip().
+ * One frame of every stack stays out of the count, so a row never becomes
+ * empty.
+ *
+ * Return: the number of shared frames; 0 for fewer than two stacks.
+ */
+unsigned int brief_common(struct ksym *ks, const struct rank_row *rows, size_t n);
+
+/**
+ * brief_common_format() - the shared frames in one line, "__schedule < schedule"
+ * @buf: output
+ * @size: size of @buf
+ * @ks: symbols
+ * @st: any stack of the rows brief_common() looked at
+ * @common: its result
+ *
+ * Return: wanted length (snprintf semantics).
+ */
+int brief_common_format(char *buf, size_t size, struct ksym *ks, const struct stack *st,
+			unsigned int common);
+
+/**
+ * brief_format_after() - brief_format() starting @common frames later
+ * @buf: output
+ * @size: size of @buf
+ * @ks: symbols (may be NULL)
+ * @st: stack
+ * @common: shared leaf frames to leave out (brief_common()); when not 0 the
+ *          text starts with "... " to say frames were left out
+ * @frames: how many frames at most
+ * @with_module: append " [module]" to module frames
+ *
+ * Return: wanted length (snprintf semantics).
+ */
+int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct stack *st,
+		       unsigned int common, int frames, int with_module);
 
 #endif /* STACKTOP_BRIEF_H */

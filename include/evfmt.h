@@ -30,10 +30,17 @@ struct tfs;
  * @stackid_type: common_type of ftrace/stack_id, -1 if absent
  * @stackid_off: offset of its `stack_id` field
  * @ustack_type: common_type of ftrace/user_stack, -1 if absent
+ * @func_type: common_type of ftrace/function (the function tracer's
+ *             entries), -1 if absent
+ * @func_ip_off: offset of its `ip` field (the traced function)
  * @pid_off: offset of common_pid
  * @index: common_type -> event index, EVFMT_NONE when not counted
  * @names: "system:event" per index
  * @types: common_type per index
+ * @comm_offs: per index, offset of a name field of the task that wrote the
+ *             event (sched_switch's prev_comm), -1 when it has none
+ * @comm_pid_offs: per index, offset of that task's pid field (prev_pid):
+ *                 the name counts only when it equals common_pid
  * @nnames: entries in @names
  */
 struct evfmt {
@@ -44,10 +51,14 @@ struct evfmt {
 	int stackid_type;
 	int stackid_off;
 	int ustack_type;
+	int func_type;
+	int func_ip_off;
 	int pid_off;
 	uint16_t index[65536];
 	char **names;
 	int *types;
+	int *comm_offs;
+	int *comm_pid_offs;
 	unsigned int nnames;
 	void *tep; /* struct tep_handle */
 	bool tep_borrowed;
@@ -58,9 +69,14 @@ struct evfmt {
  * @t: tracefs root
  * @ret: the formats (free with evfmt_free())
  *
+ * Every field stacktop reads (common_pid, kernel_stack's size and caller,
+ * stack_id's stack_id) must lie inside the largest record a sub-buffer
+ * holds, and the numbers must be 4 bytes: an impossible format is refused
+ * (logged with log_err()) rather than read past the record.
+ *
  * Return: 0, -ENODEV when there is no kernel_stack event and no stack_id
  * event (no stack tracing in this kernel), -EBADMSG for an unreadable
- * header_page, -errno.
+ * header_page or an impossible format, -errno.
  */
 int evfmt_new(struct tfs *t, struct evfmt **ret);
 
@@ -69,7 +85,8 @@ int evfmt_new(struct tfs *t, struct evfmt **ret);
  * @tep: a struct tep_handle (borrowed: must outlive the result)
  * @ret: the formats (free with evfmt_free())
  *
- * Return: 0, -ENODEV when the trace has no stack events, -ENOMEM.
+ * Return: 0, -ENODEV when the trace has no stack events, -EBADMSG for an
+ * impossible format (see evfmt_new()), -ENOMEM.
  */
 int evfmt_from_tep(void *tep, struct evfmt **ret);
 
@@ -91,6 +108,10 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
  * @f: formats
  * @t: tracefs root (searched for the format with that ID)
  * @type: common_type
+ *
+ * The format is looked for among the parsed ones, the events in set_event,
+ * then every events/ftrace/<name>/format (ftrace's own entries: print,
+ * bputs, funcgraph_entry... have no enable file and are not in set_event).
  *
  * Return: the index; the name is "system:event" when the format was found,
  * else "event#<type>".
@@ -121,6 +142,16 @@ struct evfmt_field {
  */
 int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
 		struct evfmt_field *ret);
+
+/**
+ * evfmt_add_named() - an index with a name of its own and no type of its own
+ * (function-tracer entries, one per traced function: "ftrace:function NAME")
+ * @f: formats
+ * @name: the name (sanitized here); the same name gives the same index
+ *
+ * Return: the index, -ENOSPC, -ENOMEM.
+ */
+int evfmt_add_named(struct evfmt *f, const char *name);
 
 /**
  * evfmt_free() - free; NULL is a no-op

@@ -52,6 +52,8 @@ struct mapsnap {
 	bool read_this_drain;
 	bool discard_ids;
 	bool old_abi;
+	struct stackmap_names *names; /* saved-map frames kallsyms does not know, or NULL */
+	uint64_t named_frames;        /* frames interned in @names */
 };
 
 /**

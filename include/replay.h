@@ -10,7 +10,11 @@
 #ifndef STACKTOP_REPLAY_H
 #define STACKTOP_REPLAY_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* neighbouring timestamps further apart than this are damage (an hour) */
+#define REPLAY_MAX_GAP_NS 3600000000000ULL
 
 struct ingest;
 struct replay;
@@ -19,10 +23,19 @@ struct replay;
  * replay_open() - open a trace.dat
  * @path: the file
  * @ret: the handle (free with replay_close())
+ * @why: receives what is wrong with the file on -EBADMSG
+ * @whysz: size of @why
  *
- * Return: 0, -ENOENT/-EACCES (cannot open), -EBADMSG (not a trace.dat).
+ * The file's structure (magic, version, header, and for version 7 every
+ * section and per-CPU data range the options point to; for version 6 the
+ * sections before the per-CPU data) is checked against the file's size
+ * before libtracecmd reads it: a truncated or damaged file is refused with
+ * a reason instead of crashing the library.
+ *
+ * Return: 0, -ENOENT/-EACCES (cannot open), -EBADMSG (not a trace.dat, or
+ * a damaged one: see @why).
  */
-int replay_open(const char *path, struct replay **ret);
+int replay_open(const char *path, struct replay **ret, char *why, size_t whysz);
 
 /**
  * replay_tep() - the file's event formats and symbols (a struct tep_handle,
@@ -47,7 +60,13 @@ const char *replay_buffers(struct replay *r);
  * replay_run() - feed every record to @ing
  * @r: replay
  * @ing: consumer
- * @ret_seconds: receives the time from the first to the last record
+ * @ret_seconds: receives the time from the first to the last record,
+ * leaving out timestamps that are damage
+ *
+ * Records whose timestamp goes back on their CPU, or lies more than
+ * REPLAY_MAX_GAP_NS away from the bulk of the recording, are added to the
+ * ingest's damaged counter (they are still attributed: their payload may
+ * be fine).
  *
  * Return: records read, or -errno.
  */

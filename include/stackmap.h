@@ -80,11 +80,13 @@ int stackmap_bin_parse(const void *buf, size_t len,
  * @mod_len: length of @mod
  * @addr: the address when the line is a bare hex address
  * @trampoline: the line is "[FTRACE TRAMPOLINE]"
+ * @size: the symbol size after '/', 0 when the line has none
  */
 struct stackmap_frame {
 	const char *sym;
 	size_t sym_len;
 	uint64_t off;
+	uint64_t size;
 	const char *mod;
 	size_t mod_len;
 	uint64_t addr;
@@ -143,5 +145,65 @@ struct stackmap_stat {
  * key was found or a value is not a number.
  */
 int stackmap_stat_parse(const char *text, struct stackmap_stat *ret);
+
+/*
+ * Frames of a saved stack_map text whose symbol is not in the kallsyms in
+ * use (another kernel's map, or kallsyms read without root: every address
+ * 0) get a synthetic address in a non-canonical range no kernel or user
+ * address lies in: one STACKMAP_NAMED_SPAN-sized slot per (symbol, module,
+ * size), plus the offset. Looked up again, the address gives the text back,
+ * so such a frame displays as written and two stacks are never merged
+ * because their frames could not be resolved.
+ */
+#define STACKMAP_NAMED_BASE 0x8000000000000000ULL
+#define STACKMAP_NAMED_SPAN (1ULL << 32)
+
+struct stackmap_names;
+
+/**
+ * stackmap_names_new() - an empty table of named frames
+ *
+ * Return: the table (free with stackmap_names_free()), NULL on OOM.
+ */
+struct stackmap_names *stackmap_names_new(void);
+
+/**
+ * stackmap_names_free() - free; NULL is a no-op
+ * @n: table
+ */
+void stackmap_names_free(struct stackmap_names *n);
+
+/**
+ * stackmap_names_intern() - the synthetic address of a "sym+0xoff/0xsize
+ * [mod]" frame
+ * @n: table
+ * @f: a frame with @f->sym set
+ * @ret: receives the address (the same one for the same text)
+ *
+ * Return: 0, -EINVAL for a frame without a symbol or with an offset of
+ * STACKMAP_NAMED_SPAN or more, -ENOSPC when the range is full, -ENOMEM.
+ */
+int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f,
+			  uint64_t *ret);
+
+/**
+ * stackmap_names_lookup() - the symbol a synthetic address stands for
+ * @n: table
+ * @addr: an address from stackmap_names_intern()
+ * @name: receives the symbol name (owned by @n, NUL-terminated)
+ * @module: receives the module name or NULL
+ * @start: receives the symbol's synthetic start (@addr less the offset)
+ * @size: receives the size the text gave (0 when none)
+ *
+ * Return: 0, -ENOENT for an address not from this table.
+ */
+int stackmap_names_lookup(const struct stackmap_names *n, uint64_t addr, const char **name,
+			  const char **module, uint64_t *start, uint64_t *size);
+
+/**
+ * stackmap_names_count() - symbols interned
+ * @n: table
+ */
+size_t stackmap_names_count(const struct stackmap_names *n);
 
 #endif /* STACKTOP_STACKMAP_H */

@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 
 #include "evfmt.h"
 #include "format.h"
+#include "log.h"
 #include "tfs.h"
+#include <unistd.h>
 
 static bool name_ok(const char *s)
 {
@@ -71,7 +74,7 @@ static struct evfmt *evfmt_alloc(void)
 	if (!f)
 		return NULL;
 	memset(f->index, 0xff, sizeof(f->index));
-	f->kstack_type = f->stackid_type = f->ustack_type = -1;
+	f->kstack_type = f->stackid_type = f->ustack_type = f->func_type = -1;
 	f->kstack_size_off = -1;
 	f->pid_off = 4;
 	return f;
@@ -91,14 +94,49 @@ static int lookup(struct evfmt *f, struct tfs *t, const char *system, const char
 	return 0;
 }
 
+/*
+ * A field stacktop reads must lie inside the largest record a sub-buffer
+ * can hold (@fixed: a field of fixed size, whose declared size must be
+ * @want bytes when @want is not 0). Formats come from tracefs (or a FUSE
+ * stand-in) and from trace.dat files: an offset past the record would make
+ * every read of that field an out-of-bounds read.
+ */
+static int field_ok(const struct evfmt *f, const struct tep_event *ev, const char *name,
+		    unsigned int want)
+{
+	struct tep_format_field *fl = tep_find_any_field((struct tep_event *)ev, name);
+	uint32_t max = f->layout.subbuf_size > f->layout.data_offset
+			       ? f->layout.subbuf_size - f->layout.data_offset
+			       : 0;
+	unsigned int size;
+
+	if (!fl)
+		return 0;
+	size = want ? (unsigned int)fl->size : 0;
+	if (fl->offset < 0 || fl->size < 0 || (want && (unsigned int)fl->size != want) ||
+	    (uint64_t)(unsigned int)fl->offset + size > max) {
+		if (want && (unsigned int)fl->size != want)
+			log_err("impossible format of %s:%s: field %s has size %d, stacktop reads a %u-byte number",
+				ev->system, ev->name, name, fl->size, want);
+		else
+			log_err("impossible format of %s:%s: field %s at offset %d, size %d lies past the largest record (%u bytes)",
+				ev->system, ev->name, name, fl->offset, fl->size, max);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* the ftrace stack events, from @t (or from the tep alone when @t is NULL) */
-static void stack_events(struct evfmt *f, struct tfs *t)
+static int stack_events(struct evfmt *f, struct tfs *t)
 {
 	struct tep_event *ev;
 
 	if (!lookup(f, t, "ftrace", "kernel_stack", &ev)) {
 		struct tep_format_field *caller = tep_find_field(ev, "caller");
 
+		if (field_ok(f, ev, "common_pid", 4) < 0 || field_ok(f, ev, "size", 4) < 0 ||
+		    field_ok(f, ev, "caller", 0) < 0)
+			return -EBADMSG;
 		if (caller) {
 			f->kstack_type = ev->id;
 			f->kstack_caller_off = caller->offset;
@@ -109,6 +147,8 @@ static void stack_events(struct evfmt *f, struct tfs *t)
 	if (!lookup(f, t, "ftrace", "stack_id", &ev)) {
 		int off = field_off(ev, "stack_id");
 
+		if (field_ok(f, ev, "common_pid", 4) < 0 || field_ok(f, ev, "stack_id", 4) < 0)
+			return -EBADMSG;
 		if (off >= 0) {
 			f->stackid_type = ev->id;
 			f->stackid_off = off;
@@ -116,8 +156,17 @@ static void stack_events(struct evfmt *f, struct tfs *t)
 	}
 	if (!lookup(f, t, "ftrace", "user_stack", &ev))
 		f->ustack_type = ev->id;
+	if (!lookup(f, t, "ftrace", "function", &ev)) {
+		int off = field_off(ev, "ip");
+
+		if (off >= 0) {
+			f->func_type = ev->id;
+			f->func_ip_off = off;
+		}
+	}
 	if (f->pid_off < 0)
 		f->pid_off = 4;
+	return 0;
 }
 
 int evfmt_new(struct tfs *t, struct evfmt **ret)
@@ -149,7 +198,9 @@ int evfmt_new(struct tfs *t, struct evfmt **ret)
 		goto fail;
 	tep_set_long_size(f->tep, (int)f->layout.long_size);
 
-	stack_events(f, t);
+	r = stack_events(f, t);
+	if (r < 0)
+		goto fail;
 	if (f->kstack_type < 0 && f->stackid_type < 0) {
 		r = -ENODEV;
 		goto fail;
@@ -175,8 +226,12 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 		f->layout.long_size = 8;
 	f->layout.big_endian = tep_is_file_bigendian(tep);
 	f->layout.data_offset = 8 + f->layout.long_size;
-	f->layout.subbuf_size = 4096;
-	stack_events(f, NULL);
+	f->layout.subbuf_size = tep_get_page_size(tep) > 0 ? (unsigned int)tep_get_page_size(tep)
+							    : 4096;
+	if (stack_events(f, NULL) < 0) {
+		evfmt_free(f);
+		return -EBADMSG;
+	}
 	if (f->kstack_type < 0 && f->stackid_type < 0) {
 		evfmt_free(f);
 		return -ENODEV;
@@ -185,10 +240,23 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 	return 0;
 }
 
-static int add_index(struct evfmt *f, int type, const char *name)
+/* sched_switch names the task it switches out, which wrote the event */
+static void comm_fields(struct tep_event *ev, int *ret_comm, int *ret_pid)
+{
+	struct tep_format_field *comm = ev ? tep_find_field(ev, "prev_comm") : NULL;
+	struct tep_format_field *pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
+
+	*ret_comm = *ret_pid = -1;
+	if (!comm || !pid || comm->size != 16 || pid->size != 4)
+		return;
+	*ret_comm = comm->offset;
+	*ret_pid = pid->offset;
+}
+
+static int add_index(struct evfmt *f, int type, const char *name, struct tep_event *ev)
 {
 	char **names;
-	int *types;
+	int *types, *offs;
 
 	if (type < 0 || type > 0xffff)
 		return -EINVAL;
@@ -204,6 +272,15 @@ static int add_index(struct evfmt *f, int type, const char *name)
 	if (!types)
 		return -ENOMEM;
 	f->types = types;
+	offs = realloc(f->comm_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_offs = offs;
+	offs = realloc(f->comm_pid_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_pid_offs = offs;
+	comm_fields(ev, &f->comm_offs[f->nnames], &f->comm_pid_offs[f->nnames]);
 	/* names end up on the screen: tracefs (or a FUSE stand-in) could say anything */
 	f->names[f->nnames] = malloc(strlen(name) + 1);
 	if (!f->names[f->nnames])
@@ -224,12 +301,13 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
 	if (r < 0)
 		return r;
 	snprintf(full, sizeof(full), "%s:%s", system, name);
-	return add_index(f, ev->id, full);
+	return add_index(f, ev->id, full, ev);
 }
 
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 {
 	char full[256], *buf = NULL;
+	struct tep_event *found = NULL;
 	int r;
 
 	if (type < 0 || type > 0xffff)
@@ -242,7 +320,7 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 
 		if (known) {
 			snprintf(full, sizeof(full), "%s:%s", known->system, known->name);
-			return add_index(f, type, full);
+			return add_index(f, type, full, known);
 		}
 	}
 	/* set_event lists what is enabled; one of those has this ID */
@@ -258,12 +336,35 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 			*colon = '\0';
 			if (parse_event(f, t, line, colon + 1, &ev) == 0 && ev->id == type) {
 				snprintf(full, sizeof(full), "%s:%s", line, colon + 1);
+				found = ev;
 				break;
 			}
 		}
 		free(buf);
 	}
-	r = add_index(f, type, full);
+	/* ftrace's own entries: not in set_event, one format file each */
+	if (t && !strncmp(full, "event#", 6)) {
+		int fd = tfs_open_file(t, "events/ftrace", O_RDONLY | O_DIRECTORY);
+		struct dirent *de;
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && (de = readdir(d))) {
+			struct tep_event *ev;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (parse_event(f, t, "ftrace", de->d_name, &ev) == 0 && ev->id == type) {
+				snprintf(full, sizeof(full), "ftrace:%.200s", de->d_name);
+				found = ev;
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	r = add_index(f, type, full, found);
 	return r;
 }
 
@@ -290,6 +391,33 @@ int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
 	return 0;
 }
 
+int evfmt_add_named(struct evfmt *f, const char *name)
+{
+	char **names, clean[256];
+	int *types;
+	unsigned int i;
+
+	fmt_sanitize(clean, sizeof(clean), name, strlen(name));
+	for (i = 0; i < f->nnames; i++)
+		if (f->types[i] < 0 && !strcmp(f->names[i], clean))
+			return (int)i;
+	if (f->nnames >= EVFMT_NONE - 1)
+		return -ENOSPC;
+	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	f->names = names;
+	types = realloc(f->types, (f->nnames + 1) * sizeof(*types));
+	if (!types)
+		return -ENOMEM;
+	f->types = types;
+	f->names[f->nnames] = strdup(clean);
+	if (!f->names[f->nnames])
+		return -ENOMEM;
+	f->types[f->nnames] = -1;
+	return (int)f->nnames++;
+}
+
 void evfmt_free(struct evfmt *f)
 {
 	unsigned int i;
@@ -300,6 +428,8 @@ void evfmt_free(struct evfmt *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->types);
+	free(f->comm_offs);
+	free(f->comm_pid_offs);
 	if (f->tep && !f->tep_borrowed)
 		tep_free(f->tep);
 	free(f);

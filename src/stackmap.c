@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stackmap.h"
@@ -260,6 +261,7 @@ static bool parse_frame_body(const char *s, const char *e, struct stackmap_frame
 			return false;
 		if (slash && parse_hex(plus + 1, slash, &f->off) &&
 		    parse_hex(slash + 1, e, &size)) {
+			f->size = size;
 			f->sym = s;
 			f->sym_len = (size_t)(plus - s);
 			return true;
@@ -513,4 +515,166 @@ int stackmap_stat_parse(const char *text, struct stackmap_stat *ret)
 		return -EBADMSG;
 	*ret = st;
 	return 0;
+}
+
+/* --- frames named by text only -------------------------------------------- */
+
+struct named {
+	char *name;
+	char *module;
+	uint64_t size;
+};
+
+struct stackmap_names {
+	struct named *ents;
+	size_t nr, cap;
+	uint32_t *slots; /* open addressing: ents index + 1, 0 empty */
+	size_t nslots;
+};
+
+struct stackmap_names *stackmap_names_new(void)
+{
+	return calloc(1, sizeof(struct stackmap_names));
+}
+
+void stackmap_names_free(struct stackmap_names *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->nr; i++) {
+		free(n->ents[i].name);
+		free(n->ents[i].module);
+	}
+	free(n->ents);
+	free(n->slots);
+	free(n);
+}
+
+static uint64_t names_hash(const char *s, size_t len, const char *m, size_t mlen, uint64_t size)
+{
+	uint64_t h = 1469598103934665603ULL ^ size;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+	h = (h ^ '[') * 1099511628211ULL;
+	for (i = 0; i < mlen; i++)
+		h = (h ^ (uint8_t)m[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static bool names_eq(const struct named *e, const struct stackmap_frame *f)
+{
+	if (e->size != f->size || strlen(e->name) != f->sym_len ||
+	    memcmp(e->name, f->sym, f->sym_len))
+		return false;
+	if (!f->mod)
+		return !e->module;
+	return e->module && strlen(e->module) == f->mod_len &&
+	       !memcmp(e->module, f->mod, f->mod_len);
+}
+
+static int names_grow(struct stackmap_names *n)
+{
+	size_t ns = n->nslots ? n->nslots * 2 : 1024, i;
+	uint32_t *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < n->nr; i++) {
+		const struct named *e = &n->ents[i];
+		size_t h = (size_t)names_hash(e->name, strlen(e->name), e->module,
+					      e->module ? strlen(e->module) : 0, e->size);
+
+		while (slots[h & (ns - 1)])
+			h++;
+		slots[h & (ns - 1)] = (uint32_t)(i + 1);
+	}
+	free(n->slots);
+	n->slots = slots;
+	n->nslots = ns;
+	return 0;
+}
+
+static char *dup_n(const char *s, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f,
+			  uint64_t *ret)
+{
+	struct named *e;
+	size_t h;
+
+	if (!f->sym || f->off >= STACKMAP_NAMED_SPAN)
+		return -EINVAL;
+	if ((n->nr + 1) * 2 > n->nslots && names_grow(n) < 0)
+		return -ENOMEM;
+	h = (size_t)names_hash(f->sym, f->sym_len, f->mod, f->mod ? f->mod_len : 0, f->size);
+	for (;; h++) {
+		uint32_t v = n->slots[h & (n->nslots - 1)];
+
+		if (!v)
+			break;
+		if (names_eq(&n->ents[v - 1], f)) {
+			*ret = STACKMAP_NAMED_BASE + (uint64_t)(v - 1) * STACKMAP_NAMED_SPAN + f->off;
+			return 0;
+		}
+	}
+	/* 2^31 slots fit below the top of the non-canonical range */
+	if (n->nr >= (1u << 30))
+		return -ENOSPC;
+	if (n->nr == n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 256;
+		struct named *ne = realloc(n->ents, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		n->ents = ne;
+		n->cap = cap;
+	}
+	e = &n->ents[n->nr];
+	e->name = dup_n(f->sym, f->sym_len);
+	e->module = f->mod ? dup_n(f->mod, f->mod_len) : NULL;
+	e->size = f->size;
+	if (!e->name || (f->mod && !e->module)) {
+		free(e->name);
+		free(e->module);
+		return -ENOMEM;
+	}
+	n->slots[h & (n->nslots - 1)] = (uint32_t)(n->nr + 1);
+	*ret = STACKMAP_NAMED_BASE + (uint64_t)n->nr * STACKMAP_NAMED_SPAN + f->off;
+	n->nr++;
+	return 0;
+}
+
+int stackmap_names_lookup(const struct stackmap_names *n, uint64_t addr, const char **name,
+			  const char **module, uint64_t *start, uint64_t *size)
+{
+	uint64_t idx;
+
+	if (!n || addr < STACKMAP_NAMED_BASE)
+		return -ENOENT;
+	idx = (addr - STACKMAP_NAMED_BASE) / STACKMAP_NAMED_SPAN;
+	if (idx >= n->nr)
+		return -ENOENT;
+	*name = n->ents[idx].name;
+	*module = n->ents[idx].module;
+	*start = STACKMAP_NAMED_BASE + idx * STACKMAP_NAMED_SPAN;
+	*size = n->ents[idx].size;
+	return 0;
+}
+
+size_t stackmap_names_count(const struct stackmap_names *n)
+{
+	return n ? n->nr : 0;
 }

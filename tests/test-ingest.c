@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -92,6 +93,70 @@ static void test_ingest_event_then_stack(void **state)
 	assert_int_equal(ingest_stats(fx->ing)->fallbacks, 0);
 }
 
+static int func_calls;
+
+/* the event index of a traced function: 10 + the address's last nibble */
+static int func_index(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	func_calls++;
+	return ip == 0xffffffff8100beefULL ? -1 : 10 + (int)(ip & 0xf);
+}
+
+static void func_entry(struct pagegen *p, int32_t pid, uint64_t ip)
+{
+	uint8_t *d = pagegen_record(p, 1, pid, 24);
+
+	memcpy(d + 8, &ip, 8);
+	memset(d + 16, 0, 8);
+}
+
+/* function-tracer entries are keyed by the traced function (their ip) */
+static void test_ingest_function_entries(void **state)
+{
+	struct fx *fx = *state;
+
+	fx->fmt.func_type = 1;
+	fx->fmt.func_ip_off = 8;
+	func_calls = 0;
+	ingest_set_func_cb(fx->ing, func_index, NULL);
+	pagegen_start(&fx->pg, 100);
+	func_entry(&fx->pg, 10, 0xffffffff81001001ULL);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	func_entry(&fx->pg, 10, 0xffffffff81001002ULL);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	func_entry(&fx->pg, 11, 0xffffffff81001001ULL);
+	pagegen_kstack(&fx->pg, 11, A, 3);
+	/* an entry the session ignores keeps its stack from landing elsewhere */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	func_entry(&fx->pg, 12, 0xffffffff8100beefULL);
+	pagegen_kstack(&fx->pg, 12, IRQ, 1);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);
+	pagegen_finish(&fx->pg, 0);
+
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	/* one stack, two rows of events: the function at ...001 twice, ...002 once */
+	assert_int_equal(hits_of(find(fx, A, 3), 11, -1), 2);
+	assert_int_equal(hits_of(find(fx, A, 3), 12, -1), 1);
+	assert_int_equal(hits_of(find(fx, B, 2), 0, 12), 1);
+	assert_int_equal(func_calls, 3); /* asked once per address */
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 0);
+	assert_int_equal(stack_table_count(fx->t), 2); /* IRQ: not counted, not interned */
+
+	/* many functions: the map grows and keeps every answer */
+	for (int i = 0; i < 600; i++) {
+		pagegen_start(&fx->pg, 200);
+		func_entry(&fx->pg, 10, 0xffffffff82000000ULL + (uint64_t)i * 16 + 3);
+		pagegen_kstack(&fx->pg, 10, B, 2);
+		pagegen_finish(&fx->pg, 0);
+		assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	}
+	assert_int_equal(func_calls, 603);
+	assert_int_equal(hits_of(find(fx, B, 2), 13, -1), 600);
+}
+
 /* an interrupt's event and stack land between an event and its stack */
 static void test_ingest_nested_interrupt(void **state)
 {
@@ -165,7 +230,7 @@ static void test_ingest_pid_filter(void **state)
 	struct fx *fx = *state;
 	int pids[] = { 11 };
 
-	assert_int_equal(ingest_set_pids(fx->ing, pids, 1), 0);
+	assert_int_equal(ingest_set_tids(fx->ing, pids, 1), 0);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
 	pagegen_kstack(&fx->pg, 10, A, 3);
@@ -174,6 +239,46 @@ static void test_ingest_pid_filter(void **state)
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+}
+
+static int fake_tgid(void *ctx, int tid)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	return tid == 10 || tid == 11 ? 100 : tid == 12 ? 200 : -1;
+}
+
+/* -p: every thread of the process counts; --tid adds single threads */
+static void test_ingest_proc_filter(void **state)
+{
+	struct fx *fx = *state;
+	int tgids[] = { 100 }, tids[] = { 13 }, calls = 0;
+
+	assert_int_equal(ingest_set_procs(fx->ing, tgids, 1, fake_tgid, &calls), 0);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 13);
+	pagegen_kstack(&fx->pg, 13, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	assert_int_equal(find(fx, A, 3)->total, 3);
+	assert_int_equal(stack_table_count(fx->t), 1); /* B: not interned */
+	/* the second event of thread 10 in a row is not asked about again */
+	assert_int_equal(calls, 4);
+
+	assert_int_equal(ingest_set_tids(fx->ing, tids, 1), 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 7);
 	assert_int_equal(find(fx, B, 2)->total, 1);
 }
 
@@ -388,6 +493,65 @@ static void test_ingest_bad_page(void **state)
 	assert_int_equal(stack_table_count(fx->t), 0);
 }
 
+/*
+ * Records shorter than the fields their format declares (a damaged
+ * recording, or a format whose offsets lie past the record): counted as
+ * damaged, never read past their end, and an event whose stack record is
+ * damaged is not paired with the next stack.
+ */
+static void test_ingest_short_records(void **state)
+{
+	struct fx *fx = *state;
+	uint8_t *ev = malloc(6), *ks = malloc(24), *good = calloc(1, 16 + 8 * 3);
+	uint32_t n = 40; /* claims 40 frames, holds one */
+	int32_t pid = 7;
+	uint16_t type = PG_EVENT_TYPE, kt = PG_KSTACK_TYPE;
+	uint8_t full[64] = { 0 };
+	uint64_t delta;
+
+	assert_non_null(ev);
+	assert_non_null(ks);
+	assert_non_null(good);
+	/* an event of 6 bytes: common_pid (offset 4, 4 bytes) is not in it */
+	memcpy(ev, &type, 2);
+	memset(ev + 2, 0, 4);
+	ingest_record(fx->ing, 0, 0, ev, 6, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 1);
+
+	/* an event, then a kernel_stack whose size says more than it holds */
+	memcpy(full, &type, 2);
+	memcpy(full + 4, &pid, 4);
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	memset(ks, 0, 24);
+	memcpy(ks, &kt, 2);
+	memcpy(ks + 8, &n, 4);
+	memcpy(ks + 16, &A[0], 8);
+	ingest_record(fx->ing, 0, 0, ks, 24, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 2);
+	/* a good stack next: its event was taken by the damaged one */
+	n = 3;
+	memcpy(good, &kt, 2);
+	memcpy(good + 8, &n, 4);
+	memcpy(good + 16, A, sizeof(A));
+	ingest_record(fx->ing, 0, 0, good, 16 + 8 * 3, 0);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 1);
+
+	/* a kernel_stack cut before its size field, a stack_id before its id */
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	ingest_record(fx->ing, 0, 0, ks, 10, 0);
+	memcpy(ks, &(uint16_t){ PG_STACKID_TYPE }, 2);
+	ingest_record(fx->ing, 0, 0, full, sizeof(full), 0);
+	ingest_record(fx->ing, 0, 0, ks, 10, 0);
+	assert_int_equal(ingest_stats(fx->ing)->damaged, 4);
+
+	stack_table_tick(fx->t);
+	assert_int_equal(stack_table_hits(fx->t, &delta), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 0);
+	free(ev);
+	free(ks);
+	free(good);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_proc_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),
@@ -404,6 +569,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_bytes_stacks_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bytes_stackmap_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_function_entries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

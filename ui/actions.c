@@ -257,30 +257,7 @@ static int act_stackmap(struct ui *ui, enum ui_action act)
 
 static int act_save(struct ui *ui, enum ui_action act)
 {
-	char name[128];
-	FILE *f = NULL;
-	int seq, n, err = 0;
-
-	for (seq = 0; seq < 100; seq++) {
-		uifmt_folded_name(name, sizeof(name), time(NULL), seq);
-		f = export_create_file(name);
-		if (f || errno != EEXIST)
-			break;
-	}
-	if (!f) {
-		ui_status(ui, true, "cannot create %s: %s", name, strerror(errno));
-		return R_REDRAW;
-	}
-	n = export_folded(f, ui->s, &ui->rank, ui->delta);
-	if (fclose(f) && n >= 0)
-		n = -errno;
-	if (n < 0) {
-		err = -n;
-		ui_status(ui, true, "writing %s failed: %s", name, strerror(err));
-	} else {
-		ui_status(ui, false, "wrote %d folded stacks (%s, current filters) to ./%s", n,
-			  ui->delta ? "last interval" : "cumulative", name);
-	}
+	picker_open(ui, PK_FORMAT);
 	return R_REDRAW;
 }
 
@@ -293,6 +270,48 @@ static int act_event(struct ui *ui, enum ui_action act)
 static int act_sort_pick(struct ui *ui, enum ui_action act)
 {
 	picker_open(ui, PK_SORT);
+	return R_REDRAW;
+}
+
+/* the event F edits: the one f picked, else the selected stack's main event */
+static int kfilter_event(struct ui *ui)
+{
+	const struct stack_attr *a;
+	uint64_t best = 0;
+	struct stack *st;
+	int ev = -1;
+
+	if (ui->rank.event >= 0)
+		return ui->rank.event;
+	st = ui->view == UI_VIEW_TREE ? NULL : stack_view_selected(ui);
+	if (!st)
+		return -1;
+	for (a = st->attrs; a; a = a->next)
+		if (ev < 0 || a->total > best || (a->total == best && a->event < ev)) {
+			ev = a->event;
+			best = a->total;
+		}
+	return ev;
+}
+
+static int act_kfilter(struct ui *ui, enum ui_action act)
+{
+	char cur[UI_TEXT];
+	int ev = kfilter_event(ui), r;
+
+	if (ev < 0) {
+		ui_status(ui, true, "no event selected: pick one with f, or select a stack");
+		return R_REDRAW;
+	}
+	r = session_get_filter(ui->s, (unsigned int)ev, cur, sizeof(cur));
+	if (r < 0) {
+		ui_status(ui, true, "%s has no kernel filter to edit%s", session_event(ui->s, (unsigned int)ev),
+			  r == -EOPNOTSUPP ? "" : ": cannot read it");
+		return R_REDRAW;
+	}
+	ui->kfilter_event = ev;
+	prompt_open(ui, PR_KFILTER, cur);
+	ui_status(ui, false, "kernel filter of %s", session_event(ui->s, (unsigned int)ev));
 	return R_REDRAW;
 }
 
@@ -334,6 +353,7 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_RESET] = act_reset,
 	[ACT_STACKMAP] = act_stackmap,
 	[ACT_SAVE] = act_save,
+	[ACT_KFILTER] = act_kfilter,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)
@@ -362,6 +382,10 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 		return RANK_DEPTH;
 	case COL_ID:
 		return RANK_ID;
+	case COL_EVENT:
+		return RANK_EVENT;
+	case COL_COMM:
+		return RANK_COMM;
 	default:
 		*ok = false;
 		return ui->rank.key;
@@ -371,9 +395,12 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 static int ui_mouse(struct ui *ui)
 {
 	struct list_view *lv = ui->view == UI_VIEW_TREE ? &ui->tv.lv : &ui->sv.lv;
+	bool double_click;
 	MEVENT ev;
+	double now;
 	int row;
 
+	/* releases, motion, other buttons: asked for only so that ncurses never waits */
 	if (getmouse(&ev) != OK)
 		return 0;
 	if (ev.bstate & BUTTON4_PRESSED) {
@@ -419,7 +446,7 @@ static int ui_mouse(struct ui *ui)
 		enum rank_key key = col_rank_key(ui, col, &ok);
 
 		if (!ok) {
-			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID)");
+			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 			return R_REDRAW;
 		}
 		if (key == ui->rank.key)
@@ -434,7 +461,14 @@ static int ui_mouse(struct ui *ui)
 	if (row < 0)
 		return 0;
 	list_view_select(lv, row);
-	if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+	now = ui_now();
+	/* a second press on the row soon after the first: a double click */
+	double_click = (ev.bstate & BUTTON1_DOUBLE_CLICKED) ||
+		       (ui->click_lv == lv && ui->click_row == row && now - ui->click_at < UI_DCLICK_SEC);
+	ui->click_lv = double_click ? NULL : lv;
+	ui->click_row = row;
+	ui->click_at = now;
+	if (double_click)
 		return act_move(ui, ACT_TOGGLE);
 	return R_REDRAW | R_NAV;
 }

@@ -130,6 +130,19 @@ int hmap_put(struct hmap *m, uint64_t key, uint64_t val)
 	return 0;
 }
 
+int hmap_copy(struct hmap *dst, const struct hmap *src)
+{
+	size_t i;
+
+	hmap_clear(dst);
+	if (src->has_zero && hmap_put(dst, 0, src->zero_val))
+		return -ENOMEM;
+	for (i = 0; i < src->cap; i++)
+		if (src->keys[i] && hmap_put(dst, src->keys[i], src->vals[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 bool hmap_del(struct hmap *m, uint64_t key)
 {
 	size_t mask, i, j, home;

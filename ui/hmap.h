@@ -80,6 +80,15 @@ int hmap_put(struct hmap *m, uint64_t key, uint64_t val);
 bool hmap_del(struct hmap *m, uint64_t key);
 
 /**
+ * hmap_copy() - make @dst hold exactly the entries of @src
+ * @dst: map (initialised); its old entries are dropped
+ * @src: map to copy
+ *
+ * Return: 0, or -ENOMEM (then @dst holds part of @src)
+ */
+int hmap_copy(struct hmap *dst, const struct hmap *src);
+
+/**
  * hmap_len() - entries stored
  * @m: map
  */

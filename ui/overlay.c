@@ -12,15 +12,64 @@
 #include <wchar.h>
 
 #include "format.h"
+#include "export.h"
 #include "screen.h"
 
+/* every word the screen shows (the man page's THE SCREEN says the same) */
 static const char *const help_tail[] = {
 	"",
-	"Columns: # rank (+ folded, - expanded), ID kernel stack ids (- in stacks mode),",
-	"DELTA hits in the last interval, TOTAL since start or reset, % of all shown hits,",
-	"RATE/s, DEP frames, EVENT and COMM(PID) that hit the stack most, FUNCTION leaf frame.",
-	"Header: lost/dropped/overrun are ring-buffer losses, total (+ last interval).",
-	"The order is held for 2 s after a navigation key, so rows do not move under you.",
+	"The screen",
+	"Counts are hits: one per event recorded with a stack, never time.",
+	"\"total (+n)\": since start or reset, and what the last interval added.",
+	"",
+	"First line",
+	"  mode        stacks, stackmap, passive or replay",
+	"  delay       the refresh interval (d changes it)",
+	"  events      the events traced      kernel   the kernel release",
+	"  PAUSED      the view is frozen (Z, Space); collection goes on",
+	"  [DELTA]     counts of the last interval; [CUMULATIVE]: since start (z)",
+	"Second line",
+	"  events/s    events recorded per second in the last interval",
+	"  lost        events the ring buffer marked missing in its pages",
+	"  dropped     events the kernel discarded: the buffer was full",
+	"  overrun     events overwritten before stacktop read them",
+	"  stacks      distinct stacks      events   events since start or reset",
+	"  cpu         CPU time stacktop itself used in the last interval",
+	"  tracing OFF tracing is off in the buffer read: nothing new arrives",
+	"Kernel map line (stackmap and passive modes)",
+	"  stackmap    the kernel option on/off, and the map ABI v1..v4",
+	"  entries     stacks in the kernel map / its capacity",
+	"  successes   stacks stored or found in the map (v1: hits)",
+	"  drops       stacks the full map could not take",
+	"  success     successes in % of attempts (v1: hit rate)",
+	"  fallbacks   full kernel_stack records (map full, stack too deep)",
+	"  unresolved  ids read that the map did not contain",
+	"  gen         the map generation: one more at every reset",
+	"View line",
+	"  view        stacks (the ranked list) or tree (t)",
+	"  sort        the sort column, desc or asc",
+	"  event pid comm filter search   what the view is limited to (f p \\ /)",
+	"  shown       rows shown of the stacks that match (tree: nodes)",
+	"  order held  for 2 s after a navigation key rows do not move",
+	"Columns",
+	"  #           rank; + folded, - expanded",
+	"  ID          kernel stack ids (- in stacks mode)",
+	"  DELTA TOTAL hits in the last interval / since start or reset",
+	"  %           share of all hits shown      RATE/s  hits per second",
+	"  DEP         frames in the stack; + when the kernel cut it",
+	"  EVENT       the event that hit the stack most (short name; hidden",
+	"              when one event is traced or filtered)",
+	"  COMM(PID)   the program that hit it most (a long comm is cut, not the pid)",
+	"  FUNCTION    leaf frame < callers; \"...\" stands for the leaf frames every",
+	"              row (of its event) shares, named in the title; expanded",
+	"              stacks show every frame, those left out dimmed",
+	"  mapped      (breakdown title) resolved through the kernel map",
+	"  full-stack  from a kernel_stack record     CUT  deeper than recorded",
+	"Caller tree: % and DELTA/TOTAL hits through the node, SELF hits of",
+	"stacks that end there.",
+	"",
+	"The selection stays on the top row until you move it; then it follows",
+	"its stack. Esc in a search puts folds, selection and scroll back.",
 	"Esc closes dialogs and clears the search.",
 };
 
@@ -151,12 +200,24 @@ static const char *const sort_help[RANK_KEY_MAX] = {
 	[RANK_TOTAL] = "TOTAL   hits since start or reset",
 	[RANK_DEPTH] = "DEPTH   number of frames",
 	[RANK_ID] = "ID      lowest kernel stack id",
+	[RANK_EVENT] = "EVENT   event name (the stack's busiest event), A to Z",
+	[RANK_COMM] = "COMM    comm (the stack's busiest program), A to Z",
+};
+
+static const char *const format_help[EXPORT_FORMAT_MAX] = {
+	[EXPORT_TEXT] = "text        the batch report (.txt)",
+	[EXPORT_JSON] = "json        snapshot: stacktop -r reads it back (.json)",
+	[EXPORT_FOLDED] = "folded      flame graph input (.folded)",
+	[EXPORT_PPROF] = "pprof       go tool pprof (.pb.gz)",
+	[EXPORT_SPEEDSCOPE] = "speedscope  speedscope.app (.speedscope.json)",
 };
 
 static const char *picker_item(struct ui *ui, int item)
 {
 	if (ui->pk.kind == PK_SORT)
 		return sort_help[item];
+	if (ui->pk.kind == PK_FORMAT)
+		return format_help[item];
 	if (item < 0)
 		return "(all events)";
 	return session_event(ui->s, (unsigned int)item);
@@ -173,6 +234,10 @@ static void picker_fill(struct ui *ui)
 	if (pk->kind == PK_SORT) {
 		for (i = 0; i < RANK_KEY_MAX; i++)
 			if (!terms.n || uifmt_terms_match(&terms, sort_help[i]))
+				pk->items[pk->nitems++] = i;
+	} else if (pk->kind == PK_FORMAT) {
+		for (i = 0; i < EXPORT_FORMAT_MAX; i++)
+			if (!terms.n || uifmt_terms_match(&terms, format_help[i]))
 				pk->items[pk->nitems++] = i;
 	} else {
 		if (!terms.n)
@@ -191,7 +256,9 @@ static void picker_draw_row(struct list_view *lv, int row, int y, bool selected)
 	struct ui *ui = pk->ui;
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
 	int item = pk->items[row];
-	bool current = pk->kind == PK_SORT ? item == (int)ui->rank.key : item == ui->rank.event;
+	bool current = pk->kind == PK_SORT     ? item == (int)ui->rank.key
+		       : pk->kind == PK_FORMAT ? false
+					       : item == ui->rank.event;
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), " %s %s", current ? "*" : " ", picker_item(ui, item));
@@ -215,7 +282,8 @@ void picker_open(struct ui *ui, enum ui_picker kind)
 	picker_fill(ui);
 	for (i = 0; i < pk->nitems; i++)
 		if ((kind == PK_SORT && pk->items[i] == (int)ui->rank.key) ||
-		    (kind == PK_EVENT && pk->items[i] == ui->rank.event))
+		    (kind == PK_EVENT && pk->items[i] == ui->rank.event) ||
+		    (kind == PK_FORMAT && pk->items[i] == EXPORT_FOLDED))
 			pk->lv.sel = i;
 }
 
@@ -231,7 +299,9 @@ void picker_draw(struct ui *ui)
 	if (h < 2)
 		h = 2;
 	snprintf(buf, sizeof(buf), " %s  (type to narrow, Enter picks, Esc cancels)",
-		 pk->kind == PK_SORT ? "Sort by" : "Filter by event");
+		 pk->kind == PK_SORT     ? "Sort by"
+		 : pk->kind == PK_FORMAT ? "Save the view as"
+					 : "Filter by event");
 	ui_put(y, x, w, ui_attr(ui, UC_COLTITLE), buf);
 	snprintf(buf, sizeof(buf), " > %s", pk->query);
 	ui_put(y + 1, x, w, ui_attr(ui, UC_HEADER_VALUE), buf);
@@ -256,6 +326,8 @@ int picker_pick(struct ui *ui)
 		return R_REDRAW;
 	}
 	item = pk->items[pk->lv.sel];
+	if (pk->kind == PK_FORMAT)
+		return ui_save_view(ui, item);
 	if (pk->kind == PK_SORT) {
 		ui->rank.key = (enum rank_key)item;
 		ui_status(ui, false, "sorted by %s", rank_key_name[item]);
@@ -348,8 +420,22 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 	ui->prompt_note[0] = '\0';
 	snprintf(ui->input, sizeof(ui->input), "%s", initial);
 	snprintf(ui->input_saved, sizeof(ui->input_saved), "%s", initial);
+	if (p == PR_SEARCH) {
+		/* what Esc goes back to, and where each typed key searches from */
+		stack_view_save(ui);
+		tree_view_save(ui);
+	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
 	ui->prompt_fresh = initial[0] != '\0';
+}
+
+/* the view as it was when the search prompt opened */
+static void ui_search_restore(struct ui *ui)
+{
+	if (ui->view == UI_VIEW_TREE)
+		tree_view_restore(ui);
+	else
+		stack_view_restore(ui);
 }
 
 int ui_search(struct ui *ui, int dir, bool include_current)
@@ -374,6 +460,8 @@ static int prompt_changed(struct ui *ui)
 	case PR_SEARCH:
 		snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
 		ui->prompt_note[0] = '\0';
+		/* each key searches again from where the prompt opened */
+		ui_search_restore(ui);
 		if (!textmatch_set(&ui->smatch, ui->search))
 			return R_REDRAW;
 		return ui_search(ui, 1, true);
@@ -398,7 +486,15 @@ static int prompt_done(struct ui *ui, bool accept)
 	if (!accept) {
 		/* Esc: back to what was there before the prompt opened */
 		snprintf(ui->input, sizeof(ui->input), "%s", ui->input_saved);
-		if (p == PR_SEARCH || p == PR_FILTER) {
+		if (p == PR_SEARCH) {
+			/* folds, selection and scroll as they were */
+			ui_search_restore(ui);
+			snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
+			textmatch_set(&ui->smatch, ui->search);
+			ui->prompt_note[0] = '\0';
+			return R_REDRAW;
+		}
+		if (p == PR_FILTER) {
 			ui->prompt = p;
 			prompt_changed(ui);
 			ui->prompt = PR_NONE;
@@ -413,6 +509,9 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "search '%s': n next, N previous", ui->search);
 		return R_REDRAW;
 	case PR_FILTER:
+		/* rank now (not after the typing pause): the count is the header's */
+		ui->rerank_at = 0;
+		ui_refresh_now(ui);
 		if (ui->filter[0])
 			ui_status(ui, false, "filter '%s': %zu stacks match", ui->filter,
 				  ui->sum.matched);
@@ -427,11 +526,16 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
 		} else if (ui->input[0]) {
 			snprintf(ui->comm, sizeof(ui->comm), "%s", ui->input);
-			ui_status(ui, false, "only hits of comms containing '%s'", ui->comm);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
-		textmatch_set(&ui->cmatch, ui->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		if (ui->comm[0] && textmatch_whole(&ui->cmatch))
+			ui_status(ui, false, "only hits of comm '%s'",
+				  ui->comm + (ui->comm[0] == '='));
+		else if (ui->comm[0])
+			ui_status(ui, false, "only hits of comms containing '%s' (=%s: that name only)",
+				  ui->comm, ui->comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;
 	case PR_DELAY:
@@ -449,6 +553,20 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "refresh every %s", buf);
 		}
 		return R_REDRAW;
+	case PR_KFILTER: {
+		char why[300];
+		unsigned int ev = (unsigned int)ui->kfilter_event;
+
+		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
+		if (err < 0)
+			ui_status(ui, true, "%s", why);
+		else if (ui->input[0] && strcmp(ui->input, "0"))
+			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
+				  session_event(ui->s, ev), ui->input);
+		else
+			ui_status(ui, false, "%s: kernel filter off", session_event(ui->s, ev));
+		return R_REDRAW;
+	}
 	default:
 		return R_REDRAW;
 	}

@@ -17,6 +17,7 @@
  * a resize and leaves on sig_stop through the normal path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -32,6 +33,7 @@
 #include "format.h"
 #include "log.h"
 #include "signals.h"
+#include "diffcol.h"
 #include "screen.h"
 
 static volatile sig_atomic_t ui_curses_on;
@@ -171,8 +173,12 @@ void ui_rank(struct ui *ui, bool live)
 		tree_view_build(ui);
 	if (ui->view == UI_VIEW_STACKS || live)
 		stack_view_rank(ui, live);
+	/* a live ranking is what a debounced one would do: none is due any more */
+	if (live)
+		ui->rerank_at = 0;
 	if (ui->go_home && live) {
 		ui->go_home = false;
+		ui->sv.chosen = false;
 		list_view_select(&ui->sv.lv, 0);
 		list_view_select(&ui->tv.lv, 0);
 		ui->sv.lv.top = ui->tv.lv.top = 0;
@@ -294,8 +300,11 @@ static void ui_draw(struct ui *ui)
 
 static void ui_apply(struct ui *ui, int r, double now)
 {
-	if (r & R_NAV)
+	if (r & R_NAV) {
 		ui->last_nav = now;
+		if (ui->view == UI_VIEW_STACKS)
+			stack_view_note_choice(ui);
+	}
 	if (r & R_LAYOUT)
 		ui_layout(ui);
 	if (r & R_CLEAR)
@@ -367,7 +376,7 @@ static void ui_loop(struct ui *ui)
 			timeout = UI_DRAIN_MS;
 		if (timeout < 0 || more)
 			timeout = 0;
-		pfd->fd = STDIN_FILENO;
+		pfd->fd = ui->ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
 		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
@@ -418,6 +427,45 @@ static bool ui_env_nocolor(void)
 	return v && *v;
 }
 
+/*
+ * The terminal is read through a descriptor of our own, opened again from
+ * stdin and non-blocking: no read curses makes can ever wait for a key
+ * while the ring buffers fill (ncurses reads on after a mouse event it does
+ * not report, and a blocking read there froze the screen). It is a new open
+ * file description, so stdout and the shell that started us keep theirs
+ * blocking; when stdin cannot be opened again, stdin itself is made
+ * non-blocking and restored on the way out.
+ */
+static int ui_open_input(int *saved_flags)
+{
+	int fd = open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fl;
+
+	*saved_flags = -1;
+	if (fd >= 0 && isatty(fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	fl = fcntl(STDIN_FILENO, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK) && !fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK))
+		*saved_flags = fl;
+	return STDIN_FILENO;
+}
+
+static volatile sig_atomic_t ui_stdin_flags = -1;
+
+static void ui_close_input(FILE *in, int fd)
+{
+	if (ui_stdin_flags >= 0) {
+		fcntl(STDIN_FILENO, F_SETFL, (int)ui_stdin_flags);
+		ui_stdin_flags = -1;
+	}
+	if (in)
+		fclose(in);
+	else if (fd != STDIN_FILENO)
+		close(fd);
+}
+
 static void ui_free(struct ui *ui, struct symcache *syms)
 {
 	stack_view_done(ui);
@@ -427,6 +475,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 	textmatch_done(&ui->smatch);
 	symcache_done(syms);
 	hmap_done(&ui->skips);
+	uidiff_free(ui);
 	free(ui);
 }
 
@@ -435,6 +484,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	void (*prev_sink)(void *ctx, enum log_level level, const char *msg);
 	void *prev_ctx;
 	struct symcache syms;
+	int ifd, saved;
+	FILE *in = NULL;
 	SCREEN *scr;
 	struct ui *ui;
 	const char *cs;
@@ -461,16 +512,31 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	textmatch_init(&ui->fmatch);
 	textmatch_init(&ui->cmatch);
 	textmatch_init(&ui->smatch);
+	if (o->comm) {
+		/* "=" asks for the whole name: --comm is exact or a glob */
+		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
+	}
 	hmap_init(&ui->skips);
 	stack_view_init(ui);
 	tree_view_init(ui);
+	if (o->before && uidiff_new(ui, o->before) < 0) {
+		ui_free(ui, &syms);
+		return -ENOMEM;
+	}
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && !strcmp(cs, "UTF-8");
 	ui_set_ascii_only(!ui->utf8);
-	scr = newterm(NULL, stdout, stdin);
+	ifd = ui_open_input(&saved);
+	ui_stdin_flags = saved;
+	ui->ifd = ifd;
+	in = ifd == STDIN_FILENO ? stdin : fdopen(ifd, "r");
+	scr = in ? newterm(NULL, stdout, in) : NULL;
 	if (!scr) {
+		ui_close_input(in == stdin ? NULL : in, ifd);
 		ui_free(ui, &syms);
 		return -ENOTTY;
 	}
@@ -485,11 +551,14 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	curs_set(0);
 	ui_colors_init(ui);
 	if (o->mouse) {
-		mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-				  | BUTTON5_PRESSED
-#endif
-			  , NULL);
+		/*
+		 * Every button event, wanted or not: ncurses reads the next
+		 * input at once after an event outside the mask (a release);
+		 * ui_mouse() ignores what it does not use. No click
+		 * composition (interval 0): a press acts at once, double
+		 * clicks are recognised by ui_mouse().
+		 */
+		mousemask(ALL_MOUSE_EVENTS, NULL);
 		mouseinterval(0);
 	}
 	prev_sink = log_get_sink(&prev_ctx);
@@ -497,6 +566,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->breakdown = LINES >= 36;
 	ui_layout(ui);
 	ui_rank(ui, true);
+	if (ui->diff)
+		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE; NEW: not in BEFORE");
 
 	ui_loop(ui);
 
@@ -507,6 +578,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	endwin();
 	ui_curses_on = 0;
 	delscreen(scr);
+	ui_close_input(in == stdin ? NULL : in, ifd);
 
 	ui_free(ui, &syms);
 	return 0;
@@ -518,4 +590,6 @@ void ui_emergency(void)
 		return;
 	ui_curses_on = 0;
 	endwin();
+	if (ui_stdin_flags >= 0)
+		fcntl(STDIN_FILENO, F_SETFL, (int)ui_stdin_flags);
 }

@@ -14,6 +14,7 @@
 #define UI_DRAIN_PAGES 256   /* pages per drain: bounded work per pass */
 #define UI_HOLD_SEC 2.0      /* no re-sort this long after a navigation key */
 #define UI_CONFIRM_SEC 5.0   /* window for the second r */
+#define UI_DCLICK_SEC 0.4    /* two presses on a row within this: a double click */
 #define UI_DEBOUNCE_SEC 0.12 /* typing in the filter re-ranks after this pause */
 
 enum {
@@ -50,6 +51,9 @@ void picker_open(struct ui *ui, enum ui_picker kind);
 void picker_draw(struct ui *ui);
 int picker_key(struct ui *ui, int key, bool fkey);
 int picker_pick(struct ui *ui);
+
+/* save.c */
+int ui_save_view(struct ui *ui, int fmt);
 void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial);
 int prompt_key(struct ui *ui, int key, bool fkey);
 int ui_search(struct ui *ui, int dir, bool include_current);

@@ -12,9 +12,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "brief.h"
+#include "export.h"
 #include "format.h"
+#include "diffcol.h"
 #include "tui.h"
 
 #define SV_DEFAULT_TOP 1000
@@ -22,6 +25,7 @@
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
 	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
+	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 };
@@ -29,6 +33,7 @@ static const char *const col_title[COL_MAX] = {
 static const bool col_right[COL_MAX] = {
 	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
 	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
+	[COL_DIFF] = true,
 };
 
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
@@ -50,6 +55,7 @@ void stack_view_init(struct ui *ui)
 	list_view_init(&ui->sv.lv, &sv_ops);
 	hmap_init(&ui->sv.expanded);
 	hmap_init(&ui->sv.info_index);
+	hmap_init(&ui->sv.saved.expanded);
 	ui->sv.bd = breakdown_new();
 }
 
@@ -61,6 +67,9 @@ void stack_view_done(struct ui *ui)
 	breakdown_free(ui->sv.bd);
 	hmap_done(&ui->sv.expanded);
 	hmap_done(&ui->sv.info_index);
+	hmap_done(&ui->sv.saved.expanded);
+	free(ui->sv.evlabel);
+	free(ui->sv.evcommon);
 }
 
 static void sv_info_forget(struct stack_view *sv)
@@ -77,31 +86,10 @@ void stack_view_forget(struct ui *ui)
 	hmap_clear(&ui->sv.expanded);
 	sv_info_forget(&ui->sv);
 	list_view_set_rows(&ui->sv.lv, 0);
-}
-
-/* under a comm filter: the pid with most hits among those whose comm matches */
-static int sv_top_matching_pid(struct ui *ui, const struct stack *st, int fallback)
-{
-	const struct stack_attr *a;
-	struct hmap hits;
-	uint64_t best = 0, v;
-	int pid = fallback;
-
-	hmap_init(&hits);
-	for (a = st->attrs; a; a = a->next) {
-		if (!textmatch_pid(&ui->cmatch, ui->s, a->pid))
-			continue;
-		v = 0;
-		hmap_get(&hits, (uint32_t)a->pid, &v);
-		v += a->total;
-		hmap_put(&hits, (uint32_t)a->pid, v);
-		if (v > best) {
-			best = v;
-			pid = a->pid;
-		}
-	}
-	hmap_done(&hits);
-	return pid;
+	ui->sv.chosen = false;
+	ui->sv.search_opened = NULL;
+	ui->sv.saved.valid = false;
+	hmap_clear(&ui->sv.saved.expanded);
 }
 
 /*
@@ -130,37 +118,140 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 	if (hmap_put(&sv->info_index, (uintptr_t)rr->stack, sv->ninfo))
 		return NULL;
 	in = &sv->info[sv->ninfo++];
-	stack_top_of(ui->t, rr->stack, ui->delta && rr->delta, &top);
+	/* by the count on view, among the hits the filters keep */
+	stack_top_of(ui->t, rr->stack, ui->delta, &ui->rank, &top);
 	if (top.event < 0 || top.pid < 0) /* the interval closed since the ranking */
-		stack_top_of(ui->t, rr->stack, false, &top);
+		stack_top_of(ui->t, rr->stack, false, &ui->rank, &top);
 	in->event = ui->rank.event >= 0 ? ui->rank.event : top.event;
 	in->pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
-	if (ui->rank.pid < 0 && textmatch_active(&ui->cmatch))
-		in->pid = sv_top_matching_pid(ui, rr->stack, in->pid);
+	in->npids = top.npids;
 	snprintf(in->comm, sizeof(in->comm), "%s",
 		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
+	in->origins = false;
+	in->origin = session_norigins(ui->s) > 1 ?
+			     export_top_origin(ui->s, rr->stack, &ui->rank, ui->delta, &in->origins) :
+			     -1;
 	return in;
 }
 
 
+/*
+ * Short event labels: "sched_switch" for "sched:sched_switch" when no other
+ * event has that name, and a prefix every label shares up to a '_' left out
+ * ("switch", "wakeup"; the header names them in full).
+ */
+static void sv_event_labels(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	unsigned int n = session_nevents(ui->s), i, j;
+	size_t pre = SIZE_MAX;
+	const char *first = NULL;
+
+	if (n > sv->nevlabel) {
+		unsigned short *l = realloc(sv->evlabel, n * sizeof(*l));
+
+		if (!l) {
+			n = (unsigned int)sv->nevlabel;
+		} else {
+			sv->evlabel = l;
+			sv->nevlabel = n;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = session_event(ui->s, i), *c = strchr(name, ':');
+
+		sv->evlabel[i] = c && c[1] && c - name < 1000 ? (unsigned short)(c - name + 1) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *a = session_event(ui->s, i) + sv->evlabel[i];
+
+		for (j = 0; sv->evlabel[i] && j < n; j++) {
+			const char *b = session_event(ui->s, j), *c = strchr(b, ':');
+
+			if (j != i && c && !strcmp(a, c + 1))
+				sv->evlabel[i] = 0; /* ambiguous: the full name */
+		}
+	}
+	/* the longest '_'-ended prefix of every label, when each keeps 4 characters */
+	for (i = 0; i < n && n > 1; i++) {
+		const char *a = session_event(ui->s, i) + sv->evlabel[i];
+		size_t k = 0;
+
+		if (!first) {
+			first = a;
+			pre = strlen(a);
+			continue;
+		}
+		while (k < pre && a[k] && a[k] == first[k])
+			k++;
+		pre = k;
+	}
+	while (first && pre && pre != SIZE_MAX && first[pre - 1] != '_')
+		pre--;
+	for (i = 0; first && pre && pre != SIZE_MAX && i < n; i++)
+		if (strlen(session_event(ui->s, i) + sv->evlabel[i]) < pre + 4)
+			pre = 0;
+	sv->evw = 0;
+	for (i = 0; i < n; i++) {
+		if (first && pre && pre != SIZE_MAX)
+			sv->evlabel[i] = (unsigned short)(sv->evlabel[i] + pre);
+		if ((int)strlen(session_event(ui->s, i) + sv->evlabel[i]) > sv->evw)
+			sv->evw = (int)strlen(session_event(ui->s, i) + sv->evlabel[i]);
+	}
+}
+
+/* the EVENT column's text for event index @ev */
+static const char *sv_event_label(struct ui *ui, int ev)
+{
+	const char *name;
+
+	if (ev < 0)
+		return "-";
+	name = session_event(ui->s, (unsigned int)ev);
+	if ((size_t)ev < ui->sv.nevlabel && ui->sv.evlabel[ev] <= strlen(name))
+		return name + ui->sv.evlabel[ev];
+	return name;
+}
+
+static enum ui_col sort_col(const struct ui *ui);
+
 void stack_view_layout(struct ui *ui)
 {
 	bool ids = ui->st.mode != SESSION_STACKS; /* kernel ids exist */
-	/* one event (traced or filtered): the header names it, the column goes first */
+	/* one event (traced or filtered): the header names it, the column says nothing */
 	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
+	int evw, sc, tl;
 	struct col_spec specs[COL_MAX] = {
 		[COL_RANK] = { .min = 4, .want = 5, .prio = 5 },
 		[COL_ID] = { .min = ids ? 5 : 2, .want = ids ? 9 : 2, .prio = ids ? 3 : 7 },
 		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
 		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
+		[COL_DIFF] = { .min = 6, .want = 7, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
-		[COL_EVENT] = { .min = 10, .want = 18, .prio = one_event ? 10 : 6, .flex = true },
-		[COL_COMM] = { .min = 12, .want = 18, .prio = 4, .flex = true },
-		[COL_FUNC] = { .min = 30, .want = 40, .prio = 0, .flex = true },
+		[COL_EVENT] = { .prio = 6, .hidden = one_event },
+		/* comm(pid): a pid has up to 7 digits, and a comm deserves a few letters */
+		[COL_COMM] = { .min = 16, .want = 20, .prio = 4, .flex = true },
+		[COL_ORIGIN] = { .min = 8, .want = 16, .prio = 3, .flex = true },
+		[COL_FUNC] = { .min = 28, .want = 40, .prio = 0, .flex = true },
 	};
 
+	/* CHG% only with --diff, ORIGIN only with several -r snapshots */
+	specs[COL_DIFF].hidden = !ui->diff;
+	specs[COL_ORIGIN].hidden = session_norigins(ui->s) <= 1;
+
+	sv_event_labels(ui);
+	evw = ui->sv.evw < 5 ? 5 : (ui->sv.evw > 24 ? 24 : ui->sv.evw);
+	specs[COL_EVENT].min = evw > 12 ? 12 : evw;
+	specs[COL_EVENT].want = evw;
+	/* the sort column has room for its title and the sort mark */
+	sc = (int)sort_col(ui);
+	tl = (int)strlen(col_title[sc]) + 1;
+	if (specs[sc].min < tl)
+		specs[sc].min = tl;
+	if (specs[sc].want < specs[sc].min)
+		specs[sc].want = specs[sc].min;
 	uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
 }
 
@@ -173,6 +264,10 @@ static enum ui_col sort_col(const struct ui *ui)
 		return COL_DEPTH;
 	case RANK_ID:
 		return COL_ID;
+	case RANK_EVENT:
+		return COL_EVENT;
+	case RANK_COMM:
+		return COL_COMM;
 	case RANK_DELTA:
 	default:
 		return COL_DELTA;
@@ -191,7 +286,7 @@ void stack_view_draw_titles(struct ui *ui, int y)
 	attroff(a);
 	for (c = 0; c < COL_MAX; c++) {
 		const struct col_pos *p = &ui->sv.cols[c];
-		char title[64];
+		char title[256];
 		attr_t ca = c == (int)sc ? ui_attr(ui, UC_SORTCOL) : a;
 		int len;
 
@@ -206,6 +301,16 @@ void stack_view_draw_titles(struct ui *ui, int y)
 							  (ui->utf8 ? "\u25bc" : "v")) :
 					"");
 		len = (int)strlen(name) + (c == (int)sc ? 1 : 0);
+		if (c == COL_FUNC && (ui->sv.common || ui->sv.per_event)) {
+			/* the rows start after the frames they all share: say which */
+			if (ui->sv.common)
+				snprintf(title, sizeof(title), "FUNCTION < CALLERS (... = %s)",
+					 ui->sv.common_text);
+			else
+				snprintf(title, sizeof(title),
+					 "FUNCTION < CALLERS (... = shared by the event's rows)");
+			len = (int)strlen(title);
+		}
 		if (col_right[c] && len < p->w)
 			ui_put(y, p->x + p->w - len, len, ca, title);
 		else
@@ -262,6 +367,24 @@ static int sv_cmp(const void *pa, const void *pb)
 		r = (x > y) - (x < y);
 		break;
 	}
+	case RANK_EVENT:
+	case RANK_COMM: {
+		/* every row's info was looked up before the sort: no allocation here */
+		const struct sv_info *x = sv_info_of((struct ui *)sort_ui, a);
+		const struct sv_info *y = sv_info_of((struct ui *)sort_ui, b);
+
+		if (!x || !y)
+			break;
+		if (sort_ui->rank.key == RANK_EVENT)
+			r = x->event == y->event ? 0 :
+			    strcmp(sv_event_label((struct ui *)sort_ui, x->event),
+				   sv_event_label((struct ui *)sort_ui, y->event));
+		else
+			r = strcasecmp(x->comm, y->comm);
+		if (!r && sort_ui->delta)
+			r = (a->delta < b->delta) - (a->delta > b->delta);
+		break;
+	}
 	default:
 		break;
 	}
@@ -272,11 +395,81 @@ static int sv_cmp(const void *pa, const void *pb)
 	return sort_ui->rank.invert ? -r : r;
 }
 
+/*
+ * The leaf frames the rows share are left out of their one-line text: those
+ * every row shares, or, with rows of several events, those every row of the
+ * same event shares (sched_switch rows all start "__schedule", wakeups
+ * "try_to_wake_up").
+ */
+static void sv_find_common(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	unsigned int n = session_nevents(ui->s), e;
+	struct rank_row *group;
+	size_t i, ng;
+
+	sv->common = brief_common(ui->ks, sv->ranked, sv->nranked);
+	sv->common_text[0] = '\0';
+	if (sv->common)
+		brief_common_format(sv->common_text, sizeof(sv->common_text), ui->ks,
+				    sv->ranked[0].stack, sv->common);
+	sv->per_event = false;
+	if (sv->common || n < 2 || ui->rank.event >= 0 || sv->nranked < 2)
+		return;
+	if (n > sv->nevcommon) {
+		unsigned int *c = realloc(sv->evcommon, n * sizeof(*c));
+
+		if (!c)
+			return;
+		sv->evcommon = c;
+		sv->nevcommon = n;
+	}
+	group = malloc(sv->nranked * sizeof(*group));
+	if (!group)
+		return;
+	for (i = 0; i < sv->nranked; i++)
+		sv_info_of(ui, &sv->ranked[i]);
+	for (e = 0; e < n; e++) {
+		ng = 0;
+		for (i = 0; i < sv->nranked; i++) {
+			const struct sv_info *in = sv_info_of(ui, &sv->ranked[i]);
+
+			if (in && in->event == (int)e)
+				group[ng++] = sv->ranked[i];
+		}
+		sv->evcommon[e] = brief_common(ui->ks, group, ng);
+		if (sv->evcommon[e])
+			sv->per_event = true;
+	}
+	free(group);
+}
+
+/* how many shared leaf frames row @rr's text leaves out */
+static unsigned int sv_common_of(struct ui *ui, const struct rank_row *rr)
+{
+	const struct sv_info *in;
+
+	if (!ui->sv.per_event)
+		return ui->sv.common;
+	in = sv_info_of(ui, rr);
+	if (!in || in->event < 0 || (size_t)in->event >= ui->sv.nevcommon)
+		return 0;
+	return ui->sv.evcommon[in->event];
+}
+
+static bool sv_by_name(const struct ui *ui)
+{
+	return ui->rank.key == RANK_EVENT || ui->rank.key == RANK_COMM;
+}
+
 void stack_view_rank(struct ui *ui, bool live)
 {
 	struct stack_view *sv = &ui->sv;
+	size_t i;
 
 	if (live) {
+		/* by name: the busiest stacks, then ordered by their names below */
+		struct rank_opts ro = ui->rank;
 		size_t k = ui->opts.top > 0 ? (size_t)ui->opts.top : SV_DEFAULT_TOP;
 
 		if (k < (size_t)ui->list_h)
@@ -291,14 +484,82 @@ void stack_view_rank(struct ui *ui, bool live)
 			sv->ranked = r;
 			sv->cap = k;
 		}
-		sv->nranked = stack_table_rank(ui->t, &ui->rank, sv->ranked, k, &ui->sum);
+		if (sv_by_name(ui)) {
+			ro.key = ui->delta ? RANK_DELTA : RANK_TOTAL;
+			ro.invert = false;
+		}
+		sv->nranked = stack_table_rank(ui->t, &ro, sv->ranked, k, &ui->sum);
 		ui->shown_k = k;
 		sv_info_forget(sv);
-	} else if (sv->nranked > 1) {
+	}
+	if ((!live || sv_by_name(ui)) && sv->nranked > 1) {
+		for (i = 0; sv_by_name(ui) && i < sv->nranked; i++)
+			sv_info_of(ui, &sv->ranked[i]);
 		sort_ui = ui;
 		qsort(sv->ranked, sv->nranked, sizeof(*sv->ranked), sv_cmp);
 	}
+	sv_find_common(ui);
 	stack_view_rebuild(ui, true);
+	/* until the user picks a stack, the selection is the top row */
+	if (!sv->chosen) {
+		list_view_select(&sv->lv, 0);
+		sv->lv.top = 0;
+	}
+}
+
+/*
+ * After a navigation (keys, mouse, search): the selection follows the stack
+ * the user moved to, unless that is the top row of an unscrolled list, which
+ * goes on following whatever ranks first (Home gives the list back).
+ */
+void stack_view_note_choice(struct ui *ui)
+{
+	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0;
+}
+
+/* remember folds, selection and scroll (a search prompt opens) */
+void stack_view_save(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	struct sv_saved *sd = &sv->saved;
+
+	sd->valid = !hmap_copy(&sd->expanded, &sv->expanded);
+	sd->sel_st = NULL;
+	sd->sel_frame = -1;
+	if (sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows) {
+		sd->sel_st = sv->rows[sv->lv.sel].st;
+		sd->sel_frame = sv->rows[sv->lv.sel].frame;
+	}
+	sd->top = sv->lv.top;
+	sd->chosen = sv->chosen;
+	sv->search_opened = NULL;
+}
+
+/* back to what stack_view_save() remembered (the search was cancelled or retyped) */
+void stack_view_restore(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	struct sv_saved *sd = &sv->saved;
+	size_t i;
+
+	if (!sd->valid)
+		return;
+	hmap_copy(&sv->expanded, &sd->expanded);
+	sv->search_opened = NULL;
+	stack_view_rebuild(ui, false);
+	sv->lv.top = sd->top;
+	list_view_select(&sv->lv, 0);
+	for (i = 0; sd->sel_st && i < sv->nrows; i++) {
+		if (sv->rows[i].st == sd->sel_st &&
+		    (sv->rows[i].frame == sd->sel_frame || sv->rows[i].frame < 0)) {
+			list_view_select(&sv->lv, (int)i);
+			if (sv->rows[i].frame == sd->sel_frame)
+				break;
+		}
+	}
+	sv->lv.top = sd->top;
+	list_view_select(&sv->lv, sv->lv.sel);
+	sv->chosen = sd->chosen;
 }
 
 static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32_t rank)
@@ -403,7 +664,10 @@ static void sv_draw_frame(struct ui *ui, const struct sv_row *r, int y, attr_t b
 	int x = ui->sv.cols[COL_RANK].w ? ui->sv.cols[COL_RANK].x + ui->sv.cols[COL_RANK].w + 1 : 0;
 	bool last = r->frame == r->st->depth - 1;
 
-	if (r->frame < (int)ui_stack_skip(ui, r->st) && base == ui_attr(ui, UC_FRAME))
+	/* the frames the one-line summary leaves out are dimmed */
+	if (r->frame < (int)(ui_stack_skip(ui, r->st) +
+			     sv_common_of(ui, &ui->sv.ranked[r->rank])) &&
+	    base == ui_attr(ui, UC_FRAME))
 		base = ui_attr(ui, UC_DIM);
 	fmt_frame(buf, sizeof(buf), ui->ks, r->st->ips[r->frame]);
 	snprintf(line, sizeof(line), "%s #%-3d %s",
@@ -450,6 +714,11 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(ui, y, COL_PCT, base, buf);
+	if (sv->cols[COL_DIFF].w) {
+		bool fresh = uidiff_cell(ui, st, part, whole, buf, sizeof(buf));
+
+		sv_cell(ui, y, COL_DIFF, fresh && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
+	}
 	if (sv->cols[COL_RATE].w) {
 		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
 		sv_cell(ui, y, COL_RATE, base, buf);
@@ -459,19 +728,25 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
 	in = sv_info_of(ui, rr);
+	if (sv->cols[COL_ORIGIN].w && in) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
+			 in->origins ? "+" : "");
+		sv_cell(ui, y, COL_ORIGIN, base, buf);
+	}
 	if (sv->cols[COL_EVENT].w && in) {
-		int ev = in->event;
-		const char *name = ev >= 0 ? session_event(ui->s, (unsigned int)ev) : "-";
-		const char *colon = strchr(name, ':');
-
-		/* "sched:sched_switch" -> "sched_switch" when the column is narrow */
-		if (colon && (int)strlen(name) > sv->cols[COL_EVENT].w)
-			name = colon + 1;
-		sv_cell(ui, y, COL_EVENT, base, name);
+		sv_cell(ui, y, COL_EVENT, base, sv_event_label(ui, in->event));
 	}
 	if (sv->cols[COL_COMM].w && in) {
 		if (in->pid >= 0) {
-			snprintf(buf, sizeof(buf), "%s(%d)", in->comm, in->pid);
+			char pid[32], comm[64];
+			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid, in->npids - 1)
+					       : snprintf(pid, sizeof(pid), "(%d)", in->pid);
+
+			/* too narrow: the comm is cut, never the pid ("+3": three more pids) */
+			fmt_fit(comm, sizeof(comm), in->comm,
+				sv->cols[COL_COMM].w - pw > 1 ? sv->cols[COL_COMM].w - pw : 1);
+			snprintf(buf, sizeof(buf), "%s%s", comm, pid);
 		} else {
 			snprintf(buf, sizeof(buf), "-");
 		}
@@ -479,7 +754,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	}
 	if (st->depth) {
 		/* the first frame that is not tracing machinery, then its callers */
-		brief_format(buf, sizeof(buf), ui->ks, st, 16, 1);
+		brief_format_after(buf, sizeof(buf), ui->ks, st, sv_common_of(ui, rr), 16, 1);
 		sv_cell(ui, y, COL_FUNC, selected ? base : base | A_BOLD, buf);
 	} else
 		sv_cell(ui, y, COL_FUNC, base, "(no frames)");
@@ -565,6 +840,9 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 
 	if (sv->lv.sel >= 0 && (size_t)sv->lv.sel < sv->nrows)
 		r = &sv->rows[sv->lv.sel];
+	if (act == ACT_TOGGLE || act == ACT_EXPAND || act == ACT_COLLAPSE ||
+	    act == ACT_EXPAND_ALL || act == ACT_COLLAPSE_ALL)
+		sv->search_opened = NULL; /* the user's folds from now on */
 	switch (act) {
 	case ACT_TOGGLE:
 		if (!r)
@@ -633,6 +911,7 @@ static void sv_show_match(struct ui *ui, int row)
 	if (d == st->depth)
 		return; /* matched by comm */
 	sv_set_expanded(ui, st, true);
+	sv->search_opened = st;
 	stack_view_rebuild(ui, false);
 	for (i = 0; i < (int)sv->nrows; i++) {
 		if (sv->rows[i].st == st && sv->rows[i].frame == d) {
@@ -649,6 +928,18 @@ bool stack_view_search(struct ui *ui, int dir, bool include_current)
 
 	if (!n || !textmatch_active(&ui->smatch))
 		return false;
+	/* the stack the last match unfolded folds again: only the match shown is open */
+	if (sv->search_opened) {
+		struct stack *st = sv->search_opened;
+
+		sv->search_opened = NULL;
+		if (hmap_get(&sv->expanded, (uintptr_t)st, NULL)) {
+			sv_set_expanded(ui, st, false);
+			stack_view_rebuild(ui, true);
+			n = (int)sv->nrows;
+			start = sv->lv.sel < 0 ? 0 : sv->lv.sel;
+		}
+	}
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int row = ((start + dir * i) % n + n) % n;
 

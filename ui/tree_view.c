@@ -41,6 +41,7 @@ void tree_view_init(struct ui *ui)
 	hmap_init(&ui->tv.index);
 	hmap_init(&ui->tv.expanded);
 	calltree_init(&ui->tv.ct);
+	hmap_init(&ui->tv.saved.expanded);
 }
 
 void tree_view_done(struct ui *ui)
@@ -51,6 +52,7 @@ void tree_view_done(struct ui *ui)
 	calltree_free(&ui->tv.ct);
 	hmap_done(&ui->tv.index);
 	hmap_done(&ui->tv.expanded);
+	hmap_done(&ui->tv.saved.expanded);
 }
 
 void tree_view_forget(struct ui *ui)
@@ -383,6 +385,29 @@ bool tree_view_action(struct ui *ui, enum ui_action act)
 	default:
 		return list_view_action(&tv->lv, act);
 	}
+}
+
+/* remember folds, selection and scroll (a search prompt opens); keys are paths */
+void tree_view_save(struct ui *ui)
+{
+	struct tree_view *tv = &ui->tv;
+
+	tv->saved.valid = !hmap_copy(&tv->saved.expanded, &tv->expanded);
+	tv->saved.sel_key = tv_sel_key(tv);
+	tv->saved.top = tv->lv.top;
+}
+
+void tree_view_restore(struct ui *ui)
+{
+	struct tree_view *tv = &ui->tv;
+
+	if (!tv->saved.valid)
+		return;
+	hmap_copy(&tv->expanded, &tv->saved.expanded);
+	tv->lv.top = tv->saved.top;
+	tv_flatten_to(ui, tv->saved.sel_key);
+	tv->lv.top = tv->saved.top;
+	list_view_select(&tv->lv, tv->lv.sel);
 }
 
 bool tree_view_search(struct ui *ui, int dir, bool include_current)

@@ -95,18 +95,23 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
+	COL_ORIGIN, /* several -r snapshots: where the hits came from */
 	COL_FUNC,
 	COL_MAX,
 };
 
 /* what a stack row shows about who hits it, frozen with the ranking */
 struct sv_info {
+	int origin;   /* the origin with most hits, -1 none */
+	bool origins; /* others have hits too */
 	int event;
 	int pid;
+	uint32_t npids; /* pids with hits under the view's count and filters */
 	char comm[32];
 };
 
@@ -143,6 +148,24 @@ struct stack_view {
 	size_t ninfo;
 	size_t icap;
 	struct breakdown *bd;      /* cached breakdown of the selected stack */
+	bool chosen;               /* the user moved the selection: it follows its stack */
+	unsigned int common;       /* leaf frames every ranked stack shares (brief_common()) */
+	char common_text[160];     /* those frames in one line, for the column title */
+	unsigned int *evcommon;    /* per event index: what its rows share (several events) */
+	size_t nevcommon;
+	bool per_event;            /* rows skip their event's shared frames, not @common */
+	unsigned short *evlabel;   /* per event index: where its short label starts in the name */
+	size_t nevlabel;
+	int evw;                   /* widest event label */
+	struct stack *search_opened; /* unfolded by the last search step, folded by the next */
+	struct sv_saved {          /* the view when a search prompt opened (Esc restores it) */
+		bool valid;
+		struct hmap expanded;
+		struct stack *sel_st;
+		int sel_frame;
+		int top;
+		bool chosen;
+	} saved;
 };
 
 struct tnode {
@@ -190,6 +213,12 @@ struct tree_view {
 	uint32_t roots;
 	bool callee;       /* the inverted tree: leaf first */
 	struct calltree ct; /* the core's tree; @nodes is the screen's copy */
+	struct tv_saved {          /* the view when a search prompt opened */
+		bool valid;
+		struct hmap expanded;
+		uint64_t sel_key;
+		int top;
+	} saved;
 };
 
 enum ui_overlay {
@@ -204,11 +233,13 @@ enum ui_prompt {
 	PR_FILTER,
 	PR_PID,
 	PR_DELAY,
+	PR_KFILTER,
 };
 
 enum ui_picker {
 	PK_EVENT,
 	PK_SORT,
+	PK_FORMAT,  /* P: the format to save the view in */
 };
 
 #define UI_TEXT 128
@@ -239,12 +270,17 @@ struct help_view {
 };
 
 struct ui {
+	int ifd;         /* the terminal's input, non-blocking (screen.c) */
 	int empty_reads; /* POLLIN without a key, in a row */
+	double click_at; /* time, row and list of the last button-1 press */
+	int click_row;
+	const struct list_view *click_lv;
 	bool prompt_fresh; /* the input still holds the prefilled old value */
 	struct session *s;
 	struct stack_table *t;
 	struct ksym *ks;
 	struct ui_opts opts;
+	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
 
 	/* what is shown */
 	enum ui_view view;
@@ -292,6 +328,7 @@ struct ui {
 
 	/* input line */
 	enum ui_prompt prompt;
+	int kfilter_event;         /* the event F edits the kernel filter of */
 	char input[UI_TEXT];
 	char input_saved[UI_TEXT];
 	char prompt_note[64];      /* shown after the input: "not found", "12 match" */
@@ -334,6 +371,9 @@ struct stack *stack_view_selected(struct ui *ui);
 void stack_view_draw_breakdown(struct ui *ui);
 bool stack_view_search(struct ui *ui, int dir, bool include_current);
 void stack_view_draw_empty(struct ui *ui);
+void stack_view_save(struct ui *ui);
+void stack_view_restore(struct ui *ui);
+void stack_view_note_choice(struct ui *ui);
 
 /* breakdown.c */
 struct breakdown *breakdown_new(void);
@@ -347,6 +387,8 @@ void tree_view_forget(struct ui *ui);
 void tree_view_build(struct ui *ui);
 bool tree_view_action(struct ui *ui, enum ui_action act);
 bool tree_view_search(struct ui *ui, int dir, bool include_current);
+void tree_view_save(struct ui *ui);
+void tree_view_restore(struct ui *ui);
 void tree_view_draw_titles(struct ui *ui, int y);
 const struct tnode *tree_view_selected(struct ui *ui);
 bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st);

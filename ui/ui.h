@@ -21,6 +21,10 @@ struct session;
  * @sort: initial sort key (an enum rank_key: --sort)
  * @cumulative: start with cumulative counts (--cumulative)
  * @count: weighted session: start ranking by hits (--count)
+ * @comm: initial comm filter, a whole name or a glob (--comm), NULL for none
+ * @before: --diff: the BEFORE session (a snapshot); the screen adds a Δ%
+ *          column, the change of each stack's share against it, and marks
+ *          the stacks it does not have NEW (NULL: no diff)
  */
 struct ui_opts {
 	double delay;
@@ -31,6 +35,8 @@ struct ui_opts {
 	int sort;
 	bool cumulative;
 	bool count;
+	const char *comm;
+	struct session *before;
 };
 
 /**

@@ -12,8 +12,17 @@
 
 #include "format.h"
 #include "ingest.h"
+#include "ksym.h"
+#include "log.h"
 #include "mapsnap.h"
 #include "source.h"
+#include "stackmap.h"
+
+/* frames of the map that no symbol table knows, as written in it */
+static int names_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
+{
+	return stackmap_names_lookup(ctx, addr, &ret->name, &ret->module, &ret->start, &ret->size);
+}
 
 static int replay_map_open(struct source *src, char *err, size_t errsz)
 {
@@ -38,11 +47,24 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 		session_traced_append(s, "stack_map file");
 	}
 	mapsnap_init(m, NULL, s->ing, s->table, s->ksym, &s->stats, alone);
+	m->names = s->map_names;
 	r = mapsnap_load_file(m, path);
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot read the stack map %s: %s", path,
 				    r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
 						  : strerror(-r));
+	if (m->named_frames) {
+		/* with a trace.dat and no --kallsyms its resolver answers names first */
+		if (!s->opts.replay || s->opts.kallsyms)
+			ksym_set_resolver(s->ksym, names_sym, s->map_names);
+		if (s->opts.replay && !s->opts.kallsyms)
+			log_warn("%s: %llu frames kept as written (names become addresses only with --kallsyms)",
+				 path, (unsigned long long)m->named_frames);
+		else
+			log_warn("%s: %llu frames name symbols not in %s: shown as written", path,
+				 (unsigned long long)m->named_frames,
+				 s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms");
+	}
 	return 0;
 }
 

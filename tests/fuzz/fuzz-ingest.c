@@ -5,7 +5,14 @@
  *
  * Byte 0: bit 0 stackmap mode (kernel_stack records count as fallbacks),
  * bit 1 defer id resolution, bit 2 start a new generation half way, bit 3
- * weights (off-CPU pairs on the first event, a field on the second), bit 7
+ * take the event formats from the next 5 bytes (offsets of common_pid,
+ * kernel_stack's size (0xff: none) and caller, stack_id's stack_id, and
+ * the long size: bit 0 of the fifth byte 4 else 8): records are then
+ * read through field offsets anywhere in 0..254, as a damaged or hostile
+ * format would put them (evfmt refuses what no record can hold, ingest
+ * must still never read past a record), bit 4 weights (off-CPU pairs on
+ * the first event, a field on the second), bit 6 hand the records in one by
+ * one, each in a buffer of its own size (as replay does), bit 7
  * build the pages from a script (the rest of the input) instead of taking
  * the bytes as raw pages. Script bytes: 'e' event, 'E' other event, 'k'+n a
  * kernel stack of n%40 frames, 'i'+b a stack id b, 'm'+b map id b to a
@@ -20,24 +27,47 @@
 
 #include "ingest.h"
 #include "pagegen.h"
+#include "ringbuf.h"
 #include "stack_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool by_record;
+static struct evfmt *fmt;
+
 static void feed(struct ingest *ing, const uint8_t *p, size_t len, unsigned int slot)
 {
-	ingest_page(ing, slot % 2, slot % 2, p, len);
+	struct ringbuf_page pg;
+	struct ringbuf_event ev;
+
+	if (!by_record) {
+		ingest_page(ing, slot % 2, slot % 2, p, len);
+		return;
+	}
+	/* each record in a buffer of its own size, as replay hands them in:
+	 * a field read past a record's end is out of bounds here */
+	if (ringbuf_page_init(&pg, p, len, &fmt->layout) < 0)
+		return;
+	while (ringbuf_page_next(&pg, &ev) > 0) {
+		uint8_t *copy = malloc(ev.size ? ev.size : 1);
+
+		if (!copy)
+			return;
+		memcpy(copy, ev.data, ev.size);
+		ingest_record(ing, slot % 2, slot % 2, copy, ev.size, 0);
+		free(copy);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* allocated once: an ingest costs a 512 KiB pid bitmap */
-	static struct evfmt *fmt;
 	static struct stack_table *t;
 	static struct ingest *ing;
 	struct pagegen pg;
 	unsigned int slot = 0;
 	uint64_t delta;
+	uint8_t mode;
 	size_t i;
 
 	if (size < 1)
@@ -57,17 +87,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ingest_forget_waiting(ing);
 	stack_table_clear(t);
 	memset(ingest_stats(ing), 0, sizeof(struct ingest_stats));
-	ingest_set_stackmap(ing, data[0] & 1);
-	ingest_set_defer(ing, data[0] & 2);
+	mode = data[0];
+	by_record = mode & 0x40;
+	ingest_set_stackmap(ing, mode & 1);
+	ingest_set_defer(ing, mode & 2);
 	{
-		/* bit 3: weights, off-CPU time on the first event, a field of the second */
+		/* bit 4: weights, off-CPU time on the first event, a field of the second */
 		static const struct ingest_offcpu oc = {
 			.event = 0,
 			.prev_state = { .offset = 32, .size = 8 },
 			.next_pid = { .offset = 56, .size = 4 },
 		};
 		static const struct evfmt_field w = { .offset = 32, .size = 8 };
-		bool weighted = data[0] & 8;
+		bool weighted = mode & 0x10;
 
 		if (stack_table_set_weighted(t, weighted) < 0)
 			__builtin_trap(); /* the table was cleared: it must accept */
@@ -75,8 +107,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ingest_forget_offcpu(ing);
 		ingest_set_weight(ing, 1, weighted ? &w : NULL);
 	}
+	pagegen_init_fmt(fmt);
+	if ((mode & 8) && size >= 6) {
+		fmt->pid_off = data[1];
+		fmt->kstack_size_off = data[2] == 0xff ? -1 : data[2];
+		fmt->kstack_caller_off = data[3];
+		fmt->stackid_off = data[4];
+		fmt->layout.long_size = (data[5] & 1) ? 4 : 8;
+		data += 5;
+		size -= 5;
+	}
 
-	if (data[0] & 0x80) {
+	if (mode & 0x80) {
 		pagegen_start(&pg, 1);
 		for (i = 1; i < size; i++) {
 			uint64_t ips[40];
@@ -120,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 1; i < size; i += PG_SIZE) {
 			size_t len = size - i < PG_SIZE ? size - i : PG_SIZE;
 
-			if ((data[0] & 4) && i > size / 2)
+			if ((mode & 4) && i > size / 2)
 				ingest_new_generation(ing);
 			feed(ing, data + i, len, slot++);
 		}

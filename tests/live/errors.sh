@@ -15,6 +15,11 @@ expect_fail() {
 
 expect_fail 1 "unknown event 'nosuch:event'" "$STACKTOP" -b -n 1 -e nosuch:event
 expect_fail 1 "unknown event 'sched:nosuch\*'" "$STACKTOP" -b -n 1 -e 'sched:nosuch*'
+# a typo gets the closest names
+expect_fail 1 "unknown event 'sched:sched_swich': did you mean sched:sched_switch?" \
+	"$STACKTOP" -b -n 1 -e sched:sched_swich
+expect_fail 1 "unknown event 'sched_swtich': did you mean sched:sched_switch?" \
+	"$STACKTOP" -b -n 1 -e sched_swtich
 expect_fail 1 "cannot open tracefs at /nonexistent" "$STACKTOP" -b -n 1 --tracefs /nonexistent
 expect_fail 1 "does not look like tracefs" "$STACKTOP" -b -n 1 --tracefs "$WORK"
 expect_fail 1 "needs a kernel with the ftrace stackmap series" "$STACKTOP" -b -n 1 --mode stackmap

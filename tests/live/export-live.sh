@@ -28,6 +28,11 @@ R -o "$WORK/r.json" && R -o "$WORK/r.pb.gz" && R -o "$WORK/r.speedscope.json" &&
 	fail "replay exports failed"
 
 validate_snapshot "$WORK/r.json"
+# a wrapped per-CPU buffer can begin with the stack half of a pair whose event
+# was overwritten: trace-cmd shows that stack, stacktop counts it as an orphan
+orphans=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["orphans"])' "$WORK/r.json") ||
+	fail "no orphans count in the JSON snapshot"
+want=$((want - orphans))
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

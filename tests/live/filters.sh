@@ -22,6 +22,31 @@ grep -q '__schedule_\[k\]' "$WORK/folded" || fail "folded lacks __schedule"
 
 "$STACKTOP" -b -n 1 -d 0.5 -C 0 --top 50 --expand 0 > "$WORK/cpu" 2>&1 || fail "-C 0 failed"
 grep -q '^hits: [1-9]' "$WORK/cpu" || fail "-C 0 counted nothing"
+# every hit counted under -C N is from CPU N (the JSON names each hit's CPU);
+# a sleeper pinned to each CPU makes sure the other CPUs have events to leave out
+cpu=$(($(nproc) - 1))
+pinned=
+if command -v taskset > /dev/null && [ "$cpu" -gt 0 ]; then
+	for c in $(seq 0 "$cpu"); do
+		taskset -c "$c" sh -c 'while :; do sleep 0.01; done' &
+		pinned="$pinned $!"
+	done
+fi
+"$STACKTOP" -n 1 -d 0.5 -C "$cpu" --json --top 100000 > "$WORK/cpujson" 2> "$WORK/cpuerr"
+rc=$?
+"$STACKTOP" -n 1 -d 0.5 --json --top 100000 > "$WORK/alljson" 2>> "$WORK/cpuerr"
+rc2=$?
+for p in $pinned; do kill "$p"; wait "$p" 2> /dev/null; done
+[ $rc = 0 ] && [ $rc2 = 0 ] || { cat "$WORK/cpuerr"; fail "--json runs failed"; }
+python3 -c '
+import json, sys
+want = int(sys.argv[3])
+cpus = {b["cpu"] for s in json.load(open(sys.argv[1]))["stacks"] for b in s["by"]}
+assert cpus == {want}, ("-C %d counted CPUs %s" % (want, sorted(cpus)))
+if want > 0:
+    every = {b["cpu"] for s in json.load(open(sys.argv[2]))["stacks"] for b in s["by"]}
+    assert len(every) > 1, ("without -C only CPUs %s: the check above proves nothing" % sorted(every))
+' "$WORK/cpujson" "$WORK/alljson" "$cpu" || fail "-C $cpu is not obeyed"
 # stacktop's own events (its reads of tracefs allocate) stay out unless asked for
 # (other stacktops may be running: look for this one's pid)
 "$STACKTOP" -b -n 2 -d 0.5 -e kmem:kmalloc --top 1000 --expand 0 > "$WORK/self" 2>&1 &

@@ -72,6 +72,16 @@ print("ok: --weight", want, "bytes in", nwant, "kmalloc events")
 ' "$WORK/w.json" "$want" "$nwant" || fail "--weight differs from the raw events"
 rmdir "$T/instances/$I" || fail "cannot remove our instance"
 validate_snapshot "$WORK/w.json"
+# read back, a weighted snapshot counts its hits (its stacks' totals are bytes)
+"$STACKTOP" -r "$WORK/w.json" --json --cumulative --top 100000 > "$WORK/wr.json" 2> "$WORK/wr.err" ||
+	{ cat "$WORK/wr.err"; fail "stacktop -r of a weighted snapshot failed"; }
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["hits"] == int(sys.argv[2]), ("read back", d["hits"], "hits", sys.argv[2])
+assert sum(s["total"] for s in d["stacks"]) == d["hits"], "stacks do not add up to the hits"
+print("ok: a weighted snapshot read back:", d["hits"], "hits")
+' "$WORK/wr.json" "$nwant" || fail "a weighted snapshot is not read back as its hits"
 
 # the other exports carry the weight and its unit
 "$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 -o "$WORK/w.speedscope.json" &&

@@ -909,6 +909,10 @@ static int control_cmd(char *line)
 	if (!strcmp(argv[0], "rate") && argc == 2) {
 		sim.cfg.rate = (unsigned int)strtoul(argv[1], NULL, 0);
 		sim.cfg.step = false;
+	} else if (!strcmp(argv[0], "feed-on-read") && argc == 2) {
+		sim.feed_on_read = (unsigned int)strtoul(argv[1], NULL, 0);
+		if (sim.feed_on_read > 100000)
+			return -EINVAL;
 	} else if (!strcmp(argv[0], "pause")) {
 		sim.paused = true;
 	} else if (!strcmp(argv[0], "resume")) {
@@ -1305,6 +1309,9 @@ static int read_raw(struct fh *fh, char *buf, size_t size)
 
 	pthread_mutex_lock(&sim.lock);
 	if (fh->page_off >= fh->page_len) {
+		/* a busy kernel: the buffer never runs dry while it is read */
+		if (sim.feed_on_read)
+			sim_emit(sim.feed_on_read, fh->loc.cpu);
 		fh->page_off = fh->page_len = 0;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += sim.cfg.block_ms / 1000;

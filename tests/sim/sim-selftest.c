@@ -715,6 +715,30 @@ static void test_pages(int abi)
 	}
 }
 
+/* feed-on-read: every page read finds new records; off again, the CPU drains */
+static void test_feed_on_read(void)
+{
+	char p[512], page[PAGE];
+	int fd, i, n;
+
+	snprintf(p, sizeof(p), "%s/per_cpu/cpu0/trace_pipe_raw", mnt);
+	fd = open(p, O_RDONLY | O_NONBLOCK);
+	CHECK(fd >= 0, "open %s: %s", p, strerror(errno));
+	if (fd < 0)
+		return;
+	for (n = 0; n < 10000 && read(fd, page, sizeof(page)) > 0; n++)
+		;
+	CHECK(read(fd, page, sizeof(page)) < 0 && errno == EAGAIN, "cpu0 not drained");
+	CHECK(!ctl("feed-on-read 20"), "feed-on-read");
+	for (i = 0; i < 50; i++)
+		CHECK(read(fd, page, sizeof(page)) == PAGE, "read %d after feed-on-read found nothing", i);
+	CHECK(!ctl("feed-on-read 0"), "feed-on-read 0");
+	for (n = 0; n < 10000 && read(fd, page, sizeof(page)) > 0; n++)
+		;
+	CHECK(n < 10000 && errno == EAGAIN, "cpu0 does not drain after feed-on-read 0");
+	close(fd);
+}
+
 static void test_faults(int abi)
 {
 	char p[512];
@@ -1224,6 +1248,7 @@ static void run_abi(int abi)
 
 	sim_start(name, NULL);
 	test_pages(abi);
+	test_feed_on_read();
 	sim_stop();
 
 	sim_start(name, NULL);

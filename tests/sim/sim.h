@@ -365,6 +365,7 @@ struct sim {
 	uint64_t cpu_ts[SIM_MAX_CPUS];
 	unsigned int rr_cpu;
 	bool paused;
+	unsigned int feed_on_read;	/* events recorded on a CPU before each page read of it */
 	uint64_t fired;			/* kernel events fired */
 	uint64_t emitted;		/* ... of which by "emit" */
 	uint64_t nested;

@@ -18,7 +18,7 @@ say "start: header and ranked rows"
 tui_wait 'mode stacks' 10
 tui_wait 'events/s [0-9]' 5
 tui_wait '^\+ +1 ' 15
-tui_wait 'FUNCTION \[module\]' 2
+tui_wait 'FUNCTION (\[module\] )?< CALLERS' 2
 tui_wait '__schedule' 10
 [ -d "$T/instances/stacktop.$APP" ] || fail "no instance stacktop.$APP while running"
 [ "$(tui_flag alternate_on)" = 1 ] || fail "not on the alternate screen"
@@ -125,7 +125,10 @@ tui_wait_gone '\(all events\)' 2
 tui_keys Enter
 tui_wait 'event sched:sched_wakeup' 3
 tui_keys z
-tui_wait '^\+ +1 .*sched:sched_wakeup' 10
+# one event: the header names it, the EVENT column goes, the breakdown has only it
+tui_wait '^\+ +1 ' 10
+tui_wait_gone '^ +# .*EVENT' 5
+tui_wait '100% sched:sched_wakeup' 10
 tui_rows | grep -q sched_switch && fail "sched_switch rows under an event filter on sched_wakeup"
 tui_keys f
 tui_type 'no_such_event'
@@ -267,8 +270,11 @@ else
 	tui_wait 'kernel has no stackmap option' 5
 fi
 
-say "P writes the view as folded stacks"
+say "P asks the format; Enter takes folded, the view as folded stacks"
 tui_keys P
+tui_wait 'Save the view as' 3
+tui_wait '\* *folded|folded .*flame graph' 3
+tui_keys Enter
 tui_wait 'wrote [0-9]+ folded stacks .* to \./stacktop-[0-9]{8}-[0-9]{6}\.folded' 5
 F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
 [ -n "$F" ] || fail "no folded file in $TUI_WORK"
@@ -277,6 +283,22 @@ grep -q -E '^[^ ]+(;[^ ]+)+ [0-9]+$' "$F" || fail "$F is not folded stacks: $(he
 grep -q '__schedule' "$F" || fail "$F lacks __schedule"
 # kernel addresses: for its owner only
 [ "$(stat -c %a "$F")" = 600 ] || fail "$F is mode $(stat -c %a "$F"), expected 600"
+
+say "P, json: a snapshot that stacktop -r reads back"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type json
+tui_keys Enter
+tui_wait 'wrote the view as json .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' 5
+J=$(ls "$TUI_WORK"/stacktop-*.json 2>/dev/null | head -n 1)
+[ -n "$J" ] || fail "no json file in $TUI_WORK"
+"$STACKTOP" -r "$J" --json > "$TUI_WORK/back.json" || fail "stacktop -r $J failed"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["stacks"] and [s["key"] for s in a["stacks"]] == [s["key"] for s in b["stacks"]], "ranking differs"
+assert [s["total"] for s in a["stacks"]] == [s["total"] for s in b["stacks"]], "totals differ"
+' "$J" "$TUI_WORK/back.json" || fail "the P snapshot does not read back the same"
 
 say "mouse: click on a column title sorts, click selects, wheel scrolls"
 tui_wait '^ +# ' 2
@@ -326,6 +348,23 @@ tui_wait 'RATE/s +DEP' 5
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 5
 tui_resize 120 40
+
+say "P, json: a snapshot that stacktop -r reads back"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type json
+tui_keys Enter
+tui_wait 'wrote the view as json .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' 5
+J=$(ls "$TUI_WORK"/stacktop-*.json 2>/dev/null | head -n 1)
+[ -n "$J" ] || fail "no json file in $TUI_WORK"
+"$STACKTOP" -r "$J" --json > "$TUI_WORK/back.json" || fail "stacktop -r $J failed"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["stacks"], "no stacks"
+assert [s["key"] for s in a["stacks"]] == [s["key"] for s in b["stacks"]], "ranking differs"
+assert [s["total"] for s in a["stacks"]] == [s["total"] for s in b["stacks"]], "totals differ"
+' "$J" "$TUI_WORK/back.json" || fail "the P snapshot does not read back the same"
 
 say "quit restores the terminal and tracefs"
 tui_keys q

@@ -75,6 +75,22 @@ static void test_uifmt_layout_narrow_drops_by_prio(void **state)
 	assert_true(layout_right_edge(p, NSPECS) <= 40);
 }
 
+/* a hidden column (one event traced) is never shown; its room goes to the others */
+static void test_uifmt_layout_hidden(void **state)
+{
+	struct col_spec hs[NSPECS];
+	struct col_pos p[NSPECS], q[NSPECS];
+
+	(void)state;
+	memcpy(hs, specs, sizeof(hs));
+	hs[3].hidden = true;
+	assert_int_equal(uifmt_layout(hs, NSPECS, 200, p), NSPECS - 1);
+	assert_int_equal(p[3].w, 0);
+	assert_int_equal(layout_right_edge(p, NSPECS), 200);
+	uifmt_layout(specs, NSPECS, 200, q);
+	assert_true(p[4].w > q[4].w);
+}
+
 static void test_uifmt_layout_never_past_width(void **state)
 {
 	struct col_pos p[NSPECS];
@@ -158,6 +174,8 @@ static void test_uifmt_folded_name(void **state)
 	/* snprintf semantics */
 	assert_int_equal(uifmt_folded_name(buf, 8, 0, 0), 31);
 	assert_string_equal(buf, "stackto");
+	uifmt_save_name(buf, sizeof(buf), 0, 3, ".pb.gz");
+	assert_string_equal(buf, "stacktop-19700101-000000-3.pb.gz");
 }
 
 static void test_uifmt_results(void **state)
@@ -263,6 +281,16 @@ static void test_uifmt_header_rates(void **state)
 	assert_true(sg->alert);
 	/* the array bound holds */
 	assert_int_equal(uifmt_header_rates(&st, 1, segs, 2), 2);
+	/* stacks mode: 10 stacks of 216 B in 4000 B read would be 10 of 16 B */
+	assert_false(seg_has(segs, n, "stackmap"));
+	st.rb_bytes = 4000;
+	st.sized_records = 10;
+	st.sized_bytes = 2160;
+	st.alt_bytes = 160;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "stackmap");
+	assert_string_equal(sg->label, "stackmap");
+	assert_string_equal(sg->value, "would cut ring-buffer use by 50%");
 }
 
 static void test_uifmt_header_map(void **state)
@@ -311,6 +339,27 @@ static void test_uifmt_header_map(void **state)
 	sg = seg_find(segs, n, "gen");
 	assert_string_equal(sg->label, "gen");
 	assert_string_equal(sg->value, "3");
+	assert_false(seg_has(segs, n, "map saves"));
+	assert_false(seg_has(segs, n, "bad ids"));
+	/* 10 ids of 16 B where full stacks would have taken 216 B each */
+	st.rb_bytes = 4000;
+	st.sized_records = 10;
+	st.sized_bytes = 160;
+	st.alt_bytes = 2160;
+	st.bad_ids = 2;
+	n = uifmt_header_map(&st, segs, 16);
+	sg = seg_find(segs, n, "map saves");
+	assert_string_equal(sg->label, "map saves");
+	assert_string_equal(sg->value, "93% (16 of 216 B/ev)");
+	sg = seg_find(segs, n, "bad ids");
+	assert_string_equal(sg->label, "bad ids");
+	assert_string_equal(sg->value, "2");
+	assert_true(sg->alert);
+	/* passive mode reads no ring buffer of its own */
+	st.mode = SESSION_PASSIVE;
+	n = uifmt_header_map(&st, segs, 16);
+	assert_false(seg_has(segs, n, "map saves"));
+	st.mode = SESSION_STACKMAP;
 	/* v1 names, no events yet, full map */
 	st.map.v1_names = true;
 	st.map.success_rate = -1;
@@ -324,6 +373,35 @@ static void test_uifmt_header_map(void **state)
 }
 
 /* ---- hmap -------------------------------------------------------------- */
+
+/* hmap_copy(): the copy holds exactly the source's entries (the zero key too) */
+static void test_hmap_copy(void **state)
+{
+	struct hmap a, b;
+	uint64_t v, i;
+
+	(void)state;
+	hmap_init(&a);
+	hmap_init(&b);
+	for (i = 0; i < 500; i++)
+		assert_int_equal(hmap_put(&a, i * 31, i + 1), 0);
+	assert_int_equal(hmap_put(&b, 7, 7), 0);
+	assert_int_equal(hmap_copy(&b, &a), 0);
+	assert_int_equal(hmap_len(&b), 500);
+	assert_false(hmap_get(&b, 7, NULL));
+	for (i = 0; i < 500; i++) {
+		assert_true(hmap_get(&b, i * 31, &v));
+		assert_int_equal(v, i + 1);
+	}
+	/* independent: changing one leaves the other */
+	assert_true(hmap_del(&a, 31));
+	assert_true(hmap_get(&b, 31, NULL));
+	hmap_clear(&a);
+	assert_int_equal(hmap_copy(&b, &a), 0);
+	assert_int_equal(hmap_len(&b), 0);
+	hmap_done(&a);
+	hmap_done(&b);
+}
 
 static void test_hmap_basic(void **state)
 {
@@ -446,7 +524,9 @@ int main(void)
 		cmocka_unit_test(test_uifmt_delay),
 		cmocka_unit_test(test_uifmt_header_rates),
 		cmocka_unit_test(test_uifmt_header_map),
+		cmocka_unit_test(test_uifmt_layout_hidden),
 		cmocka_unit_test(test_hmap_basic),
+		cmocka_unit_test(test_hmap_copy),
 		cmocka_unit_test(test_symcache_textmatch),
 	};
 

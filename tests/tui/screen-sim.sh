@@ -1,0 +1,69 @@
+#!/bin/sh
+# tui-screen-sim: screen defects of issue 8 that need stacks arriving in a
+# known order, against the stackmap simulator: the selection stays on the top
+# row until the user moves it, even when the first stack ever seen falls
+# down the ranking.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${SIM_BIN:-}" ] && [ -x "$SIM_BIN" ] || fail "no simulator (set SIM_BIN)"
+[ -n "${SIM_LIB:-}" ] && [ -r "$SIM_LIB" ] || fail "no sim-lib.sh (set SIM_LIB)"
+. "$SIM_LIB"
+
+sim_start v4 --rate 300 --seed 7 || fail "the simulator did not start"
+trap 'tui_cleanup; _sim_trap' EXIT
+sim_ctl pause || fail "sim control failed"
+tui_start 130 40
+tui_run --tracefs "$SIM_MNT" --kallsyms "$SIM_KALLSYMS" -d 0.5 -e sched:sched_switch -e kmem:kmalloc
+tui_wait 'No events yet' 10
+
+say "selection: the first stack seen does not keep it"
+# one stack, alone: it is row 1 and selected
+sim_ctl "emit 1 cpu 0"
+tui_wait '^\+ +1 +[0-9]+ +1 +1 ' 10
+FIRST=$(tui_rows | head -n 1 | cut -c 60-)
+# an interval later it has no hits; then the load comes
+tui_wait '^\+ +1 +[0-9]+ +0 +1 ' 10
+sim_ctl "emit 4000"
+tui_wait_count "$ROW_RE" 20 10
+# a few refreshes later, no key pressed: still the top row, list not scrolled
+tui_wait ' stacks [0-9]{2,}' 5
+sleep 1.2
+SEL=$(tui_selected)
+echo "$SEL" | grep -q -E '^[-+ ] +1 ' || fail "the selection left the top row: '$SEL' (first stack: '$FIRST')"
+tui_rows | head -n 1 | grep -q -E '^[-+ ] +1 ' || fail "the list does not start at row 1"
+
+say "a stack the user moved to keeps the selection"
+tui_keys Down Down
+SEL=$(tui_selected | cut -c 60-)
+tui_wait_gone 'order +held' 6
+sim_ctl "emit 2000"
+sleep 1.2
+[ "$(tui_selected | cut -c 60-)" = "$SEL" ] || fail "the selection left the stack the user chose"
+tui_keys Home
+tui_wait '^[-+ ] +1 ' 3
+
+tui_keys q
+tui_quit_restored
+
+say "a loss found between two refreshes counts in its (+n) at once"
+# one refresh at 0.5 s, the next a minute later: everything below is in between
+tui_run --tracefs "$SIM_MNT" --kallsyms "$SIM_KALLSYMS" -d 60 -e sched:sched_switch -e kmem:kmalloc
+tui_wait 'delay 60s' 10
+tui_wait ' lost 0 \(\+0\) .* events 0 ' 5
+sleep 1
+# far more than the ring buffer holds: pages are overwritten before they are read
+sim_ctl "emit 300000"
+# x re-ranks from live data: the header shows the counters as they are now
+n=50
+while [ "$n" -gt 0 ]; do
+	tui_keys x
+	sleep 0.2
+	LOST=$(tui_capture | sed -n 2p | grep -o -E 'lost [0-9.]+[kMG]? \(\+[0-9.]+[kMG]?\)')
+	echo "$LOST" | grep -q -E '^lost [1-9]' && break
+	n=$((n - 1))
+done
+[ "$n" -gt 0 ] || fail "no loss in the header: '$(tui_capture | sed -n 2p)'"
+echo "$LOST" | grep -q -E '\(\+0\)' && fail "a new loss shows (+0): '$LOST'"
+tui_keys q
+tui_quit_restored
+echo "PASS"
