@@ -181,6 +181,8 @@ if want sort; then
 	tui_wait 'sort COMM desc' 3
 	tui_keys Z
 	tui_wait ' PAUSED ' 3
+	# a comm cut to fit ("ser~": room for the pid and "+N") is compared by
+	# the letters it shows, so "ser" may stand between two "serv"
 	comms() {
 		tui_rows | grep -o -E '[^ ]+\([0-9]+\) ' | sed 's/([0-9]*) $//; s/~$//' |
 			cut -c 1-4 | tr 'A-Z' 'a-z'
@@ -191,7 +193,14 @@ if want sort; then
 	tui_wait_gone '^[-+ ] +1 ' 3
 	comms >> "$TUI_WORK/comms"
 	[ "$(sort -u "$TUI_WORK/comms" | wc -l)" -ge 2 ] || fail "fewer than two comms to order"
-	LC_ALL=C sort -c "$TUI_WORK/comms" || fail "COMM is not in order: $(tr '\n' ' ' < "$TUI_WORK/comms")"
+	python3 - "$TUI_WORK/comms" << 'PY' || fail "COMM is not in order: $(tr '\n' ' ' < "$TUI_WORK/comms")"
+import sys
+names = open(sys.argv[1]).read().split()
+for a, b in zip(names, names[1:]):
+    n = min(len(a), len(b))
+    if a[:n] > b[:n]:
+        sys.exit(1)
+PY
 	tui_keys Home
 	tui_keys Space
 	tui_wait_gone ' PAUSED ' 3
