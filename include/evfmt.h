@@ -30,6 +30,8 @@ struct tfs;
  * @stackid_type: common_type of ftrace/stack_id, -1 if absent
  * @stackid_off: offset of its `stack_id` field
  * @ustack_type: common_type of ftrace/user_stack, -1 if absent
+ * @ustack_tgid_off: offset of its `tgid`, -1 if absent
+ * @ustack_caller_off: offset of its `caller` array, -1 if absent
  * @pid_off: offset of common_pid
  * @index: common_type -> event index, EVFMT_NONE when not counted
  * @names: "system:event" per index
@@ -44,6 +46,8 @@ struct evfmt {
 	int stackid_type;
 	int stackid_off;
 	int ustack_type;
+	int ustack_tgid_off;
+	int ustack_caller_off;
 	int pid_off;
 	uint16_t index[65536];
 	char **names;

@@ -44,6 +44,7 @@
 
 struct pollfd;
 struct source;
+struct usym;
 
 /**
  * struct source_ops - what a kind of source does (see the contract above)
@@ -117,6 +118,8 @@ struct session {
 
 	struct comm_cache *comms;
 	char *traced;
+	struct usym *usym;     /* user frames (usym.h) */
+	bool user_on;          /* user stacks are being taken */
 };
 
 /* the session's helpers for its sources (session.c, events.c) */

@@ -35,6 +35,7 @@
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
+#include "usym.h"
 
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
@@ -242,6 +243,7 @@ int session_tick(struct session *s)
 	s->last_dropped = s->stats.dropped;
 	s->last_fallbacks = s->stats.fallbacks;
 
+	ingest_flush_user(s->ing);
 	stack_table_tick(s->table);
 	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)
@@ -468,10 +470,12 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	s->opts = *opts;
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->table || !s->ksym) {
+	s->usym = usym_new(NULL);
+	if (!s->table || !s->ksym || !s->usym) {
 		r = -ENOMEM;
 		goto fail;
 	}
+	ksym_set_usym(s->ksym, s->usym);
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
@@ -525,7 +529,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
 	s->mode = opts->mode;
 	if (s->mode == SESSION_AUTO)
-		s->mode = have_map ? SESSION_STACKMAP : SESSION_STACKS;
+		s->mode = have_map && !opts->user ? SESSION_STACKMAP : SESSION_STACKS;
+	if (opts->user && s->mode != SESSION_STACKS) {
+		r = session_errf(err, errsz, -EOPNOTSUPP,
+			 "--user needs --mode stacks (user stacks are paired with the private instance's kernel_stack records)");
+		goto fail;
+	}
+	s->user_on = opts->user != SESSION_USER_OFF;
 	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,
 			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
@@ -541,6 +551,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, session_type_cb, s);
+	if (s->user_on)
+		ingest_set_user(s->ing, s->usym);
 	if (!opts->show_self && !opts->tracefs)
 		ingest_set_self(s->ing, (int)getpid());
 	if (uname(&un) == 0)
@@ -637,6 +649,32 @@ void session_close(struct session *s)
 	stackmap_names_free(s->names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
+	usym_free(s->usym);
 	free(s->traced);
 	free(s);
+}
+
+int session_set_user(struct session *s, bool on)
+{
+	char rel[160];
+	int r;
+
+	if (on == s->user_on)
+		return 0;
+	if (s->recording || !s->tfs || s->mode != SESSION_STACKS || !s->instance)
+		return -EOPNOTSUPP;
+	session_path(s, rel, sizeof(rel), "options/userstacktrace");
+	if (!tfs_exists(s->tfs, rel))
+		return -EOPNOTSUPP;
+	r = tfs_write(s->tfs, rel, on ? "1" : "0");
+	if (r < 0)
+		return r;
+	s->user_on = on;
+	ingest_set_user(s->ing, on ? s->usym : NULL);
+	return 0;
+}
+
+bool session_user(const struct session *s)
+{
+	return s->user_on;
 }
