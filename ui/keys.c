@@ -59,6 +59,8 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 's' }, "s", ACT_STACKMAP, "toggle the kernel stackmap option" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
 	  "write the current view as folded stacks to ./stacktop-DATE-TIME.folded" },
+	{ NULL, { 'u' }, "u", ACT_USER,
+	  "toggle user stacks (stacks mode): user frames below the kernel ones" },
 };
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
