@@ -459,6 +459,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	if (err && errsz)
 		err[0] = '\0';
+	if ((opts->replay || opts->map_file) && opts->user)
+		return session_errf(err, errsz, -EOPNOTSUPP,
+				    "--user needs a live kernel: a recording has no processes to name frames from");
 	if (opts->replay || opts->map_file)
 		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)

@@ -16,6 +16,12 @@ rmdir "$probe"
 [ $have = yes ] || skip "no options/userstacktrace in instances"
 [ "$(uname -m)" = x86_64 ] || skip "the chain program makes its syscall in x86-64 assembly"
 
+# bad values are clear errors
+"$STACKTOP" --user=bogus -b -n 1 > "$WORK/o" 2> "$WORK/e" && fail "--user=bogus accepted"
+grep -q "bad --user 'bogus' (fp or dwarf)" "$WORK/e" || fail "--user=bogus message: $(cat "$WORK/e")"
+"$STACKTOP" --user=dwarf -b -n 1 > "$WORK/o" 2> "$WORK/e" && fail "--user=dwarf accepted"
+grep -q "not available yet" "$WORK/e" || fail "--user=dwarf message: $(cat "$WORK/e")"
+
 CHAIN_PID=
 # start a chain program; it writes from the chain every 10 ms until its stdin
 # closes (fd 9 here), and says "ready PID" after the first write
