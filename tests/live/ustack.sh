@@ -90,6 +90,17 @@ assert len(s["frames"]) == len(s["symbols"]) == s["depth"]
 assert not any(x.startswith("ustack") for x in s["symbols"]), "user frames in kernel symbols"
 PY
 
+# pprof: user frames are locations of their own mapping, named, with the file
+if command -v go > /dev/null 2>&1; then
+	run_u "$WORK/u.pb.gz" -n 1 -d 0.5 -o "$WORK/u.pb.gz"
+	go tool pprof -traces "$WORK/u.pb.gz" > "$WORK/traces" 2>&1 ||
+		{ cat "$WORK/traces"; fail "pprof cannot read the -u profile"; }
+	grep -q 'ustack_b' "$WORK/traces" || { cat "$WORK/traces"; fail "pprof lacks user frames"; }
+	go tool pprof -raw "$WORK/u.pb.gz" > "$WORK/raw" 2>&1
+	grep -Eq '^2: 0x[0-9a-f]+/0x[0-9a-f]+/0x0 \[user\]' "$WORK/raw" ||
+		{ cat "$WORK/raw"; fail "pprof lacks the user mapping"; }
+fi
+
 # 2. after the process has exited: the maps read at first sight still name
 #    its frames (the last report is written after the exit; the first one,
 #    waited for, proves the process was seen while it ran)
