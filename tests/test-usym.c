@@ -30,6 +30,14 @@ __attribute__((noinline)) int usym_test_marker(int x)
 	return x * 3 + 1;
 }
 
+/* a C++ name (ns::marker(int)) given to a C function: demangling, no C++ */
+int usym_test_mangled(int x) __asm__("_ZN2ns6markerEi");
+__attribute__((noinline)) int usym_test_mangled(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 7;
+}
+
 static const char maps_text[] =
 	"55d0a0000000-55d0a0001000 r--p 00000000 08:01 1234 /usr/bin/prog\n"
 	"55d0a0001000-55d0a0005000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
@@ -129,6 +137,18 @@ static void test_own_symbols(void **state)
 #else
 	assert_non_null(strstr(buf, "(test-usym+0x"));
 #endif
+	{
+		uint64_t m = (uint64_t)(uintptr_t)usym_test_mangled;
+
+		assert_int_equal(usym_test_mangled(1), 8);
+		usym_format(u, usym_intern(u, (uint32_t)getpid(), m + 1), buf, sizeof(buf), true,
+			    false);
+#if defined(HAVE_LIBDW) && defined(HAVE_DEMANGLE)
+		assert_string_equal(buf, "ns::marker(int)+0x1");
+#elif defined(HAVE_LIBDW)
+		assert_string_equal(buf, "_ZN2ns6markerEi+0x1");
+#endif
+	}
 	/* through the shared frame formatters */
 	{
 		struct ksym *ks = ksym_new("/nonexistent");

@@ -101,6 +101,22 @@ if command -v go > /dev/null 2>&1; then
 		{ cat "$WORK/raw"; fail "pprof lacks the user mapping"; }
 fi
 
+# speedscope: the user frames root-side, no separator frame in the samples
+run_u "$WORK/u.speedscope.json" -n 1 -d 0.5 -o "$WORK/u.speedscope.json"
+python3 - "$WORK/u.speedscope.json" << 'PY' || fail "speedscope user frames wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+frames = [f["name"] for f in d["shared"]["frames"]]
+ok = False
+for p in d["profiles"]:
+    for s in p["samples"]:
+        names = [frames[i] for i in s]
+        assert "--" not in names, names
+        if names[:4] == ["__libc_start_call_main", "main", "ustack_a", "ustack_b"]:
+            ok = True
+assert ok, "no sample rooted at the user chain"
+PY
+
 # 2. after the process has exited: the maps read at first sight still name
 #    its frames (the last report is written after the exit; the first one,
 #    waited for, proves the process was seen while it ran)
