@@ -47,10 +47,10 @@ declare -A srcs=(
 	[stackmap-bin]="stackmap.c"
 	[stackmap-text]="stackmap.c"
 	[stackmap-stat]="stackmap.c"
-	[ksym]="ksym.c format.c"
+	[ksym]="ksym.c format.c usym.c"
 	[ringbuf]="ringbuf.c"
-	[format]="format.c ksym.c"
-	[ingest]="ingest.c stack_table.c ringbuf.c"
+	[format]="format.c ksym.c usym.c"
+	[ingest]="ingest.c stack_table.c ringbuf.c usym.c format.c ksym.c"
 )
 order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest)
 [ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
