@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@
 
 #define USYM_NAMES_MAX (16u << 20) /* bytes of cached names */
 #define USYM_DWFL_MAX  64          /* files with symbols loaded at once */
-#define USYM_FDS_MAX   256         /* mapped files kept open */
+#define USYM_FDS_MAX   256         /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
 #define USYM_MAPS_MAX  (16u << 20) /* a maps file larger than this is cut */
 
 /* a C++ or Rust (legacy) name, demangled when libstdc++ is linked in */
@@ -110,6 +111,7 @@ struct usym {
 	size_t nfiles, cfiles;
 	size_t name_bytes;
 	unsigned int nfds;
+	unsigned int maxfds; /* the per-CPU readers need descriptors too */
 	unsigned int ndwfl;
 	uint64_t clock;
 };
@@ -395,7 +397,7 @@ static uint32_t file_get(struct usym *u, uint32_t tgid, const struct usym_map *m
 		}
 	}
 	file_read_buildid(f);
-	if (f->fd >= 0 && u->nfds >= USYM_FDS_MAX) {
+	if (f->fd >= 0 && u->nfds >= u->maxfds) {
 		close(f->fd); /* opened again when needed, checked by build-id */
 		f->fd = -1;
 	} else if (f->fd >= 0) {
@@ -576,6 +578,14 @@ struct usym *usym_new(const char *proc)
 	if (!u)
 		return NULL;
 	snprintf(u->proc, sizeof(u->proc), "%s", proc ? proc : "/proc");
+	u->maxfds = USYM_FDS_MAX;
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 4 < u->maxfds)
+			u->maxfds = (unsigned int)(rl.rlim_cur / 4);
+	}
 	return u;
 }
 
