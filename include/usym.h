@@ -158,6 +158,16 @@ void usym_free(struct usym *u);
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
 
 /**
+ * usym_tick() - a new refresh: each process is checked for an exec again
+ * @u: symbolizer
+ *
+ * The first token of a process in each refresh compares its
+ * /proc/<tgid>/exe with the one seen before; after an exec its maps are
+ * read again, and its later frames get tokens of their own.
+ */
+void usym_tick(struct usym *u);
+
+/**
  * usym_lookup() - the process and address of a token
  * @u: symbolizer
  * @tok: token (USYM_TAG_FRAME)

@@ -244,6 +244,8 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	ingest_flush_user(s->ing);
+	if (s->usym)
+		usym_tick(s->usym);
 	stack_table_tick(s->table);
 	comm_cache_tick(s->comms);
 	if (ksym_refresh(s->ksym) == 1)

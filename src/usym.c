@@ -61,9 +61,18 @@ struct perfsym {
 	char *name;
 };
 
+/*
+ * One image of a process: an exec (seen as /proc/<tgid>/exe changing, at
+ * most once per refresh) starts a new one, and tokens key on the image, so
+ * frames from before and after an exec are never named from the other's
+ * maps.
+ */
 struct uproc {
 	uint32_t tgid;
 	uint32_t nspid;
+	uint32_t checked; /* usym epoch of the last exec check */
+	uint64_t exe_dev;
+	uint64_t exe_ino;
 	struct usym_map *maps;
 	size_t nmaps;
 	uint32_t *mfile; /* file index per map, UINT32_MAX: none */
@@ -114,6 +123,7 @@ struct usym {
 	unsigned int maxfds; /* the per-CPU readers need descriptors too */
 	unsigned int ndwfl;
 	uint64_t clock;
+	uint32_t epoch; /* usym_tick() */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -470,22 +480,59 @@ static void proc_snapshot(struct usym *u, struct uproc *pr)
 	pr->mfile = mf;
 }
 
+/* the executable of @tgid now: false when it cannot be known (gone) */
+static bool proc_exe(struct usym *u, uint32_t tgid, uint64_t *ret_dev, uint64_t *ret_ino)
+{
+	char path[160];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%u/exe", u->proc, tgid);
+	if (stat(path, &sb) < 0)
+		return false;
+	*ret_dev = (uint64_t)sb.st_dev;
+	*ret_ino = (uint64_t)sb.st_ino;
+	return true;
+}
+
+/* the current image of @tgid; a new one at first sight or after an exec */
 static uint32_t proc_get(struct usym *u, uint32_t tgid)
 {
 	uint32_t i = u64map_get(&u->procmap, tgid);
+	uint64_t dev = 0, ino = 0;
 	struct uproc *pr;
+	bool known;
 
-	if (i != UINT32_MAX)
-		return i;
+	if (i != UINT32_MAX) {
+		pr = &u->procs[i];
+		if (pr->checked == u->epoch)
+			return i;
+		pr->checked = u->epoch;
+		if (!proc_exe(u, tgid, &dev, &ino) || (dev == pr->exe_dev && ino == pr->exe_ino))
+			return i;
+		/* exec'd since: a new image (the old one still names old tokens) */
+		known = true;
+	} else {
+		known = proc_exe(u, tgid, &dev, &ino);
+	}
 	if (grow((void **)&u->procs, &u->cprocs, u->nprocs + 1, sizeof(*u->procs)) < 0 ||
 	    u64map_put(&u->procmap, tgid, (uint32_t)u->nprocs) < 0)
-		return UINT32_MAX;
+		return i; /* UINT32_MAX at first sight */
 	pr = &u->procs[u->nprocs];
 	memset(pr, 0, sizeof(*pr));
 	pr->tgid = tgid;
+	pr->checked = u->epoch;
+	if (known) {
+		pr->exe_dev = dev;
+		pr->exe_ino = ino;
+	}
 	proc_read_nspid(u, pr);
 	proc_snapshot(u, pr);
 	return (uint32_t)u->nprocs++;
+}
+
+void usym_tick(struct usym *u)
+{
+	u->epoch++;
 }
 
 static int perf_cmp(const void *pa, const void *pb)
@@ -633,23 +680,23 @@ void usym_free(struct usym *u)
 
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 {
-	uint64_t key = mix64(addr) ^ tgid;
+	uint32_t pi = proc_get(u, tgid);
+	uint64_t key;
 	size_t j;
-	uint32_t pi;
 
+	if (pi == UINT32_MAX)
+		return 0;
+	key = mix64(addr) ^ pi;
 	if (u->tokmap.cap) {
 		for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
 		     j = (j + 1) & (u->tokmap.cap - 1)) {
 			const struct utok *t = &u->toks[u->tokmap.vals[j]];
 
-			if (t->addr == addr && t->tgid == tgid)
+			if (t->addr == addr && t->proc == pi)
 				return USYM_TAG_FRAME | u->tokmap.vals[j];
 		}
 	}
 	if (u->ntoks >= 0xffffffffu - 1)
-		return 0;
-	pi = proc_get(u, tgid);
-	if (pi == UINT32_MAX)
 		return 0;
 	if (grow((void **)&u->toks, &u->ctoks, u->ntoks + 1, sizeof(*u->toks)) < 0)
 		return 0;

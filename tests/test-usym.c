@@ -202,6 +202,62 @@ static void test_after_exit(void **state)
 	usym_free(u);
 }
 
+/* frames from before an exec keep their names; after it, the new image's */
+static void test_exec(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	uint64_t fn = (uint64_t)(uintptr_t)usym_test_marker, before, after, again;
+	char buf[512], link[256], want[256];
+	int pfd[2], st, tries;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char c;
+
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1) /* the first go: exec */
+			_exit(1);
+		dup2(pfd[0], 0);
+		execl("/bin/cat", "cat", (char *)NULL);
+		_exit(1);
+	}
+	close(pfd[0]);
+	before = usym_intern(u, (uint32_t)pid, fn + 1); /* the image of this test */
+	assert_int_equal(write(pfd[1], "x", 1), 1);
+	/* wait (bounded) until the child runs cat */
+	snprintf(want, sizeof(want), "/proc/%d/exe", (int)pid);
+	for (tries = 0; tries < 500; tries++) {
+		ssize_t n = readlink(want, link, sizeof(link) - 1);
+
+		if (n > 0) {
+			link[n] = '\0';
+			if (strstr(link, "cat"))
+				break;
+		}
+		usleep(10000);
+	}
+	assert_true(tries < 500);
+	again = usym_intern(u, (uint32_t)pid, fn + 1);
+	assert_true(again == before); /* same refresh: not checked again */
+	usym_tick(u);
+	after = usym_intern(u, (uint32_t)pid, fn + 1);
+	assert_true(after != before);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	usym_format(u, before, buf, sizeof(buf), true, true);
+#ifdef HAVE_LIBDW
+	assert_string_equal(buf, "usym_test_marker+0x1 (test-usym)");
+#endif
+	usym_format(u, after, buf, sizeof(buf), true, true);
+	assert_null(strstr(buf, "usym_test_marker")); /* cat has no such function */
+	assert_null(strstr(buf, "test-usym"));
+	usym_free(u);
+}
+
 static void test_perf_map(void **state)
 {
 	struct usym *u = usym_new(NULL);
@@ -241,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols),
 		cmocka_unit_test(test_after_exit),
+		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_perf_map),
 	};
 
