@@ -4,7 +4,8 @@
 # A fixed workload runs alone and with each tool collecting kernel stacks of
 # the same event, in interleaved rounds (alone, tool, alone, tool, ...), so
 # that the noise of a shared machine hits both sides of each pair alike.
-# Reported per tool: the median share of the workload's rate it keeps (the
+# Rounds are interleaved across tools too (round r of every tool, then
+# round r + 1). Reported per tool: the median share of the workload's rate it keeps (the
 # ratio to the alone run just before it), the median of its own CPU (user +
 # system of its processes, % of one core) and the events it reports lost.
 #
@@ -269,46 +270,57 @@ median() { sort -n | awk '{a[NR] = $1} END {if (NR) print (NR % 2) ? a[(NR + 1) 
 echo "# bench/peers.sh $B rounds=$ROUNDS seconds=$S on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "| workload (event) | tool | rate kept (median, min-max) | tool CPU (median) | lost (per round) |"
 echo "|---|---|---|---|---|"
+# rounds outside, tools inside: every tool's round r runs within a minute of
+# the others', so a change in the machine's load hits them all alike
 for wl in $WORKLOADS; do
 	ev=$(event_of "$wl")
+	run=
 	for tool in $TOOLS; do
-		if ! available "$tool"; then
-			echo "| $wl ($ev) | $tool | not installed | | |"
-			continue
+		: > "$W/share.$tool"
+		: > "$W/cpu.$tool"
+		: > "$W/lost.$tool"
+		: > "$W/why.$tool"
+		if available "$tool"; then
+			run="$run $tool"
+		else
+			echo "not installed" > "$W/why.$tool"
 		fi
-		: > "$W/share"
-		: > "$W/cpu"
-		losts=
-		base=
-		r=0
-		while [ $r -lt "$ROUNDS" ]; do
-			r=$((r + 1))
+	done
+	base=
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		for tool in $run; do
+			[ ! -s "$W/why.$tool" ] || continue
 			alone=$(workload "$wl")
 			base="$base ${alone%.*}"
 			if ! tool_start "$tool" "$ev"; then
 				echo "peers.sh: $tool did not start: $(head -c 300 "$W/err")" >&2
 				tool_stop "$tool"
-				break
+				why=$(grep -v '^$' "$W/err" | tail -n 1 | tr -d '|' | cut -c 1-80)
+				echo "did not start: ${why:-?}" > "$W/why.$tool"
+				continue
 			fi
 			c0=$(ticks $TPIDS)
 			[ -z "${PEERS_DEBUG:-}" ] || ps -o pid,stat,cmd -p "$(echo $TPIDS | tr " " ,)" >&2
 			with=$(workload "$wl")
 			c1=$(ticks $TPIDS)
-			echo "$with $alone" | awk '{printf "%.1f\n", 100 * $1 / $2}' >> "$W/share"
-			echo "$c0 $c1" | awk -v hz="$HZ" -v s="$S" '{printf "%.1f\n", 100 * ($2 - $1) / hz / s}' >> "$W/cpu"
+			echo "$with $alone" | awk '{printf "%.1f\n", 100 * $1 / $2}' >> "$W/share.$tool"
+			echo "$c0 $c1" | awk -v hz="$HZ" -v s="$S" '{printf "%.1f\n", 100 * ($2 - $1) / hz / s}' >> "$W/cpu.$tool"
 			tool_stop "$tool"
-			losts="$losts $LOST"
+			printf ' %s' "$LOST" >> "$W/lost.$tool"
 		done
-		if [ ! -s "$W/share" ]; then
-			why=$(grep -v '^$' "$W/err" | tail -n 1 | tr -d '|' | cut -c 1-80)
-			echo "| $wl ($ev) | $tool | did not start: $why | | |"
+	done
+	for tool in $TOOLS; do
+		if [ ! -s "$W/share.$tool" ]; then
+			echo "| $wl ($ev) | $tool | $(cat "$W/why.$tool") | | |"
 			continue
 		fi
-		sh_med=$(median < "$W/share")
-		sh_min=$(sort -n "$W/share" | head -1)
-		sh_max=$(sort -n "$W/share" | tail -1)
-		cpu_med=$(median < "$W/cpu")
-		echo "| $wl ($ev) | $tool | ${sh_med}% (${sh_min}-${sh_max}) | ${cpu_med}% | ${losts# } |"
-		echo "peers.sh: $wl alone ran at$base ops/s" >&2
+		sh_med=$(median < "$W/share.$tool")
+		sh_min=$(sort -n "$W/share.$tool" | head -1)
+		sh_max=$(sort -n "$W/share.$tool" | tail -1)
+		cpu_med=$(median < "$W/cpu.$tool")
+		echo "| $wl ($ev) | $tool | ${sh_med}% (${sh_min}-${sh_max}) | ${cpu_med}% | $(sed 's/^ //' "$W/lost.$tool") |"
 	done
+	echo "peers.sh: $wl alone ran at$base ops/s" >&2
 done

@@ -3,14 +3,20 @@
  * comm.h - the session's pid -> command name cache.
  *
  * Names come, in this order, from the source's own lookup (a recording's
- * saved cmdlines), the kernel's saved_cmdlines, then /proc/<pid>/comm. A
- * pid nobody could name is cached as unknown until the next tick.
+ * saved cmdlines), /proc/<pid>/comm, the event that first showed the pid
+ * (sched_switch's prev_comm: for a task that ended before stacktop asked),
+ * and last the kernel's saved_cmdlines, for pids that are gone. A saved_cmdlines line never renames a pid already
+ * named, and a line that could be the tail of a name holding a newline is
+ * not believed (see comm.c). A pid nobody could name is cached as unknown
+ * until the next tick.
  */
 #ifndef STACKTOP_COMM_H
 #define STACKTOP_COMM_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#define COMM_NAME_MAX 15 /* a task's comm: TASK_COMM_LEN - 1 bytes */
 
 struct comm_cache;
 struct tfs;
@@ -57,9 +63,15 @@ const char *comm_cache_get(struct comm_cache *c, int pid);
  * comm_cache_learn() - name pids first seen now, while they still exist
  * @c: cache
  * @pids: pids
+ * @comms: the name each pid's event carried (not NUL-terminated beyond
+ *         COMM_NAME_MAX bytes), NULL or "" for none; used when /proc no
+ *         longer has the pid; @comms itself may be NULL
  * @n: entries in @pids
+ *
+ * A pid already named keeps its name.
  */
-void comm_cache_learn(struct comm_cache *c, const int32_t *pids, unsigned int n);
+void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *const *comms,
+		      unsigned int n);
 
 /**
  * comm_cache_tick() - forget the pids nobody could name, re-read
@@ -67,6 +79,16 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, unsigned int n)
  * @c: cache
  */
 void comm_cache_tick(struct comm_cache *c);
+
+/**
+ * comm_match() - does a whole command name match a pattern (--comm, and
+ * the screen's "=NAME")
+ * @pattern: a name, or a glob (*, ?, [...]: fnmatch(3))
+ * @comm: the name
+ *
+ * Return: true when @comm is @pattern, or matches it as a glob.
+ */
+bool comm_match(const char *pattern, const char *comm);
 
 /**
  * comm_cache_free() - free

@@ -32,10 +32,17 @@ struct tfs;
  * @ustack_type: common_type of ftrace/user_stack, -1 if absent
  * @ustack_tgid_off: offset of its `tgid`, -1 if absent
  * @ustack_caller_off: offset of its `caller` array, -1 if absent
+ * @func_type: common_type of ftrace/function (the function tracer's
+ *             entries), -1 if absent
+ * @func_ip_off: offset of its `ip` field (the traced function)
  * @pid_off: offset of common_pid
  * @index: common_type -> event index, EVFMT_NONE when not counted
  * @names: "system:event" per index
  * @types: common_type per index
+ * @comm_offs: per index, offset of a name field of the task that wrote the
+ *             event (sched_switch's prev_comm), -1 when it has none
+ * @comm_pid_offs: per index, offset of that task's pid field (prev_pid):
+ *                 the name counts only when it equals common_pid
  * @nnames: entries in @names
  */
 struct evfmt {
@@ -48,10 +55,14 @@ struct evfmt {
 	int ustack_type;
 	int ustack_tgid_off;
 	int ustack_caller_off;
+	int func_type;
+	int func_ip_off;
 	int pid_off;
 	uint16_t index[65536];
 	char **names;
 	int *types;
+	int *comm_offs;
+	int *comm_pid_offs;
 	unsigned int nnames;
 	void *tep; /* struct tep_handle */
 	bool tep_borrowed;
@@ -102,10 +113,24 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
  * @t: tracefs root (searched for the format with that ID)
  * @type: common_type
  *
+ * The format is looked for among the parsed ones, the events in set_event,
+ * then every events/ftrace/<name>/format (ftrace's own entries: print,
+ * bputs, funcgraph_entry... have no enable file and are not in set_event).
+ *
  * Return: the index; the name is "system:event" when the format was found,
  * else "event#<type>".
  */
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type);
+
+/**
+ * evfmt_add_named() - an index with a name of its own and no type of its own
+ * (function-tracer entries, one per traced function: "ftrace:function NAME")
+ * @f: formats
+ * @name: the name (sanitized here); the same name gives the same index
+ *
+ * Return: the index, -ENOSPC, -ENOMEM.
+ */
+int evfmt_add_named(struct evfmt *f, const char *name);
 
 /**
  * evfmt_free() - free; NULL is a no-op

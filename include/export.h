@@ -13,11 +13,13 @@
 #define STACKTOP_EXPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "stack_table.h"
 
 struct session;
+struct ksym;
 
 /* JSON snapshot schema version (doc/formats.md, doc/stacktop-snapshot.schema.json) */
 #define EXPORT_JSON_VERSION 2
@@ -195,6 +197,28 @@ int export_write(FILE *f, struct session *s, const struct report_opts *o, enum e
  */
 int export_write_file(struct session *s, const struct report_opts *o, enum export_format fmt,
 		      int iteration, const char *path, char *err, size_t errsz);
+
+/**
+ * export_stack_key() - the stable key of a stack (the JSON snapshot's
+ * "key"): FNV-1a 64 over its frames as fmt_frame() prints them
+ * @ks: symbols
+ * @sk: stack
+ */
+uint64_t export_stack_key(struct ksym *ks, const struct stack *sk);
+
+/**
+ * export_top_origin() - the origin (see session_origin()) with most hits
+ * of @sk among the breakdown records passing @o
+ * @s: session
+ * @sk: stack
+ * @o: filters
+ * @delta: count the last interval instead of totals
+ * @more: set when other origins have hits too
+ *
+ * Return: the origin index, -1 when no record has hits.
+ */
+int export_top_origin(struct session *s, const struct stack *sk, const struct rank_opts *o,
+		      bool delta, bool *more);
 
 /**
  * export_create_file() - create a new file for writing, safely

@@ -126,4 +126,16 @@ int fmt_ids(char *buf, size_t size, const uint32_t *ids, unsigned int nids, int 
  */
 int fmt_fit(char *dst, size_t size, const char *src, int width);
 
+/**
+ * fmt_bytes() - a size in binary units: "512B", "16.0K", "1.5M", "256M", "2.0G"
+ * @buf: output
+ * @size: size of @buf
+ * @n: bytes
+ *
+ * One decimal below 10 units, none above (truncated).
+ *
+ * Return: wanted length.
+ */
+int fmt_bytes(char *buf, size_t size, uint64_t n);
+
 #endif /* STACKTOP_FORMAT_H */

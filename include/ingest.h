@@ -133,14 +133,39 @@ void ingest_set_stackmap(struct ingest *ing, bool on);
 void ingest_set_id_limit(struct ingest *ing, uint64_t limit);
 
 /**
- * ingest_set_pids() - count only events of these pids
+ * typedef ingest_tgid_fn - the process a thread belongs to
+ * @ctx: context given to ingest_set_procs()
+ * @tid: the event's common_pid
+ *
+ * Return: its tgid, or -1 when unknown (the event is not counted).
+ */
+typedef int (*ingest_tgid_fn)(void *ctx, int tid);
+
+/**
+ * ingest_set_tids() - count only events of these threads (common_pid)
  * @ing: consumer
- * @pids: pids (copied); NULL/0 for all
+ * @tids: thread ids (copied); NULL/0 for no thread filter
  * @n: entries
+ *
+ * With both ingest_set_tids() and ingest_set_procs() an event counts when
+ * either one takes it; with neither, every event counts.
  *
  * Return: 0 or -ENOMEM.
  */
-int ingest_set_pids(struct ingest *ing, const int *pids, int n);
+int ingest_set_tids(struct ingest *ing, const int *tids, int n);
+
+/**
+ * ingest_set_procs() - count only events of threads of these processes
+ * @ing: consumer
+ * @tgids: process ids (copied); NULL/0 for no process filter
+ * @n: entries
+ * @fn: maps an event's thread to its process (called once per event of a
+ *      thread other than the last one asked about, so it should cache)
+ * @ctx: passed to @fn
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx);
 
 /**
  * ingest_set_self() - do not count the events of this pid (stacktop's own:
@@ -157,6 +182,18 @@ void ingest_set_self(struct ingest *ing, int pid);
  * @ctx: passed to @cb
  */
 void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx);
+
+/**
+ * ingest_set_func_cb() - key function-tracer entries by the traced function
+ * @ing: consumer
+ * @cb: returns the event index for the function at @ip (the entry's `ip`
+ *      field), or negative to ignore the entry; called once per address
+ * @ctx: passed to @cb
+ *
+ * Without it, every function entry counts under the one ftrace:function
+ * event.
+ */
+void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx);
 
 /**
  * ingest_page() - consume one sub-buffer page
@@ -197,6 +234,17 @@ void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, cons
  */
 struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
 			     bool old_abi);
+
+/**
+ * ingest_set_keep_unresolved() - rank the hits of an id no map resolves
+ * under a stack of one pseudo frame, STACK_IP_UNRESOLVED(id), instead of
+ * only counting them in ingest_stats's @unresolved (which still counts
+ * them): a recording read without its stack map still shows every id,
+ * each on its own row (replay)
+ * @ing: consumer
+ * @on: keep them
+ */
+void ingest_set_keep_unresolved(struct ingest *ing, bool on);
 
 /**
  * ingest_set_defer() - queue every stack id record, known or not
@@ -281,10 +329,14 @@ void ingest_flush_user(struct ingest *ing);
  * owner can learn their command names while the processes still exist
  * @ing: consumer
  * @ret: the pids (owned by @ing)
+ * @ret_comms: if not NULL, receives per pid the name its first event gave
+ *             its task (sched_switch's prev_comm), "" when that event had
+ *             none (owned by @ing)
  *
  * Return: how many.
  */
-unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret);
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms);
 
 /**
  * ingest_clear_new_pids() - empty the list of new pids

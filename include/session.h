@@ -14,6 +14,7 @@
  *	session_open()                    choose the mode, change tracefs
  *	loop:
  *		session_drain(s, budget)  read what the kernel has, bounded
+ *		                          (pages, time, stop signal)
  *		session_tick(s)           once per refresh: close the interval,
  *		                          read stats, reload symbols if needed
  *		stack_table_rank(session_table(s), ...)
@@ -69,20 +70,44 @@ enum session_user {
  * @tracefs: tracefs root; NULL finds (and if needed mounts) the system's
  * @kallsyms: kallsyms file; NULL means /proc/kallsyms
  * @rundir: where the restore journal lives; NULL means /run/stacktop
- * @events: "system:event" patterns (globs allowed); none means
- *          sched:sched_switch (stackmap mode: keep events already enabled)
+ * @events: "system:event" patterns (globs allowed), each optionally followed
+ *          by " if FILTER" (written to the event's filter file); none (and
+ *          no @functions, @kprobes, @triggers) means sched:sched_switch
+ *          (stackmap mode: keep events already enabled)
  * @nevents: entries in @events
- * @pids: only count events of these pids (empty: all)
+ * @pids: only count events of these processes: every thread of each tgid,
+ *        threads started later too (empty: all). With a replay or
+ *        @tracefs, /proc is not asked (the pids may not be this
+ *        system's): they match the event's pid like @tids, unchecked
  * @npids: entries in @pids
+ * @tids: only count events of these threads (common_pid); with @pids, an
+ *        event counts when either list takes it
+ * @ntids: entries in @tids
  * @cpus: only read these CPUs (empty: all)
  * @ncpus: entries in @cpus
  * @reset_first: reset the map (and counts) right after start
  * @buffer_kb: per-CPU buffer size of the private instance, 0 for default
  * @show_self: count the events of stacktop's own pid too (hidden by default:
  *             its reads of the ring buffer would rank among the stacks)
+ * @functions: globs for the function tracer's set_ftrace_filter (entries
+ *             keyed by the traced function: "ftrace:function NAME")
+ * @nfunctions: entries in @functions
+ * @kprobes: "FUNC[+OFFSET]": a kprobe event each, created and removed
+ * @nkprobes: entries in @kprobes
+ * @triggers: "system:event[:N][ if FILTER]": stacks come only from
+ *            stacktrace triggers (on these and on @events)
+ * @ntriggers: entries in @triggers
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  * @user: take the user stack of every counted event too (stacks mode)
+ * @files: the -r files: trace.dat recordings (told by their magic) or JSON
+ *         snapshots (told by a leading '{'); at most one trace.dat, which
+ *         becomes @replay; several snapshots merge (SESSION_REPLAY)
+ * @nfiles: entries in @files
+ * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
+ *              near it the breakdown records of exited pids are folded into
+ *              their comm, at it new stacks and breakdowns are counted
+ *              without being kept (stack_table_set_limit())
  */
 struct session_opts {
 	enum session_mode mode;
@@ -93,15 +118,52 @@ struct session_opts {
 	int nevents;
 	const int *pids;
 	int npids;
+	const int *tids;
+	int ntids;
 	const int *cpus;
 	int ncpus;
 	bool reset_first;
 	unsigned int buffer_kb;
 	bool show_self;
+	const char *const *functions;
+	int nfunctions;
+	const char *const *kprobes;
+	int nkprobes;
+	const char *const *triggers;
+	int ntriggers;
 	const char *replay;
 	const char *map_file;
 	enum session_user user;
+	const char *const *files;
+	int nfiles;
+	size_t max_memory;
 };
+
+/**
+ * struct session_view - the view a read-back snapshot was written with
+ * @sort: enum rank_key
+ * @ascending: ascending order
+ * @delta: ranks by the last interval (false: totals)
+ * @event: event index filter, -1 for none
+ * @pid: pid filter, -1 for none
+ * @cpu: CPU filter, -1 for none
+ * @hide_idle: idle stacks hidden
+ * @top: stacks kept (0: all)
+ * @filter: the screen's text filter, NULL for none (owned by the session)
+ */
+struct session_view {
+	int sort;
+	bool ascending;
+	bool delta;
+	int event;
+	int pid;
+	int cpu;
+	bool hide_idle;
+	int top;
+	const char *filter;
+};
+
+#define SESSION_MAX_MEMORY ((size_t)256 << 20)
 
 /**
  * struct session_stats - what the header shows; all counts are since start
@@ -127,6 +189,11 @@ struct session_stats {
 	uint64_t fallbacks;         /* full kernel_stack records in stackmap mode */
 	uint64_t fallbacks_delta;
 	uint64_t unresolved;        /* stack ids not found in the map snapshot */
+	uint64_t bad_ids;           /* stack ids at or above the map's table_size */
+	uint64_t rb_bytes;          /* ring-buffer bytes read (struct ingest_stats.bytes) */
+	uint64_t sized_records;     /* stack records of known depth, */
+	uint64_t sized_bytes;       /* their ring-buffer bytes as read, */
+	uint64_t alt_bytes;         /* and in the other representation */
 	uint64_t map_reads;         /* stack_map_bin snapshots read */
 	uint32_t generation;        /* bumped by every reset */
 	bool tracing_on;            /* tracing_on of the instance read */
@@ -135,7 +202,60 @@ struct session_stats {
 	struct stackmap_stat map;   /* valid when have_map_stat */
 	int map_abi;                /* 1-4 when known from the files, else 0 */
 	double self_cpu;            /* stacktop's CPU % over the last interval */
+	bool behind;                /* the last drain ran out of budget, data left */
+	uint64_t drains_cut;        /* drains that ran out of budget */
+	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
+	uint64_t mem_limit;         /* --max-memory */
+	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
+	uint64_t mem_folded;        /* breakdown records of exited pids folded */
+	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
+	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 };
+
+/**
+ * struct session_ringbuf - what the stack map saves in the ring buffer
+ * @read_per_event: ring-buffer bytes of a stack record, as read (mean)
+ * @alt_per_event: the same events' stack records in the other representation:
+ *                 full stacks in stackmap mode, stack ids in stacks mode
+ * @saving_pct: stackmap mode: share of the stack records' bytes the map
+ *              saves, 100 * (alt - read) / alt; stacks mode: share of all the
+ *              ring buffer read that the map would save, 100 * (read - alt) /
+ *              bytes read (events included; stacks deeper than
+ *              STACKMAP_MAX_DEPTH stay full)
+ */
+struct session_ringbuf {
+	double read_per_event;
+	double alt_per_event;
+	double saving_pct;
+};
+
+/**
+ * session_ringbuf_saving() - the stack map's value on this workload, from
+ * the counters of @st (since start or the last reset)
+ * @st: stats
+ * @rb: filled when the answer is known
+ *
+ * Return: true in stackmap and stacks modes once a stack record of known
+ * depth was read; false otherwise (passive and replay modes read no stacks
+ * from a ring buffer of their own).
+ */
+static inline bool session_ringbuf_saving(const struct session_stats *st,
+					  struct session_ringbuf *rb)
+{
+	double n = (double)st->sized_records, b = (double)st->sized_bytes,
+	       a = (double)st->alt_bytes;
+
+	if ((st->mode != SESSION_STACKMAP && st->mode != SESSION_STACKS) || !st->sized_records ||
+	    !st->rb_bytes || !st->alt_bytes)
+		return false;
+	rb->read_per_event = b / n;
+	rb->alt_per_event = a / n;
+	if (st->mode == SESSION_STACKMAP)
+		rb->saving_pct = 100.0 * (a - b) / a;
+	else
+		rb->saving_pct = 100.0 * (b - a) / (double)st->rb_bytes;
+	return true;
+}
 
 /**
  * session_open() - start tracing
@@ -151,10 +271,34 @@ struct session_stats {
  */
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz);
 
+/* what session_drain() allows when the caller gives no bound */
+#define SESSION_DRAIN_PAGES 4096
+#define SESSION_DRAIN_MS    100
+
 /**
- * session_drain() - read what the ring buffers hold, at most @max_pages pages
+ * session_drain_for() - read what the ring buffers hold, within a budget
  * @s: session
- * @max_pages: bound on the work done (0: no bound)
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
+ * @max_ms: for at most this long (0: SESSION_DRAIN_MS)
+ * @more: if not NULL, set when the drain stopped on its budget, or on a stop
+ *        signal (sig_stop, signals.h), with data possibly left
+ *
+ * Every drain is bounded: a buffer that fills as fast as it is read (a
+ * reader traced by the function tracer, slowed by strace) ends the drain
+ * on its budget, and a stop signal ends it after the page being read.
+ * What the reader does not get to is overwritten by the kernel and counted
+ * in the page headers (lost) and per_cpu stats (overrun), as usual;
+ * stats.drains_cut counts the drains that ran out of budget. A recording
+ * (replay) is read whole at the first drain.
+ *
+ * Return: pages read (0 when the buffers were empty), or -errno.
+ */
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more);
+
+/**
+ * session_drain() - session_drain_for() with the default time budget
+ * @s: session
+ * @max_pages: at most this many pages (0: SESSION_DRAIN_PAGES)
  *
  * Return: pages read (0 when the buffers were empty), or -errno.
  */
@@ -205,6 +349,35 @@ int session_reset(struct session *s);
 int session_set_stackmap(struct session *s, bool on);
 
 /**
+ * session_set_filter() - write the kernel filter of a traced event (its
+ * `filter` file in the instance read; journaled at the top level)
+ * @s: session
+ * @idx: event index
+ * @expr: the filter; "" or "0" clears it
+ * @err: the kernel's error_log text when it refuses the filter
+ * @errsz: size of @err
+ *
+ * A refused filter changes nothing (the old one is written back).
+ *
+ * Return: 0, -EOPNOTSUPP (a recording, ftrace's own entries: no filter
+ * file), -EINVAL (and the kernel's other errnos) when refused.
+ */
+int session_set_filter(struct session *s, unsigned int idx, const char *expr, char *err,
+		       size_t errsz);
+
+/**
+ * session_get_filter() - the kernel filter of a traced event as the filter
+ * file shows it ("" when none), sanitized
+ * @s: session
+ * @idx: event index
+ * @buf: receives it
+ * @size: size of @buf
+ *
+ * Return: 0, -EOPNOTSUPP, -errno.
+ */
+int session_get_filter(struct session *s, unsigned int idx, char *buf, size_t size);
+
+/**
  * session_table() - the stack table (owned by the session)
  * @s: session
  */
@@ -253,9 +426,37 @@ const char *session_traced(const struct session *s);
  *
  * Return: the name (owned by the session; valid until the next
  * session_comm(), session_drain() or session_tick(): copy it to keep it),
- * "<idle>" for pid 0, "?" when unknown.
+ * "<idle>" for pid 0, "?" when unknown; for the pid of folded records
+ * (stack_pid_folded()) the command of the exited processes, for
+ * STACK_PID_OVER "[memory limit]".
  */
 const char *session_comm(struct session *s, int pid);
+
+/**
+ * session_view() - the view of the first snapshot read back (-r snap.json)
+ * @s: session
+ * @ret: filled when there is one
+ *
+ * Return: true when the session reads snapshots.
+ */
+bool session_view(const struct session *s, struct session_view *ret);
+
+/**
+ * session_norigins() - how many origins (files, or hosts of a merged
+ * snapshot) the counts come from; 0 when not reading snapshots
+ * @s: session
+ */
+unsigned int session_norigins(const struct session *s);
+
+/**
+ * session_origin() - the name of origin @idx (struct stack_attr's @origin):
+ * the host of its snapshot, or its file name when two have the same host
+ * @s: session
+ * @idx: origin index
+ *
+ * Return: the name (owned by the session), "-" when out of range.
+ */
+const char *session_origin(const struct session *s, unsigned int idx);
 
 /**
  * session_mode_name() - "stackmap", "stacks", "passive", "replay" or "auto"

@@ -17,8 +17,10 @@
  *	                      return -errno on failure (close is still called)
  *	pollfds(src, fds, n)  descriptors that become readable when the source
  *	                      has data; return how many were written
- *	drain(src, budget)    read what is there, at most @budget pages (0: no
- *	                      bound); return the pages read or -errno
+ *	drain(src, budget)    read what is there within @budget (pages, a
+ *	                      deadline, the stop flag: see struct
+ *	                      drain_budget); set budget->more when it stopped
+ *	                      with data left; return the pages read or -errno
  *	tick(src)             once per refresh: read the source's own counters,
  *	                      notice external changes (a reset of the map)
  *	stats(src, st)        add the source's counters into @st
@@ -37,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -45,6 +48,32 @@
 struct pollfd;
 struct source;
 struct usym;
+
+/**
+ * struct drain_budget - how much one drain may do; every drain has one
+ * @pages: at most this many pages (never 0)
+ * @deadline: CLOCK_MONOTONIC nanoseconds; no page is read after it
+ * @stop: when it reads non-zero (a stop signal), the drain ends at once
+ * @used: pages read so far in this drain, over all sources
+ * @more: set when the drain stopped on its budget (or the stop flag) with
+ *        data possibly left in the buffers
+ */
+struct drain_budget {
+	unsigned int pages;
+	uint64_t deadline;
+	const volatile sig_atomic_t *stop;
+	unsigned int used;
+	bool more;
+};
+
+/**
+ * drain_budget_spent() - whether @b allows no further page (and if so, mark
+ * it as stopped with data left)
+ * @b: budget
+ *
+ * Checks the page count, the stop flag and the clock, in that order.
+ */
+bool drain_budget_spent(struct drain_budget *b);
 
 /**
  * struct source_ops - what a kind of source does (see the contract above)
@@ -61,7 +90,7 @@ struct source_ops {
 	const char *name;
 	int (*open)(struct source *src, char *err, size_t errsz);
 	int (*pollfds)(const struct source *src, struct pollfd *fds, int max);
-	int (*drain)(struct source *src, unsigned int budget);
+	int (*drain)(struct source *src, struct drain_budget *budget);
 	int (*tick)(struct source *src);
 	void (*stats)(const struct source *src, struct session_stats *st);
 	int (*reset)(struct source *src);
@@ -85,8 +114,16 @@ extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
+extern const struct source_ops source_replay_json_ops;
+#if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
+extern const struct source_ops source_perf_user_ops; /* perf_user.h; not registered yet */
+#endif
 
-#define SESSION_MAX_SOURCES 4
+/* the snapshots' shared part (replay_json.c) */
+void replay_json_finish(struct session *s);
+void replay_json_free(struct session *s);
+
+#define SESSION_MAX_SOURCES 64
 
 /*
  * struct session - the shared part the sources work on. Only session.c and
@@ -100,7 +137,7 @@ struct session {
 	struct evfmt *fmt;     /* event formats */
 	struct stack_table *table;
 	struct ksym *ksym;
-	struct stackmap_names *names; /* saved-map frames kallsyms does not know */
+	struct stackmap_names *map_names; /* saved-map frames kallsyms does not know */
 	struct ingest *ing;    /* created by the session (live) or a source */
 	char prefix[64];       /* "" or "instances/stacktop.<pid>/" */
 	bool instance;         /* the events live in a private instance */
@@ -117,9 +154,32 @@ struct session {
 	struct timeval last_cpu;
 
 	struct comm_cache *comms;
+	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
 	char *traced;
 	struct usym *usym;     /* user frames (usym.h) */
 	bool user_on;          /* user stacks are being taken */
+
+	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
+	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */
+	int nprobe_events;
+	/* read-back snapshots (replay_json.c) */
+	char **names;          /* event names when there are no formats */
+	unsigned int nnames;
+	void *snapdb;          /* struct snapdb: symbols, keys, comms, origins */
+	uint64_t snap_events_delta;
+	char *found_map;       /* a stack map found next to the trace.dat */
+	bool proc_pids;        /* pids are this machine's: exited ones can fold */
+	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
+};
+
+/*
+ * struct event_spec - one -e or --trigger argument: "SYS:EVENT" (globs),
+ * the kernel filter after " if ", and a trigger's count (0: unlimited)
+ */
+struct event_spec {
+	char pattern[256];
+	char filter[1024];
+	unsigned long count;
 };
 
 /* the session's helpers for its sources (session.c, events.c) */
@@ -130,9 +190,26 @@ int session_list_dir(struct session *s, const char *rel, char ***ret, int *ret_n
 void session_free_list(char **l, int n);
 void session_traced_append(struct session *s, const char *name);
 int session_setup_events(struct session *s, char *err, size_t errsz);
+int session_parse_spec(const char *text, bool counted, struct event_spec *sp);
+int session_write(struct session *s, const char *rel, const char *value);
+int session_write_filter(struct session *s, const char *sys, const char *ev, const char *expr,
+			 char *err, size_t errsz);
+size_t session_error_log_len(struct session *s, const char *log_rel);
+void session_kernel_error(struct session *s, const char *log_rel, size_t seen, char *buf,
+			  size_t size);
+/* probes.c: kprobes (before the source opens), the function tracer (after its events) */
+int session_setup_kprobes(struct session *s, char *err, size_t errsz);
+int session_setup_function(struct session *s, char *err, size_t errsz);
+int session_func_cb(void *ctx, uint64_t ip);
 int session_type_cb(void *ctx, int type);
 void session_sync_stats(struct session *s);
+int session_drain_reset(struct session *s, bool *more);
+
+/* a reset's own drain: the buffers are stopped (stackmap) or ours alone */
+#define SESSION_RESET_PAGES 65536
+#define SESSION_RESET_MS    500
 void session_zero_counts(struct session *s);
+int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
 
 /*
  * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance
@@ -155,7 +232,7 @@ struct cpubufs {
 typedef void (*cpubufs_full_fn)(void *ctx);
 
 int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz);
-int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, bool *more,
+int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *budget,
 		  cpubufs_full_fn full, void *ctx);
 void cpubufs_read_stats(struct cpubufs *b, struct session *s);
 void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);

@@ -27,13 +27,44 @@
 #define STACK_MAX_DEPTH 1024 /* deeper stacks are cut and flagged */
 #define STACK_MAX_IDS	2    /* kernel ids kept inline per stack */
 
+/*
+ * The one frame of a stack that stands for a kernel stack id no map
+ * resolved (a replay without its stack map): no kernel text lives at a
+ * user-space address, so it never collides with a real frame; fmt_frame()
+ * prints it as "[unresolved stack_id N]".
+ */
+#define STACK_IP_UNRESOLVED_BASE 0x0000bad500000000ULL
+#define STACK_IP_UNRESOLVED(id) (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
+#define STACK_IP_IS_UNRESOLVED(ip) (((ip) >> 32) == (STACK_IP_UNRESOLVED_BASE >> 32))
+
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */
 	STACK_F_FALLBACK = 1 << 1, /* seen as a full kernel_stack record */
 	STACK_F_CUT = 1 << 2,      /* deeper than STACK_MAX_DEPTH, cut */
 	STACK_F_MERGED64 = 1 << 3, /* 64 frames from a pre-v4 map: may merge stacks */
 	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
+	STACK_F_OVER = 1 << 5,     /* no frames: the hits of stacks refused by the memory limit */
 };
+
+/*
+ * Breakdown records with a pid below 0 are not one process:
+ *   -1                    no process (a hit from a saved stack map)
+ *   STACK_PID_OVER        pids not kept: over the memory limit
+ *   <= STACK_PID_FOLDED   processes that exited, folded into their comm
+ *                         (stack_table_fold(); stack_table_folded_comm())
+ */
+#define STACK_PID_OVER   (-2)
+#define STACK_PID_FOLDED (-3)
+
+/**
+ * stack_pid_folded() - whether a record's pid stands for exited processes
+ * folded into their comm
+ * @pid: stack_attr.pid
+ */
+static inline bool stack_pid_folded(int pid)
+{
+	return pid <= STACK_PID_FOLDED;
+}
 
 struct stack_attr;
 
@@ -76,6 +107,9 @@ struct stack {
  * @event: event index (see session_event())
  * @cpu: CPU the event was recorded on
  * @pid: the event's common_pid
+ * @origin: where the hits came from: 0 for a live kernel or one file, else
+ *          the index of the file among several read together (see
+ *          session_origin())
  */
 struct stack_attr {
 	struct stack_attr *next;
@@ -87,6 +121,7 @@ struct stack_attr {
 	uint16_t event;
 	uint16_t cpu;
 	int32_t pid;
+	uint16_t origin;
 };
 
 struct stack_table;
@@ -137,6 +172,24 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 		    int pid, uint64_t n);
 
 /**
+ * stack_table_add() - add counts read back from a snapshot: @total hits
+ * since start, @delta of them in the current interval (the interval that
+ * the next stack_table_tick() closes)
+ * @t: table
+ * @s: stack from stack_table_intern()
+ * @event: event index
+ * @cpu: CPU
+ * @pid: pid, -1 for none
+ * @origin: origin index (the file it came from)
+ * @total: hits since start
+ * @delta: hits in the interval (at most @total)
+ *
+ * Return: 0, or -ENOMEM (the stack's own counts are still updated).
+ */
+int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, unsigned int origin, uint64_t total, uint32_t delta);
+
+/**
  * stack_add_id() - remember that @s was seen under kernel id @id
  * @s: stack
  * @id: kernel stack_id
@@ -177,6 +230,74 @@ uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta);
  * @t: table
  */
 size_t stack_table_memory(const struct stack_table *t);
+
+/**
+ * struct stack_mem - what the table holds against its memory limit
+ * @bytes: bytes held (stack_table_memory())
+ * @free_bytes: of which free records, reused before anything new is taken
+ * @limit: the limit (0: none)
+ * @folded: breakdown records of exited pids folded into their comm
+ * @over_stacks: new stacks refused because of the limit (their hits go to
+ *               the STACK_F_OVER stack)
+ * @over_hits: hits counted on a stack but without their (event, cpu, pid)
+ *             breakdown, or on the STACK_F_OVER stack
+ */
+struct stack_mem {
+	size_t bytes;
+	size_t free_bytes;
+	size_t limit;
+	uint64_t folded;
+	uint64_t over_stacks;
+	uint64_t over_hits;
+};
+
+/**
+ * stack_table_set_limit() - bound the memory the table holds
+ * @t: table
+ * @bytes: the limit; 0 for none
+ *
+ * Near the limit the owner folds the records of exited pids
+ * (stack_table_fold()). At the limit nothing new is allocated: a new stack
+ * counts on the one STACK_F_OVER stack, a new (event, cpu, pid) of a known
+ * stack on its STACK_PID_OVER record (from a small reserve) or, with that
+ * gone too, only on the stack. Totals are never lost.
+ */
+void stack_table_set_limit(struct stack_table *t, size_t bytes);
+
+/**
+ * stack_table_mem() - memory counters
+ * @t: table
+ * @ret: filled
+ */
+void stack_table_mem(const struct stack_table *t, struct stack_mem *ret);
+
+/**
+ * stack_table_fold() - fold the breakdown records of exited processes into
+ * one record per (stack, event, cpu, comm)
+ * @t: table
+ * @exited: called once per pid > 0 seen in a record; returns true when the
+ *          process is gone, with its command name (NUL-terminated, at most
+ *          15 characters) in @comm
+ * @ctx: passed to @exited
+ *
+ * The folded records keep their counts (total and interval); their pid
+ * becomes STACK_PID_FOLDED or below, named by stack_table_folded_comm().
+ * Records freed by the fold are reused before new memory is taken.
+ *
+ * Return: records of exited pids folded, or -ENOMEM (what was folded
+ * before memory ran out stays folded; no count is lost).
+ */
+long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, char *comm),
+		      void *ctx);
+
+/**
+ * stack_table_folded_comm() - the command a folded pid stands for
+ * @t: table
+ * @pid: a pid for which stack_pid_folded() is true
+ *
+ * Return: the name (owned by @t), NULL when @pid is not a folded pid.
+ */
+const char *stack_table_folded_comm(const struct stack_table *t, int pid);
 
 /**
  * stack_table_epoch() - the current interval number
@@ -323,6 +444,7 @@ size_t stack_table_rank(struct stack_table *t, const struct rank_opts *o, struct
  * @pid: pid with most hits, -1 if none
  * @cpu: CPU with most hits, -1 if none
  * @event_hits / @pid_hits / @cpu_hits: their hit counts
+ * @npids: pids with hits (@pid included)
  */
 struct stack_top {
 	int event;
@@ -331,16 +453,23 @@ struct stack_top {
 	uint64_t event_hits;
 	uint64_t pid_hits;
 	uint64_t cpu_hits;
+	uint32_t npids;
 };
 
 /**
  * stack_top_of() - the most frequent event, pid and CPU of @s
- * @t: table
+ * @t: table (holds the scratch space)
  * @s: stack
- * @delta: use the last interval's counts instead of totals
+ * @delta: count the last interval's hits instead of totals
+ * @filter: if not NULL, only the records that pass it count
+ *          (rank_attr_passes(): event, pid, CPU, attr_match)
  * @ret: filled
+ *
+ * Exact: the stack's records are summed per pid, event and CPU (a pid has a
+ * record per event and CPU). O(records of @s); call it for the rows shown.
+ * Ties go to the lowest number.
  */
-void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
-		  struct stack_top *ret);
+void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
+		  const struct rank_opts *filter, struct stack_top *ret);
 
 #endif /* STACKTOP_STACK_TABLE_H */

@@ -55,6 +55,21 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret);
 int state_write(struct state *st, const char *rel, const char *value);
 
 /**
+ * state_append() - append a line to a tracefs file (O_APPEND, no O_TRUNC),
+ * remembering the line that undoes it
+ * @st: journal
+ * @rel: path relative to the tracefs root (kprobe_events, a trigger file)
+ * @line: what to append now (`p:GRP/EV SYM`, `stacktrace if ...`)
+ * @undo: what restore appends to the same file (`-:GRP/EV`, `!stacktrace`);
+ *        an undo that finds nothing to remove (ENOENT) counts as done
+ *
+ * The undo is journaled before the change is made.
+ *
+ * Return: 0, or -errno from the kernel (the journal then forgets the entry).
+ */
+int state_append(struct state *st, const char *rel, const char *line, const char *undo);
+
+/**
  * state_mkdir() - create an instance directory that restore will remove
  * @st: journal
  * @rel: path relative to the tracefs root

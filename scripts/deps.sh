@@ -9,7 +9,7 @@ set -eu
 # what building stacktop needs; debian/control's Build-Depends is this list
 # (plus debhelper), tests/pkg/deb.sh checks that both agree
 BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
-libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libdw-dev libelf-dev"
+libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libjson-c-dev libunwind-dev libdw-dev libelf-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
@@ -52,7 +52,18 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# libunwind-dev cannot sit next to LLVM's libunwind-N-dev (see below): when
+# one is installed already, do not try (and do not run apt for nothing)
+case " $missing " in *" libunwind-dev "*)
+	llvm=$(dpkg-query -W -f='${Package} ${Status}\n' 'libunwind-*-dev' 2>/dev/null |
+		awk '$NF == "installed" && $1 != "libunwind-dev" { printf "%s ", $1 }')
+	if [ -n "$llvm" ]; then
+		echo "stacktop: not installing libunwind-dev: it conflicts with ${llvm}(LLVM's libunwind, from libc++);" \
+			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
+		missing=$(echo " $missing " | sed 's/ libunwind-dev / /')
+	fi ;;
+esac
+[ -z "$(echo $missing)" ] && exit 0
 
 echo "stacktop: installing:$missing" >&2
 SUDO=
@@ -65,5 +76,29 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+
+# libunwind-dev (the dwarf user stacks) conflicts with LLVM's
+# libunwind-N-dev, which libc++-N-dev pulls in: it is installed on its own,
+# after the rest, and only when apt would remove nothing for it; otherwise
+# stacktop builds without the dwarf mode (meson option user_unwind) and
+# this says why.
+unwind=
+case " $missing " in *" libunwind-dev "*)
+	unwind=1
+	missing=$(echo " $missing " | sed 's/ libunwind-dev / /') ;;
+esac
+if [ -n "$(echo $missing)" ]; then
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+if [ -n "$unwind" ]; then
+	remv=$(apt-get install -s --no-install-recommends libunwind-dev 2>/dev/null |
+		sed -n 's/^Remv \([^ ]*\).*/\1/p' | tr '\n' ' ')
+	if [ -n "$remv" ]; then
+		echo "stacktop: not installing libunwind-dev: it conflicts with ${remv}(LLVM's libunwind, from libc++);" \
+			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
+	elif ! $SUDO apt-get install -y -qq --no-install-recommends libunwind-dev; then
+		echo "stacktop: libunwind-dev could not be installed;" \
+			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
+	fi
+fi

@@ -75,6 +75,8 @@ int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct sta
 
 	if (size)
 		buf[0] = '\0';
+	if (st->flags & STACK_F_OVER)
+		return snprintf(buf, size, "[stacks not kept: over --max-memory]");
 	if (!st->depth)
 		return snprintf(buf, size, "(empty stack)");
 	if (common && i + common < st->depth) {

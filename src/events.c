@@ -2,7 +2,10 @@
 /*
  * events.c - the session's events: "system:event" patterns (globs) expanded
  * against tracefs and enabled (journaled at the top level, plain writes in
- * a private instance), and the directory listing they and the sources use.
+ * a private instance), with the kernel filter written to each event's
+ * `filter` file and, with --trigger, a `stacktrace` trigger in its
+ * `trigger` file; the kernel's error_log text when it refuses one; and the
+ * directory listing they and the sources use.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,21 +18,185 @@
 #include <unistd.h>
 
 #include "evfmt.h"
+#include "format.h"
 #include "source.h"
 #include "state.h"
 #include "tfs.h"
 
-static int enable_event(struct session *s, const char *sys, const char *ev)
+/* the newest error_log entry added past @seen bytes: the text after its last "error: " */
+void session_kernel_error(struct session *s, const char *log_rel, size_t seen, char *buf,
+			  size_t size)
+{
+	char *log = NULL, *entry, *p, *msg, *eol;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (tfs_read(s->tfs, log_rel, &log, &len) < 0)
+		return;
+	entry = len >= seen ? log + seen : log;
+	/* the newest entry starts at the last line opening with '[' */
+	for (p = entry; (p = strstr(p, "\n[")); )
+		entry = ++p;
+	if (*entry == '[') {
+		eol = entry + strcspn(entry, "\n");
+		*eol = '\0';
+		msg = entry;
+		for (p = strstr(entry, "error: "); p; p = strstr(p + 1, "error: "))
+			msg = p + 7;
+		fmt_sanitize(buf, size, msg, strlen(msg));
+	}
+	free(log);
+}
+
+/* bytes error_log holds now (new entries come after them) */
+size_t session_error_log_len(struct session *s, const char *log_rel)
+{
+	char *log = NULL;
+	size_t len = 0;
+
+	if (tfs_read(s->tfs, log_rel, &log, &len) < 0)
+		return 0;
+	free(log);
+	return len;
+}
+
+/* a write to the session's instance: journaled at the top level */
+int session_write(struct session *s, const char *rel, const char *value)
+{
+	/* private instance: removed whole on exit, no journal needed */
+	return s->instance ? tfs_write(s->tfs, rel, value) : state_write(s->state, rel, value);
+}
+
+int session_write_filter(struct session *s, const char *sys, const char *ev, const char *expr,
+			 char *err, size_t errsz)
+{
+	char rel[512], log[160], why[256], *orig = NULL;
+	size_t seen;
+	int r;
+
+	snprintf(rel, sizeof(rel), "%sevents/%s/%s/filter", s->prefix, sys, ev);
+	if (!tfs_exists(s->tfs, rel))
+		return session_errf(err, errsz, -EOPNOTSUPP, "%s:%s has no filter file", sys, ev);
+	session_path(s, log, sizeof(log), "error_log");
+	seen = session_error_log_len(s, log);
+	/* the instance's too: F must not lose the filter it had */
+	if (tfs_read(s->tfs, rel, &orig, NULL) < 0)
+		orig = NULL;
+	r = session_write(s, rel, *expr ? expr : "0");
+	if (r == 0) {
+		free(orig);
+		return 0;
+	}
+	/* a refused filter leaves the event unfiltered: put the old one back */
+	if (orig) {
+		orig[strcspn(orig, "\n")] = '\0';
+		tfs_write(s->tfs, rel, strcmp(orig, "none") ? orig : "0");
+		free(orig);
+	}
+	session_kernel_error(s, log, seen, why, sizeof(why));
+	return session_errf(err, errsz, r, "the kernel refused the filter '%s' on %s:%s: %s", expr,
+			    sys, ev, why[0] ? why : strerror(-r));
+}
+
+/* a stacktrace trigger: "stacktrace[:N][ if EXPR]" */
+static int write_trigger(struct session *s, const char *sys, const char *ev,
+			 const struct event_spec *sp, char *err, size_t errsz)
+{
+	char rel[512], log[160], line[1200], why[256];
+	size_t seen;
+	int r;
+
+	snprintf(rel, sizeof(rel), "%sevents/%s/%s/trigger", s->prefix, sys, ev);
+	if (!tfs_exists(s->tfs, rel))
+		return session_errf(err, errsz, -EOPNOTSUPP, "%s:%s has no trigger file", sys, ev);
+	snprintf(line, sizeof(line), "stacktrace");
+	if (sp->count)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ":%lu", sp->count);
+	if (sp->filter[0])
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " if %s", sp->filter);
+	session_path(s, log, sizeof(log), "error_log");
+	seen = session_error_log_len(s, log);
+	/* at the top level, O_TRUNC would remove everybody's triggers */
+	r = s->instance ? tfs_write(s->tfs, rel, line)
+			: state_append(s->state, rel, line, "!stacktrace");
+	if (r == 0)
+		return 0;
+	session_kernel_error(s, log, seen, why, sizeof(why));
+	return session_errf(err, errsz, r, "the kernel refused the trigger '%s' on %s:%s: %s", line,
+			    sys, ev, why[0] ? why : r == -EEXIST ? "it has a stacktrace trigger already"
+							 : strerror(-r));
+}
+
+static int enable_event(struct session *s, const char *sys, const char *ev,
+			const struct event_spec *sp, char *err, size_t errsz)
 {
 	char rel[512];
 	int r;
 
 	r = evfmt_add(s->fmt, s->tfs, sys, ev);
 	if (r < 0)
-		return r;
+		return session_errf(err, errsz, r, "cannot read the format of %s:%s: %s", sys, ev,
+				    strerror(-r));
+	if (sp->filter[0]) {
+		r = session_write_filter(s, sys, ev, sp->filter, err, errsz);
+		if (r < 0)
+			return r;
+	}
+	if (s->trigger_mode) {
+		r = write_trigger(s, sys, ev, sp, err, errsz);
+		if (r < 0)
+			return r;
+	}
 	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", s->prefix, sys, ev);
-	/* private instance: removed whole on exit, no journal needed */
-	return s->instance ? tfs_write(s->tfs, rel, "1") : state_write(s->state, rel, "1");
+	r = session_write(s, rel, "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot enable %s:%s: %s", sys, ev, strerror(-r));
+	return 0;
+}
+
+/*
+ * "SYS:EVENT[ if EXPR]" (-e), and with @counted "SYS:EVENT[:N][ if EXPR]"
+ * (--trigger), into @sp. Return: 0 or -EINVAL.
+ */
+int session_parse_spec(const char *text, bool counted, struct event_spec *sp)
+{
+	const char *end = text, *iff = NULL, *p;
+
+	memset(sp, 0, sizeof(*sp));
+	while (*text == ' ' || *text == '\t')
+		text++;
+	for (p = text; *p; p++)
+		if ((p[0] == ' ' || p[0] == '\t') && !strncmp(p + 1, "if", 2) &&
+		    (p[3] == ' ' || p[3] == '\t' || !p[3])) {
+			iff = p;
+			break;
+		}
+	end = iff ? iff : text + strlen(text);
+	while (end > text && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (end == text || (size_t)(end - text) >= sizeof(sp->pattern))
+		return -EINVAL;
+	snprintf(sp->pattern, sizeof(sp->pattern), "%.*s", (int)(end - text), text);
+	if (iff) {
+		p = iff + 3;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || strlen(p) >= sizeof(sp->filter))
+			return -EINVAL;
+		snprintf(sp->filter, sizeof(sp->filter), "%s", p);
+	}
+	if (counted) {
+		char *c1 = strchr(sp->pattern, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *e;
+
+		if (c2) {
+			errno = 0;
+			sp->count = strtoul(c2 + 1, &e, 10);
+			if (errno || *e || e == c2 + 1 || !sp->count || c2[1] == '-')
+				return -EINVAL;
+			*c2 = '\0';
+		}
+	}
+	return 0;
 }
 
 int session_list_dir(struct session *s, const char *rel, char ***ret, int *ret_n)
@@ -156,8 +323,9 @@ static void suggest_events(struct session *s, const char *pat, char *out, size_t
 }
 
 /* enable every event matching "sys:event" (globs; "event" alone = any system) */
-static int enable_pattern(struct session *s, const char *pat, char *err, size_t errsz)
+static int enable_pattern(struct session *s, const struct event_spec *sp, char *err, size_t errsz)
 {
+	const char *pat = sp->pattern;
 	char sysp[256], evp[256];
 	const char *colon = strchr(pat, ':');
 	char **systems = NULL;
@@ -181,6 +349,7 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 		char rel[300], **evs = NULL;
 		int nev = 0, j;
 
+		/* ftrace's own entries have no enable file (the function tracer: --function) */
 		if (fnmatch(sysp, systems[i], 0) || !strcmp(systems[i], "ftrace"))
 			continue;
 		snprintf(rel, sizeof(rel), "events/%s", systems[i]);
@@ -189,12 +358,11 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 		for (j = 0; j < nev; j++) {
 			if (fnmatch(evp, evs[j], 0))
 				continue;
-			r = enable_event(s, systems[i], evs[j]);
+			r = enable_event(s, systems[i], evs[j], sp, err, errsz);
 			if (r < 0) {
 				session_free_list(evs, nev);
 				session_free_list(systems, nsys);
-				return session_errf(err, errsz, r, "cannot enable %s:%s: %s", systems[i],
-					    evs[j], strerror(-r));
+				return r;
 			}
 			matched++;
 		}
@@ -211,11 +379,30 @@ static int enable_pattern(struct session *s, const char *pat, char *err, size_t 
 	return matched;
 }
 
+static int enable_text(struct session *s, const char *text, bool counted, char *err,
+		       size_t errsz)
+{
+	struct event_spec sp;
+	int r;
+
+	if (session_parse_spec(text, counted, &sp) < 0)
+		return session_errf(err, errsz, -EINVAL,
+				    counted ? "bad --trigger '%s': use SYS:EVENT[:N] [if FILTER]"
+					    : "bad event '%s': use SYS:EVENT [if FILTER]", text);
+	r = enable_pattern(s, &sp, err, errsz);
+	if (r < 0)
+		return r;
+	session_traced_append(s, text);
+	return 0;
+}
+
 int session_setup_events(struct session *s, char *err, size_t errsz)
 {
+	const struct session_opts *o = &s->opts;
 	int i, r;
 
-	if (s->opts.nevents == 0 && s->mode == SESSION_STACKMAP) {
+	if (o->nevents == 0 && !o->ntriggers && !o->nfunctions && !s->nprobe_events &&
+	    s->mode == SESSION_STACKMAP) {
 		/* keep what is already enabled at the top level, if anything */
 		char *buf = NULL, *line, *save = NULL;
 		int kept = 0;
@@ -239,18 +426,29 @@ int session_setup_events(struct session *s, char *err, size_t errsz)
 		if (kept)
 			return 0;
 	}
-	if (s->opts.nevents == 0) {
-		r = enable_pattern(s, "sched:sched_switch", err, errsz);
+	if (o->nevents == 0 && !o->ntriggers && !o->nfunctions && !s->nprobe_events) {
+		struct event_spec sp = { .pattern = "sched:sched_switch" };
+
+		r = enable_pattern(s, &sp, err, errsz);
 		if (r < 0)
 			return r;
 		session_traced_append(s, "sched:sched_switch (default)");
 		return 0;
 	}
-	for (i = 0; i < s->opts.nevents; i++) {
-		r = enable_pattern(s, s->opts.events[i], err, errsz);
+	for (i = 0; i < o->nevents; i++) {
+		r = enable_text(s, o->events[i], false, err, errsz);
 		if (r < 0)
 			return r;
-		session_traced_append(s, s->opts.events[i]);
+	}
+	for (i = 0; i < s->nprobe_events; i++) {
+		r = enable_text(s, s->probe_events[i], false, err, errsz);
+		if (r < 0)
+			return r;
+	}
+	for (i = 0; i < o->ntriggers; i++) {
+		r = enable_text(s, o->triggers[i], true, err, errsz);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "format.h"
 #include "log.h"
 #include "tfs.h"
+#include <unistd.h>
 
 static bool name_ok(const char *s)
 {
@@ -72,7 +74,7 @@ static struct evfmt *evfmt_alloc(void)
 	if (!f)
 		return NULL;
 	memset(f->index, 0xff, sizeof(f->index));
-	f->kstack_type = f->stackid_type = f->ustack_type = -1;
+	f->kstack_type = f->stackid_type = f->ustack_type = f->func_type = -1;
 	f->ustack_tgid_off = f->ustack_caller_off = -1;
 	f->kstack_size_off = -1;
 	f->pid_off = 4;
@@ -158,6 +160,14 @@ static int stack_events(struct evfmt *f, struct tfs *t)
 		f->ustack_tgid_off = field_off(ev, "tgid");
 		f->ustack_caller_off = field_off(ev, "caller");
 	}
+	if (!lookup(f, t, "ftrace", "function", &ev)) {
+		int off = field_off(ev, "ip");
+
+		if (off >= 0) {
+			f->func_type = ev->id;
+			f->func_ip_off = off;
+		}
+	}
 	if (f->pid_off < 0)
 		f->pid_off = 4;
 	return 0;
@@ -234,10 +244,23 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 	return 0;
 }
 
-static int add_index(struct evfmt *f, int type, const char *name)
+/* sched_switch names the task it switches out, which wrote the event */
+static void comm_fields(struct tep_event *ev, int *ret_comm, int *ret_pid)
+{
+	struct tep_format_field *comm = ev ? tep_find_field(ev, "prev_comm") : NULL;
+	struct tep_format_field *pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
+
+	*ret_comm = *ret_pid = -1;
+	if (!comm || !pid || comm->size != 16 || pid->size != 4)
+		return;
+	*ret_comm = comm->offset;
+	*ret_pid = pid->offset;
+}
+
+static int add_index(struct evfmt *f, int type, const char *name, struct tep_event *ev)
 {
 	char **names;
-	int *types;
+	int *types, *offs;
 
 	if (type < 0 || type > 0xffff)
 		return -EINVAL;
@@ -253,6 +276,15 @@ static int add_index(struct evfmt *f, int type, const char *name)
 	if (!types)
 		return -ENOMEM;
 	f->types = types;
+	offs = realloc(f->comm_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_offs = offs;
+	offs = realloc(f->comm_pid_offs, (f->nnames + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	f->comm_pid_offs = offs;
+	comm_fields(ev, &f->comm_offs[f->nnames], &f->comm_pid_offs[f->nnames]);
 	/* names end up on the screen: tracefs (or a FUSE stand-in) could say anything */
 	f->names[f->nnames] = malloc(strlen(name) + 1);
 	if (!f->names[f->nnames])
@@ -273,12 +305,13 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
 	if (r < 0)
 		return r;
 	snprintf(full, sizeof(full), "%s:%s", system, name);
-	return add_index(f, ev->id, full);
+	return add_index(f, ev->id, full, ev);
 }
 
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 {
 	char full[256], *buf = NULL;
+	struct tep_event *found = NULL;
 	int r;
 
 	if (type < 0 || type > 0xffff)
@@ -291,7 +324,7 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 
 		if (known) {
 			snprintf(full, sizeof(full), "%s:%s", known->system, known->name);
-			return add_index(f, type, full);
+			return add_index(f, type, full, known);
 		}
 	}
 	/* set_event lists what is enabled; one of those has this ID */
@@ -307,13 +340,63 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 			*colon = '\0';
 			if (parse_event(f, t, line, colon + 1, &ev) == 0 && ev->id == type) {
 				snprintf(full, sizeof(full), "%s:%s", line, colon + 1);
+				found = ev;
 				break;
 			}
 		}
 		free(buf);
 	}
-	r = add_index(f, type, full);
+	/* ftrace's own entries: not in set_event, one format file each */
+	if (t && !strncmp(full, "event#", 6)) {
+		int fd = tfs_open_file(t, "events/ftrace", O_RDONLY | O_DIRECTORY);
+		struct dirent *de;
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && (de = readdir(d))) {
+			struct tep_event *ev;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (parse_event(f, t, "ftrace", de->d_name, &ev) == 0 && ev->id == type) {
+				snprintf(full, sizeof(full), "ftrace:%.200s", de->d_name);
+				found = ev;
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	r = add_index(f, type, full, found);
 	return r;
+}
+
+int evfmt_add_named(struct evfmt *f, const char *name)
+{
+	char **names, clean[256];
+	int *types;
+	unsigned int i;
+
+	fmt_sanitize(clean, sizeof(clean), name, strlen(name));
+	for (i = 0; i < f->nnames; i++)
+		if (f->types[i] < 0 && !strcmp(f->names[i], clean))
+			return (int)i;
+	if (f->nnames >= EVFMT_NONE - 1)
+		return -ENOSPC;
+	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	f->names = names;
+	types = realloc(f->types, (f->nnames + 1) * sizeof(*types));
+	if (!types)
+		return -ENOMEM;
+	f->types = types;
+	f->names[f->nnames] = strdup(clean);
+	if (!f->names[f->nnames])
+		return -ENOMEM;
+	f->types[f->nnames] = -1;
+	return (int)f->nnames++;
 }
 
 void evfmt_free(struct evfmt *f)
@@ -326,6 +409,8 @@ void evfmt_free(struct evfmt *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->types);
+	free(f->comm_offs);
+	free(f->comm_pid_offs);
 	if (f->tep && !f->tep_borrowed)
 		tep_free(f->tep);
 	free(f);

@@ -38,6 +38,7 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 {
 	const struct session_stats *st = session_stats(s);
 	char rate[16], lost[16], lostd[16], ovr[16], drp[16];
+	struct session_ringbuf rb;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
 
 	fmt_rate(rate, sizeof(rate), (double)st->events_delta / dt);
@@ -53,6 +54,14 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			STACKTOP_VERSION, session_mode_name(st->mode), st->kernel, iteration,
 			st->interval_sec);
 	fprintf(f, "events: %s\n", session_traced(s));
+	if (session_norigins(s) > 1) {
+		unsigned int i;
+
+		fprintf(f, "origins:");
+		for (i = 0; i < session_norigins(s); i++)
+			fprintf(f, "%s %s", i ? "," : "", session_origin(s, i));
+		fprintf(f, " (ORIGIN: the one with most hits, + when others have hits too)\n");
+	}
 	fprintf(f,
 		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
@@ -72,15 +81,45 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		} else {
 			fprintf(f, "stat unavailable");
 		}
-		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; generation %u; option %s\n",
+		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; bad ids %llu; generation %u; option %s\n",
 			(unsigned long long)st->fallbacks, (unsigned long long)st->fallbacks_delta,
-			(unsigned long long)st->unresolved, st->generation,
-			st->stackmap_on ? "on" : "off");
+			(unsigned long long)st->unresolved, (unsigned long long)st->bad_ids,
+			st->generation, st->stackmap_on ? "on" : "off");
 	}
+	if (session_ringbuf_saving(st, &rb)) {
+		if (st->mode == SESSION_STACKMAP)
+			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
+		else
+			fprintf(f, "ring buffer: %.1f B of stack per event, %.1f B as stack ids: stackmap would cut ring-buffer use by %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
+	}
+	if (st->mode == SESSION_REPLAY && st->unresolved && !session_norigins(s))
+		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
+			(unsigned long long)st->unresolved);
 	if (st->bad_pages || st->orphans || st->damaged)
 		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
 			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
 			(unsigned long long)st->orphans);
+	{
+		char mem[16], lim[16], rss[16];
+
+		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
+		fmt_bytes(lim, sizeof(lim), st->mem_limit);
+		fmt_bytes(rss, sizeof(rss), st->mem_rss);
+		fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		if (st->mem_folded)
+			fprintf(f, "; %llu records of exited processes folded into their command",
+				(unsigned long long)st->mem_folded);
+		fputc('\n', f);
+		if (st->mem_over_stacks || st->mem_over_hits)
+			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
+				(unsigned long long)st->mem_over_stacks,
+				(unsigned long long)st->mem_over_hits);
+	}
+	if (st->drains_cut)
+		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
+			(unsigned long long)st->drains_cut);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
@@ -104,6 +143,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	size_t n, i;
 	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+	bool origins = session_norigins(s) > 1;
 
 	rows = calloc((size_t)top, sizeof(*rows));
 	if (!rows)
@@ -118,14 +158,20 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		brief_common_format(shared, sizeof(shared), ks, rows[0].stack, common);
 		fprintf(f, "every stack below starts with: %s (left out as \"...\")\n", shared);
 	}
-	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s %s\n", "RANK", "IDS", "HITS", "TOTAL",
-		"%", "RATE/s", "EVENT", "COMM/PID", "STACK (leaf < callers)");
+	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s ", "RANK", "IDS", "HITS", "TOTAL",
+		"%", "RATE/s", "EVENT", "COMM/PID");
+	if (origins)
+		fprintf(f, "%-16s ", "ORIGIN");
+	fprintf(f, "%s\n", "STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		struct stack_top top_of;
 		char ids[32], hits[16], total[16], pct[16], rate[16], leaf[256], who[64], comm[24];
 
-		stack_top_of(t, sk, false, &top_of);
+		/* who hits it most by the count the table ranks, under the filters */
+		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
+		if (top_of.pid < 0 && o->delta)
+			stack_top_of(t, sk, false, &o->rank, &top_of);
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
 		fmt_count(hits, sizeof(hits), rows[i].delta);
 		fmt_count(total, sizeof(total), rows[i].total);
@@ -134,14 +180,36 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
 		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
 		if (top_of.pid >= 0) {
+			char more[24] = "";
+			int room;
+
+			/* "dd/123 +4": four more pids hit this stack */
+			if (top_of.npids > 1)
+				snprintf(more, sizeof(more), " +%u", top_of.npids - 1);
+			room = 22 - (int)strlen(more) - snprintf(NULL, 0, "/%d", top_of.pid);
+			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid),
+				room < 6 ? 6 : room > 15 ? 15 : room);
+			snprintf(who, sizeof(who), "%s/%d%s", comm, top_of.pid, more);
+		} else if (top_of.pid < -1) {
+			/* exited processes folded into their command */
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid), 15);
-			snprintf(who, sizeof(who), "%s/%d", comm, top_of.pid);
+			snprintf(who, sizeof(who), "%s/-", comm);
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
-		fprintf(f, "%4zu %-11s %7s %8s %6s %7s %-24s %-22s %s%s\n", i + 1, ids, hits, total,
+		fprintf(f, "%4zu %-11s %7s %8s %6s %7s %-24s %-22s ", i + 1, ids, hits, total,
 			pct, rate, top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-",
-			who, leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
+			who);
+		if (origins) {
+			char org[40];
+			bool more;
+			int og = export_top_origin(s, sk, &o->rank, o->delta, &more);
+
+			snprintf(org, sizeof(org), "%s%s", og >= 0 ? session_origin(s, (unsigned int)og) : "-",
+				 more ? "+" : "");
+			fprintf(f, "%-16s ", org);
+		}
+		fprintf(f, "%s%s\n", leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
 	}
 	if (!n)
 		fprintf(f, "  (no stacks yet%s)\n",
@@ -252,7 +320,7 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 			*buf = nb;
 			*cap = nc;
 		}
-		if (a->pid < 0)
+		if (a->pid == -1)
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "[unknown]");
 		else
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "%s",
@@ -379,9 +447,69 @@ static uint64_t json_key_add(uint64_t h, const char *p)
 	return h * 0x100000001b3ULL;
 }
 
+uint64_t export_stack_key(struct ksym *ks, const struct stack *sk)
+{
+	uint64_t key = 0xcbf29ce484222325ULL;
+	unsigned int j;
+
+	for (j = 0; j < sk->depth; j++) {
+		char fr[320];
+
+		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+		key = json_key_add(key, fr);
+	}
+	return key;
+}
+
+/* the origin with most hits of @sk under @o, -1 when none; *@more: others too */
+int export_top_origin(struct session *s, const struct stack *sk, const struct rank_opts *o,
+		      bool delta, bool *more)
+{
+	struct stack_table *t = session_table(s);
+	uint64_t best = 0, per[64] = { 0 };
+	const struct stack_attr *a;
+	int top = -1, seen = -1;
+
+	*more = false;
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t c = delta ? stack_attr_delta(t, a) : a->total;
+
+		if (!c || !export_attr_passes(o, a))
+			continue;
+		if (seen >= 0 && seen != a->origin)
+			*more = true;
+		seen = a->origin;
+		if (a->origin < 64)
+			per[a->origin] += c;
+		if (a->origin < 64 && per[a->origin] > best) {
+			best = per[a->origin];
+			top = a->origin;
+		}
+	}
+	return top;
+}
+
 static const char *const rank_key_names[] = {
 	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth", [RANK_ID] = "id",
+	[RANK_EVENT] = "event", [RANK_COMM] = "comm",
 };
+
+/* the ring-buffer byte counters and what the stack map saves (issue 13) */
+static void json_ringbuf(FILE *f, const struct session_stats *st)
+{
+	struct session_ringbuf rb;
+
+	fprintf(f, ",\"ringbuf\":{\"bytes\":%llu,\"sized_records\":%llu,\"sized_bytes\":%llu,"
+		"\"alt_bytes\":%llu",
+		(unsigned long long)st->rb_bytes, (unsigned long long)st->sized_records,
+		(unsigned long long)st->sized_bytes, (unsigned long long)st->alt_bytes);
+	if (session_ringbuf_saving(st, &rb))
+		fprintf(f, ",\"bytes_per_event\":%.2f,\"alt_per_event\":%.2f,\"%s\":%.2f",
+			rb.read_per_event, rb.alt_per_event,
+			st->mode == SESSION_STACKMAP ? "map_saves_pct" : "map_would_save_pct",
+			rb.saving_pct);
+	fputc('}', f);
+}
 
 static void json_view(FILE *f, struct session *s, const struct report_opts *o)
 {
@@ -423,7 +551,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	char host[256], buf[256];
 	unsigned int i, nev;
 
-	if (gethostname(buf, sizeof(buf)) < 0)
+	if (session_norigins(s) == 1)
+		snprintf(buf, sizeof(buf), "%s", session_origin(s, 0)); /* a snapshot read back */
+	else if (gethostname(buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	buf[sizeof(buf) - 1] = '\0';
 	fmt_sanitize(host, sizeof(host), buf, strlen(buf));
@@ -434,8 +564,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	export_json_str(f, host);
 	/* the traced kernel; in replay the recording's is not known */
 	fputs(",\"kernel\":", f);
-	if (st->mode == SESSION_REPLAY) {
-		fputs("null", f);
+	if (st->mode == SESSION_REPLAY && !(session_norigins(s) && st->kernel[0])) {
+		fputs("null", f); /* a snapshot read back keeps its own */
 	} else if (st->kernel[0]) {
 		export_json_str(f, st->kernel);
 	} else if (uname(&un) == 0) {
@@ -460,13 +590,23 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	}
 	fprintf(f, "],\"traced\":");
 	export_json_str(f, session_traced(s));
+	if (session_norigins(s) > 1) {
+		/* several snapshots read together: what "origin" of "by" indexes */
+		fputs(",\"origins\":[", f);
+		for (i = 0; i < session_norigins(s); i++) {
+			if (i)
+				fputc(',', f);
+			export_json_str(f, session_origin(s, i));
+		}
+		fputc(']', f);
+	}
 	json_view(f, s, o);
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
 		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
-		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,"
-		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s",
+		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
+		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
 		stack_table_count(session_table(s)), sum->matched,
 		(unsigned long long)sum->total, (unsigned long long)sum->delta,
@@ -474,8 +614,15 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
-		st->generation, st->tracing_on ? "true" : "false",
-		st->stackmap_on ? "true" : "false");
+		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",
+		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
+	fprintf(f,
+		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
+		"\"over_stacks\":%llu,\"over_hits\":%llu}",
+		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
+		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
+		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
+	json_ringbuf(f, st);
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
@@ -522,24 +669,20 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	struct ksym *ks = session_ksym(s);
 	const struct stack *sk = row->stack;
 	const struct stack_attr *a;
-	uint64_t key = 0xcbf29ce484222325ULL;
+	struct stack_top top_of;
+	uint64_t key = export_stack_key(ks, sk);
 	/* kernel frames in frames/symbols; the user part in user_frames */
 	unsigned int kd = usym_user_start(sk->ips, sk->depth), j;
 	bool any = false;
 
-	for (j = 0; j < sk->depth; j++) {
-		char fr[320];
-
-		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
-		key = json_key_add(key, fr);
-	}
 	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[",
 		first ? "" : ",", key, (unsigned long long)row->total,
 		(unsigned long long)row->delta, kd);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
-	fprintf(f, "],\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
 		"\"cut\":%s,\"frames\":[",
+		sk->flags & STACK_F_OVER ? "\"over_limit\":true," : "",
 		sk->flags & STACK_F_MOREIDS ? "true" : "false",
 		sk->flags & STACK_F_FALLBACK ? "true" : "false",
 		sk->flags & STACK_F_MAPPED ? "true" : "false",
@@ -556,17 +699,36 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			fputc(',', f);
 		export_json_str(f, fr);
 	}
+	/* the top pid by the view's count, and how many pids hit the stack */
+	stack_top_of(t, sk, o->delta, &o->rank, &top_of);
+	if (top_of.pid < 0 && o->delta)
+		stack_top_of(t, sk, false, &o->rank, &top_of);
 	fprintf(f, "]");
 	if (kd < sk->depth)
 		json_user(f, ks, sk, kd);
+	fprintf(f, ",\"top\":");
+	if (top_of.pid >= 0) {
+		fprintf(f, "{\"pid\":%d,\"comm\":", top_of.pid);
+		export_json_str(f, session_comm(s, top_of.pid));
+		fprintf(f, ",\"hits\":%llu,\"pids\":%u}", (unsigned long long)top_of.pid_hits,
+			top_of.npids);
+	} else {
+		fprintf(f, "null");
+	}
 	fprintf(f, ",\"by\":[");
 	for (a = sk->attrs; a; a = a->next) {
 		if (!export_attr_passes(&o->rank, a))
 			continue;
 		fprintf(f, "%s{\"event\":", any ? "," : "");
 		export_json_str(f, session_event(s, a->event));
-		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid);
-		export_json_str(f, a->pid < 0 ? "?" : session_comm(s, a->pid));
+		fprintf(f, ",\"cpu\":%u,\"pid\":%d,\"comm\":", a->cpu, a->pid < -1 ? -1 : a->pid);
+		export_json_str(f, a->pid == -1 ? "?" : session_comm(s, a->pid));
+		if (stack_pid_folded(a->pid))
+			fputs(",\"exited\":true", f);
+		else if (a->pid == STACK_PID_OVER)
+			fputs(",\"over_limit\":true", f);
+		if (session_norigins(s) > 1)
+			fprintf(f, ",\"origin\":%u", a->origin);
 		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
 			(unsigned long long)stack_attr_delta(t, a));
 		any = true;

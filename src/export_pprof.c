@@ -376,6 +376,10 @@ static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t de
 			pp_label_str(p, "comm", session_comm(p->s, a->pid));
 			pp_label_num(p, "pid", a->pid);
 			pp_label_num(p, "cpu", a->cpu);
+		} else if (a->pid < -1) {
+			/* exited processes folded into their command: no one pid */
+			pp_label_str(p, "comm", session_comm(p->s, a->pid));
+			pp_label_num(p, "cpu", a->cpu);
 		}
 	}
 	pb_msg(&p->out, 2, &p->sub);

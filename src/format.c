@@ -21,6 +21,7 @@
 #include "format.h"
 #include "usym.h"
 #include "ksym.h"
+#include "stack_table.h"
 #include "stackmap.h"
 
 #define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
@@ -207,6 +208,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 	out_init(&o, buf, size);
 	if (ip == STACKMAP_TRAMPOLINE) {
 		out_str(&o, TRAMPOLINE_LABEL);
+	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
+		out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
 	} else if (ks && ksym_lookup(ks, ip, &h) == 0) {
 		sanitize_into(&o, h.name, strlen(h.name));
 		if (offset)
@@ -423,4 +426,22 @@ int fmt_fit(char *dst, size_t size, const char *src, int width)
 	dst[wr++] = '~';
 	dst[wr] = '\0';
 	return cols + 1;
+}
+
+int fmt_bytes(char *buf, size_t size, uint64_t n)
+{
+	static const char units[] = "KMGTPE";
+	unsigned int u = 0;
+	uint64_t scale = 1024;
+
+	if (n < 1024)
+		return snprintf(buf, size, "%" PRIu64 "B", n);
+	while (units[u + 1] && n / scale >= 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (n / scale < 10)
+		return snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%c", n / scale,
+				(n % scale) * 10 / scale, units[u]);
+	return snprintf(buf, size, "%" PRIu64 "%c", n / scale, units[u]);
 }

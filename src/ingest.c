@@ -37,6 +37,11 @@ struct pending {
 	uint64_t *frames; /* STACK_MAX_DEPTH, allocated with the first one */
 };
 
+struct func_slot {
+	uint64_t ip; /* 0: empty */
+	int32_t event; /* negative: ignored */
+};
+
 struct cpu_state {
 	struct waiting w[WAIT_MAX];
 	int n;
@@ -57,11 +62,22 @@ struct ingest {
 	unsigned int ncpus;
 	bool stackmap;
 	bool defer;
+	bool keep_unresolved; /* an unknown id is ranked as a stack of its own */
 	int32_t self_pid; /* events of this pid are not counted (0: none) */
-	int *pids;
-	int npids;
+	int *tids;
+	int ntids;
+	int *tgids;
+	int ntgids;
+	ingest_tgid_fn tgid_fn;
+	void *tgid_ctx;
+	int memo_tid; /* the last thread placed in a process, and the verdict */
+	bool memo_wanted;
 	int (*type_cb)(void *ctx, int type);
 	void *type_ctx;
+	int (*func_cb)(void *ctx, uint64_t ip);
+	void *func_ctx;
+	struct func_slot *funcs; /* ip -> event index, open addressing */
+	uint32_t nfuncs, funcs_size;
 
 	struct stack **by_id;
 	uint32_t nby_id;
@@ -71,6 +87,8 @@ struct ingest {
 
 	uint8_t *pid_seen; /* bitmap, INGEST_PID_MAX bits */
 	int32_t new_pids[INGEST_NEW_PIDS];
+	char new_comms[INGEST_NEW_PIDS][16]; /* the event's own name, "" if none */
+	const char *new_comm_ptrs[INGEST_NEW_PIDS];
 	unsigned int nnew_pids;
 
 	struct ingest_stats st;
@@ -143,7 +161,9 @@ void ingest_free(struct ingest *ing)
 	free(ing->queue);
 	free(ing->pid_seen);
 	free(ing->by_id);
-	free(ing->pids);
+	free(ing->funcs);
+	free(ing->tids);
+	free(ing->tgids);
 	free(ing);
 }
 
@@ -159,7 +179,7 @@ void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
 	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
 }
 
-int ingest_set_pids(struct ingest *ing, const int *pids, int n)
+static int copy_ints(int **dst, int *ndst, const int *src, int n)
 {
 	int *p = NULL;
 
@@ -167,12 +187,25 @@ int ingest_set_pids(struct ingest *ing, const int *pids, int n)
 		p = malloc((size_t)n * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		memcpy(p, pids, (size_t)n * sizeof(*p));
+		memcpy(p, src, (size_t)n * sizeof(*p));
 	}
-	free(ing->pids);
-	ing->pids = p;
-	ing->npids = n > 0 ? n : 0;
+	free(*dst);
+	*dst = p;
+	*ndst = n > 0 ? n : 0;
 	return 0;
+}
+
+int ingest_set_tids(struct ingest *ing, const int *tids, int n)
+{
+	return copy_ints(&ing->tids, &ing->ntids, tids, n);
+}
+
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx)
+{
+	ing->tgid_fn = fn;
+	ing->tgid_ctx = ctx;
+	ing->memo_tid = 0;
+	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
 }
 
 void ingest_set_self(struct ingest *ing, int pid)
@@ -186,6 +219,60 @@ void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void
 	ing->type_ctx = ctx;
 }
 
+void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx)
+{
+	ing->func_cb = cb;
+	ing->func_ctx = ctx;
+}
+
+static uint32_t func_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ULL) >> 32);
+}
+
+static struct func_slot *func_find(struct func_slot *t, uint32_t size, uint64_t ip)
+{
+	uint32_t i = func_hash(ip) & (size - 1);
+
+	while (t[i].ip && t[i].ip != ip)
+		i = (i + 1) & (size - 1);
+	return &t[i];
+}
+
+/* the event index of a function entry at @ip: learnt once per address */
+static int func_event(struct ingest *ing, uint64_t ip)
+{
+	struct func_slot *sl;
+	int idx;
+
+	if (!ip)
+		return -1;
+	if (ing->funcs) {
+		sl = func_find(ing->funcs, ing->funcs_size, ip);
+		if (sl->ip)
+			return sl->event;
+	}
+	if ((ing->nfuncs + 1) * 2 > ing->funcs_size) {
+		uint32_t n = ing->funcs_size ? ing->funcs_size * 2 : 256, i;
+		struct func_slot *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < ing->funcs_size; i++)
+			if (ing->funcs[i].ip)
+				*func_find(t, n, ing->funcs[i].ip) = ing->funcs[i];
+		free(ing->funcs);
+		ing->funcs = t;
+		ing->funcs_size = n;
+	}
+	idx = ing->func_cb(ing->func_ctx, ip);
+	sl = func_find(ing->funcs, ing->funcs_size, ip);
+	sl->ip = ip;
+	sl->event = idx;
+	ing->nfuncs++;
+	return idx;
+}
+
 struct ingest_stats *ingest_stats(struct ingest *ing)
 {
 	/* derived here, not per record: stack_id records all have one size */
@@ -194,18 +281,36 @@ struct ingest_stats *ingest_stats(struct ingest *ing)
 	return &ing->st;
 }
 
-static bool pid_wanted(const struct ingest *ing, int pid)
+static bool in_list(const int *v, int n, int x)
 {
 	int i;
 
-	if (ing->self_pid && pid == ing->self_pid)
-		return false;
-	if (!ing->npids)
-		return true;
-	for (i = 0; i < ing->npids; i++)
-		if (ing->pids[i] == pid)
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
 			return true;
 	return false;
+}
+
+static bool pid_wanted(struct ingest *ing, int pid)
+{
+	int tgid;
+
+	if (ing->self_pid && pid == ing->self_pid)
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	if (in_list(ing->tids, ing->ntids, pid))
+		return true;
+	if (!ing->ntgids || !ing->tgid_fn)
+		return false;
+	if (pid > 0 && pid == ing->memo_tid)
+		return ing->memo_wanted;
+	tgid = ing->tgid_fn(ing->tgid_ctx, pid);
+	if (tgid < 0)
+		return false; /* not placed yet: asked again next time */
+	ing->memo_tid = pid;
+	ing->memo_wanted = in_list(ing->tgids, ing->ntgids, tgid);
+	return ing->memo_wanted;
 }
 
 static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
@@ -216,7 +321,32 @@ static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
 	return true;
 }
 
-static inline void note_pid(struct ingest *ing, int pid)
+/* a pid's first event: remember it, with the name the event gives its task */
+static void new_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	unsigned int n = ing->nnew_pids;
+	int off, poff;
+	bool known;
+
+	if (n >= INGEST_NEW_PIDS)
+		return;
+	ing->new_pids[n] = pid;
+	ing->new_comms[n][0] = '\0';
+	/* function entries (idx -1) and indices the formats do not know name no task */
+	known = idx >= 0 && (unsigned int)idx < f->nnames;
+	off = known && f->comm_offs ? f->comm_offs[idx] : -1;
+	poff = known && f->comm_pid_offs ? f->comm_pid_offs[idx] : -1;
+	if (off >= 0 && poff >= 0 && (uint32_t)off + 16 <= ev->size &&
+	    (uint32_t)poff + 4 <= ev->size &&
+	    (int)ringbuf_read_u32(&f->layout, ev->data + poff) == pid) {
+		memcpy(ing->new_comms[n], ev->data + off, 16);
+		ing->new_comms[n][15] = '\0';
+	}
+	ing->nnew_pids++;
+}
+
+static inline void note_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_event *ev)
 {
 	uint8_t bit;
 
@@ -226,8 +356,7 @@ static inline void note_pid(struct ingest *ing, int pid)
 	if (ing->pid_seen[pid >> 3] & bit)
 		return;
 	ing->pid_seen[pid >> 3] |= bit;
-	if (ing->nnew_pids < INGEST_NEW_PIDS)
-		ing->new_pids[ing->nnew_pids++] = pid;
+	new_pid(ing, pid, idx, ev);
 }
 
 static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
@@ -377,7 +506,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
 	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
 		return; /* counted with its user_stack */
@@ -394,6 +523,21 @@ damaged:
 	/* its event gets no stack: never pair it with the next one */
 	ing->st.damaged++;
 	take_waiting(c, &w);
+}
+
+/* an id no map resolves: counted under a one-frame stack that names it */
+static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiting *w,
+			     unsigned int cpu)
+{
+	uint64_t ip = STACK_IP_UNRESOLVED(id);
+	struct stack *st;
+
+	ing->st.unresolved++;
+	st = stack_table_intern(ing->table, &ip, 1);
+	if (!st)
+		return;
+	stack_add_id(st, id);
+	count(ing, st, w, cpu);
 }
 
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -419,11 +563,15 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
 		return;
 	}
-	if (!pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
 		size_id(ing, ing->by_id[id]);
+		return;
+	}
+	if (!ing->defer && ing->keep_unresolved) {
+		count_unresolved(ing, id, &w, cpu);
 		return;
 	}
 	if (ing->nqueue >= QUEUE_MAX) {
@@ -467,6 +615,18 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	if (type == 0)
 		return;
+	if ((int)type == f->func_type && ing->func_cb) {
+		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
+			return;
+		idx = func_event(ing, ringbuf_read_long(l, ev->data + f->func_ip_off));
+		/* ignored, but its stack is still its own: it waits, uncounted */
+		if (idx < 0)
+			idx = EVFMT_NONE;
+		pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
+		note_pid(ing, pid, -1, ev); /* an entry names no task */
+		push_waiting(c, (uint16_t)idx, pid);
+		return;
+	}
 	idx = f->index[type];
 	if (idx == EVFMT_NONE) {
 		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
@@ -478,7 +638,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		return;
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
-	note_pid(ing, pid);
+	note_pid(ing, pid, idx, ev);
 	push_waiting(c, (uint16_t)idx, pid);
 }
 
@@ -565,6 +725,11 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 	return st;
 }
 
+void ingest_set_keep_unresolved(struct ingest *ing, bool on)
+{
+	ing->keep_unresolved = on;
+}
+
 void ingest_set_defer(struct ingest *ing, bool on)
 {
 	ing->defer = on;
@@ -589,9 +754,17 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 	return n;
 }
 
-unsigned int ingest_new_pids(const struct ingest *ing, const int32_t **ret)
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms)
 {
+	unsigned int i;
+
 	*ret = ing->new_pids;
+	if (ret_comms) {
+		for (i = 0; i < ing->nnew_pids; i++)
+			ing->new_comm_ptrs[i] = ing->new_comms[i];
+		*ret_comms = ing->new_comm_ptrs;
+	}
 	return ing->nnew_pids;
 }
 
@@ -617,6 +790,8 @@ unsigned int ingest_resolve(struct ingest *ing)
 			count(ing, ing->by_id[q->id], &w, q->cpu);
 			size_id(ing, ing->by_id[q->id]);
 			done++;
+		} else if (ing->keep_unresolved) {
+			count_unresolved(ing, q->id, &w, q->cpu);
 		} else {
 			/* not in a snapshot read after it: never guess */
 			ing->st.unresolved++;

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
+#include "diff.h"
 #include "evlist.h"
 #include "export.h"
 #include "log.h"
@@ -23,15 +25,27 @@
 #include "ui.h"
 
 #define MAX_EVENTS 64
+
+/* "-e PAT if EXPR" made by --filter (static: reachable until exit) */
+static char *owned[MAX_EVENTS];
+static int nowned;
 #define MAX_LIST   1024
+#define MAX_FILES  63
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
+#define BATCH_DRAIN_PAGES 4096
 
 struct args {
 	struct session_opts so;
 	const char *events[MAX_EVENTS];
+	const char *functions[MAX_EVENTS];
+	const char *kprobes[MAX_EVENTS];
+	const char *triggers[MAX_EVENTS];
+	int filtered;             /* -e arguments --filter has seen */
 	int pids[MAX_LIST];
+	int tids[MAX_LIST];
 	int cpus[MAX_LIST];
+	const char *comm;
 	double delay;
 	long iterations;
 	bool batch;
@@ -48,6 +62,15 @@ struct args {
 	int verbose;
 	bool list_events;
 	const char *list_glob;
+	const char *files[MAX_FILES];  /* -r */
+	bool sort_set;                 /* --sort or --cumulative given */
+	const char *diff_before;       /* --diff BEFORE AFTER */
+	const char *diff_after;        /* a file, or NULL for the live kernel ("-") */
+	bool diff;
+	bool view_set;                 /* the view comes from a snapshot */
+	bool view_delta;               /* a snapshot ranked by its interval counts */
+	const char *view_filter;       /* a snapshot's text filter (shown, not applied) */
+	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 };
 
 enum {
@@ -68,13 +91,23 @@ enum {
 	OPT_MAP,
 	OPT_SHOW_SELF,
 	OPT_LIST_EVENTS,
+	OPT_MAX_MEMORY,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
+	OPT_FILTER,
+	OPT_FUNCTION,
+	OPT_KPROBE,
+	OPT_TRIGGER,
+	OPT_TID,
+	OPT_COMM,
+	OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "iterations", required_argument, NULL, 'n' },
@@ -102,9 +135,15 @@ static const struct option long_opts[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "show-self", no_argument, NULL, OPT_SHOW_SELF },
 	{ "list-events", optional_argument, NULL, OPT_LIST_EVENTS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "kprobe", required_argument, NULL, OPT_KPROBE },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -112,12 +151,28 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stacktop [OPTION]...\n"
+		"       stacktop -r FILE [-r FILE]... [OPTION]...\n"
+		"       stacktop --diff BEFORE AFTER|- [OPTION]...\n"
 		"       stacktop --list-events [GLOB]\n"
 		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
 		"\n"
 		"  -e, --event SYS:EVENT   trace this event (repeatable; globs: 'kmem:*');\n"
-		"                          default sched:sched_switch\n"
-		"  -p, --pid PID[,PID...]  count only events of these pids (at most 1024)\n"
+		"                          default sched:sched_switch; 'SYS:EVENT if FILTER'\n"
+		"                          writes FILTER to the event's kernel filter file\n"
+		"      --filter FILTER     kernel filter for the -e events before it that have\n"
+		"                          none (e.g. 'prev_state & 3': blocked switches only)\n"
+		"      --trigger 'SYS:EVENT[:N] [if FILTER]'\n"
+		"                          record stacks only where a stacktrace trigger fires\n"
+		"                          (at most N times); then -e events get one too\n"
+		"      --function GLOB     the function tracer on the functions matching GLOB\n"
+		"                          (repeatable), rows keyed by the traced function\n"
+		"      --kprobe FUNC[+OFF] a kprobe event on FUNC (repeatable), removed on exit\n"
+		"  -p, --pid PID[,PID...]  count only events of these processes: every\n"
+		"                          thread, started later too (ranges: 10-12;\n"
+		"                          at most 1024 pids and thread ids)\n"
+		"      --tid TID[,TID...]  count only events of these threads\n"
+		"      --comm NAME         show only hits of tasks named NAME (exact, or a\n"
+		"                          glob: 'kworker/*')\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -u, --user[=fp|dwarf]   also take the user stack of each event, shown below\n"
 		"                          the kernel frames (stacks mode; fp: the kernel's\n"
@@ -143,8 +198,16 @@ static void usage(FILE *f)
 		"      --folded-root WHAT  none|comm|pid: root folded stacks at the command\n"
 		"                          (pid: command;pid) that hit them (default none)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
-		"  -r, --replay FILE       read a trace-cmd trace.dat instead of the kernel\n"
-		"                          (recorded with stack traces: trace-cmd record -T)\n"
+		"  -r, --replay FILE       read a file instead of the kernel: a trace-cmd\n"
+		"                          trace.dat (recorded with stack traces: trace-cmd\n"
+		"                          record -T; a stack_map_bin or stack_map next to it\n"
+		"                          resolves its stack ids), or a JSON snapshot (--json,\n"
+		"                          -o FILE.json), shown as it was seen; several -r\n"
+		"                          snapshots merge, with an ORIGIN column\n"
+		"      --diff BEFORE AFTER compare two snapshots (or trace.dats), or BEFORE\n"
+		"                          with the live kernel when AFTER is '-': stacks\n"
+		"                          ranked by the change of their share of the hits,\n"
+		"                          NEW and GONE marked (text, or JSON with --json)\n"
 		"      --map FILE          a saved stack_map_bin or stack_map: resolves the\n"
 		"                          ids of a replayed trace; alone, ranks its stacks\n"
 		"                          by ref_count (what stackmap_dump.py --top shows)\n"
@@ -155,6 +218,9 @@ static void usage(FILE *f)
 		"      --buffer-kb N       per-CPU ring buffer of the private instance\n"
 		"      --rundir DIR        restore journal directory (default /run/stacktop)\n"
 		"      --show-self         count stacktop's own events too (hidden by default)\n"
+		"      --max-memory SIZE   bound on what stacktop keeps per stack and per\n"
+		"                          process (K, M, G suffixes; default 256M): near it\n"
+		"                          exited processes are folded into their command\n"
 		"      --list-events [GLOB]\n"
 		"                          print this kernel's events (SYS:EVENT), one a line,\n"
 		"                          a tab, and yes/no: can stacktop record their stacks\n"
@@ -179,6 +245,47 @@ static int parse_int(const char *s, long min, long max, long *ret)
 	if (errno || end == s || *end || v < min || v > max)
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+/* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
+static int parse_size(const char *s, size_t min, size_t *ret)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mul = 1ULL << 30;
+		break;
+	case '\0':
+	case 'b': case 'B':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mul > 1) {
+		end++;
+		if (*end == 'i')
+			end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v > (1ULL << 50) / mul || v * mul < min)
+		return -EINVAL;
+	*ret = (size_t)(v * mul);
 	return 0;
 }
 
@@ -221,6 +328,16 @@ out:
 	return r;
 }
 
+static void list_error(const char *what, const char *arg, int r)
+{
+	if (r == -E2BIG)
+		fprintf(stderr, "stacktop: too many %ss in '%s' (at most %d in all)\n", what, arg,
+			MAX_LIST);
+	else
+		fprintf(stderr, "stacktop: bad %s list '%s' (numbers and ranges: 12,15-17)\n", what,
+			arg);
+}
+
 static void batch_sink(void *ctx, enum log_level level, const char *msg)
 {
 	(void)ctx;
@@ -261,8 +378,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->color = !getenv("NO_COLOR") || !*getenv("NO_COLOR");
 	a->so.mode = SESSION_AUTO;
 	a->so.events = a->events;
+	a->so.functions = a->functions;
+	a->so.kprobes = a->kprobes;
+	a->so.triggers = a->triggers;
 	a->so.pids = a->pids;
+	a->so.tids = a->tids;
 	a->so.cpus = a->cpus;
+	a->so.files = a->files;
+	a->view = (struct rank_opts){ .event = -1, .pid = -1, .cpu = -1 };
 	a->sort = RANK_DELTA;
 	a->format = -1;
 
@@ -277,26 +400,32 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'p':
 			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
-			if (r == -E2BIG) {
-				fprintf(stderr, "stacktop: too many pids in '%s' (at most %d in all)\n",
-					optarg, MAX_LIST);
-				return 2;
-			}
 			if (r < 0) {
-				fprintf(stderr, "stacktop: bad pid list '%s'\n", optarg);
+				list_error("pid", optarg, r);
 				return 2;
 			}
 			a->so.npids = r;
 			break;
-		case 'C':
-			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
-			if (r == -E2BIG) {
-				fprintf(stderr, "stacktop: too many CPUs in '%s' (at most %d in all)\n",
-					optarg, MAX_LIST);
+		case OPT_TID:
+			r = parse_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
+			if (r < 0) {
+				list_error("thread id", optarg, r);
 				return 2;
 			}
+			a->so.ntids = r;
+			break;
+		case OPT_COMM:
+			if (!optarg[0] || strlen(optarg) > 127) {
+				fprintf(stderr, "stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+					optarg);
+				return 2;
+			}
+			a->comm = optarg;
+			break;
+		case 'C':
+			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
 			if (r < 0) {
-				fprintf(stderr, "stacktop: bad CPU list '%s'\n", optarg);
+				list_error("CPU", optarg, r);
 				return 2;
 			}
 			a->so.ncpus = r;
@@ -396,6 +525,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->so.buffer_kb = (unsigned int)v;
 			break;
 		case OPT_SORT:
+			a->sort_set = true;
 			if (!strcmp(optarg, "hits") || !strcmp(optarg, "delta"))
 				a->sort = RANK_DELTA;
 			else if (!strcmp(optarg, "total"))
@@ -450,17 +580,76 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return 2;
 			}
 			break;
+		case OPT_FILTER: {
+			int i, done = 0;
+
+			for (i = a->filtered; i < a->so.nevents; i++) {
+				size_t len;
+				char *t;
+
+				if (strstr(a->events[i], " if ") || nowned >= MAX_EVENTS)
+					continue;
+				len = strlen(a->events[i]) + strlen(optarg) + 5;
+				t = malloc(len);
+				if (!t)
+					return 1;
+				snprintf(t, len, "%s if %s", a->events[i], optarg);
+				owned[nowned++] = t;
+				a->events[i] = t;
+				done++;
+			}
+			if (!done || !*optarg) {
+				fprintf(stderr, "stacktop: --filter '%s' applies to the -e events before it "
+						"(that have no ' if ' of their own): none\n", optarg);
+				return 2;
+			}
+			a->filtered = a->so.nevents;
+			break;
+		}
+		case OPT_FUNCTION:
+		case OPT_KPROBE:
+		case OPT_TRIGGER: {
+			const char **list = c == OPT_FUNCTION ? a->functions
+					    : c == OPT_KPROBE ? a->kprobes : a->triggers;
+			int *n = c == OPT_FUNCTION ? &a->so.nfunctions
+				 : c == OPT_KPROBE ? &a->so.nkprobes : &a->so.ntriggers;
+
+			if (*n >= MAX_EVENTS || !*optarg) {
+				fprintf(stderr, "stacktop: %s '%s' (at most %d)\n",
+					*optarg ? "too many" : "empty", optarg, MAX_EVENTS);
+				return 2;
+			}
+			list[(*n)++] = optarg;
+			break;
+		}
 		case OPT_CUMULATIVE:
 			a->cumulative = true;
+			a->sort_set = true;
 			break;
 		case 'r':
-			a->so.replay = optarg;
+			if (a->so.nfiles >= MAX_FILES) {
+				fprintf(stderr, "stacktop: too many -r (at most %d)\n", MAX_FILES);
+				return 2;
+			}
+			a->files[a->so.nfiles++] = optarg;
+			break;
+		case OPT_DIFF:
+			a->diff = true;
+			a->diff_before = optarg;
 			break;
 		case OPT_MAP:
 			a->so.map_file = optarg;
 			break;
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
+			break;
+		case OPT_MAX_MEMORY:
+			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
+				fprintf(stderr,
+					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_LIST_EVENTS:
 			a->list_events = true;
@@ -476,12 +665,30 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];
+	if (a->diff) {
+		if (optind >= argc) {
+			fprintf(stderr, "stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
+			return 2;
+		}
+		a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
+		optind++;
+		if (a->so.nfiles || a->so.map_file) {
+			fprintf(stderr, "stacktop: --diff reads its own two sides: not with -r/--map\n");
+			return 2;
+		}
+		if (a->format != -1 && a->format != EXPORT_TEXT && a->format != EXPORT_JSON) {
+			fprintf(stderr, "stacktop: --diff writes text or json\n");
+			return 2;
+		}
+		if (a->format >= 0 || a->output)
+			a->batch = true;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
 			argv[optind]);
 		return 2;
 	}
-	if (a->list_events && (a->so.replay || a->so.map_file)) {
+	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
 		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
 		return 2;
 	}
@@ -490,11 +697,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 	r = check_output(a);
 	if (r)
 		return r;
-	if (a->so.replay || a->so.map_file) {
+	if (a->so.nfiles || a->so.map_file || (a->diff && a->diff_after)) {
 		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
-		    a->so.reset_first) {
-			fprintf(stderr, "stacktop: --replay/--map read a file: -e, --mode, --tracefs and "
-					"--reset-first do not apply\n");
+		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
+			fprintf(stderr, "stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
+					"--trigger, --mode, --tracefs and --reset-first do not apply\n");
 			return 2;
 		}
 		/* a recording is one interval: one report, at once */
@@ -515,7 +722,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 /*
  * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
  * itself half full (poll on the per-CPU fds), never more often than every
- * DRAIN_MIN_MS. False when a stop signal came.
+ * DRAIN_MIN_MS. Each drain is bounded by the time left (and at most
+ * DRAIN_MS) and by BATCH_DRAIN_PAGES, so the interval ends on time even
+ * when the buffers never empty; a stop signal ends it within one page.
+ * False when a stop signal came.
  */
 static bool batch_wait(struct session *s, double secs)
 {
@@ -526,15 +736,22 @@ static bool batch_wait(struct session *s, double secs)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
+		bool more = false;
 		int ms;
 
-		session_drain(s, 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
+		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
+				  &more);
 		if (sig_stop)
 			return false;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
 			return true;
+		if (more)
+			continue; /* behind: no sleep until the interval ends */
 		ms = (int)((secs - el) * 1000) + 1;
 		if (ms > DRAIN_MS)
 			ms = DRAIN_MS;
@@ -542,6 +759,19 @@ static bool batch_wait(struct session *s, double secs)
 		if (ms > DRAIN_MIN_MS && nfds)
 			poll(fds, (nfds_t)nfds, ms - DRAIN_MIN_MS);
 	}
+}
+
+struct comm_filter {
+	struct session *s;
+	const char *pattern;
+};
+
+/* --comm: only the hits of tasks with that name count */
+static bool comm_filter_match(const struct stack_attr *a, void *ctx)
+{
+	const struct comm_filter *cf = ctx;
+
+	return comm_match(cf->pattern, session_comm(cf->s, a->pid));
 }
 
 /*
@@ -575,24 +805,53 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int run_batch(struct session *s, const struct args *a)
+static int run_batch(struct session *s, const struct args *a, struct session *before)
 {
+	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	struct report_opts ro = {
 		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
 		.expand = a->expand,
-		.delta = a->sort == RANK_DELTA,
-		.rank = { .key = a->sort, .event = -1, .pid = -1, .cpu = -1 },
+		.delta = a->view_set ? a->view_delta : a->sort == RANK_DELTA,
+		.rank = a->view,
 		.root = a->root,
+		.filter = a->view_filter,
 	};
 	enum export_format fmt = (enum export_format)a->format;
 	long i;
 	int r = 0;
 
+	if (a->comm) {
+		ro.rank.attr_match = comm_filter_match;
+		ro.rank.attr_ctx = &cf;
+	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
 		bool go_on = batch_wait(s, a->delay);
 
 		session_tick(s);
-		if (a->output) {
+		if (before) {
+			/* --diff: the same refresh, compared with BEFORE */
+			FILE *f = stdout;
+
+			if (a->output) {
+				char path[PATH_MAX];
+
+				if (output_name(path, sizeof(path), a, i) < 0 ||
+				    !(f = export_create_file(path))) {
+					fprintf(stderr, "stacktop: cannot create %s: %s\n", a->output,
+						strerror(errno ? errno : ENAMETOOLONG));
+					return 1;
+				}
+			}
+			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
+			if (f != stdout && fclose(f) && r >= 0)
+				r = -EIO;
+			if (r == -EPIPE)
+				return 0;
+			if (r < 0) {
+				fprintf(stderr, "stacktop: cannot write the diff: %s\n", strerror(-r));
+				return 1;
+			}
+		} else if (a->output) {
 			char path[PATH_MAX], err[PATH_MAX + 128];
 
 			r = output_name(path, sizeof(path), a, i);
@@ -622,6 +881,31 @@ static int run_batch(struct session *s, const struct args *a)
 			break;
 	}
 	return 0;
+}
+
+/* a snapshot read back keeps its view, unless the command line says otherwise */
+static void apply_view(struct args *a, struct session *s)
+{
+	struct session_view v;
+
+	a->view.key = a->sort;
+	if (!session_view(s, &v))
+		return;
+	if (!a->sort_set) {
+		a->view_set = true;
+		a->sort = (enum rank_key)v.sort;
+		a->view.key = a->sort;
+		a->view.invert = v.ascending;
+		a->view_delta = v.delta;
+		a->cumulative = !v.delta;
+	}
+	if (!a->top)
+		a->top = v.top;
+	a->view.event = v.event;
+	a->view.pid = v.pid;
+	a->view.cpu = v.cpu;
+	a->view.hide_idle = v.hide_idle;
+	a->view_filter = v.filter;
 }
 
 static int list_one(void *ctx, const char *name, bool stacks)
@@ -668,7 +952,7 @@ static int list_events(const struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct session *s = NULL;
+	struct session *s = NULL, *before = NULL;
 	char err[512];
 	struct args a;
 	int r, status;
@@ -693,23 +977,43 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (a.diff) {
+		struct session_opts bo = { .kallsyms = a.so.kallsyms, .files = &a.diff_before,
+					   .nfiles = 1 };
+
+		r = session_open(&bo, &before, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
+			return 1;
+		}
+		session_drain(before, 0);
+		if (a.diff_after) {
+			a.files[0] = a.diff_after;
+			a.so.nfiles = 1;
+		}
+	}
 	r = session_open(&a.so, &s, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
+		fprintf(stderr, "stacktop: %s%s\n", a.diff ? "--diff AFTER: " : "",
+			err[0] ? err : strerror(-r));
+		session_close(before);
 		return 1;
 	}
+	apply_view(&a, before ? before : s);
 
 	if (a.batch) {
-		status = run_batch(s, &a);
+		status = run_batch(s, &a, before);
 	} else {
 		struct ui_opts uo = {
 			.delay = a.delay,
 			.top = a.top,
 			.mouse = a.mouse,
 			.color = a.color,
-			.event_filter = -1,
+			.event_filter = a.view.event,
 			.sort = (int)a.sort,
 			.cumulative = a.cumulative,
+			.comm = a.comm,
+			.before = before,
 		};
 
 		r = ui_run(s, &uo);
@@ -721,5 +1025,8 @@ int main(int argc, char **argv)
 		}
 	}
 	session_close(s);
+	while (nowned > 0)
+		free(owned[--nowned]);
+	session_close(before);
 	return status;
 }

@@ -16,8 +16,6 @@
 #include "stackmap.h"
 #include "tfs.h"
 
-#define MAX_IDS (1u << 22) /* above any table_size (2^19) */
-
 void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing,
 		  struct stack_table *table, struct ksym *ksym, struct session_stats *stats,
 		  bool count_refs)
@@ -38,21 +36,26 @@ void mapsnap_fini(struct mapsnap *m)
 	m->nprev = 0;
 }
 
+/*
+ * Room for @id's previous ref_count. No limit of its own: the ids that get
+ * here were accepted by ingest_map_put(), below the map's table_size
+ * (ingest_set_id_limit()) and INGEST_ID_MAX.
+ */
 static int prev_grow(struct mapsnap *m, uint32_t id)
 {
-	uint32_t n = m->nprev ? m->nprev : 1024;
+	uint64_t n = m->nprev ? m->nprev : 1024;
 	uint32_t *np;
 
-	if (id >= MAX_IDS)
-		return -E2BIG;
 	while (n <= id)
 		n *= 2;
+	if (n > INGEST_ID_MAX)
+		n = INGEST_ID_MAX;
 	np = realloc(m->prev_ref, n * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	memset(np + m->nprev, 0, (n - m->nprev) * sizeof(*np));
 	m->prev_ref = np;
-	m->nprev = n;
+	m->nprev = (uint32_t)n;
 	return 0;
 }
 
@@ -169,6 +172,8 @@ int mapsnap_stat_check(struct mapsnap *m)
 		reset = 1;
 	m->stats->map = st;
 	m->stats->have_map_stat = true;
+	/* ids are slots of the table: anything at or above it is damage */
+	ingest_set_id_limit(m->ing, st.table_size);
 	if (st.v1_names)
 		m->stats->map_abi = 1;
 	return reset;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,12 +31,15 @@
 #include "ksym.h"
 #include "log.h"
 #include "session.h"
+#include "signals.h"
 #include "source.h"
 #include "stack_table.h"
+#include "snapshot.h"
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
 #include "usym.h"
+#include "tgid.h"
 
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
@@ -90,18 +94,276 @@ void session_path(const struct session *s, char *buf, size_t size, const char *r
 
 const char *session_comm(struct session *s, int pid)
 {
+	if (stack_pid_folded(pid)) {
+		const char *c = stack_table_folded_comm(s->table, pid);
+
+		return c ? c : "?";
+	}
+	if (pid == STACK_PID_OVER)
+		return "[memory limit]";
 	return comm_cache_get(s->comms, pid);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static bool pid_exited(void *ctx, int pid, char *comm)
+{
+	struct session *s = ctx;
+
+	if (!s->proc_pids || kill(pid, 0) == 0 || errno != ESRCH)
+		return false;
+	/* the name learned while it ran (sanitized by the comm cache) */
+	snprintf(comm, 16, "%s", comm_cache_get(s->comms, pid));
+	return true;
+}
+
+/*
+ * Near the limit (3/4), fold the records of exited pids into their comm.
+ * The next fold waits until the table grew by 1/16 of the limit again, so a
+ * table full of live pids is not walked after every drain.
+ */
+static void memory_check(struct session *s)
+{
+	struct stack_mem m;
+	uint64_t used;
+	long n;
+
+	stack_table_mem(s->table, &m);
+	used = m.bytes - m.free_bytes;
+	if (!m.limit || used < m.limit / 4 * 3 || used < s->fold_floor)
+		return;
+	n = stack_table_fold(s->table, pid_exited, s);
+	if (n < 0)
+		log_warn("cannot fold the records of exited processes: %s", strerror((int)-n));
+	else if (n > 0)
+		log_debug("memory: %ld records of exited processes folded into their command", n);
+	stack_table_mem(s->table, &m);
+	s->fold_floor = m.bytes - m.free_bytes + m.limit / 16;
+}
+
+static void memory_stats(struct session *s)
+{
+	struct stack_mem m;
+	long pages = 0, rss = 0;
+	FILE *f;
+
+	stack_table_mem(s->table, &m);
+	s->stats.mem_bytes = m.bytes;
+	s->stats.mem_limit = m.limit;
+	s->stats.mem_folded = m.folded;
+	s->stats.mem_over_stacks = m.over_stacks;
+	s->stats.mem_over_hits = m.over_hits;
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) == 2 && rss > 0)
+			s->stats.mem_rss = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(f);
+	}
 }
 
 /* learn the names of pids new in this drain while they still exist */
 static void comm_learn_new(struct session *s)
 {
+	const char *const *comms;
 	const int32_t *pids;
 	unsigned int n;
 
-	n = ingest_new_pids(s->ing, &pids);
-	comm_cache_learn(s->comms, pids, n);
+	n = ingest_new_pids(s->ing, &pids, &comms);
+	comm_cache_learn(s->comms, pids, comms, n);
 	ingest_clear_new_pids(s->ing);
+}
+
+/* ---- -p and --tid --------------------------------------------------------- */
+
+static int session_tgid(void *ctx, int tid)
+{
+	struct session *s = ctx;
+
+	return tgid_cache_get(s->tgids, tid);
+}
+
+/*
+ * -p and --tid into ingest. Without this system's /proc (a recording, a
+ * simulator) a process cannot be told from a thread: -p matches the
+ * event's pid there, like --tid.
+ */
+static int set_filters(struct session *s, bool use_proc)
+{
+	const struct session_opts *o = &s->opts;
+	int *all, r;
+
+	if (use_proc) {
+		/* pid 0, the idle task, is no process of /proc: it is its own thread */
+		bool idle = false;
+		int i;
+
+		for (i = 0; i < o->npids; i++)
+			idle |= o->pids[i] == 0;
+		if (idle) {
+			all = malloc((size_t)(o->ntids + 1) * sizeof(*all));
+			if (!all)
+				return -ENOMEM;
+			if (o->ntids)
+				memcpy(all, o->tids, (size_t)o->ntids * sizeof(*all));
+			all[o->ntids] = 0;
+			r = ingest_set_tids(s->ing, all, o->ntids + 1);
+			free(all);
+		} else {
+			r = ingest_set_tids(s->ing, o->tids, o->ntids);
+		}
+		if (r == 0 && o->npids) {
+			s->tgids = tgid_cache_new(s->tfs, true);
+			if (!s->tgids)
+				return -ENOMEM;
+			r = ingest_set_procs(s->ing, o->pids, o->npids, session_tgid, s);
+		}
+		return r;
+	}
+	all = malloc((size_t)(o->npids + o->ntids + 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (o->npids)
+		memcpy(all, o->pids, (size_t)o->npids * sizeof(*all));
+	if (o->ntids)
+		memcpy(all + o->npids, o->tids, (size_t)o->ntids * sizeof(*all));
+	r = ingest_set_tids(s->ing, all, o->npids + o->ntids);
+	free(all);
+	return r;
+}
+
+/* every -p names a running process and every --tid a running thread */
+static int check_pids(const struct session_opts *o, char *err, size_t errsz)
+{
+	int i, tgid, r;
+
+	for (i = 0; i < o->npids; i++) {
+		if (o->pids[i] == 0)
+			continue; /* the idle task */
+		r = tgid_of_proc(o->pids[i], &tgid);
+		if (r == -ENOENT || r == -ESRCH)
+			return session_errf(err, errsz, -ESRCH, "-p %d: no such process",
+					    o->pids[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "-p %d: cannot read /proc/%d/status: %s",
+					    o->pids[i], o->pids[i], strerror(-r));
+		if (tgid != o->pids[i])
+			return session_errf(err, errsz, -EINVAL,
+					    "-p %d: %d is a thread of process %d (-p %d: the whole process; --tid %d: this thread)",
+					    o->pids[i], o->pids[i], tgid, tgid, o->pids[i]);
+	}
+	for (i = 0; i < o->ntids; i++) {
+		r = tgid_of_proc(o->tids[i], &tgid);
+		if (r == -ENOENT || r == -ESRCH)
+			return session_errf(err, errsz, -ESRCH, "--tid %d: no such thread",
+					    o->tids[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "--tid %d: cannot read /proc/%d/status: %s",
+					    o->tids[i], o->tids[i], strerror(-r));
+	}
+	return 0;
+}
+
+/* the threads of every -p process, and the --tid threads, as "1 2 3" */
+static char *pid_filter_list(struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	size_t len = 0, cap = 256;
+	char *buf = malloc(cap);
+	int i, j;
+
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < o->npids + o->ntids; i++) {
+		int *tids = NULL, n = 0, one;
+
+		if (i < o->npids && !o->tracefs && o->pids[i]) {
+			if (tgid_threads(o->pids[i], &tids, &n) < 0)
+				continue; /* gone since the check */
+		} else {
+			/* a --tid, or a -p where /proc is not the traced system's */
+			one = i < o->npids ? o->pids[i] : o->tids[i - o->npids];
+			tids = &one;
+			n = 1;
+		}
+		for (j = 0; j < n; j++) {
+			if (cap - len < 16) {
+				char *nb = realloc(buf, cap * 2);
+
+				if (!nb) {
+					if (tids != &one)
+						free(tids);
+					free(buf);
+					return NULL;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
+		}
+		if (tids != &one)
+			free(tids);
+	}
+	return buf;
+}
+
+/*
+ * The kernel's side of -p/--tid (the private instance): set_event_pid holds
+ * the threads there are now, options/event-fork adds the ones they start
+ * (and their child processes, which ingest leaves out by tgid), and
+ * options/record-tgid keeps saved_tgids filled for threads that end before
+ * stacktop looks them up. The list is written twice: a thread started
+ * between the first listing and the write is in the second.
+ */
+int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
+{
+	const struct session_opts *o = &s->opts;
+	char rel[160], *list;
+	int r, pass;
+
+	if (!o->npids && !o->ntids)
+		return 0;
+	if (o->npids) {
+		session_path(s, rel, sizeof(rel), "options/record-tgid");
+		if (tfs_exists(s->tfs, rel) && tfs_write(s->tfs, rel, "1") < 0)
+			log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
+		session_path(s, rel, sizeof(rel), "options/event-fork");
+		r = tfs_exists(s->tfs, rel) ? tfs_write(s->tfs, rel, "1") : -ENOENT;
+		if (r < 0)
+			log_warn("cannot turn on event-fork (%s): threads started later are counted only if the kernel records them",
+				 strerror(-r));
+	}
+	session_path(s, rel, sizeof(rel), "set_event_pid");
+	if (!tfs_exists(s->tfs, rel))
+		return 0; /* ingest filters alone */
+	for (pass = 0; pass < 2; pass++) {
+		int fd;
+
+		list = pid_filter_list(s);
+		if (!list)
+			return -ENOMEM;
+		if (!list[0]) {
+			free(list);
+			return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
+		}
+		/* the first write replaces the list; the second adds to it (no O_TRUNC) */
+		fd = tfs_open_file(s->tfs, rel, pass ? O_WRONLY : O_WRONLY | O_TRUNC);
+		r = fd < 0 ? fd : 0;
+		if (fd >= 0) {
+			ssize_t n = write(fd, list, strlen(list));
+
+			if (n < 0)
+				r = -errno;
+			else if ((size_t)n != strlen(list))
+				r = -EIO;
+			close(fd);
+		}
+		free(list);
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot write set_event_pid: %s",
+					    strerror(-r));
+	}
+	return 0;
 }
 
 /* ---- reading the buffers ------------------------------------------------------ */
@@ -118,6 +380,11 @@ void session_sync_stats(struct session *s)
 	s->stats.damaged = is->damaged;
 	s->stats.fallbacks = is->fallbacks;
 	s->stats.unresolved = is->unresolved;
+	s->stats.bad_ids = is->bad_ids;
+	s->stats.rb_bytes = is->bytes;
+	s->stats.sized_records = is->sized_records;
+	s->stats.sized_bytes = is->sized_bytes;
+	s->stats.alt_bytes = is->alt_bytes;
 	/*
 	 * Losses and fallbacks are found while reading, between ticks: "+n"
 	 * counts them from the last tick on, so that a total shown before the
@@ -131,6 +398,8 @@ void session_sync_stats(struct session *s)
 /* replay: everything at once, at the first drain */
 static int replay_all(struct session *s)
 {
+	/* a recording is finite; its sources read it whole */
+	struct drain_budget b = { .pages = UINT_MAX, .deadline = UINT64_MAX };
 	long long n = 0;
 	int i;
 
@@ -141,34 +410,90 @@ static int replay_all(struct session *s)
 		struct source *src = &s->sources[i];
 
 		if (src->ops->drain)
-			n += src->ops->drain(src, 0);
+			n += src->ops->drain(src, &b);
 	}
 	session_sync_stats(s);
 	stack_table_tick(s->table); /* the recording is one interval */
+	memory_stats(s);
+	if (s->snapdb) {
+		/* snapshots: their own interval counts, as they were seen */
+		s->stats.events_delta = s->snap_events_delta;
+		s->stats.fallbacks_delta = 0;
+		s->stats.lost_delta = 0;
+		return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
+	}
 	s->stats.events_delta = s->stats.events;
 	s->stats.fallbacks_delta = s->stats.fallbacks;
 	s->stats.lost_delta = s->stats.lost;
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
-int session_drain(struct session *s, unsigned int max_pages)
+static uint64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool drain_budget_spent(struct drain_budget *b)
+{
+	if (b->used >= b->pages || (b->stop && *b->stop) || mono_ns() >= b->deadline) {
+		b->more = true;
+		return true;
+	}
+	return false;
+}
+
+static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int max_ms,
+			 bool *ret_more)
+{
+	struct drain_budget b = {
+		.pages = max_pages ? max_pages : SESSION_DRAIN_PAGES,
+		.deadline = mono_ns() + (uint64_t)(max_ms ? max_ms : SESSION_DRAIN_MS) * 1000000ULL,
+		.stop = &sig_stop,
+	};
 	int i, r, pages = 0;
 
-	if (s->recording)
-		return replay_all(s);
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 
 		if (!src->ops->drain)
 			continue;
-		r = src->ops->drain(src, max_pages);
+		r = src->ops->drain(src, &b);
 		if (r > 0)
 			pages += r;
 	}
 	comm_learn_new(s);
+	memory_check(s);
 	session_sync_stats(s);
+	/* the stop flag is no reason to say the reader falls behind */
+	if (b.more && !sig_stop)
+		s->stats.drains_cut++;
+	s->stats.behind = b.more;
+	if (ret_more)
+		*ret_more = b.more;
 	return pages;
+}
+
+int session_drain_for(struct session *s, unsigned int max_pages, unsigned int max_ms, bool *more)
+{
+	if (more)
+		*more = false;
+	if (s->recording)
+		return replay_all(s);
+	return drain_bounded(s, max_pages, max_ms, more);
+}
+
+int session_drain(struct session *s, unsigned int max_pages)
+{
+	return session_drain_for(s, max_pages, 0, NULL);
+}
+
+/* the sources' resets: a drain of its own budget, whatever the caller's */
+int session_drain_reset(struct session *s, bool *more)
+{
+	return drain_bounded(s, SESSION_RESET_PAGES, SESSION_RESET_MS, more);
 }
 
 int session_pollfds(const struct session *s, struct pollfd *fds, int max)
@@ -247,7 +572,10 @@ int session_tick(struct session *s)
 	if (s->usym)
 		usym_tick(s->usym);
 	stack_table_tick(s->table);
+	memory_stats(s);
 	comm_cache_tick(s->comms);
+	if (s->tgids)
+		tgid_cache_tick(s->tgids);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
 	return 0;
@@ -257,6 +585,7 @@ int session_tick(struct session *s)
 
 void session_zero_counts(struct session *s)
 {
+	s->fold_floor = 0;
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
@@ -316,14 +645,16 @@ const struct session_stats *session_stats(const struct session *s)
 
 unsigned int session_nevents(const struct session *s)
 {
-	return s->fmt ? s->fmt->nnames : 0;
+	return s->fmt ? s->fmt->nnames : s->nnames;
 }
 
 const char *session_event(const struct session *s, unsigned int idx)
 {
 	if (s->map_events)
 		return "stack_map";
-	return s->fmt && idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
+	if (!s->fmt)
+		return idx < s->nnames ? s->names[idx] : "?";
+	return idx < s->fmt->nnames ? s->fmt->names[idx] : "?";
 }
 
 const char *session_traced(const struct session *s)
@@ -402,12 +733,70 @@ static int add_source(struct session *s, const struct source_ops *ops, char *err
 	return ops->open(src, err, errsz);
 }
 
+/* a stack map saved next to the recording (stack_map_bin, else stack_map) */
+static void find_saved_map(struct session *s, const char *dat)
+{
+	static const char *const names[] = { "stack_map_bin", "stack_map" };
+	const char *slash = strrchr(dat, '/');
+	size_t dir = slash ? (size_t)(slash - dat) + 1 : 0, i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = malloc(dir + strlen(names[i]) + 1);
+
+		if (!p)
+			return;
+		memcpy(p, dat, dir);
+		strcpy(p + dir, names[i]);
+		if (access(p, R_OK) == 0) {
+			log_info("using the stack map saved next to the recording: %s", p);
+			s->found_map = p;
+			s->opts.map_file = p;
+			return;
+		}
+		free(p);
+	}
+}
+
+/* the -r files: at most one trace.dat, any number of JSON snapshots */
+static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
+{
+	const struct session_opts *o = &s->opts;
+	int i, r;
+
+	*nsnap = 0;
+	for (i = 0; i < o->nfiles; i++) {
+		r = snapshot_is_json(o->files[i]);
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot read %s: %s", o->files[i],
+					    strerror(-r));
+		if (r) {
+			(*nsnap)++;
+			continue;
+		}
+		if (s->opts.replay)
+			return session_errf(err, errsz, -EINVAL,
+					    "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
+					    o->files[i]);
+		s->opts.replay = o->files[i];
+	}
+	if (*nsnap && s->opts.replay)
+		return session_errf(err, errsz, -EINVAL,
+				    "-r: a trace.dat and JSON snapshots cannot be read together");
+	if (*nsnap && s->opts.map_file)
+		return session_errf(err, errsz, -EINVAL,
+				    "--map resolves a trace.dat's ids: not with JSON snapshots");
+	if (*nsnap >= SESSION_MAX_SOURCES)
+		return session_errf(err, errsz, -E2BIG, "at most %d snapshots at a time",
+				    SESSION_MAX_SOURCES - 1);
+	return 0;
+}
+
 /* recordings: read once, at the first drain; no kernel is touched */
 static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
 		       size_t errsz)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	int r;
+	int r, i, nsnap = 0;
 
 	if (!s)
 		return -ENOMEM;
@@ -417,31 +806,47 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	s->stats.tracing_on = true;
 	s->comms = comm_cache_new(NULL, false);
 	s->table = stack_table_new();
+	if (s->table)
+		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
+								 : SESSION_MAX_MEMORY);
 	s->ksym = ksym_new(opts->kallsyms);
-	s->names = stackmap_names_new();
-	if (!s->comms || !s->table || !s->ksym || !s->names) {
+	s->map_names = stackmap_names_new();
+	if (!s->comms || !s->table || !s->ksym || !s->map_names) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	/* a trace.dat brings its own symbols (replay_dat.c) */
+	r = sort_files(s, &nsnap, err, errsz);
+	if (r < 0)
+		goto fail;
+	if (s->opts.replay && !s->opts.map_file)
+		find_saved_map(s, s->opts.replay);
+	/*
+	 * a trace.dat brings its own symbols (replay_dat.c), a snapshot its
+	 * own symbol texts (replay_json.c): the live kallsyms only for a map
+	 * alone, or when asked for
+	 */
 	if (opts->kallsyms) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
-	} else if (!opts->replay) {
+	} else if (!s->opts.replay && !nsnap) {
 		r = ksym_load(s->ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
 	}
 	/* the sources: the events first, then the map that resolves their ids */
 	r = 0;
-	if (opts->replay)
+	for (i = 0; r == 0 && i < opts->nfiles; i++)
+		if (opts->files[i] != s->opts.replay)
+			r = add_source(s, &source_replay_json_ops, err, errsz);
+	if (r == 0 && s->opts.replay)
 		r = add_source(s, &source_replay_dat_ops, err, errsz);
-	if (r == 0 && opts->map_file)
+	if (r == 0 && s->opts.map_file)
 		r = add_source(s, &source_replay_map_ops, err, errsz);
 	if (r < 0)
 		goto fail;
-	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+	replay_json_finish(s);
+	if (!s->ing || set_filters(s, false) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -461,14 +866,20 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	if (err && errsz)
 		err[0] = '\0';
-	if ((opts->replay || opts->map_file) && opts->user)
+	if ((opts->replay || opts->map_file || opts->nfiles) && opts->user)
 		return session_errf(err, errsz, -EOPNOTSUPP,
 				    "--user needs a live kernel: a recording has no processes to name frames from");
-	if (opts->replay || opts->map_file)
+	if (opts->replay || opts->map_file || opts->nfiles)
 		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
 		return session_errf(err, errsz, -EPERM,
 			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
+	/* pids of this system: checked before tracefs is touched */
+	if (!opts->tracefs) {
+		r = check_pids(opts, err, errsz);
+		if (r < 0)
+			return r;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -481,6 +892,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	ksym_set_usym(s->ksym, s->usym);
+	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
+	/* a --tracefs may be a simulator: its pids are not this machine's */
+	s->proc_pids = !opts->tracefs;
 
 	r = tfs_open(opts->tracefs, &s->tfs);
 	if (r < 0) {
@@ -549,7 +963,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	}
 	s->stats.mode = s->mode;
 	s->ing = ingest_new(s->fmt, s->table, count_cpus(s));
-	if (!s->ing || ingest_set_pids(s->ing, opts->pids, opts->npids) < 0) {
+	if (!s->ing || set_filters(s, !opts->tracefs) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -558,6 +972,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_type_cb(s->ing, session_type_cb, s);
 	if (s->user_on)
 		ingest_set_user(s->ing, s->usym);
+	ingest_set_func_cb(s->ing, session_func_cb, s);
+	s->trigger_mode = opts->ntriggers > 0;
 	if (!opts->show_self && !opts->tracefs)
 		ingest_set_self(s->ing, (int)getpid());
 	if (uname(&un) == 0)
@@ -589,6 +1005,16 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			goto fail;
 		}
 	}
+
+	if (s->mode == SESSION_PASSIVE && (opts->nkprobes || opts->nfunctions || opts->ntriggers)) {
+		r = session_errf(err, errsz, -EINVAL,
+				 "--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
+		goto fail;
+	}
+	/* before the source: its instance must go first on restore (probes.c) */
+	r = session_setup_kprobes(s, err, errsz);
+	if (r < 0)
+		goto fail;
 
 	/* the sources: one per mode today */
 	switch (s->mode) {
@@ -651,11 +1077,20 @@ void session_close(struct session *s)
 	evfmt_free(s->fmt);
 	stack_table_free(s->table);
 	ksym_free(s->ksym);
-	stackmap_names_free(s->names);
+	stackmap_names_free(s->map_names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
 	usym_free(s->usym);
+	tgid_cache_free(s->tgids);
+	replay_json_free(s);
+	for (i = 0; i < (int)s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->found_map);
 	free(s->traced);
+	for (i = 0; i < s->nprobe_events; i++)
+		free(s->probe_events[i]);
+	free(s->probe_events);
 	free(s);
 }
 

@@ -2,19 +2,30 @@
 /*
  * stack_table.c - see stack_table.h.
  *
- * Storage: stacks and attribution records are bump-allocated from 1 MiB
- * arena chunks (no per-stack malloc header, freed all at once on clear).
+ * Storage: stacks and attribution records are bump-allocated from arena
+ * chunks (16 KiB doubling up to 1 MiB; no per-stack malloc header, freed all
+ * at once on clear). Breakdown records folded away (stack_table_fold()) go
+ * on a free list and are reused first.
+ *
+ * Memory limit: below the limit less a reserve (1/16), everything is
+ * allocated as usual; past it a new stack counts on the STACK_F_OVER stack
+ * and a new (event, cpu, pid) on the stack's STACK_PID_OVER record, both
+ * taken from the reserve; with the reserve gone only the stack's own counts
+ * grow. Every refusal is counted.
  * Two open-addressing hash tables of pointers index them: stacks by their
  * frame hash, records by (stack, event, cpu, pid). A hit of a known stack
  * costs one hash of the frames, one probe and one memcmp.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stack_table.h"
 
 #define ARENA_CHUNK (1u << 20)
+#define ARENA_MIN   (16u << 10)
+#define FOLD_COMM   16
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -57,17 +68,65 @@ struct stack_table {
 	size_t active_cap[2];
 	size_t nhit; /* stacks with at least one hit */
 	bool active_lost; /* an active list could not grow (OOM) */
+
+	struct top_slot *top; /* stack_top_of()'s scratch */
+	size_t top_cap;
+	/* memory limit (0: none), see the top of this file */
+	size_t limit;
+	struct stack *over;		/* STACK_F_OVER, made when first needed */
+	struct stack_attr *free_attrs;	/* folded away, reused first */
+	size_t nfree;
+	uint64_t folded, over_stacks, over_hits;
+	char (*fcomm)[FOLD_COMM];	/* names of folded pids */
+	size_t nfcomm, fcomm_cap;
 };
 
-static void *arena_alloc(struct arena *a, size_t size)
+static size_t table_bytes(const struct stack_table *t)
+{
+	return sizeof(*t) + t->stacks.bytes + t->attrs.bytes + t->nslots * sizeof(*t->slots) +
+	       t->naslots * sizeof(*t->aslots) +
+	       (t->active_cap[0] + t->active_cap[1]) * sizeof(*t->active[0]) +
+	       t->fcomm_cap * sizeof(*t->fcomm);
+}
+
+/* what ordinary allocations may bring the table to; SIZE_MAX: no limit */
+static size_t cap_normal(const struct stack_table *t)
+{
+	return t->limit ? t->limit - t->limit / 16 : SIZE_MAX;
+}
+
+static size_t cap_reserve(const struct stack_table *t)
+{
+	return t->limit ? t->limit : SIZE_MAX;
+}
+
+/* whether @more bytes fit under @cap */
+static bool fits(const struct stack_table *t, size_t more, size_t cap)
+{
+	size_t now = table_bytes(t);
+
+	return cap == SIZE_MAX || (now <= cap && more <= cap - now);
+}
+
+/* NULL when out of memory or when a new chunk would not fit under @cap */
+static void *arena_alloc(struct stack_table *t, struct arena *a, size_t size, size_t cap)
 {
 	struct arena_chunk *c = a->last;
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
 	if (!c || c->size - c->used < size) {
-		size_t csize = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+		/* the arena doubles, from ARENA_MIN up to chunks of ARENA_CHUNK */
+		size_t csize = a->bytes < ARENA_MIN ? ARENA_MIN :
+			       a->bytes > ARENA_CHUNK ? ARENA_CHUNK : a->bytes;
 
+		if (csize < size)
+			csize = size;
+		if (!fits(t, sizeof(*c) + csize, cap)) {
+			csize = size > 4096 ? size : 4096;
+			if (!fits(t, sizeof(*c) + csize, cap))
+				return NULL;
+		}
 		c = malloc(sizeof(*c) + csize);
 		if (!c)
 			return NULL;
@@ -133,6 +192,8 @@ void stack_table_free(struct stack_table *t)
 	free(t->active[1]);
 	free(t->slots);
 	free(t->aslots);
+	free(t->top);
+	free(t->fcomm);
 	free(t);
 }
 
@@ -159,8 +220,11 @@ uint32_t stack_hash(const uint64_t *ips, unsigned int depth)
 static int stack_grow(struct stack_table *t)
 {
 	size_t n = t->nslots * 2, i;
-	struct stack **slots = calloc(n, sizeof(*slots));
+	struct stack **slots;
 
+	if (!fits(t, n * sizeof(*slots), cap_normal(t)))
+		return -ENOSPC;
+	slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < t->nslots; i++) {
@@ -177,6 +241,23 @@ static int stack_grow(struct stack_table *t)
 	t->slots = slots;
 	t->nslots = n;
 	return 0;
+}
+
+/* a new stack past the limit: its hits count on the one STACK_F_OVER stack */
+static struct stack *stack_over(struct stack_table *t)
+{
+	t->over_stacks++;
+	if (!t->over) {
+		t->over = arena_alloc(t, &t->stacks, stack_size(0), cap_reserve(t));
+		if (!t->over)
+			return NULL;
+		memset(t->over, 0, sizeof(*t->over));
+		t->over->flags = STACK_F_OVER;
+		t->over->hash = 0xffffffffu;
+		t->over->epoch = t->epoch - 1;
+		/* not in the hash: nothing has its (empty) content */
+	}
+	return t->over;
 }
 
 struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth)
@@ -198,15 +279,19 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 			return s;
 	}
 	if ((t->nstacks + 1) * 4 > t->nslots * 3) {
-		if (stack_grow(t))
+		int r = stack_grow(t);
+
+		if (r == -ENOSPC)
+			return stack_over(t);
+		if (r)
 			return NULL;
 		mask = t->nslots - 1;
 		for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
 			;
 	}
-	s = arena_alloc(&t->stacks, stack_size(depth));
+	s = arena_alloc(t, &t->stacks, stack_size(depth), cap_normal(t));
 	if (!s)
-		return NULL;
+		return fits(t, stack_size(depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
 	memset(s, 0, sizeof(*s));
 	s->hash = h;
 	s->depth = (uint16_t)depth;
@@ -239,17 +324,20 @@ static inline uint64_t count_delta(uint64_t cur, uint64_t last, uint32_t epoch, 
 }
 
 static inline uint32_t attr_hash(const struct stack *s, unsigned int event, unsigned int cpu,
-				 int pid)
+				 int pid, unsigned int origin)
 {
 	return (uint32_t)mix64((uintptr_t)s ^ ((uint64_t)event << 48) ^ ((uint64_t)cpu << 32) ^
-			       (uint32_t)pid);
+			       (uint32_t)pid ^ ((uint64_t)origin << 20));
 }
 
-static int attr_grow(struct stack_table *t)
+static int attr_grow(struct stack_table *t, size_t cap)
 {
 	size_t n = t->naslots * 2, i;
-	struct stack_attr **slots = calloc(n, sizeof(*slots));
+	struct stack_attr **slots;
 
+	if (!fits(t, n * sizeof(*slots), cap))
+		return -ENOSPC;
+	slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < t->naslots; i++) {
@@ -258,7 +346,7 @@ static int attr_grow(struct stack_table *t)
 
 		if (!a)
 			continue;
-		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid) & (n - 1); slots[j];
+		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid, a->origin) & (n - 1); slots[j];
 		     j = (j + 1) & (n - 1))
 			;
 		slots[j] = a;
@@ -269,26 +357,40 @@ static int attr_grow(struct stack_table *t)
 	return 0;
 }
 
-static __attribute__((noinline)) struct stack_attr *
-attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid)
+static struct stack_attr *attr_new(struct stack_table *t, size_t cap)
+{
+	struct stack_attr *a = t->free_attrs;
+
+	if (a) {
+		t->free_attrs = a->next;
+		t->nfree--;
+		return a;
+	}
+	return arena_alloc(t, &t->attrs, sizeof(*a), cap);
+}
+
+static struct stack_attr *attr_find_cap(struct stack_table *t, struct stack *s, unsigned int event,
+					unsigned int cpu, int pid, unsigned int origin,
+					size_t cap)
 {
 	struct stack_attr *a;
 	size_t i, mask;
 	uint32_t h;
 
-	h = attr_hash(s, event, cpu, pid);
+	h = attr_hash(s, event, cpu, pid, origin);
 	mask = t->naslots - 1;
 	for (i = h & mask; (a = t->aslots[i]); i = (i + 1) & mask)
-		if (a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid)
+		if (a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid &&
+		    a->origin == origin)
 			return a;
 	if ((t->nattrs + 1) * 4 > t->naslots * 3) {
-		if (attr_grow(t))
+		if (attr_grow(t, cap))
 			return NULL;
 		mask = t->naslots - 1;
 		for (i = h & mask; t->aslots[i]; i = (i + 1) & mask)
 			;
 	}
-	a = arena_alloc(&t->attrs, sizeof(*a));
+	a = attr_new(t, cap);
 	if (!a)
 		return NULL;
 	memset(a, 0, sizeof(*a));
@@ -296,6 +398,7 @@ attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned i
 	a->event = (uint16_t)event;
 	a->cpu = (uint16_t)cpu;
 	a->pid = pid;
+	a->origin = (uint16_t)origin;
 	a->epoch = t->epoch;
 	a->next = s->attrs;
 	s->attrs = a;
@@ -304,14 +407,28 @@ attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned i
 	return a;
 }
 
+/* past the limit, a new (event, cpu, pid) counts on the stack's STACK_PID_OVER record */
+static __attribute__((noinline)) struct stack_attr *
+attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid,
+	  unsigned int origin)
+{
+	struct stack_attr *a = attr_find_cap(t, s, event, cpu, pid, origin, cap_normal(t));
+
+	if (a || !t->limit || pid == STACK_PID_OVER)
+		return a;
+	return attr_find_cap(t, s, event, cpu, STACK_PID_OVER, origin, cap_reserve(t));
+}
+
 static void active_add(struct stack_table *t, struct stack *s)
 {
 	unsigned int w = t->epoch & 1;
 
 	if (t->nactive[w] == t->active_cap[w]) {
 		size_t cap = t->active_cap[w] ? t->active_cap[w] * 2 : 1024;
-		struct stack **a = realloc(t->active[w], cap * sizeof(*a));
+		struct stack **a = NULL;
 
+		if (fits(t, (cap - t->active_cap[w]) * sizeof(*a), cap_reserve(t)))
+			a = realloc(t->active[w], cap * sizeof(*a));
 		if (!a) {
 			t->active_lost = true; /* rank falls back to the full walk */
 			return;
@@ -324,13 +441,14 @@ static void active_add(struct stack_table *t, struct stack *s)
 
 /* consecutive hits usually come from the same task on the same CPU: inline */
 static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s,
-					  unsigned int event, unsigned int cpu, int pid)
+					  unsigned int event, unsigned int cpu, int pid,
+					  unsigned int origin)
 {
 	struct stack_attr *a = s->attrs;
 
-	if (a && a->event == event && a->cpu == cpu && a->pid == pid)
+	if (a && a->event == event && a->cpu == cpu && a->pid == pid && a->origin == origin)
 		return a;
-	return attr_find(t, s, event, cpu, pid);
+	return attr_find(t, s, event, cpu, pid, origin);
 }
 
 int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
@@ -354,11 +472,44 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 	}
 	t->hits_cur += n;
 
-	a = attr_get(t, s, event, cpu, pid);
+	a = attr_get(t, s, event, cpu, pid, 0);
+	if (!a || (a->pid == STACK_PID_OVER && pid != STACK_PID_OVER) || s == t->over)
+		t->over_hits += n;
 	if (!a)
 		return -ENOMEM;
 	a->total += n;
 	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
+	return 0;
+}
+
+int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, unsigned int origin, uint64_t total, uint32_t delta)
+{
+	struct stack_attr *a;
+
+	if (!total)
+		return 0;
+	if (delta > total)
+		delta = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total);
+	if (s->epoch != t->epoch)
+		active_add(t, s);
+	if (!s->total)
+		t->nhit++;
+	s->total += total;
+	count_bump(&s->cur, &s->last, &s->epoch, t->epoch, delta);
+	t->hits += total;
+	if (t->hits_epoch != t->epoch) {
+		t->hits_last = (t->hits_epoch + 1 == t->epoch) ? t->hits_cur : 0;
+		t->hits_cur = 0;
+		t->hits_epoch = t->epoch;
+	}
+	t->hits_cur += delta;
+
+	a = attr_get(t, s, event, cpu, pid, origin);
+	if (!a)
+		return -ENOMEM;
+	a->total += total;
+	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, delta);
 	return 0;
 }
 
@@ -406,6 +557,11 @@ void stack_table_clear(struct stack_table *t)
 {
 	arena_free_all(&t->stacks);
 	arena_free_all(&t->attrs);
+	t->over = NULL;
+	t->free_attrs = NULL;
+	t->nfree = 0;
+	t->folded = t->over_stacks = t->over_hits = 0;
+	t->nfcomm = 0;
 	t->nactive[0] = t->nactive[1] = 0;
 	t->nhit = 0;
 	t->active_lost = false;
@@ -440,8 +596,258 @@ uint64_t stack_table_hits(const struct stack_table *t, uint64_t *ret_delta)
 
 size_t stack_table_memory(const struct stack_table *t)
 {
-	return sizeof(*t) + t->stacks.bytes + t->attrs.bytes + t->nslots * sizeof(*t->slots) +
-	       t->naslots * sizeof(*t->aslots);
+	return table_bytes(t);
+}
+
+void stack_table_set_limit(struct stack_table *t, size_t bytes)
+{
+	t->limit = bytes;
+}
+
+void stack_table_mem(const struct stack_table *t, struct stack_mem *ret)
+{
+	ret->bytes = table_bytes(t);
+	ret->free_bytes = t->nfree * sizeof(struct stack_attr);
+	ret->limit = t->limit;
+	ret->folded = t->folded;
+	ret->over_stacks = t->over_stacks;
+	ret->over_hits = t->over_hits;
+}
+
+const char *stack_table_folded_comm(const struct stack_table *t, int pid)
+{
+	size_t i;
+
+	if (!stack_pid_folded(pid))
+		return NULL;
+	i = (size_t)(STACK_PID_FOLDED - (long)pid);
+	return i < t->nfcomm ? t->fcomm[i] : NULL;
+}
+
+/* the folded pid of @comm, a new one if needed; 0 on OOM */
+static int fold_pid(struct stack_table *t, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfcomm; i++)
+		if (!strncmp(t->fcomm[i], comm, FOLD_COMM - 1))
+			return STACK_PID_FOLDED - (int)i;
+	if (t->nfcomm == t->fcomm_cap) {
+		size_t cap = t->fcomm_cap ? t->fcomm_cap * 2 : 64;
+		char (*n)[FOLD_COMM];
+
+		if (cap > 1u << 20)
+			return 0; /* a million names: keep the pids */
+		n = realloc(t->fcomm, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		t->fcomm = n;
+		t->fcomm_cap = cap;
+	}
+	snprintf(t->fcomm[t->nfcomm], FOLD_COMM, "%s", comm);
+	return STACK_PID_FOLDED - (int)t->nfcomm++;
+}
+
+/* a small pid -> folded pid map (0: alive), so @exited runs once per pid */
+struct pidmap {
+	int32_t *key;
+	int32_t *val;
+	size_t n, used;
+};
+
+static int pidmap_grow(struct pidmap *m)
+{
+	size_t n = m->n ? m->n * 2 : 1024, i;
+	int32_t *key = calloc(n, sizeof(*key)), *val = calloc(n, sizeof(*val));
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++) {
+		size_t j;
+
+		if (!m->key[i])
+			continue;
+		for (j = mix64((uint64_t)m->key[i]) & (n - 1); key[j]; j = (j + 1) & (n - 1))
+			;
+		key[j] = m->key[i];
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->n = n;
+	return 0;
+}
+
+/* the slot of @pid (> 0); *@fresh when it was not there */
+static int32_t *pidmap_get(struct pidmap *m, int32_t pid, bool *fresh)
+{
+	size_t j;
+
+	if ((m->used + 1) * 2 > m->n && pidmap_grow(m))
+		return NULL;
+	for (j = mix64((uint64_t)pid) & (m->n - 1); m->key[j]; j = (j + 1) & (m->n - 1))
+		if (m->key[j] == pid) {
+			*fresh = false;
+			return &m->val[j];
+		}
+	m->key[j] = pid;
+	m->val[j] = 0;
+	m->used++;
+	*fresh = true;
+	return &m->val[j];
+}
+
+/* @from's counts into @into, both brought to the current epoch */
+static void attr_merge(struct stack_table *t, struct stack_attr *into, const struct stack_attr *from)
+{
+	uint32_t now = t->epoch;
+
+	into->total += from->total;
+	if (into->epoch != now) {
+		into->last = into->epoch + 1 == now ? into->cur : 0;
+		into->cur = 0;
+		into->epoch = now;
+	}
+	if (from->epoch == now) {
+		into->cur += from->cur;
+		into->last += from->last;
+	} else if (from->epoch + 1 == now) {
+		into->last += from->cur;
+	}
+}
+
+/*
+ * Rebuild the record hash from the stacks' chains, smaller if fewer records
+ * are left; without memory for the smaller array the old one is reused
+ * (the count only went down), so this cannot fail.
+ */
+static void attr_rehash(struct stack_table *t)
+{
+	size_t n = 1024, i;
+	struct stack_attr **slots = NULL;
+	const struct arena_chunk *c;
+
+	while (t->nattrs * 4 > n * 3)
+		n *= 2;
+	if (n < t->naslots)
+		slots = calloc(n, sizeof(*slots));
+	if (slots) {
+		free(t->aslots);
+		t->aslots = slots;
+		t->naslots = n;
+	} else {
+		n = t->naslots;
+		memset(t->aslots, 0, n * sizeof(*t->aslots));
+	}
+	for (c = t->stacks.first; c; c = c->next) {
+		size_t off = 0;
+
+		while (off < c->used) {
+			struct stack *s = (struct stack *)(void *)(c->data + off);
+			struct stack_attr *a;
+
+			for (a = s->attrs; a; a = a->next) {
+				for (i = attr_hash(s, a->event, a->cpu, a->pid, a->origin) & (n - 1);
+				     t->aslots[i]; i = (i + 1) & (n - 1))
+					;
+				t->aslots[i] = a;
+			}
+			off += stack_size(s->depth);
+		}
+	}
+}
+
+long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, char *comm),
+		      void *ctx)
+{
+	struct pidmap pm = { 0 };
+	struct stack_attr **keep = NULL; /* this stack's folded records */
+	size_t nkeep, capkeep = 0;
+	const struct arena_chunk *c;
+	long folded = 0;
+	int r = 0;
+
+	for (c = t->stacks.first; c && !r; c = c->next) {
+		size_t off = 0;
+
+		while (off < c->used && !r) {
+			struct stack *s = (struct stack *)(void *)(c->data + off);
+			struct stack_attr **pp = &s->attrs, *a;
+
+			off += stack_size(s->depth);
+			nkeep = 0;
+			while ((a = *pp)) {
+				struct stack_attr *into = NULL;
+				int fpid = a->pid;
+				size_t k;
+
+				if (a->pid > 0) {
+					bool fresh;
+					int32_t *v = pidmap_get(&pm, a->pid, &fresh);
+					char comm[FOLD_COMM];
+
+					if (!v) {
+						r = -ENOMEM;
+						break;
+					}
+					if (fresh) {
+						memset(comm, 0, sizeof(comm));
+						if (exited(ctx, a->pid, comm))
+							*v = fold_pid(t, comm[0] ? comm : "?");
+					}
+					if (*v)
+						fpid = *v;
+				}
+				if (!stack_pid_folded(fpid)) {
+					pp = &a->next;
+					continue;
+				}
+				for (k = 0; k < nkeep; k++)
+					if (keep[k]->event == a->event && keep[k]->cpu == a->cpu &&
+					    keep[k]->pid == fpid && keep[k]->origin == a->origin)
+						into = keep[k];
+				if (into) {
+					/* folded away: off the chain, onto the free list */
+					attr_merge(t, into, a);
+					*pp = a->next;
+					a->next = t->free_attrs;
+					t->free_attrs = a;
+					t->nfree++;
+					t->nattrs--;
+					folded++;
+					continue;
+				}
+				if (nkeep == capkeep) {
+					size_t nc = capkeep ? capkeep * 2 : 64;
+					struct stack_attr **nb = realloc(keep, nc * sizeof(*nb));
+
+					if (!nb) {
+						r = -ENOMEM;
+						break;
+					}
+					keep = nb;
+					capkeep = nc;
+				}
+				if (a->pid != fpid)
+					folded++;
+				a->pid = fpid; /* the first of its comm becomes the folded record */
+				keep[nkeep++] = a;
+				pp = &a->next;
+			}
+		}
+	}
+	free(keep);
+	free(pm.key);
+	free(pm.val);
+	t->folded += (uint64_t)folded;
+	/* a record's pid may have changed: the hash is rebuilt in any case */
+	attr_rehash(t);
+	return r < 0 ? r : folded;
 }
 
 uint32_t stack_table_epoch(const struct stack_table *t)
@@ -480,60 +886,121 @@ int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *
 	return 0;
 }
 
-#define TOP_MAX 64
+/* ---- who hits a stack most ------------------------------------------------------- */
 
-struct top_acc {
-	int key[TOP_MAX];
-	uint64_t hits[TOP_MAX];
-	int n;
+/* key: kind << 32 | value, kind 1-3 (0 marks an empty slot) */
+enum { TOP_EVENT = 1, TOP_PID, TOP_CPU };
+
+struct top_slot {
+	uint64_t key;
+	uint64_t hits;
 };
 
-static void top_add(struct top_acc *acc, int key, uint64_t hits)
+/* false when the table is full */
+static bool top_add(struct top_slot *slots, size_t mask, unsigned int kind, int value,
+		    uint64_t hits)
 {
-	int i;
+	uint64_t key = (uint64_t)kind << 32 | (uint32_t)value;
+	size_t i, n;
 
-	for (i = 0; i < acc->n; i++) {
-		if (acc->key[i] == key) {
-			acc->hits[i] += hits;
-			return;
+	for (i = mix64(key) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+		if (slots[i].key == key) {
+			slots[i].hits += hits;
+			return true;
+		}
+		if (!slots[i].key) {
+			slots[i].key = key;
+			slots[i].hits = hits;
+			return true;
 		}
 	}
-	if (acc->n < TOP_MAX) {
-		acc->key[acc->n] = key;
-		acc->hits[acc->n++] = hits;
+	return false;
+}
+
+static void top_pick(int *ret, uint64_t *ret_hits, int value, uint64_t hits)
+{
+	if (hits > *ret_hits || (hits == *ret_hits && value < *ret)) {
+		*ret = value;
+		*ret_hits = hits;
 	}
 }
 
-static void top_best(const struct top_acc *acc, int *ret_key, uint64_t *ret_hits)
+/* the scratch with room for @cap slots, zeroed; false when out of memory */
+static bool top_scratch(struct stack_table *t, size_t cap)
 {
-	int i;
+	if (cap > t->top_cap) {
+		struct top_slot *ns = malloc(cap * sizeof(*ns));
 
-	*ret_key = -1;
-	*ret_hits = 0;
-	for (i = 0; i < acc->n; i++) {
-		if (acc->hits[i] > *ret_hits) {
-			*ret_hits = acc->hits[i];
-			*ret_key = acc->key[i];
-		}
+		if (!ns)
+			return false;
+		free(t->top);
+		t->top = ns;
+		t->top_cap = cap;
 	}
+	memset(t->top, 0, cap * sizeof(*t->top));
+	return true;
 }
 
-void stack_top_of(const struct stack_table *t, const struct stack *s, bool delta,
-		  struct stack_top *ret)
+/* sum the records into @cap slots; false when they did not fit */
+static bool top_fill(struct stack_table *t, const struct stack *s, bool delta,
+		     const struct rank_opts *filter, size_t cap)
 {
-	struct top_acc ev = { .n = 0 }, pid = { .n = 0 }, cpu = { .n = 0 };
+	bool filtered = filter && rank_filters_attrs(filter);
 	const struct stack_attr *a;
 
 	for (a = s->attrs; a; a = a->next) {
 		uint64_t h = delta ? stack_attr_delta(t, a) : a->total;
 
-		if (!h)
+		if (!h || (filtered && !rank_attr_passes(filter, a)))
 			continue;
-		top_add(&ev, a->event, h);
-		top_add(&pid, a->pid, h);
-		top_add(&cpu, a->cpu, h);
+		if (!top_add(t->top, cap - 1, TOP_EVENT, a->event, h) ||
+		    !top_add(t->top, cap - 1, TOP_PID, a->pid, h) ||
+		    !top_add(t->top, cap - 1, TOP_CPU, a->cpu, h))
+			return false;
 	}
-	top_best(&ev, &ret->event, &ret->event_hits);
-	top_best(&pid, &ret->pid, &ret->pid_hits);
-	top_best(&cpu, &ret->cpu, &ret->cpu_hits);
+	return true;
+}
+
+void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
+		  const struct rank_opts *filter, struct stack_top *ret)
+{
+	const struct stack_attr *a;
+	size_t n = 0, cap = 128, i;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->event = ret->pid = ret->cpu = -1;
+	for (a = s->attrs; a; a = a->next)
+		n++;
+	/*
+	 * A record is one (event, CPU, pid): the keys are about one per record
+	 * plus a few events and CPUs. Room for twice that; a stack with more
+	 * distinct events and CPUs than that fills it and is summed again in
+	 * a table twice as large.
+	 */
+	while (cap < 2 * n + 128)
+		cap *= 2;
+	for (;;) {
+		if (!top_scratch(t, cap))
+			return;
+		if (top_fill(t, s, delta, filter, cap))
+			break;
+		cap *= 2;
+	}
+	for (i = 0; i < cap; i++) {
+		const struct top_slot *e = &t->top[i];
+		int v = (int)(uint32_t)e->key;
+
+		switch (e->key >> 32) {
+		case TOP_EVENT:
+			top_pick(&ret->event, &ret->event_hits, v, e->hits);
+			break;
+		case TOP_PID:
+			top_pick(&ret->pid, &ret->pid_hits, v, e->hits);
+			ret->npids++;
+			break;
+		case TOP_CPU:
+			top_pick(&ret->cpu, &ret->cpu_hits, v, e->hits);
+			break;
+		}
+	}
 }

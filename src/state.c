@@ -9,11 +9,19 @@
  *	root <hex of the tracefs root path>
  *	W <hex of rel path> <hex of original value>
  *	D <hex of rel path>
+ *	A <hex of rel path> <hex of the line to append on undo>
+ *
+ * 'A' undoes what cannot be undone by writing an old value back: a kprobe
+ * event (`-:GROUP/EVENT` appended to kprobe_events; O_TRUNC there would
+ * remove every probe) or a trigger (`!stacktrace` appended to the trigger
+ * file). It is journaled before the change, so its undo may meet nothing
+ * to remove (ENOENT, which counts as done).
  *
  * Hex keeps any byte of a path or a value on one line.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,7 +44,7 @@
 #define STATE_MAX    256
 
 struct state_entry {
-	char kind; /* 'W' or 'D' */
+	char kind; /* 'W', 'D' or 'A' */
 	char *rel;
 	char *value;
 };
@@ -130,7 +138,7 @@ static int state_save(struct state *st)
 	for (i = 0; i < st->n; i++) {
 		fprintf(f, "%c ", st->e[i].kind);
 		hex_put(f, st->e[i].rel);
-		if (st->e[i].kind == 'W') {
+		if (st->e[i].kind == 'W' || st->e[i].kind == 'A') {
 			fputc(' ', f);
 			hex_put(f, st->e[i].value);
 		}
@@ -212,6 +220,21 @@ static char *trim_dup(const char *s)
 	return strndup(s, len);
 }
 
+/* a choice file ("[local] global counter"): what restores it is the choice */
+static char *selected_dup(const char *rel, const char *s)
+{
+	const char *base = strrchr(rel, '/'), *b, *e;
+
+	base = base ? base + 1 : rel;
+	if (strcmp(base, "trace_clock"))
+		return trim_dup(s);
+	b = strchr(s, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (!e || e == b + 1)
+		return trim_dup(s);
+	return strndup(b + 1, (size_t)(e - b - 1));
+}
+
 static int state_push(struct state *st, char kind, const char *rel, const char *value)
 {
 	struct state_entry *e;
@@ -248,6 +271,20 @@ static void state_pop(struct state *st)
 	state_save(st);
 }
 
+/*
+ * What restores a file that read as @orig: most files take back what they
+ * showed, a few show their empty state in words the kernel would not take.
+ */
+static void restore_form(const char *rel, char *orig)
+{
+	size_t len = strlen(rel);
+
+	if (len >= 7 && !strcmp(rel + len - 7, "/filter") && !strcmp(orig, "none"))
+		strcpy(orig, "0"); /* `0` clears a filter; `none` is a parse error */
+	else if (!strncmp(orig, "####", 4) || !strcmp(orig, "no pid"))
+		orig[0] = '\0'; /* set_ftrace_filter/notrace, *_pid: O_TRUNC empties them */
+}
+
 int state_write(struct state *st, const char *rel, const char *value)
 {
 	char *cur = NULL, *orig;
@@ -259,10 +296,11 @@ int state_write(struct state *st, const char *rel, const char *value)
 	r = tfs_read(st->tfs, rel, &cur, NULL);
 	if (r < 0)
 		return r;
-	orig = trim_dup(cur);
+	orig = selected_dup(rel, cur);
 	free(cur);
 	if (!orig)
 		return -ENOMEM;
+	restore_form(rel, orig);
 	if (!strcmp(orig, value)) {
 		free(orig);
 		return 0;
@@ -272,6 +310,40 @@ int state_write(struct state *st, const char *rel, const char *value)
 	if (r < 0)
 		return r;
 	r = tfs_write(st->tfs, rel, value);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
+/* one write with O_APPEND (no O_TRUNC: that would clear the whole file) */
+static int append_line(struct tfs *t, const char *rel, const char *line)
+{
+	size_t len = strlen(line);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = tfs_open_file(t, rel, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return fd;
+	do {
+		n = write(fd, line, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	if (close(fd) < 0 && !r && errno != EINTR)
+		r = -errno;
+	return r;
+}
+
+int state_append(struct state *st, const char *rel, const char *line, const char *undo)
+{
+	int r = state_push(st, 'A', rel, undo);
+
+	if (r < 0)
+		return r;
+	r = append_line(st->tfs, rel, line);
 	if (r < 0)
 		state_pop(st);
 	return r;
@@ -320,6 +392,11 @@ static int undo_one(struct tfs *t, char kind, const char *rel, const char *value
 
 	if (kind == 'D')
 		return rmdir_retry(t, rel);
+	if (kind == 'A') {
+		r = append_line(t, rel, value);
+		/* never made, or already gone with its instance */
+		return r == -ENOENT || r == -ENODEV ? 0 : r;
+	}
 	r = tfs_write(t, rel, value);
 	/* the instance it lived in is gone already: nothing to restore */
 	return r == -ENOENT ? 0 : r;
@@ -427,16 +504,33 @@ int state_lock_top(struct state *st, int *ret_owner)
 	return 0;
 }
 
-static void close_all_but(int a, int b)
+/* close every fd from @lo up to @hi (inclusive), if any */
+static void close_span(int lo, int hi)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	if (lo <= hi)
+		close_range((unsigned int)lo, (unsigned int)hi, 0);
+}
 
-	/* close_range() is a system call: async-signal-safe */
-	if (lo > 3)
-		close_range(3, (unsigned int)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
-	close_range((unsigned int)hi + 1, ~0U, 0);
+/* close_range() is a system call: async-signal-safe */
+static void close_all_but(int a, int b, int c)
+{
+	int keep[3] = { a, b, c }, i, j, t, next = 3;
+
+	/* sort the three (a missing one is -1) */
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				t = keep[i];
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (i = 0; i < 3; i++) {
+		if (keep[i] < next)
+			continue;
+		close_span(next, keep[i] - 1);
+		next = keep[i] + 1;
+	}
+	close_range((unsigned int)next, ~0U, 0);
 }
 
 void state_emergency_restore(void)
@@ -446,8 +540,13 @@ void state_emergency_restore(void)
 
 	if (!st)
 		return;
-	/* readers hold the instance busy: close everything but the tracefs root and rundir */
-	close_all_but(st->tfs->fd, st->dirfd);
+	/*
+	 * Readers hold the instance busy: close everything but the tracefs
+	 * root, the rundir and the liveness lock. The lock stays held until
+	 * the journal is gone: a stacktop starting meanwhile must not take
+	 * this one for dead and recover the journal under our feet.
+	 */
+	close_all_but(st->tfs->fd, st->dirfd, st->alivefd);
 	for (i = st->n - 1; i >= 0; i--) {
 		const struct state_entry *e = &st->e[i];
 
@@ -458,12 +557,12 @@ void state_emergency_restore(void)
 				failed = 1;
 			continue;
 		}
-		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | O_TRUNC);
+		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
 		if (fd < 0) {
 			failed |= fd != -ENOENT;
 			continue;
 		}
-		if (write(fd, e->value, strlen(e->value)) < 0)
+		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT))
 			failed = 1;
 		close(fd);
 	}
@@ -536,14 +635,15 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 			root = hex_get(line + 5, strlen(line + 5));
 			continue;
 		}
-		if ((line[0] != 'W' && line[0] != 'D') || line[1] != ' ' || n >= STATE_MAX)
+		if ((line[0] != 'W' && line[0] != 'D' && line[0] != 'A') || line[1] != ' ' ||
+		    n >= STATE_MAX)
 			continue;
 		a = line + 2;
 		b = strchr(a, ' ');
 		e[n].kind = line[0];
 		e[n].rel = hex_get(a, b ? (size_t)(b - a) : strlen(a));
 		e[n].value = b ? hex_get(b + 1, strlen(b + 1)) : NULL;
-		if (!e[n].rel || (e[n].kind == 'W' && !e[n].value)) {
+		if (!e[n].rel || (e[n].kind != 'D' && !e[n].value)) {
 			free(e[n].rel);
 			free(e[n].value);
 			continue;

@@ -348,9 +348,30 @@ static void test_format_fit_wide(void **state)
 	setlocale(LC_CTYPE, "C");
 }
 
+static void test_format_bytes(void **state)
+{
+	static const struct {
+		uint64_t n;
+		const char *want;
+	} cases[] = {
+		{ 0, "0B" }, { 1023, "1023B" }, { 1024, "1.0K" }, { 16 << 10, "16K" },
+		{ 1536 << 10, "1.5M" }, { (uint64_t)256 << 20, "256M" },
+		{ ((uint64_t)2 << 30) + 1, "2.0G" }, { (uint64_t)1023 << 20, "1023M" },
+	};
+	char buf[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fmt_bytes(buf, sizeof(buf), cases[i].n);
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_format_sanitize_plain_and_utf8),
 		cmocka_unit_test(test_format_sanitize_controls),
 		cmocka_unit_test(test_format_sanitize_escape_sequences),

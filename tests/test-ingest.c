@@ -94,6 +94,70 @@ static void test_ingest_event_then_stack(void **state)
 	assert_int_equal(ingest_stats(fx->ing)->fallbacks, 0);
 }
 
+static int func_calls;
+
+/* the event index of a traced function: 10 + the address's last nibble */
+static int func_index(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	func_calls++;
+	return ip == 0xffffffff8100beefULL ? -1 : 10 + (int)(ip & 0xf);
+}
+
+static void func_entry(struct pagegen *p, int32_t pid, uint64_t ip)
+{
+	uint8_t *d = pagegen_record(p, 1, pid, 24);
+
+	memcpy(d + 8, &ip, 8);
+	memset(d + 16, 0, 8);
+}
+
+/* function-tracer entries are keyed by the traced function (their ip) */
+static void test_ingest_function_entries(void **state)
+{
+	struct fx *fx = *state;
+
+	fx->fmt.func_type = 1;
+	fx->fmt.func_ip_off = 8;
+	func_calls = 0;
+	ingest_set_func_cb(fx->ing, func_index, NULL);
+	pagegen_start(&fx->pg, 100);
+	func_entry(&fx->pg, 10, 0xffffffff81001001ULL);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	func_entry(&fx->pg, 10, 0xffffffff81001002ULL);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	func_entry(&fx->pg, 11, 0xffffffff81001001ULL);
+	pagegen_kstack(&fx->pg, 11, A, 3);
+	/* an entry the session ignores keeps its stack from landing elsewhere */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	func_entry(&fx->pg, 12, 0xffffffff8100beefULL);
+	pagegen_kstack(&fx->pg, 12, IRQ, 1);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);
+	pagegen_finish(&fx->pg, 0);
+
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	/* one stack, two rows of events: the function at ...001 twice, ...002 once */
+	assert_int_equal(hits_of(find(fx, A, 3), 11, -1), 2);
+	assert_int_equal(hits_of(find(fx, A, 3), 12, -1), 1);
+	assert_int_equal(hits_of(find(fx, B, 2), 0, 12), 1);
+	assert_int_equal(func_calls, 3); /* asked once per address */
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	assert_int_equal(ingest_stats(fx->ing)->orphans, 0);
+	assert_int_equal(stack_table_count(fx->t), 2); /* IRQ: not counted, not interned */
+
+	/* many functions: the map grows and keeps every answer */
+	for (int i = 0; i < 600; i++) {
+		pagegen_start(&fx->pg, 200);
+		func_entry(&fx->pg, 10, 0xffffffff82000000ULL + (uint64_t)i * 16 + 3);
+		pagegen_kstack(&fx->pg, 10, B, 2);
+		pagegen_finish(&fx->pg, 0);
+		assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	}
+	assert_int_equal(func_calls, 603);
+	assert_int_equal(hits_of(find(fx, B, 2), 13, -1), 600);
+}
+
 /* an interrupt's event and stack land between an event and its stack */
 static void test_ingest_nested_interrupt(void **state)
 {
@@ -167,7 +231,7 @@ static void test_ingest_pid_filter(void **state)
 	struct fx *fx = *state;
 	int pids[] = { 11 };
 
-	assert_int_equal(ingest_set_pids(fx->ing, pids, 1), 0);
+	assert_int_equal(ingest_set_tids(fx->ing, pids, 1), 0);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
 	pagegen_kstack(&fx->pg, 10, A, 3);
@@ -176,6 +240,46 @@ static void test_ingest_pid_filter(void **state)
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+}
+
+static int fake_tgid(void *ctx, int tid)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	return tid == 10 || tid == 11 ? 100 : tid == 12 ? 200 : -1;
+}
+
+/* -p: every thread of the process counts; --tid adds single threads */
+static void test_ingest_proc_filter(void **state)
+{
+	struct fx *fx = *state;
+	int tgids[] = { 100 }, tids[] = { 13 }, calls = 0;
+
+	assert_int_equal(ingest_set_procs(fx->ing, tgids, 1, fake_tgid, &calls), 0);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
+	pagegen_kstack(&fx->pg, 10, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 11);
+	pagegen_kstack(&fx->pg, 11, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
+	pagegen_kstack(&fx->pg, 12, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 13);
+	pagegen_kstack(&fx->pg, 13, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	assert_int_equal(find(fx, A, 3)->total, 3);
+	assert_int_equal(stack_table_count(fx->t), 1); /* B: not interned */
+	/* the second event of thread 10 in a row is not asked about again */
+	assert_int_equal(calls, 4);
+
+	assert_int_equal(ingest_set_tids(fx->ing, tids, 1), 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	assert_int_equal(ingest_stats(fx->ing)->events, 7);
 	assert_int_equal(find(fx, B, 2)->total, 1);
 }
 
@@ -526,6 +630,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_proc_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_stack_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_generation, setup, teardown),
@@ -536,6 +641,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_user_stacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_function_entries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,12 +160,87 @@ static void test_stack_table_breakdown(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(sum, 9);
 
-	stack_top_of(t, s, false, &top);
+	stack_top_of(t, s, false, NULL, &top);
 	assert_int_equal(top.event, 1);
 	assert_int_equal(top.event_hits, 5);
 	assert_int_equal(top.pid, 200);
 	assert_int_equal(top.cpu, 1);
 	assert_int_equal(top.cpu_hits, 7);
+	assert_int_equal(top.npids, 3);
+}
+
+static bool not_pid_200(const struct stack_attr *a, void *ctx)
+{
+	(void)ctx;
+	return a->pid != 200;
+}
+
+/*
+ * The top pid is exact whatever the number of pids: one old, hot pid among
+ * a thousand newer ones that hit once (the record list is newest first), by
+ * the count asked for and under the filters.
+ */
+static void test_stack_table_top_many(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 1, 2, 3, 4 };
+	struct stack *s = stack_table_intern(t, ips, 4);
+	struct rank_opts o = { .event = -1, .pid = -1, .cpu = -1, .attr_match = not_pid_200 };
+	struct stack_top top;
+	int pid;
+
+	stack_table_hit(t, s, 0, 0, 100, 500);
+	stack_table_hit(t, s, 0, 1, 100, 500); /* same pid, another CPU: summed */
+	stack_table_hit(t, s, 1, 0, 200, 900);
+	for (pid = 1000; pid < 2000; pid++)
+		stack_table_hit(t, s, 0, (unsigned int)pid & 1, pid, 1);
+	stack_top_of(t, s, false, NULL, &top);
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.pid_hits, 1000);
+	assert_int_equal(top.npids, 1002);
+	assert_int_equal(top.event, 0);
+	assert_int_equal(top.event_hits, 2000);
+
+	/* the last interval: pid 200 alone was busy in it */
+	stack_table_tick(t);
+	stack_table_hit(t, s, 1, 0, 200, 3);
+	stack_table_hit(t, s, 0, 0, 1500, 1);
+	stack_table_tick(t);
+	stack_top_of(t, s, true, NULL, &top);
+	assert_int_equal(top.pid, 200);
+	assert_int_equal(top.pid_hits, 3);
+	assert_int_equal(top.npids, 2);
+
+	/* filtered: pid 200's hits do not count */
+	stack_top_of(t, s, false, &o, &top);
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.npids, 1001);
+	stack_top_of(t, s, true, &o, &top);
+	assert_int_equal(top.pid, 1500);
+	assert_int_equal(top.npids, 1);
+	o.event = 1;
+	stack_top_of(t, s, true, &o, &top);
+	assert_int_equal(top.pid, -1);
+	assert_int_equal(top.npids, 0);
+}
+
+/* more distinct events, CPUs and pids than the first table holds: summed again */
+static void test_stack_table_top_refill(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 11, 12 };
+	struct stack *s = stack_table_intern(t, ips, 2);
+	struct stack_top top;
+	unsigned int i;
+
+	for (i = 0; i < 400; i++)
+		stack_table_hit(t, s, i, i, (int)i + 1, i + 1);
+	stack_top_of(t, s, false, NULL, &top);
+	assert_int_equal(top.pid, 400);
+	assert_int_equal(top.pid_hits, 400);
+	assert_int_equal(top.event, 399);
+	assert_int_equal(top.cpu, 399);
+	assert_int_equal(top.npids, 400);
 }
 
 static void test_stack_table_ids(void **state)
@@ -425,6 +501,150 @@ static void test_stack_table_rank_by_id(void **state)
 	assert_ptr_equal(rows[2].stack, sc); /* no id: last */
 }
 
+/* pids >= 1000 have exited, as "job<pid % 3>"; below are alive */
+static bool fold_exited(void *ctx, int pid, char *comm)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (pid < 1000)
+		return false;
+	snprintf(comm, 16, "job%d", pid % 3);
+	return true;
+}
+
+struct sum_ctx {
+	uint64_t stacks, attrs;
+	size_t nattrs;
+};
+
+static int sum_one(struct stack *s, void *ctx)
+{
+	struct sum_ctx *c = ctx;
+	const struct stack_attr *a;
+
+	c->stacks += s->total;
+	for (a = s->attrs; a; a = a->next) {
+		c->attrs += a->total;
+		c->nattrs++;
+	}
+	return 0;
+}
+
+static void test_stack_table_fold(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[2][3] = { { 0xffffffff81000010, 0xffffffff81000200, 0xffffffff81003000 },
+			       { 0xffffffff81000020, 0xffffffff81000200, 0xffffffff81003000 } };
+	struct sum_ctx before = { 0 }, after = { 0 };
+	struct stack_mem m, m0, m2;
+	struct stack *st[2];
+	struct stack_attr *a;
+	int pid, calls = 0, job[3] = { 0 }, alive = 0;
+	long n;
+
+	st[0] = stack_table_intern(t, ips[0], 3);
+	st[1] = stack_table_intern(t, ips[1], 3);
+	/* a build machine: 3000 short-lived pids, and 10 that live on */
+	for (pid = 1000; pid < 4000; pid++)
+		assert_int_equal(stack_table_hit(t, st[pid & 1], 0, (unsigned int)pid % 2, pid, 2), 0);
+	stack_table_tick(t);
+	for (pid = 1; pid <= 10; pid++)
+		assert_int_equal(stack_table_hit(t, st[0], 0, 0, pid, 1), 0);
+	stack_table_foreach(t, sum_one, &before);
+	assert_int_equal(before.nattrs, 3010);
+	stack_table_mem(t, &m0);
+
+	n = stack_table_fold(t, fold_exited, &calls);
+	assert_int_equal(n, 3000);
+	assert_int_equal(calls, 3010); /* once per pid */
+	stack_table_foreach(t, sum_one, &after);
+	/* every count kept: per stack and over the records */
+	assert_int_equal(after.stacks, before.stacks);
+	assert_int_equal(after.attrs, before.attrs);
+	assert_int_equal(after.attrs, 3000 * 2 + 10);
+	/* (stack, cpu) is fixed by the pid's parity: 3 comms each, plus the 10 alive */
+	assert_int_equal(after.nattrs, 2 * 3 + 10);
+	for (a = st[0]->attrs; a; a = a->next) {
+		if (stack_pid_folded(a->pid)) {
+			const char *c = stack_table_folded_comm(t, a->pid);
+
+			assert_non_null(c);
+			assert_int_equal(strncmp(c, "job", 3), 0);
+			job[c[3] - '0'] += (int)a->total;
+			/* the interval counts folded too: every hit was in the closed one */
+			assert_int_equal(stack_attr_delta(t, a), a->total);
+		} else {
+			assert_true(a->pid >= 1 && a->pid <= 10);
+			alive++;
+		}
+	}
+	assert_int_equal(alive, 10);
+	assert_int_equal(job[0] + job[1] + job[2], 1500 * 2);
+	stack_table_mem(t, &m2);
+	assert_int_equal(m2.folded, 3000);
+	assert_true(m2.free_bytes > 0);
+	assert_true(m2.bytes < m0.bytes); /* the record hash shrank */
+	/* the freed records are reused: 2000 new pids take no new record memory */
+	for (pid = 5000; pid < 7000; pid++)
+		assert_int_equal(stack_table_hit(t, st[1], 0, 0, pid, 1), 0);
+	stack_table_mem(t, &m);
+	assert_true(m.bytes <= m0.bytes + 64 * 16); /* + the folded names */
+	assert_true(m.free_bytes < m2.free_bytes);
+	/* a second fold merges into the records of the first */
+	n = stack_table_fold(t, fold_exited, &calls);
+	assert_int_equal(n, 2000);
+	memset(&after, 0, sizeof(after));
+	stack_table_foreach(t, sum_one, &after);
+	assert_int_equal(after.attrs, 3000 * 2 + 10 + 2000);
+	assert_int_equal(after.nattrs, 2 * 3 + 10 + 3); /* st[1] on cpu 0 is new: 3 comms */
+	assert_null(stack_table_folded_comm(t, 5));
+	assert_null(stack_table_folded_comm(t, STACK_PID_FOLDED - 50));
+}
+
+static void test_stack_table_limit(void **state)
+{
+	struct stack_table *t = *state;
+	struct sum_ctx sum = { 0 };
+	struct stack_mem m;
+	struct stack *over = NULL;
+	uint64_t ips[40];
+	unsigned int i, j;
+	uint64_t hits = 0;
+
+	stack_table_set_limit(t, 256 << 10);
+	/* far more distinct stacks than 256 KiB hold, each hit by many pids */
+	for (i = 0; i < 20000; i++) {
+		struct stack *s;
+
+		for (j = 0; j < 40; j++)
+			ips[j] = 0xffffffff81000000ULL + i * 64 + j;
+		s = stack_table_intern(t, ips, 40);
+		assert_non_null(s);
+		if (s->flags & STACK_F_OVER)
+			over = s;
+		for (j = 0; j < 3; j++) {
+			stack_table_hit(t, s, 0, j, (int)(i * 3 + j), 1);
+			hits++;
+		}
+		stack_table_mem(t, &m);
+		assert_true(m.bytes <= 256 << 10);
+	}
+	assert_non_null(over);
+	assert_int_equal(over->depth, 0);
+	stack_table_mem(t, &m);
+	assert_true(m.over_stacks > 0);
+	assert_true(m.over_hits >= m.over_stacks);
+	/* no hit lost: the refused stacks' hits are on the over stack */
+	stack_table_foreach(t, sum_one, &sum);
+	assert_int_equal(sum.stacks, hits);
+	assert_int_equal(stack_table_hits(t, NULL), hits);
+	assert_true(over->total >= m.over_stacks);
+	stack_table_clear(t);
+	stack_table_mem(t, &m);
+	assert_int_equal(m.over_stacks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +652,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_grows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_refill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),
@@ -442,6 +664,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_attr_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_active_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_fold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_limit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

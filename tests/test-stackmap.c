@@ -14,10 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "ingest.h"
+#include "mapsnap.h"
+#include "session.h"
+#include "stack_table.h"
 #include "stackmap.h"
+#include "tfs.h"
 
 #define LE32(x)                                                                                   \
 	(uint8_t)((x) & 0xff), (uint8_t)(((x) >> 8) & 0xff), (uint8_t)(((x) >> 16) & 0xff),       \
@@ -759,6 +765,93 @@ static void test_stackmap_names(void **state)
 	stackmap_names_free(c.n);
 }
 
+/* ---- mapsnap: passive counting with ids above 2^22 ------------------------- */
+
+static void put_file(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void put_bin(const char *dir, uint32_t ref_low, uint32_t ref_high)
+{
+	const uint8_t bin[] = {
+		LE32(0x46534D42u), LE32(1), LE32(3), LE32(0),
+		LE32(42), LE32(1), LE32(ref_low), LE32(0), LE64(IP_A),
+		/* a map of 2^24 slots (bits 23) hands out ids far above 2^22 */
+		LE32((1u << 23) + 7), LE32(1), LE32(ref_high), LE32(0), LE64(IP_B),
+		/* not a slot of that table: damage, counted, never a stack */
+		LE32((1u << 24) + 1), LE32(1), LE32(5), LE32(0), LE64(IP_C),
+	};
+
+	put_file(dir, "stack_map_bin", bin, sizeof(bin));
+}
+
+static uint64_t total_of(struct stack_table *t, uint64_t ip)
+{
+	struct stack *st = stack_table_intern(t, &ip, 1);
+
+	return st ? st->total : 0;
+}
+
+/*
+ * The passive source counts what each ref_count grew by; the ids come from
+ * the map's table_size (stack_map_stat), not from a limit of stacktop's own.
+ */
+static void test_mapsnap_passive_ids_above_2_22(void **state)
+{
+	static const char stat[] = "entries:      2 / 8388608\ntable_size:   16777216\n"
+				   "successes:    10\ndrops:        0\nsuccess_rate: 100%\n";
+	char dir[] = "/tmp/stacktop-mapsnap.XXXXXX", path[512];
+	struct session_stats stats;
+	struct stack_table *t;
+	struct ingest *ing;
+	struct mapsnap m;
+	struct tfs *tfs;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "stack_map_stat", stat, sizeof(stat) - 1);
+	put_bin(dir, 3, 4);
+	assert_int_equal(tfs_open(dir, &tfs), 0);
+	t = stack_table_new();
+	assert_non_null(t);
+	ing = ingest_new(NULL, t, 1);
+	assert_non_null(ing);
+	memset(&stats, 0, sizeof(stats));
+	mapsnap_init(&m, tfs, ing, t, NULL, &stats, true);
+
+	assert_int_equal(mapsnap_stat_check(&m), 0);
+	assert_int_equal(stats.map.table_size, 1u << 24);
+	assert_int_equal(mapsnap_read(&m), 0);
+	assert_int_equal(total_of(t, IP_A), 3);
+	assert_int_equal(total_of(t, IP_B), 4);
+	assert_int_equal(ingest_stats(ing)->bad_ids, 1);
+	/* the next snapshot counts what each ref_count grew by */
+	put_bin(dir, 5, 10);
+	assert_int_equal(mapsnap_read(&m), 0);
+	assert_int_equal(total_of(t, IP_A), 5);
+	assert_int_equal(total_of(t, IP_B), 10);
+	assert_int_equal(ingest_stats(ing)->events, 15);
+	assert_int_equal(ingest_stats(ing)->bad_ids, 2);
+
+	mapsnap_fini(&m);
+	ingest_free(ing);
+	stack_table_free(t);
+	tfs_close(tfs);
+	snprintf(path, sizeof(path), "%s/stack_map_stat", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stack_map_bin", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_stackmap_stat_padded_keys),
 		cmocka_unit_test(test_stackmap_stat_bad),
 		cmocka_unit_test(test_stackmap_names),
+		cmocka_unit_test(test_mapsnap_passive_ids_above_2_22),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

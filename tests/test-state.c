@@ -161,6 +161,48 @@ static void test_state_recover_killed(void **state)
 	assert_int_equal(n, 0);
 }
 
+/*
+ * 'A' entries: the line is appended (what was there stays), the undo is
+ * appended on restore and by the recovery after a SIGKILL; filter files
+ * that read "none" are restored with "0"
+ */
+static void test_state_append_undo(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+	pid_t pid;
+	int status, n = -1;
+
+	put(fx->root, "kprobe_events", "p:other/x foo\n");
+	mkdir(strcat(strcpy((char[128]){ 0 }, fx->root), "/ev"), 0755);
+	put(fx->root, "ev/filter", "none\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append(st, "kprobe_events", "p:g/e bar\n", "-:g/e\n"), 0);
+	assert_string_equal(get(fx, "kprobe_events"), "p:other/x foo\np:g/e bar\n");
+	assert_int_equal(state_write(st, "ev/filter", "prev_state & 3"), 0);
+	assert_int_equal(state_append(st, "nosuch/trigger", "stacktrace", "!stacktrace"), -ENOENT);
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "kprobe_events"), "p:other/x foo\np:g/e bar\n-:g/e\n");
+	assert_string_equal(get(fx, "ev/filter"), "0");
+
+	put(fx->root, "kprobe_events", "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append(st, "kprobe_events", "p:g/e bar\n", "-:g/e\n"))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(get(fx, "kprobe_events"), "p:g/e bar\n-:g/e\n");
+}
+
 /* values with newlines and odd bytes survive the journal */
 static void test_state_odd_values(void **state)
 {
@@ -180,6 +222,29 @@ static void test_state_odd_values(void **state)
 	waitpid(pid, &status, 0);
 	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
 	assert_string_equal(get(fx, "options/stackmap"), "a b\tc\xc3\xa9");
+}
+
+/*
+ * trace_clock reads as the list with the choice in brackets; the kernel
+ * takes only a name back, so the journal keeps the choice. Other files keep
+ * their whole value, brackets and all.
+ */
+static void test_state_trace_clock_choice(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+
+	mkdir(strcat(strcpy((char[128]){ 0 }, fx->root), "/instances/x"), 0755);
+	put(fx->root, "instances/x/trace_clock", "[local] global counter x86-tsc\n");
+	put(fx->root, "options/stackmap", "[a] b\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_write(st, "instances/x/trace_clock", "x86-tsc"), 0);
+	assert_int_equal(state_write(st, "options/stackmap", "1"), 0);
+	assert_string_equal(state_original(st, "instances/x/trace_clock"), "local");
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "instances/x/trace_clock"), "local");
+	assert_string_equal(get(fx, "options/stackmap"), "[a] b");
 }
 
 /* a live process is left alone whatever its binary is called */
@@ -668,6 +733,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_restore_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_many_writes, setup, teardown),

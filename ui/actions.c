@@ -212,30 +212,7 @@ static int act_user(struct ui *ui, enum ui_action act)
 
 static int act_save(struct ui *ui, enum ui_action act)
 {
-	char name[128];
-	FILE *f = NULL;
-	int seq, n, err = 0;
-
-	for (seq = 0; seq < 100; seq++) {
-		uifmt_folded_name(name, sizeof(name), time(NULL), seq);
-		f = export_create_file(name);
-		if (f || errno != EEXIST)
-			break;
-	}
-	if (!f) {
-		ui_status(ui, true, "cannot create %s: %s", name, strerror(errno));
-		return R_REDRAW;
-	}
-	n = export_folded(f, ui->s, &ui->rank, ui->delta);
-	if (fclose(f) && n >= 0)
-		n = -errno;
-	if (n < 0) {
-		err = -n;
-		ui_status(ui, true, "writing %s failed: %s", name, strerror(err));
-	} else {
-		ui_status(ui, false, "wrote %d folded stacks (%s, current filters) to ./%s", n,
-			  ui->delta ? "last interval" : "cumulative", name);
-	}
+	picker_open(ui, PK_FORMAT);
 	return R_REDRAW;
 }
 
@@ -248,6 +225,48 @@ static int act_event(struct ui *ui, enum ui_action act)
 static int act_sort_pick(struct ui *ui, enum ui_action act)
 {
 	picker_open(ui, PK_SORT);
+	return R_REDRAW;
+}
+
+/* the event F edits: the one f picked, else the selected stack's main event */
+static int kfilter_event(struct ui *ui)
+{
+	const struct stack_attr *a;
+	uint64_t best = 0;
+	struct stack *st;
+	int ev = -1;
+
+	if (ui->rank.event >= 0)
+		return ui->rank.event;
+	st = ui->view == UI_VIEW_TREE ? NULL : stack_view_selected(ui);
+	if (!st)
+		return -1;
+	for (a = st->attrs; a; a = a->next)
+		if (ev < 0 || a->total > best || (a->total == best && a->event < ev)) {
+			ev = a->event;
+			best = a->total;
+		}
+	return ev;
+}
+
+static int act_kfilter(struct ui *ui, enum ui_action act)
+{
+	char cur[UI_TEXT];
+	int ev = kfilter_event(ui), r;
+
+	if (ev < 0) {
+		ui_status(ui, true, "no event selected: pick one with f, or select a stack");
+		return R_REDRAW;
+	}
+	r = session_get_filter(ui->s, (unsigned int)ev, cur, sizeof(cur));
+	if (r < 0) {
+		ui_status(ui, true, "%s has no kernel filter to edit%s", session_event(ui->s, (unsigned int)ev),
+			  r == -EOPNOTSUPP ? "" : ": cannot read it");
+		return R_REDRAW;
+	}
+	ui->kfilter_event = ev;
+	prompt_open(ui, PR_KFILTER, cur);
+	ui_status(ui, false, "kernel filter of %s", session_event(ui->s, (unsigned int)ev));
 	return R_REDRAW;
 }
 
@@ -287,6 +306,7 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_STACKMAP] = act_stackmap,
 	[ACT_SAVE] = act_save,
 	[ACT_USER] = act_user,
+	[ACT_KFILTER] = act_kfilter,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)

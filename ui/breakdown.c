@@ -29,8 +29,8 @@ struct breakdown {
 	char f_comm[UI_TEXT];
 	uint64_t sum;
 	int rows;
-	int nev, npid, ncpu;
-	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP];
+	int nev, npid, ncpu, norg;
+	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP], org[BD_TOP];
 	char comms[BD_TOP][32];
 };
 
@@ -85,7 +85,7 @@ static void bd_add(struct hmap *m, long key, uint64_t n)
 }
 
 struct bd_maps {
-	struct hmap ev, pid, cpu;
+	struct hmap ev, pid, cpu, org;
 };
 
 static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
@@ -106,6 +106,7 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 		bd_add(&m->ev, a->event, n);
 		bd_add(&m->pid, a->pid, n);
 		bd_add(&m->cpu, a->cpu, n);
+		bd_add(&m->org, a->origin, n);
 	}
 	bd->nstacks++;
 }
@@ -128,7 +129,8 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
-	bd->nev = bd->npid = bd->ncpu = 0;
+	bd->nev = bd->npid = bd->ncpu = bd->norg = 0;
+	hmap_init(&m.org);
 	hmap_init(&m.ev);
 	hmap_init(&m.pid);
 	hmap_init(&m.cpu);
@@ -144,12 +146,14 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	bd_collect(&m.ev, bd->ev, &bd->nev, rows);
 	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
 	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
+	bd_collect(&m.org, bd->org, &bd->norg, rows);
 	for (i = 0; i < bd->npid; i++)
 		snprintf(bd->comms[i], sizeof(bd->comms[i]), "%s",
 			 session_comm(ui->s, (int)bd->pid[i].key));
 	hmap_done(&m.ev);
 	hmap_done(&m.pid);
 	hmap_done(&m.cpu);
+	hmap_done(&m.org);
 }
 
 void stack_view_draw_breakdown(struct ui *ui)
@@ -158,7 +162,9 @@ void stack_view_draw_breakdown(struct ui *ui)
 	struct stack *st = tree ? NULL : stack_view_selected(ui);
 	const struct tnode *nd = tree ? tree_view_selected(ui) : NULL;
 	struct breakdown *bd = ui->sv.bd;
-	int rows = ui->bd_h - 1, i, w, x[3];
+	/* snapshots of several files (-r): a fourth column, by origin */
+	bool origins = session_norigins(ui->s) > 1;
+	int rows = ui->bd_h - 1, i, w, x[4], ncol = origins ? 4 : 3;
 	char buf[256], n1[16], pct[16];
 	attr_t t = ui_attr(ui, UC_COLTITLE);
 
@@ -184,24 +190,23 @@ void stack_view_draw_breakdown(struct ui *ui)
 	fmt_count(n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU",
+			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
 			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
 									  st->ips[ui_stack_skip(ui, st)])) :
 				     "?",
 			 ui->delta ? "interval" : "total", n1, st->depth,
 			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
-			 st->flags & STACK_F_CUT ? ", CUT" : "");
+			 st->flags & STACK_F_CUT ? ", CUT" : "", origins ? ", origin" : "");
 	else
 		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU",
+			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
 			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
-			 ui->delta ? "interval" : "total", n1, bd->nstacks);
+			 ui->delta ? "interval" : "total", n1, bd->nstacks, origins ? ", origin" : "");
 	ui_put(ui->bd_y, 0, ui->cols, t, buf);
-	w = (ui->cols - 2) / 3;
-	x[0] = 1;
-	x[1] = 1 + w;
-	x[2] = 1 + 2 * w;
+	w = (ui->cols - 2) / ncol;
+	for (i = 0; i < ncol; i++)
+		x[i] = 1 + i * w;
 	if (!bd->sum)
 		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
@@ -224,7 +229,15 @@ void stack_view_draw_breakdown(struct ui *ui)
 			fmt_count(n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
-			ui_put(ui->bd_y + 1 + i, x[2], ui->cols - x[2], ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->bd_y + 1 + i, x[2], origins ? w - 1 : ui->cols - x[2],
+			       ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (origins && i < bd->norg) {
+			fmt_count(n1, sizeof(n1), bd->org[i].n);
+			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
+				 session_origin(ui->s, (unsigned int)bd->org[i].key));
+			ui_put(ui->bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL), buf);
 		}
 	}
 }

@@ -87,6 +87,16 @@ void ui_draw_header(struct ui *ui)
 	move(y, 0);
 	clrtoeol();
 	n = uifmt_header_rates(&ui->st, ui->nstacks, segs, 16);
+	if (n < 16 && ui->st.mem_limit) {
+		char lim[16];
+
+		/* stacktop's own memory against --max-memory; alert once over it */
+		fmt_bytes(buf, sizeof(buf), ui->st.mem_bytes);
+		fmt_bytes(lim, sizeof(lim), ui->st.mem_limit);
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "/%s", lim);
+		seg_set(&segs[n], "mem", buf);
+		segs[n++].alert = ui->st.mem_over_stacks || ui->st.mem_over_hits;
+	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 
 	/* line 2: the kernel map (stackmap and passive modes) */
@@ -140,8 +150,9 @@ void ui_draw_header(struct ui *ui)
 const char *const prompt_label[] = {
 	[PR_SEARCH] = "Search (Enter keeps, Esc cancels, F3/Down next): ",
 	[PR_FILTER] = "Filter frames/comm, a|b for either (Enter keeps, Esc cancels): ",
-	[PR_PID] = "Pid or comm (empty: all): ",
+	[PR_PID] = "Pid or comm (text; =name: exactly; empty: all): ",
 	[PR_DELAY] = "Refresh delay in seconds: ",
+	[PR_KFILTER] = "Kernel filter (empty: none; Enter writes it, Esc cancels): ",
 };
 
 void ui_draw_bottom(struct ui *ui)

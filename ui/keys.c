@@ -46,7 +46,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { '\\', KEY_F(4) }, "\\, F4", ACT_FILTER,
 	  "filter: stacks with a frame or comm containing the text (a|b: either)" },
 	{ NULL, { 'f' }, "f", ACT_EVENT, "filter by event (pick one of the events seen)" },
-	{ NULL, { 'p' }, "p", ACT_PID, "filter by pid (a number) or comm (text)" },
+	{ NULL, { 'p' }, "p", ACT_PID, "filter by pid (a number), comm containing text, or =comm (exact or glob)" },
 	{ NULL, { 'x' }, "x", ACT_CLEAR, "clear every filter and the search" },
 
 	{ "Sorting", { '<', ',' }, "<, ,", ACT_SORT_PREV, "sort by the previous column" },
@@ -57,8 +57,10 @@ const struct ui_key ui_keys[] = {
 	{ "Kernel", { 'r' }, "r", ACT_RESET,
 	  "reset the stack map and counts (press twice; stacks mode: counts only)" },
 	{ NULL, { 's' }, "s", ACT_STACKMAP, "toggle the kernel stackmap option" },
+	{ NULL, { 'F' }, "F", ACT_KFILTER,
+	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
-	  "write the current view as folded stacks to ./stacktop-DATE-TIME.folded" },
+	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
 	{ NULL, { 'u' }, "u", ACT_USER,
 	  "toggle user stacks (stacks mode): user frames below the kernel ones" },
 };

@@ -50,6 +50,7 @@ enum ui_action {
 	ACT_STACKMAP,
 	ACT_SAVE,
 	ACT_USER,
+	ACT_KFILTER,
 	ACT_MAX,
 };
 

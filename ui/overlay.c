@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "format.h"
+#include "export.h"
 #include "screen.h"
 
 /* every word the screen shows (the man page's THE SCREEN says the same) */
@@ -203,10 +204,20 @@ static const char *const sort_help[RANK_KEY_MAX] = {
 	[RANK_COMM] = "COMM    comm (the stack's busiest program), A to Z",
 };
 
+static const char *const format_help[EXPORT_FORMAT_MAX] = {
+	[EXPORT_TEXT] = "text        the batch report (.txt)",
+	[EXPORT_JSON] = "json        snapshot: stacktop -r reads it back (.json)",
+	[EXPORT_FOLDED] = "folded      flame graph input (.folded)",
+	[EXPORT_PPROF] = "pprof       go tool pprof (.pb.gz)",
+	[EXPORT_SPEEDSCOPE] = "speedscope  speedscope.app (.speedscope.json)",
+};
+
 static const char *picker_item(struct ui *ui, int item)
 {
 	if (ui->pk.kind == PK_SORT)
 		return sort_help[item];
+	if (ui->pk.kind == PK_FORMAT)
+		return format_help[item];
 	if (item < 0)
 		return "(all events)";
 	return session_event(ui->s, (unsigned int)item);
@@ -223,6 +234,10 @@ static void picker_fill(struct ui *ui)
 	if (pk->kind == PK_SORT) {
 		for (i = 0; i < RANK_KEY_MAX; i++)
 			if (!terms.n || uifmt_terms_match(&terms, sort_help[i]))
+				pk->items[pk->nitems++] = i;
+	} else if (pk->kind == PK_FORMAT) {
+		for (i = 0; i < EXPORT_FORMAT_MAX; i++)
+			if (!terms.n || uifmt_terms_match(&terms, format_help[i]))
 				pk->items[pk->nitems++] = i;
 	} else {
 		if (!terms.n)
@@ -241,7 +256,9 @@ static void picker_draw_row(struct list_view *lv, int row, int y, bool selected)
 	struct ui *ui = pk->ui;
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
 	int item = pk->items[row];
-	bool current = pk->kind == PK_SORT ? item == (int)ui->rank.key : item == ui->rank.event;
+	bool current = pk->kind == PK_SORT     ? item == (int)ui->rank.key
+		       : pk->kind == PK_FORMAT ? false
+					       : item == ui->rank.event;
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), " %s %s", current ? "*" : " ", picker_item(ui, item));
@@ -265,7 +282,8 @@ void picker_open(struct ui *ui, enum ui_picker kind)
 	picker_fill(ui);
 	for (i = 0; i < pk->nitems; i++)
 		if ((kind == PK_SORT && pk->items[i] == (int)ui->rank.key) ||
-		    (kind == PK_EVENT && pk->items[i] == ui->rank.event))
+		    (kind == PK_EVENT && pk->items[i] == ui->rank.event) ||
+		    (kind == PK_FORMAT && pk->items[i] == EXPORT_FOLDED))
 			pk->lv.sel = i;
 }
 
@@ -281,7 +299,9 @@ void picker_draw(struct ui *ui)
 	if (h < 2)
 		h = 2;
 	snprintf(buf, sizeof(buf), " %s  (type to narrow, Enter picks, Esc cancels)",
-		 pk->kind == PK_SORT ? "Sort by" : "Filter by event");
+		 pk->kind == PK_SORT     ? "Sort by"
+		 : pk->kind == PK_FORMAT ? "Save the view as"
+					 : "Filter by event");
 	ui_put(y, x, w, ui_attr(ui, UC_COLTITLE), buf);
 	snprintf(buf, sizeof(buf), " > %s", pk->query);
 	ui_put(y + 1, x, w, ui_attr(ui, UC_HEADER_VALUE), buf);
@@ -306,6 +326,8 @@ int picker_pick(struct ui *ui)
 		return R_REDRAW;
 	}
 	item = pk->items[pk->lv.sel];
+	if (pk->kind == PK_FORMAT)
+		return ui_save_view(ui, item);
 	if (pk->kind == PK_SORT) {
 		ui->rank.key = (enum rank_key)item;
 		ui_status(ui, false, "sorted by %s", rank_key_name[item]);
@@ -504,11 +526,16 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
 		} else if (ui->input[0]) {
 			snprintf(ui->comm, sizeof(ui->comm), "%s", ui->input);
-			ui_status(ui, false, "only hits of comms containing '%s'", ui->comm);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
-		textmatch_set(&ui->cmatch, ui->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		if (ui->comm[0] && textmatch_whole(&ui->cmatch))
+			ui_status(ui, false, "only hits of comm '%s'",
+				  ui->comm + (ui->comm[0] == '='));
+		else if (ui->comm[0])
+			ui_status(ui, false, "only hits of comms containing '%s' (=%s: that name only)",
+				  ui->comm, ui->comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;
 	case PR_DELAY:
@@ -526,6 +553,20 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "refresh every %s", buf);
 		}
 		return R_REDRAW;
+	case PR_KFILTER: {
+		char why[300];
+		unsigned int ev = (unsigned int)ui->kfilter_event;
+
+		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
+		if (err < 0)
+			ui_status(ui, true, "%s", why);
+		else if (ui->input[0] && strcmp(ui->input, "0"))
+			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
+				  session_event(ui->s, ev), ui->input);
+		else
+			ui_status(ui, false, "%s: kernel filter off", session_event(ui->s, ev));
+		return R_REDRAW;
+	}
 	default:
 		return R_REDRAW;
 	}

@@ -33,6 +33,7 @@
 #include "format.h"
 #include "log.h"
 #include "signals.h"
+#include "diffcol.h"
 #include "screen.h"
 
 static volatile sig_atomic_t ui_curses_on;
@@ -474,6 +475,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 	textmatch_done(&ui->smatch);
 	symcache_done(syms);
 	hmap_done(&ui->skips);
+	uidiff_free(ui);
 	free(ui);
 }
 
@@ -509,9 +511,19 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	textmatch_init(&ui->fmatch);
 	textmatch_init(&ui->cmatch);
 	textmatch_init(&ui->smatch);
+	if (o->comm) {
+		/* "=" asks for the whole name: --comm is exact or a glob */
+		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
+	}
 	hmap_init(&ui->skips);
 	stack_view_init(ui);
 	tree_view_init(ui);
+	if (o->before && uidiff_new(ui, o->before) < 0) {
+		ui_free(ui, &syms);
+		return -ENOMEM;
+	}
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
@@ -553,6 +565,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->breakdown = LINES >= 36;
 	ui_layout(ui);
 	ui_rank(ui, true);
+	if (ui->diff)
+		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE; NEW: not in BEFORE");
 
 	ui_loop(ui);
 

@@ -51,6 +51,9 @@ void picker_open(struct ui *ui, enum ui_picker kind);
 void picker_draw(struct ui *ui);
 int picker_key(struct ui *ui, int key, bool fkey);
 int picker_pick(struct ui *ui);
+
+/* save.c */
+int ui_save_view(struct ui *ui, int fmt);
 void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial);
 int prompt_key(struct ui *ui, int key, bool fkey);
 int ui_search(struct ui *ui, int dir, bool include_current);

@@ -15,7 +15,9 @@
 #include <strings.h>
 
 #include "brief.h"
+#include "export.h"
 #include "format.h"
+#include "diffcol.h"
 #include "tui.h"
 
 #define SV_DEFAULT_TOP 1000
@@ -23,6 +25,7 @@
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
 	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
+	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 };
@@ -30,6 +33,7 @@ static const char *const col_title[COL_MAX] = {
 static const bool col_right[COL_MAX] = {
 	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
 	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
+	[COL_DIFF] = true,
 };
 
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
@@ -88,31 +92,6 @@ void stack_view_forget(struct ui *ui)
 	hmap_clear(&ui->sv.saved.expanded);
 }
 
-/* under a comm filter: the pid with most hits among those whose comm matches */
-static int sv_top_matching_pid(struct ui *ui, const struct stack *st, int fallback)
-{
-	const struct stack_attr *a;
-	struct hmap hits;
-	uint64_t best = 0, v;
-	int pid = fallback;
-
-	hmap_init(&hits);
-	for (a = st->attrs; a; a = a->next) {
-		if (!textmatch_pid(&ui->cmatch, ui->s, a->pid))
-			continue;
-		v = 0;
-		hmap_get(&hits, (uint32_t)a->pid, &v);
-		v += a->total;
-		hmap_put(&hits, (uint32_t)a->pid, v);
-		if (v > best) {
-			best = v;
-			pid = a->pid;
-		}
-	}
-	hmap_done(&hits);
-	return pid;
-}
-
 /*
  * Who hits @rr's stack most, and that pid's comm: computed when the row is
  * first drawn after a ranking and then kept, so that a paused view stays
@@ -139,15 +118,19 @@ static const struct sv_info *sv_info_of(struct ui *ui, const struct rank_row *rr
 	if (hmap_put(&sv->info_index, (uintptr_t)rr->stack, sv->ninfo))
 		return NULL;
 	in = &sv->info[sv->ninfo++];
-	stack_top_of(ui->t, rr->stack, ui->delta && rr->delta, &top);
+	/* by the count on view, among the hits the filters keep */
+	stack_top_of(ui->t, rr->stack, ui->delta, &ui->rank, &top);
 	if (top.event < 0 || top.pid < 0) /* the interval closed since the ranking */
-		stack_top_of(ui->t, rr->stack, false, &top);
+		stack_top_of(ui->t, rr->stack, false, &ui->rank, &top);
 	in->event = ui->rank.event >= 0 ? ui->rank.event : top.event;
 	in->pid = ui->rank.pid >= 0 ? ui->rank.pid : top.pid;
-	if (ui->rank.pid < 0 && textmatch_active(&ui->cmatch))
-		in->pid = sv_top_matching_pid(ui, rr->stack, in->pid);
+	in->npids = top.npids;
 	snprintf(in->comm, sizeof(in->comm), "%s",
 		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
+	in->origins = false;
+	in->origin = session_norigins(ui->s) > 1 ?
+			     export_top_origin(ui->s, rr->stack, &ui->rank, ui->delta, &in->origins) :
+			     -1;
 	return in;
 }
 
@@ -244,13 +227,19 @@ void stack_view_layout(struct ui *ui)
 		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
 		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
+		[COL_DIFF] = { .min = 6, .want = 7, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .prio = 6, .hidden = one_event },
 		/* comm(pid): a pid has up to 7 digits, and a comm deserves a few letters */
 		[COL_COMM] = { .min = 16, .want = 20, .prio = 4, .flex = true },
+		[COL_ORIGIN] = { .min = 8, .want = 16, .prio = 3, .flex = true },
 		[COL_FUNC] = { .min = 28, .want = 40, .prio = 0, .flex = true },
 	};
+
+	/* CHG% only with --diff, ORIGIN only with several -r snapshots */
+	specs[COL_DIFF].hidden = !ui->diff;
+	specs[COL_ORIGIN].hidden = session_norigins(ui->s) <= 1;
 
 	sv_event_labels(ui);
 	evw = ui->sv.evw < 5 ? 5 : (ui->sv.evw > 24 ? 24 : ui->sv.evw);
@@ -721,6 +710,11 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(ui, y, COL_PCT, base, buf);
+	if (sv->cols[COL_DIFF].w) {
+		bool fresh = uidiff_cell(ui, st, part, whole, buf, sizeof(buf));
+
+		sv_cell(ui, y, COL_DIFF, fresh && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
+	}
 	if (sv->cols[COL_RATE].w) {
 		fmt_rate(buf, sizeof(buf),
 			 ui->st.interval_sec > 0 ? (double)rr->delta / ui->st.interval_sec : 0);
@@ -731,15 +725,22 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
 	in = sv_info_of(ui, rr);
+	if (sv->cols[COL_ORIGIN].w && in) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
+			 in->origins ? "+" : "");
+		sv_cell(ui, y, COL_ORIGIN, base, buf);
+	}
 	if (sv->cols[COL_EVENT].w && in) {
 		sv_cell(ui, y, COL_EVENT, base, sv_event_label(ui, in->event));
 	}
 	if (sv->cols[COL_COMM].w && in) {
 		if (in->pid >= 0) {
-			char pid[16], comm[64];
-			int pw = snprintf(pid, sizeof(pid), "(%d)", in->pid);
+			char pid[32], comm[64];
+			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid, in->npids - 1)
+					       : snprintf(pid, sizeof(pid), "(%d)", in->pid);
 
-			/* too narrow: the comm is cut, never the pid */
+			/* too narrow: the comm is cut, never the pid ("+3": three more pids) */
 			fmt_fit(comm, sizeof(comm), in->comm,
 				sv->cols[COL_COMM].w - pw > 1 ? sv->cols[COL_COMM].w - pw : 1);
 			snprintf(buf, sizeof(buf), "%s%s", comm, pid);

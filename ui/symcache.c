@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "format.h"
 #include "ksym.h"
 #include "session.h"
@@ -120,6 +121,7 @@ void textmatch_done(struct textmatch *tm)
 
 bool textmatch_set(struct textmatch *tm, const char *text)
 {
+	tm->whole = false;
 	snprintf(tm->text, sizeof(tm->text), "%s", text ? text : "");
 	uifmt_terms_parse(tm->text, &tm->terms);
 	tm->gen++;
@@ -127,6 +129,25 @@ bool textmatch_set(struct textmatch *tm, const char *text)
 	hmap_clear(&tm->stacks);
 	hmap_clear(&tm->pids);
 	return tm->terms.n > 0;
+}
+
+bool textmatch_set_comm(struct textmatch *tm, const char *text)
+{
+	bool whole = text && (text[0] == '=' || strpbrk(text, "*?["));
+	bool on = textmatch_set(tm, text && text[0] == '=' ? text + 1 : text);
+
+	tm->whole = whole;
+	return on;
+}
+
+static bool terms_match_whole(const struct uifmt_terms *t, const char *comm)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (comm_match(t->term[i], comm))
+			return true;
+	return false;
 }
 
 bool textmatch_active(const struct textmatch *tm)
@@ -200,7 +221,7 @@ bool textmatch_pid(struct textmatch *tm, struct session *s, int pid)
 	if (hmap_get(&tm->pids, key, &v) && (v & ~1ULL) == tag)
 		return v & 1;
 	comm = session_comm(s, pid);
-	res = uifmt_terms_match(&tm->terms, comm);
+	res = tm->whole ? terms_match_whole(&tm->terms, comm) : uifmt_terms_match(&tm->terms, comm);
 	/* an unknown comm may be learned later: do not remember that answer */
 	if (strcmp(comm, "?"))
 		hmap_put(&tm->pids, key, tag | res);

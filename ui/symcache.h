@@ -103,6 +103,7 @@ uint64_t symcache_start(const struct symcache *sc, uint32_t id);
  * @nsymres: entries in @symres
  * @stacks: stack pointer -> gen << 1 | matched (frames only)
  * @pids: pid -> gen << 1 | matched (comm)
+ * @whole: a comm filter matching whole names (exact or glob), not substrings
  */
 struct textmatch {
 	char text[128];
@@ -113,6 +114,7 @@ struct textmatch {
 	size_t nsymres;
 	struct hmap stacks;
 	struct hmap pids;
+	bool whole;
 };
 
 void textmatch_init(struct textmatch *tm);
@@ -126,6 +128,26 @@ void textmatch_done(struct textmatch *tm);
  * Return: true when the filter is on.
  */
 bool textmatch_set(struct textmatch *tm, const char *text);
+
+/**
+ * textmatch_set_comm() - the `p` filter's text: "=NAME" (or any text with
+ * glob characters *?[) matches whole command names, exactly or as a glob;
+ * other text matches names that contain it
+ * @tm: filter
+ * @text: new text ("" turns the filter off)
+ *
+ * Return: true when the filter is on.
+ */
+bool textmatch_set_comm(struct textmatch *tm, const char *text);
+
+/**
+ * textmatch_whole() - the filter matches whole names (textmatch_set_comm())
+ * @tm: filter
+ */
+static inline bool textmatch_whole(const struct textmatch *tm)
+{
+	return tm->whole;
+}
 
 /**
  * textmatch_active() - the filter has at least one term

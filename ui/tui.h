@@ -93,18 +93,23 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
+	COL_ORIGIN, /* several -r snapshots: where the hits came from */
 	COL_FUNC,
 	COL_MAX,
 };
 
 /* what a stack row shows about who hits it, frozen with the ranking */
 struct sv_info {
+	int origin;   /* the origin with most hits, -1 none */
+	bool origins; /* others have hits too */
 	int event;
 	int pid;
+	uint32_t npids; /* pids with hits under the view's count and filters */
 	char comm[32];
 };
 
@@ -224,11 +229,13 @@ enum ui_prompt {
 	PR_FILTER,
 	PR_PID,
 	PR_DELAY,
+	PR_KFILTER,
 };
 
 enum ui_picker {
 	PK_EVENT,
 	PK_SORT,
+	PK_FORMAT,  /* P: the format to save the view in */
 };
 
 #define UI_TEXT 128
@@ -269,6 +276,7 @@ struct ui {
 	struct stack_table *t;
 	struct ksym *ks;
 	struct ui_opts opts;
+	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
 
 	/* what is shown */
 	enum ui_view view;
@@ -316,6 +324,7 @@ struct ui {
 
 	/* input line */
 	enum ui_prompt prompt;
+	int kfilter_event;         /* the event F edits the kernel filter of */
 	char input[UI_TEXT];
 	char input_saved[UI_TEXT];
 	char prompt_note[64];      /* shown after the input: "not found", "12 match" */

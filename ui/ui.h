@@ -20,6 +20,10 @@ struct session;
  * @event_filter: initial event filter (index), -1 for none
  * @sort: initial sort key (an enum rank_key: --sort)
  * @cumulative: start with cumulative counts (--cumulative)
+ * @comm: initial comm filter, a whole name or a glob (--comm), NULL for none
+ * @before: --diff: the BEFORE session (a snapshot); the screen adds a Δ%
+ *          column, the change of each stack's share against it, and marks
+ *          the stacks it does not have NEW (NULL: no diff)
  */
 struct ui_opts {
 	double delay;
@@ -29,6 +33,8 @@ struct ui_opts {
 	int event_filter;
 	int sort;
 	bool cumulative;
+	const char *comm;
+	struct session *before;
 };
 
 /**

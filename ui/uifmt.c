@@ -182,7 +182,7 @@ int uifmt_parse_pid(const char *text, int *ret)
 	return 1;
 }
 
-int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
+int uifmt_save_name(char *buf, size_t size, time_t when, int seq, const char *suffix)
 {
 	struct tm tm;
 	char stamp[32];
@@ -190,8 +190,13 @@ int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
 	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%lld", (long long)when);
 	if (seq > 0)
-		return snprintf(buf, size, "stacktop-%s-%d.folded", stamp, seq);
-	return snprintf(buf, size, "stacktop-%s.folded", stamp);
+		return snprintf(buf, size, "stacktop-%s-%d%s", stamp, seq, suffix);
+	return snprintf(buf, size, "stacktop-%s%s", stamp, suffix);
+}
+
+int uifmt_folded_name(char *buf, size_t size, time_t when, int seq)
+{
+	return uifmt_save_name(buf, size, when, seq, ".folded");
 }
 
 static const char *uifmt_errname(int err)
@@ -288,6 +293,7 @@ static void seg_total_delta(struct uifmt_seg *sg, uint64_t total, uint64_t delta
 int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct uifmt_seg *segs,
 		       int max)
 {
+	struct session_ringbuf rb;
 	struct uifmt_seg *sg;
 	int n = 0;
 
@@ -311,11 +317,17 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		snprintf(sg->value, sizeof(sg->value), "OFF");
 		sg->alert = true;
 	}
+	/* stacks mode: what the stack map would save on this workload */
+	if (st->mode == SESSION_STACKS && session_ringbuf_saving(st, &rb) &&
+	    (sg = seg_add(segs, &n, max, "stackmap")))
+		snprintf(sg->value, sizeof(sg->value), "would cut ring-buffer use by %.0f%%",
+			 rb.saving_pct);
 	return n;
 }
 
 int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int max)
 {
+	struct session_ringbuf rb;
 	struct uifmt_seg *sg;
 	char a[16], b[16];
 	int n = 0;
@@ -360,7 +372,14 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
 		fmt_count(sg->value, sizeof(sg->value), st->unresolved);
 		sg->alert = true;
 	}
+	if (st->bad_ids && (sg = seg_add(segs, &n, max, "bad ids"))) {
+		fmt_count(sg->value, sizeof(sg->value), st->bad_ids);
+		sg->alert = true;
+	}
 	if ((sg = seg_add(segs, &n, max, "gen")))
 		snprintf(sg->value, sizeof(sg->value), "%u", (unsigned int)st->generation);
+	if (session_ringbuf_saving(st, &rb) && (sg = seg_add(segs, &n, max, "map saves")))
+		snprintf(sg->value, sizeof(sg->value), "%.0f%% (%.0f of %.0f B/ev)",
+			 rb.saving_pct, rb.read_per_event, rb.alt_per_event);
 	return n;
 }

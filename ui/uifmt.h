@@ -130,6 +130,19 @@ int uifmt_parse_pid(const char *text, int *ret);
 int uifmt_folded_name(char *buf, size_t size, time_t when, int seq);
 
 /**
+ * uifmt_save_name() - "stacktop-YYYYmmdd-HHMMSS" (local time), "-N" for the
+ * N-th alternative, then @suffix (".json", ".pb.gz", ...)
+ * @buf: output
+ * @size: size of @buf
+ * @when: time stamp
+ * @seq: 0 for the plain name, N for the N-th alternative
+ * @suffix: the format's suffix
+ *
+ * Return: wanted length.
+ */
+int uifmt_save_name(char *buf, size_t size, time_t when, int seq, const char *suffix);
+
+/**
  * uifmt_reset_result() - the status line after session_reset()
  * @buf: output
  * @size: size of @buf
@@ -170,7 +183,8 @@ struct uifmt_seg {
 
 /**
  * uifmt_header_rates() - the counters line: rate, events, stacks, ring-buffer
- * losses (interval and total), own CPU
+ * losses (interval and total), own CPU; in stacks mode what the stack map
+ * would save in the ring buffer (session_ringbuf_saving())
  * @st: session statistics
  * @nstacks: unique stacks in the table
  * @segs: output array
@@ -183,8 +197,9 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 
 /**
  * uifmt_header_map() - the kernel map line (stackmap and passive modes):
- * entries/capacity, successes, drops, success rate, fallbacks, generation,
- * option state
+ * entries/capacity, successes, drops, success rate, fallbacks, unresolved
+ * and bad ids, generation, option state; in stackmap mode what the map saves
+ * in the ring buffer (session_ringbuf_saving())
  * @st: session statistics
  * @segs: output array
  * @max: its size

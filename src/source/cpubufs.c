@@ -68,15 +68,19 @@ int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
 	return 0;
 }
 
-int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, bool *ret_more,
+int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *budget,
 		  cpubufs_full_fn full, void *ctx)
 {
 	unsigned int pages = 0;
 	bool more = true;
 	int i;
 
-	/* round-robin one page per CPU so no CPU starves under the budget */
-	while (more && (!max_pages || pages < max_pages)) {
+	/*
+	 * Round-robin one page per CPU so no CPU starves under the budget. A
+	 * buffer that never empties (a reader traced by the function tracer,
+	 * slowed by strace) ends the drain on the budget, never in here.
+	 */
+	while (more) {
 		more = false;
 		for (i = 0; i < b->ncpus; i++) {
 			struct cpu_reader *c = &b->cpus[i];
@@ -84,6 +88,8 @@ int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, 
 
 			if (c->fd < 0)
 				continue;
+			if (drain_budget_spent(budget))
+				return (int)pages;
 			n = read(c->fd, b->page, s->fmt->layout.subbuf_size);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR) {
@@ -96,6 +102,7 @@ int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, 
 			if (n == 0)
 				continue;
 			pages++;
+			budget->used++;
 			more = true;
 			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, b->page,
 				    (size_t)n);
@@ -103,12 +110,8 @@ int cpubufs_drain(struct cpubufs *b, struct session *s, unsigned int max_pages, 
 			if (full && ingest_pending(s->ing) >
 			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
 				full(ctx);
-			if (max_pages && pages >= max_pages)
-				break;
 		}
 	}
-	if (ret_more)
-		*ret_more = more;
 	return (int)pages;
 }
 

@@ -3,7 +3,7 @@
  * instance.c - the stacks-mode source: a private instance stacktop.<pid>
  * records full kernel_stack entries; any kernel with CONFIG_STACKTRACE.
  * The instance is removed whole on exit (state.h), so its files need no
- * journal.
+ * journal (the trace clock is journaled all the same).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +12,34 @@
 #include <unistd.h>
 
 #include "evfmt.h"
+#include "ingest.h"
 #include "log.h"
 #include "source.h"
 #include "state.h"
 #include "tfs.h"
+
+/*
+ * The cheapest trace clock the kernel offers. stacktop never reads the ring
+ * buffer's time stamps (its intervals are CLOCK_MONOTONIC), but the kernel
+ * reads the clock for every record it reserves, two per event here: `local`
+ * is sched_clock(), kvm-clock in a VM, 10% of a traced syscall's time
+ * (doc/performance.md); `x86-tsc` is one rdtsc. Other kernels keep theirs.
+ */
+static void instance_clock(struct session *s)
+{
+	char rel[160], *cur = NULL;
+	int r;
+
+	session_path(s, rel, sizeof(rel), "trace_clock");
+	if (tfs_read(s->tfs, rel, &cur, NULL) < 0)
+		return;
+	if (strstr(cur, "x86-tsc") && !strstr(cur, "[x86-tsc]")) {
+		r = state_write(s->state, rel, "x86-tsc");
+		if (r < 0)
+			log_debug("cannot set trace_clock x86-tsc: %s", strerror(-r));
+	}
+	free(cur);
+}
 
 static int instance_open(struct source *src, char *err, size_t errsz)
 {
@@ -51,20 +75,29 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		if (r < 0)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
-	r = session_setup_events(s, err, errsz);
-	if (r < 0)
-		return r;
+	instance_clock(s);
 	if (!s->opts.show_self && !s->opts.tracefs) {
 		char pid[24];
 
-		/* our own reads are not recorded at all (kernels since 5.10) */
+		/* our own reads are not recorded at all (kernels since 5.10),
+		 * nor do they fire (and use up) a trigger: before the events */
 		session_path(s, rel, sizeof(rel), "set_event_notrace_pid");
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		if (tfs_exists(s->tfs, rel))
 			tfs_write(s->tfs, rel, pid);
 	}
+	r = session_setup_events(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = session_setup_function(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = session_setup_pid_filter(s, err, errsz);
+	if (r < 0)
+		return r;
+	/* --trigger: the stacks come from the triggers alone */
 	session_path(s, rel, sizeof(rel), "options/stacktrace");
-	r = tfs_write(s->tfs, rel, "1");
+	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	if (s->user_on) {
@@ -90,9 +123,9 @@ static int instance_pollfds(const struct source *src, struct pollfd *fds, int ma
 	return cpubufs_pollfds(src->priv, fds, max);
 }
 
-static int instance_drain(struct source *src, unsigned int budget)
+static int instance_drain(struct source *src, struct drain_budget *budget)
 {
-	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL, NULL);
+	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL);
 }
 
 static int instance_tick(struct source *src)
@@ -106,12 +139,28 @@ static void instance_stats(const struct source *src, struct session_stats *st)
 	cpubufs_stats(src->priv, st);
 }
 
-/* the buffer is ours alone: read it out, then only stacktop's counts go */
+/*
+ * The buffer is ours alone: what it holds is wiped (opening the instance's
+ * `trace` with O_TRUNC, constant time however fast the buffer fills), then
+ * only stacktop's counts go. Where the wipe fails, it is read away within
+ * the reset's budget instead.
+ */
 static int instance_reset(struct source *src)
 {
-	session_drain(src->s, 0);
-	session_zero_counts(src->s);
-	src->s->stats.generation++;
+	struct session *s = src->s;
+	char rel[160];
+	bool more = false;
+	int r;
+
+	session_path(s, rel, sizeof(rel), "trace");
+	r = tfs_write(s->tfs, rel, "");
+	if (r < 0) {
+		log_debug("cannot clear %s: %s; reading it away", rel, strerror(-r));
+		session_drain_reset(s, &more);
+	}
+	ingest_forget_waiting(s->ing);
+	session_zero_counts(s);
+	s->stats.generation++;
 	return 0;
 }
 

@@ -26,13 +26,15 @@ static int passive_open(struct source *src, char *err, size_t errsz)
 	session_traced_append(s, "stack_map (passive)");
 	if (evfmt_add_type(s->fmt, s->tfs, 0) < 0)
 		return -ENOMEM;
+	mapsnap_stat_check(m); /* the table_size bounds the ids of the first read */
 	return mapsnap_read(m);
 }
 
-static int passive_drain(struct source *src, unsigned int budget)
+static int passive_drain(struct source *src, struct drain_budget *budget)
 {
 	struct mapsnap *m = src->priv;
 
+	(void)budget;
 	m->read_this_drain = false;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 
 #include "comm.h"
+#include "datsyms.h"
 #include "evfmt.h"
 #include "format.h"
 #include "ingest.h"
@@ -30,7 +31,7 @@ static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 	unsigned long size = 0;
 
 	/* frames of a saved map that no symbol table knows answer first */
-	if (stackmap_names_lookup(src->s->names, addr, &ret->name, &ret->module, &ret->start,
+	if (stackmap_names_lookup(src->s->map_names, addr, &ret->name, &ret->module, &ret->start,
 				  &ret->size) == 0)
 		return 0;
 	if (!src->priv ||
@@ -48,6 +49,34 @@ static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 static const char *replay_comm(void *ctx, int pid)
 {
 	return tep_data_comm_from_pid(replay_tep(ctx), pid);
+}
+
+/*
+ * The recording's kallsyms text, by name too: a saved stack_map text names
+ * its frames "sym+0xoff", and only the recording's symbols turn them back
+ * into the addresses its kernel had (the tep resolver answers by address
+ * only).
+ */
+static void load_own_kallsyms(struct session *s, const char *path)
+{
+	size_t len;
+	char *txt;
+	FILE *f;
+	int r;
+
+	r = datsyms_read(path, &txt, &len);
+	if (r < 0) {
+		log_info("%s: no kallsyms text read (%s)", path, strerror(-r));
+		return;
+	}
+	f = fmemopen(txt, len, "r");
+	if (f) {
+		r = ksym_load(s->ksym, f);
+		if (r < 0)
+			log_info("%s: its kallsyms: %s", path, strerror(-r));
+		fclose(f);
+	}
+	free(txt);
 }
 
 static int replay_dat_open(struct source *src, char *err, size_t errsz)
@@ -75,21 +104,29 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	if (!s->ing)
 		return -ENOMEM;
 	ingest_set_type_cb(s->ing, session_type_cb, s);
+	/* function-tracer entries (trace-cmd record -p function -T): by function */
+	ingest_set_func_cb(s->ing, session_func_cb, s);
+	/* ids no saved map resolves still count, each on its own row */
+	ingest_set_keep_unresolved(s->ing, true);
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	/* the recording's own kallsyms: the live one may be another boot */
-	if (!s->opts.kallsyms)
+	if (!s->opts.kallsyms) {
 		ksym_set_resolver(s->ksym, replay_sym, src);
+		load_own_kallsyms(s, path);
+	}
 	return 0;
 }
 
-static int replay_dat_drain(struct source *src, unsigned int budget)
+/* a recording is finite: it is read whole, whatever the budget */
+static int replay_dat_drain(struct source *src, struct drain_budget *budget)
 {
 	struct session *s = src->s;
 	double secs = 0;
 	unsigned int i;
 	long long n;
 
+	(void)budget;
 	n = replay_run(src->priv, s->ing, &secs);
 	if (n < 0)
 		log_err("cannot read the recording: %s", strerror((int)-n));
@@ -100,6 +137,12 @@ static int replay_dat_drain(struct source *src, unsigned int budget)
 		session_traced_append(s, session_event(s, i));
 	if (!session_nevents(s))
 		session_traced_append(s, "none with a stack");
+	if (ingest_stats(s->ing)->unresolved)
+		log_warn("%llu stack_id records name ids %s: each id is ranked as '[unresolved stack_id N]'; "
+			 "give --map with the stack_map_bin (or stack_map) saved with the recording "
+			 "(cat /sys/kernel/tracing/stack_map_bin > stack_map_bin next to the trace.dat)",
+			 (unsigned long long)ingest_stats(s->ing)->unresolved,
+			 s->opts.map_file ? "the stack map does not hold" : "no stack map resolves");
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 

@@ -47,7 +47,7 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 		session_traced_append(s, "stack_map file");
 	}
 	mapsnap_init(m, NULL, s->ing, s->table, s->ksym, &s->stats, alone);
-	m->names = s->names;
+	m->names = s->map_names;
 	r = mapsnap_load_file(m, path);
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot read the stack map %s: %s", path,
@@ -56,7 +56,7 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 	if (m->named_frames) {
 		/* with a trace.dat and no --kallsyms its resolver answers names first */
 		if (!s->opts.replay || s->opts.kallsyms)
-			ksym_set_resolver(s->ksym, names_sym, s->names);
+			ksym_set_resolver(s->ksym, names_sym, s->map_names);
 		if (s->opts.replay && !s->opts.kallsyms)
 			log_warn("%s: %llu frames kept as written (names become addresses only with --kallsyms)",
 				 path, (unsigned long long)m->named_frames);

@@ -8,11 +8,13 @@
  * read before the reset never resolves through the map read after it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "evfmt.h"
 #include "ingest.h"
+#include "log.h"
 #include "mapsnap.h"
 #include "source.h"
 #include "state.h"
@@ -39,17 +41,26 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	r = session_setup_events(s, err, errsz);
 	if (r < 0)
 		return r;
+	r = session_setup_function(s, err, errsz);
+	if (r < 0)
+		return r;
 	r = state_write(s->state, "options/stackmap", "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
 				    strerror(-r),
 				    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
-	r = state_write(s->state, "options/stacktrace", "1");
+	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
+	if (s->opts.npids && !s->opts.tracefs && tfs_exists(s->tfs, "options/record-tgid") &&
+	    state_write(s->state, "options/record-tgid", "1") < 0)
+		log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
+	/* --trigger: the stacks come from the triggers alone */
+	r = state_write(s->state, "options/stacktrace", s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	r = state_write(s->state, "tracing_on", "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
+	mapsnap_stat_check(&m->map); /* the table_size bounds the ids of the first read */
 	mapsnap_read(&m->map);
 	return cpubufs_open(&m->bufs, s, err, errsz);
 }
@@ -66,19 +77,21 @@ static void stackmap_full(void *ctx)
 	mapsnap_checkpoint(ctx);
 }
 
-static int stackmap_drain(struct source *src, unsigned int budget)
+static int stackmap_drain(struct source *src, struct drain_budget *budget)
 {
 	struct stackmap_src *m = src->priv;
-	bool more;
+	bool more_before = budget->more;
 	int pages;
 
 	m->map.read_this_drain = false;
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
-	pages = cpubufs_drain(&m->bufs, src->s, budget, &more, stackmap_full, &m->map);
+	budget->more = false;
+	pages = cpubufs_drain(&m->bufs, src->s, budget, stackmap_full, &m->map);
 	mapsnap_checkpoint(&m->map);
-	if (!more)
+	if (!budget->more)
 		m->map.discard_ids = false; /* the buffer was read to its end */
+	budget->more |= more_before;
 	return pages;
 }
 
@@ -100,14 +113,19 @@ static void stackmap_stats(const struct source *src, struct session_stats *st)
 }
 
 /*
- * tracing_on is saved and cleared, the buffers drained, `0` written to
- * stack_map, tracing_on restored.
+ * tracing_on is saved and cleared, the buffers drained (within a budget),
+ * `0` written to stack_map, tracing_on restored. With tracing off the
+ * buffers are finite, but a slow reader may still not get through them in
+ * time: whatever the budget leaves was recorded under the old map and is
+ * wiped (the top-level buffer is stacktop's while it holds the top-level
+ * lock), so that no old id resolves through the new map.
  */
 static int stackmap_reset(struct source *src)
 {
 	struct stackmap_src *m = src->priv;
 	struct session *s = src->s;
 	long long was_on = 0;
+	bool more = false;
 	int r, r2;
 
 	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
@@ -118,20 +136,30 @@ static int stackmap_reset(struct source *src)
 			return r;
 	}
 	/* everything recorded under the old map is read and resolved now */
-	session_drain(s, 0);
+	session_drain_reset(s, &more);
 	m->map.read_this_drain = false;
 	mapsnap_checkpoint(&m->map);
 	r = tfs_write(s->tfs, "stack_map", "0");
 	if (r == 0) {
 		/*
 		 * v1-v3 keep the buffer: a record committed after the drain above
-		 * belongs to the old map; the counts restart anyway, so read it
-		 * away without resolving it through the new one.
+		 * (or left by its budget) belongs to the old map; the counts
+		 * restart anyway, so read it away without resolving it through
+		 * the new one.
 		 */
 		s->stats.have_map_stat = false; /* the counters restart from 0 */
 		m->map.discard_ids = true;
-		session_drain(s, 0);
-		m->map.discard_ids = false;
+		session_drain_reset(s, &more);
+		if (more) {
+			r2 = tfs_write(s->tfs, "trace", "");
+			if (r2 < 0)
+				log_warn("cannot clear the buffers after a reset: %s; ids of the old map are dropped until they are read",
+					 strerror(-r2));
+			else
+				ingest_forget_waiting(s->ing);
+			more = r2 < 0;
+		}
+		m->map.discard_ids = more;
 		mapsnap_new_generation(&m->map);
 		session_zero_counts(s);
 	}

@@ -51,8 +51,13 @@ declare -A srcs=(
 	[ringbuf]="ringbuf.c"
 	[format]="format.c ksym.c usym.c"
 	[ingest]="ingest.c stack_table.c ringbuf.c usym.c format.c ksym.c"
+	[snapshot]="snapshot.c format.c ksym.c usym.c"
 )
-order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest)
+# harness: libraries it links besides -lm
+declare -A libs=(
+	[snapshot]="-ljson-c"
+)
+order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest snapshot)
 [ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
 
 # --- seeds -------------------------------------------------------------
@@ -130,6 +135,12 @@ seed_ingest() {
 	{ printf '\x88\x04\xff\xc8\xfc\x01eEkdeikeEEk\x03pe\x13im\x05ei\x05Ek(p'; } >"$d/script-fmt"
 }
 
+seed_snapshot() {
+	local d=$1
+	printf '%s\n' '{"schema":"stacktop-snapshot","version":2,"stacktop":"0.1.0","timestamp":1.0,"time":"1970-01-01T00:00:01.000Z","host":"h","kernel":null,"source":"/sys/kernel/tracing","iteration":1,"mode":"stacks","interval":1.0,"events":["sched:sched_switch"],"traced":"sched:sched_switch","origins":["a","b"],"view":{"sort":"hits","ascending":false,"counts":"delta","event":"sched:sched_switch","pid":null,"cpu":0,"filter":"x","hide_idle":false,"top":0},"hits":3,"hits_delta":3,"unique":1,"matched":1,"matched_total":3,"matched_delta":3,"lost":0,"overrun":0,"dropped":0,"orphans":0,"bad_pages":0,"fallbacks":0,"unresolved":0,"generation":0,"tracing_on":true,"stackmap_on":false,"stacks":[{"key":"0123456789abcdef","total":3,"delta":3,"depth":2,"ids":[7,8,9],"more_ids":false,"fallback":false,"mapped":true,"merged64":false,"cut":false,"frames":["0xffffffff81000010","0xffffffffc0000000"],"symbols":["f+0x10/0x100","g+0x0/0x10 [m]"],"by":[{"event":"sched:sched_switch","cpu":0,"pid":-1,"comm":"?","origin":1,"total":3,"delta":3}]}]}' >"$d/two-origins"
+	printf '{"a":1}\n{"schema":"stacktop-snapshot","version":3}\n' >"$d/lines"
+}
+
 # --- build and run ---------------------------------------------------------
 
 status=0
@@ -151,7 +162,8 @@ for h in "${order[@]}"; do
 		continue
 	fi
 	bin="$work/fuzz-$h"
-	if ! "$cc" "${cflags[@]}" "$harness" "${files[@]}" -lm -o "$bin" 2>"$work/$h.build.log"; then
+	# shellcheck disable=SC2086
+	if ! "$cc" "${cflags[@]}" "$harness" "${files[@]}" -lm ${libs[$h]:-} -o "$bin" 2>"$work/$h.build.log"; then
 		echo "fuzz-$h: BUILD FAILED"
 		cat "$work/$h.build.log"
 		summary+=("fuzz-$h: build failed")

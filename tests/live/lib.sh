@@ -29,11 +29,14 @@ fi
 
 WORK=$(mktemp -d /tmp/stacktop-live.XXXXXX)
 WORKLOAD_PID=
+EXTRA_PIDS= # more processes a test started (killed by pid at exit)
 
 cleanup() {
 	# end only what this test started, by pid
-	[ -n "$WORKLOAD_PID" ] && kill "$WORKLOAD_PID" 2>/dev/null
-	[ -n "$WORKLOAD_PID" ] && wait "$WORKLOAD_PID" 2>/dev/null
+	for p in $WORKLOAD_PID $EXTRA_PIDS; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -34,6 +34,8 @@ for sig in USR1 USR2 ALRM PROF VTALRM XCPU XFSZ PWR STKFLT IO "$rt"; do
 	set -- $(run_and_signal "$sig")
 	[ $# = 2 ] || exit 1
 	pid=$1 st=$2
+	# what stacktop said (an undo that failed names its file)
+	[ -s "$WORK/err.$sig" ] && sed "s/^/  SIG$sig: /" "$WORK/err.$sig" >&2
 	no_instance_of "$pid"
 	snapshot "$WORK/after"
 	diff -u "$WORK/before" "$WORK/after" || fail "state changed after SIG$sig"

@@ -535,6 +535,97 @@ def case_stacks_mode_on_sim():
         sim.stop()
 
 
+def full_cost(depth):
+    """ring-buffer bytes of a kernel_stack record of @depth frames: 8 bytes
+    of common fields, int size and padding, 8 per frame; a 4-byte header up
+    to 112 bytes of payload, 8 above (the sim's formats, the kernel's)"""
+    payload = 16 + 8 * depth
+    return payload + (4 if payload <= 112 else 8)
+
+
+ID_COST = 16  # a stack_id record: 4-byte header, 8 common, 4 the id
+
+
+def check_ringbuf(rep, records, sized, alt, key):
+    rb = rep["ringbuf"]
+    check(rb["sized_records"] == records, "ringbuf: %d stack records of known depth, truth %d"
+          % (rb["sized_records"], records))
+    check(rb["sized_bytes"] == sized, "ringbuf: %d bytes read, truth %d" % (rb["sized_bytes"], sized))
+    check(rb["alt_bytes"] == alt, "ringbuf: %d bytes the other way, truth %d" %
+          (rb["alt_bytes"], alt))
+    check(rb["bytes"] > sized, "ringbuf: %d bytes in all, the stack records alone %d" %
+          (rb["bytes"], sized))
+    check(abs(rb["bytes_per_event"] - sized / records) < 0.01 and
+          abs(rb["alt_per_event"] - alt / records) < 0.01, "ringbuf: bytes per event %s" % rb)
+    want = (100.0 * (alt - sized) / alt if key == "map_saves_pct"
+            else 100.0 * (sized - alt) / rb["bytes"])
+    check(abs(rb[key] - want) < 0.01, "ringbuf: %s %s, computed %.2f" % (key, rb[key], want))
+    return want
+
+
+def case_ringbuf_stackmap():
+    """the map's value: the bytes stacktop read against what full stacks
+    would have cost for the same events, from the truth's depths"""
+    sim = Sim("v4", "--step", "--seed", "11", "--deep", "0.1")
+    try:
+        top = Stacktop(sim)
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 3000")
+            rep = top.settle(3000)
+            truth = sim.truth()
+            compare_exact(rep, truth, "v4")
+            records = sized = alt = 0
+            for (frames, _), c in truth.items():
+                check(c["lost"] == 0 and c["read"] == c["as_id"] + c["fallback"],
+                      "the sim lost or split records: %s" % c)
+                records += c["read"]
+                sized += c["as_id"] * ID_COST + c["fallback"] * full_cost(len(frames))
+                alt += c["read"] * full_cost(len(frames))
+            check(any(c["fallback"] for c in truth.values()), "no deep fallback (test is void)")
+            pct = check_ringbuf(rep, records, sized, alt, "map_saves_pct")
+            check(pct > 50, "the map saves only %.1f%%" % pct)
+            check(rep["bad_ids"] == 0, "%d bad ids" % rep["bad_ids"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+    finally:
+        sim.stop()
+
+
+def case_ringbuf_stacks():
+    """stacks mode: what the map would save on this workload (stacks deeper
+    than 64 frames stay full)"""
+    sim = Sim("v4", "--step", "--seed", "12", "--deep", "0.1")
+    try:
+        top = Stacktop(sim, "--mode", "stacks")
+        try:
+            for _ in range(200):
+                if sim.state()["instances"]:
+                    break
+                time.sleep(0.02)
+            top.next()
+            sim.ctl("emit 2000")
+            rep = top.settle(2000)
+            records = sized = alt = deep = 0
+            for line in sim.read(".sim/truth").splitlines():
+                f = line.split()
+                if line.startswith("#") or not f[0].startswith("instances/"):
+                    continue
+                n, depth = int(f[4]), len(f[11].split(",")) if len(f) > 11 else 0
+                records += n
+                sized += n * full_cost(depth)
+                alt += n * (ID_COST if depth <= 64 else full_cost(depth))
+                deep += n if depth > 64 else 0
+            check(records == 2000 and deep > 0, "truth: %d records, %d deep" % (records, deep))
+            check_ringbuf(rep, records, sized, alt, "map_would_save_pct")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+    finally:
+        sim.stop()
+
+
 def case_map_file():
     """a saved stack_map_bin or stack_map, read offline (what stackmap_dump.py
     does): every stack with its ref_count, bin and text agree"""
@@ -647,6 +738,462 @@ def case_two_stacktops():
         sim.stop()
 
 
+def truth_by_event(sim, inst_prefix):
+    """{event name as stacktop shows it: read} from the truth; function
+    tracer entries are keyed by the function entered (func=)"""
+    out = {}
+    for line in sim.read(".sim/truth").splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        if not f[0].startswith(inst_prefix):
+            continue
+        ev = f[1]
+        if ev == "ftrace:function":
+            func = [x[5:] for x in f[12:] if x.startswith("func=")]
+            ev = "ftrace:function " + func[0]
+        out[ev] = out.get(ev, 0) + int(f[4])
+    return {k: v for k, v in out.items() if v}
+
+
+def report_by_event(rep):
+    out = {}
+    for st in rep["stacks"]:
+        for b in st["by"]:
+            out[b["event"]] = out.get(b["event"], 0) + b["total"]
+    return out
+
+
+def ftrace_state(sim):
+    s = sim.state()
+    for f in ("current_tracer", "set_ftrace_filter", "kprobe_events",
+              "events/sched/sched_switch/filter", "events/sched/sched_switch/trigger",
+              "events/sched/sched_switch/enable"):
+        s[f] = sim.read(f)
+    return s
+
+
+def case_function_kprobe():
+    """--function and --kprobe in both modes: entries named by the traced
+    function (counts per function equal the truth's func= sums), the kprobe
+    by its event; everything removed and restored on exit"""
+    for mode, prefix in (("stacks", "instances/"), ("stackmap", "top")):
+        sim = Sim("v4", "--step", "--seed", "9")
+        try:
+            before = ftrace_state(sim)
+            top = Stacktop(sim, "--mode", mode, "--function", "sched*", "--function", "vfs_*",
+                           "--kprobe", "vfs_read", "--kprobe", "try_to_wake_up+4")
+            try:
+                rep = top.next()
+                check(rep["mode"] == mode, "mode %s" % rep["mode"])
+                probes = sim.read("kprobe_events")
+                check("vfs_read vfs_read" in probes and "try_to_wake_up_4 try_to_wake_up+4"
+                      in probes, "%s: kprobes not created: %r" % (mode, probes))
+                where = sim.state()["instances"][0] + "/" if mode == "stacks" else ""
+                if where:
+                    where = "instances/" + where
+                check(sim.read(where + "current_tracer").strip() == "function",
+                      "%s: function tracer not on" % mode)
+                check(sim.read(where + "options/func_stack_trace").strip() == "1",
+                      "%s: func_stack_trace off" % mode)
+                sim.ctl("emit 1500")
+                rep = top.settle(1)
+                rep = top.settle(rep["hits"])
+                want = truth_by_event(sim, prefix)  # before the instance goes
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: exit %d %s" % (mode, rc, err))
+            got = report_by_event(rep)
+            check(got == want, "%s: per event\n  stacktop %s\n  truth    %s" %
+                  (mode, sorted(got.items()), sorted(want.items())))
+            funcs = [e for e in got if e.startswith("ftrace:function ")]
+            check(len(funcs) >= 3 and "ftrace:function schedule" in got,
+                  "%s: functions %s" % (mode, funcs))
+            check(any(e.endswith(":vfs_read") for e in got), "%s: no kprobe hits" % mode)
+            check(not [e for e in got if "#" in e], "%s: unnamed events %s" % (mode, got))
+            after = ftrace_state(sim)
+            check(after == before, "%s: not restored:\n %s\n %s" % (mode, after, before))
+        finally:
+            sim.stop()
+
+
+def case_ftrace_named():
+    """function entries someone else's function tracer records at the top
+    level are named by their function too (stackmap mode, no --function)"""
+    sim = Sim("v4", "--step", "--seed", "13")
+    try:
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 800")
+            rep = top.settle(1)
+            rep = top.settle(rep["hits"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        got = report_by_event(rep)
+        want = truth_by_event(sim, "top")
+        check(got == want, "per event %s, truth %s" % (got, want))
+        check("ftrace:function schedule" in got, "function entries not named: %s" % got)
+        check(not [e for e in got if "#" in e or e == "ftrace:function"], "unnamed: %s" % got)
+    finally:
+        sim.stop()
+
+
+def case_kfilter():
+    """-e 'EV if FILTER' is written where the kernel filters (top level:
+    journaled, the old filter restored); only matching events cost a stack;
+    a refused filter shows error_log's text and changes nothing"""
+    sim = Sim("v4", "--step", "--seed", "10")
+    try:
+        sim.write("events/sched/sched_switch/filter", "prev_state == 4")
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "-e", "sched:sched_switch if prev_state & 3", "-e", "kmem:kmalloc",
+                       "--filter", "bytes_req > 256")
+        try:
+            rep = wait_enabled(sim, top)
+            check(sim.read("events/sched/sched_switch/filter").strip() == "prev_state & 3",
+                  "filter not written: %r" % sim.read("events/sched/sched_switch/filter"))
+            check(sim.read("events/kmem/kmalloc/filter").strip() == "bytes_req > 256",
+                  "--filter not written")
+            sim.ctl("emit 2000")
+            rep = top.settle(1)
+            rep = top.settle(rep["hits"])
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        got = report_by_event(rep)
+        want = truth_by_event(sim, "top")
+        check(got == want and got, "per event %s, truth %s" % (got, want))
+        check(ftrace_state(sim) == before, "not restored: %s" % ftrace_state(sim))
+        check(sim.read("events/kmem/kmalloc/filter").strip() == "none", "kmalloc filter left")
+        # refused: the kernel's words, exit 1, nothing changed
+        for mode in ("stackmap", "stacks"):
+            run = tempfile.mkdtemp()
+            p = subprocess.run([STACKTOP, "-b", "-n", "1", "--tracefs", sim.mnt, "--rundir", run,
+                                "--mode", mode, "-e", "sched:sched_switch if prev_state &&& 3"],
+                               capture_output=True, text=True, timeout=30)
+            shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 1 and "Invalid value (did you forget quotes)?" in p.stderr and
+                  "prev_state &&& 3" in p.stderr, "%s: refused filter: %d %r" %
+                  (mode, p.returncode, p.stderr))
+            check(ftrace_state(sim) == before, "%s: a refused filter changed %s" %
+                  (mode, ftrace_state(sim)))
+    finally:
+        sim.stop()
+
+
+def case_trigger():
+    """--trigger: stacks only where the stacktrace trigger fires (count,
+    filter), in both modes; the trigger removed on exit, another tool's
+    trigger at the top level kept"""
+    for mode, prefix in (("stacks", "instances/"), ("stackmap", "top")):
+        sim = Sim("v4", "--step", "--seed", "11")
+        try:
+            sim.write("events/kmem/kfree/trigger", "stacktrace:3")
+            before = ftrace_state(sim)
+            before_kfree = sim.read("events/kmem/kfree/trigger")
+            top = Stacktop(sim, "--mode", mode, "--trigger", "sched:sched_switch:40",
+                           "--trigger", "kmem:kmalloc if bytes_req > 512")
+            try:
+                top.next()
+                where = ""
+                if mode == "stacks":
+                    where = "instances/" + sim.state()["instances"][0] + "/"
+                trig = sim.read(where + "events/sched/sched_switch/trigger")
+                check("stacktrace:count=40" in trig, "%s: trigger %r" % (mode, trig))
+                check(sim.read(where + "options/stacktrace").strip() == "0",
+                      "%s: options/stacktrace on with --trigger" % mode)
+                sim.ctl("emit 3000")
+                rep = top.settle(1)
+                rep = top.settle(rep["hits"])
+                want = truth_by_event(sim, prefix)  # before the instance goes
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: exit %d %s" % (mode, rc, err))
+            got = report_by_event(rep)
+            if mode == "stackmap":
+                want.pop("kmem:kfree", None)  # the other tool's trigger: not enabled by us
+                got.pop("kmem:kfree", None)
+            check(got == want, "%s: per event %s, truth %s" % (mode, got, want))
+            check(got.get("sched:sched_switch") == 40, "%s: sched_switch %s, wanted 40" %
+                  (mode, got.get("sched:sched_switch")))
+            check(0 < got.get("kmem:kmalloc", 0), "%s: no kmalloc stacks" % mode)
+            # the other tool's kfree trigger (not enabled: no event record) leaves
+            # its 3 stacks alone in the top-level buffer
+            check(rep["orphans"] == (3 if mode == "stackmap" else 0),
+                  "%s: %d orphans" % (mode, rep["orphans"]))
+            check(ftrace_state(sim) == before, "%s: not restored %s" % (mode, ftrace_state(sim)))
+            # (its count runs down: the simulator fires it at the top level)
+            check(sim.read("events/kmem/kfree/trigger").startswith("stacktrace:count="),
+                  "%s: another tool's trigger touched: %r, was %r" %
+                  (mode, sim.read("events/kmem/kfree/trigger"), before_kfree))
+        finally:
+            sim.stop()
+
+
+def case_probe_refused():
+    """what the kernel refuses: an unknown symbol (error_log text), a
+    function filter matching nothing; nothing is left behind"""
+    sim = Sim("v4", "--step")
+    try:
+        before = ftrace_state(sim)
+        for args, text in ((["--kprobe", "no_such_function_xyz"],
+                            "Invalid probed address or symbol"),
+                           (["--kprobe", "vfs_read+1000000"], "Invalid probed address"),
+                           (["--kprobe", "bad name"], "bad --kprobe"),
+                           (["--function", "no_such_function_xyz"], "no traceable function"),
+                           (["--mode", "stacks", "--function", "no_such_function_xyz"],
+                            "no traceable function"),
+                           (["--trigger", "sched:sched_switch if prev_state &&& 3"],
+                            "Invalid value (did you forget quotes)?")):
+            run = tempfile.mkdtemp()
+            p = subprocess.run([STACKTOP, "-b", "-n", "1", "--tracefs", sim.mnt,
+                                "--rundir", run] + args, capture_output=True, text=True,
+                               timeout=30)
+            shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 1 and text in p.stderr, "%s: %d %r" % (args, p.returncode,
+                                                                         p.stderr))
+            check(ftrace_state(sim) == before, "%s left %s" % (args, ftrace_state(sim)))
+    finally:
+        sim.stop()
+
+
+def case_probe_recovery():
+    """a SIGKILLed stacktop's kprobe, function tracer and filter are undone
+    by the next run's journal recovery"""
+    sim = Sim("v4", "--step")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "--kprobe", "vfs_read", "--function", "schedule", "-e",
+                       "sched:sched_switch if prev_state & 3", rundir=run)
+        top.next()
+        check(sim.read("kprobe_events").strip(), "no kprobe")
+        top.proc.kill()
+        top.proc.wait()
+        check(sim.read("current_tracer").strip() == "function", "tracer not left by the kill")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def read_pages(sim):
+    """every page the simulated kernel holds, per CPU, consumed as a reader would"""
+    pages = {}
+    for cpu in sorted(os.listdir(os.path.join(sim.mnt, "per_cpu"))):
+        n = int(cpu[3:])
+        fd = os.open(os.path.join(sim.mnt, "per_cpu", cpu, "trace_pipe_raw"),
+                     os.O_RDONLY | os.O_NONBLOCK)
+        data = b""
+        try:
+            while True:
+                try:
+                    b = os.read(fd, 4096)
+                except BlockingIOError:
+                    break
+                if not b:
+                    break
+                data += b + bytes(4096 - len(b))
+        finally:
+            os.close(fd)
+        pages[n] = data
+    return pages
+
+
+def write_trace_dat(sim, path):
+    """a trace-cmd trace.dat (file version 6, trace-cmd.dat(5)) of what the
+    simulated kernel recorded: trace-cmd itself finds tracefs through
+    /proc/mounts and cannot be pointed at the simulator's FUSE mount, so
+    the test writes the file the way trace-cmd extract would: the formats,
+    kallsyms and saved_cmdlines of the tracefs, and the ring-buffer pages"""
+    import struct
+
+    def rd(rel):
+        with open(os.path.join(sim.mnt, rel), "rb") as f:
+            return f.read()
+    pages = read_pages(sim)
+    out = bytearray(b"\x17\x08\x44tracing" + b"6\0" + bytes([0, 8]) + struct.pack("<I", 4096))
+    for tag, rel in ((b"header_page\0", "events/header_page"),
+                     (b"header_event\0", "events/header_event")):
+        d = rd(rel)
+        out += tag + struct.pack("<Q", len(d)) + d
+    ftrace = [rd("events/ftrace/%s/format" % e) for e in ("kernel_stack", "stack_id", "user_stack")]
+    out += struct.pack("<I", len(ftrace))
+    for d in ftrace:
+        out += struct.pack("<Q", len(d)) + d
+    d = rd("events/sched/sched_switch/format")
+    out += struct.pack("<I", 1) + b"sched\0" + struct.pack("<I", 1) + struct.pack("<Q", len(d)) + d
+    with open(sim.kallsyms, "rb") as f:
+        k = f.read()
+    out += struct.pack("<I", len(k)) + k
+    out += struct.pack("<I", 0)                      # printk formats
+    d = rd("saved_cmdlines")
+    out += struct.pack("<Q", len(d)) + d
+    out += struct.pack("<I", len(pages)) + b"flyrecord\0"
+    offs = len(out) + 16 * len(pages)
+    offs = (offs + 4095) // 4096 * 4096
+    body = bytearray()
+    for cpu in sorted(pages):
+        out += struct.pack("<QQ", offs + len(body), len(pages[cpu]))
+        body += pages[cpu]
+    out += bytes(offs - len(out)) + body
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+def case_replay_dat():
+    """a recording of a stackmap kernel (stack_id records) replayed: without
+    its map every record still counts, one row per id, and the user is told
+    how to resolve them; a stack_map_bin saved next to it is found and used;
+    a saved stack_map text alone is resolved with the recording's own
+    kallsyms (no --kallsyms), so different stacks stay apart"""
+    sim = Sim("v4", "--step", "--seed", "21")
+    try:
+        sim.record_as_another_tool(2000)
+        sim.write("tracing_on", "0")
+        d = os.path.join(sim.dir, "rec")
+        os.mkdir(d)
+        dat = os.path.join(d, "trace.dat")
+        write_trace_dat(sim, dat)
+        truth = expected(sim.truth(), "v4")
+        read = sum(e["read"] for e in truth.values())
+        ids = set()
+        for e in truth.values():
+            if e["as_id"]:
+                ids |= e["ids"]
+        as_id = sum(e["as_id"] for e in truth.values())
+        check(read > 1000 and as_id > 1000, "setup: %d records, %d by id" % (read, as_id))
+
+        def run(*extra):
+            p = subprocess.run([STACKTOP, "-r", dat, "--json", "--top", "100000", "--cumulative"]
+                               + list(extra), capture_output=True, text=True)
+            check(p.returncode == 0, "stacktop -r: exit %d %s" % (p.returncode, p.stderr))
+            return json.loads(p.stdout.splitlines()[0]), p.stderr
+
+        # 1. no map anywhere: nothing is lost, each id is a row
+        rep, err = run()
+        check(rep["hits"] == read, "no map: %d hits, the recording has %d" % (rep["hits"], read))
+        check(sum(st["total"] for st in rep["stacks"]) == read,
+              "no map: the rows add up to %d of %d records" %
+              (sum(st["total"] for st in rep["stacks"]), read))
+        rows = [st for st in rep["stacks"] if st["symbols"][0].startswith("[unresolved stack_id ")]
+        check(len(rows) == len(ids), "no map: %d id rows, %d ids" % (len(rows), len(ids)))
+        check(rep["unresolved"] == as_id, "no map: unresolved %d, %d by id" %
+              (rep["unresolved"], as_id))
+        check("--map" in err and "stack_map_bin" in err, "no map: not told how: %r" % err)
+
+        # 2. and 3. the map saved next to the recording: binary, then text alone
+        want = {k: e["read"] for k, e in truth.items() if e["read"]}
+        for name in ("stack_map_bin", "stack_map"):
+            for old in ("stack_map_bin", "stack_map"):
+                if os.path.exists(os.path.join(d, old)):
+                    os.unlink(os.path.join(d, old))
+            with open(os.path.join(sim.mnt, name), "rb") as f, \
+                    open(os.path.join(d, name), "wb") as o:
+                o.write(f.read())
+            rep, err = run()
+            got = {tuple(int(x, 16) for x in st["frames"]): st["total"] for st in rep["stacks"]}
+            check(rep["unresolved"] == 0, "%s next to it: %d unresolved" % (name, rep["unresolved"]))
+            check(got == want, "%s next to it: %d stacks, truth %d; differing: %s" %
+                  (name, len(got), len(want),
+                   [[hex(x) for x in k[:2]] for k in set(got) ^ set(want)][:3]))
+            check(all(not s.startswith("0x") for st in rep["stacks"] for s in st["symbols"]),
+                  "%s next to it: frames not symbolized" % name)
+    finally:
+        sim.stop()
+
+
+def run_timed(sim, *args, limit=5.0):
+    """stacktop -b --json with @args; it must end by itself within @limit
+    seconds (a hang is killed at 30 s and reported)"""
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    cmd = [STACKTOP, "-b", "--json", "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+           "--rundir", run] + list(args)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise Fail("%s did not end within 30 s (hang)" % " ".join(args))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    took = time.monotonic() - t0
+    check(p.returncode == 0, "%s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr))
+    check(took < limit, "%s took %.1f s (limit %.0f s)" % (" ".join(args), took, limit))
+    return [json.loads(l) for l in p.stdout.splitlines()], p.stderr, took
+
+
+def fired(sim):
+    for line in sim.read(".sim/control").splitlines():
+        if line.startswith("fired:"):
+            return int(line.split()[1])
+    raise Fail("no fired: line in .sim/control")
+
+
+def case_never_hang():
+    """every read of trace_pipe_raw makes new records (a reader traced by
+    the function tracer, or slowed by strace): the buffer never empties,
+    and still every interval ends on time, a reset ends, SIGTERM ends the
+    run at once, and everything is restored"""
+    sim = Sim("v4", "--step", "--seed", "13")
+    try:
+        before = sim.state()
+        sim.ctl("feed-on-read 40")
+        for mode in ("stackmap", "stacks"):
+            f0 = fired(sim)
+            reps, err, took = run_timed(sim, "--mode", mode, "-n", "2", "-d", "0.5")
+            check(len(reps) == 2, "%s: %d reports, wanted 2" % (mode, len(reps)))
+            check(reps[-1]["hits"] > 0, "%s: nothing counted" % mode)
+            check(fired(sim) - f0 > 10000, "%s: the sim fed only %d events: the test is void" %
+                  (mode, fired(sim) - f0))
+            check(reps[-1]["drains_cut"] > 0, "%s: no drain ended on its budget" % mode)
+            check(sim.state() == before, "%s: state not restored: %s" % (mode, sim.state()))
+            # a reset while the buffer fills as fast as it is read
+            reps, err, took = run_timed(sim, "--mode", mode, "--reset-first", "-n", "1",
+                                        "-d", "0.5")
+            check(reps[-1]["generation"] >= 1, "%s: --reset-first did not reset" % mode)
+            check(sim.state() == before, "%s: state not restored after a reset" % mode)
+        # SIGTERM in the middle of a long interval
+        for mode in ("stackmap", "stacks"):
+            run = tempfile.mkdtemp(prefix="stacktop-run.")
+            p = subprocess.Popen([STACKTOP, "-b", "--json", "-d", "60", "--mode", mode,
+                                  "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+                                  "--rundir", run], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                f0 = fired(sim)
+                for _ in range(500):
+                    if fired(sim) - f0 > 5000:
+                        break
+                    time.sleep(0.01)
+                else:
+                    raise Fail("%s: stacktop is not reading" % mode)
+                p.send_signal(signal.SIGTERM)
+                try:
+                    out, err = p.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    raise Fail("%s: SIGTERM ignored: still running 5 s later" % mode)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+                shutil.rmtree(run, ignore_errors=True)
+            check(p.returncode == 0, "%s: exit %d after SIGTERM: %s" % (mode, p.returncode, err))
+            check(len(out.splitlines()) == 1, "%s: no final report after SIGTERM" % mode)
+            check(sim.state() == before, "%s: state not restored after SIGTERM: %s" %
+                  (mode, sim.state()))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -665,8 +1212,18 @@ CASES = {
     "fail-init": case_fail_init,
     "stacks-on-sim": case_stacks_mode_on_sim,
     "map-file": case_map_file,
+    "ringbuf-stackmap": case_ringbuf_stackmap,
+    "ringbuf-stacks": case_ringbuf_stacks,
     "option-einval": case_option_einval,
     "two-stacktops": case_two_stacktops,
+    "function-kprobe": case_function_kprobe,
+    "kfilter": case_kfilter,
+    "ftrace-named": case_ftrace_named,
+    "trigger": case_trigger,
+    "probe-refused": case_probe_refused,
+    "probe-recovery": case_probe_recovery,
+    "replay-dat": case_replay_dat,
+    "never-hang": case_never_hang,
 }
 
 

@@ -268,8 +268,11 @@ else
 	tui_wait 'kernel has no stackmap option' 5
 fi
 
-say "P writes the view as folded stacks"
+say "P asks the format; Enter takes folded, the view as folded stacks"
 tui_keys P
+tui_wait 'Save the view as' 3
+tui_wait '\* *folded|folded .*flame graph' 3
+tui_keys Enter
 tui_wait 'wrote [0-9]+ folded stacks .* to \./stacktop-[0-9]{8}-[0-9]{6}\.folded' 5
 F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
 [ -n "$F" ] || fail "no folded file in $TUI_WORK"
@@ -278,6 +281,22 @@ grep -q -E '^[^ ]+(;[^ ]+)+ [0-9]+$' "$F" || fail "$F is not folded stacks: $(he
 grep -q '__schedule' "$F" || fail "$F lacks __schedule"
 # kernel addresses: for its owner only
 [ "$(stat -c %a "$F")" = 600 ] || fail "$F is mode $(stat -c %a "$F"), expected 600"
+
+say "P, json: a snapshot that stacktop -r reads back"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type json
+tui_keys Enter
+tui_wait 'wrote the view as json .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' 5
+J=$(ls "$TUI_WORK"/stacktop-*.json 2>/dev/null | head -n 1)
+[ -n "$J" ] || fail "no json file in $TUI_WORK"
+"$STACKTOP" -r "$J" --json > "$TUI_WORK/back.json" || fail "stacktop -r $J failed"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["stacks"] and [s["key"] for s in a["stacks"]] == [s["key"] for s in b["stacks"]], "ranking differs"
+assert [s["total"] for s in a["stacks"]] == [s["total"] for s in b["stacks"]], "totals differ"
+' "$J" "$TUI_WORK/back.json" || fail "the P snapshot does not read back the same"
 
 say "mouse: click on a column title sorts, click selects, wheel scrolls"
 tui_wait '^ +# ' 2
@@ -327,6 +346,23 @@ tui_wait 'RATE/s +DEP' 5
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 5
 tui_resize 120 40
+
+say "P, json: a snapshot that stacktop -r reads back"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type json
+tui_keys Enter
+tui_wait 'wrote the view as json .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' 5
+J=$(ls "$TUI_WORK"/stacktop-*.json 2>/dev/null | head -n 1)
+[ -n "$J" ] || fail "no json file in $TUI_WORK"
+"$STACKTOP" -r "$J" --json > "$TUI_WORK/back.json" || fail "stacktop -r $J failed"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["stacks"], "no stacks"
+assert [s["key"] for s in a["stacks"]] == [s["key"] for s in b["stacks"]], "ranking differs"
+assert [s["total"] for s in a["stacks"]] == [s["total"] for s in b["stacks"]], "totals differ"
+' "$J" "$TUI_WORK/back.json" || fail "the P snapshot does not read back the same"
 
 say "quit restores the terminal and tracefs"
 tui_keys q

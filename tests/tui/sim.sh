@@ -26,6 +26,8 @@ sim_ctl resume
 
 say "stackmap header and ranked rows with kernel ids"
 tui_wait 'stackmap on v4 +entries [0-9]+/[0-9]+ +successes [0-9]+ +drops [0-9]+ +success [0-9]+% +fallbacks' 10
+# the map's value: bytes per event read against full stacks
+tui_wait 'map saves [0-9]+% \([0-9]+ of [0-9]+ B/ev\)' 10
 tui_wait '^\+ +1 +[0-9]+(,[0-9+]+)? +[0-9]+ ' 15
 tui_wait '^ +# ID +DELTA' 2
 
@@ -45,6 +47,32 @@ tui_wait '^\+ +1 ' 10
 tui_wait_gone '^ +# .*EVENT' 5
 tui_wait '100% kmem:kmalloc' 10
 tui_rows | grep -q 'sched_switch' && fail "sched_switch rows under the kmalloc filter"
+tui_keys x
+tui_wait 'event all' 3
+
+say "F: the kernel filter of the picked event, written at the top level"
+tui_keys f
+tui_wait 'Filter by event' 3
+tui_type sched_switch
+tui_keys Enter
+tui_wait 'event sched:sched_switch' 3
+tui_keys F
+tui_wait 'Kernel filter \(empty: none' 3
+tui_type 'prev_state &&& 3'
+tui_keys Enter
+tui_wait 'refused the filter .prev_state &&& 3. on sched:sched_switch: Invalid value \(did you forget quotes\)\?' 5
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = none ] ||
+	fail "a refused filter changed the filter file: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
+tui_keys F
+tui_wait 'Kernel filter \(empty: none' 3
+tui_type 'prev_state == 1'
+tui_keys Enter
+tui_wait "kernel filter 'prev_state == 1'" 5
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = 'prev_state == 1' ] ||
+	fail "F did not write the filter: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
+tui_keys F
+tui_wait 'Kernel filter \(empty: none.*prev_state == 1' 3
+tui_keys Escape
 tui_keys x
 tui_wait 'event all' 3
 
@@ -98,8 +126,10 @@ tui_keys s
 tui_wait 'cannot turn stackmap (on|off): kernel has no stackmap option' 5
 sim_ctl "show options/stackmap"
 
-say "P writes folded stacks"
+say "P writes folded stacks (Enter takes folded)"
 tui_keys P
+tui_wait 'Save the view as' 3
+tui_keys Enter
 tui_wait 'wrote [0-9]+ folded stacks' 5
 F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
 [ -s "$F" ] || fail "no folded file written"
@@ -123,4 +153,6 @@ tui_keys q
 tui_quit_restored
 tfs_snapshot "$SIM_MNT" "$TUI_WORK/after"
 diff -u "$TUI_WORK/before" "$TUI_WORK/after" || fail "the simulated tracefs was not restored"
+[ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = none ] ||
+	fail "the filter F wrote was not restored: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
 echo "PASS"

@@ -174,6 +174,8 @@ static void test_uifmt_folded_name(void **state)
 	/* snprintf semantics */
 	assert_int_equal(uifmt_folded_name(buf, 8, 0, 0), 31);
 	assert_string_equal(buf, "stackto");
+	uifmt_save_name(buf, sizeof(buf), 0, 3, ".pb.gz");
+	assert_string_equal(buf, "stacktop-19700101-000000-3.pb.gz");
 }
 
 static void test_uifmt_results(void **state)
@@ -279,6 +281,16 @@ static void test_uifmt_header_rates(void **state)
 	assert_true(sg->alert);
 	/* the array bound holds */
 	assert_int_equal(uifmt_header_rates(&st, 1, segs, 2), 2);
+	/* stacks mode: 10 stacks of 216 B in 4000 B read would be 10 of 16 B */
+	assert_false(seg_has(segs, n, "stackmap"));
+	st.rb_bytes = 4000;
+	st.sized_records = 10;
+	st.sized_bytes = 2160;
+	st.alt_bytes = 160;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "stackmap");
+	assert_string_equal(sg->label, "stackmap");
+	assert_string_equal(sg->value, "would cut ring-buffer use by 50%");
 }
 
 static void test_uifmt_header_map(void **state)
@@ -327,6 +339,27 @@ static void test_uifmt_header_map(void **state)
 	sg = seg_find(segs, n, "gen");
 	assert_string_equal(sg->label, "gen");
 	assert_string_equal(sg->value, "3");
+	assert_false(seg_has(segs, n, "map saves"));
+	assert_false(seg_has(segs, n, "bad ids"));
+	/* 10 ids of 16 B where full stacks would have taken 216 B each */
+	st.rb_bytes = 4000;
+	st.sized_records = 10;
+	st.sized_bytes = 160;
+	st.alt_bytes = 2160;
+	st.bad_ids = 2;
+	n = uifmt_header_map(&st, segs, 16);
+	sg = seg_find(segs, n, "map saves");
+	assert_string_equal(sg->label, "map saves");
+	assert_string_equal(sg->value, "93% (16 of 216 B/ev)");
+	sg = seg_find(segs, n, "bad ids");
+	assert_string_equal(sg->label, "bad ids");
+	assert_string_equal(sg->value, "2");
+	assert_true(sg->alert);
+	/* passive mode reads no ring buffer of its own */
+	st.mode = SESSION_PASSIVE;
+	n = uifmt_header_map(&st, segs, 16);
+	assert_false(seg_has(segs, n, "map saves"));
+	st.mode = SESSION_STACKMAP;
 	/* v1 names, no events yet, full map */
 	st.map.v1_names = true;
 	st.map.success_rate = -1;

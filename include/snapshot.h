@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * snapshot.h - read a JSON snapshot (doc/formats.md, schema version 2)
+ * back into memory: the header's counters, the view, and every stack with
+ * its frames, symbols and breakdown records.
+ *
+ * The file is untrusted input: its size is bounded (SNAPSHOT_MAX_BYTES),
+ * the nesting depth too, every field is type-checked, numbers are range
+ * checked, and every string is sanitized (fmt_sanitize()) before it is
+ * kept. A file of several snapshots (JSON Lines, one per refresh) yields
+ * the last one. Errors name the field and the stack they were found in.
+ */
+#ifndef STACKTOP_SNAPSHOT_H
+#define STACKTOP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNAPSHOT_MAX_BYTES (256u << 20)
+#define SNAPSHOT_MAX_EVENTS 4096
+#define SNAPSHOT_MAX_ORIGINS 256
+
+/**
+ * struct snap_by - one breakdown record
+ * @event: index into struct snapshot's @events
+ * @cpu: CPU
+ * @pid: pid, -1 for none
+ * @origin: index into struct snapshot's @origins (0 when it has none)
+ * @comm: command name (sanitized)
+ * @total: hits since start
+ * @delta: hits in the last interval
+ */
+struct snap_by {
+	unsigned int event;
+	unsigned int cpu;
+	int pid;
+	unsigned int origin;
+	char *comm;
+	uint64_t total;
+	uint32_t delta;
+};
+
+/**
+ * struct snap_stack - one stack of the snapshot
+ * @key: the stable key, 16 hex digits
+ * @total: hits since start under the view's filters
+ * @delta: hits in the last interval
+ * @depth: frames
+ * @ids: kernel stack ids (at most STACK_MAX_IDS kept; more sets @more_ids)
+ * @nids: entries in @ids
+ * @flags: enum stack_flags
+ * @ips: addresses, leaf first
+ * @syms: symbols as the writer printed them, leaf first (sanitized)
+ * @by: breakdown records
+ * @nby: entries in @by
+ */
+struct snap_stack {
+	char key[17];
+	uint64_t total;
+	uint32_t delta;
+	uint32_t depth;
+	uint32_t ids[2];
+	unsigned int nids;
+	unsigned int flags;
+	uint64_t *ips;
+	char **syms;
+	struct snap_by *by;
+	size_t nby;
+};
+
+/**
+ * struct snap_view - the view the snapshot was written with
+ * @sort: enum rank_key
+ * @ascending: inverted order
+ * @delta: ranks and shows the last interval (false: totals)
+ * @event: index into @events, -1 for none
+ * @pid: -1 for none
+ * @cpu: -1 for none
+ * @hide_idle: idle stacks hidden
+ * @top: stacks kept, 0 for all
+ * @filter: the screen's text filter, NULL for none (sanitized)
+ */
+struct snap_view {
+	int sort;
+	bool ascending;
+	bool delta;
+	int event;
+	int pid;
+	int cpu;
+	bool hide_idle;
+	int top;
+	char *filter;
+};
+
+/**
+ * struct snapshot - one snapshot read back
+ * @host: host name (sanitized)
+ * @kernel: kernel release, "" when null
+ * @mode: mode name
+ * @source: tracefs root or replayed file
+ * @time: RFC 3339 time
+ * @interval: seconds of the last interval
+ * @events: event names
+ * @nevents: entries in @events
+ * @origins: origins of a merged snapshot ("origins"), else none
+ * @norigins: entries in @origins
+ * @hits, @hits_delta, @lost, @overrun, @dropped, @orphans, @bad_pages,
+ * @fallbacks, @unresolved: the header's counters
+ * @view: the view
+ * @stacks: the stacks, ranked
+ * @nstacks: entries in @stacks
+ */
+struct snapshot {
+	char host[128];
+	char kernel[96];
+	char mode[16];
+	char source[256];
+	char time[40];
+	double interval;
+	char **events;
+	unsigned int nevents;
+	char **origins;
+	unsigned int norigins;
+	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
+		unresolved;
+	struct snap_view view;
+	struct snap_stack *stacks;
+	size_t nstacks;
+};
+
+/**
+ * snapshot_parse() - parse a snapshot from memory
+ * @buf: the text (need not be NUL-terminated)
+ * @len: its length
+ * @ret: the snapshot (free with snapshot_free())
+ * @err: receives a one-line reason on failure
+ * @errsz: size of @err
+ *
+ * Return: 0, -EBADMSG (not JSON, not a stacktop snapshot, a field missing
+ * or of the wrong type or range), -EPROTONOSUPPORT (another schema
+ * version), -EFBIG, -ENOMEM.
+ */
+int snapshot_parse(const char *buf, size_t len, struct snapshot **ret, char *err, size_t errsz);
+
+/**
+ * snapshot_load() - read and parse a snapshot file
+ * @path: file
+ * @ret: the snapshot
+ * @err: receives a one-line reason on failure (without the file name)
+ * @errsz: size of @err
+ *
+ * Return: as snapshot_parse(), or -errno when the file cannot be read.
+ */
+int snapshot_load(const char *path, struct snapshot **ret, char *err, size_t errsz);
+
+/**
+ * snapshot_free() - free; NULL is a no-op
+ * @sn: snapshot
+ */
+void snapshot_free(struct snapshot *sn);
+
+/**
+ * snapshot_is_json() - whether a file starts like JSON ('{' after blanks)
+ * @path: file
+ *
+ * Return: 1 yes, 0 no, -errno when it cannot be read.
+ */
+int snapshot_is_json(const char *path);
+
+#endif /* STACKTOP_SNAPSHOT_H */

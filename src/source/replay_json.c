@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * replay_json.c - a JSON snapshot (`-r snap.json`) as a source: its stacks,
+ * counts and breakdown records go into the table as they were written, so
+ * that the ranking, the counts (total and interval) and the view come back
+ * as they were seen. Read whole at open.
+ *
+ * Several snapshots (one source each) share one struct snapdb in the
+ * session: the event names, the symbols, the command names, the origins
+ * (one per file: its host, or its file name when two files have the same
+ * host) and the stacks by key. A stack is merged across files by its key
+ * (its symbols), not its addresses: KASLR places one kernel's stacks at
+ * other addresses on every machine; the first file's addresses are kept.
+ * Every breakdown record carries its origin (struct stack_attr's @origin).
+ *
+ * Symbols come from the snapshot only: the snapshot's "symbols" texts are
+ * parsed back into (name, start, size, module) per address and answered
+ * through the ksym resolver, never from this machine's kallsyms.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "format.h"
+#include "ingest.h"
+#include "ksym.h"
+#include "log.h"
+#include "snapshot.h"
+#include "source.h"
+#include "stack_table.h"
+
+/* a small open-addressing map from a 64-bit key to a pointer */
+struct u64map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void *u64map_get(const struct u64map *m, uint64_t k)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = mix(k) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k)
+			return m->vals[i];
+	return NULL;
+}
+
+static int u64map_put(struct u64map *m, uint64_t k, void *v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct u64map nm = { .cap = m->cap ? m->cap * 2 : 256 };
+
+		nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+		nm.vals = calloc(nm.cap, sizeof(*nm.vals));
+		if (!nm.keys || !nm.vals) {
+			free(nm.keys);
+			free(nm.vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->vals[i])
+				u64map_put(&nm, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = nm;
+	}
+	for (i = mix(k) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k)
+			return 0; /* first one wins */
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->n++;
+	return 0;
+}
+
+static void u64map_free(struct u64map *m, bool free_vals)
+{
+	size_t i;
+
+	for (i = 0; free_vals && i < m->cap; i++)
+		free(m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+}
+
+struct snapsym {
+	uint64_t start, size;
+	char *module; /* points into name's allocation, or NULL */
+	char name[];
+};
+
+struct origin {
+	char name[128];
+	char host[128];
+	char file[128];
+	bool named; /* from a merged snapshot's "origins": keep as is */
+};
+
+struct snapdb {
+	struct u64map syms;  /* address -> struct snapsym */
+	struct u64map keys;  /* stack key -> struct stack (owned by the table) */
+	struct u64map comms; /* pid + 1 -> char * */
+	struct origin *origins;
+	unsigned int norigins;
+	bool have_view;
+	struct snap_view view;
+	char filter[256];
+	uint64_t hits_delta;
+	double interval;
+};
+
+static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
+{
+	const struct snapsym *y = u64map_get(&((struct snapdb *)ctx)->syms, addr);
+
+	if (!y)
+		return -ENOENT;
+	ret->name = y->name;
+	ret->module = y->module;
+	ret->start = y->start;
+	ret->size = y->size;
+	return 0;
+}
+
+static const char *snap_comm(void *ctx, int pid)
+{
+	return u64map_get(&((struct snapdb *)ctx)->comms, (uint64_t)(int64_t)pid + 1);
+}
+
+/* "name+0xoff/0xsize [module]" back into its parts, for @ip */
+static int add_sym(struct snapdb *db, uint64_t ip, const char *text)
+{
+	const char *plus = strrchr(text, '+'), *sp;
+	unsigned long long off, size;
+	struct snapsym *y;
+	size_t nlen, len = strlen(text);
+	int n = 0;
+
+	if (!plus || plus == text || u64map_get(&db->syms, ip))
+		return 0;
+	if (sscanf(plus, "+0x%llx/0x%llx%n", &off, &size, &n) != 2 || off > ip)
+		return 0;
+	sp = plus + n;
+	nlen = (size_t)(plus - text);
+	y = calloc(1, sizeof(*y) + len + 2);
+	if (!y)
+		return -ENOMEM;
+	memcpy(y->name, text, nlen);
+	y->start = ip - off;
+	y->size = size;
+	if (sp[0] == ' ' && sp[1] == '[' && sp[strlen(sp) - 1] == ']' && strlen(sp) > 3) {
+		y->module = y->name + nlen + 1;
+		memcpy(y->module, sp + 2, strlen(sp) - 3);
+	}
+	if (u64map_put(&db->syms, ip, y) < 0) {
+		free(y);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int event_index(struct session *s, const char *name)
+{
+	char **nn;
+	unsigned int i;
+
+	for (i = 0; i < s->nnames; i++)
+		if (!strcmp(s->names[i], name))
+			return (int)i;
+	if (s->nnames >= 65535)
+		return -E2BIG;
+	nn = realloc(s->names, (s->nnames + 1) * sizeof(*nn));
+	if (!nn)
+		return -ENOMEM;
+	s->names = nn;
+	s->names[s->nnames] = strdup(name);
+	if (!s->names[s->nnames])
+		return -ENOMEM;
+	return (int)s->nnames++;
+}
+
+static int add_origin(struct snapdb *db, const char *name, const char *host, const char *path,
+		      bool named)
+{
+	const char *base = strrchr(path, '/');
+	struct origin *no, *o;
+
+	if (db->norigins >= 65535)
+		return -E2BIG;
+	no = realloc(db->origins, (db->norigins + 1) * sizeof(*no));
+	if (!no)
+		return -ENOMEM;
+	db->origins = no;
+	o = &no[db->norigins];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	snprintf(o->host, sizeof(o->host), "%s", host);
+	fmt_sanitize(o->file, sizeof(o->file), base ? base + 1 : path,
+		     strlen(base ? base + 1 : path));
+	o->named = named;
+	return (int)db->norigins++;
+}
+
+static struct snapdb *db_get(struct session *s)
+{
+	struct snapdb *db = s->snapdb;
+
+	if (db)
+		return db;
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return NULL;
+	s->snapdb = db;
+	ksym_set_resolver(s->ksym, snap_sym, db);
+	comm_cache_set_lookup(s->comms, snap_comm, db);
+	return db;
+}
+
+static int load(struct session *s, struct snapdb *db, const struct snapshot *sn, const char *path)
+{
+	int evmap[SNAPSHOT_MAX_EVENTS], omap[SNAPSHOT_MAX_ORIGINS];
+	struct ingest_stats *is = ingest_stats(s->ing);
+	unsigned int i;
+	size_t k, j;
+	int r;
+
+	for (i = 0; i < sn->nevents; i++) {
+		r = event_index(s, sn->events[i]);
+		if (r < 0)
+			return r;
+		evmap[i] = r;
+	}
+	if (sn->norigins) {
+		for (i = 0; i < sn->norigins; i++) {
+			r = add_origin(db, sn->origins[i], sn->origins[i], path, true);
+			if (r < 0)
+				return r;
+			omap[i] = r;
+		}
+	} else {
+		r = add_origin(db, sn->host, sn->host, path, false);
+		if (r < 0)
+			return r;
+		omap[0] = r;
+	}
+	if (!db->have_view) {
+		db->have_view = true;
+		db->view = sn->view;
+		db->view.event = sn->view.event >= 0 ? evmap[sn->view.event] : -1;
+		if (sn->view.filter)
+			snprintf(db->filter, sizeof(db->filter), "%s", sn->view.filter);
+		db->view.filter = sn->view.filter ? db->filter : NULL;
+	}
+	for (k = 0; k < sn->nstacks; k++) {
+		const struct snap_stack *ss = &sn->stacks[k];
+		uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
+		uint32_t drest = ss->delta;
+		struct stack *st = u64map_get(&db->keys, key);
+
+		if (!st) {
+			st = stack_table_intern(s->table, ss->ips, ss->depth);
+			if (!st || u64map_put(&db->keys, key, st) < 0)
+				return -ENOMEM;
+			for (j = 0; j < ss->depth; j++)
+				if (add_sym(db, ss->ips[j], ss->syms[j]) < 0)
+					return -ENOMEM;
+		}
+		st->flags |= (uint8_t)(ss->flags & ~STACK_F_CUT);
+		for (j = 0; j < ss->nids; j++)
+			stack_add_id(st, ss->ids[j]);
+		for (j = 0; j < ss->nby; j++) {
+			const struct snap_by *b = &ss->by[j];
+			uint64_t pk = (uint64_t)(int64_t)b->pid + 1;
+
+			if (b->pid >= 0 && !u64map_get(&db->comms, pk)) {
+				char *c = strdup(b->comm);
+
+				if (!c || u64map_put(&db->comms, pk, c) < 0) {
+					free(c);
+					return -ENOMEM;
+				}
+			}
+			stack_table_add(s->table, st, (unsigned int)evmap[b->event], b->cpu, b->pid,
+					(unsigned int)omap[sn->norigins ? b->origin : 0], b->total,
+					b->delta);
+			rest -= b->total < rest ? b->total : rest;
+			drest -= b->delta < drest ? b->delta : drest;
+		}
+		/* hits no record carries (none written): keep the stack's own counts */
+		if (rest)
+			stack_table_add(s->table, st, sn->nevents ? (unsigned int)evmap[0] : 0, 0, -1,
+					(unsigned int)omap[0], rest, drest);
+	}
+	is->events += sn->hits;
+	is->lost += sn->lost;
+	is->orphans += sn->orphans;
+	is->bad_pages += sn->bad_pages;
+	is->fallbacks += sn->fallbacks;
+	is->unresolved += sn->unresolved;
+	s->stats.overrun += sn->overrun;
+	s->stats.dropped += sn->dropped;
+	db->hits_delta += sn->hits_delta;
+	if (sn->interval > db->interval)
+		db->interval = sn->interval;
+	return 0;
+}
+
+static int replay_json_open(struct source *src, char *err, size_t errsz)
+{
+	struct session *s = src->s;
+	const char *path = s->opts.files[s->nsources - 1];
+	struct snapshot *sn;
+	struct snapdb *db;
+	char why[256];
+	int r;
+
+	r = snapshot_load(path, &sn, why, sizeof(why));
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot read the snapshot %s: %s", path,
+				    why[0] ? why : strerror(-r));
+	db = db_get(s);
+	if (!db) {
+		snapshot_free(sn);
+		return -ENOMEM;
+	}
+	if (!s->ing) {
+		s->ing = ingest_new(NULL, s->table, 1);
+		if (!s->ing) {
+			snapshot_free(sn);
+			return -ENOMEM;
+		}
+	}
+	if (!s->stats.kernel[0])
+		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "%s", sn->kernel);
+	else if (strcmp(s->stats.kernel, sn->kernel))
+		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "several");
+	if (!s->stats.tracefs[0])
+		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
+	else
+		snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%d snapshots",
+			 s->nsources);
+	r = load(s, db, sn, path);
+	if (r == 0 && !s->traced) {
+		unsigned int i;
+
+		for (i = 0; i < sn->nevents; i++)
+			session_traced_append(s, sn->events[i]);
+	}
+	snapshot_free(sn);
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot load the snapshot %s: %s", path,
+				    strerror(-r));
+	s->stats.interval_sec = db->interval;
+	return 0;
+}
+
+void replay_json_finish(struct session *s)
+{
+	struct snapdb *db = s->snapdb;
+	unsigned int i, j;
+
+	if (!db)
+		return;
+	/* an origin is its host, or its file when another has the same host */
+	for (i = 0; i < db->norigins; i++) {
+		struct origin *o = &db->origins[i];
+		bool clash = !o->host[0];
+
+		if (o->named)
+			continue;
+		for (j = 0; j < db->norigins && !clash; j++)
+			clash = j != i && !strcmp(db->origins[j].host, o->host);
+		if (clash)
+			snprintf(o->name, sizeof(o->name), "%s", o->file);
+	}
+	s->snap_events_delta = db->hits_delta;
+}
+
+void replay_json_free(struct session *s)
+{
+	struct snapdb *db = s->snapdb;
+
+	if (!db)
+		return;
+	u64map_free(&db->syms, true);
+	u64map_free(&db->keys, false);
+	u64map_free(&db->comms, true);
+	free(db->origins);
+	free(db);
+	s->snapdb = NULL;
+}
+
+unsigned int session_norigins(const struct session *s)
+{
+	const struct snapdb *db = s->snapdb;
+
+	return db ? db->norigins : 0;
+}
+
+const char *session_origin(const struct session *s, unsigned int idx)
+{
+	const struct snapdb *db = s->snapdb;
+
+	return db && idx < db->norigins ? db->origins[idx].name : "-";
+}
+
+bool session_view(const struct session *s, struct session_view *ret)
+{
+	const struct snapdb *db = s->snapdb;
+
+	if (!db || !db->have_view)
+		return false;
+	ret->sort = db->view.sort;
+	ret->ascending = db->view.ascending;
+	ret->delta = db->view.delta;
+	ret->event = db->view.event;
+	ret->pid = db->view.pid;
+	ret->cpu = db->view.cpu;
+	ret->hide_idle = db->view.hide_idle;
+	ret->top = db->view.top;
+	ret->filter = db->view.filter;
+	return true;
+}
+
+const struct source_ops source_replay_json_ops = {
+	.name = "snapshot",
+	.open = replay_json_open,
+};

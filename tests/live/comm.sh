@@ -1,0 +1,39 @@
+#!/bin/sh
+# Command names: a process cannot rename another pid on stacktop's output by
+# putting a newline in its own name (saved_cmdlines is one entry a line; issue 7).
+. "$(dirname "$0")/lib.sh"
+
+start_workload
+target=$WORKLOAD_PID
+name=$(cat /proc/$target/comm)
+# the name "z\n<target> EVILCOMM" (cut to 15 bytes by the kernel) makes
+# saved_cmdlines hold a line "<target> EVILCO..."; a second one aims at pid 15
+sh -c 'printf "z\n%s EVILCOMM" "$1" > /proc/$$/task/$$/comm; while :; do sleep 0.01; done' \
+	evil "$target" &
+EXTRA_PIDS="$!"
+sh -c 'printf "z\n15 EVILCOMM" > /proc/$$/task/$$/comm; while :; do sleep 0.01; done' &
+EXTRA_PIDS="$EXTRA_PIDS $!"
+# many short-lived children: their pids are gone before stacktop names them,
+# so it falls back to saved_cmdlines for them
+sh -c 'while :; do /bin/true; sleep 0.005; done' &
+EXTRA_PIDS="$EXTRA_PIDS $!"
+
+# the injected lines are in saved_cmdlines (recorded while something traces)
+"$STACKTOP" -b -n 3 -d 0.5 --top 1000 --expand 0 > "$WORK/text" 2>&1 ||
+	fail "stacktop failed"
+"$STACKTOP" -b -n 2 -d 0.5 --top 1000 --json > "$WORK/json" 2>&1 ||
+	fail "stacktop --json failed"
+grep -c 'EVILCO' /sys/kernel/tracing/saved_cmdlines > /dev/null ||
+	echo "note: saved_cmdlines holds no injected line right now"
+
+if grep -E "^ +[0-9]+ " "$WORK/text" | grep -Eq "EVILCO[^ ]*/($target|15) "; then
+	grep EVILCO "$WORK/text"
+	fail "a process renamed pid $target or 15 on the report"
+fi
+if grep -Eq "\"pid\":($target|15),\"comm\":\"EVILCO" "$WORK/json"; then
+	grep -Eo "\"pid\":($target|15),\"comm\":\"[^\"]*\"" "$WORK/json" | sort | uniq -c
+	fail "a process renamed pid $target or 15 in the JSON"
+fi
+grep -Fq "\"pid\":$target,\"comm\":\"$name\"" "$WORK/json" ||
+	fail "the JSON does not name pid $target $name"
+echo "ok: comm"

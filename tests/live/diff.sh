@@ -1,0 +1,93 @@
+#!/bin/sh
+# --diff: two constructed snapshots with known shares give the known
+# ranking, changes and NEW/GONE marks, in text and in JSON (checked against
+# its schema); a snapshot against the live kernel (AFTER '-') runs.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export-tools.sh"
+npm_tools
+
+# BEFORE: A 50, B 30, C 20 (of 100); AFTER: A 40, B 60, D 100 (of 200)
+# shares: A 50 -> 20 (-30), B 30 -> 30 (0), C 20 -> 0 (-20, GONE), D 0 -> 50 (+50, NEW)
+# AFTER's addresses are moved (KASLR): stacks match by their symbols
+python3 - "$WORK/before.json" "$WORK/after.json" << 'PY'
+import json, sys
+def snap(counts, shift, host):
+    stacks = []
+    for i, (name, n) in enumerate(sorted(counts.items(), key=lambda x: -x[1])):
+        base = 0xffffffff81000000 + 0x1000 * (ord(name) - 64) + shift
+        stacks.append({"key": "%016x" % (0x1000 + i), "total": n, "delta": n, "depth": 2,
+            "ids": [], "more_ids": False, "fallback": False, "mapped": False,
+            "merged64": False, "cut": False,
+            "frames": ["0x%x" % (base + 0x10), "0x%x" % (base + 0x800)],
+            "symbols": ["leaf_%s+0x10/0x100" % name, "caller_%s+0x0/0x80" % name],
+            "by": [{"event": "sched:sched_switch", "cpu": 0, "pid": 100, "comm": "w",
+                    "total": n, "delta": n}]})
+    hits = sum(counts.values())
+    return {"schema": "stacktop-snapshot", "version": 2, "stacktop": "0.1.0",
+            "timestamp": 1.0, "time": "1970-01-01T00:00:01.000Z", "host": host,
+            "kernel": "6.18.0", "source": "/sys/kernel/tracing", "iteration": 1,
+            "mode": "stacks", "interval": 1.0, "events": ["sched:sched_switch"],
+            "traced": "sched:sched_switch",
+            "view": {"sort": "hits", "ascending": False, "counts": "delta", "event": None,
+                     "pid": None, "cpu": None, "filter": None, "hide_idle": False, "top": 0},
+            "hits": hits, "hits_delta": hits, "unique": len(counts), "matched": len(counts),
+            "matched_total": hits, "matched_delta": hits, "lost": 0, "overrun": 0,
+            "dropped": 0, "orphans": 0, "bad_pages": 0, "fallbacks": 0, "unresolved": 0,
+            "generation": 0, "tracing_on": True, "stackmap_on": False, "stacks": stacks}
+open(sys.argv[1], "w").write(json.dumps(snap({"A": 50, "B": 30, "C": 20}, 0, "one")) + "\n")
+open(sys.argv[2], "w").write(json.dumps(snap({"A": 40, "B": 60, "D": 100}, 0x200000, "two")) + "\n")
+PY
+validate_snapshot "$WORK/before.json"
+validate_snapshot "$WORK/after.json"
+
+"$STACKTOP" --diff "$WORK/before.json" "$WORK/after.json" > "$WORK/d.txt" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "--diff failed"; }
+cat "$WORK/d.txt"
+grep -q '^4 stacks: 1 new, 1 gone' "$WORK/d.txt" || fail "new/gone counts"
+rows=$(grep -E '^ +[0-9]+ ' "$WORK/d.txt" | awk '{ print $1, $2, $3, $4, $5, $6 }')
+want='1 0.00% 50.00% +50.00 NEW leaf_D
+2 50.00% 20.00% -30.00 leaf_A <
+3 20.00% 0.00% -20.00 GONE leaf_C
+4 30.00% 30.00% +0.00 leaf_B <'
+[ "$rows" = "$want" ] || fail "diff rows:
+$rows
+wanted:
+$want"
+
+"$STACKTOP" --diff "$WORK/before.json" "$WORK/after.json" --json > "$WORK/d.json" ||
+	fail "--diff --json failed"
+"$AJV" validate --spec=draft2020 -s "$SRCDIR/doc/stacktop-diff.schema.json" -d "$WORK/d.json" \
+	> "$WORK/ajv.log" 2>&1 || { cat "$WORK/ajv.log"; fail "the diff does not match its schema"; }
+python3 - "$WORK/d.json" << 'PY' || fail "diff JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(s["symbols"][0].split("+")[0], s["mark"], s["share_before"], s["share_after"], s["change"])
+       for s in d["stacks"]]
+assert got == [("leaf_D", "new", 0, 50, 50), ("leaf_A", None, 50, 20, -30),
+               ("leaf_C", "gone", 20, 0, -20), ("leaf_B", None, 30, 30, 0)], got
+assert d["before"]["hits"] == 100 and d["after"]["hits"] == 200, (d["before"], d["after"])
+assert d["new"] == 1 and d["gone"] == 1
+PY
+
+# a snapshot against the live kernel: one diff per refresh
+start_workload
+"$STACKTOP" -b -n 1 -d 0.5 -o "$WORK/live.json" 2> /dev/null || fail "live snapshot failed"
+"$STACKTOP" --diff "$WORK/live.json" - -n 2 -d 0.3 --json > "$WORK/dl.json" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "--diff SNAPSHOT - failed"; }
+[ "$(wc -l < "$WORK/dl.json")" = 2 ] || fail "not one diff per refresh"
+python3 - "$WORK/dl.json" << 'PY' || fail "live diff"
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    assert d["after"]["mode"] in ("stacks", "stackmap"), d["after"]
+    assert d["before"]["mode"] == "replay"
+    assert d["after"]["hits"] > 0 and d["stacks"], "live side empty"
+    assert any(s["mark"] is None for s in d["stacks"]), "no stack in common with the snapshot"
+PY
+
+# usage errors
+"$STACKTOP" --diff "$WORK/before.json" > /dev/null 2> "$WORK/err" && fail "--diff with one side succeeded"
+grep -q 'AFTER is missing' "$WORK/err" || fail "missing AFTER not explained"
+"$STACKTOP" --diff "$WORK/nope.json" "$WORK/after.json" > /dev/null 2> "$WORK/err" && fail "missing BEFORE succeeded"
+grep -q -- '--diff BEFORE: cannot read' "$WORK/err" || fail "missing BEFORE not explained: $(cat "$WORK/err")"
+echo "ok: --diff ranks by the change of share, marks NEW and GONE"

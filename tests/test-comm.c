@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-comm.c - the pid -> name cache: saved_cmdlines lines that could be
+ * the tail of a name holding a newline are not believed, a saved_cmdlines
+ * name never renames a pid already named, and an event's own name wins. A
+ * plain directory stands in for tracefs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "comm.h"
+#include "tfs.h"
+
+struct fx {
+	char root[64];
+	struct tfs *tfs;
+	struct comm_cache *c;
+};
+
+static void put_cmdlines(struct fx *fx, const char *val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", fx->root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(val, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	snprintf(fx->root, sizeof(fx->root), "/tmp/stacktop-comm.XXXXXX");
+	if (!mkdtemp(fx->root) || tfs_open(fx->root, &fx->tfs) < 0)
+		return -1;
+	/* no /proc: the pids here are made up */
+	fx->c = comm_cache_new(fx->tfs, false);
+	*state = fx;
+	return fx->c ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	char path[128];
+
+	comm_cache_free(fx->c);
+	tfs_close(fx->tfs);
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", fx->root);
+	unlink(path);
+	rmdir(fx->root);
+	free(fx);
+	return 0;
+}
+
+/* "z\n15 EVILCOMM" (13 bytes, a valid comm) as pid 700's name */
+static void test_comm_newline_injection(void **state)
+{
+	struct fx *fx = *state;
+
+	put_cmdlines(fx, "1 systemd\n600 NetworkManager\n700 z\n15 EVILCOMM\n"
+			 "16 kworker/1:0H-ev\n23 ksoftirqd/2\n");
+	assert_string_equal(comm_cache_get(fx->c, 15), "?");
+	assert_string_equal(comm_cache_get(fx->c, 700), "z");
+	assert_string_equal(comm_cache_get(fx->c, 1), "systemd");
+	/* "systemd\n600 NetworkManager" is too long to be one name */
+	assert_string_equal(comm_cache_get(fx->c, 600), "NetworkManager");
+	/* lines that cannot be part of the name before them still count */
+	assert_string_equal(comm_cache_get(fx->c, 23), "ksoftirqd/2");
+}
+
+/* a chain of newlines: every line a 15-byte name could reach is suspect */
+static void test_comm_injection_chain(void **state)
+{
+	struct fx *fx = *state;
+
+	put_cmdlines(fx, "800 a\n\n9 b\n8 c\n2000 kworker/u8:1-ev\n");
+	assert_string_equal(comm_cache_get(fx->c, 9), "?");
+	assert_string_equal(comm_cache_get(fx->c, 8), "?");
+	assert_string_equal(comm_cache_get(fx->c, 2000), "kworker/u8:1-ev");
+}
+
+/* a pid listed twice is not believed; known names are never replaced */
+static void test_comm_never_renames(void **state)
+{
+	struct fx *fx = *state;
+	const int32_t pids[] = { 42, 43 };
+	const char *const comms[] = { "worker", "" };
+
+	put_cmdlines(fx, "42 EVILCOMM\n3000 longer-name-a\n77 one\n3001 longer-name-b\n"
+			 "77 two\n");
+	comm_cache_learn(fx->c, pids, comms, 2);
+	assert_string_equal(comm_cache_get(fx->c, 42), "worker");
+	assert_string_equal(comm_cache_get(fx->c, 77), "?");
+	/* the tick re-reads saved_cmdlines at the next miss; 42 keeps its name */
+	comm_cache_tick(fx->c);
+	assert_string_equal(comm_cache_get(fx->c, 42), "worker");
+}
+
+/* names reach the screen sanitized, whatever their source */
+static void test_comm_sanitized(void **state)
+{
+	struct fx *fx = *state;
+	const int32_t pids[] = { 50 };
+	const char *const comms[] = { "a\033[2Jb" };
+
+	put_cmdlines(fx, "");
+	comm_cache_learn(fx->c, pids, comms, 1);
+	assert_null(strchr(comm_cache_get(fx->c, 50), '\033'));
+	assert_string_equal(comm_cache_get(fx->c, 0), "<idle>");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_comm_newline_injection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_injection_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_never_renames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_sanitized, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
