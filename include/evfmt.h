@@ -123,6 +123,31 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type);
 
 /**
+ * struct evfmt_field - where a numeric field of an event's records is
+ * @offset: bytes from the start of the payload
+ * @size: 1, 2, 4 or 8
+ * @is_signed: sign-extend when read
+ */
+struct evfmt_field {
+	uint32_t offset;
+	uint32_t size;
+	bool is_signed;
+};
+
+/**
+ * evfmt_field() - find a numeric field of an event with an index
+ * @f: formats
+ * @idx: event index (from evfmt_add())
+ * @name: field name
+ * @ret: filled on success
+ *
+ * Return: 0, -ENOENT when the event has no such field, -EINVAL when it is
+ * not a 1, 2, 4 or 8-byte number (an array, a string).
+ */
+int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
+		struct evfmt_field *ret);
+
+/**
  * evfmt_add_named() - an index with a name of its own and no type of its own
  * (function-tracer entries, one per traced function: "ftrace:function NAME")
  * @f: formats

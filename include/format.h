@@ -72,6 +72,21 @@ int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_modu
 int fmt_count(char *buf, size_t size, uint64_t n);
 
 /**
+ * fmt_weight() - a weight in at most 6 columns, in the unit its field names
+ *
+ * @unit 2 (UNIT_BYTES): "999B", "9.5KiB", "999KiB", "0.9MiB", "1.2MiB" ...
+ * "EiB"; @unit 3 (UNIT_NS): "950ns", "9.5us", "123us", "1.2ms", "123ms",
+ * "1.2s", "1234s"; anything else as fmt_count(). Truncated, not rounded.
+ * @buf: output
+ * @size: size of @buf
+ * @v: value
+ * @unit: an enum session_unit
+ *
+ * Return: wanted length.
+ */
+int fmt_weight(char *buf, size_t size, uint64_t v, int unit);
+
+/**
  * fmt_rate() - events per second, like fmt_count() ("12.3k")
  *
  * "0.5" and "9.9" below 10, "999" below 1000, then three significant

@@ -28,9 +28,14 @@
 #define INGEST_ID_DEFAULT (1u << 22)
 #define INGEST_ID_MAX	  (1u << 31) /* the kernel returns ids as an int */
 
+#define INGEST_OFFCPU_MAX 65536 /* tasks followed off the CPU at once */
+#define INGEST_PREEMPTED  0x100 /* sched_switch prev_state: TASK_REPORT_MAX, "R+" */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "evfmt.h"
 
 struct evfmt;
 struct stack_table;
@@ -60,6 +65,7 @@ struct ingest;
  *                 (filled by ingest_stats(), from the counters above)
  * @sized_bytes: the ring-buffer bytes of those records, as read (filled by
  *               ingest_stats())
+ * @offcpu_dropped: switches not followed: more than INGEST_OFFCPU_MAX tasks
  * @alt_bytes: what the same records would have taken in the other
  *             representation: a counted stack_id as a kernel_stack record of
  *             the resolved depth; in stacks mode a kernel_stack record of at
@@ -95,6 +101,7 @@ struct ingest_stats {
 	uint64_t sized_records;
 	uint64_t sized_bytes;
 	uint64_t alt_bytes;
+	uint64_t offcpu_dropped;
 	uint64_t damaged;
 };
 
@@ -131,6 +138,54 @@ void ingest_set_stackmap(struct ingest *ing, bool on);
  * below it they resolve whatever their size (by_id[] grows on demand).
  */
 void ingest_set_id_limit(struct ingest *ing, uint64_t limit);
+
+/**
+ * ingest_set_weight() - weigh the hits of an event by one of its fields
+ * @ing: consumer (its table must be weighted: stack_table_set_weighted())
+ * @event: event index
+ * @fl: the field (evfmt_field()); NULL: no weight for this event
+ *
+ * A hit's weight is the field's value in the event record; negative values
+ * weigh 0.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ingest_set_weight(struct ingest *ing, unsigned int event, const struct evfmt_field *fl);
+
+/**
+ * struct ingest_offcpu - off-CPU time from sched_switch
+ * @event: index of sched:sched_switch
+ * @prev_state: its prev_state field
+ * @next_pid: its next_pid field
+ * @all: count every switch-out (preemptions too), not only blocking ones
+ */
+struct ingest_offcpu {
+	unsigned int event;
+	struct evfmt_field prev_state;
+	struct evfmt_field next_pid;
+	bool all;
+};
+
+/**
+ * ingest_set_offcpu() - count off-CPU time instead of switches
+ * @ing: consumer (its table must be weighted)
+ * @o: the sched_switch fields (copied); NULL turns it off
+ *
+ * A switch-out record's stack is held per pid until the same pid is
+ * switched in (next_pid of a later sched_switch, on any CPU); then it is
+ * counted once, weighing the nanoseconds in between (the records' time
+ * stamps). Blocked switches only (prev_state has a state bit and no
+ * INGEST_PREEMPTED) unless @o->all. At most INGEST_OFFCPU_MAX tasks are
+ * followed; beyond, &ingest_stats.offcpu_dropped counts the switches lost.
+ */
+void ingest_set_offcpu(struct ingest *ing, const struct ingest_offcpu *o);
+
+/**
+ * ingest_forget_offcpu() - drop the tasks waiting to be switched in (their
+ * stacks are gone after a stack_table_clear())
+ * @ing: consumer
+ */
+void ingest_forget_offcpu(struct ingest *ing);
 
 /**
  * typedef ingest_tgid_fn - the process a thread belongs to
@@ -221,6 +276,20 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
  */
 void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
 		   uint32_t size, long long missed);
+
+/**
+ * ingest_record_at() - ingest_record() with the record's time stamp (off-CPU
+ * time needs it)
+ * @ing: consumer
+ * @slot: CPU slot
+ * @cpu: CPU number
+ * @data: payload
+ * @size: payload bytes
+ * @missed: as for ingest_record()
+ * @ts: time stamp, trace-clock nanoseconds
+ */
+void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
+		      uint32_t size, long long missed, uint64_t ts);
 
 /**
  * ingest_map_put() - one record of a map snapshot: @id now means @ips

@@ -100,6 +100,13 @@ enum session_user {
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  * @user: take the user stack of every counted event too (stacks mode)
+ * @weight: "system:event:field": weigh that event's hits by the field (the
+ *          event must be among @events; live modes)
+ * @offcpu: 0, SESSION_OFFCPU_BLOCKED or SESSION_OFFCPU_ALL: weigh
+ *          sched:sched_switch stacks by the time the task stayed off the CPU
+ *          (@events must be sched:sched_switch alone)
+ * @group_depth: group stacks by their first N frames (leaf side), 0: no
+ * @group_func: group frames by function (symbol start), not by address
  * @files: the -r files: trace.dat recordings (told by their magic) or JSON
  *         snapshots (told by a leading '{'); at most one trace.dat, which
  *         becomes @replay; several snapshots merge (SESSION_REPLAY)
@@ -137,6 +144,21 @@ struct session_opts {
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;
+	const char *weight;
+	int offcpu;
+	unsigned int group_depth;
+	bool group_func;
+};
+
+#define SESSION_OFFCPU_BLOCKED 1
+#define SESSION_OFFCPU_ALL     2
+
+/* what a weight counts, from the field's name */
+enum session_unit {
+	UNIT_NONE,  /* unweighted: hits */
+	UNIT_PLAIN, /* a number */
+	UNIT_BYTES, /* a field named *bytes*, *size*, *len* */
+	UNIT_NS,    /* nanoseconds: off-CPU time, a field named *ns*, *time*, *lat* */
 };
 
 /**
@@ -378,10 +400,44 @@ int session_set_filter(struct session *s, unsigned int idx, const char *expr, ch
 int session_get_filter(struct session *s, unsigned int idx, char *buf, size_t size);
 
 /**
- * session_table() - the stack table (owned by the session)
+ * session_table() - the stack table (owned by the session): the grouped
+ * copy when session_set_group() asked for one
  * @s: session
  */
 struct stack_table *session_table(struct session *s);
+
+/**
+ * session_set_group() - rank groups of stacks instead of stacks: the first
+ * @depth frames (leaf side; 0 all of them), by function when @func; what
+ * session_table() returns is then rebuilt at every session_tick()
+ * @s: session
+ * @depth: frames kept, 0 for all
+ * @func: merge the addresses of one function
+ *
+ * Return: 0 or -ENOMEM (the grouping is then off).
+ */
+int session_set_group(struct session *s, unsigned int depth, bool func);
+
+/**
+ * session_group() - the grouping in force
+ * @s: session
+ * @ret_depth: frames kept, 0 for all
+ * @ret_func: by function
+ */
+void session_group(const struct session *s, unsigned int *ret_depth, bool *ret_func);
+
+/**
+ * session_unit() - what the table's weights count, UNIT_NONE when unweighted
+ * @s: session
+ */
+enum session_unit session_unit(const struct session *s);
+
+/**
+ * session_weight_name() - what is weighed, for titles: the field name or
+ * "off-CPU"; "" when unweighted
+ * @s: session
+ */
+const char *session_weight_name(const struct session *s);
 
 /**
  * session_ksym() - kernel symbols (owned by the session)

@@ -136,6 +136,11 @@ struct session {
 	struct state *state;   /* restore journal (live) */
 	struct evfmt *fmt;     /* event formats */
 	struct stack_table *table;
+	struct stack_table *view; /* the grouped table (session_set_group()), NULL if none */
+	unsigned int group_depth;
+	bool group_func;
+	enum session_unit unit;
+	char weight_name[64];
 	struct ksym *ksym;
 	struct stackmap_names *map_names; /* saved-map frames kallsyms does not know */
 	struct ingest *ing;    /* created by the session (live) or a source */
@@ -209,6 +214,7 @@ int session_drain_reset(struct session *s, bool *more);
 #define SESSION_RESET_PAGES 65536
 #define SESSION_RESET_MS    500
 void session_zero_counts(struct session *s);
+void session_regroup(struct session *s, bool keep);
 int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
 
 /*

@@ -158,6 +158,96 @@ uint32_t stack_hash(const uint64_t *ips, unsigned int depth);
 struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth);
 
 /**
+ * stack_table_set_weighted() - keep a weight (a sum of per-hit values: bytes,
+ * nanoseconds) next to every hit counter; only while the table is empty,
+ * so that stacks and records of unweighted runs stay as small as before
+ * @t: table
+ * @on: weighted
+ *
+ * Return: 0, or -EBUSY when the table already holds stacks.
+ */
+int stack_table_set_weighted(struct stack_table *t, bool on);
+
+/**
+ * stack_table_weighted() - whether @t keeps weights
+ * @t: table
+ */
+bool stack_table_weighted(const struct stack_table *t);
+
+/**
+ * stack_table_hit_w() - count @n hits of @s weighing @w in all
+ * @t: table
+ * @s: stack from stack_table_intern()
+ * @event: event index
+ * @cpu: CPU
+ * @pid: common_pid of the event
+ * @n: hits to add
+ * @w: weight to add (ignored by an unweighted table)
+ *
+ * Return: 0, or -ENOMEM (the stack's own counts are still updated).
+ */
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, uint64_t n, uint64_t w);
+
+/**
+ * stack_weight() - the weight of @s since start or reset (0 when unweighted)
+ * @t: table
+ * @s: stack
+ * @ret_delta: if not NULL, receives the weight of the last closed interval
+ */
+uint64_t stack_weight(const struct stack_table *t, const struct stack *s, uint64_t *ret_delta);
+
+/**
+ * stack_attr_weight() - the weight of a breakdown record (0 when unweighted)
+ * @t: table
+ * @a: record
+ * @ret_delta: if not NULL, receives the weight of the last closed interval
+ */
+uint64_t stack_attr_weight(const struct stack_table *t, const struct stack_attr *a,
+			   uint64_t *ret_delta);
+
+/**
+ * stack_table_weights() - the weight of all stacks (0 when unweighted)
+ * @t: table
+ * @ret_delta: if not NULL, receives the weight of the last closed interval
+ */
+uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta);
+
+/**
+ * struct stack_group - how stack_table_group() merges stacks
+ * @depth: frames kept after the skipped ones (leaf side), 0 for all
+ * @skip: if not NULL, how many leaf frames of a stack are not counted in
+ *        @depth (the tracing machinery, brief_skip()); they are kept
+ * @map: if not NULL, each frame is replaced by what it returns (a function
+ *       grouping maps an address to its symbol's start)
+ * @ctx: passed to @skip and @map
+ * @keep: keep the stacks already in @dst, their counts zeroed, instead of
+ *        clearing it: pointers to them stay valid from one grouping to the
+ *        next (a group no longer hit stays, with no hits)
+ */
+struct stack_group {
+	unsigned int depth;
+	unsigned int (*skip)(void *ctx, const struct stack *s);
+	uint64_t (*map)(void *ctx, uint64_t ip);
+	void *ctx;
+	bool keep;
+};
+
+/**
+ * stack_table_group() - fill @dst with the stacks of @src merged by a key:
+ * the first frames (leaf side) and/or their functions, as @g says. Counts,
+ * weights and breakdown records are summed; the last closed interval of
+ * @src is the last one of @dst; kernel ids and flags are united.
+ * @dst: table, cleared first unless @g->keep; weighted when @src is
+ * @src: table
+ * @g: the grouping
+ *
+ * Return: 0 or -ENOMEM (@dst then holds what was merged so far).
+ */
+int stack_table_group(struct stack_table *dst, const struct stack_table *src,
+		      const struct stack_group *g);
+
+/**
  * stack_table_hit() - count @n hits of @s for (event, cpu, pid)
  * @t: table
  * @s: stack from stack_table_intern()
@@ -365,6 +455,8 @@ enum rank_key {
  *              are counted (a comm filter: the stack's other hits are not)
  * @attr_ctx: passed to @attr_match
  * @hide_idle: skip stacks with no hits in the last interval
+ * @weight: rank by weights (stack_table_set_weighted()) instead of hits:
+ *          the rows' and the summary's @total and @delta are then weights
  */
 struct rank_opts {
 	enum rank_key key;
@@ -377,6 +469,7 @@ struct rank_opts {
 	bool (*attr_match)(const struct stack_attr *a, void *ctx);
 	void *attr_ctx;
 	bool hide_idle;
+	bool weight;
 };
 
 /**

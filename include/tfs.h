@@ -117,6 +117,20 @@ int tfs_read_long(struct tfs *t, const char *rel, long long *ret);
 int tfs_write(struct tfs *t, const char *rel, const char *str);
 
 /**
+ * tfs_write_mode() - write a string to a file in one write(), opened with
+ * @mode: O_TRUNC (replace, as `>`), O_APPEND (add a line, as `>>`: a
+ * kprobe_events or trigger file that O_TRUNC would clear), or 0 (no flag:
+ * the file's own append semantics, as set_event_pid's)
+ * @t: root
+ * @rel: path
+ * @str: data
+ * @mode: see above
+ *
+ * Return: 0 or -errno as the kernel returned it (a short write: -EIO).
+ */
+int tfs_write_mode(struct tfs *t, const char *rel, const char *str, int mode);
+
+/**
  * tfs_open_file() - open a file under the root
  * @t: root
  * @rel: path

@@ -372,6 +372,29 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 	return r;
 }
 
+int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
+		struct evfmt_field *ret)
+{
+	struct tep_format_field *fl;
+	struct tep_event *ev;
+
+	if (idx >= f->nnames)
+		return -ENOENT;
+	ev = tep_find_event(f->tep, f->types[idx]);
+	if (!ev)
+		return -ENOENT;
+	fl = tep_find_field(ev, name);
+	if (!fl)
+		return -ENOENT;
+	if ((fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) ||
+	    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8) || fl->offset < 0)
+		return -EINVAL;
+	ret->offset = (uint32_t)fl->offset;
+	ret->size = (uint32_t)fl->size;
+	ret->is_signed = fl->flags & TEP_FIELD_IS_SIGNED;
+	return 0;
+}
+
 int evfmt_add_named(struct evfmt *f, const char *name)
 {
 	char **names, clean[256];

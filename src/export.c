@@ -122,15 +122,82 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			(unsigned long long)st->drains_cut);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
-	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s\n\n",
+	if (session_unit(s) != UNIT_NONE) {
+		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);
+		char a[16], b[16];
+
+		fmt_weight(a, sizeof(a), wt, session_unit(s));
+		fmt_weight(b, sizeof(b), wd, session_unit(s));
+		fprintf(f, "weight: %s %s total, %s in interval%s\n", session_weight_name(s), a, b,
+			o->rank.weight ? "" : " (ranked by hits)");
+	}
+	{
+		unsigned int depth;
+		bool func;
+
+		session_group(s, &depth, &func);
+		if (depth || func) {
+			fprintf(f, "grouped by ");
+			if (depth)
+				fprintf(f, "the first %u frame%s%s", depth, depth == 1 ? "" : "s",
+					func ? ", " : "");
+			fprintf(f, "%s\n", func ? "function" : "");
+		}
+	}
+	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
-		o->rank.key == RANK_DELTA   ? "hits in the interval"
-		: o->rank.key == RANK_TOTAL ? "total hits"
+		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :
+		o->rank.key == RANK_TOTAL ? (o->rank.weight ? "total weight" : "total hits")
 		: o->rank.key == RANK_DEPTH ? "depth"
 					    : "kernel id",
+		o->rank.key == RANK_DELTA ? " in the interval" : "",
 		o->rank.invert ? " (ascending)" : "");
 }
 
+
+/*
+ * Off-CPU: the threads of one stack, each with its time off the CPU as a
+ * share of its wall time (the interval; totals: since start)
+ */
+static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
+			const struct stack *sk, double dt)
+{
+	struct stack_table *t = session_table(s);
+	const struct stack_attr *a;
+	int pids[8], n = 0, i;
+	uint64_t ns[8];
+
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t d, w = export_attr_total(t, &o->rank, a, &d);
+
+		if (o->delta)
+			w = d;
+		if (!w || !export_attr_passes(&o->rank, a))
+			continue;
+		for (i = 0; i < n && pids[i] != a->pid; i++)
+			;
+		if (i == n) {
+			if (n == 8)
+				continue;
+			pids[n] = a->pid;
+			ns[n++] = 0;
+		}
+		ns[i] += w;
+	}
+	for (i = 0; i < n; i++) {
+		char tm[16], pct[16], comm[24];
+
+		fmt_weight(tm, sizeof(tm), ns[i], UNIT_NS);
+		fmt_fit(comm, sizeof(comm), session_comm(s, pids[i]), 15);
+		if (o->delta) {
+			fmt_percent(pct, sizeof(pct), ns[i], (uint64_t)(dt * 1e9));
+			fprintf(f, "      off-CPU %s/%d: %s, %s%% of the interval\n", comm, pids[i], tm,
+				pct);
+		} else {
+			fprintf(f, "      off-CPU %s/%d: %s\n", comm, pids[i], tm);
+		}
+	}
+}
 
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
@@ -143,6 +210,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	size_t n, i;
 	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+	int unit = o->rank.weight ? (int)session_unit(s) : UNIT_NONE;
 	bool origins = session_norigins(s) > 1;
 
 	rows = calloc((size_t)top, sizeof(*rows));
@@ -158,8 +226,9 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		brief_common_format(shared, sizeof(shared), ks, rows[0].stack, common);
 		fprintf(f, "every stack below starts with: %s (left out as \"...\")\n", shared);
 	}
-	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s ", "RANK", "IDS", "HITS", "TOTAL",
-		"%", "RATE/s", "EVENT", "COMM/PID");
+	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s ", "RANK", "IDS",
+		!o->rank.weight ? "HITS" : session_unit(s) == UNIT_NS ? "TIME" : "WEIGHT", "TOTAL",
+		"%", o->rank.weight ? "PER s" : "RATE/s", "EVENT", "COMM/PID");
 	if (origins)
 		fprintf(f, "%-16s ", "ORIGIN");
 	fprintf(f, "%s\n", "STACK (leaf < callers)");
@@ -173,11 +242,14 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		if (top_of.pid < 0 && o->delta)
 			stack_top_of(t, sk, false, &o->rank, &top_of);
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		fmt_count(hits, sizeof(hits), rows[i].delta);
-		fmt_count(total, sizeof(total), rows[i].total);
+		fmt_weight(hits, sizeof(hits), rows[i].delta, unit);
+		fmt_weight(total, sizeof(total), rows[i].total, unit);
 		fmt_percent(pct, sizeof(pct), o->delta ? rows[i].delta : rows[i].total,
 			    o->delta ? sum.delta : sum.total);
-		fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
+		if (unit != UNIT_NONE)
+			fmt_weight(rate, sizeof(rate), (uint64_t)((double)rows[i].delta / dt), unit);
+		else
+			fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
 		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
 		if (top_of.pid >= 0) {
 			char more[24] = "";
@@ -220,7 +292,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		unsigned int j;
 
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		fprintf(f, "\n#%zu  hits %llu  total %llu  depth %u  ids %s%s%s%s\n", i + 1,
+		fprintf(f, "\n#%zu  %s %llu  total %llu  depth %u  ids %s%s%s%s\n", i + 1,
+			o->rank.weight ? session_weight_name(s) : "hits",
 			(unsigned long long)rows[i].delta, (unsigned long long)rows[i].total,
 			sk->depth, ids, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
 			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]" : "",
@@ -231,6 +304,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 			fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
 			fprintf(f, "    %s\n", fr);
 		}
+		if (unit == UNIT_NS)
+			report_wall(f, s, o, sk, dt);
 	}
 	fputc('\n', f);
 	free(rows);
@@ -307,8 +382,10 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 	size_t n = 0, i, m;
 
 	for (a = sk->attrs; a; a = a->next) {
-		uint64_t c = o->delta ? stack_attr_delta(t, a) : a->total;
+		uint64_t d, c = export_attr_total(t, &o->rank, a, &d);
 
+		if (o->delta)
+			c = d;
 		if (!c || !export_attr_passes(&o->rank, a))
 			continue;
 		if (n == *cap) {
@@ -400,6 +477,20 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 	else
 		o.rank = (struct rank_opts){ .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
 	return export_folded_root(f, s, &o);
+}
+
+const char *export_unit_name(struct session *s, const struct rank_opts *o)
+{
+	if (!o->weight)
+		return "count";
+	switch (session_unit(s)) {
+	case UNIT_BYTES:
+		return "bytes";
+	case UNIT_NS:
+		return "nanoseconds";
+	default:
+		return "count";
+	}
 }
 
 void export_json_str(FILE *f, const char *str)
@@ -623,6 +714,27 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
 	json_ringbuf(f, st);
+	if (session_unit(s) != UNIT_NONE) {
+		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);
+
+		fprintf(f, ",\"weight\":{\"name\":");
+		export_json_str(f, session_weight_name(s));
+		fprintf(f, ",\"unit\":\"%s\",\"ranked\":%s,\"total\":%llu,\"delta\":%llu}",
+			session_unit(s) == UNIT_BYTES ? "bytes"
+			: session_unit(s) == UNIT_NS  ? "nanoseconds"
+						      : "count",
+			o->rank.weight ? "true" : "false", (unsigned long long)wt,
+			(unsigned long long)wd);
+	}
+	{
+		unsigned int depth;
+		bool func;
+
+		session_group(s, &depth, &func);
+		if (depth || func)
+			fprintf(f, ",\"group\":{\"depth\":%u,\"function\":%s}", depth,
+				func ? "true" : "false");
+	}
 	if (st->have_map_stat)
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
@@ -675,9 +787,18 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	unsigned int kd = usym_user_start(sk->ips, sk->depth), j;
 	bool any = false;
 
-	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,\"depth\":%u,\"ids\":[",
+	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,",
 		first ? "" : ",", key, (unsigned long long)row->total,
-		(unsigned long long)row->delta, kd);
+		(unsigned long long)row->delta);
+	if (stack_table_weighted(t)) {
+		uint64_t wd, wt = stack_weight(t, sk, &wd);
+
+		fprintf(f, "\"hits\":%llu,\"hits_delta\":%llu,\"weight\":%llu,\"weight_delta\":%llu,",
+			(unsigned long long)sk->total,
+			(unsigned long long)stack_delta(t, sk), (unsigned long long)wt,
+			(unsigned long long)wd);
+	}
+	fprintf(f, "\"depth\":%u,\"ids\":[", kd);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
 	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
@@ -729,8 +850,15 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			fputs(",\"over_limit\":true", f);
 		if (session_norigins(s) > 1)
 			fprintf(f, ",\"origin\":%u", a->origin);
-		fprintf(f, ",\"total\":%llu,\"delta\":%llu}", (unsigned long long)a->total,
+		fprintf(f, ",\"total\":%llu,\"delta\":%llu", (unsigned long long)a->total,
 			(unsigned long long)stack_attr_delta(t, a));
+		if (stack_table_weighted(t)) {
+			uint64_t wd, wt = stack_attr_weight(t, a, &wd);
+
+			fprintf(f, ",\"weight\":%llu,\"weight_delta\":%llu", (unsigned long long)wt,
+				(unsigned long long)wd);
+		}
+		fputc('}', f);
 		any = true;
 	}
 	fprintf(f, "]}");

@@ -406,12 +406,12 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 		if (!usym_is_sep(sk->ips[j])) /* the separator is no location */
 			p->locids[n_locs++] = pp_loc(p, sk->ips[j]);
 	for (a = sk->attrs; a; a = a->next) {
-		uint64_t d = stack_attr_delta(t, a);
+		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d);
 
-		if (!export_attr_passes(&o->rank, a) || (!a->total && !d))
+		if (!export_attr_passes(&o->rank, a) || (!tot && !d))
 			continue;
-		pp_sample(p, n_locs, a->total, d, a);
-		tsum += a->total;
+		pp_sample(p, n_locs, tot, d, a);
+		tsum += tot;
 		dsum += d;
 		n++;
 	}
@@ -437,12 +437,20 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 	struct timespec ts;
 	char comment[256];
 
+	const char *unit = export_unit_name(p->s, &o->rank);
+	char name[80], iname[96];
+
+	if (o->rank.weight)
+		snprintf(name, sizeof(name), "%s", session_weight_name(p->s));
+	else
+		snprintf(name, sizeof(name), "hits");
+	snprintf(iname, sizeof(iname), "%s_interval", name);
 	pp_str(p, ""); /* string_table[0] must be "" */
-	pp_value_type(p, 1, "hits", "count");
-	pp_value_type(p, 1, "hits_interval", "count");
-	pp_value_type(p, 11, "hits", "count");
+	pp_value_type(p, 1, name, unit);
+	pp_value_type(p, 1, iname, unit);
+	pp_value_type(p, 11, name, unit);
 	pb_uint(&p->out, 12, 1);
-	pb_uint(&p->out, 14, pp_str(p, o->delta ? "hits_interval" : "hits"));
+	pb_uint(&p->out, 14, pp_str(p, o->delta ? iname : name));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	pb_uint(&p->out, 9, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 	if (st->interval_sec > 0)

@@ -23,6 +23,20 @@ static inline bool export_attr_passes(const struct rank_opts *o, const struct st
 	return !o || !rank_filters_attrs(o) || rank_attr_passes(o, a);
 }
 
+/* what record @a counts under @o: its weight when @o ranks by weight, else its hits */
+static inline uint64_t export_attr_total(const struct stack_table *t, const struct rank_opts *o,
+					 const struct stack_attr *a, uint64_t *ret_delta)
+{
+	if (o && o->weight)
+		return stack_attr_weight(t, a, ret_delta);
+	if (ret_delta)
+		*ret_delta = stack_attr_delta(t, a);
+	return a->total;
+}
+
+/* the pprof/speedscope unit name of what @o counts: "count", "bytes", "nanoseconds" */
+const char *export_unit_name(struct session *s, const struct rank_opts *o);
+
 /* a JSON string literal of @str (already sanitized text) */
 void export_json_str(FILE *f, const char *str);
 

@@ -118,9 +118,14 @@ static uint64_t ss_weight(struct stack_table *t, const struct stack *sk, int ev,
 	const struct stack_attr *a;
 	uint64_t w = 0;
 
-	for (a = sk->attrs; a; a = a->next)
-		if (a->event == ev && export_attr_passes(&o->rank, a))
-			w += o->delta ? stack_attr_delta(t, a) : a->total;
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t d, tot;
+
+		if (a->event != ev || !export_attr_passes(&o->rank, a))
+			continue;
+		tot = export_attr_total(t, &o->rank, a, &d);
+		w += o->delta ? d : tot;
+	}
 	return w;
 }
 
@@ -173,8 +178,12 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			continue;
 		fprintf(f, "%s{\"type\":\"sampled\",\"name\":", profiles ? "," : "");
 		export_json_str(f, session_event(s, (unsigned int)ev));
-		fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64
-			   ",\"samples\":[", end);
+		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
+			   ",\"samples\":[",
+			o->rank.weight && session_unit(s) == UNIT_BYTES ? "bytes"
+			: o->rank.weight && session_unit(s) == UNIT_NS	? "nanoseconds"
+									: "none",
+			end);
 		for (i = 0; i < n; i++) {
 			const struct stack *sk = rows[i].stack;
 			bool lead = true;

@@ -272,6 +272,47 @@ int fmt_count(char *buf, size_t size, uint64_t n)
 	return out_ret(&o);
 }
 
+/* @v / @div with one decimal below 10, none above: "9.5", "123" */
+static void out_unit(struct out *o, uint64_t v, uint64_t div, const char *unit)
+{
+	uint64_t whole = v / div;
+
+	if (whole < 10)
+		out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", whole, (v % div) * 10 / div, unit);
+	else
+		out_printf(o, "%" PRIu64 "%s", whole, unit);
+}
+
+int fmt_weight(char *buf, size_t size, uint64_t v, int unit)
+{
+	static const char *const bunits[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	struct out o;
+	unsigned int u;
+
+	if (unit != 2 && unit != 3)
+		return fmt_count(buf, size, v);
+	out_init(&o, buf, size);
+	if (unit == 2) {
+		if (v < 1000) {
+			out_printf(&o, "%" PRIu64 "B", v);
+		} else {
+			/* 1000 KiB and up read as 0.9MiB: never more than 6 columns */
+			for (u = 0; u + 1 < 6 && v >> (10 * (u + 1)) >= 1000; u++)
+				;
+			out_unit(&o, v, 1ULL << (10 * (u + 1)), bunits[u]);
+		}
+	} else if (v < 1000) {
+		out_printf(&o, "%" PRIu64 "ns", v);
+	} else if (v < 1000000) {
+		out_unit(&o, v, 1000, "us");
+	} else if (v < 1000000000) {
+		out_unit(&o, v, 1000000, "ms");
+	} else {
+		out_unit(&o, v, 1000000000, "s");
+	}
+	return out_ret(&o);
+}
+
 int fmt_rate(char *buf, size_t size, double per_sec)
 {
 	static const char *const units[] = { "k", "M", "G", "T", "P", "E" };

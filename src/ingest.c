@@ -17,8 +17,39 @@
 #define WAIT_MAX       8
 #define QUEUE_MAX      INGEST_QUEUE_MAX
 
+enum wait_kind {
+	W_HIT,    /* count the stack: one hit, @value its weight */
+	W_OFFCPU, /* a task left the CPU at @ts: counted when it comes back */
+	W_SKIP,   /* a switch not wanted (preemption): its stack is dropped */
+};
+
 struct waiting {
+	uint64_t value; /* weight of the hit (W_HIT), switch-out time (W_OFFCPU) */
 	uint16_t event;
+	uint8_t kind;
+	int32_t pid;
+};
+
+/* a task off the CPU: where it left (once its stack is known), when it came back */
+struct opend {
+	struct stack *st;
+	uint64_t ts_out;
+	uint64_t ts_in; /* a switch-in read before the switch-out's stack, 0 if none */
+	int32_t pid;    /* 0: free slot */
+	uint16_t event;
+	uint16_t cpu;
+};
+
+struct wfield {
+	uint32_t off;
+	uint8_t size; /* 0: the event has no weight */
+	bool sgn;
+};
+
+/* an event waiting for its stack: 8 bytes, its value apart (weighted runs only) */
+struct wslot {
+	uint16_t event;
+	uint8_t kind;
 	int32_t pid;
 };
 
@@ -43,16 +74,19 @@ struct func_slot {
 };
 
 struct cpu_state {
-	struct waiting w[WAIT_MAX];
+	struct wslot w[WAIT_MAX];
+	uint64_t v[WAIT_MAX];
 	int n;
 	struct pending p;
 };
 
 struct queued {
+	uint64_t value;
 	uint32_t id;
 	uint16_t event;
 	uint16_t cpu;
 	int32_t pid;
+	uint8_t kind;
 };
 
 struct ingest {
@@ -90,6 +124,15 @@ struct ingest {
 	char new_comms[INGEST_NEW_PIDS][16]; /* the event's own name, "" if none */
 	const char *new_comm_ptrs[INGEST_NEW_PIDS];
 	unsigned int nnew_pids;
+
+	struct wfield *wf; /* by event index */
+	unsigned int nwf;
+	struct ingest_offcpu off;
+	bool offcpu;
+	bool special; /* weights or off-CPU: records carry a value */
+	struct opend *op; /* open addressing by pid */
+	uint32_t nop;
+	uint32_t opcap; /* power of two, 0 until the first switch */
 
 	struct ingest_stats st;
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
@@ -161,10 +204,170 @@ void ingest_free(struct ingest *ing)
 	free(ing->queue);
 	free(ing->pid_seen);
 	free(ing->by_id);
+	free(ing->wf);
+	free(ing->op);
 	free(ing->funcs);
 	free(ing->tids);
 	free(ing->tgids);
 	free(ing);
+}
+
+int ingest_set_weight(struct ingest *ing, unsigned int event, const struct evfmt_field *fl)
+{
+	if (event >= ing->nwf) {
+		struct wfield *w = realloc(ing->wf, (event + 1) * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		memset(w + ing->nwf, 0, (event + 1 - ing->nwf) * sizeof(*w));
+		ing->wf = w;
+		ing->nwf = event + 1;
+	}
+	ing->special = true;
+	ing->wf[event].off = fl ? fl->offset : 0;
+	ing->wf[event].size = fl ? (uint8_t)fl->size : 0;
+	ing->wf[event].sgn = fl && fl->is_signed;
+	return 0;
+}
+
+void ingest_set_offcpu(struct ingest *ing, const struct ingest_offcpu *o)
+{
+	ing->offcpu = o != NULL;
+	if (o)
+		ing->off = *o;
+	ing->special = ing->offcpu || ing->nwf;
+}
+
+static uint64_t read_field(const struct ringbuf_layout *l, const unsigned char *p, uint32_t size,
+			   bool sgn)
+{
+	switch (size) {
+	case 1:
+		return sgn ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+	case 2:
+		return sgn ? (uint64_t)(int64_t)(int16_t)ringbuf_read_u16(l, p)
+			   : ringbuf_read_u16(l, p);
+	case 4:
+		return sgn ? (uint64_t)(int64_t)(int32_t)ringbuf_read_u32(l, p)
+			   : ringbuf_read_u32(l, p);
+	default:
+		return ringbuf_read_u64(l, p);
+	}
+}
+
+/* the weight of a record of event @idx: its field, 0 when absent or negative */
+static inline uint64_t record_weight(const struct ingest *ing, const struct ringbuf_event *ev,
+				     unsigned int idx)
+{
+	const struct wfield *w;
+	uint64_t v;
+
+	if (idx >= ing->nwf || !ing->wf[idx].size)
+		return 0;
+	w = &ing->wf[idx];
+	if (w->off + w->size > ev->size)
+		return 0;
+	v = read_field(&ing->fmt->layout, ev->data + w->off, w->size, w->sgn);
+	return w->sgn && (int64_t)v < 0 ? 0 : v;
+}
+
+static int op_grow(struct ingest *ing)
+{
+	uint32_t n = ing->opcap ? ing->opcap * 2 : 1024, i;
+	struct opend *t;
+
+	if (n > INGEST_OFFCPU_MAX * 2)
+		return -ENOSPC;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < ing->opcap; i++) {
+		const struct opend *e = &ing->op[i];
+		uint32_t j;
+
+		if (!e->pid)
+			continue;
+		for (j = ((uint32_t)e->pid * 2654435761u) & (n - 1); t[j].pid; j = (j + 1) & (n - 1))
+			;
+		t[j] = *e;
+	}
+	free(ing->op);
+	ing->op = t;
+	ing->opcap = n;
+	return 0;
+}
+
+/* the pending entry of @pid, created if needed; NULL when the table is full */
+static struct opend *op_get(struct ingest *ing, int32_t pid)
+{
+	uint32_t j;
+
+	if (pid <= 0)
+		return NULL;
+	if (ing->opcap) {
+		for (j = ((uint32_t)pid * 2654435761u) & (ing->opcap - 1); ing->op[j].pid;
+		     j = (j + 1) & (ing->opcap - 1))
+			if (ing->op[j].pid == pid)
+				return &ing->op[j];
+	}
+	if ((ing->nop + 1) * 2 > ing->opcap && op_grow(ing) < 0) {
+		ing->st.offcpu_dropped++;
+		return NULL;
+	}
+	for (j = ((uint32_t)pid * 2654435761u) & (ing->opcap - 1); ing->op[j].pid;
+	     j = (j + 1) & (ing->opcap - 1))
+		;
+	memset(&ing->op[j], 0, sizeof(ing->op[j]));
+	ing->op[j].pid = pid;
+	ing->nop++;
+	return &ing->op[j];
+}
+
+static inline void offcpu_hit(struct ingest *ing, struct stack *st, unsigned int event,
+			      unsigned int cpu, int pid, uint64_t ns)
+{
+	stack_table_hit_w(ing->table, st, event, cpu, pid, 1, ns);
+	ing->st.events++;
+}
+
+/* the stack a task left the CPU with is known */
+static void offcpu_out(struct ingest *ing, struct stack *st, const struct waiting *w,
+		       unsigned int cpu)
+{
+	struct opend *e = op_get(ing, w->pid);
+
+	if (!e)
+		return;
+	if (e->ts_in && e->ts_in >= w->value) {
+		/* it came back on a CPU whose records were read first */
+		offcpu_hit(ing, st, w->event, cpu, w->pid, e->ts_in - w->value);
+		e->st = NULL;
+		e->ts_in = 0;
+		return;
+	}
+	e->st = st;
+	e->ts_out = w->value;
+	e->event = w->event;
+	e->cpu = (uint16_t)cpu;
+	e->ts_in = 0;
+}
+
+/* @pid runs again at @ts */
+static void offcpu_in(struct ingest *ing, int32_t pid, uint64_t ts)
+{
+	struct opend *e = op_get(ing, pid);
+
+	if (!e)
+		return;
+	if (e->st) {
+		if (e->ts_out > ts)
+			return; /* an older switch-in: its switch-out was not seen */
+		offcpu_hit(ing, e->st, e->event, e->cpu, pid, ts - e->ts_out);
+		e->st = NULL;
+		e->ts_in = 0;
+		return;
+	}
+	e->ts_in = ts;
 }
 
 void ingest_set_stackmap(struct ingest *ing, bool on)
@@ -313,11 +516,16 @@ static bool pid_wanted(struct ingest *ing, int pid)
 	return ing->memo_wanted;
 }
 
-static inline bool take_waiting(struct cpu_state *c, struct waiting *ret)
+static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c,
+				struct waiting *ret)
 {
 	if (!c->n)
 		return false;
-	*ret = c->w[--c->n];
+	c->n--;
+	ret->event = c->w[c->n].event;
+	ret->kind = c->w[c->n].kind;
+	ret->pid = c->w[c->n].pid;
+	ret->value = c->v[c->n]; /* stale (but initialized) when !ing->special: unused */
 	return true;
 }
 
@@ -359,23 +567,32 @@ static inline void note_pid(struct ingest *ing, int pid, int idx, const struct r
 	new_pid(ing, pid, idx, ev);
 }
 
-static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid)
+static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid, uint8_t kind)
 {
 	if (c->n == WAIT_MAX) {
 		/* an event that never got its stack: forget the oldest */
 		memmove(c->w, c->w + 1, (WAIT_MAX - 1) * sizeof(c->w[0]));
+		memmove(c->v, c->v + 1, (WAIT_MAX - 1) * sizeof(c->v[0]));
 		c->n--;
 	}
 	c->w[c->n].event = event;
 	c->w[c->n].pid = pid;
+	c->w[c->n].kind = kind;
 	c->n++;
 }
 
 static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
 			 unsigned int cpu)
 {
-	stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
-	ing->st.events++;
+	if (__builtin_expect(!ing->special, 1)) {
+		stack_table_hit(ing->table, st, w->event, cpu, w->pid, 1);
+		ing->st.events++;
+	} else if (w->kind == W_HIT) {
+		stack_table_hit_w(ing->table, st, w->event, cpu, w->pid, 1, w->value);
+		ing->st.events++;
+	} else if (w->kind == W_OFFCPU) {
+		offcpu_out(ing, st, w, cpu);
+	}
 }
 
 /* the kernel frames waiting on @c, counted without user frames */
@@ -502,7 +719,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
 	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
-	if (!take_waiting(c, &w)) {
+	if (!take_waiting(ing, c, &w)) {
 		ing->st.orphans++;
 		return;
 	}
@@ -522,7 +739,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 damaged:
 	/* its event gets no stack: never pair it with the next one */
 	ing->st.damaged++;
-	take_waiting(c, &w);
+	take_waiting(ing, c, &w);
 }
 
 /* an id no map resolves: counted under a one-frame stack that names it */
@@ -551,11 +768,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	ing->st.stackid_bytes += bytes;
 	if ((uint32_t)f->stackid_off + 4 > ev->size) {
 		ing->st.damaged++;
-		take_waiting(c, &w);
+		take_waiting(ing, c, &w);
 		return;
 	}
 	id = ringbuf_read_u32(&f->layout, ev->data + f->stackid_off);
-	if (!take_waiting(c, &w)) {
+	if (!take_waiting(ing, c, &w)) {
 		ing->st.orphans++;
 		return;
 	}
@@ -582,6 +799,8 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	ing->queue[ing->nqueue].event = w.event;
 	ing->queue[ing->nqueue].cpu = (uint16_t)cpu;
 	ing->queue[ing->nqueue].pid = w.pid;
+	ing->queue[ing->nqueue].kind = w.kind;
+	ing->queue[ing->nqueue].value = w.value;
 	ing->nqueue++;
 }
 
@@ -592,6 +811,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int type;
 	int idx, pid;
+	uint8_t kind = W_HIT;
 
 	if (ev->size < 8) {
 		ing->st.damaged++; /* not even the common fields */
@@ -624,7 +844,9 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 			idx = EVFMT_NONE;
 		pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 		note_pid(ing, pid, -1, ev); /* an entry names no task */
-		push_waiting(c, (uint16_t)idx, pid);
+		push_waiting(c, (uint16_t)idx, pid, W_HIT);
+		if (ing->special)
+			c->v[c->n - 1] = 0; /* an entry has no field to weigh it */
 		return;
 	}
 	idx = f->index[type];
@@ -639,7 +861,35 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	pid = (int)ringbuf_read_u32(l, ev->data + f->pid_off);
 	note_pid(ing, pid, idx, ev);
-	push_waiting(c, (uint16_t)idx, pid);
+	if (__builtin_expect(!ing->special, 1)) {
+		push_waiting(c, (uint16_t)idx, pid, W_HIT);
+		return;
+	}
+	if (ing->offcpu && (unsigned int)idx == ing->off.event) {
+		const struct ingest_offcpu *o = &ing->off;
+		uint64_t state;
+
+		if (o->next_pid.offset + 4 > ev->size || o->prev_state.offset + o->prev_state.size >
+								 ev->size) {
+			/* damaged: its stack must not be paired with another event */
+			ing->st.damaged++;
+			push_waiting(c, (uint16_t)idx, pid, W_SKIP);
+			return;
+		}
+		offcpu_in(ing, (int32_t)ringbuf_read_u32(l, ev->data + o->next_pid.offset), ev->ts);
+		state = read_field(l, ev->data + o->prev_state.offset, o->prev_state.size, false);
+		/*
+		 * prev_state: TASK_REPORT_MAX (0x100, the format's "+") marks a
+		 * preemption, the low byte the state it blocked in (0: runnable,
+		 * a yield)
+		 */
+		kind = o->all || ((state & 0xff) && !(state & INGEST_PREEMPTED)) ? W_OFFCPU : W_SKIP;
+		push_waiting(c, (uint16_t)idx, pid, kind);
+		c->v[c->n - 1] = ev->ts;
+	} else {
+		push_waiting(c, (uint16_t)idx, pid, W_HIT);
+		c->v[c->n - 1] = record_weight(ing, ev, (unsigned int)idx);
+	}
 }
 
 int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
@@ -672,8 +922,14 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 void ingest_record(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
 		   uint32_t size, long long missed)
 {
+	ingest_record_at(ing, slot, cpu, data, size, missed, 0);
+}
+
+void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *data,
+		      uint32_t size, long long missed, uint64_t ts)
+{
 	struct cpu_state *c = &ing->cpus[slot < ing->ncpus ? slot : 0];
-	struct ringbuf_event ev = { .data = data, .size = size };
+	struct ringbuf_event ev = { .data = data, .size = size, .ts = ts };
 
 	if (missed) {
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
@@ -784,7 +1040,9 @@ unsigned int ingest_resolve(struct ingest *ing)
 
 	for (i = 0; i < ing->nqueue; i++) {
 		const struct queued *q = &ing->queue[i];
-		struct waiting w = { .event = q->event, .pid = q->pid };
+		struct waiting w = {
+			.event = q->event, .pid = q->pid, .kind = q->kind, .value = q->value
+		};
 
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
 			count(ing, ing->by_id[q->id], &w, q->cpu);
@@ -806,6 +1064,14 @@ void ingest_new_generation(struct ingest *ing)
 	if (ing->by_id)
 		memset(ing->by_id, 0, ing->nby_id * sizeof(*ing->by_id));
 	ing->nqueue = 0;
+	ingest_forget_offcpu(ing);
+}
+
+void ingest_forget_offcpu(struct ingest *ing)
+{
+	if (ing->op)
+		memset(ing->op, 0, ing->opcap * sizeof(*ing->op));
+	ing->nop = 0;
 }
 
 void ingest_forget_waiting(struct ingest *ing)

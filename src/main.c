@@ -62,6 +62,8 @@ struct args {
 	int verbose;
 	bool list_events;
 	const char *list_glob;
+	char weight_event[256]; /* SYS:EVENT of --weight */
+	bool count;             /* --count: rank by hits though weighted */
 	const char *files[MAX_FILES];  /* -r */
 	bool sort_set;                 /* --sort or --cumulative given */
 	const char *diff_before;       /* --diff BEFORE AFTER */
@@ -94,6 +96,11 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
+	OPT_WEIGHT,
+	OPT_OFFCPU,
+	OPT_DEPTH,
+	OPT_BY_FUNC,
+	OPT_COUNT,
 	OPT_FILTER,
 	OPT_FUNCTION,
 	OPT_KPROBE,
@@ -139,6 +146,11 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "folded-root", required_argument, NULL, OPT_FOLDED_ROOT },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "offcpu", optional_argument, NULL, OPT_OFFCPU },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "by-func", no_argument, NULL, OPT_BY_FUNC },
+	{ "count", no_argument, NULL, OPT_COUNT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "kprobe", required_argument, NULL, OPT_KPROBE },
@@ -186,6 +198,18 @@ static void usage(FILE *f)
 		"      --expand N          batch: expand the top N stacks into frames (default 5)\n"
 		"      --sort KEY          hits|total|depth|id (default hits: last interval)\n"
 		"      --cumulative        rank by total hits instead of the last interval\n"
+		"      --weight SYS:EVENT:FIELD\n"
+		"                          rank by the sum of an event's field instead of hits\n"
+		"                          (kmem:kmalloc:bytes_alloc); traces that event too;\n"
+		"                          bytes/size/len fields in KiB/MiB, *time*/_ns in ms\n"
+		"      --offcpu[=all]      rank by the time tasks spend switched out, at the\n"
+		"                          stack where they left the CPU (sched_switch until the\n"
+		"                          same pid is switched in); blocked tasks only, =all:\n"
+		"                          preemptions too\n"
+		"      --count             with --weight/--offcpu: start ranking by hits\n"
+		"      --depth N           group stacks by their first N frames (leaf side):\n"
+		"                          --depth 1 ranks the functions the events happen in\n"
+		"      --by-func           group frames by function (func+off merged)\n"
 		"  -o, --output FILE       batch: write each refresh to FILE (safely: a temporary\n"
 		"                          file renamed over it); with more than one refresh,\n"
 		"                          one file each: NAME.N.SUFFIX\n"
@@ -360,6 +384,46 @@ static int check_output(struct args *a)
 	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED) {
 		fprintf(stderr, "stacktop: --folded-root applies to --format folded\n");
 		return 2;
+	}
+	return 0;
+}
+
+/* --weight and --offcpu: their events, and what they do not go with */
+static int check_weight(struct args *a)
+{
+	int i;
+
+	if ((a->so.weight || a->so.offcpu) &&
+	    (a->so.replay || a->so.map_file || a->so.nfiles || (a->diff && a->diff_after) ||
+	     a->list_events)) {
+		fprintf(stderr, "stacktop: --weight and --offcpu read a live kernel: not with "
+				"--replay/--map/--diff to a file/--list-events\n");
+		return 2;
+	}
+	if (a->so.weight && a->so.offcpu) {
+		fprintf(stderr, "stacktop: --weight and --offcpu: choose one\n");
+		return 2;
+	}
+	if (a->count && !a->so.weight && !a->so.offcpu) {
+		fprintf(stderr, "stacktop: --count applies to --weight or --offcpu\n");
+		return 2;
+	}
+	if (a->so.offcpu) {
+		if (a->so.nevents) {
+			fprintf(stderr, "stacktop: --offcpu traces sched:sched_switch itself: no -e\n");
+			return 2;
+		}
+		a->events[a->so.nevents++] = "sched:sched_switch";
+	}
+	if (a->so.weight) {
+		for (i = 0; i < a->so.nevents; i++)
+			if (!strcmp(a->events[i], a->weight_event))
+				return 0;
+		if (a->so.nevents >= MAX_EVENTS) {
+			fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+			return 2;
+		}
+		a->events[a->so.nevents++] = a->weight_event;
 	}
 	return 0;
 }
@@ -626,6 +690,45 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->cumulative = true;
 			a->sort_set = true;
 			break;
+		case OPT_WEIGHT: {
+			const char *last = strrchr(optarg, ':');
+
+			if (!last || last == optarg || !last[1] || !strchr(optarg, ':') ||
+			    strchr(optarg, ':') == last ||
+			    (size_t)(last - optarg) >= sizeof(a->weight_event) || strlen(last) > 63) {
+				fprintf(stderr, "stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
+						"kmem:kmalloc:bytes_alloc)\n", optarg);
+				return 2;
+			}
+			snprintf(a->weight_event, sizeof(a->weight_event), "%.*s",
+				 (int)(last - optarg), optarg);
+			a->so.weight = optarg;
+			break;
+		}
+		case OPT_OFFCPU:
+			if (!optarg || !strcmp(optarg, "blocked"))
+				a->so.offcpu = SESSION_OFFCPU_BLOCKED;
+			else if (!strcmp(optarg, "all"))
+				a->so.offcpu = SESSION_OFFCPU_ALL;
+			else {
+				fprintf(stderr, "stacktop: bad --offcpu '%s' (blocked, all)\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_DEPTH:
+			if (parse_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
+				fprintf(stderr, "stacktop: bad --depth '%s' (1 to %d)\n", optarg,
+					STACK_MAX_DEPTH);
+				return 2;
+			}
+			a->so.group_depth = (unsigned int)v;
+			break;
+		case OPT_BY_FUNC:
+			a->so.group_func = true;
+			break;
+		case OPT_COUNT:
+			a->count = true;
+			break;
 		case 'r':
 			if (a->so.nfiles >= MAX_FILES) {
 				fprintf(stderr, "stacktop: too many -r (at most %d)\n", MAX_FILES);
@@ -694,6 +797,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
 		a->sort = RANK_TOTAL;
+	r = check_weight(a);
+	if (r)
+		return r;
 	r = check_output(a);
 	if (r)
 		return r;
@@ -820,6 +926,8 @@ static int run_batch(struct session *s, const struct args *a, struct session *be
 	long i;
 	int r = 0;
 
+	/* a weighted session ranks by weight unless --count */
+	ro.rank.weight = session_unit(s) != UNIT_NONE && !a->count;
 	if (a->comm) {
 		ro.rank.attr_match = comm_filter_match;
 		ro.rank.attr_ctx = &cf;
@@ -1012,6 +1120,7 @@ int main(int argc, char **argv)
 			.event_filter = a.view.event,
 			.sort = (int)a.sort,
 			.cumulative = a.cumulative,
+			.count = a.count,
 			.comm = a.comm,
 			.before = before,
 		};

@@ -98,7 +98,21 @@ static int rank_visit(struct stack *s, void *ctx)
 	const struct rank_opts *o = c->o;
 	struct rank_row row = { .stack = s };
 
-	if (!rank_filters_attrs(o)) {
+	if (o->weight) {
+		const struct stack_attr *a;
+		uint64_t d;
+
+		if (!rank_filters_attrs(o)) {
+			row.total = stack_weight(c->t, s, &row.delta);
+		} else {
+			for (a = s->attrs; a; a = a->next) {
+				if (!rank_attr_passes(o, a))
+					continue;
+				row.total += stack_attr_weight(c->t, a, &d);
+				row.delta += d;
+			}
+		}
+	} else if (!rank_filters_attrs(o)) {
 		row.total = s->total;
 		row.delta = stack_delta(c->t, s);
 	} else {
@@ -149,7 +163,7 @@ static bool rank_active(struct rank_ctx *c)
 	size_t n, nhit, i;
 	uint64_t delta;
 
-	if (o->key != RANK_DELTA || o->invert || o->match || rank_filters_attrs(o) ||
+	if (o->key != RANK_DELTA || o->invert || o->match || o->weight || rank_filters_attrs(o) ||
 	    !stack_table_last_active(c->t, &act, &n, &nhit) || n < c->k || !c->k)
 		return false;
 	/* most stacks active: the walk in memory order is cheaper than the pointers */

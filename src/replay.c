@@ -521,8 +521,8 @@ static int one(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *
 	}
 	if (c->nts < c->cap)
 		c->ts[c->nts++] = rec->ts;
-	ingest_record(c->ing, slot, (unsigned int)cpu, rec->data,
-		      rec->size > 0 ? (uint32_t)rec->size : 0, rec->missed_events);
+	ingest_record_at(c->ing, slot, (unsigned int)cpu, rec->data,
+			 rec->size > 0 ? (uint32_t)rec->size : 0, rec->missed_events, rec->ts);
 	c->n++;
 	return 0;
 }

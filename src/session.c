@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "brief.h"
 #include "comm.h"
 #include "evfmt.h"
 #include "ingest.h"
@@ -337,8 +338,6 @@ int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 	if (!tfs_exists(s->tfs, rel))
 		return 0; /* ingest filters alone */
 	for (pass = 0; pass < 2; pass++) {
-		int fd;
-
 		list = pid_filter_list(s);
 		if (!list)
 			return -ENOMEM;
@@ -347,17 +346,7 @@ int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 			return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
 		}
 		/* the first write replaces the list; the second adds to it (no O_TRUNC) */
-		fd = tfs_open_file(s->tfs, rel, pass ? O_WRONLY : O_WRONLY | O_TRUNC);
-		r = fd < 0 ? fd : 0;
-		if (fd >= 0) {
-			ssize_t n = write(fd, list, strlen(list));
-
-			if (n < 0)
-				r = -errno;
-			else if ((size_t)n != strlen(list))
-				r = -EIO;
-			close(fd);
-		}
+		r = tfs_write_mode(s->tfs, rel, list, pass ? 0 : O_TRUNC);
 		free(list);
 		if (r < 0)
 			return session_errf(err, errsz, r, "cannot write set_event_pid: %s",
@@ -519,6 +508,7 @@ int session_tick(struct session *s)
 
 	if (s->recording) {
 		replay_all(s);
+		session_regroup(s, true);
 		return 0;
 	}
 
@@ -578,6 +568,7 @@ int session_tick(struct session *s)
 		tgid_cache_tick(s->tgids);
 	if (ksym_refresh(s->ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->ksym));
+	session_regroup(s, true);
 	return 0;
 }
 
@@ -589,6 +580,7 @@ void session_zero_counts(struct session *s)
 	/* the table's stacks go away: so must every id pointing at them */
 	ingest_new_generation(s->ing);
 	stack_table_clear(s->table);
+	session_regroup(s, false);
 	memset(ingest_stats(s->ing), 0, sizeof(struct ingest_stats));
 	session_sync_stats(s);
 	s->last_events = s->last_fallbacks = s->last_lost = 0;
@@ -630,7 +622,146 @@ int session_set_stackmap(struct session *s, bool on)
 
 struct stack_table *session_table(struct session *s)
 {
-	return s->table;
+	return s->view ? s->view : s->table;
+}
+
+/* a frame's function: the start of its symbol (the address when unknown) */
+static uint64_t func_of(void *ctx, uint64_t ip)
+{
+	struct ksym_hit h;
+
+	if (ksym_lookup(ctx, ip, &h) == 0)
+		return h.start;
+	return ip;
+}
+
+static unsigned int skip_of(void *ctx, const struct stack *st)
+{
+	return brief_skip(ctx, st);
+}
+
+void session_regroup(struct session *s, bool keep)
+{
+	struct stack_group g = {
+		.depth = s->group_depth,
+		.skip = skip_of,
+		.map = s->group_func ? func_of : NULL,
+		.ctx = s->ksym,
+		.keep = keep,
+	};
+
+	if (!s->view)
+		return;
+	if (stack_table_group(s->view, s->table, &g) < 0)
+		log_warn("out of memory grouping the stacks: the groups are incomplete");
+}
+
+int session_set_group(struct session *s, unsigned int depth, bool func)
+{
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	s->group_depth = depth;
+	s->group_func = func;
+	if (!depth && !func) {
+		stack_table_free(s->view);
+		s->view = NULL;
+		return 0;
+	}
+	if (!s->view) {
+		s->view = stack_table_new();
+		if (!s->view)
+			return -ENOMEM;
+	}
+	session_regroup(s, false);
+	return 0;
+}
+
+void session_group(const struct session *s, unsigned int *ret_depth, bool *ret_func)
+{
+	*ret_depth = s->group_depth;
+	*ret_func = s->group_func;
+}
+
+enum session_unit session_unit(const struct session *s)
+{
+	return s->unit;
+}
+
+const char *session_weight_name(const struct session *s)
+{
+	return s->weight_name;
+}
+
+/* the unit a field's name tells */
+static enum session_unit unit_of(const char *field)
+{
+	if (strstr(field, "bytes") || strstr(field, "size") || strstr(field, "len"))
+		return UNIT_BYTES;
+	if (strstr(field, "_ns") || strstr(field, "time") || strstr(field, "lat") ||
+	    strstr(field, "delay") || !strcmp(field, "ns"))
+		return UNIT_NS;
+	return UNIT_PLAIN;
+}
+
+/* --weight and --offcpu: which field of which event weighs the hits */
+static int setup_weight(struct session *s, char *err, size_t errsz)
+{
+	const struct session_opts *o = &s->opts;
+	struct evfmt_field fl;
+	char sys[128], ev[128], field[64];
+	int idx, r;
+
+	if (o->offcpu) {
+		struct ingest_offcpu oc = { .all = o->offcpu == SESSION_OFFCPU_ALL };
+
+		idx = evfmt_add(s->fmt, s->tfs, "sched", "sched_switch");
+		if (idx < 0)
+			return session_errf(err, errsz, idx, "--offcpu: no sched:sched_switch event");
+		oc.event = (unsigned int)idx;
+		if (evfmt_field(s->fmt, oc.event, "prev_state", &oc.prev_state) < 0 ||
+		    evfmt_field(s->fmt, oc.event, "next_pid", &oc.next_pid) < 0 ||
+		    oc.next_pid.size != 4)
+			return session_errf(err, errsz, -EBADMSG,
+					    "--offcpu: sched_switch has no prev_state/next_pid fields");
+		ingest_set_offcpu(s->ing, &oc);
+		{
+			/* the times are differences of record time stamps: nanoseconds */
+			char rel[160], *clk = NULL;
+
+			session_path(s, rel, sizeof(rel), "trace_clock");
+			if (tfs_read(s->tfs, rel, &clk, NULL) == 0 &&
+			    (strstr(clk, "[x86-tsc]") || strstr(clk, "[counter]")))
+				log_warn("--offcpu: the trace clock counts %s, not nanoseconds: times are in those units",
+					 strstr(clk, "[counter]") ? "events" : "TSC cycles");
+			free(clk);
+		}
+		s->unit = UNIT_NS;
+		snprintf(s->weight_name, sizeof(s->weight_name), "off-CPU");
+		return 0;
+	}
+	if (!o->weight)
+		return 0;
+	if (sscanf(o->weight, "%127[^:]:%127[^:]:%63s", sys, ev, field) != 3)
+		return session_errf(err, errsz, -EINVAL,
+				    "bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. kmem:kmalloc:bytes_alloc)",
+				    o->weight);
+	idx = evfmt_add(s->fmt, s->tfs, sys, ev);
+	if (idx < 0)
+		return session_errf(err, errsz, idx, "--weight: unknown event '%s:%s'", sys, ev);
+	r = evfmt_field(s->fmt, (unsigned int)idx, field, &fl);
+	if (r == -ENOENT)
+		return session_errf(err, errsz, r, "--weight: %s:%s has no field '%s'", sys, ev,
+				    field);
+	if (r < 0)
+		return session_errf(err, errsz, r,
+				    "--weight: %s:%s field '%s' is not a number (1, 2, 4 or 8 bytes)",
+				    sys, ev, field);
+	r = ingest_set_weight(s->ing, (unsigned int)idx, &fl);
+	if (r < 0)
+		return session_errf(err, errsz, r, "out of memory");
+	s->unit = unit_of(field);
+	fmt_sanitize(s->weight_name, sizeof(s->weight_name), field, strlen(field));
+	return 0;
 }
 
 struct ksym *session_ksym(struct session *s)
@@ -846,7 +977,9 @@ static int open_replay(const struct session_opts *opts, struct session **ret, ch
 	if (r < 0)
 		goto fail;
 	replay_json_finish(s);
-	if (!s->ing || set_filters(s, false) < 0) {
+	if (!s->ing || set_filters(s, false) < 0 ||
+	    ((opts->group_depth || opts->group_func) &&
+	     session_set_group(s, opts->group_depth, opts->group_func) < 0)) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -892,6 +1025,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	ksym_set_usym(s->ksym, s->usym);
+	/* before anything is interned: the weights live next to the counts */
+	if (opts->weight || opts->offcpu)
+		stack_table_set_weighted(s->table, true);
 	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
 	/* a --tracefs may be a simulator: its pids are not this machine's */
 	s->proc_pids = !opts->tracefs;
@@ -1035,6 +1171,14 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			session_errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
 		goto fail;
 	}
+	r = setup_weight(s, err, errsz);
+	if (r < 0)
+		goto fail;
+	if ((opts->group_depth || opts->group_func) &&
+	    session_set_group(s, opts->group_depth, opts->group_func) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
 	{
 		struct rusage ru;
@@ -1075,6 +1219,7 @@ void session_close(struct session *s)
 	}
 	tfs_close(s->tfs);
 	evfmt_free(s->fmt);
+	stack_table_free(s->view);
 	stack_table_free(s->table);
 	ksym_free(s->ksym);
 	stackmap_names_free(s->map_names);

@@ -310,9 +310,16 @@ static int parse_stack(struct ctx *c, json_object *o, struct snapshot *sn, struc
 	    strspn(json_object_get_string(x), "0123456789abcdef") != 16)
 		return fail(c, -EBADMSG, "%s\"key\" is not 16 hex digits", where);
 	memcpy(st->key, json_object_get_string(x), 17);
-	r = get_count(c, o, "total", &st->total, where);
-	if (!r)
-		r = get_count(c, o, "delta", &v, where);
+	/* a weighted run's stacks rank weights: their hits are apart (read back as hits) */
+	if (json_object_object_get_ex(o, "hits", NULL)) {
+		r = get_count(c, o, "hits", &st->total, where);
+		if (!r)
+			r = get_count(c, o, "hits_delta", &v, where);
+	} else {
+		r = get_count(c, o, "total", &st->total, where);
+		if (!r)
+			r = get_count(c, o, "delta", &v, where);
+	}
 	if (r)
 		return r;
 	if (v > st->total || v > UINT32_MAX)

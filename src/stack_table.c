@@ -69,6 +69,11 @@ struct stack_table {
 	size_t nhit; /* stacks with at least one hit */
 	bool active_lost; /* an active list could not grow (OOM) */
 
+	bool weighted; /* a struct wcount follows every stack and record */
+	uint64_t w_total;
+	uint64_t w_cur;
+	uint64_t w_last;
+
 	struct top_slot *top; /* stack_top_of()'s scratch */
 	size_t top_cap;
 	/* memory limit (0: none), see the top of this file */
@@ -79,6 +84,16 @@ struct stack_table {
 	uint64_t folded, over_stacks, over_hits;
 	char (*fcomm)[FOLD_COMM];	/* names of folded pids */
 	size_t nfcomm, fcomm_cap;
+};
+
+/*
+ * Weights: the same three counters as the hits, sharing their epoch, kept
+ * right after the stack's frames (or the record) only in weighted tables.
+ */
+struct wcount {
+	uint64_t total;
+	uint64_t cur;
+	uint64_t last;
 };
 
 static size_t table_bytes(const struct stack_table *t)
@@ -161,6 +176,48 @@ static void arena_free_all(struct arena *a)
 static inline size_t stack_size(unsigned int depth)
 {
 	return (sizeof(struct stack) + depth * sizeof(uint64_t) + 7) & ~(size_t)7;
+}
+
+static inline size_t stack_bytes(const struct stack_table *t, unsigned int depth)
+{
+	return stack_size(depth) + (t->weighted ? sizeof(struct wcount) : 0);
+}
+
+static inline size_t attr_bytes(const struct stack_table *t)
+{
+	return ((sizeof(struct stack_attr) + 7) & ~(size_t)7) +
+	       (t->weighted ? sizeof(struct wcount) : 0);
+}
+
+static inline struct wcount *stack_wc(const struct stack *s)
+{
+	return (struct wcount *)(void *)((unsigned char *)s + stack_size(s->depth));
+}
+
+static inline struct wcount *attr_wc(const struct stack_attr *a)
+{
+	return (struct wcount *)(void *)((unsigned char *)a +
+					 ((sizeof(struct stack_attr) + 7) & ~(size_t)7));
+}
+
+/* before the hit counters' epoch moves to @now */
+static inline void wc_bump(struct wcount *w, uint32_t epoch, uint32_t now, uint64_t n)
+{
+	if (epoch != now) {
+		w->last = (epoch + 1 == now) ? w->cur : 0;
+		w->cur = 0;
+	}
+	w->cur += n;
+	w->total += n;
+}
+
+static inline uint64_t wc_delta(const struct wcount *w, uint32_t epoch, uint32_t now)
+{
+	if (epoch == now)
+		return w->last;
+	if (epoch + 1 == now)
+		return w->cur;
+	return 0;
 }
 
 struct stack_table *stack_table_new(void)
@@ -248,10 +305,10 @@ static struct stack *stack_over(struct stack_table *t)
 {
 	t->over_stacks++;
 	if (!t->over) {
-		t->over = arena_alloc(t, &t->stacks, stack_size(0), cap_reserve(t));
+		t->over = arena_alloc(t, &t->stacks, stack_bytes(t, 0), cap_reserve(t));
 		if (!t->over)
 			return NULL;
-		memset(t->over, 0, sizeof(*t->over));
+		memset(t->over, 0, stack_bytes(t, 0));
 		t->over->flags = STACK_F_OVER;
 		t->over->hash = 0xffffffffu;
 		t->over->epoch = t->epoch - 1;
@@ -289,12 +346,14 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 		for (i = h & mask; t->slots[i]; i = (i + 1) & mask)
 			;
 	}
-	s = arena_alloc(t, &t->stacks, stack_size(depth), cap_normal(t));
+	s = arena_alloc(t, &t->stacks, stack_bytes(t, depth), cap_normal(t));
 	if (!s)
-		return fits(t, stack_size(depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
+		return fits(t, stack_bytes(t, depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
 	memset(s, 0, sizeof(*s));
 	s->hash = h;
 	s->depth = (uint16_t)depth;
+	if (t->weighted)
+		memset(stack_wc(s), 0, sizeof(struct wcount));
 	s->flags = flags;
 	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
 	memcpy(s->ips, ips, depth * sizeof(*ips));
@@ -366,7 +425,7 @@ static struct stack_attr *attr_new(struct stack_table *t, size_t cap)
 		t->nfree--;
 		return a;
 	}
-	return arena_alloc(t, &t->attrs, sizeof(*a), cap);
+	return arena_alloc(t, &t->attrs, attr_bytes(t), cap);
 }
 
 static struct stack_attr *attr_find_cap(struct stack_table *t, struct stack *s, unsigned int event,
@@ -393,7 +452,7 @@ static struct stack_attr *attr_find_cap(struct stack_table *t, struct stack *s, 
 	a = attr_new(t, cap);
 	if (!a)
 		return NULL;
-	memset(a, 0, sizeof(*a));
+	memset(a, 0, attr_bytes(t));
 	a->stack = s;
 	a->event = (uint16_t)event;
 	a->cpu = (uint16_t)cpu;
@@ -451,13 +510,13 @@ static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s
 	return attr_find(t, s, event, cpu, pid, origin);
 }
 
-int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, uint64_t n)
+/* the hit counters of @s, the table's and the record's; the record, NULL on OOM */
+static inline __attribute__((always_inline)) struct stack_attr *
+hit_counts(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid,
+	   uint64_t n)
 {
 	struct stack_attr *a;
 
-	if (!n)
-		return 0;
 	if (s->epoch != t->epoch)
 		active_add(t, s);
 	if (!s->total)
@@ -476,9 +535,50 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 	if (!a || (a->pid == STACK_PID_OVER && pid != STACK_PID_OVER) || s == t->over)
 		t->over_hits += n;
 	if (!a)
-		return -ENOMEM;
+		return NULL;
 	a->total += n;
 	count_bump(&a->cur, &a->last, &a->epoch, t->epoch, n);
+	return a;
+}
+
+/* the unweighted hot path: no weight code at all */
+int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		    int pid, uint64_t n)
+{
+	if (__builtin_expect(t->weighted, 0))
+		return stack_table_hit_w(t, s, event, cpu, pid, n, 0);
+	if (!n)
+		return 0;
+	return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
+}
+
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, uint64_t n, uint64_t w)
+{
+	uint32_t s_epoch = s->epoch, a_epoch;
+	struct stack_attr *a;
+
+	if (!n)
+		return 0;
+	if (!t->weighted)
+		return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
+	/* the weights roll with the counters' epochs: read them before the hit */
+	wc_bump(stack_wc(s), s_epoch, t->epoch, w);
+	if (t->hits_epoch != t->epoch) {
+		t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
+		t->w_cur = 0;
+	}
+	t->w_cur += w;
+	t->w_total += w;
+	a = attr_get(t, s, event, cpu, pid, 0);
+	if (!a) {
+		hit_counts(t, s, event, cpu, pid, n);
+		return -ENOMEM;
+	}
+	a_epoch = a->epoch;
+	if (!hit_counts(t, s, event, cpu, pid, n))
+		return -ENOMEM;
+	wc_bump(attr_wc(a), a_epoch, t->epoch, w);
 	return 0;
 }
 
@@ -572,6 +672,7 @@ void stack_table_clear(struct stack_table *t)
 	t->hits = 0;
 	t->hits_cur = 0;
 	t->hits_last = 0;
+	t->w_total = t->w_cur = t->w_last = 0;
 	t->epoch++;
 	t->hits_epoch = t->epoch;
 }
@@ -607,7 +708,7 @@ void stack_table_set_limit(struct stack_table *t, size_t bytes)
 void stack_table_mem(const struct stack_table *t, struct stack_mem *ret)
 {
 	ret->bytes = table_bytes(t);
-	ret->free_bytes = t->nfree * sizeof(struct stack_attr);
+	ret->free_bytes = t->nfree * attr_bytes(t);
 	ret->limit = t->limit;
 	ret->folded = t->folded;
 	ret->over_stacks = t->over_stacks;
@@ -705,8 +806,25 @@ static int32_t *pidmap_get(struct pidmap *m, int32_t pid, bool *fresh)
 /* @from's counts into @into, both brought to the current epoch */
 static void attr_merge(struct stack_table *t, struct stack_attr *into, const struct stack_attr *from)
 {
-	uint32_t now = t->epoch;
+	uint32_t now = t->epoch, ie = into->epoch;
 
+	if (t->weighted) {
+		/* the weights share the records' epochs: merged the same way */
+		struct wcount *iw = attr_wc(into);
+		const struct wcount *fw = attr_wc(from);
+
+		iw->total += fw->total;
+		if (ie != now) {
+			iw->last = ie + 1 == now ? iw->cur : 0;
+			iw->cur = 0;
+		}
+		if (from->epoch == now) {
+			iw->cur += fw->cur;
+			iw->last += fw->last;
+		} else if (from->epoch + 1 == now) {
+			iw->last += fw->cur;
+		}
+	}
 	into->total += from->total;
 	if (into->epoch != now) {
 		into->last = into->epoch + 1 == now ? into->cur : 0;
@@ -757,7 +875,7 @@ static void attr_rehash(struct stack_table *t)
 					;
 				t->aslots[i] = a;
 			}
-			off += stack_size(s->depth);
+			off += stack_bytes(t, s->depth);
 		}
 	}
 }
@@ -779,7 +897,7 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 			struct stack *s = (struct stack *)(void *)(c->data + off);
 			struct stack_attr **pp = &s->attrs, *a;
 
-			off += stack_size(s->depth);
+			off += stack_bytes(t, s->depth);
 			nkeep = 0;
 			while ((a = *pp)) {
 				struct stack_attr *into = NULL;
@@ -880,10 +998,207 @@ int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *
 			r = fn(s, ctx);
 			if (r)
 				return r;
-			off += stack_size(s->depth);
+			off += stack_bytes(t, s->depth);
 		}
 	}
 	return 0;
+}
+
+int stack_table_set_weighted(struct stack_table *t, bool on)
+{
+	if (t->stacks.first || t->attrs.first)
+		return t->weighted == on ? 0 : -EBUSY;
+	t->weighted = on;
+	return 0;
+}
+
+bool stack_table_weighted(const struct stack_table *t)
+{
+	return t->weighted;
+}
+
+uint64_t stack_weight(const struct stack_table *t, const struct stack *s, uint64_t *ret_delta)
+{
+	if (!t->weighted) {
+		if (ret_delta)
+			*ret_delta = 0;
+		return 0;
+	}
+	if (ret_delta)
+		*ret_delta = wc_delta(stack_wc(s), s->epoch, t->epoch);
+	return stack_wc(s)->total;
+}
+
+uint64_t stack_attr_weight(const struct stack_table *t, const struct stack_attr *a,
+			   uint64_t *ret_delta)
+{
+	if (!t->weighted) {
+		if (ret_delta)
+			*ret_delta = 0;
+		return 0;
+	}
+	if (ret_delta)
+		*ret_delta = wc_delta(attr_wc(a), a->epoch, t->epoch);
+	return attr_wc(a)->total;
+}
+
+uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta)
+{
+	if (ret_delta) {
+		if (t->hits_epoch == t->epoch)
+			*ret_delta = t->w_last;
+		else if (t->hits_epoch + 1 == t->epoch)
+			*ret_delta = t->w_cur;
+		else
+			*ret_delta = 0;
+	}
+	return t->w_total;
+}
+
+struct group_ctx {
+	struct stack_table *dst;
+	const struct stack_table *src;
+	const struct stack_group *g;
+	uint64_t frames[STACK_MAX_DEPTH];
+	int err;
+};
+
+/* add @n hits (@d of them in the last interval) to counters of epoch @now */
+static inline void merge_count(uint64_t *total, uint64_t *cur, uint64_t *last, uint32_t *epoch,
+			       uint32_t now, uint64_t n, uint64_t d)
+{
+	if (*epoch != now) {
+		*cur = 0;
+		*last = 0;
+		*epoch = now;
+	}
+	*total += n;
+	*last += d; /* "last closed interval" of a table read at epoch @now */
+}
+
+static int group_visit(struct stack *s, void *ctx)
+{
+	struct group_ctx *g = ctx;
+	struct stack_table *t = g->dst;
+	const struct stack_attr *a;
+	unsigned int n = s->depth, i;
+	struct stack *d;
+	uint64_t sd, wt = 0, wd = 0;
+
+	if (!s->total)
+		return 0;
+	if (g->g->depth) {
+		unsigned int keep = g->g->depth + (g->g->skip ? g->g->skip(g->g->ctx, s) : 0);
+
+		if (n > keep)
+			n = keep;
+	}
+	for (i = 0; i < n; i++)
+		g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[i]) : s->ips[i];
+	d = stack_table_intern(t, g->frames, n);
+	if (!d) {
+		g->err = -ENOMEM;
+		return 0;
+	}
+	d->flags |= s->flags & (uint8_t)~STACK_F_CUT;
+	for (i = 0; i < s->nids; i++)
+		stack_add_id(d, s->ids[i]);
+	if (!d->total)
+		t->nhit++;
+	sd = stack_delta(g->src, s);
+	if (t->weighted) {
+		wt = stack_weight(g->src, s, &wd);
+		if (d->epoch != t->epoch)
+			memset(stack_wc(d), 0, sizeof(struct wcount));
+		stack_wc(d)->total += wt;
+		stack_wc(d)->last += wd;
+	}
+	merge_count(&d->total, &d->cur, &d->last, &d->epoch, t->epoch, s->total, sd);
+	t->hits += s->total;
+	t->hits_last += sd;
+	t->w_total += wt;
+	t->w_last += wd;
+	for (a = s->attrs; a; a = a->next) {
+		struct stack_attr *da = attr_get(t, d, a->event, a->cpu, a->pid, a->origin);
+
+		if (!da) {
+			g->err = -ENOMEM;
+			continue;
+		}
+		if (t->weighted) {
+			if (da->epoch != t->epoch)
+				memset(attr_wc(da), 0, sizeof(struct wcount));
+			wt = stack_attr_weight(g->src, a, &wd);
+			attr_wc(da)->total += wt;
+			attr_wc(da)->last += wd;
+		}
+		merge_count(&da->total, &da->cur, &da->last, &da->epoch, t->epoch, a->total,
+			    stack_attr_delta(g->src, a));
+	}
+	return 0;
+}
+
+/* every count of @s back to zero, in the current interval */
+static int group_zero(struct stack *s, void *ctx)
+{
+	struct stack_table *t = ctx;
+	struct stack_attr *a;
+
+	s->total = s->cur = s->last = 0;
+	s->epoch = t->epoch;
+	if (t->weighted)
+		memset(stack_wc(s), 0, sizeof(struct wcount));
+	for (a = s->attrs; a; a = a->next) {
+		a->total = a->cur = a->last = 0;
+		a->epoch = t->epoch;
+		if (t->weighted)
+			memset(attr_wc(a), 0, sizeof(struct wcount));
+	}
+	return 0;
+}
+
+int stack_table_group(struct stack_table *dst, const struct stack_table *src,
+		      const struct stack_group *grp)
+{
+	struct group_ctx *g = malloc(sizeof(*g));
+	int r;
+
+	if (!g)
+		return -ENOMEM;
+	if (grp->keep && dst->weighted == src->weighted) {
+		stack_table_foreach(dst, group_zero, dst);
+		dst->nhit = 0;
+		dst->hits = dst->hits_cur = dst->hits_last = 0;
+		dst->w_total = dst->w_cur = dst->w_last = 0;
+	} else {
+		stack_table_clear(dst);
+	}
+	dst->weighted = src->weighted;
+	/* the groups' records keep the folded pids: their names too */
+	if (src->nfcomm > dst->fcomm_cap) {
+		char (*n)[FOLD_COMM] = realloc(dst->fcomm, src->nfcomm * sizeof(*n));
+
+		if (!n) {
+			free(g);
+			return -ENOMEM;
+		}
+		dst->fcomm = n;
+		dst->fcomm_cap = src->nfcomm;
+	}
+	if (src->nfcomm)
+		memcpy(dst->fcomm, src->fcomm, src->nfcomm * sizeof(*dst->fcomm));
+	dst->nfcomm = src->nfcomm;
+	dst->hits_epoch = dst->epoch;
+	dst->active_lost = true; /* no active lists: rank walks every stack */
+	g->dst = dst;
+	g->src = src;
+	g->g = grp;
+	g->err = 0;
+	/* the walk does not change @src */
+	stack_table_foreach((struct stack_table *)src, group_visit, g);
+	r = g->err;
+	free(g);
+	return r;
 }
 
 /* ---- who hits a stack most ------------------------------------------------------- */

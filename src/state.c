@@ -315,35 +315,13 @@ int state_write(struct state *st, const char *rel, const char *value)
 	return r;
 }
 
-/* one write with O_APPEND (no O_TRUNC: that would clear the whole file) */
-static int append_line(struct tfs *t, const char *rel, const char *line)
-{
-	size_t len = strlen(line);
-	ssize_t n;
-	int fd, r = 0;
-
-	fd = tfs_open_file(t, rel, O_WRONLY | O_APPEND);
-	if (fd < 0)
-		return fd;
-	do {
-		n = write(fd, line, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		r = -errno;
-	else if ((size_t)n != len)
-		r = -EIO;
-	if (close(fd) < 0 && !r && errno != EINTR)
-		r = -errno;
-	return r;
-}
-
 int state_append(struct state *st, const char *rel, const char *line, const char *undo)
 {
 	int r = state_push(st, 'A', rel, undo);
 
 	if (r < 0)
 		return r;
-	r = append_line(st->tfs, rel, line);
+	r = tfs_write_mode(st->tfs, rel, line, O_APPEND);
 	if (r < 0)
 		state_pop(st);
 	return r;
@@ -393,7 +371,7 @@ static int undo_one(struct tfs *t, char kind, const char *rel, const char *value
 	if (kind == 'D')
 		return rmdir_retry(t, rel);
 	if (kind == 'A') {
-		r = append_line(t, rel, value);
+		r = tfs_write_mode(t, rel, value, O_APPEND);
 		/* never made, or already gone with its instance */
 		return r == -ENOENT || r == -ENODEV ? 0 : r;
 	}

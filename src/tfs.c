@@ -295,12 +295,17 @@ int tfs_read_long(struct tfs *t, const char *rel, long long *ret)
 
 int tfs_write(struct tfs *t, const char *rel, const char *str)
 {
+	/* O_TRUNC: what `echo 1 > file` does (tracefs takes it as the shell sends it) */
+	return tfs_write_mode(t, rel, str, O_TRUNC);
+}
+
+int tfs_write_mode(struct tfs *t, const char *rel, const char *str, int mode)
+{
 	size_t len = strlen(str);
 	ssize_t n;
 	int fd, r = 0;
 
-	/* O_TRUNC: what `echo 1 > file` does (tracefs takes it as the shell sends it) */
-	fd = tfs_open_file(t, rel, O_WRONLY | O_TRUNC);
+	fd = tfs_open_file(t, rel, O_WRONLY | (mode & (O_TRUNC | O_APPEND)));
 	if (fd < 0)
 		return fd;
 	do {

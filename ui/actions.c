@@ -41,13 +41,75 @@ static int act_breakdown(struct ui *ui, enum ui_action act)
 	return R_LAYOUT;
 }
 
-static int act_tree(struct ui *ui, enum ui_action act)
+/* the grouping changed: the table and every stack pointer are new */
+static void ui_regrouped(struct ui *ui)
 {
-	ui->view = ui->view == UI_VIEW_TREE ? UI_VIEW_STACKS : UI_VIEW_TREE;
-	if (ui->view == UI_VIEW_TREE)
+	ui->t = session_table(ui->s);
+	ui_forget_stacks(ui);
+	ui->seen = stack_table_count(ui->t);
+}
+
+static int act_weight(struct ui *ui, enum ui_action act)
+{
+	(void)act;
+	if (session_unit(ui->s) == UNIT_NONE) {
+		ui_status(ui, true, "no weight: start with --weight SYS:EVENT:FIELD or --offcpu");
+		return R_REDRAW;
+	}
+	ui->rank.weight = !ui->rank.weight;
+	if (ui->rank.weight)
+		ui_status(ui, false, "ranked by %s%s", session_weight_name(ui->s),
+			  session_unit(ui->s) == UNIT_NS ? " time" : "");
+	else
+		ui_status(ui, false, "ranked by hits (w: back to %s)", session_weight_name(ui->s));
+	return ui->view == UI_VIEW_TREE ? R_REFRESH : R_RESORT;
+}
+
+static int act_view(struct ui *ui, enum ui_action act)
+{
+	(void)act;
+	/* list -> caller tree -> callee tree -> list */
+	if (ui->view != UI_VIEW_TREE) {
+		ui->view = UI_VIEW_TREE;
+		ui->tv.callee = false;
 		ui_status(ui, false,
-			  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t goes back");
+			  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t: callee tree");
+	} else if (!ui->tv.callee) {
+		ui->tv.callee = true;
+		tree_view_forget(ui);
+		ui_status(ui, false,
+			  "callee tree: leaf functions first, Enter/Right expands toward the callers, t: back to the list");
+	} else {
+		ui->view = UI_VIEW_STACKS;
+		ui->tv.callee = false;
+		tree_view_forget(ui);
+	}
 	return R_LAYOUT | R_REFRESH;
+}
+
+static int act_depth(struct ui *ui, enum ui_action act)
+{
+	unsigned int depth;
+	bool func;
+
+	session_group(ui->s, &depth, &func);
+	if (act == ACT_DEPTH_MORE && depth < STACK_MAX_DEPTH)
+		depth++;
+	else if (act == ACT_DEPTH_LESS && depth > 0)
+		depth--;
+	else
+		return R_REDRAW;
+	if (session_set_group(ui->s, depth, func) < 0) {
+		ui_status(ui, true, "out of memory grouping the stacks");
+		session_set_group(ui->s, 0, false);
+	} else if (depth) {
+		ui_status(ui, false, "grouped by the first %u frame%s ([ fewer, ] more)", depth,
+			  depth == 1 ? "" : "s");
+	} else {
+		ui_status(ui, false, "whole stacks%s", func ? ", by function" : "");
+	}
+	ui_regrouped(ui);
+	return R_REFRESH;
 }
 
 static int act_search(struct ui *ui, enum ui_action act)
@@ -286,7 +348,10 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_EXPAND_ALL] = act_move,
 	[ACT_COLLAPSE_ALL] = act_move,
 	[ACT_BREAKDOWN] = act_breakdown,
-	[ACT_TREE] = act_tree,
+	[ACT_TREE] = act_view,
+	[ACT_WEIGHT] = act_weight,
+	[ACT_DEPTH_LESS] = act_depth,
+	[ACT_DEPTH_MORE] = act_depth,
 	[ACT_SEARCH] = act_search,
 	[ACT_SEARCH_NEXT] = act_search_next,
 	[ACT_SEARCH_PREV] = act_search_next,

@@ -99,7 +99,7 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 		/* what the row counts: only the hits that pass the filters */
 		if (!rank_attr_passes(&ui->rank, a))
 			continue;
-		n = ui->delta ? stack_attr_delta(ui->t, a) : a->total;
+		n = ui_attr_count(ui, a);
 		if (!n)
 			continue;
 		bd->sum += n;
@@ -187,7 +187,7 @@ void stack_view_draw_breakdown(struct ui *ui)
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->comm) ||
 	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
 		bd_compute(ui, bd, st, nd, rows);
-	fmt_count(n1, sizeof(n1), bd->sum);
+	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
@@ -212,28 +212,33 @@ void stack_view_draw_breakdown(struct ui *ui)
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
 	for (i = 0; i < rows; i++) {
 		if (i < bd->nev) {
-			fmt_count(n1, sizeof(n1), bd->ev[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->ev[i].n);
 			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_event(ui->s, (unsigned int)bd->ev[i].key));
 			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->npid) {
-			fmt_count(n1, sizeof(n1), bd->pid[i].n);
-			fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%% %s(%ld)", n1, pct, bd->comms[i],
-				 bd->pid[i].key);
+			bool wall;
+
+			ui_fmt_count(ui, n1, sizeof(n1), bd->pid[i].n);
+			/* off-CPU: a thread's share of its wall time, not of the total */
+			wall = ui_wall_pct(ui, pct, sizeof(pct), bd->pid[i].n);
+			if (!wall)
+				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
+				 bd->comms[i], bd->pid[i].key);
 			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {
-			fmt_count(n1, sizeof(n1), bd->cpu[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
 			ui_put(ui->bd_y + 1 + i, x[2], origins ? w - 1 : ui->cols - x[2],
 			       ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (origins && i < bd->norg) {
-			fmt_count(n1, sizeof(n1), bd->org[i].n);
+			ui_fmt_count(ui, n1, sizeof(n1), bd->org[i].n);
 			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_origin(ui->s, (unsigned int)bd->org[i].key));

@@ -113,10 +113,31 @@ void ui_draw_header(struct ui *ui)
 	move(y, 0);
 	clrtoeol();
 	n = 0;
-	seg_set(&segs[n++], "view", ui->view == UI_VIEW_TREE ? "tree" : "stacks");
+	seg_set(&segs[n++], "view", ui->view != UI_VIEW_TREE ? "stacks"
+				    : ui->tv.callee	  ? "callee tree"
+							  : "tree");
 	snprintf(buf, sizeof(buf), "%s %s", rank_key_name[ui->rank.key],
 		 ui->rank.invert ? "asc" : "desc");
 	seg_set(&segs[n++], "sort", buf);
+	if (session_unit(ui->s) != UNIT_NONE) {
+		snprintf(buf, sizeof(buf), "%s", ui->rank.weight ? ui_weight_note(ui) : "hits, ");
+		buf[strlen(buf) - 2] = '\0'; /* the note ends in ", " */
+		seg_set(&segs[n++], "count", buf);
+	}
+	{
+		unsigned int depth;
+		bool func;
+
+		session_group(ui->s, &depth, &func);
+		if (depth || func) {
+			if (depth)
+				snprintf(buf, sizeof(buf), "first %u%s", depth, func ? ", by function" : "");
+			else
+				snprintf(buf, sizeof(buf), "by function");
+			seg_set(&segs[n], "group", buf);
+			segs[n++].alert = true;
+		}
+	}
 	seg_set(&segs[n], "event", ui->rank.event >= 0 ?
 		session_event(ui->s, (unsigned int)ui->rank.event) : "all");
 	segs[n++].alert = ui->rank.event >= 0;

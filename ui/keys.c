@@ -37,7 +37,12 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'b' }, "b", ACT_BREAKDOWN,
 	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid and CPU" },
 	{ NULL, { 't', KEY_F(5) }, "t, F5", ACT_TREE,
-	  "caller tree: stacks merged from the root frame, counts per node" },
+	  "cycle the views: list, caller tree (merged from the root frame), callee tree (merged by leaf, toward the callers; children/self per function)" },
+	{ NULL, { ']' }, "]", ACT_DEPTH_MORE,
+	  "group stacks by one more of their first frames (from whole stacks: 1, who calls the leaf)" },
+	{ NULL, { '[' }, "[", ACT_DEPTH_LESS, "group by one frame fewer (below 1: whole stacks)" },
+	{ NULL, { 'w' }, "w", ACT_WEIGHT,
+	  "rank by weight (--weight field, --offcpu time) or by hits" },
 
 	{ "Finding", { '/', KEY_F(3) }, "/, F3", ACT_SEARCH,
 	  "search a function or comm (incremental)" },

@@ -504,6 +504,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->rank.event = o->event_filter;
 	ui->rank.pid = -1;
 	ui->rank.cpu = -1;
+	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
 	ui->st = *session_stats(s);
 	ui->generation = ui->st.generation;
 	symcache_init(&syms, ui->ks);

@@ -292,11 +292,15 @@ void stack_view_draw_titles(struct ui *ui, int y)
 
 		if (!p->w)
 			continue;
-		snprintf(title, sizeof(title), "%s%s", col_title[c],
+		const char *name = c == COL_DELTA && ui->rank.weight ? ui_count_title(ui)
+				   : c == COL_RATE && ui->rank.weight  ? "PER s"
+								       : col_title[c];
+
+		snprintf(title, sizeof(title), "%s%s", name,
 			 c == (int)sc ? (ui->rank.invert ? (ui->utf8 ? "\u25b2" : "^") :
 							  (ui->utf8 ? "\u25bc" : "v")) :
 					"");
-		len = (int)strlen(col_title[c]) + (c == (int)sc ? 1 : 0);
+		len = (int)strlen(name) + (c == (int)sc ? 1 : 0);
 		if (c == COL_FUNC && (ui->sv.common || ui->sv.per_event)) {
 			/* the rows start after the frames they all share: say which */
 			if (ui->sv.common)
@@ -702,9 +706,9 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 			(st->flags & STACK_F_MOREIDS) != 0);
 		sv_cell(ui, y, COL_ID, base, buf);
 	}
-	fmt_count(buf, sizeof(buf), rr->delta);
+	ui_fmt_count(ui, buf, sizeof(buf), rr->delta);
 	sv_cell(ui, y, COL_DELTA, base, buf);
-	fmt_count(buf, sizeof(buf), rr->total);
+	ui_fmt_count(ui, buf, sizeof(buf), rr->total);
 	sv_cell(ui, y, COL_TOTAL, base, buf);
 	part = ui->delta ? rr->delta : rr->total;
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
@@ -716,8 +720,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		sv_cell(ui, y, COL_DIFF, fresh && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
 	}
 	if (sv->cols[COL_RATE].w) {
-		fmt_rate(buf, sizeof(buf),
-			 ui->st.interval_sec > 0 ? (double)rr->delta / ui->st.interval_sec : 0);
+		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
 		sv_cell(ui, y, COL_RATE, base, buf);
 	}
 	if (sv->cols[COL_DEPTH].w) {

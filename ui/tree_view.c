@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tree_view.c - the caller tree: every matching stack merged from its root
- * frame (like perf top -g, caller-based), hits counted at every node.
+ * tree_view.c - the call trees (calltree.h builds them): every matching
+ * stack merged from its root frame (caller tree, like perf top -g), or from
+ * its leaf toward the callers (callee tree, perf report --children -G), hits
+ * (or weights) counted at every node.
  *
  * Frames are merged by function (symbol start), so two call sites in the
  * same caller share a node. A node is identified by the hash of its path
  * from the root; expanded nodes are kept by that key, so the tree keeps its
  * shape when it is rebuilt at every refresh.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "calltree.h"
 
 #include "format.h"
 #include "tui.h"
 
 #define TV_NONE UINT32_MAX
-#define TV_MAX_NODES (4u << 20)
 
 static void tv_draw_row(struct list_view *lv, int row, int y, bool selected);
 
@@ -36,6 +40,7 @@ void tree_view_init(struct ui *ui)
 	list_view_init(&ui->tv.lv, &tv_ops);
 	hmap_init(&ui->tv.index);
 	hmap_init(&ui->tv.expanded);
+	calltree_init(&ui->tv.ct);
 	hmap_init(&ui->tv.saved.expanded);
 }
 
@@ -44,6 +49,7 @@ void tree_view_done(struct ui *ui)
 	free(ui->tv.nodes);
 	free(ui->tv.rows);
 	free(ui->tv.all);
+	calltree_free(&ui->tv.ct);
 	hmap_done(&ui->tv.index);
 	hmap_done(&ui->tv.expanded);
 	hmap_done(&ui->tv.saved.expanded);
@@ -55,83 +61,6 @@ void tree_view_forget(struct ui *ui)
 	ui->tv.nrows = 0;
 	hmap_clear(&ui->tv.index);
 	list_view_set_rows(&ui->tv.lv, 0);
-}
-
-static uint32_t tv_node(struct tree_view *tv, uint32_t parent, uint64_t sym, uint64_t ip)
-{
-	struct tnode *p = &tv->nodes[parent], *n;
-	uint64_t key = hmap_mix(p->key, sym), v;
-
-	if (hmap_get(&tv->index, key, &v))
-		return (uint32_t)v;
-	if (tv->nnodes >= TV_MAX_NODES)
-		return TV_NONE;
-	if (tv->nnodes == tv->ncap) {
-		size_t cap = tv->ncap * 2;
-		struct tnode *nodes = realloc(tv->nodes, cap * sizeof(*nodes));
-
-		if (!nodes)
-			return TV_NONE;
-		tv->nodes = nodes;
-		tv->ncap = cap;
-		p = &tv->nodes[parent];
-	}
-	if (hmap_put(&tv->index, key, tv->nnodes))
-		return TV_NONE;
-	n = &tv->nodes[tv->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->key = key;
-	n->sym = sym;
-	n->ip = ip;
-	n->parent = parent;
-	n->first_child = TV_NONE;
-	n->next_sibling = p->first_child;
-	n->depth = (uint16_t)(parent ? p->depth + 1 : 0);
-	p->first_child = (uint32_t)tv->nnodes;
-	p->nchild++;
-	return (uint32_t)tv->nnodes++;
-}
-
-static const struct tree_view *cmp_tv;
-
-static int tv_cmp(const void *pa, const void *pb)
-{
-	const struct tnode *a = &cmp_tv->nodes[*(const uint32_t *)pa];
-	const struct tnode *b = &cmp_tv->nodes[*(const uint32_t *)pb];
-
-	if (a->count != b->count)
-		return a->count < b->count ? 1 : -1;
-	return (a->sym > b->sym) - (a->sym < b->sym);
-}
-
-static void tv_sort_children(struct tree_view *tv)
-{
-	uint32_t *tmp = NULL, cap = 0, i, c, k;
-
-	cmp_tv = tv;
-	for (i = 0; i < tv->nnodes; i++) {
-		struct tnode *n = &tv->nodes[i];
-
-		if (n->nchild < 2)
-			continue;
-		if (n->nchild > cap) {
-			uint32_t *t = realloc(tmp, n->nchild * sizeof(*t));
-
-			if (!t)
-				break;
-			tmp = t;
-			cap = n->nchild;
-		}
-		for (k = 0, c = n->first_child; c != TV_NONE && k < n->nchild;
-		     c = tv->nodes[c].next_sibling)
-			tmp[k++] = c;
-		qsort(tmp, k, sizeof(*tmp), tv_cmp);
-		n->first_child = tmp[0];
-		for (c = 0; c + 1 < k; c++)
-			tv->nodes[tmp[c]].next_sibling = tmp[c + 1];
-		tv->nodes[tmp[k - 1]].next_sibling = TV_NONE;
-	}
-	free(tmp);
 }
 
 static int tv_add_row(struct tree_view *tv, uint32_t node)
@@ -221,6 +150,25 @@ static void tv_expand_chain(struct tree_view *tv, uint32_t n)
 	}
 }
 
+static unsigned int tv_skip(void *ctx, const struct stack *st)
+{
+	return ui_stack_skip(ctx, st);
+}
+
+static uint64_t tv_sym(void *ctx, uint64_t ip)
+{
+	struct ui *ui = ctx;
+
+	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
+}
+
+static void tv_ops_of(struct ui *ui, struct calltree_ops *ops)
+{
+	ops->skip = tv_skip;
+	ops->sym = tv_sym;
+	ops->ctx = ui;
+}
+
 void tree_view_build(struct ui *ui)
 {
 	struct tree_view *tv = &ui->tv;
@@ -228,22 +176,11 @@ void tree_view_build(struct ui *ui)
 	bool first = !hmap_len(&tv->expanded) && !tv->nnodes;
 	/* before nodes[] is rebuilt: rows[] still indexes the old nodes */
 	uint64_t sel_key = tv->nnodes ? tv_sel_key(tv) : 0;
+	struct calltree_ops ops;
+	int r;
 
 	tv->nnodes = 0;
 	tv->total = 0;
-	hmap_clear(&tv->index);
-	if (!tv->ncap) {
-		tv->nodes = malloc(4096 * sizeof(*tv->nodes));
-		if (!tv->nodes)
-			return;
-		tv->ncap = 4096;
-	}
-	/* node 0: the virtual root above all root frames */
-	memset(&tv->nodes[0], 0, sizeof(tv->nodes[0]));
-	tv->nodes[0].first_child = TV_NONE;
-	tv->nodes[0].next_sibling = TV_NONE;
-	tv->nodes[0].parent = TV_NONE;
-	tv->nnodes = 1;
 	if (k > tv->allcap) {
 		struct rank_row *a = realloc(tv->all, k * sizeof(*a));
 
@@ -256,31 +193,40 @@ void tree_view_build(struct ui *ui)
 	}
 	n = k ? stack_table_rank(ui->t, &ui->rank, tv->all, k, NULL) : 0;
 	tv->nall = n;
-	for (i = 0; i < n; i++) {
-		const struct stack *st = tv->all[i].stack;
-		uint64_t cnt = ui->delta ? tv->all[i].delta : tv->all[i].total;
-		int skip = (int)ui_stack_skip(ui, st);
-		uint32_t node = 0;
-		int d;
+	tv_ops_of(ui, &ops);
+	r = calltree_build(&tv->ct, tv->all, n, ui->delta, tv->callee, &ops);
+	if (r < 0)
+		ui_status(ui, true, "the tree is incomplete: %s",
+			  r == -E2BIG ? "too many nodes" : "out of memory");
+	if (tv->ct.nnodes > tv->ncap) {
+		struct tnode *nodes = realloc(tv->nodes, tv->ct.nnodes * sizeof(*nodes));
 
-		if (!cnt || !st->depth)
-			continue;
-		tv->total += cnt;
-		/* the tracing machinery below the real leaf is left out */
-		for (d = st->depth - 1; d >= skip && node != TV_NONE; d--) {
-			uint32_t id = symcache_id(ui->syms, st->ips[d]);
-
-			node = tv_node(tv, node, symcache_start(ui->syms, id), st->ips[d]);
-			if (node == TV_NONE)
-				break;
-			tv->nodes[node].count += cnt;
-			if (d == skip)
-				tv->nodes[node].self += cnt;
+		if (!nodes) {
+			ui_status(ui, true, "out of memory building the tree");
+			return;
 		}
+		tv->nodes = nodes;
+		tv->ncap = tv->ct.nnodes;
 	}
-	tv->nodes[0].count = tv->total;
-	tv_sort_children(tv);
-	if (first && tv->nodes[0].first_child != TV_NONE)
+	/* the screen's copy: the core's nodes, field for field */
+	for (i = 0; i < tv->ct.nnodes; i++) {
+		const struct calltree_node *c = &tv->ct.nodes[i];
+		struct tnode *d = &tv->nodes[i];
+
+		d->key = c->key;
+		d->sym = c->sym;
+		d->ip = c->ip;
+		d->count = c->count;
+		d->self = c->self;
+		d->parent = c->parent;
+		d->first_child = c->first_child;
+		d->next_sibling = c->next_sibling;
+		d->nchild = c->nchild;
+		d->depth = c->depth;
+	}
+	tv->nnodes = tv->ct.nnodes;
+	tv->total = tv->ct.total;
+	if (first && tv->nnodes && tv->nodes[0].first_child != TV_NONE)
 		tv_expand_chain(tv, tv->nodes[0].first_child);
 	tv_flatten_to(ui, sel_key);
 }
@@ -297,17 +243,10 @@ const struct tnode *tree_view_selected(struct ui *ui)
 /* does @st pass through @nd: its path from the root, built as in tree_view_build */
 bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st)
 {
-	int skip = (int)ui_stack_skip(ui, st), d, level = 0;
-	uint64_t key = ui->tv.nodes[0].key;
+	struct calltree_ops ops;
 
-	for (d = st->depth - 1; d >= skip; d--, level++) {
-		uint32_t id = symcache_id(ui->syms, st->ips[d]);
-
-		key = hmap_mix(key, symcache_start(ui->syms, id));
-		if (level == nd->depth)
-			return key == nd->key;
-	}
-	return false;
+	tv_ops_of(ui, &ops);
+	return calltree_path_has(&ui->tv.ct, (uint32_t)(nd - ui->tv.nodes), st, &ops);
 }
 
 void tree_view_draw_titles(struct ui *ui, int y)
@@ -319,8 +258,15 @@ void tree_view_draw_titles(struct ui *ui, int y)
 	attron(a);
 	hline(' ', ui->cols);
 	attroff(a);
-	snprintf(buf, sizeof(buf), "%6s %6s %6s  CALLER TREE (root first; %s, merged by function)",
-		 "%", ui->delta ? "DELTA" : "TOTAL", "SELF", ui->delta ? "last interval" : "cumulative");
+	if (ui->tv.callee)
+		snprintf(buf, sizeof(buf),
+			 "%6s %6s %6s %6s  CALLEE TREE (leaf first, expands to callers; %s%s, merged by function; CHILD%%/SELF%%: the function's, as perf --children)",
+			 "%", ui_count_title(ui), "CHILD%", "SELF%", ui_weight_note(ui),
+			 ui->delta ? "last interval" : "cumulative");
+	else
+		snprintf(buf, sizeof(buf), "%6s %6s %6s  CALLER TREE (root first; %s%s, merged by function)",
+			 "%", ui_count_title(ui), "SELF", ui_weight_note(ui),
+			 ui->delta ? "last interval" : "cumulative");
 	ui_put(y, 0, ui->cols, a, buf);
 }
 
@@ -340,14 +286,29 @@ static void tv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		attroff(base);
 	}
 	fmt_percent(pct, sizeof(pct), nd->count, tv->total);
-	fmt_count(cnt, sizeof(cnt), nd->count);
-	if (nd->self)
-		fmt_count(self, sizeof(self), nd->self);
-	else
-		snprintf(self, sizeof(self), "-");
-	snprintf(line, sizeof(line), "%6s %6s %6s  ", pct, cnt, self);
-	ui_put(y, 0, 23, base, line);
-	x = 23;
+	ui_fmt_count(ui, cnt, sizeof(cnt), nd->count);
+	if (tv->callee) {
+		char chp[16], sfp[16];
+		uint64_t ch, sf;
+
+		calltree_function(&tv->ct, nd->sym, &ch, &sf);
+		fmt_percent(chp, sizeof(chp), ch, tv->total);
+		if (sf)
+			fmt_percent(sfp, sizeof(sfp), sf, tv->total);
+		else
+			snprintf(sfp, sizeof(sfp), "-");
+		snprintf(line, sizeof(line), "%6s %6s %6s %6s  ", pct, cnt, chp, sfp);
+		ui_put(y, 0, 30, base, line);
+		x = 30;
+	} else {
+		if (nd->self)
+			ui_fmt_count(ui, self, sizeof(self), nd->self);
+		else
+			snprintf(self, sizeof(self), "-");
+		snprintf(line, sizeof(line), "%6s %6s %6s  ", pct, cnt, self);
+		ui_put(y, 0, 23, base, line);
+		x = 23;
+	}
 	if (maxind > (int)sizeof(indent) - 1)
 		maxind = (int)sizeof(indent) - 1;
 	if (depth > maxind) {

@@ -8,7 +8,8 @@
  *	actions.c                one function per action; keys and mouse
  *	overlay.c, header.c      help, pickers, input line; header, key bar
  *	  (screen.h: what these four share; the views never include it)
- *	stack_view.c, tree_view.c   the ranked table, the caller tree
+ *	stack_view.c, tree_view.c   the ranked table, the caller/callee trees
+ *	views.c                  counts or weights, in the weight's unit
  *	breakdown.c              the pane of who hits the selected stack
  *	list_view.c              the list widget every list embeds
  *	draw.c (draw.h)          ui_put, ui_attr, ui_status, colours: the one
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calltree.h"
 #include "draw.h"
 #include "hmap.h"
 #include "keys.h"
@@ -209,6 +211,8 @@ struct tree_view {
 	size_t nall; /* rows of @all the tree was built from */
 	uint64_t total;
 	uint32_t roots;
+	bool callee;       /* the inverted tree: leaf first */
+	struct calltree ct; /* the core's tree; @nodes is the screen's copy */
 	struct tv_saved {          /* the view when a search prompt opened */
 		bool valid;
 		struct hmap expanded;
@@ -343,6 +347,15 @@ struct ui {
 };
 
 unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
+
+/* views.c: counts in the unit of the weight in force (hits when none) */
+int ui_fmt_count(const struct ui *ui, char *buf, size_t size, uint64_t n);
+int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta);
+const char *ui_count_title(const struct ui *ui);
+const char *ui_weight_note(const struct ui *ui);
+uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a);
+/* off-CPU time of the interval as a share of the interval (a thread's wall time) */
+bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns);
 
 /* stack_view.c */
 void stack_view_init(struct ui *ui);

@@ -20,6 +20,7 @@ struct session;
  * @event_filter: initial event filter (index), -1 for none
  * @sort: initial sort key (an enum rank_key: --sort)
  * @cumulative: start with cumulative counts (--cumulative)
+ * @count: weighted session: start ranking by hits (--count)
  * @comm: initial comm filter, a whole name or a glob (--comm), NULL for none
  * @before: --diff: the BEFORE session (a snapshot); the screen adds a Δ%
  *          column, the change of each stack's share against it, and marks
@@ -33,6 +34,7 @@ struct ui_opts {
 	int event_filter;
 	int sort;
 	bool cumulative;
+	bool count;
 	const char *comm;
 	struct session *before;
 };

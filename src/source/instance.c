@@ -19,17 +19,21 @@
 #include "tfs.h"
 
 /*
- * The cheapest trace clock the kernel offers. stacktop never reads the ring
- * buffer's time stamps (its intervals are CLOCK_MONOTONIC), but the kernel
- * reads the clock for every record it reserves, two per event here: `local`
- * is sched_clock(), kvm-clock in a VM, 10% of a traced syscall's time
- * (doc/performance.md); `x86-tsc` is one rdtsc. Other kernels keep theirs.
+ * The cheapest trace clock the kernel offers. stacktop reads the ring
+ * buffer's time stamps only for --offcpu (its intervals are CLOCK_MONOTONIC),
+ * but the kernel reads the clock for every record it reserves, two per event
+ * here: `local` is sched_clock(), kvm-clock in a VM, 10% of a traced
+ * syscall's time (doc/performance.md); `x86-tsc` is one rdtsc. Other kernels
+ * keep theirs. --offcpu weighs the nanoseconds between two records: the
+ * instance keeps its own `local` clock (TSC cycles are not nanoseconds).
  */
 static void instance_clock(struct session *s)
 {
 	char rel[160], *cur = NULL;
 	int r;
 
+	if (s->opts.offcpu)
+		return;
 	session_path(s, rel, sizeof(rel), "trace_clock");
 	if (tfs_read(s->tfs, rel, &cur, NULL) < 0)
 		return;

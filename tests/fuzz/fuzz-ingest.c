@@ -10,7 +10,8 @@
  * the long size: bit 0 of the fifth byte 4 else 8): records are then
  * read through field offsets anywhere in 0..254, as a damaged or hostile
  * format would put them (evfmt refuses what no record can hold, ingest
- * must still never read past a record), bit 4 user stacks on (-u: kernel
+ * must still never read past a record), bit 4 weights (off-CPU pairs on
+ * the first event, a field on the second), bit 5 user stacks on (-u: kernel
  * stacks wait for their user_stack record), bit 6 hand the records in one by
  * one, each in a buffer of its own size (as replay does), bit 7
  * build the pages from a script (the rest of the input) instead of taking
@@ -94,7 +95,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	by_record = mode & 0x40;
 	ingest_set_stackmap(ing, mode & 1);
 	ingest_set_defer(ing, mode & 2);
-	ingest_set_user(ing, (mode & 0x10) ? usym : NULL);
+	ingest_set_user(ing, (mode & 0x20) ? usym : NULL);
+	{
+		/* bit 4: weights, off-CPU time on the first event, a field of the second */
+		static const struct ingest_offcpu oc = {
+			.event = 0,
+			.prev_state = { .offset = 32, .size = 8 },
+			.next_pid = { .offset = 56, .size = 4 },
+		};
+		static const struct evfmt_field w = { .offset = 32, .size = 8 };
+		bool weighted = mode & 0x10;
+
+		if (stack_table_set_weighted(t, weighted) < 0)
+			__builtin_trap(); /* the table was cleared: it must accept */
+		ingest_set_offcpu(ing, weighted ? &oc : NULL);
+		ingest_forget_offcpu(ing);
+		ingest_set_weight(ing, 1, weighted ? &w : NULL);
+	}
 	pagegen_init_fmt(fmt);
 	if ((mode & 8) && size >= 6) {
 		fmt->pid_off = data[1];

@@ -10,16 +10,7 @@ command -v trace-cmd > /dev/null || fail "trace-cmd is not installed (scripts/de
 command -v python3 > /dev/null || fail "python3 is not installed"
 TDAT="$(dirname "$0")/tdat.py"
 
-I=stacktop-damagedtest.$$
-mkdir "$T/instances/$I" || fail "cannot create an instance"
-trap 'rmdir "$T/instances/$I" 2>/dev/null; cleanup' EXIT
-echo 1 > "$T/instances/$I/options/stacktrace"
-echo 1 > "$T/instances/$I/events/sched/sched_switch/enable"
-start_workload
-sleep 1
-echo 0 > "$T/instances/$I/tracing_on"
-(cd "$WORK" && trace-cmd extract -B "$I" -o "$WORK/trace.dat" > "$WORK/extract.log" 2>&1) ||
-	{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
+record_sched_switch stacktop-damagedtest
 trace-cmd convert --compression none -i "$WORK/trace.dat" -o "$WORK/plain.dat" \
 	> "$WORK/convert.log" 2>&1 || { cat "$WORK/convert.log"; fail "trace-cmd convert failed"; }
 

@@ -41,6 +41,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# record_sched_switch NAME: a trace-cmd recording of a second of
+# sched_switch with stacks, made in a private instance "NAME.<pid>" (removed
+# by trace-cmd extract -B, or at exit), to $WORK/trace.dat
+record_sched_switch() {
+	command -v trace-cmd > /dev/null || fail "trace-cmd is not installed (scripts/deps.sh installs it)"
+	REC_INSTANCE=$1.$$
+	mkdir "$T/instances/$REC_INSTANCE" || fail "cannot create an instance"
+	trap 'rmdir "$T/instances/$REC_INSTANCE" 2>/dev/null; cleanup' EXIT
+	echo 1 > "$T/instances/$REC_INSTANCE/options/stacktrace"
+	echo 1 > "$T/instances/$REC_INSTANCE/events/sched/sched_switch/enable"
+	start_workload
+	sleep 1
+	echo 0 > "$T/instances/$REC_INSTANCE/tracing_on"
+	(cd "$WORK" && trace-cmd extract -B "$REC_INSTANCE" -o "$WORK/trace.dat" > "$WORK/extract.log" 2>&1) ||
+		{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
+}
+
 # A workload that context-switches: sleeps in a loop.
 start_workload() {
 	( while :; do sleep 0.01; done ) &

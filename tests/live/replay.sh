@@ -5,17 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd > /dev/null || fail "trace-cmd is not installed (scripts/deps.sh installs it)"
 
-I=stacktop-replaytest.$$
-mkdir "$T/instances/$I" || fail "cannot create an instance"
-# trace-cmd extract -B removes the instance it extracted; remove it ourselves otherwise
-trap 'rmdir "$T/instances/$I" 2>/dev/null; cleanup' EXIT
-echo 1 > "$T/instances/$I/options/stacktrace"
-echo 1 > "$T/instances/$I/events/sched/sched_switch/enable"
-start_workload
-sleep 1
-echo 0 > "$T/instances/$I/tracing_on"
-(cd "$WORK" && trace-cmd extract -B "$I" -o "$WORK/trace.dat" > "$WORK/extract.log" 2>&1) ||
-	{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
+record_sched_switch stacktop-replaytest
 
 want=$(trace-cmd report -i "$WORK/trace.dat" 2>/dev/null | grep -c 'kernel_stack:')
 [ "$want" -gt 10 ] || fail "the recording has only $want stacks"

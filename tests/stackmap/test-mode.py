@@ -738,6 +738,58 @@ def case_two_stacktops():
         sim.stop()
 
 
+def case_weights():
+    """--weight and --offcpu in stackmap mode: the record's value travels with
+    the deferred stack id until the id resolves (kmalloc's bytes_alloc is a
+    power of two from 8 to 2048 in the simulator)"""
+    sim = Sim("v4", "--step", "--seed", "11")
+    try:
+        before = sim.state()
+        # --count: the stacks' totals stay hits, compared with the truth
+        top = Stacktop(sim, "--weight", "kmem:kmalloc:bytes_alloc", "--count")
+        try:
+            rep = wait_enabled(sim, top)
+            check(rep["mode"] == "stackmap", "mode %s" % rep["mode"])
+            sim.ctl("emit 2000")
+            rep = top.settle(2000)
+            truth = sim.truth()
+            compare_exact(rep, truth, "v4")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop --weight exited %d: %s" % (rc, err))
+        w = rep["weight"]
+        check(w["name"] == "bytes_alloc" and w["unit"] == "bytes" and not w["ranked"],
+              "weight %s" % w)
+        check(w["total"] == sum(st["weight"] for st in rep["stacks"]),
+              "weight %d is not the sum of the stacks'" % w["total"])
+        for st in rep["stacks"]:
+            check(8 * st["hits"] <= st["weight"] <= 2048 * st["hits"] and st["weight"] % 8 == 0,
+                  "stack %s: %d hits weigh %d bytes" % (st["symbols"][:2], st["hits"],
+                                                       st["weight"]))
+            check(st["total"] == st["hits"], "--count: totals are not hits")
+        check(sim.state() == before, "tracefs state not restored")
+
+        top = Stacktop(sim, "--offcpu")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 2000")
+            rep = top.next()
+            for _ in range(20):
+                if rep["hits"]:
+                    break
+                rep = top.next()
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop --offcpu exited %d: %s" % (rc, err))
+        check(rep["weight"]["unit"] == "nanoseconds", "off-CPU unit %s" % rep["weight"])
+        check(0 < rep["hits"] < 2000, "%d off-CPU periods of 2000 switches" % rep["hits"])
+        check(all(st["weight"] > 0 for st in rep["stacks"]), "an off-CPU period of 0 ns")
+        check(rep["unresolved"] == 0, "%d unresolved ids" % rep["unresolved"])
+        check(sim.state() == before, "tracefs state not restored after --offcpu")
+    finally:
+        sim.stop()
+
+
 def truth_by_event(sim, inst_prefix):
     """{event name as stacktop shows it: read} from the truth; function
     tracer entries are keyed by the function entered (func=)"""
@@ -1216,6 +1268,7 @@ CASES = {
     "ringbuf-stacks": case_ringbuf_stacks,
     "option-einval": case_option_einval,
     "two-stacktops": case_two_stacktops,
+    "weights": case_weights,
     "function-kprobe": case_function_kprobe,
     "kfilter": case_kfilter,
     "ftrace-named": case_ftrace_named,

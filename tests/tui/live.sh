@@ -218,6 +218,8 @@ tui_wait_gone 'not found' 1
 tui_wait '^ +[0-9.]+ +[0-9.kM]+ +[-0-9.kM]+ +[ ]+[^a-z_ ]* *__schedule' 5
 tui_keys Escape
 tui_keys C t
+tui_wait 'CALLEE TREE' 5
+tui_keys t
 tui_wait 'view stacks' 5
 
 say "delay"

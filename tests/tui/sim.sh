@@ -139,6 +139,8 @@ say "tree"
 tui_keys t
 tui_wait 'CALLER TREE' 5
 tui_keys t
+tui_wait 'CALLEE TREE' 5
+tui_keys t
 tui_wait 'view stacks' 3
 
 say "80x24"

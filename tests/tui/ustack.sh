@@ -67,6 +67,9 @@ tui_wait 'ustack_a \(ustack-chain-fp\)' 5
 tui_keys E
 tui_wait 'ustack_b \(ustack-chain-fp\)' 5
 tui_wait 'entry_SYSCALL_64' 5
+# t cycles list -> caller tree -> callee tree -> list
+tui_keys t
+tui_wait 'CALLEE TREE' 5
 tui_keys t
 tui_wait 'FUNCTION (\[module\] )?< CALLERS' 5
 

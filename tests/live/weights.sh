@@ -1,0 +1,168 @@
+#!/bin/sh
+# Weights on the real kernel:
+#  - --weight kmem:kmalloc:bytes_alloc adds up to the bytes_alloc of the
+#    same kmalloc events, read from a private instance of our own;
+#  - --offcpu ranks first the stack a task sleeps in, about 200 ms a round
+#    for a task that sleeps 200 ms at a time in clock_nanosleep.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export-tools.sh"
+npm_tools
+
+I=stacktop-weighttest.$$
+ST_PID=
+FIFO=$WORK/go
+mkfifo "$FIFO" || fail "mkfifo"
+trap 'exec 3>&- 2>/dev/null; [ -n "$ST_PID" ] && kill "$ST_PID" 2>/dev/null; rmdir "$T/instances/$I" 2>/dev/null; cleanup' EXIT
+
+# a task that allocates only when told: 300 reads of /proc/self/status
+python3 -c '
+import sys
+open(sys.argv[2], "w").write("ready\n")
+for line in sys.stdin:
+    for i in range(300):
+        with open("/proc/self/status") as f:
+            f.read()
+    open(sys.argv[1], "w").write("done\n")
+' "$WORK/done" "$WORK/ready" < "$FIFO" &
+WORKLOAD_PID=$!
+exec 3> "$FIFO"
+# started up (its own allocations done), now waiting for a line
+wait_for "$WORK/ready" ready 100 || fail "the workload did not start"
+sleep 0.2
+
+mkdir "$T/instances/$I" || fail "cannot create an instance"
+echo "common_pid == $WORKLOAD_PID" > "$T/instances/$I/events/kmem/kmalloc/filter" ||
+	fail "cannot filter kmalloc by pid"
+echo 1 > "$T/instances/$I/events/kmem/kmalloc/enable"
+
+"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -p "$WORKLOAD_PID" --cumulative -d 4 -n 1 \
+	--json --top 100000 > "$WORK/w.json" 2> "$WORK/w.err" &
+ST_PID=$!
+# go only once stacktop records: its instance has the event enabled
+tries=100
+while [ "$tries" -gt 0 ]; do
+	[ "$(cat "$T/instances/stacktop.$ST_PID/events/kmem/kmalloc/enable" 2>/dev/null)" = 1 ] && break
+	sleep 0.05
+	tries=$((tries - 1))
+done
+[ "$tries" -gt 0 ] || { cat "$WORK/w.err"; fail "stacktop did not start recording kmalloc"; }
+echo go >&3
+wait_for "$WORK/done" done 100 || fail "the workload did not finish"
+wait "$ST_PID" || { cat "$WORK/w.err"; fail "stacktop --weight failed"; }
+ST_PID=
+echo 0 > "$T/instances/$I/tracing_on"
+
+want=$(grep -o 'bytes_alloc=[0-9]*' "$T/instances/$I/trace" | cut -d= -f2 | awk '{ s += $1 } END { print s + 0 }')
+nwant=$(grep -c 'kmalloc:' "$T/instances/$I/trace")
+[ "$nwant" -ge 300 ] || fail "the instance saw only $nwant kmalloc events"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want, nwant = int(sys.argv[2]), int(sys.argv[3])
+w = d["weight"]
+assert w["name"] == "bytes_alloc" and w["unit"] == "bytes" and w["ranked"], w
+assert w["total"] == want, ("weight", w["total"], "bytes_alloc summed", want)
+assert d["hits"] == nwant, ("hits", d["hits"], "events", nwant)
+# the stacks add up to it, ranked by bytes
+tot = [s["weight"] for s in d["stacks"]]
+assert sum(tot) == want, (sum(tot), want)
+assert tot == sorted(tot, reverse=True), "not ranked by weight"
+assert all(s["total"] == s["weight"] for s in d["stacks"])
+print("ok: --weight", want, "bytes in", nwant, "kmalloc events")
+' "$WORK/w.json" "$want" "$nwant" || fail "--weight differs from the raw events"
+rmdir "$T/instances/$I" || fail "cannot remove our instance"
+validate_snapshot "$WORK/w.json"
+# read back, a weighted snapshot counts its hits (its stacks' totals are bytes)
+"$STACKTOP" -r "$WORK/w.json" --json --cumulative --top 100000 > "$WORK/wr.json" 2> "$WORK/wr.err" ||
+	{ cat "$WORK/wr.err"; fail "stacktop -r of a weighted snapshot failed"; }
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["hits"] == int(sys.argv[2]), ("read back", d["hits"], "hits", sys.argv[2])
+assert sum(s["total"] for s in d["stacks"]) == d["hits"], "stacks do not add up to the hits"
+print("ok: a weighted snapshot read back:", d["hits"], "hits")
+' "$WORK/wr.json" "$nwant" || fail "a weighted snapshot is not read back as its hits"
+
+# the other exports carry the weight and its unit
+"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 -o "$WORK/w.speedscope.json" &&
+	"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 -o "$WORK/w.pb.gz" &&
+	"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 --depth 1 -o "$WORK/w.folded" ||
+	fail "--weight exports failed"
+python3 -c '
+import gzip, json, sys
+ss = json.load(open(sys.argv[1]))
+p = ss["profiles"][0]
+assert p["unit"] == "bytes", p["unit"]
+assert sum(p["weights"]) > 0
+pb = gzip.open(sys.argv[2]).read()
+assert b"bytes_alloc_interval" in pb and b"\x05bytes" in pb, "pprof sample type"
+lines = open(sys.argv[3]).read().split("\n")
+lines = [l for l in lines if l]
+# --depth 1: one line per leaf function (after the tracing frame), weights in bytes
+assert all(l.count(";") == 1 for l in lines), lines[:3]
+assert sum(int(l.rsplit(" ", 1)[1]) for l in lines) > 0
+' "$WORK/w.speedscope.json" "$WORK/w.pb.gz" "$WORK/w.folded" || fail "--weight exports"
+
+# text: the weight's unit, and --count ranks by hits again
+"$STACKTOP" --weight kmem:kmalloc:bytes_alloc -d 0.5 -n 1 --top 3 --expand 0 > "$WORK/w.txt" ||
+	fail "--weight text failed"
+cat "$WORK/w.txt"
+grep -q '^weight: bytes_alloc .*B total' "$WORK/w.txt" || fail "no weight line"
+grep -Eq '^RANK +IDS +WEIGHT +TOTAL' "$WORK/w.txt" || fail "no WEIGHT column"
+grep -q 'ranked by weight in the interval' "$WORK/w.txt" || fail "not ranked by weight"
+"$STACKTOP" --weight kmem:kmalloc:bytes_alloc --count -d 0.5 -n 1 --top 3 > "$WORK/c.txt" ||
+	fail "--count failed"
+grep -q 'ranked by hits in the interval' "$WORK/c.txt" || fail "--count does not rank by hits"
+
+# --offcpu: 200 ms sleeps in clock_nanosleep
+python3 -c '
+import time
+while True:
+    time.sleep(0.2)
+' &
+SLEEPER=$!
+"$STACKTOP" --offcpu -p "$SLEEPER" -d 2.2 -n 1 --json > "$WORK/o.json" 2> "$WORK/o.err"
+r=$?
+"$STACKTOP" --offcpu -p "$SLEEPER" -d 1 -n 1 --top 1 --expand 1 > "$WORK/o.txt" 2>&1
+r2=$?
+kill "$SLEEPER"
+wait "$SLEEPER" 2>/dev/null
+[ "$r" = 0 ] || { cat "$WORK/o.err"; fail "stacktop --offcpu failed"; }
+validate_snapshot "$WORK/o.json"
+[ "$r2" = 0 ] || { cat "$WORK/o.txt"; fail "stacktop --offcpu (text) failed"; }
+cat "$WORK/o.txt"
+grep -q '^weight: off-CPU .*s total' "$WORK/o.txt" || fail "no off-CPU weight line"
+grep -Eq '^RANK +IDS +TIME +TOTAL' "$WORK/o.txt" || fail "no TIME column"
+grep -Eq "^      off-CPU python3/$SLEEPER: [0-9.]+m?s, [0-9.]+% of the interval$" "$WORK/o.txt" ||
+	fail "no per-thread share of the wall time"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["weight"]
+assert w["name"] == "off-CPU" and w["unit"] == "nanoseconds", w
+top = d["stacks"][0]
+syms = " ".join(top["symbols"])
+assert "do_nanosleep" in syms and "clock_nanosleep" in syms, syms
+n = top["hits"]
+per = top["weight"] / n / 1e6
+print("ok: --offcpu first stack: %d sleeps, %.1f ms each" % (n, per))
+assert 5 <= n <= 12, n
+assert 150 <= per <= 260, per
+' "$WORK/o.json" || fail "--offcpu did not rank the 200 ms sleep first at about 200 ms"
+
+# errors
+expect() {
+	"$STACKTOP" "$@" > /dev/null 2> "$WORK/err" && fail "'$*' succeeded"
+	cat "$WORK/err"
+}
+expect --weight kmem:kmalloc -n 1
+grep -q "bad --weight" "$WORK/err" || fail "bad --weight not explained"
+expect --weight kmem:kmalloc:nope -n 1
+grep -q "has no field 'nope'" "$WORK/err" || fail "unknown field not explained"
+expect --weight sched:sched_switch:prev_comm -n 1
+grep -q "not a number" "$WORK/err" || fail "string field not refused"
+expect --offcpu -e kmem:kmalloc -n 1
+grep -q "no -e" "$WORK/err" || fail "--offcpu with -e not refused"
+expect --offcpu=sometimes -n 1
+expect --count -n 1
+echo "ok: weights"
