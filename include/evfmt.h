@@ -30,6 +30,8 @@ struct tfs;
  * @stackid_type: common_type of ftrace/stack_id, -1 if absent
  * @stackid_off: offset of its `stack_id` field
  * @ustack_type: common_type of ftrace/user_stack, -1 if absent
+ * @ustack_tgid_off: offset of its `tgid`, -1 if absent
+ * @ustack_caller_off: offset of its `caller` array, -1 if absent
  * @func_type: common_type of ftrace/function (the function tracer's
  *             entries), -1 if absent
  * @func_ip_off: offset of its `ip` field (the traced function)
@@ -51,6 +53,8 @@ struct evfmt {
 	int stackid_type;
 	int stackid_off;
 	int ustack_type;
+	int ustack_tgid_off;
+	int ustack_caller_off;
 	int func_type;
 	int func_ip_off;
 	int pid_off;

@@ -93,6 +93,7 @@ struct ingest_stats {
 	uint64_t bad_ids;
 	uint64_t bytes;
 	uint64_t kstack_records;
+	uint64_t ustack_records;  /* ftrace user_stack records */
 	uint64_t kstack_bytes;
 	uint64_t stackid_records;
 	uint64_t stackid_bytes;
@@ -367,6 +368,29 @@ void ingest_new_generation(struct ingest *ing);
  * @ing: consumer
  */
 void ingest_forget_waiting(struct ingest *ing);
+
+struct usym;
+
+/**
+ * ingest_set_user() - pair each kernel stack with the user_stack after it
+ * @ing: ingest
+ * @u: symbolizer that interns the user frames (usym.h); NULL: off
+ *
+ * While on (stacks mode), a kernel_stack waits for the user_stack record
+ * the kernel writes next on the same CPU, and the stack interned is the
+ * kernel frames, usym_sep(tgid), the user frames as tokens and, when the
+ * kernel's walk stopped at its limit, USYM_CUT.
+ */
+void ingest_set_user(struct ingest *ing, struct usym *u);
+
+/**
+ * ingest_flush_user() - count kernel stacks whose user_stack never came
+ * @ing: ingest
+ *
+ * Call once per refresh: a stack waiting since the previous call is counted
+ * without user frames (one left by the last read can still get them).
+ */
+void ingest_flush_user(struct ingest *ing);
 
 /**
  * ingest_new_pids() - pids seen for the first time since the last

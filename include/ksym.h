@@ -43,6 +43,24 @@ struct ksym_hit {
  */
 struct ksym *ksym_new(const char *path);
 
+struct usym;
+
+/**
+ * ksym_set_usym() - the symbolizer of user-space frames formatted with @ks
+ * @ks: table
+ * @u: user symbols (not owned; NULL: user frames stay bare tokens)
+ *
+ * The frame formatters (format.h) take a ksym; user frames (usym.h) in the
+ * same frame arrays are named through the symbolizer attached here.
+ */
+void ksym_set_usym(struct ksym *ks, struct usym *u);
+
+/**
+ * ksym_usym() - the symbolizer attached with ksym_set_usym(), or NULL
+ * @ks: table (may be NULL)
+ */
+struct usym *ksym_usym(const struct ksym *ks);
+
 /**
  * ksym_load() - (re)load symbols
  * @ks: table

@@ -57,6 +57,13 @@ enum session_mode {
 	SESSION_MODE_MAX,
 };
 
+/* how user-space stacks are taken (--user) */
+enum session_user {
+	SESSION_USER_OFF,
+	SESSION_USER_FP,    /* ftrace's userstacktrace: the kernel's frame-pointer walk */
+	SESSION_USER_DWARF, /* perf_event_open samples unwound with DWARF */
+};
+
 /**
  * struct session_opts - what the user asked for
  * @mode: SESSION_AUTO picks stackmap when the kernel has it, else stacks
@@ -92,6 +99,7 @@ enum session_mode {
  * @ntriggers: entries in @triggers
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
+ * @user: take the user stack of every counted event too (stacks mode)
  * @weight: "system:event:field": weigh that event's hits by the field (the
  *          event must be among @events; live modes)
  * @offcpu: 0, SESSION_OFFCPU_BLOCKED or SESSION_OFFCPU_ALL: weigh
@@ -132,6 +140,7 @@ struct session_opts {
 	int ntriggers;
 	const char *replay;
 	const char *map_file;
+	enum session_user user;
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;
@@ -510,6 +519,22 @@ const char *session_origin(const struct session *s, unsigned int idx);
  * @mode: mode
  */
 const char *session_mode_name(enum session_mode mode);
+
+/**
+ * session_set_user() - take user stacks from now on, or stop
+ * @s: session
+ * @on: on or off (the way is the one opened with, fp when none was)
+ *
+ * Return: 0, -EOPNOTSUPP when the session cannot (not stacks mode, a
+ * recording, a kernel without options/userstacktrace), or -errno.
+ */
+int session_set_user(struct session *s, bool on);
+
+/**
+ * session_user() - whether user stacks are being taken
+ * @s: session
+ */
+bool session_user(const struct session *s);
 
 /**
  * session_mode_parse() - the mode named by @name

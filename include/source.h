@@ -47,6 +47,7 @@
 
 struct pollfd;
 struct source;
+struct usym;
 
 /**
  * struct drain_budget - how much one drain may do; every drain has one
@@ -160,6 +161,8 @@ struct session {
 	struct comm_cache *comms;
 	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
 	char *traced;
+	struct usym *usym;     /* user frames (usym.h) */
+	bool user_on;          /* user stacks are being taken */
 
 	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
 	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */

@@ -75,6 +75,7 @@ static struct evfmt *evfmt_alloc(void)
 		return NULL;
 	memset(f->index, 0xff, sizeof(f->index));
 	f->kstack_type = f->stackid_type = f->ustack_type = f->func_type = -1;
+	f->ustack_tgid_off = f->ustack_caller_off = -1;
 	f->kstack_size_off = -1;
 	f->pid_off = 4;
 	return f;
@@ -154,8 +155,11 @@ static int stack_events(struct evfmt *f, struct tfs *t)
 			f->stackid_off = off;
 		}
 	}
-	if (!lookup(f, t, "ftrace", "user_stack", &ev))
+	if (!lookup(f, t, "ftrace", "user_stack", &ev)) {
 		f->ustack_type = ev->id;
+		f->ustack_tgid_off = field_off(ev, "tgid");
+		f->ustack_caller_off = field_off(ev, "caller");
+	}
 	if (!lookup(f, t, "ftrace", "function", &ev)) {
 		int off = field_off(ev, "ip");
 

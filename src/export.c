@@ -21,6 +21,7 @@
 #include "ksym.h"
 #include "session.h"
 #include "stack_table.h"
+#include "usym.h"
 
 #define EXPORT_MAX_TOP 100000
 
@@ -354,16 +355,21 @@ static void folded_clean(char *p)
 			*p = '_';
 }
 
+/* root first: user frames (no suffix) then kernel frames (`_[k]`) */
 static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool first)
 {
 	int j;
 
 	for (j = sk->depth - 1; j >= 0; j--) {
+		bool user = usym_is_user(sk->ips[j]);
 		char fn[256];
 
+		if (usym_is_sep(sk->ips[j]))
+			continue;
 		fmt_func(fn, sizeof(fn), ks, sk->ips[j], 0);
 		folded_clean(fn);
-		fprintf(f, "%s%s_[k]", first && j == sk->depth - 1 ? "" : ";", fn);
+		fprintf(f, "%s%s%s", first ? "" : ";", fn, user ? "" : "_[k]");
+		first = false;
 	}
 }
 
@@ -739,6 +745,35 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 			st->map.success_rate);
 }
 
+/* the user part of a stack: its process, frames and whether it was cut */
+static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned int kd)
+{
+	struct usym *u = ksym_usym(ks);
+	bool cut = false, any = false;
+	unsigned int j;
+
+	fprintf(f, ",\"tgid\":%u,\"user_frames\":[", (unsigned int)(sk->ips[kd] & 0xffffffffu));
+	for (j = kd + 1; j < sk->depth; j++) {
+		uint64_t addr = 0;
+		uint32_t tgid;
+		char fr[320];
+
+		if (sk->ips[j] == USYM_CUT) {
+			cut = true;
+			continue;
+		}
+		if (u)
+			usym_lookup(u, sk->ips[j], &tgid, &addr);
+		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+		fprintf(f, "%s{\"addr\":\"0x%llx\",\"symbol\":", any ? "," : "",
+			(unsigned long long)addr);
+		export_json_str(f, fr);
+		fputc('}', f);
+		any = true;
+	}
+	fprintf(f, "],\"user_cut\":%s", cut ? "true" : "false");
+}
+
 static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		       const struct rank_row *row, bool first)
 {
@@ -748,7 +783,8 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	const struct stack_attr *a;
 	struct stack_top top_of;
 	uint64_t key = export_stack_key(ks, sk);
-	unsigned int j;
+	/* kernel frames in frames/symbols; the user part in user_frames */
+	unsigned int kd = usym_user_start(sk->ips, sk->depth), j;
 	bool any = false;
 
 	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,",
@@ -762,7 +798,7 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			(unsigned long long)stack_delta(t, sk), (unsigned long long)wt,
 			(unsigned long long)wd);
 	}
-	fprintf(f, "\"depth\":%u,\"ids\":[", sk->depth);
+	fprintf(f, "\"depth\":%u,\"ids\":[", kd);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
 	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
@@ -773,10 +809,10 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		sk->flags & STACK_F_MAPPED ? "true" : "false",
 		sk->flags & STACK_F_MERGED64 ? "true" : "false",
 		sk->flags & STACK_F_CUT ? "true" : "false");
-	for (j = 0; j < sk->depth; j++)
+	for (j = 0; j < kd; j++)
 		fprintf(f, "%s\"0x%llx\"", j ? "," : "", (unsigned long long)sk->ips[j]);
 	fprintf(f, "],\"symbols\":[");
-	for (j = 0; j < sk->depth; j++) {
+	for (j = 0; j < kd; j++) {
 		char fr[320];
 
 		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
@@ -788,7 +824,10 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	stack_top_of(t, sk, o->delta, &o->rank, &top_of);
 	if (top_of.pid < 0 && o->delta)
 		stack_top_of(t, sk, false, &o->rank, &top_of);
-	fprintf(f, "],\"top\":");
+	fprintf(f, "]");
+	if (kd < sk->depth)
+		json_user(f, ks, sk, kd);
+	fprintf(f, ",\"top\":");
 	if (top_of.pid >= 0) {
 		fprintf(f, "{\"pid\":%d,\"comm\":", top_of.pid);
 		export_json_str(f, session_comm(s, top_of.pid));

@@ -29,6 +29,7 @@
 #include "format.h"
 #include "ksym.h"
 #include "session.h"
+#include "usym.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
@@ -182,6 +183,8 @@ struct pprof {
 	struct idmap funcs;  /* name index << 32 | file index -> function id */
 	struct idmap locs;   /* address -> location id */
 	uint64_t lo, hi;     /* address range of the locations */
+	uint64_t ulo, uhi;   /* ... of the user-space ones (-u), mapping 2 */
+	bool user;           /* some location is a user frame */
 	uint64_t *locids;
 	size_t caplocids;
 	bool oom;
@@ -248,7 +251,21 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 	uint64_t ni, fi, *slot;
 
 	fmt_func(name, sizeof(name), p->ks, ip, 0);
-	if (p->ks && ksym_lookup(p->ks, ip, &h) == 0 && h.module) {
+	if (usym_is_user(ip)) {
+		char full[400], *o;
+		size_t l;
+
+		/* "func (file)": the file is the function's */
+		fmt_func(full, sizeof(full), p->ks, ip, 1);
+		o = strrchr(full, '(');
+		l = strlen(full);
+		if (o && l && full[l - 1] == ')' && o > full) {
+			full[l - 1] = '\0';
+			snprintf(file, sizeof(file), "%s", o + 1);
+		} else {
+			snprintf(file, sizeof(file), "[user]");
+		}
+	} else if (p->ks && ksym_lookup(p->ks, ip, &h) == 0 && h.module) {
 		char mod[96];
 
 		fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
@@ -287,6 +304,27 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 		return *slot;
 	id = *slot = ++p->locs.n;
 	fid = pp_func(p, ip); /* may grow other maps, not this one: @slot stays valid */
+	if (usym_is_user(ip)) {
+		/* a user frame: its own mapping, its real address (the function's
+		 * file is the frame's file, from its name) */
+		uint64_t addr = 0;
+		uint32_t tgid;
+
+		if (usym_lookup(ksym_usym(p->ks), ip, &tgid, &addr) < 0)
+			addr = 0;
+		if (!p->user || addr < p->ulo)
+			p->ulo = addr;
+		if (!p->user || addr > p->uhi)
+			p->uhi = addr;
+		p->user = true;
+		pb_uint(&p->sub2, 1, fid);
+		pb_uint(&p->sub, 1, id);
+		pb_uint(&p->sub, 2, 2);
+		pb_uint(&p->sub, 3, addr);
+		pb_msg(&p->sub, 4, &p->sub2);
+		pb_msg(&p->out, 4, &p->sub);
+		return id;
+	}
 	if (p->locs.n == 1 || ip < p->lo)
 		p->lo = ip;
 	if (p->locs.n == 1 || ip > p->hi)
@@ -354,7 +392,7 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 	const struct stack_attr *a;
 	uint64_t tsum = 0, dsum = 0;
 	int n = 0;
-	unsigned int j;
+	unsigned int j, n_locs = 0;
 
 	if (sk->depth > p->caplocids) {
 		uint64_t *nl = realloc(p->locids, sk->depth * sizeof(*nl));
@@ -365,20 +403,21 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 		p->caplocids = sk->depth;
 	}
 	for (j = 0; j < sk->depth; j++)
-		p->locids[j] = pp_loc(p, sk->ips[j]);
+		if (!usym_is_sep(sk->ips[j])) /* the separator is no location */
+			p->locids[n_locs++] = pp_loc(p, sk->ips[j]);
 	for (a = sk->attrs; a; a = a->next) {
 		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d);
 
 		if (!export_attr_passes(&o->rank, a) || (!tot && !d))
 			continue;
-		pp_sample(p, sk->depth, tot, d, a);
+		pp_sample(p, n_locs, tot, d, a);
 		tsum += tot;
 		dsum += d;
 		n++;
 	}
 	/* hits no record holds (a record could not be allocated): unlabelled */
 	if (!rank_filters_attrs(&o->rank) && (row->total > tsum || row->delta > dsum)) {
-		pp_sample(p, sk->depth, row->total > tsum ? row->total - tsum : 0,
+		pp_sample(p, n_locs, row->total > tsum ? row->total - tsum : 0,
 			  row->delta > dsum ? row->delta - dsum : 0, NULL);
 		n++;
 	}
@@ -434,6 +473,15 @@ static void pp_trailer(struct pprof *p)
 	pb_uint(&p->sub, 5, pp_str(p, KERNEL_MAPPING));
 	pb_uint(&p->sub, 7, 1);
 	pb_msg(&p->out, 3, &p->sub);
+	if (p->user) {
+		/* user frames (-u): named already, from many files and processes */
+		pb_uint(&p->sub, 1, 2);
+		pb_uint(&p->sub, 2, p->ulo);
+		pb_uint(&p->sub, 3, p->uhi + 1);
+		pb_uint(&p->sub, 5, pp_str(p, "[user]"));
+		pb_uint(&p->sub, 7, 1);
+		pb_msg(&p->out, 3, &p->sub);
+	}
 	for (i = 0; i < p->nstrs; i++)
 		pb_bytes(&p->out, 6, p->strs[i], strlen(p->strs[i]));
 }

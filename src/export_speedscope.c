@@ -13,6 +13,7 @@
 #include "format.h"
 #include "ksym.h"
 #include "session.h"
+#include "usym.h"
 
 struct ss {
 	uint64_t *addrs;   /* every frame address, sorted, unique */
@@ -185,14 +186,18 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			end);
 		for (i = 0; i < n; i++) {
 			const struct stack *sk = rows[i].stack;
+			bool lead = true;
 			int j;
 
 			if (!ss_weight(t, sk, ev, o))
 				continue;
 			fprintf(f, "%s[", first ? "" : ",");
-			for (j = sk->depth - 1; j >= 0; j--)
-				fprintf(f, "%s%u", j == sk->depth - 1 ? "" : ",",
-					ss_frame(&c, sk->ips[j]));
+			for (j = sk->depth - 1; j >= 0; j--) {
+				if (usym_is_sep(sk->ips[j]))
+					continue; /* -u: user frames run straight into kernel ones */
+				fprintf(f, "%s%u", lead ? "" : ",", ss_frame(&c, sk->ips[j]));
+				lead = false;
+			}
 			fputc(']', f);
 			first = false;
 		}

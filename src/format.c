@@ -19,6 +19,7 @@
 #include <wchar.h>
 
 #include "format.h"
+#include "usym.h"
 #include "ksym.h"
 #include "stack_table.h"
 #include "stackmap.h"
@@ -202,6 +203,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 	struct ksym_hit h;
 	struct out o;
 
+	if (usym_is_user(ip))
+		return usym_format(ksym_usym(ks), ip, buf, size, offset, with_module);
 	out_init(&o, buf, size);
 	if (ip == STACKMAP_TRAMPOLINE) {
 		out_str(&o, TRAMPOLINE_LABEL);

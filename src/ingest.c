@@ -12,6 +12,7 @@
 #include "ringbuf.h"
 #include "stack_table.h"
 #include "stackmap.h"
+#include "usym.h"
 
 #define WAIT_MAX       8
 #define QUEUE_MAX      INGEST_QUEUE_MAX
@@ -52,6 +53,21 @@ struct wslot {
 	int32_t pid;
 };
 
+/*
+ * User stacks (ingest_set_user()): the kernel records an event, its
+ * kernel_stack, then its user_stack on the same CPU. The kernel frames wait
+ * here for the user ones; anything else on the CPU (or two ticks without a
+ * user_stack: ingest_flush_user()) counts them alone.
+ */
+struct pending {
+	struct waiting w;
+	unsigned int n;
+	unsigned int cpu;
+	bool on;
+	bool stale;
+	uint64_t *frames; /* STACK_MAX_DEPTH, allocated with the first one */
+};
+
 struct func_slot {
 	uint64_t ip; /* 0: empty */
 	int32_t event; /* negative: ignored */
@@ -61,6 +77,7 @@ struct cpu_state {
 	struct wslot w[WAIT_MAX];
 	uint64_t v[WAIT_MAX];
 	int n;
+	struct pending p;
 };
 
 struct queued {
@@ -120,6 +137,7 @@ struct ingest {
 	struct ingest_stats st;
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
 	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
+	struct usym *usym; /* user stacks on */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -179,6 +197,9 @@ void ingest_free(struct ingest *ing)
 {
 	if (!ing)
 		return;
+	if (ing->cpus)
+		for (unsigned int i = 0; i < ing->ncpus; i++)
+			free(ing->cpus[i].p.frames);
 	free(ing->cpus);
 	free(ing->queue);
 	free(ing->pid_seen);
@@ -574,6 +595,82 @@ static inline void count(struct ingest *ing, struct stack *st, const struct wait
 	}
 }
 
+/* the kernel frames waiting on @c, counted without user frames */
+static void pending_flush(struct ingest *ing, struct cpu_state *c, unsigned int cpu)
+{
+	struct stack *st;
+
+	if (!c->p.on)
+		return;
+	c->p.on = false;
+	st = stack_table_intern(ing->table, c->p.frames, c->p.n);
+	if (st)
+		count(ing, st, &c->p.w, c->p.cpu);
+	(void)cpu;
+}
+
+/* user stacks on: keep the kernel frames until the user_stack record */
+static bool pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			 const struct waiting *w, unsigned int n)
+{
+	pending_flush(ing, c, cpu);
+	if (!c->p.frames) {
+		/* room for the user part too: separator, 8 frames, cut mark */
+		c->p.frames = malloc((STACK_MAX_DEPTH + USYM_FP_FRAMES + 2) * sizeof(uint64_t));
+		if (!c->p.frames)
+			return false;
+	}
+	memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
+	c->p.n = n;
+	c->p.w = *w;
+	c->p.cpu = cpu;
+	c->p.on = true;
+	c->p.stale = false;
+	return true;
+}
+
+static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			  const struct ringbuf_event *ev)
+{
+	const struct evfmt *f = ing->fmt;
+	const struct ringbuf_layout *l = &f->layout;
+	unsigned int i, n, nu = 0;
+	uint32_t tgid;
+	struct stack *st;
+
+	ing->st.ustack_records++;
+	if (!ing->usym || !c->p.on)
+		return; /* its event was not counted (pid filter) or user stacks are off */
+	if (f->ustack_tgid_off < 0 || f->ustack_caller_off < 0 ||
+	    (uint32_t)f->ustack_caller_off + USYM_FP_FRAMES * l->long_size > ev->size ||
+	    (uint32_t)f->ustack_tgid_off + 4 > ev->size) {
+		ing->st.damaged++;
+		pending_flush(ing, c, cpu);
+		return;
+	}
+	tgid = ringbuf_read_u32(l, ev->data + f->ustack_tgid_off);
+	n = c->p.n;
+	c->p.frames[n] = usym_sep(tgid);
+	for (i = 0; i < USYM_FP_FRAMES; i++) {
+		uint64_t ip = ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
+		uint64_t tok;
+
+		if (!ip || ip == ~0ULL)
+			break;
+		tok = usym_intern(ing->usym, tgid, ip);
+		if (!tok)
+			break;
+		c->p.frames[n + 1 + nu++] = tok;
+	}
+	if (nu == USYM_FP_FRAMES)
+		c->p.frames[n + 1 + nu++] = USYM_CUT; /* the kernel walks no further */
+	c->p.on = false;
+	/* a kernel thread has no user frames: its stack is the kernel one */
+	st = stack_table_intern(ing->table, c->p.frames, nu ? n + 1 + nu : n);
+	if (st)
+		count(ing, st, &c->p.w, cpu);
+}
+
 static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
 			    const struct ringbuf_event *ev)
 {
@@ -628,6 +725,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
+	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
+		return; /* counted with its user_stack */
 	st = stack_table_intern(ing->table, ing->frames, n);
 	if (!st)
 		return;
@@ -720,6 +819,12 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	ing->st.records++;
 	type = ringbuf_read_u16(l, ev->data);
+	if ((int)type == f->ustack_type && type) {
+		on_user_stack(ing, c, cpu, ev);
+		return;
+	}
+	if (c->p.on)
+		pending_flush(ing, c, cpu); /* no user_stack came for it */
 	if ((int)type == f->stackid_type) {
 		on_stack_id(ing, c, cpu, ev);
 		return;
@@ -728,7 +833,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		on_kernel_stack(ing, c, cpu, ev);
 		return;
 	}
-	if ((int)type == f->ustack_type || type == 0)
+	if (type == 0)
 		return;
 	if ((int)type == f->func_type && ing->func_cb) {
 		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
@@ -802,6 +907,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 	if (pg.missed) {
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
+		pending_flush(ing, c, cpu);
 	}
 	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
 	while ((r = ringbuf_page_next(&pg, &ev)) > 0)
@@ -828,6 +934,7 @@ void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, c
 	if (missed) {
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		c->n = 0;
+		pending_flush(ing, c, cpu);
 	}
 	if (size >= 8)
 		ing->st.bytes += rb_bytes(size);
@@ -971,6 +1078,29 @@ void ingest_forget_waiting(struct ingest *ing)
 {
 	unsigned int i;
 
-	for (i = 0; i < ing->ncpus; i++)
+	for (i = 0; i < ing->ncpus; i++) {
 		ing->cpus[i].n = 0;
+		ing->cpus[i].p.on = false;
+	}
+}
+
+void ingest_set_user(struct ingest *ing, struct usym *u)
+{
+	ing->usym = u;
+}
+
+void ingest_flush_user(struct ingest *ing)
+{
+	unsigned int i;
+
+	for (i = 0; i < ing->ncpus; i++) {
+		struct cpu_state *c = &ing->cpus[i];
+
+		if (!c->p.on)
+			continue;
+		if (c->p.stale)
+			pending_flush(ing, c, c->p.cpu);
+		else
+			c->p.stale = true;
+	}
 }

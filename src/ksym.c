@@ -64,6 +64,7 @@ struct ksym {
 	uint64_t known[KSYM_KNOWN_SLOTS]; /* 0 = empty slot */
 	int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret);
 	void *resolver_ctx;
+	struct usym *usym; /* names user-space frames (format.c), not owned */
 };
 
 /* A load in progress; swapped into struct ksym only on success. */
@@ -99,6 +100,16 @@ void ksym_free(struct ksym *ks)
 	free(ks->by_name);
 	free(ks->path);
 	free(ks);
+}
+
+void ksym_set_usym(struct ksym *ks, struct usym *u)
+{
+	ks->usym = u;
+}
+
+struct usym *ksym_usym(const struct ksym *ks)
+{
+	return ks ? ks->usym : NULL;
 }
 
 size_t ksym_count(const struct ksym *ks)

@@ -123,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "user", optional_argument, NULL, 'u' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
@@ -185,6 +186,10 @@ static void usage(FILE *f)
 		"      --comm NAME         show only hits of tasks named NAME (exact, or a\n"
 		"                          glob: 'kworker/*')\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
+		"  -u, --user[=fp|dwarf]   also take the user stack of each event, shown below\n"
+		"                          the kernel frames (stacks mode; fp: the kernel's\n"
+		"                          frame-pointer walk, 8 frames; dwarf: not available\n"
+		"                          yet; default fp)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
@@ -448,7 +453,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->sort = RANK_DELTA;
 	a->format = -1;
 
-	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhVr:o:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:p:C:d:n:bMvhVr:o:u::", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (a->so.nevents >= MAX_EVENTS) {
@@ -518,6 +523,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'v':
 			a->verbose++;
+			break;
+		case 'u':
+			if (!optarg || !strcmp(optarg, "fp")) {
+				a->so.user = SESSION_USER_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				fprintf(stderr,
+					"stacktop: --user=dwarf is not available yet (use --user=fp)\n");
+				return 2;
+			} else {
+				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

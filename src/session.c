@@ -39,6 +39,7 @@
 #include "stackmap.h"
 #include "state.h"
 #include "tfs.h"
+#include "usym.h"
 #include "tgid.h"
 
 
@@ -557,6 +558,9 @@ int session_tick(struct session *s)
 	s->last_dropped = s->stats.dropped;
 	s->last_fallbacks = s->stats.fallbacks;
 
+	ingest_flush_user(s->ing);
+	if (s->usym)
+		usym_tick(s->usym);
 	stack_table_tick(s->table);
 	memory_stats(s);
 	comm_cache_tick(s->comms);
@@ -995,6 +999,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 
 	if (err && errsz)
 		err[0] = '\0';
+	if ((opts->replay || opts->map_file || opts->nfiles) && opts->user)
+		return session_errf(err, errsz, -EOPNOTSUPP,
+				    "--user needs a live kernel: a recording has no processes to name frames from");
 	if (opts->replay || opts->map_file || opts->nfiles)
 		return open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
@@ -1012,10 +1019,12 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	s->opts = *opts;
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	if (!s->table || !s->ksym) {
+	s->usym = usym_new(NULL);
+	if (!s->table || !s->ksym || !s->usym) {
 		r = -ENOMEM;
 		goto fail;
 	}
+	ksym_set_usym(s->ksym, s->usym);
 	/* before anything is interned: the weights live next to the counts */
 	if (opts->weight || opts->offcpu)
 		stack_table_set_weighted(s->table, true);
@@ -1075,7 +1084,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
 	s->mode = opts->mode;
 	if (s->mode == SESSION_AUTO)
-		s->mode = have_map ? SESSION_STACKMAP : SESSION_STACKS;
+		s->mode = have_map && !opts->user ? SESSION_STACKMAP : SESSION_STACKS;
+	if (opts->user && s->mode != SESSION_STACKS) {
+		r = session_errf(err, errsz, -EOPNOTSUPP,
+			 "--user needs --mode stacks (user stacks are paired with the private instance's kernel_stack records)");
+		goto fail;
+	}
+	s->user_on = opts->user != SESSION_USER_OFF;
 	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,
 			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
@@ -1091,6 +1106,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, session_type_cb, s);
+	if (s->user_on)
+		ingest_set_user(s->ing, s->usym);
 	ingest_set_func_cb(s->ing, session_func_cb, s);
 	s->trigger_mode = opts->ntriggers > 0;
 	if (!opts->show_self && !opts->tracefs)
@@ -1208,6 +1225,7 @@ void session_close(struct session *s)
 	stackmap_names_free(s->map_names);
 	ingest_free(s->ing);
 	comm_cache_free(s->comms);
+	usym_free(s->usym);
 	tgid_cache_free(s->tgids);
 	replay_json_free(s);
 	for (i = 0; i < (int)s->nnames; i++)
@@ -1219,4 +1237,29 @@ void session_close(struct session *s)
 		free(s->probe_events[i]);
 	free(s->probe_events);
 	free(s);
+}
+
+int session_set_user(struct session *s, bool on)
+{
+	char rel[160];
+	int r;
+
+	if (on == s->user_on)
+		return 0;
+	if (s->recording || !s->tfs || s->mode != SESSION_STACKS || !s->instance)
+		return -EOPNOTSUPP;
+	session_path(s, rel, sizeof(rel), "options/userstacktrace");
+	if (!tfs_exists(s->tfs, rel))
+		return -EOPNOTSUPP;
+	r = tfs_write(s->tfs, rel, on ? "1" : "0");
+	if (r < 0)
+		return r;
+	s->user_on = on;
+	ingest_set_user(s->ing, on ? s->usym : NULL);
+	return 0;
+}
+
+bool session_user(const struct session *s)
+{
+	return s->user_on;
 }

@@ -40,6 +40,8 @@ static inline void pagegen_init_fmt(struct evfmt *f)
 	f->stackid_type = PG_STACKID_TYPE;
 	f->stackid_off = 8;
 	f->ustack_type = 13;
+	f->ustack_tgid_off = 8;
+	f->ustack_caller_off = 16;
 	f->pid_off = 4;
 	f->index[PG_EVENT_TYPE] = 0;
 	f->index[PG_EVENT2_TYPE] = 1;
@@ -95,6 +97,16 @@ static inline void pagegen_kstack(struct pagegen *p, int32_t pid, const uint64_t
 	uint8_t *d = pagegen_record(p, PG_KSTACK_TYPE, pid, 16 + 8 * (uint32_t)n);
 
 	memcpy(d + 8, &n, 4);
+	memcpy(d + 16, ips, 8 * (size_t)n);
+}
+
+/* a user_stack record: tgid and 8 callers (@n given, the rest 0) */
+static inline void pagegen_ustack(struct pagegen *p, int32_t pid, uint32_t tgid,
+				  const uint64_t *ips, int n)
+{
+	uint8_t *d = pagegen_record(p, 13, pid, 16 + 8 * 8);
+
+	memcpy(d + 8, &tgid, 4);
 	memcpy(d + 16, ips, 8 * (size_t)n);
 }
 

@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "pagegen.h"
 #include "stack_table.h"
+#include "usym.h"
 
 struct fx {
 	struct evfmt fmt;
@@ -552,6 +553,75 @@ static void test_ingest_short_records(void **state)
 	free(good);
 }
 
+/* -u: event, kernel_stack, user_stack on one CPU make one stack */
+static void test_ingest_user_stacks(void **state)
+{
+	static const uint64_t U[] = { 0x401000, 0x402000 };
+	static const uint64_t DEEP[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint64_t NONE[] = { 0 };
+	struct fx *fx = *state;
+	struct usym *u = usym_new("/nonexistent-proc");
+	uint64_t want[3 + 1 + 2], addr;
+	struct stack *s;
+	uint32_t tgid;
+
+	assert_non_null(u);
+	ingest_set_user(fx->ing, u);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_kstack(&fx->pg, 51, A, 3);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* no user_stack: alone */
+	pagegen_kstack(&fx->pg, 51, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 2); /* a kernel thread: no user frames */
+	pagegen_kstack(&fx->pg, 2, IRQ, 1);
+	pagegen_ustack(&fx->pg, 2, 2, NONE, 1);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* 8 frames: the walk's limit */
+	pagegen_kstack(&fx->pg, 51, A, 3);
+	pagegen_ustack(&fx->pg, 51, 50, DEEP, 8);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 60); /* last: its user_stack may come later */
+	pagegen_kstack(&fx->pg, 60, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	memcpy(want, A, sizeof(A));
+	want[3] = usym_sep(50);
+	want[4] = usym_intern(u, 50, U[0]);
+	want[5] = usym_intern(u, 50, U[1]);
+	s = find(fx, want, 6);
+	assert_int_equal(s->total, 1);
+	assert_int_equal(hits_of(s, 0, 51), 1);
+	assert_int_equal(usym_lookup(u, s->ips[4], &tgid, &addr), 0);
+	assert_int_equal(tgid, 50);
+	assert_int_equal(addr, 0x401000);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+	assert_int_equal(find(fx, IRQ, 1)->total, 1);
+	/* A with each user part, B, IRQ: A alone was never interned */
+	assert_int_equal(stack_table_count(fx->t), 4);
+	{
+		uint64_t w[3 + 1 + 8 + 1];
+		size_t i;
+
+		/* A + sep + 8 frames + the cut mark */
+		memcpy(w, A, sizeof(A));
+		w[3] = usym_sep(50);
+		for (i = 0; i < 8; i++)
+			w[4 + i] = usym_intern(u, 50, DEEP[i]);
+		w[12] = USYM_CUT;
+		assert_int_equal(find(fx, w, 13)->total, 1);
+	}
+	/* the last one waits; two refreshes without its user_stack count it alone */
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	ingest_flush_user(fx->ing);
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	ingest_flush_user(fx->ing);
+	assert_int_equal(ingest_stats(fx->ing)->events, 5);
+	assert_int_equal(hits_of(find(fx, B, 2), 0, 60), 1);
+	assert_int_equal(ingest_stats(fx->ing)->ustack_records, 3);
+	ingest_set_user(fx->ing, NULL);
+	usym_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +640,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_bytes_stackmap_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_user_stacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_function_entries, setup, teardown),
 	};
 

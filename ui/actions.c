@@ -255,6 +255,23 @@ static int act_stackmap(struct ui *ui, enum ui_action act)
 	return R_REDRAW;
 }
 
+static int act_user(struct ui *ui, enum ui_action act)
+{
+	bool on = !session_user(ui->s);
+	int err;
+
+	(void)act;
+	err = session_set_user(ui->s, on);
+	if (err == -EOPNOTSUPP)
+		ui_status(ui, true, "user stacks need the stacks mode on a live kernel (--mode stacks)");
+	else if (err)
+		ui_status(ui, true, "cannot %s user stacks: %s", on ? "enable" : "disable",
+			  strerror(-err));
+	else
+		ui_status(ui, false, "user stacks %s", on ? "on: user frames below \"--\"" : "off");
+	return R_REDRAW;
+}
+
 static int act_save(struct ui *ui, enum ui_action act)
 {
 	picker_open(ui, PK_FORMAT);
@@ -353,6 +370,7 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_RESET] = act_reset,
 	[ACT_STACKMAP] = act_stackmap,
 	[ACT_SAVE] = act_save,
+	[ACT_USER] = act_user,
 	[ACT_KFILTER] = act_kfilter,
 };
 

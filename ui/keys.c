@@ -66,6 +66,8 @@ const struct ui_key ui_keys[] = {
 	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
 	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
+	{ NULL, { 'u' }, "u", ACT_USER,
+	  "toggle user stacks (stacks mode): user frames below the kernel ones" },
 };
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);

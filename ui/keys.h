@@ -52,6 +52,7 @@ enum ui_action {
 	ACT_RESET,
 	ACT_STACKMAP,
 	ACT_SAVE,
+	ACT_USER,
 	ACT_KFILTER,
 	ACT_MAX,
 };

@@ -11,6 +11,7 @@
 #include "session.h"
 #include "stack_table.h"
 #include "symcache.h"
+#include "usym.h"
 
 void symcache_init(struct symcache *sc, struct ksym *ks)
 {
@@ -83,7 +84,9 @@ uint32_t symcache_id(struct symcache *sc, uint64_t ip)
 		return UINT32_MAX;
 	}
 	sc->names[sc->n] = name;
-	if (sc->ks && !ksym_lookup(sc->ks, ip, &hit))
+	if (usym_is_user(ip))
+		sc->starts[sc->n] = usym_start(ksym_usym(sc->ks), ip); /* one node per function */
+	else if (sc->ks && !ksym_lookup(sc->ks, ip, &hit))
 		sc->starts[sc->n] = hit.start;
 	else
 		sc->starts[sc->n] = ip;

@@ -104,6 +104,17 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	if (s->user_on) {
+		/* the kernel's frame-pointer walk: a user_stack after each kernel_stack */
+		session_path(s, rel, sizeof(rel), "options/userstacktrace");
+		if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
+			return session_errf(err, errsz, -EOPNOTSUPP,
+					    "this kernel has no userstacktrace option in instances (--user=fp)");
+		r = tfs_write(s->tfs, rel, "1");
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot enable userstacktrace: %s",
+					    strerror(-r));
+	}
 	session_path(s, rel, sizeof(rel), "tracing_on");
 	r = tfs_write(s->tfs, rel, "1");
 	if (r < 0)

@@ -11,12 +11,13 @@
  * read through field offsets anywhere in 0..254, as a damaged or hostile
  * format would put them (evfmt refuses what no record can hold, ingest
  * must still never read past a record), bit 4 weights (off-CPU pairs on
- * the first event, a field on the second), bit 6 hand the records in one by
+ * the first event, a field on the second), bit 5 user stacks on (-u: kernel
+ * stacks wait for their user_stack record), bit 6 hand the records in one by
  * one, each in a buffer of its own size (as replay does), bit 7
  * build the pages from a script (the rest of the input) instead of taking
  * the bytes as raw pages. Script bytes: 'e' event, 'E' other event, 'k'+n a
  * kernel stack of n%40 frames, 'i'+b a stack id b, 'm'+b map id b to a
- * stack, 'p' next page. Invariants: every counted hit is in the table, no
+ * stack, 'u'+n a user stack of n%9 frames, 'p' next page. Invariants: every counted hit is in the table, no
  * more hits than records.
  */
 #include <stdbool.h>
@@ -29,6 +30,7 @@
 #include "pagegen.h"
 #include "ringbuf.h"
 #include "stack_table.h"
+#include "usym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* allocated once: an ingest costs a 512 KiB pid bitmap */
 	static struct stack_table *t;
 	static struct ingest *ing;
+	static struct usym *usym;
 	struct pagegen pg;
 	unsigned int slot = 0;
 	uint64_t delta;
@@ -79,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pagegen_init_fmt(fmt);
 		t = stack_table_new();
 		ing = ingest_new(fmt, t, 2);
-		if (!t || !ing)
+		usym = usym_new("/nonexistent-proc"); /* tokens only: no process is read */
+		if (!t || !ing || !usym)
 			__builtin_trap();
 	}
 	/* a clean slate, as after a reset */
@@ -91,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	by_record = mode & 0x40;
 	ingest_set_stackmap(ing, mode & 1);
 	ingest_set_defer(ing, mode & 2);
+	ingest_set_user(ing, (mode & 0x20) ? usym : NULL);
 	{
 		/* bit 4: weights, off-CPU time on the first event, a field of the second */
 		static const struct ingest_offcpu oc = {
@@ -142,6 +147,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					ips[j] = 0xffffffff81000000ull + j * 16 + (data[i] & 7);
 				pagegen_kstack(&pg, (int32_t)(i % 5), ips, (int)n);
 				break;
+			case 'u':
+				n = i + 1 < size ? data[++i] % 9 : 1;
+				for (j = 0; j < n; j++)
+					ips[j] = 0x400000ull + j * 16 + (data[i] & 7);
+				pagegen_ustack(&pg, (int32_t)(i % 5), (uint32_t)(i % 4), ips, (int)n);
+				break;
 			case 'i':
 				pagegen_stackid(&pg, (int32_t)(i % 5), i + 1 < size ? data[++i] : 0);
 				break;
@@ -169,6 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ingest_needs_map(ing) || ingest_pending(ing))
 		ingest_resolve(ing);
+	ingest_flush_user(ing);
+	ingest_flush_user(ing); /* what still waits for a user_stack is counted */
 	stack_table_tick(t);
 	if (stack_table_hits(t, &delta) != ingest_stats(ing)->events)
 		__builtin_trap();

@@ -47,11 +47,11 @@ declare -A srcs=(
 	[stackmap-bin]="stackmap.c"
 	[stackmap-text]="stackmap.c"
 	[stackmap-stat]="stackmap.c"
-	[ksym]="ksym.c format.c"
+	[ksym]="ksym.c format.c usym.c"
 	[ringbuf]="ringbuf.c"
-	[format]="format.c ksym.c"
-	[ingest]="ingest.c stack_table.c ringbuf.c"
-	[snapshot]="snapshot.c format.c ksym.c"
+	[format]="format.c ksym.c usym.c"
+	[ingest]="ingest.c stack_table.c ringbuf.c usym.c format.c ksym.c"
+	[snapshot]="snapshot.c format.c ksym.c usym.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(

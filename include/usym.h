@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * usym.h - user-space frames: tokens, maps snapshots and symbols.
+ *
+ * A user frame is stored in a stack's frame array (struct stack, after the
+ * kernel frames) as a 64-bit token, never as the bare address: the address
+ * only means something with the process it was taken in. A token is an
+ * index into the (tgid, address) pairs this module interned; its top 16
+ * bits (USYM_TAG_*) are not a canonical address on any 64-bit architecture
+ * Linux runs on, so a token never equals a kernel frame. A user part is:
+ *
+ *	kernel leaf ... kernel root, USYM_SEP|tgid, user leaf ... user root
+ *	[, USYM_CUT when the walk stopped before the end]
+ *
+ * Because the tgid and the tokens are part of the frame array, interning
+ * keys stacks on (kernel stack, user stack, process): the same user
+ * addresses of two processes never merge (see doc/design.md).
+ *
+ * The maps of a process are read the first time its tgid is interned, and
+ * kept after it exits; each executable file it maps is opened through
+ * /proc/<tgid>/map_files (the exact file mapped, even from a container or
+ * replaced on disk since) and known by its build-id. Names are looked up
+ * lazily (usym_format()), with elfutils' libdwfl when built with it
+ * (symbol tables, .gnu_debugdata, /usr/lib/debug/.build-id), and from a
+ * perf-<pid>.map for JIT code. No printing: the core's conventions.
+ */
+#ifndef STACKTOP_USYM_H
+#define STACKTOP_USYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define USYM_TAG_MASK  0xffff000000000000ULL
+#define USYM_TAG_FRAME 0x7573000000000000ULL /* "us": a (tgid, address) token */
+#define USYM_TAG_SEP   0x757c000000000000ULL /* "u|": kernel/user separator, low bits tgid */
+#define USYM_CUT       0x7578000000000000ULL /* "ux": user walk cut at its limit */
+
+#define USYM_FP_FRAMES 8 /* frames the kernel's userstacktrace records */
+
+struct usym;
+
+/**
+ * usym_is_user() - whether a frame word is a token of this module
+ * @ip: frame from a stack's frame array
+ */
+static inline bool usym_is_user(uint64_t ip)
+{
+	uint64_t t = ip & USYM_TAG_MASK;
+
+	return t == USYM_TAG_FRAME || t == USYM_TAG_SEP || t == USYM_CUT;
+}
+
+/**
+ * usym_is_sep() - whether a frame word is the kernel/user separator
+ * @ip: frame
+ */
+static inline bool usym_is_sep(uint64_t ip)
+{
+	return (ip & USYM_TAG_MASK) == USYM_TAG_SEP;
+}
+
+/**
+ * usym_sep() - the separator word of process @tgid
+ * @tgid: thread-group id
+ */
+static inline uint64_t usym_sep(uint32_t tgid)
+{
+	return USYM_TAG_SEP | tgid;
+}
+
+/**
+ * usym_user_start() - index of the separator in @ips, or @depth if none
+ * @ips: frames, leaf first
+ * @depth: how many
+ */
+static inline unsigned int usym_user_start(const uint64_t *ips, unsigned int depth)
+{
+	unsigned int i;
+
+	for (i = depth; i-- > 0;)
+		if (usym_is_sep(ips[i]))
+			return i;
+	return depth;
+}
+
+/**
+ * struct usym_map - one executable mapping of a process
+ * @start: first address
+ * @end: address after the last
+ * @pgoff: file offset of @start
+ * @dev: device (major << 32 | minor)
+ * @ino: inode (0: anonymous)
+ * @path: file or pseudo name ("[vdso]"), "" when anonymous
+ */
+struct usym_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t dev;
+	uint64_t ino;
+	char *path;
+};
+
+/**
+ * usym_parse_maps() - the executable mappings of a /proc/<pid>/maps text
+ * @text: file contents (need not end with a newline)
+ * @ret: array (free with usym_maps_free()), sorted by @start
+ * @ret_n: entries
+ *
+ * Lines that do not parse are skipped.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int usym_parse_maps(const char *text, struct usym_map **ret, size_t *ret_n);
+
+/**
+ * usym_maps_free() - free what usym_parse_maps() returned
+ * @m: array
+ * @n: entries
+ */
+void usym_maps_free(struct usym_map *m, size_t n);
+
+/**
+ * usym_find_map() - the mapping holding @addr
+ * @m: sorted array
+ * @n: entries
+ * @addr: address
+ *
+ * Return: the entry, or NULL.
+ */
+const struct usym_map *usym_find_map(const struct usym_map *m, size_t n, uint64_t addr);
+
+/**
+ * usym_new() - an empty symbolizer
+ * @proc: the proc root ("/proc" when NULL)
+ *
+ * Return: the symbolizer, NULL on OOM.
+ */
+struct usym *usym_new(const char *proc);
+
+/**
+ * usym_free() - free everything; NULL is a no-op
+ * @u: symbolizer
+ */
+void usym_free(struct usym *u);
+
+/**
+ * usym_intern() - the token of @addr in process @tgid
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @addr: user address
+ *
+ * The first token of a tgid reads its maps (one file read per process).
+ *
+ * Return: the token, or 0 on OOM.
+ */
+uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
+
+/**
+ * usym_tick() - a new refresh: each process is checked for an exec again
+ * @u: symbolizer
+ *
+ * The first token of a process in each refresh compares its
+ * /proc/<tgid>/exe with the one seen before; after an exec its maps are
+ * read again, and its later frames get tokens of their own.
+ */
+void usym_tick(struct usym *u);
+
+/**
+ * usym_lookup() - the process and address of a token
+ * @u: symbolizer
+ * @tok: token (USYM_TAG_FRAME)
+ * @ret_tgid: receives the tgid
+ * @ret_addr: receives the address
+ *
+ * Return: 0, or -ENOENT when @tok is not a token of @u.
+ */
+int usym_lookup(const struct usym *u, uint64_t tok, uint32_t *ret_tgid, uint64_t *ret_addr);
+
+/**
+ * usym_format() - the text of a user frame word, sanitized
+ * @u: symbolizer (NULL: bare tokens)
+ * @ip: token, separator or cut mark
+ * @buf: output
+ * @size: size of @buf
+ * @offset: "func+0xoff" rather than "func"
+ * @with_file: append " (file)"
+ *
+ * Frames print as `func+0xoff (file)`, or `[unknown] 0xaddr (file+0xoff)`
+ * when no symbol covers the address; the separator as `--`.
+ *
+ * Return: the length of the full text (as snprintf).
+ */
+int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset, bool with_file);
+
+/**
+ * usym_start() - the token of the start of @ip's symbol (@ip if unknown)
+ * @u: symbolizer
+ * @ip: token
+ *
+ * Frames of one function share it: the caller tree's merge key.
+ */
+uint64_t usym_start(struct usym *u, uint64_t ip);
+
+/**
+ * usym_memory() - bytes held (tokens, maps, cached names; not libdwfl's)
+ * @u: symbolizer
+ */
+size_t usym_memory(const struct usym *u);
+
+#endif /* STACKTOP_USYM_H */

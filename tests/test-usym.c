@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-usym.c - user frames: maps parsing, tokens, and the symbol cache on
+ * real processes (this test binary and a child of it that exits before its
+ * frames are named), perf-<pid>.map names, sanitizing, ingest pairing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "format.h"
+#include "ksym.h"
+#include "usym.h"
+
+/* a function with a known name in this binary's symbol table */
+__attribute__((noinline)) int usym_test_marker(int x);
+__attribute__((noinline)) int usym_test_marker(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+/* a C++ name (ns::marker(int)) given to a C function: demangling, no C++ */
+int usym_test_mangled(int x) __asm__("_ZN2ns6markerEi");
+__attribute__((noinline)) int usym_test_mangled(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 7;
+}
+
+static const char maps_text[] =
+	"55d0a0000000-55d0a0001000 r--p 00000000 08:01 1234 /usr/bin/prog\n"
+	"55d0a0001000-55d0a0005000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
+	"55d0a0005000-55d0a0006000 rw-p 00005000 08:01 1234 /usr/bin/prog\n"
+	"7f0000000000-7f0000100000 r-xp 00028000 fd:00 99 /lib/with space/libc.so.6\n"
+	"7f0000200000-7f0000201000 rwxp 00000000 00:00 0 \n"
+	"7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]\n"
+	"garbage line\n"
+	"7f0000300000-7f0000301000 r-xp 00001000 08:01 77 /tmp/old (deleted)";
+
+static void test_parse_maps(void **state)
+{
+	const struct usym_map *f;
+	struct usym_map *m;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(usym_parse_maps(maps_text, &m, &n), 0);
+	assert_int_equal(n, 5); /* executable lines only; garbage skipped */
+	assert_int_equal(m[0].start, 0x55d0a0001000ULL);
+	assert_int_equal(m[0].pgoff, 0x1000);
+	assert_int_equal(m[0].ino, 1234);
+	assert_int_equal(m[0].dev, (8ULL << 32) | 1);
+	assert_string_equal(m[0].path, "/usr/bin/prog");
+	assert_string_equal(m[1].path, "/lib/with space/libc.so.6");
+	assert_int_equal(m[1].dev, (0xfdULL << 32) | 0);
+	assert_string_equal(m[2].path, ""); /* anonymous */
+	assert_int_equal(m[2].ino, 0);
+	assert_string_equal(m[3].path, "/tmp/old (deleted)");
+	assert_string_equal(m[4].path, "[vdso]");
+	/* sorted, half-open ranges */
+	f = usym_find_map(m, n, 0x55d0a0001000ULL);
+	assert_non_null(f);
+	assert_int_equal(f->start, 0x55d0a0001000ULL);
+	assert_null(usym_find_map(m, n, 0x55d0a0005000ULL));
+	assert_null(usym_find_map(m, n, 0x55d0a0000fffULL));
+	f = usym_find_map(m, n, 0x7ffd00001fffULL);
+	assert_non_null(f);
+	assert_string_equal(f->path, "[vdso]");
+	usym_maps_free(m, n);
+
+	assert_int_equal(usym_parse_maps("", &m, &n), 0);
+	assert_int_equal(n, 0);
+	usym_maps_free(m, n);
+}
+
+static void test_tokens(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	uint64_t a, b, c, addr;
+	uint32_t tgid;
+
+	(void)state;
+	assert_non_null(u);
+	a = usym_intern(u, (uint32_t)getpid(), 0x1234);
+	b = usym_intern(u, (uint32_t)getpid(), 0x1234);
+	c = usym_intern(u, (uint32_t)getpid() + 1000000, 0x1234);
+	assert_true(a && c);
+	assert_true(a == b);
+	assert_true(a != c); /* same address, another process: never merged */
+	assert_true(usym_is_user(a) && usym_is_user(usym_sep(5)) && usym_is_user(USYM_CUT));
+	assert_true(usym_is_sep(usym_sep(5)) && !usym_is_sep(a));
+	assert_false(usym_is_user(0xffffffff81000000ULL));
+	assert_false(usym_is_user(0x00007fffffffe000ULL));
+	assert_int_equal(usym_lookup(u, c, &tgid, &addr), 0);
+	assert_int_equal(tgid, (uint32_t)getpid() + 1000000);
+	assert_int_equal(addr, 0x1234);
+	assert_int_equal(usym_lookup(u, USYM_TAG_FRAME | 999999, &tgid, &addr), -ENOENT);
+	{
+		uint64_t ips[] = { 0xffffffff81000000ULL, usym_sep(9), a, USYM_CUT };
+
+		assert_int_equal(usym_user_start(ips, 4), 1);
+		assert_int_equal(usym_user_start(ips, 1), 1);
+	}
+	usym_free(u);
+}
+
+static void test_own_symbols(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	uint64_t fn = (uint64_t)(uintptr_t)usym_test_marker;
+	uint64_t t1, t2;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(usym_test_marker(1), 4);
+	t1 = usym_intern(u, (uint32_t)getpid(), fn + 1);
+	t2 = usym_intern(u, (uint32_t)getpid(), fn + 2);
+	usym_format(u, t1, buf, sizeof(buf), true, true);
+#ifdef HAVE_LIBDW
+	assert_string_equal(buf, "usym_test_marker+0x1 (test-usym)");
+	usym_format(u, t1, buf, sizeof(buf), false, false);
+	assert_string_equal(buf, "usym_test_marker");
+	/* the caller tree's key: one per function */
+	assert_true(usym_start(u, t1) == usym_start(u, t2));
+	assert_true(usym_start(u, t1) != t1);
+#else
+	assert_non_null(strstr(buf, "(test-usym+0x"));
+#endif
+	{
+		uint64_t m = (uint64_t)(uintptr_t)usym_test_mangled;
+
+		assert_int_equal(usym_test_mangled(1), 8);
+		usym_format(u, usym_intern(u, (uint32_t)getpid(), m + 1), buf, sizeof(buf), true,
+			    false);
+#if defined(HAVE_LIBDW) && defined(HAVE_DEMANGLE)
+		assert_string_equal(buf, "ns::marker(int)+0x1");
+#elif defined(HAVE_LIBDW)
+		assert_string_equal(buf, "_ZN2ns6markerEi+0x1");
+#endif
+	}
+	/* through the shared frame formatters */
+	{
+		struct ksym *ks = ksym_new("/nonexistent");
+
+		ksym_set_usym(ks, u);
+		fmt_frame(buf, sizeof(buf), ks, usym_sep(1));
+		assert_string_equal(buf, "--");
+		fmt_frame(buf, sizeof(buf), ks, USYM_CUT);
+		assert_string_equal(buf, "[cut: more user frames]");
+		ksym_free(ks);
+	}
+	usym_free(u);
+}
+
+/* a child, seen while it runs and named after it exited and was reaped */
+static void test_after_exit(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	uint64_t fn = (uint64_t)(uintptr_t)usym_test_marker, tok;
+	int pfd[2], st;
+	char buf[512], c;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(pfd[1]);
+		while (read(pfd[0], &c, 1) > 0)
+			;
+		_exit(usym_test_marker(0) == 1 ? 0 : 1);
+	}
+	close(pfd[0]);
+	tok = usym_intern(u, (uint32_t)pid, fn + 4); /* first sight: maps read now */
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	usym_format(u, tok, buf, sizeof(buf), true, true);
+#ifdef HAVE_LIBDW
+	assert_string_equal(buf, "usym_test_marker+0x4 (test-usym)");
+#else
+	assert_non_null(strstr(buf, "(test-usym+0x"));
+#endif
+	/* a process never seen alive has no maps: [unknown], never a guess */
+	tok = usym_intern(u, (uint32_t)pid, fn + 8); /* same tgid: maps kept */
+	usym_format(u, tok, buf, sizeof(buf), true, true);
+#ifdef HAVE_LIBDW
+	assert_string_equal(buf, "usym_test_marker+0x8 (test-usym)");
+#endif
+	usym_free(u);
+}
+
+/* frames from before an exec keep their names; after it, the new image's */
+static void test_exec(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	uint64_t fn = (uint64_t)(uintptr_t)usym_test_marker, before, after, again;
+	char buf[512], link[256], want[256];
+	int pfd[2], st, tries;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char c;
+
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1) /* the first go: exec */
+			_exit(1);
+		dup2(pfd[0], 0);
+		execl("/bin/cat", "cat", (char *)NULL);
+		_exit(1);
+	}
+	close(pfd[0]);
+	before = usym_intern(u, (uint32_t)pid, fn + 1); /* the image of this test */
+	assert_int_equal(write(pfd[1], "x", 1), 1);
+	/* wait (bounded) until the child runs cat */
+	snprintf(want, sizeof(want), "/proc/%d/exe", (int)pid);
+	for (tries = 0; tries < 500; tries++) {
+		ssize_t n = readlink(want, link, sizeof(link) - 1);
+
+		if (n > 0) {
+			link[n] = '\0';
+			if (strstr(link, "cat"))
+				break;
+		}
+		usleep(10000);
+	}
+	assert_true(tries < 500);
+	again = usym_intern(u, (uint32_t)pid, fn + 1);
+	assert_true(again == before); /* same refresh: not checked again */
+	usym_tick(u);
+	after = usym_intern(u, (uint32_t)pid, fn + 1);
+	assert_true(after != before);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	usym_format(u, before, buf, sizeof(buf), true, true);
+#ifdef HAVE_LIBDW
+	assert_string_equal(buf, "usym_test_marker+0x1 (test-usym)");
+#endif
+	usym_format(u, after, buf, sizeof(buf), true, true);
+	assert_null(strstr(buf, "usym_test_marker")); /* cat has no such function */
+	assert_null(strstr(buf, "test-usym"));
+	usym_free(u);
+}
+
+static void test_perf_map(void **state)
+{
+	struct usym *u = usym_new(NULL);
+	char path[64], buf[512];
+	uint64_t tok, bad, miss;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* low addresses nothing maps (below mmap_min_addr) */
+	fprintf(f, "2000 100 JS:*fast_path /app.js:3\n"
+		   "1000 80 Interp\x1b[31mevil\n"
+		   "not a line\n");
+	fclose(f);
+	tok = usym_intern(u, (uint32_t)getpid(), 0x2010);
+	bad = usym_intern(u, (uint32_t)getpid(), 0x1004);
+	miss = usym_intern(u, (uint32_t)getpid(), 0x2100); /* just past the region */
+	usym_format(u, tok, buf, sizeof(buf), true, true);
+	snprintf(path, sizeof(path), "JS:*fast_path /app.js:3+0x10 (perf-%d.map)", (int)getpid());
+	assert_string_equal(buf, path);
+	usym_format(u, bad, buf, sizeof(buf), false, false);
+	assert_null(strchr(buf, '\x1b')); /* sanitized */
+	assert_non_null(strstr(buf, "Interp"));
+	usym_format(u, miss, buf, sizeof(buf), true, true);
+	assert_string_equal(buf, "[unknown] 0x2100");
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	usym_free(u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_maps),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_own_symbols),
+		cmocka_unit_test(test_after_exit),
+		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_perf_map),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# tui-ustack: -u on the screen, as a user sees it: user frames after a "--"
+# row in an expanded stack, the frame filter matching a user function, the
+# caller tree rooted at the user frames, and `u` turning them off and on.
+. "$(dirname "$0")/lib.sh"
+
+T=/sys/kernel/tracing
+[ -d "$T/instances" ] || skip "no tracefs instances"
+[ -e "$T/events/ftrace/user_stack" ] || skip "no ftrace user_stack event"
+probe="$T/instances/stacktop-tui-ustack.$$"
+mkdir "$probe" 2> /dev/null || skip "cannot create an instance"
+have=no
+[ -e "$probe/options/userstacktrace" ] && have=yes
+rmdir "$probe"
+[ $have = yes ] || skip "no options/userstacktrace in instances"
+[ "$(uname -m)" = x86_64 ] || skip "the chain program makes its syscall in x86-64 assembly"
+[ -n "${CHAIN_FP:-}" ] && [ -x "$CHAIN_FP" ] || fail "no CHAIN_FP test program"
+
+# the chain writes every 10 ms until its stdin closes (at exit: the fifo's
+# writer, fd 9, goes away with this shell; tui_cleanup also kills it)
+mkfifo "$TUI_WORK/fifo"
+"$CHAIN_FP" < "$TUI_WORK/fifo" > "$TUI_WORK/chain.out" &
+CHAIN=$!
+TUI_PIDS="$TUI_PIDS $CHAIN"
+exec 9> "$TUI_WORK/fifo"
+n=100
+until grep -q ready "$TUI_WORK/chain.out" 2> /dev/null; do
+	n=$((n - 1))
+	[ $n -gt 0 ] || fail "the chain program did not start"
+	sleep 0.1
+done
+
+tui_start 140 40
+tui_run -u -d 0.5 -e syscalls:sys_enter_write -p "$CHAIN"
+
+say "user frames below the kernel ones"
+tui_wait 'mode stacks' 10
+tui_wait '^[-+ ] +1 ' 15
+tui_keys Home Enter
+tui_wait '#[0-9]+ +--$' 5
+tui_wait '#[0-9]+ +ustack_b\+0x[0-9a-f]+ \(ustack-chain-fp\)' 5
+tui_wait '#[0-9]+ +entry_SYSCALL_64' 2
+kline=$(tui_capture | grep -n -E '#[0-9]+ +entry_SYSCALL_64' | head -1 | cut -d: -f1)
+uline=$(tui_capture | grep -n -E '#[0-9]+ +ustack_c\+' | head -1 | cut -d: -f1)
+[ "$kline" -lt "$uline" ] || fail "user frames are not below the kernel ones"
+
+say "the frame filter matches user functions"
+tui_keys '\'
+tui_wait 'Filter frames/comm' 3
+tui_type 'zz_no_such_function_zz'
+tui_keys Enter
+tui_wait 'No stack matches the filters' 5
+tui_keys x
+tui_wait 'filters and the search cleared' 3
+tui_keys '\'
+tui_wait 'Filter frames/comm' 3
+tui_type 'ustack_b'
+tui_keys Enter
+tui_wait 'filter ustack_b' 3
+tui_wait '^[-+ ] +1 ' 10
+tui_keys x
+tui_wait 'filters and the search cleared' 3
+
+say "caller tree: rooted at the user frames, merged per function"
+tui_keys t
+tui_wait 'ustack_a \(ustack-chain-fp\)' 5
+tui_keys E
+tui_wait 'ustack_b \(ustack-chain-fp\)' 5
+tui_wait 'entry_SYSCALL_64' 5
+# t cycles list -> caller tree -> callee tree -> list
+tui_keys t
+tui_wait 'CALLEE TREE' 5
+tui_keys t
+tui_wait 'FUNCTION (\[module\] )?< CALLERS' 5
+
+say "u turns user stacks off and on"
+tui_keys u
+tui_wait 'user stacks off' 3
+tui_keys u
+tui_wait 'user stacks on' 3
+
+tui_keys q
+tui_wait '__RC=0__' 10
+echo "ok: tui-ustack"
