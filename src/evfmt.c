@@ -257,15 +257,15 @@ static void comm_fields(struct tep_event *ev, int *ret_comm, int *ret_pid)
 	*ret_pid = pid->offset;
 }
 
-static int add_index(struct evfmt *f, int type, const char *name, struct tep_event *ev)
+/*
+ * One more index: every per-index array grows together, the new slot names
+ * no task (comm offsets -1) until its caller says otherwise.
+ */
+static int grow_index(struct evfmt *f)
 {
 	char **names;
 	int *types, *offs;
 
-	if (type < 0 || type > 0xffff)
-		return -EINVAL;
-	if (f->index[type] != EVFMT_NONE)
-		return f->index[type];
 	if (f->nnames >= EVFMT_NONE - 1)
 		return -ENOSPC;
 	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
@@ -284,6 +284,22 @@ static int add_index(struct evfmt *f, int type, const char *name, struct tep_eve
 	if (!offs)
 		return -ENOMEM;
 	f->comm_pid_offs = offs;
+	f->comm_offs[f->nnames] = -1;
+	f->comm_pid_offs[f->nnames] = -1;
+	return 0;
+}
+
+static int add_index(struct evfmt *f, int type, const char *name, struct tep_event *ev)
+{
+	int r;
+
+	if (type < 0 || type > 0xffff)
+		return -EINVAL;
+	if (f->index[type] != EVFMT_NONE)
+		return f->index[type];
+	r = grow_index(f);
+	if (r < 0)
+		return r;
 	comm_fields(ev, &f->comm_offs[f->nnames], &f->comm_pid_offs[f->nnames]);
 	/* names end up on the screen: tracefs (or a FUSE stand-in) could say anything */
 	f->names[f->nnames] = malloc(strlen(name) + 1);
@@ -397,24 +413,17 @@ int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
 
 int evfmt_add_named(struct evfmt *f, const char *name)
 {
-	char **names, clean[256];
-	int *types;
+	char clean[256];
 	unsigned int i;
+	int r;
 
 	fmt_sanitize(clean, sizeof(clean), name, strlen(name));
 	for (i = 0; i < f->nnames; i++)
 		if (f->types[i] < 0 && !strcmp(f->names[i], clean))
 			return (int)i;
-	if (f->nnames >= EVFMT_NONE - 1)
-		return -ENOSPC;
-	names = realloc(f->names, (f->nnames + 1) * sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	f->names = names;
-	types = realloc(f->types, (f->nnames + 1) * sizeof(*types));
-	if (!types)
-		return -ENOMEM;
-	f->types = types;
+	r = grow_index(f);
+	if (r < 0)
+		return r;
 	f->names[f->nnames] = strdup(clean);
 	if (!f->names[f->nnames])
 		return -ENOMEM;
