@@ -29,6 +29,7 @@
 #define INGEST_ID_MAX	  (1u << 31) /* the kernel returns ids as an int */
 
 #define INGEST_OFFCPU_MAX 65536 /* tasks followed off the CPU at once */
+#define INGEST_OFFCPU_MARKS 1024 /* switches and wakeups held per task between settles */
 #define INGEST_PREEMPTED  0x100 /* sched_switch prev_state: TASK_REPORT_MAX, "R+" */
 
 #include <stdbool.h>
@@ -65,7 +66,13 @@ struct ingest;
  *                 (filled by ingest_stats(), from the counters above)
  * @sized_bytes: the ring-buffer bytes of those records, as read (filled by
  *               ingest_stats())
- * @offcpu_dropped: switches not followed: more than INGEST_OFFCPU_MAX tasks
+ * @offcpu_dropped: switches not followed: more than INGEST_OFFCPU_MAX tasks,
+ *                  or INGEST_OFFCPU_MARKS records of one task between settles
+ * @offcpu_woken: off-CPU times that end at the task's wakeup: its switch-in
+ *                was never recorded (see ingest_set_offcpu())
+ * @offcpu_unpaired: blocked switch-outs followed by another switch-out of the
+ *                   same task with neither a switch-in nor a wakeup between:
+ *                   not counted
  * @alt_bytes: what the same records would have taken in the other
  *             representation: a counted stack_id as a kernel_stack record of
  *             the resolved depth; in stacks mode a kernel_stack record of at
@@ -102,6 +109,8 @@ struct ingest_stats {
 	uint64_t sized_bytes;
 	uint64_t alt_bytes;
 	uint64_t offcpu_dropped;
+	uint64_t offcpu_woken;
+	uint64_t offcpu_unpaired;
 	uint64_t damaged;
 };
 
@@ -153,17 +162,32 @@ void ingest_set_id_limit(struct ingest *ing, uint64_t limit);
 int ingest_set_weight(struct ingest *ing, unsigned int event, const struct evfmt_field *fl);
 
 /**
- * struct ingest_offcpu - off-CPU time from sched_switch
+ * struct ingest_offcpu - off-CPU time from sched_switch (and sched_waking)
  * @event: index of sched:sched_switch
  * @prev_state: its prev_state field
  * @next_pid: its next_pid field
  * @all: count every switch-out (preemptions too), not only blocking ones
+ * @wake: @wake_event is set: wakeups split the time and stand in for a
+ *        switch-in the kernel did not record
+ * @wake_event: index of sched:sched_waking (or sched_wakeup)
+ * @wake_pid: its pid field (the task woken)
+ * @split: count the blocked time (switch-out to wakeup) under
+ *         @blocked_event and the run-queue time (wakeup to switch-in) under
+ *         @runq_event instead of the whole under @event
+ * @blocked_event: index of a named event (evfmt_add_named())
+ * @runq_event: index of a named event
  */
 struct ingest_offcpu {
 	unsigned int event;
 	struct evfmt_field prev_state;
 	struct evfmt_field next_pid;
 	bool all;
+	bool wake;
+	unsigned int wake_event;
+	struct evfmt_field wake_pid;
+	bool split;
+	unsigned int blocked_event;
+	unsigned int runq_event;
 };
 
 /**
@@ -171,14 +195,31 @@ struct ingest_offcpu {
  * @ing: consumer (its table must be weighted)
  * @o: the sched_switch fields (copied); NULL turns it off
  *
- * A switch-out record's stack is held per pid until the same pid is
- * switched in (next_pid of a later sched_switch, on any CPU); then it is
- * counted once, weighing the nanoseconds in between (the records' time
- * stamps). Blocked switches only (prev_state has a state bit and no
+ * Per pid, the switch-outs (prev_pid), switch-ins (next_pid) and wakeups
+ * (@o->wake_pid) read are held in time-stamp order until
+ * ingest_offcpu_settle(): CPUs are read one after the other, so a task's
+ * records come out of order across CPUs. A switch-out is paired with the
+ * next switch-in of the same pid (on any CPU) and its stack counted once,
+ * weighing the nanoseconds in between (the records' time stamps). When
+ * another switch-out comes first, the switch-in was not recorded (some
+ * kernels record nothing an idle task does in task context, see
+ * doc/design.md): the time up to the wakeup between them counts
+ * (&ingest_stats.offcpu_woken), or nothing (&ingest_stats.offcpu_unpaired).
+ * Blocked switches only (prev_state has a state bit and no
  * INGEST_PREEMPTED) unless @o->all. At most INGEST_OFFCPU_MAX tasks are
  * followed; beyond, &ingest_stats.offcpu_dropped counts the switches lost.
  */
 void ingest_set_offcpu(struct ingest *ing, const struct ingest_offcpu *o);
+
+/**
+ * ingest_offcpu_settle() - pair what the last reads brought
+ * @ing: consumer
+ *
+ * Called after each drain of all CPUs: the switch-outs whose switch-in (or
+ * next switch-out) has been read are counted; the rest waits. A switch-out
+ * whose stack has not come yet (a stack id not resolved yet) waits for it.
+ */
+void ingest_offcpu_settle(struct ingest *ing);
 
 /**
  * ingest_forget_offcpu() - drop the tasks waiting to be switched in (their

@@ -102,9 +102,11 @@ enum session_user {
  * @user: take the user stack of every counted event too (stacks mode)
  * @weight: "system:event:field": weigh that event's hits by the field (the
  *          event must be among @events; live modes)
- * @offcpu: 0, SESSION_OFFCPU_BLOCKED or SESSION_OFFCPU_ALL: weigh
- *          sched:sched_switch stacks by the time the task stayed off the CPU
- *          (@events must be sched:sched_switch alone)
+ * @offcpu: 0, SESSION_OFFCPU_BLOCKED, SESSION_OFFCPU_ALL or
+ *          SESSION_OFFCPU_WAIT: weigh sched:sched_switch stacks by the time
+ *          the task stayed off the CPU (@events must be sched:sched_switch
+ *          and sched:sched_waking); WAIT splits it at the wakeup
+ *          (offcpu:blocked, offcpu:runqueue)
  * @group_depth: group stacks by their first N frames (leaf side), 0: no
  * @group_func: group frames by function (symbol start), not by address
  * @files: the -r files: trace.dat recordings (told by their magic) or JSON
@@ -152,6 +154,7 @@ struct session_opts {
 
 #define SESSION_OFFCPU_BLOCKED 1
 #define SESSION_OFFCPU_ALL     2
+#define SESSION_OFFCPU_WAIT    3
 
 /* what a weight counts, from the field's name */
 enum session_unit {

@@ -165,10 +165,12 @@ static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
 	struct stack_table *t = session_table(s);
 	const struct stack_attr *a;
 	int pids[8], n = 0, i;
-	uint64_t ns[8];
+	uint64_t ns[8], rq[8];
+	bool split = false;
 
 	for (a = sk->attrs; a; a = a->next) {
 		uint64_t d, w = export_attr_total(t, &o->rank, a, &d);
+		bool runq = !strcmp(session_event(s, a->event), "offcpu:runqueue");
 
 		if (o->delta)
 			w = d;
@@ -180,21 +182,31 @@ static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
 			if (n == 8)
 				continue;
 			pids[n] = a->pid;
+			rq[n] = 0;
 			ns[n++] = 0;
 		}
 		ns[i] += w;
+		if (runq) {
+			rq[i] += w; /* --offcpu=wait: the part spent runnable */
+			split = true;
+		}
 	}
 	for (i = 0; i < n; i++) {
-		char tm[16], pct[16], comm[24];
+		char tm[16], pct[16], comm[24], bl[16], q[16], parts[64] = "";
 
 		fmt_weight(tm, sizeof(tm), ns[i], UNIT_NS);
 		fmt_fit(comm, sizeof(comm), session_comm(s, pids[i]), 15);
+		if (split) {
+			fmt_weight(bl, sizeof(bl), ns[i] - rq[i], UNIT_NS);
+			fmt_weight(q, sizeof(q), rq[i], UNIT_NS);
+			snprintf(parts, sizeof(parts), " (blocked %s, run queue %s)", bl, q);
+		}
 		if (o->delta) {
 			fmt_percent(pct, sizeof(pct), ns[i], (uint64_t)(dt * 1e9));
-			fprintf(f, "      off-CPU %s/%d: %s, %s%% of the interval\n", comm, pids[i], tm,
-				pct);
+			fprintf(f, "      off-CPU %s/%d: %s%s, %s%% of the interval\n", comm, pids[i],
+				tm, parts, pct);
 		} else {
-			fprintf(f, "      off-CPU %s/%d: %s\n", comm, pids[i], tm);
+			fprintf(f, "      off-CPU %s/%d: %s%s\n", comm, pids[i], tm, parts);
 		}
 	}
 }

@@ -30,14 +30,27 @@ struct waiting {
 	int32_t pid;
 };
 
-/* a task off the CPU: where it left (once its stack is known), when it came back */
-struct opend {
-	struct stack *st;
-	uint64_t ts_out;
-	uint64_t ts_in; /* a switch-in read before the switch-out's stack, 0 if none */
-	int32_t pid;    /* 0: free slot */
+/* what happened to a task, held in time order until ingest_offcpu_settle() */
+enum omark_kind {
+	M_OUT,  /* switched out, blocked (or any with --offcpu=all): counted */
+	M_SKIP, /* switched out, not counted (a preemption): ends the one before */
+	M_IN,   /* switched in */
+	M_WAKE, /* woken */
+};
+
+struct omark {
+	uint64_t ts;
+	struct stack *st; /* M_OUT: where it left, NULL until its stack is read */
 	uint16_t event;
 	uint16_t cpu;
+	uint8_t kind;
+};
+
+/* a task followed off the CPU */
+struct opend {
+	struct omark *m; /* by time stamp */
+	uint32_t n, cap;
+	int32_t pid; /* 0: free slot */
 };
 
 struct wfield {
@@ -133,6 +146,7 @@ struct ingest {
 	struct opend *op; /* open addressing by pid */
 	uint32_t nop;
 	uint32_t opcap; /* power of two, 0 until the first switch */
+	uint64_t off_last_ts; /* the latest time stamp of a mark */
 
 	struct ingest_stats st;
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
@@ -205,6 +219,7 @@ void ingest_free(struct ingest *ing)
 	free(ing->pid_seen);
 	free(ing->by_id);
 	free(ing->wf);
+	ingest_forget_offcpu(ing);
 	free(ing->op);
 	free(ing->funcs);
 	free(ing->tids);
@@ -297,8 +312,8 @@ static int op_grow(struct ingest *ing)
 	return 0;
 }
 
-/* the pending entry of @pid, created if needed; NULL when the table is full */
-static struct opend *op_get(struct ingest *ing, int32_t pid)
+/* the entry of @pid; created if @create (NULL when the table is full) */
+static struct opend *op_get(struct ingest *ing, int32_t pid, bool create)
 {
 	uint32_t j;
 
@@ -310,6 +325,8 @@ static struct opend *op_get(struct ingest *ing, int32_t pid)
 			if (ing->op[j].pid == pid)
 				return &ing->op[j];
 	}
+	if (!create)
+		return NULL;
 	if ((ing->nop + 1) * 2 > ing->opcap && op_grow(ing) < 0) {
 		ing->st.offcpu_dropped++;
 		return NULL;
@@ -330,44 +347,197 @@ static inline void offcpu_hit(struct ingest *ing, struct stack *st, unsigned int
 	ing->st.events++;
 }
 
-/* the stack a task left the CPU with is known */
+/*
+ * A switch-out @o ended by @in (NULL: its switch-in was not recorded) with
+ * the wakeup @wk between them (NULL: none read)
+ */
+static void offcpu_count(struct ingest *ing, int pid, const struct omark *o,
+			 const struct omark *wk, const struct omark *in)
+{
+	const struct ingest_offcpu *c = &ing->off;
+	uint64_t end = in ? in->ts : wk->ts;
+	uint64_t woke = wk ? wk->ts : end;
+
+	if (!in)
+		ing->st.offcpu_woken++;
+	if (!c->split) {
+		offcpu_hit(ing, o->st, o->event, o->cpu, pid, end - o->ts);
+		return;
+	}
+	offcpu_hit(ing, o->st, c->blocked_event, o->cpu, pid, woke - o->ts);
+	if (in && wk)
+		offcpu_hit(ing, o->st, c->runq_event, o->cpu, pid, end - woke);
+}
+
+/* a stack still to come is waited for this long (trace time), then dropped */
+#define OFFCPU_STACK_WAIT_NS (60ULL * 1000000000ULL)
+
+/*
+ * The stack of the switch-out @e->m[@i] will not come: stacks come in the
+ * order of their events (the next record on the CPU; the stack-id queue is
+ * resolved in order), so a later switch-out with its stack says so; a
+ * record without one (tracing started before options/stacktrace, a
+ * damaged stack) also ends waiting after OFFCPU_STACK_WAIT_NS.
+ */
+static bool stack_lost(const struct ingest *ing, const struct opend *e, uint32_t i)
+{
+	uint32_t k;
+
+	if (e->m[i].ts + OFFCPU_STACK_WAIT_NS <= ing->off_last_ts)
+		return true;
+	for (k = i + 1; k < e->n; k++)
+		if (e->m[k].kind == M_OUT && e->m[k].st)
+			return true;
+	return false;
+}
+
+/*
+ * Pair the marks of @e in time order, from the oldest; @force: room is
+ * needed, the oldest switch-out is settled whatever is missing. Returns
+ * how many marks are gone.
+ */
+static uint32_t offcpu_settle_one(struct ingest *ing, struct opend *e, bool force)
+{
+	uint32_t i = 0, j;
+
+	while (i < e->n) {
+		const struct omark *o = &e->m[i], *wk = NULL;
+
+		if (o->kind != M_OUT && o->kind != M_SKIP) {
+			i++; /* a switch-in or wakeup with no switch-out read before it */
+			continue;
+		}
+		for (j = i + 1; j < e->n && e->m[j].kind == M_WAKE; j++)
+			if (!wk)
+				wk = &e->m[j];
+		if (j == e->n && !force)
+			break; /* still off the CPU, or its switch-in is not read yet */
+		if (o->kind == M_OUT && !o->st && !force && !stack_lost(ing, e, i))
+			break; /* its stack has not come yet */
+		if (o->kind == M_OUT && o->st) {
+			if (j < e->n && e->m[j].kind == M_IN)
+				offcpu_count(ing, e->pid, o, wk, &e->m[j]);
+			else if (wk)
+				offcpu_count(ing, e->pid, o, wk, NULL);
+			else
+				ing->st.offcpu_unpaired++;
+		} else if (o->kind == M_OUT) {
+			ing->st.offcpu_dropped++; /* no stack came */
+		}
+		i = j < e->n && e->m[j].kind == M_IN ? j + 1 : j;
+		if (force)
+			break;
+	}
+	if (i) {
+		memmove(e->m, e->m + i, (e->n - i) * sizeof(*e->m));
+		e->n -= i;
+	}
+	return i;
+}
+
+/* @pid's record of @kind at @ts; @create: a task not followed yet is */
+static struct omark *offcpu_mark(struct ingest *ing, int32_t pid, uint64_t ts, uint8_t kind,
+				 bool create)
+{
+	struct opend *e = op_get(ing, pid, create);
+	uint32_t k;
+
+	if (!e)
+		return NULL;
+	if (ts > ing->off_last_ts)
+		ing->off_last_ts = ts;
+	if (e->n == e->cap) {
+		if (e->cap < INGEST_OFFCPU_MARKS) {
+			uint32_t cap = e->cap ? e->cap * 2 : 4;
+			struct omark *m = realloc(e->m, cap * sizeof(*m));
+
+			if (!m) {
+				ing->st.offcpu_dropped++;
+				return NULL;
+			}
+			e->m = m;
+			e->cap = cap;
+		} else if (!offcpu_settle_one(ing, e, true)) {
+			ing->st.offcpu_dropped++;
+			return NULL;
+		}
+	}
+	/* records come in time order per CPU: the place is almost always the end */
+	for (k = e->n; k > 0 && e->m[k - 1].ts > ts; k--)
+		;
+	memmove(e->m + k + 1, e->m + k, (e->n - k) * sizeof(*e->m));
+	e->n++;
+	memset(&e->m[k], 0, sizeof(e->m[k]));
+	e->m[k].ts = ts;
+	e->m[k].kind = kind;
+	return &e->m[k];
+}
+
+/* the stack a task left the CPU with (at @w->value) is known */
 static void offcpu_out(struct ingest *ing, struct stack *st, const struct waiting *w,
 		       unsigned int cpu)
 {
-	struct opend *e = op_get(ing, w->pid);
+	struct opend *e = op_get(ing, w->pid, false);
+	uint32_t k;
 
 	if (!e)
 		return;
-	if (e->ts_in && e->ts_in >= w->value) {
-		/* it came back on a CPU whose records were read first */
-		offcpu_hit(ing, st, w->event, cpu, w->pid, e->ts_in - w->value);
-		e->st = NULL;
-		e->ts_in = 0;
-		return;
+	for (k = e->n; k > 0; k--) {
+		struct omark *m = &e->m[k - 1];
+
+		if (m->ts == w->value && m->kind == M_OUT) {
+			m->st = st;
+			m->event = w->event;
+			m->cpu = (uint16_t)cpu;
+			return;
+		}
 	}
-	e->st = st;
-	e->ts_out = w->value;
-	e->event = w->event;
-	e->cpu = (uint16_t)cpu;
-	e->ts_in = 0;
 }
 
-/* @pid runs again at @ts */
-static void offcpu_in(struct ingest *ing, int32_t pid, uint64_t ts)
+void ingest_offcpu_settle(struct ingest *ing)
 {
-	struct opend *e = op_get(ing, pid);
+	uint32_t i, live = 0, empty = 0;
 
-	if (!e)
+	if (!ing->offcpu || !ing->nop)
 		return;
-	if (e->st) {
-		if (e->ts_out > ts)
-			return; /* an older switch-in: its switch-out was not seen */
-		offcpu_hit(ing, e->st, e->event, e->cpu, pid, ts - e->ts_out);
-		e->st = NULL;
-		e->ts_in = 0;
-		return;
+	for (i = 0; i < ing->opcap; i++) {
+		struct opend *e = &ing->op[i];
+
+		if (!e->pid)
+			continue;
+		if (e->n)
+			offcpu_settle_one(ing, e, false);
+		if (e->n)
+			live++;
+		else
+			empty++;
 	}
-	e->ts_in = ts;
+	/* tasks with nothing held: their slots go once they outnumber the rest */
+	if (empty > 256 && empty > live) {
+		uint32_t cap = ing->opcap;
+		struct opend *old = ing->op;
+
+		ing->op = NULL;
+		ing->opcap = 0;
+		ing->nop = 0;
+		for (i = 0; i < cap; i++) {
+			struct opend *e;
+
+			if (!old[i].pid)
+				continue;
+			if (!old[i].n) {
+				free(old[i].m);
+				continue;
+			}
+			e = op_get(ing, old[i].pid, true);
+			if (!e) {
+				free(old[i].m);
+				continue;
+			}
+			*e = old[i];
+		}
+		free(old);
+	}
 }
 
 void ingest_set_stackmap(struct ingest *ing, bool on)
@@ -723,7 +893,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
-	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
 	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
 		return; /* counted with its user_stack */
@@ -780,7 +950,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
 		return;
 	}
-	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
 		return;
 	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
 		count(ing, ing->by_id[id], &w, cpu);
@@ -868,6 +1038,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	if (ing->offcpu && (unsigned int)idx == ing->off.event) {
 		const struct ingest_offcpu *o = &ing->off;
 		uint64_t state;
+		int next;
 
 		if (o->next_pid.offset + 4 > ev->size || o->prev_state.offset + o->prev_state.size >
 								 ev->size) {
@@ -876,7 +1047,9 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 			push_waiting(c, (uint16_t)idx, pid, W_SKIP);
 			return;
 		}
-		offcpu_in(ing, (int32_t)ringbuf_read_u32(l, ev->data + o->next_pid.offset), ev->ts);
+		next = (int)ringbuf_read_u32(l, ev->data + o->next_pid.offset);
+		if (next > 0 && pid_wanted(ing, next))
+			offcpu_mark(ing, next, ev->ts, M_IN, true);
 		state = read_field(l, ev->data + o->prev_state.offset, o->prev_state.size, false);
 		/*
 		 * prev_state: TASK_REPORT_MAX (0x100, the format's "+") marks a
@@ -884,8 +1057,25 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		 * a yield)
 		 */
 		kind = o->all || ((state & 0xff) && !(state & INGEST_PREEMPTED)) ? W_OFFCPU : W_SKIP;
+		if (kind == W_OFFCPU && pid > 0 && pid_wanted(ing, pid))
+			offcpu_mark(ing, pid, ev->ts, M_OUT, true);
+		else if (pid > 0)
+			offcpu_mark(ing, pid, ev->ts, M_SKIP, false); /* ends a switch-out */
 		push_waiting(c, (uint16_t)idx, pid, kind);
 		c->v[c->n - 1] = ev->ts;
+	} else if (ing->offcpu && ing->off.wake && (unsigned int)idx == ing->off.wake_event) {
+		const struct ingest_offcpu *o = &ing->off;
+		int woken;
+
+		/* its stack (the waker's) is not counted */
+		push_waiting(c, (uint16_t)idx, pid, W_SKIP);
+		if (o->wake_pid.offset + 4 > ev->size) {
+			ing->st.damaged++;
+			return;
+		}
+		woken = (int)ringbuf_read_u32(l, ev->data + o->wake_pid.offset);
+		if (woken > 0 && pid_wanted(ing, woken))
+			offcpu_mark(ing, woken, ev->ts, M_WAKE, true);
 	} else {
 		push_waiting(c, (uint16_t)idx, pid, W_HIT);
 		c->v[c->n - 1] = record_weight(ing, ev, (unsigned int)idx);
@@ -1069,6 +1259,10 @@ void ingest_new_generation(struct ingest *ing)
 
 void ingest_forget_offcpu(struct ingest *ing)
 {
+	uint32_t i;
+
+	for (i = 0; i < ing->opcap; i++)
+		free(ing->op[i].m);
 	if (ing->op)
 		memset(ing->op, 0, ing->opcap * sizeof(*ing->op));
 	ing->nop = 0;

@@ -202,10 +202,11 @@ static void usage(FILE *f)
 		"                          rank by the sum of an event's field instead of hits\n"
 		"                          (kmem:kmalloc:bytes_alloc); traces that event too;\n"
 		"                          bytes/size/len fields in KiB/MiB, *time*/_ns in ms\n"
-		"      --offcpu[=all]      rank by the time tasks spend switched out, at the\n"
+		"      --offcpu[=all|wait] rank by the time tasks spend switched out, at the\n"
 		"                          stack where they left the CPU (sched_switch until the\n"
 		"                          same pid is switched in); blocked tasks only, =all:\n"
-		"                          preemptions too\n"
+		"                          preemptions too; =wait: split in offcpu:blocked\n"
+		"                          (until woken) and offcpu:runqueue (woken, no CPU yet)\n"
 		"      --count             with --weight/--offcpu: start ranking by hits\n"
 		"      --depth N           group stacks by their first N frames (leaf side):\n"
 		"                          --depth 1 ranks the functions the events happen in\n"
@@ -414,6 +415,8 @@ static int check_weight(struct args *a)
 			return 2;
 		}
 		a->events[a->so.nevents++] = "sched:sched_switch";
+		/* the wakeups split the time and stand in for a lost switch-in */
+		a->events[a->so.nevents++] = "sched:sched_waking";
 	}
 	if (a->so.weight) {
 		for (i = 0; i < a->so.nevents; i++)
@@ -710,8 +713,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 				a->so.offcpu = SESSION_OFFCPU_BLOCKED;
 			else if (!strcmp(optarg, "all"))
 				a->so.offcpu = SESSION_OFFCPU_ALL;
+			else if (!strcmp(optarg, "wait"))
+				a->so.offcpu = SESSION_OFFCPU_WAIT;
 			else {
-				fprintf(stderr, "stacktop: bad --offcpu '%s' (blocked, all)\n", optarg);
+				fprintf(stderr, "stacktop: bad --offcpu '%s' (blocked, all, wait)\n",
+					optarg);
 				return 2;
 			}
 			break;

@@ -453,6 +453,7 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 		if (r > 0)
 			pages += r;
 	}
+	ingest_offcpu_settle(s->ing); /* every CPU read: pair the switches across them */
 	comm_learn_new(s);
 	memory_check(s);
 	session_sync_stats(s);
@@ -723,6 +724,30 @@ static int setup_weight(struct session *s, char *err, size_t errsz)
 		    oc.next_pid.size != 4)
 			return session_errf(err, errsz, -EBADMSG,
 					    "--offcpu: sched_switch has no prev_state/next_pid fields");
+		/*
+		 * sched_waking (the wakeup's start, in the waker's context): splits
+		 * the time for --offcpu=wait, and ends it where the kernel did
+		 * not record the switch-in (doc/design.md)
+		 */
+		idx = evfmt_add(s->fmt, s->tfs, "sched", "sched_waking");
+		if (idx >= 0 && evfmt_field(s->fmt, (unsigned int)idx, "pid", &oc.wake_pid) == 0 &&
+		    oc.wake_pid.size == 4) {
+			oc.wake = true;
+			oc.wake_event = (unsigned int)idx;
+		} else if (o->offcpu == SESSION_OFFCPU_WAIT) {
+			return session_errf(err, errsz, -ENOENT,
+					    "--offcpu=wait: no sched:sched_waking event with a pid field");
+		}
+		if (o->offcpu == SESSION_OFFCPU_WAIT) {
+			idx = evfmt_add_named(s->fmt, "offcpu:blocked");
+			r = evfmt_add_named(s->fmt, "offcpu:runqueue");
+			if (idx < 0 || r < 0)
+				return session_errf(err, errsz, idx < 0 ? idx : r,
+						    "--offcpu=wait: cannot name its events");
+			oc.split = true;
+			oc.blocked_event = (unsigned int)idx;
+			oc.runq_event = (unsigned int)r;
+		}
 		ingest_set_offcpu(s->ing, &oc);
 		{
 			/* the times are differences of record time stamps: nanoseconds */

@@ -359,11 +359,13 @@ static void test_views_ingest_offcpu(void **state)
 	/* pid 10 blocks (S) at 1000 with S1, runs again at 201000 on CPU 1 */
 	rec_switch(ing, 0, 10, 1, 0, 1000);
 	rec_stack(ing, 0, 10, S1, 4, 1000);
+	ingest_offcpu_settle(ing);
 	s = stack_table_intern(t, S1, 4);
 	assert_int_equal(s->total, 0); /* not back yet */
 	/* the switch-in: pid 99 is preempted (R+), its stack is not counted */
 	rec_switch(ing, 1, 99, INGEST_PREEMPTED, 10, 201000);
 	rec_stack(ing, 1, 99, S3, 4, 201000);
+	ingest_offcpu_settle(ing);
 	assert_int_equal(s->total, 1);
 	assert_int_equal(stack_weight(t, s, NULL), 200000);
 	assert_int_equal(stack_table_intern(t, S3, 4)->total, 0);
@@ -373,6 +375,7 @@ static void test_views_ingest_offcpu(void **state)
 	rec_stack(ing, 1, 98, S3, 4, 5000);
 	rec_switch(ing, 0, 11, 2, 0, 2000);
 	rec_stack(ing, 0, 11, S2, 4, 2000);
+	ingest_offcpu_settle(ing);
 	s = stack_table_intern(t, S2, 4);
 	assert_int_equal(s->total, 1);
 	assert_int_equal(stack_weight(t, s, NULL), 3000);
@@ -381,6 +384,7 @@ static void test_views_ingest_offcpu(void **state)
 	rec_switch(ing, 0, 12, INGEST_PREEMPTED, 0, 100);
 	rec_stack(ing, 0, 12, S3, 4, 100);
 	rec_switch(ing, 1, 0, 0, 12, 400);
+	ingest_offcpu_settle(ing);
 	assert_int_equal(stack_table_intern(t, S3, 4)->total, 0);
 	/* ...but with --offcpu=all */
 	oc.all = true;
@@ -388,9 +392,158 @@ static void test_views_ingest_offcpu(void **state)
 	rec_switch(ing, 0, 12, INGEST_PREEMPTED, 0, 1000);
 	rec_stack(ing, 0, 12, S3, 4, 1000);
 	rec_switch(ing, 1, 0, 0, 12, 1700);
+	ingest_offcpu_settle(ing);
 	s = stack_table_intern(t, S3, 4);
 	assert_int_equal(s->total, 1);
 	assert_int_equal(stack_weight(t, s, NULL), 700);
+	ingest_free(ing);
+	stack_table_free(t);
+}
+
+/* sched_waking on the test kernel: event 1, the woken pid at 24 */
+static void rec_wake(struct ingest *ing, unsigned int cpu, int32_t waker, int32_t woken,
+		     uint64_t ts)
+{
+	uint8_t d[64] = { 0 };
+	uint16_t type = PG_EVENT2_TYPE;
+
+	memcpy(d, &type, 2);
+	memcpy(d + 4, &waker, 4);
+	memcpy(d + 24, &woken, 4);
+	ingest_record_at(ing, cpu, cpu, d, sizeof(d), 0, ts);
+	rec_stack(ing, cpu, waker, S3, 4, ts);
+}
+
+static struct ingest *offcpu_ingest(struct evfmt *fmt, struct stack_table *t, bool split)
+{
+	struct ingest_offcpu oc = {
+		.event = 0,
+		.prev_state = { .offset = 32, .size = 8 },
+		.next_pid = { .offset = 56, .size = 4 },
+		.wake = true,
+		.wake_event = 1,
+		.wake_pid = { .offset = 24, .size = 4 },
+		.split = split,
+		.blocked_event = 2,
+		.runq_event = 3,
+	};
+	struct ingest *ing;
+
+	pagegen_init_fmt(fmt);
+	stack_table_set_weighted(t, true);
+	ing = ingest_new(fmt, t, 2);
+	assert_non_null(ing);
+	ingest_set_offcpu(ing, &oc);
+	return ing;
+}
+
+/* the weight of @st's record for @event (any cpu, pid) */
+static uint64_t event_weight(const struct stack_table *t, const struct stack *st,
+			     unsigned int event)
+{
+	const struct stack_attr *a;
+	uint64_t w = 0;
+
+	for (a = st->attrs; a; a = a->next)
+		if (a->event == event)
+			w += stack_attr_weight(t, a, NULL);
+	return w;
+}
+
+/*
+ * One drain reads CPU 0 whole, then CPU 1: a task's records come out of
+ * time order. Pid 10 blocks on CPU 0 at 1000 (S1), runs on CPU 1 at 5000,
+ * blocks there at 6000 (S2) and runs on CPU 0 again at 9000.
+ */
+static void test_views_offcpu_out_of_order(void **state)
+{
+	struct evfmt fmt;
+	struct stack_table *t = stack_table_new();
+	struct ingest *ing = offcpu_ingest(&fmt, t, false);
+	struct stack *s1, *s2;
+
+	(void)state;
+	rec_switch(ing, 0, 10, 1, 0, 1000);
+	rec_stack(ing, 0, 10, S1, 4, 1000);
+	rec_switch(ing, 0, 0, 0, 10, 9000);
+	rec_stack(ing, 0, 0, S3, 4, 9000);
+	rec_switch(ing, 1, 0, 0, 10, 5000);
+	rec_stack(ing, 1, 0, S3, 4, 5000);
+	rec_switch(ing, 1, 10, 1, 0, 6000);
+	rec_stack(ing, 1, 10, S2, 4, 6000);
+	ingest_offcpu_settle(ing);
+	s1 = stack_table_intern(t, S1, 4);
+	s2 = stack_table_intern(t, S2, 4);
+	assert_int_equal(s1->total, 1);
+	assert_int_equal(stack_weight(t, s1, NULL), 4000); /* 1000 to 5000, not to 9000 */
+	assert_int_equal(s2->total, 1);
+	assert_int_equal(stack_weight(t, s2, NULL), 3000);
+	assert_int_equal(stack_table_intern(t, S3, 4)->total, 0); /* idle and wakers: no */
+	ingest_free(ing);
+	stack_table_free(t);
+}
+
+/*
+ * A switch-in the kernel did not record (an idle task's, on some kernels):
+ * the time ends at the wakeup, never at the task's next switch-in.
+ */
+static void test_views_offcpu_lost_switch_in(void **state)
+{
+	struct evfmt fmt;
+	struct stack_table *t = stack_table_new();
+	struct ingest *ing = offcpu_ingest(&fmt, t, false);
+	struct stack *s1, *s2;
+
+	(void)state;
+	rec_switch(ing, 0, 10, 1, 0, 1000);
+	rec_stack(ing, 0, 10, S1, 4, 1000);
+	rec_wake(ing, 1, 0, 10, 201000);
+	/* no switch-in: it blocks again at 201100 */
+	rec_switch(ing, 1, 10, 1, 0, 201100);
+	rec_stack(ing, 1, 10, S2, 4, 201100);
+	rec_wake(ing, 0, 0, 10, 401100);
+	rec_switch(ing, 0, 0, 0, 10, 401300);
+	rec_stack(ing, 0, 0, S3, 4, 401300);
+	/* and one with neither: not counted */
+	rec_switch(ing, 0, 10, 1, 0, 402000);
+	rec_stack(ing, 0, 10, S1, 4, 402000);
+	rec_switch(ing, 0, 10, 1, 0, 403000);
+	rec_stack(ing, 0, 10, S1, 4, 403000);
+	ingest_offcpu_settle(ing);
+	s1 = stack_table_intern(t, S1, 4);
+	s2 = stack_table_intern(t, S2, 4);
+	assert_int_equal(s1->total, 1);
+	assert_int_equal(stack_weight(t, s1, NULL), 200000);
+	assert_int_equal(s2->total, 1);
+	assert_int_equal(stack_weight(t, s2, NULL), 200200);
+	assert_int_equal(ingest_stats(ing)->offcpu_woken, 1);
+	assert_int_equal(ingest_stats(ing)->offcpu_unpaired, 1);
+	ingest_free(ing);
+	stack_table_free(t);
+}
+
+/* --offcpu=wait: blocked until woken, then waiting for a CPU */
+static void test_views_offcpu_wait_split(void **state)
+{
+	struct evfmt fmt;
+	struct stack_table *t = stack_table_new();
+	struct ingest *ing = offcpu_ingest(&fmt, t, true);
+	struct stack *s1;
+
+	(void)state;
+	rec_switch(ing, 0, 10, 1, 0, 1000);
+	rec_stack(ing, 0, 10, S1, 4, 1000);
+	/* the waker's CPU is read after the switch-in's */
+	rec_switch(ing, 0, 0, 0, 10, 201500);
+	rec_stack(ing, 0, 0, S3, 4, 201500);
+	rec_wake(ing, 1, 0, 10, 201000);
+	ingest_offcpu_settle(ing);
+	s1 = stack_table_intern(t, S1, 4);
+	assert_int_equal(s1->total, 2);
+	assert_int_equal(stack_weight(t, s1, NULL), 200500);
+	assert_int_equal(event_weight(t, s1, 2), 200000);
+	assert_int_equal(event_weight(t, s1, 3), 500);
+	assert_int_equal(event_weight(t, s1, 0), 0);
 	ingest_free(ing);
 	stack_table_free(t);
 }
@@ -427,6 +580,9 @@ int main(void)
 		cmocka_unit_test(test_views_callee_tree),
 		cmocka_unit_test(test_views_ingest_weight),
 		cmocka_unit_test(test_views_ingest_offcpu),
+		cmocka_unit_test(test_views_offcpu_out_of_order),
+		cmocka_unit_test(test_views_offcpu_lost_switch_in),
+		cmocka_unit_test(test_views_offcpu_wait_split),
 		cmocka_unit_test(test_views_fmt_weight),
 	};
 

@@ -103,12 +103,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.prev_state = { .offset = 32, .size = 8 },
 			.next_pid = { .offset = 56, .size = 4 },
 		};
+		/* an odd size: the second event is the wakeup, the time split */
+		static const struct ingest_offcpu ocw = {
+			.event = 0,
+			.prev_state = { .offset = 32, .size = 8 },
+			.next_pid = { .offset = 56, .size = 4 },
+			.wake = true,
+			.wake_event = 1,
+			.wake_pid = { .offset = 24, .size = 4 },
+			.split = true,
+			.blocked_event = 2,
+			.runq_event = 3,
+		};
 		static const struct evfmt_field w = { .offset = 32, .size = 8 };
 		bool weighted = mode & 0x10;
 
 		if (stack_table_set_weighted(t, weighted) < 0)
 			__builtin_trap(); /* the table was cleared: it must accept */
-		ingest_set_offcpu(ing, weighted ? &oc : NULL);
+		ingest_set_offcpu(ing, weighted ? (size & 1) ? &ocw : &oc : NULL);
 		ingest_forget_offcpu(ing);
 		ingest_set_weight(ing, 1, weighted ? &w : NULL);
 	}
@@ -165,6 +177,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				feed(ing, pg.buf, pg.len, slot++);
 				pagegen_start(&pg, 1);
 				break;
+			case 's':
+				ingest_offcpu_settle(ing);
+				break;
 			}
 		}
 		pagegen_finish(&pg, 0);
@@ -182,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ingest_resolve(ing);
 	ingest_flush_user(ing);
 	ingest_flush_user(ing); /* what still waits for a user_stack is counted */
+	ingest_offcpu_settle(ing);
 	stack_table_tick(t);
 	if (stack_table_hits(t, &delta) != ingest_stats(ing)->events)
 		__builtin_trap();
