@@ -309,17 +309,66 @@ static char *pid_filter_list(struct session *s)
 }
 
 /*
+ * The pids of @want ("1 2 3") that set_event_pid (@rel) does not hold, as
+ * "4 5"; NULL on error
+ */
+static char *pid_filter_missing(struct session *s, const char *rel, const char *want)
+{
+	char *have = NULL, *miss, *tok, *save = NULL, *w = strdup(want);
+	size_t len = 0;
+
+	miss = malloc(strlen(want) + 1);
+	if (!w || !miss || tfs_read(s->tfs, rel, &have, NULL) < 0) {
+		free(w);
+		free(miss);
+		free(have);
+		return NULL;
+	}
+	miss[0] = '\0';
+	/* a file that lists nothing back (a simulator's stub) cannot be checked */
+	if (!strpbrk(have, "0123456789"))
+		goto out;
+	for (tok = strtok_r(w, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		const char *p = have;
+		size_t n = strlen(tok);
+		bool found = false;
+
+		/* set_event_pid lists one pid a line */
+		while (p && *p && !found) {
+			found = !strncmp(p, tok, n) && (p[n] == '\n' || p[n] == ' ' || !p[n]);
+			p = strpbrk(p, "\n ");
+			if (p)
+				p++;
+		}
+		if (!found)
+			len += (size_t)sprintf(miss + len, "%s%s", len ? " " : "", tok);
+	}
+out:
+	free(w);
+	free(have);
+	return miss;
+}
+
+/*
  * The kernel's side of -p/--tid (the private instance): set_event_pid holds
  * the threads there are now, options/event-fork adds the ones they start
  * (and their child processes, which ingest leaves out by tgid), and
  * options/record-tgid keeps saved_tgids filled for threads that end before
- * stacktop looks them up. The list is written twice: a thread started
- * between the first listing and the write is in the second.
+ * stacktop looks them up.
+ *
+ * Every write of set_event_pid copies the kernel's list into a new one
+ * and puts the new one in its place: a thread started in between is added
+ * (by event-fork) to the old list and lost (seen on 6.18: 9 of 5000 threads
+ * started during 52 writes). A thread started between a listing of /proc
+ * and the write is missing from that write too. So after writing, the list
+ * is read back and what /proc has that it lacks is appended, until a read
+ * finds nothing missing: from then on nothing replaces the list, and
+ * event-fork keeps up with new threads.
  */
 int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 {
 	const struct session_opts *o = &s->opts;
-	char rel[160], *list;
+	char rel[160], *list, *miss;
 	int r, pass;
 
 	if (!o->npids && !o->ntids)
@@ -337,21 +386,33 @@ int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
 	session_path(s, rel, sizeof(rel), "set_event_pid");
 	if (!tfs_exists(s->tfs, rel))
 		return 0; /* ingest filters alone */
-	for (pass = 0; pass < 2; pass++) {
-		list = pid_filter_list(s);
-		if (!list)
-			return -ENOMEM;
-		if (!list[0]) {
-			free(list);
-			return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
-		}
-		/* the first write replaces the list; the second adds to it (no O_TRUNC) */
-		r = tfs_write_mode(s->tfs, rel, list, pass ? 0 : O_TRUNC);
+	list = pid_filter_list(s);
+	if (!list)
+		return -ENOMEM;
+	if (!list[0]) {
 		free(list);
-		if (r < 0)
-			return session_errf(err, errsz, r, "cannot write set_event_pid: %s",
-					    strerror(-r));
+		return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
 	}
+	/* the first write replaces the list; the others add to it (no O_TRUNC) */
+	r = tfs_write_mode(s->tfs, rel, list, O_TRUNC);
+	free(list);
+	for (pass = 0; r >= 0 && pass < 16; pass++) {
+		list = pid_filter_list(s);
+		miss = list ? pid_filter_missing(s, rel, list) : NULL;
+		free(list);
+		if (!miss)
+			return -ENOMEM;
+		if (!miss[0]) {
+			free(miss);
+			return 0;
+		}
+		log_debug("set_event_pid: %s missing, added again", miss);
+		r = tfs_write_mode(s->tfs, rel, miss, 0);
+		free(miss);
+	}
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot write set_event_pid: %s", strerror(-r));
+	log_warn("set_event_pid: threads still start faster than the filter takes them: some may not be traced");
 	return 0;
 }
 
