@@ -20,6 +20,7 @@
 struct tgid_slot {
 	int32_t tid; /* 0 = empty */
 	int32_t tgid; /* -1: unknown until the next tick */
+	bool saved; /* from saved_tgids, not checked against /proc yet */
 };
 
 struct tgid_cache {
@@ -71,7 +72,10 @@ static struct tgid_slot *tgid_slot(struct tgid_cache *c, int tid, bool insert)
 
 static void tgid_set(struct tgid_cache *c, int tid, int tgid)
 {
-	tgid_slot(c, tid, true)->tgid = tgid;
+	struct tgid_slot *e = tgid_slot(c, tid, true);
+
+	e->tgid = tgid;
+	e->saved = false;
 }
 
 int tgid_of_proc(int tid, int *ret)
@@ -118,8 +122,10 @@ static void tgid_read_saved(struct tgid_cache *c)
 			continue;
 		/* only fills in what /proc could not say */
 		e = tgid_slot(c, (int)tid, false);
-		if (!e || e->tgid < 0)
+		if (!e || e->tgid < 0) {
 			tgid_set(c, (int)tid, (int)tgid);
+			tgid_slot(c, (int)tid, false)->saved = true;
+		}
 	}
 	free(buf);
 }
@@ -132,6 +138,18 @@ int tgid_cache_get(struct tgid_cache *c, int tid)
 	if (tid <= 0)
 		return -1;
 	e = tgid_slot(c, tid, false);
+	if (e && e->saved && c->use_proc) {
+		/*
+		 * saved_tgids is the kernel's map by pid, never cleared: the
+		 * line of a pid is its last owner's, and it was read whole, so
+		 * it names pids that have been reused since (or will be: a
+		 * thread started later). A live task's /proc says who it is.
+		 */
+		e->saved = false;
+		if (tgid_of_proc(tid, &tgid) == 0)
+			e->tgid = tgid;
+		return e->tgid;
+	}
 	if (e)
 		return e->tgid;
 	if (c->use_proc && tgid_of_proc(tid, &tgid) == 0) {

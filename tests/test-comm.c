@@ -2,8 +2,9 @@
 /*
  * test-comm.c - the pid -> name cache: saved_cmdlines lines that could be
  * the tail of a name holding a newline are not believed, a saved_cmdlines
- * name never renames a pid already named, and an event's own name wins. A
- * plain directory stands in for tracefs.
+ * name never renames a pid already named, and an event's own name wins; the
+ * pid -> process cache: a saved_tgids line never overrides what /proc says
+ * of a live task. A plain directory stands in for tracefs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "comm.h"
+#include "tgid.h"
 #include "tfs.h"
 
 struct fx {
@@ -121,6 +123,37 @@ static void test_comm_sanitized(void **state)
 	assert_string_equal(comm_cache_get(fx->c, 0), "<idle>");
 }
 
+/*
+ * saved_tgids is the kernel's map by pid, never cleared: it names pids
+ * reused since by other tasks, and pids not given out yet (a thread -p
+ * will start later). Read whole at the first miss, it must not decide for a
+ * live task: the "late thread" of tests/live/pids.sh was dropped that way.
+ */
+static void test_tgid_saved_stale(void **state)
+{
+	struct fx *fx = *state;
+	struct tgid_cache *c = tgid_cache_new(fx->tfs, true);
+	char path[128], line[64];
+	int self = (int)getpid();
+	FILE *f;
+
+	assert_non_null(c);
+	snprintf(path, sizeof(path), "%s/saved_tgids", fx->root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* our pid, last owned by process 1; and a task that has ended */
+	snprintf(line, sizeof(line), "%d 1\n2147483000 4242\n", self);
+	fputs(line, f);
+	fclose(f);
+	/* the ended task: not in /proc, saved_tgids is read (whole) */
+	assert_int_equal(tgid_cache_get(c, 2147483000), 4242);
+	/* a live task: /proc, not the stale line */
+	assert_int_equal(tgid_cache_get(c, self), self);
+	assert_int_equal(tgid_cache_get(c, self), self);
+	tgid_cache_free(c);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +161,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_comm_injection_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_never_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tgid_saved_stale, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,4 +78,39 @@ done
 	fail "-p $B: the error does not name the process"
 "$STACKTOP" -b -n 1 -d 0.2 -p 1-2000 2>&1 | grep -q "at most 1024" ||
 	fail "-p 1-2000: the error does not state the limit"
+
+# threads started while stacktop writes set_event_pid: each write replaces
+# the kernel's list, and a thread started during one was lost (the "late
+# thread" flake); stacktop reads the list back until nothing is missing.
+# 1500 threads, then 2500 more, one every 300 us across stacktop's start-up:
+# without the fix, half such runs lost one or more.
+kill "$WORKLOAD_PID"
+wait "$WORKLOAD_PID" 2>/dev/null
+for round in 1 2 3; do
+	rm -f "$WORK/spawn"
+	"$THREADS" -s 1500 2500 300 "$WORK/spawn" &
+	WORKLOAD_PID=$!
+	wait_for "$WORK/spawn" ready 300 || fail "the spawner did not start"
+	"$STACKTOP" -b -n 1 -d 60 --top 1 -p "$WORKLOAD_PID" > /dev/null 2> "$WORK/s.err" &
+	st=$!
+	wait_for "$WORK/spawn" done 300 || fail "the spawner did not finish"
+	# the filter is set up once the instance records stacks (written after it)
+	tries=100
+	while [ $tries -gt 0 ] && kill -0 "$st" 2>/dev/null &&
+		[ "$(cat "$T/instances/stacktop.$st/options/stacktrace" 2>/dev/null)" != 1 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	ls "/proc/$WORKLOAD_PID/task" | sort > "$WORK/tasks"
+	sort "$T/instances/stacktop.$st/set_event_pid" > "$WORK/filter" 2>/dev/null
+	kill -0 "$st" 2>/dev/null || { cat "$WORK/s.err"; fail "stacktop -p ended too soon to check"; }
+	kill -INT "$st"
+	wait "$st" || { cat "$WORK/s.err"; fail "stacktop -p (threads starting) failed"; }
+	miss=$(comm -23 "$WORK/tasks" "$WORK/filter" | wc -l)
+	echo "round $round: $(wc -l < "$WORK/tasks") threads, $miss missing from set_event_pid"
+	[ "$miss" = 0 ] || fail "set_event_pid lost $miss threads started while stacktop set it up"
+	kill "$WORKLOAD_PID"
+	wait "$WORKLOAD_PID" 2>/dev/null
+done
+WORKLOAD_PID=
 echo "ok: pids"

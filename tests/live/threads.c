@@ -9,11 +9,17 @@
  *
  * "st-threads -1" is one thread ("hotloop") that naps 100 us in a loop:
  * one stack hit thousands of times a second by one pid (the COMM/PID test).
+ *
+ * "st-threads -s FIRST MORE US OUTFILE" starts FIRST threads that block at
+ * once, writes "ready" to OUTFILE, then starts MORE, one every US
+ * microseconds, and writes "done": threads started while stacktop sets up
+ * its pid filter (the set_event_pid race, doc/design.md).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -53,6 +59,41 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void *blocked(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int spawn(long n, long us)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	long i;
+
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 65536);
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, &at, blocked, NULL))
+			return 1;
+		if (us)
+			usleep((useconds_t)us);
+	}
+	return 0;
+}
+
+static void say(const char *path, const char *what)
+{
+	FILE *f = fopen(path, "a");
+
+	if (f) {
+		fprintf(f, "%s\n", what);
+		fclose(f);
+	}
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -64,8 +105,18 @@ int main(int argc, char **argv)
 	pthread_t a, b, c;
 	bool late = false;
 
+	if (argc == 6 && !strcmp(argv[1], "-s")) {
+		if (spawn(atol(argv[2]), 0))
+			return 1;
+		say(argv[5], "ready");
+		if (spawn(atol(argv[3]), atol(argv[4])))
+			return 1;
+		say(argv[5], "done");
+		for (;;)
+			pause();
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s OUTFILE | -1\n", argv[0]);
+		fprintf(stderr, "usage: %s OUTFILE | -1 | -s FIRST MORE US OUTFILE\n", argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "-1")) {
