@@ -93,7 +93,8 @@ for round in 1 2 3; do
 	wait_for "$WORK/spawn" ready 300 || fail "the spawner did not start"
 	"$STACKTOP" -b -n 1 -d 60 --top 1 -p "$WORKLOAD_PID" > /dev/null 2> "$WORK/s.err" &
 	st=$!
-	wait_for "$WORK/spawn" done 300 || fail "the spawner did not finish"
+	EXTRA_PIDS=$st # ended by the cleanup if a check fails
+	wait_for "$WORK/spawn" "done" 300 || fail "the spawner did not finish"
 	# the filter is set up once the instance records stacks (written after it)
 	tries=100
 	while [ $tries -gt 0 ] && kill -0 "$st" 2>/dev/null &&
@@ -101,11 +102,12 @@ for round in 1 2 3; do
 		sleep 0.1
 		tries=$((tries - 1))
 	done
-	ls "/proc/$WORKLOAD_PID/task" | sort > "$WORK/tasks"
+	for t in "/proc/$WORKLOAD_PID/task/"*; do echo "${t##*/}"; done | sort > "$WORK/tasks"
 	sort "$T/instances/stacktop.$st/set_event_pid" > "$WORK/filter" 2>/dev/null
 	kill -0 "$st" 2>/dev/null || { cat "$WORK/s.err"; fail "stacktop -p ended too soon to check"; }
 	kill -INT "$st"
 	wait "$st" || { cat "$WORK/s.err"; fail "stacktop -p (threads starting) failed"; }
+	EXTRA_PIDS=
 	miss=$(comm -23 "$WORK/tasks" "$WORK/filter" | wc -l)
 	echo "round $round: $(wc -l < "$WORK/tasks") threads, $miss missing from set_event_pid"
 	[ "$miss" = 0 ] || fail "set_event_pid lost $miss threads started while stacktop set it up"
