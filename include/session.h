@@ -229,6 +229,9 @@ struct session_stats {
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
 	uint64_t drains_cut;        /* drains that ran out of budget */
+	uint64_t offcpu_woken;      /* --offcpu: times ended at the wakeup (no switch-in) */
+	uint64_t offcpu_unpaired;   /* --offcpu: switch-outs with neither: not counted */
+	uint64_t offcpu_dropped;    /* --offcpu: switches not followed (table full) */
 	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
 	uint64_t mem_limit;         /* --max-memory */
 	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */

@@ -731,12 +731,18 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 
 		fprintf(f, ",\"weight\":{\"name\":");
 		export_json_str(f, session_weight_name(s));
-		fprintf(f, ",\"unit\":\"%s\",\"ranked\":%s,\"total\":%llu,\"delta\":%llu}",
+		fprintf(f, ",\"unit\":\"%s\",\"ranked\":%s,\"total\":%llu,\"delta\":%llu",
 			session_unit(s) == UNIT_BYTES ? "bytes"
 			: session_unit(s) == UNIT_NS  ? "nanoseconds"
 						      : "count",
 			o->rank.weight ? "true" : "false", (unsigned long long)wt,
 			(unsigned long long)wd);
+		if (!strcmp(session_weight_name(s), "off-CPU"))
+			fprintf(f, ",\"ended_at_wakeup\":%llu,\"unpaired\":%llu,\"dropped\":%llu",
+				(unsigned long long)st->offcpu_woken,
+				(unsigned long long)st->offcpu_unpaired,
+				(unsigned long long)st->offcpu_dropped);
+		fputc('}', f);
 	}
 	{
 		unsigned int depth;

@@ -435,6 +435,9 @@ void session_sync_stats(struct session *s)
 	s->stats.sized_records = is->sized_records;
 	s->stats.sized_bytes = is->sized_bytes;
 	s->stats.alt_bytes = is->alt_bytes;
+	s->stats.offcpu_woken = is->offcpu_woken;
+	s->stats.offcpu_unpaired = is->offcpu_unpaired;
+	s->stats.offcpu_dropped = is->offcpu_dropped;
 	/*
 	 * Losses and fallbacks are found while reading, between ticks: "+n"
 	 * counts them from the last tick on, so that a total shown before the

@@ -170,7 +170,9 @@ syms = " ".join(top["symbols"])
 assert "do_nanosleep" in syms and "clock_nanosleep" in syms, syms
 n = top["hits"]
 per = top["weight"] / n / 1e6
-print("ok: --offcpu first stack: %d sleeps, %.1f ms each" % (n, per))
+print("ok: --offcpu first stack: %d sleeps, %.1f ms each (%d ended at the wakeup: no switch-in recorded)" %
+      (n, per, w["ended_at_wakeup"]))
+assert w["unpaired"] == 0 and w["dropped"] == 0, w
 assert 5 <= n <= 12, n
 assert 150 <= per <= 260, per
 ' "$WORK/o.json" || fail "--offcpu did not rank the 200 ms sleep first at about 200 ms"
