@@ -159,6 +159,23 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
  * Off-CPU: the threads of one stack, each with its time off the CPU as a
  * share of its wall time (the interval; totals: since start)
  */
+/*
+ * An expanded stack's amount: the exact number, and in its unit when the
+ * weight has one ("1.03s (1027825954ns)"), so neither a reader nor a
+ * script has to guess what a bare 1027825954 counts.
+ */
+static void expand_amount(char *buf, size_t size, uint64_t v, int unit)
+{
+	char h[16];
+
+	if (unit != UNIT_NS && unit != UNIT_BYTES) {
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+		return;
+	}
+	fmt_weight(h, sizeof(h), v, unit);
+	snprintf(buf, size, "%s (%llu%s)", h, (unsigned long long)v, unit == UNIT_NS ? "ns" : "B");
+}
+
 static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
 			const struct stack *sk, double dt)
 {
@@ -300,14 +317,14 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 			sum.matched ? "" : ": no event with a stack has been recorded");
 	for (i = 0; i < n && (int)i < o->expand; i++) {
 		const struct stack *sk = rows[i].stack;
-		char ids[32];
+		char ids[32], dv[48], tv[48];
 		unsigned int j;
 
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		fprintf(f, "\n#%zu  %s %llu  total %llu  depth %u  ids %s%s%s%s\n", i + 1,
-			o->rank.weight ? session_weight_name(s) : "hits",
-			(unsigned long long)rows[i].delta, (unsigned long long)rows[i].total,
-			sk->depth, ids, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
+		expand_amount(dv, sizeof(dv), rows[i].delta, unit);
+		expand_amount(tv, sizeof(tv), rows[i].total, unit);
+		fprintf(f, "\n#%zu  %s %s  total %s  depth %u  ids %s%s%s%s\n", i + 1,
+			o->rank.weight ? session_weight_name(s) : "hits", dv, tv, sk->depth, ids, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
 			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]" : "",
 			sk->flags & STACK_F_CUT ? "  [cut]" : "");
 		for (j = 0; j < sk->depth; j++) {

@@ -158,6 +158,9 @@ validate_snapshot "$WORK/o.json"
 cat "$WORK/o.txt"
 grep -q '^weight: off-CPU .*s total' "$WORK/o.txt" || fail "no off-CPU weight line"
 grep -Eq '^RANK +IDS +TIME +TOTAL' "$WORK/o.txt" || fail "no TIME column"
+# the expanded stack gives its time in a unit and exactly, never a bare number
+grep -Eq '^#1  off-CPU [0-9.]+(ns|us|ms|s) \([0-9]+ns\)  total [0-9.]+(ns|us|ms|s) \([0-9]+ns\)' "$WORK/o.txt" ||
+	fail "the expanded stack's off-CPU time has no unit"
 grep -Eq "^      off-CPU python3/$LAST: [0-9.]+m?s, [0-9.]+% of the interval$" "$WORK/o.txt" ||
 	fail "no per-thread share of the wall time"
 python3 -c '
