@@ -128,8 +128,14 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 
 		fmt_weight(a, sizeof(a), wt, session_unit(s));
 		fmt_weight(b, sizeof(b), wd, session_unit(s));
-		fprintf(f, "weight: %s %s total, %s in interval%s\n", session_weight_name(s), a, b,
-			o->rank.weight ? "" : " (ranked by hits)");
+		fprintf(f, "weight: %s %s total, %s in interval", session_weight_name(s), a, b);
+		/* a view filter (--comm, p, /) keeps part of it: say how much */
+		if (o->rank.weight && (sum->total != wt || sum->delta != wd)) {
+			fmt_weight(a, sizeof(a), sum->total, session_unit(s));
+			fmt_weight(b, sizeof(b), sum->delta, session_unit(s));
+			fprintf(f, "; shown stacks %s total, %s in interval", a, b);
+		}
+		fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
 	}
 	{
 		unsigned int depth;
