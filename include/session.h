@@ -525,7 +525,10 @@ const char *session_mode_name(enum session_mode mode);
  * @s: session
  * @on: on or off (the way is the one opened with, fp when none was)
  *
- * Return: 0, -EOPNOTSUPP when the session cannot (not stacks mode, a
+ * In stackmap mode the top-level option is written through the journal
+ * (put back on exit as it was found).
+ *
+ * Return: 0, -EOPNOTSUPP when the session cannot (passive mode, a
  * recording, a kernel without options/userstacktrace), or -errno.
  */
 int session_set_user(struct session *s, bool on);

@@ -133,7 +133,9 @@ const struct usym_map *usym_find_map(const struct usym_map *m, size_t n, uint64_
 
 /**
  * usym_new() - an empty symbolizer
- * @proc: the proc root ("/proc" when NULL)
+ * @proc: the proc root ("/proc" when NULL); "": the tgids are not this
+ *        machine's (a simulated tracefs), nothing is read and every frame
+ *        prints as `[unknown] 0xaddr`
  *
  * Return: the symbolizer, NULL on OOM.
  */

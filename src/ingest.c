@@ -55,18 +55,25 @@ struct wslot {
 
 /*
  * User stacks (ingest_set_user()): the kernel records an event, its
- * kernel_stack, then its user_stack on the same CPU. The kernel frames wait
- * here for the user ones; anything else on the CPU (or two ticks without a
- * user_stack: ingest_flush_user()) counts them alone.
+ * kernel_stack (or stack_id in stackmap mode), then its user_stack on the
+ * same CPU. The kernel frames (or the id) wait here for the user ones;
+ * anything else on the CPU (or two ticks without a user_stack:
+ * ingest_flush_user()) counts them alone. An id joined to its user part
+ * before the map resolves it is queued with that part (ingest.upool).
  */
 struct pending {
 	struct waiting w;
 	unsigned int n;
 	unsigned int cpu;
+	int64_t id; /* a stack_id record (stackmap mode): its id; -1: frames */
 	bool on;
 	bool stale;
+	bool fallback; /* a kernel_stack in stackmap mode */
 	uint64_t *frames; /* STACK_MAX_DEPTH, allocated with the first one */
 };
+
+/* a user part: separator, USYM_FP_FRAMES frames, cut mark */
+#define USER_MAX (USYM_FP_FRAMES + 2)
 
 struct func_slot {
 	uint64_t ip; /* 0: empty */
@@ -87,6 +94,8 @@ struct queued {
 	uint16_t cpu;
 	int32_t pid;
 	uint8_t kind;
+	uint8_t nuser;  /* words of its user part (0: none) */
+	uint32_t uoff;  /* where they are in ingest.upool */
 };
 
 struct ingest {
@@ -138,6 +147,9 @@ struct ingest {
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
 	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
 	struct usym *usym; /* user stacks on */
+	uint64_t *upool; /* the user parts of queued ids (stackmap mode) */
+	uint32_t nupool, cupool;
+	uint64_t *ubuf; /* a mapped kernel stack and a user part, joined */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -202,6 +214,8 @@ void ingest_free(struct ingest *ing)
 			free(ing->cpus[i].p.frames);
 	free(ing->cpus);
 	free(ing->queue);
+	free(ing->upool);
+	free(ing->ubuf);
 	free(ing->pid_seen);
 	free(ing->by_id);
 	free(ing->wf);
@@ -595,33 +609,53 @@ static inline void count(struct ingest *ing, struct stack *st, const struct wait
 	}
 }
 
-/* the kernel frames waiting on @c, counted without user frames */
+static void count_id(struct ingest *ing, uint32_t id, const struct waiting *w, unsigned int cpu,
+		     const uint64_t *user, unsigned int nuser);
+
+/* @n frames of a kernel_stack record (and a user part after them) counted */
+static void count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
+			 const struct waiting *w, unsigned int cpu, bool fallback)
+{
+	struct stack *st = stack_table_intern(ing->table, frames, n);
+
+	if (!st)
+		return;
+	if (fallback) {
+		st->flags |= STACK_F_FALLBACK;
+		ing->st.fallbacks++;
+	}
+	count(ing, st, w, cpu);
+}
+
+/* the kernel frames (or id) waiting on @c, counted without user frames */
 static void pending_flush(struct ingest *ing, struct cpu_state *c, unsigned int cpu)
 {
-	struct stack *st;
-
 	if (!c->p.on)
 		return;
 	c->p.on = false;
-	st = stack_table_intern(ing->table, c->p.frames, c->p.n);
-	if (st)
-		count(ing, st, &c->p.w, c->p.cpu);
+	if (c->p.id >= 0)
+		count_id(ing, (uint32_t)c->p.id, &c->p.w, c->p.cpu, NULL, 0);
+	else
+		count_frames(ing, c->p.frames, c->p.n, &c->p.w, c->p.cpu, c->p.fallback);
 	(void)cpu;
 }
 
-/* user stacks on: keep the kernel frames until the user_stack record */
+/* user stacks on: keep the kernel frames (@n in ing->frames, or @id) until the user_stack */
 static bool pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
-			 const struct waiting *w, unsigned int n)
+			 const struct waiting *w, unsigned int n, int64_t id)
 {
 	pending_flush(ing, c, cpu);
 	if (!c->p.frames) {
-		/* room for the user part too: separator, 8 frames, cut mark */
-		c->p.frames = malloc((STACK_MAX_DEPTH + USYM_FP_FRAMES + 2) * sizeof(uint64_t));
+		/* room for the user part too */
+		c->p.frames = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
 		if (!c->p.frames)
 			return false;
 	}
-	memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
-	c->p.n = n;
+	if (id < 0)
+		memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
+	c->p.n = id < 0 ? n : 0;
+	c->p.id = id;
+	c->p.fallback = id < 0 && ing->stackmap;
 	c->p.w = *w;
 	c->p.cpu = cpu;
 	c->p.on = true;
@@ -636,7 +670,6 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int i, n, nu = 0;
 	uint32_t tgid;
-	struct stack *st;
 
 	ing->st.ustack_records++;
 	if (!ing->usym || !c->p.on)
@@ -649,7 +682,7 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		return;
 	}
 	tgid = ringbuf_read_u32(l, ev->data + f->ustack_tgid_off);
-	n = c->p.n;
+	n = c->p.n; /* 0 for an id: the user part alone */
 	c->p.frames[n] = usym_sep(tgid);
 	for (i = 0; i < USYM_FP_FRAMES; i++) {
 		uint64_t ip = ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
@@ -666,9 +699,10 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		c->p.frames[n + 1 + nu++] = USYM_CUT; /* the kernel walks no further */
 	c->p.on = false;
 	/* a kernel thread has no user frames: its stack is the kernel one */
-	st = stack_table_intern(ing->table, c->p.frames, nu ? n + 1 + nu : n);
-	if (st)
-		count(ing, st, &c->p.w, cpu);
+	if (c->p.id >= 0)
+		count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames, nu ? 1 + nu : 0);
+	else
+		count_frames(ing, c->p.frames, nu ? n + 1 + nu : n, &c->p.w, cpu, c->p.fallback);
 }
 
 static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -678,7 +712,6 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int max, n, i;
 	struct waiting w;
-	struct stack *st;
 	uint32_t bytes = rb_bytes(ev->size);
 
 	ing->st.kstack_records++;
@@ -725,16 +758,9 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
-	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
+	if (ing->usym && pending_keep(ing, c, cpu, &w, n, -1))
 		return; /* counted with its user_stack */
-	st = stack_table_intern(ing->table, ing->frames, n);
-	if (!st)
-		return;
-	if (ing->stackmap) {
-		st->flags |= STACK_F_FALLBACK;
-		ing->st.fallbacks++;
-	}
-	count(ing, st, &w, cpu);
+	count_frames(ing, ing->frames, n, &w, cpu, ing->stackmap);
 	return;
 damaged:
 	/* its event gets no stack: never pair it with the next one */
@@ -742,9 +768,35 @@ damaged:
 	take_waiting(ing, c, &w);
 }
 
+/* @kst with a user part (@nuser words from usym_sep()) below it */
+static struct stack *with_user(struct ingest *ing, struct stack *kst, const uint64_t *user,
+			       unsigned int nuser)
+{
+	struct stack *st;
+	unsigned int i;
+
+	if (!nuser)
+		return kst;
+	if (!ing->ubuf) {
+		ing->ubuf = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
+		if (!ing->ubuf)
+			return NULL;
+	}
+	memcpy(ing->ubuf, kst->ips, kst->depth * sizeof(uint64_t));
+	memcpy(ing->ubuf + kst->depth, user, nuser * sizeof(uint64_t));
+	st = stack_table_intern(ing->table, ing->ubuf, kst->depth + nuser);
+	if (!st)
+		return NULL;
+	/* what the kernel part is known as: the ids it came under */
+	st->flags |= kst->flags & (STACK_F_MAPPED | STACK_F_MERGED64);
+	for (i = 0; i < kst->nids && i < STACK_MAX_IDS; i++)
+		stack_add_id(st, kst->ids[i]);
+	return st;
+}
+
 /* an id no map resolves: counted under a one-frame stack that names it */
 static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiting *w,
-			     unsigned int cpu)
+			     unsigned int cpu, const uint64_t *user, unsigned int nuser)
 {
 	uint64_t ip = STACK_IP_UNRESOLVED(id);
 	struct stack *st;
@@ -754,7 +806,66 @@ static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiti
 	if (!st)
 		return;
 	stack_add_id(st, id);
-	count(ing, st, w, cpu);
+	st = with_user(ing, st, user, nuser);
+	if (st)
+		count(ing, st, w, cpu);
+}
+
+/* a resolved id: its stack (with the user part of the event) counted */
+static void count_mapped(struct ingest *ing, struct stack *kst, const struct waiting *w,
+			 unsigned int cpu, const uint64_t *user, unsigned int nuser)
+{
+	struct stack *st = with_user(ing, kst, user, nuser);
+
+	if (st)
+		count(ing, st, w, cpu);
+	size_id(ing, kst); /* the record stood for the kernel frames only */
+}
+
+/* counted now when the map knows @id, else queued for ingest_resolve() */
+static void count_id(struct ingest *ing, uint32_t id, const struct waiting *w, unsigned int cpu,
+		     const uint64_t *user, unsigned int nuser)
+{
+	struct queued *q;
+
+	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
+		count_mapped(ing, ing->by_id[id], w, cpu, user, nuser);
+		return;
+	}
+	if (!ing->defer && ing->keep_unresolved) {
+		count_unresolved(ing, id, w, cpu, user, nuser);
+		return;
+	}
+	if (ing->nqueue >= QUEUE_MAX) {
+		ing->st.unresolved++;
+		return;
+	}
+	q = &ing->queue[ing->nqueue];
+	q->nuser = 0;
+	if (nuser) {
+		if (ing->nupool + nuser > ing->cupool) {
+			uint32_t cap = ing->cupool ? ing->cupool * 2 : 1024;
+			uint64_t *np = realloc(ing->upool, cap * sizeof(*np));
+
+			if (!np) {
+				ing->st.unresolved++;
+				return;
+			}
+			ing->upool = np;
+			ing->cupool = cap;
+		}
+		memcpy(ing->upool + ing->nupool, user, nuser * sizeof(uint64_t));
+		q->uoff = ing->nupool;
+		q->nuser = (uint8_t)nuser;
+		ing->nupool += nuser;
+	}
+	q->id = id;
+	q->event = w->event;
+	q->cpu = (uint16_t)cpu;
+	q->pid = w->pid;
+	q->kind = w->kind;
+	q->value = w->value;
+	ing->nqueue++;
 }
 
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -782,26 +893,10 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	}
 	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return;
-	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
-		count(ing, ing->by_id[id], &w, cpu);
-		size_id(ing, ing->by_id[id]);
+	/* user stacks on: the user_stack record after it joins it */
+	if (ing->usym && pending_keep(ing, c, cpu, &w, 0, id))
 		return;
-	}
-	if (!ing->defer && ing->keep_unresolved) {
-		count_unresolved(ing, id, &w, cpu);
-		return;
-	}
-	if (ing->nqueue >= QUEUE_MAX) {
-		ing->st.unresolved++;
-		return;
-	}
-	ing->queue[ing->nqueue].id = id;
-	ing->queue[ing->nqueue].event = w.event;
-	ing->queue[ing->nqueue].cpu = (uint16_t)cpu;
-	ing->queue[ing->nqueue].pid = w.pid;
-	ing->queue[ing->nqueue].kind = w.kind;
-	ing->queue[ing->nqueue].value = w.value;
-	ing->nqueue++;
+	count_id(ing, id, &w, cpu, NULL, 0);
 }
 
 static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -1007,6 +1102,7 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 
 	ing->st.unresolved += n;
 	ing->nqueue = 0;
+	ing->nupool = 0;
 	return n;
 }
 
@@ -1044,18 +1140,20 @@ unsigned int ingest_resolve(struct ingest *ing)
 			.event = q->event, .pid = q->pid, .kind = q->kind, .value = q->value
 		};
 
+		const uint64_t *user = q->nuser ? ing->upool + q->uoff : NULL;
+
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
-			count(ing, ing->by_id[q->id], &w, q->cpu);
-			size_id(ing, ing->by_id[q->id]);
+			count_mapped(ing, ing->by_id[q->id], &w, q->cpu, user, q->nuser);
 			done++;
 		} else if (ing->keep_unresolved) {
-			count_unresolved(ing, q->id, &w, q->cpu);
+			count_unresolved(ing, q->id, &w, q->cpu, user, q->nuser);
 		} else {
 			/* not in a snapshot read after it: never guess */
 			ing->st.unresolved++;
 		}
 	}
 	ing->nqueue = 0;
+	ing->nupool = 0;
 	return done;
 }
 
@@ -1064,6 +1162,7 @@ void ingest_new_generation(struct ingest *ing)
 	if (ing->by_id)
 		memset(ing->by_id, 0, ing->nby_id * sizeof(*ing->by_id));
 	ing->nqueue = 0;
+	ing->nupool = 0;
 	ingest_forget_offcpu(ing);
 }
 

@@ -1019,7 +1019,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	s->opts = *opts;
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	s->usym = usym_new(NULL);
+	/* a --tracefs may be a simulator: its tgids are not this machine's */
+	s->usym = usym_new(opts->tracefs ? "" : NULL);
 	if (!s->table || !s->ksym || !s->usym) {
 		r = -ENOMEM;
 		goto fail;
@@ -1084,10 +1085,15 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
 	s->mode = opts->mode;
 	if (s->mode == SESSION_AUTO)
-		s->mode = have_map && !opts->user ? SESSION_STACKMAP : SESSION_STACKS;
-	if (opts->user && s->mode != SESSION_STACKS) {
+		s->mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
+								       : SESSION_STACKS;
+	if (opts->user && s->mode == SESSION_PASSIVE) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,
-			 "--user needs --mode stacks (user stacks are paired with the private instance's kernel_stack records)");
+			 "--user needs --mode stacks or stackmap (passive mode changes no option)");
+		goto fail;
+	}
+	if (opts->user == SESSION_USER_DWARF && s->mode != SESSION_STACKS) {
+		r = session_errf(err, errsz, -EOPNOTSUPP, "--user=dwarf needs --mode stacks");
 		goto fail;
 	}
 	s->user_on = opts->user != SESSION_USER_OFF;
@@ -1246,12 +1252,15 @@ int session_set_user(struct session *s, bool on)
 
 	if (on == s->user_on)
 		return 0;
-	if (s->recording || !s->tfs || s->mode != SESSION_STACKS || !s->instance)
+	if (s->recording || !s->tfs || (s->mode == SESSION_STACKS && !s->instance) ||
+	    (s->mode != SESSION_STACKS && s->mode != SESSION_STACKMAP))
 		return -EOPNOTSUPP;
 	session_path(s, rel, sizeof(rel), "options/userstacktrace");
-	if (!tfs_exists(s->tfs, rel))
+	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
 		return -EOPNOTSUPP;
-	r = tfs_write(s->tfs, rel, on ? "1" : "0");
+	/* the top level (stackmap mode) is journaled: put back as it was */
+	r = s->mode == SESSION_STACKMAP ? state_write(s->state, rel, on ? "1" : "0")
+					: tfs_write(s->tfs, rel, on ? "1" : "0");
 	if (r < 0)
 		return r;
 	s->user_on = on;

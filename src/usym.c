@@ -431,6 +431,8 @@ static void proc_read_nspid(struct usym *u, struct uproc *pr)
 	char path[160], *txt, *l;
 
 	pr->nspid = pr->tgid;
+	if (!u->proc[0])
+		return;
 	snprintf(path, sizeof(path), "%s/%u/status", u->proc, pr->tgid);
 	txt = read_text(path, 65536, NULL);
 	if (!txt)
@@ -456,6 +458,9 @@ static void proc_snapshot(struct usym *u, struct uproc *pr)
 	char path[160], *txt;
 	uint32_t *mf;
 	size_t n = 0, i;
+
+	if (!u->proc[0])
+		return; /* not this machine's processes */
 
 	snprintf(path, sizeof(path), "%s/%u/maps", u->proc, pr->tgid);
 	txt = read_text(path, USYM_MAPS_MAX, NULL);
@@ -486,6 +491,8 @@ static bool proc_exe(struct usym *u, uint32_t tgid, uint64_t *ret_dev, uint64_t 
 	char path[160];
 	struct stat sb;
 
+	if (!u->proc[0])
+		return false;
 	snprintf(path, sizeof(path), "%s/%u/exe", u->proc, tgid);
 	if (stat(path, &sb) < 0)
 		return false;
@@ -560,6 +567,8 @@ static void perf_load(struct usym *u, struct uproc *pr)
 	size_t len, cap = 0;
 	struct stat sb;
 
+	if (!u->proc[0])
+		return;
 	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", u->proc, pr->tgid, pr->nspid);
 	if (stat(path, &sb) < 0) {
 		/* after exit the root is gone: the host's /tmp is what is left */
