@@ -1038,6 +1038,145 @@ def case_probe_recovery():
         sim.stop()
 
 
+SIM_USER_BASE = 0x560000000000
+SIM_USER_PIDS = {1, 1024, 2296, 3131, 3140, 4001, 4410, 5555}  # class 'u' in sim-gen.c
+
+
+def sim_user_depth(pid, stack):
+    """frames of the simulator's synthetic user stack (sim-gen.c user_depth)"""
+    h = (((pid & 0xffffffff) << 32 | stack) * 0x9e3779b97f4a7c15) & 0xffffffffffffffff
+    return 2 + (h >> 60) % 9
+
+
+def truth_by_index(sim):
+    """{stack index: frames tuple} of the top instance's truth lines"""
+    out = {}
+    for line in sim.read(".sim/truth").splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        if f[0] == "top" and len(f) > 11:
+            out[int(f[2])] = tuple(int(x, 16) for x in f[11].split(","))
+    return out
+
+
+def check_user_rows(rep, sim, emitted):
+    """every row's user part is the one the simulated kernel wrote after that
+    row's kernel stack: the addresses name the pid and the kernel stack"""
+    truth = sim.truth()
+    by_index = truth_by_index(sim)
+    total_read = sum(c["read"] for c in truth.values())
+    check(total_read == emitted + int(sim_status(sim)["nested"]),
+          "truth read %d of %d events" % (total_read, emitted))
+    check(rep["hits"] == total_read, "hits %d, the kernel wrote %d" % (rep["hits"], total_read))
+    check(rep["unresolved"] == 0 and rep["orphans"] == 0 and rep["damaged"] == 0,
+          "unresolved %d orphans %d damaged %d" % (rep["unresolved"], rep["orphans"],
+                                                   rep["damaged"]))
+    kernel = {}
+    with_user = without = mapped_user = 0
+    for st in rep["stacks"]:
+        kframes = tuple(int(x, 16) for x in st["frames"])
+        kernel[kframes] = kernel.get(kframes, 0) + st["total"]
+        uf = st.get("user_frames") or []
+        if not uf:
+            user_pids = [b["pid"] for b in st["by"] if b["pid"] in SIM_USER_PIDS]
+            check(not user_pids, "a row of user tasks %s without user frames (%s, mapped %s)" %
+                  (user_pids, st["symbols"][:2], st["mapped"]))
+            without += 1
+            continue
+        with_user += 1
+        mapped_user += 1 if st["mapped"] else 0
+        addrs = [int(f["addr"], 16) for f in uf]
+        pid = (addrs[0] >> 24) & 0xffff
+        index = (addrs[0] >> 8) & 0xffff
+        check(st["tgid"] == pid, "row of tgid %d has user frames of pid %d" % (st["tgid"], pid))
+        check([b["pid"] for b in st["by"]] == [pid] * len(st["by"]),
+              "row of tgid %d counted for pids %s" % (pid, [b["pid"] for b in st["by"]]))
+        check(by_index.get(index) == kframes,
+              "user frames of kernel stack %d under another kernel stack (%s)" %
+              (index, st["symbols"][:2]))
+        d = sim_user_depth(pid, index)
+        want = [SIM_USER_BASE | pid << 24 | index << 8 | i << 4 for i in range(min(d, 8))]
+        check(addrs == want, "user frames %s, the kernel wrote %s" %
+              ([hex(a) for a in addrs], [hex(a) for a in want]))
+        # 8 frames fill the kernel's array: whether there were more is unknown
+        check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the simulated pids are not this machine's: nothing is named from /proc
+        check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
+              "user frames named: %s" % [f["symbol"] for f in uf])
+        check(st["mapped"] or st["fallback"], "joined row neither mapped nor a fallback")
+        if st["mapped"]:
+            check(st["ids"], "a row seen by id shows no id")
+    check(with_user > 0 and without > 0 and mapped_user > 0,
+          "rows with user frames %d (by id %d), without (kernel threads) %d" %
+          (with_user, mapped_user, without))
+    exp = expected(truth, "v4")
+    for key, e in exp.items():
+        if e["read"]:
+            check(kernel.get(key) == e["read"], "kernel stack %s: %s hits, truth %d" %
+                  ([hex(x) for x in key[:2]], kernel.get(key), e["read"]))
+
+
+def sim_status(sim):
+    out = {}
+    for line in sim.read(".sim/control").splitlines():
+        k, _, v = line.partition(":")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def case_user_fp():
+    """-u in stackmap mode: the top-level userstacktrace option on, each
+    user_stack joined to the stack_id (or fallback) before it on its CPU, the
+    option put back on exit and, after a SIGKILL, by the next run's journal"""
+    sim = Sim("v4", "--step", "--seed", "7", "--nest", "0.2", "--deep", "0.1")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = sim.state()
+        check(before["options/userstacktrace"].strip() == "0", "userstacktrace on at start")
+        top = Stacktop(sim, "-u", rundir=run)
+        try:
+            rep = wait_enabled(sim, top)
+            check(rep["mode"] == "stackmap", "mode %s, wanted stackmap" % rep["mode"])
+            check(sim.read("options/userstacktrace").strip() == "1",
+                  "-u did not turn on the top-level userstacktrace")
+            sim.ctl("emit 3000")
+            rep = top.settle(3000 + int(sim_status(sim)["nested"]))
+            check(int(sim_status(sim)["ustacks"]) == rep["hits"],
+                  "the sim wrote %s user stacks for %d hits" % (sim_status(sim)["ustacks"],
+                                                                rep["hits"]))
+            check_user_rows(rep, sim, 3000)
+            check(rep["fallbacks"] > 0, "no fallbacks (--deep): the test is void")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+        check(sim.state() == before, "not restored: %s" %
+              {k: v for k, v in sim.state().items() if before.get(k) != v})
+
+        # killed: the journal puts the option back on the next run
+        top = Stacktop(sim, "-u", rundir=run)
+        wait_enabled(sim, top)
+        check(sim.read("options/userstacktrace").strip() == "1", "userstacktrace not on")
+        top.proc.kill()
+        top.proc.communicate()
+        check(sim.read("options/userstacktrace").strip() == "1", "the kill restored it?")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(sim.state() == before, "not recovered: %s" %
+              {k: v for k, v in sim.state().items() if before.get(k) != v})
+        # passive mode changes no option: -u is refused there
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-u", "--mode", "passive", "--tracefs",
+                            sim.mnt, "--rundir", run], capture_output=True, text=True,
+                           timeout=30)
+        check(p.returncode == 1 and "--user needs --mode stacks or stackmap" in p.stderr,
+              "-u --mode passive: %d %r" % (p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 def read_pages(sim):
     """every page the simulated kernel holds, per CPU, consumed as a reader would"""
     pages = {}
@@ -1277,6 +1416,7 @@ CASES = {
     "probe-recovery": case_probe_recovery,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
+    "user-fp": case_user_fp,
 }
 
 
