@@ -206,6 +206,21 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 uint64_t usym_start(struct usym *u, uint64_t ip);
 
 /**
+ * usym_demangle() - the readable form of a symbol name
+ * @name: symbol as in the ELF symbol table
+ *
+ * C++ (`_Z`), Rust legacy (`_ZN...17h<hash>E`: shown without the hash) and
+ * Rust v0 (`_R`) names are demangled with libiberty's cplus_demangle()
+ * when built with it; else C++ and Rust legacy with libstdc++'s
+ * __cxa_demangle() (the hash dropped, `$LT$`-style escapes decoded) and v0
+ * names stay as they are. Anything else, or a name that does not
+ * demangle, is returned unchanged.
+ *
+ * Return: an allocated string (free()), NULL on OOM.
+ */
+char *usym_demangle(const char *name);
+
+/**
  * usym_memory() - bytes held (tokens, maps, cached names; not libdwfl's)
  * @u: symbolizer
  */

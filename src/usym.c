@@ -31,7 +31,11 @@
 #define USYM_FDS_MAX   256         /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
 #define USYM_MAPS_MAX  (16u << 20) /* a maps file larger than this is cut */
 
-/* a C++ or Rust (legacy) name, demangled when libstdc++ is linked in */
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+/* without libiberty: C++ and Rust legacy names, when libstdc++ is linked in */
 extern char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status)
 	__attribute__((weak));
 
@@ -749,15 +753,69 @@ static void names_drop(struct usym *u)
 	u->name_bytes = 0;
 }
 
-static char *demangle(const char *name)
+/*
+ * A Rust legacy name as a C++ demangler leaves it ("a::b::h0123456789abcdef",
+ * "S$LT$T$GT$"): the hash dropped, the escapes decoded, in place. Names
+ * without the hash are C++'s and stay as they are.
+ */
+static void rust_legacy_fixup(char *d)
 {
-	char *d;
+	static const struct {
+		const char *esc;
+		char c;
+	} escs[] = {
+		{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' }, { "$GT$", '>' },
+		{ "$LP$", '(' }, { "$RP$", ')' }, { "$C$", ',' },   { "$u20$", ' ' }, { "$u22$", '"' },
+		{ "$u27$", '\'' }, { "$u2b$", '+' }, { "$u3b$", ';' }, { "$u5b$", '[' }, { "$u5d$", ']' },
+		{ "$u7b$", '{' }, { "$u7d$", '}' }, { "$u7e$", '~' },
+	};
+	size_t len = strlen(d), i;
+	char *r, *w;
+
+	if (len < 19 || strncmp(d + len - 19, "::h", 3) ||
+	    strspn(d + len - 16, "0123456789abcdef") != 16)
+		return;
+	d[len - 19] = '\0';
+	for (r = w = d; *r;) {
+		if (*r == '$') {
+			for (i = 0; i < sizeof(escs) / sizeof(escs[0]); i++)
+				if (!strncmp(r, escs[i].esc, strlen(escs[i].esc)))
+					break;
+			if (i < sizeof(escs) / sizeof(escs[0])) {
+				*w++ = escs[i].c;
+				r += strlen(escs[i].esc);
+				continue;
+			}
+		} else if (r[0] == '.' && r[1] == '.') {
+			*w++ = ':';
+			*w++ = ':';
+			r += 2;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+char *usym_demangle(const char *name)
+{
+	char *d = NULL;
 	int st = -1;
 
-	if (__cxa_demangle && name[0] == '_' && name[1] == 'Z') {
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return strdup(name);
+#ifdef HAVE_LIBIBERTY
+	/* C++, Rust legacy (hash dropped) and Rust v0 */
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (d)
+		return d;
+#endif
+	if (__cxa_demangle && name[1] == 'Z') {
 		d = __cxa_demangle(name, NULL, NULL, &st);
-		if (d && !st)
+		if (d && !st) {
+			rust_legacy_fixup(d);
 			return d;
+		}
 		free(d);
 	}
 	return strdup(name);
@@ -877,7 +935,7 @@ static char *file_symbol(struct usym *u, struct ufile *f, uint64_t off, uint64_t
 	if (!name || !*name || !sym.st_size || symoff >= sym.st_size)
 		return NULL;
 	*ret_symoff = symoff;
-	return demangle(name);
+	return usym_demangle(name);
 }
 #endif
 

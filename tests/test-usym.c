@@ -38,6 +38,14 @@ __attribute__((noinline)) int usym_test_mangled(int x)
 	return x + 7;
 }
 
+/* a Rust v0 name (taken from rustc 1.95's output for m::outer::inner::leaf_fn) */
+int usym_test_rust_v0(int x) __asm__("_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn");
+__attribute__((noinline)) int usym_test_rust_v0(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 11;
+}
+
 static const char maps_text[] =
 	"55d0a0000000-55d0a0001000 r--p 00000000 08:01 1234 /usr/bin/prog\n"
 	"55d0a0001000-55d0a0005000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
@@ -149,6 +157,18 @@ static void test_own_symbols(void **state)
 		assert_string_equal(buf, "_ZN2ns6markerEi+0x1");
 #endif
 	}
+	{
+		uint64_t m = (uint64_t)(uintptr_t)usym_test_rust_v0;
+
+		assert_int_equal(usym_test_rust_v0(1), 12);
+		usym_format(u, usym_intern(u, (uint32_t)getpid(), m + 1), buf, sizeof(buf), true,
+			    false);
+#if defined(HAVE_LIBDW) && defined(HAVE_LIBIBERTY)
+		assert_string_equal(buf, "m::outer::inner::leaf_fn+0x1");
+#elif defined(HAVE_LIBDW)
+		assert_string_equal(buf, "_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn+0x1");
+#endif
+	}
 	/* through the shared frame formatters */
 	{
 		struct ksym *ks = ksym_new("/nonexistent");
@@ -161,6 +181,72 @@ static void test_own_symbols(void **state)
 		ksym_free(ks);
 	}
 	usym_free(u);
+}
+
+/*
+ * Names as rustc 1.95 (legacy: -C symbol-mangling-version=legacy; v0: its
+ * default) and g++ write them, from the symbol tables of real binaries.
+ */
+static void test_demangle(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} plain[] = {
+		{ "main", "main" },
+		{ "_start", "_start" },
+		{ "_Rxyz", "_Rxyz" },     /* not a v0 name: unchanged */
+		{ "_ZZZ", "_ZZZ" },       /* not a C++ name either */
+		{ "_R", "_R" },
+	};
+	static const struct {
+		const char *in, *out;
+	} demangled[] = {
+		{ "_ZN2ns6markerEi", "ns::marker(int)" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
+		  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		/* Rust legacy: the hash is dropped, the escapes decoded */
+		{ "_ZN1m5outer5inner7leaf_fn17h0de515fe3ada841cE", "m::outer::inner::leaf_fn" },
+		{ "_ZN1m5outer5inner10S$LT$T$GT$6method17ha67a7e6f87b2b42fE",
+		  "m::outer::inner::S<T>::method" },
+		{ "_ZN1m4main17h4009bc0cd8b193aaE", "m::main" },
+	};
+	static const struct {
+		const char *in, *out;
+	} v0[] = {
+		{ "_RNvCskK7mfDs1mzF_1m4main", "m::main" },
+		{ "_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn", "m::outer::inner::leaf_fn" },
+		{ "_RNvMNtNtCskK7mfDs1mzF_1m5outer5innerINtB2_1SmE6methodB6_",
+		  "<m::outer::inner::S<u32>>::method" },
+		{ "_RNvMNtNtCsgEmfK2I1SDS_4core4char7methodsc16escape_debug_ext",
+		  "<char>::escape_debug_ext" },
+	};
+	unsigned int i;
+	char *d;
+
+	(void)state;
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		d = usym_demangle(plain[i].in);
+		assert_string_equal(d, plain[i].out);
+		free(d);
+	}
+	for (i = 0; i < sizeof(demangled) / sizeof(demangled[0]); i++) {
+		d = usym_demangle(demangled[i].in);
+#if defined(HAVE_LIBIBERTY) || defined(HAVE_DEMANGLE)
+		assert_string_equal(d, demangled[i].out);
+#else
+		assert_string_equal(d, demangled[i].in);
+#endif
+		free(d);
+	}
+	for (i = 0; i < sizeof(v0) / sizeof(v0[0]); i++) {
+		d = usym_demangle(v0[i].in);
+#ifdef HAVE_LIBIBERTY
+		assert_string_equal(d, v0[i].out);
+#else
+		assert_string_equal(d, v0[i].in);
+#endif
+		free(d);
+	}
 }
 
 /* a child, seen while it runs and named after it exited and was reaped */
@@ -296,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_parse_maps),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols),
+		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_after_exit),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_perf_map),
