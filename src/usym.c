@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,6 +97,8 @@ struct ufile {
 	uint8_t bid[64];
 	int bidlen;
 	bool failed;
+	bool vdso; /* an image copied from a process's memory: @fd is a memfd */
+	size_t len; /* ... its size */
 	uint64_t used;
 #ifdef HAVE_LIBDW
 	Dwfl *dwfl;
@@ -428,6 +431,82 @@ static uint32_t file_get(struct usym *u, uint32_t tgid, const struct usym_map *m
 	return (uint32_t)u->nfiles++;
 }
 
+#ifdef HAVE_LIBDW
+#define USYM_VDSO_MAX (1u << 20) /* a [vdso] larger than this is not read */
+
+/*
+ * The [vdso] of @tgid: its code is in no file, so the image is copied from
+ * the process's memory (at first sight: the process lives) into a memfd,
+ * which libdwfl then reads like any ELF file. Processes share the kernel's
+ * few images (64-bit, x32, 32-bit): one kept per build-id and size.
+ */
+static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
+{
+	size_t len = (size_t)(m->end - m->start), i;
+	struct ufile tmp = { .fd = -1 };
+	struct ufile *f;
+	char p[160];
+	uint8_t *img;
+	ssize_t n;
+	int fd;
+
+	if (len > USYM_VDSO_MAX || u->nfds >= u->maxfds)
+		return UINT32_MAX;
+	snprintf(p, sizeof(p), "%s/%u/mem", u->proc, tgid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT32_MAX;
+	img = malloc(len);
+	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(img);
+		return UINT32_MAX;
+	}
+	tmp.fd = memfd_create("stacktop-vdso", MFD_CLOEXEC);
+	if (tmp.fd < 0 || write(tmp.fd, img, len) != (ssize_t)len) {
+		if (tmp.fd >= 0)
+			close(tmp.fd);
+		free(img);
+		return UINT32_MAX;
+	}
+	free(img);
+	file_read_buildid(&tmp);
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->vdso && f->len == len && f->bidlen == tmp.bidlen &&
+		    !memcmp(f->bid, tmp.bid, (size_t)tmp.bidlen)) {
+			close(tmp.fd); /* the image seen already */
+			return (uint32_t)i;
+		}
+	}
+	if (grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0) {
+		close(tmp.fd);
+		return UINT32_MAX;
+	}
+	f = &u->files[u->nfiles];
+	*f = tmp;
+	f->path = strdup(m->path);
+	f->tgid = tgid;
+	f->vdso = true;
+	f->len = len;
+	if (!f->path) {
+		close(f->fd);
+		return UINT32_MAX;
+	}
+	u->nfds++;
+	return (uint32_t)u->nfiles++;
+}
+#else
+static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
+{
+	(void)u;
+	(void)tgid;
+	(void)m;
+	return UINT32_MAX;
+}
+#endif
+
 /* ---- processes -------------------------------------------------------- */
 
 static void proc_read_nspid(struct usym *u, struct uproc *pr)
@@ -481,7 +560,9 @@ static void proc_snapshot(struct usym *u, struct uproc *pr)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		mf[i] = m[i].ino && m[i].path[0] == '/' ? file_get(u, pr->tgid, &m[i]) : UINT32_MAX;
+		mf[i] = m[i].ino && m[i].path[0] == '/' ? file_get(u, pr->tgid, &m[i]) :
+			!m[i].ino && !strcmp(m[i].path, "[vdso]") ? vdso_get(u, pr->tgid, &m[i]) :
+								      UINT32_MAX;
 	usym_maps_free(pr->maps, pr->nmaps);
 	free(pr->mfile);
 	pr->maps = m;

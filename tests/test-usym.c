@@ -17,6 +17,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <sys/auxv.h>
+#include <time.h>
+#ifdef HAVE_LIBDW
+#include <gelf.h>
+#endif
 
 #include "format.h"
 #include "ksym.h"
@@ -249,6 +255,118 @@ static void test_demangle(void **state)
 	}
 }
 
+#ifdef HAVE_LIBDW
+static int count_fds(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (dir && (d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* the address of @name in this process's vdso (its dynamic symbols), 0 if none */
+static uint64_t vdso_symbol(const char *name)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), found = 0;
+	Elf_Scn *scn = NULL;
+	size_t len = 0;
+	char line[512];
+	FILE *f;
+	Elf *e;
+
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2 && a == base)
+			len = (size_t)(b - a);
+	}
+	if (f)
+		fclose(f);
+	if (!base || !len)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)(uintptr_t)base, len);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_value)
+				found = base + sym.st_value;
+		}
+	}
+	if (e)
+		elf_end(e);
+	return found;
+}
+#endif
+
+/*
+ * A frame in the vdso (clock_gettime does not enter the kernel; a frame
+ * there comes with an interrupt or a fault): named from the image copied
+ * out of the process's memory, as every process shares the kernel's image.
+ */
+static void test_vdso(void **state)
+{
+#ifdef HAVE_LIBDW
+	uint64_t fn = vdso_symbol("__vdso_clock_gettime"), tok;
+	struct usym *u;
+	char buf[512];
+	struct timespec ts;
+
+	(void)state;
+	if (!fn)
+		skip(); /* no vdso (or none with that symbol) on this machine */
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	u = usym_new(NULL);
+	tok = usym_intern(u, (uint32_t)getpid(), fn + 4);
+	usym_format(u, tok, buf, sizeof(buf), true, true);
+	/* the same address may carry the alias clock_gettime */
+	if (strcmp(buf, "__vdso_clock_gettime+0x4 ([vdso])"))
+		assert_string_equal(buf, "clock_gettime+0x4 ([vdso])");
+	usym_format(u, tok, buf, sizeof(buf), false, false);
+	assert_non_null(strstr(buf, "clock_gettime"));
+	/* a second process shares the image: no second copy (no descriptor more) */
+	{
+		int before = count_fds();
+		pid_t child = fork();
+		int ws;
+
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		assert_true(child > 0);
+		tok = usym_intern(u, (uint32_t)child, fn + 8);
+		usym_format(u, tok, buf, sizeof(buf), true, true);
+		kill(child, SIGKILL);
+		waitpid(child, &ws, 0);
+		assert_non_null(strstr(buf, "clock_gettime+0x8 ([vdso])"));
+		assert_int_equal(count_fds(), before);
+	}
+	usym_free(u);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* a child, seen while it runs and named after it exited and was reaped */
 static void test_after_exit(void **state)
 {
@@ -383,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols),
 		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_after_exit),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_perf_map),
