@@ -226,12 +226,14 @@ struct session_stats {
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
 	uint64_t drains_cut;        /* drains that ran out of budget */
-	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
-	uint64_t mem_limit;         /* --max-memory */
+	uint64_t mem_bytes;         /* held by the stack table */
+	uint64_t mem_limit;         /* --max-memory: bounds mem_bytes + mem_usym */
 	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
 	uint64_t mem_folded;        /* breakdown records of exited pids folded */
 	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
+	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
+	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
 };
 
 /**

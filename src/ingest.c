@@ -669,6 +669,7 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 	const struct evfmt *f = ing->fmt;
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int i, n, nu = 0;
+	bool refused = false;
 	uint32_t tgid;
 
 	ing->st.ustack_records++;
@@ -691,12 +692,15 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		if (!ip || ip == ~0ULL)
 			break;
 		tok = usym_intern(ing->usym, tgid, ip);
-		if (!tok)
+		if (!tok) {
+			refused = true; /* the symbolizer's memory share is full */
 			break;
+		}
 		c->p.frames[n + 1 + nu++] = tok;
 	}
-	if (nu == USYM_FP_FRAMES)
-		c->p.frames[n + 1 + nu++] = USYM_CUT; /* the kernel walks no further */
+	/* the kernel walks no further, or the frames after are not kept */
+	if (nu == USYM_FP_FRAMES || refused)
+		c->p.frames[n + 1 + nu++] = USYM_CUT;
 	c->p.on = false;
 	/* a kernel thread has no user frames: its stack is the kernel one */
 	if (c->p.id >= 0)

@@ -129,6 +129,10 @@ static void memory_check(struct session *s)
 	uint64_t used;
 	long n;
 
+	/* the table gets what the user symbolizer (at most a quarter) leaves */
+	if (s->usym && s->mem_limit)
+		stack_table_set_limit(s->table, s->mem_limit - usym_memory(s->usym));
+
 	stack_table_mem(s->table, &m);
 	used = m.bytes - m.free_bytes;
 	if (!m.limit || used < m.limit / 4 * 3 || used < s->fold_floor)
@@ -150,7 +154,9 @@ static void memory_stats(struct session *s)
 
 	stack_table_mem(s->table, &m);
 	s->stats.mem_bytes = m.bytes;
-	s->stats.mem_limit = m.limit;
+	s->stats.mem_limit = s->mem_limit ? s->mem_limit : m.limit;
+	s->stats.mem_usym = s->usym ? usym_memory(s->usym) : 0;
+	s->stats.mem_usym_refused = s->usym ? usym_refused(s->usym) : 0;
 	s->stats.mem_folded = m.folded;
 	s->stats.mem_over_stacks = m.over_stacks;
 	s->stats.mem_over_hits = m.over_hits;
@@ -1029,7 +1035,10 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	/* before anything is interned: the weights live next to the counts */
 	if (opts->weight || opts->offcpu)
 		stack_table_set_weighted(s->table, true);
-	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
+	s->mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
+	stack_table_set_limit(s->table, s->mem_limit);
+	/* user frames: a quarter of the limit at most, the table has the rest */
+	usym_set_limit(s->usym, s->mem_limit / 4);
 	/* a --tracefs may be a simulator: its pids are not this machine's */
 	s->proc_pids = !opts->tracefs;
 

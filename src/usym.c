@@ -126,6 +126,10 @@ struct usym {
 	struct ufile *files;
 	size_t nfiles, cfiles;
 	size_t name_bytes;
+	size_t maps_bytes; /* the processes' maps (usym_memory()) */
+	size_t vdso_bytes; /* the vdso copies */
+	size_t limit;      /* usym_set_limit(), 0: none */
+	uint64_t refused;  /* new frames not interned: at the limit */
 	unsigned int nfds;
 	unsigned int maxfds; /* the per-CPU readers need descriptors too */
 	unsigned int ndwfl;
@@ -495,6 +499,7 @@ static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m
 		return UINT32_MAX;
 	}
 	u->nfds++;
+	u->vdso_bytes += len;
 	return (uint32_t)u->nfiles++;
 }
 #else
@@ -535,6 +540,16 @@ static void proc_read_nspid(struct usym *u, struct uproc *pr)
 	free(txt);
 }
 
+/* what a process's maps hold: entries, paths, file indexes */
+static size_t maps_cost(const struct usym_map *m, size_t n)
+{
+	size_t b = n * (sizeof(*m) + sizeof(uint32_t)), i;
+
+	for (i = 0; i < n; i++)
+		b += strlen(m[i].path) + 1;
+	return b;
+}
+
 static void proc_snapshot(struct usym *u, struct uproc *pr)
 {
 	struct usym_map *m = NULL;
@@ -563,11 +578,13 @@ static void proc_snapshot(struct usym *u, struct uproc *pr)
 		mf[i] = m[i].ino && m[i].path[0] == '/' ? file_get(u, pr->tgid, &m[i]) :
 			!m[i].ino && !strcmp(m[i].path, "[vdso]") ? vdso_get(u, pr->tgid, &m[i]) :
 								      UINT32_MAX;
+	u->maps_bytes -= maps_cost(pr->maps, pr->nmaps);
 	usym_maps_free(pr->maps, pr->nmaps);
 	free(pr->mfile);
 	pr->maps = m;
 	pr->nmaps = n;
 	pr->mfile = mf;
+	u->maps_bytes += maps_cost(m, n);
 }
 
 /* the executable of @tgid now: false when it cannot be known (gone) */
@@ -604,6 +621,10 @@ static uint32_t proc_get(struct usym *u, uint32_t tgid)
 		/* exec'd since: a new image (the old one still names old tokens) */
 		known = true;
 	} else {
+		if (u->limit && usym_memory(u) >= u->limit) {
+			u->refused++;
+			return UINT32_MAX;
+		}
 		known = proc_exe(u, tgid, &dev, &ino);
 	}
 	if (grow((void **)&u->procs, &u->cprocs, u->nprocs + 1, sizeof(*u->procs)) < 0 ||
@@ -772,6 +793,18 @@ void usym_free(struct usym *u)
 	free(u);
 }
 
+/* bytes the next new token allocates (the arrays double), 0 mostly */
+static size_t tok_growth(const struct usym *u)
+{
+	size_t b = 0;
+
+	if (u->ntoks + 1 > u->ctoks)
+		b += (u->ctoks ? u->ctoks : 64) * sizeof(*u->toks);
+	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3)
+		b += (u->tokmap.cap ? u->tokmap.cap : 256) * 12;
+	return b;
+}
+
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 {
 	uint32_t pi = proc_get(u, tgid);
@@ -792,6 +825,10 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 	}
 	if (u->ntoks >= 0xffffffffu - 1)
 		return 0;
+	if (u->limit && usym_memory(u) + tok_growth(u) >= u->limit) {
+		u->refused++; /* the frames interned so far stay; no new one */
+		return 0;
+	}
 	if (grow((void **)&u->toks, &u->ctoks, u->ntoks + 1, sizeof(*u->toks)) < 0)
 		return 0;
 	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
@@ -1020,13 +1057,19 @@ static char *file_symbol(struct usym *u, struct ufile *f, uint64_t off, uint64_t
 }
 #endif
 
+/* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
+static size_t names_max(const struct usym *u)
+{
+	return u->limit && u->limit / 4 < USYM_NAMES_MAX ? u->limit / 4 : USYM_NAMES_MAX;
+}
+
 static void tok_resolve(struct usym *u, struct utok *t)
 {
 	struct uproc *pr = &u->procs[t->proc];
 	const struct usym_map *m;
 	const struct perfsym *ps;
 
-	if (u->name_bytes > USYM_NAMES_MAX)
+	if (u->name_bytes > names_max(u))
 		names_drop(u);
 	m = usym_find_map(pr->maps, pr->nmaps, t->addr);
 	if (!m && !pr->retried) {
@@ -1143,11 +1186,19 @@ uint64_t usym_start(struct usym *u, uint64_t ip)
 
 size_t usym_memory(const struct usym *u)
 {
-	size_t b = sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
-		   u->cfiles * sizeof(*u->files) + u->name_bytes, i;
+	return sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
+	       u->cfiles * sizeof(*u->files) + u->name_bytes + u->maps_bytes + u->vdso_bytes +
+	       (u->tokmap.cap + u->procmap.cap + u->filemap.cap) * 12;
+}
 
-	b += (u->tokmap.cap + u->procmap.cap + u->filemap.cap) * 12;
-	for (i = 0; i < u->nprocs; i++)
-		b += u->procs[i].nmaps * (sizeof(struct usym_map) + 64 + 4);
-	return b;
+void usym_set_limit(struct usym *u, size_t bytes)
+{
+	u->limit = bytes;
+	if (u->name_bytes > names_max(u))
+		names_drop(u);
+}
+
+uint64_t usym_refused(const struct usym *u)
+{
+	return u->refused;
 }

@@ -379,6 +379,38 @@ static void test_vdso(void **state)
 #endif
 }
 
+/* the memory bound: what was interned stays, nothing new past it */
+static void test_limit(void **state)
+{
+	struct usym *u = usym_new("");
+	uint64_t first, tok = 1;
+	char buf[128];
+	size_t base;
+	uint64_t a;
+
+	(void)state;
+	first = usym_intern(u, 42, 0x1000);
+	assert_true(first != 0);
+	base = usym_memory(u);
+	usym_set_limit(u, base + 64 * 1024);
+	assert_int_equal(usym_refused(u), 0);
+	for (a = 0x2000; tok && a < 0x2000 + 1000000 * 16; a += 16)
+		tok = usym_intern(u, 42, a);
+	assert_true(tok == 0); /* refused before a million addresses */
+	assert_true(usym_refused(u) == 1);
+	assert_true(usym_memory(u) <= base + 64 * 1024); /* growth included */
+	/* known frames still resolve to their tokens; a new process is refused */
+	assert_true(usym_intern(u, 42, 0x1000) == first);
+	assert_true(usym_intern(u, 43, 0x1000) == 0);
+	assert_true(usym_refused(u) == 2);
+	usym_format(u, first, buf, sizeof(buf), true, true);
+	assert_string_equal(buf, "[unknown] 0x1000");
+	/* no bound: interning goes on */
+	usym_set_limit(u, 0);
+	assert_true(usym_intern(u, 42, a) != 0);
+	usym_free(u);
+}
+
 /* a child, seen while it runs and named after it exited and was reaped */
 static void test_after_exit(void **state)
 {
@@ -514,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_own_symbols),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_after_exit),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_perf_map),

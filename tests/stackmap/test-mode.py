@@ -1147,6 +1147,9 @@ def case_user_fp():
                                                                 rep["hits"]))
             check_user_rows(rep, sim, 3000)
             check(rep["fallbacks"] > 0, "no fallbacks (--deep): the test is void")
+            mem = rep["memory"]
+            check(0 < mem["usym"] <= mem["limit"] // 4 and mem["usym_refused"] == 0,
+                  "user symbolizer memory %s" % mem)
         finally:
             rc, err = top.stop()
         check(rc == 0, "stacktop exited %d: %s" % (rc, err))
@@ -1174,6 +1177,35 @@ def case_user_fp():
               "-u --mode passive: %d %r" % (p.returncode, p.stderr))
     finally:
         shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def case_user_memory():
+    """-u under a small --max-memory: the symbolizer keeps to its quarter,
+    refuses new frames past it (the rows end in the cut mark), says so in
+    JSON, and every event is still counted"""
+    sim = Sim("v4", "--step", "--seed", "7", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, "-u", "--max-memory", "1M")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 6000")
+            rep = top.settle(6000 + int(sim_status(sim)["nested"]))
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+        mem = rep["memory"]
+        check(mem["limit"] == 1 << 20, "limit %d" % mem["limit"])
+        check(mem["usym_refused"] > 0, "nothing refused under 1M: the test is void (%s)" % mem)
+        check(mem["usym"] <= mem["limit"] // 4, "the symbolizer holds %d of %d" %
+              (mem["usym"], mem["limit"]))
+        check(mem["bytes"] + mem["usym"] <= mem["limit"] + (64 << 10),
+              "table %d + symbolizer %d over the limit %d" % (mem["bytes"], mem["usym"],
+                                                              mem["limit"]))
+        # the kernel's own cut comes with its 8 frames: fewer means the limit
+        cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
+        check(cut, "no row cut short by the limit")
+    finally:
         sim.stop()
 
 
@@ -1417,6 +1449,7 @@ CASES = {
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,
+    "user-memory": case_user_memory,
 }
 
 
