@@ -1163,10 +1163,16 @@ unsigned int ingest_resolve(struct ingest *ing)
 
 void ingest_new_generation(struct ingest *ing)
 {
+	unsigned int i;
+
 	if (ing->by_id)
 		memset(ing->by_id, 0, ing->nby_id * sizeof(*ing->by_id));
 	ing->nqueue = 0;
 	ing->nupool = 0;
+	/* an id waiting for its user_stack is of the old map too */
+	for (i = 0; i < ing->ncpus; i++)
+		if (ing->cpus[i].p.on && ing->cpus[i].p.id >= 0)
+			ing->cpus[i].p.on = false;
 	ingest_forget_offcpu(ing);
 }
 
