@@ -1048,26 +1048,28 @@ def sim_user_depth(pid, stack):
     return 2 + (h >> 60) % 9
 
 
-def truth_by_index(sim):
-    """{stack index: frames tuple} of the top instance's truth lines"""
-    out = {}
+def truth_of(sim, inst):
+    """({stack index: frames tuple}, {frames tuple: read}) of the truth lines
+    of instance @inst ("top", or "instances/" for the one instance)"""
+    by_index, read = {}, {}
     for line in sim.read(".sim/truth").splitlines():
         if line.startswith("#"):
             continue
         f = line.split()
-        if f[0] == "top" and len(f) > 11:
-            out[int(f[2])] = tuple(int(x, 16) for x in f[11].split(","))
-    return out
+        if (f[0] == inst or (inst == "instances/" and f[0].startswith(inst))) and len(f) > 11:
+            frames = tuple(int(x, 16) for x in f[11].split(","))
+            by_index[int(f[2])] = frames
+            read[frames] = read.get(frames, 0) + int(f[4])
+    return by_index, read
 
 
-def check_user_rows(rep, sim, emitted):
+def check_user_rows(rep, sim, emitted, inst="top"):
+    # emitted: events recorded, nested interrupts included
     """every row's user part is the one the simulated kernel wrote after that
     row's kernel stack: the addresses name the pid and the kernel stack"""
-    truth = sim.truth()
-    by_index = truth_by_index(sim)
-    total_read = sum(c["read"] for c in truth.values())
-    check(total_read == emitted + int(sim_status(sim)["nested"]),
-          "truth read %d of %d events" % (total_read, emitted))
+    by_index, exp = truth_of(sim, inst)
+    total_read = sum(exp.values())
+    check(total_read == emitted, "truth read %d of %d events" % (total_read, emitted))
     check(rep["hits"] == total_read, "hits %d, the kernel wrote %d" % (rep["hits"], total_read))
     check(rep["unresolved"] == 0 and rep["orphans"] == 0 and rep["damaged"] == 0,
           "unresolved %d orphans %d damaged %d" % (rep["unresolved"], rep["orphans"],
@@ -1104,17 +1106,17 @@ def check_user_rows(rep, sim, emitted):
         # the simulated pids are not this machine's: nothing is named from /proc
         check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
               "user frames named: %s" % [f["symbol"] for f in uf])
-        check(st["mapped"] or st["fallback"], "joined row neither mapped nor a fallback")
+        check(st["mapped"] or st["fallback"] or inst != "top",
+              "joined row neither mapped nor a fallback")
         if st["mapped"]:
             check(st["ids"], "a row seen by id shows no id")
-    check(with_user > 0 and without > 0 and mapped_user > 0,
+    check(with_user > 0 and without > 0 and (mapped_user > 0 or inst != "top"),
           "rows with user frames %d (by id %d), without (kernel threads) %d" %
           (with_user, mapped_user, without))
-    exp = expected(truth, "v4")
-    for key, e in exp.items():
-        if e["read"]:
-            check(kernel.get(key) == e["read"], "kernel stack %s: %s hits, truth %d" %
-                  ([hex(x) for x in key[:2]], kernel.get(key), e["read"]))
+    for key, n in exp.items():
+        if n:
+            check(kernel.get(key) == n, "kernel stack %s: %s hits, truth %d" %
+                  ([hex(x) for x in key[:2]], kernel.get(key), n))
 
 
 def sim_status(sim):
@@ -1145,7 +1147,7 @@ def case_user_fp():
             check(int(sim_status(sim)["ustacks"]) == rep["hits"],
                   "the sim wrote %s user stacks for %d hits" % (sim_status(sim)["ustacks"],
                                                                 rep["hits"]))
-            check_user_rows(rep, sim, 3000)
+            check_user_rows(rep, sim, 3000 + int(sim_status(sim)["nested"]))
             check(rep["fallbacks"] > 0, "no fallbacks (--deep): the test is void")
             mem = rep["memory"]
             check(0 < mem["usym"] <= mem["limit"] // 4 and mem["usym_refused"] == 0,
@@ -1169,6 +1171,27 @@ def case_user_fp():
         check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
         check(sim.state() == before, "not recovered: %s" %
               {k: v for k, v in sim.state().items() if before.get(k) != v})
+        # the stacks mode: the private instance's option, the same pairing
+        top = Stacktop(sim, "-u", "--mode", "stacks", rundir=run)
+        try:
+            top.next()
+            inst = [i for i in sim.state()["instances"] if i.startswith("stacktop.")]
+            check(len(inst) == 1, "no private instance: %s" % inst)
+            check(sim.read("instances/%s/options/userstacktrace" % inst[0]).strip() == "1",
+                  "-u did not turn on the instance's userstacktrace")
+            check(sim.read("options/userstacktrace").strip() == "0",
+                  "-u --mode stacks changed the top level")
+            sim.ctl("truth-clear")
+            nested = int(sim_status(sim)["nested"])
+            sim.ctl("emit 2000")
+            rep = top.settle(2000 + int(sim_status(sim)["nested"]) - nested)
+            check(rep["mode"] == "stacks", "mode %s" % rep["mode"])
+            check_user_rows(rep, sim, 2000 + int(sim_status(sim)["nested"]) - nested,
+                            "instances/")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop --mode stacks -u exited %d: %s" % (rc, err))
+        check(sim.state() == before, "not restored after the stacks mode")
         # passive mode changes no option: -u is refused there
         p = subprocess.run([STACKTOP, "-b", "-n", "1", "-u", "--mode", "passive", "--tracefs",
                             sim.mnt, "--rundir", run], capture_output=True, text=True,
