@@ -85,6 +85,14 @@ struct cpu_state {
 	uint64_t v[WAIT_MAX];
 	int n;
 	struct pending p;
+	/*
+	 * a user_stack before its event's stack: with --trigger (no stacktrace
+	 * option) the kernel writes event, user_stack, then the trigger's stack
+	 */
+	bool early_on;
+	int early_depth; /* events waiting when it came */
+	unsigned int early_n; /* words in @early (0: a kernel thread's) */
+	uint64_t early[USER_MAX];
 };
 
 struct queued {
@@ -663,28 +671,33 @@ static bool pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int c
 	return true;
 }
 
-static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
-			  const struct ringbuf_event *ev)
+/* room for a kernel stack and a user part, joined */
+static uint64_t *ubuf_get(struct ingest *ing)
+{
+	if (!ing->ubuf)
+		ing->ubuf = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
+	return ing->ubuf;
+}
+
+/*
+ * The user part of a user_stack record into @out: usym_sep(tgid), the
+ * frames as tokens, USYM_CUT when the walk (or the symbolizer's memory) cut
+ * it. Return: words written; 0 for a kernel thread (no frames), -1 damaged.
+ */
+static int user_part(struct ingest *ing, const struct ringbuf_event *ev, uint64_t *out)
 {
 	const struct evfmt *f = ing->fmt;
 	const struct ringbuf_layout *l = &f->layout;
-	unsigned int i, n, nu = 0;
+	unsigned int i, nu = 0;
 	bool refused = false;
 	uint32_t tgid;
 
-	ing->st.ustack_records++;
-	if (!ing->usym || !c->p.on)
-		return; /* its event was not counted (pid filter) or user stacks are off */
 	if (f->ustack_tgid_off < 0 || f->ustack_caller_off < 0 ||
 	    (uint32_t)f->ustack_caller_off + USYM_FP_FRAMES * l->long_size > ev->size ||
-	    (uint32_t)f->ustack_tgid_off + 4 > ev->size) {
-		ing->st.damaged++;
-		pending_flush(ing, c, cpu);
-		return;
-	}
+	    (uint32_t)f->ustack_tgid_off + 4 > ev->size)
+		return -1;
 	tgid = ringbuf_read_u32(l, ev->data + f->ustack_tgid_off);
-	n = c->p.n; /* 0 for an id: the user part alone */
-	c->p.frames[n] = usym_sep(tgid);
+	out[0] = usym_sep(tgid);
 	for (i = 0; i < USYM_FP_FRAMES; i++) {
 		uint64_t ip = ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
 		uint64_t tok;
@@ -696,17 +709,64 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 			refused = true; /* the symbolizer's memory share is full */
 			break;
 		}
-		c->p.frames[n + 1 + nu++] = tok;
+		out[1 + nu++] = tok;
 	}
 	/* the kernel walks no further, or the frames after are not kept */
 	if (nu == USYM_FP_FRAMES || refused)
-		c->p.frames[n + 1 + nu++] = USYM_CUT;
-	c->p.on = false;
+		out[1 + nu++] = USYM_CUT;
 	/* a kernel thread has no user frames: its stack is the kernel one */
+	return nu ? (int)(1 + nu) : 0;
+}
+
+static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			  const struct ringbuf_event *ev)
+{
+	int nw;
+
+	ing->st.ustack_records++;
+	c->early_on = false;
+	if (!ing->usym)
+		return;
+	if (!c->p.on) {
+		/*
+		 * No stack waits for it: before its event's stack (--trigger), or
+		 * its event was not counted (pid filter). Kept for the next stack
+		 * record if an event of the same task waits.
+		 */
+		if (!c->n || c->w[c->n - 1].pid != (int32_t)ringbuf_read_u32(&ing->fmt->layout,
+									  ev->data + ing->fmt->pid_off))
+			return;
+		nw = user_part(ing, ev, c->early);
+		if (nw < 0) {
+			ing->st.damaged++;
+			return;
+		}
+		c->early_on = true;
+		c->early_n = (unsigned int)nw;
+		c->early_depth = c->n;
+		return;
+	}
+	nw = user_part(ing, ev, c->p.frames + c->p.n);
+	if (nw < 0) {
+		ing->st.damaged++;
+		pending_flush(ing, c, cpu);
+		return;
+	}
+	c->p.on = false;
 	if (c->p.id >= 0)
-		count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames, nu ? 1 + nu : 0);
+		count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames, (unsigned int)nw);
 	else
-		count_frames(ing, c->p.frames, nu ? n + 1 + nu : n, &c->p.w, cpu, c->p.fallback);
+		count_frames(ing, c->p.frames, c->p.n + (unsigned int)nw, &c->p.w, cpu,
+			     c->p.fallback);
+}
+
+/* the user part that came before this stack, if it is its event's (and forget it) */
+static bool take_early(struct cpu_state *c, int depth)
+{
+	bool ok = c->early_on && c->early_depth == depth;
+
+	c->early_on = false;
+	return ok;
 }
 
 static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -717,6 +777,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	unsigned int max, n, i;
 	struct waiting w;
 	uint32_t bytes = rb_bytes(ev->size);
+	bool early = take_early(c, c->n);
 
 	ing->st.kstack_records++;
 	ing->st.kstack_bytes += bytes;
@@ -762,7 +823,14 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
-	if (ing->usym && pending_keep(ing, c, cpu, &w, n, -1))
+	if (ing->usym && early && c->early_n && ubuf_get(ing)) {
+		/* its user_stack came first (--trigger) */
+		memcpy(ing->ubuf, ing->frames, n * sizeof(uint64_t));
+		memcpy(ing->ubuf + n, c->early, c->early_n * sizeof(uint64_t));
+		count_frames(ing, ing->ubuf, n + c->early_n, &w, cpu, ing->stackmap);
+		return;
+	}
+	if (ing->usym && !early && pending_keep(ing, c, cpu, &w, n, -1))
 		return; /* counted with its user_stack */
 	count_frames(ing, ing->frames, n, &w, cpu, ing->stackmap);
 	return;
@@ -781,11 +849,8 @@ static struct stack *with_user(struct ingest *ing, struct stack *kst, const uint
 
 	if (!nuser)
 		return kst;
-	if (!ing->ubuf) {
-		ing->ubuf = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
-		if (!ing->ubuf)
-			return NULL;
-	}
+	if (!ubuf_get(ing))
+		return NULL;
 	memcpy(ing->ubuf, kst->ips, kst->depth * sizeof(uint64_t));
 	memcpy(ing->ubuf + kst->depth, user, nuser * sizeof(uint64_t));
 	st = stack_table_intern(ing->table, ing->ubuf, kst->depth + nuser);
@@ -878,6 +943,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	const struct evfmt *f = ing->fmt;
 	struct waiting w;
 	uint32_t id, bytes = rb_bytes(ev->size);
+	bool early = take_early(c, c->n);
 
 	ing->st.stackid_records++;
 	ing->st.stackid_bytes += bytes;
@@ -897,6 +963,11 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	}
 	if (w.event == EVFMT_NONE || !pid_wanted(ing, w.pid))
 		return;
+	if (ing->usym && early) {
+		/* its user_stack came first (--trigger) */
+		count_id(ing, id, &w, cpu, c->early, c->early_n);
+		return;
+	}
 	/* user stacks on: the user_stack record after it joins it */
 	if (ing->usym && pending_keep(ing, c, cpu, &w, 0, id))
 		return;
@@ -1006,6 +1077,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 	if (pg.missed) {
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
+		c->early_on = false;
 		pending_flush(ing, c, cpu);
 	}
 	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
@@ -1033,6 +1105,7 @@ void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, c
 	if (missed) {
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		c->n = 0;
+		c->early_on = false;
 		pending_flush(ing, c, cpu);
 	}
 	if (size >= 8)
@@ -1190,6 +1263,7 @@ void ingest_forget_waiting(struct ingest *ing)
 	for (i = 0; i < ing->ncpus; i++) {
 		ing->cpus[i].n = 0;
 		ing->cpus[i].p.on = false;
+		ing->cpus[i].early_on = false;
 	}
 }
 

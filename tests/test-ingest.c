@@ -714,6 +714,59 @@ static void test_ingest_user_stack_ids(void **state)
 	usym_free(u);
 }
 
+/*
+ * --trigger turns the stacktrace option off: the kernel writes event,
+ * user_stack, then the trigger's stack. The user part waits for the stack of
+ * its event; a stack of another event does not take it.
+ */
+static void test_ingest_user_before_stack(void **state)
+{
+	static const uint64_t U[] = { 0x401000, 0x402000 };
+	struct fx *fx = *state;
+	struct usym *u = usym_new("");
+	uint64_t w[3 + 1 + 2];
+	struct stack *s;
+
+	assert_non_null(u);
+	ingest_set_user(fx->ing, u);
+	ingest_set_stackmap(fx->ing, true);
+	ingest_map_put(fx->ing, 42, B, 2, false);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_kstack(&fx->pg, 51, A, 3); /* a fallback */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_stackid(&fx->pg, 51, 42);
+	/* a user_stack whose stack never came: the next event's is not its */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 51);
+	pagegen_stackid(&fx->pg, 51, 42);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	ingest_flush_user(fx->ing);
+	ingest_flush_user(fx->ing);
+
+	memcpy(w, A, sizeof(A));
+	w[3] = usym_sep(50);
+	w[4] = usym_intern(u, 50, U[0]);
+	w[5] = usym_intern(u, 50, U[1]);
+	s = find(fx, w, 6);
+	assert_int_equal(s->total, 1);
+	assert_true(s->flags & STACK_F_FALLBACK);
+	memcpy(w, B, sizeof(B));
+	w[2] = usym_sep(50);
+	w[3] = usym_intern(u, 50, U[0]);
+	w[4] = usym_intern(u, 50, U[1]);
+	assert_int_equal(find(fx, w, 5)->total, 1);
+	/* the last id: after the stray user_stack, counted without one */
+	assert_int_equal(hits_of(stack_table_intern(fx->t, B, 2), 1, 51), 1);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	ingest_set_user(fx->ing, NULL);
+	usym_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -734,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_user_stacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_user_stack_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_user_before_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_function_entries, setup, teardown),
 	};
 

@@ -1203,6 +1203,26 @@ def case_user_fp():
         sim.stop()
 
 
+def case_user_trigger():
+    """-u with --trigger: the kernel writes event, user_stack, then the
+    trigger's stack (no stacktrace option); each user part still joins its
+    own kernel stack, in both modes"""
+    for mode, inst in (("stackmap", "top"), ("stacks", "instances/")):
+        sim = Sim("v4", "--step", "--seed", "7")
+        try:
+            top = Stacktop(sim, "-u", "--mode", mode, "--trigger", "sched:sched_switch")
+            try:
+                top.next()
+                sim.ctl("emit 2000")
+                rep = top.settle(2000)
+                check(rep["mode"] == mode, "mode %s" % rep["mode"])
+                check_user_rows(rep, sim, 2000, inst)
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: stacktop exited %d: %s" % (mode, rc, err))
+        finally:
+            sim.stop()
+
 def case_user_memory():
     """-u under a small --max-memory: the symbolizer keeps to its quarter,
     refuses new frames past it (the rows end in the cut mark), says so in
@@ -1473,6 +1493,7 @@ CASES = {
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,
     "user-memory": case_user_memory,
+    "user-trigger": case_user_trigger,
 }
 
 
