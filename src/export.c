@@ -125,7 +125,8 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 				(unsigned long long)st->mem_over_stacks,
 				(unsigned long long)st->mem_over_hits);
 		if (st->mem_usym_refused)
-			fprintf(f, "note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
+			fprintf(f,
+				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
 				(unsigned long long)st->mem_usym_refused);
 	}
 	if (st->drains_cut)

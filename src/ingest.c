@@ -733,8 +733,9 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		 * its event was not counted (pid filter). Kept for the next stack
 		 * record if an event of the same task waits.
 		 */
-		if (!c->n || c->w[c->n - 1].pid != (int32_t)ringbuf_read_u32(&ing->fmt->layout,
-									  ev->data + ing->fmt->pid_off))
+		if (!c->n || (uint32_t)ing->fmt->pid_off + 4 > ev->size ||
+		    c->w[c->n - 1].pid !=
+			    (int32_t)ringbuf_read_u32(&ing->fmt->layout, ev->data + ing->fmt->pid_off))
 			return;
 		nw = user_part(ing, ev, c->early);
 		if (nw < 0) {

@@ -3,10 +3,11 @@
  * stackmap.c - the stackmap-mode source: the top-level instance records
  * stack_id entries (and kernel_stack fallbacks) with the kernel's options/
  * stackmap on (and, with --user=fp, a user_stack after each: the top-level
- * userstacktrace option, journaled like every other write); ids are resolved through snapshots of the map (mapsnap.h).
- * An unknown id triggers at most one re-read of the snapshot per drain. A
- * reset drains the buffers first, then starts a new generation, so an id
- * read before the reset never resolves through the map read after it.
+ * userstacktrace option, journaled like every other write); ids are
+ * resolved through snapshots of the map (mapsnap.h). An unknown id
+ * triggers at most one re-read of the snapshot per drain. A reset drains
+ * the buffers first, then starts a new generation, so an id read before the
+ * reset never resolves through the map read after it.
  */
 #include <errno.h>
 #include <stdio.h>
