@@ -99,6 +99,7 @@ struct ufile {
 	bool failed;
 	bool vdso; /* an image copied from a process's memory: @fd is a memfd */
 	size_t len; /* ... its size */
+	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
 	uint64_t used;
 #ifdef HAVE_LIBDW
 	Dwfl *dwfl;
@@ -442,7 +443,8 @@ static uint32_t file_get(struct usym *u, uint32_t tgid, const struct usym_map *m
  * The [vdso] of @tgid: its code is in no file, so the image is copied from
  * the process's memory (at first sight: the process lives) into a memfd,
  * which libdwfl then reads like any ELF file. Processes share the kernel's
- * few images (64-bit, x32, 32-bit): one kept per build-id and size.
+ * few images (64-bit, x32, 32-bit): one kept per content (compared byte
+ * for byte, a few KiB, before anything is created).
  */
 static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 {
@@ -467,39 +469,36 @@ static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m
 		free(img);
 		return UINT32_MAX;
 	}
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->vdso && f->len == len && !memcmp(f->image, img, len)) {
+			free(img); /* the image seen already */
+			return (uint32_t)i;
+		}
+	}
 	tmp.fd = memfd_create("stacktop-vdso", MFD_CLOEXEC);
-	if (tmp.fd < 0 || write(tmp.fd, img, len) != (ssize_t)len) {
+	if (tmp.fd < 0 || write(tmp.fd, img, len) != (ssize_t)len ||
+	    grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0) {
 		if (tmp.fd >= 0)
 			close(tmp.fd);
 		free(img);
 		return UINT32_MAX;
 	}
-	free(img);
 	file_read_buildid(&tmp);
-	for (i = 0; i < u->nfiles; i++) {
-		f = &u->files[i];
-		if (f->vdso && f->len == len && f->bidlen == tmp.bidlen &&
-		    !memcmp(f->bid, tmp.bid, (size_t)tmp.bidlen)) {
-			close(tmp.fd); /* the image seen already */
-			return (uint32_t)i;
-		}
-	}
-	if (grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0) {
-		close(tmp.fd);
-		return UINT32_MAX;
-	}
 	f = &u->files[u->nfiles];
 	*f = tmp;
 	f->path = strdup(m->path);
 	f->tgid = tgid;
 	f->vdso = true;
 	f->len = len;
+	f->image = img;
 	if (!f->path) {
 		close(f->fd);
+		free(img);
 		return UINT32_MAX;
 	}
 	u->nfds++;
-	u->vdso_bytes += len;
+	u->vdso_bytes += 2 * len; /* the memfd and the copy compared */
 	return (uint32_t)u->nfiles++;
 }
 #else
@@ -783,6 +782,7 @@ void usym_free(struct usym *u)
 		if (u->files[i].fd >= 0)
 			close(u->files[i].fd);
 		free(u->files[i].path);
+		free(u->files[i].image);
 	}
 	u64map_free(&u->tokmap);
 	u64map_free(&u->procmap);
