@@ -417,10 +417,12 @@ struct usym;
  * @ing: ingest
  * @u: symbolizer that interns the user frames (usym.h); NULL: off
  *
- * While on (stacks mode), a kernel_stack waits for the user_stack record
- * the kernel writes next on the same CPU, and the stack interned is the
- * kernel frames, usym_sep(tgid), the user frames as tokens and, when the
- * kernel's walk stopped at its limit, USYM_CUT.
+ * While on, a kernel_stack (or, in stackmap mode, a stack_id) waits for the
+ * user_stack record the kernel writes next on the same CPU, and the stack
+ * interned is the kernel frames, usym_sep(tgid), the user frames as tokens
+ * and, when the kernel's walk stopped at its limit, USYM_CUT. An id keeps
+ * its user part while it waits for the map (ingest_resolve()); the joined
+ * stack carries the ids and STACK_F_MAPPED of the kernel one.
  */
 void ingest_set_user(struct ingest *ing, struct usym *u);
 

@@ -232,12 +232,14 @@ struct session_stats {
 	uint64_t offcpu_woken;      /* --offcpu: times ended at the wakeup (no switch-in) */
 	uint64_t offcpu_unpaired;   /* --offcpu: switch-outs with neither: not counted */
 	uint64_t offcpu_dropped;    /* --offcpu: switches not followed (table full) */
-	uint64_t mem_bytes;         /* held by the stack table (what the limit bounds) */
-	uint64_t mem_limit;         /* --max-memory */
+	uint64_t mem_bytes;         /* held by the stack table */
+	uint64_t mem_limit;         /* --max-memory: bounds mem_bytes + mem_usym */
 	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
 	uint64_t mem_folded;        /* breakdown records of exited pids folded */
 	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
+	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
+	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
 };
 
 /**
@@ -531,7 +533,10 @@ const char *session_mode_name(enum session_mode mode);
  * @s: session
  * @on: on or off (the way is the one opened with, fp when none was)
  *
- * Return: 0, -EOPNOTSUPP when the session cannot (not stacks mode, a
+ * In stackmap mode the top-level option is written through the journal
+ * (put back on exit as it was found).
+ *
+ * Return: 0, -EOPNOTSUPP when the session cannot (passive mode, a
  * recording, a kernel without options/userstacktrace), or -errno.
  */
 int session_set_user(struct session *s, bool on);

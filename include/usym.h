@@ -133,7 +133,9 @@ const struct usym_map *usym_find_map(const struct usym_map *m, size_t n, uint64_
 
 /**
  * usym_new() - an empty symbolizer
- * @proc: the proc root ("/proc" when NULL)
+ * @proc: the proc root ("/proc" when NULL); "": the tgids are not this
+ *        machine's (a simulated tracefs), nothing is read and every frame
+ *        prints as `[unknown] 0xaddr`
  *
  * Return: the symbolizer, NULL on OOM.
  */
@@ -153,7 +155,7 @@ void usym_free(struct usym *u);
  *
  * The first token of a tgid reads its maps (one file read per process).
  *
- * Return: the token, or 0 on OOM.
+ * Return: the token, or 0 on OOM or at the limit (usym_set_limit()).
  */
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
 
@@ -204,9 +206,43 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 uint64_t usym_start(struct usym *u, uint64_t ip);
 
 /**
- * usym_memory() - bytes held (tokens, maps, cached names; not libdwfl's)
+ * usym_demangle() - the readable form of a symbol name
+ * @name: symbol as in the ELF symbol table
+ *
+ * C++ (`_Z`), Rust legacy (`_ZN...17h<hash>E`: shown without the hash) and
+ * Rust v0 (`_R`) names are demangled with libiberty's cplus_demangle()
+ * when built with it; else C++ and Rust legacy with libstdc++'s
+ * __cxa_demangle() (the hash dropped, `$LT$`-style escapes decoded) and v0
+ * names stay as they are. Anything else, or a name that does not
+ * demangle, is returned unchanged.
+ *
+ * Return: an allocated string (free()), NULL on OOM.
+ */
+char *usym_demangle(const char *name);
+
+/**
+ * usym_memory() - bytes held (tokens, processes, maps, cached names, vdso
+ * copies; not libdwfl's, whose sessions are bounded in number)
  * @u: symbolizer
  */
 size_t usym_memory(const struct usym *u);
+
+/**
+ * usym_set_limit() - bound what the symbolizer holds
+ * @u: symbolizer
+ * @bytes: the bound on usym_memory(); 0: none
+ *
+ * Cached names take at most a quarter of it (all are dropped past that and
+ * resolved again when shown). At the bound no new process or address is
+ * interned: usym_intern() returns 0 (usym_refused() counts them) while the
+ * tokens interned before stay valid.
+ */
+void usym_set_limit(struct usym *u, size_t bytes);
+
+/**
+ * usym_refused() - new frames (or processes) refused at the limit
+ * @u: symbolizer
+ */
+uint64_t usym_refused(const struct usym *u);
 
 #endif /* STACKTOP_USYM_H */

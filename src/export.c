@@ -107,7 +107,15 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
 		fmt_bytes(lim, sizeof(lim), st->mem_limit);
 		fmt_bytes(rss, sizeof(rss), st->mem_rss);
-		fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		if (session_user(s)) {
+			char us[16];
+
+			fmt_bytes(us, sizeof(us), st->mem_usym);
+			fprintf(f, "memory: %s of %s kept, user symbols %s (process %s)", mem, lim,
+				us, rss);
+		} else {
+			fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		}
 		if (st->mem_folded)
 			fprintf(f, "; %llu records of exited processes folded into their command",
 				(unsigned long long)st->mem_folded);
@@ -116,6 +124,10 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
 				(unsigned long long)st->mem_over_stacks,
 				(unsigned long long)st->mem_over_hits);
+		if (st->mem_usym_refused)
+			fprintf(f,
+				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
+				(unsigned long long)st->mem_usym_refused);
 	}
 	if (st->drains_cut)
 		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
@@ -744,10 +756,11 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
-		"\"over_stacks\":%llu,\"over_hits\":%llu}",
+		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu}",
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
-		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits);
+		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
+		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused);
 	json_ringbuf(f, st);
 	if (session_unit(s) != UNIT_NONE) {
 		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);

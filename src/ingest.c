@@ -68,18 +68,25 @@ struct wslot {
 
 /*
  * User stacks (ingest_set_user()): the kernel records an event, its
- * kernel_stack, then its user_stack on the same CPU. The kernel frames wait
- * here for the user ones; anything else on the CPU (or two ticks without a
- * user_stack: ingest_flush_user()) counts them alone.
+ * kernel_stack (or stack_id in stackmap mode), then its user_stack on the
+ * same CPU. The kernel frames (or the id) wait here for the user ones;
+ * anything else on the CPU (or two ticks without a user_stack:
+ * ingest_flush_user()) counts them alone. An id joined to its user part
+ * before the map resolves it is queued with that part (ingest.upool).
  */
 struct pending {
 	struct waiting w;
 	unsigned int n;
 	unsigned int cpu;
+	int64_t id; /* a stack_id record (stackmap mode): its id; -1: frames */
 	bool on;
 	bool stale;
+	bool fallback; /* a kernel_stack in stackmap mode */
 	uint64_t *frames; /* STACK_MAX_DEPTH, allocated with the first one */
 };
+
+/* a user part: separator, USYM_FP_FRAMES frames, cut mark */
+#define USER_MAX (USYM_FP_FRAMES + 2)
 
 struct func_slot {
 	uint64_t ip; /* 0: empty */
@@ -91,6 +98,14 @@ struct cpu_state {
 	uint64_t v[WAIT_MAX];
 	int n;
 	struct pending p;
+	/*
+	 * a user_stack before its event's stack: with --trigger (no stacktrace
+	 * option) the kernel writes event, user_stack, then the trigger's stack
+	 */
+	bool early_on;
+	int early_depth; /* events waiting when it came */
+	unsigned int early_n; /* words in @early (0: a kernel thread's) */
+	uint64_t early[USER_MAX];
 };
 
 struct queued {
@@ -100,6 +115,8 @@ struct queued {
 	uint16_t cpu;
 	int32_t pid;
 	uint8_t kind;
+	uint8_t nuser;  /* words of its user part (0: none) */
+	uint32_t uoff;  /* where they are in ingest.upool */
 };
 
 struct ingest {
@@ -152,6 +169,9 @@ struct ingest {
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
 	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
 	struct usym *usym; /* user stacks on */
+	uint64_t *upool; /* the user parts of queued ids (stackmap mode) */
+	uint32_t nupool, cupool;
+	uint64_t *ubuf; /* a mapped kernel stack and a user part, joined */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -216,6 +236,8 @@ void ingest_free(struct ingest *ing)
 			free(ing->cpus[i].p.frames);
 	free(ing->cpus);
 	free(ing->queue);
+	free(ing->upool);
+	free(ing->ubuf);
 	free(ing->pid_seen);
 	free(ing->by_id);
 	free(ing->wf);
@@ -765,33 +787,53 @@ static inline void count(struct ingest *ing, struct stack *st, const struct wait
 	}
 }
 
-/* the kernel frames waiting on @c, counted without user frames */
+static void count_id(struct ingest *ing, uint32_t id, const struct waiting *w, unsigned int cpu,
+		     const uint64_t *user, unsigned int nuser);
+
+/* @n frames of a kernel_stack record (and a user part after them) counted */
+static void count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
+			 const struct waiting *w, unsigned int cpu, bool fallback)
+{
+	struct stack *st = stack_table_intern(ing->table, frames, n);
+
+	if (!st)
+		return;
+	if (fallback) {
+		st->flags |= STACK_F_FALLBACK;
+		ing->st.fallbacks++;
+	}
+	count(ing, st, w, cpu);
+}
+
+/* the kernel frames (or id) waiting on @c, counted without user frames */
 static void pending_flush(struct ingest *ing, struct cpu_state *c, unsigned int cpu)
 {
-	struct stack *st;
-
 	if (!c->p.on)
 		return;
 	c->p.on = false;
-	st = stack_table_intern(ing->table, c->p.frames, c->p.n);
-	if (st)
-		count(ing, st, &c->p.w, c->p.cpu);
+	if (c->p.id >= 0)
+		count_id(ing, (uint32_t)c->p.id, &c->p.w, c->p.cpu, NULL, 0);
+	else
+		count_frames(ing, c->p.frames, c->p.n, &c->p.w, c->p.cpu, c->p.fallback);
 	(void)cpu;
 }
 
-/* user stacks on: keep the kernel frames until the user_stack record */
+/* user stacks on: keep the kernel frames (@n in ing->frames, or @id) until the user_stack */
 static bool pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
-			 const struct waiting *w, unsigned int n)
+			 const struct waiting *w, unsigned int n, int64_t id)
 {
 	pending_flush(ing, c, cpu);
 	if (!c->p.frames) {
-		/* room for the user part too: separator, 8 frames, cut mark */
-		c->p.frames = malloc((STACK_MAX_DEPTH + USYM_FP_FRAMES + 2) * sizeof(uint64_t));
+		/* room for the user part too */
+		c->p.frames = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
 		if (!c->p.frames)
 			return false;
 	}
-	memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
-	c->p.n = n;
+	if (id < 0)
+		memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
+	c->p.n = id < 0 ? n : 0;
+	c->p.id = id;
+	c->p.fallback = id < 0 && ing->stackmap;
 	c->p.w = *w;
 	c->p.cpu = cpu;
 	c->p.on = true;
@@ -799,28 +841,33 @@ static bool pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int c
 	return true;
 }
 
-static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
-			  const struct ringbuf_event *ev)
+/* room for a kernel stack and a user part, joined */
+static uint64_t *ubuf_get(struct ingest *ing)
+{
+	if (!ing->ubuf)
+		ing->ubuf = malloc((STACK_MAX_DEPTH + USER_MAX) * sizeof(uint64_t));
+	return ing->ubuf;
+}
+
+/*
+ * The user part of a user_stack record into @out: usym_sep(tgid), the
+ * frames as tokens, USYM_CUT when the walk (or the symbolizer's memory) cut
+ * it. Return: words written; 0 for a kernel thread (no frames), -1 damaged.
+ */
+static int user_part(struct ingest *ing, const struct ringbuf_event *ev, uint64_t *out)
 {
 	const struct evfmt *f = ing->fmt;
 	const struct ringbuf_layout *l = &f->layout;
-	unsigned int i, n, nu = 0;
+	unsigned int i, nu = 0;
+	bool refused = false;
 	uint32_t tgid;
-	struct stack *st;
 
-	ing->st.ustack_records++;
-	if (!ing->usym || !c->p.on)
-		return; /* its event was not counted (pid filter) or user stacks are off */
 	if (f->ustack_tgid_off < 0 || f->ustack_caller_off < 0 ||
 	    (uint32_t)f->ustack_caller_off + USYM_FP_FRAMES * l->long_size > ev->size ||
-	    (uint32_t)f->ustack_tgid_off + 4 > ev->size) {
-		ing->st.damaged++;
-		pending_flush(ing, c, cpu);
-		return;
-	}
+	    (uint32_t)f->ustack_tgid_off + 4 > ev->size)
+		return -1;
 	tgid = ringbuf_read_u32(l, ev->data + f->ustack_tgid_off);
-	n = c->p.n;
-	c->p.frames[n] = usym_sep(tgid);
+	out[0] = usym_sep(tgid);
 	for (i = 0; i < USYM_FP_FRAMES; i++) {
 		uint64_t ip = ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
 		uint64_t tok;
@@ -828,17 +875,69 @@ static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		if (!ip || ip == ~0ULL)
 			break;
 		tok = usym_intern(ing->usym, tgid, ip);
-		if (!tok)
+		if (!tok) {
+			refused = true; /* the symbolizer's memory share is full */
 			break;
-		c->p.frames[n + 1 + nu++] = tok;
+		}
+		out[1 + nu++] = tok;
 	}
-	if (nu == USYM_FP_FRAMES)
-		c->p.frames[n + 1 + nu++] = USYM_CUT; /* the kernel walks no further */
-	c->p.on = false;
+	/* the kernel walks no further, or the frames after are not kept */
+	if (nu == USYM_FP_FRAMES || refused)
+		out[1 + nu++] = USYM_CUT;
 	/* a kernel thread has no user frames: its stack is the kernel one */
-	st = stack_table_intern(ing->table, c->p.frames, nu ? n + 1 + nu : n);
-	if (st)
-		count(ing, st, &c->p.w, cpu);
+	return nu ? (int)(1 + nu) : 0;
+}
+
+static void on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
+			  const struct ringbuf_event *ev)
+{
+	int nw;
+
+	ing->st.ustack_records++;
+	c->early_on = false;
+	if (!ing->usym)
+		return;
+	if (!c->p.on) {
+		/*
+		 * No stack waits for it: before its event's stack (--trigger), or
+		 * its event was not counted (pid filter). Kept for the next stack
+		 * record if an event of the same task waits.
+		 */
+		if (!c->n || (uint32_t)ing->fmt->pid_off + 4 > ev->size ||
+		    c->w[c->n - 1].pid !=
+			    (int32_t)ringbuf_read_u32(&ing->fmt->layout, ev->data + ing->fmt->pid_off))
+			return;
+		nw = user_part(ing, ev, c->early);
+		if (nw < 0) {
+			ing->st.damaged++;
+			return;
+		}
+		c->early_on = true;
+		c->early_n = (unsigned int)nw;
+		c->early_depth = c->n;
+		return;
+	}
+	nw = user_part(ing, ev, c->p.frames + c->p.n);
+	if (nw < 0) {
+		ing->st.damaged++;
+		pending_flush(ing, c, cpu);
+		return;
+	}
+	c->p.on = false;
+	if (c->p.id >= 0)
+		count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames, (unsigned int)nw);
+	else
+		count_frames(ing, c->p.frames, c->p.n + (unsigned int)nw, &c->p.w, cpu,
+			     c->p.fallback);
+}
+
+/* the user part that came before this stack, if it is its event's (and forget it) */
+static bool take_early(struct cpu_state *c, int depth)
+{
+	bool ok = c->early_on && c->early_depth == depth;
+
+	c->early_on = false;
+	return ok;
 }
 
 static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -848,8 +947,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int max, n, i;
 	struct waiting w;
-	struct stack *st;
 	uint32_t bytes = rb_bytes(ev->size);
+	bool early = take_early(c, c->n);
 
 	ing->st.kstack_records++;
 	ing->st.kstack_bytes += bytes;
@@ -895,16 +994,16 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
 		return; /* not interned either: the table holds only what is counted */
-	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
-		return; /* counted with its user_stack */
-	st = stack_table_intern(ing->table, ing->frames, n);
-	if (!st)
+	if (ing->usym && early && c->early_n && ubuf_get(ing)) {
+		/* its user_stack came first (--trigger) */
+		memcpy(ing->ubuf, ing->frames, n * sizeof(uint64_t));
+		memcpy(ing->ubuf + n, c->early, c->early_n * sizeof(uint64_t));
+		count_frames(ing, ing->ubuf, n + c->early_n, &w, cpu, ing->stackmap);
 		return;
-	if (ing->stackmap) {
-		st->flags |= STACK_F_FALLBACK;
-		ing->st.fallbacks++;
 	}
-	count(ing, st, &w, cpu);
+	if (ing->usym && !early && pending_keep(ing, c, cpu, &w, n, -1))
+		return; /* counted with its user_stack */
+	count_frames(ing, ing->frames, n, &w, cpu, ing->stackmap);
 	return;
 damaged:
 	/* its event gets no stack: never pair it with the next one */
@@ -912,9 +1011,32 @@ damaged:
 	take_waiting(ing, c, &w);
 }
 
+/* @kst with a user part (@nuser words from usym_sep()) below it */
+static struct stack *with_user(struct ingest *ing, struct stack *kst, const uint64_t *user,
+			       unsigned int nuser)
+{
+	struct stack *st;
+	unsigned int i;
+
+	if (!nuser)
+		return kst;
+	if (!ubuf_get(ing))
+		return NULL;
+	memcpy(ing->ubuf, kst->ips, kst->depth * sizeof(uint64_t));
+	memcpy(ing->ubuf + kst->depth, user, nuser * sizeof(uint64_t));
+	st = stack_table_intern(ing->table, ing->ubuf, kst->depth + nuser);
+	if (!st)
+		return NULL;
+	/* what the kernel part is known as: the ids it came under */
+	st->flags |= kst->flags & (STACK_F_MAPPED | STACK_F_MERGED64);
+	for (i = 0; i < kst->nids && i < STACK_MAX_IDS; i++)
+		stack_add_id(st, kst->ids[i]);
+	return st;
+}
+
 /* an id no map resolves: counted under a one-frame stack that names it */
 static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiting *w,
-			     unsigned int cpu)
+			     unsigned int cpu, const uint64_t *user, unsigned int nuser)
 {
 	uint64_t ip = STACK_IP_UNRESOLVED(id);
 	struct stack *st;
@@ -924,7 +1046,66 @@ static void count_unresolved(struct ingest *ing, uint32_t id, const struct waiti
 	if (!st)
 		return;
 	stack_add_id(st, id);
-	count(ing, st, w, cpu);
+	st = with_user(ing, st, user, nuser);
+	if (st)
+		count(ing, st, w, cpu);
+}
+
+/* a resolved id: its stack (with the user part of the event) counted */
+static void count_mapped(struct ingest *ing, struct stack *kst, const struct waiting *w,
+			 unsigned int cpu, const uint64_t *user, unsigned int nuser)
+{
+	struct stack *st = with_user(ing, kst, user, nuser);
+
+	if (st)
+		count(ing, st, w, cpu);
+	size_id(ing, kst); /* the record stood for the kernel frames only */
+}
+
+/* counted now when the map knows @id, else queued for ingest_resolve() */
+static void count_id(struct ingest *ing, uint32_t id, const struct waiting *w, unsigned int cpu,
+		     const uint64_t *user, unsigned int nuser)
+{
+	struct queued *q;
+
+	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
+		count_mapped(ing, ing->by_id[id], w, cpu, user, nuser);
+		return;
+	}
+	if (!ing->defer && ing->keep_unresolved) {
+		count_unresolved(ing, id, w, cpu, user, nuser);
+		return;
+	}
+	if (ing->nqueue >= QUEUE_MAX) {
+		ing->st.unresolved++;
+		return;
+	}
+	q = &ing->queue[ing->nqueue];
+	q->nuser = 0;
+	if (nuser) {
+		if (ing->nupool + nuser > ing->cupool) {
+			uint32_t cap = ing->cupool ? ing->cupool * 2 : 1024;
+			uint64_t *np = realloc(ing->upool, cap * sizeof(*np));
+
+			if (!np) {
+				ing->st.unresolved++;
+				return;
+			}
+			ing->upool = np;
+			ing->cupool = cap;
+		}
+		memcpy(ing->upool + ing->nupool, user, nuser * sizeof(uint64_t));
+		q->uoff = ing->nupool;
+		q->nuser = (uint8_t)nuser;
+		ing->nupool += nuser;
+	}
+	q->id = id;
+	q->event = w->event;
+	q->cpu = (uint16_t)cpu;
+	q->pid = w->pid;
+	q->kind = w->kind;
+	q->value = w->value;
+	ing->nqueue++;
 }
 
 static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -933,6 +1114,7 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	const struct evfmt *f = ing->fmt;
 	struct waiting w;
 	uint32_t id, bytes = rb_bytes(ev->size);
+	bool early = take_early(c, c->n);
 
 	ing->st.stackid_records++;
 	ing->st.stackid_bytes += bytes;
@@ -952,26 +1134,15 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 	}
 	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
 		return;
-	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
-		count(ing, ing->by_id[id], &w, cpu);
-		size_id(ing, ing->by_id[id]);
+	if (ing->usym && early) {
+		/* its user_stack came first (--trigger) */
+		count_id(ing, id, &w, cpu, c->early, c->early_n);
 		return;
 	}
-	if (!ing->defer && ing->keep_unresolved) {
-		count_unresolved(ing, id, &w, cpu);
+	/* user stacks on: the user_stack record after it joins it */
+	if (ing->usym && pending_keep(ing, c, cpu, &w, 0, id))
 		return;
-	}
-	if (ing->nqueue >= QUEUE_MAX) {
-		ing->st.unresolved++;
-		return;
-	}
-	ing->queue[ing->nqueue].id = id;
-	ing->queue[ing->nqueue].event = w.event;
-	ing->queue[ing->nqueue].cpu = (uint16_t)cpu;
-	ing->queue[ing->nqueue].pid = w.pid;
-	ing->queue[ing->nqueue].kind = w.kind;
-	ing->queue[ing->nqueue].value = w.value;
-	ing->nqueue++;
+	count_id(ing, id, &w, cpu, NULL, 0);
 }
 
 static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned int cpu,
@@ -1097,6 +1268,7 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 	if (pg.missed) {
 		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
 		c->n = 0;
+		c->early_on = false;
 		pending_flush(ing, c, cpu);
 	}
 	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
@@ -1124,6 +1296,7 @@ void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, c
 	if (missed) {
 		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		c->n = 0;
+		c->early_on = false;
 		pending_flush(ing, c, cpu);
 	}
 	if (size >= 8)
@@ -1197,6 +1370,7 @@ unsigned int ingest_drop_pending(struct ingest *ing)
 
 	ing->st.unresolved += n;
 	ing->nqueue = 0;
+	ing->nupool = 0;
 	return n;
 }
 
@@ -1234,26 +1408,35 @@ unsigned int ingest_resolve(struct ingest *ing)
 			.event = q->event, .pid = q->pid, .kind = q->kind, .value = q->value
 		};
 
+		const uint64_t *user = q->nuser ? ing->upool + q->uoff : NULL;
+
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
-			count(ing, ing->by_id[q->id], &w, q->cpu);
-			size_id(ing, ing->by_id[q->id]);
+			count_mapped(ing, ing->by_id[q->id], &w, q->cpu, user, q->nuser);
 			done++;
 		} else if (ing->keep_unresolved) {
-			count_unresolved(ing, q->id, &w, q->cpu);
+			count_unresolved(ing, q->id, &w, q->cpu, user, q->nuser);
 		} else {
 			/* not in a snapshot read after it: never guess */
 			ing->st.unresolved++;
 		}
 	}
 	ing->nqueue = 0;
+	ing->nupool = 0;
 	return done;
 }
 
 void ingest_new_generation(struct ingest *ing)
 {
+	unsigned int i;
+
 	if (ing->by_id)
 		memset(ing->by_id, 0, ing->nby_id * sizeof(*ing->by_id));
 	ing->nqueue = 0;
+	ing->nupool = 0;
+	/* an id waiting for its user_stack is of the old map too */
+	for (i = 0; i < ing->ncpus; i++)
+		if (ing->cpus[i].p.on && ing->cpus[i].p.id >= 0)
+			ing->cpus[i].p.on = false;
 	ingest_forget_offcpu(ing);
 }
 
@@ -1275,6 +1458,7 @@ void ingest_forget_waiting(struct ingest *ing)
 	for (i = 0; i < ing->ncpus; i++) {
 		ing->cpus[i].n = 0;
 		ing->cpus[i].p.on = false;
+		ing->cpus[i].early_on = false;
 	}
 }
 

@@ -129,6 +129,10 @@ static void memory_check(struct session *s)
 	uint64_t used;
 	long n;
 
+	/* the table gets what the user symbolizer (at most a quarter) leaves */
+	if (s->usym && s->mem_limit)
+		stack_table_set_limit(s->table, s->mem_limit - usym_memory(s->usym));
+
 	stack_table_mem(s->table, &m);
 	used = m.bytes - m.free_bytes;
 	if (!m.limit || used < m.limit / 4 * 3 || used < s->fold_floor)
@@ -150,7 +154,9 @@ static void memory_stats(struct session *s)
 
 	stack_table_mem(s->table, &m);
 	s->stats.mem_bytes = m.bytes;
-	s->stats.mem_limit = m.limit;
+	s->stats.mem_limit = s->mem_limit ? s->mem_limit : m.limit;
+	s->stats.mem_usym = s->usym ? usym_memory(s->usym) : 0;
+	s->stats.mem_usym_refused = s->usym ? usym_refused(s->usym) : 0;
 	s->stats.mem_folded = m.folded;
 	s->stats.mem_over_stacks = m.over_stacks;
 	s->stats.mem_over_hits = m.over_hits;
@@ -1108,7 +1114,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	s->opts = *opts;
 	s->table = stack_table_new();
 	s->ksym = ksym_new(opts->kallsyms);
-	s->usym = usym_new(NULL);
+	/* a --tracefs may be a simulator: its tgids are not this machine's */
+	s->usym = usym_new(opts->tracefs ? "" : NULL);
 	if (!s->table || !s->ksym || !s->usym) {
 		r = -ENOMEM;
 		goto fail;
@@ -1117,7 +1124,10 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	/* before anything is interned: the weights live next to the counts */
 	if (opts->weight || opts->offcpu)
 		stack_table_set_weighted(s->table, true);
-	stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
+	s->mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
+	stack_table_set_limit(s->table, s->mem_limit);
+	/* user frames: a quarter of the limit at most, the table has the rest */
+	usym_set_limit(s->usym, s->mem_limit / 4);
 	/* a --tracefs may be a simulator: its pids are not this machine's */
 	s->proc_pids = !opts->tracefs;
 
@@ -1173,10 +1183,15 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		   (tfs_exists(s->tfs, "stack_map") || tfs_exists(s->tfs, "stack_map_bin"));
 	s->mode = opts->mode;
 	if (s->mode == SESSION_AUTO)
-		s->mode = have_map && !opts->user ? SESSION_STACKMAP : SESSION_STACKS;
-	if (opts->user && s->mode != SESSION_STACKS) {
+		s->mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
+								       : SESSION_STACKS;
+	if (opts->user && s->mode == SESSION_PASSIVE) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,
-			 "--user needs --mode stacks (user stacks are paired with the private instance's kernel_stack records)");
+			 "--user needs --mode stacks or stackmap (passive mode changes no option)");
+		goto fail;
+	}
+	if (opts->user == SESSION_USER_DWARF && s->mode != SESSION_STACKS) {
+		r = session_errf(err, errsz, -EOPNOTSUPP, "--user=dwarf needs --mode stacks");
 		goto fail;
 	}
 	s->user_on = opts->user != SESSION_USER_OFF;
@@ -1335,12 +1350,15 @@ int session_set_user(struct session *s, bool on)
 
 	if (on == s->user_on)
 		return 0;
-	if (s->recording || !s->tfs || s->mode != SESSION_STACKS || !s->instance)
+	if (s->recording || !s->tfs || (s->mode == SESSION_STACKS && !s->instance) ||
+	    (s->mode != SESSION_STACKS && s->mode != SESSION_STACKMAP))
 		return -EOPNOTSUPP;
 	session_path(s, rel, sizeof(rel), "options/userstacktrace");
-	if (!tfs_exists(s->tfs, rel))
+	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
 		return -EOPNOTSUPP;
-	r = tfs_write(s->tfs, rel, on ? "1" : "0");
+	/* the top level (stackmap mode) is journaled: put back as it was */
+	r = s->mode == SESSION_STACKMAP ? state_write(s->state, rel, on ? "1" : "0")
+					: tfs_write(s->tfs, rel, on ? "1" : "0");
 	if (r < 0)
 		return r;
 	s->user_on = on;

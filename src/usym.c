@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,7 +32,11 @@
 #define USYM_FDS_MAX   256         /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
 #define USYM_MAPS_MAX  (16u << 20) /* a maps file larger than this is cut */
 
-/* a C++ or Rust (legacy) name, demangled when libstdc++ is linked in */
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+/* without libiberty: C++ and Rust legacy names, when libstdc++ is linked in */
 extern char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status)
 	__attribute__((weak));
 
@@ -92,6 +97,9 @@ struct ufile {
 	uint8_t bid[64];
 	int bidlen;
 	bool failed;
+	bool vdso; /* an image copied from a process's memory: @fd is a memfd */
+	size_t len; /* ... its size */
+	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
 	uint64_t used;
 #ifdef HAVE_LIBDW
 	Dwfl *dwfl;
@@ -119,6 +127,10 @@ struct usym {
 	struct ufile *files;
 	size_t nfiles, cfiles;
 	size_t name_bytes;
+	size_t maps_bytes; /* the processes' maps (usym_memory()) */
+	size_t vdso_bytes; /* the vdso copies */
+	size_t limit;      /* usym_set_limit(), 0: none */
+	uint64_t refused;  /* new frames not interned: at the limit */
 	unsigned int nfds;
 	unsigned int maxfds; /* the per-CPU readers need descriptors too */
 	unsigned int ndwfl;
@@ -424,6 +436,81 @@ static uint32_t file_get(struct usym *u, uint32_t tgid, const struct usym_map *m
 	return (uint32_t)u->nfiles++;
 }
 
+#ifdef HAVE_LIBDW
+#define USYM_VDSO_MAX (1u << 20) /* a [vdso] larger than this is not read */
+
+/*
+ * The [vdso] of @tgid: its code is in no file, so the image is copied from
+ * the process's memory (at first sight: the process lives) into a memfd,
+ * which libdwfl then reads like any ELF file. Processes share the kernel's
+ * few images (64-bit, x32, 32-bit): one kept per content (compared byte
+ * for byte, a few KiB, before anything is created).
+ */
+static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
+{
+	size_t len = (size_t)(m->end - m->start), i;
+	struct ufile tmp = { .fd = -1 };
+	struct ufile *f;
+	char p[160];
+	uint8_t *img;
+	ssize_t n;
+	int fd;
+
+	if (len > USYM_VDSO_MAX || u->nfds >= u->maxfds)
+		return UINT32_MAX;
+	snprintf(p, sizeof(p), "%s/%u/mem", u->proc, tgid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT32_MAX;
+	img = malloc(len);
+	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(img);
+		return UINT32_MAX;
+	}
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->vdso && f->len == len && !memcmp(f->image, img, len)) {
+			free(img); /* the image seen already */
+			return (uint32_t)i;
+		}
+	}
+	tmp.fd = memfd_create("stacktop-vdso", MFD_CLOEXEC);
+	if (tmp.fd < 0 || write(tmp.fd, img, len) != (ssize_t)len ||
+	    grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0) {
+		if (tmp.fd >= 0)
+			close(tmp.fd);
+		free(img);
+		return UINT32_MAX;
+	}
+	file_read_buildid(&tmp);
+	f = &u->files[u->nfiles];
+	*f = tmp;
+	f->path = strdup(m->path);
+	f->tgid = tgid;
+	f->vdso = true;
+	f->len = len;
+	f->image = img;
+	if (!f->path) {
+		close(f->fd);
+		free(img);
+		return UINT32_MAX;
+	}
+	u->nfds++;
+	u->vdso_bytes += 2 * len; /* the memfd and the copy compared */
+	return (uint32_t)u->nfiles++;
+}
+#else
+static uint32_t vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
+{
+	(void)u;
+	(void)tgid;
+	(void)m;
+	return UINT32_MAX;
+}
+#endif
+
 /* ---- processes -------------------------------------------------------- */
 
 static void proc_read_nspid(struct usym *u, struct uproc *pr)
@@ -431,6 +518,8 @@ static void proc_read_nspid(struct usym *u, struct uproc *pr)
 	char path[160], *txt, *l;
 
 	pr->nspid = pr->tgid;
+	if (!u->proc[0])
+		return;
 	snprintf(path, sizeof(path), "%s/%u/status", u->proc, pr->tgid);
 	txt = read_text(path, 65536, NULL);
 	if (!txt)
@@ -450,12 +539,25 @@ static void proc_read_nspid(struct usym *u, struct uproc *pr)
 	free(txt);
 }
 
+/* what a process's maps hold: entries, paths, file indexes */
+static size_t maps_cost(const struct usym_map *m, size_t n)
+{
+	size_t b = n * (sizeof(*m) + sizeof(uint32_t)), i;
+
+	for (i = 0; i < n; i++)
+		b += strlen(m[i].path) + 1;
+	return b;
+}
+
 static void proc_snapshot(struct usym *u, struct uproc *pr)
 {
 	struct usym_map *m = NULL;
 	char path[160], *txt;
 	uint32_t *mf;
 	size_t n = 0, i;
+
+	if (!u->proc[0])
+		return; /* not this machine's processes */
 
 	snprintf(path, sizeof(path), "%s/%u/maps", u->proc, pr->tgid);
 	txt = read_text(path, USYM_MAPS_MAX, NULL);
@@ -472,12 +574,16 @@ static void proc_snapshot(struct usym *u, struct uproc *pr)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		mf[i] = m[i].ino && m[i].path[0] == '/' ? file_get(u, pr->tgid, &m[i]) : UINT32_MAX;
+		mf[i] = m[i].ino && m[i].path[0] == '/' ? file_get(u, pr->tgid, &m[i]) :
+			!m[i].ino && !strcmp(m[i].path, "[vdso]") ? vdso_get(u, pr->tgid, &m[i]) :
+								      UINT32_MAX;
+	u->maps_bytes -= maps_cost(pr->maps, pr->nmaps);
 	usym_maps_free(pr->maps, pr->nmaps);
 	free(pr->mfile);
 	pr->maps = m;
 	pr->nmaps = n;
 	pr->mfile = mf;
+	u->maps_bytes += maps_cost(m, n);
 }
 
 /* the executable of @tgid now: false when it cannot be known (gone) */
@@ -486,6 +592,8 @@ static bool proc_exe(struct usym *u, uint32_t tgid, uint64_t *ret_dev, uint64_t 
 	char path[160];
 	struct stat sb;
 
+	if (!u->proc[0])
+		return false;
 	snprintf(path, sizeof(path), "%s/%u/exe", u->proc, tgid);
 	if (stat(path, &sb) < 0)
 		return false;
@@ -512,6 +620,10 @@ static uint32_t proc_get(struct usym *u, uint32_t tgid)
 		/* exec'd since: a new image (the old one still names old tokens) */
 		known = true;
 	} else {
+		if (u->limit && usym_memory(u) >= u->limit) {
+			u->refused++;
+			return UINT32_MAX;
+		}
 		known = proc_exe(u, tgid, &dev, &ino);
 	}
 	if (grow((void **)&u->procs, &u->cprocs, u->nprocs + 1, sizeof(*u->procs)) < 0 ||
@@ -560,6 +672,8 @@ static void perf_load(struct usym *u, struct uproc *pr)
 	size_t len, cap = 0;
 	struct stat sb;
 
+	if (!u->proc[0])
+		return;
 	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", u->proc, pr->tgid, pr->nspid);
 	if (stat(path, &sb) < 0) {
 		/* after exit the root is gone: the host's /tmp is what is left */
@@ -668,6 +782,7 @@ void usym_free(struct usym *u)
 		if (u->files[i].fd >= 0)
 			close(u->files[i].fd);
 		free(u->files[i].path);
+		free(u->files[i].image);
 	}
 	u64map_free(&u->tokmap);
 	u64map_free(&u->procmap);
@@ -676,6 +791,18 @@ void usym_free(struct usym *u)
 	free(u->procs);
 	free(u->files);
 	free(u);
+}
+
+/* bytes the next new token allocates (the arrays double), 0 mostly */
+static size_t tok_growth(const struct usym *u)
+{
+	size_t b = 0;
+
+	if (u->ntoks + 1 > u->ctoks)
+		b += (u->ctoks ? u->ctoks : 64) * sizeof(*u->toks);
+	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3)
+		b += (u->tokmap.cap ? u->tokmap.cap : 256) * 12;
+	return b;
 }
 
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
@@ -698,6 +825,10 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 	}
 	if (u->ntoks >= 0xffffffffu - 1)
 		return 0;
+	if (u->limit && usym_memory(u) + tok_growth(u) >= u->limit) {
+		u->refused++; /* the frames interned so far stay; no new one */
+		return 0;
+	}
 	if (grow((void **)&u->toks, &u->ctoks, u->ntoks + 1, sizeof(*u->toks)) < 0)
 		return 0;
 	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
@@ -740,15 +871,69 @@ static void names_drop(struct usym *u)
 	u->name_bytes = 0;
 }
 
-static char *demangle(const char *name)
+/*
+ * A Rust legacy name as a C++ demangler leaves it ("a::b::h0123456789abcdef",
+ * "S$LT$T$GT$"): the hash dropped, the escapes decoded, in place. Names
+ * without the hash are C++'s and stay as they are.
+ */
+static void rust_legacy_fixup(char *d)
 {
-	char *d;
+	static const struct {
+		const char *esc;
+		char c;
+	} escs[] = {
+		{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' }, { "$GT$", '>' },
+		{ "$LP$", '(' }, { "$RP$", ')' }, { "$C$", ',' },   { "$u20$", ' ' }, { "$u22$", '"' },
+		{ "$u27$", '\'' }, { "$u2b$", '+' }, { "$u3b$", ';' }, { "$u5b$", '[' }, { "$u5d$", ']' },
+		{ "$u7b$", '{' }, { "$u7d$", '}' }, { "$u7e$", '~' },
+	};
+	size_t len = strlen(d), i;
+	char *r, *w;
+
+	if (len < 19 || strncmp(d + len - 19, "::h", 3) ||
+	    strspn(d + len - 16, "0123456789abcdef") != 16)
+		return;
+	d[len - 19] = '\0';
+	for (r = w = d; *r;) {
+		if (*r == '$') {
+			for (i = 0; i < sizeof(escs) / sizeof(escs[0]); i++)
+				if (!strncmp(r, escs[i].esc, strlen(escs[i].esc)))
+					break;
+			if (i < sizeof(escs) / sizeof(escs[0])) {
+				*w++ = escs[i].c;
+				r += strlen(escs[i].esc);
+				continue;
+			}
+		} else if (r[0] == '.' && r[1] == '.') {
+			*w++ = ':';
+			*w++ = ':';
+			r += 2;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+char *usym_demangle(const char *name)
+{
+	char *d = NULL;
 	int st = -1;
 
-	if (__cxa_demangle && name[0] == '_' && name[1] == 'Z') {
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return strdup(name);
+#ifdef HAVE_LIBIBERTY
+	/* C++, Rust legacy (hash dropped) and Rust v0 */
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (d)
+		return d;
+#endif
+	if (__cxa_demangle && name[1] == 'Z') {
 		d = __cxa_demangle(name, NULL, NULL, &st);
-		if (d && !st)
+		if (d && !st) {
+			rust_legacy_fixup(d);
 			return d;
+		}
 		free(d);
 	}
 	return strdup(name);
@@ -868,9 +1053,15 @@ static char *file_symbol(struct usym *u, struct ufile *f, uint64_t off, uint64_t
 	if (!name || !*name || !sym.st_size || symoff >= sym.st_size)
 		return NULL;
 	*ret_symoff = symoff;
-	return demangle(name);
+	return usym_demangle(name);
 }
 #endif
+
+/* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
+static size_t names_max(const struct usym *u)
+{
+	return u->limit && u->limit / 4 < USYM_NAMES_MAX ? u->limit / 4 : USYM_NAMES_MAX;
+}
 
 static void tok_resolve(struct usym *u, struct utok *t)
 {
@@ -878,7 +1069,7 @@ static void tok_resolve(struct usym *u, struct utok *t)
 	const struct usym_map *m;
 	const struct perfsym *ps;
 
-	if (u->name_bytes > USYM_NAMES_MAX)
+	if (u->name_bytes > names_max(u))
 		names_drop(u);
 	m = usym_find_map(pr->maps, pr->nmaps, t->addr);
 	if (!m && !pr->retried) {
@@ -995,11 +1186,19 @@ uint64_t usym_start(struct usym *u, uint64_t ip)
 
 size_t usym_memory(const struct usym *u)
 {
-	size_t b = sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
-		   u->cfiles * sizeof(*u->files) + u->name_bytes, i;
+	return sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
+	       u->cfiles * sizeof(*u->files) + u->name_bytes + u->maps_bytes + u->vdso_bytes +
+	       (u->tokmap.cap + u->procmap.cap + u->filemap.cap) * 12;
+}
 
-	b += (u->tokmap.cap + u->procmap.cap + u->filemap.cap) * 12;
-	for (i = 0; i < u->nprocs; i++)
-		b += u->procs[i].nmaps * (sizeof(struct usym_map) + 64 + 4);
-	return b;
+void usym_set_limit(struct usym *u, size_t bytes)
+{
+	u->limit = bytes;
+	if (u->name_bytes > names_max(u))
+		names_drop(u);
+}
+
+uint64_t usym_refused(const struct usym *u)
+{
+	return u->refused;
 }

@@ -622,6 +622,151 @@ static void test_ingest_user_stacks(void **state)
 	usym_free(u);
 }
 
+/*
+ * -u in stackmap mode: event, stack_id (or a kernel_stack fallback),
+ * user_stack; an id the map does not know yet keeps its user part while
+ * queued; a reset forgets an id waiting for its user_stack.
+ */
+static void test_ingest_user_stack_ids(void **state)
+{
+	static const uint64_t U[] = { 0x401000, 0x402000 };
+	static const uint64_t DEEP[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint64_t NONE[] = { 0 };
+	struct fx *fx = *state;
+	struct usym *u = usym_new("");
+	uint64_t w[3 + 1 + 8 + 1];
+	struct stack *a, *s;
+	size_t i;
+
+	assert_non_null(u);
+	ingest_set_stackmap(fx->ing, true);
+	ingest_set_user(fx->ing, u);
+	a = ingest_map_put(fx->ing, 42, A, 3, false);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_stackid(&fx->pg, 51, 42);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* not in the snapshot yet */
+	pagegen_stackid(&fx->pg, 51, 7);
+	pagegen_ustack(&fx->pg, 51, 50, DEEP, 8);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 51); /* a fallback */
+	pagegen_kstack(&fx->pg, 51, B, 2);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 2); /* a kernel thread */
+	pagegen_stackid(&fx->pg, 2, 42);
+	pagegen_ustack(&fx->pg, 2, 2, NONE, 1);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* no user_stack: the id alone */
+	pagegen_stackid(&fx->pg, 51, 42);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 60); /* last: waits for its user_stack */
+	pagegen_stackid(&fx->pg, 60, 42);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	memcpy(w, A, sizeof(A));
+	w[3] = usym_sep(50);
+	w[4] = usym_intern(u, 50, U[0]);
+	w[5] = usym_intern(u, 50, U[1]);
+	s = find(fx, w, 6);
+	assert_int_equal(s->total, 1);
+	assert_int_equal(hits_of(s, 0, 51), 1);
+	/* the joined stack is known by its kernel part's id */
+	assert_true(s->flags & STACK_F_MAPPED);
+	assert_int_equal(s->nids, 1);
+	assert_int_equal(s->ids[0], 42);
+	/* the kernel thread's and the lone one's: on the mapped stack itself */
+	assert_int_equal(a->total, 2);
+	assert_int_equal(hits_of(a, 0, 2), 1);
+	assert_int_equal(hits_of(a, 0, 51), 1);
+	/* the fallback with its user part */
+	memcpy(w, B, sizeof(B));
+	w[2] = usym_sep(50);
+	w[3] = usym_intern(u, 50, U[0]);
+	w[4] = usym_intern(u, 50, U[1]);
+	s = find(fx, w, 5);
+	assert_int_equal(s->total, 1);
+	assert_true(s->flags & STACK_F_FALLBACK);
+	assert_int_equal(ingest_stats(fx->ing)->fallbacks, 1);
+	/* id 7 waits for the map, with its user part */
+	assert_int_equal(ingest_pending(fx->ing), 1);
+	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	ingest_map_put(fx->ing, 7, IRQ, 1, false);
+	assert_int_equal(ingest_resolve(fx->ing), 1);
+	w[0] = IRQ[0];
+	w[1] = usym_sep(50);
+	for (i = 0; i < 8; i++)
+		w[2 + i] = usym_intern(u, 50, DEEP[i]);
+	w[10] = USYM_CUT;
+	s = find(fx, w, 11);
+	assert_int_equal(s->total, 1);
+	assert_int_equal(s->ids[0], 7);
+	assert_int_equal(ingest_stats(fx->ing)->events, 5);
+	assert_int_equal(ingest_stats(fx->ing)->unresolved, 0);
+	/* a reset: the id waiting on the CPU was the old map's, never the new one's */
+	ingest_new_generation(fx->ing);
+	ingest_map_put(fx->ing, 42, B, 2, false);
+	ingest_flush_user(fx->ing);
+	ingest_flush_user(fx->ing);
+	ingest_resolve(fx->ing);
+	assert_int_equal(ingest_stats(fx->ing)->events, 5);
+	assert_int_equal(find(fx, B, 2)->total, 0);
+	assert_int_equal(ingest_stats(fx->ing)->ustack_records, 4);
+	ingest_set_user(fx->ing, NULL);
+	usym_free(u);
+}
+
+/*
+ * --trigger turns the stacktrace option off: the kernel writes event,
+ * user_stack, then the trigger's stack. The user part waits for the stack of
+ * its event; a stack of another event does not take it.
+ */
+static void test_ingest_user_before_stack(void **state)
+{
+	static const uint64_t U[] = { 0x401000, 0x402000 };
+	struct fx *fx = *state;
+	struct usym *u = usym_new("");
+	uint64_t w[3 + 1 + 2];
+	struct stack *s;
+
+	assert_non_null(u);
+	ingest_set_user(fx->ing, u);
+	ingest_set_stackmap(fx->ing, true);
+	ingest_map_put(fx->ing, 42, B, 2, false);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_kstack(&fx->pg, 51, A, 3); /* a fallback */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_stackid(&fx->pg, 51, 42);
+	/* a user_stack whose stack never came: the next event's is not its */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_ustack(&fx->pg, 51, 50, U, 2);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 51);
+	pagegen_stackid(&fx->pg, 51, 42);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+	ingest_flush_user(fx->ing);
+	ingest_flush_user(fx->ing);
+
+	memcpy(w, A, sizeof(A));
+	w[3] = usym_sep(50);
+	w[4] = usym_intern(u, 50, U[0]);
+	w[5] = usym_intern(u, 50, U[1]);
+	s = find(fx, w, 6);
+	assert_int_equal(s->total, 1);
+	assert_true(s->flags & STACK_F_FALLBACK);
+	memcpy(w, B, sizeof(B));
+	w[2] = usym_sep(50);
+	w[3] = usym_intern(u, 50, U[0]);
+	w[4] = usym_intern(u, 50, U[1]);
+	assert_int_equal(find(fx, w, 5)->total, 1);
+	/* the last id: after the stray user_stack, counted without one */
+	assert_int_equal(hits_of(stack_table_intern(fx->t, B, 2), 1, 51), 1);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	ingest_set_user(fx->ing, NULL);
+	usym_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +786,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_bad_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_short_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_user_stacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_user_stack_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_user_before_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_function_entries, setup, teardown),
 	};
 

@@ -17,6 +17,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <sys/auxv.h>
+#include <time.h>
+#ifdef HAVE_LIBDW
+#include <gelf.h>
+#endif
 
 #include "format.h"
 #include "ksym.h"
@@ -36,6 +42,14 @@ __attribute__((noinline)) int usym_test_mangled(int x)
 {
 	__asm__ volatile("" ::: "memory");
 	return x + 7;
+}
+
+/* a Rust v0 name (taken from rustc 1.95's output for m::outer::inner::leaf_fn) */
+int usym_test_rust_v0(int x) __asm__("_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn");
+__attribute__((noinline)) int usym_test_rust_v0(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 11;
 }
 
 static const char maps_text[] =
@@ -149,6 +163,18 @@ static void test_own_symbols(void **state)
 		assert_string_equal(buf, "_ZN2ns6markerEi+0x1");
 #endif
 	}
+	{
+		uint64_t m = (uint64_t)(uintptr_t)usym_test_rust_v0;
+
+		assert_int_equal(usym_test_rust_v0(1), 12);
+		usym_format(u, usym_intern(u, (uint32_t)getpid(), m + 1), buf, sizeof(buf), true,
+			    false);
+#if defined(HAVE_LIBDW) && defined(HAVE_LIBIBERTY)
+		assert_string_equal(buf, "m::outer::inner::leaf_fn+0x1");
+#elif defined(HAVE_LIBDW)
+		assert_string_equal(buf, "_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn+0x1");
+#endif
+	}
 	/* through the shared frame formatters */
 	{
 		struct ksym *ks = ksym_new("/nonexistent");
@@ -160,6 +186,228 @@ static void test_own_symbols(void **state)
 		assert_string_equal(buf, "[cut: more user frames]");
 		ksym_free(ks);
 	}
+	usym_free(u);
+}
+
+/*
+ * Names as rustc 1.95 (legacy: -C symbol-mangling-version=legacy; v0: its
+ * default) and g++ write them, from the symbol tables of real binaries.
+ */
+static void test_demangle(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} plain[] = {
+		{ "main", "main" },
+		{ "_start", "_start" },
+		{ "_Rxyz", "_Rxyz" },     /* not a v0 name: unchanged */
+		{ "_ZZZ", "_ZZZ" },       /* not a C++ name either */
+		{ "_R", "_R" },
+	};
+	static const struct {
+		const char *in, *out;
+	} demangled[] = {
+		{ "_ZN2ns6markerEi", "ns::marker(int)" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
+		  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		/* Rust legacy: the hash is dropped, the escapes decoded */
+		{ "_ZN1m5outer5inner7leaf_fn17h0de515fe3ada841cE", "m::outer::inner::leaf_fn" },
+		{ "_ZN1m5outer5inner10S$LT$T$GT$6method17ha67a7e6f87b2b42fE",
+		  "m::outer::inner::S<T>::method" },
+		{ "_ZN1m4main17h4009bc0cd8b193aaE", "m::main" },
+	};
+	static const struct {
+		const char *in, *out;
+	} v0[] = {
+		{ "_RNvCskK7mfDs1mzF_1m4main", "m::main" },
+		{ "_RNvNtNtCskK7mfDs1mzF_1m5outer5inner7leaf_fn", "m::outer::inner::leaf_fn" },
+		{ "_RNvMNtNtCskK7mfDs1mzF_1m5outer5innerINtB2_1SmE6methodB6_",
+		  "<m::outer::inner::S<u32>>::method" },
+		{ "_RNvMNtNtCsgEmfK2I1SDS_4core4char7methodsc16escape_debug_ext",
+		  "<char>::escape_debug_ext" },
+	};
+	unsigned int i;
+	char *d;
+
+	(void)state;
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		d = usym_demangle(plain[i].in);
+		assert_string_equal(d, plain[i].out);
+		free(d);
+	}
+	for (i = 0; i < sizeof(demangled) / sizeof(demangled[0]); i++) {
+		d = usym_demangle(demangled[i].in);
+#if defined(HAVE_LIBIBERTY) || defined(HAVE_DEMANGLE)
+		assert_string_equal(d, demangled[i].out);
+#else
+		assert_string_equal(d, demangled[i].in);
+#endif
+		free(d);
+	}
+	for (i = 0; i < sizeof(v0) / sizeof(v0[0]); i++) {
+		d = usym_demangle(v0[i].in);
+#ifdef HAVE_LIBIBERTY
+		assert_string_equal(d, v0[i].out);
+#else
+		assert_string_equal(d, v0[i].in);
+#endif
+		free(d);
+	}
+}
+
+#ifdef HAVE_LIBDW
+/* descriptors on copies of a vdso */
+static int count_vdso_fds(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	char p[300], target[300];
+	int n = 0;
+
+	while (dir && (d = readdir(dir))) {
+		ssize_t len;
+
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", d->d_name);
+		len = readlink(p, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += !!strstr(target, "memfd:stacktop-vdso");
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* the address of @name in this process's vdso (its dynamic symbols), 0 if none */
+static uint64_t vdso_symbol(const char *name)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), found = 0;
+	Elf_Scn *scn = NULL;
+	size_t len = 0;
+	char line[512];
+	FILE *f;
+	Elf *e;
+
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2 && a == base)
+			len = (size_t)(b - a);
+	}
+	if (f)
+		fclose(f);
+	if (!base || !len)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)(uintptr_t)base, len);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_value)
+				found = base + sym.st_value;
+		}
+	}
+	if (e)
+		elf_end(e);
+	return found;
+}
+#endif
+
+/*
+ * A frame in the vdso (clock_gettime does not enter the kernel; a frame
+ * there comes with an interrupt or a fault): named from the image copied
+ * out of the process's memory, as every process shares the kernel's image.
+ */
+static void test_vdso(void **state)
+{
+#ifdef HAVE_LIBDW
+	uint64_t fn = vdso_symbol("__vdso_clock_gettime"), tok;
+	struct usym *u;
+	char buf[512];
+	struct timespec ts;
+
+	(void)state;
+	if (!fn)
+		skip(); /* no vdso (or none with that symbol) on this machine */
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	u = usym_new(NULL);
+	tok = usym_intern(u, (uint32_t)getpid(), fn + 4);
+	usym_format(u, tok, buf, sizeof(buf), true, true);
+	/* the same address may carry the alias clock_gettime */
+	if (strcmp(buf, "__vdso_clock_gettime+0x4 ([vdso])"))
+		assert_string_equal(buf, "clock_gettime+0x4 ([vdso])");
+	usym_format(u, tok, buf, sizeof(buf), false, false);
+	assert_non_null(strstr(buf, "clock_gettime"));
+	/* a second process shares the image: no second copy (no descriptor more) */
+	{
+		int before = count_vdso_fds();
+		pid_t child = fork();
+		int ws;
+
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		assert_true(child > 0);
+		tok = usym_intern(u, (uint32_t)child, fn + 8);
+		usym_format(u, tok, buf, sizeof(buf), true, true);
+		kill(child, SIGKILL);
+		waitpid(child, &ws, 0);
+		assert_non_null(strstr(buf, "clock_gettime+0x8 ([vdso])"));
+		/* the copy and libdwfl's descriptor on it, nothing for the child */
+		assert_true(before >= 1);
+		assert_int_equal(count_vdso_fds(), before);
+	}
+	usym_free(u);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/* the memory bound: what was interned stays, nothing new past it */
+static void test_limit(void **state)
+{
+	struct usym *u = usym_new("");
+	uint64_t first, tok = 1;
+	char buf[128];
+	size_t base;
+	uint64_t a;
+
+	(void)state;
+	first = usym_intern(u, 42, 0x1000);
+	assert_true(first != 0);
+	base = usym_memory(u);
+	usym_set_limit(u, base + 64 * 1024);
+	assert_int_equal(usym_refused(u), 0);
+	for (a = 0x2000; tok && a < 0x2000 + 1000000 * 16; a += 16)
+		tok = usym_intern(u, 42, a);
+	assert_true(tok == 0); /* refused before a million addresses */
+	assert_true(usym_refused(u) == 1);
+	assert_true(usym_memory(u) <= base + 64 * 1024); /* growth included */
+	/* known frames still resolve to their tokens; a new process is refused */
+	assert_true(usym_intern(u, 42, 0x1000) == first);
+	assert_true(usym_intern(u, 43, 0x1000) == 0);
+	assert_true(usym_refused(u) == 2);
+	usym_format(u, first, buf, sizeof(buf), true, true);
+	assert_string_equal(buf, "[unknown] 0x1000");
+	/* no bound: interning goes on */
+	usym_set_limit(u, 0);
+	assert_true(usym_intern(u, 42, a) != 0);
 	usym_free(u);
 }
 
@@ -296,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_parse_maps),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_after_exit),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_perf_map),

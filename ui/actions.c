@@ -263,7 +263,7 @@ static int act_user(struct ui *ui, enum ui_action act)
 	(void)act;
 	err = session_set_user(ui->s, on);
 	if (err == -EOPNOTSUPP)
-		ui_status(ui, true, "user stacks need the stacks mode on a live kernel (--mode stacks)");
+		ui_status(ui, true, "user stacks need a live kernel (stacks or stackmap mode)");
 	else if (err)
 		ui_status(ui, true, "cannot %s user stacks: %s", on ? "enable" : "disable",
 			  strerror(-err));

@@ -97,6 +97,12 @@ void ui_draw_header(struct ui *ui)
 		seg_set(&segs[n], "mem", buf);
 		segs[n++].alert = ui->st.mem_over_stacks || ui->st.mem_over_hits;
 	}
+	if (n < 16 && ui->st.mem_limit && session_user(ui->s)) {
+		/* the user symbolizer's share of the same limit; alert once it refused frames */
+		fmt_bytes(buf, sizeof(buf), ui->st.mem_usym);
+		seg_set(&segs[n], "usym", buf);
+		segs[n++].alert = ui->st.mem_usym_refused > 0;
+	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 
 	/* line 2: the kernel map (stackmap and passive modes) */

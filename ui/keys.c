@@ -67,7 +67,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'P' }, "P", ACT_SAVE,
 	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
 	{ NULL, { 'u' }, "u", ACT_USER,
-	  "toggle user stacks (stacks mode): user frames below the kernel ones" },
+	  "toggle user stacks (stacks and stackmap modes): user frames below the kernel ones" },
 };
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);

@@ -2,10 +2,12 @@
 /*
  * stackmap.c - the stackmap-mode source: the top-level instance records
  * stack_id entries (and kernel_stack fallbacks) with the kernel's options/
- * stackmap on; ids are resolved through snapshots of the map (mapsnap.h).
- * An unknown id triggers at most one re-read of the snapshot per drain. A
- * reset drains the buffers first, then starts a new generation, so an id
- * read before the reset never resolves through the map read after it.
+ * stackmap on (and, with --user=fp, a user_stack after each: the top-level
+ * userstacktrace option, journaled like every other write); ids are
+ * resolved through snapshots of the map (mapsnap.h). An unknown id
+ * triggers at most one re-read of the snapshot per drain. A reset drains
+ * the buffers first, then starts a new generation, so an id read before the
+ * reset never resolves through the map read after it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +59,16 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	r = state_write(s->state, "options/stacktrace", s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+	if (s->user_on) {
+		/* the kernel's frame-pointer walk: a user_stack after each stack_id */
+		if (!tfs_exists(s->tfs, "options/userstacktrace") || s->fmt->ustack_type < 0)
+			return session_errf(err, errsz, -EOPNOTSUPP,
+					    "this kernel has no userstacktrace option (--user=fp)");
+		r = state_write(s->state, "options/userstacktrace", "1");
+		if (r < 0)
+			return session_errf(err, errsz, r, "cannot enable userstacktrace: %s",
+					    strerror(-r));
+	}
 	r = state_write(s->state, "tracing_on", "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));

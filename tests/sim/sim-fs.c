@@ -474,6 +474,7 @@ static void render_control(struct sbuf *sb)
 	sbuf_printf(sb, "emitted: %llu\n", (unsigned long long)sim.emitted);
 	sbuf_printf(sb, "nested: %llu\n", (unsigned long long)sim.nested);
 	sbuf_printf(sb, "races: %llu\n", (unsigned long long)sim.races);
+	sbuf_printf(sb, "ustacks: %llu\n", (unsigned long long)sim.ustacks);
 	sbuf_printf(sb, "map_entries: %u\n", sim.map.next_elt);
 	sbuf_printf(sb, "map_successes: %llu\n", (unsigned long long)sim.map.successes);
 	sbuf_printf(sb, "map_drops: %llu\n", (unsigned long long)sim.map.drops);

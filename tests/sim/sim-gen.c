@@ -16,7 +16,8 @@
  * ring; occasionally an interrupt's event and stack are recorded next
  * (nesting, as on a real CPU); then each instance with options/stacktrace
  * gets the stack: a stack_id record at the top level when options/stackmap
- * is on and the map takes the stack, else a full kernel_stack record.
+ * is on and the map takes the stack, else a full kernel_stack record; then,
+ * with options/userstacktrace, the task's user_stack record.
  */
 #include <errno.h>
 #include <math.h>
@@ -1108,6 +1109,44 @@ static void record_stack(struct sim_inst *in, const struct fire *f, uint64_t ts)
 		in->truth[tidx].fallback++;
 }
 
+/*
+ * User stacks (options/userstacktrace): ftrace_trace_userstack() writes,
+ * after the event's kernel stack, a user_stack record of the current task:
+ * its tgid (here: the pid, the simulator has no threads) and 8 longs from
+ * the frame-pointer walk, zero after the last. A kernel thread (and the
+ * idle task) walks nothing: all zero. The synthetic addresses say who and
+ * where (doc/simulator.md): SIM_USER_BASE | pid << 24 | stack << 8 |
+ * frame << 4, frame 0 the leaf; SIM_USER_DEPTH frames, of which the kernel
+ * keeps the first 8.
+ */
+#define SIM_USER_BASE 0x560000000000ULL
+
+static unsigned int user_depth(int pid, unsigned int stack)
+{
+	uint64_t h = ((uint64_t)(uint32_t)pid << 32 | stack) * 0x9e3779b97f4a7c15ULL;
+
+	return 2 + (unsigned int)(h >> 60) % 9; /* 2..10 */
+}
+
+static void record_user_stack(struct sim_inst *in, const struct fire *f, uint64_t ts)
+{
+	uint8_t b[16 + 8 * 8];
+	int pid = pid_of(f->pidx);
+	unsigned int i, d;
+
+	memset(b, 0, sizeof(b));
+	put_common(b, sim_fevents[SIM_FEV_USER_STACK].id, f);
+	put32(b, 8, pid);
+	if (f->pidx < NPIDS && pids[f->pidx].cls == 'u') {
+		d = user_depth(pid, f->stack);
+		for (i = 0; i < d && i < 8; i++)
+			put64(b, 16 + 8 * i, SIM_USER_BASE | (uint64_t)pid << 24 |
+						     (uint64_t)(f->stack & 0xffff) << 8 | i << 4);
+	}
+	if (!ring_write(&in->ring[f->cpu], ts, b, sizeof(b), -1, want_abs()))
+		sim.ustacks++;
+}
+
 static unsigned int pick_stack(enum sim_ev ev)
 {
 	double r = sim_frand();
@@ -1295,11 +1334,12 @@ static bool inst_takes(const struct sim_inst *in, const struct fire *f)
 static void fire(struct fire *f, bool may_nest)
 {
 	struct sim_inst *in, *hit[64];
-	bool stack_opt[64], stack_trig[64];
+	bool stack_opt[64], stack_trig[64], ustack[64];
 	uint8_t b[256];
 	unsigned int n = 0, i, len;
 	uint64_t ts;
 	int st_opt = sim_option_index("stacktrace"), fst_opt = sim_option_index("func_stack_trace");
+	int ust_opt = sim_option_index("userstacktrace");
 
 	for (in = sim.insts; in && n < 64; in = in->next)
 		if (inst_takes(in, f))
@@ -1314,7 +1354,9 @@ static void fire(struct fire *f, bool may_nest)
 
 		in = hit[i];
 		stack_trig[i] = false;
+		ustack[i] = false;
 		if (f->ev == SIM_TRUTH_FUNC) {
+			/* trace_function() writes no user stack */
 			stack_opt[i] = in->opts[fst_opt];
 		} else {
 			struct sim_trigger *t = &in->trig[f->ev];
@@ -1326,6 +1368,8 @@ static void fire(struct fire *f, bool may_nest)
 					t->count--;
 			}
 			stack_opt[i] = commit && in->opts[st_opt];
+			/* trace_buffer_unlock_commit_regs(): committed events only */
+			ustack[i] = commit && in->opts[ust_opt];
 		}
 		if (commit)
 			ring_write(&in->ring[f->cpu], ts, b, len, -1, want_abs());
@@ -1350,10 +1394,19 @@ static void fire(struct fire *f, bool may_nest)
 
 	ts = next_ts(f->cpu);
 	for (i = 0; i < n; i++) {
-		if (stack_opt[i])
+		bool any = false;
+
+		if (stack_opt[i]) {
 			record_stack(hit[i], f, ts);
+			any = true;
+		}
+		/* the user stack comes after the kernel one, before the post trigger's */
+		if (ustack[i]) {
+			record_user_stack(hit[i], f, any ? next_ts(f->cpu) : ts);
+			any = true;
+		}
 		if (stack_trig[i])
-			record_stack(hit[i], f, stack_opt[i] ? next_ts(f->cpu) : ts);
+			record_stack(hit[i], f, any ? next_ts(f->cpu) : ts);
 		sim_notify_data(&hit[i]->ring[f->cpu]);
 	}
 }

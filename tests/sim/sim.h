@@ -370,6 +370,7 @@ struct sim {
 	uint64_t emitted;		/* ... of which by "emit" */
 	uint64_t nested;
 	uint64_t races;
+	uint64_t ustacks;		/* user_stack records written (options/userstacktrace) */
 	enum sim_bin_fault bin_fault;
 	bool reset_busy; /* another reset "in progress": writes get EBUSY */
 	bool option_einval; /* enabling options/stackmap fails as after a failed init */

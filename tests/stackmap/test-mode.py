@@ -1038,6 +1038,220 @@ def case_probe_recovery():
         sim.stop()
 
 
+SIM_USER_BASE = 0x560000000000
+SIM_USER_PIDS = {1, 1024, 2296, 3131, 3140, 4001, 4410, 5555}  # class 'u' in sim-gen.c
+
+
+def sim_user_depth(pid, stack):
+    """frames of the simulator's synthetic user stack (sim-gen.c user_depth)"""
+    h = (((pid & 0xffffffff) << 32 | stack) * 0x9e3779b97f4a7c15) & 0xffffffffffffffff
+    return 2 + (h >> 60) % 9
+
+
+def truth_of(sim, inst):
+    """({stack index: frames tuple}, {frames tuple: read}) of the truth lines
+    of instance @inst ("top", or "instances/" for the one instance)"""
+    by_index, read = {}, {}
+    for line in sim.read(".sim/truth").splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        if (f[0] == inst or (inst == "instances/" and f[0].startswith(inst))) and len(f) > 11:
+            frames = tuple(int(x, 16) for x in f[11].split(","))
+            by_index[int(f[2])] = frames
+            read[frames] = read.get(frames, 0) + int(f[4])
+    return by_index, read
+
+
+def check_user_rows(rep, sim, emitted, inst="top"):
+    # emitted: events recorded, nested interrupts included
+    """every row's user part is the one the simulated kernel wrote after that
+    row's kernel stack: the addresses name the pid and the kernel stack"""
+    by_index, exp = truth_of(sim, inst)
+    total_read = sum(exp.values())
+    check(total_read == emitted, "truth read %d of %d events" % (total_read, emitted))
+    check(rep["hits"] == total_read, "hits %d, the kernel wrote %d" % (rep["hits"], total_read))
+    check(rep["unresolved"] == 0 and rep["orphans"] == 0 and rep["damaged"] == 0,
+          "unresolved %d orphans %d damaged %d" % (rep["unresolved"], rep["orphans"],
+                                                   rep["damaged"]))
+    kernel = {}
+    with_user = without = mapped_user = 0
+    for st in rep["stacks"]:
+        kframes = tuple(int(x, 16) for x in st["frames"])
+        kernel[kframes] = kernel.get(kframes, 0) + st["total"]
+        uf = st.get("user_frames") or []
+        if not uf:
+            user_pids = [b["pid"] for b in st["by"] if b["pid"] in SIM_USER_PIDS]
+            check(not user_pids, "a row of user tasks %s without user frames (%s, mapped %s)" %
+                  (user_pids, st["symbols"][:2], st["mapped"]))
+            without += 1
+            continue
+        with_user += 1
+        mapped_user += 1 if st["mapped"] else 0
+        addrs = [int(f["addr"], 16) for f in uf]
+        pid = (addrs[0] >> 24) & 0xffff
+        index = (addrs[0] >> 8) & 0xffff
+        check(st["tgid"] == pid, "row of tgid %d has user frames of pid %d" % (st["tgid"], pid))
+        check([b["pid"] for b in st["by"]] == [pid] * len(st["by"]),
+              "row of tgid %d counted for pids %s" % (pid, [b["pid"] for b in st["by"]]))
+        check(by_index.get(index) == kframes,
+              "user frames of kernel stack %d under another kernel stack (%s)" %
+              (index, st["symbols"][:2]))
+        d = sim_user_depth(pid, index)
+        want = [SIM_USER_BASE | pid << 24 | index << 8 | i << 4 for i in range(min(d, 8))]
+        check(addrs == want, "user frames %s, the kernel wrote %s" %
+              ([hex(a) for a in addrs], [hex(a) for a in want]))
+        # 8 frames fill the kernel's array: whether there were more is unknown
+        check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the simulated pids are not this machine's: nothing is named from /proc
+        check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
+              "user frames named: %s" % [f["symbol"] for f in uf])
+        check(st["mapped"] or st["fallback"] or inst != "top",
+              "joined row neither mapped nor a fallback")
+        if st["mapped"]:
+            check(st["ids"], "a row seen by id shows no id")
+    check(with_user > 0 and without > 0 and (mapped_user > 0 or inst != "top"),
+          "rows with user frames %d (by id %d), without (kernel threads) %d" %
+          (with_user, mapped_user, without))
+    for key, n in exp.items():
+        if n:
+            check(kernel.get(key) == n, "kernel stack %s: %s hits, truth %d" %
+                  ([hex(x) for x in key[:2]], kernel.get(key), n))
+
+
+def sim_status(sim):
+    out = {}
+    for line in sim.read(".sim/control").splitlines():
+        k, _, v = line.partition(":")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def case_user_fp():
+    """-u in stackmap mode: the top-level userstacktrace option on, each
+    user_stack joined to the stack_id (or fallback) before it on its CPU, the
+    option put back on exit and, after a SIGKILL, by the next run's journal"""
+    sim = Sim("v4", "--step", "--seed", "7", "--nest", "0.2", "--deep", "0.1")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = sim.state()
+        check(before["options/userstacktrace"].strip() == "0", "userstacktrace on at start")
+        top = Stacktop(sim, "-u", rundir=run)
+        try:
+            rep = wait_enabled(sim, top)
+            check(rep["mode"] == "stackmap", "mode %s, wanted stackmap" % rep["mode"])
+            check(sim.read("options/userstacktrace").strip() == "1",
+                  "-u did not turn on the top-level userstacktrace")
+            sim.ctl("emit 3000")
+            rep = top.settle(3000 + int(sim_status(sim)["nested"]))
+            check(int(sim_status(sim)["ustacks"]) == rep["hits"],
+                  "the sim wrote %s user stacks for %d hits" % (sim_status(sim)["ustacks"],
+                                                                rep["hits"]))
+            check_user_rows(rep, sim, 3000 + int(sim_status(sim)["nested"]))
+            check(rep["fallbacks"] > 0, "no fallbacks (--deep): the test is void")
+            mem = rep["memory"]
+            check(0 < mem["usym"] <= mem["limit"] // 4 and mem["usym_refused"] == 0,
+                  "user symbolizer memory %s" % mem)
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+        check(sim.state() == before, "not restored: %s" %
+              {k: v for k, v in sim.state().items() if before.get(k) != v})
+
+        # killed: the journal puts the option back on the next run
+        top = Stacktop(sim, "-u", rundir=run)
+        wait_enabled(sim, top)
+        check(sim.read("options/userstacktrace").strip() == "1", "userstacktrace not on")
+        top.proc.kill()
+        top.proc.communicate()
+        check(sim.read("options/userstacktrace").strip() == "1", "the kill restored it?")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(sim.state() == before, "not recovered: %s" %
+              {k: v for k, v in sim.state().items() if before.get(k) != v})
+        # the stacks mode: the private instance's option, the same pairing
+        top = Stacktop(sim, "-u", "--mode", "stacks", rundir=run)
+        try:
+            top.next()
+            inst = [i for i in sim.state()["instances"] if i.startswith("stacktop.")]
+            check(len(inst) == 1, "no private instance: %s" % inst)
+            check(sim.read("instances/%s/options/userstacktrace" % inst[0]).strip() == "1",
+                  "-u did not turn on the instance's userstacktrace")
+            check(sim.read("options/userstacktrace").strip() == "0",
+                  "-u --mode stacks changed the top level")
+            sim.ctl("truth-clear")
+            nested = int(sim_status(sim)["nested"])
+            sim.ctl("emit 2000")
+            rep = top.settle(2000 + int(sim_status(sim)["nested"]) - nested)
+            check(rep["mode"] == "stacks", "mode %s" % rep["mode"])
+            check_user_rows(rep, sim, 2000 + int(sim_status(sim)["nested"]) - nested,
+                            "instances/")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop --mode stacks -u exited %d: %s" % (rc, err))
+        check(sim.state() == before, "not restored after the stacks mode")
+        # passive mode changes no option: -u is refused there
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-u", "--mode", "passive", "--tracefs",
+                            sim.mnt, "--rundir", run], capture_output=True, text=True,
+                           timeout=30)
+        check(p.returncode == 1 and "--user needs --mode stacks or stackmap" in p.stderr,
+              "-u --mode passive: %d %r" % (p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def case_user_trigger():
+    """-u with --trigger: the kernel writes event, user_stack, then the
+    trigger's stack (no stacktrace option); each user part still joins its
+    own kernel stack, in both modes"""
+    for mode, inst in (("stackmap", "top"), ("stacks", "instances/")):
+        sim = Sim("v4", "--step", "--seed", "7")
+        try:
+            top = Stacktop(sim, "-u", "--mode", mode, "--trigger", "sched:sched_switch")
+            try:
+                top.next()
+                sim.ctl("emit 2000")
+                rep = top.settle(2000)
+                check(rep["mode"] == mode, "mode %s" % rep["mode"])
+                check_user_rows(rep, sim, 2000, inst)
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: stacktop exited %d: %s" % (mode, rc, err))
+        finally:
+            sim.stop()
+
+def case_user_memory():
+    """-u under a small --max-memory: the symbolizer keeps to its quarter,
+    refuses new frames past it (the rows end in the cut mark), says so in
+    JSON, and every event is still counted"""
+    sim = Sim("v4", "--step", "--seed", "7", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, "-u", "--max-memory", "1M")
+        try:
+            wait_enabled(sim, top)
+            sim.ctl("emit 6000")
+            rep = top.settle(6000 + int(sim_status(sim)["nested"]))
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "stacktop exited %d: %s" % (rc, err))
+        mem = rep["memory"]
+        check(mem["limit"] == 1 << 20, "limit %d" % mem["limit"])
+        check(mem["usym_refused"] > 0, "nothing refused under 1M: the test is void (%s)" % mem)
+        check(mem["usym"] <= mem["limit"] // 4, "the symbolizer holds %d of %d" %
+              (mem["usym"], mem["limit"]))
+        check(mem["bytes"] + mem["usym"] <= mem["limit"] + (64 << 10),
+              "table %d + symbolizer %d over the limit %d" % (mem["bytes"], mem["usym"],
+                                                              mem["limit"]))
+        # the kernel's own cut comes with its 8 frames: fewer means the limit
+        cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
+        check(cut, "no row cut short by the limit")
+    finally:
+        sim.stop()
+
+
 def read_pages(sim):
     """every page the simulated kernel holds, per CPU, consumed as a reader would"""
     pages = {}
@@ -1277,6 +1491,9 @@ CASES = {
     "probe-recovery": case_probe_recovery,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
+    "user-fp": case_user_fp,
+    "user-memory": case_user_memory,
+    "user-trigger": case_user_trigger,
 }
 
 

@@ -2,7 +2,8 @@
 # tui-sim: the real stacktop in tmux against the stackmap simulator (a FUSE
 # tracefs of an RFC v4 kernel): stackmap header, kernel ids, expand, event
 # filter, reset (and EBUSY when the kernel refuses), the stackmap toggle and
-# its refusal, P, quit with the simulated tracefs restored.
+# its refusal, P, u (user stacks through the top-level option), quit with
+# the simulated tracefs restored (userstacktrace left on by u included).
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${SIM_BIN:-}" ] && [ -x "$SIM_BIN" ] || fail "no simulator (set SIM_BIN)"
@@ -149,6 +150,28 @@ tui_keys Home
 tui_wait 'stackmap on' 5
 tui_wait '^\+ +1 ' 5
 tui_resize 130 40
+
+say "u: user stacks through the top-level userstacktrace option"
+tui_keys u
+tui_wait 'user stacks on: user frames below "--"' 5
+[ "$(cat "$SIM_MNT/options/userstacktrace")" = 1 ] || fail "u did not turn on userstacktrace"
+# the simulated pids are not this machine's: the frames stay numeric
+tui_keys '\'
+tui_wait 'Filter frames/comm' 3
+tui_type '0x56'
+tui_keys Enter
+tui_wait 'filter 0x56' 3
+tui_wait '^\+ +1 ' 10
+tui_keys Home Enter
+tui_wait '#[0-9]+ +--$' 5
+tui_wait '#[0-9]+ +\[unknown\] 0x56[0-9a-f]+$' 5
+tui_keys Enter x
+tui_wait 'filters and the search cleared' 3
+tui_keys u
+tui_wait 'user stacks off' 5
+[ "$(cat "$SIM_MNT/options/userstacktrace")" = 0 ] || fail "u did not turn off userstacktrace"
+tui_keys u
+tui_wait 'user stacks on' 5
 
 say "quit restores the terminal and the simulated tracefs"
 tui_keys q
