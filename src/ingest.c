@@ -138,6 +138,8 @@ struct ingest {
 	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
 	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
 	struct usym *usym; /* user stacks on */
+	ingest_hold_fn hold; /* dwarf user stacks: kernel stacks wait elsewhere */
+	void *hold_ctx;
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -727,6 +729,15 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		return; /* not interned either: the table holds only what is counted */
 	if (ing->usym && !ing->stackmap && pending_keep(ing, c, cpu, &w, n))
 		return; /* counted with its user_stack */
+	if (ing->hold && !ing->stackmap) {
+		struct ingest_held h = {
+			.ts = ev->ts, .value = w.value, .pid = w.pid, .cpu = (uint16_t)cpu,
+			.event = w.event, .kind = w.kind,
+		};
+
+		if (ing->hold(ing->hold_ctx, &h, ing->frames, n))
+			return; /* counted with its user stack: ingest_count_held() */
+	}
 	st = stack_table_intern(ing->table, ing->frames, n);
 	if (!st)
 		return;
@@ -1087,6 +1098,22 @@ void ingest_forget_waiting(struct ingest *ing)
 void ingest_set_user(struct ingest *ing, struct usym *u)
 {
 	ing->usym = u;
+}
+
+void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx)
+{
+	ing->hold = fn;
+	ing->hold_ctx = ctx;
+}
+
+void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const uint64_t *frames,
+		       unsigned int n)
+{
+	struct waiting w = { .value = h->value, .event = h->event, .kind = h->kind, .pid = h->pid };
+	struct stack *st = stack_table_intern(ing->table, frames, n);
+
+	if (st)
+		count(ing, st, &w, h->cpu);
 }
 
 void ingest_flush_user(struct ingest *ing)

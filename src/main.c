@@ -187,9 +187,10 @@ static void usage(FILE *f)
 		"                          glob: 'kworker/*')\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -u, --user[=fp|dwarf]   also take the user stack of each event, shown below\n"
-		"                          the kernel frames (stacks mode; fp: the kernel's\n"
-		"                          frame-pointer walk, 8 frames; dwarf: not available\n"
-		"                          yet; default fp)\n"
+		"                          the kernel frames (stacks mode; dwarf: perf samples\n"
+		"                          unwound with .eh_frame, binaries without frame\n"
+		"                          pointers too; fp: the kernel's frame-pointer walk,\n"
+		"                          8 frames; default dwarf where it works, else fp)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
@@ -525,12 +526,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->verbose++;
 			break;
 		case 'u':
-			if (!optarg || !strcmp(optarg, "fp")) {
+			if (!optarg) {
+				a->so.user = SESSION_USER_AUTO;
+			} else if (!strcmp(optarg, "fp")) {
 				a->so.user = SESSION_USER_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
-				fprintf(stderr,
-					"stacktop: --user=dwarf is not available yet (use --user=fp)\n");
-				return 2;
+				a->so.user = SESSION_USER_DWARF;
 			} else {
 				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
 				return 2;
