@@ -425,6 +425,15 @@ typedef bool (*ingest_hold_fn)(void *ctx, const struct ingest_held *h, const uin
 void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx);
 
 /**
+ * ingest_wants() - whether an event of thread @tid of process @tgid can be
+ * counted (-p, --tid, stacktop's own pid), for a source that knows both
+ * @ing: ingest
+ * @tgid: process id
+ * @tid: thread id
+ */
+bool ingest_wants(const struct ingest *ing, int tgid, int tid);
+
+/**
  * ingest_count_held() - count an event @fn kept, with its frames now
  * @ing: ingest
  * @h: the event as @fn received it

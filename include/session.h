@@ -237,7 +237,6 @@ struct session_stats {
 	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
 	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
 	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */
-	uint64_t ujoin_samples;     /* dwarf: perf samples read (every process) */
 };
 
 /**

@@ -1106,6 +1106,15 @@ void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx)
 	ing->hold_ctx = ctx;
 }
 
+bool ingest_wants(const struct ingest *ing, int tgid, int tid)
+{
+	if (ing->self_pid && (tgid == ing->self_pid || tid == ing->self_pid))
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	return in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid);
+}
+
 void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const uint64_t *frames,
 		       unsigned int n)
 {

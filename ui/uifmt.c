@@ -312,6 +312,23 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		fmt_count(sg->value, sizeof(sg->value), st->events);
 	if ((sg = seg_add(segs, &n, max, "cpu")))
 		snprintf(sg->value, sizeof(sg->value), "%.1f%%", st->self_cpu);
+	if (st->user != SESSION_USER_OFF && (sg = seg_add(segs, &n, max, "user"))) {
+		uint64_t all = 0;
+		int w;
+
+		for (w = 0; w < UJOIN_WHY_MAX; w++)
+			all += st->ujoin.why[w];
+		if (st->user == SESSION_USER_FP)
+			snprintf(sg->value, sizeof(sg->value), "%s", st->user_note[0] ? "fp (no dwarf)" : "fp");
+		else if (!all)
+			snprintf(sg->value, sizeof(sg->value), "dwarf");
+		else
+			snprintf(sg->value, sizeof(sg->value), "dwarf %.0f%%",
+				 100.0 * (double)st->ujoin.why[UJOIN_OK] / (double)all);
+		/* a tenth of the events without their user stack is worth a look */
+		sg->alert = (st->user == SESSION_USER_FP && st->user_note[0]) ||
+			    (all && st->ujoin.why[UJOIN_OK] * 10 < all * 9);
+	}
 	if (!st->tracing_on && st->mode != SESSION_REPLAY &&
 	    (sg = seg_add(segs, &n, max, "tracing"))) {
 		snprintf(sg->value, sizeof(sg->value), "OFF");

@@ -94,7 +94,7 @@ struct perf_user {
 	struct dwunwind *uw;
 	struct glue *g;       /* opened by the session */
 	const char **events;
-	uint64_t unwound, failed, nomaps;
+	uint64_t unwound, failed, nomaps, skipped;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
 };
 
@@ -623,8 +623,11 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	};
 	int n = -EINVAL;
 
-	if (pu->g && (s->pid == pu->g->self || !pu->g->on))
-		return; /* our own writes; or `u` off: nothing wants it */
+	/* not unwound for nothing: `u` off, -p/--tid, stacktop's own writes */
+	if (pu->g && (!pu->g->on || !ingest_wants(pu->g->s->ing, (int)s->pid, (int)s->tid))) {
+		pu->skipped++;
+		return;
+	}
 	if (!s->abi) {
 		/* a kernel thread: no user part, its stack is the kernel one */
 		st.why = UJOIN_OK;
@@ -769,8 +772,9 @@ static int pu_tick(struct source *src)
 		procs_expire(pu->g);
 	}
 	perfsamp_stats(pu->ps, &st);
-	log_debug("user stacks: %llu samples, %llu lost, %llu unwound, %llu failed, %llu without maps",
-		  (unsigned long long)st.samples, (unsigned long long)st.lost,
+	log_debug("user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound, %llu failed, %llu without maps",
+		  (unsigned long long)st.samples, (unsigned long long)pu->skipped,
+		  (unsigned long long)st.lost,
 		  (unsigned long long)pu->unwound, (unsigned long long)pu->failed,
 		  (unsigned long long)pu->nomaps);
 	return 0;
@@ -779,13 +783,9 @@ static int pu_tick(struct source *src)
 static void pu_stats(const struct source *src, struct session_stats *sst)
 {
 	const struct perf_user *pu = src->priv;
-	struct perfsamp_stats st;
 
-	if (!pu || !pu->g)
-		return;
-	ujoin_stats(pu->g->join, &sst->ujoin);
-	perfsamp_stats(pu->ps, &st);
-	sst->ujoin_samples = st.samples;
+	if (pu && pu->g)
+		ujoin_stats(pu->g->join, &sst->ujoin);
 }
 
 /* a reset: what waits is dropped with the counts */
