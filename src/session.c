@@ -537,6 +537,7 @@ int session_tick(struct session *s)
 		if (src->ops->stats)
 			src->ops->stats(src, &s->stats);
 	}
+	session_sync_stats(s); /* a tick may count too (the dwarf join's last records) */
 	{
 		char rel[128];
 

@@ -1036,6 +1036,8 @@ int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_
 		}
 		mf[i] = c[i].ino && c[i].path[0] == '/' ? file_get(u, tgid, &c[i]) : UINT32_MAX;
 	}
+	usym_maps_free(pr->maps, pr->nmaps); /* a zombie's maps are empty */
+	free(pr->mfile);
 	pr->maps = c;
 	pr->nmaps = n;
 	pr->mfile = mf;

@@ -42,6 +42,8 @@
  */
 #define PU_SLACK_NS    (10ULL * 1000 * 1000)
 #define PU_TIMEOUT_NS  (500ULL * 1000 * 1000) /* otherwise (a read was cut) */
+#define PU_MIN_RECORDS 256        /* read per drain even when the budget is spent */
+#define PU_DEFER_MAX   64         /* samples waiting for their process's maps */
 #define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
 #define PU_MAPS_MAX    (16u << 20) /* a /proc/PID/maps larger than this is cut */
 
@@ -88,8 +90,17 @@ struct glue {
 	unsigned int nsampled;
 };
 
+/* a sample copied to wait until the other CPUs' rings were read */
+struct pu_defer {
+	struct perfsamp_sample s;
+	uint8_t *stack;
+};
+
 struct perf_user {
 	struct perf_user_cfg cfg;
+	struct pu_defer defer[PU_DEFER_MAX];
+	unsigned int ndefer;
+	bool retrying;
 	struct perfsamp *ps;
 	struct dwunwind *uw;
 	struct glue *g;       /* opened by the session */
@@ -638,6 +649,24 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	}
 	if (s->stack_size && pu->cfg.maps_for)
 		in.nmaps = pu->cfg.maps_for(pu->cfg.ctx, s->pid, &in.maps, &in.maps_id);
+	/*
+	 * Each CPU's ring holds the MMAP2 and COMM records of the exec that
+	 * happened there: a process that moved and exited before this read has
+	 * its maps in a ring not read yet. The sample waits for the end of the
+	 * drain (a copy: the ring's bytes are given back).
+	 */
+	if (!in.nmaps && s->stack_size && pu->g && !pu->retrying && pu->ndefer < PU_DEFER_MAX) {
+		struct pu_defer *d = &pu->defer[pu->ndefer];
+
+		d->stack = malloc(s->stack_size);
+		if (d->stack) {
+			memcpy(d->stack, s->stack, s->stack_size);
+			d->s = *s;
+			d->s.stack = d->stack;
+			pu->ndefer++;
+			return;
+		}
+	}
 	if (in.nmaps)
 		n = dwunwind_stack(pu->uw, &in, pu->ips, PERF_USER_MAX_FRAMES, &st.end);
 	if (n > 0) {
@@ -653,6 +682,20 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	}
 	if (pu->cfg.on_stack)
 		pu->cfg.on_stack(pu->cfg.ctx, &st);
+}
+
+/* the samples that waited for maps: every ring was read since */
+static void pu_retry(struct perf_user *pu)
+{
+	unsigned int i;
+
+	pu->retrying = true;
+	for (i = 0; i < pu->ndefer; i++) {
+		pu_sample(pu, &pu->defer[i].s);
+		free(pu->defer[i].stack);
+	}
+	pu->ndefer = 0;
+	pu->retrying = false;
 }
 
 /* the session's events perf can sample: tracepoints "system:event" */
@@ -746,15 +789,19 @@ static int pu_drain(struct source *src, struct drain_budget *b)
 	struct perf_user *pu = src->priv;
 	uint64_t start = b->started ? b->started : mono_now();
 	bool whole = !b->more, more = false;
-	unsigned int left;
+	unsigned int left = PU_MIN_RECORDS;
 	int r;
 
-	if (drain_budget_spent(b))
-		return 0;
-	left = b->pages > b->used ? b->pages - b->used : 1;
+	/*
+	 * the instance may have used the whole budget: a few samples all the
+	 * same, or their ring would never be read while the instance is behind
+	 */
+	if (!drain_budget_spent(b) && b->pages > b->used + left)
+		left = b->pages - b->used;
 	r = perfsamp_drain(pu->ps, left, &more);
 	if (r > 0)
 		b->used += (unsigned int)r;
+	pu_retry(pu);
 	if (more)
 		b->more = true;
 	else if (whole && pu->g && start > PU_SLACK_NS)
@@ -808,6 +855,8 @@ static void pu_close(struct source *src)
 	if (!pu)
 		return;
 	perfsamp_close(pu->ps);
+	while (pu->ndefer)
+		free(pu->defer[--pu->ndefer].stack);
 	glue_free(pu->g);
 	dwunwind_free(pu->uw);
 	free(pu->events);
