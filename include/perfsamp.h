@@ -100,7 +100,8 @@ struct perfsamp_mmap {
  * @comm: a thread's name changed; @exec is true when by an exec (the
  *	process's old mappings are gone)
  * @task: a fork (@exit false) or an exit (@exit true) of thread @tid of
- *	process @pid
+ *	process @pid; @ppid is the parent process (a new process: @pid ==
+ *	@tid, @ppid the one it was forked from, whose maps it starts with)
  * @lost: @count samples of @cpu were lost (its ring was full) before @time
  * @ctx: passed to each
  */
@@ -108,7 +109,7 @@ struct perfsamp_cb {
 	void (*sample)(void *ctx, const struct perfsamp_sample *s);
 	void (*mmap)(void *ctx, const struct perfsamp_mmap *m);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-	void (*task)(void *ctx, uint32_t pid, uint32_t tid, bool exit, uint64_t time);
+	void (*task)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time);
 	void (*lost)(void *ctx, uint32_t cpu, uint64_t count, uint64_t time);
 	void *ctx;
 };

@@ -416,7 +416,7 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 		memcpy(v, b + sizeof(*h), 16);
 		memcpy(&t, b + sizeof(*h) + 16, 8);
 		if (p->cb.task)
-			p->cb.task(p->cb.ctx, v[0], v[2], h->type == PERF_RECORD_EXIT, t);
+			p->cb.task(p->cb.ctx, v[0], v[1], v[2], h->type == PERF_RECORD_EXIT, t);
 		break;
 	}
 	case PERF_RECORD_LOST: {

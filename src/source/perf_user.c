@@ -17,6 +17,7 @@
  *    mode's stacks; a record without a sample is counted kernel-only and the
  *    reason stays in ujoin's counters (session_stats.ujoin).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <asm/perf_regs.h>
 
 #include "ingest.h"
 #include "log.h"
@@ -44,6 +47,7 @@
 #define PU_TIMEOUT_NS  (500ULL * 1000 * 1000) /* otherwise (a read was cut) */
 #define PU_MIN_RECORDS 256        /* read per drain even when the budget is spent */
 #define PU_DEFER_MAX   64         /* samples waiting for their process's maps */
+#define PU_RING_PAGES  512
 #define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
 #define PU_MAPS_MAX    (16u << 20) /* a /proc/PID/maps larger than this is cut */
 
@@ -52,6 +56,7 @@ struct pu_proc {
 	uint32_t gen;         /* bumped by every change of @m */
 	unsigned int exited;  /* refreshes since its exit, 0 while it runs */
 	bool given;           /* handed to the symbolizer (usym_add_maps()) */
+	uint32_t fork_of;     /* forked from this process, no map of its own since */
 	struct umap *m;
 	size_t n, cap;
 };
@@ -331,10 +336,42 @@ static struct pu_proc *proc_get(struct glue *g, uint32_t tgid)
 	return p;
 }
 
+/* a forked child maps something of its own: its parent's maps become its own */
+static struct pu_proc *proc_own(struct glue *g, struct pu_proc *p)
+{
+	struct pu_proc *parent = proc_find(g, p->fork_of);
+	size_t i;
+
+	p->fork_of = 0;
+	if (!parent || parent == p)
+		return p;
+	for (i = 0; i < parent->n; i++) {
+		/* proc_map() does not move @procs: @parent stays valid */
+		if (proc_map(p, parent->m[i].start, parent->m[i].end, parent->m[i].pgoff,
+			     parent->m[i].path) < 0)
+			break;
+	}
+	return p;
+}
+
+/* the table a process's frames are looked up in: a fork's is its parent's */
+static struct pu_proc *proc_table(struct glue *g, struct pu_proc *p)
+{
+	int depth;
+
+	for (depth = 0; p && p->fork_of && !p->n && depth < 8; depth++)
+		p = proc_find(g, p->fork_of);
+	return p;
+}
+
 static void cb_mmap(void *ctx, const struct perfsamp_mmap *m)
 {
 	struct perf_user *pu = ctx;
 	struct pu_proc *p = proc_get(pu->g, m->pid);
+
+	if (p && p->fork_of)
+		p = proc_own(pu->g, p);
+
 
 	if (p && proc_map(p, m->start, m->start + m->len, m->pgoff, m->filename) < 0)
 		log_debug("user stacks: out of memory for the maps of %u", m->pid);
@@ -357,21 +394,36 @@ static void cb_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 		proc_clear(p);
 		p->exited = 0;
 		p->given = false;
+		p->fork_of = 0;
 	}
 	dwunwind_forget(pu->uw);
 }
 
-static void cb_task(void *ctx, uint32_t pid, uint32_t tid, bool exit, uint64_t time)
+static void cb_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
+		    uint64_t time)
 {
 	struct perf_user *pu = ctx;
 	struct pu_proc *p;
 
 	(void)time;
-	if (!exit || pid != tid)
-		return;
+	if (pid != tid)
+		return; /* a thread: its process's maps */
 	p = proc_find(pu->g, pid);
-	if (p && !p->exited)
-		p->exited = 1;
+	if (exit) {
+		if (p && !p->exited)
+			p->exited = 1;
+		return;
+	}
+	/*
+	 * a fork: the child sees its parent's maps until it maps or execs
+	 * (looked up when needed: the parent's MMAP2 records may be in a ring
+	 * not read yet)
+	 */
+	if (p || pid == ppid)
+		return;
+	p = proc_new(pu->g, pid);
+	if (p)
+		p->fork_of = ppid;
 }
 
 static void cb_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
@@ -384,34 +436,46 @@ static void cb_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
 /* the maps of exited processes go a few refreshes after the exit */
 static void procs_expire(struct glue *g)
 {
-	size_t i, w;
+	size_t i, k, w;
 	bool gone = false;
 
+	for (i = 0; i < g->nprocs; i++) {
+		struct pu_proc *p = &g->procs[i];
+
+		if (!p->exited || ++p->exited <= PU_EXIT_TICKS)
+			continue;
+		gone = true;
+		/* its forks that live on keep its maps */
+		for (k = 0; k < g->nprocs; k++)
+			if (k != i && g->procs[k].fork_of == p->tgid)
+				proc_own(g, &g->procs[k]);
+	}
+	if (!gone)
+		return;
 	for (i = w = 0; i < g->nprocs; i++) {
 		struct pu_proc *p = &g->procs[i];
 
-		if (p->exited && ++p->exited > PU_EXIT_TICKS) {
+		if (p->exited > PU_EXIT_TICKS) {
 			proc_clear(p);
 			free(p->m);
-			gone = true;
 			continue;
 		}
 		g->procs[w++] = *p;
 	}
 	g->nprocs = w;
-	if (gone && idx_rebuild(g, g->idxcap) < 0)
+	if (idx_rebuild(g, g->idxcap) < 0)
 		log_warn("user stacks: out of memory");
 }
 
 static size_t maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *id)
 {
 	struct perf_user *pu = ctx;
-	struct pu_proc *p = proc_get(pu->g, pid);
+	struct pu_proc *p = proc_table(pu->g, proc_get(pu->g, pid));
 
 	if (!p || !p->n)
 		return 0;
 	*ret = p->m;
-	*id = (uint64_t)pid << 32 | p->gen;
+	*id = (uint64_t)p->tgid << 32 | p->gen;
 	return p->n;
 }
 
@@ -425,6 +489,9 @@ static void give_maps(struct glue *g, uint32_t tgid)
 	if (!p || p->given)
 		return;
 	p->given = true;
+	p = proc_table(g, p);
+	if (!p)
+		return;
 	um = calloc(p->n ? p->n : 1, sizeof(*um));
 	if (!um)
 		return;
@@ -620,6 +687,31 @@ void perf_user_set_on(struct source *src, bool on)
 		pu->g->on = on;
 }
 
+/*
+ * The processes running already: their maps now (perf reports only what
+ * is mapped from here on), so that one exiting before its first sample is
+ * read still unwinds - what perf record synthesizes at its start. With -p,
+ * only those.
+ */
+static void procs_scan(struct glue *g)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX || pid == g->self ||
+		    !ingest_wants(g->s->ing, (int)pid, (int)pid))
+			continue;
+		proc_get(g, (uint32_t)pid);
+	}
+	closedir(d);
+}
+
 /* ---- the source -------------------------------------------------------- */
 
 static void pu_sample(void *ctx, const struct perfsamp_sample *s)
@@ -649,13 +741,16 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	}
 	if (s->stack_size && pu->cfg.maps_for)
 		in.nmaps = pu->cfg.maps_for(pu->cfg.ctx, s->pid, &in.maps, &in.maps_id);
+	if (in.nmaps)
+		n = dwunwind_stack(pu->uw, &in, pu->ips, PERF_USER_MAX_FRAMES, &st.end);
 	/*
-	 * Each CPU's ring holds the MMAP2 and COMM records of the exec that
-	 * happened there: a process that moved and exited before this read has
-	 * its maps in a ring not read yet. The sample waits for the end of the
-	 * drain (a copy: the ring's bytes are given back).
+	 * Each CPU's ring holds the MMAP2, COMM and FORK records of what
+	 * happened there: the maps of a process that moved may be in a ring not
+	 * read yet. The sample waits for the end of the drain (a copy: the
+	 * ring's bytes are given back).
 	 */
-	if (!in.nmaps && s->stack_size && pu->g && !pu->retrying && pu->ndefer < PU_DEFER_MAX) {
+	if ((!in.nmaps || n == -ENOENT) && s->stack_size && pu->g && !pu->retrying &&
+	    pu->ndefer < PU_DEFER_MAX) {
 		struct pu_defer *d = &pu->defer[pu->ndefer];
 
 		d->stack = malloc(s->stack_size);
@@ -667,8 +762,6 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 			return;
 		}
 	}
-	if (in.nmaps)
-		n = dwunwind_stack(pu->uw, &in, pu->ips, PERF_USER_MAX_FRAMES, &st.end);
 	if (n > 0) {
 		st.n = n;
 		st.why = UJOIN_OK;
@@ -676,6 +769,8 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	} else if (!in.nmaps || n == -ENOENT) {
 		st.why = UJOIN_NO_MAPS;
 		pu->nomaps++;
+		log_debug("user stacks: no maps for pid %u tid %u ip %#llx (%zu maps)", s->pid, s->tid,
+			  (unsigned long long)s->regs[PERF_REG_X86_IP], in.nmaps);
 	} else {
 		st.why = UJOIN_UNWIND_FAILED;
 		pu->failed++;
@@ -758,14 +853,18 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 	/* every process: -p's threads that exist already would escape inherit */
 	o.pid = pu->cfg.pid > 0 ? pu->cfg.pid : -1;
 	o.stack_size = pu->cfg.stack_size;
+	/* 2 MiB a CPU: some 250 samples of 8 KiB between two reads */
+	o.ring_pages = pu->g ? PU_RING_PAGES : 0;
 	cb = pu->cfg.perf;
 	cb.sample = pu_sample;
 	cb.ctx = pu;
 	r = perfsamp_open(&pu->ps, &o, &cb, err, errsz);
 	if (r < 0)
 		return r;
-	if (pu->g)
+	if (pu->g) {
 		ingest_set_user_hold(s->ing, on_hold, pu->g);
+		procs_scan(pu->g);
+	}
 	session_traced_append(s, "user stacks (dwarf)");
 	return 0;
 }
