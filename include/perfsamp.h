@@ -35,6 +35,9 @@ struct pollfd;
  * @stack_size: user stack bytes copied per sample (multiple of 8, at most
  *	65528; 0: 8192)
  * @ring_pages: data pages of each CPU's ring, a power of two (0: 128)
+ * @filters: NULL, or per event a tracepoint filter expression (the
+ *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
+ *	passes are sampled
  */
 struct perfsamp_opts {
 	const char *tracefs;
@@ -43,6 +46,7 @@ struct perfsamp_opts {
 	pid_t pid;
 	unsigned int stack_size;
 	unsigned int ring_pages;
+	const char *const *filters;
 };
 
 /**
@@ -120,12 +124,15 @@ struct perfsamp_cb {
  * @lost: samples the kernel reported lost
  * @records: records of every kind read
  * @bad: records that could not be parsed (skipped)
+ * @filters_refused: event filters the kernel refused (those events are
+ *	sampled unfiltered)
  */
 struct perfsamp_stats {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t records;
 	uint64_t bad;
+	uint64_t filters_refused;
 };
 
 struct perfsamp;

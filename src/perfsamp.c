@@ -214,6 +214,10 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 				goto fail;
 			}
+			/* refused: every hit is sampled, the caller drops the extra ones */
+			if (opts->filters && opts->filters[e] &&
+			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
+				p->st.filters_refused++;
 			if (first < 0) {
 				void *m;
 

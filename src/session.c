@@ -1156,11 +1156,21 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			 "--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
 		goto fail;
 	}
+	/* perf samples this kernel: a --tracefs (a simulator, say) is not it */
+	if (opts->user == SESSION_USER_DWARF && opts->tracefs) {
+		r = session_errf(err, errsz, -EOPNOTSUPP,
+			 "--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
+		goto fail;
+	}
 	if (opts->user == SESSION_USER_AUTO) {
-		s->user_mode = STACKTOP_USER_UNWIND ? SESSION_USER_DWARF : SESSION_USER_FP;
+		s->user_mode = STACKTOP_USER_UNWIND && !opts->tracefs ? SESSION_USER_DWARF
+								       : SESSION_USER_FP;
 		if (!STACKTOP_USER_UNWIND)
 			snprintf(s->user_note, sizeof(s->user_note),
 				 "fp: this build has no libunwind (no dwarf mode)");
+		else if (opts->tracefs)
+			snprintf(s->user_note, sizeof(s->user_note),
+				 "fp: dwarf samples this machine's kernel, not a --tracefs");
 	}
 	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,

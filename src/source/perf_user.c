@@ -35,6 +35,7 @@
 #include "perf_user.h"
 #include "source.h"
 #include "stack_table.h"
+#include "tfs.h"
 #include "usym.h"
 
 /*
@@ -110,6 +111,8 @@ struct perf_user {
 	struct dwunwind *uw;
 	struct glue *g;       /* opened by the session */
 	const char **events;
+	char **filters;       /* per perf event, NULL: none */
+	unsigned int nevents;
 	uint64_t unwound, failed, nomaps, skipped;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
 };
@@ -793,6 +796,32 @@ static void pu_retry(struct perf_user *pu)
 	pu->retrying = false;
 }
 
+/*
+ * The kernel filter of event "sys:ev" in the instance (-e 'EV if EXPR'),
+ * for perf too: a hit the instance filters out is not worth 8 KiB of
+ * stack. NULL when none.
+ */
+static char *event_filter(struct session *s, const char *name)
+{
+	char rel[256], *buf = NULL, *nl;
+	const char *colon = strchr(name, ':');
+
+	if (!colon || !s->tfs)
+		return NULL;
+	snprintf(rel, sizeof(rel), "%sevents/%.*s/%s/filter", s->prefix, (int)(colon - name), name,
+		 colon + 1);
+	if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
+		return NULL;
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	if (!buf[0] || !strcmp(buf, "none")) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* the session's events perf can sample: tracepoints "system:event" */
 static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 {
@@ -805,9 +834,10 @@ static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 			pu->events[k++] = session_event(s, i);
 		return pu->events ? (int)k : -ENOMEM;
 	}
+	pu->filters = calloc(n, sizeof(*pu->filters));
 	g->evmap = calloc(n, sizeof(*g->evmap));
 	g->sampled = calloc(n, sizeof(*g->sampled));
-	if (!pu->events || !g->evmap || !g->sampled)
+	if (!pu->events || !pu->filters || !g->evmap || !g->sampled)
 		return -ENOMEM;
 	g->nsampled = n;
 	for (i = 0; i < n; i++) {
@@ -818,7 +848,9 @@ static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 			continue;
 		g->evmap[k] = (int)i;
 		g->sampled[i] = true;
+		pu->filters[k] = event_filter(s, e);
 		pu->events[k++] = e;
+		pu->nevents = k;
 	}
 	return (int)k;
 }
@@ -850,6 +882,7 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 	o.tracefs = s->stats.tracefs[0] ? s->stats.tracefs : NULL;
 	o.events = pu->events;
 	o.nevents = k;
+	o.filters = (const char *const *)pu->filters;
 	/* every process: -p's threads that exist already would escape inherit */
 	o.pid = pu->cfg.pid > 0 ? pu->cfg.pid : -1;
 	o.stack_size = pu->cfg.stack_size;
@@ -950,6 +983,7 @@ static int pu_reset(struct source *src)
 static void pu_close(struct source *src)
 {
 	struct perf_user *pu = src->priv;
+	unsigned int i;
 
 	if (!pu)
 		return;
@@ -958,6 +992,9 @@ static void pu_close(struct source *src)
 		free(pu->defer[--pu->ndefer].stack);
 	glue_free(pu->g);
 	dwunwind_free(pu->uw);
+	for (i = 0; pu->filters && i < pu->nevents; i++)
+		free(pu->filters[i]);
+	free(pu->filters);
 	free(pu->events);
 	free(pu);
 	src->priv = NULL;
