@@ -48,9 +48,17 @@ def held_workload():
     return p
 
 
+WCPU = []  # the workload's CPU per call (user + system: the tracing runs in its context)
+
+
 def finish(p):
-    out, _ = p.communicate()
-    return int(out.split()[1]) / S
+    p.stdin.close()
+    out = p.stdout.read()
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    calls = int(out.split()[1])
+    WCPU.append(cpu_of(ru) / max(calls, 1))
+    return calls / S
 
 
 def alone():
@@ -116,15 +124,18 @@ def with_stacktop(user):
             "-e", "syscalls:sys_enter_write", "-p", str(w.pid)]
     if user:
         args.insert(1, "--user=" + user)
-    t = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    t = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1)  # no "ready" line either
     w.stdin.write("go\n")
     w.stdin.flush()
     rate = finish(w)
     out = t.stdout.read()
+    err = t.stderr.read()
     _, _, ru = os.wait4(t.pid, 0)
     t.returncode = 0
     hits = lost = 0
+    if "hits:" not in out:
+        print("stacktop:", err.strip()[:300], file=sys.stderr)
     info = ""
     for line in out.splitlines():
         f = line.replace(";", " ").replace(",", " ").split()
@@ -150,13 +161,15 @@ def main():
                 else:
                     rate, n, cpu, cpu2, info = with_stacktop(
                         {"stacktop": None, "st-fp": "fp", "st-dwarf": "dwarf"}[tool])
-                rows[tool].append((rate / base, n, cpu, cpu2, 1e9 / rate - 1e9 / base))
-                print("round %d %-8s alone %.0f/s with %.0f/s (%.1f%%, +%.0f ns a call) "
-                      "events %d cpu %.2fs + %.2fs = %.2f us/event  %s" % (
-                          r + 1, tool, base, rate, 100 * rate / base, 1e9 / rate - 1e9 / base,
-                          n, cpu, cpu2, 1e6 * (cpu + cpu2) / max(n, 1), info), flush=True)
+                wadd = 1e9 * (WCPU[-1] - WCPU[-2])  # ns of the workload's CPU a call
+                rows[tool].append((rate / base, n, cpu, cpu2, wadd))
+                print("round %d %-8s alone %.0f/s with %.0f/s (%.1f%%) workload cpu %.0f -> "
+                      "%.0f ns a call (+%.0f) events %d tool cpu %.2fs + %.2fs = %.2f us/event  %s" % (
+                          r + 1, tool, base, rate, 100 * rate / base, 1e9 * WCPU[-2],
+                          1e9 * WCPU[-1], wadd, n, cpu, cpu2, 1e6 * (cpu + cpu2) / max(n, 1),
+                          info), flush=True)
     for tool, v in rows.items():
-        print("%-8s: rate kept median %.1f%%, +%.0f ns a traced call, tool CPU per event "
+        print("%-8s: rate kept median %.1f%%, workload +%.0f ns CPU a traced call, tool CPU per event "
               "median %.2f us (record %.2f us + unwind/report %.2f us)" % (
                   tool, 100 * statistics.median(x[0] for x in v),
                   statistics.median(x[4] for x in v),
