@@ -611,7 +611,13 @@ static void on_stack(void *ctx, const struct perf_user_stack *st)
 		if (st->n)
 			give_maps(g, st->pid);
 		for (i = 0; i < (unsigned int)st->n; i++) {
-			uint64_t tok = usym_intern(g->s->usym, st->pid, st->ips[i]);
+			/*
+			 * a caller's frame is its return address: the call is the
+			 * byte before it (after a noreturn call it may be the next
+			 * function's first byte); perf shows callers the same way
+			 */
+			uint64_t ip = i ? st->ips[i] - 1 : st->ips[i];
+			uint64_t tok = usym_intern(g->s->usym, st->pid, ip);
 
 			if (!tok)
 				break;
