@@ -35,6 +35,10 @@ struct pollfd;
  * @stack_size: user stack bytes copied per sample (multiple of 8, at most
  *	65528; 0: 8192)
  * @ring_pages: data pages of each CPU's ring, a power of two (0: 128)
+ * @tasks: sample only these threads (and, with @inherit, what they start),
+ *	each on every CPU (the CPU's events share its ring); overrides @pid
+ * @ntasks: entries in @tasks (0: use @pid)
+ * @inherit: with @tasks, follow the threads and processes they create
  * @filters: NULL, or per event a tracepoint filter expression (the
  *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
  *	passes are sampled
@@ -46,6 +50,9 @@ struct perfsamp_opts {
 	pid_t pid;
 	unsigned int stack_size;
 	unsigned int ring_pages;
+	const pid_t *tasks;
+	int ntasks;
+	bool inherit;
 	const char *const *filters;
 };
 

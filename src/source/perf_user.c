@@ -49,6 +49,7 @@
 #define PU_MIN_RECORDS 256        /* read per drain even when the budget is spent */
 #define PU_DEFER_MAX   64         /* samples waiting for their process's maps */
 #define PU_RING_PAGES  512
+#define PU_TASKS_MAX   4096       /* per-thread perf events at most (threads x CPUs x events) */
 #define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
 #define PU_MAPS_MAX    (16u << 20) /* a /proc/PID/maps larger than this is cut */
 
@@ -112,6 +113,8 @@ struct perf_user {
 	struct glue *g;       /* opened by the session */
 	const char **events;
 	char **filters;       /* per perf event, NULL: none */
+	pid_t *tasks;         /* -p/--tid: the threads sampled */
+	unsigned int ntasks, ctasks;
 	unsigned int nevents;
 	uint64_t unwound, failed, nomaps, skipped;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
@@ -861,6 +864,64 @@ static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 	return (int)k;
 }
 
+static int add_task(struct perf_user *pu, pid_t tid)
+{
+	if (pu->ntasks == pu->ctasks) {
+		unsigned int c = pu->ctasks ? pu->ctasks * 2 : 64;
+		pid_t *nt = realloc(pu->tasks, c * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		pu->tasks = nt;
+		pu->ctasks = c;
+	}
+	pu->tasks[pu->ntasks++] = tid;
+	return 0;
+}
+
+/*
+ * -p/--tid: perf samples only those threads (every thread of a -p process
+ * as it is now, and what they start), so the kernel does not copy 8 KiB of
+ * stack for every other process's hits. Past PU_TASKS_MAX events (threads x
+ * CPUs x events) the whole system is sampled, as without -p.
+ */
+static void pu_tasks(struct perf_user *pu, struct session *s, struct perfsamp_opts *o, int nev)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int i;
+
+	if (!s->opts.npids && !s->opts.ntids)
+		return;
+	for (i = 0; i < s->opts.npids; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", s->opts.pids[i]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+
+			if (!*end && tid > 0 && add_task(pu, (pid_t)tid) < 0)
+				break;
+		}
+		closedir(d);
+	}
+	for (i = 0; i < s->opts.ntids; i++)
+		if (add_task(pu, s->opts.tids[i]) < 0)
+			break;
+	if (!pu->ntasks || (long)pu->ntasks * (ncpu > 0 ? ncpu : 1) * nev > PU_TASKS_MAX) {
+		log_info("user stacks: %u threads: perf samples the whole system", pu->ntasks);
+		return;
+	}
+	o->tasks = pu->tasks;
+	o->ntasks = (int)pu->ntasks;
+	o->inherit = true;
+}
+
 static int pu_open(struct source *src, char *err, size_t errsz)
 {
 	struct perf_user *pu = src->priv;
@@ -889,7 +950,9 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 	o.events = pu->events;
 	o.nevents = k;
 	o.filters = (const char *const *)pu->filters;
-	/* every process: -p's threads that exist already would escape inherit */
+	if (pu->g)
+		pu_tasks(pu, s, &o, k);
+	/* every process, or the threads pu_tasks() lists (-p, --tid) */
 	o.pid = pu->cfg.pid > 0 ? pu->cfg.pid : -1;
 	o.stack_size = pu->cfg.stack_size;
 	/* 2 MiB a CPU: some 250 samples of 8 KiB between two reads */
@@ -1001,6 +1064,7 @@ static void pu_close(struct source *src)
 	for (i = 0; pu->filters && i < pu->nevents; i++)
 		free(pu->filters[i]);
 	free(pu->filters);
+	free(pu->tasks);
 	free(pu->events);
 	free(pu);
 	src->priv = NULL;
