@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The cost of dwarf user stacks (doc/performance.md, "User stacks (dwarf)").
+"""The cost of user stacks (doc/performance.md, "User stacks (dwarf)").
 
 A workload (uprog: main -> a -> b -> c -> write(/dev/null) in a loop,
--fomit-frame-pointer) runs SECONDS alone, with unwind-bench (perfsamp +
-dwunwind, every sample unwound while read) and with `perf record
---call-graph dwarf,8192` (+ `perf report` to unwind what it wrote), in
-interleaved rounds. Reported per round: the calls/s the workload keeps
-(against the alone run just before), the tool's CPU seconds and per sample.
+-fomit-frame-pointer) runs SECONDS alone and under each tool, in interleaved
+rounds: stacktop without -u, stacktop --user=fp, stacktop --user=dwarf (the
+whole program: ring buffer, perf samples, unwind, join, symbols),
+unwind-bench (perfsamp + dwunwind alone) and `perf record --call-graph
+dwarf,8192` (+ `perf report` to unwind what it wrote). Reported per round:
+the calls/s the workload keeps (against the alone run just before), what
+each traced call costs the workload (ns), the tool's CPU seconds and per
+event.
 
-    bench/unwind.py BUILD_DIR [ROUNDS [SECONDS [busy|paced]]]     (root)
+    bench/unwind.py BUILD_DIR [ROUNDS [SECONDS [busy|paced [TOOLS]]]]   (root)
+
+TOOLS: comma-separated among stacktop,st-fp,st-dwarf,ours,perf (default all)
 
 busy: as fast as it can (both tools lose most samples: the per-sample CPU
 is the number to compare); paced: a 1 ms pause every 64 calls (nothing
@@ -26,6 +31,8 @@ B = sys.argv[1] if len(sys.argv) > 1 else "build-rel"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 S = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 MODE = sys.argv[4] if len(sys.argv) > 4 else "busy"
+TOOLS = (sys.argv[5] if len(sys.argv) > 5 else "stacktop,st-fp,st-dwarf,ours,perf").split(",")
+STACKTOP = os.path.join(B, "stacktop")
 UPROG = os.path.join(B, "tests/unwind/uprog")
 BENCH = os.path.join(B, "bench/unwind-bench")
 
@@ -41,9 +48,17 @@ def held_workload():
     return p
 
 
+WCPU = []  # the workload's CPU per call (user + system: the tracing runs in its context)
+
+
 def finish(p):
-    out, _ = p.communicate()
-    return int(out.split()[1]) / S
+    p.stdin.close()
+    out = p.stdout.read()
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    calls = int(out.split()[1])
+    WCPU.append(cpu_of(ru) / max(calls, 1))
+    return calls / S
 
 
 def alone():
@@ -102,27 +117,62 @@ def with_perf(tmp):
     return rate, samples, rec_cpu, cpu_of(ru), "lost %d" % lost
 
 
+def with_stacktop(user):
+    """the whole stacktop: -u off, fp or dwarf, one report after the run"""
+    w = held_workload()
+    args = [STACKTOP, "-b", "-n", "1", "-d", str(S + 1.5), "--top", "1", "--expand", "0",
+            "-e", "syscalls:sys_enter_write", "-p", str(w.pid)]
+    if user:
+        args.insert(1, "--user=" + user)
+    t = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)  # no "ready" line either
+    w.stdin.write("go\n")
+    w.stdin.flush()
+    rate = finish(w)
+    out = t.stdout.read()
+    err = t.stderr.read()
+    _, _, ru = os.wait4(t.pid, 0)
+    t.returncode = 0
+    hits = lost = 0
+    if "hits:" not in out:
+        print("stacktop:", err.strip()[:300], file=sys.stderr)
+    info = ""
+    for line in out.splitlines():
+        f = line.replace(";", " ").replace(",", " ").split()
+        if line.startswith("hits:"):
+            hits = int(f[1])
+        if line.startswith("user stacks: dwarf"):
+            info = "with user stack %s, without %s" % (f[3], f[9])
+    return rate, hits, cpu_of(ru), 0.0, info
+
+
 def main():
     if os.geteuid() != 0:
         sys.exit("unwind.py: needs root")
-    rows = {"ours": [], "perf": []}
+    rows = {t: [] for t in TOOLS}
     with tempfile.TemporaryDirectory(prefix="stacktop-unwind.") as tmp:
         for r in range(ROUNDS):
-            for tool in ("ours", "perf"):
+            for tool in TOOLS:
                 base = alone()
                 if tool == "ours":
                     rate, n, cpu, cpu2, info = with_ours()
-                else:
+                elif tool == "perf":
                     rate, n, cpu, cpu2, info = with_perf(tmp)
-                rows[tool].append((rate / base, n, cpu, cpu2))
-                print("round %d %-4s alone %.0f/s with %.0f/s (%.1f%%) samples %d "
-                      "cpu %.2fs + %.2fs = %.2f us/sample  %s" % (
-                          r + 1, tool, base, rate, 100 * rate / base, n, cpu, cpu2,
-                          1e6 * (cpu + cpu2) / max(n, 1), info), flush=True)
+                else:
+                    rate, n, cpu, cpu2, info = with_stacktop(
+                        {"stacktop": None, "st-fp": "fp", "st-dwarf": "dwarf"}[tool])
+                wadd = 1e9 * (WCPU[-1] - WCPU[-2])  # ns of the workload's CPU a call
+                rows[tool].append((rate / base, n, cpu, cpu2, wadd))
+                print("round %d %-8s alone %.0f/s with %.0f/s (%.1f%%) workload cpu %.0f -> "
+                      "%.0f ns a call (+%.0f) events %d tool cpu %.2fs + %.2fs = %.2f us/event  %s" % (
+                          r + 1, tool, base, rate, 100 * rate / base, 1e9 * WCPU[-2],
+                          1e9 * WCPU[-1], wadd, n, cpu, cpu2, 1e6 * (cpu + cpu2) / max(n, 1),
+                          info), flush=True)
     for tool, v in rows.items():
-        print("%s: rate kept median %.1f%%, tool CPU per sample median %.2f us "
-              "(record %.2f us + unwind/report %.2f us)" % (
+        print("%-8s: rate kept median %.1f%%, workload +%.0f ns CPU a traced call, tool CPU per event "
+              "median %.2f us (record %.2f us + unwind/report %.2f us)" % (
                   tool, 100 * statistics.median(x[0] for x in v),
+                  statistics.median(x[4] for x in v),
                   statistics.median(1e6 * (x[2] + x[3]) / max(x[1], 1) for x in v),
                   statistics.median(1e6 * x[2] / max(x[1], 1) for x in v),
                   statistics.median(1e6 * x[3] / max(x[1], 1) for x in v)))

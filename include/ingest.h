@@ -427,6 +427,67 @@ struct usym;
 void ingest_set_user(struct ingest *ing, struct usym *u);
 
 /**
+ * struct ingest_held - an event whose kernel stack waits for a user stack
+ * from elsewhere (the dwarf mode: a perf sample, see ujoin.h)
+ * @ts: the kernel_stack record's time stamp (the instance's trace clock)
+ * @value: the hit's weight, or its switch-out time (off-CPU)
+ * @pid: the event's common_pid (a thread id)
+ * @cpu: the CPU it was recorded on
+ * @event: the session's event index
+ * @kind: private to ingest (hit, off-CPU, skipped)
+ */
+struct ingest_held {
+	uint64_t ts;
+	uint64_t value;
+	int32_t pid;
+	uint16_t cpu;
+	uint16_t event;
+	uint8_t kind;
+};
+
+/**
+ * typedef ingest_hold_fn - takes an event's kernel stack to count it later
+ * @ctx: the caller's context
+ * @h: the event (copy it)
+ * @frames: its kernel frames, leaf first (copy them)
+ * @n: how many
+ *
+ * Return: true when kept (the caller counts it with ingest_count_held()),
+ * false to have ingest count it now without user frames.
+ */
+typedef bool (*ingest_hold_fn)(void *ctx, const struct ingest_held *h, const uint64_t *frames,
+			       unsigned int n);
+
+/**
+ * ingest_set_user_hold() - hand every counted kernel stack to @fn instead
+ * of counting it (stacks mode); NULL: off
+ * @ing: ingest
+ * @fn: the callback
+ * @ctx: passed to it
+ */
+void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx);
+
+/**
+ * ingest_wants() - whether an event of thread @tid of process @tgid can be
+ * counted (-p, --tid, stacktop's own pid), for a source that knows both
+ * @ing: ingest
+ * @tgid: process id
+ * @tid: thread id
+ */
+bool ingest_wants(const struct ingest *ing, int tgid, int tid);
+
+/**
+ * ingest_count_held() - count an event @fn kept, with its frames now
+ * @ing: ingest
+ * @h: the event as @fn received it
+ * @frames: the kernel frames, then (when known) usym_sep(tgid) and the user
+ *	frames as tokens
+ * @n: how many
+ */
+void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const uint64_t *frames,
+		       unsigned int n);
+
+/**
  * ingest_flush_user() - count kernel stacks whose user_stack never came
  * @ing: ingest
  *

@@ -5,15 +5,14 @@
  * (its stack copy lives only in the perf ring) with dwunwind, the result
  * handed to a callback - which feeds ujoin_add_sample() in the session.
  *
- * Not registered in session_open() yet. To wire it, the integrator:
- *  - sets the instance's trace_clock to "mono" (perf's timestamps are
- *    CLOCK_MONOTONIC; ujoin compares the two);
- *  - fills a struct perf_user_cfg, sets src->priv = perf_user_priv(&cfg)
- *    and adds the source with source_perf_user_ops (close frees it);
- *  - gives maps_for (the symbolizer's per-tgid table, kept current from
- *    the mmap/comm callbacks or /proc/PID/maps) and on_stack;
- *  - adds each ftrace record of an event that wants a user stack with
- *    ujoin_add_record() and calls ujoin_advance() every tick.
+ * session_open() adds it for --user=dwarf with src->priv NULL: the source
+ * then wires itself (see the top of perf_user.c): the per-process maps
+ * from perf's MMAP2/COMM/FORK/EXIT records and /proc/PID/maps, the held
+ * kernel stacks from ingest (ingest_set_user_hold()), the join (ujoin.h)
+ * and the counting (ingest_count_held()); the session sets the instance's
+ * trace_clock to "mono". Another user (a bench, a test) may instead set
+ * src->priv = perf_user_priv(&cfg) before open and get the unwound samples
+ * through its own callbacks.
  */
 #ifndef STACKTOP_PERF_USER_H
 #define STACKTOP_PERF_USER_H

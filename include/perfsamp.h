@@ -35,6 +35,13 @@ struct pollfd;
  * @stack_size: user stack bytes copied per sample (multiple of 8, at most
  *	65528; 0: 8192)
  * @ring_pages: data pages of each CPU's ring, a power of two (0: 128)
+ * @tasks: sample only these threads (and, with @inherit, what they start),
+ *	each on every CPU (the CPU's events share its ring); overrides @pid
+ * @ntasks: entries in @tasks (0: use @pid)
+ * @inherit: with @tasks, follow the threads and processes they create
+ * @filters: NULL, or per event a tracepoint filter expression (the
+ *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
+ *	passes are sampled
  */
 struct perfsamp_opts {
 	const char *tracefs;
@@ -43,6 +50,10 @@ struct perfsamp_opts {
 	pid_t pid;
 	unsigned int stack_size;
 	unsigned int ring_pages;
+	const pid_t *tasks;
+	int ntasks;
+	bool inherit;
+	const char *const *filters;
 };
 
 /**
@@ -100,7 +111,8 @@ struct perfsamp_mmap {
  * @comm: a thread's name changed; @exec is true when by an exec (the
  *	process's old mappings are gone)
  * @task: a fork (@exit false) or an exit (@exit true) of thread @tid of
- *	process @pid
+ *	process @pid; @ppid is the parent process (a new process: @pid ==
+ *	@tid, @ppid the one it was forked from, whose maps it starts with)
  * @lost: @count samples of @cpu were lost (its ring was full) before @time
  * @ctx: passed to each
  */
@@ -108,7 +120,7 @@ struct perfsamp_cb {
 	void (*sample)(void *ctx, const struct perfsamp_sample *s);
 	void (*mmap)(void *ctx, const struct perfsamp_mmap *m);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-	void (*task)(void *ctx, uint32_t pid, uint32_t tid, bool exit, uint64_t time);
+	void (*task)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time);
 	void (*lost)(void *ctx, uint32_t cpu, uint64_t count, uint64_t time);
 	void *ctx;
 };
@@ -119,12 +131,15 @@ struct perfsamp_cb {
  * @lost: samples the kernel reported lost
  * @records: records of every kind read
  * @bad: records that could not be parsed (skipped)
+ * @filters_refused: event filters the kernel refused (those events are
+ *	sampled unfiltered)
  */
 struct perfsamp_stats {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t records;
 	uint64_t bad;
+	uint64_t filters_refused;
 };
 
 struct perfsamp;

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "stackmap.h"
+#include "ujoin.h"
 
 struct pollfd;
 
@@ -62,6 +63,7 @@ enum session_user {
 	SESSION_USER_OFF,
 	SESSION_USER_FP,    /* ftrace's userstacktrace: the kernel's frame-pointer walk */
 	SESSION_USER_DWARF, /* perf_event_open samples unwound with DWARF */
+	SESSION_USER_AUTO,  /* -u: dwarf where it works, else fp (with a note why) */
 };
 
 /**
@@ -240,6 +242,9 @@ struct session_stats {
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
 	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
+	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
+	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
+	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */
 };
 
 /**

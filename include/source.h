@@ -57,6 +57,8 @@ struct usym;
  * @used: pages read so far in this drain, over all sources
  * @more: set when the drain stopped on its budget (or the stop flag) with
  *        data possibly left in the buffers
+ * @started: when the drain began (CLOCK_MONOTONIC ns; 0 when unknown): what
+ *        the kernel wrote before it is read unless some source set @more
  */
 struct drain_budget {
 	unsigned int pages;
@@ -64,6 +66,7 @@ struct drain_budget {
 	const volatile sig_atomic_t *stop;
 	unsigned int used;
 	bool more;
+	uint64_t started; /* CLOCK_MONOTONIC ns when the drain began (0: unknown) */
 };
 
 /**
@@ -116,7 +119,9 @@ extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;
 #if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
-extern const struct source_ops source_perf_user_ops; /* perf_user.h; not registered yet */
+extern const struct source_ops source_perf_user_ops; /* perf_user.h: --user=dwarf */
+/* perf_user.c: `u` on the screen turns the dwarf join on and off */
+void perf_user_set_on(struct source *src, bool on);
 #endif
 
 /* the snapshots' shared part (replay_json.c) */
@@ -163,6 +168,8 @@ struct session {
 	char *traced;
 	struct usym *usym;     /* user frames (usym.h) */
 	bool user_on;          /* user stacks are being taken */
+	enum session_user user_mode; /* how: SESSION_USER_FP or _DWARF (OFF: neither) */
+	char user_note[160];   /* why -u took fp rather than dwarf */
 
 	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
 	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */

@@ -170,6 +170,22 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
 void usym_tick(struct usym *u);
 
 /**
+ * usym_add_maps() - the executable mappings of @tgid for when its
+ * /proc/<tgid>/maps cannot be read (it exited before its first frame was
+ * interned; the dwarf mode keeps them from perf's MMAP2 records)
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @m: its mappings, sorted by start (copied)
+ * @n: how many
+ *
+ * Call before the first usym_intern() of @tgid: a process known already, or
+ * whose maps /proc still gives, keeps those.
+ *
+ * Return: 0 when @m is used, -EEXIST when not needed, -ENOMEM.
+ */
+int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_t n);
+
+/**
  * usym_lookup() - the process and address of a token
  * @u: symbolizer
  * @tok: token (USYM_TAG_FRAME)

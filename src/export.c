@@ -33,6 +33,41 @@ int export_flush(FILE *f)
 	return 0;
 }
 
+
+/* -u: how user stacks are taken, and (dwarf) how many events got none, why */
+static void export_user_line(FILE *f, const struct session_stats *st)
+{
+	const struct ujoin_stats *j = &st->ujoin;
+	uint64_t without = 0;
+	int w;
+
+	if (st->user == SESSION_USER_OFF)
+		return;
+	if (st->user == SESSION_USER_FP) {
+		fprintf(f, "user stacks: fp (the kernel's frame-pointer walk, %d frames)%s%s\n",
+			USYM_FP_FRAMES, st->user_note[0] ? "; " : "", st->user_note);
+		return;
+	}
+	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
+		without += j->why[w];
+	fprintf(f, "user stacks: dwarf; %llu events with a user stack, %llu without",
+		(unsigned long long)j->why[UJOIN_OK], (unsigned long long)without);
+	if (without) {
+		const char *sep = ": ";
+
+		for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++) {
+			if (!j->why[w])
+				continue;
+			fprintf(f, "%s%llu %s", sep, (unsigned long long)j->why[w],
+				ujoin_why_name((enum ujoin_why)w));
+			sep = ", ";
+		}
+	}
+	fprintf(f, "; perf samples %llu (%llu lost, %llu duplicates, %llu of events not counted)\n",
+		(unsigned long long)j->samples, (unsigned long long)j->lost,
+		(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples);
+}
+
 static void report_header(FILE *f, struct session *s, const struct report_opts *o, int iteration,
 			  const struct rank_summary *sum)
 {
@@ -66,6 +101,7 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
 		stack_table_count(session_table(s)), lost, lostd, ovr, drp, st->self_cpu);
+	export_user_line(f, st);
 	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE) {
 		fprintf(f, "stack map: ");
 		if (st->have_map_stat) {
@@ -633,6 +669,32 @@ static const char *const rank_key_names[] = {
 };
 
 /* the ring-buffer byte counters and what the stack map saves (issue 13) */
+/* "user": how user stacks are taken; dwarf: the join's outcome by reason */
+static void json_user_stats(FILE *f, const struct session_stats *st)
+{
+	const struct ujoin_stats *j = &st->ujoin;
+
+	if (st->user == SESSION_USER_OFF)
+		return;
+	fprintf(f, ",\"user\":{\"mode\":\"%s\",\"note\":",
+		st->user == SESSION_USER_DWARF ? "dwarf" : "fp");
+	export_json_str(f, st->user_note);
+	if (st->user == SESSION_USER_DWARF)
+		fprintf(f, ",\"with_stack\":%llu,\"no_sample\":%llu,\"sample_lost\":%llu,"
+			"\"unwind_failed\":%llu,\"no_maps\":%llu,\"samples\":%llu,"
+			"\"samples_lost\":%llu,\"duplicates\":%llu,\"unclaimed\":%llu,"
+			"\"overflow\":%llu",
+			(unsigned long long)j->why[UJOIN_OK],
+			(unsigned long long)j->why[UJOIN_NO_SAMPLE],
+			(unsigned long long)j->why[UJOIN_SAMPLE_LOST],
+			(unsigned long long)j->why[UJOIN_UNWIND_FAILED],
+			(unsigned long long)j->why[UJOIN_NO_MAPS],
+			(unsigned long long)j->samples, (unsigned long long)j->lost,
+			(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples,
+			(unsigned long long)j->overflow);
+	fputc('}', f);
+}
+
 static void json_ringbuf(FILE *f, const struct session_stats *st)
 {
 	struct session_ringbuf rb;
@@ -762,6 +824,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
 		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused);
 	json_ringbuf(f, st);
+	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {
 		uint64_t wd, wt = stack_table_weights(session_table(s), &wd);
 

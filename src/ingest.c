@@ -172,6 +172,8 @@ struct ingest {
 	uint64_t *upool; /* the user parts of queued ids (stackmap mode) */
 	uint32_t nupool, cupool;
 	uint64_t *ubuf; /* a mapped kernel stack and a user part, joined */
+	ingest_hold_fn hold; /* dwarf user stacks: kernel stacks wait elsewhere */
+	void *hold_ctx;
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -1003,6 +1005,15 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	}
 	if (ing->usym && !early && pending_keep(ing, c, cpu, &w, n, -1))
 		return; /* counted with its user_stack */
+	if (ing->hold && !ing->stackmap) {
+		struct ingest_held h = {
+			.ts = ev->ts, .value = w.value, .pid = w.pid, .cpu = (uint16_t)cpu,
+			.event = w.event, .kind = w.kind,
+		};
+
+		if (ing->hold(ing->hold_ctx, &h, ing->frames, n))
+			return; /* counted with its user stack: ingest_count_held() */
+	}
 	count_frames(ing, ing->frames, n, &w, cpu, ing->stackmap);
 	return;
 damaged:
@@ -1465,6 +1476,31 @@ void ingest_forget_waiting(struct ingest *ing)
 void ingest_set_user(struct ingest *ing, struct usym *u)
 {
 	ing->usym = u;
+}
+
+void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx)
+{
+	ing->hold = fn;
+	ing->hold_ctx = ctx;
+}
+
+bool ingest_wants(const struct ingest *ing, int tgid, int tid)
+{
+	if (ing->self_pid && (tgid == ing->self_pid || tid == ing->self_pid))
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	return in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid);
+}
+
+void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const uint64_t *frames,
+		       unsigned int n)
+{
+	struct waiting w = { .value = h->value, .event = h->event, .kind = h->kind, .pid = h->pid };
+	struct stack *st = stack_table_intern(ing->table, frames, n);
+
+	if (st)
+		count(ing, st, &w, h->cpu);
 }
 
 void ingest_flush_user(struct ingest *ing)

@@ -187,9 +187,11 @@ static void usage(FILE *f)
 		"                          glob: 'kworker/*')\n"
 		"  -C, --cpu CPU[,CPU...]  read only these CPUs (ranges: 0-3; at most 1024)\n"
 		"  -u, --user[=fp|dwarf]   also take the user stack of each event, shown below\n"
-		"                          the kernel frames (stacks or stackmap mode; fp: the\n"
-		"                          kernel's frame-pointer walk, 8 frames; dwarf: not\n"
-		"                          available yet; default fp)\n"
+		"                          the kernel frames (dwarf: perf samples unwound with\n"
+		"                          .eh_frame, binaries without frame pointers too,\n"
+		"                          stacks mode only; fp: the kernel's frame-pointer\n"
+		"                          walk, 8 frames, stacks or stackmap mode; default\n"
+		"                          dwarf where it works, else fp)\n"
 		"  -d, --delay SECONDS     refresh interval, fractional (default 1)\n"
 		"  -n, --iterations N      exit after N refreshes\n"
 		"  -b, --batch             print reports to stdout instead of the screen\n"
@@ -528,12 +530,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->verbose++;
 			break;
 		case 'u':
-			if (!optarg || !strcmp(optarg, "fp")) {
+			if (!optarg) {
+				a->so.user = SESSION_USER_AUTO;
+			} else if (!strcmp(optarg, "fp")) {
 				a->so.user = SESSION_USER_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
-				fprintf(stderr,
-					"stacktop: --user=dwarf is not available yet (use --user=fp)\n");
-				return 2;
+				a->so.user = SESSION_USER_DWARF;
 			} else {
 				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
 				return 2;

@@ -118,8 +118,12 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	long page = sysconf(_SC_PAGESIZE);
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t *tp = NULL;
+	pid_t one = opts->pid > 0 ? opts->pid : -1;
+	const pid_t *tasks = opts->ntasks > 0 ? opts->tasks : &one;
+	int ntasks = opts->ntasks > 0 ? opts->ntasks : 1;
+	bool inherit = opts->ntasks > 0 ? opts->inherit : opts->pid > 0;
 	struct perfsamp *p;
-	int r, c, e;
+	int r, c, e, t;
 
 	*ret = NULL;
 	if (opts->nevents < 1 || !opts->events)
@@ -141,7 +145,7 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	if (cb)
 		p->cb = *cb;
 	p->cpus = calloc(ncpu, sizeof(*p->cpus));
-	p->evs = calloc((size_t)ncpu * opts->nevents, sizeof(*p->evs));
+	p->evs = calloc((size_t)ncpu * opts->nevents * ntasks, sizeof(*p->evs));
 	if (!p->cpus || !p->evs) {
 		r = errf(err, errsz, -ENOMEM, "out of memory");
 		goto fail;
@@ -158,13 +162,17 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	p->mmap_len = (size_t)(pages + 1) * page;
 	for (c = 0; c < ncpu; c++) {
 		struct pcpu *pc = &p->cpus[p->ncpus];
-		int first = -1;
+		int first = -1, k;
 
 		pc->cpu = c;
 		pc->fd = -1;
-		for (e = 0; e < opts->nevents; e++) {
+		/* every (task, event): a task's first event reports its maps too */
+		for (k = 0; k < ntasks * opts->nevents; k++) {
 			struct perf_event_attr a;
 			int fd;
+
+			t = k / opts->nevents;
+			e = k % opts->nevents;
 
 			memset(&a, 0, sizeof(a));
 			a.size = sizeof(a);
@@ -178,7 +186,7 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 			a.clockid = CLOCK_MONOTONIC;
 			a.sample_id_all = 1;
 			a.disabled = 1;
-			a.inherit = opts->pid > 0;
+			a.inherit = inherit;
 			a.watermark = 1;
 			a.wakeup_watermark = (uint32_t)(pages * page / 4);
 			if (e == 0) {
@@ -188,12 +196,15 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 				a.comm_exec = 1;
 				a.task = 1;
 			}
-			fd = sys_perf_event_open(&a, opts->pid > 0 ? opts->pid : -1, c, -1,
-						 PERF_FLAG_FD_CLOEXEC);
+			fd = sys_perf_event_open(&a, tasks[t], c, -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				r = -errno;
-				if (r == -ENODEV && e == 0)
+				if (r == -ENODEV && k == 0)
 					break; /* CPU offline */
+				if (r == -ESRCH && opts->ntasks > 0) {
+					k += opts->nevents - 1 - e; /* a thread gone: the next */
+					continue;
+				}
 				if (r == -EACCES || r == -EPERM)
 					r = errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
 						 "CAP_PERFMON, and kernel.perf_event_paranoid)",
@@ -214,6 +225,10 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 				goto fail;
 			}
+			/* refused: every hit is sampled, the caller drops the extra ones */
+			if (opts->filters && opts->filters[e] &&
+			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
+				p->st.filters_refused++;
 			if (first < 0) {
 				void *m;
 
@@ -236,6 +251,10 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 				goto fail;
 			}
 		}
+	}
+	if (!p->ncpus && opts->ntasks > 0) {
+		r = errf(err, errsz, -ESRCH, "the threads to sample are gone");
+		goto fail;
 	}
 	if (!p->ncpus) {
 		r = errf(err, errsz, -ENODEV, "no online CPU to sample on");
@@ -416,7 +435,7 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 		memcpy(v, b + sizeof(*h), 16);
 		memcpy(&t, b + sizeof(*h) + 16, 8);
 		if (p->cb.task)
-			p->cb.task(p->cb.ctx, v[0], v[2], h->type == PERF_RECORD_EXIT, t);
+			p->cb.task(p->cb.ctx, v[0], v[1], v[2], h->type == PERF_RECORD_EXIT, t);
 		break;
 	}
 	case PERF_RECORD_LOST: {

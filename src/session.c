@@ -511,6 +511,7 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 		.pages = max_pages ? max_pages : SESSION_DRAIN_PAGES,
 		.deadline = mono_ns() + (uint64_t)(max_ms ? max_ms : SESSION_DRAIN_MS) * 1000000ULL,
 		.stop = &sig_stop,
+		.started = mono_ns(),
 	};
 	int i, r, pages = 0;
 
@@ -607,6 +608,7 @@ int session_tick(struct session *s)
 		if (src->ops->stats)
 			src->ops->stats(src, &s->stats);
 	}
+	session_sync_stats(s); /* a tick may count too (the dwarf join's last records) */
 	{
 		char rel[128];
 
@@ -629,6 +631,8 @@ int session_tick(struct session *s)
 	s->last_dropped = s->stats.dropped;
 	s->last_fallbacks = s->stats.fallbacks;
 
+	s->stats.user = s->user_on ? s->user_mode : SESSION_USER_OFF;
+	memcpy(s->stats.user_note, s->user_note, sizeof(s->stats.user_note));
 	ingest_flush_user(s->ing);
 	if (s->usym)
 		usym_tick(s->usym);
@@ -1085,6 +1089,61 @@ fail:
 	return r;
 }
 
+/* fp after all: the kernel's walk in the instance (already tracing) */
+static int user_fp_fallback(struct session *s)
+{
+	char rel[160];
+	int r;
+
+	session_path(s, rel, sizeof(rel), "options/userstacktrace");
+	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
+		return -EOPNOTSUPP;
+	r = tfs_write(s->tfs, rel, "1");
+	if (r < 0)
+		return r;
+	s->user_mode = SESSION_USER_FP;
+	ingest_set_user(s->ing, s->usym);
+	return 0;
+}
+
+/*
+ * --user=dwarf (or -u where it works): perf samples of the same events,
+ * joined to the instance's records (src/source/perf_user.c). With plain -u
+ * a perf_event_open that fails (perf_event_paranoid, no user registers)
+ * falls back to fp, and the header says why.
+ */
+static int setup_user_dwarf(struct session *s, char *err, size_t errsz)
+{
+#if STACKTOP_USER_UNWIND
+	char why[256] = "";
+	int r;
+
+	if (s->user_mode != SESSION_USER_DWARF)
+		return 0;
+	r = add_source(s, &source_perf_user_ops, why, sizeof(why));
+	if (r >= 0)
+		return 0;
+	s->nsources--;
+	source_perf_user_ops.close(&s->sources[s->nsources]);
+	if (s->opts.user != SESSION_USER_AUTO)
+		return session_errf(err, errsz, r, "--user=dwarf: %s",
+				    why[0] ? why : strerror(-r));
+	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)",
+		 why[0] ? why : strerror(-r));
+	log_warn("user stacks: %s", s->user_note);
+	r = user_fp_fallback(s);
+	if (r < 0)
+		return session_errf(err, errsz, r, "user stacks: neither dwarf (%s) nor fp works here",
+				    why[0] ? why : "perf_event_open failed");
+	return 0;
+#else
+	(void)s;
+	(void)err;
+	(void)errsz;
+	return 0;
+#endif
+}
+
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
 {
 	struct session *s;
@@ -1195,6 +1254,32 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	s->user_on = opts->user != SESSION_USER_OFF;
+	s->user_mode = opts->user;
+	if (opts->user == SESSION_USER_DWARF && !STACKTOP_USER_UNWIND) {
+		r = session_errf(err, errsz, -EOPNOTSUPP,
+			 "--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
+		goto fail;
+	}
+	/* perf samples this kernel: a --tracefs (a simulator, say) is not it */
+	if (opts->user == SESSION_USER_DWARF && opts->tracefs) {
+		r = session_errf(err, errsz, -EOPNOTSUPP,
+			 "--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
+		goto fail;
+	}
+	if (opts->user == SESSION_USER_AUTO) {
+		s->user_mode = STACKTOP_USER_UNWIND && !opts->tracefs && s->mode == SESSION_STACKS
+				       ? SESSION_USER_DWARF
+				       : SESSION_USER_FP;
+		if (s->mode != SESSION_STACKS)
+			snprintf(s->user_note, sizeof(s->user_note),
+				 "fp: the stackmap mode's records join no perf sample (--user=dwarf takes the stacks mode)");
+		else if (!STACKTOP_USER_UNWIND)
+			snprintf(s->user_note, sizeof(s->user_note),
+				 "fp: this build has no libunwind (no dwarf mode)");
+		else if (opts->tracefs)
+			snprintf(s->user_note, sizeof(s->user_note),
+				 "fp: dwarf samples this machine's kernel, not a --tracefs");
+	}
 	if ((s->mode == SESSION_STACKMAP || s->mode == SESSION_PASSIVE) && !have_map) {
 		r = session_errf(err, errsz, -EOPNOTSUPP,
 			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
@@ -1210,7 +1295,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	ingest_set_stackmap(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_defer(s->ing, s->mode == SESSION_STACKMAP);
 	ingest_set_type_cb(s->ing, session_type_cb, s);
-	if (s->user_on)
+	if (s->user_mode == SESSION_USER_FP)
 		ingest_set_user(s->ing, s->usym);
 	ingest_set_func_cb(s->ing, session_func_cb, s);
 	s->trigger_mode = opts->ntriggers > 0;
@@ -1275,6 +1360,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			session_errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
 		goto fail;
 	}
+	r = setup_user_dwarf(s, err, errsz);
+	if (r < 0)
+		goto fail;
 	r = setup_weight(s, err, errsz);
 	if (r < 0)
 		goto fail;
@@ -1353,6 +1441,17 @@ int session_set_user(struct session *s, bool on)
 	if (s->recording || !s->tfs || (s->mode == SESSION_STACKS && !s->instance) ||
 	    (s->mode != SESSION_STACKS && s->mode != SESSION_STACKMAP))
 		return -EOPNOTSUPP;
+#if STACKTOP_USER_UNWIND
+	if (s->user_mode == SESSION_USER_DWARF) {
+		int i;
+
+		for (i = 0; i < s->nsources; i++)
+			if (s->sources[i].ops == &source_perf_user_ops)
+				perf_user_set_on(&s->sources[i], on);
+		s->user_on = on;
+		return 0;
+	}
+#endif
 	session_path(s, rel, sizeof(rel), "options/userstacktrace");
 	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
 		return -EOPNOTSUPP;
@@ -1362,6 +1461,7 @@ int session_set_user(struct session *s, bool on)
 	if (r < 0)
 		return r;
 	s->user_on = on;
+	s->user_mode = on ? SESSION_USER_FP : SESSION_USER_OFF;
 	ingest_set_user(s->ing, on ? s->usym : NULL);
 	return 0;
 }

@@ -1202,3 +1202,44 @@ uint64_t usym_refused(const struct usym *u)
 {
 	return u->refused;
 }
+
+int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_t n)
+{
+	struct uproc *pr;
+	struct usym_map *c;
+	uint32_t *mf, pi;
+	size_t i;
+
+	if (u64map_get(&u->procmap, tgid) != UINT32_MAX)
+		return -EEXIST;
+	pi = proc_get(u, tgid); /* reads /proc/<tgid>/maps while it is there */
+	if (pi == UINT32_MAX)
+		return -ENOMEM;
+	pr = &u->procs[pi];
+	if (pr->nmaps || !n)
+		return -EEXIST;
+	c = calloc(n, sizeof(*c));
+	mf = calloc(n, sizeof(*mf));
+	if (!c || !mf) {
+		free(c);
+		free(mf);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		c[i] = m[i];
+		c[i].path = strdup(m[i].path ? m[i].path : "");
+		if (!c[i].path) {
+			usym_maps_free(c, i);
+			free(mf);
+			return -ENOMEM;
+		}
+		mf[i] = c[i].ino && c[i].path[0] == '/' ? file_get(u, tgid, &c[i]) : UINT32_MAX;
+	}
+	usym_maps_free(pr->maps, pr->nmaps); /* a zombie's maps are empty */
+	free(pr->mfile);
+	pr->maps = c;
+	pr->nmaps = n;
+	pr->mfile = mf;
+	pr->retried = true; /* /proc has nothing more to give */
+	return 0;
+}

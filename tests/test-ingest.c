@@ -767,10 +767,89 @@ static void test_ingest_user_before_stack(void **state)
 	usym_free(u);
 }
 
+struct held_fx {
+	struct ingest_held h[4];
+	uint64_t frames[4][8];
+	unsigned int n[4];
+	unsigned int nheld;
+};
+
+/* keeps the events of pid 51, lets ingest count the others at once */
+static bool hold_51(void *ctx, const struct ingest_held *h, const uint64_t *frames, unsigned int n)
+{
+	struct held_fx *hf = ctx;
+
+	if (h->pid != 51 || hf->nheld == 4 || n > 8)
+		return false;
+	hf->h[hf->nheld] = *h;
+	memcpy(hf->frames[hf->nheld], frames, n * sizeof(*frames));
+	hf->n[hf->nheld++] = n;
+	return true;
+}
+
+/* --user=dwarf: kernel stacks wait outside ingest, counted later with user frames */
+static void test_ingest_user_hold(void **state)
+{
+	struct fx *fx = *state;
+	struct held_fx hf = { .nheld = 0 };
+	uint64_t want[3 + 1 + 2];
+	int wanted[] = { 51 };
+
+	ingest_set_user_hold(fx->ing, hold_51, &hf);
+	pagegen_start(&fx->pg, 100);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
+	pagegen_kstack(&fx->pg, 51, A, 3);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 60); /* refused: counted at once */
+	pagegen_kstack(&fx->pg, 60, B, 2);
+	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 51);
+	pagegen_kstack(&fx->pg, 51, B, 2);
+	pagegen_finish(&fx->pg, 0);
+	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
+
+	assert_int_equal(hf.nheld, 2);
+	assert_int_equal(ingest_stats(fx->ing)->events, 1);
+	assert_int_equal(find(fx, B, 2)->total, 1);
+	assert_int_equal(hits_of(find(fx, B, 2), 0, 60), 1);
+	/* what the join needs: thread, CPU, event, a time stamp */
+	assert_int_equal(hf.h[0].pid, 51);
+	assert_int_equal(hf.h[0].cpu, 0);
+	assert_int_equal(hf.h[0].event, 0);
+	assert_int_equal(hf.h[1].event, 1);
+	assert_true(hf.h[0].ts >= 100 && hf.h[1].ts >= hf.h[0].ts);
+	assert_int_equal(hf.n[0], 3);
+	assert_memory_equal(hf.frames[0], A, sizeof(A));
+
+	/* the first gets its user part, the second none (no sample) */
+	memcpy(want, A, sizeof(A));
+	want[3] = usym_sep(50);
+	want[4] = USYM_TAG_FRAME | 1;
+	want[5] = USYM_TAG_FRAME | 2;
+	ingest_count_held(fx->ing, &hf.h[0], want, 6);
+	ingest_count_held(fx->ing, &hf.h[1], hf.frames[1], hf.n[1]);
+	assert_int_equal(ingest_stats(fx->ing)->events, 3);
+	assert_int_equal(find(fx, want, 6)->total, 1);
+	assert_int_equal(hits_of(find(fx, want, 6), 0, 51), 1);
+	assert_int_equal(find(fx, B, 2)->total, 2);
+	assert_int_equal(stack_table_count(fx->t), 2); /* A alone was never interned */
+
+	/* the samples of unwanted processes are not worth unwinding */
+	assert_true(ingest_wants(fx->ing, 50, 51));
+	ingest_set_self(fx->ing, 77);
+	assert_false(ingest_wants(fx->ing, 77, 78));
+	ingest_set_tids(fx->ing, wanted, 1);
+	assert_true(ingest_wants(fx->ing, 50, 51));
+	assert_false(ingest_wants(fx->ing, 50, 52));
+	ingest_set_procs(fx->ing, wanted, 1, NULL, NULL); /* -p 51: by process */
+	assert_true(ingest_wants(fx->ing, 51, 90));
+	assert_false(ingest_wants(fx->ing, 52, 90));
+	ingest_set_user_hold(fx->ing, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ingest_event_then_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_user_hold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_nested_interrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),

@@ -312,6 +312,35 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		fmt_count(sg->value, sizeof(sg->value), st->events);
 	if ((sg = seg_add(segs, &n, max, "cpu")))
 		snprintf(sg->value, sizeof(sg->value), "%.1f%%", st->self_cpu);
+	if (st->user != SESSION_USER_OFF && (sg = seg_add(segs, &n, max, "user"))) {
+		uint64_t all = 0;
+		int w, n0;
+
+		for (w = 0; w < UJOIN_WHY_MAX; w++)
+			all += st->ujoin.why[w];
+		if (st->user == SESSION_USER_FP)
+			snprintf(sg->value, sizeof(sg->value), "%s", st->user_note[0] ? "fp (no dwarf)" : "fp");
+		else if (!all)
+			snprintf(sg->value, sizeof(sg->value), "dwarf");
+		else {
+			int top = UJOIN_OK;
+
+			/* the share with a user stack, and the first reason for the rest */
+			for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
+				if (st->ujoin.why[w] > (top == UJOIN_OK ? 0 : st->ujoin.why[top]))
+					top = w;
+			n0 = snprintf(sg->value, sizeof(sg->value), "dwarf %.0f%%",
+				      100.0 * (double)st->ujoin.why[UJOIN_OK] / (double)all);
+			if (top != UJOIN_OK && n0 > 0 && (size_t)n0 < sizeof(sg->value))
+				snprintf(sg->value + n0, sizeof(sg->value) - (size_t)n0,
+					 " (%.0f%% %s)",
+					 100.0 * (double)st->ujoin.why[top] / (double)all,
+					 ujoin_why_name((enum ujoin_why)top));
+		}
+		/* a tenth of the events without their user stack is worth a look */
+		sg->alert = (st->user == SESSION_USER_FP && st->user_note[0]) ||
+			    (all && st->ujoin.why[UJOIN_OK] * 10 < all * 9);
+	}
 	if (!st->tracing_on && st->mode != SESSION_REPLAY &&
 	    (sg = seg_add(segs, &n, max, "tracing"))) {
 		snprintf(sg->value, sizeof(sg->value), "OFF");

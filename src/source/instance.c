@@ -26,15 +26,25 @@
  * syscall's time (doc/performance.md); `x86-tsc` is one rdtsc. Other kernels
  * keep theirs. --offcpu weighs the nanoseconds between two records: the
  * instance keeps its own `local` clock (TSC cycles are not nanoseconds).
+ * --user=dwarf joins each record to a perf sample stamped CLOCK_MONOTONIC:
+ * the instance takes `mono` (ktime_get_mono_fast_ns(), the same clock;
+ * nanoseconds, so --offcpu is served too), whatever it costs.
  */
 static void instance_clock(struct session *s)
 {
 	char rel[160], *cur = NULL;
 	int r;
 
+	session_path(s, rel, sizeof(rel), "trace_clock");
+	if (s->user_mode == SESSION_USER_DWARF) {
+		r = state_write(s->state, rel, "mono");
+		if (r < 0)
+			log_warn("cannot set trace_clock mono (%s): user stacks will not join",
+				 strerror(-r));
+		return;
+	}
 	if (s->opts.offcpu)
 		return;
-	session_path(s, rel, sizeof(rel), "trace_clock");
 	if (tfs_read(s->tfs, rel, &cur, NULL) < 0)
 		return;
 	if (strstr(cur, "x86-tsc") && !strstr(cur, "[x86-tsc]")) {
@@ -104,7 +114,7 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");
 	if (r < 0)
 		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
-	if (s->user_on) {
+	if (s->user_on && s->user_mode == SESSION_USER_FP) {
 		/* the kernel's frame-pointer walk: a user_stack after each kernel_stack */
 		session_path(s, rel, sizeof(rel), "options/userstacktrace");
 		if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)

@@ -291,6 +291,35 @@ static void test_uifmt_header_rates(void **state)
 	sg = seg_find(segs, n, "stackmap");
 	assert_string_equal(sg->label, "stackmap");
 	assert_string_equal(sg->value, "would cut ring-buffer use by 50%");
+
+	/* -u: the way, and for dwarf the share with a user stack and why not */
+	assert_false(seg_has(segs, n, "user"));
+	st.user = SESSION_USER_FP;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "fp");
+	assert_false(sg->alert);
+	snprintf(st.user_note, sizeof(st.user_note), "fp: dwarf unavailable (EACCES)");
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "fp (no dwarf)");
+	assert_true(sg->alert);
+	st.user_note[0] = '\0';
+	st.user = SESSION_USER_DWARF;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	assert_string_equal(seg_find(segs, n, "user")->value, "dwarf");
+	st.ujoin.why[UJOIN_OK] = 95;
+	st.ujoin.why[UJOIN_NO_SAMPLE] = 1;
+	st.ujoin.why[UJOIN_SAMPLE_LOST] = 4;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "dwarf 95% (4% sample lost)");
+	assert_false(sg->alert);
+	st.ujoin.why[UJOIN_NO_MAPS] = 20;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "dwarf 79% (17% no maps)");
+	assert_true(sg->alert);
 }
 
 static void test_uifmt_header_map(void **state)

@@ -1,27 +1,36 @@
 #!/bin/sh
-# tui-ustack: -u on the screen, as a user sees it: user frames after a "--"
-# row in an expanded stack, the frame filter matching a user function, the
-# caller tree rooted at the user frames, and `u` turning them off and on.
+# tui-ustack: user stacks on the screen, as a user sees it: user frames
+# after a "--" row in an expanded stack, the frame filter matching a user
+# function, the caller tree rooted at the user frames, and `u` turning them
+# off and on. USER_OPT (default --user=fp) and CHAIN (default $CHAIN_FP)
+# choose the mode and the program: tui-ustack-dwarf runs `-u` on the build
+# without frame pointers.
 . "$(dirname "$0")/lib.sh"
+
+USER_OPT=${USER_OPT:---user=fp}
+CHAIN=${CHAIN:-${CHAIN_FP:-}}
 
 T=/sys/kernel/tracing
 [ -d "$T/instances" ] || skip "no tracefs instances"
-[ -e "$T/events/ftrace/user_stack" ] || skip "no ftrace user_stack event"
-probe="$T/instances/stacktop-tui-ustack.$$"
-mkdir "$probe" 2> /dev/null || skip "cannot create an instance"
-have=no
-[ -e "$probe/options/userstacktrace" ] && have=yes
-rmdir "$probe"
-[ $have = yes ] || skip "no options/userstacktrace in instances"
+if [ "$USER_OPT" = --user=fp ]; then
+	[ -e "$T/events/ftrace/user_stack" ] || skip "no ftrace user_stack event"
+	probe="$T/instances/stacktop-tui-ustack.$$"
+	mkdir "$probe" 2> /dev/null || skip "cannot create an instance"
+	have=no
+	[ -e "$probe/options/userstacktrace" ] && have=yes
+	rmdir "$probe"
+	[ $have = yes ] || skip "no options/userstacktrace in instances"
+fi
 [ "$(uname -m)" = x86_64 ] || skip "the chain program makes its syscall in x86-64 assembly"
-[ -n "${CHAIN_FP:-}" ] && [ -x "$CHAIN_FP" ] || fail "no CHAIN_FP test program"
+[ -n "$CHAIN" ] && [ -x "$CHAIN" ] || fail "no chain test program"
+BIN=${CHAIN##*/}
 
 # the chain writes every 10 ms until its stdin closes (at exit: the fifo's
 # writer, fd 9, goes away with this shell; tui_cleanup also kills it)
 mkfifo "$TUI_WORK/fifo"
-"$CHAIN_FP" < "$TUI_WORK/fifo" > "$TUI_WORK/chain.out" &
-CHAIN=$!
-TUI_PIDS="$TUI_PIDS $CHAIN"
+"$CHAIN" < "$TUI_WORK/fifo" > "$TUI_WORK/chain.out" &
+CHAIN_PID=$!
+TUI_PIDS="$TUI_PIDS $CHAIN_PID"
 exec 9> "$TUI_WORK/fifo"
 n=100
 until grep -q ready "$TUI_WORK/chain.out" 2> /dev/null; do
@@ -31,14 +40,15 @@ until grep -q ready "$TUI_WORK/chain.out" 2> /dev/null; do
 done
 
 tui_start 140 40
-tui_run -u -d 0.5 -e syscalls:sys_enter_write -p "$CHAIN"
+tui_run "$USER_OPT" -d 0.5 -e syscalls:sys_enter_write -p "$CHAIN_PID"
 
 say "user frames below the kernel ones"
 tui_wait 'mode stacks' 10
+[ "$USER_OPT" = --user=fp ] || tui_wait 'user dwarf' 10
 tui_wait '^[-+ ] +1 ' 15
 tui_keys Home Enter
 tui_wait '#[0-9]+ +--$' 5
-tui_wait '#[0-9]+ +ustack_b\+0x[0-9a-f]+ \(ustack-chain-fp\)' 5
+tui_wait "#[0-9]+ +ustack_b\\+0x[0-9a-f]+ \\($BIN\\)" 5
 tui_wait '#[0-9]+ +entry_SYSCALL_64' 2
 kline=$(tui_capture | grep -n -E '#[0-9]+ +entry_SYSCALL_64' | head -1 | cut -d: -f1)
 uline=$(tui_capture | grep -n -E '#[0-9]+ +ustack_c\+' | head -1 | cut -d: -f1)
@@ -63,9 +73,9 @@ tui_wait 'filters and the search cleared' 3
 
 say "caller tree: rooted at the user frames, merged per function"
 tui_keys t
-tui_wait 'ustack_a \(ustack-chain-fp\)' 5
+tui_wait "ustack_a \\($BIN\\)" 5
 tui_keys E
-tui_wait 'ustack_b \(ustack-chain-fp\)' 5
+tui_wait "ustack_b \\($BIN\\)" 5
 tui_wait 'entry_SYSCALL_64' 5
 # t cycles list -> caller tree -> callee tree -> list
 tui_keys t
@@ -81,4 +91,4 @@ tui_wait 'user stacks on' 3
 
 tui_keys q
 tui_wait '__RC=0__' 10
-echo "ok: tui-ustack"
+echo "ok: tui-ustack ($USER_OPT)"
