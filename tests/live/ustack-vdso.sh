@@ -24,7 +24,7 @@ until grep -q ready "$WORK/loop.out" 2> /dev/null; do
 	sleep 0.05
 done
 
-"$STACKTOP" -u -e irq_vectors:local_timer_entry -p "$WORKLOAD_PID" -b -n 1 -d 1 --json \
+"$STACKTOP" --user=fp -e irq_vectors:local_timer_entry -p "$WORKLOAD_PID" -b -n 1 -d 1 --json \
 	> "$WORK/json" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop -u failed"; }
 python3 - "$WORK/json" "$WORKLOAD_PID" << 'PY' || fail "no user leaf named in the vdso"
 import json, re, sys
