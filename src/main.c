@@ -71,7 +71,7 @@ struct args {
 	bool diff;
 	bool view_set;                 /* the view comes from a snapshot */
 	bool view_delta;               /* a snapshot ranked by its interval counts */
-	const char *view_filter;       /* a snapshot's text filter (shown, not applied) */
+	const char *view_filter;       /* a snapshot's text filter (the screen applies it again) */
 	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 };
 
@@ -1123,6 +1123,12 @@ int main(int argc, char **argv)
 			.count = a.count,
 			.comm = a.comm,
 			.before = before,
+			.sort_given = a.sort_set,
+			.filter = a.view_filter,
+			.ascending = a.view.invert,
+			.pid = a.view.pid,
+			.cpu = a.view.cpu,
+			.hide_idle = a.view.hide_idle,
 		};
 
 		r = ui_run(s, &uo);
