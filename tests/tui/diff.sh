@@ -72,9 +72,37 @@ tui_keys I
 tui_wait 'sort +CHG% asc' 5
 order=$(leaves)
 [ "$order" = "leaf_B leaf_C leaf_A leaf_D " ] || { tui_capture; fail "by CHG% ascending: $order"; }
+say "diff mode with --sort: ranked by that column"
+tui_keys q
+tui_quit_restored
+tui_run --diff "$TUI_WORK/cb.json" "$TUI_WORK/ca.json" --sort total
+tui_wait 'sort +TOTAL desc' 10
+tui_keys q
+tui_quit_restored
+
+say "-r: a snapshot's view comes back (its filter applied and shown, order, CPU); x clears it"
+python3 - "$TUI_WORK/ca.json" "$TUI_WORK/cf.json" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["view"].update({"filter": "leaf_A", "ascending": True, "cpu": 0})
+open(sys.argv[2], "w").write(json.dumps(d) + "\n")
+PY
+tui_run -r "$TUI_WORK/cf.json"
+tui_wait 'filter +leaf_A' 10
+tui_wait 'cpu +0 ' 5
+tui_wait 'sort +DELTA asc' 5
+tui_wait 'shown +1 of 1' 5
+[ "$(leaves)" = "leaf_A " ] || { tui_capture; fail "the snapshot's filter is not applied: $(leaves)"; }
+tui_keys x
+tui_wait 'shown +3 of 3' 5
+tui_wait_gone 'filter +leaf_A' 5
+[ "$(leaves)" = "leaf_A leaf_B leaf_D " ] || { tui_capture; fail "after x: $(leaves)"; }
+tui_keys q
+tui_quit_restored
+
+tui_run --diff "$TUI_WORK/cb.json" "$TUI_WORK/ca.json"
+tui_wait 'sort +CHG% desc' 10
 say "a GONE row unfolds into BEFORE's frames"
-tui_keys I
-tui_wait 'sort +CHG% desc' 5
 tui_keys Down Down Enter
 tui_wait 'caller_C\+0x0/0x80' 5
 tui_keys q
