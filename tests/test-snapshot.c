@@ -279,6 +279,211 @@ static void test_diff(void **state)
 	free(b);
 }
 
+
+/*
+ * User stacks: two stacks of one kernel part and two user parts (and one
+ * with a cut user walk) stay apart when read back, keyed (kernel, user) as
+ * the live table keys them; written again (JSON, folded), they are what
+ * was read: the same keys, counts, processes, user addresses and names.
+ */
+static const char user_snap[] =
+	"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"kernel\":\"6.18.0\","
+	"\"mode\":\"stacks\",\"interval\":1.0,\"events\":[\"sched:sched_switch\"],"
+	"\"view\":{\"sort\":\"hits\",\"ascending\":false,\"counts\":\"delta\",\"event\":null,"
+	"\"pid\":null,\"cpu\":null,\"filter\":null,\"hide_idle\":false,\"top\":0},"
+	"\"hits\":60,\"hits_delta\":60,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+	"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+	"{\"key\":\"%s\",\"total\":30,\"delta\":30,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
+	"\"user_frames\":[{\"addr\":\"0x401126\",\"symbol\":\"spin+0x16 (app)\"},"
+	"{\"addr\":\"0x401180\",\"symbol\":\"main+0x20 (app)\"}],\"user_cut\":false,"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":0,\"pid\":4242,\"comm\":\"app\","
+	"\"total\":30,\"delta\":30}]},"
+	"{\"key\":\"%s\",\"total\":20,\"delta\":20,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
+	"\"user_frames\":[{\"addr\":\"0x401226\",\"symbol\":\"wait+0x6 (app)\"},"
+	"{\"addr\":\"0x7f0000001000\",\"symbol\":\"[unknown] 0x7f0000001000 (libc.so.6+0x1000)\"}],"
+	"\"user_cut\":true,"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":4242,\"comm\":\"app\","
+	"\"total\":20,\"delta\":20}]},"
+	"{\"key\":\"%s\",\"total\":10,\"delta\":10,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":7,\"comm\":\"k\","
+	"\"total\":10,\"delta\":10}]}]}\n";
+
+static char *export_text(struct session *s, enum export_format fmt)
+{
+	struct report_opts o = { .delta = true,
+				 .rank = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_true(export_write(f, s, &o, fmt, 1) >= 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_user_frames(void **state)
+{
+	static const char *const keys[] = { "a", "b", "c" };
+	char text[sizeof(user_snap) + 64], *path, *json, *path2, *fold1, *fold2;
+	uint64_t k[3];
+	struct snapshot *sn, *sn2;
+	struct session *s, *s2;
+	char err[256];
+	size_t i, j;
+
+	(void)state;
+	/* the writer's keys: the stacks' text hashed; read once to learn them */
+	snprintf(text, sizeof(text), user_snap, "0000000000000001", "0000000000000002",
+		 "0000000000000003");
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+		struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 };
+		struct rank_row rows[4];
+
+		s = open_files(files, 1);
+		/* three stacks, not one: the user parts keep them apart */
+		assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 3);
+		for (i = 0; i < 3; i++)
+			k[i] = export_stack_key(session_ksym(s), rows[i].stack);
+		session_close(s);
+		unlink(path);
+		free(path);
+	}
+	(void)keys;
+	/* the same file with the keys the writer would have given */
+	{
+		char ka[17], kb[17], kc[17];
+
+		snprintf(ka, sizeof(ka), "%016llx", (unsigned long long)k[0]);
+		snprintf(kb, sizeof(kb), "%016llx", (unsigned long long)k[1]);
+		snprintf(kc, sizeof(kc), "%016llx", (unsigned long long)k[2]);
+		snprintf(text, sizeof(text), user_snap, ka, kb, kc);
+	}
+	assert_int_equal(snapshot_parse(text, strlen(text), &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->stacks[0].tgid, 4242);
+	assert_int_equal(sn->stacks[0].nuser, 2);
+	assert_true(sn->stacks[1].user_cut);
+	assert_int_equal(sn->stacks[2].tgid, -1);
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+
+		s = open_files(files, 1);
+	}
+	json = export_text(s, EXPORT_JSON);
+	fold1 = export_text(s, EXPORT_FOLDED);
+	assert_int_equal(snapshot_parse(json, strlen(json), &sn2, err, sizeof(err)), 0);
+	/* JSON -> -r -> JSON: the same stacks */
+	assert_int_equal(sn2->nstacks, sn->nstacks);
+	for (i = 0; i < sn->nstacks; i++) {
+		const struct snap_stack *a = &sn->stacks[i], *b = &sn2->stacks[i];
+
+		assert_string_equal(a->key, b->key);
+		assert_int_equal(a->total, b->total);
+		assert_int_equal(a->delta, b->delta);
+		assert_int_equal(a->depth, b->depth);
+		assert_int_equal(a->tgid, b->tgid);
+		assert_int_equal(a->nuser, b->nuser);
+		assert_int_equal(a->user_cut, b->user_cut);
+		for (j = 0; j < a->depth; j++)
+			assert_string_equal(a->syms[j], b->syms[j]);
+		for (j = 0; j < a->nuser; j++) {
+			assert_int_equal(a->uaddrs[j], b->uaddrs[j]);
+			assert_string_equal(a->usyms[j], b->usyms[j]);
+		}
+	}
+	/* folded: user frames (root first, no suffix), then the kernel's */
+	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
+	    !strstr(fold1, "[cut:_more_user_frames];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
+		fail_msg("folded:\n%s", fold1);
+	/* and again from the JSON written: the same folded lines */
+	path2 = write_tmp(json);
+	{
+		const char *files[] = { path2 };
+
+		s2 = open_files(files, 1);
+	}
+	fold2 = export_text(s2, EXPORT_FOLDED);
+	assert_string_equal(fold1, fold2);
+	session_close(s2);
+	session_close(s);
+	snapshot_free(sn);
+	snapshot_free(sn2);
+	free(json);
+	free(fold1);
+	free(fold2);
+	unlink(path);
+	unlink(path2);
+	free(path);
+	free(path2);
+}
+
+/*
+ * The streaming reader: strings and numbers across its read window, the
+ * fields in any order ("stacks" before "events"), JSON Lines (the last
+ * counts, after a first line that is no snapshot), and a syntax error far
+ * after the header is still found before any stack is used.
+ */
+static void test_stream(void **state)
+{
+	static const char *const names[] = { "alpha", "beta" };
+	static const int counts[] = { 10, 30 };
+	const char *one = snap("h", 0, 2, names, counts);
+	size_t pad = (256u << 10) - 37, n = strlen(one), i;
+	char *big = malloc(pad * 2 + n * 2 + 64), *p, *path;
+	struct snapshot *sn;
+	char err[256];
+
+	(void)state;
+	assert_non_null(big);
+	/* line 1: a long string that ends just past the window; line 2: the snapshot */
+	p = big;
+	p += sprintf(p, "{\"x\":\"");
+	memset(p, 'a', pad);
+	p += pad;
+	p += sprintf(p, "\\u00e9\"}\n");
+	memcpy(p, one, n + 1);
+	path = write_tmp(big);
+	assert_int_equal(snapshot_load(path, &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->nstacks, 2);
+	assert_int_equal(sn->stacks[1].total, 60);
+	snapshot_free(sn);
+	unlink(path);
+	free(path);
+	/* "stacks" first, "events" and "view" last */
+	{
+		const char *st = strstr(one, ",\"stacks\":[");
+		size_t head = (size_t)(st - one), tail = strlen(st) - 2; /* without "}\n" */
+
+		p = big;
+		p += sprintf(p, "{\"stacks\":%.*s,", (int)(tail - 10), st + 10);
+		p += sprintf(p, "%.*s}\n", (int)(head - 1), one + 1);
+	}
+	assert_int_equal(snapshot_parse(big, strlen(big), &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->nstacks, 2);
+	assert_int_equal(sn->stacks[0].by[1].event, 1);
+	assert_string_equal(sn->view.filter, "sched");
+	snapshot_free(sn);
+	/* a syntax error after the stacks */
+	memcpy(big, one, n + 1);
+	for (i = n; i > 0 && big[i] != '}'; i--)
+		;
+	big[i] = ',';
+	assert_int_equal(snapshot_parse(big, strlen(big), &sn, err, sizeof(err)), -EBADMSG);
+	assert_null(sn);
+	if (!strstr(err, "not valid JSON at byte"))
+		fail_msg("'%s'", err);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +493,8 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_user_frames),
+		cmocka_unit_test(test_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
