@@ -35,6 +35,8 @@
  * @comm: command name (sanitized)
  * @total: hits since start
  * @delta: hits in the last interval
+ * @weight: weight since start (a weighted snapshot), else 0
+ * @weight_delta: weight in the last interval
  */
 struct snap_by {
 	unsigned int event;
@@ -44,6 +46,8 @@ struct snap_by {
 	char *comm;
 	uint64_t total;
 	uint32_t delta;
+	uint64_t weight;
+	uint64_t weight_delta;
 };
 
 /**
@@ -65,11 +69,15 @@ struct snap_by {
  * @user_cut: the user walk stopped before its end ("user_cut")
  * @by: breakdown records
  * @nby: entries in @by
+ * @weight: weight since start (a weighted snapshot: "weight"), else 0
+ * @weight_delta: weight in the last interval
  */
 struct snap_stack {
 	char key[17];
 	uint64_t total;
 	uint32_t delta;
+	uint64_t weight;
+	uint64_t weight_delta;
 	uint32_t depth;
 	uint32_t ids[2];
 	unsigned int nids;
@@ -124,6 +132,11 @@ struct snap_view {
  * @norigins: entries in @origins
  * @hits, @hits_delta, @lost, @overrun, @dropped, @orphans, @bad_pages,
  * @fallbacks, @unresolved: the header's counters
+ * @weight_name: what the weights weigh ("weight": "name"), "" when unweighted
+ * @weight_unit: "bytes", "nanoseconds" or "count" ("" when unweighted)
+ * @weight_ranked: the view ranked weights (false: hits, --count)
+ * @group_depth: the stacks were grouped by their first N frames ("group"), 0: no
+ * @group_func: the stacks were grouped by function
  * @view: the view
  * @stacks: the stacks, ranked (NULL from snapshot_load_each())
  * @nstacks: entries in @stacks (snapshot_load_each(): stacks handed over)
@@ -141,6 +154,11 @@ struct snapshot {
 	unsigned int norigins;
 	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
 		unresolved;
+	char weight_name[64];
+	char weight_unit[16];
+	bool weight_ranked;
+	unsigned int group_depth;
+	bool group_func;
 	struct snap_view view;
 	struct snap_stack *stacks;
 	size_t nstacks;

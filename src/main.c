@@ -1014,6 +1014,9 @@ static void apply_view(struct args *a, struct session *s)
 	a->view.cpu = v.cpu;
 	a->view.hide_idle = v.hide_idle;
 	a->view_filter = v.filter;
+	/* a weighted snapshot ranked by hits stays so, unless --sort says otherwise */
+	if (!a->sort_set && v.count)
+		a->count = true;
 }
 
 static int list_one(void *ctx, const char *name, bool stacks)

@@ -800,6 +800,64 @@ static int parse_view(struct rd *r, struct snapshot *sn, struct header *h)
 	return 0;
 }
 
+/* "weight": {"name": ..., "unit": ..., "ranked": bool}: a weighted run */
+static int parse_weight(struct rd *r, struct snapshot *sn)
+{
+	bool first = true;
+	int e;
+
+	if (kind(r) != '{')
+		return skip(r, 1);
+	r->i++;
+	while ((e = next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "name")) {
+			e = copy_clean(r, sn->weight_name, sizeof(sn->weight_name));
+		} else if (!strcmp(r->s, "unit")) {
+			e = need_string(r, "weight: ", "unit");
+			if (e)
+				return e;
+			if (strcmp(r->s, "bytes") && strcmp(r->s, "nanoseconds") && strcmp(r->s, "count"))
+				return fail(r, -EBADMSG, "weight: unknown \"unit\"");
+			snprintf(sn->weight_unit, sizeof(sn->weight_unit), "%s", r->s);
+		} else if (!strcmp(r->s, "ranked")) {
+			e = get_bool(r, &sn->weight_ranked);
+		} else {
+			e = skip(r, 2);
+		}
+		if (e)
+			return e;
+	}
+	if (!e && !sn->weight_unit[0])
+		return fail(r, -EBADMSG, "weight: \"unit\" is missing");
+	if (!e && !sn->weight_name[0])
+		snprintf(sn->weight_name, sizeof(sn->weight_name), "weight");
+	return e;
+}
+
+/* "group": {"depth": N, "function": bool}, as the view was grouped */
+static int parse_group(struct rd *r, struct snapshot *sn)
+{
+	bool first = true;
+	int e, d;
+
+	if (kind(r) != '{')
+		return skip(r, 1);
+	r->i++;
+	while ((e = next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "depth")) {
+			e = get_int(r, 0, STACK_MAX_DEPTH, false, &d, "group: ", "depth");
+			sn->group_depth = (unsigned int)(d < 0 ? 0 : d);
+		} else if (!strcmp(r->s, "function")) {
+			e = get_bool(r, &sn->group_func);
+		} else {
+			e = skip(r, 2);
+		}
+		if (e)
+			return e;
+	}
+	return e;
+}
+
 static const struct {
 	const char *name;
 	size_t off;
@@ -886,6 +944,10 @@ static int parse_header(struct rd *r, struct snapshot *sn, uint64_t stacks_at,
 			e = str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins, "origins");
 		} else if (!strcmp(key, "view")) {
 			e = parse_view(r, sn, &h);
+		} else if (!strcmp(key, "group")) {
+			e = parse_group(r, sn);
+		} else if (!strcmp(key, "weight")) {
+			e = parse_weight(r, sn);
 		} else if (!strcmp(key, "stacks")) {
 			h.stacks = true;
 			if (kind(r) != '[') {
@@ -1037,6 +1099,10 @@ static int parse_by(struct rd *r, const struct snapshot *sn, struct snap_by *b, 
 		} else if (!strcmp(r->s, "delta")) {
 			e = get_count(r, &v, where, "delta");
 			delta = true;
+		} else if (!strcmp(r->s, "weight")) {
+			e = get_count(r, &b->weight, where, "weight");
+		} else if (!strcmp(r->s, "weight_delta")) {
+			e = get_count(r, &b->weight_delta, where, "weight_delta");
 		} else {
 			e = skip(r, 4);
 		}
@@ -1052,6 +1118,8 @@ static int parse_by(struct rd *r, const struct snapshot *sn, struct snap_by *b, 
 	if (v > b->total || v > UINT32_MAX)
 		return fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
 	b->delta = (uint32_t)v;
+	if (b->weight_delta > b->weight)
+		return fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
 	return 0;
 }
 
@@ -1143,6 +1211,10 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "hits_delta")) {
 			e = get_count(r, &hits_delta, where, "hits_delta");
 			have_hits_delta = true;
+		} else if (!strcmp(k, "weight")) {
+			e = get_count(r, &st->weight, where, "weight");
+		} else if (!strcmp(k, "weight_delta")) {
+			e = get_count(r, &st->weight_delta, where, "weight_delta");
 		} else if (!strcmp(k, "ids")) {
 			bool fe = true;
 
@@ -1313,6 +1385,8 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		return fail(r, -EBADMSG, "%s\"symbols\" and \"frames\" differ in length", where);
 	if (delta > total || delta > UINT32_MAX)
 		return fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
+	if (st->weight_delta > st->weight)
+		return fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
 	if (st->uaddrs && st->tgid < 0)
 		return fail(r, -EBADMSG, "%s\"user_frames\" without \"tgid\"", where);
 	/* kernel frames, the separator, user frames and a cut mark in one table stack */
@@ -1410,6 +1484,7 @@ static int run(struct rd *r, snapshot_stack_fn fn, void *ctx, struct snapshot **
 	int e;
 
 	*ret = NULL;
+	memset(&st, 0, sizeof(st));
 	if (r->err && r->errsz)
 		r->err[0] = '\0';
 	e = scan(r, &x);
@@ -1437,7 +1512,6 @@ static int run(struct rd *r, snapshot_stack_fn fn, void *ctx, struct snapshot **
 		fn = collect;
 		ctx = &col;
 	}
-	memset(&st, 0, sizeof(st));
 	while ((e = next_elem(r, &first)) == 1) {
 		e = parse_stack(r, sn, &st, idx);
 		if (!e)

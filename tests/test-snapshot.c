@@ -484,6 +484,88 @@ static void test_stream(void **state)
 	free(big);
 }
 
+/* a snapshot of grouped stacks comes back grouped (the header says so, a JSON written again too) */
+static void test_group(void **state)
+{
+	static const char *const names[] = { "alpha", "beta" };
+	static const int counts[] = { 10, 30 };
+	const char *base = snap("h", 0, 2, names, counts);
+	char text[16384], *path, *json;
+	const char *p = strstr(base, "\"stacks\":[");
+	struct session *s;
+	unsigned int depth;
+	bool func;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%.*s\"group\":{\"depth\":1,\"function\":true},%s",
+		 (int)(p - base), base, p);
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+
+		s = open_files(files, 1);
+	}
+	session_group(s, &depth, &func);
+	assert_int_equal(depth, 1);
+	assert_true(func);
+	json = export_text(s, EXPORT_JSON);
+	if (!strstr(json, "\"group\":{\"depth\":1,\"function\":true}"))
+		fail_msg("%.400s", json);
+	free(json);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
+/*
+ * A weighted snapshot (--weight, --offcpu): its weights come back, so that
+ * the ranking by weight is the one seen, and a JSON written again has them.
+ * A: 10 hits of 1000 bytes, B: 30 hits of 300 bytes.
+ */
+static void test_weights(void **state)
+{
+	static const char w[] =
+		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"mode\":\"stacks\","
+		"\"events\":[\"kmem:kmalloc\"],\"weight\":{\"name\":\"bytes_alloc\",\"unit\":\"bytes\","
+		"\"ranked\":true,\"total\":1300,\"delta\":650},"
+		"\"view\":{\"sort\":\"hits\",\"counts\":\"delta\",\"top\":0},\"hits\":40,"
+		"\"hits_delta\":20,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+		"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+		"{\"key\":\"0000000000000001\",\"total\":1000,\"delta\":500,\"hits\":10,\"hits_delta\":5,"
+		"\"weight\":1000,\"weight_delta\":500,\"ids\":[],\"frames\":[\"0xffffffff81001010\"],"
+		"\"symbols\":[\"a+0x10/0x100\"],\"by\":[{\"event\":\"kmem:kmalloc\",\"cpu\":0,\"pid\":1,"
+		"\"comm\":\"x\",\"total\":10,\"delta\":5,\"weight\":1000,\"weight_delta\":500}]},"
+		"{\"key\":\"0000000000000002\",\"total\":300,\"delta\":150,\"hits\":30,\"hits_delta\":15,"
+		"\"weight\":300,\"weight_delta\":150,\"ids\":[],\"frames\":[\"0xffffffff81002010\"],"
+		"\"symbols\":[\"b+0x10/0x100\"],\"by\":[{\"event\":\"kmem:kmalloc\",\"cpu\":0,\"pid\":1,"
+		"\"comm\":\"x\",\"total\":30,\"delta\":15,\"weight\":300,\"weight_delta\":150}]}]}\n";
+	char *path = write_tmp(w), *json;
+	const char *files[] = { path };
+	struct session *s = open_files(files, 1);
+	struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	struct rank_row rows[4];
+	char fr[128];
+
+	(void)state;
+	assert_int_equal(session_unit(s), UNIT_BYTES);
+	assert_string_equal(session_weight_name(s), "bytes_alloc");
+	assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 2);
+	/* by weight: A (1000 bytes) before B (300), though B has more hits */
+	fmt_frame(fr, sizeof(fr), session_ksym(s), rows[0].stack->ips[0]);
+	assert_string_equal(fr, "a+0x10/0x100");
+	assert_int_equal(rows[0].total, 1000);
+	assert_int_equal(rows[0].delta, 500);
+	assert_int_equal(rows[0].stack->total, 10);
+	json = export_text(s, EXPORT_JSON);
+	if (!strstr(json, "\"weight\":{\"name\":\"bytes_alloc\",\"unit\":\"bytes\"") ||
+	    !strstr(json, "\"hits\":10,\"hits_delta\":5,\"weight\":1000,\"weight_delta\":500"))
+		fail_msg("%s", json);
+	free(json);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +577,8 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_user_frames),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

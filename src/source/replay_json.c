@@ -121,6 +121,9 @@ struct snapdb {
 	unsigned int norigins;
 	bool have_view;
 	struct snap_view view;
+	unsigned int group_depth; /* the first file's grouping */
+	bool group_func;
+	bool count;               /* the first file was weighted and ranked hits */
 	char filter[256];
 	uint64_t hits_delta;
 	double interval;
@@ -279,6 +282,19 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 	}
 	if (!db->have_view) {
 		db->have_view = true;
+		db->group_depth = sn->group_depth;
+		db->group_func = sn->group_func;
+		/* a weighted run's weights come back, ranked as they were */
+		if (sn->weight_unit[0] && !stack_table_count(l->s->table) &&
+		    stack_table_set_weighted(l->s->table, true) == 0) {
+			struct session *s = l->s;
+
+			s->unit = !strcmp(sn->weight_unit, "bytes")	    ? UNIT_BYTES
+				  : !strcmp(sn->weight_unit, "nanoseconds") ? UNIT_NS
+									    : UNIT_PLAIN;
+			snprintf(s->weight_name, sizeof(s->weight_name), "%s", sn->weight_name);
+			db->count = !sn->weight_ranked;
+		}
 		db->view = sn->view;
 		db->view.event = sn->view.event >= 0 ? l->evmap[sn->view.event] : -1;
 		if (sn->view.filter)
@@ -300,6 +316,7 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	struct session *s = l->s;
 	struct snapdb *db = l->db;
 	uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
+	uint64_t wrest = ss->weight, wdrest = ss->weight_delta;
 	uint32_t drest = ss->delta;
 	struct stack *st = u64map_get(&db->keys, key);
 	size_t j;
@@ -346,16 +363,18 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 				return -ENOMEM;
 			}
 		}
-		stack_table_add(s->table, st, (unsigned int)l->evmap[b->event], b->cpu, b->pid,
-				(unsigned int)l->omap[sn->norigins ? b->origin : 0], b->total,
-				b->delta);
+		stack_table_add_w(s->table, st, (unsigned int)l->evmap[b->event], b->cpu, b->pid,
+				  (unsigned int)l->omap[sn->norigins ? b->origin : 0], b->total,
+				  b->delta, b->weight, b->weight_delta);
 		rest -= b->total < rest ? b->total : rest;
 		drest -= b->delta < drest ? b->delta : drest;
+		wrest -= b->weight < wrest ? b->weight : wrest;
+		wdrest -= b->weight_delta < wdrest ? b->weight_delta : wdrest;
 	}
 	/* hits no record carries (none written): keep the stack's own counts */
 	if (rest)
-		stack_table_add(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
-				(unsigned int)l->omap[0], rest, drest);
+		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
+				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
 	return 0;
 }
 
@@ -455,6 +474,10 @@ void replay_json_finish(struct session *s)
 			snprintf(o->name, sizeof(o->name), "%s", o->file);
 	}
 	s->snap_events_delta = db->hits_delta;
+	/* stacks read grouped are shown grouped, as they were seen (--depth/--by-func win) */
+	if (!s->opts.group_depth && !s->opts.group_func && (db->group_depth || db->group_func) &&
+	    session_set_group(s, db->group_depth, db->group_func) < 0)
+		log_warn("out of memory grouping the snapshot's stacks as they were");
 }
 
 void replay_json_free(struct session *s)
@@ -500,6 +523,7 @@ bool session_view(const struct session *s, struct session_view *ret)
 	ret->hide_idle = db->view.hide_idle;
 	ret->top = db->view.top;
 	ret->filter = db->view.filter;
+	ret->count = db->count;
 	return true;
 }
 
