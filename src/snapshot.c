@@ -879,7 +879,7 @@ static int parse_header(struct rd *r, struct snapshot *sn, uint64_t stacks_at,
 
 	if (kind(r) != '{') {
 		e = skip(r, 0);
-		return e ? e : fail(r, -EBADMSG, "not a stacktop snapshot (not a JSON object)");
+		return e < 0 ? e : fail(r, -EBADMSG, "not a stacktop snapshot (not a JSON object)");
 	}
 	r->i++;
 	while ((e = next_key(r, &first)) == 1) {
@@ -1136,7 +1136,7 @@ static int parse_user_frame(struct rd *r, struct snap_stack *st, size_t j, const
 		if (!strcmp(r->s, "addr")) {
 			if (kind(r) != '"' || (e = string(r, true)) ||
 			    parse_hex(r->s, &st->uaddrs[j]) < 0)
-				return e ? e : fail(r, -EBADMSG,
+				return e < 0 ? e : fail(r, -EBADMSG,
 						    "%s\"user_frames\"[%zu]: \"addr\" is not a hex address",
 						    where, j);
 			addr = true;
@@ -1182,7 +1182,7 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 	snprintf(where, sizeof(where), "stack %zu: ", idx + 1);
 	if (kind(r) != '{') {
 		e = skip(r, 1);
-		return e ? e : fail(r, -EBADMSG, "%snot an object", where);
+		return e < 0 ? e : fail(r, -EBADMSG, "%snot an object", where);
 	}
 	r->i++;
 	st->tgid = -1;
@@ -1228,7 +1228,7 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 
 				if (kind(r) != '0' || (e = number(r, &x)) || x.type != N_INT ||
 				    x.u > UINT32_MAX)
-					return e ? e : fail(r, -EBADMSG,
+					return e < 0 ? e : fail(r, -EBADMSG,
 							    "%s\"ids\"[%zu] is not a stack id", where, j);
 				if (st->nids < 2)
 					st->ids[st->nids++] = (uint32_t)x.u;
@@ -1254,7 +1254,7 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 					return -ENOMEM;
 				if (kind(r) != '"' || (e = string(r, true)) ||
 				    parse_hex(r->s, &st->ips[st->depth]) < 0)
-					return e ? e : fail(r, -EBADMSG,
+					return e < 0 ? e : fail(r, -EBADMSG,
 							    "%s\"frames\"[%u] is not a hex address",
 							    where, st->depth);
 				st->depth++;
@@ -1311,7 +1311,7 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 
 			if (kind(r) != '0' || (e = number(r, &x)) || x.type != N_INT ||
 			    x.u > UINT32_MAX)
-				return e ? e : fail(r, -EBADMSG, "%s\"tgid\" is not a process id", where);
+				return e < 0 ? e : fail(r, -EBADMSG, "%s\"tgid\" is not a process id", where);
 			st->tgid = (int64_t)x.u;
 		} else if (!strcmp(k, "user_frames")) {
 			bool fe = true;

@@ -148,6 +148,12 @@ static void test_stack_errors(void **state)
 		{ "\"event\":\"kmem:kmalloc\"", "\"event\":\"kmem:nope\"", "stack 1: event not in \"events\"" },
 		{ "\"cpu\":1", "\"cpu\":70000", "stack 1: \"cpu\" 70000 is out of range" },
 		{ "\"key\":\"0000000000000001\"", "\"key\":\"xyz\"", "stack 1: \"key\" is not 16 hex digits" },
+		/* a wrong type where a list is walked: an error, never a half-read success */
+		{ "\"ids\":[]", "\"ids\":[\"x\"]", "stack 1: \"ids\"[0] is not a stack id" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":\"x\"", "stack 1: \"tgid\" is not a process id" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
+		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
 	};
 	struct snapshot *sn;
 	char err[256], text[16384];
