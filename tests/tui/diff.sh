@@ -65,7 +65,14 @@ tui_keys '>'
 tui_wait 'sort +DELTA desc' 5
 order=$(leaves)
 [ "$order" = "leaf_D leaf_B leaf_A leaf_C " ] || { tui_capture; fail "by DELTA: $order"; }
-say "back to CHG% (< from the first key), inverted with I"
+say "F6 lists CHG% and picks it; > and < go round to it"
+tui_keys F6
+tui_wait 'CHG% +change of share against BEFORE' 5
+tui_type 'change'
+tui_keys Enter
+tui_wait 'sort +CHG% desc' 5
+tui_keys '>'
+tui_wait 'sort +DELTA desc' 5
 tui_keys '<'
 tui_wait 'sort +CHG% desc' 5
 tui_keys I
