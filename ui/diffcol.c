@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diffcol.h"
 #include "export.h"
@@ -18,10 +19,20 @@
 
 struct uidiff_ent {
 	uint64_t key;
-	uint64_t delta;
+	uint64_t delta;   /* under the screen's event, pid and CPU filters */
 	uint64_t total;
 	struct stack *st; /* the first BEFORE stack of the key */
+	struct stack **more; /* the others of the key (one symbol text, two stacks) */
+	size_t nmore;
 	uint32_t seen;    /* the uidiff_finish() round that saw the key in AFTER */
+};
+
+/* what BEFORE's counts were taken under: recounted when it changes */
+struct uidiff_sig {
+	int event; /* AFTER's event index */
+	int pid;
+	int cpu;
+	bool weight;
 };
 
 struct uidiff {
@@ -29,6 +40,8 @@ struct uidiff {
 	size_t n;
 	uint64_t sum_delta;
 	uint64_t sum_total;
+	struct session *before;
+	struct uidiff_sig sig;
 	struct ksym *ks;    /* BEFORE's symbols */
 	struct hmap mine;   /* BEFORE's stack pointers -> 1 */
 	struct hmap keys;   /* AFTER's stack pointers -> key (cache) */
@@ -65,11 +78,7 @@ static int fill(struct stack *st, void *ctx)
 		return 0;
 	e = &f->d->e[f->d->n++];
 	e->key = export_stack_key(session_ksym(f->s), st);
-	e->total = st->total;
-	e->delta = stack_delta(session_table(f->s), st);
 	e->st = st;
-	f->d->sum_total += e->total;
-	f->d->sum_delta += e->delta;
 	return hmap_put(&f->d->mine, (uintptr_t)st, 1);
 }
 
@@ -93,18 +102,103 @@ int uidiff_new(struct ui *ui, struct session *before)
 		return -ENOMEM;
 	}
 	qsort(d->e, d->n, sizeof(*d->e), ent_cmp);
-	/* one entry per key: two stacks of one symbol text add up */
+	/* one entry per key: the other stacks of a symbol text go with it */
 	for (i = 1, j = 0; i < d->n; i++) {
 		if (d->e[i].key == d->e[j].key) {
-			d->e[j].total += d->e[i].total;
-			d->e[j].delta += d->e[i].delta;
+			struct stack **m = realloc(d->e[j].more, (d->e[j].nmore + 1) * sizeof(*m));
+
+			if (!m) {
+				ui->diff = d;
+				d->n = j + 1;
+				uidiff_free(ui);
+				return -ENOMEM;
+			}
+			m[d->e[j].nmore++] = d->e[i].st;
+			d->e[j].more = m;
 		} else {
 			d->e[++j] = d->e[i];
 		}
 	}
 	d->n = d->n ? j + 1 : 0;
+	d->before = before;
+	d->sig.event = -2; /* counted at the first ranking */
 	ui->diff = d;
 	return 0;
+}
+
+/* BEFORE's event of AFTER's event index @ev (by name), -2 when it has none */
+static int before_event(struct ui *ui, int ev)
+{
+	struct session *b = ui->diff->before;
+	const char *name;
+	unsigned int i;
+
+	if (ev < 0)
+		return -1;
+	name = session_event(ui->s, (unsigned int)ev);
+	for (i = 0; name && i < session_nevents(b); i++)
+		if (!strcmp(session_event(b, i), name))
+			return (int)i;
+	return -2;
+}
+
+/* one BEFORE stack under the screen's event, pid and CPU filters and count */
+static void count_stack(struct uidiff *d, const struct stack *st, int bev, uint64_t *total,
+			uint64_t *delta)
+{
+	struct stack_table *t = session_table(d->before);
+	bool weight = d->sig.weight && stack_table_weighted(t);
+	const struct stack_attr *a;
+	uint64_t wd;
+
+	if (bev == -1 && d->sig.pid < 0 && d->sig.cpu < 0) {
+		if (weight) {
+			*total += stack_weight(t, st, &wd);
+			*delta += wd;
+		} else {
+			*total += st->total;
+			*delta += stack_delta(t, st);
+		}
+		return;
+	}
+	for (a = st->attrs; a && bev != -2; a = a->next) {
+		if ((bev >= 0 && a->event != bev) || (d->sig.pid >= 0 && a->pid != d->sig.pid) ||
+		    (d->sig.cpu >= 0 && a->cpu != d->sig.cpu))
+			continue;
+		if (weight) {
+			*total += stack_attr_weight(t, a, &wd);
+			*delta += wd;
+		} else {
+			*total += a->total;
+			*delta += stack_attr_delta(t, a);
+		}
+	}
+}
+
+/* BEFORE's counts again when the filters or the count (hits, weight) changed */
+void uidiff_recount(struct ui *ui)
+{
+	struct uidiff *d = ui->diff;
+	struct uidiff_sig sig = { .event = ui->rank.event, .pid = ui->rank.pid,
+				  .cpu = ui->rank.cpu, .weight = ui->rank.weight };
+	size_t i, k;
+	int bev;
+
+	if (!memcmp(&sig, &d->sig, sizeof(sig)))
+		return;
+	d->sig = sig;
+	bev = before_event(ui, sig.event);
+	d->sum_total = d->sum_delta = 0;
+	for (i = 0; i < d->n; i++) {
+		struct uidiff_ent *e = &d->e[i];
+
+		e->total = e->delta = 0;
+		count_stack(d, e->st, bev, &e->total, &e->delta);
+		for (k = 0; k < e->nmore; k++)
+			count_stack(d, e->more[k], bev, &e->total, &e->delta);
+		d->sum_total += e->total;
+		d->sum_delta += e->delta;
+	}
 }
 
 static uint64_t after_key(struct ui *ui, const struct stack *st)
@@ -226,11 +320,13 @@ size_t uidiff_finish(struct ui *ui, struct rank_row *rows, size_t n, size_t cap)
 {
 	struct uidiff *d = ui->diff;
 	const struct rank_opts *r = &ui->rank;
-	bool filtered = r->match || r->attr_match || r->event >= 0 || r->pid >= 0 || r->cpu >= 0;
+	/* a text or comm filter matches AFTER's names: BEFORE's stacks are not tried */
+	bool filtered = r->match || r->attr_match;
 	size_t i;
 
 	if (!d)
 		return n;
+	uidiff_recount(ui);
 	d->ngone = 0;
 	if (!filtered) {
 		/* BEFORE's keys no row of AFTER has: GONE rows */
@@ -267,10 +363,14 @@ void uidiff_forget(struct ui *ui)
 
 void uidiff_free(struct ui *ui)
 {
+	size_t i;
+
 	if (!ui->diff)
 		return;
 	hmap_done(&ui->diff->mine);
 	hmap_done(&ui->diff->keys);
+	for (i = 0; i < ui->diff->n; i++)
+		free(ui->diff->e[i].more);
 	free(ui->diff->e);
 	free(ui->diff);
 	ui->diff = NULL;

@@ -27,7 +27,8 @@ enum uidiff_kind {
 };
 
 /**
- * uidiff_new() - remember BEFORE's hits per stack key (interval and total)
+ * uidiff_new() - remember BEFORE's stacks by key; their counts (interval
+ * and total) are taken under the screen's event, pid and CPU filters
  * @ui: screen (its @diff is set)
  * @before: the BEFORE session, drained
  *
@@ -38,7 +39,7 @@ int uidiff_new(struct ui *ui, struct session *before);
 /**
  * uidiff_finish() - complete a diff-mode ranking: append BEFORE's stacks
  * that no row of @rows has (GONE rows, counts 0, their stack from BEFORE),
- * unless a filter is on (BEFORE's shares are of all its hits), then sort
+ * unless a text or comm filter is on (those match AFTER's names), then sort
  * by the change of share when that is the sort (ui->diff_sort)
  * @ui: screen
  * @rows: every ranked stack of AFTER
@@ -48,6 +49,13 @@ int uidiff_new(struct ui *ui, struct session *before);
  * Return: the entries in @rows now.
  */
 size_t uidiff_finish(struct ui *ui, struct rank_row *rows, size_t n, size_t cap);
+
+/**
+ * uidiff_recount() - BEFORE's counts under the screen's event, pid and CPU
+ * filters and count (hits or weights), again if they changed since
+ * @ui: screen (with a diff)
+ */
+void uidiff_recount(struct ui *ui);
 
 /**
  * uidiff_sort() - sort @rows by the change of share (largest first, or

@@ -60,6 +60,16 @@ want='1 - +50.0 NEW leaf_D
 $order
 wanted:
 $want"; }
+say "an event filter: BEFORE's shares are of that event's hits too, GONE rows stay"
+tui_keys f
+tui_wait '\(all events\)' 5
+tui_type 'switch'
+tui_keys Enter
+tui_wait 'event +sched:sched_switch' 5
+tui_wait 'shown +3 of 3, 1 gone' 5
+[ "$(leaves)" = "leaf_D leaf_A leaf_C leaf_B " ] || { tui_capture; fail "with an event filter: $(leaves)"; }
+tui_keys x
+tui_wait 'event +all' 5
 say "sortable by the other columns: > cycles to DELTA, GONE stays listed (no hits: last)"
 tui_keys '>'
 tui_wait 'sort +DELTA desc' 5
