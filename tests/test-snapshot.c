@@ -214,6 +214,22 @@ static void test_session(void **state)
 	assert_int_equal(v.sort, RANK_TOTAL);
 	assert_false(v.delta);
 	assert_string_equal(v.filter, "sched");
+	/* the text report names the view's filters, the snapshot's text filter too */
+	{
+		struct report_opts o = { .top = 5, .filter = v.filter,
+					 .rank = { .key = RANK_TOTAL, .event = -1, .pid = -1,
+						   .cpu = 1 } };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		assert_true(export_write(f, s, &o, EXPORT_TEXT, 1) >= 0);
+		fclose(f);
+		if (!strstr(buf, "filters: cpu 1, text \"sched\" (the screen's"))
+			fail_msg("%s", buf);
+		free(buf);
+	}
 	assert_int_equal(session_norigins(s), 1);
 	assert_string_equal(session_origin(s, 0), "h");
 	assert_string_equal(session_event(s, 1), "kmem:kmalloc");
