@@ -1113,6 +1113,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	apply_view(&a, before ? before : s);
+	/* BEFORE's view names its events by its own indexes: AFTER's are others */
+	if (before && a.view.event >= 0) {
+		int bev = a.view.event;
+
+		a.view.event = diff_event_map(before, bev, s);
+		if (a.view.event == DIFF_NO_EVENT) {
+			fprintf(stderr, "stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
+				session_event(before, (unsigned int)bev));
+			a.view.event = -1;
+		}
+	}
 
 	if (a.batch) {
 		status = run_batch(s, &a, before);

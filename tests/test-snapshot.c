@@ -588,6 +588,54 @@ static void test_weights(void **state)
 	free(path);
 }
 
+/* --diff with an event filter: AFTER's index, BEFORE's event of the same name */
+static void test_diff_event(void **state)
+{
+	static const char *const n[] = { "A", "B" };
+	static const int c[] = { 11, 31 }; /* sched_switch 5 + 15, kmalloc 6 + 16 */
+	const char *ev = "\"events\":[\"sched:sched_switch\",\"kmem:kmalloc\"]";
+	char text[16384], *a, *b;
+	const char *t, *p;
+	struct session *sa, *sb;
+	struct diff d;
+	int k;
+
+	(void)state;
+	a = write_tmp(snap("x", 0, 2, n, c));
+	t = snap("y", 0, 2, n, c); /* a static buffer: after the first file is written */
+	p = strstr(t, ev);
+	/* AFTER lists its events the other way round: kmalloc is its event 0 */
+	snprintf(text, sizeof(text), "%.*s\"events\":[\"kmem:kmalloc\",\"sched:sched_switch\"]%s",
+		 (int)(p - t), t, p + strlen(ev));
+	b = write_tmp(text);
+	{
+		const char *fa[] = { a }, *fb[] = { b };
+
+		sa = open_files(fa, 1);
+		sb = open_files(fb, 1);
+	}
+	k = diff_event_map(sa, 1, sb);
+	assert_string_equal(session_event(sb, (unsigned int)k), "kmem:kmalloc");
+	{
+		struct report_opts o = { .delta = true,
+					 .rank = { .key = RANK_DELTA, .event = k, .pid = -1, .cpu = -1 } };
+
+		assert_int_equal(diff_compute(sa, sb, &o, &d), 0);
+	}
+	/* kmalloc's hits on both sides, not sched_switch's on one */
+	assert_int_equal(d.total_before, 22);
+	assert_int_equal(d.total_after, 22);
+	assert_int_equal(d.nnew, 0);
+	assert_float_equal(d.rows[0].change, 0, 1e-9);
+	diff_free(&d);
+	session_close(sa);
+	session_close(sb);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_diff_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
