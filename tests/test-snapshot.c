@@ -352,7 +352,6 @@ static char *export_text(struct session *s, enum export_format fmt)
 
 static void test_user_frames(void **state)
 {
-	static const char *const keys[] = { "a", "b", "c" };
 	char text[sizeof(user_snap) + 64], *path, *json, *path2, *fold1, *fold2;
 	uint64_t k[3];
 	struct snapshot *sn, *sn2;
@@ -379,7 +378,6 @@ static void test_user_frames(void **state)
 		unlink(path);
 		free(path);
 	}
-	(void)keys;
 	/* the same file with the keys the writer would have given */
 	{
 		char ka[17], kb[17], kc[17];
