@@ -63,11 +63,24 @@ struct diff {
 	size_t ngone;
 };
 
+/* an event index no breakdown record has (uint16_t): a filter nothing passes */
+#define DIFF_NO_EVENT 65536
+
+/**
+ * diff_event_map() - the index in @to of @from's event @ev, by name
+ * @from: session
+ * @ev: event index in @from, -1 for none
+ * @to: session
+ *
+ * Return: the index, -1 when @ev is, DIFF_NO_EVENT when @to has no such event.
+ */
+int diff_event_map(struct session *from, int ev, struct session *to);
+
 /**
  * diff_compute() - compare @before with @after under the view @o
  * @before: session
  * @after: session
- * @o: filters (@o->rank) and the count (@o->delta)
+ * @o: filters (@o->rank, its event an index of @after's) and the count (@o->delta)
  * @ret: filled (free with diff_free())
  *
  * Return: 0 or -ENOMEM.

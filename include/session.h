@@ -177,6 +177,7 @@ enum session_unit {
  * @hide_idle: idle stacks hidden
  * @top: stacks kept (0: all)
  * @filter: the screen's text filter, NULL for none (owned by the session)
+ * @count: a weighted snapshot ranked by hits, not weights (--count)
  */
 struct session_view {
 	int sort;
@@ -188,6 +189,7 @@ struct session_view {
 	bool hide_idle;
 	int top;
 	const char *filter;
+	bool count;
 };
 
 #define SESSION_MAX_MEMORY ((size_t)256 << 20)

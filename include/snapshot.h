@@ -5,10 +5,15 @@
  * its frames, symbols and breakdown records.
  *
  * The file is untrusted input: its size is bounded (SNAPSHOT_MAX_BYTES),
- * the nesting depth too, every field is type-checked, numbers are range
- * checked, and every string is sanitized (fmt_sanitize()) before it is
- * kept. A file of several snapshots (JSON Lines, one per refresh) yields
- * the last one. Errors name the field and the stack they were found in.
+ * the nesting depth and each string's length too, every field is
+ * type-checked, numbers are range checked, and every string is sanitized
+ * (fmt_sanitize()) before it is kept. A file of several snapshots (JSON
+ * Lines, one per refresh) yields the last one. Errors name the field and
+ * the stack they were found in, and JSON syntax errors the byte.
+ *
+ * The reader streams: a file is read through a small window, never whole,
+ * and snapshot_load_each() hands over one stack at a time, so that reading
+ * costs the memory of what the caller keeps, not of the document.
  */
 #ifndef STACKTOP_SNAPSHOT_H
 #define STACKTOP_SNAPSHOT_H
@@ -30,6 +35,8 @@
  * @comm: command name (sanitized)
  * @total: hits since start
  * @delta: hits in the last interval
+ * @weight: weight since start (a weighted snapshot), else 0
+ * @weight_delta: weight in the last interval
  */
 struct snap_by {
 	unsigned int event;
@@ -39,6 +46,8 @@ struct snap_by {
 	char *comm;
 	uint64_t total;
 	uint32_t delta;
+	uint64_t weight;
+	uint64_t weight_delta;
 };
 
 /**
@@ -50,21 +59,37 @@ struct snap_by {
  * @ids: kernel stack ids (at most STACK_MAX_IDS kept; more sets @more_ids)
  * @nids: entries in @ids
  * @flags: enum stack_flags
- * @ips: addresses, leaf first
+ * @ips: kernel addresses, leaf first (@depth of them)
  * @syms: symbols as the writer printed them, leaf first (sanitized)
+ * @nsyms: entries in @syms (@depth once the stack is read)
+ * @tgid: the process of the user part, -1 when the stack has none
+ * @uaddrs: user addresses, leaf first ("user_frames"), NULL for none
+ * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
+ * @nuser: entries in @uaddrs and @usyms
+ * @user_cut: the user walk stopped before its end ("user_cut")
  * @by: breakdown records
  * @nby: entries in @by
+ * @weight: weight since start (a weighted snapshot: "weight"), else 0
+ * @weight_delta: weight in the last interval
  */
 struct snap_stack {
 	char key[17];
 	uint64_t total;
 	uint32_t delta;
+	uint64_t weight;
+	uint64_t weight_delta;
 	uint32_t depth;
 	uint32_t ids[2];
 	unsigned int nids;
 	unsigned int flags;
 	uint64_t *ips;
 	char **syms;
+	uint32_t nsyms;
+	int64_t tgid;
+	uint64_t *uaddrs;
+	char **usyms;
+	uint32_t nuser;
+	bool user_cut;
 	struct snap_by *by;
 	size_t nby;
 };
@@ -107,9 +132,14 @@ struct snap_view {
  * @norigins: entries in @origins
  * @hits, @hits_delta, @lost, @overrun, @dropped, @orphans, @bad_pages,
  * @fallbacks, @unresolved: the header's counters
+ * @weight_name: what the weights weigh ("weight": "name"), "" when unweighted
+ * @weight_unit: "bytes", "nanoseconds" or "count" ("" when unweighted)
+ * @weight_ranked: the view ranked weights (false: hits, --count)
+ * @group_depth: the stacks were grouped by their first N frames ("group"), 0: no
+ * @group_func: the stacks were grouped by function
  * @view: the view
- * @stacks: the stacks, ranked
- * @nstacks: entries in @stacks
+ * @stacks: the stacks, ranked (NULL from snapshot_load_each())
+ * @nstacks: entries in @stacks (snapshot_load_each(): stacks handed over)
  */
 struct snapshot {
 	char host[128];
@@ -124,6 +154,11 @@ struct snapshot {
 	unsigned int norigins;
 	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
 		unresolved;
+	char weight_name[64];
+	char weight_unit[16];
+	bool weight_ranked;
+	unsigned int group_depth;
+	bool group_func;
 	struct snap_view view;
 	struct snap_stack *stacks;
 	size_t nstacks;
@@ -153,6 +188,35 @@ int snapshot_parse(const char *buf, size_t len, struct snapshot **ret, char *err
  * Return: as snapshot_parse(), or -errno when the file cannot be read.
  */
 int snapshot_load(const char *path, struct snapshot **ret, char *err, size_t errsz);
+
+/**
+ * typedef snapshot_stack_fn - receives one stack of snapshot_load_each()
+ * @ctx: the caller's
+ * @sn: the snapshot's header, view, events and origins (no stacks)
+ * @st: the stack, checked; freed on return unless the callee takes its
+ *      arrays (it then zeroes @st)
+ *
+ * Return: 0, or a negative errno that stops the reading and is returned.
+ */
+typedef int (*snapshot_stack_fn)(void *ctx, const struct snapshot *sn, struct snap_stack *st);
+
+/**
+ * snapshot_load_each() - read a snapshot file a stack at a time
+ * @path: file
+ * @fn: called for every stack, in order, once the header is read (NULL:
+ *      collect them in the snapshot's @stacks, as snapshot_load())
+ * @ctx: passed to @fn
+ * @ret: the snapshot without its stacks (free with snapshot_free())
+ * @err: receives a one-line reason on failure (without the file name)
+ * @errsz: size of @err
+ *
+ * The whole file is checked for JSON syntax before any stack is handed
+ * over; a stack that breaks the schema stops the reading there.
+ *
+ * Return: as snapshot_load(), or what @fn returned.
+ */
+int snapshot_load_each(const char *path, snapshot_stack_fn fn, void *ctx, struct snapshot **ret,
+		       char *err, size_t errsz);
 
 /**
  * snapshot_free() - free; NULL is a no-op

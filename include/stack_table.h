@@ -280,6 +280,27 @@ int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, 
 		    int pid, unsigned int origin, uint64_t total, uint32_t delta);
 
 /**
+ * stack_table_add_w() - stack_table_add() with weights read back: @w since
+ * start, @wdelta of it in the current interval (an unweighted table keeps
+ * the counts only)
+ * @t: table
+ * @s: stack
+ * @event: event index
+ * @cpu: CPU
+ * @pid: pid
+ * @origin: origin index
+ * @total: hits since start
+ * @delta: hits of the current interval
+ * @w: weight since start
+ * @wdelta: weight of the current interval
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int stack_table_add_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, unsigned int origin, uint64_t total,
+		      uint32_t delta, uint64_t w, uint64_t wdelta);
+
+/**
  * stack_add_id() - remember that @s was seen under kernel id @id
  * @s: stack
  * @id: kernel stack_id

@@ -160,6 +160,21 @@ void usym_free(struct usym *u);
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
 
 /**
+ * usym_intern_text() - the token of a frame named by a snapshot read back
+ * @u: symbolizer
+ * @tgid: thread-group id (of the machine the snapshot was taken on)
+ * @addr: user address
+ * @text: the frame as usym_format() wrote it with offset and file
+ *        ("func+0xoff (file)", "[unknown] 0xaddr (file+0xoff)"), sanitized
+ *
+ * No process is looked at: the frame prints as @text (its shorter forms cut
+ * from it), and one (tgid, address, text) is one token.
+ *
+ * Return: the token, or 0 on OOM.
+ */
+uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const char *text);
+
+/**
  * usym_tick() - a new refresh: each process is checked for an exec again
  * @u: symbolizer
  *

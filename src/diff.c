@@ -39,17 +39,34 @@ static double pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0;
 }
 
+int diff_event_map(struct session *from, int ev, struct session *to)
+{
+	const char *name;
+	unsigned int i;
+
+	if (ev < 0)
+		return -1;
+	name = session_event(from, (unsigned int)ev);
+	for (i = 0; i < session_nevents(to); i++)
+		if (!strcmp(session_event(to, i), name))
+			return (int)i;
+	return DIFF_NO_EVENT;
+}
+
 int diff_compute(struct session *before, struct session *after, const struct report_opts *o,
 		 struct diff *ret)
 {
 	struct rank_row *rb = NULL, *ra = NULL;
+	struct rank_opts bo = o->rank;
 	struct rank_summary sb, sa;
 	size_t nb, na, i, j, n;
 	struct diff_row *rows;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = export_rows(before, &o->rank, SIZE_MAX, &rb, &nb, &sb);
+	/* the event filter is AFTER's index: BEFORE's event of the same name */
+	bo.event = diff_event_map(after, o->rank.event, before);
+	r = export_rows(before, &bo, SIZE_MAX, &rb, &nb, &sb);
 	if (r < 0)
 		return r;
 	r = export_rows(after, &o->rank, SIZE_MAX, &ra, &na, &sa);

@@ -198,6 +198,38 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			fprintf(f, "%s\n", func ? "function" : "");
 		}
 	}
+	/* what the view is limited to (a snapshot read back brings its own) */
+	if (o->rank.event >= 0 || o->rank.pid >= 0 || o->rank.cpu >= 0 || o->rank.hide_idle ||
+	    o->filter) {
+		const char *sep = "";
+		char clean[512];
+
+		fputs("filters: ", f);
+		if (o->rank.event >= 0) {
+			fmt_sanitize(clean, sizeof(clean), session_event(s, (unsigned int)o->rank.event),
+				     strlen(session_event(s, (unsigned int)o->rank.event)));
+			fprintf(f, "event %s", clean);
+			sep = ", ";
+		}
+		if (o->rank.pid >= 0) {
+			fprintf(f, "%spid %d", sep, o->rank.pid);
+			sep = ", ";
+		}
+		if (o->rank.cpu >= 0) {
+			fprintf(f, "%scpu %d", sep, o->rank.cpu);
+			sep = ", ";
+		}
+		if (o->rank.hide_idle) {
+			fprintf(f, "%sidle stacks hidden", sep);
+			sep = ", ";
+		}
+		if (o->filter) {
+			fmt_sanitize(clean, sizeof(clean), o->filter, strlen(o->filter));
+			fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep,
+				clean);
+		}
+		fputc('\n', f);
+	}
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
 		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :

@@ -71,7 +71,7 @@ struct args {
 	bool diff;
 	bool view_set;                 /* the view comes from a snapshot */
 	bool view_delta;               /* a snapshot ranked by its interval counts */
-	const char *view_filter;       /* a snapshot's text filter (shown, not applied) */
+	const char *view_filter;       /* a snapshot's text filter (the screen applies it again) */
 	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 };
 
@@ -234,7 +234,9 @@ static void usage(FILE *f)
 		"      --diff BEFORE AFTER compare two snapshots (or trace.dats), or BEFORE\n"
 		"                          with the live kernel when AFTER is '-': stacks\n"
 		"                          ranked by the change of their share of the hits,\n"
-		"                          NEW and GONE marked (text, or JSON with --json)\n"
+		"                          NEW and GONE marked (text, or JSON with --json;\n"
+		"                          on a terminal the screen, with BEF%%, CHG%% and\n"
+		"                          GONE rows, ranked the same way)\n"
 		"      --map FILE          a saved stack_map_bin or stack_map: resolves the\n"
 		"                          ids of a replayed trace; alone, ranks its stacks\n"
 		"                          by ref_count (what stackmap_dump.py --top shows)\n"
@@ -1022,6 +1024,9 @@ static void apply_view(struct args *a, struct session *s)
 	a->view.cpu = v.cpu;
 	a->view.hide_idle = v.hide_idle;
 	a->view_filter = v.filter;
+	/* a weighted snapshot ranked by hits stays so, unless --sort says otherwise */
+	if (!a->sort_set && v.count)
+		a->count = true;
 }
 
 static int list_one(void *ctx, const char *name, bool stacks)
@@ -1116,6 +1121,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	apply_view(&a, before ? before : s);
+	/* BEFORE's view names its events by its own indexes: AFTER's are others */
+	if (before && a.view.event >= 0) {
+		int bev = a.view.event;
+
+		a.view.event = diff_event_map(before, bev, s);
+		if (a.view.event == DIFF_NO_EVENT) {
+			fprintf(stderr, "stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
+				session_event(before, (unsigned int)bev));
+			a.view.event = -1;
+		}
+	}
 
 	if (a.batch) {
 		status = run_batch(s, &a, before);
@@ -1131,6 +1147,12 @@ int main(int argc, char **argv)
 			.count = a.count,
 			.comm = a.comm,
 			.before = before,
+			.sort_given = a.sort_set,
+			.filter = a.view_filter,
+			.ascending = a.view.invert,
+			.pid = a.view.pid,
+			.cpu = a.view.cpu,
+			.hide_idle = a.view.hide_idle,
 		};
 
 		r = ui_run(s, &uo);

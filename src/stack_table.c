@@ -613,6 +613,39 @@ int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, 
 	return 0;
 }
 
+int stack_table_add_w(struct stack_table *t, struct stack *s, unsigned int event,
+		      unsigned int cpu, int pid, unsigned int origin, uint64_t total,
+		      uint32_t delta, uint64_t w, uint64_t wdelta)
+{
+	uint32_t s_epoch = s->epoch, a_epoch;
+	struct stack_attr *a;
+	int r;
+
+	if (!t->weighted || !total)
+		return stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+	if (wdelta > w)
+		wdelta = w;
+	/* the weights roll with the counters' epochs: read them before the counts move */
+	wc_bump(stack_wc(s), s_epoch, t->epoch, wdelta);
+	stack_wc(s)->total += w - wdelta;
+	if (t->hits_epoch != t->epoch) {
+		t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
+		t->w_cur = 0;
+	}
+	t->w_cur += wdelta;
+	t->w_total += w;
+	a = attr_get(t, s, event, cpu, pid, origin);
+	if (!a) {
+		stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+		return -ENOMEM;
+	}
+	a_epoch = a->epoch;
+	r = stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+	wc_bump(attr_wc(a), a_epoch, t->epoch, wdelta);
+	attr_wc(a)->total += w - wdelta;
+	return r;
+}
+
 void stack_add_id(struct stack *s, uint32_t id)
 {
 	unsigned int i;

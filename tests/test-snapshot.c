@@ -148,6 +148,12 @@ static void test_stack_errors(void **state)
 		{ "\"event\":\"kmem:kmalloc\"", "\"event\":\"kmem:nope\"", "stack 1: event not in \"events\"" },
 		{ "\"cpu\":1", "\"cpu\":70000", "stack 1: \"cpu\" 70000 is out of range" },
 		{ "\"key\":\"0000000000000001\"", "\"key\":\"xyz\"", "stack 1: \"key\" is not 16 hex digits" },
+		/* a wrong type where a list is walked: an error, never a half-read success */
+		{ "\"ids\":[]", "\"ids\":[\"x\"]", "stack 1: \"ids\"[0] is not a stack id" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":\"x\"", "stack 1: \"tgid\" is not a process id" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
+		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
 	};
 	struct snapshot *sn;
 	char err[256], text[16384];
@@ -208,6 +214,22 @@ static void test_session(void **state)
 	assert_int_equal(v.sort, RANK_TOTAL);
 	assert_false(v.delta);
 	assert_string_equal(v.filter, "sched");
+	/* the text report names the view's filters, the snapshot's text filter too */
+	{
+		struct report_opts o = { .top = 5, .filter = v.filter,
+					 .rank = { .key = RANK_TOTAL, .event = -1, .pid = -1,
+						   .cpu = 1 } };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		assert_true(export_write(f, s, &o, EXPORT_TEXT, 1) >= 0);
+		fclose(f);
+		if (!strstr(buf, "filters: cpu 1, text \"sched\" (the screen's"))
+			fail_msg("%s", buf);
+		free(buf);
+	}
 	assert_int_equal(session_norigins(s), 1);
 	assert_string_equal(session_origin(s, 0), "h");
 	assert_string_equal(session_event(s, 1), "kmem:kmalloc");
@@ -279,6 +301,339 @@ static void test_diff(void **state)
 	free(b);
 }
 
+
+/*
+ * User stacks: two stacks of one kernel part and two user parts (and one
+ * with a cut user walk) stay apart when read back, keyed (kernel, user) as
+ * the live table keys them; written again (JSON, folded), they are what
+ * was read: the same keys, counts, processes, user addresses and names.
+ */
+static const char user_snap[] =
+	"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"kernel\":\"6.18.0\","
+	"\"mode\":\"stacks\",\"interval\":1.0,\"events\":[\"sched:sched_switch\"],"
+	"\"view\":{\"sort\":\"hits\",\"ascending\":false,\"counts\":\"delta\",\"event\":null,"
+	"\"pid\":null,\"cpu\":null,\"filter\":null,\"hide_idle\":false,\"top\":0},"
+	"\"hits\":60,\"hits_delta\":60,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+	"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+	"{\"key\":\"%s\",\"total\":30,\"delta\":30,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
+	"\"user_frames\":[{\"addr\":\"0x401126\",\"symbol\":\"spin+0x16 (app)\"},"
+	"{\"addr\":\"0x401180\",\"symbol\":\"main+0x20 (app)\"}],\"user_cut\":false,"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":0,\"pid\":4242,\"comm\":\"app\","
+	"\"total\":30,\"delta\":30}]},"
+	"{\"key\":\"%s\",\"total\":20,\"delta\":20,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
+	"\"user_frames\":[{\"addr\":\"0x401226\",\"symbol\":\"wait+0x6 (app)\"},"
+	"{\"addr\":\"0x7f0000001000\",\"symbol\":\"[unknown] 0x7f0000001000 (libc.so.6+0x1000)\"}],"
+	"\"user_cut\":true,"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":4242,\"comm\":\"app\","
+	"\"total\":20,\"delta\":20}]},"
+	"{\"key\":\"%s\",\"total\":10,\"delta\":10,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],"
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":7,\"comm\":\"k\","
+	"\"total\":10,\"delta\":10}]}]}\n";
+
+static char *export_text(struct session *s, enum export_format fmt)
+{
+	struct report_opts o = { .delta = true,
+				 .rank = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_true(export_write(f, s, &o, fmt, 1) >= 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_user_frames(void **state)
+{
+	char text[sizeof(user_snap) + 64], *path, *json, *path2, *fold1, *fold2;
+	uint64_t k[3];
+	struct snapshot *sn, *sn2;
+	struct session *s, *s2;
+	char err[256];
+	size_t i, j;
+
+	(void)state;
+	/* the writer's keys: the stacks' text hashed; read once to learn them */
+	snprintf(text, sizeof(text), user_snap, "0000000000000001", "0000000000000002",
+		 "0000000000000003");
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+		struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 };
+		struct rank_row rows[4];
+
+		s = open_files(files, 1);
+		/* three stacks, not one: the user parts keep them apart */
+		assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 3);
+		for (i = 0; i < 3; i++)
+			k[i] = export_stack_key(session_ksym(s), rows[i].stack);
+		session_close(s);
+		unlink(path);
+		free(path);
+	}
+	/* the same file with the keys the writer would have given */
+	{
+		char ka[17], kb[17], kc[17];
+
+		snprintf(ka, sizeof(ka), "%016llx", (unsigned long long)k[0]);
+		snprintf(kb, sizeof(kb), "%016llx", (unsigned long long)k[1]);
+		snprintf(kc, sizeof(kc), "%016llx", (unsigned long long)k[2]);
+		snprintf(text, sizeof(text), user_snap, ka, kb, kc);
+	}
+	assert_int_equal(snapshot_parse(text, strlen(text), &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->stacks[0].tgid, 4242);
+	assert_int_equal(sn->stacks[0].nuser, 2);
+	assert_true(sn->stacks[1].user_cut);
+	assert_int_equal(sn->stacks[2].tgid, -1);
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+
+		s = open_files(files, 1);
+	}
+	json = export_text(s, EXPORT_JSON);
+	fold1 = export_text(s, EXPORT_FOLDED);
+	assert_int_equal(snapshot_parse(json, strlen(json), &sn2, err, sizeof(err)), 0);
+	/* JSON -> -r -> JSON: the same stacks */
+	assert_int_equal(sn2->nstacks, sn->nstacks);
+	for (i = 0; i < sn->nstacks; i++) {
+		const struct snap_stack *a = &sn->stacks[i], *b = &sn2->stacks[i];
+
+		assert_string_equal(a->key, b->key);
+		assert_int_equal(a->total, b->total);
+		assert_int_equal(a->delta, b->delta);
+		assert_int_equal(a->depth, b->depth);
+		assert_int_equal(a->tgid, b->tgid);
+		assert_int_equal(a->nuser, b->nuser);
+		assert_int_equal(a->user_cut, b->user_cut);
+		for (j = 0; j < a->depth; j++)
+			assert_string_equal(a->syms[j], b->syms[j]);
+		for (j = 0; j < a->nuser; j++) {
+			assert_int_equal(a->uaddrs[j], b->uaddrs[j]);
+			assert_string_equal(a->usyms[j], b->usyms[j]);
+		}
+	}
+	/* folded: user frames (root first, no suffix), then the kernel's */
+	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
+	    !strstr(fold1, "[cut:_more_user_frames];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
+		fail_msg("folded:\n%s", fold1);
+	/* and again from the JSON written: the same folded lines */
+	path2 = write_tmp(json);
+	{
+		const char *files[] = { path2 };
+
+		s2 = open_files(files, 1);
+	}
+	fold2 = export_text(s2, EXPORT_FOLDED);
+	assert_string_equal(fold1, fold2);
+	session_close(s2);
+	session_close(s);
+	snapshot_free(sn);
+	snapshot_free(sn2);
+	free(json);
+	free(fold1);
+	free(fold2);
+	unlink(path);
+	unlink(path2);
+	free(path);
+	free(path2);
+}
+
+/*
+ * The streaming reader: strings and numbers across its read window, the
+ * fields in any order ("stacks" before "events"), JSON Lines (the last
+ * counts, after a first line that is no snapshot), and a syntax error far
+ * after the header is still found before any stack is used.
+ */
+static void test_stream(void **state)
+{
+	static const char *const names[] = { "alpha", "beta" };
+	static const int counts[] = { 10, 30 };
+	const char *one = snap("h", 0, 2, names, counts);
+	size_t pad = (256u << 10) - 37, n = strlen(one), i;
+	char *big = malloc(pad * 2 + n * 2 + 64), *p, *path;
+	struct snapshot *sn;
+	char err[256];
+
+	(void)state;
+	assert_non_null(big);
+	/* line 1: a long string that ends just past the window; line 2: the snapshot */
+	p = big;
+	p += sprintf(p, "{\"x\":\"");
+	memset(p, 'a', pad);
+	p += pad;
+	p += sprintf(p, "\\u00e9\"}\n");
+	memcpy(p, one, n + 1);
+	path = write_tmp(big);
+	assert_int_equal(snapshot_load(path, &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->nstacks, 2);
+	assert_int_equal(sn->stacks[1].total, 60);
+	snapshot_free(sn);
+	unlink(path);
+	free(path);
+	/* "stacks" first, "events" and "view" last */
+	{
+		const char *st = strstr(one, ",\"stacks\":[");
+		size_t head = (size_t)(st - one), tail = strlen(st) - 2; /* without "}\n" */
+
+		p = big;
+		p += sprintf(p, "{\"stacks\":%.*s,", (int)(tail - 10), st + 10);
+		p += sprintf(p, "%.*s}\n", (int)(head - 1), one + 1);
+	}
+	assert_int_equal(snapshot_parse(big, strlen(big), &sn, err, sizeof(err)), 0);
+	assert_int_equal(sn->nstacks, 2);
+	assert_int_equal(sn->stacks[0].by[1].event, 1);
+	assert_string_equal(sn->view.filter, "sched");
+	snapshot_free(sn);
+	/* a syntax error after the stacks */
+	memcpy(big, one, n + 1);
+	for (i = n; i > 0 && big[i] != '}'; i--)
+		;
+	big[i] = ',';
+	assert_int_equal(snapshot_parse(big, strlen(big), &sn, err, sizeof(err)), -EBADMSG);
+	assert_null(sn);
+	if (!strstr(err, "not valid JSON at byte"))
+		fail_msg("'%s'", err);
+	free(big);
+}
+
+/* a snapshot of grouped stacks comes back grouped (the header says so, a JSON written again too) */
+static void test_group(void **state)
+{
+	static const char *const names[] = { "alpha", "beta" };
+	static const int counts[] = { 10, 30 };
+	const char *base = snap("h", 0, 2, names, counts);
+	char text[16384], *path, *json;
+	const char *p = strstr(base, "\"stacks\":[");
+	struct session *s;
+	unsigned int depth;
+	bool func;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%.*s\"group\":{\"depth\":1,\"function\":true},%s",
+		 (int)(p - base), base, p);
+	path = write_tmp(text);
+	{
+		const char *files[] = { path };
+
+		s = open_files(files, 1);
+	}
+	session_group(s, &depth, &func);
+	assert_int_equal(depth, 1);
+	assert_true(func);
+	json = export_text(s, EXPORT_JSON);
+	if (!strstr(json, "\"group\":{\"depth\":1,\"function\":true}"))
+		fail_msg("%.400s", json);
+	free(json);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
+/*
+ * A weighted snapshot (--weight, --offcpu): its weights come back, so that
+ * the ranking by weight is the one seen, and a JSON written again has them.
+ * A: 10 hits of 1000 bytes, B: 30 hits of 300 bytes.
+ */
+static void test_weights(void **state)
+{
+	static const char w[] =
+		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"mode\":\"stacks\","
+		"\"events\":[\"kmem:kmalloc\"],\"weight\":{\"name\":\"bytes_alloc\",\"unit\":\"bytes\","
+		"\"ranked\":true,\"total\":1300,\"delta\":650},"
+		"\"view\":{\"sort\":\"hits\",\"counts\":\"delta\",\"top\":0},\"hits\":40,"
+		"\"hits_delta\":20,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+		"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+		"{\"key\":\"0000000000000001\",\"total\":1000,\"delta\":500,\"hits\":10,\"hits_delta\":5,"
+		"\"weight\":1000,\"weight_delta\":500,\"ids\":[],\"frames\":[\"0xffffffff81001010\"],"
+		"\"symbols\":[\"a+0x10/0x100\"],\"by\":[{\"event\":\"kmem:kmalloc\",\"cpu\":0,\"pid\":1,"
+		"\"comm\":\"x\",\"total\":10,\"delta\":5,\"weight\":1000,\"weight_delta\":500}]},"
+		"{\"key\":\"0000000000000002\",\"total\":300,\"delta\":150,\"hits\":30,\"hits_delta\":15,"
+		"\"weight\":300,\"weight_delta\":150,\"ids\":[],\"frames\":[\"0xffffffff81002010\"],"
+		"\"symbols\":[\"b+0x10/0x100\"],\"by\":[{\"event\":\"kmem:kmalloc\",\"cpu\":0,\"pid\":1,"
+		"\"comm\":\"x\",\"total\":30,\"delta\":15,\"weight\":300,\"weight_delta\":150}]}]}\n";
+	char *path = write_tmp(w), *json;
+	const char *files[] = { path };
+	struct session *s = open_files(files, 1);
+	struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	struct rank_row rows[4];
+	char fr[128];
+
+	(void)state;
+	assert_int_equal(session_unit(s), UNIT_BYTES);
+	assert_string_equal(session_weight_name(s), "bytes_alloc");
+	assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 2);
+	/* by weight: A (1000 bytes) before B (300), though B has more hits */
+	fmt_frame(fr, sizeof(fr), session_ksym(s), rows[0].stack->ips[0]);
+	assert_string_equal(fr, "a+0x10/0x100");
+	assert_int_equal(rows[0].total, 1000);
+	assert_int_equal(rows[0].delta, 500);
+	assert_int_equal(rows[0].stack->total, 10);
+	json = export_text(s, EXPORT_JSON);
+	if (!strstr(json, "\"weight\":{\"name\":\"bytes_alloc\",\"unit\":\"bytes\"") ||
+	    !strstr(json, "\"hits\":10,\"hits_delta\":5,\"weight\":1000,\"weight_delta\":500"))
+		fail_msg("%s", json);
+	free(json);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
+/* --diff with an event filter: AFTER's index, BEFORE's event of the same name */
+static void test_diff_event(void **state)
+{
+	static const char *const n[] = { "A", "B" };
+	static const int c[] = { 11, 31 }; /* sched_switch 5 + 15, kmalloc 6 + 16 */
+	const char *ev = "\"events\":[\"sched:sched_switch\",\"kmem:kmalloc\"]";
+	char text[16384], *a, *b;
+	const char *t, *p;
+	struct session *sa, *sb;
+	struct diff d;
+	int k;
+
+	(void)state;
+	a = write_tmp(snap("x", 0, 2, n, c));
+	t = snap("y", 0, 2, n, c); /* a static buffer: after the first file is written */
+	p = strstr(t, ev);
+	/* AFTER lists its events the other way round: kmalloc is its event 0 */
+	snprintf(text, sizeof(text), "%.*s\"events\":[\"kmem:kmalloc\",\"sched:sched_switch\"]%s",
+		 (int)(p - t), t, p + strlen(ev));
+	b = write_tmp(text);
+	{
+		const char *fa[] = { a }, *fb[] = { b };
+
+		sa = open_files(fa, 1);
+		sb = open_files(fb, 1);
+	}
+	k = diff_event_map(sa, 1, sb);
+	assert_string_equal(session_event(sb, (unsigned int)k), "kmem:kmalloc");
+	{
+		struct report_opts o = { .delta = true,
+					 .rank = { .key = RANK_DELTA, .event = k, .pid = -1, .cpu = -1 } };
+
+		assert_int_equal(diff_compute(sa, sb, &o, &d), 0);
+	}
+	/* kmalloc's hits on both sides, not sched_switch's on one */
+	assert_int_equal(d.total_before, 22);
+	assert_int_equal(d.total_after, 22);
+	assert_int_equal(d.nnew, 0);
+	assert_float_equal(d.rows[0].change, 0, 1e-9);
+	diff_free(&d);
+	session_close(sa);
+	session_close(sb);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +643,11 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_user_frames),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_diff_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,6 +155,8 @@ static int act_clear(struct ui *ui, enum ui_action act)
 	textmatch_set(&ui->smatch, "");
 	ui->rank.event = -1;
 	ui->rank.pid = -1;
+	ui->rank.cpu = -1;
+	ui->rank.hide_idle = false;
 	ui_apply_filters(ui);
 	ui_status(ui, false, "all filters and the search cleared");
 	return R_REFRESH;
@@ -162,10 +164,20 @@ static int act_clear(struct ui *ui, enum ui_action act)
 
 static int act_sort(struct ui *ui, enum ui_action act)
 {
-	int dir = act == ACT_SORT_PREV ? -1 : 1;
+	int dir = act == ACT_SORT_PREV ? -1 : 1, next;
 
-	ui->rank.key = (enum rank_key)(((int)ui->rank.key + dir + RANK_KEY_MAX) % RANK_KEY_MAX);
-	ui_status(ui, false, "sorted by %s", rank_key_name[ui->rank.key]);
+	/* diff mode: CHG% is one more place in the cycle, after the last key */
+	if (ui->diff && ui->diff_sort) {
+		ui->diff_sort = false;
+		ui->rank.key = dir > 0 ? (enum rank_key)0 : (enum rank_key)(RANK_KEY_MAX - 1);
+	} else {
+		next = (int)ui->rank.key + dir;
+		if (ui->diff && (next < 0 || next >= RANK_KEY_MAX))
+			ui->diff_sort = true;
+		else
+			ui->rank.key = (enum rank_key)((next + RANK_KEY_MAX) % RANK_KEY_MAX);
+	}
+	ui_status(ui, false, "sorted by %s", ui_sort_name(ui));
 	return R_RESORT;
 }
 
@@ -463,14 +475,24 @@ static int ui_mouse(struct ui *ui)
 		bool ok;
 		enum rank_key key = col_rank_key(ui, col, &ok);
 
+		if (ui->diff && (col == COL_DIFF || col == COL_BEFORE)) {
+			/* the change of share: again inverts */
+			if (ui->diff_sort)
+				ui->rank.invert = !ui->rank.invert;
+			ui->diff_sort = true;
+			ui_status(ui, false, "sorted by %s %s", ui_sort_name(ui),
+				  ui->rank.invert ? "ascending" : "descending");
+			return R_RESORT;
+		}
 		if (!ok) {
 			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 			return R_REDRAW;
 		}
-		if (key == ui->rank.key)
+		if (key == ui->rank.key && !ui->diff_sort)
 			ui->rank.invert = !ui->rank.invert;
 		else
 			ui->rank.key = key;
+		ui->diff_sort = false;
 		ui_status(ui, false, "sorted by %s %s", rank_key_name[ui->rank.key],
 			  ui->rank.invert ? "ascending" : "descending");
 		return R_RESORT;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "diffcol.h"
 #include "screen.h"
 
 static int ui_draw_segs(struct ui *ui, int y, int x, int maxx, const struct uifmt_seg *segs, int n)
@@ -54,6 +55,13 @@ const char *const rank_key_name[RANK_KEY_MAX] = {
 	[RANK_EVENT] = "EVENT",
 	[RANK_COMM] = "COMM",
 };
+
+const char *ui_sort_name(const struct ui *ui)
+{
+	if (ui->diff && ui->diff_sort)
+		return "CHG%";
+	return (unsigned int)ui->rank.key < RANK_KEY_MAX ? rank_key_name[ui->rank.key] : "?";
+}
 
 void ui_draw_header(struct ui *ui)
 {
@@ -122,8 +130,7 @@ void ui_draw_header(struct ui *ui)
 	seg_set(&segs[n++], "view", ui->view != UI_VIEW_TREE ? "stacks"
 				    : ui->tv.callee	  ? "callee tree"
 							  : "tree");
-	snprintf(buf, sizeof(buf), "%s %s", rank_key_name[ui->rank.key],
-		 ui->rank.invert ? "asc" : "desc");
+	snprintf(buf, sizeof(buf), "%s %s", ui_sort_name(ui), ui->rank.invert ? "asc" : "desc");
 	seg_set(&segs[n++], "sort", buf);
 	if (session_unit(ui->s) != UNIT_NONE) {
 		snprintf(buf, sizeof(buf), "%s", ui->rank.weight ? ui_weight_note(ui) : "hits, ");
@@ -152,6 +159,15 @@ void ui_draw_header(struct ui *ui)
 		seg_set(&segs[n], "pid", buf);
 		segs[n++].alert = true;
 	}
+	if (ui->rank.cpu >= 0) {
+		snprintf(buf, sizeof(buf), "%d", ui->rank.cpu);
+		seg_set(&segs[n], "cpu", buf);
+		segs[n++].alert = true;
+	}
+	if (ui->rank.hide_idle) {
+		seg_set(&segs[n], "idle", "hidden");
+		segs[n++].alert = true;
+	}
 	if (ui->comm[0]) {
 		seg_set(&segs[n], "comm", ui->comm);
 		segs[n++].alert = true;
@@ -162,7 +178,11 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
-	if (ui->view == UI_VIEW_STACKS)
+	if (ui->view == UI_VIEW_STACKS && ui->diff)
+		/* diff mode: BEFORE's stacks AFTER does not have are rows too */
+		snprintf(buf, sizeof(buf), "%zu of %zu, %zu gone", ui->sv.nranked - uidiff_ngone(ui),
+			 ui->sum.matched, uidiff_ngone(ui));
+	else if (ui->view == UI_VIEW_STACKS)
 		snprintf(buf, sizeof(buf), "%zu of %zu", ui->sv.nranked, ui->sum.matched);
 	else
 		snprintf(buf, sizeof(buf), "%zu nodes", ui->tv.nnodes ? ui->tv.nnodes - 1 : 0);

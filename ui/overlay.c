@@ -49,7 +49,9 @@ static const char *const help_tail[] = {
 	"  view        stacks (the ranked list) or tree (t)",
 	"  sort        the sort column, desc or asc",
 	"  event pid comm filter search   what the view is limited to (f p \\ /)",
-	"  shown       rows shown of the stacks that match (tree: nodes)",
+	"              cpu idle: a snapshot's own filters (-r); x clears them all",
+	"  shown       rows shown of the stacks that match (tree: nodes);",
+	"              --diff: and the GONE rows",
 	"  order held  for 2 s after a navigation key rows do not move",
 	"Columns",
 	"  #           rank; + folded, - expanded",
@@ -63,6 +65,9 @@ static const char *const help_tail[] = {
 	"  FUNCTION    leaf frame < callers; \"...\" stands for the leaf frames every",
 	"              row (of its event) shares, named in the title; expanded",
 	"              stacks show every frame, those left out dimmed",
+	"  BEF% CHG%   --diff: the share in BEFORE, the change of share (points);",
+	"              NEW: not in BEFORE; GONE rows: only in BEFORE. Ranked by",
+	"              the change (sort CHG%) unless sorted by another column",
 	"  mapped      (breakdown title) resolved through the kernel map",
 	"  full-stack  from a kernel_stack record     CUT  deeper than recorded",
 	"Caller tree: % and DELTA/TOTAL hits through the node, SELF hits of",
@@ -204,6 +209,9 @@ static const char *const sort_help[RANK_KEY_MAX] = {
 	[RANK_COMM] = "COMM    comm (the stack's busiest program), A to Z",
 };
 
+/* diff mode: one more sort, after the keys (item RANK_KEY_MAX) */
+static const char diff_sort_help[] = "CHG%    change of share against BEFORE (--diff)";
+
 static const char *const format_help[EXPORT_FORMAT_MAX] = {
 	[EXPORT_TEXT] = "text        the batch report (.txt)",
 	[EXPORT_JSON] = "json        snapshot: stacktop -r reads it back (.json)",
@@ -215,7 +223,7 @@ static const char *const format_help[EXPORT_FORMAT_MAX] = {
 static const char *picker_item(struct ui *ui, int item)
 {
 	if (ui->pk.kind == PK_SORT)
-		return sort_help[item];
+		return item == RANK_KEY_MAX ? diff_sort_help : sort_help[item];
 	if (ui->pk.kind == PK_FORMAT)
 		return format_help[item];
 	if (item < 0)
@@ -235,6 +243,8 @@ static void picker_fill(struct ui *ui)
 		for (i = 0; i < RANK_KEY_MAX; i++)
 			if (!terms.n || uifmt_terms_match(&terms, sort_help[i]))
 				pk->items[pk->nitems++] = i;
+		if (ui->diff && (!terms.n || uifmt_terms_match(&terms, diff_sort_help)))
+			pk->items[pk->nitems++] = RANK_KEY_MAX;
 	} else if (pk->kind == PK_FORMAT) {
 		for (i = 0; i < EXPORT_FORMAT_MAX; i++)
 			if (!terms.n || uifmt_terms_match(&terms, format_help[i]))
@@ -256,7 +266,8 @@ static void picker_draw_row(struct list_view *lv, int row, int y, bool selected)
 	struct ui *ui = pk->ui;
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
 	int item = pk->items[row];
-	bool current = pk->kind == PK_SORT     ? item == (int)ui->rank.key
+	bool current = pk->kind == PK_SORT     ? (ui->diff && ui->diff_sort ? item == RANK_KEY_MAX
+										   : item == (int)ui->rank.key)
 		       : pk->kind == PK_FORMAT ? false
 					       : item == ui->rank.event;
 	char buf[256];
@@ -329,8 +340,10 @@ int picker_pick(struct ui *ui)
 	if (pk->kind == PK_FORMAT)
 		return ui_save_view(ui, item);
 	if (pk->kind == PK_SORT) {
-		ui->rank.key = (enum rank_key)item;
-		ui_status(ui, false, "sorted by %s", rank_key_name[item]);
+		ui->diff_sort = item == RANK_KEY_MAX;
+		if (item < RANK_KEY_MAX)
+			ui->rank.key = (enum rank_key)item;
+		ui_status(ui, false, "sorted by %s", ui_sort_name(ui));
 		return R_RESORT;
 	}
 	ui->rank.event = item;

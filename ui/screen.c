@@ -139,6 +139,7 @@ unsigned int ui_stack_skip(struct ui *ui, const struct stack *st)
 
 void ui_forget_stacks(struct ui *ui)
 {
+	uidiff_forget(ui);
 	stack_view_forget(ui);
 	tree_view_forget(ui);
 	textmatch_forget_stacks(&ui->fmatch);
@@ -502,8 +503,11 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->color = o->color && !ui_env_nocolor();
 	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
 	ui->rank.event = o->event_filter;
-	ui->rank.pid = -1;
-	ui->rank.cpu = -1;
+	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable */
+	ui->rank.invert = o->ascending;
+	ui->rank.pid = o->pid;
+	ui->rank.cpu = o->cpu;
+	ui->rank.hide_idle = o->hide_idle;
 	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
 	ui->st = *session_stats(s);
 	ui->generation = ui->st.generation;
@@ -518,6 +522,11 @@ int ui_run(struct session *s, const struct ui_opts *o)
 		textmatch_set_comm(&ui->cmatch, ui->comm);
 		ui_apply_filters(ui);
 	}
+	if (o->filter && o->filter[0]) {
+		snprintf(ui->filter, sizeof(ui->filter), "%s", o->filter);
+		textmatch_set(&ui->fmatch, ui->filter);
+		ui_apply_filters(ui);
+	}
 	hmap_init(&ui->skips);
 	stack_view_init(ui);
 	tree_view_init(ui);
@@ -525,6 +534,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 		ui_free(ui, &syms);
 		return -ENOMEM;
 	}
+	/* diff mode ranks by the change of share, as the batch diff, unless --sort says otherwise */
+	ui->diff_sort = ui->diff && !o->sort_given;
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
@@ -567,7 +578,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_layout(ui);
 	ui_rank(ui, true);
 	if (ui->diff)
-		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE; NEW: not in BEFORE");
+		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
 
 	ui_loop(ui);
 

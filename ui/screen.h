@@ -61,6 +61,13 @@ int ui_search(struct ui *ui, int dir, bool include_current);
 /* header.c */
 extern const char *const prompt_label[];
 extern const char *const rank_key_name[RANK_KEY_MAX];
+
+/**
+ * ui_sort_name() - what the stack view is sorted by: a column's name, or
+ * "CHG%" (diff mode, by the change of share)
+ * @ui: screen
+ */
+const char *ui_sort_name(const struct ui *ui);
 void ui_draw_header(struct ui *ui);
 void ui_draw_bottom(struct ui *ui);
 

@@ -25,7 +25,7 @@
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
 	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
-	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN",
+	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN", [COL_BEFORE] = "BEF%",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 };
@@ -33,7 +33,7 @@ static const char *const col_title[COL_MAX] = {
 static const bool col_right[COL_MAX] = {
 	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
 	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
-	[COL_DIFF] = true,
+	[COL_DIFF] = true,  [COL_BEFORE] = true,
 };
 
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
@@ -227,7 +227,9 @@ void stack_view_layout(struct ui *ui)
 		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
 		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
-		[COL_DIFF] = { .min = 6, .want = 7, .prio = 1 },
+		[COL_BEFORE] = { .min = 5, .want = 6, .prio = 1 },
+		/* "-20.0 GONE" */
+		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .prio = 6, .hidden = one_event },
@@ -237,8 +239,9 @@ void stack_view_layout(struct ui *ui)
 		[COL_FUNC] = { .min = 28, .want = 40, .prio = 0, .flex = true },
 	};
 
-	/* CHG% only with --diff, ORIGIN only with several -r snapshots */
+	/* BEF% and CHG% only with --diff, ORIGIN only with several -r snapshots */
 	specs[COL_DIFF].hidden = !ui->diff;
+	specs[COL_BEFORE].hidden = !ui->diff;
 	specs[COL_ORIGIN].hidden = session_norigins(ui->s) <= 1;
 
 	sv_event_labels(ui);
@@ -257,6 +260,8 @@ void stack_view_layout(struct ui *ui)
 
 static enum ui_col sort_col(const struct ui *ui)
 {
+	if (ui->diff && ui->diff_sort)
+		return COL_DIFF;
 	switch (ui->rank.key) {
 	case RANK_TOTAL:
 		return COL_TOTAL;
@@ -408,8 +413,14 @@ static void sv_find_common(struct ui *ui)
 	struct rank_row *group;
 	size_t i, ng;
 
-	sv->common = brief_common(ui->ks, sv->ranked, sv->nranked);
 	sv->common_text[0] = '\0';
+	sv->per_event = false;
+	if (ui->diff) {
+		/* GONE rows are BEFORE's stacks, of other symbols: every row in full */
+		sv->common = 0;
+		return;
+	}
+	sv->common = brief_common(ui->ks, sv->ranked, sv->nranked);
 	if (sv->common)
 		brief_common_format(sv->common_text, sizeof(sv->common_text), ui->ks,
 				    sv->ranked[0].stack, sv->common);
@@ -474,6 +485,9 @@ void stack_view_rank(struct ui *ui, bool live)
 
 		if (k < (size_t)ui->list_h)
 			k = (size_t)ui->list_h;
+		/* diff mode: every stack of AFTER (what is not there is GONE), and room for those */
+		if (ui->diff)
+			k = stack_table_count(ui->t) + uidiff_room(ui) + 1;
 		if (k > sv->cap) {
 			struct rank_row *r = realloc(sv->ranked, k * sizeof(*r));
 
@@ -491,8 +505,12 @@ void stack_view_rank(struct ui *ui, bool live)
 		sv->nranked = stack_table_rank(ui->t, &ro, sv->ranked, k, &ui->sum);
 		ui->shown_k = k;
 		sv_info_forget(sv);
+		sv->nranked = uidiff_finish(ui, sv->ranked, sv->nranked, sv->cap);
 	}
-	if ((!live || sv_by_name(ui)) && sv->nranked > 1) {
+	if (ui->diff && ui->diff_sort) {
+		if (!live)
+			uidiff_sort(ui, sv->ranked, sv->nranked);
+	} else if ((!live || sv_by_name(ui) || ui->diff) && sv->nranked > 1) {
 		for (i = 0; sv_by_name(ui) && i < sv->nranked; i++)
 			sv_info_of(ui, &sv->ranked[i]);
 		sort_ui = ui;
@@ -635,6 +653,9 @@ struct stack *stack_view_selected(struct ui *ui)
 
 	if (sv->lv.sel < 0 || (size_t)sv->lv.sel >= sv->nrows)
 		return NULL;
+	/* a GONE row is BEFORE's: nothing of it in this session to break down */
+	if (uidiff_is_before(ui, sv->rows[sv->lv.sel].st))
+		return NULL;
 	return sv->rows[sv->lv.sel].st;
 }
 
@@ -669,7 +690,7 @@ static void sv_draw_frame(struct ui *ui, const struct sv_row *r, int y, attr_t b
 			     sv_common_of(ui, &ui->sv.ranked[r->rank])) &&
 	    base == ui_attr(ui, UC_FRAME))
 		base = ui_attr(ui, UC_DIM);
-	fmt_frame(buf, sizeof(buf), ui->ks, r->st->ips[r->frame]);
+	fmt_frame(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
 	snprintf(line, sizeof(line), "%s #%-3d %s",
 		 ui->utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
 		 r->frame, buf);
@@ -687,6 +708,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	const struct sv_info *in;
 	char buf[512];
 	uint64_t part, whole;
+	bool gone = false;
 
 	if (selected) {
 		attron(base);
@@ -714,10 +736,17 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(ui, y, COL_PCT, base, buf);
-	if (sv->cols[COL_DIFF].w) {
-		bool fresh = uidiff_cell(ui, st, part, whole, buf, sizeof(buf));
+	if (ui->diff) {
+		double before, change;
+		enum uidiff_kind kind = uidiff_row(ui, rr, &before, &change);
 
-		sv_cell(ui, y, COL_DIFF, fresh && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
+		gone = uidiff_is_before(ui, st);
+		snprintf(buf, sizeof(buf), kind == UIDIFF_NEW ? "-" : "%.1f", before);
+		sv_cell(ui, y, COL_BEFORE, base, buf);
+		snprintf(buf, sizeof(buf), "%+.1f%s", change,
+			 kind == UIDIFF_NEW ? " NEW" : kind == UIDIFF_GONE ? " GONE" : "");
+		sv_cell(ui, y, COL_DIFF, kind != UIDIFF_BOTH && !selected ? ui_attr(ui, UC_ALERT) : base,
+			buf);
 	}
 	if (sv->cols[COL_RATE].w) {
 		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
@@ -727,7 +756,8 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		snprintf(buf, sizeof(buf), "%u%s", st->depth, st->flags & STACK_F_CUT ? "+" : "");
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
-	in = sv_info_of(ui, rr);
+	/* a GONE row: who hit it is BEFORE's to say, not this session's */
+	in = gone ? NULL : sv_info_of(ui, rr);
 	if (sv->cols[COL_ORIGIN].w && in) {
 		snprintf(buf, sizeof(buf), "%s%s",
 			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
@@ -751,10 +781,13 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 			snprintf(buf, sizeof(buf), "-");
 		}
 		sv_cell(ui, y, COL_COMM, base, buf);
+	} else if (sv->cols[COL_COMM].w) {
+		sv_cell(ui, y, COL_COMM, base, "-");
 	}
 	if (st->depth) {
 		/* the first frame that is not tracing machinery, then its callers */
-		brief_format_after(buf, sizeof(buf), ui->ks, st, sv_common_of(ui, rr), 16, 1);
+		brief_format_after(buf, sizeof(buf), uidiff_ksym(ui, st), st, sv_common_of(ui, rr),
+				   16, 1);
 		sv_cell(ui, y, COL_FUNC, selected ? base : base | A_BOLD, buf);
 	} else
 		sv_cell(ui, y, COL_FUNC, base, "(no frames)");

@@ -95,6 +95,7 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_BEFORE, /* --diff: the share before */
 	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
 	COL_DEPTH,
@@ -281,6 +282,7 @@ struct ui {
 	struct ksym *ks;
 	struct ui_opts opts;
 	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
+	bool diff_sort;       /* --diff: ranked by the change of share (CHG%), not ui->rank.key */
 
 	/* what is shown */
 	enum ui_view view;

@@ -22,9 +22,16 @@ struct session;
  * @cumulative: start with cumulative counts (--cumulative)
  * @count: weighted session: start ranking by hits (--count)
  * @comm: initial comm filter, a whole name or a glob (--comm), NULL for none
- * @before: --diff: the BEFORE session (a snapshot); the screen adds a Δ%
- *          column, the change of each stack's share against it, and marks
- *          the stacks it does not have NEW (NULL: no diff)
+ * @before: --diff: the BEFORE session (a snapshot); the screen adds BEF%
+ *          and CHG% columns (its share, the change of share against it),
+ *          marks the stacks it does not have NEW, lists its stacks AFTER
+ *          does not have as GONE rows, and ranks by the change (NULL: no diff)
+ * @sort_given: @sort comes from --sort/--cumulative (diff mode then sorts by it)
+ * @filter: initial text filter (the \ filter: a snapshot's), NULL for none
+ * @ascending: initial order inverted (a snapshot's)
+ * @pid: initial pid filter, -1 for none (a snapshot's)
+ * @cpu: initial CPU filter, -1 for none (a snapshot's)
+ * @hide_idle: idle stacks hidden (a snapshot's)
  */
 struct ui_opts {
 	double delay;
@@ -37,6 +44,12 @@ struct ui_opts {
 	bool count;
 	const char *comm;
 	struct session *before;
+	bool sort_given;
+	const char *filter;
+	bool ascending;
+	int pid;
+	int cpu;
+	bool hide_idle;
 };
 
 /**

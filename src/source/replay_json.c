@@ -31,6 +31,7 @@
 #include "snapshot.h"
 #include "source.h"
 #include "stack_table.h"
+#include "usym.h"
 
 /* a small open-addressing map from a 64-bit key to a pointer */
 struct u64map {
@@ -120,6 +121,9 @@ struct snapdb {
 	unsigned int norigins;
 	bool have_view;
 	struct snap_view view;
+	unsigned int group_depth; /* the first file's grouping */
+	bool group_func;
+	bool count;               /* the first file was weighted and ranked hits */
 	char filter[256];
 	uint64_t hits_delta;
 	double interval;
@@ -227,86 +231,158 @@ static struct snapdb *db_get(struct session *s)
 	if (!db)
 		return NULL;
 	s->snapdb = db;
+	/* user frames are named by the snapshot's texts (usym_intern_text()) */
+	if (!s->usym) {
+		s->usym = usym_new(NULL);
+		if (!s->usym)
+			return NULL; /* the db goes with the session */
+		ksym_set_usym(s->ksym, s->usym);
+	}
 	ksym_set_resolver(s->ksym, snap_sym, db);
 	comm_cache_set_lookup(s->comms, snap_comm, db);
 	return db;
 }
 
-static int load(struct session *s, struct snapdb *db, const struct snapshot *sn, const char *path)
+/* one file being read: its event and origin indexes in the session */
+struct loading {
+	struct session *s;
+	struct snapdb *db;
+	const char *path;
+	bool ready;
+	int evmap[SNAPSHOT_MAX_EVENTS];
+	int omap[SNAPSHOT_MAX_ORIGINS];
+};
+
+/* the header of a file, before its first stack */
+static int load_header(struct loading *l, const struct snapshot *sn)
 {
-	int evmap[SNAPSHOT_MAX_EVENTS], omap[SNAPSHOT_MAX_ORIGINS];
-	struct ingest_stats *is = ingest_stats(s->ing);
+	struct snapdb *db = l->db;
 	unsigned int i;
-	size_t k, j;
 	int r;
 
+	l->ready = true;
 	for (i = 0; i < sn->nevents; i++) {
-		r = event_index(s, sn->events[i]);
+		r = event_index(l->s, sn->events[i]);
 		if (r < 0)
 			return r;
-		evmap[i] = r;
+		l->evmap[i] = r;
 	}
 	if (sn->norigins) {
 		for (i = 0; i < sn->norigins; i++) {
-			r = add_origin(db, sn->origins[i], sn->origins[i], path, true);
+			r = add_origin(db, sn->origins[i], sn->origins[i], l->path, true);
 			if (r < 0)
 				return r;
-			omap[i] = r;
+			l->omap[i] = r;
 		}
 	} else {
-		r = add_origin(db, sn->host, sn->host, path, false);
+		r = add_origin(db, sn->host, sn->host, l->path, false);
 		if (r < 0)
 			return r;
-		omap[0] = r;
+		l->omap[0] = r;
 	}
 	if (!db->have_view) {
 		db->have_view = true;
+		db->group_depth = sn->group_depth;
+		db->group_func = sn->group_func;
+		/* a weighted run's weights come back, ranked as they were */
+		if (sn->weight_unit[0] && !stack_table_count(l->s->table) &&
+		    stack_table_set_weighted(l->s->table, true) == 0) {
+			struct session *s = l->s;
+
+			s->unit = !strcmp(sn->weight_unit, "bytes")	    ? UNIT_BYTES
+				  : !strcmp(sn->weight_unit, "nanoseconds") ? UNIT_NS
+									    : UNIT_PLAIN;
+			snprintf(s->weight_name, sizeof(s->weight_name), "%s", sn->weight_name);
+			db->count = !sn->weight_ranked;
+		}
 		db->view = sn->view;
-		db->view.event = sn->view.event >= 0 ? evmap[sn->view.event] : -1;
+		db->view.event = sn->view.event >= 0 ? l->evmap[sn->view.event] : -1;
 		if (sn->view.filter)
 			snprintf(db->filter, sizeof(db->filter), "%s", sn->view.filter);
 		db->view.filter = sn->view.filter ? db->filter : NULL;
 	}
-	for (k = 0; k < sn->nstacks; k++) {
-		const struct snap_stack *ss = &sn->stacks[k];
-		uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
-		uint32_t drest = ss->delta;
-		struct stack *st = u64map_get(&db->keys, key);
+	return 0;
+}
 
-		if (!st) {
-			st = stack_table_intern(s->table, ss->ips, ss->depth);
-			if (!st || u64map_put(&db->keys, key, st) < 0)
-				return -ENOMEM;
-			for (j = 0; j < ss->depth; j++)
-				if (add_sym(db, ss->ips[j], ss->syms[j]) < 0)
+/*
+ * One stack into the table: its kernel frames, and its user part keyed as
+ * the live table keys it (the separator with the process, a token per
+ * frame named by the snapshot's text, the cut mark), so that stacks of one
+ * kernel part and other user parts stay apart.
+ */
+static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *ss)
+{
+	struct loading *l = ctx;
+	struct session *s = l->s;
+	struct snapdb *db = l->db;
+	uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
+	uint64_t wrest = ss->weight, wdrest = ss->weight_delta;
+	uint32_t drest = ss->delta;
+	struct stack *st = u64map_get(&db->keys, key);
+	size_t j;
+	int r;
+
+	if (!l->ready && (r = load_header(l, sn)) < 0)
+		return r;
+	if (!st) {
+		uint64_t *ips = ss->ips, buf[STACK_MAX_DEPTH];
+		uint32_t depth = ss->depth;
+
+		if (ss->tgid >= 0) {
+			memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
+			buf[depth++] = usym_sep((uint32_t)ss->tgid);
+			for (j = 0; j < ss->nuser; j++) {
+				buf[depth] = usym_intern_text(s->usym, (uint32_t)ss->tgid,
+							      ss->uaddrs[j], ss->usyms[j]);
+				if (!buf[depth++])
 					return -ENOMEM;
-		}
-		st->flags |= (uint8_t)(ss->flags & ~STACK_F_CUT);
-		for (j = 0; j < ss->nids; j++)
-			stack_add_id(st, ss->ids[j]);
-		for (j = 0; j < ss->nby; j++) {
-			const struct snap_by *b = &ss->by[j];
-			uint64_t pk = (uint64_t)(int64_t)b->pid + 1;
-
-			if (b->pid >= 0 && !u64map_get(&db->comms, pk)) {
-				char *c = strdup(b->comm);
-
-				if (!c || u64map_put(&db->comms, pk, c) < 0) {
-					free(c);
-					return -ENOMEM;
-				}
 			}
-			stack_table_add(s->table, st, (unsigned int)evmap[b->event], b->cpu, b->pid,
-					(unsigned int)omap[sn->norigins ? b->origin : 0], b->total,
-					b->delta);
-			rest -= b->total < rest ? b->total : rest;
-			drest -= b->delta < drest ? b->delta : drest;
+			if (ss->user_cut)
+				buf[depth++] = USYM_CUT;
+			ips = buf;
 		}
-		/* hits no record carries (none written): keep the stack's own counts */
-		if (rest)
-			stack_table_add(s->table, st, sn->nevents ? (unsigned int)evmap[0] : 0, 0, -1,
-					(unsigned int)omap[0], rest, drest);
+		st = stack_table_intern(s->table, ips, depth);
+		if (!st || u64map_put(&db->keys, key, st) < 0)
+			return -ENOMEM;
+		for (j = 0; j < ss->depth; j++)
+			if (add_sym(db, ss->ips[j], ss->syms[j]) < 0)
+				return -ENOMEM;
 	}
+	st->flags |= (uint8_t)(ss->flags & ~STACK_F_CUT);
+	for (j = 0; j < ss->nids; j++)
+		stack_add_id(st, ss->ids[j]);
+	for (j = 0; j < ss->nby; j++) {
+		const struct snap_by *b = &ss->by[j];
+		uint64_t pk = (uint64_t)(int64_t)b->pid + 1;
+
+		if (b->pid >= 0 && !u64map_get(&db->comms, pk)) {
+			char *c = strdup(b->comm);
+
+			if (!c || u64map_put(&db->comms, pk, c) < 0) {
+				free(c);
+				return -ENOMEM;
+			}
+		}
+		stack_table_add_w(s->table, st, (unsigned int)l->evmap[b->event], b->cpu, b->pid,
+				  (unsigned int)l->omap[sn->norigins ? b->origin : 0], b->total,
+				  b->delta, b->weight, b->weight_delta);
+		rest -= b->total < rest ? b->total : rest;
+		drest -= b->delta < drest ? b->delta : drest;
+		wrest -= b->weight < wrest ? b->weight : wrest;
+		wdrest -= b->weight_delta < wdrest ? b->weight_delta : wdrest;
+	}
+	/* hits no record carries (none written): keep the stack's own counts */
+	if (rest)
+		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
+				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
+	return 0;
+}
+
+/* the file's counters, once its stacks are in */
+static void load_counts(struct session *s, struct snapdb *db, const struct snapshot *sn)
+{
+	struct ingest_stats *is = ingest_stats(s->ing);
+
 	is->events += sn->hits;
 	is->lost += sn->lost;
 	is->orphans += sn->orphans;
@@ -318,7 +394,6 @@ static int load(struct session *s, struct snapdb *db, const struct snapshot *sn,
 	db->hits_delta += sn->hits_delta;
 	if (sn->interval > db->interval)
 		db->interval = sn->interval;
-	return 0;
 }
 
 static int replay_json_open(struct source *src, char *err, size_t errsz)
@@ -327,25 +402,38 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	const char *path = s->opts.files[s->nsources - 1];
 	struct snapshot *sn;
 	struct snapdb *db;
+	struct loading *l;
 	char why[256];
 	int r;
 
-	r = snapshot_load(path, &sn, why, sizeof(why));
-	if (r < 0)
-		return session_errf(err, errsz, r, "cannot read the snapshot %s: %s", path,
-				    why[0] ? why : strerror(-r));
 	db = db_get(s);
-	if (!db) {
-		snapshot_free(sn);
+	if (!db)
 		return -ENOMEM;
-	}
 	if (!s->ing) {
 		s->ing = ingest_new(NULL, s->table, 1);
-		if (!s->ing) {
-			snapshot_free(sn);
+		if (!s->ing)
 			return -ENOMEM;
-		}
 	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->s = s;
+	l->db = db;
+	l->path = path;
+	/* stack by stack: the file is never held whole */
+	r = snapshot_load_each(path, load_stack, l, &sn, why, sizeof(why));
+	if (r == 0 && !l->ready)
+		r = load_header(l, sn); /* no stacks */
+	free(l);
+	if (r < 0) {
+		snapshot_free(sn);
+		if (r == -ENOMEM)
+			return session_errf(err, errsz, r, "cannot load the snapshot %s: %s", path,
+					    strerror(-r));
+		return session_errf(err, errsz, r, "cannot read the snapshot %s: %s", path,
+				    why[0] ? why : strerror(-r));
+	}
+	load_counts(s, db, sn);
 	if (!s->stats.kernel[0])
 		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "%s", sn->kernel);
 	else if (strcmp(s->stats.kernel, sn->kernel))
@@ -355,17 +443,13 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	else
 		snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%d snapshots",
 			 s->nsources);
-	r = load(s, db, sn, path);
-	if (r == 0 && !s->traced) {
+	if (!s->traced) {
 		unsigned int i;
 
 		for (i = 0; i < sn->nevents; i++)
 			session_traced_append(s, sn->events[i]);
 	}
 	snapshot_free(sn);
-	if (r < 0)
-		return session_errf(err, errsz, r, "cannot load the snapshot %s: %s", path,
-				    strerror(-r));
 	s->stats.interval_sec = db->interval;
 	return 0;
 }
@@ -390,6 +474,10 @@ void replay_json_finish(struct session *s)
 			snprintf(o->name, sizeof(o->name), "%s", o->file);
 	}
 	s->snap_events_delta = db->hits_delta;
+	/* stacks read grouped are shown grouped, as they were seen (--depth/--by-func win) */
+	if (!s->opts.group_depth && !s->opts.group_func && (db->group_depth || db->group_func) &&
+	    session_set_group(s, db->group_depth, db->group_func) < 0)
+		log_warn("out of memory grouping the snapshot's stacks as they were");
 }
 
 void replay_json_free(struct session *s)
@@ -435,6 +523,7 @@ bool session_view(const struct session *s, struct session_view *ret)
 	ret->hide_idle = db->view.hide_idle;
 	ret->top = db->view.top;
 	ret->filter = db->view.filter;
+	ret->count = db->count;
 	return true;
 }
 

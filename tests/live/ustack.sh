@@ -89,6 +89,26 @@ assert len(s["frames"]) == len(s["symbols"]) == s["depth"]
 assert not any(x.startswith("ustack") for x in s["symbols"]), "user frames in kernel symbols"
 PY
 
+# read back: the same stacks (kernel part and user part), keys, counts and
+# user frames; folded from the snapshot as folded from the live run of it
+"$STACKTOP" -r "$WORK/json" --json --cumulative > "$WORK/json2" 2> "$WORK/rerr" ||
+	{ cat "$WORK/rerr"; fail "-r of a -u snapshot failed"; }
+python3 - "$WORK/json" "$WORK/json2" << 'PY' || fail "a -u snapshot does not read back as it was"
+import json, sys
+a, b = (json.loads(open(p).read().splitlines()[-1]) for p in sys.argv[1:3])
+def stacks(d):
+    return {s["key"]: (s["total"], s.get("tgid"), tuple((f["addr"], f["symbol"])
+            for f in s.get("user_frames", [])), s.get("user_cut"), tuple(s["symbols"]))
+            for s in d["stacks"]}
+sa, sb = stacks(a), stacks(b)
+assert sa == sb, [k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k)][:3]
+assert sum(1 for v in sa.values() if v[2]) > 0, "no stack with user frames"
+PY
+"$STACKTOP" -r "$WORK/json" --folded --cumulative | sort > "$WORK/f1"
+"$STACKTOP" -r "$WORK/json2" --folded --cumulative | sort > "$WORK/f2"
+grep -q 'main;ustack_a;ustack_b;ustack_c;' "$WORK/f1" || { cat "$WORK/f1"; fail "folded of a -u snapshot lacks the user part"; }
+cmp -s "$WORK/f1" "$WORK/f2" || { diff "$WORK/f1" "$WORK/f2"; fail "folded differs after a round trip"; }
+
 # pprof: user frames are locations of their own mapping, named, with the file
 if command -v go > /dev/null 2>&1; then
 	run_u "$WORK/u.pb.gz" -n 1 -d 0.5 -o "$WORK/u.pb.gz"

@@ -73,16 +73,23 @@ print("ok: --weight", want, "bytes in", nwant, "kmalloc events")
 ' "$WORK/w.json" "$want" "$nwant" || fail "--weight differs from the raw events"
 rmdir "$T/instances/$I" || fail "cannot remove our instance"
 validate_snapshot "$WORK/w.json"
-# read back, a weighted snapshot counts its hits (its stacks' totals are bytes)
+# read back, a weighted snapshot keeps its hits and its weights, ranked by weight again
 "$STACKTOP" -r "$WORK/w.json" --json --cumulative --top 100000 > "$WORK/wr.json" 2> "$WORK/wr.err" ||
 	{ cat "$WORK/wr.err"; fail "stacktop -r of a weighted snapshot failed"; }
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["hits"] == int(sys.argv[2]), ("read back", d["hits"], "hits", sys.argv[2])
-assert sum(s["total"] for s in d["stacks"]) == d["hits"], "stacks do not add up to the hits"
-print("ok: a weighted snapshot read back:", d["hits"], "hits")
-' "$WORK/wr.json" "$nwant" || fail "a weighted snapshot is not read back as its hits"
+want, nwant = int(sys.argv[3]), int(sys.argv[2])
+w = d["weight"]
+assert w["name"] == "bytes_alloc" and w["unit"] == "bytes" and w["ranked"], w
+assert w["total"] == want, ("read back weight", w["total"], want)
+assert d["hits"] == nwant, ("read back", d["hits"], "hits", nwant)
+assert sum(s["hits"] for s in d["stacks"]) == nwant, "stacks do not add up to the hits"
+tot = [s["weight"] for s in d["stacks"]]
+assert sum(tot) == want and tot == sorted(tot, reverse=True), "not ranked by weight"
+assert all(s["total"] == s["weight"] for s in d["stacks"])
+print("ok: a weighted snapshot read back:", d["hits"], "hits,", want, "bytes")
+' "$WORK/wr.json" "$nwant" "$want" || fail "a weighted snapshot is not read back as its hits and weights"
 
 # the other exports carry the weight and its unit; a quiet machine may
 # allocate nothing in half a second, so something allocates meanwhile
