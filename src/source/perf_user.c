@@ -81,6 +81,7 @@ struct glue {
 	struct ujoin *join;
 	bool on;              /* `u` turned it off: records are counted at once */
 	bool discard;         /* a reset: matches are dropped, not counted */
+	struct ujoin_stats base; /* the join's counts at the last reset */
 	uint32_t self;
 	/* processes: @procs, and an open-addressing index tgid -> slot + 1 */
 	struct pu_proc *procs;
@@ -1032,8 +1033,18 @@ static void pu_stats(const struct source *src, struct session_stats *sst)
 {
 	const struct perf_user *pu = src->priv;
 
-	if (pu && pu->g)
+	if (pu && pu->g) {
+		uint64_t *v = (uint64_t *)&sst->ujoin;
+		const uint64_t *b = (const uint64_t *)&pu->g->base;
+		size_t i;
+
+		_Static_assert(sizeof(struct ujoin_stats) % sizeof(uint64_t) == 0,
+			       "ujoin_stats holds counters only");
+		/* since the last reset, as the hits beside them */
 		ujoin_stats(pu->g->join, &sst->ujoin);
+		for (i = 0; i < sizeof(sst->ujoin) / sizeof(uint64_t); i++)
+			v[i] -= b[i];
+	}
 }
 
 /* a reset: what waits is dropped with the counts */
@@ -1045,6 +1056,7 @@ static int pu_reset(struct source *src)
 		pu->g->discard = true;
 		ujoin_flush(pu->g->join);
 		pu->g->discard = false;
+		ujoin_stats(pu->g->join, &pu->g->base);
 	}
 	return 0;
 }
