@@ -50,8 +50,10 @@ enum export_root {
  *         folded and speedscope write, the default sample type of pprof
  * @rank: ranking key and filters
  * @root: root frame of folded lines
- * @filter: text describing the @rank.match / @rank.attr_match filters, for
- *          the JSON snapshot's "view" (NULL: none)
+ * @filter: text describing the @rank.match filter, for the JSON
+ *          snapshot's "view" (NULL: none)
+ * @comm: the comm filter behind @rank.attr_match (`p`'s text: "=NAME" or a
+ *        glob for whole names, else a part of one), NULL: none
  */
 struct report_opts {
 	int top;
@@ -60,6 +62,7 @@ struct report_opts {
 	struct rank_opts rank;
 	enum export_root root;
 	const char *filter;
+	const char *comm;
 };
 
 /**

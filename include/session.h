@@ -189,6 +189,7 @@ struct session_view {
 	bool hide_idle;
 	int top;
 	const char *filter;
+	const char *comm;
 	bool count;
 };
 

@@ -105,6 +105,8 @@ struct snap_stack {
  * @hide_idle: idle stacks hidden
  * @top: stacks kept, 0 for all
  * @filter: the screen's text filter, NULL for none (sanitized)
+ * @comm: the comm filter (`p`, --comm), NULL for none (sanitized): "=NAME"
+ *	or a glob matches whole command names, other text a part of one
  */
 struct snap_view {
 	int sort;
@@ -116,6 +118,7 @@ struct snap_view {
 	bool hide_idle;
 	int top;
 	char *filter;
+	char *comm;
 };
 
 /**

@@ -200,7 +200,7 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 	}
 	/* what the view is limited to (a snapshot read back brings its own) */
 	if (o->rank.event >= 0 || o->rank.pid >= 0 || o->rank.cpu >= 0 || o->rank.hide_idle ||
-	    o->filter) {
+	    o->filter || o->comm) {
 		const char *sep = "";
 		char clean[512];
 
@@ -221,6 +221,11 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 		}
 		if (o->rank.hide_idle) {
 			fprintf(f, "%sidle stacks hidden", sep);
+			sep = ", ";
+		}
+		if (o->comm) {
+			fmt_sanitize(clean, sizeof(clean), o->comm, strlen(o->comm));
+			fprintf(f, "%scomm \"%s\"", sep, clean);
 			sep = ", ";
 		}
 		if (o->filter) {
@@ -767,6 +772,15 @@ static void json_view(FILE *f, struct session *s, const struct report_opts *o)
 		char buf[512];
 
 		fmt_sanitize(buf, sizeof(buf), o->filter, strlen(o->filter));
+		export_json_str(f, buf);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"comm\":", f);
+	if (o->comm) {
+		char buf[512];
+
+		fmt_sanitize(buf, sizeof(buf), o->comm, strlen(o->comm));
 		export_json_str(f, buf);
 	} else {
 		fputs("null", f);

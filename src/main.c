@@ -72,6 +72,7 @@ struct args {
 	bool view_set;                 /* the view comes from a snapshot */
 	bool view_delta;               /* a snapshot ranked by its interval counts */
 	const char *view_filter;       /* a snapshot's text filter (the screen applies it again) */
+	const char *view_comm;         /* a snapshot's comm filter, as `p` takes it */
 	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 };
 
@@ -924,6 +925,7 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 static int run_batch(struct session *s, const struct args *a, struct session *before)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
+	char comm[160];
 	struct report_opts ro = {
 		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
 		.expand = a->expand,
@@ -941,6 +943,11 @@ static int run_batch(struct session *s, const struct args *a, struct session *be
 	if (a->comm) {
 		ro.rank.attr_match = comm_filter_match;
 		ro.rank.attr_ctx = &cf;
+		/* as the screen's p takes it: "=" for a whole name or a glob */
+		snprintf(comm, sizeof(comm), "=%s", a->comm);
+		ro.comm = comm;
+	} else {
+		ro.comm = a->view_comm; /* a snapshot's: its stacks passed it */
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
 		bool go_on = batch_wait(s, a->delay);
@@ -1024,6 +1031,7 @@ static void apply_view(struct args *a, struct session *s)
 	a->view.cpu = v.cpu;
 	a->view.hide_idle = v.hide_idle;
 	a->view_filter = v.filter;
+	a->view_comm = v.comm;
 	/* a weighted snapshot ranked by hits stays so, unless --sort says otherwise */
 	if (!a->sort_set && v.count)
 		a->count = true;
@@ -1149,6 +1157,7 @@ int main(int argc, char **argv)
 			.before = before,
 			.sort_given = a.sort_set,
 			.filter = a.view_filter,
+			.comm_text = a.view_comm,
 			.ascending = a.view.invert,
 			.pid = a.view.pid,
 			.cpu = a.view.cpu,

@@ -773,12 +773,14 @@ static int parse_view(struct rd *r, struct snapshot *sn, struct header *h)
 		} else if (!strcmp(r->s, "top")) {
 			e = get_int(r, 0, 100000, false, &w->top, where, "top");
 			top = true;
-		} else if (!strcmp(r->s, "filter")) {
-			free(w->filter);
-			w->filter = NULL;
+		} else if (!strcmp(r->s, "filter") || !strcmp(r->s, "comm")) {
+			char **to = !strcmp(r->s, "filter") ? &w->filter : &w->comm;
+
+			free(*to);
+			*to = NULL;
 			if (kind(r) == '"') {
 				e = string(r, true);
-				if (!e && !(w->filter = dup_clean(r)))
+				if (!e && !(*to = dup_clean(r)))
 					e = -ENOMEM;
 			} else {
 				e = skip(r, 2);
@@ -1616,6 +1618,7 @@ void snapshot_free(struct snapshot *sn)
 		free(sn->origins[i]);
 	free(sn->origins);
 	free(sn->view.filter);
+	free(sn->view.comm);
 	free(sn);
 }
 

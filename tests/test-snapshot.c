@@ -38,7 +38,7 @@ static char *snap(const char *host, unsigned long long shift, int n, const char 
 		"\"kernel\":\"6.18.0\",\"source\":\"/sys/kernel/tracing\",\"iteration\":1,"
 		"\"mode\":\"stacks\",\"interval\":1.5,\"events\":[\"sched:sched_switch\",\"kmem:kmalloc\"],"
 		"\"traced\":\"sched:sched_switch\",\"view\":{\"sort\":\"total\",\"ascending\":false,"
-		"\"counts\":\"total\",\"event\":null,\"pid\":null,\"cpu\":null,\"filter\":\"sched\","
+		"\"counts\":\"total\",\"event\":null,\"pid\":null,\"cpu\":null,\"filter\":\"sched\",\"comm\":\"=kw*\","
 		"\"hide_idle\":false,\"top\":0},\"hits\":%d,\"hits_delta\":%d,\"unique\":%d,"
 		"\"matched\":%d,\"matched_total\":%d,\"matched_delta\":%d,\"lost\":3,\"overrun\":0,"
 		"\"dropped\":0,\"orphans\":0,\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,"
@@ -91,6 +91,7 @@ static void test_parse(void **state)
 	assert_int_equal(sn->view.sort, RANK_TOTAL);
 	assert_false(sn->view.delta);
 	assert_string_equal(sn->view.filter, "sched");
+	assert_string_equal(sn->view.comm, "=kw*");
 	assert_int_equal(sn->stacks[1].total, 60);
 	assert_int_equal(sn->stacks[1].delta, 30);
 	assert_int_equal(sn->stacks[1].depth, 2);

@@ -29,6 +29,7 @@ int ui_save_view(struct ui *ui, int fmt)
 		.delta = ui->delta,
 		.rank = ui->rank,
 		.filter = ui->filter[0] ? ui->filter : NULL,
+		.comm = ui->comm[0] ? ui->comm : NULL,
 	};
 	char name[128], err[512];
 	struct stat sb;

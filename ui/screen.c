@@ -521,6 +521,10 @@ int ui_run(struct session *s, const struct ui_opts *o)
 		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
 		textmatch_set_comm(&ui->cmatch, ui->comm);
 		ui_apply_filters(ui);
+	} else if (o->comm_text && o->comm_text[0]) {
+		snprintf(ui->comm, sizeof(ui->comm), "%s", o->comm_text);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
 	}
 	if (o->filter && o->filter[0]) {
 		snprintf(ui->filter, sizeof(ui->filter), "%s", o->filter);

@@ -32,6 +32,8 @@ struct session;
  * @pid: initial pid filter, -1 for none (a snapshot's)
  * @cpu: initial CPU filter, -1 for none (a snapshot's)
  * @hide_idle: idle stacks hidden (a snapshot's)
+ * @comm_text: initial `p` filter text (a snapshot's: "=NAME", a glob or a
+ *	part of a name), used when @comm is NULL
  */
 struct ui_opts {
 	double delay;
@@ -50,6 +52,7 @@ struct ui_opts {
 	int pid;
 	int cpu;
 	bool hide_idle;
+	const char *comm_text;
 };
 
 /**

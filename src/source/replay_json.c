@@ -125,6 +125,7 @@ struct snapdb {
 	bool group_func;
 	bool count;               /* the first file was weighted and ranked hits */
 	char filter[256];
+	char comm[256];
 	uint64_t hits_delta;
 	double interval;
 };
@@ -300,6 +301,9 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 		if (sn->view.filter)
 			snprintf(db->filter, sizeof(db->filter), "%s", sn->view.filter);
 		db->view.filter = sn->view.filter ? db->filter : NULL;
+		if (sn->view.comm)
+			snprintf(db->comm, sizeof(db->comm), "%s", sn->view.comm);
+		db->view.comm = sn->view.comm ? db->comm : NULL;
 	}
 	return 0;
 }
@@ -523,6 +527,7 @@ bool session_view(const struct session *s, struct session_view *ret)
 	ret->hide_idle = db->view.hide_idle;
 	ret->top = db->view.top;
 	ret->filter = db->view.filter;
+	ret->comm = db->view.comm;
 	ret->count = db->count;
 	return true;
 }

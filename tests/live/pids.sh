@@ -65,6 +65,14 @@ got=$(comms --comm worker)
 	fail "stacktop --comm worker-a failed"
 grep -E '^ +[0-9]+ ' "$WORK/c.txt" | grep -v " worker-a/$A " && fail "--comm worker-a: rows of others"
 grep -Eq "^ +[0-9]+ .* worker-a/$A " "$WORK/c.txt" || fail "--comm worker-a: no row"
+# a snapshot keeps its comm filter: read back, it is named and written again
+"$STACKTOP" -b --json -n 1 -d 0.5 -p "$WORKLOAD_PID" --comm 'worker-*' > "$WORK/cs.json" 2>&1 ||
+	fail "stacktop --comm --json failed"
+grep -q '"comm":"=worker-\*"' "$WORK/cs.json" || fail "the snapshot's view has no comm filter"
+"$STACKTOP" -r "$WORK/cs.json" > "$WORK/cs.txt" 2>&1 || fail "-r of a --comm snapshot failed"
+grep -q '^filters: .*comm "=worker-\*"' "$WORK/cs.txt" || fail "-r: the comm filter is not named"
+"$STACKTOP" -r "$WORK/cs.json" --json | grep -q '"comm":"=worker-\*"' ||
+	fail "-r --json: the comm filter is not written again"
 
 # a pid that is not a process, a thread id given to -p, a list too long
 for args in "-p 999999" "--tid 999999" "-p $B" "-p 1-2000"; do

@@ -117,6 +117,22 @@ tui_wait_gone 'filter +leaf_A' 5
 tui_keys q
 tui_quit_restored
 
+say "-r: a snapshot's comm filter comes back (every hit here is of comm w)"
+python3 - "$TUI_WORK/ca.json" "$TUI_WORK/cc.json" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["view"].update({"comm": "=zz"})
+open(sys.argv[2], "w").write(json.dumps(d) + "\n")
+PY
+tui_run -r "$TUI_WORK/cc.json"
+tui_wait 'comm +=zz' 10
+tui_wait 'shown +0 of 0' 5
+tui_keys x
+tui_wait 'shown +3 of 3' 5
+tui_wait_gone 'comm +=zz' 5
+tui_keys q
+tui_quit_restored
+
 tui_run --diff "$TUI_WORK/cb.json" "$TUI_WORK/ca.json"
 tui_wait 'sort +CHG% desc' 10
 say "a GONE row unfolds into BEFORE's frames"
