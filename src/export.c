@@ -184,6 +184,13 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			fprintf(f, "; shown stacks %s total, %s in interval", a, b);
 		}
 		fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
+		/* --offcpu: how the switches paired (doc/design.md, "Off-CPU") */
+		if (session_unit(s) == UNIT_NS &&
+		    (st->offcpu_woken || st->offcpu_unpaired || st->offcpu_dropped))
+			fprintf(f, "off-CPU pairing: %llu times ended at the wakeup (no switch-in recorded), %llu switch-outs with neither (not counted), %llu not followed\n",
+				(unsigned long long)st->offcpu_woken,
+				(unsigned long long)st->offcpu_unpaired,
+				(unsigned long long)st->offcpu_dropped);
 	}
 	{
 		unsigned int depth;
