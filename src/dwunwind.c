@@ -439,6 +439,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 {
 	struct uctx c = { .u = u, .s = s };
 	enum dwunwind_end end = DWUNWIND_END_OUTERMOST;
+	unw_word_t last_sp = s->regs[PERF_REG_X86_SP];
 	unw_cursor_t cur;
 	unsigned int n = 0;
 	int r;
@@ -456,7 +457,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		goto out;
 	}
 	for (;;) {
-		unw_word_t ip;
+		unw_word_t ip, sp;
 
 		c.noinfo = false;
 		c.beyond_stack = false;
@@ -478,10 +479,16 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		}
 		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
-		if (ip == ips[n - 1] && n > 1) {
-			end = DWUNWIND_END_ERROR;    /* no progress */
+		/*
+		 * No progress: the same frame again. A recursion returns to
+		 * the same address frame after frame, so the address alone
+		 * says nothing; the stack pointer must move up.
+		 */
+		if (unw_get_reg(&cur, UNW_REG_SP, &sp) < 0 || (n > 1 && sp <= last_sp)) {
+			end = DWUNWIND_END_ERROR;
 			break;
 		}
+		last_sp = sp;
 		ips[n++] = ip;
 	}
 out:

@@ -94,6 +94,18 @@ assert not any(x.startswith("ustack") for x in s["symbols"]), "user frames in ke
 PY
 stop_chain
 
+# a 40-level recursion: each level returns to the same address, and the
+# walk still goes on to main (it once stopped at the second repeat)
+start_chain "$CHAIN_NOFP" deep
+run_u "$WORK/deep" --user=dwarf -b -n 1 -d 0.5 --expand 1 --top 5
+# the user frames of the first expanded stack, up to the blank line after it
+deep=$(awk '/^#1 /{p=1; next} p && !NF {exit} p && / --$/{u=1; next} p && u {print $1}' "$WORK/deep" |
+	sed 's/+0x[0-9a-f]*$//' | tr '\n' ' ')
+[ "$(echo "$deep" | tr ' ' '\n' | grep -c '^ustack_deep$')" -ge 41 ] &&
+	case $deep in "ustack_c ustack_b ustack_a ustack_deep "*"ustack_deep main "*) true ;; *) false ;; esac ||
+	{ cat "$WORK/deep"; fail "recursion under dwarf: $deep"; }
+stop_chain
+
 # 2. the frame-pointer build unwinds in the dwarf mode too
 start_chain "$CHAIN_FP"
 run_u "$WORK/fp" --user=dwarf -b -n 1 -d 0.5 --expand 1 --top 5
