@@ -490,6 +490,15 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		}
 		last_sp = sp;
 		ips[n++] = ip;
+		/*
+		 * Code outside every file (JIT, anonymous memory) has no
+		 * unwind table: its frame is kept (a perf-PID.map may name it),
+		 * but what libunwind would guess past it is not a frame.
+		 */
+		if (!map_is_file(map_find(s, ip))) {
+			end = DWUNWIND_END_NOINFO;
+			break;
+		}
 	}
 out:
 	if (why)

@@ -627,7 +627,9 @@ static void on_stack(void *ctx, const struct perf_user_stack *st)
 				break;
 			u->toks[n++] = tok;
 		}
-		if (n && (st->end == DWUNWIND_END_STACK || st->end == DWUNWIND_END_DEPTH))
+		/* the walk stopped short of the outermost frame: say so */
+		if (n && (st->end == DWUNWIND_END_STACK || st->end == DWUNWIND_END_DEPTH ||
+			  st->end == DWUNWIND_END_NOINFO))
 			u->toks[n++] = USYM_CUT;
 		u->n = n;
 	}

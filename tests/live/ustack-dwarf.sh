@@ -33,11 +33,13 @@ start_chain() {
 stop_chain() {
 	exec 9>&-
 	wait "$CHAIN_PID" 2> /dev/null
+	rm -f "/tmp/perf-$CHAIN_PID.map" # chain jit leaves it
 	CHAIN_PID=
 }
 
 cleanup_chain() {
 	[ -n "$CHAIN_PID" ] && kill "$CHAIN_PID" 2> /dev/null && wait "$CHAIN_PID" 2> /dev/null
+	[ -n "$CHAIN_PID" ] && rm -f "/tmp/perf-$CHAIN_PID.map"
 	[ -n "${ST_PID:-}" ] && kill "$ST_PID" 2> /dev/null && wait "$ST_PID" 2> /dev/null
 	cleanup
 }
@@ -104,6 +106,19 @@ deep=$(awk '/^#1 /{p=1; next} p && !NF {exit} p && / --$/{u=1; next} p && u {pri
 [ "$(echo "$deep" | tr ' ' '\n' | grep -c '^ustack_deep$')" -ge 41 ] &&
 	case $deep in "ustack_c ustack_b ustack_a ustack_deep "*"ustack_deep main "*) true ;; *) false ;; esac ||
 	{ cat "$WORK/deep"; fail "recursion under dwarf: $deep"; }
+stop_chain
+
+# a JIT region (anonymous memory named by perf-PID.map): its frame is named,
+# the walk stops there with the cut mark, no guessed frames after it
+start_chain "$CHAIN_NOFP" jit
+run_u "$WORK/jit" --user=dwarf -b -n 1 -d 0.5 --expand 1 --top 5
+jit=$(awk '/^#1 /{p=1; next} p && !NF {exit} p && / --$/{u=1; next} p && u {print $1}' "$WORK/jit" |
+	tr '\n' ' ')
+case $jit in
+"ustack_c+0x"*" ustack_jit_fn+0x"*" [cut: "*) ;;
+*) cat "$WORK/jit"; fail "JIT frame under dwarf: $jit" ;;
+esac
+grep -q "ustack_jit_fn+0x[0-9a-f]* (perf-$CHAIN_PID.map)" "$WORK/jit" || fail "JIT frame not named from the map"
 stop_chain
 
 # 2. the frame-pointer build unwinds in the dwarf mode too
