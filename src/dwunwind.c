@@ -11,7 +11,8 @@
  * util/unwind-libunwind-local.c does. Addresses in a file are placed with
  * the load bias of the mapping that holds the IP, computed from the
  * PT_LOAD headers, so linkers that give segments different vaddr-offset
- * deltas (lld) work too.
+ * deltas (lld) work too. The [vdso] is read from the image the caller
+ * copied (struct umap @image) the same way, as perf keeps a copy of it.
  */
 #include <elf.h>
 #include <errno.h>
