@@ -12,7 +12,10 @@
  * from the user stack pointer upwards, and the process's file mappings (the
  * symbolizer's table, see struct umap). Code is read from the mapped files
  * themselves (opened by path, kept open in a small cache), so the files must
- * still be there: unwind while the session runs, not from a recording.
+ * still be there: unwind while the session runs, not from a recording. The
+ * [vdso] is in no file: the caller gives a copy of its image with the
+ * mapping (struct umap @image), and its .eh_frame_hdr is used like a file's,
+ * the way perf keeps a copy of the vdso to unwind through it.
  */
 #ifndef STACKTOP_DWUNWIND_H
 #define STACKTOP_DWUNWIND_H
@@ -27,7 +30,13 @@
  * @end: one past the last address
  * @pgoff: file offset mapped at @start
  * @path: the file ("/usr/lib/..."); anything not starting with '/' (anon,
- *	"[stack]", "[vdso]") is never read
+ *	"[stack]", "[vdso]") is never opened
+ * @image: the mapping's bytes when its code is in no file (the [vdso]: a copy
+ *	of the process's memory from @start, an ELF image), read instead of
+ *	@path; NULL otherwise. The caller keeps it while the unwinder lives: it
+ *	is cached by its address (one copy per build-id, see
+ *	dwunwind_image_buildid()).
+ * @image_size: its size
  *
  * A process's table is an array sorted by @start, without overlaps, holding
  * every file mapping (not only the executable ones: the unwind tables are
@@ -38,6 +47,8 @@ struct umap {
 	uint64_t end;
 	uint64_t pgoff;
 	const char *path;
+	const uint8_t *image;
+	size_t image_size;
 };
 
 /* the registers a sample needs, as bits of perf_event_attr.sample_regs_user */
@@ -97,7 +108,7 @@ struct dwunwind *dwunwind_new(void);
  * @why: receives why the list ends there (enum dwunwind_end); may be NULL
  *
  * Return: the number of frames (>= 1), or -ENOENT when the sampled IP is in
- * no file mapping of @s (the maps are unknown or stale), -EINVAL for a sample
+ * no file mapping or image of @s (the maps are unknown or stale), -EINVAL for a sample
  * without registers or stack, -ENOMEM.
  */
 int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
@@ -110,6 +121,19 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
  * Return: a static string.
  */
 const char *dwunwind_end_name(enum dwunwind_end why);
+
+/**
+ * dwunwind_image_buildid() - the GNU build-id of an ELF image in memory (a
+ * copy of a process's [vdso]), to keep one copy per build-id
+ * @img: the image
+ * @len: its size
+ * @bid: receives the build-id
+ * @max: room in @bid
+ *
+ * Return: the build-id's length, or -ENOENT when @img is no x86_64 ELF64 image
+ * with a build-id note (or a longer one than @max).
+ */
+int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t max);
 
 /**
  * dwunwind_forget() - close the cached files (after an exec or unmap made

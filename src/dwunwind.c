@@ -11,7 +11,8 @@
  * util/unwind-libunwind-local.c does. Addresses in a file are placed with
  * the load bias of the mapping that holds the IP, computed from the
  * PT_LOAD headers, so linkers that give segments different vaddr-offset
- * deltas (lld) work too.
+ * deltas (lld) work too. The [vdso] is read from the image the caller
+ * copied (struct umap @image) the same way, as perf keeps a copy of it.
  */
 #include <elf.h>
 #include <errno.h>
@@ -39,7 +40,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 #define MAX_FILE_SIZE (1ULL << 32)
 
 struct ufile {
-	char *path;
+	char *path;             /* a file's, or NULL: */
+	const uint8_t *image;   /* the caller's image (struct umap @image) */
 	const uint8_t *data;
 	size_t size;
 	uint64_t stamp;     /* last use, for eviction */
@@ -101,14 +103,15 @@ static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t add
 	return NULL;
 }
 
+/* a mapping whose code can be read: a file's, or an image given (the vdso) */
 static bool map_is_file(const struct umap *m)
 {
-	return m && m->path && m->path[0] == '/';
+	return m && ((m->image && m->image_size) || (m->path && m->path[0] == '/'));
 }
 
 static void file_close(struct ufile *f)
 {
-	if (f->data)
+	if (f->data && !f->image)
 		munmap((void *)f->data, f->size);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
@@ -185,16 +188,19 @@ static void file_parse(struct ufile *f)
 	f->have_hdr = file_vaddr_off(f, gnu->p_vaddr, &off);
 }
 
-static struct ufile *file_get(struct dwunwind *u, const char *path)
+/* the file (or image) of the mapping @m */
+static struct ufile *file_get(struct dwunwind *u, const struct umap *m)
 {
 	struct ufile *f, *victim = &u->files[0];
+	const char *path = m->path;
 	struct stat st;
 	void *p;
 	int fd, i;
 
 	for (i = 0; i < NFILES; i++) {
 		f = &u->files[i];
-		if (f->path && !strcmp(f->path, path)) {
+		if (m->image ? f->image == m->image :
+			       f->path && !f->image && !strcmp(f->path, path)) {
 			f->stamp = ++u->clock;
 			return f->data ? f : NULL;
 		}
@@ -206,6 +212,18 @@ static struct ufile *file_get(struct dwunwind *u, const char *path)
 		return NULL;
 	f = victim;
 	file_close(f);
+	if (m->image) {
+		/* a copy of memory: offsets in it are offsets in the mapping */
+		f->path = strdup(path ? path : "");
+		if (!f->path)
+			return NULL;
+		f->stamp = ++u->clock;
+		f->image = m->image;
+		f->data = m->image;
+		f->size = m->image_size;
+		file_parse(f);
+		return f;
+	}
 	f->path = strdup(path);
 	if (!f->path)
 		return NULL;
@@ -229,17 +247,28 @@ static struct ufile *file_get(struct dwunwind *u, const char *path)
 	return f;
 }
 
-/* load bias of the file mapped by @m: address = bias + ELF vaddr */
+/* the offset in its file (or image) of @m's start: an image is copied from there */
+static uint64_t map_pgoff(const struct umap *m)
+{
+	return m->image ? 0 : m->pgoff;
+}
+
+/*
+ * load bias of the file mapped by @m: address = bias + ELF vaddr. An image
+ * (the vdso) is linked at 0 or at its own p_vaddr; either way its first
+ * PT_LOAD is at the mapping's start.
+ */
 static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias)
 {
+	uint64_t pgoff = map_pgoff(m);
 	unsigned int i;
 
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *p = &f->phdr[i];
 
-		if (p->p_type == PT_LOAD && m->pgoff >= (p->p_offset & ~0xfffULL) &&
-		    m->pgoff < p->p_offset + p->p_filesz) {
-			*bias = m->start - (p->p_vaddr + (m->pgoff - p->p_offset));
+		if (p->p_type == PT_LOAD && pgoff >= (p->p_offset & ~0xfffULL) &&
+		    pgoff < p->p_offset + p->p_filesz) {
+			*bias = m->start - (p->p_vaddr + (pgoff - p->p_offset));
 			return true;
 		}
 	}
@@ -265,7 +294,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 
 	if (!map_is_file(m))
 		goto noinfo;
-	f = file_get(c->u, m->path);
+	f = file_get(c->u, m);
 	if (!f || !f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
 	c->cur = f;
@@ -310,15 +339,15 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 	}
 	m = c->last_map;
 	if (m && addr >= m->start && addr < m->end)
-		return read_file_word(c->last_file, addr - m->start + m->pgoff, valp);
+		return read_file_word(c->last_file, addr - m->start + map_pgoff(m), valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
-		f = file_get(c->u, m->path);
+		f = file_get(c->u, m);
 		if (f) {
 			c->last_map = m;
 			c->last_file = f;
 		}
-		return read_file_word(f, addr - m->start + m->pgoff, valp);
+		return read_file_word(f, addr - m->start + map_pgoff(m), valp);
 	}
 	if (!m && c->cur && addr >= c->cur_bias &&
 	    file_vaddr_off(c->cur, addr - c->cur_bias, &off))
@@ -504,6 +533,48 @@ out:
 	if (why)
 		*why = end;
 	return (int)n;
+}
+
+int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t max)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Phdr *ph;
+	unsigned int i;
+
+	if (!img || len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phoff > len || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len - eh->e_phoff)
+		return -ENOENT;
+	ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++) {
+		uint64_t pos, end;
+
+		if (ph[i].p_type != PT_NOTE || ph[i].p_offset > len ||
+		    ph[i].p_filesz > len - ph[i].p_offset)
+			continue;
+		pos = ph[i].p_offset;
+		end = pos + ph[i].p_filesz;
+		while (end - pos >= sizeof(Elf64_Nhdr)) {
+			Elf64_Nhdr nh;
+			uint64_t name, desc;
+
+			memcpy(&nh, img + pos, sizeof(nh));
+			name = pos + sizeof(nh);
+			desc = name + (((uint64_t)nh.n_namesz + 3) & ~3ULL);
+			if (desc > end || end - desc < nh.n_descsz)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(img + name, "GNU", 4)) {
+				if (!nh.n_descsz || nh.n_descsz > max)
+					return -ENOENT;
+				memcpy(bid, img + desc, nh.n_descsz);
+				return (int)nh.n_descsz;
+			}
+			pos = desc + (((uint64_t)nh.n_descsz + 3) & ~3ULL);
+		}
+	}
+	return -ENOENT;
 }
 
 const char *dwunwind_end_name(enum dwunwind_end why)

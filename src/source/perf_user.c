@@ -52,12 +52,15 @@
 #define PU_TASKS_MAX   4096       /* per-thread perf events at most (threads x CPUs x events) */
 #define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
 #define PU_MAPS_MAX    (16u << 20) /* a /proc/PID/maps larger than this is cut */
+#define PU_VDSO_MAX    (1u << 20) /* a [vdso] larger than this is not copied */
+#define PU_VDSOS_MAX   8          /* images kept (the kernel has 3: 64-bit, x32, 32-bit) */
 
 struct pu_proc {
 	uint32_t tgid;
 	uint32_t gen;         /* bumped by every change of @m */
 	unsigned int exited;  /* refreshes since its exit, 0 while it runs */
 	bool given;           /* handed to the symbolizer (usym_add_maps()) */
+	bool vdso_tried;      /* its [vdso] image was looked for */
 	uint32_t fork_of;     /* forked from this process, no map of its own since */
 	struct umap *m;
 	size_t n, cap;
@@ -98,6 +101,14 @@ struct glue {
 	unsigned int nsampled;
 };
 
+/* a copy of a [vdso] image: the unwind tables of its code are in no file */
+struct pu_vdso {
+	uint8_t bid[64];
+	int bidlen;           /* 0: no build-id, compared byte for byte */
+	uint8_t *image;
+	size_t len;
+};
+
 /* a sample copied to wait until the other CPUs' rings were read */
 struct pu_defer {
 	struct perfsamp_sample s;
@@ -118,6 +129,8 @@ struct perf_user {
 	unsigned int ntasks, ctasks;
 	unsigned int nevents;
 	uint64_t unwound, failed, nomaps, skipped;
+	struct pu_vdso vdsos[PU_VDSOS_MAX];
+	unsigned int nvdsos;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
 };
 
@@ -185,6 +198,7 @@ static void proc_clear(struct pu_proc *p)
 		free((char *)p->m[i].path);
 	p->n = 0;
 	p->gen++;
+	p->vdso_tried = false;
 }
 
 static struct pu_proc *proc_new(struct glue *g, uint32_t tgid)
@@ -213,15 +227,28 @@ static struct pu_proc *proc_new(struct glue *g, uint32_t tgid)
 	return p;
 }
 
-/* a file mapping [start, end): replaces what it overlaps (perf reports no munmap) */
+static bool is_vdso(const char *path)
+{
+	return !strcmp(path, "[vdso]");
+}
+
+/*
+ * a file mapping [start, end), or the [vdso] (its image is copied when a
+ * sample needs it, vdso_attach()): replaces what it overlaps (perf reports
+ * no munmap)
+ */
 static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 		    const char *path)
 {
 	size_t i, w, at;
 	char *dup;
 
-	if (end <= start || path[0] != '/')
+	if (end <= start || (path[0] != '/' && !is_vdso(path)))
 		return 0;
+	if (is_vdso(path)) {
+		pgoff = 0;
+		p->vdso_tried = false;
+	}
 	dup = strdup(path);
 	if (!dup)
 		return -ENOMEM;
@@ -280,6 +307,8 @@ static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pg
 	p->m[at].end = end;
 	p->m[at].pgoff = pgoff;
 	p->m[at].path = dup;
+	p->m[at].image = NULL;
+	p->m[at].image_size = 0;
 	p->n++;
 	p->gen++;
 	return 0;
@@ -320,11 +349,13 @@ static void proc_read_maps(struct pu_proc *p)
 		int used = 0;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &used) != 7 || !ino)
+			   &min, &ino, &used) != 7)
 			continue;
 		line += used;
 		while (*line == ' ' || *line == '\t')
 			line++;
+		if (!ino && !is_vdso(line))
+			continue;
 		if (proc_map(p, start, end, off, line) < 0)
 			break;
 	}
@@ -474,6 +505,79 @@ static void procs_expire(struct glue *g)
 		log_warn("user stacks: out of memory");
 }
 
+/*
+ * The image of @m, the [vdso] of @tgid, copied from the process's memory
+ * (once per process: it lives, a sample of it was just taken) and kept once
+ * per build-id - every process of a kernel has the same few.
+ */
+static const struct pu_vdso *vdso_get(struct perf_user *pu, uint32_t tgid, const struct umap *m)
+{
+	size_t len = (size_t)(m->end - m->start);
+	uint8_t bid[64], *img;
+	struct pu_vdso *v;
+	char path[64];
+	unsigned int i;
+	int fd, bidlen;
+	ssize_t n;
+
+	if (len > PU_VDSO_MAX)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%u/mem", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	img = malloc(len);
+	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(img);
+		return NULL;
+	}
+	bidlen = dwunwind_image_buildid(img, len, bid, sizeof(bid));
+	if (bidlen < 0)
+		bidlen = 0;
+	for (i = 0; i < pu->nvdsos; i++) {
+		v = &pu->vdsos[i];
+		if (v->bidlen == bidlen && v->len == len &&
+		    (bidlen ? !memcmp(v->bid, bid, (size_t)bidlen) : !memcmp(v->image, img, len))) {
+			free(img);
+			return v;
+		}
+	}
+	if (pu->nvdsos == PU_VDSOS_MAX) {
+		free(img);
+		return NULL;
+	}
+	v = &pu->vdsos[pu->nvdsos++];
+	memcpy(v->bid, bid, (size_t)bidlen);
+	v->bidlen = bidlen;
+	v->image = img;
+	v->len = len;
+	log_debug("user stacks: a [vdso] image of %zu bytes copied from %u", len, tgid);
+	return v;
+}
+
+/* the [vdso] mappings of @p get their image */
+static void vdso_attach(struct perf_user *pu, struct pu_proc *p)
+{
+	const struct pu_vdso *v;
+	size_t i;
+
+	if (p->vdso_tried)
+		return;
+	p->vdso_tried = true;
+	for (i = 0; i < p->n; i++) {
+		if (p->m[i].image || !is_vdso(p->m[i].path))
+			continue;
+		v = vdso_get(pu, p->tgid, &p->m[i]);
+		if (!v)
+			continue;
+		p->m[i].image = v->image;
+		p->m[i].image_size = v->len;
+		p->gen++;
+	}
+}
+
 static size_t maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *id)
 {
 	struct perf_user *pu = ctx;
@@ -481,6 +585,7 @@ static size_t maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_
 
 	if (!p || !p->n)
 		return 0;
+	vdso_attach(pu, p);
 	*ret = p->m;
 	*id = (uint64_t)p->tgid << 32 | p->gen;
 	return p->n;
@@ -509,7 +614,7 @@ static void give_maps(struct glue *g, uint32_t tgid)
 		um[i].end = p->m[i].end;
 		um[i].pgoff = p->m[i].pgoff;
 		um[i].path = (char *)p->m[i].path;
-		if (!stat(p->m[i].path, &sb)) {
+		if (p->m[i].path[0] == '/' && !stat(p->m[i].path, &sb)) {
 			um[i].dev = (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev);
 			um[i].ino = sb.st_ino;
 		}
@@ -1075,6 +1180,8 @@ static void pu_close(struct source *src)
 		free(pu->defer[--pu->ndefer].stack);
 	glue_free(pu->g);
 	dwunwind_free(pu->uw);
+	for (i = 0; i < pu->nvdsos; i++)
+		free(pu->vdsos[i].image);
 	for (i = 0; pu->filters && i < pu->nevents; i++)
 		free(pu->filters[i]);
 	free(pu->filters);
