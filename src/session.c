@@ -41,6 +41,7 @@
 #include "tfs.h"
 #include "usym.h"
 #include "tgid.h"
+#include "session_priv.h"
 
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
@@ -178,248 +179,6 @@ static void comm_learn_new(struct session *s)
 	n = ingest_new_pids(s->ing, &pids, &comms);
 	comm_cache_learn(s->comms, pids, comms, n);
 	ingest_clear_new_pids(s->ing);
-}
-
-/* ---- -p and --tid --------------------------------------------------------- */
-
-static int session_tgid(void *ctx, int tid)
-{
-	struct session *s = ctx;
-
-	return tgid_cache_get(s->tgids, tid);
-}
-
-/*
- * -p and --tid into ingest. Without this system's /proc (a recording, a
- * simulator) a process cannot be told from a thread: -p matches the
- * event's pid there, like --tid.
- */
-static int set_filters(struct session *s, bool use_proc)
-{
-	const struct session_opts *o = &s->opts;
-	int *all, r;
-
-	if (use_proc) {
-		/* pid 0, the idle task, is no process of /proc: it is its own thread */
-		bool idle = false;
-		int i;
-
-		for (i = 0; i < o->npids; i++)
-			idle |= o->pids[i] == 0;
-		if (idle) {
-			all = malloc((size_t)(o->ntids + 1) * sizeof(*all));
-			if (!all)
-				return -ENOMEM;
-			if (o->ntids)
-				memcpy(all, o->tids, (size_t)o->ntids * sizeof(*all));
-			all[o->ntids] = 0;
-			r = ingest_set_tids(s->ing, all, o->ntids + 1);
-			free(all);
-		} else {
-			r = ingest_set_tids(s->ing, o->tids, o->ntids);
-		}
-		if (r == 0 && o->npids) {
-			s->tgids = tgid_cache_new(s->tfs, true);
-			if (!s->tgids)
-				return -ENOMEM;
-			r = ingest_set_procs(s->ing, o->pids, o->npids, session_tgid, s);
-		}
-		return r;
-	}
-	all = malloc((size_t)(o->npids + o->ntids + 1) * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	if (o->npids)
-		memcpy(all, o->pids, (size_t)o->npids * sizeof(*all));
-	if (o->ntids)
-		memcpy(all + o->npids, o->tids, (size_t)o->ntids * sizeof(*all));
-	r = ingest_set_tids(s->ing, all, o->npids + o->ntids);
-	free(all);
-	return r;
-}
-
-/* every -p names a running process and every --tid a running thread */
-static int check_pids(const struct session_opts *o, char *err, size_t errsz)
-{
-	int i, tgid, r;
-
-	for (i = 0; i < o->npids; i++) {
-		if (o->pids[i] == 0)
-			continue; /* the idle task */
-		r = tgid_of_proc(o->pids[i], &tgid);
-		if (r == -ENOENT || r == -ESRCH)
-			return session_errf(err, errsz, -ESRCH, "-p %d: no such process",
-					    o->pids[i]);
-		if (r < 0)
-			return session_errf(err, errsz, r, "-p %d: cannot read /proc/%d/status: %s",
-					    o->pids[i], o->pids[i], strerror(-r));
-		if (tgid != o->pids[i])
-			return session_errf(err, errsz, -EINVAL,
-					    "-p %d: %d is a thread of process %d (-p %d: the whole process; --tid %d: this thread)",
-					    o->pids[i], o->pids[i], tgid, tgid, o->pids[i]);
-	}
-	for (i = 0; i < o->ntids; i++) {
-		r = tgid_of_proc(o->tids[i], &tgid);
-		if (r == -ENOENT || r == -ESRCH)
-			return session_errf(err, errsz, -ESRCH, "--tid %d: no such thread",
-					    o->tids[i]);
-		if (r < 0)
-			return session_errf(err, errsz, r, "--tid %d: cannot read /proc/%d/status: %s",
-					    o->tids[i], o->tids[i], strerror(-r));
-	}
-	return 0;
-}
-
-/* the threads of every -p process, and the --tid threads, as "1 2 3" */
-static char *pid_filter_list(struct session *s)
-{
-	const struct session_opts *o = &s->opts;
-	size_t len = 0, cap = 256;
-	char *buf = malloc(cap);
-	int i, j;
-
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	for (i = 0; i < o->npids + o->ntids; i++) {
-		int *tids = NULL, n = 0, one;
-
-		if (i < o->npids && !o->tracefs && o->pids[i]) {
-			if (tgid_threads(o->pids[i], &tids, &n) < 0)
-				continue; /* gone since the check */
-		} else {
-			/* a --tid, or a -p where /proc is not the traced system's */
-			one = i < o->npids ? o->pids[i] : o->tids[i - o->npids];
-			tids = &one;
-			n = 1;
-		}
-		for (j = 0; j < n; j++) {
-			if (cap - len < 16) {
-				char *nb = realloc(buf, cap * 2);
-
-				if (!nb) {
-					if (tids != &one)
-						free(tids);
-					free(buf);
-					return NULL;
-				}
-				buf = nb;
-				cap *= 2;
-			}
-			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
-		}
-		if (tids != &one)
-			free(tids);
-	}
-	return buf;
-}
-
-/*
- * The pids of @want ("1 2 3") that set_event_pid (@rel) does not hold, as
- * "4 5"; NULL on error
- */
-static char *pid_filter_missing(struct session *s, const char *rel, const char *want)
-{
-	char *have = NULL, *miss, *tok, *save = NULL, *w = strdup(want);
-	size_t len = 0;
-
-	miss = malloc(strlen(want) + 1);
-	if (!w || !miss || tfs_read(s->tfs, rel, &have, NULL) < 0) {
-		free(w);
-		free(miss);
-		free(have);
-		return NULL;
-	}
-	miss[0] = '\0';
-	/* a file that lists nothing back (a simulator's stub) cannot be checked */
-	if (!strpbrk(have, "0123456789"))
-		goto out;
-	for (tok = strtok_r(w, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		const char *p = have;
-		size_t n = strlen(tok);
-		bool found = false;
-
-		/* set_event_pid lists one pid a line */
-		while (p && *p && !found) {
-			found = !strncmp(p, tok, n) && (p[n] == '\n' || p[n] == ' ' || !p[n]);
-			p = strpbrk(p, "\n ");
-			if (p)
-				p++;
-		}
-		if (!found)
-			len += (size_t)sprintf(miss + len, "%s%s", len ? " " : "", tok);
-	}
-out:
-	free(w);
-	free(have);
-	return miss;
-}
-
-/*
- * The kernel's side of -p/--tid (the private instance): set_event_pid holds
- * the threads there are now, options/event-fork adds the ones they start
- * (and their child processes, which ingest leaves out by tgid), and
- * options/record-tgid keeps saved_tgids filled for threads that end before
- * stacktop looks them up.
- *
- * Every write of set_event_pid copies the kernel's list into a new one
- * and puts the new one in its place: a thread started in between is added
- * (by event-fork) to the old list and lost (seen on 6.18: 9 of 5000 threads
- * started during 52 writes). A thread started between a listing of /proc
- * and the write is missing from that write too. So after writing, the list
- * is read back and what /proc has that it lacks is appended, until a read
- * finds nothing missing: from then on nothing replaces the list, and
- * event-fork keeps up with new threads.
- */
-int session_setup_pid_filter(struct session *s, char *err, size_t errsz)
-{
-	const struct session_opts *o = &s->opts;
-	char rel[160], *list, *miss;
-	int r, pass;
-
-	if (!o->npids && !o->ntids)
-		return 0;
-	if (o->npids) {
-		session_path(s, rel, sizeof(rel), "options/record-tgid");
-		if (tfs_exists(s->tfs, rel) && tfs_write(s->tfs, rel, "1") < 0)
-			log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
-		session_path(s, rel, sizeof(rel), "options/event-fork");
-		r = tfs_exists(s->tfs, rel) ? tfs_write(s->tfs, rel, "1") : -ENOENT;
-		if (r < 0)
-			log_warn("cannot turn on event-fork (%s): threads started later are counted only if the kernel records them",
-				 strerror(-r));
-	}
-	session_path(s, rel, sizeof(rel), "set_event_pid");
-	if (!tfs_exists(s->tfs, rel))
-		return 0; /* ingest filters alone */
-	list = pid_filter_list(s);
-	if (!list)
-		return -ENOMEM;
-	if (!list[0]) {
-		free(list);
-		return session_errf(err, errsz, -ESRCH, "the processes of -p have ended");
-	}
-	/* the first write replaces the list; the others add to it (no O_TRUNC) */
-	r = tfs_write_mode(s->tfs, rel, list, O_TRUNC);
-	free(list);
-	for (pass = 0; r >= 0 && pass < 16; pass++) {
-		list = pid_filter_list(s);
-		miss = list ? pid_filter_missing(s, rel, list) : NULL;
-		free(list);
-		if (!miss)
-			return -ENOMEM;
-		if (!miss[0]) {
-			free(miss);
-			return 0;
-		}
-		log_debug("set_event_pid: %s missing, added again", miss);
-		r = tfs_write_mode(s->tfs, rel, miss, 0);
-		free(miss);
-	}
-	if (r < 0)
-		return session_errf(err, errsz, r, "cannot write set_event_pid: %s", strerror(-r));
-	log_warn("set_event_pid: threads still start faster than the filter takes them: some may not be traced");
-	return 0;
 }
 
 /* ---- reading the buffers ------------------------------------------------------ */
@@ -695,174 +454,6 @@ int session_set_stackmap(struct session *s, bool on)
 
 /* ---- accessors ------------------------------------------------------------------- */
 
-struct stack_table *session_table(struct session *s)
-{
-	return s->view ? s->view : s->table;
-}
-
-/* a frame's function: the start of its symbol (the address when unknown) */
-static uint64_t func_of(void *ctx, uint64_t ip)
-{
-	struct ksym_hit h;
-
-	if (ksym_lookup(ctx, ip, &h) == 0)
-		return h.start;
-	return ip;
-}
-
-static unsigned int skip_of(void *ctx, const struct stack *st)
-{
-	return brief_skip(ctx, st);
-}
-
-void session_regroup(struct session *s, bool keep)
-{
-	struct stack_group g = {
-		.depth = s->group_depth,
-		.skip = skip_of,
-		.map = s->group_func ? func_of : NULL,
-		.ctx = s->ksym,
-		.keep = keep,
-	};
-
-	if (!s->view)
-		return;
-	if (stack_table_group(s->view, s->table, &g) < 0)
-		log_warn("out of memory grouping the stacks: the groups are incomplete");
-}
-
-int session_set_group(struct session *s, unsigned int depth, bool func)
-{
-	if (depth > STACK_MAX_DEPTH)
-		depth = STACK_MAX_DEPTH;
-	s->group_depth = depth;
-	s->group_func = func;
-	if (!depth && !func) {
-		stack_table_free(s->view);
-		s->view = NULL;
-		return 0;
-	}
-	if (!s->view) {
-		s->view = stack_table_new();
-		if (!s->view)
-			return -ENOMEM;
-	}
-	session_regroup(s, false);
-	return 0;
-}
-
-void session_group(const struct session *s, unsigned int *ret_depth, bool *ret_func)
-{
-	*ret_depth = s->group_depth;
-	*ret_func = s->group_func;
-}
-
-enum session_unit session_unit(const struct session *s)
-{
-	return s->unit;
-}
-
-const char *session_weight_name(const struct session *s)
-{
-	return s->weight_name;
-}
-
-/* the unit a field's name tells */
-static enum session_unit unit_of(const char *field)
-{
-	if (strstr(field, "bytes") || strstr(field, "size") || strstr(field, "len"))
-		return UNIT_BYTES;
-	if (strstr(field, "_ns") || strstr(field, "time") || strstr(field, "lat") ||
-	    strstr(field, "delay") || !strcmp(field, "ns"))
-		return UNIT_NS;
-	return UNIT_PLAIN;
-}
-
-/* --weight and --offcpu: which field of which event weighs the hits */
-static int setup_weight(struct session *s, char *err, size_t errsz)
-{
-	const struct session_opts *o = &s->opts;
-	struct evfmt_field fl;
-	char sys[128], ev[128], field[64];
-	int idx, r;
-
-	if (o->offcpu) {
-		struct ingest_offcpu oc = { .all = o->offcpu == SESSION_OFFCPU_ALL };
-
-		idx = evfmt_add(s->fmt, s->tfs, "sched", "sched_switch");
-		if (idx < 0)
-			return session_errf(err, errsz, idx, "--offcpu: no sched:sched_switch event");
-		oc.event = (unsigned int)idx;
-		if (evfmt_field(s->fmt, oc.event, "prev_state", &oc.prev_state) < 0 ||
-		    evfmt_field(s->fmt, oc.event, "next_pid", &oc.next_pid) < 0 ||
-		    oc.next_pid.size != 4)
-			return session_errf(err, errsz, -EBADMSG,
-					    "--offcpu: sched_switch has no prev_state/next_pid fields");
-		/*
-		 * sched_waking (the wakeup's start, in the waker's context): splits
-		 * the time for --offcpu=wait, and ends it where the kernel did
-		 * not record the switch-in (doc/design.md)
-		 */
-		idx = evfmt_add(s->fmt, s->tfs, "sched", "sched_waking");
-		if (idx >= 0 && evfmt_field(s->fmt, (unsigned int)idx, "pid", &oc.wake_pid) == 0 &&
-		    oc.wake_pid.size == 4) {
-			oc.wake = true;
-			oc.wake_event = (unsigned int)idx;
-		} else if (o->offcpu == SESSION_OFFCPU_WAIT) {
-			return session_errf(err, errsz, -ENOENT,
-					    "--offcpu=wait: no sched:sched_waking event with a pid field");
-		}
-		if (o->offcpu == SESSION_OFFCPU_WAIT) {
-			idx = evfmt_add_named(s->fmt, "offcpu:blocked");
-			r = evfmt_add_named(s->fmt, "offcpu:runqueue");
-			if (idx < 0 || r < 0)
-				return session_errf(err, errsz, idx < 0 ? idx : r,
-						    "--offcpu=wait: cannot name its events");
-			oc.split = true;
-			oc.blocked_event = (unsigned int)idx;
-			oc.runq_event = (unsigned int)r;
-		}
-		ingest_set_offcpu(s->ing, &oc);
-		{
-			/* the times are differences of record time stamps: nanoseconds */
-			char rel[160], *clk = NULL;
-
-			session_path(s, rel, sizeof(rel), "trace_clock");
-			if (tfs_read(s->tfs, rel, &clk, NULL) == 0 &&
-			    (strstr(clk, "[x86-tsc]") || strstr(clk, "[counter]")))
-				log_warn("--offcpu: the trace clock counts %s, not nanoseconds: times are in those units",
-					 strstr(clk, "[counter]") ? "events" : "TSC cycles");
-			free(clk);
-		}
-		s->unit = UNIT_NS;
-		snprintf(s->weight_name, sizeof(s->weight_name), "off-CPU");
-		return 0;
-	}
-	if (!o->weight)
-		return 0;
-	if (sscanf(o->weight, "%127[^:]:%127[^:]:%63s", sys, ev, field) != 3)
-		return session_errf(err, errsz, -EINVAL,
-				    "bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. kmem:kmalloc:bytes_alloc)",
-				    o->weight);
-	idx = evfmt_add(s->fmt, s->tfs, sys, ev);
-	if (idx < 0)
-		return session_errf(err, errsz, idx, "--weight: unknown event '%s:%s'", sys, ev);
-	r = evfmt_field(s->fmt, (unsigned int)idx, field, &fl);
-	if (r == -ENOENT)
-		return session_errf(err, errsz, r, "--weight: %s:%s has no field '%s'", sys, ev,
-				    field);
-	if (r < 0)
-		return session_errf(err, errsz, r,
-				    "--weight: %s:%s field '%s' is not a number (1, 2, 4 or 8 bytes)",
-				    sys, ev, field);
-	r = ingest_set_weight(s->ing, (unsigned int)idx, &fl);
-	if (r < 0)
-		return session_errf(err, errsz, r, "out of memory");
-	s->unit = unit_of(field);
-	fmt_sanitize(s->weight_name, sizeof(s->weight_name), field, strlen(field));
-	return 0;
-}
-
 struct ksym *session_ksym(struct session *s)
 {
 	return s->ksym;
@@ -939,7 +530,7 @@ int session_type_cb(void *ctx, int type)
 	return evfmt_add_type(s->fmt, s->tfs, type);
 }
 
-static unsigned int count_cpus(struct session *s)
+unsigned int session_count_cpus(struct session *s)
 {
 	char **names = NULL;
 	int n = 0;
@@ -951,7 +542,7 @@ static unsigned int count_cpus(struct session *s)
 }
 
 /* one more source; its open is called right away */
-static int add_source(struct session *s, const struct source_ops *ops, char *err, size_t errsz)
+int session_add_source(struct session *s, const struct source_ops *ops, char *err, size_t errsz)
 {
 	struct source *src;
 
@@ -961,187 +552,6 @@ static int add_source(struct session *s, const struct source_ops *ops, char *err
 	src->ops = ops;
 	src->s = s;
 	return ops->open(src, err, errsz);
-}
-
-/* a stack map saved next to the recording (stack_map_bin, else stack_map) */
-static void find_saved_map(struct session *s, const char *dat)
-{
-	static const char *const names[] = { "stack_map_bin", "stack_map" };
-	const char *slash = strrchr(dat, '/');
-	size_t dir = slash ? (size_t)(slash - dat) + 1 : 0, i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *p = malloc(dir + strlen(names[i]) + 1);
-
-		if (!p)
-			return;
-		memcpy(p, dat, dir);
-		strcpy(p + dir, names[i]);
-		if (access(p, R_OK) == 0) {
-			log_info("using the stack map saved next to the recording: %s", p);
-			s->found_map = p;
-			s->opts.map_file = p;
-			return;
-		}
-		free(p);
-	}
-}
-
-/* the -r files: at most one trace.dat, any number of JSON snapshots */
-static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
-{
-	const struct session_opts *o = &s->opts;
-	int i, r;
-
-	*nsnap = 0;
-	for (i = 0; i < o->nfiles; i++) {
-		r = snapshot_is_json(o->files[i]);
-		if (r < 0)
-			return session_errf(err, errsz, r, "cannot read %s: %s", o->files[i],
-					    strerror(-r));
-		if (r) {
-			(*nsnap)++;
-			continue;
-		}
-		if (s->opts.replay)
-			return session_errf(err, errsz, -EINVAL,
-					    "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
-					    o->files[i]);
-		s->opts.replay = o->files[i];
-	}
-	if (*nsnap && s->opts.replay)
-		return session_errf(err, errsz, -EINVAL,
-				    "-r: a trace.dat and JSON snapshots cannot be read together");
-	if (*nsnap && s->opts.map_file)
-		return session_errf(err, errsz, -EINVAL,
-				    "--map resolves a trace.dat's ids: not with JSON snapshots");
-	if (*nsnap >= SESSION_MAX_SOURCES)
-		return session_errf(err, errsz, -E2BIG, "at most %d snapshots at a time",
-				    SESSION_MAX_SOURCES - 1);
-	return 0;
-}
-
-/* recordings: read once, at the first drain; no kernel is touched */
-static int open_replay(const struct session_opts *opts, struct session **ret, char *err,
-		       size_t errsz)
-{
-	struct session *s = calloc(1, sizeof(*s));
-	int r, i, nsnap = 0;
-
-	if (!s)
-		return -ENOMEM;
-	s->opts = *opts;
-	s->mode = s->stats.mode = SESSION_REPLAY;
-	s->recording = true;
-	s->stats.tracing_on = true;
-	s->comms = comm_cache_new(NULL, false);
-	s->table = stack_table_new();
-	if (s->table)
-		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
-								 : SESSION_MAX_MEMORY);
-	s->ksym = ksym_new(opts->kallsyms);
-	s->map_names = stackmap_names_new();
-	if (!s->comms || !s->table || !s->ksym || !s->map_names) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	r = sort_files(s, &nsnap, err, errsz);
-	if (r < 0)
-		goto fail;
-	if (s->opts.replay && !s->opts.map_file)
-		find_saved_map(s, s->opts.replay);
-	/*
-	 * a trace.dat brings its own symbols (replay_dat.c), a snapshot its
-	 * own symbol texts (replay_json.c): the live kallsyms only for a map
-	 * alone, or when asked for
-	 */
-	if (opts->kallsyms) {
-		r = ksym_load(s->ksym, NULL);
-		if (r < 0)
-			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
-	} else if (!s->opts.replay && !nsnap) {
-		r = ksym_load(s->ksym, NULL);
-		if (r < 0)
-			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
-	}
-	/* the sources: the events first, then the map that resolves their ids */
-	r = 0;
-	for (i = 0; r == 0 && i < opts->nfiles; i++)
-		if (opts->files[i] != s->opts.replay)
-			r = add_source(s, &source_replay_json_ops, err, errsz);
-	if (r == 0 && s->opts.replay)
-		r = add_source(s, &source_replay_dat_ops, err, errsz);
-	if (r == 0 && s->opts.map_file)
-		r = add_source(s, &source_replay_map_ops, err, errsz);
-	if (r < 0)
-		goto fail;
-	replay_json_finish(s);
-	if (!s->ing || set_filters(s, false) < 0 ||
-	    ((opts->group_depth || opts->group_func) &&
-	     session_set_group(s, opts->group_depth, opts->group_func) < 0)) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	*ret = s;
-	return 0;
-fail:
-	session_close(s);
-	return r;
-}
-
-/* fp after all: the kernel's walk in the instance (already tracing) */
-static int user_fp_fallback(struct session *s)
-{
-	char rel[160];
-	int r;
-
-	session_path(s, rel, sizeof(rel), "options/userstacktrace");
-	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
-		return -EOPNOTSUPP;
-	r = tfs_write(s->tfs, rel, "1");
-	if (r < 0)
-		return r;
-	s->user_mode = SESSION_USER_FP;
-	ingest_set_user(s->ing, s->usym);
-	return 0;
-}
-
-/*
- * --user=dwarf (or -u where it works): perf samples of the same events,
- * joined to the instance's records (src/source/perf_user.c). With plain -u
- * a perf_event_open that fails (perf_event_paranoid, no user registers)
- * falls back to fp, and the header says why.
- */
-static int setup_user_dwarf(struct session *s, char *err, size_t errsz)
-{
-#if STACKTOP_USER_UNWIND
-	char why[256] = "";
-	int r;
-
-	if (s->user_mode != SESSION_USER_DWARF)
-		return 0;
-	r = add_source(s, &source_perf_user_ops, why, sizeof(why));
-	if (r >= 0)
-		return 0;
-	s->nsources--;
-	source_perf_user_ops.close(&s->sources[s->nsources]);
-	if (s->opts.user != SESSION_USER_AUTO)
-		return session_errf(err, errsz, r, "--user=dwarf: %s",
-				    why[0] ? why : strerror(-r));
-	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)",
-		 why[0] ? why : strerror(-r));
-	log_warn("user stacks: %s", s->user_note);
-	r = user_fp_fallback(s);
-	if (r < 0)
-		return session_errf(err, errsz, r, "user stacks: neither dwarf (%s) nor fp works here",
-				    why[0] ? why : "perf_event_open failed");
-	return 0;
-#else
-	(void)s;
-	(void)err;
-	(void)errsz;
-	return 0;
-#endif
 }
 
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
@@ -1157,13 +567,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		return session_errf(err, errsz, -EOPNOTSUPP,
 				    "--user needs a live kernel: a recording has no processes to name frames from");
 	if (opts->replay || opts->map_file || opts->nfiles)
-		return open_replay(opts, ret, err, errsz);
+		return session_open_replay(opts, ret, err, errsz);
 	if (!opts->tracefs && geteuid() != 0)
 		return session_errf(err, errsz, -EPERM,
 			    "stacktop needs root to trace the kernel (try: sudo stacktop)");
 	/* pids of this system: checked before tracefs is touched */
 	if (!opts->tracefs) {
-		r = check_pids(opts, err, errsz);
+		r = session_check_pids(opts, err, errsz);
 		if (r < 0)
 			return r;
 	}
@@ -1287,8 +697,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		goto fail;
 	}
 	s->stats.mode = s->mode;
-	s->ing = ingest_new(s->fmt, s->table, count_cpus(s));
-	if (!s->ing || set_filters(s, !opts->tracefs) < 0) {
+	s->ing = ingest_new(s->fmt, s->table, session_count_cpus(s));
+	if (!s->ing || session_set_filters(s, !opts->tracefs) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1344,13 +754,13 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	/* the sources: one per mode today */
 	switch (s->mode) {
 	case SESSION_STACKS:
-		r = add_source(s, &source_instance_ops, err, errsz);
+		r = session_add_source(s, &source_instance_ops, err, errsz);
 		break;
 	case SESSION_STACKMAP:
-		r = add_source(s, &source_stackmap_ops, err, errsz);
+		r = session_add_source(s, &source_stackmap_ops, err, errsz);
 		break;
 	case SESSION_PASSIVE:
-		r = add_source(s, &source_passive_ops, err, errsz);
+		r = session_add_source(s, &source_passive_ops, err, errsz);
 		break;
 	default:
 		r = -EINVAL;
@@ -1360,10 +770,10 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			session_errf(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
 		goto fail;
 	}
-	r = setup_user_dwarf(s, err, errsz);
+	r = session_setup_user_dwarf(s, err, errsz);
 	if (r < 0)
 		goto fail;
-	r = setup_weight(s, err, errsz);
+	r = session_setup_weight(s, err, errsz);
 	if (r < 0)
 		goto fail;
 	if ((opts->group_depth || opts->group_func) &&
@@ -1429,44 +839,4 @@ void session_close(struct session *s)
 		free(s->probe_events[i]);
 	free(s->probe_events);
 	free(s);
-}
-
-int session_set_user(struct session *s, bool on)
-{
-	char rel[160];
-	int r;
-
-	if (on == s->user_on)
-		return 0;
-	if (s->recording || !s->tfs || (s->mode == SESSION_STACKS && !s->instance) ||
-	    (s->mode != SESSION_STACKS && s->mode != SESSION_STACKMAP))
-		return -EOPNOTSUPP;
-#if STACKTOP_USER_UNWIND
-	if (s->user_mode == SESSION_USER_DWARF) {
-		int i;
-
-		for (i = 0; i < s->nsources; i++)
-			if (s->sources[i].ops == &source_perf_user_ops)
-				perf_user_set_on(&s->sources[i], on);
-		s->user_on = on;
-		return 0;
-	}
-#endif
-	session_path(s, rel, sizeof(rel), "options/userstacktrace");
-	if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
-		return -EOPNOTSUPP;
-	/* the top level (stackmap mode) is journaled: put back as it was */
-	r = s->mode == SESSION_STACKMAP ? state_write(s->state, rel, on ? "1" : "0")
-					: tfs_write(s->tfs, rel, on ? "1" : "0");
-	if (r < 0)
-		return r;
-	s->user_on = on;
-	s->user_mode = on ? SESSION_USER_FP : SESSION_USER_OFF;
-	ingest_set_user(s->ing, on ? s->usym : NULL);
-	return 0;
-}
-
-bool session_user(const struct session *s)
-{
-	return s->user_on;
 }
