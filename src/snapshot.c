@@ -1053,6 +1053,21 @@ static int find_event(const struct snapshot *sn, const char *name)
 	return -1;
 }
 
+/*
+ * A stack's list field @name opens: never twice (@seen), always an array;
+ * the reader is left on its first element.
+ */
+static int list_open(struct rd *r, bool seen, const char *where, const char *name)
+{
+	if (seen)
+		return fail(r, -EBADMSG, "%s\"%s\" appears twice", where, name);
+	if (kind(r) != '[')
+		return fail(r, -EBADMSG, "%s\"%s\" has the wrong type", where, name);
+	r->i++;
+	return 0;
+}
+
+
 static int parse_by(struct rd *r, const struct snapshot *sn, struct snap_by *b, const char *where)
 {
 	bool first = true, ev = false, cpu = false, pid = false, total = false, delta = false;
@@ -1220,9 +1235,9 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "ids")) {
 			bool fe = true;
 
-			if (kind(r) != '[')
-				return fail(r, -EBADMSG, "%s\"ids\" has the wrong type", where);
-			r->i++;
+			e = list_open(r, false, where, "ids");
+			if (e)
+				return e;
 			st->nids = 0;
 			j = 0;
 			while ((e = next_elem(r, &fe)) == 1) {
@@ -1242,11 +1257,9 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "frames")) {
 			bool fe = true;
 
-			if (frames)
-				return fail(r, -EBADMSG, "%s\"frames\" appears twice", where);
-			if (kind(r) != '[')
-				return fail(r, -EBADMSG, "%s\"frames\" has the wrong type", where);
-			r->i++;
+			e = list_open(r, frames, where, "frames");
+			if (e)
+				return e;
 			cap = 0;
 			while ((e = next_elem(r, &fe)) == 1) {
 				if (st->depth >= STACK_MAX_DEPTH)
@@ -1265,11 +1278,9 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "symbols")) {
 			bool fe = true;
 
-			if (syms)
-				return fail(r, -EBADMSG, "%s\"symbols\" appears twice", where);
-			if (kind(r) != '[')
-				return fail(r, -EBADMSG, "%s\"symbols\" has the wrong type", where);
-			r->i++;
+			e = list_open(r, syms, where, "symbols");
+			if (e)
+				return e;
 			cap = 0;
 			while ((e = next_elem(r, &fe)) == 1) {
 				if (st->nsyms >= STACK_MAX_DEPTH)
@@ -1292,11 +1303,9 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "by")) {
 			bool fe = true;
 
-			if (by)
-				return fail(r, -EBADMSG, "%s\"by\" appears twice", where);
-			if (kind(r) != '[')
-				return fail(r, -EBADMSG, "%s\"by\" has the wrong type", where);
-			r->i++;
+			e = list_open(r, by, where, "by");
+			if (e)
+				return e;
 			cap = 0;
 			while ((e = next_elem(r, &fe)) == 1) {
 				if (grow((void **)&st->by, &cap, st->nby + 1, sizeof(*st->by)) < 0)
@@ -1318,11 +1327,9 @@ static int parse_stack(struct rd *r, const struct snapshot *sn, struct snap_stac
 		} else if (!strcmp(k, "user_frames")) {
 			bool fe = true;
 
-			if (st->uaddrs)
-				return fail(r, -EBADMSG, "%s\"user_frames\" appears twice", where);
-			if (kind(r) != '[')
-				return fail(r, -EBADMSG, "%s\"user_frames\" has the wrong type", where);
-			r->i++;
+			e = list_open(r, st->uaddrs, where, "user_frames");
+			if (e)
+				return e;
 			capu = 0;
 			st->uaddrs = calloc(1, sizeof(*st->uaddrs));
 			if (!st->uaddrs)
