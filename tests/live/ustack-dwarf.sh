@@ -126,6 +126,21 @@ start_chain "$CHAIN_FP"
 run_u "$WORK/fp" --user=dwarf -b -n 1 -d 0.5 --expand 1 --top 5
 [ "$(user_chain "$WORK/fp")" = "ustack_c ustack_b ustack_a main " ] ||
 	{ cat "$WORK/fp"; fail "fp build under dwarf: $(user_chain "$WORK/fp")"; }
+# perf refused (no CAP_PERFMON/CAP_SYS_ADMIN: what perf_event_paranoid
+# leaves a user): plain -u takes the frame-pointer way and says why;
+# --user=dwarf is a clear error
+command -v capsh > /dev/null || fail "capsh is not installed (scripts/deps.sh installs libcap2-bin)"
+nocap() { capsh --drop=cap_sys_admin,cap_perfmon -- -c '"$@"' nocap "$@"; }
+nocap "$STACKTOP" -u -e syscalls:sys_enter_write -p "$CHAIN_PID" -b -n 1 -d 0.5 --expand 1 --top 5 \
+	> "$WORK/nocap" 2> "$WORK/nocap.err" || { cat "$WORK/nocap.err"; fail "-u without perf failed"; }
+grep -q '^user stacks: fp .*dwarf unavailable (perf_event_open .*Permission denied' "$WORK/nocap" ||
+	{ cat "$WORK/nocap" "$WORK/nocap.err"; fail "-u without perf: no fallback note"; }
+[ "$(user_chain "$WORK/nocap")" = "ustack_c ustack_b ustack_a main " ] ||
+	{ cat "$WORK/nocap"; fail "-u without perf (fp): $(user_chain "$WORK/nocap")"; }
+nocap "$STACKTOP" --user=dwarf -e syscalls:sys_enter_write -p "$CHAIN_PID" -b -n 1 -d 0.5 \
+	> "$WORK/nocap2" 2>&1 && fail "--user=dwarf without perf did not fail"
+grep -q '^stacktop: .*--user=dwarf: .*Permission denied' "$WORK/nocap2" ||
+	{ cat "$WORK/nocap2"; fail "--user=dwarf without perf: no clear error"; }
 stop_chain
 
 # 3. processes that live a few milliseconds: started after stacktop, gone
