@@ -38,6 +38,7 @@ struct pcpu {
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	uint64_t size;          /* data bytes, a power of two */
+	bool hup;               /* hung up (its tasks exited): read, never polled */
 };
 
 struct pevent {
@@ -280,6 +281,8 @@ int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max)
 	int i, n = 0;
 
 	for (i = 0; i < p->ncpus && n < max; i++) {
+		if (p->cpus[i].hup)
+			continue;
 		fds[n].fd = p->cpus[i].fd;
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
@@ -456,6 +459,40 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 	}
 }
 
+/*
+ * A per-task event whose tasks all exited hangs up: poll() reports POLLHUP
+ * at once and for ever, and a loop polling it would spin. An empty ring
+ * that hung up is no longer polled (a drain still reads it: an inherited
+ * child may write there yet).
+ */
+static void mark_hung_up(struct perfsamp *p)
+{
+	struct pollfd fds[64];
+	int idx[64], i, k = 0;
+
+	for (i = 0; i < p->ncpus; i++) {
+		if (p->cpus[i].hup)
+			continue;
+		fds[k].fd = p->cpus[i].fd;
+		fds[k].events = POLLIN;
+		fds[k].revents = 0;
+		idx[k++] = i;
+		if (k == 64 || i == p->ncpus - 1) {
+			int j;
+
+			if (poll(fds, (nfds_t)k, 0) > 0)
+				for (j = 0; j < k; j++)
+					if (fds[j].revents & (POLLHUP | POLLERR))
+						p->cpus[idx[j]].hup = true;
+			k = 0;
+		}
+	}
+	if (k && poll(fds, (nfds_t)k, 0) > 0)
+		for (i = 0; i < k; i++)
+			if (fds[i].revents & (POLLHUP | POLLERR))
+				p->cpus[idx[i]].hup = true;
+}
+
 int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more)
 {
 	unsigned int n = 0;
@@ -506,6 +543,8 @@ int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more)
 		}
 		__atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
 	}
+	if (!n)
+		mark_hung_up(p);
 	return (int)n;
 }
 

@@ -89,6 +89,23 @@ tui_wait 'user stacks off' 3
 tui_keys u
 tui_wait 'user stacks on' 3
 
+say "the program exits: the screen stays idle"
+# (dwarf: perf's per-task fds hang up when their task exits; polled, they
+# woke the loop at once for ever: 50-70% of a CPU. A spin that load slows
+# may pass; an idle screen never fails.)
+ST_PID=$(pgrep -n -f -- "-p $CHAIN_PID\$") || ST_PID=$(pgrep -n -f -- "-p $CHAIN_PID")
+[ -n "$ST_PID" ] || fail "cannot find the stacktop process"
+# (the tmux server holds the fifo's other end too: end the program by pid)
+kill "$CHAIN_PID"
+wait "$CHAIN_PID" 2> /dev/null
+sleep 1.5
+t0=$(awk '{print $14 + $15}' "/proc/$ST_PID/stat")
+sleep 2
+t1=$(awk '{print $14 + $15}' "/proc/$ST_PID/stat")
+hz=$(getconf CLK_TCK)
+echo "stacktop used $((t1 - t0)) ticks of $((2 * hz)) in 2 s after the program exited"
+[ $((t1 - t0)) -lt $((2 * hz * 40 / 100)) ] || fail "the screen spins after the program exited"
+
 tui_keys q
 tui_wait '__RC=0__' 10
 echo "ok: tui-ustack ($USER_OPT)"
