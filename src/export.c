@@ -482,12 +482,16 @@ static void folded_clean(char *p)
 			*p = '_';
 }
 
-/* root first: user frames (no suffix) then kernel frames (`_[k]`) */
+/*
+ * root first: user frames (no suffix) then kernel frames (`_[k]`), down to
+ * the first frame after the tracing machinery (brief_skip(): the screen
+ * leaves it out too, and it varies with who else traces the event)
+ */
 static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool first)
 {
-	int j;
+	int j, skip = (int)brief_skip(ks, sk);
 
-	for (j = sk->depth - 1; j >= 0; j--) {
+	for (j = sk->depth - 1; j >= skip; j--) {
 		bool user = usym_is_user(sk->ips[j]);
 		char fn[256];
 
@@ -652,8 +656,9 @@ static void json_time(FILE *f)
 
 /*
  * The stable key of a stack: FNV-1a 64 over its symbols as the snapshot
- * prints them (leaf first), each followed by '\n'. Symbols, not addresses:
- * the key survives KASLR and reboots into the same kernel.
+ * prints them (leaf first, from the first frame after the tracing
+ * machinery), each followed by '\n'. Symbols, not addresses: the key
+ * survives KASLR and reboots into the same kernel.
  */
 static uint64_t json_key_add(uint64_t h, const char *p)
 {
@@ -670,7 +675,9 @@ uint64_t export_stack_key(struct ksym *ks, const struct stack *sk)
 	uint64_t key = 0xcbf29ce484222325ULL;
 	unsigned int j;
 
-	for (j = 0; j < sk->depth; j++) {
+	/* from the first frame after the tracing machinery (brief_skip()): who
+	 * else traces the event decides whether __traceiter_* is there */
+	for (j = brief_skip(ks, sk); j < sk->depth; j++) {
 		char fr[320];
 
 		fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);

@@ -25,6 +25,7 @@
 
 #include <zlib.h>
 
+#include "brief.h"
 #include "export_priv.h"
 #include "format.h"
 #include "ksym.h"
@@ -402,7 +403,8 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 		p->locids = nl;
 		p->caplocids = sk->depth;
 	}
-	for (j = 0; j < sk->depth; j++)
+	/* from the first frame after the tracing machinery, as folded */
+	for (j = brief_skip(p->ks, sk); j < sk->depth; j++)
 		if (!usym_is_sep(sk->ips[j])) /* the separator is no location */
 			p->locids[n_locs++] = pp_loc(p, sk->ips[j]);
 	for (a = sk->attrs; a; a = a->next) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brief.h"
 #include "export_priv.h"
 #include "format.h"
 #include "ksym.h"
@@ -186,13 +187,14 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			end);
 		for (i = 0; i < n; i++) {
 			const struct stack *sk = rows[i].stack;
+			int j, skip = (int)brief_skip(session_ksym(s), sk);
 			bool lead = true;
-			int j;
 
 			if (!ss_weight(t, sk, ev, o))
 				continue;
 			fprintf(f, "%s[", first ? "" : ",");
-			for (j = sk->depth - 1; j >= 0; j--) {
+			/* down to the first frame after the tracing machinery */
+			for (j = sk->depth - 1; j >= skip; j--) {
 				if (usym_is_sep(sk->ips[j]))
 					continue; /* -u: user frames run straight into kernel ones */
 				fprintf(f, "%s%u", lead ? "" : ",", ss_frame(&c, sk->ips[j]));

@@ -1114,20 +1114,25 @@ static int group_visit(struct stack *s, void *ctx)
 	struct group_ctx *g = ctx;
 	struct stack_table *t = g->dst;
 	const struct stack_attr *a;
-	unsigned int n = s->depth, i;
+	unsigned int n, i, skip;
 	struct stack *d;
 	uint64_t sd, wt = 0, wd = 0;
 
 	if (!s->total)
 		return 0;
-	if (g->g->depth) {
-		unsigned int keep = g->g->depth + (g->g->skip ? g->g->skip(g->g->ctx, s) : 0);
-
-		if (n > keep)
-			n = keep;
-	}
+	/*
+	 * Groups start after the tracing machinery: whether the kernel went
+	 * through __traceiter_* depends on who else traces the event, and a
+	 * group answers "who", not "how the event was recorded".
+	 */
+	skip = g->g->skip ? g->g->skip(g->g->ctx, s) : 0;
+	if (skip >= s->depth)
+		skip = 0;
+	n = s->depth - skip;
+	if (g->g->depth && n > g->g->depth)
+		n = g->g->depth;
 	for (i = 0; i < n; i++)
-		g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[i]) : s->ips[i];
+		g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[skip + i]) : s->ips[skip + i];
 	d = stack_table_intern(t, g->frames, n);
 	if (!d) {
 		g->err = -ENOMEM;

@@ -69,6 +69,37 @@ assert d["before"]["hits"] == 100 and d["after"]["hits"] == 200, (d["before"], d
 assert d["new"] == 1 and d["gone"] == 1
 PY
 
+# one path recorded with and without the tracepoint's iterator frame (the
+# kernel goes through __traceiter_* when another tracer, perf or bpftrace,
+# is attached to the event too): the same stack, not one NEW and one GONE;
+# folded leaves the tracing frames out either way
+python3 - "$WORK/kb.json" "$WORK/ka.json" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1].replace("kb.json", "before.json")))
+def with_frames(syms):
+    d2 = json.loads(json.dumps(d))
+    s = d2["stacks"][0]
+    s["symbols"] = syms
+    s["frames"] = ["0x%x" % (0xffffffff81100000 + 0x1000 * i) for i in range(len(syms))]
+    s["depth"] = len(syms)
+    d2["stacks"] = [s]
+    d2["hits"] = d2["hits_delta"] = d2["matched_total"] = d2["matched_delta"] = s["total"]
+    d2["unique"] = d2["matched"] = 1
+    return d2
+base = ["__kmalloc_noprof+0x2b6/0x4c0", "seq_open+0x2c/0x90", "do_sys_openat2+0x91/0xd0"]
+open(sys.argv[1], "w").write(json.dumps(with_frames(
+    ["trace_event_raw_event_kmalloc+0xe4/0x130"] + base)) + "\n")
+open(sys.argv[2], "w").write(json.dumps(with_frames(
+    ["trace_event_raw_event_kmalloc+0xe4/0x130", "__traceiter_kmalloc+0x58/0x90"] + base)) + "\n")
+PY
+"$STACKTOP" --diff "$WORK/kb.json" "$WORK/ka.json" > "$WORK/dk.txt" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "--diff (iterator frame) failed"; }
+grep -q '^1 stacks: 0 new, 0 gone' "$WORK/dk.txt" ||
+	{ cat "$WORK/dk.txt"; fail "a stack with __traceiter_* is another stack to --diff"; }
+"$STACKTOP" -r "$WORK/ka.json" --folded > "$WORK/ka.folded" || fail "-r --folded failed"
+grep -q '^do_sys_openat2_\[k\];seq_open_\[k\];__kmalloc_noprof_\[k\] ' "$WORK/ka.folded" ||
+	{ cat "$WORK/ka.folded"; fail "folded keeps the tracing frames"; }
+
 # a snapshot against the live kernel: one diff per refresh
 start_workload
 "$STACKTOP" -b -n 1 -d 0.5 -o "$WORK/live.json" 2> /dev/null || fail "live snapshot failed"
