@@ -244,8 +244,9 @@ uint64_t usym_start(struct usym *u, uint64_t ip);
  * Rust v0 (`_R`) names are demangled with libiberty's cplus_demangle()
  * when built with it; else C++ and Rust legacy with libstdc++'s
  * __cxa_demangle() (the hash dropped, `$LT$`-style escapes decoded) and v0
- * names stay as they are. Anything else, or a name that does not
- * demangle, is returned unchanged.
+ * names stay as they are. A symbol version (`name@@GLIBC_2.34`,
+ * `name@VER`) is left out first, as perf does. Anything else, or a name
+ * that does not demangle, is returned unchanged.
  *
  * Return: an allocated string (free()), NULL on OOM.
  */

@@ -921,9 +921,24 @@ static void rust_legacy_fixup(char *d)
 
 char *usym_demangle(const char *name)
 {
+	const char *at = name[0] ? strchr(name + 1, '@') : NULL;
 	char *d = NULL;
 	int st = -1;
 
+	/*
+	 * A versioned symbol (__libc_start_main@@GLIBC_2.34, clock_gettime@
+	 * GLIBC_2.17) is named without its version, as perf names it: one
+	 * function, one name in flame graphs merged with perf's.
+	 */
+	if (at) {
+		char *bare = strndup(name, (size_t)(at - name)), *r;
+
+		if (!bare)
+			return NULL;
+		r = usym_demangle(bare);
+		free(bare);
+		return r;
+	}
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return strdup(name);
 #ifdef HAVE_LIBIBERTY

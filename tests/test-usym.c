@@ -203,6 +203,10 @@ static void test_demangle(void **state)
 		{ "_Rxyz", "_Rxyz" },     /* not a v0 name: unchanged */
 		{ "_ZZZ", "_ZZZ" },       /* not a C++ name either */
 		{ "_R", "_R" },
+		/* symbol versions are left out, as perf does */
+		{ "__libc_start_main@@GLIBC_2.34", "__libc_start_main" },
+		{ "clock_gettime@GLIBC_2.17", "clock_gettime" },
+		{ "_ZN3foo3barEv@@V1", "foo::bar()" },
 	};
 	static const struct {
 		const char *in, *out;
