@@ -331,7 +331,7 @@ static int check_file(int fd, char *why, size_t whysz)
 	d.size = (uint64_t)sb.st_size;
 	if (d.size < sizeof(m) || get(&d, 0, m, sizeof(m), "the magic") < 0 ||
 	    memcmp(m, magic, sizeof(m)))
-		return bad(&d, "not a trace-cmd trace.dat");
+		return bad(&d, "neither a trace-cmd trace.dat nor a stacktop JSON snapshot (-r reads those two; a folded, pprof or speedscope file is not read back)");
 	d.pos = sizeof(m);
 	r = next_str(&d, ver, sizeof(ver), "the version");
 	if (r < 0)

@@ -65,7 +65,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'F' }, "F", ACT_KFILTER,
 	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },
 	{ NULL, { 'P' }, "P", ACT_SAVE,
-	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format" },
+	  "save the view (filters applied) to ./stacktop-DATE-TIME.*: asks the format (Enter: json)" },
 	{ NULL, { 'u' }, "u", ACT_USER,
 	  "toggle user stacks (stacks and stackmap modes): user frames below the kernel ones" },
 };

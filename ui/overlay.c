@@ -294,7 +294,7 @@ void picker_open(struct ui *ui, enum ui_picker kind)
 	for (i = 0; i < pk->nitems; i++)
 		if ((kind == PK_SORT && pk->items[i] == (int)ui->rank.key) ||
 		    (kind == PK_EVENT && pk->items[i] == ui->rank.event) ||
-		    (kind == PK_FORMAT && pk->items[i] == EXPORT_FOLDED))
+		    (kind == PK_FORMAT && pk->items[i] == EXPORT_JSON))
 			pk->lv.sel = i;
 }
 

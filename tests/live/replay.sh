@@ -48,7 +48,8 @@ expect() {
 	cat "$WORK/err2"
 }
 expect -r /etc/passwd
-grep -q 'not a trace-cmd trace.dat' "$WORK/err2" || fail "bad file not explained"
+grep -q 'neither a trace-cmd trace.dat nor a stacktop JSON snapshot' "$WORK/err2" ||
+	fail "bad file not explained"
 expect -r "$WORK/nope.dat"
 grep -q 'No such file' "$WORK/err2" || fail "missing file not explained"
 expect -r "$WORK/trace.dat" -e sched:sched_switch
