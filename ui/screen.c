@@ -244,10 +244,12 @@ static void ui_draw_too_small(struct ui *ui)
 	int y = ui->lines / 2;
 
 	erase();
-	snprintf(buf, sizeof(buf), "terminal too small: %dx%d, stacktop needs at least %dx%d",
-		 ui->cols, ui->lines, UI_MIN_COLS, UI_MIN_LINES);
-	ui_put(y > 0 ? y - 1 : 0, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
-	ui_put(y, 0, ui->cols, ui_attr(ui, UC_NORMAL), "enlarge the window, or press q to quit");
+	/* short lines: the size wanted must show on the smallest terminal */
+	snprintf(buf, sizeof(buf), "terminal too small: %dx%d", ui->cols, ui->lines);
+	ui_put(y > 1 ? y - 2 : 0, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
+	snprintf(buf, sizeof(buf), "stacktop needs %dx%d", UI_MIN_COLS, UI_MIN_LINES);
+	ui_put(y > 1 ? y - 1 : 1, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
+	ui_put(y > 1 ? y : 2, 0, ui->cols, ui_attr(ui, UC_NORMAL), "enlarge it, or q to quit");
 }
 
 static void ui_draw(struct ui *ui)

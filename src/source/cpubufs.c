@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * cpubufs.c - the per-CPU trace_pipe_raw readers of one tracing instance,
  * shared by the ring-buffer sources (instance, stackmap). See source.h.
@@ -62,9 +70,27 @@ int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
 		}
 		b->ncpus++;
 	}
+	if (!b->ncpus) {
+		char have[256] = "";
+		int nums[64], k = 0, j;
+		size_t len = 0;
+
+		/* name the CPUs there are: "-C 99" on a 2-CPU machine */
+		for (i = 0; i < n && k < 64; i++)
+			if (!strncmp(cpus[i], "cpu", 3))
+				nums[k++] = atoi(cpus[i] + 3);
+		qsort(nums, (size_t)k, sizeof(*nums), int_cmp);
+		for (j = 0; j < k && len + 8 < sizeof(have); j++)
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d",
+						j ? "," : "", nums[j]);
+		if (k == 64)
+			snprintf(have + len, sizeof(have) - len, ",...");
+		session_free_list(cpus, n);
+		return session_errf(err, errsz, -EINVAL,
+				    "no CPU to read: -C names none of the CPUs %s has (%s)",
+				    s->prefix[0] ? "this instance" : "this tracefs", have);
+	}
 	session_free_list(cpus, n);
-	if (!b->ncpus)
-		return session_errf(err, errsz, -EINVAL, "no CPU to read (check -C)");
 	return 0;
 }
 

@@ -14,6 +14,8 @@ expect_fail() {
 }
 
 expect_fail 1 "unknown event 'nosuch:event'" "$STACKTOP" -b -n 1 -e nosuch:event
+expect_fail 1 "no CPU to read: -C names none of the CPUs this instance has (0" \
+	"$STACKTOP" -b -n 1 -C 4000
 expect_fail 1 "unknown event 'sched:nosuch\*'" "$STACKTOP" -b -n 1 -e 'sched:nosuch*'
 # a typo gets the closest names
 expect_fail 1 "unknown event 'sched:sched_swich': did you mean sched:sched_switch?" \

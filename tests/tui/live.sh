@@ -341,6 +341,8 @@ tui_resize 79 24
 tui_wait 'terminal too small: 79x24' 5
 tui_resize 80 23
 tui_wait 'terminal too small: 80x23' 5
+tui_resize 30 10
+tui_wait 'stacktop needs 80x24' 5
 tui_resize 250 50
 tui_wait 'RATE/s +DEP' 5
 # the selection follows its stack wherever the ranking moves it: go home first
