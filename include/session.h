@@ -556,6 +556,15 @@ int session_set_user(struct session *s, bool on);
 bool session_user(const struct session *s);
 
 /**
+ * session_targets_gone() - every process of -p and thread of --tid has
+ *	exited (false without either, and for a recording or --tracefs)
+ * @s: session
+ *
+ * Batch mode ends then, as perf record -p does; the screen says so.
+ */
+bool session_targets_gone(const struct session *s);
+
+/**
  * session_mode_parse() - the mode named by @name
  * @name: "auto", "stackmap", "stacks" or "passive"
  *

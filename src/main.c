@@ -1006,6 +1006,11 @@ static int run_batch(struct session *s, const struct args *a, struct session *be
 		}
 		if (!go_on)
 			break;
+		/* without -n, as perf record -p: the run ends with what it watched */
+		if (a->iterations < 0 && !before && session_targets_gone(s)) {
+			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited\n");
+			break;
+		}
 	}
 	return 0;
 }

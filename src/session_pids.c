@@ -97,6 +97,27 @@ int session_set_filters(struct session *s, bool use_proc)
 }
 
 /* every -p names a running process and every --tid a running thread */
+bool session_targets_gone(const struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	int i;
+
+	/* a recording's or a simulator's pids are not this machine's */
+	if ((!o->npids && !o->ntids) || o->tracefs || s->mode == SESSION_REPLAY)
+		return false;
+	for (i = 0; i < o->npids; i++)
+		if (kill(o->pids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	for (i = 0; i < o->ntids; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/proc/%d", o->tids[i]); /* threads too */
+		if (access(p, F_OK) == 0)
+			return false;
+	}
+	return true;
+}
+
 int session_check_pids(const struct session_opts *o, char *err, size_t errsz)
 {
 	int i, tgid, r;

@@ -178,6 +178,11 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
+	if (session_targets_gone(ui->s)) {
+		/* -p/--tid: what is watched is gone (batch mode ends there) */
+		seg_set(&segs[n], "-p", "all exited");
+		segs[n++].alert = true;
+	}
 	if (ui->view == UI_VIEW_STACKS && ui->diff)
 		/* diff mode: BEFORE's stacks AFTER does not have are rows too */
 		snprintf(buf, sizeof(buf), "%zu of %zu, %zu gone", ui->sv.nranked - uidiff_ngone(ui),

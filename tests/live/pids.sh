@@ -65,6 +65,16 @@ got=$(comms --comm worker)
 	fail "stacktop --comm worker-a failed"
 grep -E '^ +[0-9]+ ' "$WORK/c.txt" | grep -v " worker-a/$A " && fail "--comm worker-a: rows of others"
 grep -Eq "^ +[0-9]+ .* worker-a/$A " "$WORK/c.txt" || fail "--comm worker-a: no row"
+# batch -p without -n ends when the process exits, as perf record -p does
+sleep 1 &
+SHORT=$!
+timeout 30 "$STACKTOP" -b -d 0.3 -p "$SHORT" > "$WORK/short.txt" 2> "$WORK/short.err"
+r=$?
+[ "$r" = 0 ] || { cat "$WORK/short.err"; fail "-p of a process that exits: exit $r (124: it never ended)"; }
+grep -q 'every process and thread of -p/--tid has exited' "$WORK/short.err" ||
+	{ cat "$WORK/short.err"; fail "-p: no word that the process exited"; }
+grep -q '^stacktop .* iteration [0-9]' "$WORK/short.txt" || fail "-p: no report before the end"
+
 # a snapshot keeps its comm filter: read back, it is named and written again
 "$STACKTOP" -b --json -n 1 -d 0.5 -p "$WORKLOAD_PID" --comm 'worker-*' > "$WORK/cs.json" 2>&1 ||
 	fail "stacktop --comm --json failed"

@@ -105,6 +105,7 @@ t1=$(awk '{print $14 + $15}' "/proc/$ST_PID/stat")
 hz=$(getconf CLK_TCK)
 echo "stacktop used $((t1 - t0)) ticks of $((2 * hz)) in 2 s after the program exited"
 [ $((t1 - t0)) -lt $((2 * hz * 40 / 100)) ] || fail "the screen spins after the program exited"
+tui_wait '-p +all exited' 5
 
 tui_keys q
 tui_wait '__RC=0__' 10
