@@ -50,6 +50,7 @@ static const char *const help_tail[] = {
 	"  sort        the sort column, desc or asc",
 	"  event pid comm filter search   what the view is limited to (f p \\ /)",
 	"              cpu idle: a snapshot's own filters (-r); x clears them all",
+	"  -p all exited  every -p process (--tid thread) exited: nothing more comes",
 	"  shown       rows shown of the stacks that match (tree: nodes);",
 	"              --diff: and the GONE rows",
 	"  order held  for 2 s after a navigation key rows do not move",
