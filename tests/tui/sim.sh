@@ -127,9 +127,10 @@ tui_keys s
 tui_wait 'cannot turn stackmap (on|off): kernel has no stackmap option' 5
 sim_ctl "show options/stackmap"
 
-say "P writes folded stacks (Enter takes folded)"
+say "P writes folded stacks (picked by name: Enter alone takes json)"
 tui_keys P
 tui_wait 'Save the view as' 3
+tui_type folded
 tui_keys Enter
 tui_wait 'wrote [0-9]+ folded stacks' 5
 F=$(ls "$TUI_WORK"/stacktop-*.folded 2>/dev/null | head -n 1)
