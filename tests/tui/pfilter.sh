@@ -30,8 +30,10 @@ rows_only() {
 tui_start 140 30
 tui_run --mode stacks -d 0.5 -p "$W"
 tui_wait 'mode stacks' 10
-tui_wait 'worker-a\([0-9]+\)' 10
-tui_wait 'worker-b\([0-9]+\)' 10
+# the three threads nap in one loop: one stack, and COMM(PID) names the one
+# with most hits in the interval, whichever it is (waiting for each name
+# there was a draw that failed now and then); the filters below name each
+tui_wait '(main-thre|worker-[ab]).*\([0-9]+\)' 10
 
 say "p text: comms containing it"
 tui_keys p
