@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hmap.h"
 #include "stack_table.h"
 
 #define CALLTREE_NONE	   UINT32_MAX
@@ -92,9 +93,7 @@ struct calltree {
 	uint64_t total;
 	bool callee;
 	/* private: path key -> node, sym -> function */
-	uint64_t *ikeys;
-	uint32_t *ivals;
-	size_t islots;
+	struct hmap index;
 	struct calltree_fn *fns;
 	size_t nfns;
 	size_t fslots;

@@ -25,9 +25,7 @@ static inline uint64_t mix64(uint64_t x)
 
 uint64_t calltree_mix(uint64_t parent, uint64_t sym)
 {
-	uint64_t r = mix64(parent ^ mix64(sym + 0x9e3779b97f4a7c15ULL));
-
-	return r ? r : 1;
+	return hmap_mix(parent, sym); /* never 0: 0 is the caller tree's root */
 }
 
 void calltree_init(struct calltree *ct)
@@ -38,51 +36,18 @@ void calltree_init(struct calltree *ct)
 void calltree_free(struct calltree *ct)
 {
 	free(ct->nodes);
-	free(ct->ikeys);
-	free(ct->ivals);
+	hmap_done(&ct->index);
 	free(ct->fns);
 	calltree_init(ct);
 }
 
-static int index_grow(struct calltree *ct)
-{
-	size_t n = ct->islots ? ct->islots * 2 : 4096, i;
-	uint64_t *keys = calloc(n, sizeof(*keys));
-	uint32_t *vals = malloc(n * sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (i = 0; i < ct->islots; i++) {
-		size_t j;
-
-		if (!ct->ikeys[i])
-			continue;
-		for (j = ct->ikeys[i] & (n - 1); keys[j]; j = (j + 1) & (n - 1))
-			;
-		keys[j] = ct->ikeys[i];
-		vals[j] = ct->ivals[i];
-	}
-	free(ct->ikeys);
-	free(ct->ivals);
-	ct->ikeys = keys;
-	ct->ivals = vals;
-	ct->islots = n;
-	return 0;
-}
-
 uint32_t calltree_find(const struct calltree *ct, uint64_t key)
 {
-	size_t j;
+	uint64_t id;
 
-	if (!ct->islots || !key)
-		return key || !ct->nnodes ? CALLTREE_NONE : 0;
-	for (j = key & (ct->islots - 1); ct->ikeys[j]; j = (j + 1) & (ct->islots - 1))
-		if (ct->ikeys[j] == key)
-			return ct->ivals[j];
-	return CALLTREE_NONE;
+	if (!key) /* the caller tree's root: node 0, never in the index */
+		return ct->nnodes ? 0 : CALLTREE_NONE;
+	return hmap_get(&ct->index, key, &id) ? (uint32_t)id : CALLTREE_NONE;
 }
 
 static struct calltree_fn *fn_get(struct calltree *ct, uint64_t sym)
@@ -139,7 +104,6 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint64_t sym, uin
 	uint64_t key = calltree_mix(ct->nodes[parent].key, sym);
 	struct calltree_node *n;
 	uint32_t id = calltree_find(ct, key);
-	size_t j;
 
 	if (id != CALLTREE_NONE)
 		return id;
@@ -154,13 +118,10 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint64_t sym, uin
 		ct->nodes = nodes;
 		ct->ncap = cap;
 	}
-	if ((ct->nnodes + 1) * 2 > ct->islots && index_grow(ct) < 0)
+	id = (uint32_t)ct->nnodes;
+	if (key && hmap_put(&ct->index, key, id) < 0)
 		return CALLTREE_NONE;
-	for (j = key & (ct->islots - 1); ct->ikeys[j]; j = (j + 1) & (ct->islots - 1))
-		;
-	id = (uint32_t)ct->nnodes++;
-	ct->ikeys[j] = key;
-	ct->ivals[j] = id;
+	ct->nnodes++;
 	n = &ct->nodes[id];
 	memset(n, 0, sizeof(*n));
 	n->key = key;
@@ -253,8 +214,7 @@ int calltree_build(struct calltree *ct, const struct rank_row *rows, size_t n, b
 			return -ENOMEM;
 		ct->ncap = 4096;
 	}
-	if (ct->islots)
-		memset(ct->ikeys, 0, ct->islots * sizeof(*ct->ikeys));
+	hmap_clear(&ct->index);
 	if (ct->fslots)
 		memset(ct->fns, 0, ct->fslots * sizeof(*ct->fns));
 	ct->nfns = 0;

@@ -25,6 +25,7 @@
 
 #include "comm.h"
 #include "format.h"
+#include "hmap.h"
 #include "ingest.h"
 #include "ksym.h"
 #include "log.h"
@@ -34,70 +35,27 @@
 #include "usym.h"
 
 /* a small open-addressing map from a 64-bit key to a pointer */
-struct u64map {
-	uint64_t *keys;
-	void **vals;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t x)
+/* a pointer kept in a map (hmap.h): NULL when the key is not there */
+static void *map_ptr(const struct hmap *m, uint64_t k)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
+	uint64_t v;
+
+	return hmap_get(m, k, &v) ? (void *)(uintptr_t)v : NULL;
 }
 
-static void *u64map_get(const struct u64map *m, uint64_t k)
+static int map_put_ptr(struct hmap *m, uint64_t k, void *v)
 {
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = mix(k) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k)
-			return m->vals[i];
-	return NULL;
+	return hmap_put(m, k, (uint64_t)(uintptr_t)v);
 }
 
-static int u64map_put(struct u64map *m, uint64_t k, void *v)
+static void map_free(struct hmap *m, bool free_vals)
 {
-	size_t i;
+	uint64_t k, v;
+	size_t pos = 0;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		struct u64map nm = { .cap = m->cap ? m->cap * 2 : 256 };
-
-		nm.keys = calloc(nm.cap, sizeof(*nm.keys));
-		nm.vals = calloc(nm.cap, sizeof(*nm.vals));
-		if (!nm.keys || !nm.vals) {
-			free(nm.keys);
-			free(nm.vals);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->cap; i++)
-			if (m->vals[i])
-				u64map_put(&nm, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = nm;
-	}
-	for (i = mix(k) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k)
-			return 0; /* first one wins */
-	m->keys[i] = k;
-	m->vals[i] = v;
-	m->n++;
-	return 0;
-}
-
-static void u64map_free(struct u64map *m, bool free_vals)
-{
-	size_t i;
-
-	for (i = 0; free_vals && i < m->cap; i++)
-		free(m->vals[i]);
-	free(m->keys);
-	free(m->vals);
+	while (free_vals && hmap_next(m, &pos, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_done(m);
 }
 
 struct snapsym {
@@ -114,9 +72,9 @@ struct origin {
 };
 
 struct snapdb {
-	struct u64map syms;  /* address -> struct snapsym */
-	struct u64map keys;  /* stack key -> struct stack (owned by the table) */
-	struct u64map comms; /* pid + 1 -> char * */
+	struct hmap syms;  /* address -> struct snapsym */
+	struct hmap keys;  /* stack key -> struct stack (owned by the table) */
+	struct hmap comms; /* pid + 1 -> char * */
 	struct origin *origins;
 	unsigned int norigins;
 	bool have_view;
@@ -132,7 +90,7 @@ struct snapdb {
 
 static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {
-	const struct snapsym *y = u64map_get(&((struct snapdb *)ctx)->syms, addr);
+	const struct snapsym *y = map_ptr(&((struct snapdb *)ctx)->syms, addr);
 
 	if (!y)
 		return -ENOENT;
@@ -145,7 +103,7 @@ static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 
 static const char *snap_comm(void *ctx, int pid)
 {
-	return u64map_get(&((struct snapdb *)ctx)->comms, (uint64_t)(int64_t)pid + 1);
+	return map_ptr(&((struct snapdb *)ctx)->comms, (uint64_t)(int64_t)pid + 1);
 }
 
 /* "name+0xoff/0xsize [module]" back into its parts, for @ip */
@@ -157,7 +115,7 @@ static int add_sym(struct snapdb *db, uint64_t ip, const char *text)
 	size_t nlen, len = strlen(text);
 	int n = 0;
 
-	if (!plus || plus == text || u64map_get(&db->syms, ip))
+	if (!plus || plus == text || map_ptr(&db->syms, ip))
 		return 0;
 	if (sscanf(plus, "+0x%llx/0x%llx%n", &off, &size, &n) != 2 || off > ip)
 		return 0;
@@ -173,7 +131,7 @@ static int add_sym(struct snapdb *db, uint64_t ip, const char *text)
 		y->module = y->name + nlen + 1;
 		memcpy(y->module, sp + 2, strlen(sp) - 3);
 	}
-	if (u64map_put(&db->syms, ip, y) < 0) {
+	if (map_put_ptr(&db->syms, ip, y) < 0) {
 		free(y);
 		return -ENOMEM;
 	}
@@ -322,7 +280,7 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
 	uint64_t wrest = ss->weight, wdrest = ss->weight_delta;
 	uint32_t drest = ss->delta;
-	struct stack *st = u64map_get(&db->keys, key);
+	struct stack *st = map_ptr(&db->keys, key);
 	size_t j;
 	int r;
 
@@ -346,7 +304,7 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 			ips = buf;
 		}
 		st = stack_table_intern(s->table, ips, depth);
-		if (!st || u64map_put(&db->keys, key, st) < 0)
+		if (!st || map_put_ptr(&db->keys, key, st) < 0)
 			return -ENOMEM;
 		for (j = 0; j < ss->depth; j++)
 			if (add_sym(db, ss->ips[j], ss->syms[j]) < 0)
@@ -359,10 +317,10 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 		const struct snap_by *b = &ss->by[j];
 		uint64_t pk = (uint64_t)(int64_t)b->pid + 1;
 
-		if (b->pid >= 0 && !u64map_get(&db->comms, pk)) {
+		if (b->pid >= 0 && !map_ptr(&db->comms, pk)) {
 			char *c = strdup(b->comm);
 
-			if (!c || u64map_put(&db->comms, pk, c) < 0) {
+			if (!c || map_put_ptr(&db->comms, pk, c) < 0) {
 				free(c);
 				return -ENOMEM;
 			}
@@ -490,9 +448,9 @@ void replay_json_free(struct session *s)
 
 	if (!db)
 		return;
-	u64map_free(&db->syms, true);
-	u64map_free(&db->keys, false);
-	u64map_free(&db->comms, true);
+	map_free(&db->syms, true);
+	map_free(&db->keys, false);
+	map_free(&db->comms, true);
 	free(db->origins);
 	free(db);
 	s->snapdb = NULL;

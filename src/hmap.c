@@ -172,3 +172,27 @@ bool hmap_del(struct hmap *m, uint64_t key)
 	m->len--;
 	return true;
 }
+
+bool hmap_next(const struct hmap *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	/* position 0 is the zero key's, then the slots */
+	if (*pos == 0) {
+		*pos = 1;
+		if (m->has_zero) {
+			*key = 0;
+			*val = m->zero_val;
+			return true;
+		}
+	}
+	for (; *pos - 1 < m->cap; (*pos)++) {
+		size_t i = *pos - 1;
+
+		if (m->keys[i]) {
+			*key = m->keys[i];
+			*val = m->vals[i];
+			(*pos)++;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * hmap.h - a small open-addressing map from u64 keys to u64 values.
+ * hmap.h - a small open-addressing map from u64 keys to u64 values
+ * (src/hmap.c), the one the project uses wherever it needs one.
  *
  * The UI keeps all of its per-stack and per-address state (expanded stacks,
  * expanded tree nodes, symbol and filter caches) in these maps, keyed by a
  * stack pointer, an address or a path hash, so that nothing UI-specific is
- * ever stored in the core's structures. No curses here.
+ * ever stored in the core's structures. The core's caller tree indexes its
+ * nodes by path hash here, and the snapshot reader its symbols, stacks and
+ * comms (pointers as values).
  */
-#ifndef STACKTOP_UI_HMAP_H
-#define STACKTOP_UI_HMAP_H
+#ifndef STACKTOP_HMAP_H
+#define STACKTOP_HMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,4 +104,15 @@ size_t hmap_len(const struct hmap *m);
  */
 uint64_t hmap_mix(uint64_t h, uint64_t v);
 
-#endif /* STACKTOP_UI_HMAP_H */
+/**
+ * hmap_next() - walk the entries, in no order
+ * @m: map (not changed during the walk)
+ * @pos: 0 to start; advanced by each call
+ * @key: receives the key
+ * @val: receives the value
+ *
+ * Return: true with an entry, false when there are no more.
+ */
+bool hmap_next(const struct hmap *m, size_t *pos, uint64_t *key, uint64_t *val);
+
+#endif /* STACKTOP_HMAP_H */
