@@ -9,19 +9,11 @@
 #include <string.h>
 
 #include "calltree.h"
+#include "mix64.h"
 
 #define ROOT_KEY_CALLER 0
 #define ROOT_KEY_CALLEE 0x5ca1ab1e0ddba11ULL /* the two trees never share a key */
 
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 uint64_t calltree_mix(uint64_t parent, uint64_t sym)
 {

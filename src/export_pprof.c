@@ -25,6 +25,7 @@
 
 #include <zlib.h>
 
+#include "mix64.h"
 #include "brief.h"
 #include "export_priv.h"
 #include "format.h"
@@ -114,14 +115,6 @@ struct idmap {
 	size_t n;
 };
 
-static uint64_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	return k ^ (k >> 33);
-}
 
 static int idmap_grow(struct idmap *m)
 {

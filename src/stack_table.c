@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "stack_table.h"
+#include "mix64.h"
 
 #define ARENA_CHUNK (1u << 20)
 #define ARENA_MIN   (16u << 10)
@@ -254,15 +255,6 @@ void stack_table_free(struct stack_table *t)
 	free(t);
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 uint32_t stack_hash(const uint64_t *ips, unsigned int depth)
 {

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mix64.h"
 #include "format.h"
 #include "log.h"
 #include "usym.h"
@@ -140,15 +141,6 @@ struct usym {
 	uint32_t epoch; /* usym_tick() */
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static int u64map_grow(struct u64map *m)
 {
