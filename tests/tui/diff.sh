@@ -13,30 +13,8 @@ T=$(tfs_root) || skip "no tracefs mounted"
 # A 50, B 30, C 20 (of 100); AFTER A 40, B 60, D 100 (of 200); shares
 # A 50 -> 20 (-30), B 30 -> 30 (0), C 20 -> 0 (-20, GONE), D 0 -> 50 (+50, NEW).
 # The screen ranks by the change of share: D, A, C, B, as the batch diff.
-python3 - "$TUI_WORK/cb.json" "$TUI_WORK/ca.json" << 'PY'
-import json, sys
-def snap(counts, shift, host):
-    stacks = []
-    for i, (name, n) in enumerate(sorted(counts.items(), key=lambda x: -x[1])):
-        base = 0xffffffff81000000 + 0x1000 * (ord(name) - 64) + shift
-        stacks.append({"key": "%016x" % (0x1000 + i), "total": n, "delta": n, "depth": 2,
-            "ids": [], "more_ids": False, "fallback": False, "mapped": False,
-            "merged64": False, "cut": False,
-            "frames": ["0x%x" % (base + 0x10), "0x%x" % (base + 0x800)],
-            "symbols": ["leaf_%s+0x10/0x100" % name, "caller_%s+0x0/0x80" % name],
-            "by": [{"event": "sched:sched_switch", "cpu": 0, "pid": 100, "comm": "w",
-                    "total": n, "delta": n}]})
-    hits = sum(counts.values())
-    return {"schema": "stacktop-snapshot", "version": 2, "host": host, "kernel": "6.18.0",
-            "source": "/sys/kernel/tracing", "mode": "stacks", "interval": 1.0,
-            "events": ["sched:sched_switch"],
-            "view": {"sort": "hits", "ascending": False, "counts": "delta", "event": None,
-                     "pid": None, "cpu": None, "filter": None, "hide_idle": False, "top": 0},
-            "hits": hits, "hits_delta": hits, "lost": 0, "overrun": 0, "dropped": 0,
-            "orphans": 0, "bad_pages": 0, "fallbacks": 0, "unresolved": 0, "stacks": stacks}
-open(sys.argv[1], "w").write(json.dumps(snap({"A": 50, "B": 30, "C": 20}, 0, "one")) + "\n")
-open(sys.argv[2], "w").write(json.dumps(snap({"A": 40, "B": 60, "D": 100}, 0x200000, "two")) + "\n")
-PY
+python3 "$(dirname "$0")/../diff-pair.py" "$TUI_WORK/cb.json" "$TUI_WORK/ca.json" ||
+	fail "cannot write the snapshot pair"
 # the leaves of the ranked rows, in screen order
 leaves() {
 	tui_stable | awk '$2 ~ /^[0-9]+$/ && match($0, /leaf_[A-D]/) { printf "%s ", substr($0, RSTART, RLENGTH) }'
