@@ -234,6 +234,7 @@ struct session_stats {
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
 	uint64_t drains_cut;        /* drains that ran out of budget */
+	bool targets_gone;          /* every -p process / --tid thread exited (at the last tick) */
 	uint64_t offcpu_woken;      /* --offcpu: times ended at the wakeup (no switch-in) */
 	uint64_t offcpu_unpaired;   /* --offcpu: switch-outs with neither: not counted */
 	uint64_t offcpu_dropped;    /* --offcpu: switches not followed (table full) */
@@ -560,7 +561,8 @@ bool session_user(const struct session *s);
  *	exited (false without either, and for a recording or --tracefs)
  * @s: session
  *
- * Batch mode ends then, as perf record -p does; the screen says so.
+ * Asked at every session_tick() (session_stats()->targets_gone): batch
+ * mode ends then, as perf record -p does; the screen says so.
  */
 bool session_targets_gone(const struct session *s);
 

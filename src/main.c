@@ -1007,7 +1007,7 @@ static int run_batch(struct session *s, const struct args *a, struct session *be
 		if (!go_on)
 			break;
 		/* without -n, as perf record -p: the run ends with what it watched */
-		if (a->iterations < 0 && !before && session_targets_gone(s)) {
+		if (a->iterations < 0 && !before && session_stats(s)->targets_gone) {
 			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited\n");
 			break;
 		}

@@ -391,6 +391,7 @@ int session_tick(struct session *s)
 	s->last_fallbacks = s->stats.fallbacks;
 
 	s->stats.user = s->user_on ? s->user_mode : SESSION_USER_OFF;
+	s->stats.targets_gone = session_targets_gone(s);
 	memcpy(s->stats.user_note, s->user_note, sizeof(s->stats.user_note));
 	ingest_flush_user(s->ing);
 	if (s->usym)

@@ -178,7 +178,7 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
-	if (session_targets_gone(ui->s)) {
+	if (ui->st.targets_gone) {
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		seg_set(&segs[n], "-p", "all exited");
 		segs[n++].alert = true;
