@@ -75,7 +75,11 @@ if [ "$(id -u)" != 0 ]; then
 	SUDO=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# a fresh machine's unattended upgrades (or another build) may hold the dpkg
+# lock for minutes: wait for it rather than give up at once (apt >= 1.9)
+APT_LOCK="-o DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT:-900}"
+# shellcheck disable=SC2086
+$SUDO apt-get $APT_LOCK update -qq
 
 # libunwind-dev (the dwarf user stacks) conflicts with LLVM's
 # libunwind-N-dev, which libc++-N-dev pulls in: it is installed on its own,
@@ -89,7 +93,7 @@ case " $missing " in *" libunwind-dev "*)
 esac
 if [ -n "$(echo $missing)" ]; then
 	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -qq --no-install-recommends $missing
+	$SUDO apt-get $APT_LOCK install -y -qq --no-install-recommends $missing
 fi
 if [ -n "$unwind" ]; then
 	remv=$(apt-get install -s --no-install-recommends libunwind-dev 2>/dev/null |
@@ -97,7 +101,7 @@ if [ -n "$unwind" ]; then
 	if [ -n "$remv" ]; then
 		echo "stacktop: not installing libunwind-dev: it conflicts with ${remv}(LLVM's libunwind, from libc++);" \
 			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
-	elif ! $SUDO apt-get install -y -qq --no-install-recommends libunwind-dev; then
+	elif ! $SUDO apt-get $APT_LOCK install -y -qq --no-install-recommends libunwind-dev; then
 		echo "stacktop: libunwind-dev could not be installed;" \
 			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
 	fi
