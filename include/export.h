@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * export.h - write ranked stacks out: the batch report, folded stacks, the
- * JSON snapshot, pprof and speedscope profiles.
+ * JSON snapshot, pprof and speedscope profiles, the flame graph page.
  *
  * The writers take an open FILE * and never print anywhere else. Files go
  * through export_write_file(): a temporary file created next to the target
@@ -30,6 +30,7 @@ enum export_format {
 	EXPORT_FOLDED,
 	EXPORT_PPROF,
 	EXPORT_SPEEDSCOPE,
+	EXPORT_HTML,
 	EXPORT_FORMAT_MAX,
 };
 
@@ -67,7 +68,7 @@ struct report_opts {
 
 /**
  * export_format_parse() - the format named @name
- * @name: "text", "json", "folded", "pprof" or "speedscope"
+ * @name: "text", "json", "folded", "pprof", "speedscope" or "html"
  *
  * Return: the format, or -EINVAL.
  */
@@ -84,7 +85,8 @@ const char *export_format_name(enum export_format fmt);
  * @path: file name
  *
  * .txt → text; .json → json; .speedscope.json, .speedscope → speedscope;
- * .folded, .collapsed → folded; .pb.gz, .pprof, .pb → pprof.
+ * .folded, .collapsed → folded; .pb.gz, .pprof, .pb → pprof; .html, .htm →
+ * html.
  *
  * Return: the format, or -EINVAL when the suffix says nothing.
  */
@@ -166,6 +168,19 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
  * Return: profiles written, or -errno.
  */
 int export_speedscope(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_html() - the flame graph page: one self-contained HTML file (no
+ * request of any kind), the page built into stacktop (src/flame/), the
+ * call tree merged here and embedded once as JSON, frames named once
+ * (doc/formats.md, "html")
+ * @f: output
+ * @s: session
+ * @o: view (@o->rank filters, @o->delta, @o->root; @o->top is ignored)
+ *
+ * Return: stacks in the graph, or -errno.
+ */
+int export_html(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
  * export_write() - write @fmt to @f

@@ -1082,7 +1082,7 @@ FILE *export_create_file(const char *path)
 static const char *const format_names[] = {
 	[EXPORT_TEXT] = "text",		  [EXPORT_JSON] = "json",
 	[EXPORT_FOLDED] = "folded",	  [EXPORT_PPROF] = "pprof",
-	[EXPORT_SPEEDSCOPE] = "speedscope",
+	[EXPORT_SPEEDSCOPE] = "speedscope", [EXPORT_HTML] = "html",
 };
 
 int export_format_parse(const char *name)
@@ -1123,6 +1123,8 @@ int export_format_guess(const char *path)
 		{ ".folded", EXPORT_FOLDED },
 		{ ".collapsed", EXPORT_FOLDED },
 		{ ".txt", EXPORT_TEXT },
+		{ ".html", EXPORT_HTML },
+		{ ".htm", EXPORT_HTML },
 	};
 	const char *base = strrchr(path, '/');
 	size_t i;
@@ -1148,6 +1150,8 @@ int export_write(FILE *f, struct session *s, const struct report_opts *o, enum e
 		return export_pprof(f, s, o);
 	case EXPORT_SPEEDSCOPE:
 		return export_speedscope(f, s, o);
+	case EXPORT_HTML:
+		return export_html(f, s, o);
 	default:
 		return -EINVAL;
 	}
