@@ -15,7 +15,6 @@
 	const KIND_TEXT = ['kernel', 'kernel module', 'user', 'tracing machinery (hidden unless "tracing frames")',
 		'command', 'process id', 'marker'];
 	const ROW = 18;       // px per frame row
-	const MIN_W = 0.3;    // narrower frames (and their callees) are not drawn
 	const TEXT_MIN = 22;  // narrower frames get no label
 	const PAD_TOP = 4;
 
@@ -55,7 +54,7 @@
 		const path = new Int32Array(65536);
 		for (let i = 0, o = 0; i < N; i++, o += stride) {
 			const d = raw[o];
-			if (i === 0 ? d !== 0 : (d < 1 || d > depthOf[i - 1] + 1)) {
+			if (i === 0 ? d !== 0 : (d < 1 || d > depthOf[i - 1] + 1 || d >= path.length)) {
 				$('notes').textContent = 'the profile in this file is damaged (node ' + i + ')';
 				return;
 			}
@@ -139,9 +138,9 @@
 		return (h >>> 0) / 4294967296;
 	}
 	const BAND = [
-		[18, 22, 82, 57, 8],   // kernel: orange
-		[44, 12, 78, 55, 8],   // module: yellow
-		[350, 18, 70, 62, 8],  // user: red
+		[20, 15, 82, 57, 8],   // kernel: orange
+		[48, 12, 78, 52, 8],   // module: yellow
+		[345, 18, 72, 62, 8],  // user: red
 		[215, 0, 8, 72, 8],    // tracing: grey
 		[205, 14, 55, 66, 8],  // command: blue
 		[260, 10, 40, 72, 6],  // pid: violet
@@ -224,7 +223,7 @@
 		if (meta.kernel) f.push('kernel ' + meta.kernel);
 		if (meta.mode) f.push('mode ' + meta.mode);
 		if (meta.events) f.push('events ' + meta.events);
-		if (typeof meta.interval === 'number')
+		if (typeof meta.interval === 'number' && meta.interval > 0)
 			f.push((meta.mode === 'replay' ? 'recorded ' : 'interval ') + meta.interval.toFixed(2) + ' s');
 		if (meta.time) f.push('written ' + meta.time);
 		if (meta.stacktop) f.push('stacktop ' + meta.stacktop);
@@ -251,6 +250,10 @@
 		if (!N || totH[0] === 0)
 			notes.push('no stacks to show');
 		$('notes').textContent = notes.join('; ');
+		let tracing = false;
+		for (let i = 1; i < N && !tracing; i++)
+			tracing = kindOf[i] === K_TRACING;
+		$('tracing').parentElement.hidden = !tracing;
 		if (weighted) {
 			$('measure-opt').hidden = false;
 			$('measure').checked = !byWeight;
@@ -281,23 +284,21 @@
 		return matchName !== null && i > 0 && matchName[nameOf[i]] === 1;
 	}
 
+	// Frames are snapped to whole pixels: a frame paints the columns whose
+	// left edge its rounded extent covers, so frames that tile a row tile it
+	// in pixels too (a solid band even of sub-pixel frames), and one that
+	// covers no column is not drawn, nor are its callees. Frames of two
+	// pixels or more keep their last column as a gap to the next one.
 	let charW = 7;
-	function drawFrame(i, x, w, y, dim) {
-		const x0 = Math.round(x), x1 = Math.round(x + w);
-		let fx, fw;
-		if (x1 - x0 >= 2) {
-			fx = x0;
-			fw = x1 - x0 - 1; // a one-pixel gap to the next frame
-		} else {
-			fx = x;
-			fw = Math.max(w, MIN_W);
-		}
+	let keyboard = false; // the cursor is outlined while the keyboard drives
+	function drawFrame(i, x0, x1, y, dim) {
+		const fw = x1 - x0 >= 2 ? x1 - x0 - 1 : x1 - x0;
 		ctx.fillStyle = isMatch(i) ? MATCH : colour(i);
 		ctx.globalAlpha = dim ? 0.55 : 1;
-		ctx.fillRect(fx, y, fw, ROW - 1);
+		ctx.fillRect(x0, y, fw, ROW - 1);
 		ctx.globalAlpha = 1;
 		drawn.node.push(i);
-		drawn.x.push(fx);
+		drawn.x.push(x0);
 		drawn.w.push(fw);
 		drawn.y.push(y);
 		if (fw >= TEXT_MIN) {
@@ -307,13 +308,13 @@
 				t = max >= 3 ? t.slice(0, max - 2) + '..' : '';
 			if (t) {
 				ctx.fillStyle = isMatch(i) ? '#fff' : '#000';
-				ctx.fillText(t, fx + 3, y + ROW - 5);
+				ctx.fillText(t, x0 + 3, y + ROW - 6);
 			}
 		}
-		if (i === cursor) {
+		if (i === cursor && keyboard) {
 			ctx.strokeStyle = '#000';
 			ctx.lineWidth = 2;
-			ctx.strokeRect(fx + 1, y + 1, Math.max(fw - 2, 1), ROW - 3);
+			ctx.strokeRect(x0 + 1, y + 1, Math.max(fw - 2, 1), ROW - 3);
 		}
 	}
 
@@ -344,10 +345,11 @@
 		const st = [zoom];
 		while (st.length) {
 			const n = st.pop();
-			const w = tot[n] * scale;
-			if (w < MIN_W || hidden(n))
+			const x = (start[n] - base) * scale;
+			const x0 = Math.round(x), x1 = Math.round(x + tot[n] * scale);
+			if (x1 <= x0 || hidden(n))
 				continue;
-			drawFrame(n, (start[n] - base) * scale, w, rowY(depthOf[n]), false);
+			drawFrame(n, x0, x1, rowY(depthOf[n]), false);
 			for (let k = cstart[n + 1] - 1; k >= cstart[n]; k--)
 				st.push(kids[k]);
 		}
@@ -366,7 +368,8 @@
 		}
 		if (!tot[zoom])
 			return -1;
-		const v = start[zoom] + px / cssW * tot[zoom];
+		// the frame that painted the pixel column (see drawFrame())
+		const v = start[zoom] + (Math.floor(px) + 0.5) / cssW * tot[zoom];
 		let n = zoom;
 		while (depthOf[n] < d) {
 			// binary search the children by their start
@@ -386,7 +389,7 @@
 				return -1;
 			n = found;
 		}
-		return tot[n] * cssW / tot[zoom] >= MIN_W ? n : -1;
+		return n;
 	}
 
 	// ---- text about a frame: tooltip, status line, screen readers ----------------
@@ -476,9 +479,10 @@
 		const needle = cs ? q : q.toLowerCase();
 		matchName = new Uint8Array(names.length);
 		for (let k = 0; k < names.length; k++) {
+			// a frame matches by its name or by its module or file
 			const nm = names[k];
-			const text = String(nm[0]) + (nm[2] ? ' ' + nm[2] : '');
-			matchName[k] = re ? (re.test(text) ? 1 : 0) : ((cs ? text : text.toLowerCase()).includes(needle) ? 1 : 0);
+			const test = (t) => (re ? re.test(t) : (cs ? t : t.toLowerCase()).includes(needle));
+			matchName[k] = test(String(nm[0])) || (nm[2] && test(String(nm[2]))) ? 1 : 0;
 		}
 		// summed share: a match nested in another counts once (flamegraph.pl)
 		let all = 0, frames = 0;
@@ -546,6 +550,10 @@
 	}
 
 	canvas.addEventListener('mousemove', (ev) => {
+		if (keyboard) {
+			keyboard = false;
+			draw();
+		}
 		const r = canvas.getBoundingClientRect();
 		const i = frameAt(ev.clientX - r.left, ev.clientY - r.top);
 		if (i !== hover) {
@@ -567,7 +575,14 @@
 		setZoom(i);
 		showTip(frameAt(ev.clientX - r.left, ev.clientY - r.top), ev.clientX, ev.clientY);
 	});
-	$('reset').addEventListener('click', () => setZoom(0));
+	// the reset starts over: whole graph, no cursor (the next arrow starts at the root)
+	function reset() {
+		cursor = -1;
+		setZoom(0);
+		status(-1);
+		showTip(-1);
+	}
+	$('reset').addEventListener('click', reset);
 	let timer = 0;
 	$('search').addEventListener('input', () => {
 		clearTimeout(timer);
@@ -605,6 +620,7 @@
 		if (to < 0)
 			return;
 		cursor = to;
+		keyboard = true;
 		draw();
 		status(cursor);
 		// the tooltip next to the frame
@@ -664,7 +680,7 @@
 				canvas.focus();
 				refresh();
 			} else {
-				setZoom(0);
+				reset();
 			}
 			return;
 		}
@@ -686,7 +702,11 @@
 			const out = [];
 			for (let k = 0; k < drawn.node.length; k++) {
 				const i = drawn.node[k];
-				out.push({ node: i, name: label(i), kind: i ? KIND[kindOf[i]] : 'all', x: drawn.x[k],
+				const path = [];
+				for (let a = i; a > 0; a = parent[a])
+					path.unshift(label(a));
+				const nm = i > 0 ? names[nameOf[i]] : null;
+				out.push({ node: i, name: label(i), where: nm && nm[2] ? String(nm[2]) : '', path, kind: i ? KIND[kindOf[i]] : 'all', x: drawn.x[k],
 					w: drawn.w[k], y: drawn.y[k], h: ROW - 1, hits: totH[i],
 					weight: weighted ? totW[i] : null, match: isMatch(i) });
 			}
