@@ -57,13 +57,6 @@ struct hname {
 	uint8_t kind;
 };
 
-struct haddr {
-	uint64_t ip;
-	uint32_t norm; /* name id as a frame */
-	uint32_t mach; /* name id as tracing machinery */
-	uint8_t used;  /* 1: as a frame, 2: as machinery */
-};
-
 struct hnode {
 	uint64_t h; /* self hits */
 	uint64_t w; /* self weight */
@@ -73,22 +66,30 @@ struct hnode {
 	uint32_t depth;
 };
 
+/*
+ * Names are interned as they are met (ids in order of arrival), then
+ * sorted once: @final maps an arrival id to its rank in alphabetical
+ * order, the id the page gets, so that children sort by it.
+ */
 struct html {
 	struct session *s;
 	const struct report_opts *o;
-	struct haddr *addrs;
-	size_t naddrs;
+	uint64_t *ips;	      /* every frame address, sorted, unique */
+	uint32_t *ip_name;    /* the name id of each as a frame (HTML_NONE: not yet) */
+	uint32_t *ip_mach;    /* the same as tracing machinery */
+	size_t nips;
 	struct hname *names;
 	size_t nnames, cnames;
+	struct hmap name_index; /* hash of (label, where, kind) -> name id */
+	uint32_t *final;
 	struct hnode *nodes;
 	size_t nnodes, cnodes;
 	struct hmap index; /* parent << 32 | name -> node */
 	bool weighted;
 };
 
-static int name_cmp(const void *pa, const void *pb)
+static int name_cmp(const struct hname *a, const struct hname *b)
 {
-	const struct hname *a = pa, *b = pb;
 	int r = strcmp(a->label, b->label);
 
 	if (r)
@@ -98,17 +99,36 @@ static int name_cmp(const void *pa, const void *pb)
 	return strcmp(a->where, b->where);
 }
 
-static int addr_cmp(const void *pa, const void *pb)
+static uint64_t name_hash(const char *label, const char *where, enum html_kind kind)
 {
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *p;
 
-	return a < b ? -1 : a > b;
+	for (p = label; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	h = (h ^ 0xff) * 0x100000001b3ULL;
+	for (p = where; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return hmap_mix(h, kind);
 }
 
-static int name_add(struct html *c, const char *label, const char *where, enum html_kind kind)
+/* the id of a name, added when new */
+static int name_intern(struct html *c, const char *label, const char *where, enum html_kind kind,
+		       uint32_t *ret)
 {
+	struct hname key = { .label = (char *)label, .where = (char *)where, .kind = (uint8_t)kind };
+	uint64_t h = name_hash(label, where, kind), v;
 	struct hname *n;
+	int r;
 
+	/* a 64-bit hash shared by two names: the next slot of the chain */
+	while (hmap_get(&c->name_index, h, &v)) {
+		if (!name_cmp(&c->names[v], &key)) {
+			*ret = (uint32_t)v;
+			return 0;
+		}
+		h = hmap_mix(h, 1);
+	}
 	if (c->nnames == c->cnames) {
 		size_t nc = c->cnames ? c->cnames * 2 : 256;
 		struct hname *nn = realloc(c->names, nc * sizeof(*nn));
@@ -118,46 +138,50 @@ static int name_add(struct html *c, const char *label, const char *where, enum h
 		c->names = nn;
 		c->cnames = nc;
 	}
+	if (c->nnames >= HTML_NONE)
+		return -E2BIG;
 	n = &c->names[c->nnames];
 	n->label = strdup(label);
 	n->where = strdup(where);
 	n->kind = (uint8_t)kind;
-	if (!n->label || !n->where) {
+	if (!n->label || !n->where || (r = hmap_put(&c->name_index, h, c->nnames)) < 0) {
 		free(n->label);
 		free(n->where);
 		return -ENOMEM;
 	}
-	c->nnames++;
+	*ret = (uint32_t)c->nnames++;
 	return 0;
 }
 
-/* the id of a name after html_names_done(), HTML_NONE when absent */
-static uint32_t name_id(const struct html *c, const char *label, const char *where,
-			enum html_kind kind)
-{
-	struct hname key = { .label = (char *)label,
-			     .where = (char *)where,
-			     .kind = (uint8_t)kind };
-	const struct hname *hit = bsearch(&key, c->names, c->nnames, sizeof(key), name_cmp);
+static const struct html *sort_ctx;
 
-	return hit ? (uint32_t)(hit - c->names) : HTML_NONE;
+static int name_order(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return name_cmp(&sort_ctx->names[a], &sort_ctx->names[b]);
 }
 
-/* sort the names, drop duplicates: ids in alphabetical order */
-static void names_done(struct html *c)
+/* the alphabetical order of the names: c->final[arrival id] = page id */
+static int names_done(struct html *c, uint32_t **ret_order)
 {
-	size_t i, j;
+	uint32_t *order = malloc((c->nnames ? c->nnames : 1) * sizeof(*order));
+	size_t i;
 
-	qsort(c->names, c->nnames, sizeof(*c->names), name_cmp);
-	for (i = 0, j = 0; i < c->nnames; i++) {
-		if (j && !name_cmp(&c->names[i], &c->names[j - 1])) {
-			free(c->names[i].label);
-			free(c->names[i].where);
-			continue;
-		}
-		c->names[j++] = c->names[i];
+	c->final = malloc((c->nnames ? c->nnames : 1) * sizeof(*c->final));
+	if (!order || !c->final) {
+		free(order);
+		return -ENOMEM;
 	}
-	c->nnames = j;
+	for (i = 0; i < c->nnames; i++)
+		order[i] = (uint32_t)i;
+	sort_ctx = c; /* qsort() has no context argument; the writer runs on one thread */
+	qsort(order, c->nnames, sizeof(*order), name_order);
+	sort_ctx = NULL;
+	for (i = 0; i < c->nnames; i++)
+		c->final[order[i]] = (uint32_t)i;
+	*ret_order = order;
+	return 0;
 }
 
 /* a frame's label, module or file, and kind */
@@ -191,9 +215,11 @@ static enum html_kind frame_name(struct ksym *ks, uint64_t ip, char *label, size
 	return HK_KERNEL;
 }
 
-static struct haddr *addr_find(const struct html *c, uint64_t ip)
+static int u64_cmp(const void *pa, const void *pb)
 {
-	return bsearch(&ip, c->addrs, c->naddrs, sizeof(*c->addrs), addr_cmp);
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
 }
 
 /* what a row counts in the view (hits or weight, filtered); 0: not in the graph */
@@ -202,57 +228,55 @@ static uint64_t row_value(const struct html *c, const struct rank_row *row)
 	return c->o->delta ? row->delta : row->total;
 }
 
-/* every frame address of @rows, and the names of all frames */
+/* every frame address of the rows in the graph, sorted, each named on first use */
 static int frames_collect(struct html *c, const struct rank_row *rows, size_t n)
 {
-	struct ksym *ks = session_ksym(c->s);
 	size_t total = 0, i, j, m = 0;
-	int r;
 
 	for (i = 0; i < n; i++)
-		total += rows[i].stack->depth;
-	c->addrs = calloc(total ? total : 1, sizeof(*c->addrs));
-	if (!c->addrs)
+		if (row_value(c, &rows[i]))
+			total += rows[i].stack->depth;
+	c->ips = malloc((total ? total : 1) * sizeof(*c->ips));
+	if (!c->ips)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		for (j = 0; j < rows[i].stack->depth; j++)
-			if (row_value(c, &rows[i]) && !usym_is_sep(rows[i].stack->ips[j]))
-				c->addrs[m++].ip = rows[i].stack->ips[j];
-	/* ip is the first member: sorted as u64 */
-	qsort(c->addrs, m, sizeof(*c->addrs), addr_cmp);
+		for (j = 0; j < rows[i].stack->depth && row_value(c, &rows[i]); j++)
+			if (!usym_is_sep(rows[i].stack->ips[j]))
+				c->ips[m++] = rows[i].stack->ips[j];
+	qsort(c->ips, m, sizeof(*c->ips), u64_cmp);
 	for (i = 0, j = 0; i < m; i++)
-		if (!j || c->addrs[i].ip != c->addrs[j - 1].ip)
-			c->addrs[j++] = c->addrs[i];
-	c->naddrs = j;
-	for (i = 0; i < n; i++) {
-		const struct stack *sk = rows[i].stack;
-		unsigned int skip = brief_skip(ks, sk);
+		if (!j || c->ips[i] != c->ips[j - 1])
+			c->ips[j++] = c->ips[i];
+	c->nips = j;
+	c->ip_name = malloc((j ? j : 1) * sizeof(*c->ip_name));
+	c->ip_mach = malloc((j ? j : 1) * sizeof(*c->ip_mach));
+	if (!c->ip_name || !c->ip_mach)
+		return -ENOMEM;
+	for (i = 0; i < c->nips; i++)
+		c->ip_name[i] = c->ip_mach[i] = HTML_NONE;
+	return 0;
+}
 
-		if (!row_value(c, &rows[i]))
-			continue;
-		for (j = 0; j < sk->depth; j++) {
-			struct haddr *a;
+/* the name id of frame @ip, as a frame or as tracing machinery */
+static int frame_id(struct html *c, uint64_t ip, bool mach, uint32_t *ret)
+{
+	const uint64_t *hit = bsearch(&ip, c->ips, c->nips, sizeof(ip), u64_cmp);
+	uint32_t *slot;
+	char label[256], where[256];
+	enum html_kind k;
 
-			if (usym_is_sep(sk->ips[j]))
-				continue;
-			a = addr_find(c, sk->ips[j]);
-			if (a)
-				a->used |= j < skip ? 2 : 1;
-		}
-	}
-	for (i = 0; i < c->naddrs; i++) {
-		char label[256], where[256];
-		enum html_kind k =
-			frame_name(ks, c->addrs[i].ip, label, sizeof(label), where, sizeof(where));
+	if (!hit)
+		return -EINVAL;
+	slot = mach ? &c->ip_mach[hit - c->ips] : &c->ip_name[hit - c->ips];
+	if (*slot == HTML_NONE) {
+		int r;
 
-		if ((c->addrs[i].used & 1) && (r = name_add(c, label, where, k)) < 0)
+		k = frame_name(session_ksym(c->s), ip, label, sizeof(label), where, sizeof(where));
+		r = name_intern(c, label, where, mach ? HK_TRACING : k, slot);
+		if (r < 0)
 			return r;
-		if ((c->addrs[i].used & 2) && (r = name_add(c, label, where, HK_TRACING)) < 0)
-			return r;
 	}
-	if ((r = name_add(c, HTML_EMPTY, "", HK_OTHER)) < 0 ||
-	    (r = name_add(c, HTML_OVER, "", HK_OTHER)) < 0)
-		return r;
+	*ret = *slot;
 	return 0;
 }
 
@@ -296,15 +320,15 @@ static int stack_roots(struct html *c, const struct stack *sk, struct hroot **bu
 	const struct stack_attr *a;
 	size_t n = 0, i, m;
 
+	if (!*cap) {
+		*buf = malloc(16 * sizeof(**buf));
+		if (!*buf)
+			return -ENOMEM;
+		*cap = 16;
+	}
 	if (c->o->root == EXPORT_ROOT_NONE && !rank_filters_attrs(ro)) {
 		uint64_t wd = 0, wt = 0;
 
-		if (!*cap) {
-			*buf = malloc(16 * sizeof(**buf));
-			if (!*buf)
-				return -ENOMEM;
-			*cap = 16;
-		}
 		if (c->weighted)
 			wt = stack_weight(t, sk, &wd);
 		(*buf)[0] = (struct hroot){ .pid = 0,
@@ -321,7 +345,7 @@ static int stack_roots(struct html *c, const struct stack *sk, struct hroot **bu
 		if (!h && !w)
 			continue;
 		if (n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 16;
+			size_t nc = *cap * 2;
 			struct hroot *nb = realloc(*buf, nc * sizeof(*nb));
 
 			if (!nb)
@@ -360,34 +384,6 @@ static int stack_roots(struct html *c, const struct stack *sk, struct hroot **bu
 static uint64_t root_value(const struct html *c, const struct hroot *rt)
 {
 	return c->o->rank.weight ? rt->w : rt->h;
-}
-
-static int roots_collect(struct html *c, const struct rank_row *rows, size_t n)
-{
-	struct hroot *roots = NULL;
-	size_t cap = 0, i;
-	int nr = 0, k, r = 0;
-
-	if (c->o->root == EXPORT_ROOT_NONE)
-		return 0;
-	for (i = 0; i < n && r >= 0; i++) {
-		nr = stack_roots(c, rows[i].stack, &roots, &cap);
-		if (nr < 0)
-			r = nr;
-		for (k = 0; k < nr && r >= 0; k++) {
-			char pid[16];
-
-			if (!root_value(c, &roots[k]))
-				continue;
-			r = name_add(c, roots[k].comm, "", HK_COMM);
-			if (r >= 0 && c->o->root == EXPORT_ROOT_PID) {
-				snprintf(pid, sizeof(pid), "%d", roots[k].pid);
-				r = name_add(c, pid, "", HK_PID);
-			}
-		}
-	}
-	free(roots);
-	return r;
 }
 
 /* the child of @parent named @name, made when absent */
@@ -429,28 +425,21 @@ static int node_child(struct html *c, uint32_t parent, uint32_t name, uint32_t *
 /* one stack under @node (the root, or its command/pid): root first */
 static int tree_add(struct html *c, const struct stack *sk, uint32_t node, uint64_t h, uint64_t w)
 {
-	struct ksym *ks = session_ksym(c->s);
-	unsigned int skip = brief_skip(ks, sk);
+	unsigned int skip = brief_skip(session_ksym(c->s), sk);
+	uint32_t id;
 	int j, r;
 
 	if (!sk->depth) {
-		uint32_t id =
-			name_id(c, sk->flags & STACK_F_OVER ? HTML_OVER : HTML_EMPTY, "", HK_OTHER);
-
-		r = node_child(c, node, id, &node);
-		if (r < 0)
+		r = name_intern(c, sk->flags & STACK_F_OVER ? HTML_OVER : HTML_EMPTY, "", HK_OTHER,
+				&id);
+		if (r < 0 || (r = node_child(c, node, id, &node)) < 0)
 			return r;
 	}
 	for (j = (int)sk->depth - 1; j >= 0; j--) {
-		const struct haddr *a;
-
 		if (usym_is_sep(sk->ips[j]))
 			continue;
-		a = addr_find(c, sk->ips[j]);
-		if (!a)
-			return -EINVAL;
-		r = node_child(c, node, (unsigned int)j < skip ? a->mach : a->norm, &node);
-		if (r < 0)
+		r = frame_id(c, sk->ips[j], (unsigned int)j < skip, &id);
+		if (r < 0 || (r = node_child(c, node, id, &node)) < 0)
 			return r;
 	}
 	c->nodes[node].h += h;
@@ -465,33 +454,32 @@ static int tree_build(struct html *c, const struct rank_row *rows, size_t n, siz
 	int r = 0;
 
 	*ret_stacks = 0;
-	for (i = 0; i < c->naddrs; i++) {
-		char label[256], where[256];
-		enum html_kind k = frame_name(session_ksym(c->s), c->addrs[i].ip, label,
-					      sizeof(label), where, sizeof(where));
-
-		c->addrs[i].norm = name_id(c, label, where, k);
-		c->addrs[i].mach = name_id(c, label, where, HK_TRACING);
-	}
 	for (i = 0; i < n && r >= 0; i++) {
 		const struct stack *sk = rows[i].stack;
-		int nr = stack_roots(c, sk, &roots, &cap), k;
 		bool any = false;
+		int nr, k;
 
+		if (!row_value(c, &rows[i]))
+			continue;
+		nr = stack_roots(c, sk, &roots, &cap);
 		if (nr < 0)
 			r = nr;
 		for (k = 0; k < nr && r >= 0; k++) {
-			uint32_t node = 0;
+			uint32_t node = 0, id;
 			char pid[16];
 
 			if (!root_value(c, &roots[k]))
 				continue;
-			if (c->o->root != EXPORT_ROOT_NONE)
-				r = node_child(c, node, name_id(c, roots[k].comm, "", HK_COMM),
-					       &node);
+			if (c->o->root != EXPORT_ROOT_NONE) {
+				r = name_intern(c, roots[k].comm, "", HK_COMM, &id);
+				if (r >= 0)
+					r = node_child(c, node, id, &node);
+			}
 			if (r >= 0 && c->o->root == EXPORT_ROOT_PID) {
 				snprintf(pid, sizeof(pid), "%d", roots[k].pid);
-				r = node_child(c, node, name_id(c, pid, "", HK_PID), &node);
+				r = name_intern(c, pid, "", HK_PID, &id);
+				if (r >= 0)
+					r = node_child(c, node, id, &node);
 			}
 			if (r >= 0)
 				r = tree_add(c, sk, node, roots[k].h, roots[k].w);
@@ -656,13 +644,13 @@ static int nodes_write(FILE *f, struct html *c)
 
 		if (c->weighted)
 			fprintf(f, "%s%u,%d,%" PRIu64 ",%" PRIu64, first ? "" : ",", nd->depth,
-				n ? (int)nd->name : -1, nd->h, nd->w);
+				n ? (int)c->final[nd->name] : -1, nd->h, nd->w);
 		else
 			fprintf(f, "%s%u,%d,%" PRIu64, first ? "" : ",", nd->depth,
-				n ? (int)nd->name : -1, nd->h);
+				n ? (int)c->final[nd->name] : -1, nd->h);
 		first = false;
 		for (k = nd->child; k != HTML_NONE; k = c->nodes[k].next)
-			kids[cnt++] = (uint64_t)c->nodes[k].name << 32 | k;
+			kids[cnt++] = (uint64_t)c->final[c->nodes[k].name] << 32 | k;
 		/* the smallest name on top of the stack */
 		qsort(kids, cnt, sizeof(*kids), u64_desc);
 		for (i = 0; i < cnt; i++)
@@ -682,9 +670,13 @@ static void html_free(struct html *c)
 		free(c->names[i].where);
 	}
 	free(c->names);
-	free(c->addrs);
+	free(c->final);
+	free(c->ips);
+	free(c->ip_name);
+	free(c->ip_mach);
 	free(c->nodes);
 	hmap_done(&c->index);
+	hmap_done(&c->name_index);
 }
 
 int export_html(FILE *f, struct session *s, const struct report_opts *o)
@@ -692,11 +684,13 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 	struct html c = { .s = s, .o = o };
 	struct rank_summary sum;
 	struct rank_row *rows;
+	uint32_t *order = NULL;
 	size_t n, i, stacks = 0;
 	int r;
 
 	c.weighted = stack_table_weighted(session_table(s)) && session_unit(s) != UNIT_NONE;
 	hmap_init(&c.index);
+	hmap_init(&c.name_index);
 	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
 	if (r < 0)
 		return r;
@@ -710,11 +704,9 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 	c.nnodes = 1;
 	r = frames_collect(&c, rows, n);
 	if (r >= 0)
-		r = roots_collect(&c, rows, n);
-	if (r < 0)
-		goto out;
-	names_done(&c);
-	r = tree_build(&c, rows, n, &stacks);
+		r = tree_build(&c, rows, n, &stacks);
+	if (r >= 0)
+		r = names_done(&c, &order);
 	if (r < 0)
 		goto out;
 
@@ -725,12 +717,14 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 	      ",\"names\":[",
 	      f);
 	for (i = 0; i < c.nnames; i++) {
+		const struct hname *nm = &c.names[order[i]];
+
 		fputs(i ? ",[" : "[", f);
-		html_str(f, c.names[i].label);
-		fprintf(f, ",%u", c.names[i].kind);
-		if (c.names[i].where[0]) {
+		html_str(f, nm->label);
+		fprintf(f, ",%u", nm->kind);
+		if (nm->where[0]) {
 			fputc(',', f);
-			html_str(f, c.names[i].where);
+			html_str(f, nm->where);
 		}
 		fputc(']', f);
 	}
@@ -742,6 +736,7 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
 	r = export_flush(f);
 out:
+	free(order);
 	html_free(&c);
 	free(rows);
 	if (r < 0)

@@ -55,6 +55,7 @@ async function decode(browser, png) {
 	return px;
 }
 
+const fname = (f) => f.path.join(';') || 'all';
 const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 
 // the run of non-background pixels on row y around x: the painted frame
@@ -169,6 +170,31 @@ async function main() {
 			'the root frame is not the full width');
 		summary.frames = frames.length;
 
+		if (cmd === 'open') {
+			// what interactions cost on this page, in the page's own clock
+			summary.interact_ms = await p.evaluate(() => {
+				const c = document.getElementById('flame');
+				const r = c.getBoundingClientRect();
+				const f = window.stacktopFlame.frames().filter((g) => g.path.length === 2)
+					.sort((a, b) => b.w - a.w)[0];
+				const at = (type, g) => c.dispatchEvent(new MouseEvent(type, { bubbles: true,
+					clientX: r.left + g.x + g.w / 2, clientY: r.top + g.y + g.h / 2 }));
+				const time = (fn) => {
+					const t = performance.now();
+					fn();
+					return Math.round((performance.now() - t) * 10) / 10;
+				};
+				const out = {};
+				out.hover = time(() => at('mousemove', f));
+				out.zoom = time(() => at('click', f));
+				out.reset = time(() => document.getElementById('reset').click());
+				document.getElementById('search').value = 'func_00';
+				out.search = time(() => document.getElementById('case').click());
+				out.regex = time(() => document.getElementById('regex').click());
+				out.matched = document.getElementById('matched').textContent;
+				return out;
+			});
+		}
 		if (cmd === 'check') {
 			// the expected tree, from the folded stacks; without them (a live
 			// run) the page's own counts, so that the pixels are still checked
@@ -200,7 +226,7 @@ async function main() {
 				let checked = 0;
 				for (const f of fs) {
 					if (f.kind === 'tracing')
-						fail('a tracing frame is shown by default: ' + f.path.join(';'));
+						fail('a tracing frame is shown by default: ' + fname(f));
 					const inZoom = f.path.length >= zoomPath.length &&
 						zoomPath.every((n, k) => f.path[k] === n);
 					if (!inZoom)
@@ -212,7 +238,7 @@ async function main() {
 					if (want < 4)
 						continue;
 					const gap = f.w + 1;
-					check(Math.abs(gap - want) <= 1, 'frame ' + f.path.join(';') + ' is ' + gap +
+					check(Math.abs(gap - want) <= 1, 'frame ' + fname(f) + ' is ' + gap +
 						' px wide, its count says ' + want.toFixed(2));
 					// the pixels: the frame's colour from its left edge to the gap
 					// before the next frame (a neighbour of the same colour
@@ -225,14 +251,14 @@ async function main() {
 						b++;
 					const other = (xx) => fs.some((g) => g !== f && g.y === f.y && xx >= g.x && xx < g.x + g.w);
 					check(same(shotPx.at(b + 1, f.y + 1), bg) || other(b + 1),
-						'frame ' + f.path.join(';') + ' has no gap after it');
+						'frame ' + fname(f) + ' has no gap after it');
 					if (a !== f.x)
-						check(a < f.x && other(a), 'frame ' + f.path.join(';') + ' is painted from ' + a + ', not ' + f.x);
+						check(a < f.x && other(a), 'frame ' + fname(f) + ' is painted from ' + a + ', not ' + f.x);
 					if (b !== f.x + f.w - 1)
-						check(b > f.x + f.w - 1 && other(b), 'frame ' + f.path.join(';') + ' is painted to ' + b +
+						check(b > f.x + f.w - 1 && other(b), 'frame ' + fname(f) + ' is painted to ' + b +
 							', not ' + (f.x + f.w - 1));
 					check(Math.abs(b - a + 2 - want) <= 1 || (a !== f.x || b !== f.x + f.w - 1),
-						'frame ' + f.path.join(';') + ' is painted ' + (b - a + 1) + ' px wide, its count says ' +
+						'frame ' + fname(f) + ' is painted ' + (b - a + 1) + ' px wide, its count says ' +
 						want.toFixed(2));
 					checked++;
 				}
@@ -314,7 +340,7 @@ async function main() {
 					.find((f) => JSON.stringify(f.path) === JSON.stringify(zf.path));
 				check(back && Math.abs(back.w - zf.w) < 0.01 && Math.abs(back.x - zf.x) < 0.01,
 					'after the reset ' + zf.name + ' is not where it was');
-				summary.zoomed = zf.path.join(';');
+				summary.zoomed = fname(zf);
 			}
 
 			// search: highlights the matches, reports their summed share
