@@ -284,6 +284,19 @@ grep -q '__schedule' "$F" || fail "$F lacks __schedule"
 # kernel addresses: for its owner only
 [ "$(stat -c %a "$F")" = 600 ] || fail "$F is mode $(stat -c %a "$F"), expected 600"
 
+say "P offers the flame graph page: html"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type html
+tui_keys Enter
+tui_wait 'wrote the view as html .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.html' 5
+H=$(ls "$TUI_WORK"/stacktop-*.html 2>/dev/null | head -n 1)
+[ -n "$H" ] || fail "no html file in $TUI_WORK"
+head -c 15 "$H" | grep -q '<!DOCTYPE html>' || fail "$H is not the page"
+grep -q '"format":"stacktop-flame"' "$H" || fail "$H has no flame graph data"
+grep -q '"__schedule",0\]' "$H" || fail "$H lacks __schedule"
+[ "$(stat -c %a "$H")" = 600 ] || fail "$H is mode $(stat -c %a "$H"), expected 600"
+
 say "P, Enter: json, a snapshot that stacktop -r reads back"
 tui_keys P
 tui_wait 'Save the view as' 3
