@@ -475,7 +475,8 @@ static int tree_build(struct html *c, const struct rank_row *rows, size_t n, siz
 				if (r >= 0)
 					r = node_child(c, node, id, &node);
 			}
-			if (r >= 0 && c->o->root == EXPORT_ROOT_PID) {
+			/* as folded lines: no pid frame for hits of no process */
+			if (r >= 0 && c->o->root == EXPORT_ROOT_PID && roots[k].pid >= 0) {
 				snprintf(pid, sizeof(pid), "%d", roots[k].pid);
 				r = name_intern(c, pid, "", HK_PID, &id);
 				if (r >= 0)

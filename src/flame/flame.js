@@ -177,6 +177,8 @@
 			s.textContent = KIND[k];
 			el.appendChild(s);
 		}
+		if (!present.size)
+			return;
 		const m = document.createElement('span');
 		m.style.setProperty('--swatch', MATCH);
 		m.textContent = 'search match';
