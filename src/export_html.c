@@ -27,7 +27,7 @@
 #include "brief.h"
 #include "export.h"
 #include "export_priv.h"
-#include "flame/flame_page.h"
+#include "flame_page.h"
 #include "format.h"
 #include "hmap.h"
 #include "ksym.h"
