@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * export.h - write ranked stacks out: the batch report, folded stacks, the
- * JSON snapshot, pprof and speedscope profiles, the flame graph page.
+ * JSON snapshot, pprof and speedscope profiles, the flame graph page and
+ * image.
  *
  * The writers take an open FILE * and never print anywhere else. Files go
  * through export_write_file(): a temporary file created next to the target
@@ -31,6 +32,7 @@ enum export_format {
 	EXPORT_PPROF,
 	EXPORT_SPEEDSCOPE,
 	EXPORT_HTML,
+	EXPORT_SVG,
 	EXPORT_FORMAT_MAX,
 };
 
@@ -68,7 +70,7 @@ struct report_opts {
 
 /**
  * export_format_parse() - the format named @name
- * @name: "text", "json", "folded", "pprof", "speedscope" or "html"
+ * @name: "text", "json", "folded", "pprof", "speedscope", "html" or "svg"
  *
  * Return: the format, or -EINVAL.
  */
@@ -86,7 +88,7 @@ const char *export_format_name(enum export_format fmt);
  *
  * .txt → text; .json → json; .speedscope.json, .speedscope → speedscope;
  * .folded, .collapsed → folded; .pb.gz, .pprof, .pb → pprof; .html, .htm →
- * html.
+ * html; .svg → svg.
  *
  * Return: the format, or -EINVAL when the suffix says nothing.
  */
@@ -181,6 +183,18 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o);
  * Return: stacks in the graph, or -errno.
  */
 int export_html(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_svg() - the flame graph as a static SVG image in the style of
+ * flamegraph.pl (root at the bottom, a <title> tooltip per frame, no
+ * script), the tree of export_html() without the tracing machinery
+ * @f: output
+ * @s: session
+ * @o: view (as export_html())
+ *
+ * Return: stacks in the graph, or -errno.
+ */
+int export_svg(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
  * export_write() - write @fmt to @f

@@ -1082,7 +1082,7 @@ FILE *export_create_file(const char *path)
 static const char *const format_names[] = {
 	[EXPORT_TEXT] = "text",		  [EXPORT_JSON] = "json",
 	[EXPORT_FOLDED] = "folded",	  [EXPORT_PPROF] = "pprof",
-	[EXPORT_SPEEDSCOPE] = "speedscope", [EXPORT_HTML] = "html",
+	[EXPORT_SPEEDSCOPE] = "speedscope", [EXPORT_HTML] = "html", [EXPORT_SVG] = "svg",
 };
 
 int export_format_parse(const char *name)
@@ -1125,6 +1125,7 @@ int export_format_guess(const char *path)
 		{ ".txt", EXPORT_TEXT },
 		{ ".html", EXPORT_HTML },
 		{ ".htm", EXPORT_HTML },
+		{ ".svg", EXPORT_SVG },
 	};
 	const char *base = strrchr(path, '/');
 	size_t i;
@@ -1152,6 +1153,8 @@ int export_write(FILE *f, struct session *s, const struct report_opts *o, enum e
 		return export_speedscope(f, s, o);
 	case EXPORT_HTML:
 		return export_html(f, s, o);
+	case EXPORT_SVG:
+		return export_svg(f, s, o);
 	default:
 		return -EINVAL;
 	}

@@ -220,16 +220,17 @@ static void usage(FILE *f)
 		"  -o, --output FILE       batch: write each refresh to FILE (safely: a temporary\n"
 		"                          file renamed over it); with more than one refresh,\n"
 		"                          one file each: NAME.N.SUFFIX\n"
-		"      --format FMT        text|json|folded|pprof|speedscope|html (default: from\n"
-		"                          the suffix of -o: .txt .json .folded .pb.gz\n"
-		"                          .speedscope.json .html; else text); html: a flame\n"
-		"                          graph page, one file that needs no network\n"
+		"      --format FMT        text|json|folded|pprof|speedscope|html|svg (default:\n"
+		"                          from the suffix of -o: .txt .json .folded .pb.gz\n"
+		"                          .speedscope.json .html .svg; else text); html: a\n"
+		"                          flame graph page, one file that needs no network;\n"
+		"                          svg: the flame graph as a static image\n"
 		"      --folded            same as --format folded (flame graph input)\n"
 		"      --json              same as --format json: a snapshot per refresh (every\n"
 		"                          stack with frames, key, counts per event/cpu/pid)\n"
-		"      --folded-root WHAT  none|comm|pid: root folded stacks (and the html flame\n"
-		"                          graph) at the command (pid: command;pid) that hit\n"
-		"                          them (default none)\n"
+		"      --folded-root WHAT  none|comm|pid: root folded stacks (and the html and svg\n"
+		"                          flame graphs) at the command (pid: command;pid) that\n"
+		"                          hit them (default none)\n"
 		"      --mode MODE         auto|stackmap|stacks|passive (default auto)\n"
 		"  -r, --replay FILE       read a file instead of the kernel: a trace-cmd\n"
 		"                          trace.dat (recorded with stack traces: trace-cmd\n"
@@ -392,8 +393,9 @@ static int check_output(struct args *a)
 		a->format = EXPORT_TEXT;
 	if (a->output)
 		a->batch = true;
-	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED && a->format != EXPORT_HTML) {
-		fprintf(stderr, "stacktop: --folded-root applies to --format folded and html\n");
+	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED && a->format != EXPORT_HTML &&
+	    a->format != EXPORT_SVG) {
+		fprintf(stderr, "stacktop: --folded-root applies to --format folded, html and svg\n");
 		return 2;
 	}
 	return 0;
@@ -626,7 +628,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 					    : export_format_parse(optarg);
 			if (r < 0) {
 				fprintf(stderr, "stacktop: bad --format '%s' (text, json, folded, pprof, "
-						"speedscope, html)\n", optarg);
+						"speedscope, html, svg)\n", optarg);
 				return 2;
 			}
 			if (a->format >= 0 && a->format != r) {
@@ -831,7 +833,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->iterations = 1;
 		a->delay = 0.05;
 	}
-	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE || a->format == EXPORT_HTML) &&
+	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE || a->format == EXPORT_HTML ||
+	     a->format == EXPORT_SVG) &&
 	    !a->output && a->iterations != 1) {
 		fprintf(stderr, "stacktop: --format %s writes one profile: give -o FILE (one file "
 				"per refresh) or -n 1\n",

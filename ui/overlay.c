@@ -220,6 +220,7 @@ static const char *const format_help[EXPORT_FORMAT_MAX] = {
 	[EXPORT_PPROF] = "pprof       go tool pprof (.pb.gz)",
 	[EXPORT_SPEEDSCOPE] = "speedscope  speedscope.app (.speedscope.json)",
 	[EXPORT_HTML] = "html        flame graph page for a browser (.html)",
+	[EXPORT_SVG] = "svg         flame graph image, static (.svg)",
 };
 
 static const char *picker_item(struct ui *ui, int item)

@@ -18,7 +18,7 @@
 static const char *const suffixes[EXPORT_FORMAT_MAX] = {
 	[EXPORT_TEXT] = ".txt",	    [EXPORT_JSON] = ".json",
 	[EXPORT_FOLDED] = ".folded", [EXPORT_PPROF] = ".pb.gz",
-	[EXPORT_SPEEDSCOPE] = ".speedscope.json", [EXPORT_HTML] = ".html",
+	[EXPORT_SPEEDSCOPE] = ".speedscope.json", [EXPORT_HTML] = ".html", [EXPORT_SVG] = ".svg",
 };
 
 int ui_save_view(struct ui *ui, int fmt)

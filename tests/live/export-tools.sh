@@ -84,10 +84,11 @@ browser_tools() {
 	BROWSER_MODULES="$EXPORT_TOOLS/browser/node_modules"
 }
 
-# flame_check PAGE.html EXPECT.json NAME: the page in chromium (flame-browser.js)
+# flame_check PAGE.html EXPECT.json NAME [svg]: the page (or the svg image)
+# in chromium (flame-browser.js)
 flame_check() {
 	mkdir -p "$WORK/$3"
-	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" check "$1" "$2" \
+	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" "${4:-check}" "$1" "$2" \
 		"$WORK/$3" > "$WORK/$3.out" 2> "$WORK/$3.err" ||
 		{ cat "$WORK/$3.err"; fail "$3: the page in chromium"; }
 	echo "$3: $(cat "$WORK/$3.out")"

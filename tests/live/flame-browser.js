@@ -13,6 +13,11 @@
 //   literal  [name, ...]: frame names that must be shown exactly (escaping)
 //   kinds    {name: kind}: the kind a frame must be coloured as
 //   apart    [[name, name]]: frames whose colours must differ in hue band
+//   node flame-browser.js MODULES CHROMIUM svg IMAGE.svg EXPECT.json OUTDIR
+//            the static image: every frame of the stacks at least 2 px wide
+//            is where the stacks put it (laid out here, root at the bottom,
+//            callees in name order) within a pixel, with its tooltip
+//            (<title>); no script, no request
 // Every check fails the run with a message; `open` only opens the page,
 // times it and checks the screenshot and the network. A JSON summary goes to
 // stdout (open time from the page's own performance.now(), frames, nodes).
@@ -85,9 +90,94 @@ function hue(rgb) {
 	return (h * 60 + 360) % 360;
 }
 
+// the static SVG image (export_svg.c), against a layout made here from the stacks
+async function svgCheck(p, expect, summary, shot) {
+	const geo = await p.evaluate(() => {
+		const svg = document.documentElement;
+		return {
+			tag: svg.tagName,
+			height: Number(svg.getAttribute('height')),
+			scripts: document.getElementsByTagName('script').length,
+			foreign: document.getElementsByTagName('foreignObject').length,
+			title: (svg.querySelector(':scope > title') || {}).textContent,
+			frames: Array.from(svg.querySelectorAll('g')).map((g) => {
+				const r = g.querySelector('rect');
+				const b = r.getBoundingClientRect();
+				return { title: g.querySelector('title').textContent, x: Number(r.getAttribute('x')),
+					y: Number(r.getAttribute('y')), w: Number(r.getAttribute('width')),
+					bx: b.x, bw: b.width, fill: r.getAttribute('fill'),
+					text: (g.querySelector('text') || {}).textContent || '' };
+			}),
+		};
+	});
+	check(geo.tag === 'svg' && geo.scripts === 0 && geo.foreign === 0, 'the image holds a script or markup');
+	summary.frames = geo.frames.length;
+	// the layout the stacks imply: callees in name order (byte order, as
+	// stacktop sorts), widths of the 1180 px between the 10 px margins
+	const kids = new Map();
+	let total = 0;
+	for (const [stack, count] of expect.stacks) {
+		total += count;
+		for (let d = 1; d <= stack.length; d++) {
+			const key = JSON.stringify(stack.slice(0, d - 1));
+			if (!kids.has(key))
+				kids.set(key, new Map());
+			const m = kids.get(key);
+			m.set(stack[d - 1], (m.get(stack[d - 1]) || 0) + count);
+		}
+	}
+	const W = 1180, scale = W / total;
+	let checked = 0;
+	const want = [{ path: [], name: 'all', start: 0, count: total }];
+	for (let k = 0; k < want.length; k++) {
+		const f = want[k];
+		const m = kids.get(JSON.stringify(f.path));
+		if (!m)
+			continue;
+		let at = f.start;
+		const byte = (a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
+		for (const name of Array.from(m.keys()).sort(byte)) {
+			want.push({ path: f.path.concat([name]), name, start: at, count: m.get(name) });
+			at += m.get(name);
+		}
+	}
+	for (const f of want) {
+		const x = 10 + f.start * scale, w = f.count * scale;
+		if (w < 2)
+			continue;
+		const y = geo.height - 10 - (f.path.length + 1) * 16;
+		const g = geo.frames.find((r) => r.y === y && Math.abs(r.x - x) <= 1 &&
+			r.title.startsWith(f.name + ' '));
+		check(g, 'no frame ' + (f.path.join(';') || 'all') + ' at x ' + x.toFixed(1) + ', y ' + y);
+		check(Math.abs(g.w + 1 - w) <= 1, 'frame ' + (f.path.join(';') || 'all') + ' is ' + (g.w + 1) +
+			' px wide, its count says ' + w.toFixed(2));
+		check(Math.abs(g.bx - g.x) < 0.5 && Math.abs(g.bw - g.w) < 0.5, 'frame ' + f.name +
+			' is laid out at ' + g.bx + '+' + g.bw + ', not ' + g.x + '+' + g.w);
+		const hits = (f.count === 1 ? '1 hits' : f.count + ' hits');
+		check(g.title.includes('(' + hits + ', ' + (100 * f.count / total).toFixed(2) + '%'),
+			'the tooltip of ' + f.name + ' is ' + JSON.stringify(g.title));
+		checked++;
+	}
+	check(geo.frames.length === checked, 'the image has ' + geo.frames.length + ' frames, the stacks ' + checked);
+	summary.widths_checked = checked;
+	for (const [a, b] of expect.apart || []) {
+		const fa = geo.frames.find((g) => g.title.startsWith(a + ' ')), fb = geo.frames.find((g) => g.title.startsWith(b + ' '));
+		check(fa && fb, 'no frame ' + a + ' or ' + b);
+		const rgb = (c) => c.match(/[0-9]+/g).map(Number);
+		const ha = hue(rgb(fa.fill)), hb = hue(rgb(fb.fill));
+		check(Math.abs(ha - hb) >= 10 && Math.abs(ha - hb) <= 350, a + ' and ' + b + ' are coloured alike');
+	}
+	for (const lit of expect.literal || [])
+		check(geo.frames.some((g) => g.title.startsWith(lit + ' ')), 'no frame named ' + JSON.stringify(lit));
+	for (const t of expect.header || [])
+		if (t.startsWith('host'))
+			check(geo.title.endsWith(t), 'the title does not say ' + JSON.stringify(t));
+	await shot();
+}
+
 async function main() {
-	const outdir = cmd === 'check' ? rest[1] : rest[0];
-	const expect = cmd === 'check' ? JSON.parse(fs.readFileSync(rest[0], 'utf8')) : {};
+	const outdir = cmd === 'open' ? rest[0] : rest[1];
+	const expect = cmd === 'open' ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
 	const fileUrl = 'file://' + path.resolve(page);
 	const browser = await puppeteer.launch({
 		executablePath: chromium,
@@ -97,7 +187,7 @@ async function main() {
 			'--user-data-dir=' + path.join(outdir, 'chromium-profile')],
 	});
 	const problems = [];
-	let summary = {};
+	const summary = {};
 	try {
 		const p = await browser.newPage();
 		await p.setViewport({ width: 1200, height: 800, deviceScaleFactor: 1 });
@@ -128,14 +218,34 @@ async function main() {
 			});
 		});
 		await p.goto(fileUrl, { waitUntil: 'load', timeout: 60000 });
+		if (cmd === 'svg') {
+			await svgCheck(p, expect, summary, async () => {
+				const png = await p.screenshot({ path: path.join(outdir, 'image.png') });
+				const px = await decode(browser, Buffer.from(png));
+				let s1 = 0, s2 = 0;
+				const n = px.w * px.h;
+				for (let k = 0; k < n; k++) {
+					const v = (px.d[4 * k] + px.d[4 * k + 1] + px.d[4 * k + 2]) / 3;
+					s1 += v;
+					s2 += v * v;
+				}
+				summary.variance = Math.round(s2 / n - (s1 / n) ** 2);
+				check(summary.variance > 100, 'the image looks blank');
+			});
+			check(requests.length === 0, 'requests left the image: ' + requests.join(' '));
+			check(problems.length === 0, problems.join('; '));
+			summary.requests = 0;
+			console.log(JSON.stringify(summary));
+			return;
+		}
 		await p.waitForFunction('document.body.dataset.ready === "1"', { timeout: 60000 });
 		const ready = await p.evaluate(() => window.stacktopReady);
 		const state = await p.evaluate(() => window.stacktopFlame.state());
 		const canvas = await p.$('#flame');
 		const box = await canvas.boundingBox();
 		const W = state.width;
-		summary = { ready_ms: Math.round(ready), nodes: state.nodes, names: state.names, width: W,
-			file_bytes: fs.statSync(page).size };
+		Object.assign(summary, { ready_ms: Math.round(ready), nodes: state.nodes, names: state.names,
+			width: W, file_bytes: fs.statSync(page).size });
 
 		// the screenshot is not blank: pixel variance of the graph
 		const shot = async (name) => {

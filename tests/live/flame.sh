@@ -1,5 +1,5 @@
 #!/bin/sh
-# --format html: the flame graph page opened in a real browser (Debian's
+# --format html (and svg): the flame graph page opened in a real browser (Debian's
 # chromium, headless, driven by puppeteer-core: tests/live/flame-browser.js),
 # from a saved stack map and a constructed snapshot (known counts, checked
 # against stacktop's own folded output) and from live runs: frames with
@@ -7,7 +7,9 @@
 # click zooms and the reset, hover tooltips, search highlights with the
 # right share, the keyboard, kinds coloured apart, the tracing machinery
 # hidden until asked, no request leaving the page, a screenshot that is
-# not blank, names holding </script> and markup shown as text.
+# not blank, names holding </script> and markup shown as text. The static
+# svg image of the same views: every frame where the stacks put it, its
+# tooltip, no script, no request.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/export-tools.sh"
 browser_tools
@@ -46,6 +48,11 @@ expect_from_folded "$WORK/map.folded" '{
 	"kinds": {"nvme_queue_rq": "module", "schedule_timeout": "kernel"},
 	"apart": [["nvme_queue_rq", "schedule_timeout"]]}' "$WORK/map.json"
 flame_check "$WORK/map.html" "$WORK/map.json" map
+
+# the static image of the same view
+st -o "$WORK/map.svg" || fail "-o map.svg failed"
+head -c 5 "$WORK/map.svg" | grep -q '<?xml' || fail ".svg is not the image"
+flame_check "$WORK/map.svg" "$WORK/map.json" map-svg svg
 
 # rooted at the command, as folded is
 st --format html --folded-root comm -o "$WORK/rooted.html" || fail "--folded-root comm html failed"
@@ -123,6 +130,10 @@ PY
 	{ cat "$WORK/err"; fail "the constructed snapshot as html"; }
 grep -q '</script><script>window' "$WORK/evil.html" && fail "a name broke out of the data element"
 flame_check "$WORK/evil.html" "$WORK/evil-expect.json" evil
+"$STACKTOP" -r "$WORK/evil.json" --folded-root comm -o "$WORK/evil.svg" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "the constructed snapshot as svg"; }
+grep -q '<script' "$WORK/evil.svg" && fail "markup from a name in the image"
+flame_check "$WORK/evil.svg" "$WORK/evil-expect.json" evil-svg svg
 
 # --- live: what the issue asks for, stacktop -b -n 1 -o x.html ---------------------
 start_workload
