@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/flame-open.sh BUILD [STACKS] [FRAMES] [USER]: the flame graph page
-# (--format html) of a large synthetic snapshot (bench/snapshot-gen.py,
+# (--format html, and the svg image) of a large synthetic snapshot (bench/snapshot-gen.py,
 # default 100000 stacks of 24 kernel frames and 8 user frames on every
 # second one): the cost of writing it, its size against the folded output
 # of the same view, and how long Debian's chromium takes to open it (the
@@ -42,8 +42,10 @@ best() { # best of 3: "seconds cpu-seconds KB"
 }
 best read "$bin" -r "$work/big.json" -b -n 1 --top 1 --expand 0
 best html "$bin" -r "$work/big.json" -o "$work/big.html"
+best svg "$bin" -r "$work/big.json" -o "$work/big.svg"
 best folded "$bin" -r "$work/big.json" -o "$work/big.folded"
-echo "html:   $(wc -c < "$work/big.html") bytes; folded: $(wc -c < "$work/big.folded") bytes"
+echo "html:   $(wc -c < "$work/big.html") bytes; svg: $(wc -c < "$work/big.svg") bytes;" \
+	"folded: $(wc -c < "$work/big.folded") bytes"
 for i in 1 2 3; do
 	mkdir -p "$work/o$i"
 	node "$here/../tests/live/flame-browser.js" "$tools/node_modules" "$CHROMIUM" open \
