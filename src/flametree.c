@@ -124,13 +124,12 @@ static int name_intern(struct ftb *c, const char *label, const char *where, enum
 	return 0;
 }
 
-static const struct ftb *sort_ctx;
-
-static int name_order(const void *pa, const void *pb)
+static int name_order(const void *pa, const void *pb, void *ctx)
 {
+	const struct ftb *c = ctx;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 
-	return name_cmp(&sort_ctx->names[a], &sort_ctx->names[b]);
+	return name_cmp(&c->names[a], &c->names[b]);
 }
 
 /* the alphabetical order of the names: c->final[arrival id] = page id */
@@ -146,9 +145,7 @@ static int names_done(struct ftb *c, uint32_t **ret_order)
 	}
 	for (i = 0; i < c->nnames; i++)
 		order[i] = (uint32_t)i;
-	sort_ctx = c; /* qsort() has no context argument; the writer runs on one thread */
-	qsort(order, c->nnames, sizeof(*order), name_order);
-	sort_ctx = NULL;
+	qsort_r(order, c->nnames, sizeof(*order), name_order, c);
 	for (i = 0; i < c->nnames; i++)
 		c->final[order[i]] = (uint32_t)i;
 	*ret_order = order;
