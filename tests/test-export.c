@@ -112,6 +112,8 @@ static void test_format_names(void **state)
 	assert_int_equal(export_format_guess("FLAME.HTM"), EXPORT_HTML);
 	assert_int_equal(export_format_parse("html"), EXPORT_HTML);
 	assert_string_equal(export_format_name(EXPORT_HTML), "html");
+	assert_int_equal(export_format_guess("flame.svg"), EXPORT_SVG);
+	assert_int_equal(export_format_parse("svg"), EXPORT_SVG);
 	assert_int_equal(export_format_parse("xml"), -EINVAL);
 	assert_string_equal(export_format_name(EXPORT_PPROF), "pprof");
 }
