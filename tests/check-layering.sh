@@ -1,27 +1,31 @@
 #!/bin/sh
 # The layering rules of doc/design.md, checked on the sources:
-#  - curses is used in ui/ only (src/ and include/ never mention it);
-#  - the core never prints: no stdout/stderr output in src/ except main.c
-#    (the command line) and export.c (writes to the FILE * it is given);
+#  - curses is used in src/ui/ only;
+#  - the core never prints: no stdout/stderr output outside src/ui/ except
+#    cli/main.c (the command line) and output/export.c (writes to the
+#    FILE * it is given);
 #  - inside ui/, the views and the drawing primitives are below the screen:
 #    they never include screen.h (or screen.c's neighbours' internals), and
 #    tui.h/draw.h do not either, so no include circle can form.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
-if cat "$top"/src/*.c "$top"/src/source/*.c "$top"/include/*.h |
+nonui=$(ls "$top"/src/*/*.[ch] | grep -v "^$top/src/ui/")
+[ -n "$nonui" ] || { echo "FAIL: no sources found under $top/src" >&2; exit 1; }
+# shellcheck disable=SC2086
+if cat $nonui |
 	grep -n -E '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|term)|\b(initscr|newterm|endwin|wrefresh|mvwprintw|wattron)\b'; then
 	echo "FAIL: curses outside ui/" >&2
 	rc=1
 fi
-for f in "$top"/src/*.c "$top"/src/source/*.c; do
-	case ${f##*/} in main.c | export.c) continue ;; esac
+for f in $nonui; do
+	case $f in *.h | */cli/main.c | */output/export.c) continue ;; esac
 	if grep -n -E '\b(printf|puts|perror|putchar)\(|\b(stdout|stderr)\b' "$f"; then
-		echo "FAIL: ${f##*/} prints (the core reports through log.h or return values)" >&2
+		echo "FAIL: ${f#"$top"/} prints (the core reports through log.h or return values)" >&2
 		rc=1
 	fi
 done
-for f in "$top"/ui/*.c "$top"/ui/*.h; do
+for f in "$top"/src/ui/*.c "$top"/src/ui/*.h; do
 	case ${f##*/} in screen.c | screen.h | actions.c | overlay.c | header.c | save.c) continue ;; esac
 	if grep -n -E '#[[:space:]]*include[[:space:]]*"screen\.h"' "$f"; then
 		echo "FAIL: ${f##*/} includes screen.h (views and draw.c are below the screen)" >&2

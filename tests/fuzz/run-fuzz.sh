@@ -30,7 +30,8 @@ fi
 
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-	-Wall -Wno-unused-parameter -I"$root/include" -I"$root/tests"
+	-Wall -Wno-unused-parameter -I"$root/src" -I"$root/tests"
+	-I"$root/src/core" -I"$root/src/sym" -I"$root/src/kernel" -I"$root/src/ingest"
 	-DSNAPSHOT_WINDOW=7) # snapshot.c's file reader through a 7-byte window
 
 # Can this clang link a fuzzer at all?
@@ -45,14 +46,14 @@ fi
 
 # harness: sources from src/ it needs
 declare -A srcs=(
-	[stackmap-bin]="stackmap.c"
-	[stackmap-text]="stackmap.c"
-	[stackmap-stat]="stackmap.c"
-	[ksym]="ksym.c format.c usym.c"
-	[ringbuf]="ringbuf.c"
-	[format]="format.c ksym.c usym.c"
-	[ingest]="ingest.c stack_table.c ringbuf.c usym.c format.c ksym.c"
-	[snapshot]="snapshot.c format.c ksym.c usym.c"
+	[stackmap-bin]="kernel/stackmap.c"
+	[stackmap-text]="kernel/stackmap.c"
+	[stackmap-stat]="kernel/stackmap.c"
+	[ksym]="sym/ksym.c core/format.c sym/usym.c"
+	[ringbuf]="core/ringbuf.c"
+	[format]="core/format.c sym/ksym.c sym/usym.c"
+	[ingest]="ingest/ingest.c core/stack_table.c core/ringbuf.c sym/usym.c core/format.c sym/ksym.c"
+	[snapshot]="ingest/snapshot.c core/format.c sym/ksym.c sym/usym.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(
