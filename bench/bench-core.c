@@ -28,11 +28,11 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
+#include "core/format.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
 #include "pagegen.h"
-#include "stack_table.h"
+#include "core/stack_table.h"
 
 #define NPAGES 1024
 

@@ -13,16 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "comm.h"
-#include "diff.h"
-#include "evlist.h"
-#include "export.h"
-#include "log.h"
-#include "session.h"
-#include "signals.h"
-#include "stack_table.h"
-#include "tfs.h"
-#include "ui.h"
+#include "kernel/comm.h"
+#include "output/diff.h"
+#include "kernel/evlist.h"
+#include "output/export.h"
+#include "core/log.h"
+#include "session/session.h"
+#include "kernel/signals.h"
+#include "core/stack_table.h"
+#include "kernel/tfs.h"
+#include "ui/ui.h"
 
 #define MAX_EVENTS 64
 

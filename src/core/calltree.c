@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
-#include "mix64.h"
+#include "core/calltree.h"
+#include "core/mix64.h"
 
 #define ROOT_KEY_CALLER 0
 #define ROOT_KEY_CALLEE 0x5ca1ab1e0ddba11ULL /* the two trees never share a key */

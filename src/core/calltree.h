@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hmap.h"
-#include "stack_table.h"
+#include "core/hmap.h"
+#include "core/stack_table.h"
 
 #define CALLTREE_NONE	   UINT32_MAX
 #define CALLTREE_MAX_NODES (4u << 20)

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "format.h"
-#include "usym.h"
-#include "ksym.h"
-#include "stack_table.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "sym/usym.h"
+#include "sym/ksym.h"
+#include "core/stack_table.h"
+#include "kernel/stackmap.h"
 
 #define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
 

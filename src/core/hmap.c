@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmap.h"
+#include "core/hmap.h"
 
 static inline uint64_t hmap_hash(uint64_t k)
 {

@@ -10,8 +10,8 @@
 #include <event-parse.h>
 #include <event-utils.h>
 
-#include "format.h"
-#include "log.h"
+#include "core/format.h"
+#include "core/log.h"
 
 static void (*log_sink)(void *ctx, enum log_level level, const char *msg);
 static void *log_ctx;

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "stack_table.h"
+#include "core/stack_table.h"
 
 struct rank_ctx {
 	const struct stack_table *t;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 #define RB_TYPE_PADDING	    29
 #define RB_TYPE_TIME_EXTEND 30

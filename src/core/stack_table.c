@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack_table.h"
-#include "mix64.h"
+#include "core/stack_table.h"
+#include "core/mix64.h"
 
 #define ARENA_CHUNK (1u << 20)
 #define ARENA_MIN   (16u << 10)

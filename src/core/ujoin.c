@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ujoin.h"
+#include "core/ujoin.h"
 
 #define NIL UINT32_MAX
 #define LOST_WINDOWS 8

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "ringbuf.h"
-#include "stack_table.h"
-#include "stackmap.h"
-#include "usym.h"
+#include "kernel/evfmt.h"
+#include "ingest/ingest.h"
+#include "core/ringbuf.h"
+#include "core/stack_table.h"
+#include "kernel/stackmap.h"
+#include "sym/usym.h"
 
 #define WAIT_MAX       8
 #define QUEUE_MAX      INGEST_QUEUE_MAX

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evfmt.h"
+#include "kernel/evfmt.h"
 
 struct evfmt;
 struct stack_table;

@@ -16,8 +16,8 @@
 
 #include <trace-cmd.h>
 
-#include "ingest.h"
-#include "replay.h"
+#include "ingest/ingest.h"
+#include "ingest/replay.h"
 
 struct replay {
 	struct tracecmd_input *top;

@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "snapshot.h"
-#include "stack_table.h"
+#include "core/format.h"
+#include "ingest/snapshot.h"
+#include "core/stack_table.h"
 
 #define MAX_NESTING 16
 #ifdef SNAPSHOT_WINDOW

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm.h"
-#include "format.h"
-#include "tfs.h"
+#include "kernel/comm.h"
+#include "core/format.h"
+#include "kernel/tfs.h"
 
 #define COMM_SLOTS  16384
 #define COMM_PROBES 16

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "format.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "core/format.h"
+#include "source/source.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 /* the newest error_log entry added past @seen bytes: the text after its last "error: " */
 void session_kernel_error(struct session *s, const char *log_rel, size_t seen, char *buf,

@@ -11,10 +11,10 @@
 
 #include <event-parse.h>
 
-#include "evfmt.h"
-#include "format.h"
-#include "log.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "kernel/tfs.h"
 #include <unistd.h>
 
 static bool name_ok(const char *s)

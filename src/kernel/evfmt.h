@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 struct tfs;
 

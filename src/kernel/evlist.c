@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evlist.h"
-#include "format.h"
-#include "tfs.h"
+#include "kernel/evlist.h"
+#include "core/format.h"
+#include "kernel/tfs.h"
 
 #define NAME_MAX_LEN 256
 

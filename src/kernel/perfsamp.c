@@ -26,8 +26,8 @@
 
 #include <linux/perf_event.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)

@@ -26,12 +26,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "format.h"
-#include "ksym.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "source/source.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 /* FUNC[+OFF]: a C identifier (dots allowed: foo.cold), a decimal or 0x offset */
 static int kprobe_parse(const char *spec, char *sym, size_t symsz, unsigned long *off)

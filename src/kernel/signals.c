@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "signals.h"
-#include "state.h"
+#include "kernel/signals.h"
+#include "kernel/state.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIG_ASAN 1

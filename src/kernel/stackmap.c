@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
+#include "kernel/stackmap.h"
 
 /* nr above this is corruption, not a deep stack: the kernel clamps to 64. */
 #define STACKMAP_BIN_MAX_NR (STACKMAP_MAX_DEPTH * 16)

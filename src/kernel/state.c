@@ -35,10 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "log.h"
-#include "state.h"
-#include "tfs.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 #define STATE_RUNDIR "/run/stacktop"
 #define STATE_MAX    256

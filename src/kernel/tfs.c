@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tfs.h"
+#include "kernel/tfs.h"
 
 #define TRACEFS_MAGIC 0x74726163
 #define TFS_SYS_ROOT  "/sys/kernel/tracing"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tfs.h"
-#include "tgid.h"
+#include "kernel/tfs.h"
+#include "kernel/tgid.h"
 
 #define TGID_SLOTS  16384
 #define TGID_PROBES 16

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brief.h"
-#include "diff.h"
-#include "export_priv.h"
-#include "format.h"
-#include "session.h"
-#include "stack_table.h"
+#include "sym/brief.h"
+#include "output/diff.h"
+#include "output/export_priv.h"
+#include "core/format.h"
+#include "session/session.h"
+#include "core/stack_table.h"
 
 static int row_cmp(const void *pa, const void *pb)
 {

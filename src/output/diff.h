@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "export.h"
+#include "output/export.h"
 
 struct session;
 struct stack;

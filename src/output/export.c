@@ -14,14 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "brief.h"
-#include "export.h"
-#include "export_priv.h"
-#include "format.h"
-#include "ksym.h"
-#include "session.h"
-#include "stack_table.h"
-#include "usym.h"
+#include "sym/brief.h"
+#include "output/export.h"
+#include "output/export_priv.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "sym/usym.h"
 
 #define EXPORT_MAX_TOP 100000
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stack_table.h"
+#include "core/stack_table.h"
 
 struct session;
 struct ksym;

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "export.h"
-#include "stack_table.h"
+#include "output/export.h"
+#include "core/stack_table.h"
 
 /* every stack matching @o, ranked; *@rows is malloc'd (free() it), even when empty */
 int export_rows(struct session *s, const struct rank_opts *o, size_t limit, struct rank_row **rows,

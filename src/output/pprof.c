@@ -25,13 +25,13 @@
 
 #include <zlib.h>
 
-#include "mix64.h"
-#include "brief.h"
-#include "export_priv.h"
-#include "format.h"
-#include "ksym.h"
-#include "session.h"
-#include "usym.h"
+#include "core/mix64.h"
+#include "sym/brief.h"
+#include "output/export_priv.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "sym/usym.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 

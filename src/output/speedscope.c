@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brief.h"
-#include "export_priv.h"
-#include "format.h"
-#include "ksym.h"
-#include "session.h"
-#include "usym.h"
+#include "sym/brief.h"
+#include "output/export_priv.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "sym/usym.h"
 
 struct ss {
 	uint64_t *addrs;   /* every frame address, sorted, unique */

@@ -40,8 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stackmap.h"
-#include "ujoin.h"
+#include "kernel/stackmap.h"
+#include "core/ujoin.h"
 
 struct pollfd;
 

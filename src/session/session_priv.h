@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "session.h"
-#include "source.h"
+#include "session/session.h"
+#include "source/source.h"
 
 /**
  * session_set_filters() - hand -p and --tid to ingest

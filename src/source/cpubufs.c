@@ -19,11 +19,11 @@ static int int_cmp(const void *a, const void *b)
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "source.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "ingest/ingest.h"
+#include "core/log.h"
+#include "source/source.h"
+#include "kernel/tfs.h"
 
 int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
 {

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "ingest/ingest.h"
+#include "core/log.h"
+#include "source/source.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 /*
  * The cheapest trace clock the kernel offers. stacktop reads the ring

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "session.h"
-#include "stack_table.h"
-#include "stackmap.h"
-#include "tfs.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
+#include "core/log.h"
+#include "source/mapsnap.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "kernel/stackmap.h"
+#include "kernel/tfs.h"
 
 void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing,
 		  struct stack_table *table, struct ksym *ksym, struct session_stats *stats,

@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "evfmt.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
+#include "kernel/evfmt.h"
+#include "core/log.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
 
 static int passive_open(struct source *src, char *err, size_t errsz)
 {

@@ -30,13 +30,13 @@
 
 #include <asm/perf_regs.h>
 
-#include "ingest.h"
-#include "log.h"
-#include "perf_user.h"
-#include "source.h"
-#include "stack_table.h"
-#include "tfs.h"
-#include "usym.h"
+#include "ingest/ingest.h"
+#include "core/log.h"
+#include "source/perf_user.h"
+#include "source/source.h"
+#include "core/stack_table.h"
+#include "kernel/tfs.h"
+#include "sym/usym.h"
 
 /*
  * A record whose sample is not in yet is given up once both rings were read

@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
-#include "ujoin.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
+#include "core/ujoin.h"
 
 #define PERF_USER_MAX_FRAMES 128
 

@@ -12,16 +12,16 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "datsyms.h"
-#include "evfmt.h"
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "replay.h"
-#include "source.h"
-#include "stackmap.h"
+#include "kernel/comm.h"
+#include "sym/datsyms.h"
+#include "kernel/evfmt.h"
+#include "core/format.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
+#include "core/log.h"
+#include "ingest/replay.h"
+#include "source/source.h"
+#include "kernel/stackmap.h"
 
 static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {

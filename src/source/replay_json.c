@@ -23,16 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "format.h"
-#include "hmap.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "snapshot.h"
-#include "source.h"
-#include "stack_table.h"
-#include "usym.h"
+#include "kernel/comm.h"
+#include "core/format.h"
+#include "core/hmap.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
+#include "core/log.h"
+#include "ingest/snapshot.h"
+#include "source/source.h"
+#include "core/stack_table.h"
+#include "sym/usym.h"
 
 /* a small open-addressing map from a 64-bit key to a pointer */
 /* a pointer kept in a map (hmap.h): NULL when the key is not there */

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
+#include "core/log.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
+#include "kernel/stackmap.h"
 
 /* frames of the map that no symbol table knows, as written in it */
 static int names_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)

@@ -43,7 +43,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "session.h"
+#include "session/session.h"
 
 struct pollfd;
 struct source;

@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "ingest/ingest.h"
+#include "core/log.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 struct stackmap_src {
 	struct cpubufs bufs;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "brief.h"
-#include "format.h"
-#include "ksym.h"
-#include "stack_table.h"
+#include "sym/brief.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "core/stack_table.h"
 
 static const char *const machinery[] = {
 	"trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_", "__bpf_trace_",

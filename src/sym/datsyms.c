@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "datsyms.h"
+#include "sym/datsyms.h"
 
 #define MAX_KALLSYMS (256u << 20)
 

@@ -27,7 +27,7 @@
 #include <asm/perf_regs.h>
 #include <libunwind.h>
 
-#include "dwunwind.h"
+#include "sym/dwunwind.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */

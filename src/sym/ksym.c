@@ -31,7 +31,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include "sym/ksym.h"
 
 #define KSYM_DEFAULT_PATH "/proc/kallsyms"
 #define KSYM_LAST_SIZE	  4096

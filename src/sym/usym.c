@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mix64.h"
-#include "format.h"
-#include "log.h"
-#include "usym.h"
+#include "core/mix64.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "sym/usym.h"
 
 #ifdef HAVE_LIBDW
 #include <elfutils/libdwelf.h>

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "export.h"
-#include "format.h"
-#include "screen.h"
+#include "output/export.h"
+#include "core/format.h"
+#include "ui/screen.h"
 
 static int act_quit(struct ui *ui, enum ui_action act)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "tui.h"
+#include "core/format.h"
+#include "ui/tui.h"
 
 #define BD_TOP 8
 

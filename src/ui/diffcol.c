@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diffcol.h"
-#include "export.h"
-#include "hmap.h"
-#include "session.h"
-#include "stack_table.h"
-#include "tui.h"
+#include "ui/diffcol.h"
+#include "output/export.h"
+#include "core/hmap.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "ui/tui.h"
 
 struct uidiff_ent {
 	uint64_t key;

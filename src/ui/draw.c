@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "format.h"
-#include "tui.h"
+#include "core/format.h"
+#include "ui/tui.h"
 
 #define UI_STATUS_SEC 8.0 /* a message stays this long */
 

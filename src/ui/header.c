@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "diffcol.h"
-#include "screen.h"
+#include "core/format.h"
+#include "ui/diffcol.h"
+#include "ui/screen.h"
 
 static int ui_draw_segs(struct ui *ui, int y, int x, int maxx, const struct uifmt_seg *segs, int n)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui.h"
-#include "ui.h"
+#include "ui/tui.h"
+#include "ui/ui.h"
 
 #define CTRL(c) ((c)&0x1f)
 

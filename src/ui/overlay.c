@@ -11,9 +11,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "format.h"
-#include "export.h"
-#include "screen.h"
+#include "core/format.h"
+#include "output/export.h"
+#include "ui/screen.h"
 
 /* every word the screen shows (the man page's THE SCREEN says the same) */
 static const char *const help_tail[] = {

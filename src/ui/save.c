@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "export.h"
-#include "screen.h"
-#include "uifmt.h"
+#include "output/export.h"
+#include "ui/screen.h"
+#include "ui/uifmt.h"
 
 static const char *const suffixes[EXPORT_FORMAT_MAX] = {
 	[EXPORT_TEXT] = ".txt",	    [EXPORT_JSON] = ".json",

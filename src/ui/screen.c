@@ -29,12 +29,12 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "brief.h"
-#include "format.h"
-#include "log.h"
-#include "signals.h"
-#include "diffcol.h"
-#include "screen.h"
+#include "sym/brief.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "kernel/signals.h"
+#include "ui/diffcol.h"
+#include "ui/screen.h"
 
 static volatile sig_atomic_t ui_curses_on;
 

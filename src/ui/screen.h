@@ -8,7 +8,7 @@
 #ifndef STACKTOP_UI_SCREEN_H
 #define STACKTOP_UI_SCREEN_H
 
-#include "tui.h"
+#include "ui/tui.h"
 
 #define UI_DRAIN_MS 50       /* longest sleep between two drains */
 #define UI_DRAIN_PAGES 256   /* pages per drain: bounded work per pass */

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "brief.h"
-#include "export.h"
-#include "format.h"
-#include "diffcol.h"
-#include "stack_view_priv.h"
-#include "tui.h"
+#include "sym/brief.h"
+#include "output/export.h"
+#include "core/format.h"
+#include "ui/diffcol.h"
+#include "ui/stack_view_priv.h"
+#include "ui/tui.h"
 
 static const char *const col_title[COL_MAX] = {
 	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",

@@ -7,7 +7,7 @@
 #ifndef STACKTOP_STACK_VIEW_PRIV_H
 #define STACKTOP_STACK_VIEW_PRIV_H
 
-#include "tui.h"
+#include "ui/tui.h"
 
 /* rows the view ranks when no --top limits it */
 #define SV_DEFAULT_TOP 1000

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "format.h"
-#include "ksym.h"
-#include "session.h"
-#include "stack_table.h"
-#include "symcache.h"
-#include "usym.h"
+#include "kernel/comm.h"
+#include "core/format.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "ui/symcache.h"
+#include "sym/usym.h"
 
 void symcache_init(struct symcache *sc, struct ksym *ks)
 {

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hmap.h"
-#include "uifmt.h"
+#include "core/hmap.h"
+#include "ui/uifmt.h"
 
 struct ksym;
 struct session;

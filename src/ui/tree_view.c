@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
+#include "core/calltree.h"
 
-#include "format.h"
-#include "tui.h"
+#include "core/format.h"
+#include "ui/tui.h"
 
 #define TV_NONE UINT32_MAX
 

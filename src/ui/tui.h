@@ -24,15 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calltree.h"
-#include "draw.h"
-#include "hmap.h"
-#include "keys.h"
-#include "session.h"
-#include "stack_table.h"
-#include "symcache.h"
-#include "uifmt.h"
-#include "ui.h"
+#include "core/calltree.h"
+#include "ui/draw.h"
+#include "core/hmap.h"
+#include "ui/keys.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "ui/symcache.h"
+#include "ui/uifmt.h"
+#include "ui/ui.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "session.h"
-#include "uifmt.h"
+#include "core/format.h"
+#include "session/session.h"
+#include "ui/uifmt.h"
 
 int uifmt_layout(const struct col_spec *specs, int n, int width, struct col_pos *out)
 {

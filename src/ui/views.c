@@ -6,8 +6,8 @@
  */
 #include <stdio.h>
 
-#include "format.h"
-#include "tui.h"
+#include "core/format.h"
+#include "ui/tui.h"
 
 /* the unit of what the table counts now: UNIT_NONE for hits */
 static enum session_unit ui_unit(const struct ui *ui)

@@ -31,7 +31,6 @@ fi
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-Wall -Wno-unused-parameter -I"$root/src" -I"$root/tests"
-	-I"$root/src/core" -I"$root/src/sym" -I"$root/src/kernel" -I"$root/src/ingest"
 	-DSNAPSHOT_WINDOW=7) # snapshot.c's file reader through a 7-byte window
 
 # Can this clang link a fuzzer at all?
