@@ -29,6 +29,7 @@
 #include <kbuffer.h>
 
 #include "core/format.h"
+#include "sym/frame.h"
 #include "ingest/ingest.h"
 #include "sym/ksym.h"
 #include "pagegen.h"

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "kernel/stackmap.h"
 

@@ -18,6 +18,7 @@
 #include "output/diff.h"
 #include "output/export.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "session/session.h"
 #include "ingest/snapshot.h"
 #include "core/stack_table.h"

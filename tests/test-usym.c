@@ -25,6 +25,7 @@
 #endif
 
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "sym/usym.h"
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * format.c - pure formatters: sanitized names, frames, counts, rates.
+ * format.c - pure formatters: sanitized names, counts, rates, sizes, and
+ * the appender they share (struct fmt_out, also used by the frame
+ * formatters of sym/frame.c).
  *
- * Output goes through a small appender that keeps snprintf semantics: the
- * wanted length is always counted, what is written is a prefix of the full
- * text, and a UTF-8 character is never cut in half.
+ * The appender keeps snprintf semantics: the wanted length is always
+ * counted, what is written is a prefix of the full text, and a UTF-8
+ * character is never cut in half.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* wcwidth */
@@ -19,25 +21,11 @@
 #include <wchar.h>
 
 #include "core/format.h"
-#include "sym/usym.h"
-#include "sym/ksym.h"
-#include "core/stack_table.h"
-#include "kernel/stackmap.h"
-
-#define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
 
 /* Truncating 1150.0 / 1000 * 100 must give 115, not 114.99999... */
 #define FP_SLACK 1e-6
 
-struct out {
-	char *buf;
-	size_t size;
-	size_t len; /* wanted */
-	size_t wr;  /* written */
-	bool full;
-};
-
-static void out_init(struct out *o, char *buf, size_t size)
+void fmt_out_init(struct fmt_out *o, char *buf, size_t size)
 {
 	o->buf = buf;
 	o->size = buf ? size : 0;
@@ -46,7 +34,7 @@ static void out_init(struct out *o, char *buf, size_t size)
 	o->full = o->size == 0;
 }
 
-static size_t out_done(struct out *o)
+size_t fmt_out_done(struct fmt_out *o)
 {
 	if (o->size)
 		o->buf[o->wr] = '\0';
@@ -54,7 +42,7 @@ static size_t out_done(struct out *o)
 }
 
 /* Append bytes that may be cut anywhere (ASCII). */
-static void out_bytes(struct out *o, const char *s, size_t n)
+void fmt_out_bytes(struct fmt_out *o, const char *s, size_t n)
 {
 	if (!o->full) {
 		size_t room = o->size - 1 - o->wr;
@@ -69,7 +57,7 @@ static void out_bytes(struct out *o, const char *s, size_t n)
 }
 
 /* Append one character that must not be cut. */
-static void out_char(struct out *o, const char *s, size_t n)
+static void out_char(struct fmt_out *o, const char *s, size_t n)
 {
 	if (!o->full) {
 		if (o->wr + n <= o->size - 1) {
@@ -82,12 +70,12 @@ static void out_char(struct out *o, const char *s, size_t n)
 	o->len += n;
 }
 
-static void out_str(struct out *o, const char *s)
+void fmt_out_str(struct fmt_out *o, const char *s)
 {
-	out_bytes(o, s, strlen(s));
+	fmt_out_bytes(o, s, strlen(s));
 }
 
-__attribute__((format(printf, 2, 3))) static void out_printf(struct out *o, const char *fmt, ...)
+void fmt_out_printf(struct fmt_out *o, const char *fmt, ...)
 {
 	char tmp[128];
 	va_list ap;
@@ -97,7 +85,7 @@ __attribute__((format(printf, 2, 3))) static void out_printf(struct out *o, cons
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		out_bytes(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+		fmt_out_bytes(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /*
@@ -154,7 +142,7 @@ static bool cp_is_control(uint32_t cp)
 	return false;
 }
 
-static void sanitize_into(struct out *o, const char *src, size_t len)
+void fmt_out_sanitized(struct fmt_out *o, const char *src, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0;
@@ -182,57 +170,19 @@ static void sanitize_into(struct out *o, const char *src, size_t len)
 
 size_t fmt_sanitize(char *dst, size_t size, const char *src, size_t len)
 {
-	struct out o;
+	struct fmt_out o;
 
-	out_init(&o, dst, size);
+	fmt_out_init(&o, dst, size);
 	if (src)
-		sanitize_into(&o, src, len);
-	return out_done(&o);
+		fmt_out_sanitized(&o, src, len);
+	return fmt_out_done(&o);
 }
 
-static int out_ret(struct out *o)
+int fmt_out_ret(struct fmt_out *o)
 {
-	size_t n = out_done(o);
+	size_t n = fmt_out_done(o);
 
 	return n > INT32_MAX ? INT32_MAX : (int)n;
-}
-
-static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bool offset,
-			bool with_module)
-{
-	struct ksym_hit h;
-	struct out o;
-
-	if (usym_is_user(ip))
-		return usym_format(ksym_usym(ks), ip, buf, size, offset, with_module);
-	out_init(&o, buf, size);
-	if (ip == STACKMAP_TRAMPOLINE) {
-		out_str(&o, TRAMPOLINE_LABEL);
-	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
-		out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
-	} else if (ks && ksym_lookup(ks, ip, &h) == 0) {
-		sanitize_into(&o, h.name, strlen(h.name));
-		if (offset)
-			out_printf(&o, "+0x%" PRIx64 "/0x%" PRIx64, ip - h.start, h.size);
-		if (with_module && h.module) {
-			out_str(&o, " [");
-			sanitize_into(&o, h.module, strlen(h.module));
-			out_str(&o, "]");
-		}
-	} else {
-		out_printf(&o, "0x%" PRIx64, ip);
-	}
-	return out_ret(&o);
-}
-
-int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip)
-{
-	return frame_common(buf, size, ks, ip, true, true);
-}
-
-int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_module)
-{
-	return frame_common(buf, size, ks, ip, false, with_module);
 }
 
 /*
@@ -240,61 +190,61 @@ int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_modu
  * result always fits): 1.23, 12.3, 123. @v is the value in hundredths of
  * the unit.
  */
-static void out_scaled(struct out *o, uint64_t hundredths, const char *unit)
+static void out_scaled(struct fmt_out *o, uint64_t hundredths, const char *unit)
 {
 	if (hundredths < 1000)
-		out_printf(o, "%" PRIu64 ".%02" PRIu64 "%s", hundredths / 100, hundredths % 100,
+		fmt_out_printf(o, "%" PRIu64 ".%02" PRIu64 "%s", hundredths / 100, hundredths % 100,
 			   unit);
 	else if (hundredths < 10000)
-		out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100, (hundredths / 10) % 10,
+		fmt_out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100, (hundredths / 10) % 10,
 			   unit);
 	else
-		out_printf(o, "%" PRIu64 "%s", hundredths / 100, unit);
+		fmt_out_printf(o, "%" PRIu64 "%s", hundredths / 100, unit);
 }
 
 int fmt_count(char *buf, size_t size, uint64_t n)
 {
 	static const char *const units[] = { "M", "G", "T", "P", "E" };
 	uint64_t scale = 1000000;
-	struct out o;
+	struct fmt_out o;
 	unsigned int u = 0;
 
-	out_init(&o, buf, size);
+	fmt_out_init(&o, buf, size);
 	if (n < 1000000) {
-		out_printf(&o, "%" PRIu64, n);
-		return out_ret(&o);
+		fmt_out_printf(&o, "%" PRIu64, n);
+		return fmt_out_ret(&o);
 	}
 	while (u + 1 < sizeof(units) / sizeof(units[0]) && n / scale >= 1000) {
 		scale *= 1000;
 		u++;
 	}
 	out_scaled(&o, n / (scale / 100), units[u]);
-	return out_ret(&o);
+	return fmt_out_ret(&o);
 }
 
 /* @v / @div with one decimal below 10, none above: "9.5", "123" */
-static void out_unit(struct out *o, uint64_t v, uint64_t div, const char *unit)
+static void out_unit(struct fmt_out *o, uint64_t v, uint64_t div, const char *unit)
 {
 	uint64_t whole = v / div;
 
 	if (whole < 10)
-		out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", whole, (v % div) * 10 / div, unit);
+		fmt_out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", whole, (v % div) * 10 / div, unit);
 	else
-		out_printf(o, "%" PRIu64 "%s", whole, unit);
+		fmt_out_printf(o, "%" PRIu64 "%s", whole, unit);
 }
 
 int fmt_weight(char *buf, size_t size, uint64_t v, int unit)
 {
 	static const char *const bunits[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	struct out o;
+	struct fmt_out o;
 	unsigned int u;
 
 	if (unit != 2 && unit != 3)
 		return fmt_count(buf, size, v);
-	out_init(&o, buf, size);
+	fmt_out_init(&o, buf, size);
 	if (unit == 2) {
 		if (v < 1000) {
-			out_printf(&o, "%" PRIu64 "B", v);
+			fmt_out_printf(&o, "%" PRIu64 "B", v);
 		} else {
 			/* 1000 KiB and up read as 0.9MiB: never more than 6 columns */
 			for (u = 0; u + 1 < 6 && v >> (10 * (u + 1)) >= 1000; u++)
@@ -302,7 +252,7 @@ int fmt_weight(char *buf, size_t size, uint64_t v, int unit)
 			out_unit(&o, v, 1ULL << (10 * (u + 1)), bunits[u]);
 		}
 	} else if (v < 1000) {
-		out_printf(&o, "%" PRIu64 "ns", v);
+		fmt_out_printf(&o, "%" PRIu64 "ns", v);
 	} else if (v < 1000000) {
 		out_unit(&o, v, 1000, "us");
 	} else if (v < 1000000000) {
@@ -310,82 +260,82 @@ int fmt_weight(char *buf, size_t size, uint64_t v, int unit)
 	} else {
 		out_unit(&o, v, 1000000000, "s");
 	}
-	return out_ret(&o);
+	return fmt_out_ret(&o);
 }
 
 int fmt_rate(char *buf, size_t size, double per_sec)
 {
 	static const char *const units[] = { "k", "M", "G", "T", "P", "E" };
-	struct out o;
+	struct fmt_out o;
 	unsigned int u = 0;
 	double scale = 1000.0;
 
-	out_init(&o, buf, size);
+	fmt_out_init(&o, buf, size);
 	if (!isfinite(per_sec) || per_sec < 0) {
-		out_str(&o, "-");
-		return out_ret(&o);
+		fmt_out_str(&o, "-");
+		return fmt_out_ret(&o);
 	}
 	if (per_sec < 10.0) {
 		/* tenths, truncated: 0.5, 9.9 */
 		uint64_t tenths = (uint64_t)(per_sec * 10.0 + FP_SLACK);
 
-		out_printf(&o, "%" PRIu64 ".%" PRIu64, tenths / 10, tenths % 10);
-		return out_ret(&o);
+		fmt_out_printf(&o, "%" PRIu64 ".%" PRIu64, tenths / 10, tenths % 10);
+		return fmt_out_ret(&o);
 	}
 	if (per_sec < 1000.0) {
-		out_printf(&o, "%" PRIu64, (uint64_t)(per_sec + FP_SLACK));
-		return out_ret(&o);
+		fmt_out_printf(&o, "%" PRIu64, (uint64_t)(per_sec + FP_SLACK));
+		return fmt_out_ret(&o);
 	}
 	while (u + 1 < sizeof(units) / sizeof(units[0]) && per_sec / scale >= 1000.0) {
 		scale *= 1000.0;
 		u++;
 	}
 	if (per_sec / scale >= 1000.0) {
-		out_str(&o, "999E");
-		return out_ret(&o);
+		fmt_out_str(&o, "999E");
+		return fmt_out_ret(&o);
 	}
 	out_scaled(&o, (uint64_t)(per_sec / scale * 100.0 + FP_SLACK), units[u]);
-	return out_ret(&o);
+	return fmt_out_ret(&o);
 }
 
 int fmt_percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 {
-	struct out o;
+	struct fmt_out o;
 	unsigned __int128 tenths;
 
-	out_init(&o, buf, size);
+	fmt_out_init(&o, buf, size);
 	if (!whole) {
-		out_str(&o, "-");
-		return out_ret(&o);
+		fmt_out_str(&o, "-");
+		return fmt_out_ret(&o);
 	}
 	/* truncated, so that "100" means all of it */
 	tenths = (unsigned __int128)part * 1000 / whole;
 	if (tenths >= 1000) {
 		uint64_t pct = tenths / 10 > UINT64_MAX ? UINT64_MAX : (uint64_t)(tenths / 10);
 
-		out_printf(&o, "%" PRIu64, pct);
+		fmt_out_printf(&o, "%" PRIu64, pct);
 	} else {
-		out_printf(&o, "%u.%u", (unsigned int)(tenths / 10), (unsigned int)(tenths % 10));
+		fmt_out_printf(&o, "%u.%u", (unsigned int)(tenths / 10), (unsigned int)(tenths % 10));
 	}
-	return out_ret(&o);
+	return fmt_out_ret(&o);
 }
 
 int fmt_ids(char *buf, size_t size, const uint32_t *ids, unsigned int nids, int more)
 {
-	struct out o;
+	struct fmt_out o;
 
-	out_init(&o, buf, size);
+	fmt_out_init(&o, buf, size);
 	if (!ids)
 		nids = 0;
 	if (!nids && !more) {
-		out_str(&o, "-");
-		return out_ret(&o);
+		fmt_out_str(&o, "-");
+		return fmt_out_ret(&o);
 	}
 	for (unsigned int i = 0; i < nids; i++)
-		out_printf(&o, i ? ",%" PRIu32 : "%" PRIu32, ids[i]);
+		fmt_out_printf(&o, i ? ",%" PRIu32 : "%" PRIu32, ids[i]);
 	if (more)
-		out_str(&o, nids ? ",+" : "+");
-	return out_ret(&o);
+		fmt_out_str(&o, nids ? ",+" : "+");
+	return fmt_out_ret(&o);
 }
 
 /*

@@ -10,10 +10,46 @@
 #ifndef STACKTOP_FORMAT_H
 #define STACKTOP_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct ksym;
+/**
+ * struct fmt_out - an appender with snprintf semantics, for formatters
+ * built from pieces (this file's, and the frame formatters of sym/frame.h)
+ * @buf: output
+ * @size: size of @buf
+ * @len: the length wanted so far
+ * @wr: bytes written so far
+ * @full: nothing more fits
+ *
+ * fmt_out_init() it on a buffer, append, and fmt_out_ret() (or
+ * fmt_out_done()) ends it: the text is NUL-terminated, a prefix of the
+ * whole, never cut inside a UTF-8 character that came through
+ * fmt_out_sanitized().
+ */
+struct fmt_out {
+	char *buf;
+	size_t size;
+	size_t len;
+	size_t wr;
+	bool full;
+};
+
+/* start appending to @buf of @size bytes (NULL or 0: count only) */
+void fmt_out_init(struct fmt_out *o, char *buf, size_t size);
+/* ASCII bytes, which may be cut anywhere */
+void fmt_out_bytes(struct fmt_out *o, const char *s, size_t n);
+/* an ASCII string */
+void fmt_out_str(struct fmt_out *o, const char *s);
+/* printf-formatted ASCII, at most 127 bytes */
+void fmt_out_printf(struct fmt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* untrusted text, sanitized as fmt_sanitize() does */
+void fmt_out_sanitized(struct fmt_out *o, const char *src, size_t len);
+/* terminate; the wanted length */
+size_t fmt_out_done(struct fmt_out *o);
+/* terminate; the wanted length as an int (INT32_MAX at most) */
+int fmt_out_ret(struct fmt_out *o);
 
 /**
  * fmt_sanitize() - copy @src, replacing bytes a terminal would interpret
@@ -34,30 +70,6 @@ struct ksym;
  * Return: length of the sanitized string.
  */
 size_t fmt_sanitize(char *dst, size_t size, const char *src, size_t len);
-
-/**
- * fmt_frame() - "func+0xoff/0xsize [module]" for a kernel address
- * @buf: output
- * @size: size of @buf
- * @ks: symbols (may be NULL: the bare address is printed)
- * @ip: address; the v4 trampoline marker prints "[FTRACE TRAMPOLINE]"
- *
- * Return: wanted length.
- */
-int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip);
-
-/**
- * fmt_func() - just "func" (or "func [module]" when @with_module), for
- * narrow columns and folded output
- * @buf: output
- * @size: size of @buf
- * @ks: symbols (may be NULL)
- * @ip: address
- * @with_module: append " [module]" for module symbols
- *
- * Return: wanted length.
- */
-int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_module);
 
 /**
  * fmt_count() - a count in at most 6 columns: 999999, 1.23M, 45.6G

@@ -36,6 +36,12 @@
 #define STACK_IP_UNRESOLVED_BASE 0x0000bad500000000ULL
 #define STACK_IP_UNRESOLVED(id) (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
 #define STACK_IP_IS_UNRESOLVED(ip) (((ip) >> 32) == (STACK_IP_UNRESOLVED_BASE >> 32))
+/*
+ * The frame the kernel's map writes for an ftrace trampoline (stackmap
+ * v4's FTRACE_TRAMPOLINE_MARKER, kernel/stackmap.h's STACKMAP_TRAMPOLINE);
+ * fmt_frame() prints it as "[FTRACE TRAMPOLINE]".
+ */
+#define STACK_IP_TRAMPOLINE 0x7fffffffULL
 
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */

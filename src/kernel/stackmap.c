@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stack_table.h"
 #include "kernel/stackmap.h"
+
+/* the frame a trampoline leaves is kept as the table's own marker */
+_Static_assert(STACKMAP_TRAMPOLINE == STACK_IP_TRAMPOLINE, "trampoline marker");
 
 /* nr above this is corruption, not a deep stack: the kernel clamps to 64. */
 #define STACKMAP_BIN_MAX_NR (STACKMAP_MAX_DEPTH * 16)

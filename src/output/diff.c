@@ -12,6 +12,7 @@
 #include "output/diff.h"
 #include "output/export_priv.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "session/session.h"
 #include "core/stack_table.h"
 

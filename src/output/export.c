@@ -18,6 +18,7 @@
 #include "output/export.h"
 #include "output/export_priv.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
 #include "core/stack_table.h"

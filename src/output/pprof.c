@@ -29,6 +29,7 @@
 #include "sym/brief.h"
 #include "output/export_priv.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
 #include "sym/usym.h"

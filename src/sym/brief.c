@@ -8,6 +8,7 @@
 
 #include "sym/brief.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "core/stack_table.h"
 

@@ -17,6 +17,7 @@
 #include "sym/brief.h"
 #include "output/export.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "ui/diffcol.h"
 #include "ui/stack_view_priv.h"
 #include "ui/tui.h"

@@ -7,6 +7,7 @@
 
 #include "kernel/comm.h"
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
 #include "core/stack_table.h"

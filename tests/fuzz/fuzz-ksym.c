@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -48,11 +48,11 @@ declare -A srcs=(
 	[stackmap-bin]="kernel/stackmap.c"
 	[stackmap-text]="kernel/stackmap.c"
 	[stackmap-stat]="kernel/stackmap.c"
-	[ksym]="sym/ksym.c core/format.c sym/usym.c"
+	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c"
 	[ringbuf]="core/ringbuf.c"
-	[format]="core/format.c sym/ksym.c sym/usym.c"
-	[ingest]="ingest/ingest.c core/stack_table.c core/ringbuf.c sym/usym.c core/format.c sym/ksym.c"
-	[snapshot]="ingest/snapshot.c core/format.c sym/ksym.c sym/usym.c"
+	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c"
+	[ingest]="ingest/ingest.c core/stack_table.c core/ringbuf.c sym/usym.c core/format.c sym/frame.c sym/ksym.c"
+	[snapshot]="ingest/snapshot.c core/format.c sym/frame.c sym/ksym.c sym/usym.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(
