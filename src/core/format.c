@@ -436,3 +436,16 @@ int fmt_bytes(char *buf, size_t size, uint64_t n)
 				(n % scale) * 10 / scale, units[u]);
 	return snprintf(buf, size, "%" PRIu64 "%c", n / scale, units[u]);
 }
+
+int fmt_error(char *err, size_t errsz, int r, const char *fmt, ...)
+{
+	char raw[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	if (err && errsz)
+		fmt_sanitize(err, errsz, raw, sizeof(raw));
+	return r;
+}

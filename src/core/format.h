@@ -165,4 +165,20 @@ int fmt_fit(char *dst, size_t size, const char *src, int width);
  */
 int fmt_bytes(char *buf, size_t size, uint64_t n);
 
+/**
+ * fmt_error() - a user-facing error into a caller's buffer, sanitized
+ * @err: receives the message (may be NULL)
+ * @errsz: size of @err
+ * @r: what to return
+ * @fmt: printf format
+ *
+ * The one way every layer reports why it failed: the caller passes its
+ * buffer down, the callee fills it and returns the -errno, and nothing
+ * reaches up for an error buffer.
+ *
+ * Return: @r.
+ */
+int fmt_error(char *err, size_t errsz, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif /* STACKTOP_FORMAT_H */

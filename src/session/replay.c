@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * session_replay.c - opening recordings and snapshots (-r): trace.dat files
- * and JSON snapshots told apart by content, a stack map saved next to a
- * recording, several snapshots merged.
+ * replay.c - the sources of the -r files: trace.dat files and JSON
+ * snapshots told apart by content, a stack map saved next to a recording
+ * (or --map), several snapshots merged; no kernel is touched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,24 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sym/brief.h"
-#include "kernel/comm.h"
-#include "kernel/evfmt.h"
-#include "ingest/ingest.h"
 #include "core/format.h"
-#include "sym/ksym.h"
 #include "core/log.h"
-#include "session/session.h"
-#include "kernel/signals.h"
-#include "source/source.h"
 #include "core/stack_table.h"
 #include "ingest/snapshot.h"
+#include "kernel/comm.h"
 #include "kernel/stackmap.h"
-#include "kernel/state.h"
-#include "kernel/tfs.h"
-#include "sym/usym.h"
-#include "kernel/tgid.h"
-#include "session/session_priv.h"
+#include "session/priv.h"
+#include "session/session.h"
+#include "source/source.h"
+#include "sym/ksym.h"
 
 /* a stack map saved next to the recording (stack_map_bin, else stack_map) */
 static void find_saved_map(struct session *s, const char *dat)
@@ -72,57 +64,53 @@ static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
 	for (i = 0; i < o->nfiles; i++) {
 		r = snapshot_is_json(o->files[i]);
 		if (r < 0)
-			return session_errf(err, errsz, r, "cannot read %s: %s", o->files[i],
-					    strerror(-r));
+			return fmt_error(err, errsz, r, "cannot read %s: %s", o->files[i],
+					 strerror(-r));
 		if (r) {
 			(*nsnap)++;
 			continue;
 		}
 		if (s->opts.replay)
-			return session_errf(err, errsz, -EINVAL,
-					    "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
-					    o->files[i]);
+			return fmt_error(err, errsz, -EINVAL,
+					 "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
+					 o->files[i]);
 		s->opts.replay = o->files[i];
 	}
 	if (*nsnap && s->opts.replay)
-		return session_errf(err, errsz, -EINVAL,
-				    "-r: a trace.dat and JSON snapshots cannot be read together");
+		return fmt_error(err, errsz, -EINVAL,
+				 "-r: a trace.dat and JSON snapshots cannot be read together");
 	if (*nsnap && s->opts.map_file)
-		return session_errf(err, errsz, -EINVAL,
-				    "--map resolves a trace.dat's ids: not with JSON snapshots");
+		return fmt_error(err, errsz, -EINVAL,
+				 "--map resolves a trace.dat's ids: not with JSON snapshots");
 	if (*nsnap >= SESSION_MAX_SOURCES)
-		return session_errf(err, errsz, -E2BIG, "at most %d snapshots at a time",
-				    SESSION_MAX_SOURCES - 1);
+		return fmt_error(err, errsz, -E2BIG, "at most %d snapshots at a time",
+				 SESSION_MAX_SOURCES - 1);
 	return 0;
 }
 
 /* recordings: read once, at the first drain; no kernel is touched */
-int session_open_replay(const struct session_opts *opts, struct session **ret, char *err,
-		       size_t errsz)
+int session_open_replay(struct session *s, char *err, size_t errsz)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	const struct session_opts *opts = &s->opts;
+	unsigned int depth;
+	bool func;
 	int r, i, nsnap = 0;
 
-	if (!s)
-		return -ENOMEM;
-	s->opts = *opts;
-	s->mode = s->stats.mode = SESSION_REPLAY;
+	s->c.tr.mode = s->c.stats.mode = SESSION_REPLAY;
 	s->recording = true;
-	s->stats.tracing_on = true;
-	s->comms = comm_cache_new(NULL, false);
-	s->table = stack_table_new();
-	if (s->table)
-		stack_table_set_limit(s->table, opts->max_memory ? opts->max_memory
+	s->c.stats.tracing_on = true;
+	s->c.comms = comm_cache_new(NULL, false);
+	s->c.table = stack_table_new();
+	if (s->c.table)
+		stack_table_set_limit(s->c.table, opts->max_memory ? opts->max_memory
 								 : SESSION_MAX_MEMORY);
-	s->ksym = ksym_new(opts->kallsyms);
-	s->map_names = stackmap_names_new();
-	if (!s->comms || !s->table || !s->ksym || !s->map_names) {
-		r = -ENOMEM;
-		goto fail;
-	}
+	s->c.tr.ksym = ksym_new(opts->kallsyms);
+	s->c.map_names = stackmap_names_new();
+	if (!s->c.comms || !s->c.table || !s->c.tr.ksym || !s->c.map_names)
+		return -ENOMEM;
 	r = sort_files(s, &nsnap, err, errsz);
 	if (r < 0)
-		goto fail;
+		return r;
 	if (s->opts.replay && !s->opts.map_file)
 		find_saved_map(s, s->opts.replay);
 	/*
@@ -131,11 +119,11 @@ int session_open_replay(const struct session_opts *opts, struct session **ret, c
 	 * alone, or when asked for
 	 */
 	if (opts->kallsyms) {
-		r = ksym_load(s->ksym, NULL);
+		r = ksym_load(s->c.tr.ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read %s: %s", opts->kallsyms, ksym_strerror(r));
 	} else if (!s->opts.replay && !nsnap) {
-		r = ksym_load(s->ksym, NULL);
+		r = ksym_load(s->c.tr.ksym, NULL);
 		if (r < 0)
 			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
 	}
@@ -143,24 +131,23 @@ int session_open_replay(const struct session_opts *opts, struct session **ret, c
 	r = 0;
 	for (i = 0; r == 0 && i < opts->nfiles; i++)
 		if (opts->files[i] != s->opts.replay)
-			r = session_add_source(s, &source_replay_json_ops, err, errsz);
+			r = session_add_source(s, &source_replay_json_ops, opts->files[i], err,
+					       errsz);
 	if (r == 0 && s->opts.replay)
-		r = session_add_source(s, &source_replay_dat_ops, err, errsz);
+		r = session_add_source(s, &source_replay_dat_ops, NULL, err, errsz);
 	if (r == 0 && s->opts.map_file)
-		r = session_add_source(s, &source_replay_map_ops, err, errsz);
+		r = session_add_source(s, &source_replay_map_ops, NULL, err, errsz);
 	if (r < 0)
-		goto fail;
-	replay_json_finish(s);
-	if (!s->ing || session_set_filters(s, false) < 0 ||
+		return r;
+	/* stacks read grouped are shown grouped, as they were seen (--depth/--by-func win) */
+	replay_json_finish(&s->c, &depth, &func);
+	if (!opts->group_depth && !opts->group_func && (depth || func) &&
+	    session_set_group(s, depth, func) < 0)
+		log_warn("out of memory grouping the snapshot's stacks as they were");
+	if (!s->c.ing || session_set_filters(s, false) < 0 ||
 	    ((opts->group_depth || opts->group_func) &&
-	     session_set_group(s, opts->group_depth, opts->group_func) < 0)) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	*ret = s;
+	     session_set_group(s, opts->group_depth, opts->group_func) < 0))
+		return -ENOMEM;
 	return 0;
-fail:
-	session_close(s);
-	return r;
 }
 

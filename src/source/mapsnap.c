@@ -11,7 +11,7 @@
 #include "sym/ksym.h"
 #include "core/log.h"
 #include "source/mapsnap.h"
-#include "session/session.h"
+#include "source/stats.h"
 #include "core/stack_table.h"
 #include "kernel/stackmap.h"
 #include "kernel/tfs.h"

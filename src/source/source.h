@@ -2,13 +2,15 @@
 /*
  * source.h - where the stacks of a session come from.
  *
- * The session (session.c) keeps what every source shares: tracefs and the
- * restore journal, the event formats, ingest, the stack table, symbols, the
- * comm cache and the header's counters. A source is one kind of input: the
- * private instance of stacks mode, the top-level stack map, the passive map
- * reader, a trace-cmd recording, a saved map. A session holds a list of
- * sources and runs them together; each lives in one file under
- * src/source/.
+ * A source is one kind of input: the private instance of the stacks mode,
+ * the top-level stack map, the passive map reader, a trace-cmd recording,
+ * a saved map, a JSON snapshot, the perf samples of --user=dwarf. Each
+ * lives in one file of src/source/. The session (src/session/) chooses
+ * them, runs them together, and hands each the context they share,
+ * struct source_ctx: the kernel side (struct trace: tracefs, the journal,
+ * the event formats, the options), ingest, the stack table, symbols, the
+ * comm cache and the header's counters. A source sees that context and
+ * nothing of the session above it.
  *
  * Contract (single-threaded, the session calls; every op but open may be
  * NULL, which means "nothing to do"; reset NULL means "cannot reset"):
@@ -25,13 +27,15 @@
  *	                      notice external changes (a reset of the map)
  *	stats(src, st)        add the source's counters into @st
  *	reset(src)            drop every count (and, where the source owns it,
- *	                      the kernel's map); return 0 or -errno
+ *	                      the kernel's map); return 0 or -errno. A reset
+ *	                      that needs the buffers read, or the counts
+ *	                      dropped, asks the session through ctx->host
  *	close(src)            undo open, free @src->priv
  *
  * Adding a source: a new file src/source/<name>.c defining a
  * `const struct source_ops source_<name>_ops`, its line below and in
- * src/meson.build, and one line in session_open() (live) or open_replay()
- * (recordings) where the sources are chosen.
+ * src/meson.build, and one line where the session chooses the sources
+ * (session/open.c for the kernel, session/replay.c for files).
  */
 #ifndef STACKTOP_SOURCE_H
 #define STACKTOP_SOURCE_H
@@ -40,14 +44,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
-#include <sys/time.h>
-#include <time.h>
 
-#include "session/session.h"
+#include "kernel/trace.h"
+#include "source/stats.h"
 
 struct pollfd;
 struct source;
-struct usym;
+struct source_ctx;
 
 /**
  * struct drain_budget - how much one drain may do; every drain has one
@@ -103,14 +106,87 @@ struct source_ops {
 /**
  * struct source - one source of a session
  * @ops: its kind
- * @s: the session it feeds
+ * @ctx: what it works on (shared by the session's sources)
+ * @arg: its input when it reads a file (a snapshot's path), else NULL
  * @priv: its state (owned by the source)
  */
 struct source {
 	const struct source_ops *ops;
-	struct session *s;
+	struct source_ctx *ctx;
+	const char *arg;
 	void *priv;
 };
+
+/**
+ * struct source_host - what a source's reset may ask of the session that
+ * holds it: the one way back up, a pair of callbacks the session hands
+ * down when it makes the context (doc/design.md, "Layers")
+ * @drain: read every source of the session within a reset's own budget
+ *	   (SESSION_RESET_PAGES, _MS); *@more set when data was left
+ * @zero_counts: drop every count: the table, ingest's counters and ids,
+ *	   the interval's baselines
+ * @host: the session, passed back to both
+ */
+struct source_host {
+	int (*drain)(void *host, bool *more);
+	void (*zero_counts)(void *host);
+	void *host;
+};
+
+/**
+ * struct source_ctx - what a session shares with its sources
+ * @tr: the kernel side: tracefs, journal, formats, options, paths
+ * @ing: ingest (made by the session for the kernel, by a source for a file)
+ * @table: the stack table
+ * @usym: the user symbolizer (-u, or a snapshot with user frames), or NULL
+ * @comms: the comm cache
+ * @map_names: frames of a saved map that kallsyms does not know, or NULL
+ * @stats: the header's counters
+ * @map_events: hits are ref_counts: the only "event" is the map
+ * @user_on: user stacks are being taken
+ * @user_mode: how: SESSION_USER_FP or _DWARF (OFF: neither)
+ * @unit: what a weight counts (UNIT_NONE: unweighted)
+ * @weight_name: what is weighed, for titles ("" when unweighted)
+ * @names: event names when there are no formats (snapshots)
+ * @nnames: entries in @names
+ * @snapdb: the snapshots' shared state (replay_json.c), or NULL
+ * @snap_events_delta: the snapshots' own interval count
+ * @host: the session's reset helpers
+ */
+struct source_ctx {
+	struct trace tr;
+	struct ingest *ing;
+	struct stack_table *table;
+	struct usym *usym;
+	struct comm_cache *comms;
+	struct stackmap_names *map_names;
+	struct session_stats stats;
+	bool map_events;
+	bool user_on;
+	enum session_user user_mode;
+	enum session_unit unit;
+	char weight_name[64];
+	char **names;
+	unsigned int nnames;
+	void *snapdb;
+	uint64_t snap_events_delta;
+	struct source_host host;
+};
+
+/**
+ * source_nevents() - the number of event indexes known
+ * @c: context
+ */
+unsigned int source_nevents(const struct source_ctx *c);
+
+/**
+ * source_event() - "system:event" name of an event index
+ * @c: context
+ * @idx: index as stored in struct stack_attr
+ *
+ * Return: the name (owned by the context), "?" when out of range.
+ */
+const char *source_event(const struct source_ctx *c, unsigned int idx);
 
 extern const struct source_ops source_instance_ops;
 extern const struct source_ops source_stackmap_ops;
@@ -124,133 +200,17 @@ extern const struct source_ops source_perf_user_ops; /* perf_user.h: --user=dwar
 void perf_user_set_on(struct source *src, bool on);
 #endif
 
-/* the snapshots' shared part (replay_json.c) */
-void replay_json_finish(struct session *s);
-void replay_json_free(struct session *s);
-
-#define SESSION_MAX_SOURCES 64
-
 /*
- * struct session - the shared part the sources work on. Only session.c and
- * src/source/ see it; everybody else goes through session.h.
+ * The snapshots' shared part (replay_json.c): after the last snapshot
+ * source opened, finish() sets the interval counts and says which grouping
+ * the snapshots were written with (the session applies it unless the
+ * command line chose one); free() drops the shared state.
  */
-struct session {
-	struct session_opts opts;
-	enum session_mode mode;
-	struct tfs *tfs;       /* NULL for a recording */
-	struct state *state;   /* restore journal (live) */
-	struct evfmt *fmt;     /* event formats */
-	struct stack_table *table;
-	struct stack_table *view; /* the grouped table (session_set_group()), NULL if none */
-	unsigned int group_depth;
-	bool group_func;
-	enum session_unit unit;
-	char weight_name[64];
-	struct ksym *ksym;
-	struct stackmap_names *map_names; /* saved-map frames kallsyms does not know */
-	struct ingest *ing;    /* created by the session (live) or a source */
-	char prefix[64];       /* "" or "instances/stacktop.<pid>/" */
-	bool instance;         /* the events live in a private instance */
-	bool recording;        /* read once; the recording is one interval */
-	bool replayed;
-	bool map_events;       /* hits are ref_counts: the only "event" is the map */
-
-	struct source sources[SESSION_MAX_SOURCES];
-	int nsources;
-
-	struct session_stats stats;
-	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
-	struct timespec last_tick;
-	struct timeval last_cpu;
-
-	struct comm_cache *comms;
-	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
-	char *traced;
-	struct usym *usym;     /* user frames (usym.h) */
-	bool user_on;          /* user stacks are being taken */
-	enum session_user user_mode; /* how: SESSION_USER_FP or _DWARF (OFF: neither) */
-	char user_note[160];   /* why -u took fp rather than dwarf */
-
-	bool trigger_mode;     /* --trigger: stacks come from stacktrace triggers only */
-	char **probe_events;   /* "GROUP:EVENT" of the kprobes created (probes.c) */
-	int nprobe_events;
-	/* read-back snapshots (replay_json.c) */
-	char **names;          /* event names when there are no formats */
-	unsigned int nnames;
-	void *snapdb;          /* struct snapdb: symbols, keys, comms, origins */
-	uint64_t snap_events_delta;
-	char *found_map;       /* a stack map found next to the trace.dat */
-	bool proc_pids;        /* pids are this machine's: exited ones can fold */
-	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
-	size_t mem_limit;      /* --max-memory: the table and the user symbolizer together */
-};
-
-/*
- * struct event_spec - one -e or --trigger argument: "SYS:EVENT" (globs),
- * the kernel filter after " if ", and a trigger's count (0: unlimited)
- */
-struct event_spec {
-	char pattern[256];
-	char filter[1024];
-	unsigned long count;
-};
-
-/* the session's helpers for its sources (session.c, events.c) */
-int session_errf(char *err, size_t errsz, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void session_path(const struct session *s, char *buf, size_t size, const char *rel);
-int session_list_dir(struct session *s, const char *rel, char ***ret, int *ret_n);
-void session_free_list(char **l, int n);
-void session_traced_append(struct session *s, const char *name);
-int session_setup_events(struct session *s, char *err, size_t errsz);
-int session_parse_spec(const char *text, bool counted, struct event_spec *sp);
-int session_write(struct session *s, const char *rel, const char *value);
-int session_write_filter(struct session *s, const char *sys, const char *ev, const char *expr,
-			 char *err, size_t errsz);
-size_t session_error_log_len(struct session *s, const char *log_rel);
-void session_kernel_error(struct session *s, const char *log_rel, size_t seen, char *buf,
-			  size_t size);
-/* probes.c: kprobes (before the source opens), the function tracer (after its events) */
-int session_setup_kprobes(struct session *s, char *err, size_t errsz);
-int session_setup_function(struct session *s, char *err, size_t errsz);
-int session_func_cb(void *ctx, uint64_t ip);
-int session_type_cb(void *ctx, int type);
-void session_sync_stats(struct session *s);
-int session_drain_reset(struct session *s, bool *more);
-
-/* a reset's own drain: the buffers are stopped (stackmap) or ours alone */
-#define SESSION_RESET_PAGES 65536
-#define SESSION_RESET_MS    500
-void session_zero_counts(struct session *s);
-void session_regroup(struct session *s, bool keep);
-int session_setup_pid_filter(struct session *s, char *err, size_t errsz);
-
-/*
- * struct cpubufs - the per-CPU trace_pipe_raw readers of one instance
- * (src/source/cpubufs.c), shared by the ring-buffer sources.
- */
-struct cpu_reader {
-	int cpu;
-	int fd;
-	uint64_t overrun;
-	uint64_t dropped;
-};
-
-struct cpubufs {
-	struct cpu_reader *cpus;
-	int ncpus;
-	uint8_t *page;
-};
-
-/* called when ingest's id queue is nearly full, in the middle of a drain */
-typedef void (*cpubufs_full_fn)(void *ctx);
-
-int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz);
-int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *budget,
-		  cpubufs_full_fn full, void *ctx);
-void cpubufs_read_stats(struct cpubufs *b, struct session *s);
-void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);
-int cpubufs_pollfds(const struct cpubufs *b, struct pollfd *fds, int max);
-void cpubufs_close(struct cpubufs *b);
+void replay_json_finish(struct source_ctx *c, unsigned int *ret_depth, bool *ret_func);
+void replay_json_free(struct source_ctx *c);
+/* the origins and the view of the snapshots read (session_norigins() etc.) */
+unsigned int replay_json_norigins(const struct source_ctx *c);
+const char *replay_json_origin(const struct source_ctx *c, unsigned int idx);
+bool replay_json_view(const struct source_ctx *c, struct session_view *ret);
 
 #endif /* STACKTOP_SOURCE_H */
