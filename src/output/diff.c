@@ -10,7 +10,7 @@
 
 #include "sym/brief.h"
 #include "output/diff.h"
-#include "output/export_priv.h"
+#include "output/rows.h"
 #include "core/format.h"
 #include "sym/frame.h"
 #include "session/session.h"

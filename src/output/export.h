@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * export.h - write ranked stacks out: the batch report, folded stacks, the
- * JSON snapshot, pprof and speedscope profiles.
+ * export.h - write ranked stacks out in a format chosen by name or by a
+ * file's suffix: the batch report, folded stacks, the JSON snapshot, pprof
+ * and speedscope profiles (formats.h: one file each).
  *
  * The writers take an open FILE * and never print anywhere else. Files go
  * through export_write_file(): a temporary file created next to the target
@@ -13,16 +14,14 @@
 #define STACKTOP_EXPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/stack_table.h"
+#include "output/formats.h"
+#include "output/rows.h"
 
 struct session;
-struct ksym;
-
-/* JSON snapshot schema version (doc/formats.md, doc/stacktop-snapshot.schema.json) */
-#define EXPORT_JSON_VERSION 2
 
 enum export_format {
 	EXPORT_TEXT,
@@ -31,38 +30,6 @@ enum export_format {
 	EXPORT_PPROF,
 	EXPORT_SPEEDSCOPE,
 	EXPORT_FORMAT_MAX,
-};
-
-/* the root frame of folded lines */
-enum export_root {
-	EXPORT_ROOT_NONE,  /* the outermost kernel frame */
-	EXPORT_ROOT_COMM,  /* "comm;..." */
-	EXPORT_ROOT_PID,   /* "comm;pid;..." */
-};
-
-/**
- * struct report_opts - what a report (or file) shows: the current view
- * @top: rows in the text table and in the JSON snapshot; 0 means 20 for
- *       text and every matching stack for JSON (pprof, speedscope and
- *       folded always carry every matching stack)
- * @expand: how many of the top rows to expand into frames (text)
- * @delta: rank by the last interval (true) or by totals (false); the count
- *         folded and speedscope write, the default sample type of pprof
- * @rank: ranking key and filters
- * @root: root frame of folded lines
- * @filter: text describing the @rank.match filter, for the JSON
- *          snapshot's "view" (NULL: none)
- * @comm: the comm filter behind @rank.attr_match (`p`'s text: "=NAME" or a
- *        glob for whole names, else a part of one), NULL: none
- */
-struct report_opts {
-	int top;
-	int expand;
-	bool delta;
-	struct rank_opts rank;
-	enum export_root root;
-	const char *filter;
-	const char *comm;
 };
 
 /**
@@ -89,83 +56,6 @@ const char *export_format_name(enum export_format fmt);
  * Return: the format, or -EINVAL when the suffix says nothing.
  */
 int export_format_guess(const char *path);
-
-/**
- * export_report() - one batch iteration: header, ranked table, expanded stacks
- * @f: output
- * @s: session
- * @o: what to show
- * @iteration: 1-based iteration number, printed in the header
- *
- * Return: 0 or -errno (write error).
- */
-int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration);
-
-/**
- * export_folded() - every stack matching @rank as folded lines
- * "root;...;leaf count" (root first; kernel frames, sanitized)
- * @f: output
- * @s: session
- * @rank: filters (the key is ignored); NULL for all
- * @delta: counts of the last interval instead of totals
- *
- * Same as export_folded_root() with EXPORT_ROOT_NONE.
- *
- * Return: lines written, or -errno.
- */
-int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool delta);
-
-/**
- * export_folded_root() - folded lines, optionally rooted at the command
- * (and pid) that hit the stack, as stackcollapse-perf.pl does: with a root,
- * a stack gets one line per command (or pid) that passes the filters
- * @f: output
- * @s: session
- * @o: view (@o->rank, @o->delta, @o->root)
- *
- * Return: lines written, or -errno.
- */
-int export_folded_root(FILE *f, struct session *s, const struct report_opts *o);
-
-/**
- * export_json() - the JSON snapshot (schema version EXPORT_JSON_VERSION) on
- * one line: time, host, kernel, the header counters, the view, and every
- * matching stack (up to @o->top) with its stable key, ids, counts, flags,
- * frames as hex and as symbols, and its hits per event, CPU and pid
- * @f: output
- * @s: session
- * @o: what to show (@o->expand is ignored: every row carries its frames)
- * @iteration: 1-based iteration number
- *
- * Return: 0 or -errno (write error).
- */
-int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration);
-
-/**
- * export_pprof() - a gzip'd profile.proto (go tool pprof): sample types
- * "hits" (since start) and "hits_interval" (last interval), the default the
- * one @o->delta names; one sample per (stack, event, CPU, pid) with labels
- * event, comm, pid and cpu; locations with the kernel addresses, functions
- * with their names (module as file name), one mapping [kernel.kallsyms]
- * @f: output
- * @s: session
- * @o: view (@o->rank filters; @o->top is ignored: every matching stack)
- *
- * Return: samples written, or -errno.
- */
-int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
-
-/**
- * export_speedscope() - a speedscope file (its file-format-schema.json):
- * one "sampled" profile per event, weights the counts @o->delta names,
- * frames shared by function name
- * @f: output
- * @s: session
- * @o: view (@o->rank filters; @o->top is ignored)
- *
- * Return: profiles written, or -errno.
- */
-int export_speedscope(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
  * export_write() - write @fmt to @f
@@ -200,28 +90,6 @@ int export_write(FILE *f, struct session *s, const struct report_opts *o, enum e
  */
 int export_write_file(struct session *s, const struct report_opts *o, enum export_format fmt,
 		      int iteration, const char *path, char *err, size_t errsz);
-
-/**
- * export_stack_key() - the stable key of a stack (the JSON snapshot's
- * "key"): FNV-1a 64 over its frames as fmt_frame() prints them
- * @ks: symbols
- * @sk: stack
- */
-uint64_t export_stack_key(struct ksym *ks, const struct stack *sk);
-
-/**
- * export_top_origin() - the origin (see session_origin()) with most hits
- * of @sk among the breakdown records passing @o
- * @s: session
- * @sk: stack
- * @o: filters
- * @delta: count the last interval instead of totals
- * @more: set when other origins have hits too
- *
- * Return: the origin index, -1 when no record has hits.
- */
-int export_top_origin(struct session *s, const struct stack *sk, const struct rank_opts *o,
-		      bool delta, bool *more);
 
 /**
  * export_create_file() - create a new file for writing, safely

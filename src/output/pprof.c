@@ -27,7 +27,8 @@
 
 #include "core/mix64.h"
 #include "sym/brief.h"
-#include "output/export_priv.h"
+#include "output/formats.h"
+#include "output/rows.h"
 #include "core/format.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "sym/brief.h"
-#include "output/export_priv.h"
+#include "output/formats.h"
+#include "output/rows.h"
 #include "core/format.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"

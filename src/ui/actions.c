@@ -108,6 +108,7 @@ static int act_depth(struct ui *ui, enum ui_action act)
 	} else {
 		ui_status(ui, false, "whole stacks%s", func ? ", by function" : "");
 	}
+	report_head_settings(&ui->head, ui->s);
 	ui_regrouped(ui);
 	return R_REFRESH;
 }
@@ -228,7 +229,7 @@ static int act_redraw(struct ui *ui, enum ui_action act)
 
 static int act_reset(struct ui *ui, enum ui_action act)
 {
-	bool map = ui->st.mode == SESSION_STACKMAP || ui->st.mode == SESSION_PASSIVE;
+	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 	char msg[256];
 	int err;
 
@@ -248,7 +249,7 @@ static int act_reset(struct ui *ui, enum ui_action act)
 	if (!err) {
 		/* whatever the generation says, every stack pointer is gone */
 		ui_forget_stacks(ui);
-		ui->st = *session_stats(ui->s);
+		report_head_fill(&ui->head, ui->s);
 	}
 	return R_REFRESH;
 }
@@ -263,7 +264,7 @@ static int act_stackmap(struct ui *ui, enum ui_action act)
 	uifmt_stackmap_result(msg, sizeof(msg), err, on);
 	ui_status(ui, err != 0, "%s", msg);
 	if (!ui->paused)
-		ui->st = *session_stats(ui->s);
+		report_head_fill(&ui->head, ui->s);
 	return R_REDRAW;
 }
 
@@ -281,6 +282,7 @@ static int act_user(struct ui *ui, enum ui_action act)
 			  strerror(-err));
 	else
 		ui_status(ui, false, "user stacks %s", on ? "on: user frames below \"--\"" : "off");
+	report_head_settings(&ui->head, ui->s);
 	return R_REDRAW;
 }
 

@@ -77,11 +77,11 @@ void ui_draw_header(struct ui *ui)
 	clrtoeol();
 	ui_put(0, 0, 9, ui_attr(ui, UC_HEADER_VALUE), "stacktop");
 	n = 0;
-	seg_set(&segs[n++], "mode", session_mode_name(ui->st.mode));
+	seg_set(&segs[n++], "mode", ui->head.mode);
 	uifmt_delay(buf, sizeof(buf), ui->delay);
 	seg_set(&segs[n++], "delay", buf);
-	seg_set(&segs[n++], "events", session_traced(ui->s));
-	seg_set(&segs[n++], "kernel", ui->st.kernel);
+	seg_set(&segs[n++], "events", ui->head.traced);
+	seg_set(&segs[n++], "kernel", ui->head.st.kernel);
 	ui_draw_segs(ui, 0, 9, rx - 1, segs, n);
 	if (ui->paused) {
 		ui_put(0, rx, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
@@ -94,22 +94,22 @@ void ui_draw_header(struct ui *ui)
 	y = 1;
 	move(y, 0);
 	clrtoeol();
-	n = uifmt_header_rates(&ui->st, ui->nstacks, segs, 16);
-	if (n < 16 && ui->st.mem_limit) {
+	n = uifmt_header_rates(&ui->head.st, ui->nstacks, segs, 16);
+	if (n < 16 && ui->head.st.mem_limit) {
 		char lim[16];
 
 		/* stacktop's own memory against --max-memory; alert once over it */
-		fmt_bytes(buf, sizeof(buf), ui->st.mem_bytes);
-		fmt_bytes(lim, sizeof(lim), ui->st.mem_limit);
+		fmt_bytes(buf, sizeof(buf), ui->head.st.mem_bytes);
+		fmt_bytes(lim, sizeof(lim), ui->head.st.mem_limit);
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "/%s", lim);
 		seg_set(&segs[n], "mem", buf);
-		segs[n++].alert = ui->st.mem_over_stacks || ui->st.mem_over_hits;
+		segs[n++].alert = ui->head.st.mem_over_stacks || ui->head.st.mem_over_hits;
 	}
-	if (n < 16 && ui->st.mem_limit && session_user(ui->s)) {
+	if (n < 16 && ui->head.st.mem_limit && ui->head.user) {
 		/* the user symbolizer's share of the same limit; alert once it refused frames */
-		fmt_bytes(buf, sizeof(buf), ui->st.mem_usym);
+		fmt_bytes(buf, sizeof(buf), ui->head.st.mem_usym);
 		seg_set(&segs[n], "usym", buf);
-		segs[n++].alert = ui->st.mem_usym_refused > 0;
+		segs[n++].alert = ui->head.st.mem_usym_refused > 0;
 	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 
@@ -118,7 +118,7 @@ void ui_draw_header(struct ui *ui)
 		y = 2;
 		move(y, 0);
 		clrtoeol();
-		n = uifmt_header_map(&ui->st, segs, 16);
+		n = uifmt_header_map(&ui->head.st, segs, 16);
 		ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 	}
 
@@ -132,16 +132,15 @@ void ui_draw_header(struct ui *ui)
 							  : "tree");
 	snprintf(buf, sizeof(buf), "%s %s", ui_sort_name(ui), ui->rank.invert ? "asc" : "desc");
 	seg_set(&segs[n++], "sort", buf);
-	if (session_unit(ui->s) != UNIT_NONE) {
+	if (ui->head.unit != UNIT_NONE) {
 		snprintf(buf, sizeof(buf), "%s", ui->rank.weight ? ui_weight_note(ui) : "hits, ");
 		buf[strlen(buf) - 2] = '\0'; /* the note ends in ", " */
 		seg_set(&segs[n++], "count", buf);
 	}
 	{
-		unsigned int depth;
-		bool func;
+		unsigned int depth = ui->head.group_depth;
+		bool func = ui->head.group_func;
 
-		session_group(ui->s, &depth, &func);
 		if (depth || func) {
 			if (depth)
 				snprintf(buf, sizeof(buf), "first %u%s", depth, func ? ", by function" : "");
@@ -178,7 +177,7 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
-	if (ui->st.targets_gone) {
+	if (ui->head.st.targets_gone) {
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		seg_set(&segs[n], "-p", "all exited");
 		segs[n++].alert = true;

@@ -49,7 +49,7 @@ static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
 
 int ui_header_lines(const struct ui *ui)
 {
-	bool map = ui->st.mode == SESSION_STACKMAP || ui->st.mode == SESSION_PASSIVE;
+	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 
 	return map ? 4 : 3;
 }
@@ -191,7 +191,7 @@ void ui_rank(struct ui *ui, bool live)
 int ui_refresh_now(struct ui *ui)
 {
 	if (!ui->paused)
-		ui->st = *session_stats(ui->s);
+		report_head_fill(&ui->head, ui->s);
 	ui_rank(ui, true);
 	return R_REDRAW;
 }
@@ -224,7 +224,7 @@ static void ui_tick(struct ui *ui, double now)
 		}
 		return;
 	}
-	ui->st = *session_stats(ui->s);
+	report_head_fill(&ui->head, ui->s);
 	if (ui->coltitle_y != ui_header_lines(ui))
 		ui_layout(ui);
 	if (ui_holding(ui, now)) {
@@ -477,6 +477,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 	textmatch_done(&ui->cmatch);
 	textmatch_done(&ui->smatch);
 	symcache_done(syms);
+	report_head_done(&ui->head);
 	hmap_done(&ui->skips);
 	uidiff_free(ui);
 	free(ui);
@@ -511,8 +512,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->rank.cpu = o->cpu;
 	ui->rank.hide_idle = o->hide_idle;
 	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
-	ui->st = *session_stats(s);
-	ui->generation = ui->st.generation;
+	report_head_fill(&ui->head, s);
+	ui->generation = ui->head.st.generation;
 	symcache_init(&syms, ui->ks);
 	ui->syms = &syms;
 	textmatch_init(&ui->fmatch);

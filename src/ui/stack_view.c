@@ -167,7 +167,7 @@ static enum ui_col sort_col(const struct ui *ui);
 
 void stack_view_layout(struct ui *ui)
 {
-	bool ids = ui->st.mode != SESSION_STACKS; /* kernel ids exist */
+	bool ids = ui->head.st.mode != SESSION_STACKS; /* kernel ids exist */
 	/* one event (traced or filtered): the header names it, the column says nothing */
 	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
 	int evw, sc, tl;
@@ -428,10 +428,10 @@ void stack_view_draw_empty(struct ui *ui)
 	int y = ui->list_y + (ui->list_h > 2 ? ui->list_h / 3 : 0);
 	size_t len = 0;
 
-	if (!ui->st.tracing_on && ui->st.mode != SESSION_REPLAY) {
+	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY) {
 		snprintf(msg, sizeof(msg),
 			 "Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
-	} else if (!ui->nstacks && ui->st.mode == SESSION_REPLAY) {
+	} else if (!ui->nstacks && ui->head.st.mode == SESSION_REPLAY) {
 		snprintf(msg, sizeof(msg), "The recording holds no stacks of %s.",
 			 session_traced(ui->s));
 	} else if (!ui->nstacks) {

@@ -28,6 +28,7 @@
 #include "ui/draw.h"
 #include "core/hmap.h"
 #include "ui/keys.h"
+#include "output/header.h"
 #include "session/session.h"
 #include "core/stack_table.h"
 #include "ui/symcache.h"
@@ -311,7 +312,7 @@ struct ui {
 	size_t seen;               /* stack_table_count() at the last check */
 
 	/* data snapshot */
-	struct session_stats st;
+	struct report_head head; /* the session's header, read once per refresh (output/header.h) */
 	struct rank_opts rank;
 	struct rank_summary sum;
 	uint32_t generation;

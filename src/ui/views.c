@@ -12,7 +12,7 @@
 /* the unit of what the table counts now: UNIT_NONE for hits */
 static enum session_unit ui_unit(const struct ui *ui)
 {
-	return ui->rank.weight ? session_unit(ui->s) : UNIT_NONE;
+	return ui->rank.weight ? ui->head.unit : UNIT_NONE;
 }
 
 int ui_fmt_count(const struct ui *ui, char *buf, size_t size, uint64_t n)
@@ -22,7 +22,7 @@ int ui_fmt_count(const struct ui *ui, char *buf, size_t size, uint64_t n)
 
 int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta)
 {
-	double dt = ui->st.interval_sec > 0 ? ui->st.interval_sec : 0;
+	double dt = ui->head.st.interval_sec > 0 ? ui->head.st.interval_sec : 0;
 
 	if (ui_unit(ui) == UNIT_NONE)
 		return fmt_rate(buf, size, dt > 0 ? (double)delta / dt : 0);
@@ -44,10 +44,10 @@ uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a)
 
 bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns)
 {
-	if (!ui->rank.weight || session_unit(ui->s) != UNIT_NS || !ui->delta ||
-	    ui->st.interval_sec <= 0)
+	if (!ui->rank.weight || ui->head.unit != UNIT_NS || !ui->delta ||
+	    ui->head.st.interval_sec <= 0)
 		return false;
-	fmt_percent(buf, size, ns, (uint64_t)(ui->st.interval_sec * 1e9));
+	fmt_percent(buf, size, ns, (uint64_t)(ui->head.st.interval_sec * 1e9));
 	return true;
 }
 
@@ -66,7 +66,7 @@ const char *ui_weight_note(const struct ui *ui)
 
 	if (!ui->rank.weight)
 		return "";
-	snprintf(buf, sizeof(buf), "%s%s, ", session_weight_name(ui->s),
-		 session_unit(ui->s) == UNIT_NS ? " time" : "");
+	snprintf(buf, sizeof(buf), "%s%s, ", ui->head.weight_name,
+		 ui->head.unit == UNIT_NS ? " time" : "");
 	return buf;
 }
