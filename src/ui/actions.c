@@ -11,9 +11,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "output/export.h"
 #include "core/format.h"
-#include "ui/screen.h"
+#include "output/export.h"
+#include "ui/actions.h"
+#include "ui/draw.h"
+#include "ui/header.h"
+#include "ui/keys.h"
+#include "ui/list_view.h"
+#include "ui/overlay.h"
+#include "ui/refresh.h"
+#include "ui/stack_rank.h"
+#include "ui/stack_view.h"
+#include "ui/symcache.h"
+#include "ui/tree_view.h"
+#include "ui/tui.h"
+#include "ui/uifmt.h"
 
 static int act_quit(struct ui *ui, enum ui_action act)
 {

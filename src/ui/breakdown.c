@@ -9,7 +9,12 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "ui/breakdown.h"
+#include "ui/draw.h"
+#include "ui/symcache.h"
+#include "ui/tree_view.h"
 #include "ui/tui.h"
+#include "ui/views.h"
 
 #define BD_TOP 8
 
@@ -156,11 +161,9 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	hmap_done(&m.org);
 }
 
-void stack_view_draw_breakdown(struct ui *ui)
+void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *nd)
 {
 	bool tree = ui->view == UI_VIEW_TREE;
-	struct stack *st = tree ? NULL : stack_view_selected(ui);
-	const struct tnode *nd = tree ? tree_view_selected(ui) : NULL;
 	struct breakdown *bd = ui->sv.bd;
 	/* snapshots of several files (-r): a fourth column, by origin */
 	bool origins = session_norigins(ui->s) > 1;

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/diffcol.h"
-#include "output/export.h"
 #include "core/hmap.h"
-#include "session/session.h"
 #include "core/stack_table.h"
+#include "output/export.h"
+#include "session/session.h"
+#include "ui/diffcol.h"
+#include "ui/draw.h"
 #include "ui/tui.h"
 
 struct uidiff_ent {

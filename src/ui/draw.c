@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/format.h"
+#include "ui/draw.h"
 #include "ui/tui.h"
 
 #define UI_STATUS_SEC 8.0 /* a message stays this long */

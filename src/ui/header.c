@@ -9,7 +9,11 @@
 
 #include "core/format.h"
 #include "ui/diffcol.h"
-#include "ui/screen.h"
+#include "ui/draw.h"
+#include "ui/header.h"
+#include "ui/tui.h"
+#include "ui/uifmt.h"
+#include "ui/views.h"
 
 static int ui_draw_segs(struct ui *ui, int y, int x, int maxx, const struct uifmt_seg *segs, int n)
 {
@@ -45,6 +49,13 @@ static void seg_set(struct uifmt_seg *sg, const char *label, const char *value)
 	snprintf(sg->label, sizeof(sg->label), "%s", label);
 	snprintf(sg->value, sizeof(sg->value), "%s", clean);
 	sg->alert = false;
+}
+
+int ui_header_lines(const struct ui *ui)
+{
+	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
+
+	return map ? 4 : 3;
 }
 
 const char *const rank_key_name[RANK_KEY_MAX] = {

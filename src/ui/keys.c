@@ -2,10 +2,11 @@
 /*
  * keys.c - the key table: dispatcher, help screen, --help and man page.
  */
+#include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/tui.h"
+#include "ui/keys.h"
 #include "ui/ui.h"
 
 #define CTRL(c) ((c)&0x1f)

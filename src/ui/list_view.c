@@ -4,6 +4,8 @@
  * mouse rows over callbacks. Views embed struct list_view as their first
  * member and recover themselves with container_of().
  */
+#include "ui/draw.h"
+#include "ui/list_view.h"
 #include "ui/tui.h"
 
 void list_view_init(struct list_view *lv, const struct list_view_ops *ops)

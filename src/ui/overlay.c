@@ -13,7 +13,19 @@
 
 #include "core/format.h"
 #include "output/export.h"
-#include "ui/screen.h"
+#include "ui/draw.h"
+#include "ui/header.h"
+#include "ui/keys.h"
+#include "ui/list_view.h"
+#include "ui/overlay.h"
+#include "ui/refresh.h"
+#include "ui/save.h"
+#include "ui/stack_rank.h"
+#include "ui/stack_view.h"
+#include "ui/symcache.h"
+#include "ui/tree_view.h"
+#include "ui/tui.h"
+#include "ui/uifmt.h"
 
 /* every word the screen shows (the man page's THE SCREEN says the same) */
 static const char *const help_tail[] = {

@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "output/export.h"
-#include "ui/screen.h"
+#include "ui/draw.h"
+#include "ui/save.h"
+#include "ui/tui.h"
 #include "ui/uifmt.h"
 
 static const char *const suffixes[EXPORT_FORMAT_MAX] = {

@@ -33,8 +33,19 @@
 #include "core/format.h"
 #include "core/log.h"
 #include "kernel/signals.h"
+#include "ui/actions.h"
+#include "ui/breakdown.h"
 #include "ui/diffcol.h"
-#include "ui/screen.h"
+#include "ui/draw.h"
+#include "ui/header.h"
+#include "ui/list_view.h"
+#include "ui/overlay.h"
+#include "ui/refresh.h"
+#include "ui/stack_rank.h"
+#include "ui/stack_view.h"
+#include "ui/tree_view.h"
+#include "ui/tui.h"
+#include "ui/views.h"
 
 static volatile sig_atomic_t ui_curses_on;
 
@@ -47,14 +58,8 @@ static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
 
 /* ---- layout --------------------------------------------------------------- */
 
-int ui_header_lines(const struct ui *ui)
-{
-	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 
-	return map ? 4 : 3;
-}
-
-void ui_layout(struct ui *ui)
+static void ui_layout(struct ui *ui)
 {
 	int h;
 
@@ -89,112 +94,13 @@ static void ui_resize(struct ui *ui)
 	ui_layout(ui);
 }
 
-/* ---- data ------------------------------------------------------------------------ */
 
-static bool ui_match(const struct stack *st, void *ctx)
-{
-	struct ui *ui = ctx;
 
-	if (textmatch_active(&ui->fmatch) && !textmatch_frames(&ui->fmatch, ui->syms, st) &&
-	    !textmatch_comm(&ui->fmatch, ui->s, st))
-		return false;
-	return true;
-}
 
-/* the pid/comm filter counts only that comm's hits of a stack */
-static bool ui_attr_match(const struct stack_attr *a, void *ctx)
-{
-	struct ui *ui = ctx;
 
-	return textmatch_pid(&ui->cmatch, ui->s, a->pid);
-}
 
-int ui_apply_filters(struct ui *ui)
-{
-	bool on = textmatch_active(&ui->fmatch);
-	bool comm = textmatch_active(&ui->cmatch);
 
-	ui->rank.match = on ? ui_match : NULL;
-	ui->rank.match_ctx = on ? ui : NULL;
-	ui->rank.attr_match = comm ? ui_attr_match : NULL;
-	ui->rank.attr_ctx = comm ? ui : NULL;
-	ui->go_home = true;
-	/* typing: re-rank once the keys pause */
-	ui->rerank_at = ui_now() + UI_DEBOUNCE_SEC;
-	return R_REDRAW;
-}
 
-/* brief_skip() of @st, cached per stack (frames never change) */
-unsigned int ui_stack_skip(struct ui *ui, const struct stack *st)
-{
-	uint64_t v;
-	unsigned int skip;
-
-	if (hmap_get(&ui->skips, (uintptr_t)st, &v))
-		return (unsigned int)(v - 1);
-	skip = brief_skip(ui->ks, st);
-	hmap_put(&ui->skips, (uintptr_t)st, skip + 1);
-	return skip;
-}
-
-void ui_forget_stacks(struct ui *ui)
-{
-	uidiff_forget(ui);
-	stack_view_forget(ui);
-	tree_view_forget(ui);
-	textmatch_forget_stacks(&ui->fmatch);
-	textmatch_forget_stacks(&ui->cmatch);
-	textmatch_forget_stacks(&ui->smatch);
-	hmap_clear(&ui->skips);
-}
-
-/* the core cleared its table (reset, new generation): drop every stack pointer */
-bool ui_check_generation(struct ui *ui)
-{
-	const struct session_stats *st = session_stats(ui->s);
-	size_t count = stack_table_count(ui->t);
-
-	if (st->generation == ui->generation && count >= ui->seen) {
-		ui->seen = count;
-		return false;
-	}
-	ui->generation = st->generation;
-	ui->seen = count;
-	ui_forget_stacks(ui);
-	ui->sum.matched = ui->sum.total = ui->sum.delta = 0;
-	return true;
-}
-
-void ui_rank(struct ui *ui, bool live)
-{
-	symcache_sync(ui->syms);
-	ui->nstacks = stack_table_count(ui->t);
-	stack_view_layout(ui); /* the EVENT column depends on the events seen */
-	if (ui->view == UI_VIEW_TREE && live)
-		tree_view_build(ui);
-	if (ui->view == UI_VIEW_STACKS || live)
-		stack_view_rank(ui, live);
-	/* a live ranking is what a debounced one would do: none is due any more */
-	if (live)
-		ui->rerank_at = 0;
-	if (ui->go_home && live) {
-		ui->go_home = false;
-		ui->sv.chosen = false;
-		list_view_select(&ui->sv.lv, 0);
-		list_view_select(&ui->tv.lv, 0);
-		ui->sv.lv.top = ui->tv.lv.top = 0;
-	}
-	ui->last_rank = ui_now();
-	ui->dirty = true;
-}
-
-int ui_refresh_now(struct ui *ui)
-{
-	if (!ui->paused)
-		report_head_fill(&ui->head, ui->s);
-	ui_rank(ui, true);
-	return R_REDRAW;
-}
 
 static bool ui_holding(const struct ui *ui, double now)
 {
@@ -271,13 +177,13 @@ static void ui_draw(struct ui *ui)
 		list_view_draw(&ui->tv.lv);
 		if (!ui->tv.nrows)
 			stack_view_draw_empty(ui);
-		stack_view_draw_breakdown(ui);
+		breakdown_draw(ui, NULL, tree_view_selected(ui));
 	} else {
 		stack_view_draw_titles(ui, ui->coltitle_y);
 		list_view_draw(&ui->sv.lv);
 		if (!ui->sv.nrows)
 			stack_view_draw_empty(ui);
-		stack_view_draw_breakdown(ui);
+		breakdown_draw(ui, stack_view_selected(ui), NULL);
 	}
 	ui_draw_bottom(ui);
 	if (ui->overlay == OV_PICKER)

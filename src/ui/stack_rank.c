@@ -10,12 +10,93 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sym/brief.h"
-#include "output/export.h"
 #include "core/format.h"
+#include "output/export.h"
+#include "sym/brief.h"
+#include "ui/breakdown.h"
 #include "ui/diffcol.h"
-#include "ui/stack_view_priv.h"
+#include "ui/draw.h"
+#include "ui/list_view.h"
+#include "ui/stack_rank.h"
 #include "ui/tui.h"
+
+/*
+ * Short event labels: "sched_switch" for "sched:sched_switch" when no other
+ * event has that name, and a prefix every label shares up to a '_' left out
+ * ("switch", "wakeup"; the header names them in full).
+ */
+void stack_view_event_labels(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	unsigned int n = session_nevents(ui->s), i, j;
+	size_t pre = SIZE_MAX;
+	const char *first = NULL;
+
+	if (n > sv->nevlabel) {
+		unsigned short *l = realloc(sv->evlabel, n * sizeof(*l));
+
+		if (!l) {
+			n = (unsigned int)sv->nevlabel;
+		} else {
+			sv->evlabel = l;
+			sv->nevlabel = n;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = session_event(ui->s, i), *c = strchr(name, ':');
+
+		sv->evlabel[i] = c && c[1] && c - name < 1000 ? (unsigned short)(c - name + 1) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *a = session_event(ui->s, i) + sv->evlabel[i];
+
+		for (j = 0; sv->evlabel[i] && j < n; j++) {
+			const char *b = session_event(ui->s, j), *c = strchr(b, ':');
+
+			if (j != i && c && !strcmp(a, c + 1))
+				sv->evlabel[i] = 0; /* ambiguous: the full name */
+		}
+	}
+	/* the longest '_'-ended prefix of every label, when each keeps 4 characters */
+	for (i = 0; i < n && n > 1; i++) {
+		const char *a = session_event(ui->s, i) + sv->evlabel[i];
+		size_t k = 0;
+
+		if (!first) {
+			first = a;
+			pre = strlen(a);
+			continue;
+		}
+		while (k < pre && a[k] && a[k] == first[k])
+			k++;
+		pre = k;
+	}
+	while (first && pre && pre != SIZE_MAX && first[pre - 1] != '_')
+		pre--;
+	for (i = 0; first && pre && pre != SIZE_MAX && i < n; i++)
+		if (strlen(session_event(ui->s, i) + sv->evlabel[i]) < pre + 4)
+			pre = 0;
+	sv->evw = 0;
+	for (i = 0; i < n; i++) {
+		if (first && pre && pre != SIZE_MAX)
+			sv->evlabel[i] = (unsigned short)(sv->evlabel[i] + pre);
+		if ((int)strlen(session_event(ui->s, i) + sv->evlabel[i]) > sv->evw)
+			sv->evw = (int)strlen(session_event(ui->s, i) + sv->evlabel[i]);
+	}
+}
+
+/* the EVENT column's text for event index @ev */
+const char *stack_view_event_label(struct ui *ui, int ev)
+{
+	const char *name;
+
+	if (ev < 0)
+		return "-";
+	name = session_event(ui->s, (unsigned int)ev);
+	if ((size_t)ev < ui->sv.nevlabel && ui->sv.evlabel[ev] <= strlen(name))
+		return name + ui->sv.evlabel[ev];
+	return name;
+}
 
 void stack_view_info_forget(struct stack_view *sv)
 {

@@ -15,9 +15,13 @@
 #include <string.h>
 
 #include "core/calltree.h"
-
 #include "core/format.h"
+#include "ui/draw.h"
+#include "ui/list_view.h"
+#include "ui/symcache.h"
+#include "ui/tree_view.h"
 #include "ui/tui.h"
+#include "ui/views.h"
 
 #define TV_NONE UINT32_MAX
 

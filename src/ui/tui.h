@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tui.h - the state of the interactive screen and the views' interfaces.
+ * tui.h - the state of the interactive screen: struct ui, the views'
+ * structs, the reaction flags actions return. Types only: each file's
+ * functions are declared in its own header, so that including the state
+ * never makes a file depend on a file above it.
  *
- * Layering inside ui/ (each calls only what is below it):
+ * The files of ui/, each calling only the ones listed after it (the
+ * layering test checks there is no circle):
  *
- *	screen.c                 ui_run(): the poll loop, layout, ranking
- *	actions.c                one function per action; keys and mouse
- *	overlay.c, header.c      help, pickers, input line; header, key bar
- *	  (screen.h: what these four share; the views never include it)
- *	stack_view.c, tree_view.c   the ranked table, the caller/callee trees
- *	views.c                  counts or weights, in the weight's unit
- *	breakdown.c              the pane of who hits the selected stack
- *	list_view.c              the list widget every list embeds
- *	draw.c (draw.h)          ui_put, ui_attr, ui_status, colours: the one
- *	                         place that includes curses
- *	keys.c                   the key table
- *	symcache.c, uifmt.c, hmap.c   pure helpers (no curses)
+ *	screen.c          ui_run(): the poll loop, layout, drawing a frame
+ *	actions.c         one function per action; keys and mouse
+ *	overlay.c         help, pickers, the input line
+ *	header.c          the header, the key bar
+ *	refresh.c         filters, ranking, forgetting stacks
+ *	stack_view.c      the ranked table: columns, drawing, actions, search
+ *	stack_rank.c      its ranking, rows, selection, per-row facts
+ *	breakdown.c       the pane of who hits the selected stack or node
+ *	tree_view.c       the caller/callee trees
+ *	save.c            P: the view saved to a file
+ *	views.c           counts or weights in the weight's unit; brief_skip cache
+ *	list_view.c       the list widget every list embeds
+ *	diffcol.c         --diff: BEFORE's shares, the CHG% column
+ *	draw.c (draw.h)   ui_put, ui_attr, ui_status, colours: curses
+ *	keys.c            the key table
+ *	symcache.c, uifmt.c   pure helpers (no curses)
  */
 #ifndef STACKTOP_UI_TUI_H
 #define STACKTOP_UI_TUI_H
@@ -25,12 +33,10 @@
 #include <stdint.h>
 
 #include "core/calltree.h"
-#include "ui/draw.h"
 #include "core/hmap.h"
-#include "ui/keys.h"
+#include "core/stack_table.h"
 #include "output/header.h"
 #include "session/session.h"
-#include "core/stack_table.h"
 #include "ui/symcache.h"
 #include "ui/uifmt.h"
 #include "ui/ui.h"
@@ -41,6 +47,26 @@
 
 #define UI_MIN_COLS 80
 #define UI_MIN_LINES 24
+
+#define UI_DRAIN_MS 50       /* longest sleep between two drains */
+#define UI_DRAIN_PAGES 256   /* pages per drain: bounded work per pass */
+#define UI_HOLD_SEC 2.0      /* no re-sort this long after a navigation key */
+#define UI_CONFIRM_SEC 5.0   /* window for the second r */
+#define UI_DCLICK_SEC 0.4    /* two presses on a row within this: a double click */
+#define UI_DEBOUNCE_SEC 0.12 /* typing in the filter re-ranks after this pause */
+
+enum {
+	R_REDRAW = 1 << 0,  /* draw again */
+	R_RESORT = 1 << 1,  /* re-rank; a paused snapshot is only re-sorted */
+	R_REFRESH = 1 << 2, /* re-rank from live data even when paused */
+	R_QUIT = 1 << 3,
+	R_NAV = 1 << 4,     /* the user moved: hold the order for a while */
+	R_LAYOUT = 1 << 5,  /* screen areas changed */
+	R_CLEAR = 1 << 6,   /* repaint every cell (Ctrl-L) */
+	R_GONE = 1 << 7,    /* the terminal is gone */
+};
+
+#define UI_EMPTY_READS 200 /* readable but no key, this often in a row: hung up */
 
 /* ---- list widget ------------------------------------------------------- */
 
@@ -73,14 +99,6 @@ struct list_view {
 	int height;
 };
 
-void list_view_init(struct list_view *lv, const struct list_view_ops *ops);
-void list_view_set_area(struct list_view *lv, int y, int height);
-void list_view_set_rows(struct list_view *lv, int nr);
-void list_view_select(struct list_view *lv, int row);
-bool list_view_action(struct list_view *lv, enum ui_action act);
-void list_view_scroll(struct list_view *lv, int lines);
-int list_view_row_at(const struct list_view *lv, int y);
-void list_view_draw(struct list_view *lv);
 
 /* ---- the screen ----------------------------------------------------------- */
 
@@ -348,52 +366,5 @@ struct ui {
 	struct picker pk;
 	struct help_view help;
 };
-
-unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
-
-/* views.c: counts in the unit of the weight in force (hits when none) */
-int ui_fmt_count(const struct ui *ui, char *buf, size_t size, uint64_t n);
-int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta);
-const char *ui_count_title(const struct ui *ui);
-const char *ui_weight_note(const struct ui *ui);
-uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a);
-/* off-CPU time of the interval as a share of the interval (a thread's wall time) */
-bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns);
-
-/* stack_view.c */
-void stack_view_init(struct ui *ui);
-void stack_view_done(struct ui *ui);
-void stack_view_forget(struct ui *ui);
-void stack_view_rank(struct ui *ui, bool live);
-void stack_view_rebuild(struct ui *ui, bool keep_selection);
-void stack_view_layout(struct ui *ui);
-void stack_view_draw_titles(struct ui *ui, int y);
-int stack_view_col_at(struct ui *ui, int x);
-bool stack_view_action(struct ui *ui, enum ui_action act);
-struct stack *stack_view_selected(struct ui *ui);
-void stack_view_draw_breakdown(struct ui *ui);
-bool stack_view_search(struct ui *ui, int dir, bool include_current);
-void stack_view_draw_empty(struct ui *ui);
-void stack_view_save(struct ui *ui);
-void stack_view_restore(struct ui *ui);
-void stack_view_note_choice(struct ui *ui);
-
-/* breakdown.c */
-struct breakdown *breakdown_new(void);
-void breakdown_forget(struct breakdown *bd);
-void breakdown_free(struct breakdown *bd);
-
-/* tree_view.c */
-void tree_view_init(struct ui *ui);
-void tree_view_done(struct ui *ui);
-void tree_view_forget(struct ui *ui);
-void tree_view_build(struct ui *ui);
-bool tree_view_action(struct ui *ui, enum ui_action act);
-bool tree_view_search(struct ui *ui, int dir, bool include_current);
-void tree_view_save(struct ui *ui);
-void tree_view_restore(struct ui *ui);
-void tree_view_draw_titles(struct ui *ui, int y);
-const struct tnode *tree_view_selected(struct ui *ui);
-bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st);
 
 #endif /* STACKTOP_UI_TUI_H */

@@ -7,7 +7,10 @@
 #include <stdio.h>
 
 #include "core/format.h"
+#include "core/hmap.h"
+#include "sym/brief.h"
 #include "ui/tui.h"
+#include "ui/views.h"
 
 /* the unit of what the table counts now: UNIT_NONE for hits */
 static enum session_unit ui_unit(const struct ui *ui)
@@ -69,4 +72,17 @@ const char *ui_weight_note(const struct ui *ui)
 	snprintf(buf, sizeof(buf), "%s%s, ", ui->head.weight_name,
 		 ui->head.unit == UNIT_NS ? " time" : "");
 	return buf;
+}
+
+/* brief_skip() of @st, cached per stack (frames never change) */
+unsigned int ui_stack_skip(struct ui *ui, const struct stack *st)
+{
+	uint64_t v;
+	unsigned int skip;
+
+	if (hmap_get(&ui->skips, (uintptr_t)st, &v))
+		return (unsigned int)(v - 1);
+	skip = brief_skip(ui->ks, st);
+	hmap_put(&ui->skips, (uintptr_t)st, skip + 1);
+	return skip;
 }
