@@ -14,8 +14,9 @@ graphs between files are built:
             undefined calls (or reads) the file that defines it
             (gcc-nm, so that LTO objects are read too);
   modules   a .c and the .h of the same name in the same folder are one
-            node (the header is the module's interface): include and call
-            edges together.
+            node (the header is the module's interface), with its private
+            header X_priv.h if it has one: include and call edges
+            together.
 
 and the rules checked are:
 
@@ -71,8 +72,10 @@ def layer_of(rel, prefixes):
 
 
 def module_of(rel):
-    """a .c and the .h of the same stem in the same folder are one module"""
-    return os.path.splitext(rel)[0]
+    """a .c and the .h of the same stem in the same folder are one module,
+    and so is the stem's private header (X_priv.h: what X's files share)"""
+    stem = os.path.splitext(rel)[0]
+    return stem[:-len("_priv")] if stem.endswith("_priv") else stem
 
 
 def sources(src):
