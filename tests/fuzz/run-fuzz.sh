@@ -51,7 +51,7 @@ declare -A srcs=(
 	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c"
 	[ringbuf]="core/ringbuf.c"
 	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c"
-	[ingest]="ingest/ingest.c core/stack_table.c core/ringbuf.c sym/usym.c core/format.c sym/frame.c sym/ksym.c"
+	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/ringbuf.c sym/usym.c core/format.c sym/frame.c sym/ksym.c"
 	[snapshot]="ingest/snapshot.c core/format.c sym/frame.c sym/ksym.c sym/usym.c"
 )
 # harness: libraries it links besides -lm
