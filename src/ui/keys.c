@@ -125,7 +125,7 @@ void keys_print_man(FILE *f)
 {
 	unsigned int i;
 
-	fputs(".\\\" generated from ui/keys.c by keys_print_man(); do not edit by hand\n", f);
+	fputs(".\\\" generated from src/ui/keys.c by keys_print_man(); do not edit by hand\n", f);
 	for (i = 0; i < ui_nkeys; i++) {
 		if (ui_keys[i].section) {
 			fputs(".SS ", f);
