@@ -1,12 +1,26 @@
 #!/bin/sh
-# The layering rules of doc/design.md, checked on the sources:
+# The layering rules of doc/design.md ("Layers"), checked on the code:
+#  - tests/layering.py: each folder of src/ is a layer (core, sym, kernel,
+#    ingest, source, session, output, ui, cli, bottom first); an include
+#    names its layer and reaches only its own layer and those below; no
+#    call (read from the objects of the build directory, $1) goes from a
+#    lower layer to a higher one; no circle of includes or calls between
+#    files or modules; no .c over 700 lines;
 #  - curses is used in src/ui/ only;
 #  - the core never prints: no stdout/stderr output outside src/ui/ except
-#    cli/ (the command line) and output/export.c (writes to the
-#    FILE * it is given);
+#    src/cli/ (the command line) and output/export.c (writes to the
+#    FILE * it is given).
+#   check-layering.sh [BUILDDIR]   (meson passes its build directory)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
+command -v python3 > /dev/null || { echo "FAIL: python3 is needed (scripts/deps.sh test)" >&2; exit 1; }
+if [ $# -ge 1 ]; then
+	python3 "$top/tests/layering.py" "$top/src" "$1" || rc=1
+else
+	echo "note: no build directory given: calls are not checked" >&2
+	python3 "$top/tests/layering.py" "$top/src" || rc=1
+fi
 nonui=$(ls "$top"/src/*/*.[ch] | grep -v "^$top/src/ui/")
 [ -n "$nonui" ] || { echo "FAIL: no sources found under $top/src" >&2; exit 1; }
 # shellcheck disable=SC2086
