@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hmap.h - a small open-addressing map from u64 keys to u64 values
- * (src/hmap.c), the one the project uses wherever it needs one.
+ * (src/core/hmap.c), the one the project uses wherever it needs one.
  *
  * The UI keeps all of its per-stack and per-address state (expanded stacks,
  * expanded tree nodes, symbol and filter caches) in these maps, keyed by a

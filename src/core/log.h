@@ -5,7 +5,7 @@
  * The core never prints. It hands messages to a sink that the front end
  * installs: batch mode writes them to stderr, the curses UI shows the last
  * one in its status line. Warnings from libtracefs and libtraceevent are
- * routed here too (src/log.c overrides their weak print hooks), so library
+ * routed here too (core/log.c overrides their weak print hooks), so library
  * noise never lands on the curses screen.
  */
 #ifndef STACKTOP_LOG_H

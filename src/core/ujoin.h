@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ujoin.h - join user-stack samples (perf_event_open, src/perfsamp.c) to the
+ * ujoin.h - join user-stack samples (perf_event_open, src/kernel/perfsamp.c) to the
  * ftrace records of the same event hits.
  *
  * The kernel part of a stack comes from the ftrace ring buffer (or the stack

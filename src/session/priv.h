@@ -5,7 +5,9 @@
  * sources see only the part they share (struct source_ctx, embedded here
  * as @c).
  *
- * The files, each using only the ones listed before it:
+ * The files, each using only the ones listed before it (session.c, named
+ * after session.h, calls none of the others):
+ *	session.c  what the session tells the outputs and the screen
  *	group.c    grouping (--depth, --by-func): the table ranked
  *	weight.c   --weight and --offcpu: what ingest weighs
  *	pids.c     -p and --tid: checked, handed to ingest
@@ -13,7 +15,6 @@
  *	           reset (the sources' host callbacks live here)
  *	user.c     -u: the dwarf source or the fp option, `u`
  *	replay.c   the sources of -r files
- *	session.c  what the session tells the outputs and the screen
  *	open.c     session_open(): the kernel's sources, or replay.c's
  */
 #ifndef STACKTOP_SESSION_PRIV_H

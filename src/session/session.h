@@ -2,12 +2,15 @@
 /*
  * session.h - one run of stacktop against one tracefs.
  *
- * The session owns everything that touches the kernel: it finds (or
- * mounts) tracefs, recovers what a killed earlier run left behind, records
- * the original value of every file it will change (state.h), enables the
- * events, reads the per-CPU ring buffers and feeds the stack table. The
- * reading is done by its sources (source.h, src/source/), one file per
- * kind; the modes below choose them.
+ * The session composes the layers below it: it finds (or mounts) tracefs,
+ * recovers what a killed earlier run left behind, records the original
+ * value of every file it will change (kernel/state.h), enables the events
+ * (kernel/events.h, probes.h), and runs its sources (source/source.h, one
+ * file per kind of input; the modes below choose them), which feed ingest
+ * and the stack table. This header is the one API the outputs, the screen
+ * and the command line use; the layers below get what they need handed
+ * down (struct trace, struct source_ctx), never the session. Its files
+ * are listed in session/priv.h.
  *
  * Call protocol (single-threaded):
  *
