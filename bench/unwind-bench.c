@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
 
 #define MAXMAPS 512
 

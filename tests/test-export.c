@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "export.h"
-#include "session.h"
+#include "output/export.h"
+#include "session/session.h"
 
 struct fx {
 	char dir[64];

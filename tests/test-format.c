@@ -18,9 +18,10 @@
 
 #include <cmocka.h>
 
-#include "format.h"
-#include "ksym.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "kernel/stackmap.h"
 
 static const char kallsyms[] = "ffffffff81002100 T schedule\n"
 			       "ffffffff810021c0 T schedule_timeout\n"

@@ -15,12 +15,13 @@
 
 #include <cmocka.h>
 
-#include "diff.h"
-#include "export.h"
-#include "format.h"
-#include "session.h"
-#include "snapshot.h"
-#include "stack_table.h"
+#include "output/diff.h"
+#include "output/export.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "session/session.h"
+#include "ingest/snapshot.h"
+#include "core/stack_table.h"
 
 /* a snapshot with stacks "name:count" (delta = count, total = 2 * count) */
 static char *snap(const char *host, unsigned long long shift, int n, const char *const *names,

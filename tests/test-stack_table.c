@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "stack_table.h"
+#include "core/stack_table.h"
 
 static int setup(void **state)
 {

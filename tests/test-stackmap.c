@@ -18,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "ingest.h"
-#include "mapsnap.h"
-#include "session.h"
-#include "stack_table.h"
-#include "stackmap.h"
-#include "tfs.h"
+#include "ingest/ingest.h"
+#include "source/mapsnap.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "kernel/stackmap.h"
+#include "kernel/tfs.h"
 
 #define LE32(x)                                                                                   \
 	(uint8_t)((x) & 0xff), (uint8_t)(((x) >> 8) & 0xff), (uint8_t)(((x) >> 16) & 0xff),       \

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "export.h"
-#include "state.h"
-#include "tfs.h"
+#include "output/export.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 struct fx {
 	char root[64];

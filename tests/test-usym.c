@@ -24,9 +24,10 @@
 #include <gelf.h>
 #endif
 
-#include "format.h"
-#include "ksym.h"
-#include "usym.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "sym/usym.h"
 
 /* a function with a known name in this binary's symbol table */
 __attribute__((noinline)) int usym_test_marker(int x);

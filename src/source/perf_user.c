@@ -30,13 +30,14 @@
 
 #include <asm/perf_regs.h>
 
-#include "ingest.h"
-#include "log.h"
-#include "perf_user.h"
-#include "source.h"
-#include "stack_table.h"
-#include "tfs.h"
-#include "usym.h"
+#include "ingest/ingest.h"
+#include "core/log.h"
+#include "source/perf_user.h"
+#include "source/source.h"
+#include "core/stack_table.h"
+#include "kernel/tfs.h"
+#include "sym/usym.h"
+#include "core/format.h"
 
 /*
  * A record whose sample is not in yet is given up once both rings were read
@@ -80,7 +81,7 @@ struct pu_ustack {
 };
 
 struct glue {
-	struct session *s;
+	struct source_ctx *s;
 	struct ujoin *join;
 	bool on;              /* `u` turned it off: records are counted at once */
 	bool discard;         /* a reset: matches are dropped, not counted */
@@ -766,7 +767,7 @@ static void glue_free(struct glue *g)
 }
 
 /* the session's source: everything above wired to it */
-static struct perf_user *glue_new(struct session *s)
+static struct perf_user *glue_new(struct source_ctx *s)
 {
 	struct perf_user *pu = calloc(1, sizeof(*pu));
 	struct glue *g = calloc(1, sizeof(*g));
@@ -918,16 +919,16 @@ static void pu_retry(struct perf_user *pu)
  * for perf too: a hit the instance filters out is not worth 8 KiB of
  * stack. NULL when none.
  */
-static char *event_filter(struct session *s, const char *name)
+static char *event_filter(struct source_ctx *s, const char *name)
 {
 	char rel[256], *buf = NULL, *nl;
 	const char *colon = strchr(name, ':');
 
-	if (!colon || !s->tfs)
+	if (!colon || !s->tr.tfs)
 		return NULL;
-	snprintf(rel, sizeof(rel), "%sevents/%.*s/%s/filter", s->prefix, (int)(colon - name), name,
+	snprintf(rel, sizeof(rel), "%sevents/%.*s/%s/filter", s->tr.prefix, (int)(colon - name), name,
 		 colon + 1);
-	if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
+	if (tfs_read(s->tr.tfs, rel, &buf, NULL) < 0)
 		return NULL;
 	nl = strchr(buf, '\n');
 	if (nl)
@@ -940,7 +941,7 @@ static char *event_filter(struct session *s, const char *name)
 }
 
 /* the session's events perf can sample: tracepoints "system:event" */
-static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
+static int pu_events(struct perf_user *pu, struct source_ctx *s, unsigned int n)
 {
 	struct glue *g = pu->g;
 	unsigned int i, k = 0;
@@ -948,7 +949,7 @@ static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 	pu->events = calloc(n, sizeof(*pu->events));
 	if (!g) {
 		for (i = 0; pu->events && i < n; i++)
-			pu->events[k++] = session_event(s, i);
+			pu->events[k++] = source_event(s, i);
 		return pu->events ? (int)k : -ENOMEM;
 	}
 	pu->filters = calloc(n, sizeof(*pu->filters));
@@ -958,7 +959,7 @@ static int pu_events(struct perf_user *pu, struct session *s, unsigned int n)
 		return -ENOMEM;
 	g->nsampled = n;
 	for (i = 0; i < n; i++) {
-		const char *e = session_event(s, i);
+		const char *e = source_event(s, i);
 
 		/* function-tracer entries ("ftrace:function f") are no tracepoints */
 		if (!strchr(e, ':') || strchr(e, ' ') || !strncmp(e, "ftrace:", 7))
@@ -993,19 +994,19 @@ static int add_task(struct perf_user *pu, pid_t tid)
  * stack for every other process's hits. Past PU_TASKS_MAX events (threads x
  * CPUs x events) the whole system is sampled, as without -p.
  */
-static void pu_tasks(struct perf_user *pu, struct session *s, struct perfsamp_opts *o, int nev)
+static void pu_tasks(struct perf_user *pu, struct source_ctx *s, struct perfsamp_opts *o, int nev)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int i;
 
-	if (!s->opts.npids && !s->opts.ntids)
+	if (!s->tr.opts->npids && !s->tr.opts->ntids)
 		return;
-	for (i = 0; i < s->opts.npids; i++) {
+	for (i = 0; i < s->tr.opts->npids; i++) {
 		char path[64];
 		struct dirent *de;
 		DIR *d;
 
-		snprintf(path, sizeof(path), "/proc/%d/task", s->opts.pids[i]);
+		snprintf(path, sizeof(path), "/proc/%d/task", s->tr.opts->pids[i]);
 		d = opendir(path);
 		if (!d)
 			continue;
@@ -1018,8 +1019,8 @@ static void pu_tasks(struct perf_user *pu, struct session *s, struct perfsamp_op
 		}
 		closedir(d);
 	}
-	for (i = 0; i < s->opts.ntids; i++)
-		if (add_task(pu, s->opts.tids[i]) < 0)
+	for (i = 0; i < s->tr.opts->ntids; i++)
+		if (add_task(pu, s->tr.opts->tids[i]) < 0)
 			break;
 	if (!pu->ntasks || (long)pu->ntasks * (ncpu > 0 ? ncpu : 1) * nev > PU_TASKS_MAX) {
 		log_info("user stacks: %u threads: perf samples the whole system", pu->ntasks);
@@ -1033,27 +1034,27 @@ static void pu_tasks(struct perf_user *pu, struct session *s, struct perfsamp_op
 static int pu_open(struct source *src, char *err, size_t errsz)
 {
 	struct perf_user *pu = src->priv;
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	struct perfsamp_opts o = { 0 };
 	struct perfsamp_cb cb;
-	unsigned int n = session_nevents(s);
+	unsigned int n = source_nevents(s);
 	int r, k;
 
 	if (!pu) {
 		pu = glue_new(s);
 		if (!pu)
-			return session_errf(err, errsz, -ENOMEM, "user stacks: out of memory");
+			return fmt_error(err, errsz, -ENOMEM, "user stacks: out of memory");
 		src->priv = pu;
 	}
 	if (!n)
-		return session_errf(err, errsz, -EINVAL, "user stacks: no event");
+		return fmt_error(err, errsz, -EINVAL, "user stacks: no event");
 	k = pu_events(pu, s, n);
 	pu->uw = dwunwind_new();
 	if (k < 0 || !pu->uw)
-		return session_errf(err, errsz, -ENOMEM, "user stacks: out of memory");
+		return fmt_error(err, errsz, -ENOMEM, "user stacks: out of memory");
 	if (!k)
-		return session_errf(err, errsz, -EOPNOTSUPP,
-				    "--user=dwarf: no traced event is a tracepoint perf can sample");
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+				 "--user=dwarf: no traced event is a tracepoint perf can sample");
 	o.tracefs = s->stats.tracefs[0] ? s->stats.tracefs : NULL;
 	o.events = pu->events;
 	o.nevents = k;
@@ -1075,7 +1076,7 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 		ingest_set_user_hold(s->ing, on_hold, pu->g);
 		procs_scan(pu->g);
 	}
-	session_traced_append(s, "user stacks (dwarf)");
+	trace_traced_append(&s->tr, "user stacks (dwarf)");
 	return 0;
 }
 

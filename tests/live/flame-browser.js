@@ -90,7 +90,7 @@ function hue(rgb) {
 	return (h * 60 + 360) % 360;
 }
 
-// the static SVG image (export_svg.c), against a layout made here from the stacks
+// the static SVG image (src/output/svg.c), against a layout made here from the stacks
 async function svgCheck(p, expect, summary, shot) {
 	const geo = await p.evaluate(() => {
 		const svg = document.documentElement;

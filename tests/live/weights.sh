@@ -110,7 +110,7 @@ assert b"bytes_alloc_interval" in pb and b"\x05bytes" in pb, "pprof sample type"
 lines = open(sys.argv[3]).read().split("\n")
 lines = [l for l in lines if l]
 # --depth 1: one frame per line, the first after the tracing machinery
-# (src/brief.c: groups and exports leave it out), weights in bytes
+# (src/sym/brief.c: groups and exports leave it out), weights in bytes
 mach = ("trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_",
         "__bpf_trace_", "trace_event_buffer_", "__trace_stack", "__ftrace_trace_stack",
         "ftrace_", "trace_buffer_unlock_commit", "trace_")

@@ -16,12 +16,12 @@
 
 #include <cmocka.h>
 
-#include "hmap.h"
-#include "ksym.h"
-#include "session.h"
-#include "stack_table.h"
-#include "symcache.h"
-#include "uifmt.h"
+#include "core/hmap.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "ui/symcache.h"
+#include "ui/uifmt.h"
 
 /* ---- layout -------------------------------------------------------------- */
 

@@ -27,7 +27,7 @@
 #include <asm/perf_regs.h>
 #include <cmocka.h>
 
-#include "dwunwind.h"
+#include "sym/dwunwind.h"
 
 #define MAXMAPS 512
 #define STACK_COPY 16384

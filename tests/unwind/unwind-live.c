@@ -27,8 +27,8 @@
 
 #include <asm/perf_regs.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
 
 #define WANT 40
 #define MAXMAPS 256

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pidfilter.h - the kernel's side of -p and --tid in a private instance:
+ * set_event_pid holds the threads there are now, options/event-fork adds
+ * the ones they start, options/record-tgid keeps saved_tgids filled for
+ * threads that end before stacktop looks them up. Ingest filters by pid
+ * and tgid as well (ingest_set_procs()); this only saves the kernel from
+ * recording what would be dropped.
+ */
+#ifndef STACKTOP_PIDFILTER_H
+#define STACKTOP_PIDFILTER_H
+
+#include <stddef.h>
+
+struct trace;
+
+/**
+ * pidfilter_setup() - write the instance's pid filter for trace->opts'
+ *	-p and --tid (nothing without them, or without set_event_pid)
+ * @t: trace (a private instance)
+ * @err: receives a user-facing reason on failure
+ * @errsz: size of @err
+ *
+ * The list is read back and what is missing appended until a read finds
+ * nothing missing (a write replaces the kernel's list: a thread started
+ * in between would be lost).
+ *
+ * Return: 0, -ESRCH (the -p processes have ended), -ENOMEM, -errno.
+ */
+int pidfilter_setup(struct trace *t, char *err, size_t errsz);
+
+#endif /* STACKTOP_PIDFILTER_H */
