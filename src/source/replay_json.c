@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/hmap.h"
 #include "core/log.h"
 #include "core/stack_table.h"
@@ -255,6 +256,8 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 									    : UNIT_PLAIN;
 			snprintf(s->weight_name, sizeof(s->weight_name), "%s", sn->weight_name);
 			db->count = !sn->weight_ranked;
+			stack_table_set_hist_scale(s->table,
+						   s->unit == UNIT_NS ? HIST_TIME : HIST_LOG2);
 		}
 		db->view = sn->view;
 		db->view.event = sn->view.event >= 0 ? l->evmap[sn->view.event] : -1;
