@@ -342,6 +342,13 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	if (rest)
 		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
 				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
+	/* the single weights' buckets, and the intervals before the last (which the tick closes) */
+	for (j = 0; ss->have_hist && j < HIST_BUCKETS; j++)
+		if (ss->hist[j])
+			stack_table_add_hist(s->table, st, (unsigned int)j, ss->hist[j]);
+	if (ss->ntrend > 1)
+		stack_table_add_trend(s->table, st, ss->trend,
+				      ss->ntrend_w == ss->ntrend ? ss->trend_w : NULL, ss->ntrend - 1);
 	return 0;
 }
 
