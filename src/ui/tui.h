@@ -117,6 +117,7 @@ enum ui_col {
 	COL_BEFORE, /* --diff: the share before */
 	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
+	COL_TREND,  /* the last intervals' counts as a sparkline */
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
@@ -133,6 +134,8 @@ struct sv_info {
 	int pid;
 	uint32_t npids; /* pids with hits under the view's count and filters */
 	char comm[32];
+	int ntrend;     /* intervals in @trend; -1: refused by the memory limit */
+	uint64_t trend[STACK_TREND]; /* hits (or weights) per interval, oldest first */
 };
 
 struct sv_row {
