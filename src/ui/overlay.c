@@ -14,6 +14,7 @@
 #include "core/format.h"
 #include "output/export.h"
 #include "ui/draw.h"
+#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/keys.h"
 #include "ui/list_view.h"
@@ -450,6 +451,7 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 		/* what Esc goes back to, and where each typed key searches from */
 		stack_view_save(ui);
 		tree_view_save(ui);
+		flame_view_save(ui);
 	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
 	ui->prompt_fresh = initial[0] != '\0';
@@ -458,7 +460,9 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 /* the view as it was when the search prompt opened */
 static void ui_search_restore(struct ui *ui)
 {
-	if (ui->view == UI_VIEW_TREE)
+	if (ui->view == UI_VIEW_FLAME)
+		flame_view_restore(ui);
+	else if (ui->view == UI_VIEW_TREE)
 		tree_view_restore(ui);
 	else
 		stack_view_restore(ui);
@@ -470,7 +474,9 @@ int ui_search(struct ui *ui, int dir, bool include_current)
 
 	if (!textmatch_active(&ui->smatch))
 		return R_REDRAW;
-	if (ui->view == UI_VIEW_TREE)
+	if (ui->view == UI_VIEW_FLAME)
+		found = flame_view_search(ui, dir, include_current);
+	else if (ui->view == UI_VIEW_TREE)
 		found = tree_view_search(ui, dir, include_current);
 	else
 		found = stack_view_search(ui, dir, include_current);
