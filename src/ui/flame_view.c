@@ -330,11 +330,15 @@ static void fv_draw_box(struct ui *ui, const struct flame_box *b, int y)
 		snprintf(text, sizeof(text), "all (%s %s)", cnt, ui->rank.weight ? "weight" : "hits");
 		name = text;
 	}
-	/* a blank column after the box tells it from the next; the name is cut with '~' */
+	/*
+	 * A blank column after the box tells it from the next; the name is cut
+	 * with '~'. A box of one column has no room for both: a '|' in its
+	 * colour, so that two of them side by side stay two.
+	 */
 	if (b->w >= 2)
 		ui_put(y, b->x, b->w - 1, a, name);
 	else
-		ui_put(y, b->x, 1, a, "");
+		ui_put(y, b->x, 1, a, "|");
 }
 
 /* the hits (or weight, whichever the view does not count) of the stacks through @node */
@@ -430,10 +434,9 @@ void flame_view_draw(struct ui *ui)
 
 	msum = fv->ct.nnodes ? fv_match(ui, &nm) : 0;
 	fv_layout(ui);
-	len = (size_t)snprintf(title, sizeof(title),
-			       "FLAME GRAPH  roots on top, callees below; width: share of %s%s",
-			       ui_weight_note(ui), ui->delta ? "last interval" : "cumulative");
-	if (fv->zoom_node && len < sizeof(title))
+	/* what changes first (the zoom, the search's share), what it shows after */
+	len = (size_t)snprintf(title, sizeof(title), "FLAME GRAPH");
+	if (fv->zoom_node)
 		len += (size_t)snprintf(title + len, sizeof(title) - len, "  zoom: %s",
 					fv_name(ui, fv->zoom_node, zn, sizeof(zn)));
 	if (textmatch_active(&ui->smatch) && fv->ct.nnodes && len < sizeof(title)) {
@@ -441,9 +444,13 @@ void flame_view_draw(struct ui *ui)
 
 		fmt_percent(pct, sizeof(pct), msum, fv->ct.total);
 		ui_fmt_count(ui, cnt, sizeof(cnt), msum);
-		snprintf(title + len, sizeof(title) - len, "  match '%s': %s%% (%s) in %zu frames",
-			 ui->search, pct, cnt, nm);
+		len += (size_t)snprintf(title + len, sizeof(title) - len,
+					"  match '%s': %s%% (%s) in %zu frames", ui->search, pct, cnt, nm);
 	}
+	if (len < sizeof(title))
+		snprintf(title + len, sizeof(title) - len,
+			 "  (roots on top, callees below; width: share of %s%s)", ui_weight_note(ui),
+			 ui->delta ? "last interval" : "cumulative");
 	move(ui->coltitle_y, 0);
 	attron(ta);
 	hline(' ', ui->cols);
