@@ -15,7 +15,8 @@
  * while shows again when it has.
  *
  * The layout is flame_layout.c's (no curses, unit-tested); this file
- * draws it, moves the selection over it and zooms.
+ * builds the graph, lays it out for the screen, moves the selection over
+ * it and zooms; flame_draw.c draws it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "sym/usym.h"
 #include "ui/draw.h"
 #include "ui/flame_layout.h"
+#include "ui/flame_priv.h"
 #include "ui/flame_view.h"
 #include "ui/symcache.h"
 #include "ui/tui.h"
@@ -73,7 +75,7 @@ static uint64_t fv_sym(void *ctx, uint64_t ip)
 	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
 }
 
-static void fv_ops(struct ui *ui, struct calltree_ops *ops)
+void flame_ops(struct ui *ui, struct calltree_ops *ops)
 {
 	ops->skip = fv_skip;
 	ops->sym = fv_sym;
@@ -82,7 +84,7 @@ static void fv_ops(struct ui *ui, struct calltree_ops *ops)
 }
 
 /* a node's name on its box: the function, "all", or the process at the user/kernel seam */
-static const char *fv_name(struct ui *ui, uint32_t node, char *buf, size_t size)
+const char *flame_name(struct ui *ui, uint32_t node, char *buf, size_t size)
 {
 	const struct calltree_node *n = &ui->fv.ct.nodes[node];
 
@@ -104,7 +106,7 @@ static int fv_cmp(void *ctx, uint32_t a, uint32_t b)
 	struct ui *ui = ctx;
 	const struct calltree_node *na = &ui->fv.ct.nodes[a], *nb = &ui->fv.ct.nodes[b];
 	char ba[96], bb[96];
-	int r = strcmp(fv_name(ui, a, ba, sizeof(ba)), fv_name(ui, b, bb, sizeof(bb)));
+	int r = strcmp(flame_name(ui, a, ba, sizeof(ba)), flame_name(ui, b, bb, sizeof(bb)));
 
 	if (r)
 		return r;
@@ -168,7 +170,7 @@ void flame_view_build(struct ui *ui)
 	}
 	n = k ? stack_table_rank(ui->t, &ui->rank, fv->all, k, NULL) : 0;
 	fv->nall = n;
-	fv_ops(ui, &ops);
+	flame_ops(ui, &ops);
 	r = calltree_build(&fv->ct, fv->all, n, ui->delta, false, &ops);
 	if (r < 0)
 		ui_status(ui, true, "the flame graph is incomplete: %s",
@@ -213,7 +215,7 @@ static int fv_level(const struct flame_view *fv, uint32_t node)
 }
 
 /* the boxes for the screen's width, and the first level shown so that the selection is */
-static void fv_layout(struct ui *ui)
+void flame_layout_screen(struct ui *ui)
 {
 	struct flame_view *fv = &ui->fv;
 	int rows = ui->list_h - 1, lvl, maxl = 0;
@@ -272,7 +274,7 @@ static bool fv_matches(struct ui *ui, uint32_t node)
  * 1); the matched share sums the outermost matches only, as flamegraph.pl
  * does, so a frame inside a matched frame is not counted twice
  */
-static uint64_t fv_match(struct ui *ui, size_t *nmatch)
+uint64_t flame_match(struct ui *ui, size_t *nmatch)
 {
 	struct flame_view *fv = &ui->fv;
 	bool on = textmatch_active(&ui->smatch);
@@ -295,186 +297,6 @@ static uint64_t fv_match(struct ui *ui, size_t *nmatch)
 			sum += fv->ct.nodes[i].count;
 	}
 	return sum;
-}
-
-/* ---- drawing --------------------------------------------------------------------- */
-
-static attr_t fv_attr(struct ui *ui, const struct flame_box *b)
-{
-	static const enum ui_color by_kind[] = {
-		[FK_ROOT] = UC_FLAME_SEP,     [FK_KERNEL] = UC_FLAME_KERNEL,
-		[FK_MODULE] = UC_FLAME_MODULE, [FK_USER] = UC_FLAME_USER,
-		[FK_TRACE] = UC_FLAME_TRACE,   [FK_SEP] = UC_FLAME_SEP,
-	};
-	struct flame_view *fv = &ui->fv;
-
-	if (b->node == fv->sel)
-		return ui_attr(ui, UC_FLAME_SEL);
-	if (fv->match[b->node] & 1)
-		return ui_attr(ui, UC_FLAME_MATCH);
-	if (b->ancestor)
-		return ui_attr(ui, UC_FLAME_ANCESTOR);
-	return ui_attr(ui, by_kind[fv->kind[b->node] <= FK_SEP ? fv->kind[b->node] : FK_KERNEL]);
-}
-
-static void fv_draw_box(struct ui *ui, const struct flame_box *b, int y)
-{
-	char buf[160], text[200];
-	const char *name = fv_name(ui, b->node, buf, sizeof(buf));
-	attr_t a = fv_attr(ui, b);
-
-	if (!b->node) {
-		char cnt[16];
-
-		ui_fmt_count(ui, cnt, sizeof(cnt), ui->fv.ct.total);
-		snprintf(text, sizeof(text), "all (%s %s)", cnt, ui->rank.weight ? "weight" : "hits");
-		name = text;
-	}
-	/*
-	 * A blank column after the box tells it from the next; the name is cut
-	 * with '~'. A box of one column has no room for both: a '|' in its
-	 * colour, so that two of them side by side stay two.
-	 */
-	if (b->w >= 2)
-		ui_put(y, b->x, b->w - 1, a, name);
-	else
-		ui_put(y, b->x, 1, a, "|");
-}
-
-/* the hits (or weight, whichever the view does not count) of the stacks through @node */
-static uint64_t fv_other(struct ui *ui, uint32_t node)
-{
-	struct flame_view *fv = &ui->fv;
-	bool want_w = !ui->rank.weight, filt = rank_filters_attrs(&ui->rank);
-	struct calltree_ops ops;
-	uint64_t sum = 0;
-	size_t i;
-
-	fv_ops(ui, &ops);
-	for (i = 0; i < fv->nall; i++) {
-		const struct stack *st = fv->all[i].stack;
-		const struct stack_attr *a;
-		uint64_t d, v;
-
-		if (!(ui->delta ? fv->all[i].delta : fv->all[i].total) ||
-		    !calltree_path_has(&fv->ct, node, st, &ops))
-			continue;
-		if (!filt) {
-			if (want_w)
-				v = stack_weight(ui->t, st, &d);
-			else
-				v = st->total, d = stack_delta(ui->t, st);
-			sum += ui->delta ? d : v;
-			continue;
-		}
-		for (a = st->attrs; a; a = a->next) {
-			if (!rank_attr_passes(&ui->rank, a))
-				continue;
-			if (want_w)
-				v = stack_attr_weight(ui->t, a, &d);
-			else
-				v = a->total, d = stack_attr_delta(ui->t, a);
-			sum += ui->delta ? d : v;
-		}
-	}
-	return sum;
-}
-
-static const char *const kind_name[] = {
-	[FK_ROOT] = "every stack", [FK_KERNEL] = "kernel", [FK_MODULE] = "kernel module",
-	[FK_USER] = "user", [FK_TRACE] = "tracing machinery", [FK_SEP] = "user/kernel seam",
-};
-
-/* the selected box in full: its name, count, shares, self, the other count */
-static void fv_draw_info(struct ui *ui, int y)
-{
-	struct flame_view *fv = &ui->fv;
-	const struct calltree_node *n = &fv->ct.nodes[fv->sel];
-	uint64_t count = fv->sel ? n->count : fv->ct.total, zc, self = count;
-	char name[160], cnt[16], pct[16], zp[16], sp[16], line[512], other[32] = "";
-	const char *nm = fv_name(ui, fv->sel, name, sizeof(name));
-	uint32_t c;
-	size_t len;
-
-	for (c = fv->links[fv->sel].first; c != CALLTREE_NONE; c = fv->links[c].next)
-		self -= fv->ct.nodes[c].count <= self ? fv->ct.nodes[c].count : self;
-	zc = fv->zoom_node ? fv->ct.nodes[fv->zoom_node].count : fv->ct.total;
-	ui_fmt_count(ui, cnt, sizeof(cnt), count);
-	fmt_percent(pct, sizeof(pct), count, fv->ct.total);
-	fmt_percent(zp, sizeof(zp), count, zc);
-	fmt_percent(sp, sizeof(sp), self, fv->ct.total);
-	if (ui->head.unit != UNIT_NONE) {
-		uint64_t o = fv_other(ui, fv->sel);
-
-		if (ui->rank.weight)
-			snprintf(other, sizeof(other), ", %llu hits", (unsigned long long)o);
-		else
-			fmt_weight(other, sizeof(other), o, (int)ui->head.unit);
-	}
-	len = (size_t)snprintf(line, sizeof(line), "%s  [%s]  %s %s%s%s  %s%% of all", nm,
-			       kind_name[fv->kind[fv->sel] <= FK_SEP ? fv->kind[fv->sel] : FK_KERNEL],
-			       cnt, ui->rank.weight ? ui->head.weight_name : "hits",
-			       ui->head.unit != UNIT_NONE && !ui->rank.weight ? ", weight " : "",
-			       other, pct);
-	if (fv->zoom_node && len < sizeof(line))
-		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %s%% of the zoom", zp);
-	if (len < sizeof(line))
-		snprintf(line + len, sizeof(line) - len, ", self %s%%", sp);
-	ui_put(y, 0, ui->cols, ui_attr(ui, UC_HEADER_VALUE), line);
-}
-
-void flame_view_draw(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	attr_t ta = ui_attr(ui, UC_COLTITLE);
-	int rows = ui->list_h - 1, y;
-	char title[512], zn[160], cnt[16];
-	uint64_t msum;
-	size_t i, nm, len;
-
-	msum = fv->ct.nnodes ? fv_match(ui, &nm) : 0;
-	fv_layout(ui);
-	/* what changes first (the zoom, the search's share), what it shows after */
-	len = (size_t)snprintf(title, sizeof(title), "FLAME GRAPH");
-	if (fv->zoom_node)
-		len += (size_t)snprintf(title + len, sizeof(title) - len, "  zoom: %s",
-					fv_name(ui, fv->zoom_node, zn, sizeof(zn)));
-	if (textmatch_active(&ui->smatch) && fv->ct.nnodes && len < sizeof(title)) {
-		char pct[16];
-
-		fmt_percent(pct, sizeof(pct), msum, fv->ct.total);
-		ui_fmt_count(ui, cnt, sizeof(cnt), msum);
-		len += (size_t)snprintf(title + len, sizeof(title) - len,
-					"  match '%s': %s%% (%s) in %zu frames", ui->search, pct, cnt, nm);
-	}
-	if (len < sizeof(title))
-		snprintf(title + len, sizeof(title) - len,
-			 "  (roots on top, callees below; width: share of %s%s)", ui_weight_note(ui),
-			 ui->delta ? "last interval" : "cumulative");
-	move(ui->coltitle_y, 0);
-	attron(ta);
-	hline(' ', ui->cols);
-	attroff(ta);
-	ui_put(ui->coltitle_y, 0, ui->cols, ta, title);
-	for (y = 0; y < ui->list_h; y++) {
-		move(ui->list_y + y, 0);
-		clrtoeol();
-	}
-	if (!fv->nboxes || rows < 1)
-		return;
-	for (i = 0; i < fv->nboxes; i++) {
-		const struct flame_box *b = &fv->boxes[i];
-
-		if (b->level < fv->top || b->level >= fv->top + rows)
-			continue;
-		fv_draw_box(ui, b, ui->list_y + b->level - fv->top);
-	}
-	fv_draw_info(ui, ui->list_y + rows);
-}
-
-bool flame_view_empty(const struct ui *ui)
-{
-	return !ui->fv.nboxes && !ui->fv.ct.nnodes;
 }
 
 /* ---- moving, zooming --------------------------------------------------------------- */
@@ -557,7 +379,7 @@ int flame_view_zoom(struct ui *ui)
 		return R_REDRAW;
 	if (fv->sel == fv->zoom_node) {
 		ui_status(ui, false, "%s already takes the whole width (Backspace zooms out)",
-			  fv_name(ui, fv->sel, nm, sizeof(nm)));
+			  flame_name(ui, fv->sel, nm, sizeof(nm)));
 		return R_REDRAW;
 	}
 	/* an ancestor bar: back out to it */
@@ -565,7 +387,7 @@ int flame_view_zoom(struct ui *ui)
 		while (fv->nzoom && calltree_find(&fv->ct, fv->zoom[fv->nzoom - 1]) != fv->sel)
 			fv->nzoom--;
 		fv->zoom_node = fv->nzoom ? fv->sel : 0;
-		ui_status(ui, false, "zoomed out to %s", fv_name(ui, fv->sel, nm, sizeof(nm)));
+		ui_status(ui, false, "zoomed out to %s", flame_name(ui, fv->sel, nm, sizeof(nm)));
 		return R_REDRAW;
 	}
 	/* the zoom stack up to the zoom shown, then the selection */
@@ -578,7 +400,7 @@ int flame_view_zoom(struct ui *ui)
 	fv->zoom[fv->nzoom++] = fv->ct.nodes[fv->sel].key;
 	fv->zoom_node = fv->sel;
 	ui_status(ui, false, "zoomed into %s: Backspace or Esc zooms out",
-		  fv_name(ui, fv->sel, nm, sizeof(nm)));
+		  flame_name(ui, fv->sel, nm, sizeof(nm)));
 	return R_REDRAW;
 }
 
@@ -598,7 +420,7 @@ int flame_view_zoom_out(struct ui *ui)
 	if (was && was < fv->ct.nnodes)
 		fv_select(ui, was);
 	ui_status(ui, false, "zoomed out to %s",
-		  fv->zoom_node ? fv_name(ui, fv->zoom_node, nm, sizeof(nm)) : "all");
+		  fv->zoom_node ? flame_name(ui, fv->zoom_node, nm, sizeof(nm)) : "all");
 	return R_REDRAW;
 }
 
@@ -610,7 +432,7 @@ bool flame_view_action(struct ui *ui, enum ui_action act)
 
 	if (!fv->ct.nnodes)
 		return false;
-	fv_layout(ui);
+	flame_layout_screen(ui);
 	switch (act) {
 	case ACT_UP:
 		return fv_up(ui);
@@ -657,8 +479,8 @@ bool flame_view_search(struct ui *ui, int dir, bool include_current)
 
 	if (!fv->ct.nnodes || !textmatch_active(&ui->smatch))
 		return false;
-	fv_match(ui, &nm);
-	fv_layout(ui);
+	flame_match(ui, &nm);
+	flame_layout_screen(ui);
 	n = (int)fv->nboxes;
 	if (!nm || !n)
 		return false;
@@ -697,7 +519,7 @@ int flame_view_click(struct ui *ui, int y, int x, bool dclick)
 
 	if (y < ui->list_y || y >= ui->list_y + ui->list_h - 1)
 		return 0;
-	fv_layout(ui);
+	flame_layout_screen(ui);
 	for (i = 0; i < fv->nboxes; i++) {
 		const struct flame_box *b = &fv->boxes[i];
 
@@ -715,7 +537,7 @@ void flame_view_scroll(struct ui *ui, int lines)
 {
 	if (!ui->fv.ct.nnodes)
 		return;
-	fv_layout(ui);
+	flame_layout_screen(ui);
 	for (; lines > 0 && fv_down(ui); lines--)
 		;
 	for (; lines < 0 && fv_up(ui); lines++)

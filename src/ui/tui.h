@@ -16,7 +16,8 @@
  *	stack_view.c      the ranked table: columns, drawing, actions, search
  *	stack_rank.c      its ranking, rows, selection, per-row facts
  *	breakdown.c       the pane of who hits the selected stack or node
- *	flame_view.c      the flame graph (its layout: flame_layout.c)
+ *	flame_draw.c      the flame graph drawn
+ *	flame_view.c      the flame graph: build, moving, zoom (layout: flame_layout.c)
  *	tree_view.c       the caller/callee trees
  *	save.c            P: the view saved to a file
  *	views.c           counts or weights in the weight's unit; brief_skip cache
