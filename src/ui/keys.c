@@ -34,7 +34,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { KEY_LEFT, '-' }, "Left, -", ACT_COLLAPSE,
 	  "collapse (on a frame: go back to its stack)" },
 	{ NULL, { 'E' }, "E", ACT_EXPAND_ALL, "expand all stacks (tree: all nodes)" },
-	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all" },
+	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all (flame graph: zoom all the way out)" },
 	{ NULL, { 'b' }, "b", ACT_BREAKDOWN,
 	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid and CPU" },
 	{ NULL, { 't', KEY_F(5) }, "t, F5", ACT_TREE,
