@@ -77,6 +77,7 @@ static uint64_t fv_sym(void *ctx, uint64_t ip)
 
 void flame_ops(struct ui *ui, struct calltree_ops *ops)
 {
+	*ops = (struct calltree_ops){ 0 };
 	ops->skip = fv_skip;
 	ops->sym = fv_sym;
 	ops->ctx = ui;

@@ -114,8 +114,8 @@ void stack_view_layout(struct ui *ui)
 		/* "-20.0 GONE" */
 		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
-		/* what rises: more useful than RATE (the same as DELTA) and DEP at 80 columns */
-		[COL_TREND] = { .min = 8, .want = 12, .prio = 6 },
+		/* what rises: before RATE (the same as DELTA) and DEP, after EVENT */
+		[COL_TREND] = { .min = 8, .want = 12, .prio = 7 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .prio = 6, .hidden = one_event },
 		/* comm(pid): a pid has up to 7 digits, and a comm deserves a few letters */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tui-flame: the flame graph view (v) in tmux.
+# tui-flame: the flame graph view (v) and the TREND column in tmux.
 #
 # Against the stackmap simulator (known stacks, counted once: --step, then
 # --cumulative): the boxes of a level are exactly those the view's own
@@ -8,7 +8,9 @@
 # share), at 100 columns, zoomed, filtered by event, at 80x24 and back;
 # the selected box's line gives the folded count; the search's summed
 # share is the folded stacks'; the mouse selects and zooms; colours tell
-# kernel, module and machinery frames apart.
+# kernel, module and machinery frames apart. TREND: three intervals of
+# rising load, the busiest stack's sparkline rises (block characters, and
+# ASCII levels when the locale is not UTF-8).
 #
 # Live: a known workload (st-threads -1, one thread napping in a loop),
 # filtered to its pid: its frames are boxes whose widths match the shares
@@ -167,6 +169,62 @@ tui_click 1 6
 tui_wait "zoom: $LINE1" 3
 tui_keys Escape
 tui_wait_gone 'zoom:' 3
+tui_keys q
+tui_quit_restored
+
+# trend_of: the TREND cell of the first ranked row (characters, not bytes)
+trend_of() {
+	tui_stable | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+t = next(l for l in lines if " TREND" in l and "DELTA" in l)
+x = t.index("TREND")
+e = x + 5
+while e < len(t) and t[e] == " ":
+    e += 1
+row = next(l for l in lines[lines.index(t) + 1:] if l.strip())
+print(row[x:e - 1].rstrip())
+'
+}
+
+# three intervals of 300, 900 and 2700 events (idle ones between them are
+# blanks): the busiest stack of the last rises
+trend_run() {
+	TM send-keys -t tui "cd $TUI_WORK && clear && LANG=$1 LC_ALL=$1 $STACKTOP --tracefs $SIM_MNT --kallsyms $SIM_KALLSYMS -d 1 -e sched:sched_switch; echo __RC=\$?__" Enter
+	tui_wait 'TREND' 10
+	sleep 1.2
+	total=$(tui_stable | sed -n 's/.* events \([0-9][0-9]*\)  cpu.*/\1/p' | head -n 1)
+	for k in 300 900 2700; do
+		sim_ctl "emit $k"
+		total=$((total + k))
+		tui_wait " events $total " 5
+		# the next tick closes the interval: its DELTA shows
+		sleep 1.1
+	done
+}
+
+say "TREND: what rises shows rising"
+trend_run C.UTF-8
+T1=$(trend_of)
+echo "TREND of row 1: '$T1'"
+python3 -c '
+import sys
+bars = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+t = sys.argv[1]
+lv = [bars.index(c) for c in t if c in bars and c != " "]
+assert len(lv) >= 3 and lv[-1] == 8 and lv[-3] < lv[-2] < lv[-1], (t, lv)
+' "$T1" || fail "the busiest stack's trend does not rise: '$T1'"
+tui_keys q
+tui_quit_restored
+say "TREND without UTF-8: ASCII levels"
+trend_run C
+T2=$(trend_of)
+echo "TREND of row 1: '$T2'"
+python3 -c '
+import sys
+lv = ["._-=+*#@".index(c) + 1 for c in sys.argv[1] if c in "._-=+*#@"]
+assert len(lv) >= 3 and lv[-1] == 8 and lv[-3] < lv[-2] < lv[-1], (sys.argv[1], lv)
+' "$T2" || fail "the ASCII trend does not rise: '$T2'"
 tui_keys q
 tui_quit_restored
 sim_stop
