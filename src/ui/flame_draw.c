@@ -124,7 +124,15 @@ static void fv_draw_info(struct ui *ui, int y)
 	fmt_percent(zp, sizeof(zp), count, zc);
 	fmt_percent(sp, sizeof(sp), self, fv->ct.total);
 	if (ui->head.unit != UNIT_NONE) {
-		uint64_t o = fv_other(ui, fv->sel);
+		uint64_t o;
+
+		/* a sum over every stack through the box: once per selection and build */
+		if (fv->other_build != fv->build || fv->other_node != fv->sel || !fv->build) {
+			fv->other = fv_other(ui, fv->sel);
+			fv->other_build = fv->build;
+			fv->other_node = fv->sel;
+		}
+		o = fv->other;
 
 		if (ui->rank.weight)
 			snprintf(other, sizeof(other), ", %llu hits", (unsigned long long)o);

@@ -131,6 +131,15 @@ static enum flame_kind fv_kind_of(struct ui *ui, const struct calltree_node *n)
 	return FK_KERNEL;
 }
 
+/* is @a an ancestor of @b (or @b itself) */
+static bool fv_above(const struct flame_view *fv, uint32_t a, uint32_t b)
+{
+	for (; b != CALLTREE_NONE; b = b ? fv->ct.nodes[b].parent : CALLTREE_NONE)
+		if (a == b)
+			return true;
+	return false;
+}
+
 /* the innermost zoom key the tree has; the zoom stack is cut there */
 static void fv_resolve(struct ui *ui)
 {
@@ -148,6 +157,10 @@ static void fv_resolve(struct ui *ui)
 	}
 	id = calltree_find(&fv->ct, fv->sel_key);
 	fv->sel = id != CALLTREE_NONE ? id : fv->zoom_node;
+	/* the selection is on a box: in the zoomed subtree, or one of its ancestor bars */
+	if (!fv_above(fv, fv->zoom_node, fv->sel) && !fv_above(fv, fv->sel, fv->zoom_node))
+		fv->sel = fv->zoom_node;
+	fv->build++; /* what the drawing computed for the old selection is stale */
 }
 
 void flame_view_build(struct ui *ui)
@@ -361,15 +374,6 @@ static bool fv_side(struct ui *ui, int dir)
 	return false;
 }
 
-/* is @a an ancestor of @b (or @b itself) */
-static bool fv_above(const struct flame_view *fv, uint32_t a, uint32_t b)
-{
-	for (; b != CALLTREE_NONE; b = b ? fv->ct.nodes[b].parent : CALLTREE_NONE)
-		if (a == b)
-			return true;
-	return false;
-}
-
 int flame_view_zoom(struct ui *ui)
 {
 	struct flame_view *fv = &ui->fv;
@@ -415,7 +419,11 @@ int flame_view_zoom_out(struct ui *ui)
 		ui_status(ui, false, "the flame graph is not zoomed");
 		return R_REDRAW;
 	}
-	fv->nzoom--;
+	/* the zoom shown goes, and with it the keys above it (frames with no hits now) */
+	while (fv->nzoom && (!was || fv->zoom[fv->nzoom - 1] != fv->ct.nodes[was].key))
+		fv->nzoom--;
+	if (fv->nzoom)
+		fv->nzoom--;
 	fv_resolve(ui);
 	/* the frame zoomed out of stays selected: where one was is in view */
 	if (was && was < fv->ct.nnodes)

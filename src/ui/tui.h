@@ -307,6 +307,10 @@ struct flame_view {
 	int width;
 	uint64_t saved_sel;
 	enum ui_view back; /* the view v goes back to */
+	uint32_t build;    /* bumped by every build and zoom: the other count's cache key */
+	uint32_t other_build;
+	uint32_t other_node;
+	uint64_t other;    /* the selected box's other count (hits or weight), cached */
 };
 
 enum ui_overlay {

@@ -90,6 +90,12 @@ tui_wait "zoom: $NAME" 3
 tui_wait 'Backspace or Esc zooms out' 3
 check_level 7 2 100 "$FUNC"
 check_level 9 4 100 "$FUNC"
+# one level deeper, then back one step at a time
+tui_keys Down Enter
+tui_wait 'zoomed into ' 3
+tui_wait_gone "zoom: $NAME " 3
+tui_keys BSpace
+tui_wait "zoom: $NAME " 3
 tui_keys BSpace
 tui_wait_gone 'zoom:' 3
 tui_wait 'zoomed out to all' 3
