@@ -92,6 +92,8 @@ static void memory_stats(struct session *s)
 	s->c.stats.mem_folded = m.folded;
 	s->c.stats.mem_over_stacks = m.over_stacks;
 	s->c.stats.mem_over_hits = m.over_hits;
+	s->c.stats.mem_trend = m.trend_bytes;
+	s->c.stats.mem_trend_refused = m.trend_refused;
 	f = fopen("/proc/self/statm", "re");
 	if (f) {
 		if (fscanf(f, "%ld %ld", &pages, &rss) == 2 && rss > 0)

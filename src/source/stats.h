@@ -102,6 +102,8 @@ struct session_stats {
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
 	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
+	uint64_t mem_trend;         /* of mem_bytes, the trends' slots */
+	uint64_t mem_trend_refused; /* stacks refused a trend slot: over the limit */
 	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
 	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
 	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */

@@ -51,8 +51,8 @@ declare -A srcs=(
 	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c"
 	[ringbuf]="core/ringbuf.c"
 	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c"
-	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/ringbuf.c sym/usym.c core/format.c sym/frame.c sym/ksym.c"
-	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/format.c sym/frame.c sym/ksym.c sym/usym.c"
+	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/stack_trend.c core/hist.c core/ringbuf.c sym/usym.c core/format.c sym/frame.c sym/ksym.c"
+	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/format.c sym/frame.c sym/ksym.c sym/usym.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(
@@ -140,6 +140,7 @@ seed_snapshot() {
 	printf '%s\n' '{"schema":"stacktop-snapshot","version":2,"stacktop":"0.1.0","timestamp":1.0,"time":"1970-01-01T00:00:01.000Z","host":"h","kernel":null,"source":"/sys/kernel/tracing","iteration":1,"mode":"stacks","interval":1.0,"events":["sched:sched_switch"],"traced":"sched:sched_switch","origins":["a","b"],"view":{"sort":"hits","ascending":false,"counts":"delta","event":"sched:sched_switch","pid":null,"cpu":0,"filter":"x","hide_idle":false,"top":0},"hits":3,"hits_delta":3,"unique":1,"matched":1,"matched_total":3,"matched_delta":3,"lost":0,"overrun":0,"dropped":0,"orphans":0,"bad_pages":0,"fallbacks":0,"unresolved":0,"generation":0,"tracing_on":true,"stackmap_on":false,"stacks":[{"key":"0123456789abcdef","total":3,"delta":3,"depth":2,"ids":[7,8,9],"more_ids":false,"fallback":false,"mapped":true,"merged64":false,"cut":false,"frames":["0xffffffff81000010","0xffffffffc0000000"],"symbols":["f+0x10/0x100","g+0x0/0x10 [m]"],"by":[{"event":"sched:sched_switch","cpu":0,"pid":-1,"comm":"?","origin":1,"total":3,"delta":3}]}]}' >"$d/two-origins"
 	printf '{"a":1}\n{"schema":"stacktop-snapshot","version":3}\n' >"$d/lines"
 	printf '%s\n' '{"stacks":[{"key":"0123456789abcdef","total":3,"delta":1,"ids":[],"frames":["0x10"],"symbols":["f+0x0/0x4"],"tgid":7,"user_frames":[{"addr":"0x401000","symbol":"main+0x10 (a\u00e9)"}],"user_cut":true,"by":[]}],"schema":"stacktop-snapshot","version":2,"mode":"stacks","events":[],"view":{"sort":"hits","counts":"delta","top":0},"hits":3,"hits_delta":1,"lost":0,"overrun":0,"dropped":0,"orphans":0,"bad_pages":0,"fallbacks":0,"unresolved":0}' >"$d/user"
+	printf '%s\n' '{"schema":"stacktop-snapshot","version":2,"mode":"stacks","events":["sched:sched_switch"],"weight":{"name":"off-CPU","unit":"nanoseconds","ranked":true,"total":5,"delta":2,"hist_scale":"time"},"view":{"sort":"hits","counts":"delta","top":0},"hits":5,"hits_delta":2,"lost":0,"overrun":0,"dropped":0,"orphans":0,"bad_pages":0,"fallbacks":0,"unresolved":0,"stacks":[{"key":"0000000000000001","total":5,"delta":2,"hits":5,"hits_delta":2,"weight":5,"weight_delta":2,"ids":[],"frames":["0x10"],"symbols":["f+0x0/0x4"],"by":[],"trend":[1,0,2,2],"trend_weight":[1,0,2,2],"hist":[{"low":128000000,"high":256000000,"count":5},{"low":65536000000000,"high":null,"count":1}]}]}' >"$d/hist"
 }
 
 # --- build and run ---------------------------------------------------------

@@ -177,9 +177,15 @@ tui_wheel() {
 # a ranked row: "+   1 -      49    82 ..." (fold mark, rank, ids, delta, total)
 ROW_RE='^[-+ ] +[0-9]+ +(-|[0-9,+]+) +[0-9.]+[kMGT]? +[0-9.]+[kMGT]? '
 
+# the TREND column's block characters take one column but three bytes:
+# one byte each, so that cut -c and awk's columns are the screen's
+tui_one_col() {
+	LC_ALL=C sed 's/\xe2\x96[\x81-\x88]/#/g'
+}
+
 # tui_rows: the ranked rows on screen
 tui_rows() {
-	tui_stable | grep -E "$ROW_RE"
+	tui_stable | tui_one_col | grep -E "$ROW_RE"
 }
 
 # tui_selected: text of the selected row (drawn black on cyan)
@@ -187,12 +193,12 @@ tui_selected() {
 	tui_stable -e |
 		awk 'f && match($0, /^(\033\[[0-9;]*m)+/) && substr($0, 1, RLENGTH) ~ /[[;]46m/ { print; exit }
 		     /DELTA|TOTAL/ { f = 1 }' |
-		sed 's/\x1b\[[0-9;]*m//g'
+		sed 's/\x1b\[[0-9;]*m//g' | tui_one_col
 }
 
 # tui_column TITLE: the values under a column title in the ranked rows
 tui_column() {
-	tui_stable > "$TUI_WORK/colpane"
+	tui_stable | tui_one_col > "$TUI_WORK/colpane"
 	awk -v t="$1" -v re="$ROW_RE" '
 		!x && /^ +# / && index($0, t) { x = index($0, t); w = length(t) + 1; next }
 		x && $0 ~ re { s = substr($0, 1, x + w - 1); n = split(s, a, " "); print a[n] }

@@ -325,7 +325,7 @@ tui_keys '<' I
 tui_wait 'sort DELTA desc' 3
 tui_keys Z
 tui_wait ' PAUSED ' 3
-ROW3=$(tui_stable | sed -n "$((Y + 3))p" | cut -c 80-)
+ROW3=$(tui_stable | tui_one_col | sed -n "$((Y + 3))p" | cut -c 80-)
 tui_click 10 $((Y + 2))
 tui_wait_sel() {
 	_n=30
@@ -357,7 +357,7 @@ tui_wait 'terminal too small: 80x23' 5
 tui_resize 30 10
 tui_wait 'stacktop needs 80x24' 5
 tui_resize 250 50
-tui_wait 'RATE/s +DEP' 5
+tui_wait 'RATE/s +TREND +DEP' 5
 # the selection follows its stack wherever the ranking moves it: go home first
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 5
