@@ -183,6 +183,14 @@ tui_one_col() {
 	LC_ALL=C sed 's/\xe2\x96[\x81-\x88]/#/g'
 }
 
+# tui_func_col: the screen column (1-based) where the ranked table's
+# FUNCTION/STACK column starts: what identifies a stack on its row (COMM(PID)
+# before it ends in a "+N other pids" count that changes every refresh)
+tui_func_col() {
+	tui_stable | tui_one_col |
+		awk '/^ +# / && (i = index($0, "FUNCTION") + index($0, "STACK")) { print i; exit }'
+}
+
 # tui_rows: the ranked rows on screen
 tui_rows() {
 	tui_stable | tui_one_col | grep -E "$ROW_RE"
@@ -269,7 +277,10 @@ tui_app_pid() {
 	_sh=$(TM display-message -p -t tui '#{pane_pid}')
 	_n=50
 	while [ "$_n" -gt 0 ]; do
-		_p=$(ps -o pid= --ppid "$_sh" 2>/dev/null | head -n 1 | tr -d ' ')
+		# the pane's shell runs `clear` first: under load the first child
+		# found can still be that one, so look for stacktop by name
+		_p=$(ps -o pid=,comm= --ppid "$_sh" 2>/dev/null |
+			awk -v c="$(basename "$STACKTOP" | cut -c 1-15)" '$2 == c { print $1; exit }')
 		[ -n "$_p" ] && { echo "$_p"; return 0; }
 		sleep 0.1
 		_n=$((_n - 1))
