@@ -9,7 +9,7 @@ set -eu
 # what building stacktop needs; debian/control's Build-Depends is this list
 # (plus debhelper), tests/pkg/deb.sh checks that both agree
 BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
-libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev libdw-dev libelf-dev libiberty-dev"
+libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
