@@ -13,6 +13,16 @@
  * PT_LOAD headers, so linkers that give segments different vaddr-offset
  * deltas (lld) work too. The [vdso] is read from the image the caller
  * copied (struct umap @image) the same way, as perf keeps a copy of it.
+ *
+ * The files are other users': each is opened with ufile_open_mapped()
+ * (the file the process mapped, by /proc/PID/map_files, else by name with
+ * its device and inode checked; no FIFO, device, symlink or FUSE mount)
+ * and the part libunwind reads (.eh_frame_hdr to the end of .eh_frame) is
+ * read into memory with pread: never mapped (a file truncated by its owner
+ * would be SIGBUS), and never from an accessor: libunwind runs them under
+ * a lock with every signal blocked (lock_acquire() in libunwind 1.6), so an
+ * open there that blocks could not even be interrupted. A walk that needs
+ * a file not read yet stops; dwunwind_stack() reads it and walks again.
  */
 #include <elf.h>
 #include <errno.h>
@@ -20,14 +30,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
 #include <libunwind.h>
 
 #include "dwunwind.h"
+#include "ufile.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
@@ -36,21 +45,35 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					       int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-#define NFILES 32
-#define MAX_FILE_SIZE (1ULL << 32)
+#define NFILES       64
+#define PHNUM_MAX    1024
+#define SHNUM_MAX    65536
+#define SHSTR_MAX    (1u << 20)
+#define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
+#define LOADS_MAX    8            /* files read for one sample (each a restart) */
 
+/*
+ * A file's unwind tables, read into memory before libunwind asks for them:
+ * libunwind calls the accessors under a lock that blocks every signal
+ * (lock_acquire(): sigprocmask(SIG_SETMASK, full)), so nothing in them may
+ * open or read a file. @win holds the file's bytes from .eh_frame_hdr to
+ * the end of .eh_frame (what find_proc_info and the CIE/FDE reads need);
+ * code bytes are not read.
+ */
 struct ufile {
-	char *path;             /* a file's, or NULL: */
+	uint64_t dev, ino;      /* a file's, or */
 	const uint8_t *image;   /* the caller's image (struct umap @image) */
-	const uint8_t *data;
-	size_t size;
-	uint64_t stamp;     /* last use, for eviction */
-	bool elf_ok;        /* an x86_64 ELF64 file */
-	bool have_hdr;      /* .eh_frame_hdr with a binary-search table */
+	bool failed;            /* could not be read: not tried again */
+	uint8_t *win;           /* bytes [win_off, win_off + win_len) of the file */
+	uint64_t win_off;
+	size_t win_len;
+	uint64_t stamp;         /* last use, for eviction */
+	bool elf_ok;            /* an x86_64 ELF64 file */
+	bool have_hdr;          /* .eh_frame_hdr with a binary-search table */
 	uint64_t hdr_vaddr;
 	uint64_t table_vaddr;
 	uint64_t fde_count;
-	const Elf64_Phdr *phdr;
+	Elf64_Phdr *phdr;       /* a copy */
 	unsigned int phnum;
 };
 
@@ -68,7 +91,8 @@ struct dwunwind {
 	struct uspace spaces[NSPACES];
 	struct ufile files[NFILES];
 	uint64_t clock;
-	uint64_t unwind_start;  /* files used since are in use: not evicted */
+	size_t bytes;           /* what the files hold */
+	size_t limit;
 };
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
@@ -78,6 +102,8 @@ struct uctx {
 	uint64_t sp;
 	bool beyond_stack;      /* libunwind wanted stack bytes not copied */
 	bool noinfo;
+	/* a mapping whose file must be read before the unwind can go on */
+	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
 	struct ufile *cur;
 	uint64_t cur_bias;
@@ -106,14 +132,21 @@ static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t add
 /* a mapping whose code can be read: a file's, or an image given (the vdso) */
 static bool map_is_file(const struct umap *m)
 {
-	return m && ((m->image && m->image_size) || (m->path && m->path[0] == '/'));
+	return m && ((m->image && m->image_size) ||
+		     (m->path && m->path[0] == '/' && m->dev && m->ino));
 }
 
-static void file_close(struct ufile *f)
+static size_t file_cost(const struct ufile *f)
 {
-	if (f->data && !f->image)
-		munmap((void *)f->data, f->size);
-	free(f->path);
+	return (f->image ? 0 : f->win_len) + f->phnum * sizeof(*f->phdr);
+}
+
+static void file_close(struct dwunwind *u, struct ufile *f)
+{
+	u->bytes -= file_cost(f);
+	if (!f->image)
+		free(f->win);
+	free(f->phdr);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -144,43 +177,33 @@ static bool file_vaddr_off(const struct ufile *f, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
-static void file_parse(struct ufile *f)
+/* @len bytes at file offset @off, from what was read */
+static const uint8_t *win_at(const struct ufile *f, uint64_t off, uint64_t len)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f->data;
-	const Elf64_Phdr *gnu = NULL;
-	const uint8_t *h;
-	uint64_t off, n, pos;
-	unsigned int i;
+	if (!f || off < f->win_off || off - f->win_off > f->win_len ||
+	    f->win_len - (off - f->win_off) < len)
+		return NULL;
+	return f->win + (off - f->win_off);
+}
 
-	if (f->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_machine != EM_X86_64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > f->size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > f->size - eh->e_phoff)
-		return;
-	f->elf_ok = true;
-	f->phdr = (const Elf64_Phdr *)(f->data + eh->e_phoff);
-	f->phnum = eh->e_phnum;
-	for (i = 0; i < f->phnum; i++)
-		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
-			gnu = &f->phdr[i];
-	if (!gnu || gnu->p_offset > f->size || f->size - gnu->p_offset < 4 + 16)
-		return;
-	h = f->data + gnu->p_offset;
+/* .eh_frame_hdr of @gnu (PT_GNU_EH_FRAME), from the bytes read */
+static void file_parse_hdr(struct ufile *f, const Elf64_Phdr *gnu)
+{
+	const uint8_t *h = win_at(f, gnu->p_offset, 4 + 16);
+	uint64_t off, n, pos;
+	uint32_t cnt;
+
 	/* version 1; the table must be datarel|sdata4 pairs for a binary search */
-	if (h[0] != 1 || h[3] != 0x3b)
+	if (!h || gnu->p_filesz < 4 + 16 || h[0] != 1 || h[3] != 0x3b)
 		return;
 	n = enc_size(h[1]);
 	pos = 4 + n;
-	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz)
+	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz || !win_at(f, gnu->p_offset, pos + 4))
 		return;
-	{
-		uint32_t cnt;
-
-		memcpy(&cnt, h + pos, 4);
-		n = cnt;
-	}
+	memcpy(&cnt, h + pos, 4);
+	n = cnt;
 	pos += 4;
-	if (n == 0 || n > (gnu->p_filesz - pos) / 8)
+	if (n == 0 || n > (gnu->p_filesz - pos) / 8 || !win_at(f, gnu->p_offset + pos, n * 8))
 		return;
 	f->hdr_vaddr = gnu->p_vaddr;
 	f->table_vaddr = gnu->p_vaddr + pos;
@@ -188,62 +211,188 @@ static void file_parse(struct ufile *f)
 	f->have_hdr = file_vaddr_off(f, gnu->p_vaddr, &off);
 }
 
-/* the file (or image) of the mapping @m */
-static struct ufile *file_get(struct dwunwind *u, const struct umap *m)
+static bool ehdr_ok(const Elf64_Ehdr *eh, uint64_t size)
 {
-	struct ufile *f, *victim = &u->files[0];
-	const char *path = m->path;
-	struct stat st;
-	void *p;
-	int fd, i;
+	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
+	       eh->e_phentsize == sizeof(Elf64_Phdr) && eh->e_phnum <= PHNUM_MAX &&
+	       eh->e_phoff <= size &&
+	       (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size - eh->e_phoff;
+}
+
+/*
+ * Where .eh_frame lies, from the section headers: [*lo, *hi) grows to hold
+ * it. No section headers (stripped of them): the rest of the segment
+ * holding .eh_frame_hdr, as linkers place .eh_frame right after it.
+ */
+static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t *lo,
+			   uint64_t *hi)
+{
+	Elf64_Shdr *sh = NULL, *str;
+	unsigned int n = eh->e_shnum, i;
+	char *names = NULL;
+
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || !n || n > SHNUM_MAX || eh->e_shoff > size ||
+	    (uint64_t)n * sizeof(*sh) > size - eh->e_shoff || eh->e_shstrndx >= n)
+		return;
+	sh = ufile_read(fd, eh->e_shoff, n * sizeof(*sh));
+	if (!sh)
+		return;
+	str = &sh[eh->e_shstrndx];
+	if (str->sh_size <= SHSTR_MAX && str->sh_offset <= size && str->sh_size <= size - str->sh_offset)
+		names = ufile_read(fd, str->sh_offset, (size_t)str->sh_size + 1);
+	for (i = 0; names && i < n; i++) {
+		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_name >= str->sh_size ||
+		    strncmp(names + sh[i].sh_name, ".eh_frame", str->sh_size - sh[i].sh_name) ||
+		    sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
+			continue;
+		if (sh[i].sh_offset < *lo)
+			*lo = sh[i].sh_offset;
+		if (sh[i].sh_offset + sh[i].sh_size > *hi)
+			*hi = sh[i].sh_offset + sh[i].sh_size;
+	}
+	free(names);
+	free(sh);
+}
+
+/* the unwind tables of the file @m maps, read now (not under libunwind's lock) */
+static void file_read(struct dwunwind *u, struct ufile *f, const struct umap *m, uint32_t pid)
+{
+	struct ufile_want w = { .dev = m->dev, .ino = m->ino };
+	const Elf64_Phdr *gnu = NULL;
+	struct ufile_stat st;
+	uint64_t lo, hi;
+	Elf64_Ehdr eh;
+	unsigned int i;
+	int fd;
+
+	f->failed = true; /* until read: a missing file costs once */
+	fd = ufile_open_mapped("/proc", pid, m->start, m->end, m->path, &w, &st);
+	if (fd < 0)
+		return;
+	if (ufile_pread(fd, &eh, sizeof(eh), 0) < 0 || !ehdr_ok(&eh, st.size))
+		goto out;
+	f->phdr = ufile_read(fd, eh.e_phoff, eh.e_phnum * sizeof(Elf64_Phdr));
+	if (!f->phdr)
+		goto out;
+	f->phnum = eh.e_phnum;
+	f->elf_ok = true;
+	u->bytes += file_cost(f);
+	for (i = 0; i < f->phnum; i++)
+		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
+			gnu = &f->phdr[i];
+	if (!gnu || gnu->p_offset > st.size || gnu->p_filesz > st.size - gnu->p_offset) {
+		f->failed = false; /* an ELF file without a table: known, no info */
+		goto out;
+	}
+	lo = gnu->p_offset;
+	hi = gnu->p_offset + gnu->p_filesz;
+	eh_frame_range(fd, &eh, st.size, &lo, &hi);
+	if (hi == gnu->p_offset + gnu->p_filesz) {
+		/* no section headers: to the end of the segment holding the header */
+		for (i = 0; i < f->phnum; i++) {
+			const Elf64_Phdr *p = &f->phdr[i];
+
+			if (p->p_type == PT_LOAD && lo >= p->p_offset && lo - p->p_offset < p->p_filesz &&
+			    p->p_offset + p->p_filesz <= st.size)
+				hi = p->p_offset + p->p_filesz;
+		}
+	}
+	/* larger than the bound: the least recently used go; too large alone: none */
+	if (hi - lo > u->limit)
+		goto out;
+	while (u->bytes + (hi - lo) > u->limit) {
+		struct ufile *old = NULL;
+		int k;
+
+		for (k = 0; k < NFILES; k++)
+			if (&u->files[k] != f && (u->files[k].win || u->files[k].phdr) &&
+			    !u->files[k].image && (!old || u->files[k].stamp < old->stamp))
+				old = &u->files[k];
+		if (!old)
+			goto out;
+		file_close(u, old);
+	}
+	f->win = ufile_read(fd, lo, (size_t)(hi - lo));
+	if (!f->win)
+		goto out;
+	f->win_off = lo;
+	f->win_len = (size_t)(hi - lo);
+	u->bytes += f->win_len;
+	file_parse_hdr(f, gnu);
+	f->failed = false;
+out:
+	close(fd);
+}
+
+/* an image (the [vdso]): a copy of memory, offsets in it are offsets in the mapping */
+static void image_read(struct dwunwind *u, struct ufile *f, const struct umap *m)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->image;
+	unsigned int i;
+
+	f->image = m->image;
+	f->win = (uint8_t *)m->image;
+	f->win_len = m->image_size;
+	if (m->image_size < sizeof(*eh) || !ehdr_ok(eh, m->image_size))
+		return;
+	f->phdr = malloc(eh->e_phnum * sizeof(Elf64_Phdr));
+	if (!f->phdr)
+		return;
+	memcpy(f->phdr, m->image + eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr));
+	f->phnum = eh->e_phnum;
+	f->elf_ok = true;
+	u->bytes += file_cost(f);
+	for (i = 0; i < f->phnum; i++)
+		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
+			file_parse_hdr(f, &f->phdr[i]);
+}
+
+/* the cached entry of @m's file, or NULL when it was never read */
+static struct ufile *file_find(struct dwunwind *u, const struct umap *m)
+{
+	int i;
 
 	for (i = 0; i < NFILES; i++) {
-		f = &u->files[i];
+		struct ufile *f = &u->files[i];
+
 		if (m->image ? f->image == m->image :
-			       f->path && !f->image && !strcmp(f->path, path)) {
+			       !f->image && f->dev == m->dev && f->ino == m->ino && (f->win || f->phdr ||
+											 f->failed)) {
 			f->stamp = ++u->clock;
-			return f->data ? f : NULL;
+			return f;
 		}
-		if (!f->path || f->stamp < victim->stamp)
+	}
+	return NULL;
+}
+
+/* the file (or image) of the mapping @m, read now if needed: never under libunwind's lock */
+static struct ufile *file_get(struct dwunwind *u, const struct umap *m, uint32_t pid)
+{
+	struct ufile *f = file_find(u, m), *victim = &u->files[0];
+	int i;
+
+	if (f)
+		return f;
+	for (i = 0; i < NFILES; i++) {
+		f = &u->files[i];
+		if (!f->win && !f->phdr && !f->failed) {
+			victim = f;
+			break;
+		}
+		if (f->stamp < victim->stamp)
 			victim = f;
 	}
-	/* the unwind in progress may hold pointers into its files */
-	if (victim->path && victim->stamp > u->unwind_start)
-		return NULL;
 	f = victim;
-	file_close(f);
-	if (m->image) {
-		/* a copy of memory: offsets in it are offsets in the mapping */
-		f->path = strdup(path ? path : "");
-		if (!f->path)
-			return NULL;
-		f->stamp = ++u->clock;
-		f->image = m->image;
-		f->data = m->image;
-		f->size = m->image_size;
-		file_parse(f);
-		return f;
-	}
-	f->path = strdup(path);
-	if (!f->path)
-		return NULL;
+	file_close(u, f);
 	f->stamp = ++u->clock;
-	/* a failure is remembered (data NULL) so a missing file costs once */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > MAX_FILE_SIZE) {
-		close(fd);
-		return NULL;
+	if (m->image) {
+		image_read(u, f, m);
+	} else {
+		f->dev = m->dev;
+		f->ino = m->ino;
+		file_read(u, f, m, pid);
 	}
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	f->data = p;
-	f->size = st.st_size;
-	file_parse(f);
 	return f;
 }
 
@@ -277,9 +426,11 @@ static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias
 
 static int read_file_word(const struct ufile *f, uint64_t off, unw_word_t *val)
 {
-	if (!f || off > f->size || f->size - off < sizeof(*val))
-		return -UNW_EINVAL;
-	memcpy(val, f->data + off, sizeof(*val));
+	const uint8_t *p = win_at(f, off, sizeof(*val));
+
+	if (!p)
+		return -UNW_EINVAL; /* code or data not read: only the unwind tables are */
+	memcpy(val, p, sizeof(*val));
 	return 0;
 }
 
@@ -294,8 +445,14 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 
 	if (!map_is_file(m))
 		goto noinfo;
-	f = file_get(c->u, m);
-	if (!f || !f->have_hdr || !map_bias(f, m, &bias))
+	/* never read here: libunwind holds its lock with every signal blocked */
+	f = file_find(c->u, m);
+	if (!f) {
+		if (!c->need)
+			c->need = m; /* read it, then unwind again */
+		goto noinfo;
+	}
+	if (!f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
 	c->cur = f;
 	c->cur_bias = bias;
@@ -342,7 +499,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(c->last_file, addr - m->start + map_pgoff(m), valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
-		f = file_get(c->u, m);
+		f = file_find(c->u, m); /* what was read already, nothing more */
 		if (f) {
 			c->last_map = m;
 			c->last_file = f;
@@ -417,6 +574,7 @@ struct dwunwind *dwunwind_new(void)
 
 	if (!u)
 		return NULL;
+	u->limit = LIMIT_DEFAULT;
 	u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u);
@@ -463,24 +621,21 @@ static unw_addr_space_t space_for(struct dwunwind *u, uint64_t id)
 	return sp->as;
 }
 
-int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
-		   unsigned int max, enum dwunwind_end *why)
+/*
+ * One walk with what was read so far; a file libunwind needed and that
+ * was not read yet is left in @c->need (the walk stops there).
+ */
+static int unwind_once(struct uctx *c, uint64_t *ips, unsigned int max, enum dwunwind_end *why)
 {
-	struct uctx c = { .u = u, .s = s };
+	const struct dwunwind_sample *s = c->s;
 	enum dwunwind_end end = DWUNWIND_END_OUTERMOST;
 	unw_word_t last_sp = s->regs[PERF_REG_X86_SP];
 	unw_cursor_t cur;
 	unsigned int n = 0;
 	int r;
 
-	if (!s->regs || !s->stack || !s->stack_size || !max)
-		return -EINVAL;
-	c.sp = s->regs[PERF_REG_X86_SP];
-	u->unwind_start = u->clock;
-	if (!map_is_file(map_find(s, s->regs[PERF_REG_X86_IP])))
-		return -ENOENT;
 	ips[n++] = s->regs[PERF_REG_X86_IP];
-	r = unw_init_remote(&cur, space_for(u, s->maps_id), &c);
+	r = unw_init_remote(&cur, space_for(c->u, s->maps_id), c);
 	if (r < 0) {
 		end = DWUNWIND_END_ERROR;
 		goto out;
@@ -488,18 +643,20 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	for (;;) {
 		unw_word_t ip, sp;
 
-		c.noinfo = false;
-		c.beyond_stack = false;
+		c->noinfo = false;
+		c->beyond_stack = false;
 		r = unw_step(&cur);
+		if (c->need)
+			break; /* what follows was guessed without that file */
 		if (r == 0) {
 			/* without a table libunwind may just stop */
-			if (c.noinfo)
+			if (c->noinfo)
 				end = DWUNWIND_END_NOINFO;
 			break;
 		}
 		if (r < 0) {
-			end = c.beyond_stack ? DWUNWIND_END_STACK :
-			      c.noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
+			end = c->beyond_stack ? DWUNWIND_END_STACK :
+			      c->noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
 			break;
 		}
 		if (n == max) {
@@ -530,9 +687,45 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		}
 	}
 out:
+	*why = end;
+	return (int)n;
+}
+
+int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
+		   unsigned int max, enum dwunwind_end *why)
+{
+	struct uctx c = { .u = u, .s = s };
+	enum dwunwind_end end = DWUNWIND_END_ERROR;
+	const struct umap *m;
+	int n = 0, loads;
+
+	if (!s->regs || !s->stack || !s->stack_size || !max)
+		return -EINVAL;
+	m = map_find(s, s->regs[PERF_REG_X86_IP]);
+	if (!map_is_file(m))
+		return -ENOENT;
+	/*
+	 * The files are read here, between walks, never from the accessors:
+	 * the sampled IP's first, then each one a walk stopped at (and the
+	 * walk made again), a few per sample at most.
+	 */
+	file_get(u, m, s->pid);
+	for (loads = 0; loads <= LOADS_MAX; loads++) {
+		c.sp = s->regs[PERF_REG_X86_SP];
+		c.need = NULL;
+		c.cur = NULL;
+		c.last_map = NULL;
+		c.last_file = NULL;
+		n = unwind_once(&c, ips, max, &end);
+		if (!c.need)
+			break;
+		file_get(u, c.need, s->pid);
+		if (loads == LOADS_MAX)
+			end = DWUNWIND_END_NOINFO;
+	}
 	if (why)
 		*why = end;
-	return (int)n;
+	return n;
 }
 
 int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t max)
@@ -577,6 +770,16 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 	return -ENOENT;
 }
 
+void dwunwind_set_limit(struct dwunwind *u, size_t bytes)
+{
+	u->limit = bytes ? bytes : LIMIT_DEFAULT;
+}
+
+size_t dwunwind_memory(const struct dwunwind *u)
+{
+	return u->bytes;
+}
+
 const char *dwunwind_end_name(enum dwunwind_end why)
 {
 	switch (why) {
@@ -594,7 +797,7 @@ void dwunwind_forget(struct dwunwind *u)
 	int i;
 
 	for (i = 0; i < NFILES; i++)
-		file_close(&u->files[i]);
+		file_close(u, &u->files[i]);
 	for (i = 0; i < NSPACES; i++)
 		if (u->spaces[i].as)
 			unw_flush_cache(u->spaces[i].as, 0, 0);

@@ -147,8 +147,12 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			char us[16];
 
 			fmt_bytes(us, sizeof(us), st->mem_usym);
-			fprintf(f, "memory: %s of %s kept, user symbols %s (process %s)", mem, lim,
-				us, rss);
+			fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
+			if (st->mem_unwind) {
+				fmt_bytes(us, sizeof(us), st->mem_unwind);
+				fprintf(f, ", unwind tables %s", us);
+			}
+			fprintf(f, " (process %s)", rss);
 		} else {
 			fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
 		}
@@ -164,6 +168,14 @@ static void report_header(FILE *f, struct session *s, const struct report_opts *
 			fprintf(f,
 				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
 				(unsigned long long)st->mem_usym_refused);
+		if (st->usym_files_big)
+			fprintf(f,
+				"note: over --max-memory: the symbols of %llu files not loaded (larger than the symbolizer's quarter; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_big);
+		if (st->usym_files_refused)
+			fprintf(f,
+				"note: %llu mapped files not read (not a regular file, or on a FUSE mount; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_refused);
 	}
 	if (st->drains_cut)
 		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
@@ -878,11 +890,14 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
-		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu}",
+		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu,"
+		"\"unwind\":%llu,\"usym_files_refused\":%llu,\"usym_files_big\":%llu}",
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
-		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused);
+		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused,
+		(unsigned long long)st->mem_unwind, (unsigned long long)st->usym_files_refused,
+		(unsigned long long)st->usym_files_big);
 	json_ringbuf(f, st);
 	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {

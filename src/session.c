@@ -130,9 +130,13 @@ static void memory_check(struct session *s)
 	uint64_t used;
 	long n;
 
-	/* the table gets what the user symbolizer (at most a quarter) leaves */
+	/*
+	 * the table gets what the user symbolizer (at most a quarter) and the
+	 * dwarf unwinder's tables (at most an eighth) leave
+	 */
 	if (s->usym && s->mem_limit)
-		stack_table_set_limit(s->table, s->mem_limit - usym_memory(s->usym));
+		stack_table_set_limit(s->table, s->mem_limit - usym_memory(s->usym) -
+							session_unwind_memory(s));
 
 	stack_table_mem(s->table, &m);
 	used = m.bytes - m.free_bytes;
@@ -158,6 +162,9 @@ static void memory_stats(struct session *s)
 	s->stats.mem_limit = s->mem_limit ? s->mem_limit : m.limit;
 	s->stats.mem_usym = s->usym ? usym_memory(s->usym) : 0;
 	s->stats.mem_usym_refused = s->usym ? usym_refused(s->usym) : 0;
+	s->stats.mem_unwind = session_unwind_memory(s);
+	s->stats.usym_files_refused = s->usym ? usym_files_refused(s->usym) : 0;
+	s->stats.usym_files_big = s->usym ? usym_files_big(s->usym) : 0;
 	s->stats.mem_folded = m.folded;
 	s->stats.mem_over_stacks = m.over_stacks;
 	s->stats.mem_over_hits = m.over_hits;

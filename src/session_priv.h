@@ -68,6 +68,13 @@ int session_open_replay(const struct session_opts *opts, struct session **ret, c
 int session_setup_user_dwarf(struct session *s, char *err, size_t errsz);
 
 /**
+ * session_unwind_memory() - what the dwarf user-stack source holds (its
+ * unwind tables and vdso copies), 0 without it
+ * @s: session
+ */
+size_t session_unwind_memory(const struct session *s);
+
+/**
  * session_add_source() - add and open one source
  * @s: session
  * @ops: the source's operations

@@ -94,6 +94,21 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 
 
 
+size_t session_unwind_memory(const struct session *s)
+{
+	size_t b = 0;
+#if STACKTOP_USER_UNWIND
+	int i;
+
+	for (i = 0; i < s->nsources; i++)
+		if (s->sources[i].ops == &source_perf_user_ops)
+			b += perf_user_memory(&s->sources[i]);
+#else
+	(void)s;
+#endif
+	return b;
+}
+
 int session_set_user(struct session *s, bool on)
 {
 	char rel[160];
