@@ -10,7 +10,8 @@
  *                             name that demangles to 109 MB (every nesting
  *                             level refers twice to the one before)
  *   hostile-victim jit        from an anonymous executable page named in
- *                             /tmp/perf-PID.map (as a JIT runtime does)
+ *                             /tmp/perf-PID.map (as a JIT runtime does),
+ *                             through hv_plain()
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -43,6 +44,18 @@ __attribute__((noinline)) void hv_mangled(int fd)
 	__asm__ volatile("" ::: "memory");
 }
 
+void hv_plain(int fd);
+__attribute__((noinline)) void hv_plain(int fd)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_write), "D"((long)fd), "S"(&ret), "d"(1L)
+			 : "rcx", "r11", "memory");
+	__asm__ volatile("" ::: "memory");
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -53,7 +66,7 @@ typedef void (*jit_fn)(void);
 
 static void jit_target(void)
 {
-	hv_mangled(devnull);
+	hv_plain(devnull);
 }
 
 /* push rbp; mov rbp,rsp; call *%rax; pop rbp; ret */
