@@ -14,7 +14,7 @@ libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3
-util-linux libcap2-bin trace-cmd git golang-go"
+util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils"
 # node and npm run the readers of the speedscope and JSON-schema outputs
 # (speedscope's importer, ajv-cli: npm packages the live tests install into
 # the build directory); a nodejs from elsewhere (NodeSource) ships its own

@@ -14,15 +14,12 @@
  * deltas (lld) work too. The [vdso] is read from the image the caller
  * copied (struct umap @image) the same way, as perf keeps a copy of it.
  *
- * The files are other users': each is opened with ufile_open_mapped()
- * (the file the process mapped, by /proc/PID/map_files, else by name with
- * its device and inode checked; no FIFO, device, symlink or FUSE mount)
- * and the part libunwind reads (.eh_frame_hdr to the end of .eh_frame) is
- * read into memory with pread: never mapped (a file truncated by its owner
- * would be SIGBUS), and never from an accessor: libunwind runs them under
- * a lock with every signal blocked (lock_acquire() in libunwind 1.6), so an
- * open there that blocks could not even be interrupted. A walk that needs
- * a file not read yet stops; dwunwind_stack() reads it and walks again.
+ * The files are other users': their unwind tables are read by
+ * dwunwind_file.c before libunwind asks, never from an accessor: libunwind
+ * runs them under a lock with every signal blocked (lock_acquire() in
+ * libunwind 1.6), so an open there that blocks could not even be
+ * interrupted. A walk that needs a file not read yet stops;
+ * dwunwind_stack() reads it and walks again.
  */
 #include <elf.h>
 #include <errno.h>
@@ -36,7 +33,6 @@
 #include <libunwind.h>
 
 #include "dwunwind.h"
-#include "ufile.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
@@ -45,55 +41,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					       int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-#define NFILES       64
-#define PHNUM_MAX    1024
-#define SHNUM_MAX    65536
-#define SHSTR_MAX    (1u << 20)
-#define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
-#define LOADS_MAX    8            /* files read for one sample (each a restart) */
-
-/*
- * A file's unwind tables, read into memory before libunwind asks for them:
- * libunwind calls the accessors under a lock that blocks every signal
- * (lock_acquire(): sigprocmask(SIG_SETMASK, full)), so nothing in them may
- * open or read a file. @win holds the file's bytes from .eh_frame_hdr to
- * the end of .eh_frame (what find_proc_info and the CIE/FDE reads need);
- * code bytes are not read.
- */
-struct ufile {
-	uint64_t dev, ino;      /* a file's, or */
-	const uint8_t *image;   /* the caller's image (struct umap @image) */
-	bool failed;            /* could not be read: not tried again */
-	uint8_t *win;           /* bytes [win_off, win_off + win_len) of the file */
-	uint64_t win_off;
-	size_t win_len;
-	uint64_t stamp;         /* last use, for eviction */
-	bool elf_ok;            /* an x86_64 ELF64 file */
-	bool have_hdr;          /* .eh_frame_hdr with a binary-search table */
-	uint64_t hdr_vaddr;
-	uint64_t table_vaddr;
-	uint64_t fde_count;
-	Elf64_Phdr *phdr;       /* a copy */
-	unsigned int phnum;
-};
-
-/* an address space whose cache belongs to one maps_id */
-struct uspace {
-	unw_addr_space_t as;
-	uint64_t id;
-	uint64_t stamp;
-};
-
-#define NSPACES 8
-
-struct dwunwind {
-	unw_addr_space_t as;    /* maps_id 0: no caching */
-	struct uspace spaces[NSPACES];
-	struct ufile files[NFILES];
-	uint64_t clock;
-	size_t bytes;           /* what the files hold */
-	size_t limit;
-};
+#include "dwunwind_priv.h"
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
 struct uctx {
@@ -105,11 +53,11 @@ struct uctx {
 	/* a mapping whose file must be read before the unwind can go on */
 	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
-	struct ufile *cur;
+	struct uwfile *cur;
 	uint64_t cur_bias;
 	/* the last file mapping read and its file: most reads hit it again */
 	const struct umap *last_map;
-	struct ufile *last_file;
+	struct uwfile *last_file;
 };
 
 static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t addr)
@@ -136,266 +84,6 @@ static bool map_is_file(const struct umap *m)
 		     (m->path && m->path[0] == '/' && m->dev && m->ino));
 }
 
-static size_t file_cost(const struct ufile *f)
-{
-	return (f->image ? 0 : f->win_len) + f->phnum * sizeof(*f->phdr);
-}
-
-static void file_close(struct dwunwind *u, struct ufile *f)
-{
-	u->bytes -= file_cost(f);
-	if (!f->image)
-		free(f->win);
-	free(f->phdr);
-	memset(f, 0, sizeof(*f));
-}
-
-static uint64_t enc_size(uint8_t enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: return 8; /* absptr */
-	case 0x02: case 0x0a: return 2;
-	case 0x03: case 0x0b: return 4;
-	case 0x04: case 0x0c: return 8;
-	default: return 0;
-	}
-}
-
-/* file offset of @vaddr via the PT_LOAD headers; false when none holds it */
-static bool file_vaddr_off(const struct ufile *f, uint64_t vaddr, uint64_t *off)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->phnum; i++) {
-		const Elf64_Phdr *p = &f->phdr[i];
-
-		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz) {
-			*off = p->p_offset + (vaddr - p->p_vaddr);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* @len bytes at file offset @off, from what was read */
-static const uint8_t *win_at(const struct ufile *f, uint64_t off, uint64_t len)
-{
-	if (!f || off < f->win_off || off - f->win_off > f->win_len ||
-	    f->win_len - (off - f->win_off) < len)
-		return NULL;
-	return f->win + (off - f->win_off);
-}
-
-/* .eh_frame_hdr of @gnu (PT_GNU_EH_FRAME), from the bytes read */
-static void file_parse_hdr(struct ufile *f, const Elf64_Phdr *gnu)
-{
-	const uint8_t *h = win_at(f, gnu->p_offset, 4 + 16);
-	uint64_t off, n, pos;
-	uint32_t cnt;
-
-	/* version 1; the table must be datarel|sdata4 pairs for a binary search */
-	if (!h || gnu->p_filesz < 4 + 16 || h[0] != 1 || h[3] != 0x3b)
-		return;
-	n = enc_size(h[1]);
-	pos = 4 + n;
-	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz || !win_at(f, gnu->p_offset, pos + 4))
-		return;
-	memcpy(&cnt, h + pos, 4);
-	n = cnt;
-	pos += 4;
-	if (n == 0 || n > (gnu->p_filesz - pos) / 8 || !win_at(f, gnu->p_offset + pos, n * 8))
-		return;
-	f->hdr_vaddr = gnu->p_vaddr;
-	f->table_vaddr = gnu->p_vaddr + pos;
-	f->fde_count = n;
-	f->have_hdr = file_vaddr_off(f, gnu->p_vaddr, &off);
-}
-
-static bool ehdr_ok(const Elf64_Ehdr *eh, uint64_t size)
-{
-	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
-	       eh->e_phentsize == sizeof(Elf64_Phdr) && eh->e_phnum <= PHNUM_MAX &&
-	       eh->e_phoff <= size &&
-	       (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size - eh->e_phoff;
-}
-
-/*
- * Where .eh_frame lies, from the section headers: [*lo, *hi) grows to hold
- * it. No section headers (stripped of them): the rest of the segment
- * holding .eh_frame_hdr, as linkers place .eh_frame right after it.
- */
-static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t *lo,
-			   uint64_t *hi)
-{
-	Elf64_Shdr *sh = NULL, *str;
-	unsigned int n = eh->e_shnum, i;
-	char *names = NULL;
-
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) || !n || n > SHNUM_MAX || eh->e_shoff > size ||
-	    (uint64_t)n * sizeof(*sh) > size - eh->e_shoff || eh->e_shstrndx >= n)
-		return;
-	sh = ufile_read(fd, eh->e_shoff, n * sizeof(*sh));
-	if (!sh)
-		return;
-	str = &sh[eh->e_shstrndx];
-	if (str->sh_size <= SHSTR_MAX && str->sh_offset <= size && str->sh_size <= size - str->sh_offset)
-		names = ufile_read(fd, str->sh_offset, (size_t)str->sh_size + 1);
-	for (i = 0; names && i < n; i++) {
-		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_name >= str->sh_size ||
-		    strncmp(names + sh[i].sh_name, ".eh_frame", str->sh_size - sh[i].sh_name) ||
-		    sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
-			continue;
-		if (sh[i].sh_offset < *lo)
-			*lo = sh[i].sh_offset;
-		if (sh[i].sh_offset + sh[i].sh_size > *hi)
-			*hi = sh[i].sh_offset + sh[i].sh_size;
-	}
-	free(names);
-	free(sh);
-}
-
-/* the unwind tables of the file @m maps, read now (not under libunwind's lock) */
-static void file_read(struct dwunwind *u, struct ufile *f, const struct umap *m, uint32_t pid)
-{
-	struct ufile_want w = { .dev = m->dev, .ino = m->ino };
-	const Elf64_Phdr *gnu = NULL;
-	struct ufile_stat st;
-	uint64_t lo, hi;
-	Elf64_Ehdr eh;
-	unsigned int i;
-	int fd;
-
-	f->failed = true; /* until read: a missing file costs once */
-	fd = ufile_open_mapped("/proc", pid, m->start, m->end, m->path, &w, &st);
-	if (fd < 0)
-		return;
-	if (ufile_pread(fd, &eh, sizeof(eh), 0) < 0 || !ehdr_ok(&eh, st.size))
-		goto out;
-	f->phdr = ufile_read(fd, eh.e_phoff, eh.e_phnum * sizeof(Elf64_Phdr));
-	if (!f->phdr)
-		goto out;
-	f->phnum = eh.e_phnum;
-	f->elf_ok = true;
-	u->bytes += file_cost(f);
-	for (i = 0; i < f->phnum; i++)
-		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
-			gnu = &f->phdr[i];
-	if (!gnu || gnu->p_offset > st.size || gnu->p_filesz > st.size - gnu->p_offset) {
-		f->failed = false; /* an ELF file without a table: known, no info */
-		goto out;
-	}
-	lo = gnu->p_offset;
-	hi = gnu->p_offset + gnu->p_filesz;
-	eh_frame_range(fd, &eh, st.size, &lo, &hi);
-	if (hi == gnu->p_offset + gnu->p_filesz) {
-		/* no section headers: to the end of the segment holding the header */
-		for (i = 0; i < f->phnum; i++) {
-			const Elf64_Phdr *p = &f->phdr[i];
-
-			if (p->p_type == PT_LOAD && lo >= p->p_offset && lo - p->p_offset < p->p_filesz &&
-			    p->p_offset + p->p_filesz <= st.size)
-				hi = p->p_offset + p->p_filesz;
-		}
-	}
-	/* larger than the bound: the least recently used go; too large alone: none */
-	if (hi - lo > u->limit)
-		goto out;
-	while (u->bytes + (hi - lo) > u->limit) {
-		struct ufile *old = NULL;
-		int k;
-
-		for (k = 0; k < NFILES; k++)
-			if (&u->files[k] != f && (u->files[k].win || u->files[k].phdr) &&
-			    !u->files[k].image && (!old || u->files[k].stamp < old->stamp))
-				old = &u->files[k];
-		if (!old)
-			goto out;
-		file_close(u, old);
-	}
-	f->win = ufile_read(fd, lo, (size_t)(hi - lo));
-	if (!f->win)
-		goto out;
-	f->win_off = lo;
-	f->win_len = (size_t)(hi - lo);
-	u->bytes += f->win_len;
-	file_parse_hdr(f, gnu);
-	f->failed = false;
-out:
-	close(fd);
-}
-
-/* an image (the [vdso]): a copy of memory, offsets in it are offsets in the mapping */
-static void image_read(struct dwunwind *u, struct ufile *f, const struct umap *m)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->image;
-	unsigned int i;
-
-	f->image = m->image;
-	f->win = (uint8_t *)m->image;
-	f->win_len = m->image_size;
-	if (m->image_size < sizeof(*eh) || !ehdr_ok(eh, m->image_size))
-		return;
-	f->phdr = malloc(eh->e_phnum * sizeof(Elf64_Phdr));
-	if (!f->phdr)
-		return;
-	memcpy(f->phdr, m->image + eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr));
-	f->phnum = eh->e_phnum;
-	f->elf_ok = true;
-	u->bytes += file_cost(f);
-	for (i = 0; i < f->phnum; i++)
-		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
-			file_parse_hdr(f, &f->phdr[i]);
-}
-
-/* the cached entry of @m's file, or NULL when it was never read */
-static struct ufile *file_find(struct dwunwind *u, const struct umap *m)
-{
-	int i;
-
-	for (i = 0; i < NFILES; i++) {
-		struct ufile *f = &u->files[i];
-
-		if (m->image ? f->image == m->image :
-			       !f->image && f->dev == m->dev && f->ino == m->ino && (f->win || f->phdr ||
-											 f->failed)) {
-			f->stamp = ++u->clock;
-			return f;
-		}
-	}
-	return NULL;
-}
-
-/* the file (or image) of the mapping @m, read now if needed: never under libunwind's lock */
-static struct ufile *file_get(struct dwunwind *u, const struct umap *m, uint32_t pid)
-{
-	struct ufile *f = file_find(u, m), *victim = &u->files[0];
-	int i;
-
-	if (f)
-		return f;
-	for (i = 0; i < NFILES; i++) {
-		f = &u->files[i];
-		if (!f->win && !f->phdr && !f->failed) {
-			victim = f;
-			break;
-		}
-		if (f->stamp < victim->stamp)
-			victim = f;
-	}
-	f = victim;
-	file_close(u, f);
-	f->stamp = ++u->clock;
-	if (m->image) {
-		image_read(u, f, m);
-	} else {
-		f->dev = m->dev;
-		f->ino = m->ino;
-		file_read(u, f, m, pid);
-	}
-	return f;
-}
-
 /* the offset in its file (or image) of @m's start: an image is copied from there */
 static uint64_t map_pgoff(const struct umap *m)
 {
@@ -407,7 +95,7 @@ static uint64_t map_pgoff(const struct umap *m)
  * (the vdso) is linked at 0 or at its own p_vaddr; either way its first
  * PT_LOAD is at the mapping's start.
  */
-static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias)
+static bool map_bias(const struct uwfile *f, const struct umap *m, uint64_t *bias)
 {
 	uint64_t pgoff = map_pgoff(m);
 	unsigned int i;
@@ -424,9 +112,9 @@ static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias
 	return false;
 }
 
-static int read_file_word(const struct ufile *f, uint64_t off, unw_word_t *val)
+static int read_file_word(const struct uwfile *f, uint64_t off, unw_word_t *val)
 {
-	const uint8_t *p = win_at(f, off, sizeof(*val));
+	const uint8_t *p = dw_win_at(f, off, sizeof(*val));
 
 	if (!p)
 		return -UNW_EINVAL; /* code or data not read: only the unwind tables are */
@@ -440,13 +128,13 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	struct uctx *c = arg;
 	const struct umap *m = map_find(c->s, ip);
 	unw_dyn_info_t di;
-	struct ufile *f;
+	struct uwfile *f;
 	uint64_t bias;
 
 	if (!map_is_file(m))
 		goto noinfo;
 	/* never read here: libunwind holds its lock with every signal blocked */
-	f = file_find(c->u, m);
+	f = dw_file_find(c->u, m);
 	if (!f) {
 		if (!c->need)
 			c->need = m; /* read it, then unwind again */
@@ -484,7 +172,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 	struct uctx *c = arg;
 	const struct dwunwind_sample *s = c->s;
 	const struct umap *m;
-	struct ufile *f;
+	struct uwfile *f;
 	uint64_t off;
 
 	if (write)
@@ -499,7 +187,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(c->last_file, addr - m->start + map_pgoff(m), valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
-		f = file_find(c->u, m); /* what was read already, nothing more */
+		f = dw_file_find(c->u, m); /* what was read already, nothing more */
 		if (f) {
 			c->last_map = m;
 			c->last_file = f;
@@ -507,7 +195,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(f, addr - m->start + map_pgoff(m), valp);
 	}
 	if (!m && c->cur && addr >= c->cur_bias &&
-	    file_vaddr_off(c->cur, addr - c->cur_bias, &off))
+	    dw_file_vaddr_off(c->cur, addr - c->cur_bias, &off))
 		return read_file_word(c->cur, off, valp);
 	/* above the stack pointer and in no file: stack we did not copy */
 	if (addr >= c->sp)
@@ -709,7 +397,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	 * the sampled IP's first, then each one a walk stopped at (and the
 	 * walk made again), a few per sample at most.
 	 */
-	file_get(u, m, s->pid);
+	dw_file_get(u, m, s->pid);
 	for (loads = 0; loads <= LOADS_MAX; loads++) {
 		c.sp = s->regs[PERF_REG_X86_SP];
 		c.need = NULL;
@@ -719,7 +407,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		n = unwind_once(&c, ips, max, &end);
 		if (!c.need)
 			break;
-		file_get(u, c.need, s->pid);
+		dw_file_get(u, c.need, s->pid);
 		if (loads == LOADS_MAX)
 			end = DWUNWIND_END_NOINFO;
 	}
@@ -797,7 +485,7 @@ void dwunwind_forget(struct dwunwind *u)
 	int i;
 
 	for (i = 0; i < NFILES; i++)
-		file_close(u, &u->files[i]);
+		dw_file_close(u, &u->files[i]);
 	for (i = 0; i < NSPACES; i++)
 		if (u->spaces[i].as)
 			unw_flush_cache(u->spaces[i].as, 0, 0);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -134,6 +135,7 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
  * that blocks every signal leaves them to the watchdog at once.
  */
 static pthread_t sig_main;
+static sem_t sig_ready; /* posted once the watchdog waits */
 
 static void *sig_watchdog(void *arg)
 {
@@ -147,6 +149,7 @@ static void *sig_watchdog(void *arg)
 	sigemptyset(&stops);
 	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
 		sigaddset(&stops, sig_stops[i]);
+	sem_post(&sig_ready);
 	while (!sig_stop) {
 		sig = sigtimedwait(&stops, NULL, &poll_ts);
 		if (sig > 0 && !sig_stop) {
@@ -178,7 +181,12 @@ static void *sig_watchdog(void *arg)
 	return NULL;
 }
 
-/* the watchdog, with every signal blocked */
+/*
+ * The watchdog, with every signal blocked; returns once it waits: a fork()
+ * right after (the replay's probe) must not find it in the middle of its
+ * start, holding an allocator's lock (ASan's is not fork-safe), or the
+ * child would wait on that lock forever.
+ */
 static int sig_start_watchdog(void)
 {
 	static bool started;
@@ -190,6 +198,8 @@ static int sig_start_watchdog(void)
 	if (started)
 		return 0;
 	sig_main = pthread_self();
+	if (sem_init(&sig_ready, 0, 0) < 0)
+		return -errno;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
@@ -198,8 +208,12 @@ static int sig_start_watchdog(void)
 	r = pthread_create(&t, &attr, sig_watchdog, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	started = r == 0;
-	return -r;
+	if (r)
+		return -r;
+	while (sem_wait(&sig_ready) < 0 && errno == EINTR)
+		;
+	started = true;
+	return 0;
 }
 
 static int sig_install_fatal(int sig, const struct sigaction *sa)

@@ -12,11 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef HAVE_LZMA
-#include <lzma.h>
-#endif
-
-#include "uelf.h"
+#include "uelf_priv.h"
 #include "ufile.h"
 
 #define BUDGET_DEFAULT (256u << 20)
@@ -24,59 +20,14 @@
 #define PHNUM_MAX      4096
 #define SHSTR_MAX      (1u << 20)  /* the section names */
 #define NOTE_MAX       (64u << 10) /* one note segment or section */
-#define NOTES_MAX      8
 #define NAME_LEN_MAX   16384       /* a longer symbol name is cut there */
 #define SYM_CHUNK      1024        /* symbols read at once */
-#define PACKED_MAX     (64u << 20) /* a .gnu_debugdata larger than this is not read */
-#define LZMA_MEM_MAX   (64u << 20) /* the xz decoder's own memory at most */
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "uelf reads little-endian ELF files in host order"
 #endif
 
-struct uelf_load {
-	uint64_t off;
-	uint64_t filesz;
-	uint64_t vaddr;
-};
-
-struct shdr {
-	uint32_t name;
-	uint32_t type;
-	uint32_t link;
-	uint64_t offset;
-	uint64_t size;
-	uint64_t entsize;
-};
-
-struct note {
-	uint64_t off;
-	uint64_t size;
-	uint64_t align;
-};
-
-/* what loading holds, against the budget */
-struct acct {
-	size_t held;
-	size_t budget;
-};
-
-/* one file being read */
-struct rd {
-	const struct uelf_src *src;
-	struct acct *a;
-	bool is64;
-	unsigned int shnum;
-	struct shdr *sh;
-	char *shstr;
-	size_t shstr_len;
-	struct note notes[NOTES_MAX];
-	unsigned int nnotes;
-	struct uelf_load *loads;
-	unsigned int nloads;
-};
-
-static int take(struct acct *a, size_t n)
+int uelf_take(struct acct *a, size_t n)
 {
 	if (n > a->budget || a->held > a->budget - n)
 		return -E2BIG;
@@ -84,7 +35,7 @@ static int take(struct acct *a, size_t n)
 	return 0;
 }
 
-static void give(struct acct *a, size_t n)
+void uelf_give(struct acct *a, size_t n)
 {
 	a->held -= n < a->held ? n : a->held;
 }
@@ -106,45 +57,45 @@ static int src_read(const struct uelf_src *s, void *buf, size_t len, uint64_t of
 }
 
 /* @len bytes at @off in a buffer taken from the budget (one NUL more) */
-static void *src_get(struct rd *r, uint64_t off, size_t len, int *err)
+void *uelf_src_get(struct rd *r, uint64_t off, size_t len, int *err)
 {
 	void *b;
 
-	*err = take(r->a, len + 1);
+	*err = uelf_take(r->a, len + 1);
 	if (*err < 0)
 		return NULL;
 	b = malloc(len + 1);
 	if (!b) {
-		give(r->a, len + 1);
+		uelf_give(r->a, len + 1);
 		*err = -ENOMEM;
 		return NULL;
 	}
 	*err = src_read(r->src, b, len, off);
 	if (*err < 0) {
 		free(b);
-		give(r->a, len + 1);
+		uelf_give(r->a, len + 1);
 		return NULL;
 	}
 	((char *)b)[len] = '\0';
 	return b;
 }
 
-static void src_put(struct rd *r, void *b, size_t len)
+void uelf_src_put(struct rd *r, void *b, size_t len)
 {
 	if (b) {
 		free(b);
-		give(r->a, len + 1);
+		uelf_give(r->a, len + 1);
 	}
 }
 
-static void rd_free(struct rd *r)
+void uelf_rd_free(struct rd *r)
 {
 	if (r->sh)
-		give(r->a, r->shnum * sizeof(*r->sh));
+		uelf_give(r->a, r->shnum * sizeof(*r->sh));
 	free(r->sh);
-	src_put(r, r->shstr, r->shstr_len);
+	uelf_src_put(r, r->shstr, r->shstr_len);
 	if (r->loads)
-		give(r->a, r->nloads * sizeof(*r->loads));
+		uelf_give(r->a, r->nloads * sizeof(*r->loads));
 	free(r->loads);
 	memset(r, 0, sizeof(*r));
 }
@@ -159,15 +110,15 @@ static int read_phdrs(struct rd *r, uint64_t phoff, unsigned int phnum, unsigned
 		return 0;
 	if (phentsize != esz || phnum > PHNUM_MAX)
 		return -ENOEXEC;
-	raw = src_get(r, phoff, phnum * esz, &err);
+	raw = uelf_src_get(r, phoff, phnum * esz, &err);
 	if (!raw)
 		return err;
-	err = take(r->a, phnum * sizeof(*r->loads));
+	err = uelf_take(r->a, phnum * sizeof(*r->loads));
 	r->loads = err ? NULL : calloc(phnum, sizeof(*r->loads));
 	if (!r->loads) {
 		if (!err)
-			give(r->a, phnum * sizeof(*r->loads));
-		src_put(r, raw, phnum * esz);
+			uelf_give(r->a, phnum * sizeof(*r->loads));
+		uelf_src_put(r, raw, phnum * esz);
 		return err ? err : -ENOMEM;
 	}
 	r->nloads = phnum; /* what was taken; the used part is counted below */
@@ -198,7 +149,7 @@ static int read_phdrs(struct rd *r, uint64_t phoff, unsigned int phnum, unsigned
 		r->loads[i].filesz = filesz;
 		r->loads[i].vaddr = vaddr;
 	}
-	src_put(r, raw, phnum * esz);
+	uelf_src_put(r, raw, phnum * esz);
 	return 0;
 }
 
@@ -237,15 +188,15 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 	}
 	if (shnum > SHNUM_MAX)
 		return -ENOEXEC;
-	raw = src_get(r, shoff, shnum * esz, &err);
+	raw = uelf_src_get(r, shoff, shnum * esz, &err);
 	if (!raw)
 		return err;
-	err = take(r->a, shnum * sizeof(*r->sh));
+	err = uelf_take(r->a, shnum * sizeof(*r->sh));
 	r->sh = err ? NULL : calloc(shnum, sizeof(*r->sh));
 	if (!r->sh) {
 		if (!err)
-			give(r->a, shnum * sizeof(*r->sh));
-		src_put(r, raw, shnum * esz);
+			uelf_give(r->a, shnum * sizeof(*r->sh));
+		uelf_src_put(r, raw, shnum * esz);
 		return err ? err : -ENOMEM;
 	}
 	r->shnum = shnum;
@@ -271,18 +222,18 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 			r->notes[r->nnotes++].align = 4;
 		}
 	}
-	src_put(r, raw, shnum * esz);
+	uelf_src_put(r, raw, shnum * esz);
 	if (shstrndx < shnum && r->sh[shstrndx].type == SHT_STRTAB &&
 	    r->sh[shstrndx].size <= SHSTR_MAX) {
 		r->shstr_len = (size_t)r->sh[shstrndx].size;
-		r->shstr = src_get(r, r->sh[shstrndx].offset, r->shstr_len, &err);
+		r->shstr = uelf_src_get(r, r->sh[shstrndx].offset, r->shstr_len, &err);
 		if (!r->shstr)
 			r->shstr_len = 0;
 	}
 	return 0;
 }
 
-static int rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
+int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
 {
 	unsigned char id[EI_NIDENT];
 	uint64_t phoff, shoff;
@@ -318,7 +269,7 @@ static int rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
 	if (err == 0)
 		err = read_shdrs(r, shoff, shnum, shentsize, shstrndx);
 	if (err < 0)
-		rd_free(r);
+		uelf_rd_free(r);
 	return err;
 }
 
@@ -327,7 +278,7 @@ static const char *sec_name(const struct rd *r, const struct shdr *s)
 	return r->shstr && s->name < r->shstr_len ? r->shstr + s->name : "";
 }
 
-static int find_sec(const struct rd *r, uint32_t type, const char *name)
+int uelf_find_sec(const struct rd *r, uint32_t type, const char *name)
 {
 	unsigned int i;
 
@@ -348,7 +299,7 @@ static int rd_buildid(struct rd *r, uint8_t *bid, size_t max)
 
 		if (size > NOTE_MAX || !size)
 			continue;
-		n = src_get(r, r->notes[k].off, (size_t)size, &err);
+		n = uelf_src_get(r, r->notes[k].off, (size_t)size, &err);
 		if (!n)
 			continue;
 		while (size - pos >= 12) {
@@ -362,12 +313,12 @@ static int rd_buildid(struct rd *r, uint8_t *bid, size_t max)
 			if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && !memcmp(n + name, "GNU", 4) &&
 			    h[1] && h[1] <= max) {
 				memcpy(bid, n + desc, h[1]);
-				src_put(r, n, (size_t)size);
+				uelf_src_put(r, n, (size_t)size);
 				return (int)h[1];
 			}
 			pos = desc + ((h[1] + al - 1) & ~(al - 1));
 		}
-		src_put(r, n, (size_t)size);
+		uelf_src_put(r, n, (size_t)size);
 	}
 	return -ENOENT;
 }
@@ -376,12 +327,12 @@ int uelf_buildid(const struct uelf_src *src, uint8_t *bid, size_t max)
 {
 	struct acct a = { .budget = 8u << 20 };
 	struct rd r;
-	int err = rd_open(&r, src, &a);
+	int err = uelf_rd_open(&r, src, &a);
 
 	if (err < 0)
 		return err;
 	err = rd_buildid(&r, bid, max);
-	rd_free(&r);
+	uelf_rd_free(&r);
 	return err;
 }
 
@@ -391,11 +342,11 @@ static int grow_syms(struct uelf *e, struct acct *a, size_t *cap)
 	size_t c = *cap ? *cap * 2 : 256;
 	struct uelf_sym *ns;
 
-	if (take(a, (c - *cap) * sizeof(*ns)) < 0)
+	if (uelf_take(a, (c - *cap) * sizeof(*ns)) < 0)
 		return -E2BIG;
 	ns = realloc(e->syms, c * sizeof(*ns));
 	if (!ns) {
-		give(a, (c - *cap) * sizeof(*ns));
+		uelf_give(a, (c - *cap) * sizeof(*ns));
 		return -ENOMEM;
 	}
 	e->syms = ns;
@@ -411,11 +362,11 @@ static int add_name(struct uelf *e, struct acct *a, const char *s, size_t len, u
 		size_t c = e->names_cap ? e->names_cap * 2 : 4096;
 		char *nn;
 
-		if (take(a, c - e->names_cap) < 0)
+		if (uelf_take(a, c - e->names_cap) < 0)
 			return -E2BIG;
 		nn = realloc(e->names, c);
 		if (!nn) {
-			give(a, c - e->names_cap);
+			uelf_give(a, c - e->names_cap);
 			return -ENOMEM;
 		}
 		e->names = nn;
@@ -435,7 +386,7 @@ static uint8_t bind_rank(unsigned int bind)
 }
 
 /* the function symbols of section @idx (SHT_SYMTAB or SHT_DYNSYM) into @e */
-static int add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx)
+int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx)
 {
 	const struct shdr *s = &r->sh[idx], *st;
 	size_t esz = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym), n, i, k, strl;
@@ -450,15 +401,15 @@ static int add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int i
 	    st->size > SIZE_MAX / 2)
 		return -ENOEXEC;
 	strl = (size_t)st->size;
-	str = src_get(r, st->offset, strl, &err);
+	str = uelf_src_get(r, st->offset, strl, &err);
 	if (!str)
 		return err;
 	n = (size_t)(s->size / esz);
 	for (i = 0; i < n && err == 0; i += k) {
 		size_t cnt = n - i < SYM_CHUNK ? n - i : SYM_CHUNK;
 
-		src_put(r, chunk, SYM_CHUNK * esz);
-		chunk = src_get(r, s->offset + i * esz, cnt * esz, &err);
+		uelf_src_put(r, chunk, SYM_CHUNK * esz);
+		chunk = uelf_src_get(r, s->offset + i * esz, cnt * esz, &err);
 		if (!chunk)
 			break;
 		for (k = 0; k < cnt && err == 0; k++) {
@@ -505,97 +456,11 @@ static int add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int i
 		}
 	}
 	if (chunk)
-		src_put(r, chunk, SYM_CHUNK * esz);
-	src_put(r, str, strl);
+		uelf_src_put(r, chunk, SYM_CHUNK * esz);
+	uelf_src_put(r, str, strl);
 	return err;
 }
 
-#ifdef HAVE_LZMA
-/*
- * .gnu_debugdata: an xz-compressed ELF file whose .symtab holds the
- * functions .dynsym leaves out. The decoder's memory and the output are
- * both taken from the budget; a stream that would need more is refused.
- */
-static int add_debugdata(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx)
-{
-	const struct shdr *s = &r->sh[idx];
-	lzma_stream z = LZMA_STREAM_INIT;
-	size_t left, memlim, outcap, olen = 0, ocap = 0;
-	uint8_t *in, *out = NULL;
-	struct uelf_src inner;
-	struct rd ir;
-	lzma_ret lr;
-	int err, k;
-
-	if (s->type == SHT_NOBITS || !s->size || s->size > PACKED_MAX)
-		return 0;
-	in = src_get(r, s->offset, (size_t)s->size, &err);
-	if (!in)
-		return err;
-	left = r->a->budget - r->a->held;
-	memlim = left / 2 < LZMA_MEM_MAX ? left / 2 : LZMA_MEM_MAX;
-	outcap = left - memlim;
-	err = take(r->a, memlim);
-	if (err == 0 && lzma_stream_decoder(&z, memlim ? memlim : 1, 0) != LZMA_OK)
-		err = -ENOMEM;
-	z.next_in = in;
-	z.avail_in = (size_t)s->size;
-	for (lr = LZMA_OK; err == 0 && lr == LZMA_OK;) {
-		if (olen == ocap) {
-			size_t c = ocap ? ocap * 2 : 65536;
-			uint8_t *no;
-
-			if (c > outcap)
-				c = outcap;
-			if (c <= ocap || take(r->a, c - ocap) < 0) {
-				err = -E2BIG; /* more than the budget left: a bomb, or too big */
-				break;
-			}
-			no = realloc(out, c);
-			if (!no) {
-				give(r->a, c - ocap);
-				err = -ENOMEM;
-				break;
-			}
-			out = no;
-			ocap = c;
-		}
-		z.next_out = out + olen;
-		z.avail_out = ocap - olen;
-		lr = lzma_code(&z, LZMA_FINISH);
-		olen = ocap - z.avail_out;
-	}
-	if (err == 0 && lr != LZMA_STREAM_END)
-		err = lr == LZMA_MEMLIMIT_ERROR ? -E2BIG : -ENOEXEC;
-	lzma_end(&z);
-	give(r->a, memlim);
-	src_put(r, in, (size_t)s->size);
-	if (err == 0) {
-		inner.fd = -1;
-		inner.mem = out;
-		inner.size = olen;
-		err = rd_open(&ir, &inner, r->a);
-		if (err == 0) {
-			k = find_sec(&ir, SHT_SYMTAB, NULL);
-			if (k > 0)
-				err = add_symbols(&ir, e, cap, (unsigned int)k);
-			rd_free(&ir);
-		}
-	}
-	free(out);
-	give(r->a, ocap);
-	return err;
-}
-#else
-static int add_debugdata(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx)
-{
-	(void)r;
-	(void)e;
-	(void)cap;
-	(void)idx;
-	return 0;
-}
-#endif
 
 /* the separate debug file of @r's build-id: its .symtab */
 static int add_debugfile(struct rd *r, struct uelf *e, size_t *cap, const struct uelf_opts *o)
@@ -619,17 +484,17 @@ static int add_debugfile(struct rd *r, struct uelf *e, size_t *cap, const struct
 
 		ds.size = end > 0 ? (uint64_t)end : 0;
 	}
-	err = rd_open(&dr, &ds, r->a);
+	err = uelf_rd_open(&dr, &ds, r->a);
 	if (err == 0) {
 		/* the debug file of this very build, nothing else */
 		if (rd_buildid(&dr, bid2, sizeof(bid2)) != n || memcmp(bid, bid2, (size_t)n))
 			err = -ESTALE;
-		k = err ? -1 : find_sec(&dr, SHT_SYMTAB, NULL);
+		k = err ? -1 : uelf_find_sec(&dr, SHT_SYMTAB, NULL);
 		if (k > 0 && dr.sh[k].type != SHT_NOBITS)
-			err = add_symbols(&dr, e, cap, (unsigned int)k);
+			err = uelf_add_symbols(&dr, e, cap, (unsigned int)k);
 		else if (!err)
 			err = -ENOENT;
-		rd_free(&dr);
+		uelf_rd_free(&dr);
 	}
 	close(fd);
 	return err;
@@ -674,34 +539,34 @@ int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf
 	*ret = NULL;
 	if (!o)
 		o = &none;
-	if (take(&a, sizeof(*e)) < 0)
+	if (uelf_take(&a, sizeof(*e)) < 0)
 		return -E2BIG;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = rd_open(&r, src, &a);
+	err = uelf_rd_open(&r, src, &a);
 	if (err < 0) {
 		free(e);
 		return err;
 	}
-	k = find_sec(&r, SHT_SYMTAB, NULL);
+	k = uelf_find_sec(&r, SHT_SYMTAB, NULL);
 	if (k > 0) {
-		err = add_symbols(&r, e, &cap, (unsigned int)k);
+		err = uelf_add_symbols(&r, e, &cap, (unsigned int)k);
 		e->from |= UELF_SYMTAB;
 	} else if (add_debugfile(&r, e, &cap, o) == 0) {
 		e->from |= UELF_DEBUGFILE;
 	} else {
 		e->nsyms = 0; /* what a refused debug file left */
-		k = find_sec(&r, SHT_DYNSYM, NULL);
+		k = uelf_find_sec(&r, SHT_DYNSYM, NULL);
 		if (k > 0) {
-			err = add_symbols(&r, e, &cap, (unsigned int)k);
+			err = uelf_add_symbols(&r, e, &cap, (unsigned int)k);
 			e->from |= UELF_DYNSYM;
 		}
-		k = find_sec(&r, SHT_PROGBITS, ".gnu_debugdata");
+		k = uelf_find_sec(&r, SHT_PROGBITS, ".gnu_debugdata");
 		if (err == 0 && k > 0) {
 			size_t before = e->nsyms;
 
-			err = add_debugdata(&r, e, &cap, (unsigned int)k);
+			err = uelf_add_debugdata(&r, e, &cap, (unsigned int)k);
 			if (err < 0) {
 				e->nsyms = before; /* .dynsym alone, as without it */
 				if (err == -E2BIG || err == -ENOEXEC)
@@ -719,7 +584,7 @@ int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf
 		e->loads = r.loads;
 		r.loads = NULL;
 	}
-	rd_free(&r);
+	uelf_rd_free(&r);
 	if (err < 0) {
 		uelf_free(e);
 		return err;

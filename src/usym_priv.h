@@ -12,6 +12,27 @@
 
 #include "usym.h"
 
+enum tok_state {
+	TOK_NEW,     /* not resolved yet */
+	TOK_SYM,     /* @name + @symoff in @file */
+	TOK_FILE,    /* no symbol: @fileoff in @file */
+	TOK_PERF,    /* @name + @symoff from perf-<pid>.map */
+	TOK_NOMAP,   /* no mapping holds the address */
+	TOK_TEXT,    /* named by a snapshot read back: @name is the frame as written */
+};
+
+struct utok {
+	uint64_t addr;
+	uint32_t tgid;
+	uint32_t proc;
+	uint8_t state;
+	uint32_t file; /* index in u->files, UINT32_MAX: the map's pseudo name */
+	uint32_t map;  /* index in the proc's maps (TOK_FILE with no file) */
+	uint64_t symoff;
+	uint64_t fileoff;
+	char *name;
+};
+
 /* u64 -> u32 map, open addressing; UINT32_MAX marks an empty slot */
 struct u64map {
 	uint64_t *keys;
@@ -97,8 +118,13 @@ struct usym {
 /* usym.c */
 uint32_t u64map_get(const struct u64map *m, uint64_t key);
 int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+int u64map_grow(struct u64map *m);
 void u64map_free(struct u64map *m);
 int usym_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* usym_text.c */
+int usym_text_format(const char *text, char *buf, size_t size, bool offset, bool with_file);
+uint64_t usym_text_start(struct usym *u, const struct utok *t, uint64_t ip);
 
 /* usym_file.c */
 uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
