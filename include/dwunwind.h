@@ -160,8 +160,9 @@ void dwunwind_set_limit(struct dwunwind *u, size_t bytes);
 size_t dwunwind_memory(const struct dwunwind *u);
 
 /**
- * dwunwind_forget() - close the cached files (after an exec or unmap made
- * them stale; cheap, they are opened again when needed)
+ * dwunwind_forget() - drop the unwind tables read and what libunwind
+ * learned (they are read again when needed; files are known by device and
+ * inode, so an exec or an unmap does not make them stale)
  * @u: the unwinder
  */
 void dwunwind_forget(struct dwunwind *u);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -161,7 +162,34 @@ static int mtab_dev_kind(const struct mtab *t, uint64_t dev)
 	return kind;
 }
 
-/* a device in no table is refused unless it is a block device's (major != 0) */
+/*
+ * The kernel's internal shmem mount: memfds (runc runs from one, JITs map
+ * code from them) and SysV segments. It is in no mount table, and no user
+ * can mount anything there: its device is learned from a memfd of our own.
+ */
+static uint64_t shm_dev(void)
+{
+	static uint64_t dev = UINT64_MAX;
+	struct stat sb;
+	int fd;
+
+	if (dev != UINT64_MAX)
+		return dev;
+	dev = 0;
+	fd = memfd_create("stacktop-shm-probe", MFD_CLOEXEC);
+	if (fd >= 0) {
+		if (!fstat(fd, &sb))
+			dev = dev_of(major(sb.st_dev), minor(sb.st_dev));
+		close(fd);
+	}
+	return dev;
+}
+
+/*
+ * A device in no table is refused unless it is a block device's (major !=
+ * 0) or the internal shmem mount's: a FUSE mount detached (umount -l) while
+ * a process maps one of its files is in no table either.
+ */
 static int dev_check(const struct mtab *t, uint64_t dev, bool *btrfs)
 {
 	int kind = mtab_dev_kind(t, dev);
@@ -169,7 +197,7 @@ static int dev_check(const struct mtab *t, uint64_t dev, bool *btrfs)
 	*btrfs = kind == MNT_BTRFS;
 	if (kind == MNT_FUSE)
 		return -EXDEV;
-	if (kind < 0 && !(dev >> 32))
+	if (kind < 0 && !(dev >> 32) && dev != shm_dev())
 		return -EXDEV;
 	return 0;
 }

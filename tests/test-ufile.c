@@ -208,6 +208,23 @@ static void test_mapped(void **state)
 	munmap(m, 4096);
 	/* a device number in no mount table, not a block device's: refused */
 	assert_true(ufile_fs_refused("/proc", (uint32_t)getpid(), 0x12345));
+	/* a memfd (runc runs from one): the kernel's own shmem mount, read */
+	fd = memfd_create("test-ufile", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "memfd-ok", 8), 8);
+	assert_int_equal(fstat(fd, &sb), 0);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	w.dev = (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev);
+	w.ino = sb.st_ino;
+	k = ufile_open_mapped("/proc", (uint32_t)getpid(), (uintptr_t)m, (uintptr_t)m + 4096, NULL,
+			      &w, &st);
+	assert_true(k >= 0);
+	assert_int_equal(ufile_pread(k, buf, 8, 0), 0);
+	assert_memory_equal(buf, "memfd-ok", 8);
+	close(k);
+	munmap(m, 4096);
 }
 
 /* a file cut short while it is read: -EIO, no SIGBUS */

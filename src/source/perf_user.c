@@ -436,7 +436,10 @@ static void cb_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 		p->given = false;
 		p->fork_of = 0;
 	}
-	dwunwind_forget(pu->uw);
+	/*
+	 * the unwinder's files stay: known by device and inode, they are the
+	 * same whoever maps them (the new image's maps_id is new)
+	 */
 }
 
 static void cb_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
