@@ -436,7 +436,8 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 			continue;
 		pos = ph[i].p_offset;
 		end = pos + ph[i].p_filesz;
-		while (end - pos >= sizeof(Elf64_Nhdr)) {
+		/* (the last note's padding may pass the end: then no more) */
+		while (pos <= end && end - pos >= sizeof(Elf64_Nhdr)) {
 			Elf64_Nhdr nh;
 			uint64_t name, desc;
 

@@ -126,11 +126,19 @@ static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t
 	if (!sh)
 		return;
 	str = &sh[eh->e_shstrndx];
-	if (str->sh_size <= SHSTR_MAX && str->sh_offset <= size && str->sh_size <= size - str->sh_offset)
-		names = ufile_read(fd, str->sh_offset, (size_t)str->sh_size + 1);
+	if (str->sh_size <= SHSTR_MAX && str->sh_offset <= size &&
+	    str->sh_size <= size - str->sh_offset) {
+		names = malloc((size_t)str->sh_size + 1);
+		if (names && ufile_pread(fd, names, (size_t)str->sh_size, str->sh_offset) < 0) {
+			free(names);
+			names = NULL;
+		}
+		if (names)
+			names[str->sh_size] = '\0';
+	}
 	for (i = 0; names && i < n; i++) {
 		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_name >= str->sh_size ||
-		    strncmp(names + sh[i].sh_name, ".eh_frame", str->sh_size - sh[i].sh_name) ||
+		    strcmp(names + sh[i].sh_name, ".eh_frame") ||
 		    sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
 			continue;
 		if (sh[i].sh_offset < *lo)

@@ -302,7 +302,7 @@ static int rd_buildid(struct rd *r, uint8_t *bid, size_t max)
 		n = uelf_src_get(r, r->notes[k].off, (size_t)size, &err);
 		if (!n)
 			continue;
-		while (size - pos >= 12) {
+		while (pos <= size && size - pos >= 12) {
 			uint32_t h[3];
 			uint64_t name = pos + 12, desc;
 
