@@ -239,7 +239,7 @@ static bool is_vdso(const char *path)
  * no munmap)
  */
 static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
-		    const char *path)
+		    uint64_t dev, uint64_t ino, const char *path)
 {
 	size_t i, w, at;
 	char *dup;
@@ -308,6 +308,8 @@ static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pg
 	p->m[at].end = end;
 	p->m[at].pgoff = pgoff;
 	p->m[at].path = dup;
+	p->m[at].dev = dev;
+	p->m[at].ino = ino;
 	p->m[at].image = NULL;
 	p->m[at].image_size = 0;
 	p->n++;
@@ -357,7 +359,7 @@ static void proc_read_maps(struct pu_proc *p)
 			line++;
 		if (!ino && !is_vdso(line))
 			continue;
-		if (proc_map(p, start, end, off, line) < 0)
+		if (proc_map(p, start, end, off, (uint64_t)maj << 32 | min, ino, line) < 0)
 			break;
 	}
 	free(buf);
@@ -387,7 +389,7 @@ static struct pu_proc *proc_own(struct glue *g, struct pu_proc *p)
 	for (i = 0; i < parent->n; i++) {
 		/* proc_map() does not move @procs: @parent stays valid */
 		if (proc_map(p, parent->m[i].start, parent->m[i].end, parent->m[i].pgoff,
-			     parent->m[i].path) < 0)
+			     parent->m[i].dev, parent->m[i].ino, parent->m[i].path) < 0)
 			break;
 	}
 	return p;
@@ -412,7 +414,7 @@ static void cb_mmap(void *ctx, const struct perfsamp_mmap *m)
 		p = proc_own(pu->g, p);
 
 
-	if (p && proc_map(p, m->start, m->start + m->len, m->pgoff, m->filename) < 0)
+	if (p && proc_map(p, m->start, m->start + m->len, m->pgoff, m->dev, m->ino, m->filename) < 0)
 		log_debug("user stacks: out of memory for the maps of %u", m->pid);
 }
 
@@ -435,7 +437,10 @@ static void cb_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 		p->given = false;
 		p->fork_of = 0;
 	}
-	dwunwind_forget(pu->uw);
+	/*
+	 * the unwinder's files stay: known by device and inode, they are the
+	 * same whoever maps them (the new image's maps_id is new)
+	 */
 }
 
 static void cb_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
@@ -609,16 +614,13 @@ static void give_maps(struct glue *g, uint32_t tgid)
 	if (!um)
 		return;
 	for (i = 0; i < p->n; i++) {
-		struct stat sb;
-
+		/* the device and inode of the record: never a stat of the name */
 		um[i].start = p->m[i].start;
 		um[i].end = p->m[i].end;
 		um[i].pgoff = p->m[i].pgoff;
 		um[i].path = (char *)p->m[i].path;
-		if (p->m[i].path[0] == '/' && !stat(p->m[i].path, &sb)) {
-			um[i].dev = (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev);
-			um[i].ino = sb.st_ino;
-		}
+		um[i].dev = p->m[i].dev;
+		um[i].ino = p->m[i].ino;
 	}
 	usym_add_maps(g->s->usym, tgid, um, p->n);
 	free(um);
@@ -800,6 +802,19 @@ static struct perf_user *glue_new(struct source_ctx *s)
 	return pu;
 }
 
+size_t perf_user_memory(const struct source *src)
+{
+	const struct perf_user *pu = src->priv;
+	size_t b = 0;
+	unsigned int i;
+
+	if (!pu)
+		return 0;
+	for (i = 0; i < pu->nvdsos; i++)
+		b += pu->vdsos[i].len;
+	return b + (pu->uw ? dwunwind_memory(pu->uw) : 0);
+}
+
 void perf_user_set_on(struct source *src, bool on)
 {
 	struct perf_user *pu = src->priv;
@@ -843,7 +858,7 @@ static void pu_sample(void *ctx, const struct perfsamp_sample *s)
 		.pid = s->pid, .time = s->time, .ips = pu->ips,
 	};
 	struct dwunwind_sample in = {
-		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size,
+		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size, .pid = s->pid,
 	};
 	int n = -EINVAL;
 
@@ -1052,6 +1067,8 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 	pu->uw = dwunwind_new();
 	if (k < 0 || !pu->uw)
 		return fmt_error(err, errsz, -ENOMEM, "user stacks: out of memory");
+	/* the unwind tables read: an eighth of --max-memory */
+	dwunwind_set_limit(pu->uw, s->mem_limit / 8);
 	if (!k)
 		return fmt_error(err, errsz, -EOPNOTSUPP,
 				 "--user=dwarf: no traced event is a tracepoint perf can sample");
