@@ -33,6 +33,7 @@
 #include <libunwind.h>
 
 #include "sym/dwunwind.h"
+#include "sym/dwunwind_file.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
@@ -41,7 +42,24 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					       int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-#include "sym/dwunwind_priv.h"
+#define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
+#define LOADS_MAX    8            /* files read for one sample (each a restart) */
+
+/* an address space whose cache belongs to one maps_id */
+struct uspace {
+	unw_addr_space_t as;
+	uint64_t id;
+	uint64_t stamp;
+};
+
+#define NSPACES 8
+
+struct dwunwind {
+	unw_addr_space_t as;    /* maps_id 0: no caching */
+	struct uspace spaces[NSPACES];
+	struct uwfiles files;   /* the files' unwind tables (dwunwind_file.c) */
+	uint64_t clock;         /* the spaces' stamps */
+};
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
 struct uctx {
@@ -134,7 +152,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	if (!map_is_file(m))
 		goto noinfo;
 	/* never read here: libunwind holds its lock with every signal blocked */
-	f = dw_file_find(c->u, m);
+	f = dw_file_find(&c->u->files, m);
 	if (!f) {
 		if (!c->need)
 			c->need = m; /* read it, then unwind again */
@@ -187,7 +205,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(c->last_file, addr - m->start + map_pgoff(m), valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
-		f = dw_file_find(c->u, m); /* what was read already, nothing more */
+		f = dw_file_find(&c->u->files, m); /* what was read already, nothing more */
 		if (f) {
 			c->last_map = m;
 			c->last_file = f;
@@ -262,7 +280,7 @@ struct dwunwind *dwunwind_new(void)
 
 	if (!u)
 		return NULL;
-	u->limit = LIMIT_DEFAULT;
+	u->files.limit = LIMIT_DEFAULT;
 	u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u);
@@ -397,7 +415,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	 * the sampled IP's first, then each one a walk stopped at (and the
 	 * walk made again), a few per sample at most.
 	 */
-	dw_file_get(u, m, s->pid);
+	dw_file_get(&u->files, m, s->pid);
 	for (loads = 0; loads <= LOADS_MAX; loads++) {
 		c.sp = s->regs[PERF_REG_X86_SP];
 		c.need = NULL;
@@ -407,7 +425,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		n = unwind_once(&c, ips, max, &end);
 		if (!c.need)
 			break;
-		dw_file_get(u, c.need, s->pid);
+		dw_file_get(&u->files, c.need, s->pid);
 		if (loads == LOADS_MAX)
 			end = DWUNWIND_END_NOINFO;
 	}
@@ -461,12 +479,12 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 
 void dwunwind_set_limit(struct dwunwind *u, size_t bytes)
 {
-	u->limit = bytes ? bytes : LIMIT_DEFAULT;
+	u->files.limit = bytes ? bytes : LIMIT_DEFAULT;
 }
 
 size_t dwunwind_memory(const struct dwunwind *u)
 {
-	return u->bytes;
+	return u->files.bytes;
 }
 
 const char *dwunwind_end_name(enum dwunwind_end why)
@@ -485,8 +503,7 @@ void dwunwind_forget(struct dwunwind *u)
 {
 	int i;
 
-	for (i = 0; i < NFILES; i++)
-		dw_file_close(u, &u->files[i]);
+	dw_files_drop(&u->files);
 	for (i = 0; i < NSPACES; i++)
 		if (u->spaces[i].as)
 			unw_flush_cache(u->spaces[i].as, 0, 0);

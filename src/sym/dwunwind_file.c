@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/dwunwind_priv.h"
+#include "sym/dwunwind_file.h"
 #include "sym/ufile.h"
 
 #define PHNUM_MAX    1024
@@ -28,9 +28,9 @@ static size_t file_cost(const struct uwfile *f)
 	return (f->image ? 0 : f->win_len) + f->phnum * sizeof(*f->phdr);
 }
 
-void dw_file_close(struct dwunwind *u, struct uwfile *f)
+static void file_close(struct uwfiles *fs, struct uwfile *f)
 {
-	u->bytes -= file_cost(f);
+	fs->bytes -= file_cost(f);
 	if (!f->image)
 		free(f->win);
 	free(f->phdr);
@@ -48,7 +48,6 @@ static uint64_t enc_size(uint8_t enc)
 	}
 }
 
-/* file offset of @vaddr via the PT_LOAD headers; false when none holds it */
 bool dw_file_vaddr_off(const struct uwfile *f, uint64_t vaddr, uint64_t *off)
 {
 	unsigned int i;
@@ -64,7 +63,6 @@ bool dw_file_vaddr_off(const struct uwfile *f, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
-/* @len bytes at file offset @off, from what was read */
 const uint8_t *dw_win_at(const struct uwfile *f, uint64_t off, uint64_t len)
 {
 	if (!f || off < f->win_off || off - f->win_off > f->win_len ||
@@ -151,7 +149,7 @@ static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t
 }
 
 /* the unwind tables of the file @m maps, read now (not under libunwind's lock) */
-static void file_read(struct dwunwind *u, struct uwfile *f, const struct umap *m, uint32_t pid)
+static void file_read(struct uwfiles *fs, struct uwfile *f, const struct umap *m, uint32_t pid)
 {
 	struct ufile_want w = { .dev = m->dev, .ino = m->ino };
 	const Elf64_Phdr *gnu = NULL;
@@ -172,7 +170,7 @@ static void file_read(struct dwunwind *u, struct uwfile *f, const struct umap *m
 		goto out;
 	f->phnum = eh.e_phnum;
 	f->elf_ok = true;
-	u->bytes += file_cost(f);
+	fs->bytes += file_cost(f);
 	for (i = 0; i < f->phnum; i++)
 		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
 			gnu = &f->phdr[i];
@@ -194,26 +192,26 @@ static void file_read(struct dwunwind *u, struct uwfile *f, const struct umap *m
 		}
 	}
 	/* larger than the bound: the least recently used go; too large alone: none */
-	if (hi - lo > u->limit)
+	if (hi - lo > fs->limit)
 		goto out;
-	while (u->bytes + (hi - lo) > u->limit) {
+	while (fs->bytes + (hi - lo) > fs->limit) {
 		struct uwfile *old = NULL;
 		int k;
 
-		for (k = 0; k < NFILES; k++)
-			if (&u->files[k] != f && (u->files[k].win || u->files[k].phdr) &&
-			    !u->files[k].image && (!old || u->files[k].stamp < old->stamp))
-				old = &u->files[k];
+		for (k = 0; k < DW_NFILES; k++)
+			if (&fs->f[k] != f && (fs->f[k].win || fs->f[k].phdr) &&
+			    !fs->f[k].image && (!old || fs->f[k].stamp < old->stamp))
+				old = &fs->f[k];
 		if (!old)
 			goto out;
-		dw_file_close(u, old);
+		file_close(fs, old);
 	}
 	f->win = ufile_read(fd, lo, (size_t)(hi - lo));
 	if (!f->win)
 		goto out;
 	f->win_off = lo;
 	f->win_len = (size_t)(hi - lo);
-	u->bytes += f->win_len;
+	fs->bytes += f->win_len;
 	file_parse_hdr(f, gnu);
 	f->failed = false;
 out:
@@ -221,7 +219,7 @@ out:
 }
 
 /* an image (the [vdso]): a copy of memory, offsets in it are offsets in the mapping */
-static void image_read(struct dwunwind *u, struct uwfile *f, const struct umap *m)
+static void image_read(struct uwfiles *fs, struct uwfile *f, const struct umap *m)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->image;
 	unsigned int i;
@@ -237,40 +235,38 @@ static void image_read(struct dwunwind *u, struct uwfile *f, const struct umap *
 	memcpy(f->phdr, m->image + eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr));
 	f->phnum = eh->e_phnum;
 	f->elf_ok = true;
-	u->bytes += file_cost(f);
+	fs->bytes += file_cost(f);
 	for (i = 0; i < f->phnum; i++)
 		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
 			file_parse_hdr(f, &f->phdr[i]);
 }
 
-/* the cached entry of @m's file, or NULL when it was never read */
-struct uwfile *dw_file_find(struct dwunwind *u, const struct umap *m)
+struct uwfile *dw_file_find(struct uwfiles *fs, const struct umap *m)
 {
 	int i;
 
-	for (i = 0; i < NFILES; i++) {
-		struct uwfile *f = &u->files[i];
+	for (i = 0; i < DW_NFILES; i++) {
+		struct uwfile *f = &fs->f[i];
 
 		if (m->image ? f->image == m->image :
 			       !f->image && f->dev == m->dev && f->ino == m->ino && (f->win || f->phdr ||
 											 f->failed)) {
-			f->stamp = ++u->clock;
+			f->stamp = ++fs->clock;
 			return f;
 		}
 	}
 	return NULL;
 }
 
-/* the file (or image) of the mapping @m, read now if needed: never under libunwind's lock */
-struct uwfile *dw_file_get(struct dwunwind *u, const struct umap *m, uint32_t pid)
+struct uwfile *dw_file_get(struct uwfiles *fs, const struct umap *m, uint32_t pid)
 {
-	struct uwfile *f = dw_file_find(u, m), *victim = &u->files[0];
+	struct uwfile *f = dw_file_find(fs, m), *victim = &fs->f[0];
 	int i;
 
 	if (f)
 		return f;
-	for (i = 0; i < NFILES; i++) {
-		f = &u->files[i];
+	for (i = 0; i < DW_NFILES; i++) {
+		f = &fs->f[i];
 		if (!f->win && !f->phdr && !f->failed) {
 			victim = f;
 			break;
@@ -279,14 +275,22 @@ struct uwfile *dw_file_get(struct dwunwind *u, const struct umap *m, uint32_t pi
 			victim = f;
 	}
 	f = victim;
-	dw_file_close(u, f);
-	f->stamp = ++u->clock;
+	file_close(fs, f);
+	f->stamp = ++fs->clock;
 	if (m->image) {
-		image_read(u, f, m);
+		image_read(fs, f, m);
 	} else {
 		f->dev = m->dev;
 		f->ino = m->ino;
-		file_read(u, f, m, pid);
+		file_read(fs, f, m, pid);
 	}
 	return f;
+}
+
+void dw_files_drop(struct uwfiles *fs)
+{
+	int i;
+
+	for (i = 0; i < DW_NFILES; i++)
+		file_close(fs, &fs->f[i]);
 }

@@ -1,23 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dwunwind_priv.h - what dwunwind.c (the walk, libunwind's accessors) and
- * dwunwind_file.c (the files' unwind tables, read before) share.
+ * dwunwind_file.h - the unwind tables of the files processes map, read
+ * before libunwind asks (dwunwind_file.c), for the walk in dwunwind.c: a
+ * small table of files, least recently used out past a bound in bytes.
+ * Not for other modules: dwunwind.h is the interface.
  */
-#ifndef STACKTOP_DWUNWIND_PRIV_H
-#define STACKTOP_DWUNWIND_PRIV_H
+#ifndef STACKTOP_DWUNWIND_FILE_H
+#define STACKTOP_DWUNWIND_FILE_H
 
 #include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libunwind.h>
+#include "sym/umap.h"
 
-#include "sym/dwunwind.h"
-
-#define NFILES       64
-#define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
-#define LOADS_MAX    8            /* files read for one sample (each a restart) */
+#define DW_NFILES 64
 
 /*
  * A file's unwind tables, read into memory before libunwind asks for them:
@@ -44,29 +42,29 @@ struct uwfile {
 	unsigned int phnum;
 };
 
-/* an address space whose cache belongs to one maps_id */
-struct uspace {
-	unw_addr_space_t as;
-	uint64_t id;
-	uint64_t stamp;
-};
-
-#define NSPACES 8
-
-struct dwunwind {
-	unw_addr_space_t as;    /* maps_id 0: no caching */
-	struct uspace spaces[NSPACES];
-	struct uwfile files[NFILES];
+/*
+ * struct uwfiles - the files read so far
+ * @f: the entries (zeroed: empty)
+ * @clock: the last stamp given
+ * @bytes: what the entries hold
+ * @limit: the bound on @bytes (a file larger alone is not read)
+ */
+struct uwfiles {
+	struct uwfile f[DW_NFILES];
 	uint64_t clock;
-	size_t bytes;           /* what the files hold */
+	size_t bytes;
 	size_t limit;
 };
 
-/* dwunwind_file.c */
-void dw_file_close(struct dwunwind *u, struct uwfile *f);
+/* the entry of @m's file (or image), read now if needed: never under libunwind's lock */
+struct uwfile *dw_file_get(struct uwfiles *fs, const struct umap *m, uint32_t pid);
+/* the entry of @m's file, or NULL when it was never read (reads nothing) */
+struct uwfile *dw_file_find(struct uwfiles *fs, const struct umap *m);
+/* file offset of @vaddr via the PT_LOAD headers; false when none holds it */
 bool dw_file_vaddr_off(const struct uwfile *f, uint64_t vaddr, uint64_t *off);
+/* @len bytes at file offset @off, from what was read; NULL when not read */
 const uint8_t *dw_win_at(const struct uwfile *f, uint64_t off, uint64_t len);
-struct uwfile *dw_file_find(struct dwunwind *u, const struct umap *m);
-struct uwfile *dw_file_get(struct dwunwind *u, const struct umap *m, uint32_t pid);
+/* every entry dropped (what they hold freed) */
+void dw_files_drop(struct uwfiles *fs);
 
-#endif /* STACKTOP_DWUNWIND_PRIV_H */
+#endif /* STACKTOP_DWUNWIND_FILE_H */
