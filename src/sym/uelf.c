@@ -4,18 +4,20 @@
  * count, offset and size from the file is checked against the file's size
  * and the budget before it is used, every read is a pread (ufile_pread(),
  * -EIO when the file was cut short meanwhile).
+ *
+ * This file reads one ELF file (headers, sections, notes, a symbol table)
+ * and looks up a loaded table; which tables make a file's symbols
+ * (.symtab, the debug file, .dynsym and .gnu_debugdata) is uelf_load.c's.
  */
 #include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sym/uelf_priv.h"
 #include "sym/ufile.h"
 
-#define BUDGET_DEFAULT (256u << 20)
 #define SHNUM_MAX      65536       /* sections: real files have a few dozen */
 #define PHNUM_MAX      4096
 #define SHSTR_MAX      (1u << 20)  /* the section names */
@@ -288,7 +290,7 @@ int uelf_find_sec(const struct rd *r, uint32_t type, const char *name)
 	return -1;
 }
 
-static int rd_buildid(struct rd *r, uint8_t *bid, size_t max)
+int uelf_rd_buildid(struct rd *r, uint8_t *bid, size_t max)
 {
 	unsigned int k;
 
@@ -331,7 +333,7 @@ int uelf_buildid(const struct uelf_src *src, uint8_t *bid, size_t max)
 
 	if (err < 0)
 		return err;
-	err = rd_buildid(&r, bid, max);
+	err = uelf_rd_buildid(&r, bid, max);
 	uelf_rd_free(&r);
 	return err;
 }
@@ -459,141 +461,6 @@ int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx
 		uelf_src_put(r, chunk, SYM_CHUNK * esz);
 	uelf_src_put(r, str, strl);
 	return err;
-}
-
-
-/* the separate debug file of @r's build-id: its .symtab */
-static int add_debugfile(struct rd *r, struct uelf *e, size_t *cap, const struct uelf_opts *o)
-{
-	uint8_t bid[64], bid2[64];
-	struct uelf_src ds = { .fd = -1 };
-	struct rd dr;
-	int n, fd, err, k;
-
-	if (!o->debug_open)
-		return -ENOENT;
-	n = rd_buildid(r, bid, sizeof(bid));
-	if (n <= 0)
-		return -ENOENT;
-	fd = o->debug_open(bid, n, o->ctx);
-	if (fd < 0)
-		return fd;
-	ds.fd = fd;
-	{
-		off_t end = lseek(fd, 0, SEEK_END);
-
-		ds.size = end > 0 ? (uint64_t)end : 0;
-	}
-	err = uelf_rd_open(&dr, &ds, r->a);
-	if (err == 0) {
-		/* the debug file of this very build, nothing else */
-		if (rd_buildid(&dr, bid2, sizeof(bid2)) != n || memcmp(bid, bid2, (size_t)n))
-			err = -ESTALE;
-		k = err ? -1 : uelf_find_sec(&dr, SHT_SYMTAB, NULL);
-		if (k > 0 && dr.sh[k].type != SHT_NOBITS)
-			err = uelf_add_symbols(&dr, e, cap, (unsigned int)k);
-		else if (!err)
-			err = -ENOENT;
-		uelf_rd_free(&dr);
-	}
-	close(fd);
-	return err;
-}
-
-static int sym_cmp(const void *pa, const void *pb)
-{
-	const struct uelf_sym *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	/* the rank is in the top bits of the size */
-	return (a->size >> 62) < (b->size >> 62) ? -1 : (a->size >> 62) > (b->size >> 62);
-}
-
-/* sorted, one symbol per address (the best ranked), ranks cleared */
-static void syms_finish(struct uelf *e)
-{
-	size_t i, w = 0;
-
-	if (e->nsyms)
-		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	for (i = 0; i < e->nsyms; i++) {
-		if (w && e->syms[w - 1].start == e->syms[i].start)
-			continue;
-		e->syms[w] = e->syms[i];
-		e->syms[w++].size &= ~(3ULL << 62);
-	}
-	e->nsyms = w;
-}
-
-int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf **ret)
-{
-	struct acct a = { .budget = o && o->budget ? o->budget : BUDGET_DEFAULT };
-	struct uelf_opts none = { 0 };
-	struct uelf *e;
-	struct rd r;
-	size_t cap = 0;
-	unsigned int i;
-	int err, k;
-
-	*ret = NULL;
-	if (!o)
-		o = &none;
-	if (uelf_take(&a, sizeof(*e)) < 0)
-		return -E2BIG;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	err = uelf_rd_open(&r, src, &a);
-	if (err < 0) {
-		free(e);
-		return err;
-	}
-	k = uelf_find_sec(&r, SHT_SYMTAB, NULL);
-	if (k > 0) {
-		err = uelf_add_symbols(&r, e, &cap, (unsigned int)k);
-		e->from |= UELF_SYMTAB;
-	} else if (add_debugfile(&r, e, &cap, o) == 0) {
-		e->from |= UELF_DEBUGFILE;
-	} else {
-		e->nsyms = 0; /* what a refused debug file left */
-		k = uelf_find_sec(&r, SHT_DYNSYM, NULL);
-		if (k > 0) {
-			err = uelf_add_symbols(&r, e, &cap, (unsigned int)k);
-			e->from |= UELF_DYNSYM;
-		}
-		k = uelf_find_sec(&r, SHT_PROGBITS, ".gnu_debugdata");
-		if (err == 0 && k > 0) {
-			size_t before = e->nsyms;
-
-			err = uelf_add_debugdata(&r, e, &cap, (unsigned int)k);
-			if (err < 0) {
-				e->nsyms = before; /* .dynsym alone, as without it */
-				if (err == -E2BIG || err == -ENOEXEC)
-					err = 0;
-			} else if (e->nsyms > before) {
-				e->from |= UELF_DEBUGDATA;
-			}
-		}
-	}
-	if (err == 0) {
-		/* the PT_LOAD segments, to place file offsets */
-		for (i = 0; i < r.nloads; i++)
-			if (r.loads[i].filesz)
-				r.loads[e->nloads++] = r.loads[i];
-		e->loads = r.loads;
-		r.loads = NULL;
-	}
-	uelf_rd_free(&r);
-	if (err < 0) {
-		uelf_free(e);
-		return err;
-	}
-	syms_finish(e);
-	e->bytes = sizeof(*e) + cap * sizeof(*e->syms) + e->names_cap +
-		   e->nloads * sizeof(*e->loads);
-	*ret = e;
-	return 0;
 }
 
 int uelf_vaddr(const struct uelf *e, uint64_t off, uint64_t *ret)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * uelf_priv.h - what uelf.c (the ELF reader) and uelf_xz.c (.gnu_debugdata)
- * share.
+ * uelf_priv.h - what the ELF symbol reader's files share, each using only
+ * the ones before it (uelf.c, named after uelf.h, calls neither):
+ *	uelf.c       one file read: headers, sections, notes, a symbol table
+ *	uelf_xz.c    .gnu_debugdata: the .symtab of an xz-compressed ELF file
+ *	uelf_load.c  uelf_load(): which tables make a file's symbols
  */
 #ifndef STACKTOP_UELF_PRIV_H
 #define STACKTOP_UELF_PRIV_H
@@ -64,6 +67,7 @@ void uelf_src_put(struct rd *r, void *b, size_t len);
 int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a);
 void uelf_rd_free(struct rd *r);
 int uelf_find_sec(const struct rd *r, uint32_t type, const char *name);
+int uelf_rd_buildid(struct rd *r, uint8_t *bid, size_t max);
 int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx);
 
 /* uelf_xz.c: the .symtab of section @idx's xz-compressed ELF file into @e */

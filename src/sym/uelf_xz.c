@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uelf_xz.c - .gnu_debugdata ("MiniDebugInfo") for uelf.c: an
+ * uelf_xz.c - .gnu_debugdata ("MiniDebugInfo") for uelf_load.c: an
  * xz-compressed ELF file whose .symtab holds the functions .dynsym leaves
  * out. A file another user controls can put an xz bomb there (a few KiB
  * that decompress to gigabytes): liblzma's decoder gets a memory limit and
