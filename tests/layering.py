@@ -52,7 +52,6 @@ MAX_LINES = 700
 # split once it has landed, so that its edits merge. Remove each line
 # when its file is split.
 ALLOW_LONG = {
-    "sym/usym.c": "split after the hostile merge",
     "source/perf_user.c": "split after the hostile merge",
 }
 

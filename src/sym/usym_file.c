@@ -39,27 +39,6 @@
 #define USYM_VDSO_MAX   (1u << 20)  /* a [vdso] larger than this is not read */
 #define USYM_DEBUG_ROOT "/usr/lib/debug/.build-id"
 
-struct usfile {
-	uint64_t dev;
-	uint64_t ino;
-	char *path;     /* as the process named it */
-	uint32_t tgid;  /* the last process seen mapping it, */
-	uint64_t start; /* ... and where: to open it again */
-	uint64_t end;
-	int fd;
-	bool failed;    /* its symbols could not be loaded: not tried again */
-	bool refused;   /* not opened: not a regular file, FUSE, ... */
-	bool vdso;      /* an image copied from a process's memory: */
-	size_t len;     /* ... its size */
-	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
-	struct uelf *elf;
-	uint64_t used;
-	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
-	struct u64map dm;
-	char *dmp;
-	size_t dmlen, dmcap;
-};
-
 static const char *refusal(int err)
 {
 	switch (err) {
@@ -383,11 +362,6 @@ char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_
 const char *usym_file_path(const struct usym *u, uint32_t fi)
 {
 	return u->files[fi].path;
-}
-
-size_t usym_files_memory(const struct usym *u)
-{
-	return u->cfiles * sizeof(*u->files) + u->filemap.cap * 12;
 }
 
 void usym_files_free(struct usym *u)

@@ -1,7 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * usym_priv.h - what the symbolizer's parts (usym.c, usym_perf.c) share.
- * Not for other modules: usym.h is the interface.
+ * usym_priv.h - what the symbolizer's files share. Not for other modules:
+ * usym.h is the interface.
+ *
+ * The files, each using only the ones listed before it (usym.c, named
+ * after usym.h, calls none of the others):
+ *	usym.c          the state: lookup tables, growth, memory and bound,
+ *	                the name cache
+ *	usym_text.c     frames read back from a snapshot
+ *	usym_demangle.c C++ and Rust names, bounded
+ *	usym_file.c     the files processes map and their symbol tables
+ *	usym_perf.c     perf-<pid>.map files
+ *	usym_proc.c     processes: their images, maps and uids
+ *	usym_tok.c      tokens: interned, named, formatted
  */
 #ifndef STACKTOP_USYM_PRIV_H
 #define STACKTOP_USYM_PRIV_H
@@ -11,6 +22,8 @@
 #include <stdint.h>
 
 #include "sym/usym.h"
+
+struct uelf;
 
 enum tok_state {
 	TOK_NEW,     /* not resolved yet */
@@ -86,7 +99,30 @@ struct uproc {
 	struct uperf perf;
 };
 
-struct usfile;
+/*
+ * A file processes map (usym_file.c), known by device and inode; usym.c
+ * counts the table's memory.
+ */
+struct usfile {
+	uint64_t dev;
+	uint64_t ino;
+	char *path;     /* as the process named it */
+	uint32_t tgid;  /* the last process seen mapping it, */
+	uint64_t start; /* ... and where: to open it again */
+	uint64_t end;
+	int fd;
+	bool failed;    /* its symbols could not be loaded: not tried again */
+	bool refused;   /* not opened: not a regular file, FUSE, ... */
+	bool vdso;      /* an image copied from a process's memory: */
+	size_t len;     /* ... its size */
+	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
+	struct uelf *elf; /* its symbols, when loaded */
+	uint64_t used;
+	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
+	struct u64map dm;
+	char *dmp;
+	size_t dmlen, dmcap;
+};
 
 struct usym {
 	char proc[128];
@@ -121,6 +157,10 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 int u64map_grow(struct u64map *m);
 void u64map_free(struct u64map *m);
 int usym_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
+size_t usym_names_max(const struct usym *u);
+/* every cached name dropped (those read back stay): resolved again when shown */
+void usym_names_drop(struct usym *u);
 
 /* usym_text.c */
 int usym_text_format(const char *text, char *buf, size_t size, bool offset, bool with_file);
@@ -131,7 +171,6 @@ uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
 uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
 char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_symoff);
 const char *usym_file_path(const struct usym *u, uint32_t fi);
-size_t usym_files_memory(const struct usym *u);
 void usym_files_free(struct usym *u);
 
 /* usym_perf.c */
@@ -139,5 +178,14 @@ void perf_refresh(struct usym *u, struct uproc *pr);
 const struct perfsym *perf_find(struct uproc *pr, uint64_t addr);
 const char *perf_name(const struct uproc *pr, const struct perfsym *ps);
 void perf_free(struct usym *u, struct uproc *pr);
+
+/* usym_proc.c */
+/* the current image of @tgid, its index in u->procs; a new one at first
+ * sight or after an exec; UINT32_MAX when it cannot be kept */
+uint32_t usym_proc_get(struct usym *u, uint32_t tgid);
+/* read @pr's maps again (and open the files they map) */
+void usym_proc_snapshot(struct usym *u, struct uproc *pr);
+/* every process freed, with its maps and perf map */
+void usym_procs_free(struct usym *u);
 
 #endif /* STACKTOP_USYM_PRIV_H */

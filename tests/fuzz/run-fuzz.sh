@@ -51,12 +51,12 @@ declare -A srcs=(
 	[stackmap-bin]="kernel/stackmap.c"
 	[stackmap-text]="kernel/stackmap.c"
 	[stackmap-stat]="kernel/stackmap.c"
-	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[ringbuf]="core/ringbuf.c"
-	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[uelf]="sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c"
-	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(
