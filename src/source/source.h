@@ -199,7 +199,7 @@ extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;
 #if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
 extern const struct source_ops source_perf_user_ops; /* perf_user.h: --user=dwarf */
-/* perf_user.c: `u` on the screen turns the dwarf join on and off */
+/* perf_user_join.c: `u` on the screen turns the dwarf join on and off */
 void perf_user_set_on(struct source *src, bool on);
 /* perf_user.c: bytes of unwind tables and vdso images it holds */
 size_t perf_user_memory(const struct source *src);
