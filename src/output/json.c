@@ -206,12 +206,15 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
 		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu,"
-		"\"trend\":%llu,\"trend_refused\":%llu}",
+		"\"trend\":%llu,\"trend_refused\":%llu,"
+		"\"unwind\":%llu,\"usym_files_refused\":%llu,\"usym_files_big\":%llu}",
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
 		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused,
-		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused);
+		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused,
+		(unsigned long long)st->mem_unwind, (unsigned long long)st->usym_files_refused,
+		(unsigned long long)st->usym_files_big);
 	json_ringbuf(f, st);
 	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {
