@@ -70,6 +70,8 @@ struct snap_by {
  * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
  * @nuser: entries in @uaddrs and @usyms
  * @user_cut: the user walk stopped before its end ("user_cut")
+ * @user_missing: why the event has no user stack ("user_missing", enum
+ *	ujoin_why), 0 when it has one or none was wanted
  * @by: breakdown records
  * @nby: entries in @by
  * @weight: weight since start (a weighted snapshot: "weight"), else 0
@@ -101,6 +103,7 @@ struct snap_stack {
 	char **usyms;
 	uint32_t nuser;
 	bool user_cut;
+	uint8_t user_missing;
 	struct snap_by *by;
 	size_t nby;
 	uint64_t trend[STACK_TREND];

@@ -17,6 +17,7 @@
 #include "core/format.h"
 #include "core/hist.h"
 #include "core/stack_table.h"
+#include "core/ujoin.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
 #include "ingest/snapshot_priv.h"
@@ -403,6 +404,18 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 			}
 		} else if (!strcmp(k, "user_cut")) {
 			e = jr_bool(r, &st->user_cut);
+		} else if (!strcmp(k, "user_missing")) {
+			unsigned int w;
+
+			e = jr_need_string(r, where, "user_missing");
+			for (w = UJOIN_OK + 1; !e && w < UJOIN_WHY_MAX; w++)
+				if (!strcmp(r->s, ujoin_why_name((enum ujoin_why)w)))
+					break;
+			if (!e && w == UJOIN_WHY_MAX)
+				e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
+					    where);
+			if (!e)
+				st->user_missing = (uint8_t)w;
 		} else if (!strcmp(k, "trend")) {
 			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
 		} else if (!strcmp(k, "trend_weight")) {
@@ -460,6 +473,9 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
 		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
 			    STACK_MAX_DEPTH);
+	if (st->user_missing && (!st->uaddrs || st->nuser || st->tgid < 0))
+		return jr_fail(r, -EBADMSG, "%s\"user_missing\" with user frames or without \"tgid\"",
+			    where);
 	if (!st->uaddrs) {
 		st->tgid = -1;
 		st->user_cut = false;

@@ -256,13 +256,22 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 			st->map.success_rate);
 }
 
-/* the user part of a stack: its process, frames and whether it was cut */
+/*
+ * the user part of a stack: its process, frames and whether it was cut;
+ * "user_missing" says why an event has none (usym_none(): tgid 0, no frames)
+ */
 static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned int kd)
 {
 	struct usym *u = ksym_usym(ks);
+	uint64_t none = usym_stack_none(sk->ips, sk->depth);
 	bool cut = false, any = false;
 	unsigned int j;
 
+	if (none) {
+		fprintf(f, ",\"tgid\":0,\"user_frames\":[],\"user_cut\":false,\"user_missing\":\"%s\"",
+			ujoin_why_name((enum ujoin_why)usym_none_why(none)));
+		return;
+	}
 	fprintf(f, ",\"tgid\":%u,\"user_frames\":[", (unsigned int)(sk->ips[kd] & 0xffffffffu));
 	for (j = kd + 1; j < sk->depth; j++) {
 		uint64_t addr = 0;

@@ -10,8 +10,11 @@
  *    ujoin_add_sample();
  *  - a match is counted as kernel frames, usym_sep(tgid), user tokens
  *    (USYM_CUT when the copy or the depth ended the walk), exactly as the
- *    fp mode's stacks; a record without a sample is counted kernel-only
- *    and the reason stays in ujoin's counters (session_stats.ujoin).
+ *    fp mode's stacks; a record without a sample (or whose sample was not
+ *    unwound) is counted as its kernel frames, usym_sep(0) and a mark that
+ *    says why (usym_none(): "[user stack lost: perf ring full]", "[user
+ *    stack not sampled]"), and the reason is counted in ujoin's counters
+ *    (session_stats.ujoin).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +86,10 @@ static void join_emit(void *ctx, const struct ujoin_match *m)
 			e->frames[n++] = usym_sep(u->tgid);
 			memcpy(e->frames + n, u->toks, u->n * sizeof(uint64_t));
 			n += u->n;
+		} else if (m->why != UJOIN_OK) {
+			/* a row of its own that says why: not a kernel-only stack */
+			e->frames[n++] = usym_sep(0);
+			e->frames[n++] = usym_none(m->why);
 		}
 		ingest_count_held(g->s->ing, &e->h, e->frames, n);
 	}
