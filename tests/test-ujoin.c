@@ -468,6 +468,14 @@ static void test_sampled(void **state)
 	assert_int_equal(find(&g, 12)->why, UJOIN_SAMPLE_LOST);
 	assert_int_equal(find(&g, 19)->why, UJOIN_NOT_SAMPLED);
 	assert_string_equal(ujoin_why_name(UJOIN_NOT_SAMPLED), "not sampled");
+	/* a loss of unknown size (a ring found full): one record in 10 lost */
+	ujoin_add_lost(j, 0, 60 * MS, 0);
+	for (i = 0; i < 20; i++)
+		rec(j, 0, 3, 1, 40 * MS + (uint64_t)i * MS / 2, 100 + i);
+	ujoin_advance(j, 400 * MS);
+	ujoin_stats(j, &st);
+	assert_int_equal(st.why[UJOIN_SAMPLE_LOST], 2 + 2);
+	assert_int_equal(st.why[UJOIN_NOT_SAMPLED], 16 + 18);
 	ujoin_free(j);
 }
 

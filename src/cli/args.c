@@ -34,6 +34,10 @@ static int parse_int(const char *s, long min, long max, long *ret)
 	return 0;
 }
 
+/* --user-buffer: a perf ring holds a sample of 8 KiB of stack at least, and is pinned */
+#define USER_BUFFER_MIN (64UL << 10)
+#define USER_BUFFER_MAX (1UL << 30)
+
 /* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
 static int parse_size(const char *s, size_t min, size_t *ret)
 {
@@ -514,6 +518,25 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
 			break;
+		case OPT_USER_SAMPLE:
+			if (parse_int(optarg, 1, 1000000, &v)) {
+				fprintf(stderr,
+					"stacktop: bad --user-sample '%s' (one event in N: 1 to 1000000)\n",
+					optarg);
+				return 2;
+			}
+			a->so.user_sample = (unsigned int)v;
+			break;
+		case OPT_USER_BUFFER:
+			if (parse_size(optarg, 1, &a->so.user_buffer) ||
+			    a->so.user_buffer < USER_BUFFER_MIN ||
+			    a->so.user_buffer > USER_BUFFER_MAX) {
+				fprintf(stderr,
+					"stacktop: bad --user-buffer '%s' (bytes with K, M or G, 64K to 1G)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_MAX_MEMORY:
 			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
 				fprintf(stderr,
@@ -571,6 +594,14 @@ int args_parse(int argc, char **argv, struct args *a)
 	}
 	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
 		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		return 2;
+	}
+	/* perf's samples are the dwarf mode's: fp has nothing to sample or size */
+	if ((a->so.user_sample || a->so.user_buffer) &&
+	    a->so.user != SESSION_USER_DWARF && a->so.user != SESSION_USER_AUTO) {
+		fprintf(stderr, "stacktop: --%s sets the dwarf mode's perf samples: give -u or "
+				"--user=dwarf\n",
+			a->so.user_sample ? "user-sample" : "user-buffer");
 		return 2;
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)

@@ -35,7 +35,7 @@ static bool batch_wait(struct session *s, double secs)
 {
 	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
-	int nfds = session_pollfds(s, fds, MAX_LIST);
+	int nfds;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -60,6 +60,8 @@ static bool batch_wait(struct session *s, double secs)
 		if (ms > DRAIN_MS)
 			ms = DRAIN_MS;
 		poll(NULL, 0, ms < DRAIN_MIN_MS ? ms : DRAIN_MIN_MS);
+		/* asked each time: a source may change its descriptors (a perf ring grown) */
+		nfds = session_pollfds(s, fds, MAX_LIST);
 		if (ms > DRAIN_MIN_MS && nfds)
 			poll(fds, (nfds_t)nfds, ms - DRAIN_MIN_MS);
 	}

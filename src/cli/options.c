@@ -123,6 +123,28 @@ const struct cli_option cli_options[] = {
 		.words = "fp dwarf",
 	},
 	{
+		.id = OPT_USER_SAMPLE,
+		.name = "user-sample",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "-u dwarf: the user stack of one event in N of each\n"
+			"CPU (perf's sample period; the rest are counted\n"
+			"with their kernel stack as \"not sampled\")",
+		.man = ".BI \\-\\-user\\-sample \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_USER_BUFFER,
+		.name = "user-buffer",
+		.has_arg = required_argument,
+		.metavar = " SIZE",
+		.help = "-u dwarf: each CPU's perf ring (K, M suffixes; a\n"
+			"power of two pages; default 2M, made larger on a\n"
+			"CPU whose ring lost samples, up to 64M)",
+		.man = ".BI \\-\\-user\\-buffer \" SIZE\"",
+		.complete = CLI_NONE,
+	},
+	{
 		.id = 'd',
 		.name = "delay",
 		.shrt = 'd',

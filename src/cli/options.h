@@ -50,6 +50,8 @@ enum {
 	OPT_TID,
 	OPT_COMM,
 	OPT_DIFF,
+	OPT_USER_BUFFER,
+	OPT_USER_SAMPLE,
 };
 
 /* what the bash completion offers for an option's value */

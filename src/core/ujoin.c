@@ -63,7 +63,8 @@ struct queue {
 
 struct lost_win {
 	uint64_t from, to;
-	uint64_t left;          /* records still to call "sample lost" */
+	uint64_t left;          /* records still to call "sample lost" (UINT64_MAX: unknown) */
+	uint64_t seen;          /* records of an unknown loss under a period */
 };
 
 struct cpu_state {
@@ -291,8 +292,9 @@ static struct ev_order *order_of(struct ujoin *j, uint32_t event)
 
 /*
  * Why a record has no sample: perf said it lost that many samples of the
- * record's CPU around its time (each such record takes one of them), or
- * none was meant to be taken (a period over 1), or it never came.
+ * record's CPU around its time (each such record takes one of them; a loss
+ * of unknown size takes them all, or one in the period), or none was meant
+ * to be taken (a period over 1), or it never came.
  */
 static enum ujoin_why missing_why(struct ujoin *j, uint32_t cpu, uint64_t ts)
 {
@@ -305,11 +307,15 @@ static enum ujoin_why missing_why(struct ujoin *j, uint32_t cpu, uint64_t ts)
 		for (i = 0; i < n; i++) {
 			struct lost_win *w = &c->win[i];
 
-			if (w->left && ts + j->o.tolerance_ns >= w->from &&
-			    ts <= w->to + j->o.tolerance_ns) {
-				w->left--;
-				return UJOIN_SAMPLE_LOST;
-			}
+			if (!w->left || ts + j->o.tolerance_ns < w->from ||
+			    ts > w->to + j->o.tolerance_ns)
+				continue;
+			/* how many unknown, one hit in the period was to be sampled */
+			if (w->left == UINT64_MAX)
+				return j->o.period > 1 && ++w->seen % j->o.period ? UJOIN_NOT_SAMPLED
+										  : UJOIN_SAMPLE_LOST;
+			w->left--;
+			return UJOIN_SAMPLE_LOST;
 		}
 	}
 	return j->o.period > 1 ? UJOIN_NOT_SAMPLED : UJOIN_NO_SAMPLE;
@@ -549,6 +555,7 @@ void ujoin_add_lost(struct ujoin *j, uint32_t cpu, uint64_t ts, uint64_t count)
 	w->from = c->last_sample_ts;
 	w->to = ts;
 	w->left = count ? count : UINT64_MAX; /* 0: how many unknown, all of the window */
+	w->seen = 0;
 }
 
 void ujoin_hold(struct ujoin *j, uint64_t ts)

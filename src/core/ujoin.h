@@ -180,8 +180,8 @@ int ujoin_add_sample(struct ujoin *j, const struct ujoin_key *key, uint64_t ts, 
  * @ts: the time of the LOST record (the samples were lost between the
  *	previous sample of that CPU and this time)
  * @count: how many: at most that many records of the CPU in that time
- *	without a sample are UJOIN_SAMPLE_LOST (0: an unknown number, every
- *	one)
+ *	without a sample are UJOIN_SAMPLE_LOST (0: an unknown number: every
+ *	one, or with a period one in the period)
  */
 void ujoin_add_lost(struct ujoin *j, uint32_t cpu, uint64_t ts, uint64_t count);
 

@@ -70,6 +70,17 @@ static void json_user_stats(FILE *f, const struct session_stats *st)
 			(unsigned long long)j->samples, (unsigned long long)j->lost,
 			(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples,
 			(unsigned long long)j->overflow);
+	/* --user-sample (1: every event), and the perf rings (bytes a CPU) */
+	if (st->user == SESSION_USER_DWARF)
+		fprintf(f, ",\"period\":%u,\"not_sampled\":%llu,\"stack_bytes\":%u,"
+			"\"ring_bytes\":%llu,\"ring_bytes_total\":%llu,\"ring_grown\":%llu,"
+			"\"ring_full\":%llu,\"ring_auto\":%s",
+			st->user_period ? st->user_period : 1,
+			(unsigned long long)j->why[UJOIN_NOT_SAMPLED], st->user_stack,
+			(unsigned long long)st->user_ring, (unsigned long long)st->user_ring_total,
+			(unsigned long long)st->user_ring_grown,
+			(unsigned long long)st->user_ring_full,
+			st->user_ring_auto ? "true" : "false");
 	fputc('}', f);
 }
 

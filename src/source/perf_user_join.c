@@ -185,6 +185,8 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 	g->on = true;
 	g->self = (uint32_t)getpid();
 	jo.ctx = g;
+	/* --user-sample N: a record without a sample is expected, not lost */
+	jo.period = s->tr.opts ? s->tr.opts->user_sample : 0;
 	g->join = ujoin_new(&jo);
 	if (!g->join) {
 		free(pu);
