@@ -37,6 +37,9 @@ static int parse_int(const char *s, long min, long max, long *ret)
 /* --user-buffer: a perf ring holds a sample of 8 KiB of stack at least, and is pinned */
 #define USER_BUFFER_MIN (64UL << 10)
 #define USER_BUFFER_MAX (1UL << 30)
+/* --user=dwarf,SIZE: perf's bounds on sample_stack_user (a multiple of 8) */
+#define USER_STACK_MIN 64
+#define USER_STACK_MAX 65528
 
 /* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
 static int parse_size(const char *s, size_t min, size_t *ret)
@@ -300,8 +303,25 @@ int args_parse(int argc, char **argv, struct args *a)
 				a->so.user = SESSION_USER_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
 				a->so.user = SESSION_USER_DWARF;
+			} else if (!strncmp(optarg, "dwarf,", 6)) {
+				/* perf's --call-graph dwarf,SIZE: the stack copied per sample */
+				size_t sz;
+
+				if (parse_size(optarg + 6, 1, &sz) || sz < USER_STACK_MIN ||
+				    sz > USER_STACK_MAX) {
+					fprintf(stderr,
+						"stacktop: bad --user '%s' (dwarf,SIZE: the user stack "
+						"copied per sample, 64 to 65528 bytes, K suffix)\n",
+						optarg);
+					return 2;
+				}
+				a->so.user = SESSION_USER_DWARF;
+				a->so.user_stack = (unsigned int)((sz + 7) & ~(size_t)7);
+				if (a->so.user_stack > USER_STACK_MAX)
+					a->so.user_stack = USER_STACK_MAX;
 			} else {
-				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
+				fprintf(stderr, "stacktop: bad --user '%s' (fp, dwarf or dwarf,SIZE)\n",
+					optarg);
 				return 2;
 			}
 			break;

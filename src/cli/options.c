@@ -111,14 +111,15 @@ const struct cli_option cli_options[] = {
 		.name = "user",
 		.shrt = 'u',
 		.has_arg = optional_argument,
-		.metavar = "[=fp|dwarf]",
+		.metavar = "[=fp|dwarf[,SIZE]]",
 		.help = "also take the user stack of each event, shown below\n"
 			"the kernel frames (dwarf: perf samples unwound with\n"
 			".eh_frame, binaries without frame pointers too,\n"
-			"stacks mode only; fp: the kernel's frame-pointer\n"
+			"stacks mode only, SIZE bytes of stack copied per\n"
+			"sample, default 8K; fp: the kernel's frame-pointer\n"
 			"walk, 8 frames, stacks or stackmap mode; default\n"
 			"dwarf where it works, else fp)",
-		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf ]",
+		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf [ ,\\fISIZE\\fR ]]",
 		.complete = CLI_WORDS,
 		.words = "fp dwarf",
 	},

@@ -86,7 +86,11 @@ int perfsamp_ring_open(struct ring *r, int cpu, unsigned int pages, long page)
 	a.use_clockid = 1; /* the events it takes must share its clock */
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(pages * page / 4);
+	/*
+	 * a poll wakes at a quarter, at most 1 MiB: a large ring is read as
+	 * often as a small one, its room left for when the reader is late
+	 */
+	a.wakeup_watermark = (uint32_t)(pages * page / 4 < (1u << 20) ? pages * page / 4 : 1u << 20);
 	fd = perfsamp_sys_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -59,7 +59,7 @@ static void head_user_ring(FILE *f, const struct session_stats *st)
 	if (!st->user_ring)
 		return;
 	fmt_bytes(ring, sizeof(ring), st->user_ring);
-	fprintf(f, "; perf ring %s a CPU%s", ring,
+	fprintf(f, "; %u bytes of stack a sample, perf ring %s a CPU%s", st->user_stack, ring,
 		!st->user_ring_auto    ? " (--user-buffer)" :
 		st->user_ring_grown ? " (grown on losses)" :
 					    "");
