@@ -72,6 +72,9 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)",
 		 why[0] ? why : strerror(-r));
 	log_warn("user stacks: %s", s->user_note);
+	if (s->opts.user_sample > 1 || s->opts.user_buffer || s->opts.user_stack)
+		log_warn("user stacks: fp takes every event's stack: --user-sample, --user-buffer "
+			 "and dwarf,SIZE do not apply");
 	r = user_fp_fallback(s);
 	if (r < 0)
 		return fmt_error(err, errsz, r, "user stacks: neither dwarf (%s) nor fp works here",

@@ -276,8 +276,11 @@ static int pu_tick(struct source *src)
 		ujoin_advance(pu->g->join, mono_now());
 		pu_procs_expire(pu->g);
 	}
-	/* a new phase of the 1-in-N count each refresh (perfsamp.h) */
-	perfsamp_restart_period(pu->ps);
+	/* a new phase of the 1-in-N count each refresh, at most once a second (perfsamp.h) */
+	if (mono_now() - pu->restarted >= 1000000000ULL) {
+		perfsamp_restart_period(pu->ps);
+		pu->restarted = mono_now();
+	}
 	perfsamp_stats(pu->ps, &st);
 	dwunwind_stats(pu->uw, &ds);
 	log_debug("user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound (%llu walked, %llu replayed), %llu failed, %llu without maps; rings %llu bytes (largest %llu, grown %llu); stack bytes read by whole walks: <=512 %llu, 1K %llu, 2K %llu, 4K %llu, 8K %llu, 16K %llu, 32K %llu, more %llu",
