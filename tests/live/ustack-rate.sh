@@ -4,10 +4,12 @@
 #  1. Every event it makes is counted with a user stack, or with a mark
 #     that says why not, never as its kernel stack alone; the events
 #     without one are the samples perf dropped (its own count, or a ring
-#     found full), and of the rest at least 99% carry their stack. The
-#     share of all its events is printed, not asserted: on a machine too
-#     busy to let stacktop read in time perf drops samples and says so,
-#     which is what is asserted.
+#     found full) or came after stacktop gave up on them (counted
+#     unclaimed), and of the rest at least 99% carry their stack; where
+#     perf dropped samples the rings grew. The share of all its events is
+#     printed, not asserted (bench/unwind.py measures it): on a machine
+#     too busy to let stacktop read in time perf drops samples and says
+#     so, which is what is asserted.
 #  2. --user-buffer 64K: the ring holds 7 samples, stacktop sleeps 2 ms
 #     between reads: samples are lost for sure; the row of the events
 #     without their stack is marked in the text, JSON and folded reports,
@@ -101,14 +103,25 @@ print("%s: %d events, %.0f/s, %.1f%% with a user stack; %s" % (
     ", ".join("%s %d" % (k, u[k]) for k in reasons + ("samples_lost", "ring_full", "ring_bytes",
                                                     "ring_grown", "period") if u[k])))
 if what == "rate":
-    # what is missing is what perf dropped (its LOST count, or a ring found full)
-    other = u["no_sample"] + u["unwind_failed"] + u["no_maps"]
+    # what is missing is what perf dropped (its LOST count, or a ring found
+    # full), or a record given up before its sample was read: stacktop kept
+    # off the CPU for over half a second (PU_TIMEOUT_NS) reads the
+    # instance's records ahead of perf's samples (SIGSTOP for 0.8 s: some
+    # 1,000 such, as many samples then came "unclaimed"). Each such record
+    # has its sample counted unclaimed; the rest is asserted.
+    late = min(u["no_sample"], u["unclaimed"])
+    other = u["no_sample"] - late + u["unwind_failed"] + u["no_maps"]
     assert other <= events // 200 + 10, ("events without a stack perf did not drop", u)
     assert not u["sample_lost"] or u["samples_lost"] or u["ring_full"], u
     # of what perf kept, every event has its stack
-    kept = events - u["sample_lost"]
+    kept = events - u["sample_lost"] - late
     assert u["with_stack"] >= 0.99 * kept, (u["with_stack"], kept)
     assert u["ring_auto"] and u["period"] == 1 and u["stack_bytes"] == 8192, u
+    # the rings followed the rate: perf's LOST records made them grow
+    # (4x, up to 64M a CPU, 256M in all; a kernel that refused the memory
+    # fails here)
+    assert not u["samples_lost"] or u["ring_grown"] or u["ring_bytes"] >= 64 << 20 or \
+        u["ring_bytes_total"] >= 256 << 20, ("samples lost and no ring grew", u)
 elif what == "small":
     assert u["ring_bytes"] == 65536 and not u["ring_auto"] and u["ring_grown"] == 0, u
     assert u["sample_lost"] > 0 and (u["samples_lost"] or u["ring_full"]), u
