@@ -157,6 +157,8 @@ struct snapshot {
 	unsigned int norigins;
 	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
 		unresolved;
+	/* the interval's losses and the records read (0 in files that predate them) */
+	uint64_t lost_delta, overrun_delta, dropped_delta, records, records_delta;
 	char weight_name[64];
 	char weight_unit[16];
 	bool weight_ranked;

@@ -190,7 +190,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
-		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
+		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"lost_delta\":%llu,"
+		"\"overrun_delta\":%llu,\"dropped_delta\":%llu,\"records\":%llu,"
+		"\"records_delta\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
@@ -198,6 +200,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)sum->total, (unsigned long long)sum->delta,
 		(unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
+		(unsigned long long)st->lost_delta, (unsigned long long)st->overrun_delta,
+		(unsigned long long)st->dropped_delta, (unsigned long long)st->records,
+		(unsigned long long)st->records_delta,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",

@@ -355,6 +355,11 @@ static void load_counts(struct source_ctx *s, struct snapdb *db, const struct sn
 	is->unresolved += sn->unresolved;
 	s->stats.overrun += sn->overrun;
 	s->stats.dropped += sn->dropped;
+	is->records += sn->records;
+	s->snap_lost.lost += sn->lost_delta;
+	s->snap_lost.overrun += sn->overrun_delta;
+	s->snap_lost.dropped += sn->dropped_delta;
+	s->snap_lost.records += sn->records_delta;
 	db->hits_delta += sn->hits_delta;
 	if (sn->interval > db->interval)
 		db->interval = sn->interval;
