@@ -17,6 +17,7 @@
 #include "kernel/signals.h"
 #include "output/diff.h"
 #include "output/export.h"
+#include "output/losses.h"
 #include "session/session.h"
 
 #define DRAIN_MS   50
@@ -109,6 +110,32 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Folded lines cannot say what they miss: one line on standard error for a
+ * refresh whose period lost events (and, -u dwarf, had events without a
+ * user stack), so a flame graph built from them is not biased unawares.
+ */
+static void folded_note(struct session *s, const struct report_opts *ro, long i)
+{
+	const struct session_stats *st = session_stats(s);
+	struct export_losses l;
+	char text[320], user[320];
+
+	export_losses_get(s, ro->delta, &l);
+	if (export_losses_any(&l)) {
+		export_losses_text(text, sizeof(text), &l);
+		fprintf(stderr, "stacktop: folded refresh %ld: %s%s\n", i, text,
+			ro->lost_stack ? "" : " (--folded-lost adds them as the stack [lost_events])");
+	}
+	/* dwarf: the events without a user stack are in it with kernel frames only */
+	if (st->user == SESSION_USER_DWARF) {
+		export_user_text(user, sizeof(user), st);
+		if (strstr(user, " without"))
+			fprintf(stderr, "stacktop: folded refresh %ld: %s (kernel frames only)\n", i,
+				user);
+	}
+}
+
 int batch_run(struct session *s, const struct args *a, struct session *before)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
@@ -120,6 +147,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		.rank = a->view,
 		.root = a->root,
 		.filter = a->view_filter,
+		.lost_stack = a->lost_stack,
 	};
 	enum export_format fmt = (enum export_format)a->format;
 	long i;
@@ -176,6 +204,8 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				fprintf(stderr, "stacktop: %s\n", err);
 				return 1;
 			}
+			if (fmt == EXPORT_FOLDED)
+				folded_note(s, &ro, i);
 		} else {
 			/* folded iterations on one stream: a blank line between them */
 			if (fmt == EXPORT_FOLDED && i > 1)
@@ -187,6 +217,10 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				fprintf(stderr, "stacktop: cannot write the report: %s\n",
 					strerror(-r));
 				return 1;
+			}
+			if (fmt == EXPORT_FOLDED) {
+				fflush(stdout); /* the note after its refresh, on a shared terminal */
+				folded_note(s, &ro, i);
 			}
 		}
 		if (!go_on)

@@ -296,6 +296,16 @@ const struct cli_option cli_options[] = {
 		.words = "none comm pid",
 	},
 	{
+		.id = OPT_FOLDED_LOST,
+		.name = "folded-lost",
+		.has_arg = no_argument,
+		.help = "add a stack [lost events] for the events the ring\n"
+			"buffer lost (its share estimated) to folded, pprof,\n"
+			"speedscope, html and svg output",
+		.man = ".B \\-\\-folded\\-lost",
+		.complete = CLI_FLAG,
+	},
+	{
 		.id = OPT_MODE,
 		.name = "mode",
 		.has_arg = required_argument,
