@@ -166,8 +166,21 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
 		bool go_on = batch_wait(s, a->delay);
+		bool last;
 
 		session_tick(s);
+		/*
+		 * without -n, as perf record -p: the run ends with what it
+		 * watched. Its last interval is mostly after the exit (an
+		 * off-CPU table of 0ns rows): the last report is the whole run,
+		 * ranked by the totals, the answer to "where did it spend it"
+		 */
+		last = a->iterations < 0 && !before && session_stats(s)->targets_gone;
+		if (last) {
+			ro.delta = false;
+			if (ro.rank.key == RANK_DELTA)
+				ro.rank.key = RANK_TOTAL;
+		}
 		if (before) {
 			/* --diff: the same refresh, compared with BEFORE */
 			FILE *f = stdout;
@@ -223,13 +236,13 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				folded_note(s, &ro, i);
 			}
 		}
-		if (!go_on)
-			break;
-		/* without -n, as perf record -p: the run ends with what it watched */
-		if (a->iterations < 0 && !before && session_stats(s)->targets_gone) {
-			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited\n");
+		if (last) {
+			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited; "
+					"the last report is the whole run, ranked by its totals\n");
 			break;
 		}
+		if (!go_on)
+			break;
 	}
 	return 0;
 }

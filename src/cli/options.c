@@ -73,7 +73,8 @@ const struct cli_option cli_options[] = {
 		.help = "count only events of these processes: every\n"
 			"thread, started later too (ranges: 10-12;\n"
 			"at most 1024 pids and thread ids); without -n a\n"
-			"batch run ends when they have exited",
+			"batch run ends when they have exited, its last\n"
+			"report the whole run",
 		.man = ".BR \\-p \", \" \\-\\-pid \" \\fIPID\\fR[,\\fIPID\\fR...]\"",
 		.complete = CLI_NONE,
 	},
