@@ -156,6 +156,8 @@ static void test_stack_errors(void **state)
 		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
 		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_cut_why\":\"bored\"",
+		  "stack 1: \"user_cut_why\" is not depth, stack, unwind or memory" },
 	};
 	struct snapshot *sn;
 	char err[256], text[16384];
@@ -329,7 +331,7 @@ static const char user_snap[] =
 	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
 	"\"user_frames\":[{\"addr\":\"0x401226\",\"symbol\":\"wait+0x6 (app)\"},"
 	"{\"addr\":\"0x7f0000001000\",\"symbol\":\"[unknown] 0x7f0000001000 (libc.so.6+0x1000)\"}],"
-	"\"user_cut\":true,"
+	"\"user_cut\":true,\"user_cut_why\":\"unwind\","
 	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":4242,\"comm\":\"app\","
 	"\"total\":20,\"delta\":20}]},"
 	"{\"key\":\"%s\",\"total\":10,\"delta\":10,\"depth\":2,\"ids\":[],\"cut\":false,"
@@ -393,6 +395,7 @@ static void test_user_frames(void **state)
 	assert_int_equal(sn->stacks[0].tgid, 4242);
 	assert_int_equal(sn->stacks[0].nuser, 2);
 	assert_true(sn->stacks[1].user_cut);
+	assert_int_equal(sn->stacks[1].user_cut_why, 2); /* "unwind": usym.h's USYM_CUT_FAILED */
 	assert_int_equal(sn->stacks[2].tgid, -1);
 	path = write_tmp(text);
 	{
@@ -415,6 +418,7 @@ static void test_user_frames(void **state)
 		assert_int_equal(a->tgid, b->tgid);
 		assert_int_equal(a->nuser, b->nuser);
 		assert_int_equal(a->user_cut, b->user_cut);
+		assert_int_equal(a->user_cut_why, b->user_cut_why);
 		for (j = 0; j < a->depth; j++)
 			assert_string_equal(a->syms[j], b->syms[j]);
 		for (j = 0; j < a->nuser; j++) {
@@ -424,7 +428,7 @@ static void test_user_frames(void **state)
 	}
 	/* folded: user frames (root first, no suffix), then the kernel's */
 	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
-	    !strstr(fold1, "[cut:_more_user_frames];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
+	    !strstr(fold1, "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
 		fail_msg("folded:\n%s", fold1);
 	/* and again from the JSON written: the same folded lines */
 	path2 = write_tmp(json);

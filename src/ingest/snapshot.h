@@ -67,6 +67,8 @@ struct snap_by {
  * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
  * @nuser: entries in @uaddrs and @usyms
  * @user_cut: the user walk stopped before its end ("user_cut")
+ * @user_cut_why: why ("user_cut_why": 0 depth, 1 stack, 2 unwind, 3
+ *	memory, the low bits of the cut mark, usym.h), 0 when not written
  * @by: breakdown records
  * @nby: entries in @by
  * @weight: weight since start (a weighted snapshot: "weight"), else 0
@@ -90,6 +92,7 @@ struct snap_stack {
 	char **usyms;
 	uint32_t nuser;
 	bool user_cut;
+	uint8_t user_cut_why;
 	struct snap_by *by;
 	size_t nby;
 };

@@ -257,7 +257,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned int kd)
 {
 	struct usym *u = ksym_usym(ks);
-	bool cut = false, any = false;
+	uint64_t cut = 0;
+	bool any = false;
 	unsigned int j;
 
 	fprintf(f, ",\"tgid\":%u,\"user_frames\":[", (unsigned int)(sk->ips[kd] & 0xffffffffu));
@@ -266,8 +267,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		uint32_t tgid;
 		char fr[320];
 
-		if (sk->ips[j] == USYM_CUT) {
-			cut = true;
+		if (usym_is_cut(sk->ips[j])) {
+			cut = sk->ips[j];
 			continue;
 		}
 		if (u)
@@ -280,6 +281,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		any = true;
 	}
 	fprintf(f, "],\"user_cut\":%s", cut ? "true" : "false");
+	if (cut)
+		fprintf(f, ",\"user_cut_why\":\"%s\"", usym_cut_why(cut));
 }
 
 static void json_stack(FILE *f, struct session *s, const struct report_opts *o,

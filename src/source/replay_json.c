@@ -302,7 +302,7 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 					return -ENOMEM;
 			}
 			if (ss->user_cut)
-				buf[depth++] = USYM_CUT;
+				buf[depth++] = USYM_CUT | ss->user_cut_why; /* the reason it was cut */
 			ips = buf;
 		}
 		st = stack_table_intern(s->table, ips, depth);

@@ -1103,6 +1103,9 @@ def check_user_rows(rep, sim, emitted, inst="top"):
               ([hex(a) for a in addrs], [hex(a) for a in want]))
         # 8 frames fill the kernel's array: whether there were more is unknown
         check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the kernel's walk stopped at its depth: the mark says so, not a failure
+        check(st.get("user_cut_why") == ("depth" if d >= 8 else None),
+              "user_cut_why %s with %d frames" % (st.get("user_cut_why"), d))
         # the simulated pids are not this machine's: nothing is named from /proc
         check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
               "user frames named: %s" % [f["symbol"] for f in uf])
@@ -1248,6 +1251,8 @@ def case_user_memory():
         # the kernel's own cut comes with its 8 frames: fewer means the limit
         cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
         check(cut, "no row cut short by the limit")
+        check(all(st["user_cut_why"] == "memory" for st in cut),
+              "a row cut by the limit says %s" % sorted(set(st["user_cut_why"] for st in cut)))
     finally:
         sim.stop()
 
