@@ -286,6 +286,54 @@ static void test_pprof_well_formed(void **state)
 	assert_int_equal(pb_fields(buf, (size_t)n, 1, "", &found), 2);	/* sample types */
 }
 
+/*
+ * tests/fixtures/export/stack_map_ret: a return address at the first byte
+ * of weak_func (what %pS prints for the return of a noreturn call that
+ * ended schedule_timeout) is schedule_timeout's frame, as %pB names it: in
+ * the symbols, the key, folded lines; grouped by function, the two stacks
+ * are one.
+ */
+static void test_return_address_names(void **state)
+{
+	const char *fix = getenv("ST_FIXTURES");
+	struct session_opts so = { 0 };
+	struct report_opts o = {
+		.rank = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 },
+	};
+	char map[512], ksyms[512], err[256], *buf = NULL;
+	struct session *s;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(map, sizeof(map), "%s/export/stack_map_ret", fix);
+	snprintf(ksyms, sizeof(ksyms), "%s/ksym/kallsyms", fix);
+	so.map_file = map;
+	so.kallsyms = ksyms;
+	assert_int_equal(session_open(&so, &s, err, sizeof(err)), 0);
+	assert_true(session_drain(s, 0) >= 0);
+	session_tick(s);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(export_folded_root(f, s, &o), 2);
+	assert_int_equal(export_json(f, s, &o, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "_text_[k];schedule_timeout_[k];schedule_[k] 4\n"
+				    "_text_[k];schedule_timeout_[k];schedule_[k] 2\n"));
+	assert_null(strstr(buf, "weak_func"));
+	assert_non_null(strstr(buf, "\"symbols\":[\"schedule+0x10/0xc0\","
+				    "\"schedule_timeout+0x30/0x30\",\"_text+0x20/0x70\"]"));
+	free(buf);
+	/* by function: the frames are function starts, named as they are */
+	assert_int_equal(session_set_group(s, 0, true), 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(export_folded_root(f, s, &o), 1);
+	fclose(f);
+	assert_string_equal(buf, "_text_[k];schedule_timeout_[k];schedule_[k] 6\n");
+	free(buf);
+	session_close(s);
+}
+
 /* ---- losses (output/losses.h): every format says what it misses ------------ */
 
 /*
@@ -510,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folded_roots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_well_formed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
+		cmocka_unit_test(test_return_address_names),
 		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),

@@ -179,7 +179,7 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 	}
 	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip))
 		return FLAME_OTHER;
-	if (ks && ksym_lookup(ks, ip, &h) == 0 && h.module) {
+	if (ks && ksym_lookup_frame(ks, ip, &h) == 0 && h.module) {
 		fmt_sanitize(where, wsize, h.module, strlen(h.module));
 		return FLAME_MODULE;
 	}

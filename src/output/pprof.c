@@ -264,7 +264,7 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 		} else {
 			snprintf(file, sizeof(file), "[user]");
 		}
-	} else if (p->ks && ksym_lookup(p->ks, ip, &h) == 0 && h.module) {
+	} else if (p->ks && ksym_lookup_frame(p->ks, ip, &h) == 0 && h.module) {
 		char mod[96];
 
 		fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));

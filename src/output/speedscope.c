@@ -67,7 +67,7 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 		struct ksym_hit h;
 
 		fmt_func(name, sizeof(name), ks, c->addrs[i], 0);
-		if (ks && ksym_lookup(ks, c->addrs[i], &h) == 0 && h.module) {
+		if (ks && ksym_lookup_frame(ks, c->addrs[i], &h) == 0 && h.module) {
 			char mod[96];
 
 			fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
