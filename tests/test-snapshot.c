@@ -354,6 +354,49 @@ static char *export_text(struct session *s, enum export_format fmt)
 	return buf;
 }
 
+/*
+ * "frames":[] is a stack with no kernel frame (stacktop writes such stacks
+ * itself: hits of stacks over --max-memory, an empty kernel_stack): read
+ * as one, alone or before a user part, never a NULL array copied (UBSan:
+ * memcpy from NULL, issue 18)
+ */
+static void test_empty_frames(void **state)
+{
+	static const char text[] =
+		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"mode\":\"stacks\","
+		"\"events\":[\"sched:sched_switch\"],"
+		"\"view\":{\"sort\":\"hits\",\"counts\":\"delta\",\"top\":0},"
+		"\"hits\":5,\"hits_delta\":5,\"lost\":0,\"overrun\":0,\"dropped\":0,"
+		"\"orphans\":0,\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+		"{\"key\":\"0000000000000001\",\"total\":3,\"delta\":3,\"ids\":[],"
+		"\"frames\":[],\"symbols\":[],\"by\":[{\"event\":\"sched:sched_switch\","
+		"\"cpu\":0,\"pid\":5,\"comm\":\"x\",\"total\":3,\"delta\":3}]},"
+		"{\"key\":\"0000000000000002\",\"total\":2,\"delta\":2,\"ids\":[],"
+		"\"frames\":[],\"symbols\":[],\"tgid\":5,"
+		"\"user_frames\":[{\"addr\":\"0x401000\",\"symbol\":\"main+0x10 (app)\"}],"
+		"\"user_cut\":false,\"by\":[{\"event\":\"sched:sched_switch\","
+		"\"cpu\":0,\"pid\":5,\"comm\":\"x\",\"total\":2,\"delta\":2}]}]}\n";
+	char *path = write_tmp(text), *fold;
+	const char *files[] = { path };
+	struct rank_opts ro = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct rank_row rows[4];
+	struct session *s;
+
+	(void)state;
+	s = open_files(files, 1);
+	assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 2);
+	assert_int_equal(rows[0].stack->depth, 0);
+	assert_int_equal(rows[0].total, 3);
+	assert_int_equal(rows[1].stack->depth, 2); /* the separator, main */
+	fold = export_text(s, EXPORT_FOLDED);
+	if (!strstr(fold, "[empty] 3\n") || !strstr(fold, "main 2\n"))
+		fail_msg("folded:\n%s", fold);
+	free(fold);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
 static void test_user_frames(void **state)
 {
 	char text[sizeof(user_snap) + 64], *path, *json, *path2, *fold1, *fold2;
@@ -650,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_user_frames),
+		cmocka_unit_test(test_empty_frames),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_weights),

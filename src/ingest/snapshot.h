@@ -59,7 +59,8 @@ struct snap_by {
  * @ids: kernel stack ids (at most STACK_MAX_IDS kept; more sets @more_ids)
  * @nids: entries in @ids
  * @flags: enum stack_flags
- * @ips: kernel addresses, leaf first (@depth of them)
+ * @ips: kernel addresses, leaf first (@depth of them; NULL when @depth is 0:
+ *	"frames":[] is a valid stack, one with no kernel frame)
  * @syms: symbols as the writer printed them, leaf first (sanitized)
  * @nsyms: entries in @syms (@depth once the stack is read)
  * @tgid: the process of the user part, -1 when the stack has none

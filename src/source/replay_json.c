@@ -293,7 +293,9 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 		uint32_t depth = ss->depth;
 
 		if (ss->tgid >= 0) {
-			memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
+			/* "frames":[] is a stack of no kernel frame: no array to copy */
+			if (ss->depth)
+				memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
 			buf[depth++] = usym_sep((uint32_t)ss->tgid);
 			for (j = 0; j < ss->nuser; j++) {
 				buf[depth] = usym_intern_text(s->usym, (uint32_t)ss->tgid,
