@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -164,6 +165,33 @@ static void test_write_file_refused(void **state)
 			 -ENOENT);
 	assert_non_null(strstr(err, "no such directory"));
 	assert_int_equal(entries(fx->dir), 3); /* victim, link, sub: nothing else */
+	/* the kernel's file systems: the true reason, not "no such directory" */
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/proc/self/mem", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "cannot write /proc/self/mem: it is on procfs, a kernel file "
+				 "system, not a place for a file");
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/sys/x.txt", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "it is on sysfs"));
+	/* a directory that is there but takes no new file (removed, still the cwd) */
+	{
+		char cwd[PATH_MAX], gone[160];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		snprintf(gone, sizeof(gone), "%s/gone", fx->dir);
+		assert_int_equal(mkdir(gone, 0700), 0);
+		assert_int_equal(chdir(gone), 0);
+		assert_int_equal(rmdir(gone), 0);
+		assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "./x.txt", err,
+						   sizeof(err)),
+				 -ENOENT);
+		assert_int_equal(chdir(cwd), 0);
+		assert_string_equal(err, "cannot write ./x.txt: . takes no new file (No such file or "
+					 "directory; -o writes a new file there and renames it over "
+					 "the target)");
+	}
 }
 
 static void test_folded_roots(void **state)
