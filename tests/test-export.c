@@ -24,6 +24,7 @@
 #include "output/formats.h"
 #include "output/losses.h"
 #include "session/session.h"
+#include "source/stats.h"
 
 struct fx {
 	char dir[64];
@@ -444,6 +445,32 @@ static void test_losses_counts(void **state)
 	assert_non_null(strstr(text, "how many records were read is not known"));
 }
 
+/* -u: how user stacks were taken, and (dwarf) the events without one, why */
+static void test_losses_user_text(void **state)
+{
+	struct session_stats st = { .user = SESSION_USER_OFF };
+	char text[320];
+
+	(void)state;
+	assert_int_equal(export_user_text(text, sizeof(text), &st), 0);
+	assert_string_equal(text, "");
+	st.user = SESSION_USER_FP;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: fp (the kernel's frame-pointer walk, 8 frames)");
+	st.user = SESSION_USER_DWARF;
+	st.ujoin.why[UJOIN_OK] = 950;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: dwarf, 950 of 950 events (100.0%) with one");
+	st.ujoin.why[UJOIN_NO_SAMPLE] = 30;
+	st.ujoin.why[UJOIN_UNWIND_FAILED] = 20;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: dwarf, 950 of 1000 events (95.0%) with one; 50 "
+				  "without: 30 no sample, 20 unwind failed");
+	/* cut to the buffer, the length it wanted */
+	assert_int_equal(export_user_text(text, 20, &st), 99);
+	assert_string_equal(text, "user stacks: dwarf,");
+}
+
 static void test_losses_folded(void **state)
 {
 	struct fx *fx = *state;
@@ -588,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
 		cmocka_unit_test(test_return_address_names),
 		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),
+		cmocka_unit_test(test_losses_user_text),
 		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_pprof, setup_lost, teardown),
