@@ -167,7 +167,8 @@ const struct cli_option cli_options[] = {
 		.name = "expand",
 		.has_arg = required_argument,
 		.metavar = " N",
-		.help = "batch: expand the top N stacks into frames (default 5)",
+		.help = "batch: expand the top N stacks into frames, their\n"
+			"trend and (weighted) histogram (default 5)",
 		.man = ".BI \\-\\-expand \" N\"",
 		.complete = CLI_NONE,
 	},

@@ -222,20 +222,24 @@ int calltree_build(struct calltree *ct, const struct rank_row *rows, size_t n, b
 	for (i = 0; i < n; i++) {
 		const struct stack *st = rows[i].stack;
 		uint64_t cnt = delta ? rows[i].delta : rows[i].total;
-		unsigned int skip, k;
+		unsigned int skip, keep, k;
 		uint32_t node = 0;
 
 		if (!cnt || !st->depth)
 			continue;
 		skip = skip_of(ops, st);
+		/* the caller tree may keep the skipped frames: its last nodes, flagged */
+		keep = !callee && ops && ops->mark_skip ? skip : 0;
 		ct->total += cnt;
-		for (k = 0; k < st->depth - skip; k++) {
+		for (k = 0; k < st->depth - skip + keep; k++) {
 			/* callee: leaf first; caller: root first */
 			unsigned int d = callee ? skip + k : st->depth - 1 - k;
 			uint64_t sym = sym_of(ops, st->ips[d]);
-			struct calltree_fn *f = fn_get(ct, sym);
+			struct calltree_fn *f = d < skip ? NULL : fn_get(ct, sym);
 
-			if (f) {
+			if (d < skip) {
+				/* the machinery's frames count in no function */
+			} else if (f) {
 				if (f->seen != i + 1) {
 					f->children += cnt; /* once per stack: recursion */
 					f->seen = i + 1;
@@ -253,8 +257,10 @@ int calltree_build(struct calltree *ct, const struct rank_row *rows, size_t n, b
 				continue;
 			}
 			ct->nodes[node].count += cnt;
-			if (d == skip)
+			if (d == skip - keep)
 				ct->nodes[node].self += cnt;
+			if (d < skip)
+				ct->nodes[node].flags |= CALLTREE_F_SKIPPED;
 		}
 	}
 	ct->nodes[0].count = ct->total;
@@ -277,6 +283,8 @@ bool calltree_path_has(const struct calltree *ct, uint32_t node, const struct st
 	nd = &ct->nodes[node];
 	key = ct->nodes[0].key;
 	skip = skip_of(ops, st);
+	if (!ct->callee && ops && ops->mark_skip)
+		skip = 0; /* the skipped frames are nodes too */
 	for (k = 0; k < st->depth - skip && k <= nd->depth; k++) {
 		unsigned int d = ct->callee ? skip + k : st->depth - 1 - k;
 

@@ -45,6 +45,7 @@
  * @next_sibling: next sibling, CALLTREE_NONE
  * @nchild: children
  * @depth: level below the virtual root (roots are 0)
+ * @flags: CALLTREE_F_SKIPPED: a frame @skip leaves out, kept (@mark_skip)
  */
 struct calltree_node {
 	uint64_t key;
@@ -57,7 +58,10 @@ struct calltree_node {
 	uint32_t next_sibling;
 	uint32_t nchild;
 	uint16_t depth;
+	uint8_t flags;
 };
+
+#define CALLTREE_F_SKIPPED 1
 
 struct calltree_fn {
 	uint64_t sym;
@@ -72,11 +76,17 @@ struct calltree_fn {
  * @sym: the merge key of an address (its function's start), or NULL: the
  *       address itself
  * @ctx: passed to both
+ * @mark_skip: keep the frames @skip leaves out, as nodes flagged
+ *             CALLTREE_F_SKIPPED (the caller tree only: they are its
+ *             leaves; the flame graph shows them in a colour of their own);
+ *             the other nodes, their keys and the functions' counts are as
+ *             without
  */
 struct calltree_ops {
 	unsigned int (*skip)(void *ctx, const struct stack *st);
 	uint64_t (*sym)(void *ctx, uint64_t ip);
 	void *ctx;
+	bool mark_skip;
 };
 
 /**

@@ -34,6 +34,21 @@ static inline void merge_count(uint64_t *total, uint64_t *cur, uint64_t *last, u
 	*last += d; /* "last closed interval" of a table read at epoch @now */
 }
 
+/* the group's recent intervals: the sums of its stacks', aligned on the last closed one */
+static void group_trend(struct group_ctx *g, struct stack *d, const struct stack *s)
+{
+	uint64_t h[STACK_TREND], w[STACK_TREND];
+	int n = stack_trend(g->src, s, false, h, STACK_TREND);
+	struct stack_table *t = g->dst;
+
+	if (n <= 0)
+		return;
+	if (t->weighted)
+		stack_trend(g->src, s, true, w, STACK_TREND);
+	/* a slot refused by a limit leaves the group without a trend (STACK_F_NOTREND) */
+	stack_table_add_trend(t, d, h, t->weighted ? w : NULL, (unsigned int)n);
+}
+
 static int group_visit(struct stack *s, void *ctx)
 {
 	struct group_ctx *g = ctx;
@@ -72,10 +87,16 @@ static int group_visit(struct stack *s, void *ctx)
 	if (t->weighted) {
 		wt = stack_weight(g->src, s, &wd);
 		if (d->epoch != t->epoch)
-			memset(stack_wc(d), 0, sizeof(struct wcount));
+			memset(stack_wc(d), 0, sizeof(struct wcount) + sizeof(struct whist));
 		stack_wc(d)->total += wt;
 		stack_wc(d)->last += wd;
+		for (i = 0; i < HIST_BUCKETS; i++) {
+			uint64_t x = (uint64_t)stack_wh(d)->b[i] + stack_wh(s)->b[i];
+
+			stack_wh(d)->b[i] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+		}
 	}
+	group_trend(g, d, s);
 	merge_count(&d->total, &d->cur, &d->last, &d->epoch, t->epoch, s->total, sd);
 	t->hits += s->total;
 	t->hits_last += sd;
@@ -109,8 +130,10 @@ static int group_zero(struct stack *s, void *ctx)
 
 	s->total = s->cur = s->last = 0;
 	s->epoch = t->epoch;
+	s->trend = 0;
+	s->flags &= (uint8_t)~STACK_F_NOTREND;
 	if (t->weighted)
-		memset(stack_wc(s), 0, sizeof(struct wcount));
+		memset(stack_wc(s), 0, sizeof(struct wcount) + sizeof(struct whist));
 	for (a = s->attrs; a; a = a->next) {
 		a->total = a->cur = a->last = 0;
 		a->epoch = t->epoch;
@@ -153,6 +176,15 @@ int stack_table_group(struct stack_table *dst, const struct stack_table *src,
 	dst->nfcomm = src->nfcomm;
 	dst->hits_epoch = dst->epoch;
 	dst->active_lost = true; /* no active lists: rank walks every stack */
+	dst->hist_scale = src->hist_scale;
+	/* the trends anew, as many intervals as @src has (their sums: group_trend()) */
+	dst->ntrend = dst->trend_free = dst->trend_used = 0;
+	dst->trend_refused = 0;
+	{
+		uint32_t have = src->epoch - src->trend_start;
+
+		dst->trend_start = dst->epoch - (have < STACK_TREND ? have : STACK_TREND);
+	}
 	g->dst = dst;
 	g->src = src;
 	g->g = grp;

@@ -32,6 +32,9 @@ void stack_table_mem(const struct stack_table *t, struct stack_mem *ret)
 	ret->folded = t->folded;
 	ret->over_stacks = t->over_stacks;
 	ret->over_hits = t->over_hits;
+	ret->trend_bytes = (size_t)t->trend_cap * trend_slot_bytes(t);
+	ret->trend_slots = t->trend_used;
+	ret->trend_refused = t->trend_refused;
 }
 
 

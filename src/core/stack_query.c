@@ -65,6 +65,45 @@ uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta)
 }
 
 
+int stack_table_set_hist_scale(struct stack_table *t, unsigned int scale)
+{
+	if (t->stacks.first || t->attrs.first)
+		return t->hist_scale == scale ? 0 : -EBUSY;
+	t->hist_scale = scale == HIST_TIME ? HIST_TIME : HIST_LOG2;
+	return 0;
+}
+
+unsigned int stack_table_hist_scale(const struct stack_table *t)
+{
+	return t->hist_scale;
+}
+
+bool stack_hist(const struct stack_table *t, const struct stack *s, uint64_t *counts)
+{
+	unsigned int i;
+
+	if (!t->weighted) {
+		memset(counts, 0, HIST_BUCKETS * sizeof(*counts));
+		return false;
+	}
+	for (i = 0; i < HIST_BUCKETS; i++)
+		counts[i] = stack_wh(s)->b[i];
+	return true;
+}
+
+int stack_table_add_hist(struct stack_table *t, struct stack *s, unsigned int b, uint64_t n)
+{
+	uint64_t x;
+
+	if (!t->weighted)
+		return -EOPNOTSUPP;
+	if (b >= HIST_BUCKETS)
+		return -EINVAL;
+	x = (uint64_t)stack_wh(s)->b[b] + n;
+	stack_wh(s)->b[b] = x > UINT32_MAX || x < n ? UINT32_MAX : (uint32_t)x;
+	return 0;
+}
+
 /* ---- who hits a stack most ------------------------------------------------------- */
 
 /* key: kind << 32 | value, kind 1-3 (0 marks an empty slot) */

@@ -25,23 +25,9 @@
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
 
-/* what ordinary allocations may bring the table to; SIZE_MAX: no limit */
-static size_t cap_normal(const struct stack_table *t)
-{
-	return t->limit ? t->limit - t->limit / 16 : SIZE_MAX;
-}
-
 static size_t cap_reserve(const struct stack_table *t)
 {
 	return t->limit ? t->limit : SIZE_MAX;
-}
-
-/* whether @more bytes fit under @cap */
-static bool fits(const struct stack_table *t, size_t more, size_t cap)
-{
-	size_t now = table_bytes(t);
-
-	return cap == SIZE_MAX || (now <= cap && more <= cap - now);
 }
 
 /* NULL when out of memory or when a new chunk would not fit under @cap */
@@ -58,9 +44,9 @@ static void *arena_alloc(struct stack_table *t, struct arena *a, size_t size, si
 
 		if (csize < size)
 			csize = size;
-		if (!fits(t, sizeof(*c) + csize, cap)) {
+		if (!table_fits(t, sizeof(*c) + csize, cap)) {
 			csize = size > 4096 ? size : 4096;
-			if (!fits(t, sizeof(*c) + csize, cap))
+			if (!table_fits(t, sizeof(*c) + csize, cap))
 				return NULL;
 		}
 		c = malloc(sizeof(*c) + csize);
@@ -110,6 +96,7 @@ struct stack_table *stack_table_new(void)
 	}
 	t->epoch = 1;
 	t->hits_epoch = 1;
+	t->trend_start = 1;
 	return t;
 }
 
@@ -125,6 +112,8 @@ void stack_table_free(struct stack_table *t)
 	free(t->aslots);
 	free(t->top);
 	free(t->fcomm);
+	free(t->trend);
+	free(t->trend_w);
 	free(t);
 }
 
@@ -144,7 +133,7 @@ static int stack_grow(struct stack_table *t)
 	size_t n = t->nslots * 2, i;
 	struct stack **slots;
 
-	if (!fits(t, n * sizeof(*slots), cap_normal(t)))
+	if (!table_fits(t, n * sizeof(*slots), cap_normal(t)))
 		return -ENOSPC;
 	slots = calloc(n, sizeof(*slots));
 	if (!slots)
@@ -213,12 +202,12 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	}
 	s = arena_alloc(t, &t->stacks, stack_bytes(t, depth), cap_normal(t));
 	if (!s)
-		return fits(t, stack_bytes(t, depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
+		return table_fits(t, stack_bytes(t, depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
 	memset(s, 0, sizeof(*s));
 	s->hash = h;
 	s->depth = (uint16_t)depth;
-	if (t->weighted)
-		memset(stack_wc(s), 0, sizeof(struct wcount));
+	if (t->weighted) /* the weights and their histogram */
+		memset(stack_wc(s), 0, sizeof(struct wcount) + sizeof(struct whist));
 	s->flags = flags;
 	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
 	if (depth) /* an empty stack may come with no frame array at all */
@@ -253,7 +242,7 @@ static int attr_grow(struct stack_table *t, size_t cap)
 	size_t n = t->naslots * 2, i;
 	struct stack_attr **slots;
 
-	if (!fits(t, n * sizeof(*slots), cap))
+	if (!table_fits(t, n * sizeof(*slots), cap))
 		return -ENOSPC;
 	slots = calloc(n, sizeof(*slots));
 	if (!slots)
@@ -345,7 +334,7 @@ static void active_add(struct stack_table *t, struct stack *s)
 		size_t cap = t->active_cap[w] ? t->active_cap[w] * 2 : 1024;
 		struct stack **a = NULL;
 
-		if (fits(t, (cap - t->active_cap[w]) * sizeof(*a), cap_reserve(t)))
+		if (table_fits(t, (cap - t->active_cap[w]) * sizeof(*a), cap_reserve(t)))
 			a = realloc(t->active[w], cap * sizeof(*a));
 		if (!a) {
 			t->active_lost = true; /* rank falls back to the full walk */
@@ -430,6 +419,8 @@ int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event
 		return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
 	/* the weights roll with the counters' epochs: read them before the hit */
 	wc_bump(stack_wc(s), s_epoch, t->epoch, w);
+	/* n hits weighing w: n values of w / n (ingest counts one at a time) */
+	whist_add(stack_wh(s), t->hist_scale, n == 1 ? w : w / n, n);
 	if (t->hits_epoch != t->epoch) {
 		t->w_last = (t->hits_epoch + 1 == t->epoch) ? t->w_cur : 0;
 		t->w_cur = 0;
@@ -530,14 +521,7 @@ void stack_add_id(struct stack *s, uint32_t id)
 	}
 }
 
-void stack_table_tick(struct stack_table *t)
-{
-	t->epoch++;
-	/* active[epoch & 1] held epoch - 2: start it over */
-	t->nactive[t->epoch & 1] = 0;
-	if (t->active_lost && !t->nactive[(t->epoch - 1) & 1])
-		t->active_lost = false;
-}
+/* stack_table_tick(), the interval roll, is stack_trend.c's: it records the trends */
 
 bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret,
 			     size_t *ret_n, size_t *ret_nhit)
@@ -574,6 +558,15 @@ void stack_table_clear(struct stack_table *t)
 	t->w_total = t->w_cur = t->w_last = 0;
 	t->epoch++;
 	t->hits_epoch = t->epoch;
+	/* the stacks are gone: so are their slots (weighted or not, anew) */
+	free(t->trend);
+	free(t->trend_w);
+	t->trend = NULL;
+	t->trend_w = NULL;
+	t->trend_cap = 0;
+	t->ntrend = t->trend_free = t->trend_used = 0;
+	t->trend_refused = 0;
+	t->trend_start = t->epoch;
 }
 
 size_t stack_table_count(const struct stack_table *t)

@@ -50,6 +50,7 @@ enum stack_flags {
 	STACK_F_MERGED64 = 1 << 3, /* 64 frames from a pre-v4 map: may merge stacks */
 	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
 	STACK_F_OVER = 1 << 5,     /* no frames: the hits of stacks refused by the memory limit */
+	STACK_F_NOTREND = 1 << 6,  /* its recent interval counts were refused by the memory limit */
 };
 
 /*
@@ -86,6 +87,8 @@ struct stack_attr;
  * @nids: kernel ids in @ids
  * @flags: enum stack_flags
  * @ids: kernel stack ids this stack was seen under (stackmap mode)
+ * @trend: its slot of recent interval counts + 1, 0 for none (the table's;
+ *         it sits in what was padding: the stack is no larger)
  * @ips: frames, leaf first
  */
 struct stack {
@@ -99,6 +102,7 @@ struct stack {
 	uint8_t nids;
 	uint8_t flags;
 	uint32_t ids[STACK_MAX_IDS];
+	uint32_t trend;
 	uint64_t ips[];
 };
 
@@ -218,6 +222,86 @@ uint64_t stack_attr_weight(const struct stack_table *t, const struct stack_attr 
  * @ret_delta: if not NULL, receives the weight of the last closed interval
  */
 uint64_t stack_table_weights(const struct stack_table *t, uint64_t *ret_delta);
+
+/* ---- per stack: the histogram of single weights, the recent intervals -- */
+
+/**
+ * stack_table_set_hist_scale() - how a weighted table buckets single
+ * weights (enum hist_scale, core/hist.h: HIST_TIME for nanoseconds,
+ * HIST_LOG2 otherwise); only while the table is empty
+ * @t: table
+ * @scale: enum hist_scale
+ *
+ * Return: 0, or -EBUSY when the table already holds stacks.
+ */
+int stack_table_set_hist_scale(struct stack_table *t, unsigned int scale);
+
+/**
+ * stack_table_hist_scale() - the scale of the histograms (enum hist_scale)
+ * @t: table
+ */
+unsigned int stack_table_hist_scale(const struct stack_table *t);
+
+/**
+ * stack_hist() - how the single weights of @s's hits spread over the log2
+ * buckets of core/hist.h, since start or reset (a weighted table keeps
+ * HIST_BUCKETS 32-bit counters per stack, saturating; an unweighted one
+ * none)
+ * @t: table
+ * @s: stack
+ * @counts: receives HIST_BUCKETS counts
+ *
+ * Return: false when the table is unweighted (@counts zeroed).
+ */
+bool stack_hist(const struct stack_table *t, const struct stack *s, uint64_t *counts);
+
+/**
+ * stack_table_add_hist() - add @n values to bucket @b of @s (a snapshot
+ * read back); nothing in an unweighted table
+ * @t: table
+ * @s: stack
+ * @b: bucket, below HIST_BUCKETS
+ * @n: values
+ *
+ * Return: 0, -EINVAL for a bucket out of range, -EOPNOTSUPP unweighted.
+ */
+int stack_table_add_hist(struct stack_table *t, struct stack *s, unsigned int b, uint64_t n);
+
+#define STACK_TREND 16 /* closed intervals whose counts a stack keeps */
+
+/**
+ * stack_trend() - @s's hits (or weights) in each of the last closed
+ * intervals, oldest first, the last being stack_delta()'s interval. The
+ * table records them at stack_table_tick() for the stacks hit in the
+ * interval it closes (nothing on the hit path), in slots of the stacks
+ * hit in the last STACK_TREND intervals only.
+ * @t: table
+ * @s: stack
+ * @weight: weights instead of hits (a weighted table)
+ * @out: receives the counts
+ * @n: room in @out
+ *
+ * Return: intervals written (at most @n and STACK_TREND, fewer in the
+ * first intervals after start or reset), -ENOSPC when the memory limit
+ * refused the stack a slot.
+ */
+int stack_trend(const struct stack_table *t, const struct stack *s, bool weight, uint64_t *out,
+		unsigned int n);
+
+/**
+ * stack_table_add_trend() - add the counts of @n intervals before the
+ * current one to @s's trend (a snapshot read back: its last interval is
+ * the one stack_table_add() counts, which the next tick closes)
+ * @t: table
+ * @s: stack
+ * @hits: @n hit counts, oldest first
+ * @w: @n weights, or NULL
+ * @n: intervals (at most STACK_TREND are kept: the newest)
+ *
+ * Return: 0, -ENOSPC when the memory limit refused a slot.
+ */
+int stack_table_add_trend(struct stack_table *t, struct stack *s, const uint64_t *hits,
+			  const uint64_t *w, unsigned int n);
 
 /**
  * struct stack_group - how stack_table_group() merges stacks
@@ -358,6 +442,9 @@ size_t stack_table_memory(const struct stack_table *t);
  *               the STACK_F_OVER stack)
  * @over_hits: hits counted on a stack but without their (event, cpu, pid)
  *             breakdown, or on the STACK_F_OVER stack
+ * @trend_bytes: of @bytes, the slots of the recent interval counts
+ * @trend_slots: slots in use (stacks hit in the last STACK_TREND intervals)
+ * @trend_refused: stacks the limit refused a slot
  */
 struct stack_mem {
 	size_t bytes;
@@ -366,6 +453,9 @@ struct stack_mem {
 	uint64_t folded;
 	uint64_t over_stacks;
 	uint64_t over_hits;
+	size_t trend_bytes;
+	size_t trend_slots;
+	uint64_t trend_refused;
 };
 
 /**

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hist.h"
 #include "core/mix64.h"
 #include "core/stack_table.h"
 
@@ -63,6 +64,7 @@ struct stack_table {
 	bool active_lost; /* an active list could not grow (OOM) */
 
 	bool weighted; /* a struct wcount follows every stack and record */
+	uint8_t hist_scale; /* enum hist_scale of the stacks' struct whist */
 	uint64_t w_total;
 	uint64_t w_cur;
 	uint64_t w_last;
@@ -77,7 +79,38 @@ struct stack_table {
 	uint64_t folded, over_stacks, over_hits;
 	char (*fcomm)[FOLD_COMM];	/* names of folded pids */
 	size_t nfcomm, fcomm_cap;
+
+	/*
+	 * Recent interval counts (stack_trend.c): a slot per stack hit in the
+	 * last STACK_TREND intervals, found through stack.trend; the slots of
+	 * stacks idle that long go back to a free list.
+	 */
+	struct trend_slot *trend;
+	uint64_t (*trend_w)[STACK_TREND]; /* weighted tables: the weights, by slot */
+	uint32_t ntrend;       /* slots used or free */
+	uint32_t trend_cap;
+	uint32_t trend_free;   /* first free slot + 1, 0: none */
+	uint32_t trend_used;
+	uint32_t trend_start;  /* the first interval recorded */
+	uint64_t trend_refused;
 };
+
+/*
+ * One stack's counts of its last STACK_TREND intervals: interval e in
+ * hits[e % STACK_TREND], valid while upto - e < STACK_TREND (epochs wrap:
+ * differences only).
+ */
+struct trend_slot {
+	struct stack *st;   /* NULL: free */
+	uint32_t upto;      /* the newest interval written */
+	uint32_t next_free; /* free list: next free slot + 1 */
+	uint32_t hits[STACK_TREND];
+};
+
+static inline size_t trend_slot_bytes(const struct stack_table *t)
+{
+	return sizeof(struct trend_slot) + (t->weighted ? sizeof(*t->trend_w) : 0);
+}
 
 /*
  * Weights: the same three counters as the hits, sharing their epoch, kept
@@ -89,12 +122,34 @@ struct wcount {
 	uint64_t last;
 };
 
+/*
+ * The histogram of a weighted stack's single weights (core/hist.h), after
+ * its struct wcount: 32-bit counters that stop at UINT32_MAX.
+ */
+struct whist {
+	uint32_t b[HIST_BUCKETS];
+};
+
 static inline size_t table_bytes(const struct stack_table *t)
 {
 	return sizeof(*t) + t->stacks.bytes + t->attrs.bytes + t->nslots * sizeof(*t->slots) +
 	       t->naslots * sizeof(*t->aslots) +
 	       (t->active_cap[0] + t->active_cap[1]) * sizeof(*t->active[0]) +
-	       t->fcomm_cap * sizeof(*t->fcomm);
+	       t->fcomm_cap * sizeof(*t->fcomm) + (size_t)t->trend_cap * trend_slot_bytes(t);
+}
+
+/* what ordinary allocations may bring the table to; SIZE_MAX: no limit */
+static inline size_t cap_normal(const struct stack_table *t)
+{
+	return t->limit ? t->limit - t->limit / 16 : SIZE_MAX;
+}
+
+/* whether @more bytes fit under @cap */
+static inline bool table_fits(const struct stack_table *t, size_t more, size_t cap)
+{
+	size_t now = table_bytes(t);
+
+	return cap == SIZE_MAX || (now <= cap && more <= cap - now);
 }
 
 static inline size_t stack_size(unsigned int depth)
@@ -104,7 +159,7 @@ static inline size_t stack_size(unsigned int depth)
 
 static inline size_t stack_bytes(const struct stack_table *t, unsigned int depth)
 {
-	return stack_size(depth) + (t->weighted ? sizeof(struct wcount) : 0);
+	return stack_size(depth) + (t->weighted ? sizeof(struct wcount) + sizeof(struct whist) : 0);
 }
 
 static inline size_t attr_bytes(const struct stack_table *t)
@@ -116,6 +171,21 @@ static inline size_t attr_bytes(const struct stack_table *t)
 static inline struct wcount *stack_wc(const struct stack *s)
 {
 	return (struct wcount *)(void *)((unsigned char *)s + stack_size(s->depth));
+}
+
+static inline struct whist *stack_wh(const struct stack *s)
+{
+	return (struct whist *)(void *)((unsigned char *)s + stack_size(s->depth) +
+					sizeof(struct wcount));
+}
+
+/* @n values of @v each into @h */
+static inline void whist_add(struct whist *h, unsigned int scale, uint64_t v, uint64_t n)
+{
+	uint32_t *c = &h->b[hist_bucket(scale, v)];
+	uint64_t x = (uint64_t)*c + n;
+
+	*c = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
 }
 
 static inline struct wcount *attr_wc(const struct stack_attr *a)

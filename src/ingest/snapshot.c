@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/stack_table.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
@@ -151,6 +152,14 @@ static int parse_weight(struct json_rd *r, struct snapshot *sn)
 			snprintf(sn->weight_unit, sizeof(sn->weight_unit), "%s", r->s);
 		} else if (!strcmp(r->s, "ranked")) {
 			e = jr_bool(r, &sn->weight_ranked);
+		} else if (!strcmp(r->s, "hist_scale")) {
+			e = jr_need_string(r, "weight: ", "hist_scale");
+			if (e)
+				return e;
+			if (strcmp(r->s, "time") && strcmp(r->s, "log2"))
+				return jr_fail(r, -EBADMSG, "weight: unknown \"hist_scale\"");
+			sn->hist_scale = !strcmp(r->s, "time") ? HIST_TIME : HIST_LOG2;
+			sn->have_hist_scale = true;
 		} else {
 			e = jr_skip(r, 2);
 		}
@@ -161,6 +170,9 @@ static int parse_weight(struct json_rd *r, struct snapshot *sn)
 		return jr_fail(r, -EBADMSG, "weight: \"unit\" is missing");
 	if (!e && !sn->weight_name[0])
 		snprintf(sn->weight_name, sizeof(sn->weight_name), "weight");
+	/* written before "hist_scale" existed: the unit says it */
+	if (!e && !sn->have_hist_scale)
+		sn->hist_scale = !strcmp(sn->weight_unit, "nanoseconds") ? HIST_TIME : HIST_LOG2;
 	return e;
 }
 

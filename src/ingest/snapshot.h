@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hist.h"
+#include "core/stack_table.h"
+
 #define SNAPSHOT_MAX_BYTES (256u << 20)
 #define SNAPSHOT_MAX_EVENTS 4096
 #define SNAPSHOT_MAX_ORIGINS 256
@@ -74,6 +77,14 @@ struct snap_by {
  * @nby: entries in @by
  * @weight: weight since start (a weighted snapshot: "weight"), else 0
  * @weight_delta: weight in the last interval
+ * @trend: hits of the last intervals, oldest first ("trend"; the newest
+ *         STACK_TREND kept)
+ * @ntrend: entries in @trend
+ * @trend_w: their weights ("trend_weight"), @ntrend_w entries
+ * @ntrend_w: entries in @trend_w
+ * @hist: the single weights per log2 bucket ("hist", core/hist.h in the
+ *        snapshot's @hist_scale)
+ * @have_hist: "hist" was there
  */
 struct snap_stack {
 	char key[17];
@@ -96,6 +107,12 @@ struct snap_stack {
 	uint8_t user_cut_why;
 	struct snap_by *by;
 	size_t nby;
+	uint64_t trend[STACK_TREND];
+	unsigned int ntrend;
+	uint64_t trend_w[STACK_TREND];
+	unsigned int ntrend_w;
+	uint64_t hist[HIST_BUCKETS];
+	bool have_hist;
 };
 
 /**
@@ -142,6 +159,8 @@ struct snap_view {
  * @weight_name: what the weights weigh ("weight": "name"), "" when unweighted
  * @weight_unit: "bytes", "nanoseconds" or "count" ("" when unweighted)
  * @weight_ranked: the view ranked weights (false: hits, --count)
+ * @hist_scale: the buckets of the stacks' "hist" (enum hist_scale)
+ * @have_hist_scale: "hist_scale" was given (else the unit says it)
  * @group_depth: the stacks were grouped by their first N frames ("group"), 0: no
  * @group_func: the stacks were grouped by function
  * @view: the view
@@ -166,6 +185,8 @@ struct snapshot {
 	char weight_name[64];
 	char weight_unit[16];
 	bool weight_ranked;
+	unsigned int hist_scale;
+	bool have_hist_scale;
 	unsigned int group_depth;
 	bool group_func;
 	struct snap_view view;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/stack_table.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
@@ -144,6 +145,90 @@ static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, 
 		return jr_fail(r, -EBADMSG, "%s\"user_frames\"[%zu]: \"%s\" is missing", where, j,
 			    addr ? "symbol" : "addr");
 	return 0;
+}
+
+/* "trend"/"trend_weight": counts, oldest first; the newest STACK_TREND kept */
+static int parse_trend(struct json_rd *r, uint64_t *out, unsigned int *n, const char *where,
+		       const char *name)
+{
+	uint64_t ring[STACK_TREND];
+	bool fe = true;
+	size_t k = 0, i;
+	int e;
+
+	e = list_open(r, false, where, name);
+	if (e)
+		return e;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		e = jr_count(r, &ring[k % STACK_TREND], where, name);
+		if (e)
+			return e;
+		k++;
+	}
+	if (e)
+		return e;
+	*n = (unsigned int)(k < STACK_TREND ? k : STACK_TREND);
+	for (i = 0; i < *n; i++)
+		out[i] = ring[(k - *n + i) % STACK_TREND];
+	return 0;
+}
+
+/* "hist": [{"low": L, "high": H|null, "count": C}]: each low a bucket's of the scale */
+static int parse_hist(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st,
+		      const char *where)
+{
+	bool fe = true;
+	size_t j = 0;
+	int e;
+
+	e = list_open(r, st->have_hist, where, "hist");
+	if (e)
+		return e;
+	st->have_hist = true;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		bool first = true, lo = false, cnt = false, hi_null = false, hi = false;
+		uint64_t low = 0, high = 0, count = 0;
+		unsigned int b;
+
+		if (jr_kind(r) != '{')
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu] is not an object", where, j);
+		r->i++;
+		while ((e = jr_next_key(r, &first)) == 1) {
+			if (!strcmp(r->s, "low")) {
+				e = jr_count(r, &low, where, "low");
+				lo = true;
+			} else if (!strcmp(r->s, "high")) {
+				if (jr_kind(r) == 'n') {
+					e = jr_skip(r, 5);
+					hi_null = true;
+				} else {
+					e = jr_count(r, &high, where, "high");
+				}
+				hi = true;
+			} else if (!strcmp(r->s, "count")) {
+				e = jr_count(r, &count, where, "count");
+				cnt = true;
+			} else {
+				e = jr_skip(r, 5);
+			}
+			if (e)
+				return e;
+		}
+		if (e)
+			return e;
+		if (!lo || !cnt)
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu]: \"%s\" is missing", where, j,
+				       lo ? "count" : "low");
+		b = hist_bucket(sn->hist_scale, low);
+		if (hist_low(sn->hist_scale, b) != low ||
+		    (hi && (hi_null ? hist_high(sn->hist_scale, b) != UINT64_MAX
+				    : hist_high(sn->hist_scale, b) != high)))
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu] is not a %s bucket", where, j,
+				       sn->hist_scale == HIST_TIME ? "time" : "log2");
+		st->hist[b] = st->hist[b] + count < count ? UINT64_MAX : st->hist[b] + count;
+		j++;
+	}
+	return e;
 }
 
 static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st, size_t idx)
@@ -332,6 +417,12 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 					    where);
 			if (!e)
 				st->user_cut_why = (uint8_t)i;
+		} else if (!strcmp(k, "trend")) {
+			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
+		} else if (!strcmp(k, "trend_weight")) {
+			e = parse_trend(r, st->trend_w, &st->ntrend_w, where, "trend_weight");
+		} else if (!strcmp(k, "hist")) {
+			e = parse_hist(r, sn, st, where);
 		} else {
 			f = false;
 		}

@@ -56,6 +56,31 @@ struct state {
 
 static struct state *state_current;
 
+/*
+ * Who may touch the journal: 0 nobody, 1 the main path (a push, a pop, the
+ * restore, the free), 2 the signals' watchdog thread (its emergency
+ * restore; it never gives it back: the process ends). The main path finding
+ * the watchdog there waits for the end.
+ */
+static atomic_int state_owner;
+
+static void state_take(void)
+{
+	int was = 0;
+
+	while (!atomic_compare_exchange_strong(&state_owner, &was, 1)) {
+		if (was == 1)
+			return; /* already ours */
+		pause(); /* the watchdog restores and ends the process */
+		was = 0;
+	}
+}
+
+static void state_give(void)
+{
+	atomic_store(&state_owner, 0);
+}
+
 int state_dir_open(const char *rundir, bool create)
 {
 	struct stat st;
@@ -229,7 +254,7 @@ static char *selected_dup(const char *rel, const char *s)
 	return strndup(b + 1, (size_t)(e - b - 1));
 }
 
-static int state_push(struct state *st, char kind, const char *rel, const char *value)
+static int state_push_locked(struct state *st, char kind, const char *rel, const char *value)
 {
 	struct state_entry *e;
 	int r;
@@ -257,12 +282,24 @@ static int state_push(struct state *st, char kind, const char *rel, const char *
 	return r;
 }
 
+static int state_push(struct state *st, char kind, const char *rel, const char *value)
+{
+	int r;
+
+	state_take();
+	r = state_push_locked(st, kind, rel, value);
+	state_give();
+	return r;
+}
+
 static void state_pop(struct state *st)
 {
+	state_take();
 	st->n--;
 	free(st->e[st->n].rel);
 	free(st->e[st->n].value);
 	state_save(st);
+	state_give();
 }
 
 /*
@@ -378,13 +415,16 @@ int state_restore(struct state *st)
 {
 	int i, r, first = 0;
 
+	state_take();
 	for (i = st->n - 1; i >= 0; i--) {
 		r = state_undo_one(st->tfs, st->e[i].kind, st->e[i].rel, st->e[i].value);
 		if (r < 0 && !first)
 			first = r;
 	}
-	if (first)
+	if (first) {
+		state_give();
 		return first;
+	}
 	i = st->n;
 	st->n = 0; /* before the frees: the signal handler must not see them */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -393,6 +433,7 @@ int state_restore(struct state *st)
 		free(st->e[i].value);
 	}
 	unlinkat(st->dirfd, st->name, 0);
+	state_give();
 	return 0;
 }
 
@@ -402,6 +443,7 @@ void state_free(struct state *st)
 
 	if (!st)
 		return;
+	state_take(); /* kept: nothing is left for the watchdog to restore */
 	if (state_current == st)
 		state_current = NULL;
 	for (i = 0; i < st->n; i++) {
@@ -543,4 +585,21 @@ void state_emergency_restore(void)
 		unlinkat(st->dirfd, st->name, 0);
 		unlinkat(st->dirfd, st->lockname, 0);
 	}
+}
+
+bool state_emergency_restore_from_thread(unsigned int wait_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int was = 0;
+
+	while (!atomic_compare_exchange_strong(&state_owner, &was, 2)) {
+		if (was == 2 || waited >= wait_ms)
+			return false; /* the main path is in the middle of it: its journal stays */
+		nanosleep(&ts, NULL);
+		waited += 10;
+		was = 0;
+	}
+	state_emergency_restore();
+	return true;
 }

@@ -152,4 +152,18 @@ bool state_pid_is_stacktop(const char *rundir, int pid);
  */
 void state_emergency_restore(void);
 
+/**
+ * state_emergency_restore_from_thread() - state_emergency_restore() from
+ * another thread than the one that keeps the journal (the signals'
+ * watchdog), once that one is not changing it
+ * @wait_ms: how long to wait for it to finish a change (or its own restore)
+ *
+ * The journal stays the watchdog's: a push, pop, restore or free of the
+ * main thread after this waits forever (the process is about to end).
+ *
+ * Return: true when it restored, false when the main path held the journal
+ * all that time (what it did not undo stays journaled for the next run).
+ */
+bool state_emergency_restore_from_thread(unsigned int wait_ms);
+
 #endif /* STACKTOP_STATE_H */

@@ -165,8 +165,12 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 			char us[16];
 
 			fmt_bytes(us, sizeof(us), st->mem_usym);
-			fprintf(f, "memory: %s of %s kept, user symbols %s (process %s)", mem, lim,
-				us, rss);
+			fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
+			if (st->mem_unwind) {
+				fmt_bytes(us, sizeof(us), st->mem_unwind);
+				fprintf(f, ", unwind tables %s", us);
+			}
+			fprintf(f, " (process %s)", rss);
 		} else {
 			fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
 		}
@@ -182,6 +186,14 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 			fprintf(f,
 				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
 				(unsigned long long)st->mem_usym_refused);
+		if (st->usym_files_big)
+			fprintf(f,
+				"note: over --max-memory: the symbols of %llu files not loaded (larger than the symbolizer's quarter; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_big);
+		if (st->usym_files_refused)
+			fprintf(f,
+				"note: %llu mapped files not read (not a regular file, or on a FUSE mount; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_refused);
 	}
 	if (st->drains_cut)
 		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",

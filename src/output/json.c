@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/stack_table.h"
 #include "output/formats.h"
 #include "output/rows.h"
@@ -209,11 +210,16 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
-		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu}",
+		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu,"
+		"\"trend\":%llu,\"trend_refused\":%llu,"
+		"\"unwind\":%llu,\"usym_files_refused\":%llu,\"usym_files_big\":%llu}",
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
-		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused);
+		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused,
+		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused,
+		(unsigned long long)st->mem_unwind, (unsigned long long)st->usym_files_refused,
+		(unsigned long long)st->usym_files_big);
 	json_ringbuf(f, st);
 	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {
@@ -227,6 +233,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 						      : "count",
 			o->rank.weight ? "true" : "false", (unsigned long long)wt,
 			(unsigned long long)wd);
+		fprintf(f, ",\"hist_scale\":\"%s\"",
+			stack_table_hist_scale(session_table(s)) == HIST_TIME ? "time" : "log2");
 		if (!strcmp(session_weight_name(s), "off-CPU"))
 			fprintf(f, ",\"ended_at_wakeup\":%llu,\"unpaired\":%llu,\"dropped\":%llu",
 				(unsigned long long)st->offcpu_woken,
@@ -285,6 +293,46 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		fprintf(f, ",\"user_cut_why\":\"%s\"", usym_cut_why(cut));
 }
 
+/*
+ * "trend": the hits of the stack's last intervals, oldest first (the last
+ * is "hits_delta"/"delta"); "trend_weight" the same in weight; "hist" the
+ * single weights in log2 buckets, the buckets with a count
+ */
+static void json_trend_hist(FILE *f, struct stack_table *t, const struct stack *sk)
+{
+	uint64_t v[STACK_TREND], c[HIST_BUCKETS];
+	unsigned int scale = stack_table_hist_scale(t), b;
+	int n = stack_trend(t, sk, false, v, STACK_TREND), i, pass;
+	bool any = false;
+
+	for (pass = 0; pass < (stack_table_weighted(t) ? 2 : 1) && n >= 0; pass++) {
+		if (pass)
+			stack_trend(t, sk, true, v, STACK_TREND);
+		fprintf(f, ",\"%s\":[", pass ? "trend_weight" : "trend");
+		for (i = 0; i < n; i++)
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+		fputc(']', f);
+	}
+	if (!stack_hist(t, sk, c))
+		return;
+	fputs(",\"hist\":[", f);
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t hi = hist_high(scale, b);
+
+		if (!c[b])
+			continue;
+		fprintf(f, "%s{\"low\":%llu,\"high\":", any ? "," : "",
+			(unsigned long long)hist_low(scale, b));
+		if (hi == UINT64_MAX)
+			fputs("null", f);
+		else
+			fprintf(f, "%llu", (unsigned long long)hi);
+		fprintf(f, ",\"count\":%llu}", (unsigned long long)c[b]);
+		any = true;
+	}
+	fputc(']', f);
+}
+
 static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 		       const struct rank_row *row, bool first)
 {
@@ -338,6 +386,7 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f, "]");
 	if (kd < sk->depth)
 		json_user(f, ks, sk, kd);
+	json_trend_hist(f, t, sk);
 	fprintf(f, ",\"top\":");
 	if (top_of.pid >= 0) {
 		fprintf(f, "{\"pid\":%d,\"comm\":", top_of.pid);

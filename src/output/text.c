@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/stack_table.h"
 #include "output/formats.h"
 #include "output/header.h"
@@ -100,6 +101,63 @@ static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
 		} else {
 			fprintf(f, "      off-CPU %s/%d: %s%s\n", comm, pids[i], tm, parts);
 		}
+	}
+}
+
+/* the stack's counts of its last intervals, oldest first (what the screen's TREND draws) */
+static void report_trend(FILE *f, struct stack_table *t, const struct stack *sk, bool weight,
+			 int unit)
+{
+	uint64_t v[STACK_TREND];
+	int n = stack_trend(t, sk, weight, v, STACK_TREND), i;
+
+	if (n == -ENOSPC) {
+		fprintf(f, "      trend: not kept (--max-memory)\n");
+		return;
+	}
+	if (n < 2)
+		return;
+	fprintf(f, "      trend (%s per interval, oldest first):", weight ? "weight" : "hits");
+	for (i = 0; i < n; i++) {
+		char b[16];
+
+		fmt_weight(b, sizeof(b), v[i], unit);
+		fprintf(f, " %s", b);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * The single weights of the stack's hits in log2 buckets, as bpftrace's
+ * hist() prints them: the buckets from the first to the last with a
+ * count, a bar of 52 '@' for the largest.
+ */
+static void report_hist(FILE *f, struct session *s, const struct stack *sk)
+{
+	struct stack_table *t = session_table(s);
+	unsigned int scale = stack_table_hist_scale(t), first, last, b;
+	uint64_t c[HIST_BUCKETS], max = 0, sum = 0;
+	int lw = 0;
+
+	if (!stack_hist(t, sk, c) || !hist_range(c, &first, &last))
+		return;
+	for (b = first; b <= last; b++) {
+		char l[40];
+		int w = hist_label(l, sizeof(l), scale, b);
+
+		lw = w > lw ? w : lw;
+		max = c[b] > max ? c[b] : max;
+		sum += c[b];
+	}
+	fprintf(f, "      %s per hit, log2 buckets (%llu hits since start%s):\n",
+		session_weight_name(s), (unsigned long long)sum,
+		scale == HIST_TIME ? "" : "; K = 1024");
+	for (b = first; b <= last; b++) {
+		char l[40], bar[64];
+
+		hist_label(l, sizeof(l), scale, b);
+		hist_bar(bar, sizeof(bar), c[b], max, 52);
+		fprintf(f, "      %-*s %8llu %s\n", lw, l, (unsigned long long)c[b], bar);
 	}
 }
 
@@ -214,6 +272,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		}
 		if (unit == UNIT_NS)
 			report_wall(f, s, o, sk, dt);
+		report_trend(f, t, sk, o->rank.weight, unit);
+		report_hist(f, s, sk);
 	}
 	fputc('\n', f);
 	free(rows);

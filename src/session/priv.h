@@ -65,7 +65,6 @@ struct session {
 	char *found_map;       /* a stack map found next to the trace.dat */
 	bool proc_pids;        /* pids are this machine's: exited ones can fold */
 	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
-	size_t mem_limit;      /* --max-memory: the table and the user symbolizer together */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/log.h"
+#include "core/stack_table.h"
 #include "ingest/ingest.h"
 #include "kernel/evfmt.h"
 #include "kernel/tfs.h"
@@ -87,6 +89,7 @@ int session_setup_weight(struct session *s, char *err, size_t errsz)
 		}
 		s->c.unit = UNIT_NS;
 		snprintf(s->c.weight_name, sizeof(s->c.weight_name), "off-CPU");
+		stack_table_set_hist_scale(s->c.table, HIST_TIME);
 		return 0;
 	}
 	if (!o->weight)
@@ -111,5 +114,7 @@ int session_setup_weight(struct session *s, char *err, size_t errsz)
 		return fmt_error(err, errsz, r, "out of memory");
 	s->c.unit = unit_of(field);
 	fmt_sanitize(s->c.weight_name, sizeof(s->c.weight_name), field, strlen(field));
+	/* the histograms of single weights: time in its units, anything else in powers of 2 */
+	stack_table_set_hist_scale(s->c.table, s->c.unit == UNIT_NS ? HIST_TIME : HIST_LOG2);
 	return 0;
 }

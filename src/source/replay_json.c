@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "core/hmap.h"
 #include "core/log.h"
 #include "core/stack_table.h"
@@ -255,6 +256,8 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 									    : UNIT_PLAIN;
 			snprintf(s->weight_name, sizeof(s->weight_name), "%s", sn->weight_name);
 			db->count = !sn->weight_ranked;
+			stack_table_set_hist_scale(s->table,
+						   s->unit == UNIT_NS ? HIST_TIME : HIST_LOG2);
 		}
 		db->view = sn->view;
 		db->view.event = sn->view.event >= 0 ? l->evmap[sn->view.event] : -1;
@@ -341,6 +344,13 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	if (rest)
 		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
 				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
+	/* the single weights' buckets, and the intervals before the last (which the tick closes) */
+	for (j = 0; ss->have_hist && j < HIST_BUCKETS; j++)
+		if (ss->hist[j])
+			stack_table_add_hist(s->table, st, (unsigned int)j, ss->hist[j]);
+	if (ss->ntrend > 1)
+		stack_table_add_trend(s->table, st, ss->trend,
+				      ss->ntrend_w == ss->ntrend ? ss->trend_w : NULL, ss->ntrend - 1);
 	return 0;
 }
 

@@ -96,13 +96,18 @@ struct session_stats {
 	uint64_t offcpu_unpaired;   /* --offcpu: switch-outs with neither: not counted */
 	uint64_t offcpu_dropped;    /* --offcpu: switches not followed (table full) */
 	uint64_t mem_bytes;         /* held by the stack table */
-	uint64_t mem_limit;         /* --max-memory: bounds mem_bytes + mem_usym */
+	uint64_t mem_limit;         /* --max-memory: bounds mem_bytes + mem_usym + mem_unwind */
 	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
 	uint64_t mem_folded;        /* breakdown records of exited pids folded */
 	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
 	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
 	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
 	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
+	uint64_t mem_trend;         /* of mem_bytes, the trends' slots */
+	uint64_t mem_trend_refused; /* stacks refused a trend slot: over the limit */
+	uint64_t mem_unwind;        /* dwarf: unwind tables and vdso copies held */
+	uint64_t usym_files_refused; /* mapped files not read: not regular, FUSE, ... */
+	uint64_t usym_files_big;    /* files whose symbols did not fit the share */
 	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
 	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
 	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */

@@ -15,6 +15,7 @@
 #include "output/export.h"
 #include "ui/actions.h"
 #include "ui/draw.h"
+#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/keys.h"
 #include "ui/list_view.h"
@@ -40,7 +41,12 @@ static int act_help(struct ui *ui, enum ui_action act)
 
 static int act_move(struct ui *ui, enum ui_action act)
 {
-	if (ui->view == UI_VIEW_TREE)
+	if (ui->view == UI_VIEW_FLAME) {
+		if (act == ACT_EXPAND_ALL)
+			ui_status(ui, false, "the flame graph shows every frame: Enter zooms into one");
+		else
+			flame_view_action(ui, act);
+	} else if (ui->view == UI_VIEW_TREE)
 		tree_view_action(ui, act);
 	else
 		stack_view_action(ui, act);
@@ -74,7 +80,7 @@ static int act_weight(struct ui *ui, enum ui_action act)
 			  session_unit(ui->s) == UNIT_NS ? " time" : "");
 	else
 		ui_status(ui, false, "ranked by hits (w: back to %s)", session_weight_name(ui->s));
-	return ui->view == UI_VIEW_TREE ? R_REFRESH : R_RESORT;
+	return ui->view != UI_VIEW_STACKS ? R_REFRESH : R_RESORT;
 }
 
 static int act_view(struct ui *ui, enum ui_action act)
@@ -97,6 +103,31 @@ static int act_view(struct ui *ui, enum ui_action act)
 		tree_view_forget(ui);
 	}
 	return R_LAYOUT | R_REFRESH;
+}
+
+static int act_flame(struct ui *ui, enum ui_action act)
+{
+	(void)act;
+	if (ui->view == UI_VIEW_FLAME) {
+		ui->view = ui->fv.back == UI_VIEW_FLAME ? UI_VIEW_STACKS : ui->fv.back;
+		flame_view_forget(ui);
+		return R_LAYOUT | R_REFRESH;
+	}
+	ui->fv.back = ui->view;
+	ui->view = UI_VIEW_FLAME;
+	ui_status(ui, false,
+		  "flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
+	return R_LAYOUT | R_REFRESH;
+}
+
+static int act_zoom_out(struct ui *ui, enum ui_action act)
+{
+	(void)act;
+	if (ui->view != UI_VIEW_FLAME) {
+		ui_status(ui, true, "Backspace zooms out of the flame graph (v shows it)");
+		return R_REDRAW;
+	}
+	return flame_view_zoom_out(ui) | R_NAV;
 }
 
 static int act_depth(struct ui *ui, enum ui_action act)
@@ -210,7 +241,7 @@ static int act_delta(struct ui *ui, enum ui_action act)
 		ui->rank.key = RANK_TOTAL;
 	ui_status(ui, false, ui->delta ? "delta: counts of the last interval" :
 		  "cumulative: counts since start or reset");
-	return ui->view == UI_VIEW_TREE ? R_REFRESH : R_RESORT;
+	return ui->view != UI_VIEW_STACKS ? R_REFRESH : R_RESORT;
 }
 
 static int act_pause(struct ui *ui, enum ui_action act)
@@ -326,7 +357,7 @@ static int kfilter_event(struct ui *ui)
 
 	if (ui->rank.event >= 0)
 		return ui->rank.event;
-	st = ui->view == UI_VIEW_TREE ? NULL : stack_view_selected(ui);
+	st = ui->view != UI_VIEW_STACKS ? NULL : stack_view_selected(ui);
 	if (!st)
 		return -1;
 	for (a = st->attrs; a; a = a->next)
@@ -398,6 +429,8 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_SAVE] = act_save,
 	[ACT_USER] = act_user,
 	[ACT_KFILTER] = act_kfilter,
+	[ACT_FLAME] = act_flame,
+	[ACT_ZOOM_OUT] = act_zoom_out,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)
@@ -452,6 +485,8 @@ static int ui_mouse(struct ui *ui)
 			list_view_scroll(&ui->help.lv, -3);
 		else if (ui->overlay == OV_PICKER)
 			list_view_action(&ui->pk.lv, ACT_UP);
+		else if (ui->view == UI_VIEW_FLAME)
+			flame_view_scroll(ui, -1);
 		else
 			list_view_scroll(lv, -3);
 		return R_REDRAW | R_NAV;
@@ -462,6 +497,8 @@ static int ui_mouse(struct ui *ui)
 			list_view_scroll(&ui->help.lv, 3);
 		else if (ui->overlay == OV_PICKER)
 			list_view_action(&ui->pk.lv, ACT_DOWN);
+		else if (ui->view == UI_VIEW_FLAME)
+			flame_view_scroll(ui, 1);
 		else
 			list_view_scroll(lv, 3);
 		return R_REDRAW | R_NAV;
@@ -511,6 +548,17 @@ static int ui_mouse(struct ui *ui)
 			  ui->rank.invert ? "ascending" : "descending");
 		return R_RESORT;
 	}
+	if (ui->view == UI_VIEW_FLAME) {
+		/* a second press on the box soon after the first: a double click */
+		now = ui_now();
+		double_click = (ev.bstate & BUTTON1_DOUBLE_CLICKED) ||
+			       (ui->click_lv == NULL && ui->click_row == ev.y * 10000 + ev.x &&
+				now - ui->click_at < UI_DCLICK_SEC);
+		ui->click_row = double_click ? -1 : ev.y * 10000 + ev.x;
+		ui->click_lv = NULL;
+		ui->click_at = now;
+		return flame_view_click(ui, ev.y, ev.x, double_click);
+	}
 	row = list_view_row_at(lv, ev.y);
 	if (row < 0)
 		return 0;
@@ -559,6 +607,8 @@ int ui_key(struct ui *ui, int key, bool fkey)
 			ui->search[0] = '\0';
 			textmatch_set(&ui->smatch, "");
 			ui_status(ui, false, "search cleared");
+		} else if (ui->view == UI_VIEW_FLAME) {
+			return flame_view_zoom_out(ui) | R_NAV;
 		}
 		return R_REDRAW;
 	}

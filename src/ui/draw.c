@@ -47,6 +47,21 @@ void ui_colors_init(struct ui *ui)
 		[UC_PAUSED] = { COLOR_BLACK, COLOR_YELLOW, A_BOLD, A_REVERSE | A_BOLD },
 		[UC_MATCH] = { COLOR_YELLOW, -1, A_BOLD, A_BOLD },
 		[UC_DIM] = { -1, -1, A_DIM, A_DIM },
+		/*
+		 * Flame graph boxes. Monochrome: boxes in reverse video, kernel
+		 * plain, modules underlined (their names also say [module]),
+		 * user bold, the tracing machinery dim; the selected box is the
+		 * one not reversed, matches of the search reversed, bold and
+		 * underlined.
+		 */
+		[UC_FLAME_KERNEL] = { COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
+		[UC_FLAME_MODULE] = { COLOR_BLACK, COLOR_MAGENTA, 0, A_REVERSE | A_UNDERLINE },
+		[UC_FLAME_USER] = { COLOR_WHITE, COLOR_RED, A_BOLD, A_REVERSE | A_BOLD },
+		[UC_FLAME_TRACE] = { COLOR_WHITE, COLOR_BLUE, 0, A_REVERSE | A_DIM },
+		[UC_FLAME_SEP] = { COLOR_BLACK, COLOR_WHITE, 0, A_REVERSE },
+		[UC_FLAME_ANCESTOR] = { COLOR_BLACK, COLOR_WHITE, A_DIM, A_REVERSE | A_DIM },
+		[UC_FLAME_SEL] = { COLOR_WHITE, COLOR_BLACK, A_BOLD, A_BOLD },
+		[UC_FLAME_MATCH] = { COLOR_BLACK, COLOR_GREEN, A_BOLD, A_REVERSE | A_BOLD | A_UNDERLINE },
 	};
 	int i;
 

@@ -29,6 +29,15 @@ enum ui_color {
 	UC_PAUSED,
 	UC_MATCH,
 	UC_DIM,
+	/* the flame graph's boxes: by what the frame is, and as it is shown */
+	UC_FLAME_KERNEL,
+	UC_FLAME_MODULE,
+	UC_FLAME_USER,
+	UC_FLAME_TRACE,
+	UC_FLAME_SEP,
+	UC_FLAME_ANCESTOR,
+	UC_FLAME_SEL,
+	UC_FLAME_MATCH,
 	UC_MAX,
 };
 

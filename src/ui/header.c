@@ -138,7 +138,8 @@ void ui_draw_header(struct ui *ui)
 	move(y, 0);
 	clrtoeol();
 	n = 0;
-	seg_set(&segs[n++], "view", ui->view != UI_VIEW_TREE ? "stacks"
+	seg_set(&segs[n++], "view", ui->view == UI_VIEW_FLAME ? "flame"
+				    : ui->view != UI_VIEW_TREE ? "stacks"
 				    : ui->tv.callee	  ? "callee tree"
 							  : "tree");
 	snprintf(buf, sizeof(buf), "%s %s", ui_sort_name(ui), ui->rank.invert ? "asc" : "desc");
@@ -199,6 +200,8 @@ void ui_draw_header(struct ui *ui)
 			 ui->sum.matched, uidiff_ngone(ui));
 	else if (ui->view == UI_VIEW_STACKS)
 		snprintf(buf, sizeof(buf), "%zu of %zu", ui->sv.nranked, ui->sum.matched);
+	else if (ui->view == UI_VIEW_FLAME)
+		snprintf(buf, sizeof(buf), "%zu frames", ui->fv.ct.nnodes ? ui->fv.ct.nnodes - 1 : 0);
 	else
 		snprintf(buf, sizeof(buf), "%zu nodes", ui->tv.nnodes ? ui->tv.nnodes - 1 : 0);
 	seg_set(&segs[n++], "shown", buf);

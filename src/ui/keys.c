@@ -34,11 +34,15 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { KEY_LEFT, '-' }, "Left, -", ACT_COLLAPSE,
 	  "collapse (on a frame: go back to its stack)" },
 	{ NULL, { 'E' }, "E", ACT_EXPAND_ALL, "expand all stacks (tree: all nodes)" },
-	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all" },
+	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all (flame graph: zoom all the way out)" },
 	{ NULL, { 'b' }, "b", ACT_BREAKDOWN,
 	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid and CPU" },
 	{ NULL, { 't', KEY_F(5) }, "t, F5", ACT_TREE,
 	  "cycle the views: list, caller tree (merged from the root frame), callee tree (merged by leaf, toward the callers; children/self per function)" },
+	{ NULL, { 'v', KEY_F(7) }, "v, F7", ACT_FLAME,
+	  "flame graph of what the view matches (again: back); arrows move, Enter zooms in" },
+	{ NULL, { KEY_BACKSPACE, 127, 8 }, "Backspace", ACT_ZOOM_OUT,
+	  "flame graph: zoom out one step (Esc too, once no search is on)" },
 	{ NULL, { ']' }, "]", ACT_DEPTH_MORE,
 	  "group stacks by one more of their first frames (from whole stacks: 1, who calls the leaf)" },
 	{ NULL, { '[' }, "[", ACT_DEPTH_LESS, "group by one frame fewer (below 1: whole stacks)" },
@@ -74,7 +78,7 @@ const struct ui_key ui_keys[] = {
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
 const char keys_mouse_help[] =
-	"Mouse: a click selects a row, a double click folds or unfolds it, a click on a column title sorts by it (again: inverts), the wheel scrolls; -M turns the mouse off.";
+	"Mouse: a click selects a row, a double click folds or unfolds it, a click on a column title sorts by it (again: inverts), the wheel scrolls; in the flame graph a click selects a box and a double click zooms into it (into an ancestor bar: out to it); -M turns the mouse off.";
 
 enum ui_action keys_lookup(int key, bool fkey)
 {

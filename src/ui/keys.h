@@ -54,6 +54,8 @@ enum ui_action {
 	ACT_SAVE,
 	ACT_USER,
 	ACT_KFILTER,
+	ACT_FLAME,
+	ACT_ZOOM_OUT,
 	ACT_MAX,
 };
 

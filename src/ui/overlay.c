@@ -14,6 +14,7 @@
 #include "core/format.h"
 #include "output/export.h"
 #include "ui/draw.h"
+#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/keys.h"
 #include "ui/list_view.h"
@@ -71,13 +72,17 @@ static const char *const help_tail[] = {
 	"  ID          kernel stack ids (- in stacks mode)",
 	"  DELTA TOTAL hits in the last interval / since start or reset",
 	"  %           share of all hits shown      RATE/s  hits per second",
+	"  TREND       the stack's last intervals (hits; weight with w), each row",
+	"              scaled to its own largest: what rises; blank: no hits",
 	"  DEP         frames in the stack; + when the kernel cut it",
 	"  EVENT       the event that hit the stack most (short name; hidden",
 	"              when one event is traced or filtered)",
 	"  COMM(PID)   the program that hit it most (a long comm is cut, not the pid)",
 	"  FUNCTION    leaf frame < callers; \"...\" stands for the leaf frames every",
 	"              row (of its event) shares, named in the title; expanded",
-	"              stacks show every frame, those left out dimmed",
+	"              stacks show every frame, those left out dimmed, then the",
+	"              trend's numbers and, weighted, the single weights in log2",
+	"              buckets as bpftrace's hist() (--offcpu: sleeps of 1-2ms...)",
 	"  BEF% CHG%   --diff: the share in BEFORE, the change of share (points);",
 	"              NEW: not in BEFORE; GONE rows: only in BEFORE. Ranked by",
 	"              the change (sort CHG%) unless sorted by another column",
@@ -85,6 +90,19 @@ static const char *const help_tail[] = {
 	"  full-stack  from a kernel_stack record     CUT  deeper than recorded",
 	"Caller tree: % and DELTA/TOTAL hits through the node, SELF hits of",
 	"stacks that end there.",
+	"Flame graph (v)",
+	"  all         every stack the view matches; roots below it, callees below",
+	"  a box       a frame on its path, as wide as its share of the hits (of",
+	"              the weight with w); siblings by name, so boxes stay put",
+	"  colours     kernel yellow, module magenta, user red, tracing machinery",
+	"              blue, the user/kernel seam white; --no-color: reverse video,",
+	"              modules underlined, user bold, machinery dim",
+	"  ~  |        a name cut to its box; a box of one column",
+	"  zoom:       the frame that takes the whole width (Enter; Backspace or",
+	"              Esc: back); its callers are the dimmed bars above it",
+	"  match       the search's share: the stacks through a matching frame",
+	"  last line   the selected box: name, kind, count, share of all (and of",
+	"              the zoom), self, and the other count (hits or weight)",
 	"",
 	"The selection stays on the top row until you move it; then it follows",
 	"its stack. Esc in a search puts folds, selection and scroll back.",
@@ -452,6 +470,7 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 		/* what Esc goes back to, and where each typed key searches from */
 		stack_view_save(ui);
 		tree_view_save(ui);
+		flame_view_save(ui);
 	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
 	ui->prompt_fresh = initial[0] != '\0';
@@ -460,7 +479,9 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 /* the view as it was when the search prompt opened */
 static void ui_search_restore(struct ui *ui)
 {
-	if (ui->view == UI_VIEW_TREE)
+	if (ui->view == UI_VIEW_FLAME)
+		flame_view_restore(ui);
+	else if (ui->view == UI_VIEW_TREE)
 		tree_view_restore(ui);
 	else
 		stack_view_restore(ui);
@@ -472,7 +493,9 @@ int ui_search(struct ui *ui, int dir, bool include_current)
 
 	if (!textmatch_active(&ui->smatch))
 		return R_REDRAW;
-	if (ui->view == UI_VIEW_TREE)
+	if (ui->view == UI_VIEW_FLAME)
+		found = flame_view_search(ui, dir, include_current);
+	else if (ui->view == UI_VIEW_TREE)
 		found = tree_view_search(ui, dir, include_current);
 	else
 		found = stack_view_search(ui, dir, include_current);

@@ -9,6 +9,7 @@
 #include "output/header.h"
 #include "ui/diffcol.h"
 #include "ui/draw.h"
+#include "ui/flame_view.h"
 #include "ui/list_view.h"
 #include "ui/refresh.h"
 #include "ui/stack_rank.h"
@@ -55,6 +56,7 @@ void ui_forget_stacks(struct ui *ui)
 	uidiff_forget(ui);
 	stack_view_forget(ui);
 	tree_view_forget(ui);
+	flame_view_forget(ui);
 	textmatch_forget_stacks(&ui->fmatch);
 	textmatch_forget_stacks(&ui->cmatch);
 	textmatch_forget_stacks(&ui->smatch);
@@ -85,6 +87,8 @@ void ui_rank(struct ui *ui, bool live)
 	stack_view_layout(ui); /* the EVENT column depends on the events seen */
 	if (ui->view == UI_VIEW_TREE && live)
 		tree_view_build(ui);
+	if (ui->view == UI_VIEW_FLAME && live)
+		flame_view_build(ui);
 	if (ui->view == UI_VIEW_STACKS || live)
 		stack_view_rank(ui, live);
 	/* a live ranking is what a debounced one would do: none is due any more */

@@ -37,6 +37,7 @@
 #include "ui/breakdown.h"
 #include "ui/diffcol.h"
 #include "ui/draw.h"
+#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/list_view.h"
 #include "ui/overlay.h"
@@ -70,7 +71,7 @@ static void ui_layout(struct ui *ui)
 	ui->list_y = ui->coltitle_y + 1;
 	h = ui->lines - 1 - ui->list_y;
 	ui->bd_h = 0;
-	if (ui->breakdown)
+	if (ui->breakdown && ui->view != UI_VIEW_FLAME) /* the flame graph takes the height */
 		ui->bd_h = ui->lines >= 40 ? 9 : 6;
 	if (h - ui->bd_h < 5)
 		ui->bd_h = 0;
@@ -172,7 +173,11 @@ static void ui_draw(struct ui *ui)
 		return;
 	}
 	ui_draw_header(ui);
-	if (ui->view == UI_VIEW_TREE) {
+	if (ui->view == UI_VIEW_FLAME) {
+		flame_view_draw(ui);
+		if (flame_view_empty(ui))
+			stack_view_draw_empty(ui);
+	} else if (ui->view == UI_VIEW_TREE) {
 		tree_view_draw_titles(ui, ui->coltitle_y);
 		list_view_draw(&ui->tv.lv);
 		if (!ui->tv.nrows)
@@ -383,6 +388,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 {
 	stack_view_done(ui);
 	tree_view_done(ui);
+	flame_view_done(ui);
 	textmatch_done(&ui->fmatch);
 	textmatch_done(&ui->cmatch);
 	textmatch_done(&ui->smatch);
@@ -447,6 +453,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	hmap_init(&ui->skips);
 	stack_view_init(ui);
 	tree_view_init(ui);
+	flame_view_init(ui);
 	if (o->before && uidiff_new(ui, o->before) < 0) {
 		ui_free(ui, &syms);
 		return -ENOMEM;

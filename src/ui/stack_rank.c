@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "output/export.h"
 #include "sym/brief.h"
 #include "ui/breakdown.h"
@@ -141,6 +142,10 @@ const struct sv_info *stack_view_info(struct ui *ui, const struct rank_row *rr)
 	in->npids = top.npids;
 	snprintf(in->comm, sizeof(in->comm), "%s",
 		 in->pid >= 0 ? session_comm(ui->s, in->pid) : "-");
+	/* its last intervals, in what the view counts (hits or weight) */
+	in->ntrend = stack_trend(ui->t, rr->stack, ui->rank.weight, in->trend, STACK_TREND);
+	if (in->ntrend < 0)
+		in->ntrend = -1;
 	in->origins = false;
 	in->origin = session_norigins(ui->s) > 1 ?
 			     export_top_origin(ui->s, rr->stack, &ui->rank, ui->delta, &in->origins) :
@@ -410,6 +415,21 @@ static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32
 	return 0;
 }
 
+int stack_view_extra(struct ui *ui, const struct stack *st, struct sv_extra *ex)
+{
+	uint64_t v[STACK_TREND];
+	int n = stack_trend(ui->t, st, false, v, STACK_TREND);
+
+	memset(ex, 0, sizeof(*ex));
+	/* a GONE row's stack is BEFORE's: nothing of it in this table */
+	if (uidiff_is_before(ui, st))
+		return 0;
+	/* a line for the trend once there are intervals (or to say memory refused it) */
+	ex->trend = n != 0;
+	ex->hist = stack_hist(ui->t, st, ex->counts) && hist_range(ex->counts, &ex->first, &ex->last);
+	return ex->trend + (ex->hist ? 1 + (int)(ex->last - ex->first + 1) : 0);
+}
+
 void stack_view_rebuild(struct ui *ui, bool keep_selection)
 {
 	struct stack_view *sv = &ui->sv;
@@ -430,9 +450,15 @@ void stack_view_rebuild(struct ui *ui, bool keep_selection)
 			break;
 		if (!hmap_get(&sv->expanded, (uintptr_t)st, NULL))
 			continue;
-		for (d = 0; d < st->depth; d++)
-			if (sv_add_row(sv, st, d, (uint32_t)i))
-				break;
+		{
+			struct sv_extra ex;
+			/* the frames, then the trend and the histogram (frame rows past the depth) */
+			int rows = st->depth + stack_view_extra(ui, st, &ex);
+
+			for (d = 0; d < rows; d++)
+				if (sv_add_row(sv, st, d, (uint32_t)i))
+					break;
+		}
 	}
 	/*
 	 * The selection follows its stack; the list itself stays where it was

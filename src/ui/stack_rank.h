@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hist.h"
 #include "ui/tui.h"
 
 void stack_view_rank(struct ui *ui, bool live);
@@ -28,6 +29,33 @@ unsigned int stack_view_selected_frame(struct ui *ui);
 void stack_view_save(struct ui *ui);
 void stack_view_restore(struct ui *ui);
 void stack_view_note_choice(struct ui *ui);
+
+/**
+ * struct sv_extra - what an expanded stack shows after its frames
+ * @trend: a line of its trend
+ * @hist: its histogram of single weights (a weighted table): a title line
+ *        and the buckets @first to @last
+ * @counts: the buckets (core/hist.h)
+ * @first: first bucket with a count
+ * @last: last bucket with a count
+ */
+struct sv_extra {
+	bool trend;
+	bool hist;
+	uint64_t counts[HIST_BUCKETS];
+	unsigned int first, last;
+};
+
+/**
+ * stack_view_extra() - the rows an expanded stack shows after its frames
+ * (its frame rows @st->depth and after)
+ * @ui: the screen
+ * @st: the stack
+ * @ex: filled
+ *
+ * Return: how many rows.
+ */
+int stack_view_extra(struct ui *ui, const struct stack *st, struct sv_extra *ex);
 
 /* rows the view ranks when no --top limits it */
 #define SV_DEFAULT_TOP 1000

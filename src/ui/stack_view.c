@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "core/format.h"
+#include "core/hist.h"
 #include "output/export.h"
 #include "sym/brief.h"
 #include "sym/frame.h"
@@ -35,6 +36,7 @@ static const char *const col_title[COL_MAX] = {
 	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN", [COL_BEFORE] = "BEF%",
 	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
+	[COL_TREND] = "TREND",
 };
 
 static const bool col_right[COL_MAX] = {
@@ -112,6 +114,8 @@ void stack_view_layout(struct ui *ui)
 		/* "-20.0 GONE" */
 		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
 		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
+		/* what rises: before RATE (the same as DELTA) and DEP, after EVENT */
+		[COL_TREND] = { .min = 8, .want = 12, .prio = 7 },
 		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
 		[COL_EVENT] = { .prio = 6, .hidden = one_event },
 		/* comm(pid): a pid has up to 7 digits, and a comm deserves a few letters */
@@ -255,6 +259,77 @@ static void sv_draw_frame(struct ui *ui, const struct sv_row *r, int y, attr_t b
 	ui_put(y, x, ui->cols - x, base, line);
 }
 
+/*
+ * The rows after an expanded stack's frames: its trend (a sparkline of its
+ * last intervals and their counts), then the single weights of its hits in
+ * log2 buckets, as bpftrace's hist() prints them
+ */
+static void sv_draw_extra(struct ui *ui, const struct sv_row *r, int y, attr_t base)
+{
+	int x = ui->sv.cols[COL_RANK].w ? ui->sv.cols[COL_RANK].x + ui->sv.cols[COL_RANK].w + 1 : 0;
+	int k = r->frame - r->st->depth, lw = 0, bw, i;
+	unsigned int scale = stack_table_hist_scale(ui->t), b;
+	uint64_t max = 0, sum = 0;
+	char line[600], lab[40], bar[64];
+	struct sv_extra ex;
+
+	stack_view_extra(ui, r->st, &ex);
+	if (ex.trend && k-- == 0) {
+		const struct sv_info *in = stack_view_info(ui, &ui->sv.ranked[r->rank]);
+		size_t len;
+
+		if (!in || in->ntrend < 0) {
+			ui_put(y, x, ui->cols - x, base, "   trend: not kept (over --max-memory)");
+			return;
+		}
+		len = (size_t)snprintf(line, sizeof(line), "   trend ");
+		uifmt_spark(line + len, sizeof(line) - len, in->trend, in->ntrend, STACK_TREND,
+			    ui->utf8);
+		len = strlen(line);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %s per interval, oldest first:",
+					ui->rank.weight ? "weight" : "hits");
+		for (i = 0; i < in->ntrend && len < sizeof(line); i++) {
+			char c[16];
+
+			ui_fmt_count(ui, c, sizeof(c), in->trend[i]);
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", c);
+		}
+		ui_put(y, x, ui->cols - x, base, line);
+		return;
+	}
+	if (!ex.hist) {
+		ui_put(y, x, ui->cols - x, base, "");
+		return;
+	}
+	for (b = ex.first; b <= ex.last; b++) {
+		int w = hist_label(lab, sizeof(lab), scale, b);
+
+		lw = w > lw ? w : lw;
+		max = ex.counts[b] > max ? ex.counts[b] : max;
+		sum += ex.counts[b];
+	}
+	if (k == 0) {
+		snprintf(line, sizeof(line), "   %s per hit, log2 buckets (%llu hits since start%s):",
+			 ui->head.weight_name, (unsigned long long)sum,
+			 scale == HIST_TIME ? "" : "; K = 1024");
+		ui_put(y, x, ui->cols - x, base, line);
+		return;
+	}
+	b = ex.first + (unsigned int)k - 1;
+	if (b > ex.last) {
+		ui_put(y, x, ui->cols - x, base, "");
+		return;
+	}
+	/* bpftrace's 52 columns of bar when they fit */
+	bw = ui->cols - x - 3 - lw - 1 - 8 - 1 - 2;
+	bw = bw > 52 ? 52 : bw < 8 ? 8 : bw;
+	hist_label(lab, sizeof(lab), scale, b);
+	hist_bar(bar, sizeof(bar), ex.counts[b], max, bw);
+	snprintf(line, sizeof(line), "   %-*s %8llu %s", lw, lab, (unsigned long long)ex.counts[b],
+		 bar);
+	ui_put(y, x, ui->cols - x, base, line);
+}
+
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 {
 	struct ui *ui = sv_ui(lv);
@@ -272,6 +347,10 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		attron(base);
 		mvhline(y, 0, ' ', ui->cols);
 		attroff(base);
+	}
+	if (r->frame >= (int)st->depth) {
+		sv_draw_extra(ui, r, y, selected ? base : ui_attr(ui, UC_NORMAL));
+		return;
 	}
 	if (r->frame >= 0) {
 		sv_draw_frame(ui, r, y, selected ? base : ui_attr(ui, UC_FRAME));
@@ -310,12 +389,21 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
 		sv_cell(ui, y, COL_RATE, base, buf);
 	}
+	/* a GONE row: who hit it is BEFORE's to say, not this session's */
+	in = gone ? NULL : stack_view_info(ui, rr);
+	if (sv->cols[COL_TREND].w && in) {
+		if (in->ntrend < 0)
+			snprintf(buf, sizeof(buf), "(mem)");
+		else
+			uifmt_spark(buf, sizeof(buf), in->trend, in->ntrend, sv->cols[COL_TREND].w,
+				    ui->utf8);
+		/* left-aligned: the newest interval is the last column drawn */
+		sv_cell(ui, y, COL_TREND, selected ? base : base | A_BOLD, buf);
+	}
 	if (sv->cols[COL_DEPTH].w) {
 		snprintf(buf, sizeof(buf), "%u%s", st->depth, st->flags & STACK_F_CUT ? "+" : "");
 		sv_cell(ui, y, COL_DEPTH, base, buf);
 	}
-	/* a GONE row: who hit it is BEFORE's to say, not this session's */
-	in = gone ? NULL : stack_view_info(ui, rr);
 	if (sv->cols[COL_ORIGIN].w && in) {
 		snprintf(buf, sizeof(buf), "%s%s",
 			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
@@ -478,6 +566,8 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 
 static bool sv_row_matches(struct ui *ui, const struct sv_row *r)
 {
+	if (r->frame >= (int)r->st->depth)
+		return false; /* the trend and histogram lines */
 	if (r->frame >= 0)
 		return textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, r->st->ips[r->frame]));
 	return textmatch_frames(&ui->smatch, ui->syms, r->st) ||

@@ -168,6 +168,7 @@ static uint64_t tv_sym(void *ctx, uint64_t ip)
 
 static void tv_ops_of(struct ui *ui, struct calltree_ops *ops)
 {
+	*ops = (struct calltree_ops){ 0 }; /* the machinery left out (mark_skip off) */
 	ops->skip = tv_skip;
 	ops->sym = tv_sym;
 	ops->ctx = ui;

@@ -16,6 +16,8 @@
  *	stack_view.c      the ranked table: columns, drawing, actions, search
  *	stack_rank.c      its ranking, rows, selection, per-row facts
  *	breakdown.c       the pane of who hits the selected stack or node
+ *	flame_draw.c      the flame graph drawn
+ *	flame_view.c      the flame graph: build, moving, zoom (layout: flame_layout.c)
  *	tree_view.c       the caller/callee trees
  *	save.c            P: the view saved to a file
  *	views.c           counts or weights in the weight's unit; brief_skip cache
@@ -23,7 +25,7 @@
  *	diffcol.c         --diff: BEFORE's shares, the CHG% column
  *	draw.c (draw.h)   ui_put, ui_attr, ui_status, colours: curses
  *	keys.c            the key table
- *	symcache.c, uifmt.c   pure helpers (no curses)
+ *	symcache.c, uifmt.c, flame_layout.c   pure helpers (no curses)
  */
 #ifndef STACKTOP_UI_TUI_H
 #define STACKTOP_UI_TUI_H
@@ -37,6 +39,7 @@
 #include "core/stack_table.h"
 #include "output/header.h"
 #include "session/session.h"
+#include "ui/flame_layout.h"
 #include "ui/symcache.h"
 #include "ui/uifmt.h"
 #include "ui/ui.h"
@@ -105,6 +108,7 @@ struct list_view {
 enum ui_view {
 	UI_VIEW_STACKS,
 	UI_VIEW_TREE,
+	UI_VIEW_FLAME,
 };
 
 /* columns of the ranked table */
@@ -117,6 +121,7 @@ enum ui_col {
 	COL_BEFORE, /* --diff: the share before */
 	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
+	COL_TREND,  /* the last intervals' counts as a sparkline */
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
@@ -133,6 +138,8 @@ struct sv_info {
 	int pid;
 	uint32_t npids; /* pids with hits under the view's count and filters */
 	char comm[32];
+	int ntrend;     /* intervals in @trend; -1: refused by the memory limit */
+	uint64_t trend[STACK_TREND]; /* hits (or weights) per interval, oldest first */
 };
 
 struct sv_row {
@@ -239,6 +246,71 @@ struct tree_view {
 		uint64_t sel_key;
 		int top;
 	} saved;
+};
+
+/* what a flame graph box stands for (its colour) */
+enum flame_kind {
+	FK_ROOT,   /* "all" */
+	FK_KERNEL,
+	FK_MODULE, /* kernel code in a module */
+	FK_USER,
+	FK_TRACE,  /* the tracing machinery (brief_skip()) */
+	FK_SEP,    /* where a process's user stack ends and the kernel's begins */
+};
+
+#define FLAME_ZOOM_MAX 256
+
+/**
+ * struct flame_view - the flame graph (flame_view.c): the caller tree of
+ * the matching stacks, the tracing machinery kept as its leaves, every
+ * frame a box as wide as its share; the layout is flame_layout.c's
+ * @ct: the tree of the last build
+ * @links: per node, its place in the graph's order (flame_layout.h)
+ * @kind: per node, enum flame_kind
+ * @match: per node, the search matches it (1) or an ancestor of it (2)
+ * @ncap: room in @links, @kind, @match
+ * @all: scratch ranking of every matching stack
+ * @allcap: room in @all
+ * @boxes: the layout of the last draw (mouse, moving)
+ * @nboxes: boxes used
+ * @bcap: room
+ * @zoom: path keys of the zoomed nodes, outermost first (Enter pushes,
+ *        Backspace pops); the innermost one the tree has is shown
+ * @nzoom: entries in @zoom
+ * @zoom_node: the node shown zoomed after the last build (0: none)
+ * @sel_key: path key of the selected box (0: the root "all")
+ * @sel: its node after the last build
+ * @down_key: the child Up left, where Down goes back to
+ * @top: first level on screen
+ * @width: columns of the last layout
+ * @saved_sel: the selection when a search prompt opened (Esc restores it)
+ */
+struct flame_view {
+	struct calltree ct;
+	struct flame_link *links;
+	uint8_t *kind;
+	uint8_t *match;
+	size_t ncap;
+	struct rank_row *all;
+	size_t allcap;
+	size_t nall; /* rows of @all the tree was built from */
+	struct flame_box *boxes;
+	size_t nboxes;
+	size_t bcap;
+	uint64_t zoom[FLAME_ZOOM_MAX];
+	int nzoom;
+	uint32_t zoom_node;
+	uint64_t sel_key;
+	uint32_t sel;
+	uint64_t down_key;
+	int top;
+	int width;
+	uint64_t saved_sel;
+	enum ui_view back; /* the view v goes back to */
+	uint32_t build;    /* bumped by every build and zoom: the other count's cache key */
+	uint32_t other_build;
+	uint32_t other_node;
+	uint64_t other;    /* the selected box's other count (hits or weight), cached */
 };
 
 enum ui_overlay {
@@ -363,6 +435,7 @@ struct ui {
 
 	struct stack_view sv;
 	struct tree_view tv;
+	struct flame_view fv;
 	struct picker pk;
 	struct help_view help;
 };

@@ -412,3 +412,45 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
 			 rb.saving_pct, rb.read_per_event, rb.alt_per_event);
 	return n;
 }
+
+/* ---- sparklines ---------------------------------------------------------- */
+
+int uifmt_spark_level(uint64_t v, uint64_t max)
+{
+	if (!v || !max)
+		return 0;
+	if (v >= max)
+		return UIFMT_SPARK_LEVELS;
+	/* ceil(v * 8 / max): the smallest count still shows as the lowest bar */
+	return (int)(((unsigned __int128)v * UIFMT_SPARK_LEVELS + max - 1) / max);
+}
+
+int uifmt_spark(char *buf, size_t size, const uint64_t *v, int n, int width, bool utf8)
+{
+	static const char *const bars[UIFMT_SPARK_LEVELS + 1] = {
+		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char ascii[] = " ._-=+*#@";
+	uint64_t max = 0;
+	size_t len = 0;
+	int i, cols = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (n > width)
+		v += n - width, n = width;
+	for (i = 0; i < n; i++)
+		max = v[i] > max ? v[i] : max;
+	for (i = 0; i < n; i++) {
+		int l = uifmt_spark_level(v[i], max);
+		const char *g = utf8 ? bars[l] : (const char[]){ ascii[l], '\0' };
+		size_t gl = strlen(g);
+
+		if (len + gl + 1 > size)
+			break;
+		memcpy(buf + len, g, gl + 1);
+		len += gl;
+		cols++;
+	}
+	return cols;
+}

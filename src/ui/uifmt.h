@@ -218,4 +218,32 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
  */
 int uifmt_delay(char *buf, size_t size, double sec);
 
+/* ---- sparklines (the TREND column) ------------------------------------- */
+
+#define UIFMT_SPARK_LEVELS 8
+
+/**
+ * uifmt_spark_level() - the height of one value in a sparkline scaled to
+ * @max: 0 for 0 (a blank: nothing happened), else 1 (the lowest bar) to
+ * UIFMT_SPARK_LEVELS (@max and above), rounded up so that any count shows
+ * @v: the value
+ * @max: the largest value of the line (0: every level is 0)
+ */
+int uifmt_spark_level(uint64_t v, uint64_t max);
+
+/**
+ * uifmt_spark() - a sparkline of @n values, each scaled to the largest of
+ * them (a row's own shape: what rises, what falls): "▁▂▃▅▇█" in UTF-8,
+ * "._-=+*#@" otherwise; the last @width values when there are more
+ * @buf: output (4 bytes per value at most)
+ * @size: size of @buf
+ * @v: the values, oldest first
+ * @n: how many
+ * @width: columns at most
+ * @utf8: the terminal's charset is UTF-8
+ *
+ * Return: columns written.
+ */
+int uifmt_spark(char *buf, size_t size, const uint64_t *v, int n, int width, bool utf8);
+
 #endif /* STACKTOP_UI_UIFMT_H */

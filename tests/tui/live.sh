@@ -73,10 +73,12 @@ say "order held while moving, selection follows its stack"
 tui_keys Home Down Down
 tui_wait 'order +held' 2
 tui_wait_gone 'order +held' 6
-SEL1=$(tui_selected | cut -c 80-)
+FC=$(tui_func_col)
+[ -n "$FC" ] || fail "no FUNCTION column in the table's title"
+SEL1=$(tui_selected | cut -c "$FC"-)
 [ -n "$SEL1" ] || fail "no selected row found"
 sleep 1.5
-SEL2=$(tui_selected | cut -c 80-)
+SEL2=$(tui_selected | cut -c "$FC"-)
 [ "$SEL1" = "$SEL2" ] || fail "selection moved to another stack: '$SEL1' -> '$SEL2'"
 
 say "pause"
@@ -328,12 +330,12 @@ tui_keys '<' I
 tui_wait 'sort DELTA desc' 3
 tui_keys Z
 tui_wait ' PAUSED ' 3
-ROW3=$(tui_stable | sed -n "$((Y + 3))p" | cut -c 80-)
+ROW3=$(tui_stable | tui_one_col | sed -n "$((Y + 3))p" | cut -c "$FC"-)
 tui_click 10 $((Y + 2))
 tui_wait_sel() {
 	_n=30
 	while [ "$_n" -gt 0 ]; do
-		[ "$(tui_selected | cut -c 80-)" = "$1" ] && return 0
+		[ "$(tui_selected | cut -c "$FC"-)" = "$1" ] && return 0
 		sleep 0.1
 		_n=$((_n - 1))
 	done
@@ -360,7 +362,7 @@ tui_wait 'terminal too small: 80x23' 5
 tui_resize 30 10
 tui_wait 'stacktop needs 80x24' 5
 tui_resize 250 50
-tui_wait 'RATE/s +DEP' 5
+tui_wait 'RATE/s +TREND +DEP' 5
 # the selection follows its stack wherever the ranking moves it: go home first
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 5
