@@ -10,12 +10,19 @@
  *	W <hex of rel path> <hex of original value>
  *	D <hex of rel path>
  *	A <hex of rel path> <hex of the line to append on undo>
+ *	P <hex of rel path> <hex of a pid>
  *
  * 'A' undoes what cannot be undone by writing an old value back: a kprobe
  * event (`-:GROUP/EVENT` appended to kprobe_events; O_TRUNC there would
  * remove every probe) or a trigger (`!stacktrace` appended to the trigger
  * file). It is journaled before the change, so its undo may meet nothing
  * to remove (ENOENT, which counts as done).
+ *
+ * 'P' undoes a pid appended to a pid list (set_event_notrace_pid,
+ * set_ftrace_notrace_pid: stacktop's own pid, left out of the user's
+ * tracing). The kernel has no way to take one pid out of such a list
+ * (trace_pid_write() only adds; O_TRUNC empties it), so the undo reads the
+ * list and writes it back without the pid: pid_list_remove().
  *
  * Hex keeps any byte of a path or a value on one line.
  */
@@ -132,7 +139,7 @@ static int state_save(struct state *st)
 	for (i = 0; i < st->n; i++) {
 		fprintf(f, "%c ", st->e[i].kind);
 		hex_put(f, st->e[i].rel);
-		if (st->e[i].kind == 'W' || st->e[i].kind == 'A') {
+		if (st->e[i].kind != 'D') {
 			fputc(' ', f);
 			hex_put(f, st->e[i].value);
 		}
@@ -321,6 +328,46 @@ int state_append(struct state *st, const char *rel, const char *line, const char
 	return r;
 }
 
+/* does the pid list @list (one a line, or "no pid") hold @pid? */
+static bool pid_list_has(const char *list, const char *pid)
+{
+	size_t n = strlen(pid);
+	const char *p = list;
+
+	while ((p = strstr(p, pid))) {
+		if ((p == list || p[-1] == '\n' || p[-1] == ' ') &&
+		    (p[n] == '\n' || p[n] == ' ' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int state_append_pid(struct state *st, const char *rel, int pid)
+{
+	char val[16], *cur = NULL;
+	int r;
+
+	snprintf(val, sizeof(val), "%d", pid);
+	r = tfs_read(st->tfs, rel, &cur, NULL);
+	if (r < 0)
+		return r;
+	/* already there (put by its owner): not ours to take out */
+	if (pid_list_has(cur, val)) {
+		free(cur);
+		return 0;
+	}
+	free(cur);
+	r = state_push(st, 'P', rel, val);
+	if (r < 0)
+		return r;
+	/* no O_TRUNC: the kernel adds the pid to what the list holds */
+	r = tfs_write_mode(st->tfs, rel, val, O_APPEND);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
 int state_mkdir(struct state *st, const char *rel)
 {
 	int r = state_push(st, 'D', rel, NULL);
@@ -358,12 +405,91 @@ static int rmdir_retry(struct tfs *t, const char *rel)
 	return r == -ENOENT ? 0 : r;
 }
 
+/*
+ * pid_list_remove()'s buffer: static, for the signal handler may not
+ * allocate. 64 KiB hold some 9000 pids; a longer list is left alone.
+ */
+static char pid_list_buf[64 * 1024];
+
+/*
+ * Take @pid (its decimal text) out of the pid list @rel: read the list,
+ * then write it back without it (O_TRUNC empties the list, one write()
+ * adds the rest). Plain system calls on a static buffer: async-signal-safe,
+ * for state_emergency_restore() too. Not atomic: a pid another program
+ * adds between the read and the write is lost, and for that moment the
+ * list is empty. Return: 0 (also when the pid or the file is gone), -E2BIG
+ * (a list too long to hold), -errno.
+ */
+static int pid_list_remove(struct tfs *t, const char *rel, const char *pid)
+{
+	size_t len = 0, out = 0, plen = strlen(pid), i;
+	bool found = false;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = tfs_open_file(t, rel, O_RDONLY);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENODEV ? 0 : fd;
+	while (len < sizeof(pid_list_buf)) {
+		n = read(fd, pid_list_buf + len, sizeof(pid_list_buf) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	if (len == sizeof(pid_list_buf))
+		return -E2BIG;
+	/* the pids but @pid, in place ("no pid" is words, not pids: dropped) */
+	for (i = 0; i < len;) {
+		size_t s, k;
+		bool digits = true;
+
+		while (i < len && (pid_list_buf[i] == ' ' || pid_list_buf[i] == '\n'))
+			i++;
+		for (s = i; i < len && pid_list_buf[i] != ' ' && pid_list_buf[i] != '\n'; i++)
+			digits &= pid_list_buf[i] >= '0' && pid_list_buf[i] <= '9';
+		if (i == s || !digits)
+			continue;
+		if (i - s == plen && !memcmp(pid_list_buf + s, pid, plen)) {
+			found = true;
+			continue;
+		}
+		for (k = s; k < i; k++)
+			pid_list_buf[out++] = pid_list_buf[k];
+		pid_list_buf[out++] = ' ';
+	}
+	if (!found)
+		return 0;
+	fd = tfs_open_file(t, rel, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENODEV ? 0 : fd;
+	if (out) {
+		do {
+			n = write(fd, pid_list_buf, out);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0)
+			r = -errno;
+		else if ((size_t)n != out)
+			r = -EIO;
+	}
+	close(fd);
+	return r;
+}
+
 int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value)
 {
 	int r;
 
 	if (kind == 'D')
 		return rmdir_retry(t, rel);
+	if (kind == 'P')
+		return pid_list_remove(t, rel, value);
 	if (kind == 'A') {
 		r = tfs_write_mode(t, rel, value, O_APPEND);
 		/* never made, or already gone with its instance */
@@ -527,6 +653,10 @@ void state_emergency_restore(void)
 			fd = tfs_rmdir(st->tfs, e->rel);
 			if (fd < 0 && fd != -ENOENT)
 				failed = 1;
+			continue;
+		}
+		if (e->kind == 'P') {
+			failed |= pid_list_remove(st->tfs, e->rel, e->value) < 0;
 			continue;
 		}
 		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));

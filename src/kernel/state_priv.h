@@ -16,7 +16,7 @@ struct tfs;
 
 /* one change journaled */
 struct state_entry {
-	char kind; /* 'W', 'D' or 'A' */
+	char kind; /* 'W', 'D', 'A' or 'P' */
 	char *rel;
 	char *value;
 };
@@ -25,7 +25,7 @@ struct state_entry {
 int state_dir_open(const char *rundir, bool create);
 /* the bytes a journal's hex field @h (@len digits) stands for, malloc'd; NULL if bad */
 char *state_hex_get(const char *h, size_t len);
-/* undo one journal entry (@kind 'W', 'D' or 'A') in @t; 0 or -errno */
+/* undo one journal entry (@kind 'W', 'D', 'A' or 'P') in @t; 0 or -errno */
 int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value);
 
 #endif /* STACKTOP_STATE_PRIV_H */

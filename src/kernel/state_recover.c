@@ -85,7 +85,7 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 			root = state_hex_get(line + 5, strlen(line + 5));
 			continue;
 		}
-		if ((line[0] != 'W' && line[0] != 'D' && line[0] != 'A') || line[1] != ' ' ||
+		if (!line[0] || !strchr("WDAP", line[0]) || line[1] != ' ' ||
 		    n >= STATE_MAX)
 			continue;
 		a = line + 2;

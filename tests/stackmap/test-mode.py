@@ -819,6 +819,7 @@ def report_by_event(rep):
 def ftrace_state(sim):
     s = sim.state()
     for f in ("current_tracer", "set_ftrace_filter", "kprobe_events",
+              "set_event_notrace_pid", "set_ftrace_notrace_pid",
               "events/sched/sched_switch/filter", "events/sched/sched_switch/trigger",
               "events/sched/sched_switch/enable"):
         s[f] = sim.read(f)
@@ -1033,6 +1034,96 @@ def case_probe_recovery():
                            text=True, timeout=30)
         check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
         check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def pid_lists(sim, where=""):
+    """the two notrace pid lists of the top level (or of @where/), as sets"""
+    out = []
+    for f in ("set_event_notrace_pid", "set_ftrace_notrace_pid"):
+        out.append({int(x) for x in sim.read(where + f).split() if x.isdigit()})
+    return tuple(out)
+
+
+def case_self_exclusion():
+    """stacktop's own reads feed the user's tracing: at the top level its pid
+    joins the user's set_event_notrace_pid and set_ftrace_notrace_pid (added
+    to what they hold), and exactly that pid goes again on exit, after a
+    SIGKILL through the next run's recovery, with the user's own pids (also
+    those added meanwhile) kept; --show-self leaves the lists alone; in the
+    stacks mode the private instance's lists hold it, the top level's not"""
+    sim = Sim("v4", "--step", "--seed", "21")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        # the user's set-up of issue 20: the function tracer with stacks
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        sim.write("set_event_notrace_pid", "4242")
+        sim.write("set_ftrace_notrace_pid", "777 4242")
+        user = ({4242}, {777, 4242})
+        check(pid_lists(sim) == user, "set-up: %s" % (pid_lists(sim),))
+        before = ftrace_state(sim)
+
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            me = top.proc.pid
+            check(pid_lists(sim) == ({4242, me}, {777, 4242, me}),
+                  "stacktop %d not added to the user's lists: %s" % (me, pid_lists(sim)))
+            sim.ctl("emit 300")
+            rep = top.settle(1)
+            check(rep["hits"] > 0, "no hits")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        after = ftrace_state(sim)
+        check(after == before, "not restored after SIGTERM: %s" %
+              {k: (before.get(k), after.get(k)) for k in after if after.get(k) != before.get(k)})
+
+        # --show-self: nothing added
+        top = Stacktop(sim, "-e", "sched:sched_switch", "--show-self")
+        try:
+            wait_enabled(sim, top)
+            check(pid_lists(sim) == user, "--show-self changed the lists: %s" % (pid_lists(sim),))
+        finally:
+            top.stop()
+        check(ftrace_state(sim) == before, "not restored after --show-self")
+
+        # SIGKILL: the pid stays until the next run's recovery takes exactly it out;
+        # a pid the user adds meanwhile stays (writing the old list back would drop it)
+        top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
+        wait_enabled(sim, top)
+        me = top.proc.pid
+        sim.write("set_event_notrace_pid", "5151")  # O_TRUNC: the user's own rewrite
+        with open(os.path.join(sim.mnt, "set_event_notrace_pid"), "a") as f:
+            f.write("4242 %d" % me)
+        top.proc.kill()
+        top.proc.wait()
+        check(me in pid_lists(sim)[0] and me in pid_lists(sim)[1],
+              "the killed run's pid is already gone: %s" % (pid_lists(sim),))
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(pid_lists(sim) == ({4242, 5151}, {777, 4242}),
+              "recovery did not take exactly the killed run's pid out: %s" % (pid_lists(sim),))
+        sim.write("set_event_notrace_pid", "4242")
+
+        # stacks mode: the instance's lists, not the top level's
+        top = Stacktop(sim, "--mode", "stacks")
+        try:
+            top.next()
+            me = top.proc.pid
+            inst = "instances/stacktop.%d/" % me
+            check(pid_lists(sim, inst) == ({me}, {me}),
+                  "instance lists: %s" % (pid_lists(sim, inst),))
+            check(pid_lists(sim) == user, "stacks mode changed the top level's lists")
+        finally:
+            top.stop()
+        check(ftrace_state(sim) == before, "not restored after the stacks mode")
     finally:
         shutil.rmtree(run, ignore_errors=True)
         sim.stop()
@@ -1489,6 +1580,7 @@ CASES = {
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "self-exclusion": case_self_exclusion,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,
