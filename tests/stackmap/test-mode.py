@@ -896,6 +896,54 @@ def case_ftrace_named():
         sim.stop()
 
 
+def case_event_column():
+    """issue 20: a function-tracer event name longer than the batch table's
+    EVENT column (ftrace:function __x64_sys_clock_nanosleep, 41 characters)
+    is cut with ~ and never moves COMM/PID or STACK; the expanded stack's
+    title and the JSON name it whole"""
+    import re
+    sim = Sim("v4", "--step", "--seed", "9")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    long = "ftrace:function __x64_sys_clock_nanosleep"
+    try:
+        out = {}
+        for fmt in ("text", "json"):
+            p = subprocess.Popen([STACKTOP, "-b", "-d", "0.5", "-n", "3", "--top", "30",
+                                  "--expand", "30", "--format", fmt, "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run,
+                                  "--function", "__x64_sys_clock_nanosleep",
+                                  "--function", "schedule", "-e", "sched:sched_switch"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_enabled(sim)
+            sim.ctl("emit 3000")
+            o, e = p.communicate(timeout=60)
+            check(p.returncode == 0, "%s run: %d %s" % (fmt, p.returncode, e))
+            out[fmt] = o
+        text = out["text"].split("stacktop 0.1.0")[-1] if "stacktop 0.1.0" in out["text"] else out["text"]
+        lines = text.splitlines()
+        title = next(l for l in lines if l.startswith("RANK "))
+        c, e, s = title.index("COMM/PID"), title.index("EVENT"), title.index("STACK")
+        rows = [l for l in lines[lines.index(title) + 1:] if re.match(r"^ +[0-9]+ ", l)]
+        check(rows, "no rows")
+        cut = 0
+        for r in rows:
+            check(r[c - 1] == " " and r[c] != " " and r[s - 1] == " " and r[s] != " ",
+                  "a column moved:\n%s\n%s" % (title, r))
+            cell = r[e:c].rstrip()
+            check(len(cell) <= 24, "EVENT wider than its column: %r" % cell)
+            if cell.startswith("ftrace:function __x64_s"):
+                check(cell == "ftrace:function __x64_s~", "not cut with ~: %r" % cell)
+                cut += 1
+        check(cut, "no row of %s in the table:\n%s" % (long, "\n".join(rows)))
+        check(re.search(r"^#[0-9]+  hits .* event %s( |$)" % re.escape(long), text, re.M),
+              "no expanded stack names %s whole" % long)
+        snap = json.loads(out["json"].splitlines()[-1])
+        check(long in snap["events"], "JSON events: %s" % snap["events"])
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 def case_kfilter():
     """-e 'EV if FILTER' is written where the kernel filters (top level:
     journaled, the old filter restored); only matching events cost a stack;
@@ -1577,6 +1625,7 @@ CASES = {
     "function-kprobe": case_function_kprobe,
     "kfilter": case_kfilter,
     "ftrace-named": case_ftrace_named,
+    "event-column": case_event_column,
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
