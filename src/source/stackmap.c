@@ -108,6 +108,7 @@ static int stackmap_drain(struct source *src, struct drain_budget *budget)
 	int pages;
 
 	m->map.read_this_drain = false;
+	mapsnap_health_mark(&m->map); /* the last drain's ids are resolved */
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
 	budget->more = false;
@@ -126,6 +127,7 @@ static int stackmap_tick(struct source *src)
 	cpubufs_read_stats(&m->bufs, src->ctx);
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
+	mapsnap_health_tick(&m->map);
 	return 0;
 }
 

@@ -334,6 +334,128 @@ def case_pool_full():
         sim.stop()
 
 
+def sim_map_counters(sim):
+    st = dict(l.split(": ", 1) for l in sim.read(".sim/control").splitlines() if ": " in l)
+    return int(st["map_entries"]), int(st["map_successes"]), int(st["map_drops"])
+
+
+def validate_schema(reports):
+    """each report against doc/stacktop-snapshot.schema.json (python3-jsonschema)"""
+    try:
+        import jsonschema
+    except ImportError:
+        check(os.environ.get("CI") != "true", "python3-jsonschema is missing (CI=true)")
+        print("note: python3-jsonschema missing: the schema is not checked", file=sys.stderr)
+        return
+    schema = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                         "doc", "stacktop-snapshot.schema.json")))
+    for rep in reports:
+        try:
+            jsonschema.validate(rep, schema)
+        except jsonschema.ValidationError as e:
+            raise Fail("a snapshot does not match the schema: %s" % e.message)
+
+
+def case_pool_health():
+    """issue 20: the map's pool as a user needs to see it (--bits 10: 1024
+    entries). Filling: its fill, growth per second, the time until full, a
+    warning and the advice within 5 minutes of full; not growing: no
+    warning. Full: since when, the stacks that found no room, the drops and
+    the fallback share in each interval and since start (equal to the
+    simulator's counters), what the map saved before and since, the boot
+    parameter that holds what was seen. The batch text says it too."""
+    sim = Sim("v4", "--step", "--seed", "5", "--bits", "10", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, delay="0.3")
+        try:
+            rep = wait_enabled(sim, top)
+            p = rep["map"]["pool"]
+            check(not p["full"] and not p["warn"] and p["fill_pct"] == 0 and p["bits"] == 10,
+                  "empty map: %s" % p)
+            # the growth warns once measured over its whole 10 s window
+            # (the first seconds of a run are a burst of first sights)
+            start = time.time()
+            while time.time() < start + 10.5:
+                top.next()
+            sim.ctl("emit 400")
+            rep = top.settle(400)
+            p = rep["map"]["pool"]
+            entries, succ, drops = sim_map_counters(sim)
+            check(rep["map"]["entries"] == entries and 0 < entries < 1024, "entries %d" % entries)
+            check(abs(p["fill_pct"] - 100.0 * entries / 1024) < 0.01, "fill %s" % p["fill_pct"])
+            check(p["growth_per_sec"] is not None and p["growth_per_sec"] > 0,
+                  "no growth measured: %s" % p)
+            check(not p["full"] and p["warn"] and 0 < p["full_in_sec"] <= 300,
+                  "filling fast but no warning: %s" % p)
+            check(abs(p["full_in_sec"] - (1024 - entries) / p["growth_per_sec"]) < 0.05,
+                  "full in %s s at %s/s with %d entries" % (p["full_in_sec"],
+                                                           p["growth_per_sec"], entries))
+            check(p["advice_bits"] is not None and p["advice_bits"] > 10 and
+                  2 ** p["advice_bits"] >= entries + 60 * p["growth_per_sec"],
+                  "advice %s for %d entries growing %s/s" % (p["advice_bits"], entries,
+                                                             p["growth_per_sec"]))
+            # nothing new for more than the 10 s window: no growth, no warning
+            end = time.time() + 20
+            while time.time() < end:
+                rep = top.next()
+                if rep["map"]["pool"]["growth_per_sec"] == 0:
+                    break
+            p = rep["map"]["pool"]
+            check(p["growth_per_sec"] == 0 and not p["warn"] and p["full_in_sec"] is None and
+                  p["advice_bits"] is None, "an idle map still warns: %s" % p)
+
+            t0 = int(time.time())
+            sim.ctl("fill-pool 5")
+            sim.ctl("emit 4000")
+            rep = top.settle(4400)
+            entries, succ, drops = sim_map_counters(sim)
+            p = rep["map"]["pool"]
+            check(entries == 1024 and drops > 0, "the simulator's pool did not fill")
+            check(p["full"] and p["warn"] and not p["full_at_start"] and
+                  t0 - 1 <= p["full_since"] <= time.time() + 1 and p["full_in_sec"] == 0,
+                  "full pool: %s" % p)
+            check(p["fell_back"] > 0 and p["demand"] == 1024 + p["fell_back"],
+                  "stacks without room: %s" % p)
+            check(p["since_start"]["drops"] == drops and p["since_start"]["successes"] == succ,
+                  "since start %s, the simulator's map %d successes %d drops" %
+                  (p["since_start"], succ, drops))
+            check(sum(r["map"]["pool"]["interval"]["drops"] for r in top.reports) == drops,
+                  "the intervals' drops do not add up to %d" % drops)
+            check(abs(p["since_start"]["fallback_pct"] - 100.0 * drops / (succ + drops)) < 0.01,
+                  "fallback share %s" % p["since_start"])
+            check(p["saves_before_full_pct"] is not None and p["saves_since_full_pct"] is not None
+                  and p["saves_before_full_pct"] > p["saves_since_full_pct"],
+                  "map saves before/after: %s %s" % (p["saves_before_full_pct"],
+                                                     p["saves_since_full_pct"]))
+            check(p["advice_bits"] > 10 and 2 ** p["advice_bits"] >= p["demand"],
+                  "advice %s for %d stacks" % (p["advice_bits"], p["demand"]))
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        # after the stop: a reader that stalls lets a report block on the pipe
+        validate_schema(top.reports)
+
+        # the batch text, on a map that is full when stacktop starts
+        run = tempfile.mkdtemp(prefix="stacktop-run.")
+        try:
+            out = subprocess.run([STACKTOP, "-b", "-n", "2", "-d", "0.3", "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run],
+                                 capture_output=True, text=True, timeout=30)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+        check(out.returncode == 0, "text run: %d %s" % (out.returncode, out.stderr))
+        import re
+        check(re.search(r"^map pool: 1024 of 1024 entries \(100%\); FULL since stacktop started "
+                        r"\([0-9:]{8}, [0-9]+s ago\)", out.stdout, re.M),
+              "no full pool line:\n%s" % out.stdout[:1500])
+        check(re.search(r"^map advice: the map is full: .* r on the screen \(--reset-first at "
+                        r"start\) empties it.*boot with ftrace_stackmap\.bits=1[1-8] \(2\^1[1-8] = "
+                        r"[0-9]+ entries, against 1024 now\)", out.stdout, re.M),
+              "no advice:\n%s" % out.stdout[:1500])
+    finally:
+        sim.stop()
+
+
 def case_stale_reset(abi):
     """another program resets the map while records of the old generation
     are still in the ring buffer (v2/v3 keep them): ids are reused by other
@@ -1609,6 +1731,7 @@ CASES = {
     "two-ids": case_race,
     "deep-fallback": case_deep,
     "pool-full": case_pool_full,
+    "pool-health": case_pool_health,
     "stale-reset-v3": case_stale_reset("v3"),
     "stale-reset-v4": case_stale_reset("v4"),
     "own-reset-ebusy": case_own_reset,
