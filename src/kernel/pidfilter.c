@@ -182,12 +182,19 @@ int pidfilter_exclude_self(struct trace *t)
 		return 0;
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		/* a private instance has a function tracer only with --function */
+		if (i == 1 && t->instance && !t->opts->nfunctions)
+			continue;
 		trace_path(t, rel, sizeof(rel), files[i]);
 		if (!tfs_exists(t->tfs, rel))
 			continue; /* kernels before 5.10 (events), 5.9 (functions) */
 		/* a private instance goes whole; at the top level the list is the user's */
 		r = t->instance ? tfs_write(t->tfs, rel, pid) : state_append_pid(t->state, rel, getpid());
-		if (r < 0) {
+		if (r < 0 && i == 1 && (r == -EPERM || r == -EACCES || r == -ENODEV)) {
+			/* ftrace is off here (lockdown, kernel.ftrace_enabled=0): no
+			 * function tracer can trace stacktop either */
+			log_debug("%s: %s (no function tracing here)", rel, strerror(-r));
+		} else if (r < 0) {
 			log_warn("cannot add stacktop's pid to %s: %s; its own reads of tracefs may be traced",
 				 rel, strerror(-r));
 			if (!first)

@@ -1262,6 +1262,16 @@ def case_self_exclusion():
             top.stop()
         check(ftrace_state(sim) == before, "not restored after --show-self")
 
+        # a fatal signal: the async-signal-safe restore takes it out
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        wait_enabled(sim, top)
+        check(top.proc.pid in pid_lists(sim)[0], "pid not added")
+        top.proc.send_signal(signal.SIGUSR1)
+        top.proc.communicate(timeout=20)
+        check(top.proc.returncode == -signal.SIGUSR1, "SIGUSR1: exit %d" % top.proc.returncode)
+        check(ftrace_state(sim) == before, "not restored after SIGUSR1: %s" % (pid_lists(sim),))
+        shutil.rmtree(top.rundir, ignore_errors=True)
+
         # SIGKILL: the pid stays until the next run's recovery takes exactly it out;
         # a pid the user adds meanwhile stays (writing the old list back would drop it)
         top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
@@ -1282,18 +1292,20 @@ def case_self_exclusion():
               "recovery did not take exactly the killed run's pid out: %s" % (pid_lists(sim),))
         sim.write("set_event_notrace_pid", "4242")
 
-        # stacks mode: the instance's lists, not the top level's
-        top = Stacktop(sim, "--mode", "stacks")
-        try:
-            top.next()
-            me = top.proc.pid
-            inst = "instances/stacktop.%d/" % me
-            check(pid_lists(sim, inst) == ({me}, {me}),
-                  "instance lists: %s" % (pid_lists(sim, inst),))
-            check(pid_lists(sim) == user, "stacks mode changed the top level's lists")
-        finally:
-            top.stop()
-        check(ftrace_state(sim) == before, "not restored after the stacks mode")
+        # stacks mode: the instance's lists, not the top level's (its function
+        # tracer list only with --function: it has no function tracer otherwise)
+        for args, want_fn in (((), False), (("--function", "schedule"), True)):
+            top = Stacktop(sim, "--mode", "stacks", *args)
+            try:
+                top.next()
+                me = top.proc.pid
+                inst = "instances/stacktop.%d/" % me
+                check(pid_lists(sim, inst) == ({me}, {me} if want_fn else set()),
+                      "instance lists %s: %s" % (args, pid_lists(sim, inst)))
+                check(pid_lists(sim) == user, "stacks mode changed the top level's lists")
+            finally:
+                top.stop()
+            check(ftrace_state(sim) == before, "not restored after the stacks mode %s" % (args,))
     finally:
         shutil.rmtree(run, ignore_errors=True)
         sim.stop()
