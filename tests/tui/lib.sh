@@ -258,12 +258,13 @@ tfs_snapshot() {
 	} > "$2"
 }
 
-# tui_app_pid: pid of the stacktop running in the pane
+# tui_app_pid: pid of the stacktop running in the pane (by its name: the
+# shell runs `clear` first, a child of the pane's shell too for a moment)
 tui_app_pid() {
 	_sh=$(TM display-message -p -t tui '#{pane_pid}')
 	_n=50
 	while [ "$_n" -gt 0 ]; do
-		_p=$(ps -o pid= --ppid "$_sh" 2>/dev/null | head -n 1 | tr -d ' ')
+		_p=$(ps -o pid=,comm= --ppid "$_sh" 2>/dev/null | awk '$2 == "stacktop" { print $1; exit }')
 		[ -n "$_p" ] && { echo "$_p"; return 0; }
 		sleep 0.1
 		_n=$((_n - 1))
