@@ -70,6 +70,23 @@ int state_write(struct state *st, const char *rel, const char *value);
 int state_append(struct state *st, const char *rel, const char *line, const char *undo);
 
 /**
+ * state_append_pid() - add @pid to a pid list (set_event_notrace_pid,
+ *	set_ftrace_notrace_pid: appended, as `>>` does, to what the list holds),
+ *	remembering to take exactly that pid out again
+ * @st: journal
+ * @rel: path relative to the tracefs root
+ * @pid: the pid
+ *
+ * A list that holds @pid already is left alone (its owner put it there).
+ * The undo reads the list and writes it back without @pid: the kernel has
+ * no write that removes one pid. A list of more than some 9000 pids (64 KiB)
+ * is not rewritten: the undo fails with -E2BIG and the journal is kept.
+ *
+ * Return: 0, or -errno from the kernel (the journal then forgets the entry).
+ */
+int state_append_pid(struct state *st, const char *rel, int pid);
+
+/**
  * state_mkdir() - create an instance directory that restore will remove
  * @st: journal
  * @rel: path relative to the tracefs root
