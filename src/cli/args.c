@@ -142,6 +142,11 @@ static int check_output(struct args *a)
 			"stacktop: --folded-root applies to --format folded, html and svg\n");
 		return 2;
 	}
+	if (a->lost_stack && (a->format == EXPORT_TEXT || a->format == EXPORT_JSON)) {
+		fprintf(stderr, "stacktop: --folded-lost applies to --format folded, pprof, "
+				"speedscope, html and svg (text and json carry the losses as counters)\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -395,6 +400,9 @@ int args_parse(int argc, char **argv, struct args *a)
 				return 2;
 			}
 			a->output = optarg;
+			break;
+		case OPT_FOLDED_LOST:
+			a->lost_stack = true;
 			break;
 		case OPT_FOLDED_ROOT:
 			if (!strcmp(optarg, "none"))

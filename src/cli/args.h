@@ -38,6 +38,7 @@ struct args {
 	int format;           /* enum export_format, -1 until known */
 	const char *output;   /* -o FILE */
 	enum export_root root;
+	bool lost_stack;      /* --folded-lost */
 	bool cumulative;
 	enum rank_key sort;
 	const char *event_filter;

@@ -17,6 +17,7 @@
 #include "kernel/signals.h"
 #include "output/diff.h"
 #include "output/export.h"
+#include "output/losses.h"
 #include "session/session.h"
 
 #define DRAIN_MS   50
@@ -109,6 +110,32 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Folded lines cannot say what they miss: one line on standard error for a
+ * refresh whose period lost events (and, -u dwarf, had events without a
+ * user stack), so a flame graph built from them is not biased unawares.
+ */
+static void folded_note(struct session *s, const struct report_opts *ro, long i)
+{
+	const struct session_stats *st = session_stats(s);
+	struct export_losses l;
+	char text[320], user[320];
+
+	export_losses_get(s, ro->delta, &l);
+	if (export_losses_any(&l)) {
+		export_losses_text(text, sizeof(text), &l);
+		fprintf(stderr, "stacktop: folded refresh %ld: %s%s\n", i, text,
+			ro->lost_stack ? "" : " (--folded-lost adds them as the stack [lost_events])");
+	}
+	/* dwarf: the events without a user stack are in it with kernel frames only */
+	if (st->user == SESSION_USER_DWARF) {
+		export_user_text(user, sizeof(user), st);
+		if (strstr(user, " without"))
+			fprintf(stderr, "stacktop: folded refresh %ld: %s (kernel frames only)\n", i,
+				user);
+	}
+}
+
 int batch_run(struct session *s, const struct args *a, struct session *before)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
@@ -120,6 +147,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		.rank = a->view,
 		.root = a->root,
 		.filter = a->view_filter,
+		.lost_stack = a->lost_stack,
 	};
 	enum export_format fmt = (enum export_format)a->format;
 	long i;
@@ -138,8 +166,21 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
 		bool go_on = batch_wait(s, a->delay);
+		bool last;
 
 		session_tick(s);
+		/*
+		 * without -n, as perf record -p: the run ends with what it
+		 * watched. Its last interval is mostly after the exit (an
+		 * off-CPU table of 0ns rows): the last report is the whole run,
+		 * ranked by the totals, the answer to "where did it spend it"
+		 */
+		last = a->iterations < 0 && !before && session_stats(s)->targets_gone;
+		if (last) {
+			ro.delta = false;
+			if (ro.rank.key == RANK_DELTA)
+				ro.rank.key = RANK_TOTAL;
+		}
 		if (before) {
 			/* --diff: the same refresh, compared with BEFORE */
 			FILE *f = stdout;
@@ -176,6 +217,8 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				fprintf(stderr, "stacktop: %s\n", err);
 				return 1;
 			}
+			if (fmt == EXPORT_FOLDED)
+				folded_note(s, &ro, i);
 		} else {
 			/* folded iterations on one stream: a blank line between them */
 			if (fmt == EXPORT_FOLDED && i > 1)
@@ -188,14 +231,18 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 					strerror(-r));
 				return 1;
 			}
+			if (fmt == EXPORT_FOLDED) {
+				fflush(stdout); /* the note after its refresh, on a shared terminal */
+				folded_note(s, &ro, i);
+			}
+		}
+		if (last) {
+			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited; "
+					"the last report is the whole run, ranked by its totals\n");
+			break;
 		}
 		if (!go_on)
 			break;
-		/* without -n, as perf record -p: the run ends with what it watched */
-		if (a->iterations < 0 && !before && session_stats(s)->targets_gone) {
-			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited\n");
-			break;
-		}
 	}
 	return 0;
 }

@@ -73,7 +73,8 @@ const struct cli_option cli_options[] = {
 		.help = "count only events of these processes: every\n"
 			"thread, started later too (ranges: 10-12;\n"
 			"at most 1024 pids and thread ids); without -n a\n"
-			"batch run ends when they have exited",
+			"batch run ends when they have exited, its last\n"
+			"report the whole run",
 		.man = ".BR \\-p \", \" \\-\\-pid \" \\fIPID\\fR[,\\fIPID\\fR...]\"",
 		.complete = CLI_NONE,
 	},
@@ -295,6 +296,16 @@ const struct cli_option cli_options[] = {
 		.man = ".BI \\-\\-folded\\-root \" WHAT\"",
 		.complete = CLI_WORDS,
 		.words = "none comm pid",
+	},
+	{
+		.id = OPT_FOLDED_LOST,
+		.name = "folded-lost",
+		.has_arg = no_argument,
+		.help = "add a stack [lost events] for the events the ring\n"
+			"buffer lost (its share estimated) to folded, pprof,\n"
+			"speedscope, html and svg output",
+		.man = ".B \\-\\-folded\\-lost",
+		.complete = CLI_FLAG,
 	},
 	{
 		.id = OPT_MODE,

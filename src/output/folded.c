@@ -15,6 +15,7 @@
 #include "core/format.h"
 #include "core/stack_table.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 #include "sym/brief.h"
@@ -122,6 +123,7 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 	struct rank_summary sum;
 	struct rank_row *rows;
 	size_t n, i, cap = 0;
+	uint64_t written = 0;
 	int lines = 0, r;
 
 	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
@@ -137,6 +139,7 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 		if (o->root == EXPORT_ROOT_NONE) {
 			folded_frames(f, ks, sk, true);
 			fprintf(f, "%s%" PRIu64 "\n", sk->depth ? " " : "[empty] ", c);
+			written += c;
 			lines++;
 			continue;
 		}
@@ -151,6 +154,7 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 				fprintf(f, ";%d", roots[k].pid);
 			folded_frames(f, ks, sk, false);
 			fprintf(f, " %" PRIu64 "\n", roots[k].n);
+			written += roots[k].n;
 			lines++;
 		}
 		if (ferror(f))
@@ -160,6 +164,21 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 	free(rows);
 	if (r < 0)
 		return r;
+	if (o->lost_stack) {
+		/* the events the ring buffer lost, as wide as the share they stand for */
+		struct export_losses l;
+		uint64_t est;
+
+		export_losses_get(s, o->delta, &l);
+		est = export_losses_scale(&l, written);
+		if (est) {
+			char fn[] = EXPORT_LOST_FRAME;
+
+			folded_clean(fn); /* "[lost_events]", as any frame */
+			fprintf(f, "%s %" PRIu64 "\n", fn, est);
+			lines++;
+		}
+	}
 	r = export_flush(f);
 	return r < 0 ? r : lines;
 }

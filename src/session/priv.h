@@ -56,6 +56,7 @@ struct session {
 	bool replayed;
 
 	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
+	uint64_t last_records;
 	struct timespec last_tick;
 	struct timeval last_cpu;
 

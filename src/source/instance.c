@@ -172,6 +172,7 @@ static int instance_reset(struct source *src)
 		s->host.drain(s->host.host, &more);
 	}
 	ingest_forget_waiting(s->ing);
+	cpubufs_zero_stats(src->priv);
 	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
 	return 0;

@@ -182,13 +182,17 @@ static void ui_draw(struct ui *ui)
 		list_view_draw(&ui->tv.lv);
 		if (!ui->tv.nrows)
 			stack_view_draw_empty(ui);
-		breakdown_draw(ui, NULL, tree_view_selected(ui));
+		breakdown_draw(ui, NULL, 0, tree_view_selected(ui));
 	} else {
+		struct stack *st;
+
 		stack_view_draw_titles(ui, ui->coltitle_y);
 		list_view_draw(&ui->sv.lv);
 		if (!ui->sv.nrows)
 			stack_view_draw_empty(ui);
-		breakdown_draw(ui, stack_view_selected(ui), NULL);
+		/* the title names what the selected row shows first */
+		st = stack_view_selected(ui);
+		breakdown_draw(ui, st, st ? stack_view_selected_frame(ui) : 0, NULL);
 	}
 	ui_draw_bottom(ui);
 	if (ui->overlay == OV_PICKER)

@@ -1376,6 +1376,9 @@ def check_user_rows(rep, sim, emitted, inst="top"):
               ([hex(a) for a in addrs], [hex(a) for a in want]))
         # 8 frames fill the kernel's array: whether there were more is unknown
         check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the kernel's walk stopped at its depth: the mark says so, not a failure
+        check(st.get("user_cut_why") == ("depth" if d >= 8 else None),
+              "user_cut_why %s with %d frames" % (st.get("user_cut_why"), d))
         # the simulated pids are not this machine's: nothing is named from /proc
         check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
               "user frames named: %s" % [f["symbol"] for f in uf])
@@ -1521,6 +1524,8 @@ def case_user_memory():
         # the kernel's own cut comes with its 8 frames: fewer means the limit
         cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
         check(cut, "no row cut short by the limit")
+        check(all(st["user_cut_why"] == "memory" for st in cut),
+              "a row cut by the limit says %s" % sorted(set(st["user_cut_why"] for st in cut)))
     finally:
         sim.stop()
 
@@ -1733,6 +1738,96 @@ def case_never_hang():
         sim.stop()
 
 
+def run_burst(sim, mode, fmt_args, events):
+    """stacktop -b -n 1 (one refresh of 2 s) with @fmt_args while @events
+    events come in one burst, far more than the 64 KiB buffer holds between
+    two reads: (stdout, stderr, (stacks read, stacks overwritten) by the
+    truth, taken at once: the burst overwrites what it overwrites then)"""
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    sim.ctl("truth-clear")
+    p = subprocess.Popen([STACKTOP, "-b", "-n", "1", "-d", "2", "--mode", mode,
+                          "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+                          "--rundir", run] + fmt_args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(250):
+            if mode == "stackmap":
+                if (sim.read("options/stackmap").strip() == "1" and
+                        sim.read("set_event").strip()):
+                    break
+            else:
+                inst = sim.state()["instances"]
+                if inst and sim.read("instances/%s/events/sched/sched_switch/enable" %
+                                     inst[0]).strip() == "1":
+                    break
+            time.sleep(0.02)
+        else:
+            raise Fail("%s: stacktop did not set up" % mode)
+        time.sleep(0.2)
+        sim.ctl("emit %d" % events)
+        truth = stack_truth(sim, mode)  # an instance's lines go with it
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        shutil.rmtree(run, ignore_errors=True)
+    check(p.returncode == 0, "%s %s: exit %d: %s" % (mode, fmt_args, p.returncode, err))
+    return out, err, truth
+
+
+def stack_truth(sim, mode):
+    """(stack records to be read, stack records overwritten) by the
+    simulator's truth: once nothing more is written, what was not
+    overwritten is read by the end of the refresh"""
+    written = lost = 0
+    for line in sim.read(".sim/truth").splitlines():
+        f = line.split()
+        if line.startswith("#") or (f[0] == "top") != (mode == "stackmap"):
+            continue
+        written += int(f[3])
+        lost += int(f[5])
+    return written - lost, lost
+
+
+def case_losses():
+    """the ring buffer overflows (a burst far larger than the buffer between
+    two reads): the exports say how much is missing, and --folded-lost's
+    stack estimates the lost events within 10% of the simulator's truth"""
+    sim = Sim("v4", "--step", "--cpus", "1", "--buffer-kb", "64", "--seed", "3", "--nest", "0")
+    try:
+        for mode in ("stacks", "stackmap"):
+            out, err, (read, lost) = run_burst(sim, mode, ["--folded", "--folded-lost"], 3000)
+            check(lost > 1000 and read > 20, "%s: the burst lost %d of %d: the test is void" %
+                  (mode, lost, read + lost))
+            note = [l for l in err.splitlines() if l.startswith("stacktop: folded refresh 1: lost ")]
+            check(note and "of the events are missing from the counts" in note[0],
+                  "%s: no note of the losses on stderr: %r" % (mode, err))
+            lines = out.splitlines()
+            est = [int(l.split()[1]) for l in lines if l.startswith("[lost_events] ")]
+            hits = sum(int(l.rsplit(" ", 1)[1]) for l in lines
+                       if l and not l.startswith("[lost_events] "))
+            check(len(est) == 1, "%s: no [lost_events] line: %s" % (mode, lines[-3:]))
+            check(abs(hits - read) <= read // 10,
+                  "%s: folded holds %d hits, the sim read %d stacks" % (mode, hits, read))
+            check(abs(est[0] - lost) <= lost // 10,
+                  "%s: [lost_events] %d, the simulator overwrote %d stacks" % (mode, est[0], lost))
+            # without the option: the stacks only, the note still
+            out, err, _ = run_burst(sim, mode, ["--folded"], 3000)
+            check("[lost_events]" not in out, "%s: a lost stack nobody asked for" % mode)
+            check("--folded-lost adds them" in err, "%s: no note without --folded-lost" % mode)
+            # the snapshot's counters, and what they are out of
+            out, err, (read, lost) = run_burst(sim, mode, ["--json", "--cumulative"], 3000)
+            j = json.loads(out.splitlines()[-1])
+            check(j["overrun"] >= lost and j["overrun_delta"] == j["overrun"] and
+                  j["lost"] >= 1 and j["records"] > 0 and j["records_delta"] == j["records"],
+                  "%s: snapshot counters %s (truth: %d stacks overwritten)" %
+                  (mode, {k: j[k] for k in ("lost", "overrun", "records", "records_delta")},
+                   lost))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -1770,6 +1865,7 @@ CASES = {
     "user-fp": case_user_fp,
     "user-memory": case_user_memory,
     "user-trigger": case_user_trigger,
+    "losses": case_losses,
 }
 
 
