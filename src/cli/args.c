@@ -343,6 +343,9 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_RUNDIR:
 			a->so.rundir = optarg;
 			break;
+		case OPT_CLEANUP:
+			a->cleanup = true;
+			break;
 		case OPT_NO_COLOR:
 			a->color = false;
 			break;
@@ -543,6 +546,10 @@ int args_parse(int argc, char **argv, struct args *a)
 			fprintf(stderr, "Try 'stacktop --help'.\n");
 			return 2;
 		}
+	}
+	if (a->cleanup && (a->so.nfiles || a->so.map_file || a->diff || a->list_events)) {
+		fprintf(stderr, "stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, --rundir and -v go with it\n");
+		return 2;
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];

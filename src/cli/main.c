@@ -4,9 +4,11 @@
  * loop (batch.c) or the hand-over to the screen (ui/), --list-events.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/args.h"
@@ -14,6 +16,7 @@
 #include "cli/options.h"
 #include "core/log.h"
 #include "kernel/evlist.h"
+#include "kernel/guard.h"
 #include "kernel/signals.h"
 #include "kernel/tfs.h"
 #include "output/diff.h"
@@ -28,6 +31,7 @@ static void usage(FILE *f)
 		"       stacktop -r FILE [-r FILE]... [OPTION]...\n"
 		"       stacktop --diff BEFORE AFTER|- [OPTION]...\n"
 		"       stacktop --list-events [GLOB]\n"
+		"       stacktop --cleanup\n"
 		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
 		"\n");
 	cli_print_help(f);
@@ -85,6 +89,68 @@ static int list_events(const struct args *a)
 	return 0;
 }
 
+/* `stacktop-guard --guardian PID RUNDIR`, its stdin the pipe: guard.h */
+static int guardian_main(int argc, char **argv)
+{
+	struct stat sb;
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = argc == 4 ? strtol(argv[2], &end, 10) : 0;
+	if (argc != 4 || errno || *end || pid <= 0 || pid > INT_MAX ||
+	    fstat(STDIN_FILENO, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
+		fprintf(stderr, "stacktop: %s is stacktop's own, for its guardian process\n", GUARD_ARG);
+		return 2;
+	}
+	return guard_run((int)pid, strcmp(argv[3], "-") ? argv[3] : NULL);
+}
+
+struct cleanup_count {
+	int undone;
+	int failed;
+};
+
+static void cleanup_note(void *ctx, int pid, int err, const char *what)
+{
+	struct cleanup_count *c = ctx;
+
+	if (err == -EPERM) {
+		c->failed++; /* a refused root: the warning said why */
+		return;
+	}
+	if (err) {
+		printf("stacktop %d: could not undo it all (%s), kept for a later try: %s\n", pid,
+		       strerror(-err), what);
+		c->failed++;
+		return;
+	}
+	printf("stacktop %d had left tracing changed: %s\n", pid, what);
+	c->undone++;
+}
+
+/* --cleanup: 0 nothing was left, 1 something was and is undone, 2 something is still left */
+static int cleanup(const struct args *a)
+{
+	struct cleanup_count c = { 0 };
+	char err[512];
+	int r;
+
+	r = session_cleanup(&a->so, cleanup_note, &c, err, sizeof(err));
+	if (fflush(stdout) == EOF && r >= 0)
+		r = -EIO;
+	if (r < 0 || c.failed) {
+		if (r < 0)
+			fprintf(stderr, "stacktop: --cleanup: %s\n", err[0] ? err : strerror(-r));
+		return 2;
+	}
+	if (!c.undone) {
+		printf("nothing to clean up: no stacktop run left tracing changed\n");
+		return fflush(stdout) == EOF ? 2 : 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
@@ -92,6 +158,8 @@ int main(int argc, char **argv)
 	struct args a;
 	int r, status;
 
+	if (argc >= 2 && !strcmp(argv[1], GUARD_ARG))
+		return guardian_main(argc, argv);
 	r = args_parse(argc, argv, &a);
 	if (r)
 		return r;
@@ -101,6 +169,10 @@ int main(int argc, char **argv)
 	}
 	if (a.list_events)
 		return list_events(&a);
+	log_set_sink(batch_sink, NULL);
+	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	if (a.cleanup)
+		return cleanup(&a);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a.batch = true;
 	if (a.format == EXPORT_PPROF && !a.output && isatty(STDOUT_FILENO)) {
@@ -108,11 +180,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	log_set_sink(batch_sink, NULL);
-	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	/*
+	 * The guardian first, for a run that changes tracefs (guard.h):
+	 * while there is no thread (the signals' watchdog, libraries'), no
+	 * handler and no curses to inherit.
+	 */
+	if (!a.so.nfiles && !a.so.map_file && !(a.diff && a.diff_after) &&
+	    (geteuid() == 0 || a.so.tracefs)) {
+		r = guard_start(a.so.rundir);
+		if (r < 0)
+			log_warn("no guardian process (%s): if stacktop is killed with SIGKILL, tracing stays changed until the next run",
+				 strerror(-r));
+	}
 	r = sig_install(a.batch ? NULL : ui_emergency);
 	if (r < 0) {
 		fprintf(stderr, "stacktop: cannot install signal handlers: %s\n", strerror(-r));
+		guard_done();
 		return 1;
 	}
 
@@ -123,6 +206,7 @@ int main(int argc, char **argv)
 		r = session_open(&bo, &before, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
+			guard_done();
 			return 1;
 		}
 		session_drain(before, 0);
@@ -136,6 +220,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stacktop: %s%s\n", a.diff ? "--diff AFTER: " : "",
 			err[0] ? err : strerror(-r));
 		session_close(before);
+		guard_done();
 		return 1;
 	}
 	args_apply_view(&a, before ? before : s);
@@ -185,5 +270,6 @@ int main(int argc, char **argv)
 	session_close(s);
 	args_free();
 	session_close(before);
+	guard_done();
 	return status;
 }

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "core/opts.h"
+#include "kernel/state.h"
 #include "source/source.h"
 
 #define SESSION_MAX_SOURCES 64
@@ -65,6 +66,8 @@ struct session {
 	bool proc_pids;        /* pids are this machine's: exited ones can fold */
 	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
 	size_t mem_limit;      /* --max-memory: the table and the user symbolizer together */
+	char leftovers[STATE_NOTE_MAX + 128]; /* the first run whose leftovers were undone at open */
+	int nleftovers;        /* runs whose leftovers were undone (or tried) at open */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */

@@ -499,6 +499,16 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_rank(ui, true);
 	if (ui->diff)
 		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
+	{
+		int nleft;
+		const char *left = session_leftovers(s, &nleft);
+
+		/* on stderr already, hidden by the screen: said again here */
+		if (left && nleft > 1)
+			ui_status(ui, true, "%s (and %d more runs: see stderr)", left, nleft - 1);
+		else if (left)
+			ui_status(ui, true, "%s", left);
+	}
 
 	ui_loop(ui);
 
