@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/batch.h"
+#include "cli/child.h"
 #include "cli/options.h"
 #include "core/log.h"
 #include "kernel/evlist.h"
@@ -28,11 +30,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stacktop [OPTION]...\n"
+		"       stacktop [OPTION]... -- CMD [ARG]...\n"
 		"       stacktop -r FILE [-r FILE]... [OPTION]...\n"
 		"       stacktop --diff BEFORE AFTER|- [OPTION]...\n"
 		"       stacktop --list-events [GLOB]\n"
 		"       stacktop --cleanup\n"
-		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
+		"Show the kernel stack traces ftrace records, ranked by how often they are hit;\n"
+		"with -- CMD, those of the command it runs (its exit status is CMD's).\n"
 		"\n");
 	cli_print_help(f);
 	fprintf(f, "\nKeys on the screen:\n");
@@ -151,9 +155,21 @@ static int cleanup(const struct args *a)
 	return 1;
 }
 
+/* a ui_opts callback: the command has ended (reaped), and how */
+static bool child_ended_cb(void *ctx, char *what, size_t size)
+{
+	struct child *c = ctx;
+
+	if (!child_ended(c))
+		return false;
+	snprintf(what, size, "%s %s", c->name, c->what);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
+	struct child child = { .pid = 0, .go = -1, .err = -1 };
 	char err[512];
 	struct args a;
 	int r, status;
@@ -181,10 +197,19 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * The guardian first, for a run that changes tracefs (guard.h):
-	 * while there is no thread (the signals' watchdog, libraries'), no
-	 * handler and no curses to inherit.
+	 * The processes first, while there is no thread (the signals'
+	 * watchdog, libraries'), no handler and no curses to inherit: the
+	 * command, waiting to be released (child.h); the guardian, for a run
+	 * that changes tracefs (guard.h).
 	 */
+	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
+	if (a.cmd) {
+		if (child_start(&child, a.cmd, !a.batch) < 0)
+			return 1;
+		a.pids[0] = child.pid;
+		a.so.npids = 1;
+		a.so.pid_tree = true;
+	}
 	if (!a.so.nfiles && !a.so.map_file && !(a.diff && a.diff_after) &&
 	    (geteuid() == 0 || a.so.tracefs)) {
 		r = guard_start(a.so.rundir);
@@ -195,6 +220,7 @@ int main(int argc, char **argv)
 	r = sig_install(a.batch ? NULL : ui_emergency);
 	if (r < 0) {
 		fprintf(stderr, "stacktop: cannot install signal handlers: %s\n", strerror(-r));
+		child_finish(&child, false);
 		guard_done();
 		return 1;
 	}
@@ -221,7 +247,17 @@ int main(int argc, char **argv)
 			err[0] ? err : strerror(-r));
 		session_close(before);
 		guard_done();
+		child_finish(&child, false);
 		return 1;
+	}
+	/* tracing is on: the command may run */
+	if (a.cmd) {
+		status = child_release(&child);
+		if (status) {
+			session_close(s);
+			guard_done();
+			return status;
+		}
 	}
 	args_apply_view(&a, before ? before : s);
 	/* BEFORE's view names its events by its own indexes: AFTER's are others */
@@ -237,7 +273,7 @@ int main(int argc, char **argv)
 	}
 
 	if (a.batch) {
-		status = batch_run(s, &a, before);
+		status = batch_run(s, &a, before, a.cmd ? &child : NULL);
 	} else {
 		struct ui_opts uo = {
 			.delay = a.delay,
@@ -257,6 +293,9 @@ int main(int argc, char **argv)
 			.pid = a.view.pid,
 			.cpu = a.view.cpu,
 			.hide_idle = a.view.hide_idle,
+			.child_ended = a.cmd ? child_ended_cb : NULL,
+			.child_ctx = &child,
+			.child_note = child.output,
 		};
 
 		r = ui_run(s, &uo);
@@ -271,5 +310,11 @@ int main(int argc, char **argv)
 	args_free();
 	session_close(before);
 	guard_done();
+	/* its exit status is stacktop's (as time and perf record do), unless stacktop failed */
+	if (a.cmd) {
+		child_finish(&child, sig_stop != 0);
+		if (!status)
+			status = child_exit_status(&child);
+	}
 	return status;
 }

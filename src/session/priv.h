@@ -61,6 +61,7 @@ struct session {
 	struct timeval last_cpu;
 
 	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
+	struct proctree *tree;    /* -- CMD: the command's process tree */
 	char user_note[160];   /* why -u took fp rather than dwarf */
 	char *found_map;       /* a stack map found next to the trace.dat */
 	bool proc_pids;        /* pids are this machine's: exited ones can fold */
