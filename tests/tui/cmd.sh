@@ -8,11 +8,18 @@
 T=$(tfs_root) || skip "no tracefs mounted"
 [ -d "$T/instances" ] || skip "tracefs without instances"
 
+# a killed screen leaves the terminal raw: a line feed still ends a line;
+# what is typed next waits until the shell has made it sane again
+term_sane() {
+	TM send-keys -t tui "stty sane; tput rmcup; clear; echo __SANE__" C-j
+	tui_wait '^__SANE__' 10
+}
+
 tfs_snapshot "$T" "$TUI_WORK/before"
 tui_start 120 40
 
 say "-- CMD: where its output goes, said at start"
-tui_run -d 0.5 -- sh -c "'echo GARBLE-THE-SCREEN; sleep 2; echo GARBLE-AGAIN >&2; exit 3'"
+tui_run -d 0.5 -- sh -c "'echo GARBLE-THE-SCREEN; sleep 3; echo GARBLE-AGAIN >&2; exit 3'"
 APP=$(tui_app_pid)
 tui_wait 'sh: its input is /dev/null, its output goes to /dev/null \(2>FILE keeps it\)' 5
 tui_wait '^[-+ ] +1 ' 10
@@ -38,7 +45,7 @@ tui_quit_restored 3
 tui_capture | grep -q GARBLE && fail "the command's output reached the terminal"
 
 say "2>FILE keeps the command's output"
-TM send-keys -t tui "clear; $STACKTOP -d 0.5 -- sh -c 'echo kept-output; exit 0' 2>$TUI_WORK/cmd.err; echo __RC=\$?__" Enter
+TM send-keys -t tui "clear; $STACKTOP -d 0.5 -- sh -c 'echo kept-output; sleep 3' 2>$TUI_WORK/cmd.err; echo __RC=\$?__" Enter
 tui_wait "its output goes to stacktop's stderr" 5
 tui_wait 'cmd +sh exited with status 0' 10
 tui_keys q
@@ -62,8 +69,7 @@ done
 el=$(($(date +%s%N) / 1000000 - t0))
 echo "restored $el ms after the kill"
 tui_wait '__RC=137__' 5
-# the killed screen left the terminal raw: a line feed still ends a line
-TM send-keys -t tui "stty sane; tput rmcup; clear" C-j
+term_sane
 
 say "the guardian killed too: the next screen says what it removed"
 tui_run -d 0.5
@@ -76,7 +82,7 @@ while kill -0 "$G" 2>/dev/null; do sleep 0.01; done
 kill -9 "$APP"
 tui_wait '__RC=137__' 5
 [ -d "$T/instances/stacktop.$APP" ] || fail "the instance should remain (guardian killed too)"
-TM send-keys -t tui "stty sane; tput rmcup; clear" C-j
+term_sane
 tui_run -d 0.5
 tui_wait "stacktop $APP ended without restoring tracing: removed instance stacktop\\.$APP" 5
 [ ! -e "$T/instances/stacktop.$APP" ] || fail "instance stacktop.$APP left behind"
