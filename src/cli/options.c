@@ -350,7 +350,9 @@ const struct cli_option cli_options[] = {
 		.id = OPT_RESET_FIRST,
 		.name = "reset-first",
 		.has_arg = no_argument,
-		.help = "reset the kernel map (and counts) at start",
+		.help = "reset the kernel map (and counts) at start: it\n"
+			"empties a full map pool (its size is the boot\n"
+			"parameter ftrace_stackmap.bits=N: 2^N stacks)",
 		.man = ".B \\-\\-reset\\-first",
 		.complete = CLI_FLAG,
 	},

@@ -407,6 +407,15 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 		memcpy(&m.len, b + sizeof(*h) + 16, 8);
 		memcpy(&m.pgoff, b + sizeof(*h) + 24, 8);
 		memcpy(&m.prot, b + sizeof(*h) + 32 + 24, 4);
+		m.dev = 0;
+		m.ino = 0;
+		if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			uint32_t mm[2];
+
+			memcpy(mm, b + sizeof(*h) + 32, 8);
+			m.dev = (uint64_t)mm[0] << 32 | mm[1];
+			memcpy(&m.ino, b + sizeof(*h) + 40, 8);
+		}
 		m.filename = fn;
 		m.time = trailer_time(b, h->size);
 		if (p->cb.mmap)

@@ -89,6 +89,8 @@ struct perfsamp_sample {
  * @len: length
  * @pgoff: file offset
  * @prot: PROT_* bits
+ * @dev: the file's device (major << 32 | minor), 0 when not reported
+ * @ino: its inode
  * @filename: the path (valid during the callback only, not sanitized)
  * @time: when (0 for mappings of processes that existed before the events
  *	were enabled: those are not reported; read /proc/PID/maps for them)
@@ -100,6 +102,8 @@ struct perfsamp_mmap {
 	uint64_t len;
 	uint64_t pgoff;
 	uint32_t prot;
+	uint64_t dev;
+	uint64_t ino;
 	const char *filename;
 	uint64_t time;
 };

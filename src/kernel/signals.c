@@ -3,11 +3,19 @@
  * signals.c - see signals.h.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kernel/signals.h"
 #include "kernel/state.h"
+
+#define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
+#define SIG_POLL_MS  100 /* the watchdog looks for a stop signal nobody took */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIG_ASAN 1
@@ -64,6 +72,8 @@ static void sig_asan_death(void)
 }
 #endif
 
+static const int sig_stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
 static void sig_on_stop(int sig)
 {
 	sig_stop = sig;
@@ -107,6 +117,105 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
 	raise(sig);
 }
 
+/*
+ * The safety net: a thread that waits for a stop signal, then gives the
+ * normal way out SIG_GRACE_MS. If the process still runs by then, the main
+ * thread is stuck somewhere (a call only SIGKILL ends, or libunwind's lock,
+ * which blocks every signal): this thread does the async-signal-safe
+ * restore (unless the normal path is restoring right now: its journal then
+ * stays for the next run) and the process dies of the signal it was sent.
+ *
+ * A handler runs only when its thread returns to user space: a main thread
+ * stuck in the kernel never runs its own, and the signal stays pending for
+ * the process. The watchdog keeps the stop signals blocked and takes such a
+ * signal with sigtimedwait() every SIG_POLL_MS; the kernel hands a stop
+ * signal to the main thread first (the one it was sent to), so the
+ * watchdog takes only what the main thread could not (or, rarely, one it
+ * was about to take: then it sends it on to the main thread). A main thread
+ * that blocks every signal leaves them to the watchdog at once.
+ */
+static pthread_t sig_main;
+static sem_t sig_ready; /* posted once the watchdog waits */
+
+static void *sig_watchdog(void *arg)
+{
+	struct timespec until, poll_ts = { 0, SIG_POLL_MS * 1000000L };
+	struct sigaction dfl;
+	sigset_t stops;
+	size_t i;
+	int sig, r;
+
+	(void)arg;
+	sigemptyset(&stops);
+	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
+		sigaddset(&stops, sig_stops[i]);
+	sem_post(&sig_ready);
+	while (!sig_stop) {
+		sig = sigtimedwait(&stops, NULL, &poll_ts);
+		if (sig > 0 && !sig_stop) {
+			sig_stop = sig;
+			pthread_kill(sig_main, sig); /* its EINTR, if it can still take one */
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (long)(SIG_GRACE_MS % 1000) * 1000000L;
+	until.tv_sec += SIG_GRACE_MS / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	do
+		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+	while (r == EINTR);
+	/* still here: the normal path did not end the process in time */
+	sig = sig_stop;
+	if (sig_emergency_hook)
+		sig_emergency_hook();
+	state_emergency_restore_from_thread(200);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&stops);
+	sigaddset(&stops, sig);
+	pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
+	raise(sig); /* dies of it as without a handler (SIGQUIT: a core) */
+	_exit(128 + sig);
+	return NULL;
+}
+
+/*
+ * The watchdog, with every signal blocked; returns once it waits: a fork()
+ * right after (the replay's probe) must not find it in the middle of its
+ * start, holding an allocator's lock (ASan's is not fork-safe), or the
+ * child would wait on that lock forever.
+ */
+static int sig_start_watchdog(void)
+{
+	static bool started;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int r;
+
+	if (started)
+		return 0;
+	sig_main = pthread_self();
+	if (sem_init(&sig_ready, 0, 0) < 0)
+		return -errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	r = pthread_create(&t, &attr, sig_watchdog, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r)
+		return -r;
+	while (sem_wait(&sig_ready) < 0 && errno == EINTR)
+		;
+	started = true;
+	return 0;
+}
+
 static int sig_install_fatal(int sig, const struct sigaction *sa)
 {
 	struct sigaction old;
@@ -127,7 +236,6 @@ static int sig_install_fatal(int sig, const struct sigaction *sa)
 
 int sig_install(void (*emergency)(void))
 {
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa;
 	size_t i;
 	int sig, r;
@@ -137,11 +245,15 @@ int sig_install(void (*emergency)(void))
 	__sanitizer_set_death_callback(sig_asan_death);
 #endif
 
+	r = sig_start_watchdog();
+	if (r < 0)
+		return r;
+	/* no SA_RESTART: a blocking call they interrupt returns EINTR */
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = sig_on_stop;
-	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
-		if (sigaction(stops[i], &sa, NULL) < 0)
+	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
+		if (sigaction(sig_stops[i], &sa, NULL) < 0)
 			return -errno;
 
 	sa.sa_handler = sig_on_winch;

@@ -3,10 +3,20 @@
  * signals.h - flag-only handlers for the polite signals, and a last-resort
  * path for the fatal ones.
  *
- * SIGINT, SIGTERM, SIGHUP and SIGQUIT only set sig_stop; SIGWINCH sets
- * sig_winch; SIGPIPE is ignored (a closed pipe is a write error). The
- * loops (batch and UI) poll() with a timeout, see EINTR, check the flags and
- * leave through the normal path, which restores tracefs and the terminal.
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT only set sig_stop (installed without
+ * SA_RESTART); SIGWINCH sets sig_winch; SIGPIPE is ignored (a closed pipe is
+ * a write error). The loops (batch and UI) poll() with a timeout, see EINTR,
+ * check the flags and leave through the normal path, which restores tracefs
+ * and the terminal.
+ *
+ * A safety net ends the run when that path cannot: a watchdog thread sees
+ * sig_stop (or takes a stop signal the main thread could not: a handler
+ * runs only when its thread returns from the kernel) and gives the normal
+ * path 700 ms; if the process still runs then (its main thread stuck in a
+ * call only SIGKILL would end, or in a library's lock that blocks every
+ * signal), the watchdog runs the emergency hook and
+ * state_emergency_restore_from_thread(), and the process dies of the
+ * signal it was sent.
  *
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS and SIGTRAP, and every
  * other signal whose default action ends the process (SIGUSR1, SIGUSR2,

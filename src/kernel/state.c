@@ -10,12 +10,17 @@
  *	W <hex of rel path> <hex of original value>
  *	D <hex of rel path>
  *	A <hex of rel path> <hex of the line to append on undo>
+ *	P <hex of rel path> <hex of a pid>
  *
  * 'A' undoes what cannot be undone by writing an old value back: a kprobe
  * event (`-:GROUP/EVENT` appended to kprobe_events; O_TRUNC there would
  * remove every probe) or a trigger (`!stacktrace` appended to the trigger
  * file). It is journaled before the change, so its undo may meet nothing
  * to remove (ENOENT, which counts as done).
+ *
+ * 'P' undoes a pid appended to a pid list (set_event_notrace_pid,
+ * set_ftrace_notrace_pid: stacktop's own pid, left out of the user's
+ * tracing). The undo of each kind is state_undo.c's.
  *
  * Hex keeps any byte of a path or a value on one line.
  */
@@ -39,6 +44,7 @@
 #include "core/log.h"
 #include "kernel/state.h"
 #include "kernel/state_priv.h"
+#include "kernel/state_undo.h"
 #include "kernel/tfs.h"
 
 #define STATE_MAX    256
@@ -55,6 +61,31 @@ struct state {
 };
 
 static struct state *state_current;
+
+/*
+ * Who may touch the journal: 0 nobody, 1 the main path (a push, a pop, the
+ * restore, the free), 2 the signals' watchdog thread (its emergency
+ * restore; it never gives it back: the process ends). The main path finding
+ * the watchdog there waits for the end.
+ */
+static atomic_int state_owner;
+
+static void state_take(void)
+{
+	int was = 0;
+
+	while (!atomic_compare_exchange_strong(&state_owner, &was, 1)) {
+		if (was == 1)
+			return; /* already ours */
+		pause(); /* the watchdog restores and ends the process */
+		was = 0;
+	}
+}
+
+static void state_give(void)
+{
+	atomic_store(&state_owner, 0);
+}
 
 int state_dir_open(const char *rundir, bool create)
 {
@@ -132,7 +163,7 @@ static int state_save(struct state *st)
 	for (i = 0; i < st->n; i++) {
 		fprintf(f, "%c ", st->e[i].kind);
 		hex_put(f, st->e[i].rel);
-		if (st->e[i].kind == 'W' || st->e[i].kind == 'A') {
+		if (st->e[i].kind != 'D') {
 			fputc(' ', f);
 			hex_put(f, st->e[i].value);
 		}
@@ -229,7 +260,7 @@ static char *selected_dup(const char *rel, const char *s)
 	return strndup(b + 1, (size_t)(e - b - 1));
 }
 
-static int state_push(struct state *st, char kind, const char *rel, const char *value)
+static int state_push_locked(struct state *st, char kind, const char *rel, const char *value)
 {
 	struct state_entry *e;
 	int r;
@@ -257,12 +288,24 @@ static int state_push(struct state *st, char kind, const char *rel, const char *
 	return r;
 }
 
+static int state_push(struct state *st, char kind, const char *rel, const char *value)
+{
+	int r;
+
+	state_take();
+	r = state_push_locked(st, kind, rel, value);
+	state_give();
+	return r;
+}
+
 static void state_pop(struct state *st)
 {
+	state_take();
 	st->n--;
 	free(st->e[st->n].rel);
 	free(st->e[st->n].value);
 	state_save(st);
+	state_give();
 }
 
 /*
@@ -321,6 +364,46 @@ int state_append(struct state *st, const char *rel, const char *line, const char
 	return r;
 }
 
+/* does the pid list @list (one a line, or "no pid") hold @pid? */
+static bool pid_list_has(const char *list, const char *pid)
+{
+	size_t n = strlen(pid);
+	const char *p = list;
+
+	while ((p = strstr(p, pid))) {
+		if ((p == list || p[-1] == '\n' || p[-1] == ' ') &&
+		    (p[n] == '\n' || p[n] == ' ' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int state_append_pid(struct state *st, const char *rel, int pid)
+{
+	char val[16], *cur = NULL;
+	int r;
+
+	snprintf(val, sizeof(val), "%d", pid);
+	r = tfs_read(st->tfs, rel, &cur, NULL);
+	if (r < 0)
+		return r;
+	/* already there (put by its owner): not ours to take out */
+	if (pid_list_has(cur, val)) {
+		free(cur);
+		return 0;
+	}
+	free(cur);
+	r = state_push(st, 'P', rel, val);
+	if (r < 0)
+		return r;
+	/* no O_TRUNC: the kernel adds the pid to what the list holds */
+	r = tfs_write_mode(st->tfs, rel, val, O_APPEND);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
 int state_mkdir(struct state *st, const char *rel)
 {
 	int r = state_push(st, 'D', rel, NULL);
@@ -343,48 +426,20 @@ const char *state_original(struct state *st, const char *rel)
 	return NULL;
 }
 
-static int rmdir_retry(struct tfs *t, const char *rel)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	int r, tries;
-
-	/* readers of the instance may still be closing: EBUSY for a moment */
-	for (tries = 0; tries < 50; tries++) {
-		r = tfs_rmdir(t, rel);
-		if (r != -EBUSY)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	return r == -ENOENT ? 0 : r;
-}
-
-int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value)
-{
-	int r;
-
-	if (kind == 'D')
-		return rmdir_retry(t, rel);
-	if (kind == 'A') {
-		r = tfs_write_mode(t, rel, value, O_APPEND);
-		/* never made, or already gone with its instance */
-		return r == -ENOENT || r == -ENODEV ? 0 : r;
-	}
-	r = tfs_write(t, rel, value);
-	/* the instance it lived in is gone already: nothing to restore */
-	return r == -ENOENT ? 0 : r;
-}
-
 int state_restore(struct state *st)
 {
 	int i, r, first = 0;
 
+	state_take();
 	for (i = st->n - 1; i >= 0; i--) {
 		r = state_undo_one(st->tfs, st->e[i].kind, st->e[i].rel, st->e[i].value);
 		if (r < 0 && !first)
 			first = r;
 	}
-	if (first)
+	if (first) {
+		state_give();
 		return first;
+	}
 	i = st->n;
 	st->n = 0; /* before the frees: the signal handler must not see them */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -393,6 +448,7 @@ int state_restore(struct state *st)
 		free(st->e[i].value);
 	}
 	unlinkat(st->dirfd, st->name, 0);
+	state_give();
 	return 0;
 }
 
@@ -402,6 +458,7 @@ void state_free(struct state *st)
 
 	if (!st)
 		return;
+	state_take(); /* kept: nothing is left for the watchdog to restore */
 	if (state_current == st)
 		state_current = NULL;
 	for (i = 0; i < st->n; i++) {
@@ -529,6 +586,10 @@ void state_emergency_restore(void)
 				failed = 1;
 			continue;
 		}
+		if (e->kind == 'P') {
+			failed |= state_undo_one(st->tfs, e->kind, e->rel, e->value) < 0;
+			continue;
+		}
 		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
 		if (fd < 0) {
 			failed |= fd != -ENOENT;
@@ -543,4 +604,21 @@ void state_emergency_restore(void)
 		unlinkat(st->dirfd, st->name, 0);
 		unlinkat(st->dirfd, st->lockname, 0);
 	}
+}
+
+bool state_emergency_restore_from_thread(unsigned int wait_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int was = 0;
+
+	while (!atomic_compare_exchange_strong(&state_owner, &was, 2)) {
+		if (was == 2 || waited >= wait_ms)
+			return false; /* the main path is in the middle of it: its journal stays */
+		nanosleep(&ts, NULL);
+		waited += 10;
+		was = 0;
+	}
+	state_emergency_restore();
+	return true;
 }

@@ -70,6 +70,23 @@ int state_write(struct state *st, const char *rel, const char *value);
 int state_append(struct state *st, const char *rel, const char *line, const char *undo);
 
 /**
+ * state_append_pid() - add @pid to a pid list (set_event_notrace_pid,
+ *	set_ftrace_notrace_pid: appended, as `>>` does, to what the list holds),
+ *	remembering to take exactly that pid out again
+ * @st: journal
+ * @rel: path relative to the tracefs root
+ * @pid: the pid
+ *
+ * A list that holds @pid already is left alone (its owner put it there).
+ * The undo reads the list and writes it back without @pid: the kernel has
+ * no write that removes one pid. A list of more than some 9000 pids (64 KiB)
+ * is not rewritten: the undo fails with -E2BIG and the journal is kept.
+ *
+ * Return: 0, or -errno from the kernel (the journal then forgets the entry).
+ */
+int state_append_pid(struct state *st, const char *rel, int pid);
+
+/**
  * state_mkdir() - create an instance directory that restore will remove
  * @st: journal
  * @rel: path relative to the tracefs root
@@ -200,5 +217,19 @@ bool state_pid_is_stacktop(const char *rundir, int pid);
  * state_emergency_restore() - async-signal-safe restore of the current journal
  */
 void state_emergency_restore(void);
+
+/**
+ * state_emergency_restore_from_thread() - state_emergency_restore() from
+ * another thread than the one that keeps the journal (the signals'
+ * watchdog), once that one is not changing it
+ * @wait_ms: how long to wait for it to finish a change (or its own restore)
+ *
+ * The journal stays the watchdog's: a push, pop, restore or free of the
+ * main thread after this waits forever (the process is about to end).
+ *
+ * Return: true when it restored, false when the main path held the journal
+ * all that time (what it did not undo stays journaled for the next run).
+ */
+bool state_emergency_restore_from_thread(unsigned int wait_ms);
 
 #endif /* STACKTOP_STATE_H */

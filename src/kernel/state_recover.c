@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "kernel/state.h"
 #include "kernel/state_priv.h"
+#include "kernel/state_undo.h"
 #include "kernel/tfs.h"
 
 static bool pid_is_stacktop_comm(int pid)
@@ -181,7 +182,7 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid, char *what, size_t wh
 			root = state_hex_get(line + 5, strlen(line + 5));
 			continue;
 		}
-		if ((line[0] != 'W' && line[0] != 'D' && line[0] != 'A') || line[1] != ' ' ||
+		if (!line[0] || !strchr("WDAP", line[0]) || line[1] != ' ' ||
 		    n >= STATE_MAX)
 			continue;
 		a = line + 2;

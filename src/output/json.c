@@ -89,6 +89,61 @@ static void json_ringbuf(FILE *f, const struct session_stats *st)
 	fputc('}', f);
 }
 
+/* a number, or null when @known is false */
+static void json_num(FILE *f, const char *key, bool known, double v)
+{
+	if (known)
+		fprintf(f, ",\"%s\":%.2f", key, v);
+	else
+		fprintf(f, ",\"%s\":null", key);
+}
+
+/* the map's pool (issue 20): fill, growth, since when full, fallbacks, advice */
+static void json_pool(FILE *f, const struct session_stats *st)
+{
+	const struct stackmap_health *h = &st->health;
+	double before = 0, after = 0, fi, fr;
+	int split;
+
+	if (!h->known)
+		return;
+	fi = stackmap_fallback_pct(h->successes_delta, h->drops_delta);
+	fr = stackmap_fallback_pct(h->successes_run, h->drops_run);
+	split = session_map_saves_split(st, &before, &after);
+	fprintf(f, ",\"pool\":{\"full\":%s,\"warn\":%s,\"demand\":%llu,\"fell_back\":%llu",
+		h->full ? "true" : "false", h->warn ? "true" : "false",
+		(unsigned long long)h->demand, (unsigned long long)h->fell_back);
+	json_num(f, "fill_pct", h->capacity > 0,
+		 h->capacity ? 100.0 * (double)h->entries / (double)h->capacity : 0);
+	json_num(f, "growth_per_sec", h->growth >= 0, h->growth);
+	json_num(f, "full_in_sec", h->eta >= 0, h->eta);
+	if (h->full)
+		fprintf(f, ",\"full_since\":%lld,\"full_for_sec\":%.2f,\"full_at_start\":%s",
+			(long long)h->full_since, h->full_for, h->full_at_start ? "true" : "false");
+	else
+		fputs(",\"full_since\":null,\"full_for_sec\":null,\"full_at_start\":false", f);
+	json_num(f, "growth_before_full", h->full && h->growth_before >= 0, h->growth_before);
+	fprintf(f, ",\"interval\":{\"successes\":%llu,\"drops\":%llu",
+		(unsigned long long)h->successes_delta, (unsigned long long)h->drops_delta);
+	json_num(f, "fallback_pct", fi >= 0, fi);
+	fprintf(f, "},\"since_start\":{\"successes\":%llu,\"drops\":%llu",
+		(unsigned long long)h->successes_run, (unsigned long long)h->drops_run);
+	json_num(f, "fallback_pct", fr >= 0, fr);
+	fputc('}', f);
+	json_num(f, "saves_before_full_pct", split & 1, before);
+	json_num(f, "saves_since_full_pct", split & 2, after);
+	if (h->bits)
+		fprintf(f, ",\"bits\":%u", h->bits);
+	else
+		fputs(",\"bits\":null", f);
+	if (h->bits_advice)
+		fprintf(f, ",\"advice_bits\":%u,\"advice_short\":%s", h->bits_advice,
+			h->advice_short ? "true" : "false");
+	else
+		fputs(",\"advice_bits\":null,\"advice_short\":false", f);
+	fputc('}', f);
+}
+
 static void json_view(FILE *f, struct session *s, const struct report_opts *o)
 {
 	const struct rank_opts *r = &o->rank;
@@ -206,12 +261,15 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f,
 		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
 		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu,"
-		"\"trend\":%llu,\"trend_refused\":%llu}",
+		"\"trend\":%llu,\"trend_refused\":%llu,"
+		"\"unwind\":%llu,\"usym_files_refused\":%llu,\"usym_files_big\":%llu}",
 		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
 		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
 		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
 		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused,
-		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused);
+		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused,
+		(unsigned long long)st->mem_unwind, (unsigned long long)st->usym_files_refused,
+		(unsigned long long)st->usym_files_big);
 	json_ringbuf(f, st);
 	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {
@@ -243,14 +301,17 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 			fprintf(f, ",\"group\":{\"depth\":%u,\"function\":%s}", depth,
 				func ? "true" : "false");
 	}
-	if (st->have_map_stat)
+	if (st->have_map_stat) {
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
-			"\"successes\":%llu,\"drops\":%llu,\"success_rate\":%d}",
+			"\"successes\":%llu,\"drops\":%llu,\"success_rate\":%d",
 			(unsigned long long)st->map.entries, (unsigned long long)st->map.capacity,
 			(unsigned long long)st->map.table_size,
 			(unsigned long long)st->map.successes, (unsigned long long)st->map.drops,
 			st->map.success_rate);
+		json_pool(f, st);
+		fputc('}', f);
+	}
 }
 
 /* the user part of a stack: its process, frames and whether it was cut */

@@ -170,10 +170,10 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	/* before anything is interned: the weights live next to the counts */
 	if (opts->weight || opts->offcpu)
 		stack_table_set_weighted(s->c.table, true);
-	s->mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
-	stack_table_set_limit(s->c.table, s->mem_limit);
+	s->c.mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
+	stack_table_set_limit(s->c.table, s->c.mem_limit);
 	/* user frames: a quarter of the limit at most, the table has the rest */
-	usym_set_limit(s->c.usym, s->mem_limit / 4);
+	usym_set_limit(s->c.usym, s->c.mem_limit / 4);
 	/* a --tracefs may be a simulator: its pids are not this machine's */
 	s->proc_pids = !opts->tracefs;
 

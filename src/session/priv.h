@@ -66,7 +66,6 @@ struct session {
 	char *found_map;       /* a stack map found next to the trace.dat */
 	bool proc_pids;        /* pids are this machine's: exited ones can fold */
 	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
-	size_t mem_limit;      /* --max-memory: the table and the user symbolizer together */
 	char leftovers[STATE_NOTE_MAX + 128]; /* the first run whose leftovers were undone at open */
 	int nleftovers;        /* runs whose leftovers were undone (or tried) at open */
 };

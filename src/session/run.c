@@ -51,6 +51,22 @@ static bool pid_exited(void *ctx, int pid, char *comm)
 	return true;
 }
 
+/* what the dwarf user-stack source holds: its unwind tables and vdso copies */
+static size_t unwind_memory(const struct session *s)
+{
+	size_t b = 0;
+#if STACKTOP_USER_UNWIND
+	int i;
+
+	for (i = 0; i < s->nsources; i++)
+		if (s->sources[i].ops == &source_perf_user_ops)
+			b += perf_user_memory(&s->sources[i]);
+#else
+	(void)s;
+#endif
+	return b;
+}
+
 /*
  * Near the limit (3/4), fold the records of exited pids into their comm.
  * The next fold waits until the table grew by 1/16 of the limit again, so a
@@ -62,9 +78,13 @@ static void memory_check(struct session *s)
 	uint64_t used;
 	long n;
 
-	/* the table gets what the user symbolizer (at most a quarter) leaves */
-	if (s->c.usym && s->mem_limit)
-		stack_table_set_limit(s->c.table, s->mem_limit - usym_memory(s->c.usym));
+	/*
+	 * the table gets what the user symbolizer (at most a quarter) and the
+	 * dwarf unwinder's tables (at most an eighth) leave
+	 */
+	if (s->c.usym && s->c.mem_limit)
+		stack_table_set_limit(s->c.table, s->c.mem_limit - usym_memory(s->c.usym) -
+							  unwind_memory(s));
 
 	stack_table_mem(s->c.table, &m);
 	used = m.bytes - m.free_bytes;
@@ -87,9 +107,12 @@ static void memory_stats(struct session *s)
 
 	stack_table_mem(s->c.table, &m);
 	s->c.stats.mem_bytes = m.bytes;
-	s->c.stats.mem_limit = s->mem_limit ? s->mem_limit : m.limit;
+	s->c.stats.mem_limit = s->c.mem_limit ? s->c.mem_limit : m.limit;
 	s->c.stats.mem_usym = s->c.usym ? usym_memory(s->c.usym) : 0;
 	s->c.stats.mem_usym_refused = s->c.usym ? usym_refused(s->c.usym) : 0;
+	s->c.stats.mem_unwind = unwind_memory(s);
+	s->c.stats.usym_files_refused = s->c.usym ? usym_files_refused(s->c.usym) : 0;
+	s->c.stats.usym_files_big = s->c.usym ? usym_files_big(s->c.usym) : 0;
 	s->c.stats.mem_folded = m.folded;
 	s->c.stats.mem_over_stacks = m.over_stacks;
 	s->c.stats.mem_over_hits = m.over_hits;

@@ -96,16 +96,9 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
 	instance_clock(s);
-	if (!s->tr.opts->show_self && !s->tr.opts->tracefs) {
-		char pid[24];
-
-		/* our own reads are not recorded at all (kernels since 5.10),
-		 * nor do they fire (and use up) a trigger: before the events */
-		trace_path(&s->tr, rel, sizeof(rel), "set_event_notrace_pid");
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (tfs_exists(s->tr.tfs, rel))
-			tfs_write(s->tr.tfs, rel, pid);
-	}
+	/* our own reads are not recorded at all (kernels since 5.10), nor do
+	 * they fire (and use up) a trigger: before the events */
+	pidfilter_exclude_self(&s->tr);
 	r = events_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;

@@ -52,6 +52,7 @@ static int passive_tick(struct source *src)
 	m->read_this_drain = false;
 	mapsnap_read(m); /* the session adds what it counted after the tick */
 	mapsnap_stat_check(m);
+	mapsnap_health_tick(m);
 	return 0;
 }
 

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * perf_user.h - the dwarf user-stack source (src/source/perf_user.c): the
+ * perf_user.h - the dwarf user-stack source (src/source/perf_user*.c): the
  * session's events sampled through perfsamp, each sample unwound at once
  * (its stack copy lives only in the perf ring) with dwunwind, the result
  * handed to a callback - which feeds ujoin_add_sample() in the session.
  *
  * session_open() adds it for --user=dwarf with src->priv NULL: the source
- * then wires itself (see the top of perf_user.c): the per-process maps
- * from perf's MMAP2/COMM/FORK/EXIT records and /proc/PID/maps, the held
- * kernel stacks from ingest (ingest_set_user_hold()), the join (ujoin.h)
- * and the counting (ingest_count_held()); the session sets the instance's
- * trace_clock to "mono". Another user (a bench, a test) may instead set
+ * then wires itself (perf_user_join.c; its files in perf_user_priv.h):
+ * the per-process maps from perf's MMAP2/COMM/FORK/EXIT records and
+ * /proc/PID/maps, the held kernel stacks from ingest
+ * (ingest_set_user_hold()), the join (ujoin.h) and the counting
+ * (ingest_count_held()); the session sets the instance's trace_clock to
+ * "mono". Another user (a bench, a test) may instead set
  * src->priv = perf_user_priv(&cfg) before open and get the unwound samples
  * through its own callbacks.
  */

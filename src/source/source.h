@@ -142,6 +142,8 @@ struct source_host {
  * @comms: the comm cache
  * @map_names: frames of a saved map that kallsyms does not know, or NULL
  * @stats: the header's counters
+ * @mem_limit: --max-memory, 0 for none: the table, the user symbolizer (a
+ *	quarter at most) and the dwarf unwinder's tables (an eighth) together
  * @map_events: hits are ref_counts: the only "event" is the map
  * @user_on: user stacks are being taken
  * @user_mode: how: SESSION_USER_FP or _DWARF (OFF: neither)
@@ -161,6 +163,7 @@ struct source_ctx {
 	struct comm_cache *comms;
 	struct stackmap_names *map_names;
 	struct session_stats stats;
+	size_t mem_limit;
 	bool map_events;
 	bool user_on;
 	enum session_user user_mode;
@@ -196,8 +199,10 @@ extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;
 #if defined(STACKTOP_USER_UNWIND) && STACKTOP_USER_UNWIND
 extern const struct source_ops source_perf_user_ops; /* perf_user.h: --user=dwarf */
-/* perf_user.c: `u` on the screen turns the dwarf join on and off */
+/* perf_user_join.c: `u` on the screen turns the dwarf join on and off */
 void perf_user_set_on(struct source *src, bool on);
+/* perf_user.c: bytes of unwind tables and vdso images it holds */
+size_t perf_user_memory(const struct source *src);
 #endif
 
 /*

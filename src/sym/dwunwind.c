@@ -13,6 +13,13 @@
  * PT_LOAD headers, so linkers that give segments different vaddr-offset
  * deltas (lld) work too. The [vdso] is read from the image the caller
  * copied (struct umap @image) the same way, as perf keeps a copy of it.
+ *
+ * The files are other users': their unwind tables are read by
+ * dwunwind_file.c before libunwind asks, never from an accessor: libunwind
+ * runs them under a lock with every signal blocked (lock_acquire() in
+ * libunwind 1.6), so an open there that blocks could not even be
+ * interrupted. A walk that needs a file not read yet stops;
+ * dwunwind_stack() reads it and walks again.
  */
 #include <elf.h>
 #include <errno.h>
@@ -20,14 +27,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
 #include <libunwind.h>
 
 #include "sym/dwunwind.h"
+#include "sym/dwunwind_file.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
@@ -36,23 +42,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					       int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-#define NFILES 32
-#define MAX_FILE_SIZE (1ULL << 32)
-
-struct ufile {
-	char *path;             /* a file's, or NULL: */
-	const uint8_t *image;   /* the caller's image (struct umap @image) */
-	const uint8_t *data;
-	size_t size;
-	uint64_t stamp;     /* last use, for eviction */
-	bool elf_ok;        /* an x86_64 ELF64 file */
-	bool have_hdr;      /* .eh_frame_hdr with a binary-search table */
-	uint64_t hdr_vaddr;
-	uint64_t table_vaddr;
-	uint64_t fde_count;
-	const Elf64_Phdr *phdr;
-	unsigned int phnum;
-};
+#define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
+#define LOADS_MAX    8            /* files read for one sample (each a restart) */
 
 /* an address space whose cache belongs to one maps_id */
 struct uspace {
@@ -66,9 +57,8 @@ struct uspace {
 struct dwunwind {
 	unw_addr_space_t as;    /* maps_id 0: no caching */
 	struct uspace spaces[NSPACES];
-	struct ufile files[NFILES];
-	uint64_t clock;
-	uint64_t unwind_start;  /* files used since are in use: not evicted */
+	struct uwfiles files;   /* the files' unwind tables (dwunwind_file.c) */
+	uint64_t clock;         /* the spaces' stamps */
 };
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
@@ -78,12 +68,14 @@ struct uctx {
 	uint64_t sp;
 	bool beyond_stack;      /* libunwind wanted stack bytes not copied */
 	bool noinfo;
+	/* a mapping whose file must be read before the unwind can go on */
+	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
-	struct ufile *cur;
+	struct uwfile *cur;
 	uint64_t cur_bias;
 	/* the last file mapping read and its file: most reads hit it again */
 	const struct umap *last_map;
-	struct ufile *last_file;
+	struct uwfile *last_file;
 };
 
 static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t addr)
@@ -106,145 +98,8 @@ static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t add
 /* a mapping whose code can be read: a file's, or an image given (the vdso) */
 static bool map_is_file(const struct umap *m)
 {
-	return m && ((m->image && m->image_size) || (m->path && m->path[0] == '/'));
-}
-
-static void file_close(struct ufile *f)
-{
-	if (f->data && !f->image)
-		munmap((void *)f->data, f->size);
-	free(f->path);
-	memset(f, 0, sizeof(*f));
-}
-
-static uint64_t enc_size(uint8_t enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: return 8; /* absptr */
-	case 0x02: case 0x0a: return 2;
-	case 0x03: case 0x0b: return 4;
-	case 0x04: case 0x0c: return 8;
-	default: return 0;
-	}
-}
-
-/* file offset of @vaddr via the PT_LOAD headers; false when none holds it */
-static bool file_vaddr_off(const struct ufile *f, uint64_t vaddr, uint64_t *off)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->phnum; i++) {
-		const Elf64_Phdr *p = &f->phdr[i];
-
-		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz) {
-			*off = p->p_offset + (vaddr - p->p_vaddr);
-			return true;
-		}
-	}
-	return false;
-}
-
-static void file_parse(struct ufile *f)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f->data;
-	const Elf64_Phdr *gnu = NULL;
-	const uint8_t *h;
-	uint64_t off, n, pos;
-	unsigned int i;
-
-	if (f->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_machine != EM_X86_64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > f->size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > f->size - eh->e_phoff)
-		return;
-	f->elf_ok = true;
-	f->phdr = (const Elf64_Phdr *)(f->data + eh->e_phoff);
-	f->phnum = eh->e_phnum;
-	for (i = 0; i < f->phnum; i++)
-		if (f->phdr[i].p_type == PT_GNU_EH_FRAME)
-			gnu = &f->phdr[i];
-	if (!gnu || gnu->p_offset > f->size || f->size - gnu->p_offset < 4 + 16)
-		return;
-	h = f->data + gnu->p_offset;
-	/* version 1; the table must be datarel|sdata4 pairs for a binary search */
-	if (h[0] != 1 || h[3] != 0x3b)
-		return;
-	n = enc_size(h[1]);
-	pos = 4 + n;
-	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz)
-		return;
-	{
-		uint32_t cnt;
-
-		memcpy(&cnt, h + pos, 4);
-		n = cnt;
-	}
-	pos += 4;
-	if (n == 0 || n > (gnu->p_filesz - pos) / 8)
-		return;
-	f->hdr_vaddr = gnu->p_vaddr;
-	f->table_vaddr = gnu->p_vaddr + pos;
-	f->fde_count = n;
-	f->have_hdr = file_vaddr_off(f, gnu->p_vaddr, &off);
-}
-
-/* the file (or image) of the mapping @m */
-static struct ufile *file_get(struct dwunwind *u, const struct umap *m)
-{
-	struct ufile *f, *victim = &u->files[0];
-	const char *path = m->path;
-	struct stat st;
-	void *p;
-	int fd, i;
-
-	for (i = 0; i < NFILES; i++) {
-		f = &u->files[i];
-		if (m->image ? f->image == m->image :
-			       f->path && !f->image && !strcmp(f->path, path)) {
-			f->stamp = ++u->clock;
-			return f->data ? f : NULL;
-		}
-		if (!f->path || f->stamp < victim->stamp)
-			victim = f;
-	}
-	/* the unwind in progress may hold pointers into its files */
-	if (victim->path && victim->stamp > u->unwind_start)
-		return NULL;
-	f = victim;
-	file_close(f);
-	if (m->image) {
-		/* a copy of memory: offsets in it are offsets in the mapping */
-		f->path = strdup(path ? path : "");
-		if (!f->path)
-			return NULL;
-		f->stamp = ++u->clock;
-		f->image = m->image;
-		f->data = m->image;
-		f->size = m->image_size;
-		file_parse(f);
-		return f;
-	}
-	f->path = strdup(path);
-	if (!f->path)
-		return NULL;
-	f->stamp = ++u->clock;
-	/* a failure is remembered (data NULL) so a missing file costs once */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > MAX_FILE_SIZE) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	f->data = p;
-	f->size = st.st_size;
-	file_parse(f);
-	return f;
+	return m && ((m->image && m->image_size) ||
+		     (m->path && m->path[0] == '/' && m->dev && m->ino));
 }
 
 /* the offset in its file (or image) of @m's start: an image is copied from there */
@@ -258,7 +113,7 @@ static uint64_t map_pgoff(const struct umap *m)
  * (the vdso) is linked at 0 or at its own p_vaddr; either way its first
  * PT_LOAD is at the mapping's start.
  */
-static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias)
+static bool map_bias(const struct uwfile *f, const struct umap *m, uint64_t *bias)
 {
 	uint64_t pgoff = map_pgoff(m);
 	unsigned int i;
@@ -275,11 +130,13 @@ static bool map_bias(const struct ufile *f, const struct umap *m, uint64_t *bias
 	return false;
 }
 
-static int read_file_word(const struct ufile *f, uint64_t off, unw_word_t *val)
+static int read_file_word(const struct uwfile *f, uint64_t off, unw_word_t *val)
 {
-	if (!f || off > f->size || f->size - off < sizeof(*val))
-		return -UNW_EINVAL;
-	memcpy(val, f->data + off, sizeof(*val));
+	const uint8_t *p = dw_win_at(f, off, sizeof(*val));
+
+	if (!p)
+		return -UNW_EINVAL; /* code or data not read: only the unwind tables are */
+	memcpy(val, p, sizeof(*val));
 	return 0;
 }
 
@@ -289,13 +146,19 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	struct uctx *c = arg;
 	const struct umap *m = map_find(c->s, ip);
 	unw_dyn_info_t di;
-	struct ufile *f;
+	struct uwfile *f;
 	uint64_t bias;
 
 	if (!map_is_file(m))
 		goto noinfo;
-	f = file_get(c->u, m);
-	if (!f || !f->have_hdr || !map_bias(f, m, &bias))
+	/* never read here: libunwind holds its lock with every signal blocked */
+	f = dw_file_find(&c->u->files, m);
+	if (!f) {
+		if (!c->need)
+			c->need = m; /* read it, then unwind again */
+		goto noinfo;
+	}
+	if (!f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
 	c->cur = f;
 	c->cur_bias = bias;
@@ -327,7 +190,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 	struct uctx *c = arg;
 	const struct dwunwind_sample *s = c->s;
 	const struct umap *m;
-	struct ufile *f;
+	struct uwfile *f;
 	uint64_t off;
 
 	if (write)
@@ -342,7 +205,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(c->last_file, addr - m->start + map_pgoff(m), valp);
 	m = map_find(s, addr);
 	if (map_is_file(m)) {
-		f = file_get(c->u, m);
+		f = dw_file_find(&c->u->files, m); /* what was read already, nothing more */
 		if (f) {
 			c->last_map = m;
 			c->last_file = f;
@@ -350,7 +213,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 		return read_file_word(f, addr - m->start + map_pgoff(m), valp);
 	}
 	if (!m && c->cur && addr >= c->cur_bias &&
-	    file_vaddr_off(c->cur, addr - c->cur_bias, &off))
+	    dw_file_vaddr_off(c->cur, addr - c->cur_bias, &off))
 		return read_file_word(c->cur, off, valp);
 	/* above the stack pointer and in no file: stack we did not copy */
 	if (addr >= c->sp)
@@ -417,6 +280,7 @@ struct dwunwind *dwunwind_new(void)
 
 	if (!u)
 		return NULL;
+	u->files.limit = LIMIT_DEFAULT;
 	u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u);
@@ -463,24 +327,21 @@ static unw_addr_space_t space_for(struct dwunwind *u, uint64_t id)
 	return sp->as;
 }
 
-int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
-		   unsigned int max, enum dwunwind_end *why)
+/*
+ * One walk with what was read so far; a file libunwind needed and that
+ * was not read yet is left in @c->need (the walk stops there).
+ */
+static int unwind_once(struct uctx *c, uint64_t *ips, unsigned int max, enum dwunwind_end *why)
 {
-	struct uctx c = { .u = u, .s = s };
+	const struct dwunwind_sample *s = c->s;
 	enum dwunwind_end end = DWUNWIND_END_OUTERMOST;
 	unw_word_t last_sp = s->regs[PERF_REG_X86_SP];
 	unw_cursor_t cur;
 	unsigned int n = 0;
 	int r;
 
-	if (!s->regs || !s->stack || !s->stack_size || !max)
-		return -EINVAL;
-	c.sp = s->regs[PERF_REG_X86_SP];
-	u->unwind_start = u->clock;
-	if (!map_is_file(map_find(s, s->regs[PERF_REG_X86_IP])))
-		return -ENOENT;
 	ips[n++] = s->regs[PERF_REG_X86_IP];
-	r = unw_init_remote(&cur, space_for(u, s->maps_id), &c);
+	r = unw_init_remote(&cur, space_for(c->u, s->maps_id), c);
 	if (r < 0) {
 		end = DWUNWIND_END_ERROR;
 		goto out;
@@ -488,18 +349,20 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 	for (;;) {
 		unw_word_t ip, sp;
 
-		c.noinfo = false;
-		c.beyond_stack = false;
+		c->noinfo = false;
+		c->beyond_stack = false;
 		r = unw_step(&cur);
+		if (c->need)
+			break; /* what follows was guessed without that file */
 		if (r == 0) {
 			/* without a table libunwind may just stop */
-			if (c.noinfo)
+			if (c->noinfo)
 				end = DWUNWIND_END_NOINFO;
 			break;
 		}
 		if (r < 0) {
-			end = c.beyond_stack ? DWUNWIND_END_STACK :
-			      c.noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
+			end = c->beyond_stack ? DWUNWIND_END_STACK :
+			      c->noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
 			break;
 		}
 		if (n == max) {
@@ -530,9 +393,45 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		}
 	}
 out:
+	*why = end;
+	return (int)n;
+}
+
+int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
+		   unsigned int max, enum dwunwind_end *why)
+{
+	struct uctx c = { .u = u, .s = s };
+	enum dwunwind_end end = DWUNWIND_END_ERROR;
+	const struct umap *m;
+	int n = 0, loads;
+
+	if (!s->regs || !s->stack || !s->stack_size || !max)
+		return -EINVAL;
+	m = map_find(s, s->regs[PERF_REG_X86_IP]);
+	if (!map_is_file(m))
+		return -ENOENT;
+	/*
+	 * The files are read here, between walks, never from the accessors:
+	 * the sampled IP's first, then each one a walk stopped at (and the
+	 * walk made again), a few per sample at most.
+	 */
+	dw_file_get(&u->files, m, s->pid);
+	for (loads = 0; loads <= LOADS_MAX; loads++) {
+		c.sp = s->regs[PERF_REG_X86_SP];
+		c.need = NULL;
+		c.cur = NULL;
+		c.last_map = NULL;
+		c.last_file = NULL;
+		n = unwind_once(&c, ips, max, &end);
+		if (!c.need)
+			break;
+		dw_file_get(&u->files, c.need, s->pid);
+		if (loads == LOADS_MAX)
+			end = DWUNWIND_END_NOINFO;
+	}
 	if (why)
 		*why = end;
-	return (int)n;
+	return n;
 }
 
 int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t max)
@@ -555,7 +454,8 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 			continue;
 		pos = ph[i].p_offset;
 		end = pos + ph[i].p_filesz;
-		while (end - pos >= sizeof(Elf64_Nhdr)) {
+		/* (the last note's padding may pass the end: then no more) */
+		while (pos <= end && end - pos >= sizeof(Elf64_Nhdr)) {
 			Elf64_Nhdr nh;
 			uint64_t name, desc;
 
@@ -577,6 +477,16 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 	return -ENOENT;
 }
 
+void dwunwind_set_limit(struct dwunwind *u, size_t bytes)
+{
+	u->files.limit = bytes ? bytes : LIMIT_DEFAULT;
+}
+
+size_t dwunwind_memory(const struct dwunwind *u)
+{
+	return u->files.bytes;
+}
+
 const char *dwunwind_end_name(enum dwunwind_end why)
 {
 	switch (why) {
@@ -593,8 +503,7 @@ void dwunwind_forget(struct dwunwind *u)
 {
 	int i;
 
-	for (i = 0; i < NFILES; i++)
-		file_close(&u->files[i]);
+	dw_files_drop(&u->files);
 	for (i = 0; i < NSPACES; i++)
 		if (u->spaces[i].as)
 			unw_flush_cache(u->spaces[i].as, 0, 0);

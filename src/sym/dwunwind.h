@@ -10,9 +10,11 @@
  *
  * The caller gives, for one sample: the registers, the stack bytes copied
  * from the user stack pointer upwards, and the process's file mappings (the
- * symbolizer's table, see struct umap). Code is read from the mapped files
- * themselves (opened by path, kept open in a small cache), so the files must
- * still be there: unwind while the session runs, not from a recording. The
+ * symbolizer's table, see struct umap). The unwind tables are read from the
+ * mapped files themselves (found through /proc/PID/map_files, or by name
+ * checked by device and inode; their tables kept in memory, least recently
+ * used out past dwunwind_set_limit()), so the files must still be there:
+ * unwind while the session runs, not from a recording. The
  * [vdso] is in no file: the caller gives a copy of its image with the
  * mapping (struct umap @image), and its .eh_frame_hdr is used like a file's,
  * the way perf keeps a copy of the vdso to unwind through it.
@@ -23,33 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/**
- * struct umap - one file mapping of a process (a line of /proc/PID/maps or a
- * PERF_RECORD_MMAP2)
- * @start: first address
- * @end: one past the last address
- * @pgoff: file offset mapped at @start
- * @path: the file ("/usr/lib/..."); anything not starting with '/' (anon,
- *	"[stack]", "[vdso]") is never opened
- * @image: the mapping's bytes when its code is in no file (the [vdso]: a copy
- *	of the process's memory from @start, an ELF image), read instead of
- *	@path; NULL otherwise. The caller keeps it while the unwinder lives: it
- *	is cached by its address (one copy per build-id, see
- *	dwunwind_image_buildid()).
- * @image_size: its size
- *
- * A process's table is an array sorted by @start, without overlaps, holding
- * every file mapping (not only the executable ones: the unwind tables are
- * often in a read-only segment of their own).
- */
-struct umap {
-	uint64_t start;
-	uint64_t end;
-	uint64_t pgoff;
-	const char *path;
-	const uint8_t *image;
-	size_t image_size;
-};
+#include "sym/umap.h"
 
 /* the registers a sample needs, as bits of perf_event_attr.sample_regs_user */
 #define DWUNWIND_REGS_MASK 0xff0fffULL /* AX..SS and R8..R15: not DS/ES/FS/GS */
@@ -63,6 +39,7 @@ struct umap {
  * @stack_size: how many (the sample's dyn_size)
  * @maps: the process's mappings (struct umap), sorted
  * @nmaps: how many
+ * @pid: the process (its /proc/PID/map_files give the files)
  * @maps_id: an identity of @maps for caching, or 0: the same non-zero value
  *	promises the same mappings (and files), e.g. tgid << 32 | a generation
  *	bumped on every mmap/munmap/exec of the process. With it, what libunwind
@@ -75,6 +52,7 @@ struct dwunwind_sample {
 	size_t stack_size;
 	const struct umap *maps;
 	size_t nmaps;
+	uint32_t pid;
 	uint64_t maps_id;
 };
 
@@ -136,8 +114,23 @@ const char *dwunwind_end_name(enum dwunwind_end why);
 int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t max);
 
 /**
- * dwunwind_forget() - close the cached files (after an exec or unmap made
- * them stale; cheap, they are opened again when needed)
+ * dwunwind_set_limit() - bound the unwind tables kept in memory
+ * @u: the unwinder
+ * @bytes: the bound (0: the default, 64 MiB); a file whose tables alone
+ *	are larger is not unwound through
+ */
+void dwunwind_set_limit(struct dwunwind *u, size_t bytes);
+
+/**
+ * dwunwind_memory() - bytes of unwind tables kept
+ * @u: the unwinder
+ */
+size_t dwunwind_memory(const struct dwunwind *u);
+
+/**
+ * dwunwind_forget() - drop the unwind tables read and what libunwind
+ * learned (they are read again when needed; files are known by device and
+ * inode, so an exec or an unmap does not make them stale)
  * @u: the unwinder
  */
 void dwunwind_forget(struct dwunwind *u);

@@ -17,12 +17,15 @@
  * addresses of two processes never merge (see doc/design.md).
  *
  * The maps of a process are read the first time its tgid is interned, and
- * kept after it exits; each executable file it maps is opened through
- * /proc/<tgid>/map_files (the exact file mapped, even from a container or
- * replaced on disk since) and known by its build-id. Names are looked up
- * lazily (usym_format()), with elfutils' libdwfl when built with it
- * (symbol tables, .gnu_debugdata, /usr/lib/debug/.build-id), and from a
- * perf-<pid>.map for JIT code. No printing: the core's conventions.
+ * kept after it exits; each executable file it maps is a file another user
+ * may control: it is opened as ufile.h says (through /proc/<tgid>/map_files,
+ * the exact file mapped, even from a container or replaced on disk since;
+ * never a FIFO, a device, a symlink or a file on a FUSE mount) and read
+ * with pread (uelf.h: never mapped, every size checked). Names are looked
+ * up lazily (usym_format()): symbol tables, .gnu_debugdata, debug files
+ * under /usr/lib/debug/.build-id, and a perf-<pid>.map for JIT code. What
+ * all this holds counts against usym_set_limit(). No printing: the core's
+ * conventions.
  */
 #ifndef STACKTOP_USYM_H
 #define STACKTOP_USYM_H
@@ -236,25 +239,39 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
  */
 uint64_t usym_start(struct usym *u, uint64_t ip);
 
+#define USYM_DEMANGLE_MAX 4096 /* bytes of a demangled name at most */
+
 /**
  * usym_demangle() - the readable form of a symbol name
  * @name: symbol as in the ELF symbol table
  *
  * C++ (`_Z`), Rust legacy (`_ZN...17h<hash>E`: shown without the hash) and
- * Rust v0 (`_R`) names are demangled with libiberty's cplus_demangle()
- * when built with it; else C++ and Rust legacy with libstdc++'s
- * __cxa_demangle() (the hash dropped, `$LT$`-style escapes decoded) and v0
- * names stay as they are. A symbol version (`name@@GLIBC_2.34`,
- * `name@VER`) is left out first, as perf does. Anything else, or a name
- * that does not demangle, is returned unchanged.
+ * Rust v0 (`_R`) names are demangled with libiberty's callback demanglers
+ * when built with them (else every name stays as it is), within bounds: a
+ * mangled name longer than 4 KiB, or one whose demangled form would pass
+ * USYM_DEMANGLE_MAX bytes (its parts refer back to each other: the output
+ * can double at each nesting level), is refused and returned unchanged.
+ * A symbol version (`name@@GLIBC_2.34`, `name@VER`) is left out first, as
+ * perf does. Anything else, or a name that does not demangle, is returned
+ * unchanged.
  *
  * Return: an allocated string (free()), NULL on OOM.
  */
 char *usym_demangle(const char *name);
 
 /**
- * usym_memory() - bytes held (tokens, processes, maps, cached names, vdso
- * copies; not libdwfl's, whose sessions are bounded in number)
+ * usym_demangle_bounded() - usym_demangle(), saying whether the bound
+ * refused the name
+ * @name: symbol as in the ELF symbol table
+ * @refused: receives true when the name was not demangled for its size
+ *
+ * Return: as usym_demangle().
+ */
+char *usym_demangle_bounded(const char *name, bool *refused);
+
+/**
+ * usym_memory() - bytes held: tokens, processes, maps, cached names, vdso
+ * copies, loaded symbol tables and their demangled names, perf maps
  * @u: symbolizer
  */
 size_t usym_memory(const struct usym *u);
@@ -265,9 +282,12 @@ size_t usym_memory(const struct usym *u);
  * @bytes: the bound on usym_memory(); 0: none
  *
  * Cached names take at most a quarter of it (all are dropped past that and
- * resolved again when shown). At the bound no new process or address is
- * interned: usym_intern() returns 0 (usym_refused() counts them) while the
- * tokens interned before stay valid.
+ * resolved again when shown). Symbol tables are loaded within what is left
+ * (the least recently used dropped to make room; one larger than the whole
+ * bound is not loaded, usym_files_big()), a perf map is read until the
+ * bound is reached. At the bound no new process or address is interned:
+ * usym_intern() returns 0 (usym_refused() counts them) while the tokens
+ * interned before stay valid.
  */
 void usym_set_limit(struct usym *u, size_t bytes);
 
@@ -276,5 +296,19 @@ void usym_set_limit(struct usym *u, size_t bytes);
  * @u: symbolizer
  */
 uint64_t usym_refused(const struct usym *u);
+
+/**
+ * usym_files_refused() - mapped files never opened: not a regular file, a
+ * symlink, on a FUSE or unknown mount (their frames stay `[unknown]` with
+ * the file offset)
+ * @u: symbolizer
+ */
+uint64_t usym_files_refused(const struct usym *u);
+
+/**
+ * usym_files_big() - files whose symbol table did not fit the bound
+ * @u: symbolizer
+ */
+uint64_t usym_files_big(const struct usym *u);
 
 #endif /* STACKTOP_USYM_H */
