@@ -19,6 +19,7 @@
 
 #include "cli/child.h"
 #include "core/format.h"
+#include "kernel/signals.h"
 
 #define CHILD_EXEC_MS 5000 /* how long the release waits to hear of the exec */
 #define CHILD_TERM_MS 2000 /* SIGTERM, then this long before SIGKILL */
@@ -305,6 +306,9 @@ void child_finish(struct child *c, bool signalled)
 		}
 		return;
 	}
+	/* tracefs is restored by now: the signals' watchdog may let us wait for it */
+	if (signalled)
+		sig_stop_extend(CHILD_INT_MS + 2 * CHILD_TERM_MS + 200);
 	if (signalled && child_wait_ms(c, CHILD_INT_MS))
 		return;
 	kill(c->pid, SIGTERM);

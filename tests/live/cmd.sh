@@ -156,6 +156,24 @@ st=$?
 grep -q '^stacktop ' "$WORK/int.out" || { cat "$WORK/int.err"; fail "^C: no report"; }
 echo "ok: ^C to the process group: the report, then the command's status (130)"
 
+# a command that ignores ^C and takes a second to end on SIGTERM: its status
+# is still waited for (the signals' watchdog, which ends a run 700 ms after a
+# stop signal, is told tracefs is restored and waits longer)
+python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.setsid(); os.execv(sys.argv[1], sys.argv[1:])' \
+	"$STACKTOP" -b --top 3 -- sh -c 'trap "" INT; trap "sleep 1; exit 7" TERM; while :; do sleep 0.1; done' \
+	> "$WORK/slow.out" 2> "$WORK/slow.err" &
+pid=$!
+tries=100
+while [ -z "$(pgrep -P "$pid" -x sh)" ] && [ $tries -gt 0 ]; do sleep 0.05; tries=$((tries - 1)); done
+[ -n "$(pgrep -P "$pid" -x sh)" ] || { kill -9 "$pid"; fail "the slow command did not start"; }
+sleep 0.5 # its traps set
+kill -INT "-$pid"
+wait "$pid"
+st=$?
+[ "$st" = 7 ] || { cat "$WORK/slow.err"; fail "^C, a command that ends 1 s after SIGTERM: status $st, expected 7"; }
+grep -q '^stacktop ' "$WORK/slow.out" || fail "^C (slow command): no report"
+echo "ok: ^C, the command ignoring it and ending 1 s after SIGTERM: its status (7) waited for"
+
 # 8. the command keeps stacktop's stdout in batch mode; what does not go with --
 "$STACKTOP" -b --top 1 -o "$WORK/rep.txt" -- sh -c 'echo out-of-the-command' > "$WORK/io.out" 2>&1 ||
 	fail "-o with a command failed"
