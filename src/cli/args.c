@@ -192,6 +192,27 @@ static int check_weight(struct args *a)
 	return 0;
 }
 
+/* -- CMD: what goes with it */
+static int check_cmd(const struct args *a)
+{
+	const char *what = NULL;
+
+	if (a->so.npids || a->so.ntids)
+		what = "-p/--tid: it traces the command's own processes";
+	else if (a->so.nfiles || a->so.map_file || a->diff)
+		what = "-r/--map/--diff: it traces the live kernel";
+	else if (a->list_events)
+		what = "--list-events";
+	else if (a->so.tracefs)
+		what = "--tracefs: the command runs on this machine, whose tracefs that is not";
+	else if (a->so.mode == SESSION_PASSIVE)
+		what = "--mode passive: the map's counts do not tell processes apart";
+	if (!what)
+		return 0;
+	fprintf(stderr, "stacktop: -- CMD: not with %s\n", what);
+	return 2;
+}
+
 int args_parse(int argc, char **argv, struct args *a)
 {
 	struct option long_opts[64];
@@ -268,6 +289,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			char *end;
 
 			errno = 0;
+			a->delay_set = true;
 			a->delay = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(a->delay) ||
 			    a->delay < 0.05 || a->delay > 3600) {
@@ -347,6 +369,9 @@ int args_parse(int argc, char **argv, struct args *a)
 			break;
 		case OPT_RUNDIR:
 			a->so.rundir = optarg;
+			break;
+		case OPT_CLEANUP:
+			a->cleanup = true;
 			break;
 		case OPT_NO_COLOR:
 			a->color = false;
@@ -551,6 +576,25 @@ int args_parse(int argc, char **argv, struct args *a)
 			fprintf(stderr, "Try 'stacktop --help'.\n");
 			return 2;
 		}
+	}
+	/* -- CMD [ARGS]: what follows is the command's (getopt stopped at "--") */
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind >= argc) {
+			fprintf(stderr, "stacktop: -- wants a command after it (stacktop [OPTION]... -- CMD [ARG]...)\n");
+			return 2;
+		}
+		a->cmd = argv + optind;
+		optind = argc;
+		/* without -d: one report, of the command's whole run (-o FILE is that file) */
+		if (!a->delay_set && a->iterations < 0)
+			a->iterations = 1;
+		r = check_cmd(a);
+		if (r)
+			return r;
+	}
+	if (a->cleanup && (a->cmd || a->so.nfiles || a->so.map_file || a->diff || a->list_events)) {
+		fprintf(stderr, "stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, --rundir and -v go with it\n");
+		return 2;
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];

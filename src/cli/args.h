@@ -58,6 +58,9 @@ struct args {
 	const char *view_comm;         /* a snapshot's comm filter, as `p` takes it */
 	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 	bool help;                     /* -h: print the help and exit */
+	bool cleanup;                  /* --cleanup: undo what dead runs left, and exit */
+	char **cmd;                    /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
+	bool delay_set;                /* -d given */
 };
 
 /**

@@ -13,6 +13,7 @@
 
 #include "cli/args.h"
 #include "cli/batch.h"
+#include "cli/child.h"
 #include "kernel/comm.h"
 #include "kernel/signals.h"
 #include "output/diff.h"
@@ -23,16 +24,36 @@
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
 #define BATCH_DRAIN_PAGES 4096
+#define BATCH_UNTIL_EXIT 1e6 /* -- CMD without -d: one interval, the command's life */
+#define BATCH_LAST_MS 500    /* after the command's end: what its last events left */
+
+/* how an interval ended */
+enum batch_end { END_TICK, END_STOP, END_CHILD };
+
+/* the command has ended: read what it wrote before (bounded) */
+static void batch_drain_last(struct session *s)
+{
+	struct timespec start, now;
+	bool more = true;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		session_drain_for(s, BATCH_DRAIN_PAGES, DRAIN_MS, &more);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (more && !sig_stop &&
+		 (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
+			 BATCH_LAST_MS);
+}
 
 /*
  * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
  * itself half full (poll on the per-CPU fds), never more often than every
  * DRAIN_MIN_MS. Each drain is bounded by the time left (and at most
  * DRAIN_MS) and by BATCH_DRAIN_PAGES, so the interval ends on time even
- * when the buffers never empty; a stop signal ends it within one page.
- * False when a stop signal came.
+ * when the buffers never empty; a stop signal ends it within one page, the
+ * end of -- CMD's command (@child) after what it left was read.
  */
-static bool batch_wait(struct session *s, double secs)
+static enum batch_end batch_wait(struct session *s, double secs, struct child *child)
 {
 	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
@@ -41,20 +62,27 @@ static bool batch_wait(struct session *s, double secs)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
-		bool more = false;
+		bool more = false, ended;
 		int ms;
 
+		/* asked before the drain: the drain then reads everything it did */
+		ended = child && child_ended(child);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
 		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
 				  &more);
 		if (sig_stop)
-			return false;
+			return END_STOP;
+		if (ended) {
+			if (more)
+				batch_drain_last(s);
+			return END_CHILD;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
-			return true;
+			return END_TICK;
 		if (more)
 			continue; /* behind: no sleep until the interval ends */
 		ms = (int)((secs - el) * 1000) + 1;
@@ -136,7 +164,7 @@ static void folded_note(struct session *s, const struct report_opts *ro, long i)
 	}
 }
 
-int batch_run(struct session *s, const struct args *a, struct session *before)
+int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	char comm[160];
@@ -150,6 +178,8 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		.lost_stack = a->lost_stack,
 	};
 	enum export_format fmt = (enum export_format)a->format;
+	/* -- CMD without -d: one report, when it ends */
+	double delay = child && !a->delay_set ? BATCH_UNTIL_EXIT : a->delay;
 	long i;
 	int r = 0;
 
@@ -165,7 +195,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		ro.comm = a->view_comm; /* a snapshot's: its stacks passed it */
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
-		bool go_on = batch_wait(s, a->delay);
+		bool go_on = batch_wait(s, delay, child) == END_TICK;
 		bool last;
 
 		session_tick(s);
@@ -175,7 +205,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		 * off-CPU table of 0ns rows): the last report is the whole run,
 		 * ranked by the totals, the answer to "where did it spend it"
 		 */
-		last = a->iterations < 0 && !before && session_stats(s)->targets_gone;
+		last = a->iterations < 0 && !before && !child && session_stats(s)->targets_gone;
 		if (last) {
 			ro.delta = false;
 			if (ro.rank.key == RANK_DELTA)

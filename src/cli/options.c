@@ -405,6 +405,15 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_DIR,
 	},
 	{
+		.id = OPT_CLEANUP,
+		.name = "cleanup",
+		.has_arg = no_argument,
+		.help = "undo what runs that ended without restoring left\n"
+			"(journals, instances), say what, and exit",
+		.man = ".B \\-\\-cleanup",
+		.complete = CLI_FLAG,
+	},
+	{
 		.id = OPT_SHOW_SELF,
 		.name = "show-self",
 		.has_arg = no_argument,

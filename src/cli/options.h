@@ -51,6 +51,7 @@ enum {
 	OPT_TID,
 	OPT_COMM,
 	OPT_DIFF,
+	OPT_CLEANUP,
 };
 
 /* what the bash completion offers for an option's value */

@@ -23,6 +23,7 @@
 #include "ingest/ingest.h"
 #include "kernel/comm.h"
 #include "kernel/evfmt.h"
+#include "kernel/proctree.h"
 #include "kernel/signals.h"
 #include "kernel/stackmap.h"
 #include "kernel/state.h"
@@ -225,6 +226,9 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 	};
 	int i, r, pages = 0;
 
+	/* -- CMD: the forks reported so far place the records about to be read */
+	if (s->tree)
+		proctree_update(s->tree);
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 
@@ -452,6 +456,7 @@ void session_close(struct session *s)
 	comm_cache_free(s->c.comms);
 	usym_free(s->c.usym);
 	tgid_cache_free(s->tgids);
+	proctree_free(s->tree);
 	replay_json_free(&s->c);
 	for (i = 0; i < (int)s->c.nnames; i++)
 		free(s->c.names[i]);

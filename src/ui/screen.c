@@ -265,6 +265,23 @@ static int ui_read_keys(struct ui *ui)
 }
 
 #define UI_POLL_MAX 257 /* stdin + up to 256 CPUs */
+#define UI_LAST_DRAINS 16 /* after -- CMD's end: what it left, at most this many drains */
+
+/* -- CMD has ended: what it left is read, the view refreshed a last time and kept */
+static void ui_cmd_ended(struct ui *ui)
+{
+	int i;
+
+	for (i = 0; i < UI_LAST_DRAINS && session_drain(ui->s, UI_DRAIN_PAGES) >= UI_DRAIN_PAGES;
+	     i++)
+		;
+	ui->paused = false;
+	ui->last_nav = 0;
+	ui_tick(ui, ui_now());
+	ui->cmd_done = true;
+	ui_status(ui, false, "%s: this is its last view; q quits", ui->cmd_what);
+	ui->dirty = true;
+}
 
 static void ui_loop(struct ui *ui)
 {
@@ -297,7 +314,7 @@ static void ui_loop(struct ui *ui)
 		pfd->fd = ui->ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
-		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
+		nfds = 1 + (ui->cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
 		r = poll(pfds, (nfds_t)nfds, timeout);
 		/* a hung-up tty reports POLLIN too: check the hang-up first */
 		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -307,6 +324,19 @@ static void ui_loop(struct ui *ui)
 
 			if (kr & (R_QUIT | R_GONE))
 				break;
+		}
+		now = ui_now();
+		if (ui->cmd_done) {
+			/* nothing is read any more; the status line still expires */
+			if (ui->status[0] && now >= ui->status_until && now - ui->status_until < 0.2)
+				ui->dirty = true;
+			continue;
+		}
+		/* asked before the drain: that drain reads what it did to the end */
+		if (ui->opts.child_ended &&
+		    ui->opts.child_ended(ui->opts.child_ctx, ui->cmd_what, sizeof(ui->cmd_what))) {
+			ui_cmd_ended(ui);
+			continue;
 		}
 		r = session_drain(ui->s, UI_DRAIN_PAGES);
 		more = r >= UI_DRAIN_PAGES;
@@ -503,6 +533,18 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_rank(ui, true);
 	if (ui->diff)
 		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
+	{
+		int nleft;
+		const char *left = session_leftovers(s, &nleft);
+
+		/* on stderr already, hidden by the screen: said again here */
+		if (left && nleft > 1)
+			ui_status(ui, true, "%s (and %d more runs: see stderr)", left, nleft - 1);
+		else if (left)
+			ui_status(ui, true, "%s", left);
+		else if (o->child_note && o->child_note[0])
+			ui_status(ui, false, "%s", o->child_note);
+	}
 
 	ui_loop(ui);
 

@@ -398,6 +398,8 @@ struct ui {
 	double last_rank;
 	double rerank_at;          /* debounced re-rank after typing */
 	bool pending;              /* a refresh was held back */
+	bool cmd_done;             /* -- CMD has ended: the view stays, nothing is read */
+	char cmd_what[128];        /* how it ended ("make exited with status 2") */
 	bool go_home;              /* the filters changed: select the first row after ranking */
 	size_t seen;               /* stack_table_count() at the last check */
 

@@ -2,7 +2,8 @@
 # Every signal whose default action ends the process restores tracefs first,
 # then stacktop dies of it (the status a shell sees stays 128+signal). And in
 # a sanitizer build, a crash still shows AddressSanitizer's report, after the
-# restore.
+# restore. The guardian (which would restore after any death) is killed
+# first: what is tested is stacktop's own restore.
 . "$(dirname "$0")/lib.sh"
 
 snapshot "$WORK/before"
@@ -15,13 +16,26 @@ signum() {
 	esac
 }
 
-# run stacktop, send @sig once it is tracing; prints "pid status"
+# kill_guardian PID: its guardian, by pid, and wait until it is gone
+kill_guardian() {
+	g=$(guardian_of "$1")
+	[ -n "$g" ] || { kill -9 "$1"; fail "no guardian of $1"; }
+	kill -9 "$g"
+	tries=100
+	while kill -0 "$g" 2>/dev/null && [ $tries -gt 0 ]; do
+		sleep 0.01
+		tries=$((tries - 1))
+	done
+}
+
+# run stacktop, send @sig once it is tracing (its guardian gone); prints "pid status"
 run_and_signal() {
 	sig=$1
 	"$STACKTOP" -b -d 0.2 > "$WORK/out.$sig" 2> "$WORK/err.$sig" &
 	pid=$!
 	wait_for "$WORK/out.$sig" '^stacktop ' 100 || { kill -9 "$pid"; fail "no output before SIG$sig"; }
 	[ -d "$T/instances/stacktop.$pid" ] || fail "no private instance while running"
+	kill_guardian "$pid" >&2
 	kill "-$(signum "$sig")" "$pid" || { kill -9 "$pid"; fail "cannot send $sig"; }
 	wait "$pid"
 	echo "$pid $?"

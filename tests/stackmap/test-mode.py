@@ -172,6 +172,43 @@ class Stacktop:
         return self.proc.returncode, err
 
 
+def guardian_of(pid):
+    """the pid of stacktop @pid's guardian process (kernel/guard.h), or None"""
+    want = b"stacktop-guard\0--guardian\0%d\0" % pid
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if f.read().startswith(want):
+                    return int(d)
+        except OSError:
+            pass
+    return None
+
+
+def gone(pid):
+    """@pid has ended (or is a zombie nobody reaped yet)"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def kill_guardian(top):
+    """SIGKILL the guardian of @top (a Stacktop) and wait until it is gone:
+    what is tested next is what happens without it"""
+    g = guardian_of(top.proc.pid)
+    check(g is not None, "stacktop %d has no guardian" % top.proc.pid)
+    os.kill(g, signal.SIGKILL)
+    for _ in range(200):
+        if gone(g):
+            return
+        time.sleep(0.01)
+    raise Fail("the guardian %d did not die" % g)
+
+
 def wait_enabled(sim, top=None):
     """stacktop has set everything up; with @top, its first report (printed
     once session_open() is done) is consumed too, so nothing races the setup"""
@@ -1185,9 +1222,56 @@ def case_probe_refused():
         sim.stop()
 
 
+def case_guardian():
+    """a SIGKILLed stackmap-mode stacktop: its guardian puts the top level
+    back (options, events, tracing_on, kprobe, tracer) within a second; with
+    the guardian killed too, the next run does, and says what it undid"""
+    sim = Sim("v4", "--step")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "--mode", "stackmap", "--kprobe", "vfs_read", rundir=run)
+        rep = wait_enabled(sim, top)
+        check(rep["mode"] == "stackmap", "mode %s" % rep["mode"])
+        check(ftrace_state(sim) != before, "stacktop changed nothing: the test is void")
+        check(guardian_of(top.proc.pid), "no guardian process")
+        journal = os.path.join(run, "%d.journal" % top.proc.pid)
+        check(os.path.exists(journal), "no journal while running")
+        top.proc.kill()
+        t0 = time.monotonic()
+        while ftrace_state(sim) != before or os.path.exists(journal):
+            check(time.monotonic() - t0 < 1.0, "not restored 1 s after the kill: %s" %
+                  {k: v for k, v in ftrace_state(sim).items() if before.get(k) != v})
+            time.sleep(0.005)
+        print("restored %.0f ms after the kill" % ((time.monotonic() - t0) * 1000))
+        top.proc.communicate()
+
+        # the guardian killed too: the next run undoes it and says so
+        top = Stacktop(sim, "--mode", "stackmap", rundir=run)
+        wait_enabled(sim, top)
+        pid = top.proc.pid
+        kill_guardian(top)
+        top.proc.kill()
+        top.proc.communicate()
+        time.sleep(0.3)
+        check(sim.read("options/stackmap").strip() == "1", "the kill restored it (no guardian)?")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        said = "stacktop %d ended without restoring tracing: restored " % pid
+        check(said in p.stderr and "options/stackmap=0" in p.stderr,
+              "the next run did not say what it undid: %r" % p.stderr)
+        print(p.stderr.strip())
+        check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 def case_probe_recovery():
-    """a SIGKILLed stacktop's kprobe, function tracer and filter are undone
-    by the next run's journal recovery"""
+    """a SIGKILLed stacktop's kprobe, function tracer and filter (its
+    guardian killed first) are undone by the next run's journal recovery"""
     sim = Sim("v4", "--step")
     run = tempfile.mkdtemp(prefix="stacktop-run.")
     try:
@@ -1196,6 +1280,7 @@ def case_probe_recovery():
                        "sched:sched_switch if prev_state & 3", rundir=run)
         top.next()
         check(sim.read("kprobe_events").strip(), "no kprobe")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.wait()
         check(sim.read("current_tracer").strip() == "function", "tracer not left by the kill")
@@ -1272,7 +1357,7 @@ def case_self_exclusion():
         check(ftrace_state(sim) == before, "not restored after SIGUSR1: %s" % (pid_lists(sim),))
         shutil.rmtree(top.rundir, ignore_errors=True)
 
-        # SIGKILL: the pid stays until the next run's recovery takes exactly it out;
+        # SIGKILL (its guardian too): the pid stays until the next run's recovery takes exactly it out;
         # a pid the user adds meanwhile stays (writing the old list back would drop it)
         top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
         wait_enabled(sim, top)
@@ -1280,6 +1365,7 @@ def case_self_exclusion():
         sim.write("set_event_notrace_pid", "5151")  # O_TRUNC: the user's own rewrite
         with open(os.path.join(sim.mnt, "set_event_notrace_pid"), "a") as f:
             f.write("4242 %d" % me)
+        kill_guardian(top)  # the next run's recovery is what is tested
         top.proc.kill()
         top.proc.wait()
         check(me in pid_lists(sim)[0] and me in pid_lists(sim)[1],
@@ -1434,10 +1520,11 @@ def case_user_fp():
         check(sim.state() == before, "not restored: %s" %
               {k: v for k, v in sim.state().items() if before.get(k) != v})
 
-        # killed: the journal puts the option back on the next run
+        # killed with its guardian: the journal puts the option back on the next run
         top = Stacktop(sim, "-u", rundir=run)
         wait_enabled(sim, top)
         check(sim.read("options/userstacktrace").strip() == "1", "userstacktrace not on")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.communicate()
         check(sim.read("options/userstacktrace").strip() == "1", "the kill restored it?")
@@ -1859,6 +1946,7 @@ CASES = {
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "guardian": case_guardian,
     "self-exclusion": case_self_exclusion,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
