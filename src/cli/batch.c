@@ -19,6 +19,7 @@
 #include "output/diff.h"
 #include "output/export.h"
 #include "output/losses.h"
+#include "output/rows.h"
 #include "session/session.h"
 
 #define DRAIN_MS   50
@@ -180,6 +181,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 	enum export_format fmt = (enum export_format)a->format;
 	/* -- CMD without -d: one report, when it ends */
 	double delay = child && !a->delay_set ? BATCH_UNTIL_EXIT : a->delay;
+	sigset_t held;
 	long i;
 	int r = 0;
 
@@ -225,7 +227,11 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 					return 1;
 				}
 			}
+			sig_hold_stops(&held);
 			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
+			if (f == stdout)
+				fflush(stdout);
+			sig_release_stops(&held);
 			if (f != stdout && fclose(f) && r >= 0)
 				r = -EIO;
 			if (r == -EPIPE)
@@ -253,7 +259,15 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 			/* folded iterations on one stream: a blank line between them */
 			if (fmt == EXPORT_FOLDED && i > 1)
 				putchar('\n');
+			/*
+			 * a stop signal does not cut the report midway (EINTR):
+			 * a reader that never reads is the watchdog's (700 ms)
+			 */
+			sig_hold_stops(&held);
 			r = export_write(stdout, s, &ro, fmt, (int)i);
+			if (r >= 0)
+				r = export_flush(stdout);
+			sig_release_stops(&held);
 			if (r == -EPIPE)
 				return 0; /* the reader has what it wanted (| head) */
 			if (r < 0) {

@@ -145,6 +145,22 @@ void sig_stop_extend(unsigned int ms)
 	atomic_fetch_add(&sig_extra_ms, ms);
 }
 
+void sig_hold_stops(sigset_t *old)
+{
+	sigset_t stops;
+	size_t i;
+
+	sigemptyset(&stops);
+	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
+		sigaddset(&stops, sig_stops[i]);
+	pthread_sigmask(SIG_BLOCK, &stops, old);
+}
+
+void sig_release_stops(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void *sig_watchdog(void *arg)
 {
 	struct timespec until, poll_ts = { 0, SIG_POLL_MS * 1000000L };
