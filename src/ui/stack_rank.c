@@ -345,11 +345,14 @@ void stack_view_rank(struct ui *ui, bool live)
 /*
  * After a navigation (keys, mouse, search): the selection follows the stack
  * the user moved to, unless that is the top row of an unscrolled list, which
- * goes on following whatever ranks first (Home gives the list back).
+ * goes on following whatever ranks first (Home gives the list back). Opening
+ * or closing a stack is a choice too: the top row expanded stays under the
+ * selection when another stack outranks it at the next refresh.
  */
 void stack_view_note_choice(struct ui *ui)
 {
-	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0;
+	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0 || ui->sv.opened;
+	ui->sv.opened = false;
 }
 
 /* remember folds, selection and scroll (a search prompt opens) */

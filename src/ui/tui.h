@@ -176,6 +176,7 @@ struct stack_view {
 	size_t icap;
 	struct breakdown *bd;      /* cached breakdown of the selected stack */
 	bool chosen;               /* the user moved the selection: it follows its stack */
+	bool opened;               /* the last key opened or closed the selected stack */
 	unsigned int common;       /* leaf frames every ranked stack shares (brief_common()) */
 	char common_text[160];     /* those frames in one line, for the column title */
 	unsigned int *evcommon;    /* per event index: what its rows share (several events) */
