@@ -87,7 +87,7 @@ static int list_events(const struct args *a)
 		return 1;
 	}
 	if (r == 0 && a->list_glob) {
-		fprintf(stderr, "stacktop: no event matches '%s'\n", a->list_glob);
+		cli_error("stacktop: no event matches '%s'\n", a->list_glob);
 		return 1;
 	}
 	return 0;

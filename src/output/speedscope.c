@@ -51,7 +51,8 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 		return -ENOMEM;
 	for (i = 0, m = 0; i < n; i++)
 		for (j = 0; j < rows[i].stack->depth; j++)
-			c->addrs[m++] = rows[i].stack->ips[j];
+			if (!usym_is_sep(rows[i].stack->ips[j])) /* no frame: no sample has it */
+				c->addrs[m++] = rows[i].stack->ips[j];
 	qsort(c->addrs, m, sizeof(*c->addrs), u64_cmp);
 	for (i = 0, j = 0; i < m; i++)
 		if (!j || c->addrs[i] != c->addrs[j - 1])
@@ -67,7 +68,19 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 		struct ksym_hit h;
 
 		fmt_func(name, sizeof(name), ks, c->addrs[i], 0);
-		if (ks && ksym_lookup_frame(ks, c->addrs[i], &h) == 0 && h.module) {
+		if (usym_is_user(c->addrs[i])) {
+			char full[400];
+			size_t l, nl = strlen(name);
+
+			/* -u: the file of "func (file)"; a cut mark has none */
+			fmt_func(full, sizeof(full), ks, c->addrs[i], 1);
+			l = strlen(full);
+			if (l > nl + 3 && !strncmp(full, name, nl) && !strncmp(full + nl, " (", 2) &&
+			    full[l - 1] == ')')
+				snprintf(file, sizeof(file), "%.*s", (int)(l - nl - 3), full + nl + 2);
+			else
+				snprintf(file, sizeof(file), "[user]");
+		} else if (ks && ksym_lookup_frame(ks, c->addrs[i], &h) == 0 && h.module) {
 			char mod[96];
 
 			fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
