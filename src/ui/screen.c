@@ -277,9 +277,17 @@ static void ui_cmd_ended(struct ui *ui)
 		;
 	ui->paused = false;
 	ui->last_nav = 0;
+	/*
+	 * the last interval is a piece of the end: the last view is the whole
+	 * run, ranked by its totals, as batch mode's last report
+	 */
+	ui->delta = false;
+	if (ui->rank.key == RANK_DELTA)
+		ui->rank.key = RANK_TOTAL;
 	ui_tick(ui, ui_now());
 	ui->cmd_done = true;
-	ui_status(ui, false, "%s: this is its last view; q quits", ui->cmd_what);
+	ui_status(ui, false, "%s: this is its last view, the whole run by its totals; q quits",
+		  ui->cmd_what);
 	ui->dirty = true;
 }
 

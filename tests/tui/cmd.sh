@@ -26,9 +26,11 @@ tui_wait '^[-+ ] +1 ' 10
 
 say "the command exits: its last view stays, the header says how it ended"
 tui_wait 'cmd +sh exited with status 3' 10
-tui_wait 'sh exited with status 3: this is its last view; q quits' 2
+tui_wait 'sh exited with status 3: this is its last view, the whole run by its totals; q quits' 2
 rows=$(tui_rows | wc -l)
 [ "$rows" -gt 0 ] || fail "no rows in the last view"
+# the whole run, not its last (partial) interval: cumulative, by TOTAL
+tui_wait 'sort +TOTAL desc' 2
 sleep 2
 [ "$(tui_flag alternate_on)" = 1 ] || fail "the screen left after the command exited"
 kill -0 "$APP" 2>/dev/null || fail "stacktop ended without q"
