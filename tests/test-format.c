@@ -163,10 +163,12 @@ static void test_format_frame_sanitizes_symbols(void **state)
 	struct ksym *ks = *state;
 
 	FRAME("?[31mevil+0x4/0x100", ks, 0xffffffff81003004ULL);
-	FRAME("caf\xc3\xa9+0x0/0x100", ks, 0xffffffff81003100ULL);
+	/* (frames inside their functions: a first byte is the previous one's
+	 * return address, test-ksym test_ksym_return_addresses) */
+	FRAME("caf\xc3\xa9+0x1/0x100", ks, 0xffffffff81003101ULL);
 	FRAME("bad??utf8+0x1/0x1000", ks, 0xffffffff81003201ULL);
-	FRAME("hostile_mod_fn+0x0/0x100 [?]", ks, 0xffffffffc0b00000ULL);
-	FRAME("csi_mod_fn+0x0/0x1000 [?2Jx]", ks, 0xffffffffc0b00100ULL);
+	FRAME("hostile_mod_fn+0x1/0x100 [?]", ks, 0xffffffffc0b00001ULL);
+	FRAME("csi_mod_fn+0x1/0x1000 [?2Jx]", ks, 0xffffffffc0b00101ULL);
 }
 
 static void test_format_frame_truncates(void **state)
@@ -240,6 +242,38 @@ static void test_format_count(void **state)
 		assert_int_equal(r_, (int)strlen(expect));                                       \
 		assert_true(r_ <= 6);                                                             \
 	} while (0)
+
+#define DURATION(expect, sec)                                                                     \
+	do {                                                                                      \
+		char b_[32];                                                                      \
+		int r_ = fmt_duration(b_, sizeof(b_), (sec));                                     \
+		assert_string_equal(b_, (expect));                                               \
+		assert_int_equal(r_, (int)strlen(expect));                                       \
+	} while (0)
+
+static void test_format_duration(void **state)
+{
+	char small[4];
+
+	(void)state;
+	DURATION("0s", 0.0);
+	DURATION("0s", 0.99);
+	DURATION("59s", 59.9);
+	DURATION("1m00s", 60.0);
+	DURATION("3m05s", 185.4);
+	DURATION("59m59s", 3599.9);
+	DURATION("1h00m", 3600.0);
+	DURATION("2h03m", 7380.0);
+	DURATION("23h59m", 86399.0);
+	DURATION("1d00h", 86400.0);
+	DURATION("4d07h", 4 * 86400.0 + 7 * 3600 + 59);
+	DURATION("-", -1.0);
+	DURATION("-", NAN);
+	DURATION("-", INFINITY);
+	/* snprintf semantics: the wanted length, a cut but terminated buffer */
+	assert_int_equal(fmt_duration(small, sizeof(small), 185.0), 5);
+	assert_string_equal(small, "3m0");
+}
 
 static void test_format_rate(void **state)
 {
@@ -388,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_format_func, setup_ksym, teardown_ksym),
 		cmocka_unit_test(test_format_count),
 		cmocka_unit_test(test_format_rate),
+		cmocka_unit_test(test_format_duration),
 		cmocka_unit_test(test_format_percent),
 		cmocka_unit_test(test_format_ids),
 		cmocka_unit_test(test_format_fit_ascii),

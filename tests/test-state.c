@@ -161,6 +161,138 @@ static void test_state_recover_killed(void **state)
 	assert_int_equal(n, 0);
 }
 
+struct noted {
+	int n, pid, err;
+	char what[STATE_NOTE_MAX];
+};
+
+static void note_cb(void *ctx, int pid, int err, const char *what)
+{
+	struct noted *nt = ctx;
+
+	nt->n++;
+	nt->pid = pid;
+	nt->err = err;
+	snprintf(nt->what, sizeof(nt->what), "%s", what);
+}
+
+/* hex of @s into @f, as journals keep paths and values */
+static void hex(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fprintf(f, "%02x", (unsigned char)*s);
+}
+
+/* a dead run's journal undone, and said for a person (what the next run prints) */
+static void test_state_recover_noted(void **state)
+{
+	struct fx *fx = *state;
+	struct noted nt = { 0 };
+	char path[256];
+	FILE *f;
+	int n = -1;
+
+	put(fx->root, "options/stackmap", "1\n");
+	put(fx->root, "tracing_on", "0\n");
+	snprintf(path, sizeof(path), "%s/instances/stacktop.9", fx->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	/* the journal of pid 999990 (dead), oldest change first */
+	snprintf(path, sizeof(path), "%s/999990.journal", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "stacktop-journal 1\npid 999990\nroot ");
+	hex(f, fx->root);
+	fprintf(f, "\nW ");
+	hex(f, "options/stackmap");
+	fprintf(f, " 30\nW ");
+	hex(f, "tracing_on");
+	fprintf(f, " 31\nD ");
+	hex(f, "instances/stacktop.9");
+	fprintf(f, "\nW ");
+	hex(f, "instances/stacktop.9/tracing_on");
+	fprintf(f, " 30\n");
+	fclose(f);
+
+	assert_int_equal(state_recover_noted(fx->tfs, fx->run, note_cb, &nt, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(nt.n, 1);
+	assert_int_equal(nt.pid, 999990);
+	assert_int_equal(nt.err, 0);
+	/* newest first; what was inside the removed instance is not named */
+	assert_string_equal(nt.what,
+			    "removed instance stacktop.9; restored tracing_on=1, options/stackmap=0");
+	assert_string_equal(get(fx, "tracing_on"), "1");
+	assert_string_equal(get(fx, "options/stackmap"), "0");
+	assert_false(tfs_exists(fx->tfs, "instances/stacktop.9"));
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/*
+ * the guardian's call: it waits while the run holds its lock (nothing is
+ * undone under a live run), undoes the journal once the run is gone, and
+ * a second call finds nothing
+ */
+static void test_state_recover_pid_waits(void **state)
+{
+	struct fx *fx = *state;
+	int go[2], ready[2], done[2], status, r = -1;
+	pid_t run, rec;
+	char c;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	run = fork();
+	assert_true(run >= 0);
+	if (run == 0) {
+		struct state *st;
+
+		if (state_open(fx->tfs, fx->run, &st) || state_write(st, "tracing_on", "0") ||
+		    state_mkdir(st, "instances/stacktop.7"))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0); /* dies without restoring, as a SIGKILL would leave it */
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (rec == 0) {
+		r = state_recover_pid(fx->run, run, NULL, NULL);
+		if (write(done[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	/* the run lives: nothing undone after a while */
+	usleep(300 * 1000);
+	assert_string_equal(get(fx, "tracing_on"), "0");
+	assert_true(tfs_exists(fx->tfs, "instances/stacktop.7"));
+	/* it ends: the recoverer, blocked on its lock, undoes the journal */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(run, &status, 0), run);
+	assert_int_equal(read(done[0], &r, sizeof(r)), (ssize_t)sizeof(r));
+	assert_int_equal(r, 1);
+	assert_int_equal(waitpid(rec, &status, 0), rec);
+	assert_string_equal(get(fx, "tracing_on"), "1");
+	assert_false(tfs_exists(fx->tfs, "instances/stacktop.7"));
+	/* once: a second call (a late recoverer) finds nothing */
+	assert_int_equal(state_recover_pid(fx->run, run, NULL, NULL), 0);
+	{
+		char path[160];
+
+		snprintf(path, sizeof(path), "%s/%d.journal", fx->run, (int)run);
+		assert_int_equal(access(path, F_OK), -1);
+		snprintf(path, sizeof(path), "%s/%d.lock", fx->run, (int)run);
+		assert_int_equal(access(path, F_OK), -1);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 /*
  * 'A' entries: the line is appended (what was there stays), the undo is
  * appended on restore and by the recovery after a SIGKILL; filter files
@@ -201,6 +333,78 @@ static void test_state_append_undo(void **state)
 	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(get(fx, "kprobe_events"), "p:g/e bar\n-:g/e\n");
+}
+
+/*
+ * A pid appended to a pid list comes out again, and only it: on restore,
+ * in the fatal-signal path, and by the next run after a SIGKILL. (Plain
+ * files here: O_APPEND adds, O_TRUNC empties, as the kernel's lists do.)
+ */
+static void test_state_append_pid(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+	char big[70000];
+	pid_t pid;
+	int status, n = -1;
+
+	put(fx->root, "set_event_notrace_pid", "3\n7\n12\n");
+	put(fx->root, "set_ftrace_notrace_pid", "no pid\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 9), 0);
+	assert_int_equal(state_append_pid(st, "set_ftrace_notrace_pid", 9), 0);
+	/* a pid already there is its owner's: nothing journaled, nothing written */
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 12), 0);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "3\n7\n12\n9");
+	assert_string_equal(get(fx, "set_ftrace_notrace_pid"), "no pid\n9");
+	/* the user adds one meanwhile: it stays */
+	put(fx->root, "set_event_notrace_pid", "3\n7\n9\n12\n99\n");
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "3 7 12 99 ");
+	assert_string_equal(get(fx, "set_ftrace_notrace_pid"), "");
+
+	/* the fatal-signal path */
+	put(fx->root, "set_event_notrace_pid", "5\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append_pid(st, "set_event_notrace_pid", 77))
+			_exit(1);
+		state_emergency_restore();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "5 ");
+
+	/* SIGKILL: the next run's recovery */
+	put(fx->root, "set_event_notrace_pid", "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append_pid(st, "set_event_notrace_pid", 4242))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "4242");
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "");
+
+	/* a list too long to hold is not rewritten, and the undo says so */
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	put(fx->root, "set_event_notrace_pid", big);
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 8), 0);
+	assert_int_equal(state_restore(st), -E2BIG);
+	state_free(st);
 }
 
 /* values with newlines and odd bytes survive the journal */
@@ -733,7 +937,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_restore_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_noted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_pid_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_append_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),

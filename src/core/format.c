@@ -298,6 +298,28 @@ int fmt_rate(char *buf, size_t size, double per_sec)
 	return fmt_out_ret(&o);
 }
 
+int fmt_duration(char *buf, size_t size, double sec)
+{
+	struct fmt_out o;
+	uint64_t s;
+
+	fmt_out_init(&o, buf, size);
+	if (!isfinite(sec) || sec < 0 || sec > 1e15) {
+		fmt_out_str(&o, "-");
+		return fmt_out_ret(&o);
+	}
+	s = (uint64_t)sec;
+	if (s < 60)
+		fmt_out_printf(&o, "%" PRIu64 "s", s);
+	else if (s < 3600)
+		fmt_out_printf(&o, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else if (s < 86400)
+		fmt_out_printf(&o, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, s % 3600 / 60);
+	else
+		fmt_out_printf(&o, "%" PRIu64 "d%02" PRIu64 "h", s / 86400, s % 86400 / 3600);
+	return fmt_out_ret(&o);
+}
+
 int fmt_percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 {
 	struct fmt_out o;

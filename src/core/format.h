@@ -113,6 +113,17 @@ int fmt_weight(char *buf, size_t size, uint64_t v, int unit);
 int fmt_rate(char *buf, size_t size, double per_sec);
 
 /**
+ * fmt_duration() - a span of time, two units at most: "45s", "3m05s",
+ * "2h03m", "4d07h"; "-" for a negative or non-finite span. Truncated.
+ * @buf: output
+ * @size: size of @buf
+ * @sec: seconds
+ *
+ * Return: wanted length.
+ */
+int fmt_duration(char *buf, size_t size, double sec);
+
+/**
  * fmt_percent() - "12.3" (no sign), "100" and "0.0"; "-" when @whole is 0
  *
  * Truncated, so "100" means all of it; above 100 prints an integer.

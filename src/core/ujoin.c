@@ -631,6 +631,16 @@ const char *ujoin_why_name(enum ujoin_why why)
 	return (unsigned int)why < UJOIN_WHY_MAX ? names[why] : "?";
 }
 
+enum ujoin_why ujoin_why_parse(const char *name)
+{
+	unsigned int w;
+
+	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
+		if (!strcmp(name, ujoin_why_name((enum ujoin_why)w)))
+			return (enum ujoin_why)w;
+	return UJOIN_OK;
+}
+
 void ujoin_free(struct ujoin *j)
 {
 	uint32_t i;

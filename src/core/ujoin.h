@@ -234,6 +234,15 @@ void ujoin_stats(const struct ujoin *j, struct ujoin_stats *st);
 const char *ujoin_why_name(enum ujoin_why why);
 
 /**
+ * ujoin_why_parse() - the reason ujoin_why_name() wrote, of a missing user
+ *	stack (not "ok")
+ * @name: the words
+ *
+ * Return: the reason, or 0 (UJOIN_OK) when @name is none of them.
+ */
+enum ujoin_why ujoin_why_parse(const char *name);
+
+/**
  * ujoin_free() - free the join; pending samples go to the drop callback,
  * pending records are discarded without being emitted
  * @j: the join, or NULL

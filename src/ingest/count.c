@@ -11,6 +11,8 @@
 #include "core/stack_table.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_priv.h"
+#include "kernel/stackmap.h"
+#include "sym/usym.h"
 
 /* @n frames of a kernel_stack record (and a user part after them) counted */
 void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
@@ -21,6 +23,10 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 	if (!st)
 		return;
 	if (fallback) {
+		/* a stack the map had no room for (deeper ones never go in it) */
+		if (!(st->flags & STACK_F_FALLBACK) &&
+		    usym_user_start(frames, n) <= STACKMAP_MAX_DEPTH)
+			ing->st.fallback_stacks++;
 		st->flags |= STACK_F_FALLBACK;
 		ing->st.fallbacks++;
 	}

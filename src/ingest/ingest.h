@@ -96,6 +96,7 @@ struct ingest_stats {
 	uint64_t orphans;
 	uint64_t bad_pages;
 	uint64_t fallbacks;
+	uint64_t fallback_stacks; /* distinct stacks among them the map could have held */
 	uint64_t unresolved;
 	uint64_t bad_ids;
 	uint64_t bytes;

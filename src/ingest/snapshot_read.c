@@ -405,17 +405,26 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 		} else if (!strcmp(k, "user_cut")) {
 			e = jr_bool(r, &st->user_cut);
 		} else if (!strcmp(k, "user_missing")) {
-			unsigned int w;
-
 			e = jr_need_string(r, where, "user_missing");
-			for (w = UJOIN_OK + 1; !e && w < UJOIN_WHY_MAX; w++)
-				if (!strcmp(r->s, ujoin_why_name((enum ujoin_why)w)))
-					break;
-			if (!e && w == UJOIN_WHY_MAX)
+			if (!e)
+				st->user_missing = (uint8_t)ujoin_why_parse(r->s);
+			if (!e && !st->user_missing)
 				e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
 					    where);
+		} else if (!strcmp(k, "user_cut_why")) {
+			static const char *const why[] = { "depth", "stack", "unwind", "memory" };
+			unsigned int i;
+
+			e = jr_need_string(r, where, "user_cut_why");
+			for (i = 0; !e && i < sizeof(why) / sizeof(why[0]); i++)
+				if (!strcmp(r->s, why[i]))
+					break;
+			if (!e && i == sizeof(why) / sizeof(why[0]))
+				e = jr_fail(r, -EBADMSG,
+					    "%s\"user_cut_why\" is not depth, stack, unwind or memory",
+					    where);
 			if (!e)
-				st->user_missing = (uint8_t)w;
+				st->user_cut_why = (uint8_t)i;
 		} else if (!strcmp(k, "trend")) {
 			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
 		} else if (!strcmp(k, "trend_weight")) {
@@ -473,13 +482,16 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
 		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
 			    STACK_MAX_DEPTH);
-	if (st->user_missing && (!st->uaddrs || st->nuser || st->tgid < 0))
-		return jr_fail(r, -EBADMSG, "%s\"user_missing\" with user frames or without \"tgid\"",
-			    where);
+	/* (and no cut mark: the separator and the mark are its two words) */
+	if (st->user_missing && (!st->uaddrs || st->nuser || st->user_cut || st->tgid < 0))
+		return jr_fail(r, -EBADMSG,
+			    "%s\"user_missing\" with user frames, a cut or without \"tgid\"", where);
 	if (!st->uaddrs) {
 		st->tgid = -1;
 		st->user_cut = false;
 	}
+	if (!st->user_cut)
+		st->user_cut_why = 0;
 	st->total = total;
 	st->delta = (uint32_t)delta;
 	return 0;

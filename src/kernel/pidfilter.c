@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/format.h"
 #include "core/log.h"
 #include "kernel/pidfilter.h"
+#include "kernel/state.h"
 #include "kernel/tfs.h"
 #include "kernel/tgid.h"
 #include "kernel/trace.h"
@@ -168,3 +170,36 @@ int pidfilter_setup(struct trace *t, char *err, size_t errsz)
 	return 0;
 }
 
+
+int pidfilter_exclude_self(struct trace *t)
+{
+	static const char *const files[] = { "set_event_notrace_pid", "set_ftrace_notrace_pid" };
+	char rel[160], pid[16];
+	unsigned int i;
+	int r, first = 0;
+
+	if (t->opts->show_self)
+		return 0;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		/* a private instance has a function tracer only with --function */
+		if (i == 1 && t->instance && !t->opts->nfunctions)
+			continue;
+		trace_path(t, rel, sizeof(rel), files[i]);
+		if (!tfs_exists(t->tfs, rel))
+			continue; /* kernels before 5.10 (events), 5.9 (functions) */
+		/* a private instance goes whole; at the top level the list is the user's */
+		r = t->instance ? tfs_write(t->tfs, rel, pid) : state_append_pid(t->state, rel, getpid());
+		if (r < 0 && i == 1 && (r == -EPERM || r == -EACCES || r == -ENODEV)) {
+			/* ftrace is off here (lockdown, kernel.ftrace_enabled=0): no
+			 * function tracer can trace stacktop either */
+			log_debug("%s: %s (no function tracing here)", rel, strerror(-r));
+		} else if (r < 0) {
+			log_warn("cannot add stacktop's pid to %s: %s; its own reads of tracefs may be traced",
+				 rel, strerror(-r));
+			if (!first)
+				first = r;
+		}
+	}
+	return first;
+}

@@ -29,4 +29,25 @@ struct trace;
  */
 int pidfilter_setup(struct trace *t, char *err, size_t errsz);
 
+/**
+ * pidfilter_exclude_self() - keep stacktop's own reads of tracefs out of
+ *	what the kernel records: its pid in set_event_notrace_pid and
+ *	set_ftrace_notrace_pid of the instance read (nothing with --show-self)
+ * @t: trace (before its events are enabled)
+ *
+ * In a private instance the pid is written (the instance goes on exit; its
+ * set_ftrace_notrace_pid only with --function: it has no function tracer
+ * otherwise). At
+ * the top level the lists are the user's: the pid is appended to what they
+ * hold and journaled (state_append_pid()), and exactly that pid is taken out
+ * again on exit, by the signal handlers, or by the next run's recovery
+ * after a SIGKILL. Without these files (kernels before 5.10) nothing
+ * happens: ingest still drops the pid's records.
+ *
+ * Return: 0, or the first -errno (said in a warning; not fatal). EPERM,
+ * EACCES or ENODEV on set_ftrace_notrace_pid (ftrace off: lockdown,
+ * kernel.ftrace_enabled=0) is no error: nothing can trace functions there.
+ */
+int pidfilter_exclude_self(struct trace *t);
+
 #endif /* STACKTOP_PIDFILTER_H */

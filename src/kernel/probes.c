@@ -174,15 +174,6 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz)
 		return fmt_error(err, errsz, r,
 				 "no traceable function matches '%s' (see available_filter_functions): %s",
 				 globs, strerror(-r));
-	if (!t->opts->show_self && !t->opts->tracefs) {
-		char pid[24];
-
-		/* stacktop's own reads of tracefs are traced too: not ours */
-		trace_path(t, rel, sizeof(rel), "set_ftrace_notrace_pid");
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (tfs_exists(t->tfs, rel))
-			trace_write(t, rel, pid);
-	}
 	trace_path(t, rel, sizeof(rel), "options/func_stack_trace");
 	r = trace_write(t, rel, "1");
 	if (r < 0)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "kernel/state.h"
 
 #define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
+#define SIG_EXTEND_MAX_MS 10000 /* what sig_stop_extend() may add, in all */
 #define SIG_POLL_MS  100 /* the watchdog looks for a stop signal nobody took */
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -136,10 +138,33 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
  */
 static pthread_t sig_main;
 static sem_t sig_ready; /* posted once the watchdog waits */
+static atomic_uint sig_extra_ms; /* asked for by sig_stop_extend(), not yet waited */
+
+void sig_stop_extend(unsigned int ms)
+{
+	atomic_fetch_add(&sig_extra_ms, ms);
+}
+
+void sig_hold_stops(sigset_t *old)
+{
+	sigset_t stops;
+	size_t i;
+
+	sigemptyset(&stops);
+	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
+		sigaddset(&stops, sig_stops[i]);
+	pthread_sigmask(SIG_BLOCK, &stops, old);
+}
+
+void sig_release_stops(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 static void *sig_watchdog(void *arg)
 {
 	struct timespec until, poll_ts = { 0, SIG_POLL_MS * 1000000L };
+	unsigned int extended;
 	struct sigaction dfl;
 	sigset_t stops;
 	size_t i;
@@ -164,6 +189,22 @@ static void *sig_watchdog(void *arg)
 	do
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 	while (r == EINTR);
+	/* the normal way out, done with tracefs, asked for more (sig_stop_extend()) */
+	for (extended = 0; extended < SIG_EXTEND_MAX_MS;) {
+		unsigned int ms = atomic_exchange(&sig_extra_ms, 0);
+
+		if (!ms)
+			break;
+		if (ms > SIG_EXTEND_MAX_MS - extended)
+			ms = SIG_EXTEND_MAX_MS - extended;
+		extended += ms;
+		until.tv_nsec += (long)(ms % 1000) * 1000000L;
+		until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		do
+			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+		while (r == EINTR);
+	}
 	/* still here: the normal path did not end the process in time */
 	sig = sig_stop;
 	if (sig_emergency_hook)

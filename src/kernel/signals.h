@@ -51,4 +51,33 @@ extern volatile sig_atomic_t sig_winch;
  */
 int sig_install(void (*emergency)(void));
 
+/**
+ * sig_stop_extend() - after a stop signal, the normal way out has undone
+ *	its changes to tracefs and needs @ms more to end (stacktop -- CMD:
+ *	the command's exit status is waited for): the watchdog waits that much
+ *	longer before it ends the process (SIG_EXTEND_MAX_MS, 10 s, in all)
+ * @ms: milliseconds
+ *
+ * Asked before the watchdog's 700 ms have passed, or it is too late.
+ */
+void sig_stop_extend(unsigned int ms);
+
+/**
+ * sig_hold_stops() - keep the stop signals from interrupting the calling
+ *	thread (a report being written: an EINTR midway would cut it)
+ * @old: where the thread's mask before is kept, for sig_release_stops()
+ *
+ * A stop signal sent meanwhile is taken by the watchdog, which sets
+ * sig_stop and ends the process SIG_GRACE_MS later if the thread is still
+ * held there (a reader that never reads): it cannot hang the run.
+ */
+void sig_hold_stops(sigset_t *old);
+
+/**
+ * sig_release_stops() - undo sig_hold_stops(); a stop signal held meanwhile
+ *	is delivered now (sig_stop is set)
+ * @old: the mask sig_hold_stops() kept
+ */
+void sig_release_stops(const sigset_t *old);
+
 #endif /* STACKTOP_SIGNALS_H */

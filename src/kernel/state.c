@@ -10,12 +10,17 @@
  *	W <hex of rel path> <hex of original value>
  *	D <hex of rel path>
  *	A <hex of rel path> <hex of the line to append on undo>
+ *	P <hex of rel path> <hex of a pid>
  *
  * 'A' undoes what cannot be undone by writing an old value back: a kprobe
  * event (`-:GROUP/EVENT` appended to kprobe_events; O_TRUNC there would
  * remove every probe) or a trigger (`!stacktrace` appended to the trigger
  * file). It is journaled before the change, so its undo may meet nothing
  * to remove (ENOENT, which counts as done).
+ *
+ * 'P' undoes a pid appended to a pid list (set_event_notrace_pid,
+ * set_ftrace_notrace_pid: stacktop's own pid, left out of the user's
+ * tracing). The undo of each kind is state_undo.c's.
  *
  * Hex keeps any byte of a path or a value on one line.
  */
@@ -39,6 +44,7 @@
 #include "core/log.h"
 #include "kernel/state.h"
 #include "kernel/state_priv.h"
+#include "kernel/state_undo.h"
 #include "kernel/tfs.h"
 
 #define STATE_MAX    256
@@ -157,7 +163,7 @@ static int state_save(struct state *st)
 	for (i = 0; i < st->n; i++) {
 		fprintf(f, "%c ", st->e[i].kind);
 		hex_put(f, st->e[i].rel);
-		if (st->e[i].kind == 'W' || st->e[i].kind == 'A') {
+		if (st->e[i].kind != 'D') {
 			fputc(' ', f);
 			hex_put(f, st->e[i].value);
 		}
@@ -358,6 +364,46 @@ int state_append(struct state *st, const char *rel, const char *line, const char
 	return r;
 }
 
+/* does the pid list @list (one a line, or "no pid") hold @pid? */
+static bool pid_list_has(const char *list, const char *pid)
+{
+	size_t n = strlen(pid);
+	const char *p = list;
+
+	while ((p = strstr(p, pid))) {
+		if ((p == list || p[-1] == '\n' || p[-1] == ' ') &&
+		    (p[n] == '\n' || p[n] == ' ' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int state_append_pid(struct state *st, const char *rel, int pid)
+{
+	char val[16], *cur = NULL;
+	int r;
+
+	snprintf(val, sizeof(val), "%d", pid);
+	r = tfs_read(st->tfs, rel, &cur, NULL);
+	if (r < 0)
+		return r;
+	/* already there (put by its owner): not ours to take out */
+	if (pid_list_has(cur, val)) {
+		free(cur);
+		return 0;
+	}
+	free(cur);
+	r = state_push(st, 'P', rel, val);
+	if (r < 0)
+		return r;
+	/* no O_TRUNC: the kernel adds the pid to what the list holds */
+	r = tfs_write_mode(st->tfs, rel, val, O_APPEND);
+	if (r < 0)
+		state_pop(st);
+	return r;
+}
+
 int state_mkdir(struct state *st, const char *rel)
 {
 	int r = state_push(st, 'D', rel, NULL);
@@ -378,37 +424,6 @@ const char *state_original(struct state *st, const char *rel)
 		if (st->e[i].kind == 'W' && !strcmp(st->e[i].rel, rel))
 			return st->e[i].value;
 	return NULL;
-}
-
-static int rmdir_retry(struct tfs *t, const char *rel)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	int r, tries;
-
-	/* readers of the instance may still be closing: EBUSY for a moment */
-	for (tries = 0; tries < 50; tries++) {
-		r = tfs_rmdir(t, rel);
-		if (r != -EBUSY)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	return r == -ENOENT ? 0 : r;
-}
-
-int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value)
-{
-	int r;
-
-	if (kind == 'D')
-		return rmdir_retry(t, rel);
-	if (kind == 'A') {
-		r = tfs_write_mode(t, rel, value, O_APPEND);
-		/* never made, or already gone with its instance */
-		return r == -ENOENT || r == -ENODEV ? 0 : r;
-	}
-	r = tfs_write(t, rel, value);
-	/* the instance it lived in is gone already: nothing to restore */
-	return r == -ENOENT ? 0 : r;
 }
 
 int state_restore(struct state *st)
@@ -569,6 +584,10 @@ void state_emergency_restore(void)
 			fd = tfs_rmdir(st->tfs, e->rel);
 			if (fd < 0 && fd != -ENOENT)
 				failed = 1;
+			continue;
+		}
+		if (e->kind == 'P') {
+			failed |= state_undo_one(st->tfs, e->kind, e->rel, e->value) < 0;
 			continue;
 		}
 		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));

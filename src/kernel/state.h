@@ -70,6 +70,23 @@ int state_write(struct state *st, const char *rel, const char *value);
 int state_append(struct state *st, const char *rel, const char *line, const char *undo);
 
 /**
+ * state_append_pid() - add @pid to a pid list (set_event_notrace_pid,
+ *	set_ftrace_notrace_pid: appended, as `>>` does, to what the list holds),
+ *	remembering to take exactly that pid out again
+ * @st: journal
+ * @rel: path relative to the tracefs root
+ * @pid: the pid
+ *
+ * A list that holds @pid already is left alone (its owner put it there).
+ * The undo reads the list and writes it back without @pid: the kernel has
+ * no write that removes one pid. A list of more than some 9000 pids (64 KiB)
+ * is not rewritten: the undo fails with -E2BIG and the journal is kept.
+ *
+ * Return: 0, or -errno from the kernel (the journal then forgets the entry).
+ */
+int state_append_pid(struct state *st, const char *rel, int pid);
+
+/**
  * state_mkdir() - create an instance directory that restore will remove
  * @st: journal
  * @rel: path relative to the tracefs root
@@ -135,6 +152,55 @@ void state_free(struct state *st);
  * Return: 0 or the first -errno met.
  */
 int state_recover(struct tfs *tfs, const char *rundir, int *ret_count);
+
+/* the longest text a state_note_fn is given, with its NUL */
+#define STATE_NOTE_MAX 400
+
+/**
+ * typedef state_note_fn - told what the recovery of a killed run undid
+ * @ctx: the caller's
+ * @pid: the killed run's pid
+ * @err: 0, or the first -errno met (what could not be undone stays
+ *       journaled for a later run)
+ * @what: what was undone, for a person, sanitized: "removed instance
+ *        stacktop.1234", "restored options/stackmap=0, tracing_on=1;
+ *        removed kprobe stacktop_1234/vfs_read"
+ */
+typedef void (*state_note_fn)(void *ctx, int pid, int err, const char *what);
+
+/**
+ * state_recover_noted() - state_recover(), telling what each journal undid
+ * @tfs: tracefs root
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @note: called once per journal undone (or that could not be undone but
+ *        for a refused root, which is warned about); may be NULL
+ * @ctx: its argument
+ * @ret_count: if not NULL, journals undone
+ *
+ * Return: as state_recover().
+ */
+int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note, void *ctx,
+			int *ret_count);
+
+/**
+ * state_recover_pid() - undo the journal of one stacktop once it is done
+ *	with it (the guardian, kernel/guard.h)
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @pid: the stacktop
+ * @note: told what was undone (may be NULL)
+ * @ctx: its argument
+ *
+ * A journal is its process's while that process holds <pid>.lock (from
+ * state_open() to state_free() or its death; its main path, its signal
+ * handlers and its threads share it between them). This call blocks until
+ * the kernel drops that lock, then claims the journal by rename as
+ * state_recover() does, so a later run recovering at the same time undoes
+ * it at most once between them, and undoes it on the root the journal
+ * names (tfs_open(): the same checks as --tracefs).
+ *
+ * Return: 1 when a journal was undone, 0 when there was none, -errno.
+ */
+int state_recover_pid(const char *rundir, int pid, state_note_fn note, void *ctx);
 
 /**
  * state_pid_is_stacktop() - whether @pid is a running stacktop process

@@ -9,14 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct tfs;
-
 #define STATE_RUNDIR "/run/stacktop"
 #define STATE_MAX    256
 
 /* one change journaled */
 struct state_entry {
-	char kind; /* 'W', 'D' or 'A' */
+	char kind; /* 'W', 'D', 'A' or 'P' */
 	char *rel;
 	char *value;
 };
@@ -25,7 +23,5 @@ struct state_entry {
 int state_dir_open(const char *rundir, bool create);
 /* the bytes a journal's hex field @h (@len digits) stands for, malloc'd; NULL if bad */
 char *state_hex_get(const char *h, size_t len);
-/* undo one journal entry (@kind 'W', 'D' or 'A') in @t; 0 or -errno */
-int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value);
 
 #endif /* STACKTOP_STATE_PRIV_H */

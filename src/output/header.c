@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/format.h"
 #include "core/stack_table.h"
@@ -107,6 +108,122 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 	fputc('\n', f);
 }
 
+/* "18:52:03": the time of day of @when, local */
+static void head_clock(char *buf, size_t size, int64_t when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		snprintf(buf, size, "%lld", (long long)when);
+}
+
+/* "52%" of @drops among the events, "-" with none */
+static void head_share(char *buf, size_t size, uint64_t successes, uint64_t drops)
+{
+	double p = stackmap_fallback_pct(successes, drops);
+
+	if (p < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.0f%%", p);
+}
+
+/*
+ * The map's pool (stackmap and passive modes): how full, how fast it fills
+ * and when it will be full at that rate, since when it is full, what share
+ * of the events falls back to full stacks, what the map saves before and
+ * after; when it is full or will be within STACKMAP_WARN_SEC, a second
+ * line says what to do.
+ */
+static void head_pool_lines(FILE *f, const struct session_stats *st)
+{
+	const struct stackmap_health *h = &st->health;
+	char g[16], t[16] = "", clk[16], in[16], run[16];
+	const char *room;
+	double before = 0, after = 0;
+	int split;
+
+	if (!h->known || !st->have_map_stat)
+		return;
+	fputs("map pool: ", f);
+	if (h->capacity)
+		fprintf(f, "%llu of %llu entries (%.0f%%)", (unsigned long long)h->entries,
+			(unsigned long long)h->capacity,
+			100.0 * (double)h->entries / (double)h->capacity);
+	else
+		fprintf(f, "%llu entries (of a pool this kernel does not size)",
+			(unsigned long long)h->entries);
+	fmt_rate(g, sizeof(g), h->growth);
+	if (h->full) {
+		head_clock(clk, sizeof(clk), h->full_since);
+		fmt_duration(t, sizeof(t), h->full_for);
+		if (h->full_at_start)
+			fprintf(f, "; FULL since stacktop started (%s, %s ago)", clk, t);
+		else
+			fprintf(f, "; FULL since %s (%s ago)", clk, t);
+		if (h->growth_before > 0) {
+			fmt_rate(g, sizeof(g), h->growth_before);
+			fprintf(f, ", after growing %s/s", g);
+		}
+		if (h->fell_back) {
+			fprintf(f, "; %llu stacks wanted in, %llu of them found no room",
+				(unsigned long long)h->demand, (unsigned long long)h->fell_back);
+			if (h->growth > 0) {
+				fmt_rate(g, sizeof(g), h->growth);
+				fprintf(f, " (+%s/s)", g);
+			}
+		}
+	} else if (h->growth < 0) {
+		fputs("; growth not measured yet", f);
+	} else if (h->growth == 0 || !h->capacity) {
+		fprintf(f, h->growth == 0 ? "; not growing" : "; growing %s/s", g);
+	} else {
+		fmt_duration(t, sizeof(t), h->eta);
+		fprintf(f, "; %sgrowing %s/s: full in %s at this rate", h->warn ? "WARNING: " : "",
+			g, t);
+	}
+	if (h->full || h->drops_run) {
+		head_share(in, sizeof(in), h->successes_delta, h->drops_delta);
+		head_share(run, sizeof(run), h->successes_run, h->drops_run);
+		fprintf(f, "; events falling back to full stacks: %s in the interval (%llu drops), %s since start (%llu)",
+			in, (unsigned long long)h->drops_delta, run,
+			(unsigned long long)h->drops_run);
+	}
+	split = session_map_saves_split(st, &before, &after);
+	if (split & 1)
+		fprintf(f, "; map saves %.0f%% before it filled", before);
+	if (split & 2)
+		fprintf(f, "%s%.0f%% since", split & 1 ? ", " : "; map saves ", after);
+	fputc('\n', f);
+	if (!h->warn)
+		return;
+	fputs("map advice: ", f);
+	if (h->full)
+		fputs("the map is full: every new stack costs a full kernel_stack record in the ring buffer. ",
+		      f);
+	else
+		fprintf(f, "at this rate the map is full in %s. ", t);
+	if (st->mode == SESSION_PASSIVE)
+		fputs("It belongs to the tool that records (r only rebases stacktop's counts): writing 0 to stack_map with tracing off empties it",
+		      f);
+	else
+		fputs("r on the screen (--reset-first at start) empties it and restarts the counts", f);
+	if (!h->bits_advice) {
+		fputs("\n", f);
+		return;
+	}
+	room = h->settled ? "and a minute more at this rate" :
+			    "twice over (the rate is not measured over 10 s yet)";
+	if (h->advice_short)
+		fprintf(f, "; even ftrace_stackmap.bits=%u (%llu entries, the kernel's maximum) would not hold the %llu stacks seen %s\n",
+			h->bits_advice, 1ULL << h->bits_advice, (unsigned long long)h->demand, room);
+	else
+		fprintf(f, "; for room, boot with ftrace_stackmap.bits=%u (2^%u = %llu entries, against %llu now) to hold the %llu stacks seen %s\n",
+			h->bits_advice, h->bits_advice, 1ULL << h->bits_advice,
+			(unsigned long long)h->capacity, (unsigned long long)h->demand, room);
+}
+
 void report_head_print(FILE *f, const struct report_head *h, const struct report_opts *o,
 		       int iteration, const struct rank_summary *sum, const char *event)
 {
@@ -161,6 +278,8 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 			(unsigned long long)st->unresolved, (unsigned long long)st->bad_ids,
 			st->generation, st->stackmap_on ? "on" : "off");
 	}
+	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE)
+		head_pool_lines(f, st);
 	if (session_ringbuf_saving(st, &rb)) {
 		if (st->mode == SESSION_STACKMAP)
 			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",

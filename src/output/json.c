@@ -100,6 +100,61 @@ static void json_ringbuf(FILE *f, const struct session_stats *st)
 	fputc('}', f);
 }
 
+/* a number, or null when @known is false */
+static void json_num(FILE *f, const char *key, bool known, double v)
+{
+	if (known)
+		fprintf(f, ",\"%s\":%.2f", key, v);
+	else
+		fprintf(f, ",\"%s\":null", key);
+}
+
+/* the map's pool (issue 20): fill, growth, since when full, fallbacks, advice */
+static void json_pool(FILE *f, const struct session_stats *st)
+{
+	const struct stackmap_health *h = &st->health;
+	double before = 0, after = 0, fi, fr;
+	int split;
+
+	if (!h->known)
+		return;
+	fi = stackmap_fallback_pct(h->successes_delta, h->drops_delta);
+	fr = stackmap_fallback_pct(h->successes_run, h->drops_run);
+	split = session_map_saves_split(st, &before, &after);
+	fprintf(f, ",\"pool\":{\"full\":%s,\"warn\":%s,\"demand\":%llu,\"fell_back\":%llu",
+		h->full ? "true" : "false", h->warn ? "true" : "false",
+		(unsigned long long)h->demand, (unsigned long long)h->fell_back);
+	json_num(f, "fill_pct", h->capacity > 0,
+		 h->capacity ? 100.0 * (double)h->entries / (double)h->capacity : 0);
+	json_num(f, "growth_per_sec", h->growth >= 0, h->growth);
+	json_num(f, "full_in_sec", h->eta >= 0, h->eta);
+	if (h->full)
+		fprintf(f, ",\"full_since\":%lld,\"full_for_sec\":%.2f,\"full_at_start\":%s",
+			(long long)h->full_since, h->full_for, h->full_at_start ? "true" : "false");
+	else
+		fputs(",\"full_since\":null,\"full_for_sec\":null,\"full_at_start\":false", f);
+	json_num(f, "growth_before_full", h->full && h->growth_before >= 0, h->growth_before);
+	fprintf(f, ",\"interval\":{\"successes\":%llu,\"drops\":%llu",
+		(unsigned long long)h->successes_delta, (unsigned long long)h->drops_delta);
+	json_num(f, "fallback_pct", fi >= 0, fi);
+	fprintf(f, "},\"since_start\":{\"successes\":%llu,\"drops\":%llu",
+		(unsigned long long)h->successes_run, (unsigned long long)h->drops_run);
+	json_num(f, "fallback_pct", fr >= 0, fr);
+	fputc('}', f);
+	json_num(f, "saves_before_full_pct", split & 1, before);
+	json_num(f, "saves_since_full_pct", split & 2, after);
+	if (h->bits)
+		fprintf(f, ",\"bits\":%u", h->bits);
+	else
+		fputs(",\"bits\":null", f);
+	if (h->bits_advice)
+		fprintf(f, ",\"advice_bits\":%u,\"advice_short\":%s", h->bits_advice,
+			h->advice_short ? "true" : "false");
+	else
+		fputs(",\"advice_bits\":null,\"advice_short\":false", f);
+	fputc('}', f);
+}
+
 static void json_view(FILE *f, struct session *s, const struct report_opts *o)
 {
 	const struct rank_opts *r = &o->rank;
@@ -202,7 +257,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
-		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
+		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"lost_delta\":%llu,"
+		"\"overrun_delta\":%llu,\"dropped_delta\":%llu,\"records\":%llu,"
+		"\"records_delta\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
@@ -210,6 +267,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)sum->total, (unsigned long long)sum->delta,
 		(unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
+		(unsigned long long)st->lost_delta, (unsigned long long)st->overrun_delta,
+		(unsigned long long)st->dropped_delta, (unsigned long long)st->records,
+		(unsigned long long)st->records_delta,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",
@@ -257,14 +317,17 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 			fprintf(f, ",\"group\":{\"depth\":%u,\"function\":%s}", depth,
 				func ? "true" : "false");
 	}
-	if (st->have_map_stat)
+	if (st->have_map_stat) {
 		fprintf(f,
 			",\"map\":{\"entries\":%llu,\"capacity\":%llu,\"table_size\":%llu,"
-			"\"successes\":%llu,\"drops\":%llu,\"success_rate\":%d}",
+			"\"successes\":%llu,\"drops\":%llu,\"success_rate\":%d",
 			(unsigned long long)st->map.entries, (unsigned long long)st->map.capacity,
 			(unsigned long long)st->map.table_size,
 			(unsigned long long)st->map.successes, (unsigned long long)st->map.drops,
 			st->map.success_rate);
+		json_pool(f, st);
+		fputc('}', f);
+	}
 }
 
 /*
@@ -275,7 +338,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 {
 	struct usym *u = ksym_usym(ks);
 	uint64_t none = usym_stack_none(sk->ips, sk->depth);
-	bool cut = false, any = false;
+	uint64_t cut = 0;
+	bool any = false;
 	unsigned int j;
 
 	if (none) {
@@ -289,8 +353,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		uint32_t tgid;
 		char fr[320];
 
-		if (sk->ips[j] == USYM_CUT) {
-			cut = true;
+		if (usym_is_cut(sk->ips[j])) {
+			cut = sk->ips[j];
 			continue;
 		}
 		if (u)
@@ -303,6 +367,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		any = true;
 	}
 	fprintf(f, "],\"user_cut\":%s", cut ? "true" : "false");
+	if (cut)
+		fprintf(f, ",\"user_cut_why\":\"%s\"", usym_cut_why(cut));
 }
 
 /*

@@ -161,6 +161,18 @@ static void report_hist(FILE *f, struct session *s, const struct stack *sk)
 	}
 }
 
+/*
+ * A table cell: @src cut to @width display columns (a long one ends in '~',
+ * fmt_fit()), padded to them, and a blank: the next column never moves
+ */
+static void text_cell(FILE *f, const char *src, int width)
+{
+	char buf[256];
+	int cols = fmt_fit(buf, sizeof(buf), src, width);
+
+	fprintf(f, "%s%*s ", buf, cols < width ? width - cols : 0, "");
+}
+
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
 	struct stack_table *t = session_table(s);
@@ -235,9 +247,12 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		} else {
 			snprintf(who, sizeof(who), "-");
 		}
-		fprintf(f, "%4zu %-11s %7s %8s %6s %7s %-24s %-22s ", i + 1, ids, hits, total,
-			pct, rate, top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-",
-			who);
+		/* a long name (ftrace:function __x64_sys_newfstatat) is cut, never
+		 * pushing the columns after it: whole in the expanded stacks below */
+		fprintf(f, "%4zu %-11s %7s %8s %6s %7s ", i + 1, ids, hits, total, pct, rate);
+		text_cell(f, top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-",
+			  24);
+		text_cell(f, who, 22);
 		if (origins) {
 			char org[40];
 			bool more;
@@ -245,7 +260,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 
 			snprintf(org, sizeof(org), "%s%s", og >= 0 ? session_origin(s, (unsigned int)og) : "-",
 				 more ? "+" : "");
-			fprintf(f, "%-16s ", org);
+			text_cell(f, org, 16);
 		}
 		fprintf(f, "%s%s\n", leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
 	}
@@ -257,11 +272,22 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		char ids[32], dv[48], tv[48];
 		unsigned int j;
 
+		struct stack_top top_of;
+		const char *name;
+		char ev[512];
+
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
 		expand_amount(dv, sizeof(dv), rows[i].delta, unit);
 		expand_amount(tv, sizeof(tv), rows[i].total, unit);
-		fprintf(f, "\n#%zu  %s %s  total %s  depth %u  ids %s%s%s%s\n", i + 1,
-			o->rank.weight ? session_weight_name(s) : "hits", dv, tv, sk->depth, ids, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
+		/* its event whole, as the table's EVENT column may have cut it */
+		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
+		if (top_of.event < 0 && o->delta)
+			stack_top_of(t, sk, false, &o->rank, &top_of);
+		name = top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-";
+		fmt_sanitize(ev, sizeof(ev), name, strlen(name));
+		fprintf(f, "\n#%zu  %s %s  total %s  depth %u  ids %s  event %s%s%s%s\n", i + 1,
+			o->rank.weight ? session_weight_name(s) : "hits", dv, tv, sk->depth, ids, ev,
+			sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
 			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]" : "",
 			sk->flags & STACK_F_CUT ? "  [cut]" : "");
 		for (j = 0; j < sk->depth; j++) {

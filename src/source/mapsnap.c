@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ingest/ingest.h"
 #include "sym/ksym.h"
@@ -27,6 +28,52 @@ void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing,
 	m->ksym = ksym;
 	m->stats = stats;
 	m->count_refs = count_refs;
+	stackmap_watch_reset(&m->watch);
+}
+
+static double mono_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* a read of stack_map_stat into the map's health (a new base after a reset) */
+static void health_stat(struct mapsnap *m, const struct stackmap_stat *st, bool fresh)
+{
+	if (fresh) {
+		stackmap_watch_reset(&m->watch);
+		m->fb_base = ingest_stats(m->ing)->fallback_stacks;
+	}
+	stackmap_watch_stat(&m->watch, st, mono_sec(), (int64_t)time(NULL));
+	m->stats->health = m->watch.h;
+}
+
+void mapsnap_health_rebase(struct mapsnap *m)
+{
+	stackmap_watch_rebase(&m->watch);
+	m->fb_base = ingest_stats(m->ing)->fallback_stacks;
+	m->stats->health = m->watch.h;
+}
+
+void mapsnap_health_mark(struct mapsnap *m)
+{
+	const struct ingest_stats *is = ingest_stats(m->ing);
+	struct stackmap_rb rb = { is->sized_records, is->sized_bytes, is->alt_bytes };
+
+	stackmap_watch_mark(&m->watch, &rb);
+}
+
+void mapsnap_health_tick(struct mapsnap *m)
+{
+	const struct ingest_stats *is = ingest_stats(m->ing);
+	struct stackmap_rb rb = { is->sized_records, is->sized_bytes, is->alt_bytes };
+
+	stackmap_watch_tick(&m->watch, mono_sec(),
+			    is->fallback_stacks >= m->fb_base ? is->fallback_stacks - m->fb_base : 0,
+			    &rb);
+	m->stats->health = m->watch.h;
 }
 
 void mapsnap_fini(struct mapsnap *m)
@@ -170,6 +217,8 @@ int mapsnap_stat_check(struct mapsnap *m)
 	    (st.successes < m->stats->map.successes || st.entries < m->stats->map.entries ||
 	     st.drops < m->stats->map.drops))
 		reset = 1;
+	/* a first read, or the first after a reset (ours clears have_map_stat) */
+	health_stat(m, &st, reset || !m->stats->have_map_stat);
 	m->stats->map = st;
 	m->stats->have_map_stat = true;
 	/* ids are slots of the table: anything at or above it is damage */

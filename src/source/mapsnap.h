@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/stackmap_health.h"
+
 struct ingest;
 struct ksym;
 struct session_stats;
@@ -39,6 +41,9 @@ struct tfs;
  * @discard_ids: the ring buffer holds ids of an unknown generation (an
  *               old-ABI map was reset under it): drop, do not resolve
  * @old_abi: v1-v3 map: its 64-frame truncation merges stacks
+ * @watch: the map's health, from every stack_map_stat read (copied to
+ *         @stats->health)
+ * @fb_base: ingest's fallback_stacks when @watch started (its generation)
  */
 struct mapsnap {
 	struct tfs *tfs;
@@ -54,6 +59,8 @@ struct mapsnap {
 	bool old_abi;
 	struct stackmap_names *names; /* saved-map frames kallsyms does not know, or NULL */
 	uint64_t named_frames;        /* frames interned in @names */
+	struct stackmap_watch watch;
+	uint64_t fb_base;
 };
 
 /**
@@ -96,6 +103,28 @@ int mapsnap_load_file(struct mapsnap *m, const char *path);
  * (somebody reset it), 0 when not, -errno.
  */
 int mapsnap_stat_check(struct mapsnap *m);
+
+/**
+ * mapsnap_health_mark() - every record read so far is sized (the start of a
+ *	drain): what the map saved up to here counts as before the pool filled
+ *	if the next reads find it full (stackmap_watch_mark())
+ * @m: reader
+ */
+void mapsnap_health_mark(struct mapsnap *m);
+
+/**
+ * mapsnap_health_tick() - close the interval of the map's health (its
+ *	deltas, growth rate, time until full, advice) into the counters
+ * @m: reader (after its tick's mapsnap_stat_check())
+ */
+void mapsnap_health_tick(struct mapsnap *m);
+
+/**
+ * mapsnap_health_rebase() - the map's counts since start begin again here
+ *	(passive mode's r rebases stacktop's counts; the map stays as it is)
+ * @m: reader
+ */
+void mapsnap_health_rebase(struct mapsnap *m);
 
 /**
  * mapsnap_new_generation() - forget every id of the old generation

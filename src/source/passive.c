@@ -52,6 +52,7 @@ static int passive_tick(struct source *src)
 	m->read_this_drain = false;
 	mapsnap_read(m); /* the session adds what it counted after the tick */
 	mapsnap_stat_check(m);
+	mapsnap_health_tick(m);
 	return 0;
 }
 
@@ -62,6 +63,8 @@ static int passive_reset(struct source *src)
 
 	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
+	/* the pool's successes, drops and fallback share since the r, too */
+	mapsnap_health_rebase(src->priv);
 	return 0;
 }
 

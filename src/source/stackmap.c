@@ -19,6 +19,7 @@
 #include "ingest/ingest.h"
 #include "kernel/events.h"
 #include "kernel/evfmt.h"
+#include "kernel/pidfilter.h"
 #include "kernel/probes.h"
 #include "kernel/state.h"
 #include "kernel/tfs.h"
@@ -45,6 +46,12 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	mapsnap_init(&m->map, s->tr.tfs, s->ing, s->table, s->tr.ksym, &s->stats, false);
 	if (s->tr.fmt->stackid_type < 0)
 		return fmt_error(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	/*
+	 * stacktop's own reads of tracefs run through whatever the user traces
+	 * at the top level (a function tracer on vfs_*: its every read() is
+	 * an event): its pid joins the user's notrace lists, before the events
+	 */
+	pidfilter_exclude_self(&s->tr);
 	r = events_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
@@ -101,6 +108,7 @@ static int stackmap_drain(struct source *src, struct drain_budget *budget)
 	int pages;
 
 	m->map.read_this_drain = false;
+	mapsnap_health_mark(&m->map); /* the last drain's ids are resolved */
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
 	budget->more = false;
@@ -119,6 +127,7 @@ static int stackmap_tick(struct source *src)
 	cpubufs_read_stats(&m->bufs, src->ctx);
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
+	mapsnap_health_tick(&m->map);
 	return 0;
 }
 
@@ -178,6 +187,7 @@ static int stackmap_reset(struct source *src)
 		}
 		m->map.discard_ids = more;
 		mapsnap_new_generation(&m->map);
+		cpubufs_zero_stats(&m->bufs);
 		s->host.zero_counts(s->host.host);
 	}
 	if (was_on) {

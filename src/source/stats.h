@@ -15,6 +15,7 @@
 #include "core/opts.h"
 #include "core/ujoin.h"
 #include "kernel/stackmap.h"
+#include "kernel/stackmap_health.h"
 
 /* what a weight counts, from the field's name */
 enum session_unit {
@@ -63,6 +64,7 @@ struct session_stats {
 	uint64_t events;            /* stack-carrying events counted */
 	uint64_t events_delta;
 	uint64_t records;           /* ring-buffer records read */
+	uint64_t records_delta;     /* ... in the last interval (what lost_delta is out of) */
 	uint64_t lost;              /* missed events from page headers */
 	uint64_t lost_delta;
 	uint64_t overrun;           /* per_cpu/cpuN/stats overrun, summed */
@@ -86,6 +88,7 @@ struct session_stats {
 	bool stackmap_on;           /* options/stackmap (stackmap kernels) */
 	bool have_map_stat;
 	struct stackmap_stat map;   /* valid when have_map_stat */
+	struct stackmap_health health; /* the map's pool: fill, growth, since when full (health.known) */
 	int map_abi;                /* 1-4 when known from the files, else 0 */
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
@@ -163,6 +166,38 @@ static inline bool session_ringbuf_saving(const struct session_stats *st,
 	else
 		rb->saving_pct = 100.0 * (b - a) / (double)st->rb_bytes;
 	return true;
+}
+
+/**
+ * session_map_saves_split() - stackmap mode: what the map saved in the
+ *	ring buffer before its pool filled, and since (the same measure as
+ *	session_ringbuf_saving()'s saving_pct)
+ * @st: stats
+ * @before: percent before it filled, when the return has bit 1
+ * @after: percent since, when the return has bit 2
+ *
+ * Return: 0 when the pool is not full (or the mode has no saving); bit 1:
+ * @before is known (not when it was full at start), bit 2: @after is.
+ */
+static inline int session_map_saves_split(const struct session_stats *st, double *before,
+					  double *after)
+{
+	const struct stackmap_rb *f = &st->health.rb_at_full;
+	int r = 0;
+
+	if (st->mode != SESSION_STACKMAP || !st->health.full)
+		return 0;
+	if (!st->health.full_at_start && f->records && f->alt) {
+		*before = 100.0 * ((double)f->alt - (double)f->bytes) / (double)f->alt;
+		r |= 1;
+	}
+	if (st->sized_records > f->records && st->alt_bytes > f->alt) {
+		double a = (double)(st->alt_bytes - f->alt), b = (double)(st->sized_bytes - f->bytes);
+
+		*after = 100.0 * (a - b) / a;
+		r |= 2;
+	}
+	return r;
 }
 
 #endif /* STACKTOP_STATS_H */

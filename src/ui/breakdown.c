@@ -161,13 +161,69 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	hmap_done(&m.org);
 }
 
-void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *nd)
+/* display columns of @s (sanitized, as ui_put() shows it) */
+static int bd_cols(const char *s)
+{
+	char b[512];
+
+	return fmt_fit(b, sizeof(b), s, 511);
+}
+
+/*
+ * Where the columns go (@x) and how wide they are (@wd, the blank after
+ * included): a third (a quarter with origins) each, but a column that
+ * needs less lends the rest, first to the events, so that a long event
+ * name (ftrace:function __x64_sys_newfstatat) is shown whole, then to
+ * comm(pid).
+ */
+static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int ncol, int *x,
+		       int *wd)
+{
+	int need[4] = { 0, 0, 0, 0 }, i, w = (ui->cols - 2) / ncol, slack = 0, give;
+
+	for (i = 0; i < rows && i < bd->nev; i++) {
+		int n = 14 + bd_cols(session_event(ui->s, (unsigned int)bd->ev[i].key)) + 1;
+
+		need[0] = n > need[0] ? n : need[0];
+	}
+	for (i = 0; i < rows && i < bd->npid; i++) {
+		/* "%6s %5s%% wall " and "comm(pid)" */
+		int n = 19 + bd_cols(bd->comms[i]) + snprintf(NULL, 0, "(%ld)", bd->pid[i].key) + 1;
+
+		need[1] = n > need[1] ? n : need[1];
+	}
+	for (i = 0; i < rows && i < bd->ncpu; i++) {
+		int n = 14 + snprintf(NULL, 0, "cpu%ld", bd->cpu[i].key) + 1;
+
+		need[2] = n > need[2] ? n : need[2];
+	}
+	need[3] = w; /* origins: their share */
+	for (i = 0; i < ncol; i++)
+		wd[i] = w;
+	for (i = 1; i < ncol; i++) {
+		if (need[i] < wd[i]) {
+			slack += wd[i] - need[i];
+			wd[i] = need[i];
+		}
+	}
+	give = need[0] > wd[0] ? need[0] - wd[0] : 0;
+	if (give > slack)
+		give = slack;
+	wd[0] += give;
+	wd[1] += slack - give;
+	x[0] = 1;
+	for (i = 1; i < ncol; i++)
+		x[i] = x[i - 1] + wd[i - 1];
+}
+
+void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
+		    const struct tnode *nd)
 {
 	bool tree = ui->view == UI_VIEW_TREE;
 	struct breakdown *bd = ui->sv.bd;
 	/* snapshots of several files (-r): a fourth column, by origin */
 	bool origins = session_norigins(ui->s) > 1;
-	int rows = ui->bd_h - 1, i, w, x[4], ncol = origins ? 4 : 3;
+	int rows = ui->bd_h - 1, i, x[4], wd[4], ncol = origins ? 4 : 3;
 	char buf[256], n1[16], pct[16];
 	attr_t t = ui_attr(ui, UC_COLTITLE);
 
@@ -194,9 +250,9 @@ void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *n
 	if (st)
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
-			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
-									  st->ips[ui_stack_skip(ui, st)])) :
-				     "?",
+			 frame < st->depth ?
+				 symcache_name(ui->syms, symcache_id(ui->syms, st->ips[frame])) :
+				 "?",
 			 ui->delta ? "interval" : "total", n1, st->depth,
 			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
@@ -207,9 +263,7 @@ void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *n
 			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
 			 ui->delta ? "interval" : "total", n1, bd->nstacks, origins ? ", origin" : "");
 	ui_put(ui->bd_y, 0, ui->cols, t, buf);
-	w = (ui->cols - 2) / ncol;
-	for (i = 0; i < ncol; i++)
-		x[i] = 1 + i * w;
+	bd_columns(ui, bd, rows, ncol, x, wd);
 	if (!bd->sum)
 		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
@@ -219,7 +273,7 @@ void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *n
 			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_event(ui->s, (unsigned int)bd->ev[i].key));
-			ui_put(ui->bd_y + 1 + i, x[0], w - 1, ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->bd_y + 1 + i, x[0], wd[0] - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->npid) {
 			bool wall;
@@ -231,13 +285,13 @@ void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *n
 				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
 				 bd->comms[i], bd->pid[i].key);
-			ui_put(ui->bd_y + 1 + i, x[1], w - 1, ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->bd_y + 1 + i, x[1], wd[1] - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {
 			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
-			ui_put(ui->bd_y + 1 + i, x[2], origins ? w - 1 : ui->cols - x[2],
+			ui_put(ui->bd_y + 1 + i, x[2], origins ? wd[2] - 1 : ui->cols - x[2],
 			       ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (origins && i < bd->norg) {

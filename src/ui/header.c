@@ -55,7 +55,7 @@ int ui_header_lines(const struct ui *ui)
 {
 	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 
-	return map ? 4 : 3;
+	return map ? 5 : 3;
 }
 
 const char *const rank_key_name[RANK_KEY_MAX] = {
@@ -124,12 +124,17 @@ void ui_draw_header(struct ui *ui)
 	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 
-	/* line 2: the kernel map (stackmap and passive modes) */
-	if (ui_header_lines(ui) == 4) {
+	/* lines 2 and 3: the kernel map and its pool (stackmap and passive modes) */
+	if (ui_header_lines(ui) == 5) {
 		y = 2;
 		move(y, 0);
 		clrtoeol();
 		n = uifmt_header_map(&ui->head.st, segs, 16);
+		ui_draw_segs(ui, y, 1, ui->cols, segs, n);
+		y = 3;
+		move(y, 0);
+		clrtoeol();
+		n = uifmt_header_pool(&ui->head.st, segs, 16);
 		ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 	}
 
@@ -189,7 +194,11 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
-	if (ui->head.st.targets_gone) {
+	if (ui->cmd_done) {
+		/* -- CMD: how it ended; the view is its last */
+		seg_set(&segs[n], "cmd", ui->cmd_what);
+		segs[n++].alert = true;
+	} else if (ui->head.st.targets_gone && !ui->opts.child_ended) {
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		seg_set(&segs[n], "-p", "all exited");
 		segs[n++].alert = true;

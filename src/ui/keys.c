@@ -65,7 +65,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'I' }, "I", ACT_INVERT, "invert the sort order" },
 
 	{ "Kernel", { 'r' }, "r", ACT_RESET,
-	  "reset the stack map and counts (press twice; stacks mode: counts only)" },
+	  "reset the stack map and counts (press twice; empties a full map pool; stacks mode: counts only)" },
 	{ NULL, { 's' }, "s", ACT_STACKMAP, "toggle the kernel stackmap option" },
 	{ NULL, { 'F' }, "F", ACT_KFILTER,
 	  "edit the kernel filter of the selected event (f's pick, else the selected stack's main event; empty: none)" },

@@ -58,6 +58,14 @@ static const char *const help_tail[] = {
 	"  fallbacks   full kernel_stack records (map full, stack too deep)",
 	"  unresolved  ids read that the map did not contain",
 	"  gen         the map generation: one more at every reset",
+	"Pool line (stackmap, passive): in the alert colour when the map is",
+	"full, or full within 5 minutes at a rate measured over 10 s",
+	"  pool        how full: % and entries/capacity; FULL since when, how long",
+	"  growth      new stacks per second      full in  when, at that rate",
+	"  fallback    events falling back to full stacks: now, since start",
+	"  fix         r empties the map; boot ftrace_stackmap.bits=N: 2^N entries",
+	"  saves       what the map saved before it filled, and since",
+	"  no room     distinct stacks the full map had no room for",
 	"View line",
 	"  view        stacks (the ranked list) or tree (t)",
 	"  sort        the sort column, desc or asc",
@@ -526,6 +534,31 @@ static int prompt_changed(struct ui *ui)
 	}
 }
 
+/*
+ * The kernel refused the filter typed: what was typed after the Enter is
+ * not keys (a paste of "filter\nmore", keys typed ahead while the kernel
+ * parsed: q would quit, x clear the view): it is dropped, and the prompt
+ * opens again on the refused text, to be fixed (Esc leaves it), the
+ * kernel's reason beside it.
+ */
+static void kfilter_refused(struct ui *ui, unsigned int ev, const char *why)
+{
+	const char *name = session_event(ui->s, ev), *reason = strstr(why, name);
+	char text[sizeof(ui->input)];
+
+	ui_status(ui, true, "%s", why);
+	flushinp();
+	snprintf(text, sizeof(text), "%s", ui->input);
+	prompt_open(ui, PR_KFILTER, text);
+	ui->prompt_fresh = false; /* typing edits the text, not replaces it */
+	/* "the kernel refused the filter 'X' on SYS:EV: REASON": REASON beside X */
+	if (reason && !strncmp(reason + strlen(name), ": ", 2))
+		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "refused: %s",
+			 reason + strlen(name) + 2);
+	else
+		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "%s", why);
+}
+
 static int prompt_done(struct ui *ui, bool accept)
 {
 	enum ui_prompt p = ui->prompt;
@@ -609,9 +642,11 @@ static int prompt_done(struct ui *ui, bool accept)
 		unsigned int ev = (unsigned int)ui->kfilter_event;
 
 		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
-		if (err < 0)
-			ui_status(ui, true, "%s", why);
-		else if (ui->input[0] && strcmp(ui->input, "0"))
+		if (err < 0) {
+			kfilter_refused(ui, ev, why);
+			return R_REDRAW;
+		}
+		if (ui->input[0] && strcmp(ui->input, "0"))
 			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
 				  session_event(ui->s, ev), ui->input);
 		else

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/format.h"
 #include "session/session.h"
@@ -466,4 +467,107 @@ int uifmt_spark(char *buf, size_t size, const uint64_t *v, int n, int width, boo
 		cols++;
 	}
 	return cols;
+}
+
+/* "52%" of @drops among the events, "-" with none */
+static void pool_share(char *buf, size_t size, uint64_t successes, uint64_t drops)
+{
+	double p = stackmap_fallback_pct(successes, drops);
+
+	if (p < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.0f%%", p);
+}
+
+int uifmt_header_pool(const struct session_stats *st, struct uifmt_seg *segs, int max)
+{
+	const struct stackmap_health *h = &st->health;
+	struct uifmt_seg *sg;
+	char a[16], b[16], c[16];
+	double before = 0, after = 0;
+	int n = 0, i, split;
+
+	if (st->mode != SESSION_STACKMAP && st->mode != SESSION_PASSIVE)
+		return 0;
+	if (!h->known || !st->have_map_stat) {
+		if ((sg = seg_add(segs, &n, max, "pool")))
+			snprintf(sg->value, sizeof(sg->value), "no stats");
+		return n;
+	}
+	if (h->full) {
+		time_t t = (time_t)h->full_since;
+		struct tm tm;
+
+		if (!localtime_r(&t, &tm) || !strftime(a, sizeof(a), "%H:%M:%S", &tm))
+			snprintf(a, sizeof(a), "?");
+		fmt_duration(b, sizeof(b), h->full_for);
+		if ((sg = seg_add(segs, &n, max, "pool")))
+			snprintf(sg->value, sizeof(sg->value), "FULL since %s%s (%s)",
+				 h->full_at_start ? "start " : "", a, b);
+	} else {
+		fmt_count(a, sizeof(a), h->entries);
+		fmt_count(b, sizeof(b), h->capacity);
+		if ((sg = seg_add(segs, &n, max, "pool"))) {
+			if (h->capacity)
+				snprintf(sg->value, sizeof(sg->value), "%.0f%% %s/%s",
+					 100.0 * (double)h->entries / (double)h->capacity, a, b);
+			else
+				snprintf(sg->value, sizeof(sg->value), "%s", a);
+		}
+		if ((sg = seg_add(segs, &n, max, "growth"))) {
+			if (h->growth < 0) {
+				snprintf(sg->value, sizeof(sg->value), "-");
+			} else {
+				fmt_rate(c, sizeof(c), h->growth);
+				snprintf(sg->value, sizeof(sg->value), "+%s/s", c);
+			}
+		}
+		if (h->capacity && (sg = seg_add(segs, &n, max, "full in"))) {
+			if (h->eta < 0)
+				snprintf(sg->value, sizeof(sg->value), "-");
+			else
+				fmt_duration(sg->value, sizeof(sg->value), h->eta);
+		}
+	}
+	if ((h->full || h->drops_run) && (sg = seg_add(segs, &n, max, "fallback"))) {
+		pool_share(a, sizeof(a), h->successes_delta, h->drops_delta);
+		pool_share(b, sizeof(b), h->successes_run, h->drops_run);
+		snprintf(sg->value, sizeof(sg->value), "%s now, %s since start", a, b);
+	}
+	if (h->warn && (sg = seg_add(segs, &n, max, "fix"))) {
+		int k = snprintf(sg->value, sizeof(sg->value), "%s",
+				 st->mode == SESSION_PASSIVE ? "the map is another tool's" :
+				 h->full ? "r empties it" : "r resets it");
+
+		if (h->bits_advice && k > 0 && (size_t)k < sizeof(sg->value)) {
+			fmt_count(c, sizeof(c), 1ULL << h->bits_advice);
+			snprintf(sg->value + k, sizeof(sg->value) - (size_t)k,
+				 "; boot ftrace_stackmap.bits=%u (%s%s)", h->bits_advice, c,
+				 h->advice_short ? ", too few" : "");
+		}
+	}
+	split = session_map_saves_split(st, &before, &after);
+	if (split && (sg = seg_add(segs, &n, max, "saves"))) {
+		if (split == 3)
+			snprintf(sg->value, sizeof(sg->value), "%.0f%% before full, %.0f%% since",
+				 before, after);
+		else if (split & 1)
+			snprintf(sg->value, sizeof(sg->value), "%.0f%% before full", before);
+		else
+			snprintf(sg->value, sizeof(sg->value), "%.0f%% since full", after);
+	}
+	if (h->full && h->fell_back && (sg = seg_add(segs, &n, max, "no room"))) {
+		fmt_count(a, sizeof(a), h->fell_back);
+		if (h->growth > 0) {
+			fmt_rate(b, sizeof(b), h->growth);
+			snprintf(sg->value, sizeof(sg->value), "%s stacks +%s/s", a, b);
+		} else {
+			snprintf(sg->value, sizeof(sg->value), "%s stacks", a);
+		}
+	}
+	/* the whole line is a warning: full, or full within minutes */
+	for (i = 0; i < n; i++)
+		segs[i].alert = h->warn;
+	return n;
 }

@@ -209,6 +209,21 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int max);
 
 /**
+ * uifmt_header_pool() - the map's pool line (stackmap and passive modes),
+ * from st->health: filling, "pool 37% 6.0k/16.4k  growth +12/s  full in
+ * 14m49s"; full, "pool FULL since 18:52:03 (1m20s)  fallback 52% now, 50%
+ * since start  fix r empties it; boot ftrace_stackmap.bits=12 (4.1k)  saves
+ * 82% before full, 16% since  no room 493 stacks +4.1/s". Every segment is an
+ * alert when the pool is full or will be within STACKMAP_WARN_SEC.
+ * @st: session statistics
+ * @segs: output array
+ * @max: its size
+ *
+ * Return: segments written (0 when the mode has no kernel map).
+ */
+int uifmt_header_pool(const struct session_stats *st, struct uifmt_seg *segs, int max);
+
+/**
  * uifmt_delay() - a delay for the header: "1s", "0.5s", "2.25s"
  * @buf: output
  * @size: size of @buf

@@ -90,3 +90,32 @@ no_instance_of() {
 	[ ! -e "$T/instances/stacktop.$1" ] || fail "instance stacktop.$1 left behind"
 	[ ! -e "/run/stacktop/$1.journal" ] || fail "journal of $1 left behind"
 }
+
+# milliseconds of a monotonic-enough clock (date's nanoseconds)
+ms_now() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# guardian_of PID: the pid of stacktop PID's guardian process (kernel/guard.h)
+guardian_of() {
+	pgrep -f "^stacktop-guard --guardian $1( |\$)"
+}
+
+# wait_gone MS PATH...: wait until none of the paths exists, at most MS
+# milliseconds from now; prints the milliseconds it took, fails past MS
+wait_gone() {
+	_limit=$1
+	shift
+	_t0=$(ms_now)
+	while :; do
+		_left=
+		for _p in "$@"; do
+			[ -e "$_p" ] && _left=$_p
+		done
+		_el=$(($(ms_now) - _t0))
+		[ -z "$_left" ] && break
+		[ "$_el" -lt "$_limit" ] || { echo "$_left still there after $_el ms" >&2; return 1; }
+		sleep 0.005
+	done
+	echo "$_el"
+}

@@ -172,6 +172,43 @@ class Stacktop:
         return self.proc.returncode, err
 
 
+def guardian_of(pid):
+    """the pid of stacktop @pid's guardian process (kernel/guard.h), or None"""
+    want = b"stacktop-guard\0--guardian\0%d\0" % pid
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if f.read().startswith(want):
+                    return int(d)
+        except OSError:
+            pass
+    return None
+
+
+def gone(pid):
+    """@pid has ended (or is a zombie nobody reaped yet)"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def kill_guardian(top):
+    """SIGKILL the guardian of @top (a Stacktop) and wait until it is gone:
+    what is tested next is what happens without it"""
+    g = guardian_of(top.proc.pid)
+    check(g is not None, "stacktop %d has no guardian" % top.proc.pid)
+    os.kill(g, signal.SIGKILL)
+    for _ in range(200):
+        if gone(g):
+            return
+        time.sleep(0.01)
+    raise Fail("the guardian %d did not die" % g)
+
+
 def wait_enabled(sim, top=None):
     """stacktop has set everything up; with @top, its first report (printed
     once session_open() is done) is consumed too, so nothing races the setup"""
@@ -330,6 +367,128 @@ def case_pool_full():
             check(rep["fallbacks"] > 0, "pool full but no fallbacks counted")
         finally:
             top.stop()
+    finally:
+        sim.stop()
+
+
+def sim_map_counters(sim):
+    st = dict(l.split(": ", 1) for l in sim.read(".sim/control").splitlines() if ": " in l)
+    return int(st["map_entries"]), int(st["map_successes"]), int(st["map_drops"])
+
+
+def validate_schema(reports):
+    """each report against doc/stacktop-snapshot.schema.json (python3-jsonschema)"""
+    try:
+        import jsonschema
+    except ImportError:
+        check(os.environ.get("CI") != "true", "python3-jsonschema is missing (CI=true)")
+        print("note: python3-jsonschema missing: the schema is not checked", file=sys.stderr)
+        return
+    schema = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                         "doc", "stacktop-snapshot.schema.json")))
+    for rep in reports:
+        try:
+            jsonschema.validate(rep, schema)
+        except jsonschema.ValidationError as e:
+            raise Fail("a snapshot does not match the schema: %s" % e.message)
+
+
+def case_pool_health():
+    """issue 20: the map's pool as a user needs to see it (--bits 10: 1024
+    entries). Filling: its fill, growth per second, the time until full, a
+    warning and the advice within 5 minutes of full; not growing: no
+    warning. Full: since when, the stacks that found no room, the drops and
+    the fallback share in each interval and since start (equal to the
+    simulator's counters), what the map saved before and since, the boot
+    parameter that holds what was seen. The batch text says it too."""
+    sim = Sim("v4", "--step", "--seed", "5", "--bits", "10", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, delay="0.3")
+        try:
+            rep = wait_enabled(sim, top)
+            p = rep["map"]["pool"]
+            check(not p["full"] and not p["warn"] and p["fill_pct"] == 0 and p["bits"] == 10,
+                  "empty map: %s" % p)
+            # the growth warns once measured over its whole 10 s window
+            # (the first seconds of a run are a burst of first sights)
+            start = time.time()
+            while time.time() < start + 10.5:
+                top.next()
+            sim.ctl("emit 400")
+            rep = top.settle(400)
+            p = rep["map"]["pool"]
+            entries, succ, drops = sim_map_counters(sim)
+            check(rep["map"]["entries"] == entries and 0 < entries < 1024, "entries %d" % entries)
+            check(abs(p["fill_pct"] - 100.0 * entries / 1024) < 0.01, "fill %s" % p["fill_pct"])
+            check(p["growth_per_sec"] is not None and p["growth_per_sec"] > 0,
+                  "no growth measured: %s" % p)
+            check(not p["full"] and p["warn"] and 0 < p["full_in_sec"] <= 300,
+                  "filling fast but no warning: %s" % p)
+            check(abs(p["full_in_sec"] - (1024 - entries) / p["growth_per_sec"]) < 0.05,
+                  "full in %s s at %s/s with %d entries" % (p["full_in_sec"],
+                                                           p["growth_per_sec"], entries))
+            check(p["advice_bits"] is not None and p["advice_bits"] > 10 and
+                  2 ** p["advice_bits"] >= entries + 60 * p["growth_per_sec"],
+                  "advice %s for %d entries growing %s/s" % (p["advice_bits"], entries,
+                                                             p["growth_per_sec"]))
+            # nothing new for more than the 10 s window: no growth, no warning
+            end = time.time() + 20
+            while time.time() < end:
+                rep = top.next()
+                if rep["map"]["pool"]["growth_per_sec"] == 0:
+                    break
+            p = rep["map"]["pool"]
+            check(p["growth_per_sec"] == 0 and not p["warn"] and p["full_in_sec"] is None and
+                  p["advice_bits"] is None, "an idle map still warns: %s" % p)
+
+            t0 = int(time.time())
+            sim.ctl("fill-pool 5")
+            sim.ctl("emit 4000")
+            rep = top.settle(4400)
+            entries, succ, drops = sim_map_counters(sim)
+            p = rep["map"]["pool"]
+            check(entries == 1024 and drops > 0, "the simulator's pool did not fill")
+            check(p["full"] and p["warn"] and not p["full_at_start"] and
+                  t0 - 1 <= p["full_since"] <= time.time() + 1 and p["full_in_sec"] == 0,
+                  "full pool: %s" % p)
+            check(p["fell_back"] > 0 and p["demand"] == 1024 + p["fell_back"],
+                  "stacks without room: %s" % p)
+            check(p["since_start"]["drops"] == drops and p["since_start"]["successes"] == succ,
+                  "since start %s, the simulator's map %d successes %d drops" %
+                  (p["since_start"], succ, drops))
+            check(sum(r["map"]["pool"]["interval"]["drops"] for r in top.reports) == drops,
+                  "the intervals' drops do not add up to %d" % drops)
+            check(abs(p["since_start"]["fallback_pct"] - 100.0 * drops / (succ + drops)) < 0.01,
+                  "fallback share %s" % p["since_start"])
+            check(p["saves_before_full_pct"] is not None and p["saves_since_full_pct"] is not None
+                  and p["saves_before_full_pct"] > p["saves_since_full_pct"],
+                  "map saves before/after: %s %s" % (p["saves_before_full_pct"],
+                                                     p["saves_since_full_pct"]))
+            check(p["advice_bits"] > 10 and 2 ** p["advice_bits"] >= p["demand"],
+                  "advice %s for %d stacks" % (p["advice_bits"], p["demand"]))
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        # after the stop: a reader that stalls lets a report block on the pipe
+        validate_schema(top.reports)
+
+        # the batch text, on a map that is full when stacktop starts
+        run = tempfile.mkdtemp(prefix="stacktop-run.")
+        try:
+            out = subprocess.run([STACKTOP, "-b", "-n", "2", "-d", "0.3", "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run],
+                                 capture_output=True, text=True, timeout=30)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+        check(out.returncode == 0, "text run: %d %s" % (out.returncode, out.stderr))
+        import re
+        check(re.search(r"^map pool: 1024 of 1024 entries \(100%\); FULL since stacktop started "
+                        r"\([0-9:]{8}, [0-9]+s ago\)", out.stdout, re.M),
+              "no full pool line:\n%s" % out.stdout[:1500])
+        check(re.search(r"^map advice: the map is full: .* r on the screen \(--reset-first at "
+                        r"start\) empties it.*boot with ftrace_stackmap\.bits=1[1-8] \(2\^1[1-8] = "
+                        r"[0-9]+ entries, against 1024 now\)", out.stdout, re.M),
+              "no advice:\n%s" % out.stdout[:1500])
     finally:
         sim.stop()
 
@@ -819,6 +978,7 @@ def report_by_event(rep):
 def ftrace_state(sim):
     s = sim.state()
     for f in ("current_tracer", "set_ftrace_filter", "kprobe_events",
+              "set_event_notrace_pid", "set_ftrace_notrace_pid",
               "events/sched/sched_switch/filter", "events/sched/sched_switch/trigger",
               "events/sched/sched_switch/enable"):
         s[f] = sim.read(f)
@@ -892,6 +1052,54 @@ def case_ftrace_named():
         check("ftrace:function schedule" in got, "function entries not named: %s" % got)
         check(not [e for e in got if "#" in e or e == "ftrace:function"], "unnamed: %s" % got)
     finally:
+        sim.stop()
+
+
+def case_event_column():
+    """issue 20: a function-tracer event name longer than the batch table's
+    EVENT column (ftrace:function __x64_sys_clock_nanosleep, 41 characters)
+    is cut with ~ and never moves COMM/PID or STACK; the expanded stack's
+    title and the JSON name it whole"""
+    import re
+    sim = Sim("v4", "--step", "--seed", "9")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    long = "ftrace:function __x64_sys_clock_nanosleep"
+    try:
+        out = {}
+        for fmt in ("text", "json"):
+            p = subprocess.Popen([STACKTOP, "-b", "-d", "0.5", "-n", "3", "--top", "30",
+                                  "--expand", "30", "--format", fmt, "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run,
+                                  "--function", "__x64_sys_clock_nanosleep",
+                                  "--function", "schedule", "-e", "sched:sched_switch"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_enabled(sim)
+            sim.ctl("emit 3000")
+            o, e = p.communicate(timeout=60)
+            check(p.returncode == 0, "%s run: %d %s" % (fmt, p.returncode, e))
+            out[fmt] = o
+        text = out["text"].split("stacktop 0.1.0")[-1] if "stacktop 0.1.0" in out["text"] else out["text"]
+        lines = text.splitlines()
+        title = next(l for l in lines if l.startswith("RANK "))
+        c, e, s = title.index("COMM/PID"), title.index("EVENT"), title.index("STACK")
+        rows = [l for l in lines[lines.index(title) + 1:] if re.match(r"^ +[0-9]+ ", l)]
+        check(rows, "no rows")
+        cut = 0
+        for r in rows:
+            check(r[c - 1] == " " and r[c] != " " and r[s - 1] == " " and r[s] != " ",
+                  "a column moved:\n%s\n%s" % (title, r))
+            cell = r[e:c].rstrip()
+            check(len(cell) <= 24, "EVENT wider than its column: %r" % cell)
+            if cell.startswith("ftrace:function __x64_s"):
+                check(cell == "ftrace:function __x64_s~", "not cut with ~: %r" % cell)
+                cut += 1
+        check(cut, "no row of %s in the table:\n%s" % (long, "\n".join(rows)))
+        check(re.search(r"^#[0-9]+  hits .* event %s( |$)" % re.escape(long), text, re.M),
+              "no expanded stack names %s whole" % long)
+        snap = json.loads(out["json"].splitlines()[-1])
+        check(long in snap["events"], "JSON events: %s" % snap["events"])
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
         sim.stop()
 
 
@@ -1014,9 +1222,56 @@ def case_probe_refused():
         sim.stop()
 
 
+def case_guardian():
+    """a SIGKILLed stackmap-mode stacktop: its guardian puts the top level
+    back (options, events, tracing_on, kprobe, tracer) within a second; with
+    the guardian killed too, the next run does, and says what it undid"""
+    sim = Sim("v4", "--step")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "--mode", "stackmap", "--kprobe", "vfs_read", rundir=run)
+        rep = wait_enabled(sim, top)
+        check(rep["mode"] == "stackmap", "mode %s" % rep["mode"])
+        check(ftrace_state(sim) != before, "stacktop changed nothing: the test is void")
+        check(guardian_of(top.proc.pid), "no guardian process")
+        journal = os.path.join(run, "%d.journal" % top.proc.pid)
+        check(os.path.exists(journal), "no journal while running")
+        top.proc.kill()
+        t0 = time.monotonic()
+        while ftrace_state(sim) != before or os.path.exists(journal):
+            check(time.monotonic() - t0 < 1.0, "not restored 1 s after the kill: %s" %
+                  {k: v for k, v in ftrace_state(sim).items() if before.get(k) != v})
+            time.sleep(0.005)
+        print("restored %.0f ms after the kill" % ((time.monotonic() - t0) * 1000))
+        top.proc.communicate()
+
+        # the guardian killed too: the next run undoes it and says so
+        top = Stacktop(sim, "--mode", "stackmap", rundir=run)
+        wait_enabled(sim, top)
+        pid = top.proc.pid
+        kill_guardian(top)
+        top.proc.kill()
+        top.proc.communicate()
+        time.sleep(0.3)
+        check(sim.read("options/stackmap").strip() == "1", "the kill restored it (no guardian)?")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        said = "stacktop %d ended without restoring tracing: restored " % pid
+        check(said in p.stderr and "options/stackmap=0" in p.stderr,
+              "the next run did not say what it undid: %r" % p.stderr)
+        print(p.stderr.strip())
+        check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 def case_probe_recovery():
-    """a SIGKILLed stacktop's kprobe, function tracer and filter are undone
-    by the next run's journal recovery"""
+    """a SIGKILLed stacktop's kprobe, function tracer and filter (its
+    guardian killed first) are undone by the next run's journal recovery"""
     sim = Sim("v4", "--step")
     run = tempfile.mkdtemp(prefix="stacktop-run.")
     try:
@@ -1025,6 +1280,7 @@ def case_probe_recovery():
                        "sched:sched_switch if prev_state & 3", rundir=run)
         top.next()
         check(sim.read("kprobe_events").strip(), "no kprobe")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.wait()
         check(sim.read("current_tracer").strip() == "function", "tracer not left by the kill")
@@ -1033,6 +1289,109 @@ def case_probe_recovery():
                            text=True, timeout=30)
         check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
         check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def pid_lists(sim, where=""):
+    """the two notrace pid lists of the top level (or of @where/), as sets"""
+    out = []
+    for f in ("set_event_notrace_pid", "set_ftrace_notrace_pid"):
+        out.append({int(x) for x in sim.read(where + f).split() if x.isdigit()})
+    return tuple(out)
+
+
+def case_self_exclusion():
+    """stacktop's own reads feed the user's tracing: at the top level its pid
+    joins the user's set_event_notrace_pid and set_ftrace_notrace_pid (added
+    to what they hold), and exactly that pid goes again on exit, after a
+    SIGKILL through the next run's recovery, with the user's own pids (also
+    those added meanwhile) kept; --show-self leaves the lists alone; in the
+    stacks mode the private instance's lists hold it, the top level's not"""
+    sim = Sim("v4", "--step", "--seed", "21")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        # the user's set-up of issue 20: the function tracer with stacks
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        sim.write("set_event_notrace_pid", "4242")
+        sim.write("set_ftrace_notrace_pid", "777 4242")
+        user = ({4242}, {777, 4242})
+        check(pid_lists(sim) == user, "set-up: %s" % (pid_lists(sim),))
+        before = ftrace_state(sim)
+
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            me = top.proc.pid
+            check(pid_lists(sim) == ({4242, me}, {777, 4242, me}),
+                  "stacktop %d not added to the user's lists: %s" % (me, pid_lists(sim)))
+            sim.ctl("emit 300")
+            rep = top.settle(1)
+            check(rep["hits"] > 0, "no hits")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        after = ftrace_state(sim)
+        check(after == before, "not restored after SIGTERM: %s" %
+              {k: (before.get(k), after.get(k)) for k in after if after.get(k) != before.get(k)})
+
+        # --show-self: nothing added
+        top = Stacktop(sim, "-e", "sched:sched_switch", "--show-self")
+        try:
+            wait_enabled(sim, top)
+            check(pid_lists(sim) == user, "--show-self changed the lists: %s" % (pid_lists(sim),))
+        finally:
+            top.stop()
+        check(ftrace_state(sim) == before, "not restored after --show-self")
+
+        # a fatal signal: the async-signal-safe restore takes it out
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        wait_enabled(sim, top)
+        check(top.proc.pid in pid_lists(sim)[0], "pid not added")
+        top.proc.send_signal(signal.SIGUSR1)
+        top.proc.communicate(timeout=20)
+        check(top.proc.returncode == -signal.SIGUSR1, "SIGUSR1: exit %d" % top.proc.returncode)
+        check(ftrace_state(sim) == before, "not restored after SIGUSR1: %s" % (pid_lists(sim),))
+        shutil.rmtree(top.rundir, ignore_errors=True)
+
+        # SIGKILL (its guardian too): the pid stays until the next run's recovery takes exactly it out;
+        # a pid the user adds meanwhile stays (writing the old list back would drop it)
+        top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
+        wait_enabled(sim, top)
+        me = top.proc.pid
+        sim.write("set_event_notrace_pid", "5151")  # O_TRUNC: the user's own rewrite
+        with open(os.path.join(sim.mnt, "set_event_notrace_pid"), "a") as f:
+            f.write("4242 %d" % me)
+        kill_guardian(top)  # the next run's recovery is what is tested
+        top.proc.kill()
+        top.proc.wait()
+        check(me in pid_lists(sim)[0] and me in pid_lists(sim)[1],
+              "the killed run's pid is already gone: %s" % (pid_lists(sim),))
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(pid_lists(sim) == ({4242, 5151}, {777, 4242}),
+              "recovery did not take exactly the killed run's pid out: %s" % (pid_lists(sim),))
+        sim.write("set_event_notrace_pid", "4242")
+
+        # stacks mode: the instance's lists, not the top level's (its function
+        # tracer list only with --function: it has no function tracer otherwise)
+        for args, want_fn in (((), False), (("--function", "schedule"), True)):
+            top = Stacktop(sim, "--mode", "stacks", *args)
+            try:
+                top.next()
+                me = top.proc.pid
+                inst = "instances/stacktop.%d/" % me
+                check(pid_lists(sim, inst) == ({me}, {me} if want_fn else set()),
+                      "instance lists %s: %s" % (args, pid_lists(sim, inst)))
+                check(pid_lists(sim) == user, "stacks mode changed the top level's lists")
+            finally:
+                top.stop()
+            check(ftrace_state(sim) == before, "not restored after the stacks mode %s" % (args,))
     finally:
         shutil.rmtree(run, ignore_errors=True)
         sim.stop()
@@ -1103,6 +1462,9 @@ def check_user_rows(rep, sim, emitted, inst="top"):
               ([hex(a) for a in addrs], [hex(a) for a in want]))
         # 8 frames fill the kernel's array: whether there were more is unknown
         check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the kernel's walk stopped at its depth: the mark says so, not a failure
+        check(st.get("user_cut_why") == ("depth" if d >= 8 else None),
+              "user_cut_why %s with %d frames" % (st.get("user_cut_why"), d))
         # the simulated pids are not this machine's: nothing is named from /proc
         check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
               "user frames named: %s" % [f["symbol"] for f in uf])
@@ -1158,10 +1520,11 @@ def case_user_fp():
         check(sim.state() == before, "not restored: %s" %
               {k: v for k, v in sim.state().items() if before.get(k) != v})
 
-        # killed: the journal puts the option back on the next run
+        # killed with its guardian: the journal puts the option back on the next run
         top = Stacktop(sim, "-u", rundir=run)
         wait_enabled(sim, top)
         check(sim.read("options/userstacktrace").strip() == "1", "userstacktrace not on")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.communicate()
         check(sim.read("options/userstacktrace").strip() == "1", "the kill restored it?")
@@ -1248,6 +1611,8 @@ def case_user_memory():
         # the kernel's own cut comes with its 8 frames: fewer means the limit
         cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
         check(cut, "no row cut short by the limit")
+        check(all(st["user_cut_why"] == "memory" for st in cut),
+              "a row cut by the limit says %s" % sorted(set(st["user_cut_why"] for st in cut)))
     finally:
         sim.stop()
 
@@ -1460,6 +1825,96 @@ def case_never_hang():
         sim.stop()
 
 
+def run_burst(sim, mode, fmt_args, events):
+    """stacktop -b -n 1 (one refresh of 2 s) with @fmt_args while @events
+    events come in one burst, far more than the 64 KiB buffer holds between
+    two reads: (stdout, stderr, (stacks read, stacks overwritten) by the
+    truth, taken at once: the burst overwrites what it overwrites then)"""
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    sim.ctl("truth-clear")
+    p = subprocess.Popen([STACKTOP, "-b", "-n", "1", "-d", "2", "--mode", mode,
+                          "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+                          "--rundir", run] + fmt_args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(250):
+            if mode == "stackmap":
+                if (sim.read("options/stackmap").strip() == "1" and
+                        sim.read("set_event").strip()):
+                    break
+            else:
+                inst = sim.state()["instances"]
+                if inst and sim.read("instances/%s/events/sched/sched_switch/enable" %
+                                     inst[0]).strip() == "1":
+                    break
+            time.sleep(0.02)
+        else:
+            raise Fail("%s: stacktop did not set up" % mode)
+        time.sleep(0.2)
+        sim.ctl("emit %d" % events)
+        truth = stack_truth(sim, mode)  # an instance's lines go with it
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        shutil.rmtree(run, ignore_errors=True)
+    check(p.returncode == 0, "%s %s: exit %d: %s" % (mode, fmt_args, p.returncode, err))
+    return out, err, truth
+
+
+def stack_truth(sim, mode):
+    """(stack records to be read, stack records overwritten) by the
+    simulator's truth: once nothing more is written, what was not
+    overwritten is read by the end of the refresh"""
+    written = lost = 0
+    for line in sim.read(".sim/truth").splitlines():
+        f = line.split()
+        if line.startswith("#") or (f[0] == "top") != (mode == "stackmap"):
+            continue
+        written += int(f[3])
+        lost += int(f[5])
+    return written - lost, lost
+
+
+def case_losses():
+    """the ring buffer overflows (a burst far larger than the buffer between
+    two reads): the exports say how much is missing, and --folded-lost's
+    stack estimates the lost events within 10% of the simulator's truth"""
+    sim = Sim("v4", "--step", "--cpus", "1", "--buffer-kb", "64", "--seed", "3", "--nest", "0")
+    try:
+        for mode in ("stacks", "stackmap"):
+            out, err, (read, lost) = run_burst(sim, mode, ["--folded", "--folded-lost"], 3000)
+            check(lost > 1000 and read > 20, "%s: the burst lost %d of %d: the test is void" %
+                  (mode, lost, read + lost))
+            note = [l for l in err.splitlines() if l.startswith("stacktop: folded refresh 1: lost ")]
+            check(note and "of the events are missing from the counts" in note[0],
+                  "%s: no note of the losses on stderr: %r" % (mode, err))
+            lines = out.splitlines()
+            est = [int(l.split()[1]) for l in lines if l.startswith("[lost_events] ")]
+            hits = sum(int(l.rsplit(" ", 1)[1]) for l in lines
+                       if l and not l.startswith("[lost_events] "))
+            check(len(est) == 1, "%s: no [lost_events] line: %s" % (mode, lines[-3:]))
+            check(abs(hits - read) <= read // 10,
+                  "%s: folded holds %d hits, the sim read %d stacks" % (mode, hits, read))
+            check(abs(est[0] - lost) <= lost // 10,
+                  "%s: [lost_events] %d, the simulator overwrote %d stacks" % (mode, est[0], lost))
+            # without the option: the stacks only, the note still
+            out, err, _ = run_burst(sim, mode, ["--folded"], 3000)
+            check("[lost_events]" not in out, "%s: a lost stack nobody asked for" % mode)
+            check("--folded-lost adds them" in err, "%s: no note without --folded-lost" % mode)
+            # the snapshot's counters, and what they are out of
+            out, err, (read, lost) = run_burst(sim, mode, ["--json", "--cumulative"], 3000)
+            j = json.loads(out.splitlines()[-1])
+            check(j["overrun"] >= lost and j["overrun_delta"] == j["overrun"] and
+                  j["lost"] >= 1 and j["records"] > 0 and j["records_delta"] == j["records"],
+                  "%s: snapshot counters %s (truth: %d stacks overwritten)" %
+                  (mode, {k: j[k] for k in ("lost", "overrun", "records", "records_delta")},
+                   lost))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -1470,6 +1925,7 @@ CASES = {
     "two-ids": case_race,
     "deep-fallback": case_deep,
     "pool-full": case_pool_full,
+    "pool-health": case_pool_health,
     "stale-reset-v3": case_stale_reset("v3"),
     "stale-reset-v4": case_stale_reset("v4"),
     "own-reset-ebusy": case_own_reset,
@@ -1486,14 +1942,18 @@ CASES = {
     "function-kprobe": case_function_kprobe,
     "kfilter": case_kfilter,
     "ftrace-named": case_ftrace_named,
+    "event-column": case_event_column,
     "trigger": case_trigger,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "guardian": case_guardian,
+    "self-exclusion": case_self_exclusion,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,
     "user-memory": case_user_memory,
     "user-trigger": case_user_trigger,
+    "losses": case_losses,
 }
 
 

@@ -44,6 +44,15 @@ pane_e() {
 	tui_stable "-e -N" > "$TUI_WORK/pane.e"
 }
 
+# flame_line LEVEL: the pane's line (0-based, as check_level and tui_click
+# take it) of a level of the graph: the header's height varies by mode (the
+# stackmap mode has its pool line), so count from the graph's title
+flame_line() {
+	_t=$(tui_stable | grep -n -m 1 '^FLAME GRAPH' | cut -d: -f1)
+	[ -n "$_t" ] || fail "no FLAME GRAPH title on the screen"
+	echo $((_t + $1))
+}
+
 # check_level LINE LEVEL WIDTH [ZOOM-FRAME...]
 check_level() {
 	pane_e
@@ -69,10 +78,9 @@ tui_wait 'view flame' 3
 tui_wait "^all \\($N hits\\)" 5
 save_folded
 [ "$(awk '{ s += $NF } END { print s }' "$FOLDED")" = "$N" ] || fail "the folded stacks do not add up to $N"
-# the stackmap mode's header has 4 lines, the title 1: level 0 (all) on line 5
-check_level 6 1 100
-check_level 7 2 100
-check_level 9 4 100
+check_level "$(flame_line 1)" 1 100
+check_level "$(flame_line 2)" 2 100
+check_level "$(flame_line 4)" 4 100
 tui_wait "^all  \\[every stack\\]  $N hits  100% of all" 3
 
 say "the selected box's line: its name and the folded count"
@@ -88,8 +96,8 @@ say "Enter zooms into it: full width, its callees share the width"
 tui_keys Enter
 tui_wait "zoom: $NAME" 3
 tui_wait 'Backspace or Esc zooms out' 3
-check_level 7 2 100 "$FUNC"
-check_level 9 4 100 "$FUNC"
+check_level "$(flame_line 2)" 2 100 "$FUNC"
+check_level "$(flame_line 4)" 4 100 "$FUNC"
 # one level deeper, then back one step at a time
 tui_keys Down Enter
 tui_wait 'zoomed into ' 3
@@ -128,19 +136,19 @@ save_folded
 KM=$(awk '{ s += $NF } END { print s }' "$FOLDED")
 [ "$KM" -gt 0 ] && [ "$KM" -lt "$N" ] || fail "kmalloc has $KM of $N hits"
 tui_wait "^all \\($KM hits\\)" 3
-check_level 6 1 100
+check_level "$(flame_line 1)" 1 100
 
 say "80x24: readable, the boxes at 80 columns; and back"
 tui_resize 80 24
 tui_wait 'FLAME GRAPH' 5
 sleep 0.5
-check_level 6 1 80
-check_level 9 4 80
+check_level "$(flame_line 1)" 1 80
+check_level "$(flame_line 4)" 4 80
 tui_stable | sed -n '23p' | grep -q -E '^all  \[every stack\]' || fail "no selected box line at 80x24"
 tui_resize 100 30
 sleep 0.5
-check_level 6 1 100
-check_level 9 4 100
+check_level "$(flame_line 1)" 1 100
+check_level "$(flame_line 4)" 4 100
 
 say "colours: kernel and module frames apart (no --no-color)"
 tui_keys q
@@ -165,13 +173,14 @@ grep -q '43m' "$TUI_WORK/pane.e" || fail "no kernel frame in yellow"
 grep -q '45m' "$TUI_WORK/pane.e" || fail "no module frame in magenta"
 
 say "the mouse: a click selects a box, a double click zooms into it"
-# level 1 is line 6; its first box starts at column 0
-tui_click 1 6
+# level 1's first box starts at column 0
+L1=$(flame_line 1)
+tui_click 1 "$L1"
 sleep 0.3
-LINE1=$(tui_stable | sed -n '7p' | cut -c 1-20 | sed 's/~.*//; s/ .*//')
+LINE1=$(tui_stable | sed -n "$((L1 + 1))p" | cut -c 1-20 | sed 's/~.*//; s/ .*//')
 tui_stable | sed -n '29p' | grep -q "^$LINE1" || fail "a click did not select the box under it: $(tui_stable | sed -n '29p')"
-tui_click 1 6
-tui_click 1 6
+tui_click 1 "$L1"
+tui_click 1 "$L1"
 tui_wait "zoom: $LINE1" 3
 tui_keys Escape
 tui_wait_gone 'zoom:' 3

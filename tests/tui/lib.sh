@@ -272,7 +272,8 @@ tfs_snapshot() {
 	} > "$2"
 }
 
-# tui_app_pid: pid of the stacktop running in the pane
+# tui_app_pid: pid of the stacktop running in the pane (by its name: the
+# shell runs `clear` first, a child of the pane's shell too for a moment)
 tui_app_pid() {
 	_sh=$(TM display-message -p -t tui '#{pane_pid}')
 	_n=50

@@ -341,6 +341,85 @@ static void test_uifmt_header_rates(void **state)
 	assert_true(sg->alert);
 }
 
+/* the pool line: filling, warning, full; every segment an alert on a warning */
+static void test_uifmt_header_pool(void **state)
+{
+	struct session_stats st;
+	struct uifmt_seg segs[16];
+	const struct uifmt_seg *sg;
+	int n, i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.mode = SESSION_STACKS;
+	assert_int_equal(uifmt_header_pool(&st, segs, 16), 0);
+	st.mode = SESSION_STACKMAP;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_int_equal(n, 1);
+	assert_string_equal(segs[0].value, "no stats");
+	/* filling slowly: fill, growth, full in; no warning, no fix */
+	st.have_map_stat = true;
+	st.health.known = true;
+	st.health.entries = 6012;
+	st.health.capacity = 16384;
+	st.health.growth = 12.3;
+	st.health.settled = true;
+	st.health.eta = 889.0;
+	n = uifmt_header_pool(&st, segs, 16);
+	sg = seg_find(segs, n, "pool");
+	assert_string_equal(sg->value, "37% 6012/16384");
+	assert_false(sg->alert);
+	assert_string_equal(seg_find(segs, n, "growth")->value, "+12/s");
+	assert_string_equal(seg_find(segs, n, "full in")->value, "14m49s");
+	assert_false(seg_has(segs, n, "fix"));
+	assert_false(seg_has(segs, n, "fallback"));
+	/* full within minutes: the whole line warns, with the advice */
+	st.health.eta = 120;
+	st.health.warn = true;
+	st.health.bits = 14;
+	st.health.bits_advice = 15;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_string_equal(seg_find(segs, n, "fix")->value,
+			    "r resets it; boot ftrace_stackmap.bits=15 (32768)");
+	for (i = 0; i < n; i++)
+		assert_true(segs[i].alert);
+	/* full: since when, the fallback share, what was saved, no room */
+	st.health.full = true;
+	st.health.full_since = 0; /* the epoch: a time of day in any zone */
+	st.health.full_for = 80;
+	st.health.eta = 0;
+	st.health.successes_delta = 48;
+	st.health.drops_delta = 52;
+	st.health.successes_run = 500;
+	st.health.drops_run = 500;
+	st.health.fell_back = 493;
+	st.health.growth = 4.1;
+	st.health.rb_at_full = (struct stackmap_rb){ 100, 1600, 10000 };
+	st.sized_records = 200;
+	st.sized_bytes = 1600 + 8400;
+	st.alt_bytes = 20000;
+	n = uifmt_header_pool(&st, segs, 16);
+	sg = seg_find(segs, n, "pool");
+	assert_true(!strncmp(sg->value, "FULL since ", 11) && strstr(sg->value, " (1m20s)"));
+	assert_true(sg->alert);
+	assert_string_equal(seg_find(segs, n, "fallback")->value, "52% now, 50% since start");
+	assert_string_equal(seg_find(segs, n, "fix")->value,
+			    "r empties it; boot ftrace_stackmap.bits=15 (32768)");
+	/* 84% saved of the first 100 records, 16% of the next 100 */
+	assert_string_equal(seg_find(segs, n, "saves")->value, "84% before full, 16% since");
+	assert_string_equal(seg_find(segs, n, "no room")->value, "493 stacks +4.1/s");
+	assert_false(seg_has(segs, n, "growth"));
+	for (i = 0; i < n; i++)
+		assert_true(segs[i].alert);
+	/* full at start: nothing known of before; passive: the map is not ours */
+	st.health.full_at_start = true;
+	st.mode = SESSION_PASSIVE;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_true(strstr(seg_find(segs, n, "pool")->value, "since start ") != NULL);
+	assert_true(!strncmp(seg_find(segs, n, "fix")->value, "the map is another tool's", 25));
+	assert_false(seg_has(segs, n, "saves"));
+}
+
 static void test_uifmt_header_map(void **state)
 {
 	struct session_stats st;
@@ -817,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_uifmt_delay),
 		cmocka_unit_test(test_uifmt_header_rates),
 		cmocka_unit_test(test_uifmt_header_map),
+		cmocka_unit_test(test_uifmt_header_pool),
 		cmocka_unit_test(test_uifmt_layout_hidden),
 		cmocka_unit_test(test_hmap_basic),
 		cmocka_unit_test(test_hmap_copy),
