@@ -16,18 +16,6 @@ signum() {
 	esac
 }
 
-# kill_guardian PID: its guardian, by pid, and wait until it is gone
-kill_guardian() {
-	g=$(guardian_of "$1")
-	[ -n "$g" ] || { kill -9 "$1"; fail "no guardian of $1"; }
-	kill -9 "$g"
-	tries=100
-	while kill -0 "$g" 2>/dev/null && [ $tries -gt 0 ]; do
-		sleep 0.01
-		tries=$((tries - 1))
-	done
-}
-
 # run stacktop, send @sig once it is tracing (its guardian gone); prints "pid status"
 run_and_signal() {
 	sig=$1
