@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/batch.h"
@@ -169,7 +170,55 @@ static void folded_note(struct session *s, const struct report_opts *ro, long i)
 	}
 }
 
+/*
+ * Standard output, written by write() calls that say they moved on: a
+ * report that a stop signal finds on its way out (a reader draining a
+ * pipe, a slow machine's last report) is not cut, one whose reader never
+ * reads is (sig_progress(): the watchdog's 700 ms windows). An EINTR is
+ * not an error: a stop signal ends the run after the report, not in it.
+ */
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : -1;
+		done += (size_t)w;
+		sig_progress();
+	}
+	return (ssize_t)done;
+}
+
+static int batch_loop(struct session *s, const struct args *a, struct session *before,
+		      struct child *child, FILE *out);
+
 int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child)
+{
+	cookie_io_functions_t io = { .write = out_write };
+	FILE *out = fopencookie(NULL, "w", io);
+	int r;
+
+	if (!out) {
+		fprintf(stderr, "stacktop: %s\n", strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	r = batch_loop(s, a, before, child, out);
+	if (fclose(out) && !r && errno != EPIPE) {
+		fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(errno));
+		r = 1;
+	}
+	return r;
+}
+
+static int batch_loop(struct session *s, const struct args *a, struct session *before,
+		      struct child *child, FILE *out)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	char comm[160];
@@ -185,7 +234,6 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 	enum export_format fmt = (enum export_format)a->format;
 	/* -- CMD without -d: one report, when it ends */
 	double delay = child && !a->delay_set ? BATCH_UNTIL_EXIT : a->delay;
-	sigset_t held;
 	long i;
 	int r = 0;
 
@@ -219,7 +267,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 		}
 		if (before) {
 			/* --diff: the same refresh, compared with BEFORE */
-			FILE *f = stdout;
+			FILE *f = out;
 
 			if (a->output) {
 				char path[PATH_MAX];
@@ -231,12 +279,10 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 					return 1;
 				}
 			}
-			sig_hold_stops(&held);
 			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
-			if (f == stdout)
-				fflush(stdout);
-			sig_release_stops(&held);
-			if (f != stdout && fclose(f) && r >= 0)
+			if (f == out && r >= 0)
+				r = export_flush(out);
+			if (f != out && fclose(f) && r >= 0)
 				r = -EIO;
 			if (r == -EPIPE)
 				return 0;
@@ -262,16 +308,10 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 		} else {
 			/* folded iterations on one stream: a blank line between them */
 			if (fmt == EXPORT_FOLDED && i > 1)
-				putchar('\n');
-			/*
-			 * a stop signal does not cut the report midway (EINTR):
-			 * a reader that never reads is the watchdog's (700 ms)
-			 */
-			sig_hold_stops(&held);
-			r = export_write(stdout, s, &ro, fmt, (int)i);
+				fputc('\n', out);
+			r = export_write(out, s, &ro, fmt, (int)i);
 			if (r >= 0)
-				r = export_flush(stdout);
-			sig_release_stops(&held);
+				r = export_flush(out);
 			if (r == -EPIPE)
 				return 0; /* the reader has what it wanted (| head) */
 			if (r < 0) {
@@ -280,7 +320,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 				return 1;
 			}
 			if (fmt == EXPORT_FOLDED) {
-				fflush(stdout); /* the note after its refresh, on a shared terminal */
+				fflush(out); /* the note after its refresh, on a shared terminal */
 				folded_note(s, &ro, i);
 			}
 		}

@@ -63,21 +63,12 @@ int sig_install(void (*emergency)(void));
 void sig_stop_extend(unsigned int ms);
 
 /**
- * sig_hold_stops() - keep the stop signals from interrupting the calling
- *	thread (a report being written: an EINTR midway would cut it)
- * @old: where the thread's mask before is kept, for sig_release_stops()
- *
- * A stop signal sent meanwhile is taken by the watchdog, which sets
- * sig_stop and ends the process SIG_GRACE_MS later if the thread is still
- * held there (a reader that never reads): it cannot hang the run.
+ * sig_progress() - the main thread moved on (a report's bytes written out):
+ *	after a stop signal, the watchdog gives a run that still makes
+ *	progress another SIG_GRACE_MS window, up to SIG_LEAVE_MAX_MS (15 s)
+ *	in all; a run stuck in one call (a reader that never reads) makes
+ *	none and ends when its first window does. Async-signal-safe.
  */
-void sig_hold_stops(sigset_t *old);
-
-/**
- * sig_release_stops() - undo sig_hold_stops(); a stop signal held meanwhile
- *	is delivered now (sig_stop is set)
- * @old: the mask sig_hold_stops() kept
- */
-void sig_release_stops(const sigset_t *old);
+void sig_progress(void);
 
 #endif /* STACKTOP_SIGNALS_H */

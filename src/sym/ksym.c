@@ -499,9 +499,19 @@ static ssize_t find_addr(const struct ksym *ks, uint64_t addr)
 	return (ssize_t)lo;
 }
 
+/* entry @i as a hit */
+static void ksym_hit_of(const struct ksym *ks, ssize_t i, struct ksym_hit *ret)
+{
+	const struct ksym_ent *e = &ks->ents[i];
+
+	ret->name = ks->arena + e->name;
+	ret->module = e->mod == KSYM_NO_MODULE ? NULL : ks->arena + e->mod;
+	ret->start = e->addr;
+	ret->size = e->size;
+}
+
 int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 {
-	const struct ksym_ent *e;
 	ssize_t i;
 
 	if (!ks)
@@ -517,17 +527,12 @@ int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 		}
 		return -ENOENT;
 	}
-	e = &ks->ents[i];
-	ret->name = ks->arena + e->name;
-	ret->module = e->mod == KSYM_NO_MODULE ? NULL : ks->arena + e->mod;
-	ret->start = e->addr;
-	ret->size = e->size;
+	ksym_hit_of(ks, i, ret);
 	return 0;
 }
 
 int ksym_lookup_ret(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 {
-	const struct ksym_ent *e;
 	ssize_t i;
 
 	if (!ks)
@@ -540,11 +545,7 @@ int ksym_lookup_ret(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 	i = addr ? find_addr(ks, addr - 1) : -1;
 	if (i < 0)
 		return ksym_lookup(ks, addr, ret); /* an exact resolver, or none before it */
-	e = &ks->ents[i];
-	ret->name = ks->arena + e->name;
-	ret->module = e->mod == KSYM_NO_MODULE ? NULL : ks->arena + e->mod;
-	ret->start = e->addr;
-	ret->size = e->size;
+	ksym_hit_of(ks, i, ret);
 	return 0;
 }
 

@@ -101,6 +101,19 @@ guardian_of() {
 	pgrep -f "^stacktop-guard --guardian $1( |\$)"
 }
 
+# kill_guardian PID: stacktop PID's guardian killed, by its pid, waited for
+# until gone (what is tested then is stacktop's own restore)
+kill_guardian() {
+	_g=$(guardian_of "$1")
+	[ -n "$_g" ] || { kill -9 "$1"; fail "no guardian of $1 to kill"; }
+	kill -9 "$_g"
+	_tries=100
+	while kill -0 "$_g" 2>/dev/null && [ $_tries -gt 0 ]; do
+		sleep 0.01
+		_tries=$((_tries - 1))
+	done
+}
+
 # wait_gone MS PATH...: wait until none of the paths exists, at most MS
 # milliseconds from now; prints the milliseconds it took, fails past MS
 wait_gone() {

@@ -22,18 +22,6 @@ start_run() {
 	[ -n "$(guardian_of "$pid")" ] || fail "no guardian process ($name)"
 }
 
-# kill_guardian PID: its guardian, by pid, and wait until it is gone
-kill_guardian() {
-	g=$(guardian_of "$1")
-	[ -n "$g" ] || fail "no guardian of $1 to kill"
-	kill -9 "$g"
-	tries=100
-	while kill -0 "$g" 2>/dev/null && [ $tries -gt 0 ]; do
-		sleep 0.01
-		tries=$((tries - 1))
-	done
-}
-
 # run_and_signal SIG: its guardian killed first, the run's own restore alone; its pid in $pid
 run_and_signal() {
 	start_run "$1"

@@ -16,18 +16,6 @@ signum() {
 	esac
 }
 
-# kill_guardian PID: its guardian, by pid, and wait until it is gone
-kill_guardian() {
-	g=$(guardian_of "$1")
-	[ -n "$g" ] || { kill -9 "$1"; fail "no guardian of $1"; }
-	kill -9 "$g"
-	tries=100
-	while kill -0 "$g" 2>/dev/null && [ $tries -gt 0 ]; do
-		sleep 0.01
-		tries=$((tries - 1))
-	done
-}
-
 # run stacktop, send @sig once it is tracing (its guardian gone); prints "pid status"
 run_and_signal() {
 	sig=$1
@@ -99,14 +87,15 @@ fi
 
 # SIGTERM while a report waits on a full pipe (batch | a slow reader): the
 # report is not cut midway by EINTR ("cannot write the report"); a reader
-# that drains it gets it whole and stacktop ends normally; a reader that
-# never reads cannot hold stacktop: it ends within a second all the same.
+# that drains it, even slowly, gets it whole and stacktop ends normally (the
+# watchdog sees the writes move on); a reader that never reads cannot hold
+# stacktop: it ends within a second all the same.
 python3 - "$STACKTOP" "$T" <<'PY' || fail "SIGTERM during a blocked report"
 import fcntl, json, os, signal, subprocess, sys, time
 stacktop, t = sys.argv[1], sys.argv[2]
 F_SETPIPE_SZ, FIONREAD = 1031, 0x541B
 
-def blocked_run(drain):
+def blocked_run(drain, slow=False):
     r, w = os.pipe()
     fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
     size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
@@ -130,10 +119,12 @@ def blocked_run(drain):
     if drain:
         time.sleep(0.2)  # the signal arrives while the write is blocked
         while True:
-            b = os.read(r, 65536)
+            b = os.read(r, 2048 if slow else 65536)
             if not b:
                 break
             data += b
+            if slow:
+                time.sleep(0.2)  # 10 KiB/s: longer than a 700 ms window
     st = p.wait(timeout=10)
     took = time.monotonic() - t0
     err = p.stderr.read()
@@ -149,6 +140,14 @@ for line in data.decode().splitlines():
     json.loads(line)  # every report whole
 print("ok: SIGTERM during a blocked report: status %d, %d whole reports, no error" %
       (st, len(data.decode().splitlines())))
+# a slow reader that keeps reading: the report goes on past the watchdog's
+# first 700 ms window (progress), whole
+st, took, err, data, pid = blocked_run(True, True)
+if "cannot write" in err or st != 0:
+    sys.exit("a slowly read report was cut: status %d, %r" % (st, err[-300:]))
+for line in data.decode().splitlines():
+    json.loads(line)
+print("ok: SIGTERM with a slow reader: %d bytes read whole in %.1f s, status 0" % (len(data), took))
 st, took, err, data, pid = blocked_run(False)
 if took > 3:
     sys.exit("a reader that never reads held stacktop %.1f s after SIGTERM" % took)
