@@ -33,17 +33,21 @@ int argval_size(const char *s, size_t min, size_t *ret)
 	if (errno || end == s)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K':
+	case 'k':
+	case 'K':
 		mul = 1ULL << 10;
 		break;
-	case 'm': case 'M':
+	case 'm':
+	case 'M':
 		mul = 1ULL << 20;
 		break;
-	case 'g': case 'G':
+	case 'g':
+	case 'G':
 		mul = 1ULL << 30;
 		break;
 	case '\0':
-	case 'b': case 'B':
+	case 'b':
+	case 'B':
 		break;
 	default:
 		return -EINVAL;
