@@ -82,16 +82,6 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		return fmt_error(err, errsz, r, "cannot create instance %s: %s", rel,
 				 strerror(-r));
 	s->tr.instance = true;
-	/*
-	 * a new instance records at once (tracing_on 1): off until every
-	 * option is set, or the first events come without their stack (under
-	 * load, --offcpu counted such a switch-out as dropped)
-	 */
-	trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
-	r = tfs_write(s->tr.tfs, rel, "0");
-	if (r < 0)
-		return fmt_error(err, errsz, r, "cannot stop the new instance's tracing: %s",
-				 strerror(-r));
 	trace_path(&s->tr, rel, sizeof(rel), "options/stacktrace");
 	if (!tfs_exists(s->tr.tfs, rel))
 		return fmt_error(err, errsz, -ENODEV,
@@ -107,15 +97,21 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	}
 	instance_clock(s);
 	/*
-	 * --user=dwarf: no record before perf samples the events too (a record
-	 * from before could have no user stack); the session starts the
-	 * instance once the perf events are enabled (session/user.c)
+	 * A new instance records at once (tracing_on 1): off until every
+	 * option is set, or the first events come without their stack (under
+	 * load, --offcpu counted such a switch-out as dropped). --user=dwarf:
+	 * no record before perf samples the events too (a record from before
+	 * could have no user stack); the session starts the instance once the
+	 * perf events are enabled (session/user.c). Not for --trigger: an
+	 * unconditional trigger fires before its event is recorded, tracing on
+	 * or off, and would use up its count on records never written
+	 * (stacktrace:20 gave 19 stacks and an orphan).
 	 */
-	if (s->user_mode == SESSION_USER_DWARF) {
+	if (!s->tr.trigger_mode || s->user_mode == SESSION_USER_DWARF) {
 		trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
 		r = tfs_write(s->tr.tfs, rel, "0");
 		if (r < 0)
-			return fmt_error(err, errsz, r, "cannot stop the instance until perf samples: %s",
+			return fmt_error(err, errsz, r, "cannot stop the new instance's tracing: %s",
 					 strerror(-r));
 	}
 	/* our own reads are not recorded at all (kernels since 5.10), nor do
