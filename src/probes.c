@@ -157,12 +157,19 @@ int session_setup_function(struct session *s, char *err, size_t errsz)
 		if (!*g || strpbrk(g, " \t\n:!"))
 			return session_errf(err, errsz, -EINVAL,
 					    "bad --function '%s': one function name or glob", g);
-		if (strlen(globs) + strlen(g) + 2 > sizeof(globs))
+		if (strlen(globs) + strlen(g) + 3 > sizeof(globs))
 			return session_errf(err, errsz, -E2BIG, "too many --function globs");
 		if (globs[0])
 			strcat(globs, " ");
 		strcat(globs, g);
 	}
+	/*
+	 * The kernel applies a token once white space ends it, and one left at
+	 * the end of the text only at close(2), where a token matching nothing
+	 * is dropped silently: end the last one too, so that a typo is an
+	 * error here rather than an empty filter (every function traced).
+	 */
+	strcat(globs, "\n");
 	session_path(s, rel, sizeof(rel), "set_ftrace_filter");
 	r = session_write(s, rel, globs);
 	if (r == -EPERM || r == -EACCES || r == -ENOENT || r == -ENODEV)
