@@ -142,15 +142,22 @@ static int enable_event(struct session *s, const char *sys, const char *ev,
 		if (r < 0)
 			return r;
 	}
+	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", s->prefix, sys, ev);
+	r = session_write(s, rel, "1");
+	if (r < 0)
+		return session_errf(err, errsz, r, "cannot enable %s:%s: %s", sys, ev,
+				    strerror(-r));
+	/*
+	 * The trigger after the event: a trigger on a disabled event fires
+	 * (and counts down) with the record discarded, and on a busy event the
+	 * few microseconds until it is enabled are enough to use up a count
+	 * with stacks that have no event before them.
+	 */
 	if (s->trigger_mode) {
 		r = write_trigger(s, sys, ev, sp, err, errsz);
 		if (r < 0)
 			return r;
 	}
-	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", s->prefix, sys, ev);
-	r = session_write(s, rel, "1");
-	if (r < 0)
-		return session_errf(err, errsz, r, "cannot enable %s:%s: %s", sys, ev, strerror(-r));
 	return 0;
 }
 
