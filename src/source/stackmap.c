@@ -40,17 +40,22 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	mapsnap_init(&m->map, s->tfs, s->ing, s->table, s->ksym, &s->stats, false);
 	if (s->fmt->stackid_type < 0)
 		return session_errf(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	/*
+	 * The option before the events, triggers and the function tracer: a
+	 * stack recorded in between would come as a full kernel_stack record
+	 * (counted as a fallback), not as an id.
+	 */
+	r = state_write(s->state, "options/stackmap", "1");
+	if (r < 0)
+		return session_errf(
+			err, errsz, r, "cannot enable the stackmap option: %s%s", strerror(-r),
+			r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
 	r = session_setup_events(s, err, errsz);
 	if (r < 0)
 		return r;
 	r = session_setup_function(s, err, errsz);
 	if (r < 0)
 		return r;
-	r = state_write(s->state, "options/stackmap", "1");
-	if (r < 0)
-		return session_errf(err, errsz, r, "cannot enable the stackmap option: %s%s",
-				    strerror(-r),
-				    r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
 	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
 	if (s->opts.npids && !s->opts.tracefs && tfs_exists(s->tfs, "options/record-tgid") &&
 	    state_write(s->state, "options/record-tgid", "1") < 0)
