@@ -4,11 +4,16 @@
  * (tests/vm) and the benchmark on the real stackmap kernel (bench/vm-bench.sh).
  * The guest is busybox: whatever needs a loop faster than a shell is here.
  *
- *   vm-work pingpong SECONDS   two processes pass one byte back and forth
+ *   vm-work pingpong SECONDS [CPU]
+ *                              two processes pass one byte back and forth
  *                              over two pipes; prints
  *                              "pingpong ROUNDTRIPS SECONDS RATE"
- *   vm-work syscall SECONDS    read(2) one byte of /dev/zero in a loop; prints
+ *   vm-work syscall SECONDS [CPU]
+ *                              read(2) one byte of /dev/zero in a loop; prints
  *                              "syscall CALLS SECONDS RATE"
+ *                              (CPU: both run on that CPU only, so that a
+ *                              switch is a local one and a reader runs on
+ *                              another CPU)
  *   vm-work fstat N            N fstatat(2) of "/" (newfstatat on x86-64, the
  *                              long "ftrace:function __x64_sys_newfstatat"
  *                              name); prints "fstat N"
@@ -37,6 +42,7 @@
  * Not a test by itself: the callers check what it prints.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -88,7 +94,20 @@ static void arm(double secs)
 	timer_settime(t, 0, &it, NULL);
 }
 
-static int pingpong(double secs)
+/* run on @cpu only (-1: anywhere) */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		perror("vm-work: sched_setaffinity");
+}
+
+static int pingpong(double secs, int cpu)
 {
 	int ab[2], ba[2];
 	unsigned long n = 0;
@@ -100,6 +119,7 @@ static int pingpong(double secs)
 		perror("vm-work: pipe");
 		return 1;
 	}
+	pin(cpu); /* the child inherits it */
 	pid = fork();
 	if (pid < 0) {
 		perror("vm-work: fork");
@@ -129,13 +149,14 @@ static int pingpong(double secs)
 	return 0;
 }
 
-static int syscall_loop(double secs)
+static int syscall_loop(double secs, int cpu)
 {
 	unsigned long n = 0;
 	double t0, t1;
 	char c;
 	int fd = open("/dev/zero", O_RDONLY);
 
+	pin(cpu);
 	if (fd < 0) {
 		perror("vm-work: /dev/zero");
 		return 1;
@@ -455,10 +476,10 @@ static int drain(const char *dir, double secs)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 3 && !strcmp(argv[1], "pingpong"))
-		return pingpong(atof(argv[2]));
-	if (argc == 3 && !strcmp(argv[1], "syscall"))
-		return syscall_loop(atof(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pingpong"))
+		return pingpong(atof(argv[2]), argc == 4 ? atoi(argv[3]) : -1);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "syscall"))
+		return syscall_loop(atof(argv[2]), argc == 4 ? atoi(argv[3]) : -1);
 	if (argc == 3 && !strcmp(argv[1], "fstat"))
 		return fstat_loop(atol(argv[2]));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "write"))
@@ -469,7 +490,7 @@ int main(int argc, char **argv)
 		return count(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "drain"))
 		return drain(argv[2], atof(argv[3]));
-	fprintf(stderr, "usage: vm-work pingpong|syscall SECONDS | fstat N | write|writeall FILE TEXT [trunc|append] |\n"
+	fprintf(stderr, "usage: vm-work pingpong|syscall SECONDS [CPU] | fstat N | write|writeall FILE TEXT [trunc|append] |\n"
 		"       count DIR | drain DIR SECONDS\n");
 	return 2;
 }
