@@ -77,6 +77,14 @@ echo 0 > "$T/options/func_stack_trace"
 "$W" write "$T/set_ftrace_filter" '' trunc > /dev/null
 state_dump "$C/after"
 reset_map
+# the same with an event stacktop's reads hit themselves, no function tracer:
+# raw_syscalls:sys_enter (each read(2) of trace_pipe_raw is one)
+workload syscall 30
+st_run sys -b -n 3 -d 2 --reset-first -e raw_syscalls:sys_enter
+cat "$T/stack_map_stat" > "$C/stat-sys"
+kill "$WPID"
+wait "$WPID" 2> /dev/null
+reset_map
 case_end
 
 # ---- issue-pool: how the pool fills and what the screen says about it ----

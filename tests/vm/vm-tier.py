@@ -75,20 +75,26 @@ def find_shared():
     if ok(p):
         return p, "the source root's ../shared"
     tried.append(p)
+    def main_tree(tree):
+        """the main working tree of @tree when it is a git worktree, else None"""
+        try:
+            common = subprocess.run(["git", "-C", tree, "rev-parse", "--path-format=absolute",
+                                     "--git-common-dir"], capture_output=True, text=True,
+                                    timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if common and os.path.basename(common) == ".git":
+            m = os.path.dirname(common)
+            if os.path.realpath(m) != os.path.realpath(tree):
+                return m
+        return None
     # a git worktree (git worktree add): the main working tree's ../shared
-    try:
-        common = subprocess.run(["git", "-C", SOURCE_ROOT, "rev-parse", "--path-format=absolute",
-                                 "--git-common-dir"], capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        common = ""
-    if common and os.path.basename(common) == ".git":
-        main_tree = os.path.dirname(common)
-        if os.path.realpath(main_tree) != os.path.realpath(SOURCE_ROOT):
-            p = os.path.join(os.path.dirname(main_tree), "shared")
-            if ok(p):
-                return p, "the main worktree %s, ../shared" % main_tree
-            tried.append(p)
+    m = main_tree(SOURCE_ROOT)
+    if m:
+        p = os.path.join(os.path.dirname(m), "shared")
+        if ok(p):
+            return p, "the main worktree %s, ../shared" % m
+        tried.append(p)
     try:
         origin = subprocess.run(["git", "-C", SOURCE_ROOT, "remote", "get-url", "origin"],
                                 capture_output=True, text=True, timeout=10).stdout.strip()
@@ -102,6 +108,13 @@ def find_shared():
         if ok(p):
             return p, "the clone's origin %s, ../shared" % origin
         tried.append(p)
+        # a clone of a worktree: its main working tree's ../shared
+        m = main_tree(o) if os.path.isdir(o) else None
+        if m:
+            p = os.path.join(os.path.dirname(m), "shared")
+            if ok(p):
+                return p, "the clone's origin %s, a worktree of %s, ../shared" % (origin, m)
+            tried.append(p)
     else:
         tried.append("origin: %s" % (origin or "none"))
     return None, ", ".join(tried)
@@ -862,12 +875,26 @@ def c_issue_self(out, todo_note):
            (nf, written, hits, 100.0 * hits / max(written, 1), lost[-1][0] if lost else "?",
             lost[-1][1] if lost else "?", "/".join("%.1f" % x for x in cpu), own, swritten,
             100.0 * own / max(swritten, 1), show["hits"], show["lost"], show["overrun"]))
+    # an event stacktop's own reads hit (raw_syscalls:sys_enter), no tracer
+    check(c.rc("sys") == 0, "stacktop -e raw_syscalls:sys_enter exited %d: %s" %
+          (c.rc("sys"), c.text("sys.err")[-500:]))
+    stxt = c.text("sys.out")
+    shits, scpu, _ = header_numbers(stxt)
+    ystat = parse_stat(c.text("stat-sys"))
+    ywritten = ystat["successes"] + ystat["drops"]
+    msg += ("; -e raw_syscalls:sys_enter under a read(2) loop: the kernel wrote %d stacks, "
+            "stacktop showed %d (%.0f%%), self cpu %s%%" %
+            (ywritten, shits, 100.0 * shits / max(ywritten, 1),
+             "/".join("%.1f" % x for x in scpu)))
     todo_note.append(msg)
     # the fixed behaviour (issue 20): stacktop's own reads are not recorded
     # (or not counted at the kernel's and the reader's cost): it shows what
     # the kernel wrote for the others, within 10%
-    check(written > 1000, "setup: the kernel wrote only %d stacks: " % written + msg)
-    check(hits >= 0.9 * written, msg)
+    check(written > 1000 and ywritten > 1000, "setup: the kernel wrote only %d and %d stacks: "
+          % (written, ywritten) + msg)
+    # today 27-61% and 89%: stacktop's own records are most of the first and
+    # a tenth of the second (its CPU is at 95-99% in both)
+    check(hits >= 0.9 * written and shits >= 0.97 * ywritten, msg)
     return msg
 
 
