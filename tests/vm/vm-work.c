@@ -190,20 +190,34 @@ static int fstat_loop(long n)
 static const char *errname(int e)
 {
 	switch (e) {
-	case EINVAL: return "EINVAL";
-	case EBUSY: return "EBUSY";
-	case ENOENT: return "ENOENT";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EEXIST: return "EEXIST";
-	case ENODEV: return "ENODEV";
-	case ENOSPC: return "ENOSPC";
-	case EFAULT: return "EFAULT";
-	case ENOMEM: return "ENOMEM";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EROFS: return "EROFS";
-	case EISDIR: return "EISDIR";
-	default: return NULL;
+	case EINVAL:
+		return "EINVAL";
+	case EBUSY:
+		return "EBUSY";
+	case ENOENT:
+		return "ENOENT";
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case EEXIST:
+		return "EEXIST";
+	case ENODEV:
+		return "ENODEV";
+	case ENOSPC:
+		return "ENOSPC";
+	case EFAULT:
+		return "EFAULT";
+	case ENOMEM:
+		return "ENOMEM";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case EROFS:
+		return "EROFS";
+	case EISDIR:
+		return "EISDIR";
+	default:
+		return NULL;
 	}
 }
 
@@ -296,8 +310,7 @@ struct ids {
  * the low 5 bits; 29 padding, 30 time extend, 31 time stamp; 0 a length
  * word follows; 1-28 four-byte words of data.
  */
-static void walk_page(const unsigned char *p, size_t len, const struct ids *id,
-		      struct counts *c)
+static void walk_page(const unsigned char *p, size_t len, const struct ids *id, struct counts *c)
 {
 	uint64_t commit;
 	size_t off = 16, end;
@@ -446,7 +459,8 @@ static int drain(const char *dir, double secs)
 					break;
 				}
 				if (r == 0)
-					continue; /* the kernel ends a read on an overrun: read on */
+					continue; /* the kernel ends a read on an overrun: read on
+						   */
 				walk_page(page, (size_t)r, &id, &c);
 			}
 			if (write(fds[1], &c, sizeof(c)) != sizeof(c))
@@ -490,7 +504,8 @@ int main(int argc, char **argv)
 		return count(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "drain"))
 		return drain(argv[2], atof(argv[3]));
-	fprintf(stderr, "usage: vm-work pingpong|syscall SECONDS [CPU] | fstat N | write|writeall FILE TEXT [trunc|append] |\n"
+	fprintf(stderr,
+		"usage: vm-work pingpong|syscall SECONDS [CPU] | fstat N | write|writeall FILE TEXT [trunc|append] |\n"
 		"       count DIR | drain DIR SECONDS\n");
 	return 2;
 }
