@@ -28,11 +28,12 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "ingest/ingest.h"
+#include "sym/ksym.h"
 #include "pagegen.h"
-#include "stack_table.h"
+#include "core/stack_table.h"
 
 #define NPAGES 1024
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
 
 #define MAXMAPS 512
 
@@ -49,6 +49,8 @@ static void on_mmap(void *ctx, const struct perfsamp_mmap *m)
 	maps[nmaps].end = m->start + m->len;
 	maps[nmaps].pgoff = m->pgoff;
 	maps[nmaps].path = path;
+	maps[nmaps].dev = m->dev;
+	maps[nmaps].ino = m->ino;
 	nmaps++;
 	qsort(maps, nmaps, sizeof(maps[0]), cmp_map);
 }
@@ -58,6 +60,7 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 	struct dwunwind_sample in = {
 		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size,
 		.maps = maps, .nmaps = nmaps, .maps_id = cache ? (uint64_t)target << 32 | nmaps : 0,
+		.pid = s->pid,
 	};
 	uint64_t ips[128];
 	int n;

@@ -9,12 +9,14 @@ set -eu
 # what building stacktop needs; debian/control's Build-Depends is this list
 # (plus debhelper), tests/pkg/deb.sh checks that both agree
 BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
-libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev libdw-dev libelf-dev libiberty-dev"
+libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3
-util-linux libcap2-bin trace-cmd git golang-go"
+util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium"
+# chromium: the browser the flame graph page (--format html) is opened in,
+# headless, by tests/live/flame.sh (puppeteer-core from npm drives it)
 # node and npm run the readers of the speedscope and JSON-schema outputs
 # (speedscope's importer, ajv-cli: npm packages the live tests install into
 # the build directory); a nodejs from elsewhere (NodeSource) ships its own

@@ -1,30 +1,38 @@
 #!/bin/sh
-# The layering rules of doc/design.md, checked on the sources:
-#  - curses is used in ui/ only (src/ and include/ never mention it);
-#  - the core never prints: no stdout/stderr output in src/ except main.c
-#    (the command line) and export.c (writes to the FILE * it is given);
-#  - inside ui/, the views and the drawing primitives are below the screen:
-#    they never include screen.h (or screen.c's neighbours' internals), and
-#    tui.h/draw.h do not either, so no include circle can form.
+# The layering rules of doc/design.md ("Layers"), checked on the code:
+#  - tests/layering.py: each folder of src/ is a layer (core, sym, kernel,
+#    ingest, source, session, output, ui, cli, bottom first); an include
+#    names its layer and reaches only its own layer and those below; no
+#    call (read from the objects of the build directory, $1) goes from a
+#    lower layer to a higher one; no circle of includes or calls between
+#    files or modules; no .c over 700 lines;
+#  - curses is used in src/ui/ only;
+#  - the core never prints: no stdout/stderr output outside src/ui/ except
+#    src/cli/ (the command line) and output/export.c (writes to the
+#    FILE * it is given).
+#   check-layering.sh [BUILDDIR]   (meson passes its build directory)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
-if cat "$top"/src/*.c "$top"/src/source/*.c "$top"/include/*.h |
+command -v python3 > /dev/null || { echo "FAIL: python3 is needed (scripts/deps.sh test)" >&2; exit 1; }
+if [ $# -ge 1 ]; then
+	python3 "$top/tests/layering.py" "$top/src" "$1" || rc=1
+else
+	echo "note: no build directory given: calls are not checked" >&2
+	python3 "$top/tests/layering.py" "$top/src" || rc=1
+fi
+nonui=$(ls "$top"/src/*/*.[ch] | grep -v "^$top/src/ui/")
+[ -n "$nonui" ] || { echo "FAIL: no sources found under $top/src" >&2; exit 1; }
+# shellcheck disable=SC2086
+if cat $nonui |
 	grep -n -E '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|term)|\b(initscr|newterm|endwin|wrefresh|mvwprintw|wattron)\b'; then
 	echo "FAIL: curses outside ui/" >&2
 	rc=1
 fi
-for f in "$top"/src/*.c "$top"/src/source/*.c; do
-	case ${f##*/} in main.c | export.c) continue ;; esac
+for f in $nonui; do
+	case $f in *.h | */cli/*.c | */output/export.c) continue ;; esac
 	if grep -n -E '\b(printf|puts|perror|putchar)\(|\b(stdout|stderr)\b' "$f"; then
-		echo "FAIL: ${f##*/} prints (the core reports through log.h or return values)" >&2
-		rc=1
-	fi
-done
-for f in "$top"/ui/*.c "$top"/ui/*.h; do
-	case ${f##*/} in screen.c | screen.h | actions.c | overlay.c | header.c | save.c) continue ;; esac
-	if grep -n -E '#[[:space:]]*include[[:space:]]*"screen\.h"' "$f"; then
-		echo "FAIL: ${f##*/} includes screen.h (views and draw.c are below the screen)" >&2
+		echo "FAIL: ${f#"$top"/} prints (the core reports through log.h or return values)" >&2
 		rc=1
 	fi
 done

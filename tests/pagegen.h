@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evfmt.h"
+#include "kernel/evfmt.h"
 
 #define PG_SIZE		4096
 #define PG_DATA		16

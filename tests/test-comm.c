@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "comm.h"
-#include "tgid.h"
-#include "tfs.h"
+#include "kernel/comm.h"
+#include "kernel/tgid.h"
+#include "kernel/tfs.h"
 
 struct fx {
 	char root[64];

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "evfmt.h"
-#include "tfs.h"
+#include "kernel/evfmt.h"
+#include "kernel/tfs.h"
 
 #define COMMON                                                                                 \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \

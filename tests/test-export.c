@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "export.h"
-#include "session.h"
+#include "output/export.h"
+#include "session/session.h"
 
 struct fx {
 	char dir[64];
@@ -108,6 +108,12 @@ static void test_format_names(void **state)
 	assert_int_equal(export_format_guess("x.json/out"), -EINVAL);
 	assert_int_equal(export_format_guess(".json"), -EINVAL);
 	assert_int_equal(export_format_parse("speedscope"), EXPORT_SPEEDSCOPE);
+	assert_int_equal(export_format_guess("flame.html"), EXPORT_HTML);
+	assert_int_equal(export_format_guess("FLAME.HTM"), EXPORT_HTML);
+	assert_int_equal(export_format_parse("html"), EXPORT_HTML);
+	assert_string_equal(export_format_name(EXPORT_HTML), "html");
+	assert_int_equal(export_format_guess("flame.svg"), EXPORT_SVG);
+	assert_int_equal(export_format_parse("svg"), EXPORT_SVG);
 	assert_int_equal(export_format_parse("xml"), -EINVAL);
 	assert_string_equal(export_format_name(EXPORT_PPROF), "pprof");
 }
@@ -205,6 +211,55 @@ static int pb_fields(const uint8_t *p, size_t n, unsigned int want, const char *
 	return count;
 }
 
+/*
+ * The flame graph page: the page around the profile, the names sorted and
+ * deduplicated, the tree merged in preorder with children in name order:
+ * _text;schedule_timeout;schedule 7, ext4_file_write_iter;nvme_queue_rq 5,
+ * weak_func;schedule 3 (schedule is one name in two places).
+ */
+static void test_html_tree(void **state)
+{
+	struct fx *fx = *state;
+	char *buf = NULL, *data, *end;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(export_html(f, fx->s, &fx->o), 3);
+	assert_int_equal(fclose(f), 0);
+	assert_memory_equal(buf, "<!DOCTYPE html>", 15);
+	assert_non_null(strstr(buf, "content=\"default-src 'none'; script-src 'sha256-"));
+	data = strstr(buf, "<script id=\"stacktop-data\" type=\"application/json\">{");
+	assert_non_null(data);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	*end = '\0';
+	assert_non_null(strstr(data, "\"format\":\"stacktop-flame\",\"version\":1,"));
+	assert_non_null(strstr(data, "\"counts\":\"total\""));
+	assert_non_null(strstr(data, "\"root\":\"none\""));
+	assert_non_null(strstr(data, "\"weight\":null"));
+	assert_non_null(strstr(data,
+			       "\"names\":[[\"_text\",0],[\"ext4_file_write_iter\",1,\"ext4\"],"
+			       "[\"nvme_queue_rq\",1,\"nvme\"],[\"schedule\",0],"
+			       "[\"schedule_timeout\",0],[\"weak_func\",0]],\"stride\":3,"));
+	/* depth, name, self: all; _text; schedule_timeout; schedule 7; ext4...;
+	 * nvme_queue_rq 5; weak_func; schedule 3 */
+	assert_non_null(strstr(data, "\"nodes\":[0,-1,0,1,0,0,2,4,0,3,3,7,1,1,0,2,2,5,1,5,0,2,3,3]}"));
+	assert_non_null(strstr(end + 1, "</html>"));
+	free(buf);
+
+	/* rooted at the command: the map's hits have no process */
+	fx->o.root = EXPORT_ROOT_COMM;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(export_html(f, fx->s, &fx->o), 3);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "[\"[unknown]\",4]"));
+	assert_non_null(strstr(buf, "\"nodes\":[0,-1,0,1,0,0,2,1,0,3,5,0,4,4,7,2,2,0,3,3,5,2,6,0,3,4,3]}"));
+	free(buf);
+}
+
 static void test_pprof_well_formed(void **state)
 {
 	struct fx *fx = *state;
@@ -237,6 +292,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_file_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_roots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_well_formed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,9 +18,10 @@
 
 #include <cmocka.h>
 
-#include "format.h"
-#include "ksym.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "kernel/stackmap.h"
 
 static const char kallsyms[] = "ffffffff81002100 T schedule\n"
 			       "ffffffff810021c0 T schedule_timeout\n"
@@ -240,6 +241,38 @@ static void test_format_count(void **state)
 		assert_true(r_ <= 6);                                                             \
 	} while (0)
 
+#define DURATION(expect, sec)                                                                     \
+	do {                                                                                      \
+		char b_[32];                                                                      \
+		int r_ = fmt_duration(b_, sizeof(b_), (sec));                                     \
+		assert_string_equal(b_, (expect));                                               \
+		assert_int_equal(r_, (int)strlen(expect));                                       \
+	} while (0)
+
+static void test_format_duration(void **state)
+{
+	char small[4];
+
+	(void)state;
+	DURATION("0s", 0.0);
+	DURATION("0s", 0.99);
+	DURATION("59s", 59.9);
+	DURATION("1m00s", 60.0);
+	DURATION("3m05s", 185.4);
+	DURATION("59m59s", 3599.9);
+	DURATION("1h00m", 3600.0);
+	DURATION("2h03m", 7380.0);
+	DURATION("23h59m", 86399.0);
+	DURATION("1d00h", 86400.0);
+	DURATION("4d07h", 4 * 86400.0 + 7 * 3600 + 59);
+	DURATION("-", -1.0);
+	DURATION("-", NAN);
+	DURATION("-", INFINITY);
+	/* snprintf semantics: the wanted length, a cut but terminated buffer */
+	assert_int_equal(fmt_duration(small, sizeof(small), 185.0), 5);
+	assert_string_equal(small, "3m0");
+}
+
 static void test_format_rate(void **state)
 {
 	RATE("0.0", 0.0);
@@ -387,6 +420,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_format_func, setup_ksym, teardown_ksym),
 		cmocka_unit_test(test_format_count),
 		cmocka_unit_test(test_format_rate),
+		cmocka_unit_test(test_format_duration),
 		cmocka_unit_test(test_format_percent),
 		cmocka_unit_test(test_format_ids),
 		cmocka_unit_test(test_format_fit_ascii),

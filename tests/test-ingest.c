@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "ingest.h"
+#include "ingest/ingest.h"
 #include "pagegen.h"
-#include "stack_table.h"
-#include "usym.h"
+#include "core/stack_table.h"
+#include "sym/usym.h"
 
 struct fx {
 	struct evfmt fmt;

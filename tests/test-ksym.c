@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "ksym.h"
+#include "sym/ksym.h"
 
 #define FIXTURE_NSYMS 14
 

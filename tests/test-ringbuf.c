@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <kbuffer.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 /* ---- a tiny page builder: every field written explicitly ---------------- */
 

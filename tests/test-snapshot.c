@@ -15,12 +15,14 @@
 
 #include <cmocka.h>
 
-#include "diff.h"
-#include "export.h"
-#include "format.h"
-#include "session.h"
-#include "snapshot.h"
-#include "stack_table.h"
+#include "output/diff.h"
+#include "output/export.h"
+#include "core/format.h"
+#include "core/hist.h"
+#include "sym/frame.h"
+#include "session/session.h"
+#include "ingest/snapshot.h"
+#include "core/stack_table.h"
 
 /* a snapshot with stacks "name:count" (delta = count, total = 2 * count) */
 static char *snap(const char *host, unsigned long long shift, int n, const char *const *names,
@@ -155,6 +157,12 @@ static void test_stack_errors(void **state)
 		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
 		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
+		/* a bucket that is no bucket of the scale (an unweighted snapshot: log2) */
+		{ "\"ids\":[]", "\"ids\":[],\"hist\":[{\"low\":3,\"count\":1}]",
+		  "stack 1: \"hist\"[0] is not a log2 bucket" },
+		{ "\"ids\":[]", "\"ids\":[],\"hist\":[{\"low\":4,\"high\":16,\"count\":1}]",
+		  "stack 1: \"hist\"[0] is not a log2 bucket" },
+		{ "\"ids\":[]", "\"ids\":[],\"trend\":[1,-2]", "stack 1: \"trend\"" },
 	};
 	struct snapshot *sn;
 	char err[256], text[16384];
@@ -587,6 +595,80 @@ static void test_weights(void **state)
 	free(path);
 }
 
+/*
+ * The histograms of single weights and the trends come back from a
+ * snapshot (--offcpu: time buckets): in the table, and in a JSON written
+ * again, bucket for bucket; the trend's last interval is the stack's delta.
+ */
+static void test_hist_trend(void **state)
+{
+	static const char w[] =
+		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"mode\":\"stacks\","
+		"\"events\":[\"sched:sched_switch\"],\"weight\":{\"name\":\"off-CPU\",\"unit\":\"nanoseconds\","
+		"\"ranked\":true,\"total\":1000000000,\"delta\":400000000,\"hist_scale\":\"time\"},"
+		"\"view\":{\"sort\":\"hits\",\"counts\":\"delta\",\"top\":0},\"hits\":5,"
+		"\"hits_delta\":2,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+		"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+		"{\"key\":\"0000000000000001\",\"total\":1000000000,\"delta\":400000000,\"hits\":5,"
+		"\"hits_delta\":2,\"weight\":1000000000,\"weight_delta\":400000000,\"ids\":[],"
+		"\"frames\":[\"0xffffffff81001010\"],\"symbols\":[\"a+0x10/0x100\"],"
+		"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":0,\"pid\":1,\"comm\":\"x\",\"total\":5,"
+		"\"delta\":2,\"weight\":1000000000,\"weight_delta\":400000000}],"
+		"\"trend\":[1,0,2,2],\"trend_weight\":[200000000,0,400000000,400000000],"
+		"\"hist\":[{\"low\":128000000,\"high\":256000000,\"count\":5},"
+		"{\"low\":65536000000000,\"high\":null,\"count\":1}]}]}\n";
+	char *path = write_tmp(w), *json;
+	const char *files[] = { path };
+	struct session *s = open_files(files, 1);
+	struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	uint64_t c[HIST_BUCKETS], v[STACK_TREND];
+	struct rank_row rows[2];
+
+	(void)state;
+	assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 2, NULL), 1);
+	assert_int_equal(stack_table_hist_scale(session_table(s)), HIST_TIME);
+	assert_true(stack_hist(session_table(s), rows[0].stack, c));
+	assert_int_equal(c[hist_bucket(HIST_TIME, 200000000)], 5);
+	assert_int_equal(c[HIST_BUCKETS - 1], 1);
+	/* the first three intervals were history, the fourth the snapshot's delta */
+	session_tick(s);
+	assert_int_equal(stack_trend(session_table(s), rows[0].stack, false, v, STACK_TREND), 4);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 2);
+	assert_int_equal(v[3], 2);
+	assert_int_equal(stack_trend(session_table(s), rows[0].stack, true, v, STACK_TREND), 4);
+	assert_int_equal(v[0], 200000000);
+	assert_int_equal(v[3], 400000000);
+	json = export_text(s, EXPORT_JSON);
+	if (!strstr(json, "\"hist_scale\":\"time\"") ||
+	    !strstr(json, "\"trend\":[1,0,2,2],\"trend_weight\":[200000000,0,400000000,400000000]") ||
+	    !strstr(json, "\"hist\":[{\"low\":128000000,\"high\":256000000,\"count\":5},"
+			  "{\"low\":65536000000000,\"high\":null,\"count\":1}]"))
+		fail_msg("%s", json);
+	free(json);
+	/* the batch text of the expanded stack: bpftrace's hist() lines, in time units */
+	{
+		struct report_opts o = { .delta = true, .expand = 1, .rank = ro };
+		size_t len = 0;
+		FILE *f;
+
+		json = NULL;
+		f = open_memstream(&json, &len);
+		assert_non_null(f);
+		assert_true(export_write(f, s, &o, EXPORT_TEXT, 1) >= 0);
+		fclose(f);
+	}
+	if (!strstr(json, "trend (weight per interval, oldest first): 200ms 0ns 400ms 400ms") ||
+	    !strstr(json, "      [128ms, 256ms)          5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|") ||
+	    !strstr(json, "      [65536s, ...)           1 |@@@@@@@@@@                                          |"))
+		fail_msg("%s", json);
+	free(json);
+	session_close(s);
+	unlink(path);
+	free(path);
+}
+
 /* --diff with an event filter: AFTER's index, BEFORE's event of the same name */
 static void test_diff_event(void **state)
 {
@@ -648,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_hist_trend),
 		cmocka_unit_test(test_diff_event),
 	};
 

@@ -2,6 +2,7 @@
 /*
  * test-stack_table.c - interning, counts, intervals, ids and ranking.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "stack_table.h"
+#include "core/hist.h"
+#include "core/stack_table.h"
 
 static int setup(void **state)
 {
@@ -645,6 +647,284 @@ static void test_stack_table_limit(void **state)
 	assert_int_equal(m.over_stacks, 0);
 }
 
+/* the bucket math of core/hist.h: bpftrace's log2 buckets, and time in its units */
+static void test_hist_buckets(void **state)
+{
+	char buf[64];
+	unsigned int b;
+
+	(void)state;
+	/* bpftrace's hist(): [0], [1], [2, 4), [4, 8) ... */
+	assert_int_equal(hist_bucket(HIST_LOG2, 0), 0);
+	assert_int_equal(hist_bucket(HIST_LOG2, 1), 1);
+	assert_int_equal(hist_bucket(HIST_LOG2, 2), 2);
+	assert_int_equal(hist_bucket(HIST_LOG2, 3), 2);
+	assert_int_equal(hist_bucket(HIST_LOG2, 4), 3);
+	assert_int_equal(hist_bucket(HIST_LOG2, 1023), 10);
+	assert_int_equal(hist_bucket(HIST_LOG2, 1024), 11);
+	assert_int_equal(hist_bucket(HIST_LOG2, UINT64_MAX), HIST_BUCKETS - 1);
+	hist_label(buf, sizeof(buf), HIST_LOG2, 0);
+	assert_string_equal(buf, "[0]");
+	hist_label(buf, sizeof(buf), HIST_LOG2, 1);
+	assert_string_equal(buf, "[1]");
+	hist_label(buf, sizeof(buf), HIST_LOG2, 2);
+	assert_string_equal(buf, "[2, 4)");
+	hist_label(buf, sizeof(buf), HIST_LOG2, 11);
+	assert_string_equal(buf, "[1K, 2K)");
+	hist_label(buf, sizeof(buf), HIST_LOG2, 28);
+	assert_string_equal(buf, "[128M, 256M)");
+	hist_label(buf, sizeof(buf), HIST_LOG2, HIST_BUCKETS - 1);
+	assert_string_equal(buf, "[64T, ...)");
+
+	/* time: powers of two inside ns, us, ms and s; 200 ms in [128ms, 256ms) */
+	b = hist_bucket(HIST_TIME, 200000000);
+	hist_label(buf, sizeof(buf), HIST_TIME, b);
+	assert_string_equal(buf, "[128ms, 256ms)");
+	assert_int_equal(hist_low(HIST_TIME, b), 128000000);
+	assert_int_equal(hist_high(HIST_TIME, b), 256000000);
+	assert_int_equal(hist_bucket(HIST_TIME, 127999999), b - 1);
+	assert_int_equal(hist_bucket(HIST_TIME, 128000000), b);
+	assert_int_equal(hist_bucket(HIST_TIME, 255999999), b);
+	assert_int_equal(hist_bucket(HIST_TIME, 256000000), b + 1);
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, 999));
+	assert_string_equal(buf, "[512ns, 1us)");
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, 1000));
+	assert_string_equal(buf, "[1us, 2us)");
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, 1500000));
+	assert_string_equal(buf, "[1ms, 2ms)");
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, 999999999));
+	assert_string_equal(buf, "[512ms, 1s)");
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, 3000000000ULL));
+	assert_string_equal(buf, "[2s, 4s)");
+	hist_label(buf, sizeof(buf), HIST_TIME, hist_bucket(HIST_TIME, UINT64_MAX));
+	assert_string_equal(buf, "[65536s, ...)");
+	/* every bucket's bounds hold the values that land in it, in both scales */
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		unsigned int sc;
+
+		for (sc = HIST_LOG2; sc <= HIST_TIME; sc++) {
+			uint64_t lo = hist_low(sc, b), hi = hist_high(sc, b);
+
+			assert_int_equal(hist_bucket(sc, lo), b);
+			if (hi != UINT64_MAX) {
+				assert_true(hi > lo);
+				assert_int_equal(hist_bucket(sc, hi - 1), b);
+				assert_int_equal(hist_bucket(sc, hi), b + 1);
+			}
+		}
+	}
+	/* bpftrace's bar: count * 52 / max '@' */
+	assert_int_equal(hist_bar(buf, sizeof(buf), 5, 5, 52), 52);
+	assert_int_equal(strlen(buf), 54);
+	assert_int_equal(hist_bar(buf, sizeof(buf), 1, 3, 52), 17);
+	assert_int_equal(hist_bar(buf, sizeof(buf), 0, 3, 52), 0);
+	assert_string_equal(buf, "|                                                    |");
+}
+
+static uint64_t page_of(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	return ip & ~0xfffULL;
+}
+
+/* a weighted table keeps each stack's single weights in buckets; grouping sums them */
+static void test_stack_table_hist(void **state)
+{
+	struct stack_table *t = *state, *g = stack_table_new();
+	uint64_t a[] = { 0xffffffff81000010, 0xffffffff81000200 };
+	uint64_t b[] = { 0xffffffff81000020, 0xffffffff81000200 };
+	uint64_t c[HIST_BUCKETS];
+	struct stack_group grp = { .depth = 1, .map = page_of };
+	struct stack *sa, *sb, *ga;
+	struct stack_mem m0, m1;
+	unsigned int i;
+
+	assert_non_null(g);
+	assert_false(stack_hist(t, stack_table_intern(t, a, 2), c));
+	stack_table_clear(t);
+	stack_table_mem(t, &m0);
+	assert_int_equal(stack_table_set_weighted(t, true), 0);
+	assert_int_equal(stack_table_set_hist_scale(t, HIST_TIME), 0);
+	sa = stack_table_intern(t, a, 2);
+	sb = stack_table_intern(t, b, 2);
+	stack_table_mem(t, &m1);
+	assert_int_equal(stack_table_set_hist_scale(t, HIST_LOG2), -EBUSY);
+	for (i = 0; i < 5; i++)
+		stack_table_hit_w(t, sa, 0, 0, 1, 1, 200000000); /* 200 ms */
+	stack_table_hit_w(t, sa, 0, 0, 1, 1, 1500000);		/* 1.5 ms */
+	stack_table_hit_w(t, sb, 0, 0, 1, 1, 300000000);
+	assert_true(stack_hist(t, sa, c));
+	assert_int_equal(c[hist_bucket(HIST_TIME, 200000000)], 5);
+	assert_int_equal(c[hist_bucket(HIST_TIME, 1500000)], 1);
+	for (i = 0, m0.bytes = 0; i < HIST_BUCKETS; i++)
+		m0.bytes += c[i];
+	assert_int_equal(m0.bytes, sa->total);
+	/* n hits weighing w in all: n values of w / n */
+	stack_table_hit_w(t, sb, 0, 0, 1, 4, 4000);
+	stack_hist(t, sb, c);
+	assert_int_equal(c[hist_bucket(HIST_TIME, 1000)], 4);
+	/* a snapshot's buckets come back added */
+	assert_int_equal(stack_table_add_hist(t, sb, 3, 7), 0);
+	assert_int_equal(stack_table_add_hist(t, sb, HIST_BUCKETS, 1), -EINVAL);
+	stack_hist(t, sb, c);
+	assert_int_equal(c[3], 7);
+	/* saturating, never wrapping */
+	stack_table_add_hist(t, sb, 3, UINT64_MAX);
+	stack_hist(t, sb, c);
+	assert_int_equal(c[3], UINT32_MAX);
+	/* grouped by a function both frames share: one group, buckets summed */
+	assert_int_equal(stack_table_group(g, t, &grp), 0);
+	assert_int_equal(stack_table_count(g), 1);
+	{
+		uint64_t one[] = { 0xffffffff81000000 };
+		uint64_t ca[HIST_BUCKETS], cb[HIST_BUCKETS];
+
+		ga = stack_table_intern(g, one, 1);
+		assert_true(stack_hist(g, ga, c));
+		stack_hist(t, sa, ca);
+		stack_hist(t, sb, cb);
+		for (i = 0; i < HIST_BUCKETS; i++) {
+			uint64_t x = ca[i] + cb[i];
+
+			assert_int_equal(c[i], x > UINT32_MAX ? UINT32_MAX : x);
+		}
+		assert_int_equal(stack_table_hist_scale(g), HIST_TIME);
+	}
+	/* memory: the histogram is in the stack, counted in the table's bytes */
+	assert_true(m1.bytes > m0.bytes);
+	stack_table_free(g);
+}
+
+/* trends: each stack's count of its last intervals, recorded at the tick */
+static void test_stack_table_trend(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t a[] = { 0xffffffff81000010 }, b[] = { 0xffffffff81000020 };
+	uint64_t v[STACK_TREND + 4];
+	struct stack *sa = stack_table_intern(t, a, 1), *sb = stack_table_intern(t, b, 1);
+	struct stack_mem m;
+	unsigned int i;
+
+	assert_int_equal(stack_trend(t, sa, false, v, STACK_TREND), 0); /* no interval yet */
+	/* sa rises 1, 2, 3 ...; sb is hit in the first interval only */
+	for (i = 1; i <= 20; i++) {
+		stack_table_hit(t, sa, 0, 0, 1, i);
+		if (i == 1)
+			stack_table_hit(t, sb, 0, 0, 1, 9);
+		stack_table_tick(t);
+		if (i == 3) {
+			assert_int_equal(stack_trend(t, sa, false, v, STACK_TREND), 3);
+			assert_int_equal(v[0], 1);
+			assert_int_equal(v[1], 2);
+			assert_int_equal(v[2], 3);
+			assert_int_equal(stack_trend(t, sb, false, v, STACK_TREND), 3);
+			assert_int_equal(v[0], 9);
+			assert_int_equal(v[1], 0);
+			assert_int_equal(v[2], 0);
+			/* @n shorter: the newest */
+			assert_int_equal(stack_trend(t, sa, false, v, 2), 2);
+			assert_int_equal(v[0], 2);
+			assert_int_equal(v[1], 3);
+		}
+	}
+	/* the window slides: the last STACK_TREND intervals, the last one stack_delta()'s */
+	assert_int_equal(stack_trend(t, sa, false, v, STACK_TREND + 4), STACK_TREND);
+	for (i = 0; i < STACK_TREND; i++)
+		assert_int_equal(v[i], 20 - STACK_TREND + 1 + i);
+	assert_int_equal(v[STACK_TREND - 1], stack_delta(t, sa));
+	/* sb idle for more than STACK_TREND intervals: zeros */
+	assert_int_equal(stack_trend(t, sb, false, v, STACK_TREND), STACK_TREND);
+	for (i = 0; i < STACK_TREND; i++)
+		assert_int_equal(v[i], 0);
+	stack_table_mem(t, &m);
+	assert_true(m.trend_bytes >= m.trend_slots * sizeof(uint32_t) * STACK_TREND);
+	/* a gap of idle intervals reads as zeros, then the new count */
+	stack_table_tick(t);
+	stack_table_tick(t);
+	stack_table_hit(t, sa, 0, 0, 1, 5);
+	stack_table_tick(t);
+	assert_int_equal(stack_trend(t, sa, false, v, 4), 4);
+	assert_int_equal(v[0], 20);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 0);
+	assert_int_equal(v[3], 5);
+	/* by the next sweep (every STACK_TREND intervals) sb's slot went back, sa's not */
+	while (stack_table_epoch(t) % STACK_TREND)
+		stack_table_tick(t);
+	assert_int_equal(sb->trend, 0);
+	assert_int_not_equal(sa->trend, 0);
+	stack_table_mem(t, &m);
+	assert_int_equal(m.trend_slots, 1);
+	/* a reset forgets them */
+	stack_table_clear(t);
+	sa = stack_table_intern(t, a, 1);
+	assert_int_equal(stack_trend(t, sa, false, v, STACK_TREND), 0);
+}
+
+/* a snapshot's history comes back before its last interval; weights too */
+static void test_stack_table_trend_add(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t a[] = { 0xffffffff81000010 };
+	uint64_t h[] = { 4, 0, 6 }, w[] = { 400, 0, 600 }, v[8];
+	struct stack *sa;
+
+	assert_int_equal(stack_table_set_weighted(t, true), 0);
+	sa = stack_table_intern(t, a, 1);
+	stack_table_add_w(t, sa, 0, 0, 1, 0, 17, 7, 1700, 700);
+	assert_int_equal(stack_table_add_trend(t, sa, h, w, 3), 0);
+	stack_table_tick(t);
+	assert_int_equal(stack_trend(t, sa, false, v, 8), 4);
+	assert_int_equal(v[0], 4);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 6);
+	assert_int_equal(v[3], 7);
+	assert_int_equal(stack_trend(t, sa, true, v, 8), 4);
+	assert_int_equal(v[0], 400);
+	assert_int_equal(v[2], 600);
+	assert_int_equal(v[3], 700);
+}
+
+/* the memory limit refuses slots: the stack says so, the count is kept */
+static void test_stack_table_trend_limit(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ip[1], v[4];
+	struct stack_mem m;
+	unsigned int i;
+	int refused = 0;
+	struct stack *over = NULL;
+
+	stack_table_set_limit(t, 256 << 10);
+	for (i = 0; i < 3000; i++) {
+		struct stack *s;
+
+		ip[0] = 0xffffffff81000000 + i;
+		s = stack_table_intern(t, ip, 1);
+		stack_table_hit(t, s, 0, 0, 1, 1);
+	}
+	stack_table_tick(t);
+	stack_table_mem(t, &m);
+	assert_true(m.bytes <= m.limit);
+	for (i = 0; i < 3000; i++) {
+		struct stack *s;
+
+		ip[0] = 0xffffffff81000000 + i;
+		s = stack_table_intern(t, ip, 1);
+		/* the stacks refused by the limit all count on the one STACK_F_OVER stack */
+		if (s->flags & STACK_F_OVER)
+			over = s;
+		else if (stack_trend(t, s, false, v, 4) == -ENOSPC)
+			refused++;
+		else
+			assert_int_equal(v[0], 1);
+	}
+	/* every refusal counted once per stack (the over stack is one) */
+	assert_true(refused > 0);
+	assert_int_equal((uint64_t)refused + (over && (over->flags & STACK_F_NOTREND)),
+			 m.trend_refused);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +946,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_active_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_limit, setup, teardown),
+		cmocka_unit_test(test_hist_buckets),
+		cmocka_unit_test_setup_teardown(test_stack_table_hist, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_trend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_trend_add, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_trend_limit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

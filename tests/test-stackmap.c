@@ -18,12 +18,13 @@
 
 #include <cmocka.h>
 
-#include "ingest.h"
-#include "mapsnap.h"
-#include "session.h"
-#include "stack_table.h"
-#include "stackmap.h"
-#include "tfs.h"
+#include "ingest/ingest.h"
+#include "source/mapsnap.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "kernel/stackmap.h"
+#include "kernel/stackmap_health.h"
+#include "kernel/tfs.h"
 
 #define LE32(x)                                                                                   \
 	(uint8_t)((x) & 0xff), (uint8_t)(((x) >> 8) & 0xff), (uint8_t)(((x) >> 16) & 0xff),       \
@@ -852,6 +853,207 @@ static void test_mapsnap_passive_ids_above_2_22(void **state)
 	rmdir(dir);
 }
 
+
+/* ---- the map's health (stackmap_health.c) ---------------------------------- */
+
+static struct stackmap_stat mkstat(uint64_t entries, uint64_t cap, uint64_t succ, uint64_t drops)
+{
+	struct stackmap_stat st = { .entries = entries, .capacity = cap, .table_size = 2 * cap,
+				    .successes = succ, .drops = drops, .success_rate = -1 };
+
+	return st;
+}
+
+static void test_health_bits_for(void **state)
+{
+	(void)state;
+	assert_int_equal(stackmap_bits_for(0), 10);
+	assert_int_equal(stackmap_bits_for(1), 10);
+	assert_int_equal(stackmap_bits_for(1024), 10);
+	assert_int_equal(stackmap_bits_for(1025), 11);
+	assert_int_equal(stackmap_bits_for(16384), 14);
+	assert_int_equal(stackmap_bits_for(1u << 18), 18);
+	assert_int_equal(stackmap_bits_for((1u << 18) + 1), 19);
+	assert_true(stackmap_fallback_pct(0, 0) < 0);
+	assert_true(stackmap_fallback_pct(50, 50) == 50.0);
+	assert_true(stackmap_fallback_pct(0, 7) == 100.0);
+}
+
+/* filling fast: the rate, the time until full, a warning, the advice */
+static void test_health_filling(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(0, 1024, 0, 0);
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	assert_false(w.h.known);
+	stackmap_watch_stat(&w, &st, 100.0, 5000);
+	assert_true(w.h.known && !w.h.full && w.h.bits == 10);
+	/* the first second: a rate, but every stack is new at a start */
+	st = mkstat(100, 1024, 400, 0);
+	stackmap_watch_stat(&w, &st, 101.0, 5001);
+	stackmap_watch_tick(&w, 101.0, 0, NULL);
+	assert_true(w.h.growth == 100.0 && !w.h.settled);
+	assert_true(w.h.eta > 9.23 && w.h.eta < 9.25); /* 924 left at 100/s */
+	assert_true(!w.h.warn && !w.h.bits_advice);
+	assert_true(w.h.successes_delta == 400 && w.h.successes_run == 400);
+	/* measured over the whole window: 500 in 10 s */
+	st = mkstat(500, 1024, 1000, 0);
+	stackmap_watch_stat(&w, &st, 110.0, 5010);
+	stackmap_watch_tick(&w, 110.0, 0, NULL);
+	assert_true(w.h.growth == 50.0 && w.h.settled);
+	assert_true(w.h.eta > 10.47 && w.h.eta < 10.49);
+	assert_true(w.h.warn && !w.h.full);
+	/* 500 seen and a minute more at 50/s: 3500, 2^12 */
+	assert_int_equal(w.h.bits_advice, 12);
+	assert_false(w.h.advice_short);
+	assert_true(w.h.successes_delta == 600 && w.h.successes_run == 1000);
+	assert_true(w.h.demand == 500 && w.h.fell_back == 0);
+}
+
+/* slow growth in a big pool: no warning, no advice; idle: no rate at all */
+static void test_health_slow_and_idle(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(100, 16384, 0, 0);
+	double t;
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_stat(&w, &st, 0.0, 1);
+	assert_true(w.h.growth < 0 && w.h.eta < 0); /* not measured yet */
+	/* the session's tick at open, milliseconds later: still not measured */
+	stackmap_watch_tick(&w, 0.01, 0, NULL);
+	assert_true(w.h.growth < 0 && w.h.eta < 0);
+	st = mkstat(110, 16384, 50, 0);
+	stackmap_watch_stat(&w, &st, 10.0, 11);
+	stackmap_watch_tick(&w, 10.0, 0, NULL);
+	assert_true(w.h.growth == 1.0);
+	assert_true(w.h.eta == 16274.0);
+	assert_false(w.h.warn);
+	assert_int_equal(w.h.bits_advice, 0);
+	/* nothing new for longer than the window: growth 0, not filling */
+	for (t = 11; t <= 22; t += 1) {
+		stackmap_watch_stat(&w, &st, t, (int64_t)t);
+		stackmap_watch_tick(&w, t, 0, NULL);
+	}
+	assert_true(w.h.growth == 0 && w.h.eta < 0 && !w.h.warn);
+	assert_true(w.h.successes_delta == 0 && w.h.successes_run == 50);
+}
+
+/* the rate is measured over the last window, not since start */
+static void test_health_window(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(0, 1u << 18, 0, 0);
+	int t;
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_stat(&w, &st, 0.0, 0);
+	/* 1000/s for 20 s, then 10/s for 20 s */
+	for (t = 1; t <= 40; t++) {
+		st.entries += t <= 20 ? 1000 : 10;
+		stackmap_watch_stat(&w, &st, t, t);
+		stackmap_watch_tick(&w, t, 0, NULL);
+	}
+	assert_true(w.h.growth == 10.0);
+	/* more samples than the ring holds: still the window's rate */
+	for (t = 41; t <= 200; t++) {
+		st.entries += 3;
+		stackmap_watch_stat(&w, &st, t, t);
+		stackmap_watch_tick(&w, t, 0, NULL);
+	}
+	assert_true(w.h.growth == 3.0);
+}
+
+/* full: since when, the stacks without room, the bytes before and after */
+static void test_health_full(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(1000, 1024, 9000, 0);
+	struct stackmap_rb rb = { 100, 2000, 20000 };
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_stat(&w, &st, 50.0, 7000);
+	stackmap_watch_tick(&w, 50.0, 0, &rb);
+	/* a drain starts: everything read so far is sized */
+	rb.records = 120;
+	stackmap_watch_mark(&w, &rb);
+	/* read in that drain, before the read that sees it full: counted as after */
+	rb.records = 150;
+	st = mkstat(1024, 1024, 9100, 0);
+	stackmap_watch_stat(&w, &st, 52.0, 7002);
+	assert_true(w.h.full && !w.h.full_at_start && w.h.warn);
+	assert_true(w.h.full_since == 7002 && w.h.eta == 0);
+	assert_true(w.h.rb_at_full.records == 120 && w.h.rb_at_full.alt == 20000);
+	/* marks after it filled change nothing */
+	stackmap_watch_mark(&w, &rb);
+	assert_true(w.h.rb_at_full.records == 120);
+	st = mkstat(1024, 1024, 9500, 300);
+	rb.records = 900;
+	stackmap_watch_stat(&w, &st, 55.0, 7005);
+	stackmap_watch_tick(&w, 55.0, 40, &rb);
+	assert_true(w.h.rb_at_full.records == 120 && w.h.full_since == 7002);
+	assert_true(w.h.full_for == 3.0);
+	assert_true(w.h.fell_back == 40 && w.h.demand == 1064);
+	assert_true(w.h.drops_delta == 300 && w.h.successes_delta == 500);
+	assert_true(w.h.drops_run == 300 && w.h.successes_run == 500);
+	/* how fast it filled: 24 entries in the 2 s up to the read that saw it */
+	assert_true(w.h.growth_before == 12.0);
+	/* 1064 seen, 64 more in 5 s: 12.8/s, not over the whole window yet:
+	 * room for twice what was seen, 2128, 2^12 */
+	assert_true(w.h.growth > 12.79 && w.h.growth < 12.81 && !w.h.settled);
+	assert_int_equal(w.h.bits_advice, 12);
+	/* 10 s after the first read: a minute more at this rate, 1064 + 60 * 6.4 */
+	stackmap_watch_stat(&w, &st, 60.0, 7010);
+	stackmap_watch_tick(&w, 60.0, 40, &rb);
+	assert_true(w.h.settled && w.h.growth == 6.4);
+	assert_int_equal(w.h.bits_advice, 11);
+}
+
+/* a crowded table refuses stacks before the pool is used up: drops grow */
+static void test_health_drops_before_capacity(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(900, 1024, 100, 5); /* old drops: not "full" yet */
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_stat(&w, &st, 1.0, 1);
+	assert_false(w.h.full);
+	st.drops = 7;
+	stackmap_watch_stat(&w, &st, 2.0, 2);
+	assert_true(w.h.full && w.h.full_since == 2);
+	stackmap_watch_tick(&w, 2.0, 0, NULL);
+	/* it holds what it was asked for, yet refused: a bigger one all the same */
+	assert_int_equal(w.h.bits_advice, 11);
+	assert_true(w.h.drops_run == 2);
+}
+
+/* full at the first read; beyond the kernel's largest pool */
+static void test_health_full_at_start_and_short(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(1u << 18, 1u << 18, 5, 5);
+	struct stackmap_rb rb = { 10, 10, 10 };
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_stat(&w, &st, 1.0, 77);
+	assert_true(w.h.full && w.h.full_at_start && w.h.full_since == 77);
+	assert_true(w.h.rb_at_full.records == 0); /* nothing known of before */
+	stackmap_watch_tick(&w, 3.0, 5000, &rb);
+	assert_int_equal(w.h.bits, 18);
+	assert_int_equal(w.h.bits_advice, 18);
+	assert_true(w.h.advice_short);
+	assert_true(w.h.growth_before < 0);
+	stackmap_watch_reset(&w);
+	assert_false(w.h.known || w.h.full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +1086,13 @@ int main(void)
 		cmocka_unit_test(test_stackmap_stat_v2),
 		cmocka_unit_test(test_stackmap_stat_empty_map),
 		cmocka_unit_test(test_stackmap_stat_full_pool),
+		cmocka_unit_test(test_health_bits_for),
+		cmocka_unit_test(test_health_filling),
+		cmocka_unit_test(test_health_slow_and_idle),
+		cmocka_unit_test(test_health_window),
+		cmocka_unit_test(test_health_full),
+		cmocka_unit_test(test_health_drops_before_capacity),
+		cmocka_unit_test(test_health_full_at_start_and_short),
 		cmocka_unit_test(test_stackmap_stat_not_initialized),
 		cmocka_unit_test(test_stackmap_stat_padded_keys),
 		cmocka_unit_test(test_stackmap_stat_bad),

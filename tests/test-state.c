@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "export.h"
-#include "state.h"
-#include "tfs.h"
+#include "output/export.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
 
 struct fx {
 	char root[64];
@@ -201,6 +201,78 @@ static void test_state_append_undo(void **state)
 	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(get(fx, "kprobe_events"), "p:g/e bar\n-:g/e\n");
+}
+
+/*
+ * A pid appended to a pid list comes out again, and only it: on restore,
+ * in the fatal-signal path, and by the next run after a SIGKILL. (Plain
+ * files here: O_APPEND adds, O_TRUNC empties, as the kernel's lists do.)
+ */
+static void test_state_append_pid(void **state)
+{
+	struct fx *fx = *state;
+	struct state *st;
+	char big[70000];
+	pid_t pid;
+	int status, n = -1;
+
+	put(fx->root, "set_event_notrace_pid", "3\n7\n12\n");
+	put(fx->root, "set_ftrace_notrace_pid", "no pid\n");
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 9), 0);
+	assert_int_equal(state_append_pid(st, "set_ftrace_notrace_pid", 9), 0);
+	/* a pid already there is its owner's: nothing journaled, nothing written */
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 12), 0);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "3\n7\n12\n9");
+	assert_string_equal(get(fx, "set_ftrace_notrace_pid"), "no pid\n9");
+	/* the user adds one meanwhile: it stays */
+	put(fx->root, "set_event_notrace_pid", "3\n7\n9\n12\n99\n");
+	assert_int_equal(state_restore(st), 0);
+	state_free(st);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "3 7 12 99 ");
+	assert_string_equal(get(fx, "set_ftrace_notrace_pid"), "");
+
+	/* the fatal-signal path */
+	put(fx->root, "set_event_notrace_pid", "5\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append_pid(st, "set_event_notrace_pid", 77))
+			_exit(1);
+		state_emergency_restore();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "5 ");
+
+	/* SIGKILL: the next run's recovery */
+	put(fx->root, "set_event_notrace_pid", "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_append_pid(st, "set_event_notrace_pid", 4242))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "4242");
+	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(get(fx, "set_event_notrace_pid"), "");
+
+	/* a list too long to hold is not rewritten, and the undo says so */
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	put(fx->root, "set_event_notrace_pid", big);
+	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
+	assert_int_equal(state_append_pid(st, "set_event_notrace_pid", 8), 0);
+	assert_int_equal(state_restore(st), -E2BIG);
+	state_free(st);
 }
 
 /* values with newlines and odd bytes survive the journal */
@@ -734,6 +806,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_append_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),

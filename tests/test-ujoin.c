@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "ujoin.h"
+#include "core/ujoin.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
-#include "calltree.h"
-#include "format.h"
-#include "ingest.h"
+#include "core/calltree.h"
+#include "core/format.h"
+#include "ingest/ingest.h"
 #include "pagegen.h"
-#include "session.h"
-#include "stack_table.h"
+#include "session/session.h"
+#include "core/stack_table.h"
 
 /* frames: a tracing frame first, as ftrace records them */
 #define TR	 0xffffffff81000010ULL /* trace_event_raw_event_kmalloc */

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
-static int int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * cpubufs.c - the per-CPU trace_pipe_raw readers of one tracing instance,
- * shared by the ring-buffer sources (instance, stackmap). See source.h.
+ * shared by the ring-buffer sources (instance, stackmap). See cpubufs.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,27 +12,37 @@ static int int_cmp(const void *a, const void *b)
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "source.h"
-#include "tfs.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "kernel/evfmt.h"
+#include "kernel/tfs.h"
+#include "kernel/trace.h"
+#include "source/cpubufs.h"
+#include "source/source.h"
 
-int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errsz)
 {
 	char **cpus = NULL;
 	char rel[128];
 	int n = 0, i, r;
 
-	session_path(s, rel, sizeof(rel), "per_cpu");
-	r = session_list_dir(s, rel, &cpus, &n);
+	trace_path(&s->tr, rel, sizeof(rel), "per_cpu");
+	r = trace_list_dir(&s->tr, rel, &cpus, &n);
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot list %s/%s: %s", s->tfs->root, rel,
-				    strerror(-r));
+		return fmt_error(err, errsz, r, "cannot list %s/%s: %s", s->tr.tfs->root, rel,
+				 strerror(-r));
 	b->cpus = calloc((size_t)n + 1, sizeof(*b->cpus));
-	b->page = malloc(s->fmt->layout.subbuf_size);
+	b->page = malloc(s->tr.fmt->layout.subbuf_size);
 	if (!b->cpus || !b->page) {
-		session_free_list(cpus, n);
+		trace_free_list(cpus, n);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -47,26 +50,26 @@ int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
 		char *end;
 		long cpu;
 		int j;
-		bool want = !s->opts.ncpus;
+		bool want = !s->tr.opts->ncpus;
 
 		if (strncmp(cpus[i], "cpu", 3))
 			continue;
 		cpu = strtol(cpus[i] + 3, &end, 10);
 		if (*end || cpu < 0 || cpu > 0xffff)
 			continue;
-		for (j = 0; j < s->opts.ncpus; j++)
-			if (s->opts.cpus[j] == cpu)
+		for (j = 0; j < s->tr.opts->ncpus; j++)
+			if (s->tr.opts->cpus[j] == cpu)
 				want = true;
 		if (!want)
 			continue;
 		c = &b->cpus[b->ncpus];
 		c->cpu = (int)cpu;
-		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%ld/trace_pipe_raw", s->prefix, cpu);
-		c->fd = tfs_open_file(s->tfs, rel, O_RDONLY | O_NONBLOCK);
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%ld/trace_pipe_raw", s->tr.prefix, cpu);
+		c->fd = tfs_open_file(s->tr.tfs, rel, O_RDONLY | O_NONBLOCK);
 		if (c->fd < 0) {
 			r = c->fd;
-			session_free_list(cpus, n);
-			return session_errf(err, errsz, r, "cannot open %s: %s", rel, strerror(-r));
+			trace_free_list(cpus, n);
+			return fmt_error(err, errsz, r, "cannot open %s: %s", rel, strerror(-r));
 		}
 		b->ncpus++;
 	}
@@ -85,16 +88,16 @@ int cpubufs_open(struct cpubufs *b, struct session *s, char *err, size_t errsz)
 						j ? "," : "", nums[j]);
 		if (k == 64)
 			snprintf(have + len, sizeof(have) - len, ",...");
-		session_free_list(cpus, n);
-		return session_errf(err, errsz, -EINVAL,
-				    "no CPU to read: -C names none of the CPUs %s has (%s)",
-				    s->prefix[0] ? "this instance" : "this tracefs", have);
+		trace_free_list(cpus, n);
+		return fmt_error(err, errsz, -EINVAL,
+				 "no CPU to read: -C names none of the CPUs %s has (%s)",
+				 s->tr.prefix[0] ? "this instance" : "this tracefs", have);
 	}
-	session_free_list(cpus, n);
+	trace_free_list(cpus, n);
 	return 0;
 }
 
-int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *budget,
+int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *budget,
 		  cpubufs_full_fn full, void *ctx)
 {
 	unsigned int pages = 0;
@@ -116,7 +119,7 @@ int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *bud
 				continue;
 			if (drain_budget_spent(budget))
 				return (int)pages;
-			n = read(c->fd, b->page, s->fmt->layout.subbuf_size);
+			n = read(c->fd, b->page, s->tr.fmt->layout.subbuf_size);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR) {
 					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu, strerror(errno));
@@ -134,14 +137,14 @@ int cpubufs_drain(struct cpubufs *b, struct session *s, struct drain_budget *bud
 				    (size_t)n);
 			/* room for a whole page of ids (16 bytes each) before the next one */
 			if (full && ingest_pending(s->ing) >
-			    INGEST_QUEUE_MAX - s->fmt->layout.subbuf_size / 16 - 1)
+			    INGEST_QUEUE_MAX - s->tr.fmt->layout.subbuf_size / 16 - 1)
 				full(ctx);
 		}
 	}
 	return (int)pages;
 }
 
-void cpubufs_read_stats(struct cpubufs *b, struct session *s)
+void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s)
 {
 	int i;
 
@@ -149,8 +152,8 @@ void cpubufs_read_stats(struct cpubufs *b, struct session *s)
 		struct cpu_reader *c = &b->cpus[i];
 		char rel[160], *buf, *p;
 
-		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->prefix, c->cpu);
-		if (tfs_read(s->tfs, rel, &buf, NULL) < 0)
+		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->tr.prefix, c->cpu);
+		if (tfs_read(s->tr.tfs, rel, &buf, NULL) < 0)
 			continue;
 		p = strstr(buf, "\noverrun:");
 		if (!p && !strncmp(buf, "overrun:", 8))

@@ -11,12 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "kernel/events.h"
+#include "kernel/evfmt.h"
+#include "kernel/pidfilter.h"
+#include "kernel/probes.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
+#include "kernel/trace.h"
+#include "source/cpubufs.h"
+#include "source/source.h"
 
 /*
  * The cheapest trace clock the kernel offers. stacktop reads the ring
@@ -30,25 +36,25 @@
  * the instance takes `mono` (ktime_get_mono_fast_ns(), the same clock;
  * nanoseconds, so --offcpu is served too), whatever it costs.
  */
-static void instance_clock(struct session *s)
+static void instance_clock(struct source_ctx *s)
 {
 	char rel[160], *cur = NULL;
 	int r;
 
-	session_path(s, rel, sizeof(rel), "trace_clock");
+	trace_path(&s->tr, rel, sizeof(rel), "trace_clock");
 	if (s->user_mode == SESSION_USER_DWARF) {
-		r = state_write(s->state, rel, "mono");
+		r = state_write(s->tr.state, rel, "mono");
 		if (r < 0)
 			log_warn("cannot set trace_clock mono (%s): user stacks will not join",
 				 strerror(-r));
 		return;
 	}
-	if (s->opts.offcpu)
+	if (s->tr.opts->offcpu)
 		return;
-	if (tfs_read(s->tfs, rel, &cur, NULL) < 0)
+	if (tfs_read(s->tr.tfs, rel, &cur, NULL) < 0)
 		return;
 	if (strstr(cur, "x86-tsc") && !strstr(cur, "[x86-tsc]")) {
-		r = state_write(s->state, rel, "x86-tsc");
+		r = state_write(s->tr.state, rel, "x86-tsc");
 		if (r < 0)
 			log_debug("cannot set trace_clock x86-tsc: %s", strerror(-r));
 	}
@@ -57,7 +63,7 @@ static void instance_clock(struct session *s)
 
 static int instance_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	struct cpubufs *b;
 	char rel[160];
 	int r;
@@ -66,67 +72,60 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	if (!b)
 		return -ENOMEM;
 	src->priv = b;
-	snprintf(s->prefix, sizeof(s->prefix), "instances/stacktop.%d/", (int)getpid());
+	snprintf(s->tr.prefix, sizeof(s->tr.prefix), "instances/stacktop.%d/", (int)getpid());
 	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
-	if (s->fmt->kstack_type < 0)
-		return session_errf(err, errsz, -ENODEV,
-				    "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
-	r = state_mkdir(s->state, rel);
+	if (s->tr.fmt->kstack_type < 0)
+		return fmt_error(err, errsz, -ENODEV,
+				 "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
+	r = state_mkdir(s->tr.state, rel);
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot create instance %s: %s", rel,
-				    strerror(-r));
-	s->instance = true;
-	session_path(s, rel, sizeof(rel), "options/stacktrace");
-	if (!tfs_exists(s->tfs, rel))
-		return session_errf(err, errsz, -ENODEV,
-				    "this kernel has no stacktrace option in instances");
-	if (s->opts.buffer_kb) {
+		return fmt_error(err, errsz, r, "cannot create instance %s: %s", rel,
+				 strerror(-r));
+	s->tr.instance = true;
+	trace_path(&s->tr, rel, sizeof(rel), "options/stacktrace");
+	if (!tfs_exists(s->tr.tfs, rel))
+		return fmt_error(err, errsz, -ENODEV,
+				 "this kernel has no stacktrace option in instances");
+	if (s->tr.opts->buffer_kb) {
 		char val[32];
 
-		session_path(s, rel, sizeof(rel), "buffer_size_kb");
-		snprintf(val, sizeof(val), "%u", s->opts.buffer_kb);
-		r = tfs_write(s->tfs, rel, val);
+		trace_path(&s->tr, rel, sizeof(rel), "buffer_size_kb");
+		snprintf(val, sizeof(val), "%u", s->tr.opts->buffer_kb);
+		r = tfs_write(s->tr.tfs, rel, val);
 		if (r < 0)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
 	instance_clock(s);
-	if (!s->opts.show_self && !s->opts.tracefs) {
-		char pid[24];
-
-		/* our own reads are not recorded at all (kernels since 5.10),
-		 * nor do they fire (and use up) a trigger: before the events */
-		session_path(s, rel, sizeof(rel), "set_event_notrace_pid");
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (tfs_exists(s->tfs, rel))
-			tfs_write(s->tfs, rel, pid);
-	}
-	r = session_setup_events(s, err, errsz);
+	/* our own reads are not recorded at all (kernels since 5.10), nor do
+	 * they fire (and use up) a trigger: before the events */
+	pidfilter_exclude_self(&s->tr);
+	r = events_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
-	r = session_setup_function(s, err, errsz);
+	r = probes_setup_function(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
-	r = session_setup_pid_filter(s, err, errsz);
+	r = pidfilter_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
 	/* --trigger: the stacks come from the triggers alone */
-	session_path(s, rel, sizeof(rel), "options/stacktrace");
-	r = tfs_write(s->tfs, rel, s->trigger_mode ? "0" : "1");
+	trace_path(&s->tr, rel, sizeof(rel), "options/stacktrace");
+	r = tfs_write(s->tr.tfs, rel, s->tr.trigger_mode ? "0" : "1");
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+		return fmt_error(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	if (s->user_on && s->user_mode == SESSION_USER_FP) {
 		/* the kernel's frame-pointer walk: a user_stack after each kernel_stack */
-		session_path(s, rel, sizeof(rel), "options/userstacktrace");
-		if (!tfs_exists(s->tfs, rel) || s->fmt->ustack_type < 0)
-			return session_errf(err, errsz, -EOPNOTSUPP,
-					    "this kernel has no userstacktrace option in instances (--user=fp)");
-		r = tfs_write(s->tfs, rel, "1");
+		trace_path(&s->tr, rel, sizeof(rel), "options/userstacktrace");
+		if (!tfs_exists(s->tr.tfs, rel) || s->tr.fmt->ustack_type < 0)
+			return fmt_error(err, errsz, -EOPNOTSUPP,
+					 "this kernel has no userstacktrace option in instances (--user=fp)");
+		r = tfs_write(s->tr.tfs, rel, "1");
 		if (r < 0)
-			return session_errf(err, errsz, r, "cannot enable userstacktrace: %s",
-					    strerror(-r));
+			return fmt_error(err, errsz, r, "cannot enable userstacktrace: %s",
+					 strerror(-r));
 	}
-	session_path(s, rel, sizeof(rel), "tracing_on");
-	r = tfs_write(s->tfs, rel, "1");
+	trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
+	r = tfs_write(s->tr.tfs, rel, "1");
 	if (r < 0)
 		return r;
 	return cpubufs_open(b, s, err, errsz);
@@ -139,12 +138,12 @@ static int instance_pollfds(const struct source *src, struct pollfd *fds, int ma
 
 static int instance_drain(struct source *src, struct drain_budget *budget)
 {
-	return cpubufs_drain(src->priv, src->s, budget, NULL, NULL);
+	return cpubufs_drain(src->priv, src->ctx, budget, NULL, NULL);
 }
 
 static int instance_tick(struct source *src)
 {
-	cpubufs_read_stats(src->priv, src->s);
+	cpubufs_read_stats(src->priv, src->ctx);
 	return 0;
 }
 
@@ -161,19 +160,19 @@ static void instance_stats(const struct source *src, struct session_stats *st)
  */
 static int instance_reset(struct source *src)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	char rel[160];
 	bool more = false;
 	int r;
 
-	session_path(s, rel, sizeof(rel), "trace");
-	r = tfs_write(s->tfs, rel, "");
+	trace_path(&s->tr, rel, sizeof(rel), "trace");
+	r = tfs_write(s->tr.tfs, rel, "");
 	if (r < 0) {
 		log_debug("cannot clear %s: %s; reading it away", rel, strerror(-r));
-		session_drain_reset(s, &more);
+		s->host.drain(s->host.host, &more);
 	}
 	ingest_forget_waiting(s->ing);
-	session_zero_counts(s);
+	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
 	return 0;
 }

@@ -7,24 +7,25 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "evfmt.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
+#include "core/log.h"
+#include "kernel/evfmt.h"
+#include "kernel/trace.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
 
 static int passive_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	struct mapsnap *m;
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	src->priv = m;
-	mapsnap_init(m, s->tfs, s->ing, s->table, s->ksym, &s->stats, true);
+	mapsnap_init(m, s->tr.tfs, s->ing, s->table, s->tr.ksym, &s->stats, true);
 	s->map_events = true;
-	session_traced_append(s, "stack_map (passive)");
-	if (evfmt_add_type(s->fmt, s->tfs, 0) < 0)
+	trace_traced_append(&s->tr, "stack_map (passive)");
+	if (evfmt_add_type(s->tr.fmt, s->tr.tfs, 0) < 0)
 		return -ENOMEM;
 	mapsnap_stat_check(m); /* the table_size bounds the ids of the first read */
 	return mapsnap_read(m);
@@ -49,17 +50,19 @@ static int passive_tick(struct source *src)
 		mapsnap_new_generation(m);
 	}
 	m->read_this_drain = false;
-	mapsnap_read(m);
-	session_sync_stats(src->s);
+	mapsnap_read(m); /* the session adds what it counted after the tick */
 	mapsnap_stat_check(m);
+	mapsnap_health_tick(m);
 	return 0;
 }
 
 /* not ours to wipe: another consumer owns the buffer; rebase instead */
 static int passive_reset(struct source *src)
 {
-	session_zero_counts(src->s);
-	src->s->stats.generation++;
+	struct source_ctx *s = src->ctx;
+
+	s->host.zero_counts(s->host.host);
+	s->stats.generation++;
 	return 0;
 }
 

@@ -12,16 +12,18 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "datsyms.h"
-#include "evfmt.h"
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "replay.h"
-#include "source.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "ingest/replay.h"
+#include "kernel/comm.h"
+#include "kernel/evfmt.h"
+#include "kernel/probes.h"
+#include "kernel/stackmap.h"
+#include "kernel/trace.h"
+#include "source/source.h"
+#include "sym/datsyms.h"
+#include "sym/ksym.h"
 
 static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {
@@ -31,7 +33,7 @@ static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 	unsigned long size = 0;
 
 	/* frames of a saved map that no symbol table knows answer first */
-	if (stackmap_names_lookup(src->s->map_names, addr, &ret->name, &ret->module, &ret->start,
+	if (stackmap_names_lookup(src->ctx->map_names, addr, &ret->name, &ret->module, &ret->start,
 				  &ret->size) == 0)
 		return 0;
 	if (!src->priv ||
@@ -57,7 +59,7 @@ static const char *replay_comm(void *ctx, int pid)
  * into the addresses its kernel had (the tep resolver answers by address
  * only).
  */
-static void load_own_kallsyms(struct session *s, const char *path)
+static void load_own_kallsyms(struct source_ctx *s, const char *path)
 {
 	size_t len;
 	char *txt;
@@ -71,7 +73,7 @@ static void load_own_kallsyms(struct session *s, const char *path)
 	}
 	f = fmemopen(txt, len, "r");
 	if (f) {
-		r = ksym_load(s->ksym, f);
+		r = ksym_load(s->tr.ksym, f);
 		if (r < 0)
 			log_info("%s: its kallsyms: %s", path, strerror(-r));
 		fclose(f);
@@ -81,8 +83,8 @@ static void load_own_kallsyms(struct session *s, const char *path)
 
 static int replay_dat_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
-	const char *path = s->opts.replay;
+	struct source_ctx *s = src->ctx;
+	const char *path = s->tr.opts->replay;
 	struct replay *rp;
 	int r;
 
@@ -90,29 +92,29 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 
 	r = replay_open(path, &rp, why, sizeof(why));
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot read %s: %s", path,
-				    r == -EBADMSG ? why : strerror(-r));
+		return fmt_error(err, errsz, r, "cannot read %s: %s", path,
+				 r == -EBADMSG ? why : strerror(-r));
 	src->priv = rp;
 	comm_cache_set_lookup(s->comms, replay_comm, rp);
-	r = evfmt_from_tep(replay_tep(rp), &s->fmt);
+	r = evfmt_from_tep(replay_tep(rp), &s->tr.fmt);
 	if (r < 0)
-		return session_errf(err, errsz, r,
-				    r == -EBADMSG ? "%s has impossible event formats (see above)"
-						  : "%s has no stack trace events (record with -T or -O stacktrace)",
-				    path);
-	s->ing = ingest_new(s->fmt, s->table, replay_slots(rp));
+		return fmt_error(err, errsz, r,
+				 r == -EBADMSG ? "%s has impossible event formats (see above)"
+					       : "%s has no stack trace events (record with -T or -O stacktrace)",
+				 path);
+	s->ing = ingest_new(s->tr.fmt, s->table, replay_slots(rp));
 	if (!s->ing)
 		return -ENOMEM;
-	ingest_set_type_cb(s->ing, session_type_cb, s);
+	ingest_set_type_cb(s->ing, trace_type_cb, &s->tr);
 	/* function-tracer entries (trace-cmd record -p function -T): by function */
-	ingest_set_func_cb(s->ing, session_func_cb, s);
+	ingest_set_func_cb(s->ing, probes_func_cb, &s->tr);
 	/* ids no saved map resolves still count, each on its own row */
 	ingest_set_keep_unresolved(s->ing, true);
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	/* the recording's own kallsyms: the live one may be another boot */
-	if (!s->opts.kallsyms) {
-		ksym_set_resolver(s->ksym, replay_sym, src);
+	if (!s->tr.opts->kallsyms) {
+		ksym_set_resolver(s->tr.ksym, replay_sym, src);
 		load_own_kallsyms(s, path);
 	}
 	return 0;
@@ -121,7 +123,7 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 /* a recording is finite: it is read whole, whatever the budget */
 static int replay_dat_drain(struct source *src, struct drain_budget *budget)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	double secs = 0;
 	unsigned int i;
 	long long n;
@@ -133,22 +135,22 @@ static int replay_dat_drain(struct source *src, struct drain_budget *budget)
 	ingest_resolve(s->ing);
 	s->stats.interval_sec = secs;
 	/* what was traced: the events the recording's stacks came with */
-	for (i = 0; i < session_nevents(s); i++)
-		session_traced_append(s, session_event(s, i));
-	if (!session_nevents(s))
-		session_traced_append(s, "none with a stack");
+	for (i = 0; i < source_nevents(s); i++)
+		trace_traced_append(&s->tr, source_event(s, i));
+	if (!source_nevents(s))
+		trace_traced_append(&s->tr, "none with a stack");
 	if (ingest_stats(s->ing)->unresolved)
 		log_warn("%llu stack_id records name ids %s: each id is ranked as '[unresolved stack_id N]'; "
 			 "give --map with the stack_map_bin (or stack_map) saved with the recording "
 			 "(cat /sys/kernel/tracing/stack_map_bin > stack_map_bin next to the trace.dat)",
 			 (unsigned long long)ingest_stats(s->ing)->unresolved,
-			 s->opts.map_file ? "the stack map does not hold" : "no stack map resolves");
+			 s->tr.opts->map_file ? "the stack map does not hold" : "no stack map resolves");
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
 static void replay_dat_close(struct source *src)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 
 	/* the comm lookup points into the recording */
 	if (src->priv && s->comms)

@@ -23,16 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "format.h"
-#include "hmap.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "snapshot.h"
-#include "source.h"
-#include "stack_table.h"
-#include "usym.h"
+#include "core/format.h"
+#include "core/hist.h"
+#include "core/hmap.h"
+#include "core/log.h"
+#include "core/stack_table.h"
+#include "ingest/ingest.h"
+#include "ingest/snapshot.h"
+#include "kernel/comm.h"
+#include "kernel/trace.h"
+#include "source/source.h"
+#include "sym/ksym.h"
+#include "sym/usym.h"
 
 /* a small open-addressing map from a 64-bit key to a pointer */
 /* a pointer kept in a map (hmap.h): NULL when the key is not there */
@@ -86,6 +88,7 @@ struct snapdb {
 	char comm[256];
 	uint64_t hits_delta;
 	double interval;
+	int nfiles;               /* snapshots opened */
 };
 
 static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
@@ -138,7 +141,7 @@ static int add_sym(struct snapdb *db, uint64_t ip, const char *text)
 	return 0;
 }
 
-static int event_index(struct session *s, const char *name)
+static int event_index(struct source_ctx *s, const char *name)
 {
 	char **nn;
 	unsigned int i;
@@ -180,7 +183,7 @@ static int add_origin(struct snapdb *db, const char *name, const char *host, con
 	return (int)db->norigins++;
 }
 
-static struct snapdb *db_get(struct session *s)
+static struct snapdb *db_get(struct source_ctx *s)
 {
 	struct snapdb *db = s->snapdb;
 
@@ -195,16 +198,16 @@ static struct snapdb *db_get(struct session *s)
 		s->usym = usym_new(NULL);
 		if (!s->usym)
 			return NULL; /* the db goes with the session */
-		ksym_set_usym(s->ksym, s->usym);
+		ksym_set_usym(s->tr.ksym, s->usym);
 	}
-	ksym_set_resolver(s->ksym, snap_sym, db);
+	ksym_set_resolver(s->tr.ksym, snap_sym, db);
 	comm_cache_set_lookup(s->comms, snap_comm, db);
 	return db;
 }
 
 /* one file being read: its event and origin indexes in the session */
 struct loading {
-	struct session *s;
+	struct source_ctx *s;
 	struct snapdb *db;
 	const char *path;
 	bool ready;
@@ -246,13 +249,15 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 		/* a weighted run's weights come back, ranked as they were */
 		if (sn->weight_unit[0] && !stack_table_count(l->s->table) &&
 		    stack_table_set_weighted(l->s->table, true) == 0) {
-			struct session *s = l->s;
+			struct source_ctx *s = l->s;
 
 			s->unit = !strcmp(sn->weight_unit, "bytes")	    ? UNIT_BYTES
 				  : !strcmp(sn->weight_unit, "nanoseconds") ? UNIT_NS
 									    : UNIT_PLAIN;
 			snprintf(s->weight_name, sizeof(s->weight_name), "%s", sn->weight_name);
 			db->count = !sn->weight_ranked;
+			stack_table_set_hist_scale(s->table,
+						   s->unit == UNIT_NS ? HIST_TIME : HIST_LOG2);
 		}
 		db->view = sn->view;
 		db->view.event = sn->view.event >= 0 ? l->evmap[sn->view.event] : -1;
@@ -275,7 +280,7 @@ static int load_header(struct loading *l, const struct snapshot *sn)
 static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *ss)
 {
 	struct loading *l = ctx;
-	struct session *s = l->s;
+	struct source_ctx *s = l->s;
 	struct snapdb *db = l->db;
 	uint64_t key = strtoull(ss->key, NULL, 16), rest = ss->total;
 	uint64_t wrest = ss->weight, wdrest = ss->weight_delta;
@@ -337,11 +342,18 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	if (rest)
 		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
 				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
+	/* the single weights' buckets, and the intervals before the last (which the tick closes) */
+	for (j = 0; ss->have_hist && j < HIST_BUCKETS; j++)
+		if (ss->hist[j])
+			stack_table_add_hist(s->table, st, (unsigned int)j, ss->hist[j]);
+	if (ss->ntrend > 1)
+		stack_table_add_trend(s->table, st, ss->trend,
+				      ss->ntrend_w == ss->ntrend ? ss->trend_w : NULL, ss->ntrend - 1);
 	return 0;
 }
 
 /* the file's counters, once its stacks are in */
-static void load_counts(struct session *s, struct snapdb *db, const struct snapshot *sn)
+static void load_counts(struct source_ctx *s, struct snapdb *db, const struct snapshot *sn)
 {
 	struct ingest_stats *is = ingest_stats(s->ing);
 
@@ -360,8 +372,8 @@ static void load_counts(struct session *s, struct snapdb *db, const struct snaps
 
 static int replay_json_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
-	const char *path = s->opts.files[s->nsources - 1];
+	struct source_ctx *s = src->ctx;
+	const char *path = src->arg;
 	struct snapshot *sn;
 	struct snapdb *db;
 	struct loading *l;
@@ -371,6 +383,7 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	db = db_get(s);
 	if (!db)
 		return -ENOMEM;
+	db->nfiles++;
 	if (!s->ing) {
 		s->ing = ingest_new(NULL, s->table, 1);
 		if (!s->ing)
@@ -390,10 +403,10 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	if (r < 0) {
 		snapshot_free(sn);
 		if (r == -ENOMEM)
-			return session_errf(err, errsz, r, "cannot load the snapshot %s: %s", path,
-					    strerror(-r));
-		return session_errf(err, errsz, r, "cannot read the snapshot %s: %s", path,
-				    why[0] ? why : strerror(-r));
+			return fmt_error(err, errsz, r, "cannot load the snapshot %s: %s", path,
+					 strerror(-r));
+		return fmt_error(err, errsz, r, "cannot read the snapshot %s: %s", path,
+				 why[0] ? why : strerror(-r));
 	}
 	load_counts(s, db, sn);
 	if (!s->stats.kernel[0])
@@ -404,23 +417,25 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	else
 		snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%d snapshots",
-			 s->nsources);
-	if (!s->traced) {
+			 db->nfiles);
+	if (!s->tr.traced) {
 		unsigned int i;
 
 		for (i = 0; i < sn->nevents; i++)
-			session_traced_append(s, sn->events[i]);
+			trace_traced_append(&s->tr, sn->events[i]);
 	}
 	snapshot_free(sn);
 	s->stats.interval_sec = db->interval;
 	return 0;
 }
 
-void replay_json_finish(struct session *s)
+void replay_json_finish(struct source_ctx *s, unsigned int *ret_depth, bool *ret_func)
 {
 	struct snapdb *db = s->snapdb;
 	unsigned int i, j;
 
+	*ret_depth = 0;
+	*ret_func = false;
 	if (!db)
 		return;
 	/* an origin is its host, or its file when another has the same host */
@@ -436,13 +451,12 @@ void replay_json_finish(struct session *s)
 			snprintf(o->name, sizeof(o->name), "%s", o->file);
 	}
 	s->snap_events_delta = db->hits_delta;
-	/* stacks read grouped are shown grouped, as they were seen (--depth/--by-func win) */
-	if (!s->opts.group_depth && !s->opts.group_func && (db->group_depth || db->group_func) &&
-	    session_set_group(s, db->group_depth, db->group_func) < 0)
-		log_warn("out of memory grouping the snapshot's stacks as they were");
+	/* stacks read grouped are shown grouped, as they were seen */
+	*ret_depth = db->group_depth;
+	*ret_func = db->group_func;
 }
 
-void replay_json_free(struct session *s)
+void replay_json_free(struct source_ctx *s)
 {
 	struct snapdb *db = s->snapdb;
 
@@ -456,21 +470,21 @@ void replay_json_free(struct session *s)
 	s->snapdb = NULL;
 }
 
-unsigned int session_norigins(const struct session *s)
+unsigned int replay_json_norigins(const struct source_ctx *s)
 {
 	const struct snapdb *db = s->snapdb;
 
 	return db ? db->norigins : 0;
 }
 
-const char *session_origin(const struct session *s, unsigned int idx)
+const char *replay_json_origin(const struct source_ctx *s, unsigned int idx)
 {
 	const struct snapdb *db = s->snapdb;
 
 	return db && idx < db->norigins ? db->origins[idx].name : "-";
 }
 
-bool session_view(const struct session *s, struct session_view *ret)
+bool replay_json_view(const struct source_ctx *s, struct session_view *ret)
 {
 	const struct snapdb *db = s->snapdb;
 

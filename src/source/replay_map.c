@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "ingest.h"
-#include "ksym.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
-#include "stackmap.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "kernel/stackmap.h"
+#include "kernel/trace.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
+#include "sym/ksym.h"
 
 /* frames of the map that no symbol table knows, as written in it */
 static int names_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
@@ -26,8 +27,8 @@ static int names_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 
 static int replay_map_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
-	const char *path = s->opts.map_file;
+	struct source_ctx *s = src->ctx;
+	const char *path = s->tr.opts->map_file;
 	bool alone = !s->ing;
 	struct mapsnap *m;
 	int r;
@@ -44,26 +45,26 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 		s->map_events = true;
 		snprintf(s->stats.kernel, sizeof(s->stats.kernel), "saved stack map");
 		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
-		session_traced_append(s, "stack_map file");
+		trace_traced_append(&s->tr, "stack_map file");
 	}
-	mapsnap_init(m, NULL, s->ing, s->table, s->ksym, &s->stats, alone);
+	mapsnap_init(m, NULL, s->ing, s->table, s->tr.ksym, &s->stats, alone);
 	m->names = s->map_names;
 	r = mapsnap_load_file(m, path);
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot read the stack map %s: %s", path,
-				    r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
-						  : strerror(-r));
+		return fmt_error(err, errsz, r, "cannot read the stack map %s: %s", path,
+				 r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
+					    : strerror(-r));
 	if (m->named_frames) {
 		/* with a trace.dat and no --kallsyms its resolver answers names first */
-		if (!s->opts.replay || s->opts.kallsyms)
-			ksym_set_resolver(s->ksym, names_sym, s->map_names);
-		if (s->opts.replay && !s->opts.kallsyms)
+		if (!s->tr.opts->replay || s->tr.opts->kallsyms)
+			ksym_set_resolver(s->tr.ksym, names_sym, s->map_names);
+		if (s->tr.opts->replay && !s->tr.opts->kallsyms)
 			log_warn("%s: %llu frames kept as written (names become addresses only with --kallsyms)",
 				 path, (unsigned long long)m->named_frames);
 		else
 			log_warn("%s: %llu frames name symbols not in %s: shown as written", path,
 				 (unsigned long long)m->named_frames,
-				 s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms");
+				 s->tr.opts->kallsyms ? s->tr.opts->kallsyms : "/proc/kallsyms");
 	}
 	return 0;
 }

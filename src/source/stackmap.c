@@ -14,13 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evfmt.h"
-#include "ingest.h"
-#include "log.h"
-#include "mapsnap.h"
-#include "source.h"
-#include "state.h"
-#include "tfs.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "kernel/events.h"
+#include "kernel/evfmt.h"
+#include "kernel/pidfilter.h"
+#include "kernel/probes.h"
+#include "kernel/state.h"
+#include "kernel/tfs.h"
+#include "kernel/trace.h"
+#include "source/cpubufs.h"
+#include "source/mapsnap.h"
+#include "source/source.h"
 
 struct stackmap_src {
 	struct cpubufs bufs;
@@ -29,7 +35,7 @@ struct stackmap_src {
 
 static int stackmap_open(struct source *src, char *err, size_t errsz)
 {
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	struct stackmap_src *m;
 	int r;
 
@@ -37,46 +43,52 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	if (!m)
 		return -ENOMEM;
 	src->priv = m;
-	mapsnap_init(&m->map, s->tfs, s->ing, s->table, s->ksym, &s->stats, false);
-	if (s->fmt->stackid_type < 0)
-		return session_errf(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	mapsnap_init(&m->map, s->tr.tfs, s->ing, s->table, s->tr.ksym, &s->stats, false);
+	if (s->tr.fmt->stackid_type < 0)
+		return fmt_error(err, errsz, -ENODEV, "no ftrace/stack_id event on this kernel");
+	/*
+	 * stacktop's own reads of tracefs run through whatever the user traces
+	 * at the top level (a function tracer on vfs_*: its every read() is
+	 * an event): its pid joins the user's notrace lists, before the events
+	 */
+	pidfilter_exclude_self(&s->tr);
 	/*
 	 * The option before the events, triggers and the function tracer: a
 	 * stack recorded in between would come as a full kernel_stack record
 	 * (counted as a fallback), not as an id.
 	 */
-	r = state_write(s->state, "options/stackmap", "1");
+	r = state_write(s->tr.state, "options/stackmap", "1");
 	if (r < 0)
-		return session_errf(
-			err, errsz, r, "cannot enable the stackmap option: %s%s", strerror(-r),
-			r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
-	r = session_setup_events(s, err, errsz);
+		return fmt_error(err, errsz, r, "cannot enable the stackmap option: %s%s",
+				 strerror(-r),
+				 r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
+	r = events_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
-	r = session_setup_function(s, err, errsz);
+	r = probes_setup_function(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
 	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
-	if (s->opts.npids && !s->opts.tracefs && tfs_exists(s->tfs, "options/record-tgid") &&
-	    state_write(s->state, "options/record-tgid", "1") < 0)
+	if (s->tr.opts->npids && !s->tr.opts->tracefs && tfs_exists(s->tr.tfs, "options/record-tgid") &&
+	    state_write(s->tr.state, "options/record-tgid", "1") < 0)
 		log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
 	/* --trigger: the stacks come from the triggers alone */
-	r = state_write(s->state, "options/stacktrace", s->trigger_mode ? "0" : "1");
+	r = state_write(s->tr.state, "options/stacktrace", s->tr.trigger_mode ? "0" : "1");
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
+		return fmt_error(err, errsz, r, "cannot enable stacktrace: %s", strerror(-r));
 	if (s->user_on) {
 		/* the kernel's frame-pointer walk: a user_stack after each stack_id */
-		if (!tfs_exists(s->tfs, "options/userstacktrace") || s->fmt->ustack_type < 0)
-			return session_errf(err, errsz, -EOPNOTSUPP,
-					    "this kernel has no userstacktrace option (--user=fp)");
-		r = state_write(s->state, "options/userstacktrace", "1");
+		if (!tfs_exists(s->tr.tfs, "options/userstacktrace") || s->tr.fmt->ustack_type < 0)
+			return fmt_error(err, errsz, -EOPNOTSUPP,
+					 "this kernel has no userstacktrace option (--user=fp)");
+		r = state_write(s->tr.state, "options/userstacktrace", "1");
 		if (r < 0)
-			return session_errf(err, errsz, r, "cannot enable userstacktrace: %s",
-					    strerror(-r));
+			return fmt_error(err, errsz, r, "cannot enable userstacktrace: %s",
+					 strerror(-r));
 	}
-	r = state_write(s->state, "tracing_on", "1");
+	r = state_write(s->tr.state, "tracing_on", "1");
 	if (r < 0)
-		return session_errf(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
+		return fmt_error(err, errsz, r, "cannot turn tracing on: %s", strerror(-r));
 	mapsnap_stat_check(&m->map); /* the table_size bounds the ids of the first read */
 	mapsnap_read(&m->map);
 	return cpubufs_open(&m->bufs, s, err, errsz);
@@ -101,10 +113,11 @@ static int stackmap_drain(struct source *src, struct drain_budget *budget)
 	int pages;
 
 	m->map.read_this_drain = false;
+	mapsnap_health_mark(&m->map); /* the last drain's ids are resolved */
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
 	budget->more = false;
-	pages = cpubufs_drain(&m->bufs, src->s, budget, stackmap_full, &m->map);
+	pages = cpubufs_drain(&m->bufs, src->ctx, budget, stackmap_full, &m->map);
 	mapsnap_checkpoint(&m->map);
 	if (!budget->more)
 		m->map.discard_ids = false; /* the buffer was read to its end */
@@ -116,9 +129,10 @@ static int stackmap_tick(struct source *src)
 {
 	struct stackmap_src *m = src->priv;
 
-	cpubufs_read_stats(&m->bufs, src->s);
+	cpubufs_read_stats(&m->bufs, src->ctx);
 	if (mapsnap_stat_check(&m->map) == 1)
 		mapsnap_external_reset(&m->map);
+	mapsnap_health_tick(&m->map);
 	return 0;
 }
 
@@ -140,23 +154,23 @@ static void stackmap_stats(const struct source *src, struct session_stats *st)
 static int stackmap_reset(struct source *src)
 {
 	struct stackmap_src *m = src->priv;
-	struct session *s = src->s;
+	struct source_ctx *s = src->ctx;
 	long long was_on = 0;
 	bool more = false;
 	int r, r2;
 
-	if (tfs_read_long(s->tfs, "tracing_on", &was_on) < 0)
+	if (tfs_read_long(s->tr.tfs, "tracing_on", &was_on) < 0)
 		was_on = 1;
 	if (was_on) {
-		r = state_write(s->state, "tracing_on", "0");
+		r = state_write(s->tr.state, "tracing_on", "0");
 		if (r < 0)
 			return r;
 	}
 	/* everything recorded under the old map is read and resolved now */
-	session_drain_reset(s, &more);
+	s->host.drain(s->host.host, &more);
 	m->map.read_this_drain = false;
 	mapsnap_checkpoint(&m->map);
-	r = tfs_write(s->tfs, "stack_map", "0");
+	r = tfs_write(s->tr.tfs, "stack_map", "0");
 	if (r == 0) {
 		/*
 		 * v1-v3 keep the buffer: a record committed after the drain above
@@ -166,9 +180,9 @@ static int stackmap_reset(struct source *src)
 		 */
 		s->stats.have_map_stat = false; /* the counters restart from 0 */
 		m->map.discard_ids = true;
-		session_drain_reset(s, &more);
+		s->host.drain(s->host.host, &more);
 		if (more) {
-			r2 = tfs_write(s->tfs, "trace", "");
+			r2 = tfs_write(s->tr.tfs, "trace", "");
 			if (r2 < 0)
 				log_warn("cannot clear the buffers after a reset: %s; ids of the old map are dropped until they are read",
 					 strerror(-r2));
@@ -178,10 +192,10 @@ static int stackmap_reset(struct source *src)
 		}
 		m->map.discard_ids = more;
 		mapsnap_new_generation(&m->map);
-		session_zero_counts(s);
+		s->host.zero_counts(s->host.host);
 	}
 	if (was_on) {
-		r2 = tfs_write(s->tfs, "tracing_on", "1");
+		r2 = tfs_write(s->tr.tfs, "tracing_on", "1");
 		if (r2 < 0 && r == 0)
 			r = r2;
 	}

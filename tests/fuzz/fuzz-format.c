@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format.h"
+#include "core/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

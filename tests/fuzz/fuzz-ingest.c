@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "ingest/ingest.h"
 #include "pagegen.h"
-#include "ringbuf.h"
-#include "stack_table.h"
-#include "usym.h"
+#include "core/ringbuf.h"
+#include "core/stack_table.h"
+#include "sym/usym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

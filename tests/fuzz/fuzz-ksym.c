@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format.h"
-#include "ksym.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-ringbuf.c - ringbuf_page_init()/ringbuf_page_next() on arbitrary
- * pages, written against include/ringbuf.h.
+ * pages, written against src/core/ringbuf.h.
  *
  * Byte 0 picks the layout: bit 0 long_size 8 (else 4), bit 1 big-endian,
  * bits 2-3 the sub-buffer size (page length, 4096, 64, 65536), bit 7 feeds
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "snapshot.h"
-#include "stack_table.h"
+#include "ingest/snapshot.h"
+#include "core/stack_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

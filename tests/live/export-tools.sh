@@ -61,3 +61,35 @@ validate_snapshot() {
 speedscope_import() {
 	node "$SRCDIR/tests/live/speedscope-import.js" "$SS_BUNDLE" "$1"
 }
+
+# A real browser for the flame graph page (--format html): Debian's chromium
+# (scripts/deps.sh installs it), driven by puppeteer-core from npm, installed
+# like the tools above. puppeteer-core is pointed at /usr/bin/chromium and
+# never downloads a browser of its own.
+PUPPETEER_VERSION=24.43.1
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+browser_tools() {
+	[ -x "$CHROMIUM" ] || need_tool "chromium is not installed (Debian's chromium)"
+	command -v node > /dev/null || need_tool "node is not installed"
+	if [ ! -f "$EXPORT_TOOLS/browser/node_modules/puppeteer-core/package.json" ] ||
+	   ! grep -q "\"version\": \"$PUPPETEER_VERSION\"" \
+		"$EXPORT_TOOLS/browser/node_modules/puppeteer-core/package.json"; then
+		command -v npm > /dev/null || need_tool "npm is not installed"
+		mkdir -p "$EXPORT_TOOLS/browser"
+		PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$EXPORT_TOOLS/browser" --no-audit \
+			--no-fund --loglevel=error "puppeteer-core@$PUPPETEER_VERSION" \
+			> "$WORK/npm-browser.log" 2>&1 ||
+			{ cat "$WORK/npm-browser.log"; need_tool "npm install puppeteer-core failed"; }
+	fi
+	BROWSER_MODULES="$EXPORT_TOOLS/browser/node_modules"
+}
+
+# flame_check PAGE.html EXPECT.json NAME [svg]: the page (or the svg image)
+# in chromium (flame-browser.js)
+flame_check() {
+	mkdir -p "$WORK/$3"
+	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" "${4:-check}" "$1" "$2" \
+		"$WORK/$3" > "$WORK/$3.out" 2> "$WORK/$3.err" ||
+		{ cat "$WORK/$3.err"; fail "$3: the page in chromium"; }
+	echo "$3: $(cat "$WORK/$3.out")"
+}

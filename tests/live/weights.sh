@@ -110,7 +110,7 @@ assert b"bytes_alloc_interval" in pb and b"\x05bytes" in pb, "pprof sample type"
 lines = open(sys.argv[3]).read().split("\n")
 lines = [l for l in lines if l]
 # --depth 1: one frame per line, the first after the tracing machinery
-# (src/brief.c: groups and exports leave it out), weights in bytes
+# (src/sym/brief.c: groups and exports leave it out), weights in bytes
 mach = ("trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_",
         "__bpf_trace_", "trace_event_buffer_", "__trace_stack", "__ftrace_trace_stack",
         "ftrace_", "trace_buffer_unlock_commit", "trace_")
@@ -142,10 +142,31 @@ while True:
 ' &
 SLEEPER=$!
 EXTRA_PIDS="$EXTRA_PIDS $SLEEPER"
+# bpftrace's hist() of the same sleeps in milliseconds, on the same run, as
+# the comparison for the histograms (where bpftrace is installed and runs)
+BPF_PID=
+if command -v bpftrace >/dev/null 2>&1; then
+	bpftrace -e "tracepoint:syscalls:sys_enter_clock_nanosleep /pid == $SLEEPER/ { @s[tid] = nsecs; }
+		tracepoint:syscalls:sys_exit_clock_nanosleep /@s[tid]/ { @ms = hist((nsecs - @s[tid]) / 1000000); delete(@s[tid]); }" \
+		> "$WORK/bpf.out" 2> "$WORK/bpf.err" &
+	BPF_PID=$!
+	EXTRA_PIDS="$EXTRA_PIDS $BPF_PID"
+	tries=100
+	while [ "$tries" -gt 0 ] && ! grep -q 'Attaching' "$WORK/bpf.out" 2>/dev/null; do
+		kill -0 "$BPF_PID" 2>/dev/null || break
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	grep -q 'Attaching' "$WORK/bpf.out" 2>/dev/null || { cat "$WORK/bpf.err"; BPF_PID=; }
+fi
 # -p: a process, as a user names it. On this kernel a task woken on an idle
 # CPU 1 has no switch-in record (doc/design.md): the wakeup ends its time
 "$STACKTOP" --offcpu -p "$SLEEPER" -d 2.2 -n 1 --json > "$WORK/o.json" 2> "$WORK/o.err"
 r=$?
+if [ -n "$BPF_PID" ]; then
+	kill -INT "$BPF_PID"
+	wait "$BPF_PID" 2>/dev/null
+fi
 "$STACKTOP" --offcpu -p "$SLEEPER" -d 1 -n 1 --top 1 --expand 1 > "$WORK/o.txt" 2>&1
 r2=$?
 kill "$SLEEPER"
@@ -176,6 +197,11 @@ grep -Eq '^#1  off-CPU [0-9.]+(ns|us|ms|s) \([0-9]+ns\)  total [0-9.]+(ns|us|ms|
 	fail "the expanded stack's off-CPU time has no unit"
 grep -Eq "^      off-CPU python3/$LAST: [0-9.]+m?s, [0-9.]+% of the interval$" "$WORK/o.txt" ||
 	fail "no per-thread share of the wall time"
+# the histogram as bpftrace prints it: the 200 ms sleeps in [128ms, 256ms), the largest bar
+grep -Eq '^      off-CPU per hit, log2 buckets \([0-9]+ hits since start\):$' "$WORK/o.txt" ||
+	fail "no histogram title in the expanded stack"
+grep -Eq '^      \[128ms, 256ms\) +[0-9]+ \|@{52}\|$' "$WORK/o.txt" ||
+	fail "the 200 ms sleeps are not the full bar of [128ms, 256ms)"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -193,7 +219,37 @@ assert w["unpaired"] == 0 and w["dropped"] == 0, w
 # pairing before the fix counted 0 to 7 whenever CPU 1 went idle)
 assert 8 <= n <= 12, n
 assert 150 <= per <= 260, per
+# the histogram of single sleeps: every 200 ms sleep in [128ms, 256ms)
+h = {b["low"]: b["count"] for b in top["hist"]}
+assert w["hist_scale"] == "time", w
+assert sum(h.values()) == n, (h, n)
+assert h.get(128000000, 0) >= n - 1, ("the 200 ms sleeps are not in [128ms, 256ms)", top["hist"])
+b = [x for x in top["hist"] if x["low"] == 128000000][0]
+assert b["high"] == 256000000, b
+assert len(top["trend"]) >= 1 and top["trend"][-1] == top["hits_delta"], top["trend"]
+print("ok: --offcpu histogram: %d of %d sleeps in [128ms, 256ms)" % (h.get(128000000, 0), n))
 ' "$WORK/o.json" || fail "--offcpu did not rank the 200 ms sleep first at about 200 ms"
+# bpftrace saw the same sleeps in its [128, 256) bucket of milliseconds
+if [ -f "$WORK/bpf.out" ] && grep -q '^@ms' "$WORK/bpf.out"; then
+	cat "$WORK/bpf.out"
+	python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+top = d["stacks"][0]
+ours = {b["low"] // 1000000: b["count"] for b in top["hist"] if b["low"] >= 1000000}
+bpf = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"\[(\d+)K?, (\d+)K?\)\s+(\d+)", l)
+    if m:
+        bpf[int(m.group(1))] = int(m.group(3))
+n = top["hits"]
+assert bpf.get(128, 0) >= n - 2, ("bpftrace", bpf, "stacktop", ours)
+assert max(bpf, key=bpf.get) == 128 == max(ours, key=ours.get), (bpf, ours)
+print("ok: bpftrace hist(): %d sleeps in [128, 256) ms, stacktop %d in [128ms, 256ms)" % (bpf[128], ours[128]))
+' "$WORK/o.json" "$WORK/bpf.out" || fail "stacktop's histogram and bpftrace's hist() differ"
+else
+	echo "note: no bpftrace here: the histogram is checked against the sleeps alone"
+fi
 [ "$r3" = 0 ] || { cat "$WORK/ow.err"; fail "stacktop --offcpu=wait failed"; }
 python3 -c '
 import json, sys

@@ -104,7 +104,7 @@ enum kind {
 	K_TRACING_ON = K_FIRST_FILE, K_TRACE_OPTIONS, K_SET_EVENT, K_BUFFER_SIZE, K_BUFFER_TOTAL,
 	K_SUBBUF, K_BUFFER_PERCENT, K_CURRENT_TRACER, K_AVAIL_TRACERS, K_TRACE_CLOCK, K_TRACE,
 	K_TRACE_PIPE, K_TIMESTAMP_MODE, K_CPUMASK, K_ERROR_LOG, K_STUB, K_FREE_BUFFER,
-	K_TRACE_MARKER, K_FTRACE_FILTER, K_FTRACE_NOTRACE,
+	K_TRACE_MARKER, K_FTRACE_FILTER, K_FTRACE_NOTRACE, K_EV_NOTRACE_PID, K_FN_NOTRACE_PID,
 	/* top-level only */
 	K_README, K_AVAIL_EVENTS, K_AVAIL_FUNCS, K_PRINTK_FORMATS, K_SAVED_CMDLINES,
 	K_SAVED_CMDLINES_SIZE, K_SAVED_TGIDS, K_TRACING_THRESH, K_STACK_MAP, K_STACK_MAP_STAT,
@@ -151,10 +151,11 @@ static const struct node_def root_nodes[] = {
 	{ "saved_cmdlines_size", K_SAVED_CMDLINES_SIZE, 0640, F_TOP },
 	{ "saved_tgids", K_SAVED_TGIDS, 0440, F_TOP },
 	{ "set_event", K_SET_EVENT, 0640, 0 },
-	{ "set_event_notrace_pid", K_STUB, 0640, 0 },
+	{ "set_event_notrace_pid", K_EV_NOTRACE_PID, 0640, 0 },
 	{ "set_event_pid", K_STUB, 0640, 0 },
 	{ "set_ftrace_filter", K_FTRACE_FILTER, 0640, 0 },
 	{ "set_ftrace_notrace", K_FTRACE_NOTRACE, 0640, 0 },
+	{ "set_ftrace_notrace_pid", K_FN_NOTRACE_PID, 0640, 0 },
 	{ "set_ftrace_pid", K_STUB, 0640, 0 },
 	{ "stack_map", K_STACK_MAP, 0640, F_TOP | F_MAP },
 	{ "stack_map_bin", K_STACK_MAP_BIN, 0440, F_TOP | F_MAP },
@@ -581,6 +582,11 @@ static void render(const struct loc *l, struct sbuf *sb)
 	case K_FTRACE_FILTER:
 	case K_FTRACE_NOTRACE:
 		sim_render_func_filter(in, l->kind == K_FTRACE_NOTRACE, sb);
+		break;
+	case K_EV_NOTRACE_PID:
+	case K_FN_NOTRACE_PID:
+		sim_render_pidlist(in, l->kind == K_EV_NOTRACE_PID ? SIM_PL_EVENT_NOTRACE :
+				   SIM_PL_FTRACE_NOTRACE, sb);
 		break;
 	case K_DYN_EVENTS:
 	case K_KPROBE_EVENTS:
@@ -1043,6 +1049,10 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 	case K_FTRACE_FILTER:
 	case K_FTRACE_NOTRACE:
 		return sim_write_func_filter(in, l->kind == K_FTRACE_NOTRACE, buf, len);
+	case K_EV_NOTRACE_PID:
+	case K_FN_NOTRACE_PID:
+		return sim_write_pidlist(in, l->kind == K_EV_NOTRACE_PID ? SIM_PL_EVENT_NOTRACE :
+					 SIM_PL_FTRACE_NOTRACE, buf, len);
 	case K_DYN_EVENTS:
 	case K_KPROBE_EVENTS:
 		return sim_write_dynevents(l->kind == K_KPROBE_EVENTS, buf, len);
@@ -1095,6 +1105,11 @@ static int do_truncate(const struct loc *l)
 	case K_FTRACE_FILTER:
 	case K_FTRACE_NOTRACE:
 		sim_clear_func_filter(l->in, l->kind == K_FTRACE_NOTRACE);
+		break;
+	case K_EV_NOTRACE_PID:
+	case K_FN_NOTRACE_PID:
+		sim_clear_pidlist(l->in, l->kind == K_EV_NOTRACE_PID ? SIM_PL_EVENT_NOTRACE :
+				  SIM_PL_FTRACE_NOTRACE);
 		break;
 	case K_DYN_EVENTS:
 	case K_KPROBE_EVENTS:

@@ -90,7 +90,90 @@ void sim_ftrace_inst_free(struct sim_inst *in)
 		sim_event_state_free(in, ev);
 	free(in->func_filter);
 	free(in->func_notrace);
+	for (ev = 0; ev < SIM_NPIDLISTS; ev++)
+		free(in->pidlist[ev].pid);
 	sbuf_free(&in->errlog);
+}
+
+/*
+ * The pid lists, as trace_pid_write() takes them: pids separated by
+ * blanks, each a number (base 0, as kstrtoul) below PID_MAX_LIMIT, all or
+ * nothing; a write adds to the list, O_TRUNC empties it (there is no way
+ * to remove one pid). Read back one a line, ascending; the function
+ * tracer's lists say "no pid" when empty.
+ */
+#define SIM_PID_MAX_LIMIT (4 * 1024 * 1024)
+
+static int pidlist_add(struct sim_pidlist *pl, int pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < pl->n && pl->pid[i] < pid; i++)
+		;
+	if (i < pl->n && pl->pid[i] == pid)
+		return 0;
+	if (pl->n == pl->cap) {
+		unsigned int cap = pl->cap ? pl->cap * 2 : 16;
+		int *np = realloc(pl->pid, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		pl->pid = np;
+		pl->cap = cap;
+	}
+	memmove(pl->pid + i + 1, pl->pid + i, (pl->n - i) * sizeof(*pl->pid));
+	pl->pid[i] = pid;
+	pl->n++;
+	return 0;
+}
+
+int sim_write_pidlist(struct sim_inst *in, int which, const char *buf, size_t len)
+{
+	struct sim_pidlist *pl = &in->pidlist[which], nl = { 0 };
+	char *tmp = strndup(buf, len), *tok, *save = NULL, *end;
+	unsigned int i;
+	int ret = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	/* a new list of the old pids and the new ones: all or nothing */
+	for (i = 0; i < pl->n && !ret; i++)
+		ret = pidlist_add(&nl, pl->pid[i]);
+	for (tok = strtok_r(tmp, " \t\n", &save); tok && !ret;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(tok, &end, 0);
+		if (*end || errno || tok[0] == '-' || v >= SIM_PID_MAX_LIMIT)
+			ret = -EINVAL;
+		else
+			ret = pidlist_add(&nl, (int)v);
+	}
+	free(tmp);
+	if (ret) {
+		free(nl.pid);
+		return ret;
+	}
+	free(pl->pid);
+	*pl = nl;
+	return 0;
+}
+
+void sim_clear_pidlist(struct sim_inst *in, int which)
+{
+	in->pidlist[which].n = 0;
+}
+
+void sim_render_pidlist(const struct sim_inst *in, int which, struct sbuf *sb)
+{
+	const struct sim_pidlist *pl = &in->pidlist[which];
+	unsigned int i;
+
+	if (!pl->n && which == SIM_PL_FTRACE_NOTRACE)
+		sbuf_printf(sb, "no pid\n");
+	for (i = 0; i < pl->n; i++)
+		sbuf_printf(sb, "%d\n", pl->pid[i]);
 }
 
 void sim_clear_func_filter(struct sim_inst *in, bool notrace)

@@ -293,6 +293,14 @@ struct sim_kprobe {
 };
 
 /* A trace instance: the top level or instances/NAME. */
+/* a pid list (set_event_notrace_pid, set_ftrace_notrace_pid): stored, not applied */
+struct sim_pidlist {
+	int *pid;		/* ascending, no duplicates */
+	unsigned int n, cap;
+};
+
+enum { SIM_PL_EVENT_NOTRACE, SIM_PL_FTRACE_NOTRACE, SIM_NPIDLISTS };
+
 struct sim_inst {
 	char name[64];
 	bool top;
@@ -309,6 +317,7 @@ struct sim_inst {
 	bool *func_filter;	/* set_ftrace_filter, per symbol */
 	bool *func_notrace;	/* set_ftrace_notrace, per symbol */
 	unsigned int nfunc_filter;
+	struct sim_pidlist pidlist[SIM_NPIDLISTS];
 	struct sbuf errlog;	/* error_log */
 	char clock[16];
 	unsigned int buffer_percent;
@@ -428,6 +437,9 @@ int sim_write_func_filter(struct sim_inst *in, bool notrace, const char *buf, si
 void sim_clear_func_filter(struct sim_inst *in, bool notrace);
 void sim_render_func_filter(const struct sim_inst *in, bool notrace, struct sbuf *sb);
 bool sim_func_traced(const struct sim_inst *in, int sym);
+int sim_write_pidlist(struct sim_inst *in, int which, const char *buf, size_t len);
+void sim_clear_pidlist(struct sim_inst *in, int which);
+void sim_render_pidlist(const struct sim_inst *in, int which, struct sbuf *sb);
 int sim_gen_func_stacks(void);
 int sim_write_dynevents(bool kprobe_only, const char *buf, size_t len);
 int sim_clear_dynevents(bool kprobe_only);

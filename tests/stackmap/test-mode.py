@@ -334,6 +334,128 @@ def case_pool_full():
         sim.stop()
 
 
+def sim_map_counters(sim):
+    st = dict(l.split(": ", 1) for l in sim.read(".sim/control").splitlines() if ": " in l)
+    return int(st["map_entries"]), int(st["map_successes"]), int(st["map_drops"])
+
+
+def validate_schema(reports):
+    """each report against doc/stacktop-snapshot.schema.json (python3-jsonschema)"""
+    try:
+        import jsonschema
+    except ImportError:
+        check(os.environ.get("CI") != "true", "python3-jsonschema is missing (CI=true)")
+        print("note: python3-jsonschema missing: the schema is not checked", file=sys.stderr)
+        return
+    schema = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                         "doc", "stacktop-snapshot.schema.json")))
+    for rep in reports:
+        try:
+            jsonschema.validate(rep, schema)
+        except jsonschema.ValidationError as e:
+            raise Fail("a snapshot does not match the schema: %s" % e.message)
+
+
+def case_pool_health():
+    """issue 20: the map's pool as a user needs to see it (--bits 10: 1024
+    entries). Filling: its fill, growth per second, the time until full, a
+    warning and the advice within 5 minutes of full; not growing: no
+    warning. Full: since when, the stacks that found no room, the drops and
+    the fallback share in each interval and since start (equal to the
+    simulator's counters), what the map saved before and since, the boot
+    parameter that holds what was seen. The batch text says it too."""
+    sim = Sim("v4", "--step", "--seed", "5", "--bits", "10", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, delay="0.3")
+        try:
+            rep = wait_enabled(sim, top)
+            p = rep["map"]["pool"]
+            check(not p["full"] and not p["warn"] and p["fill_pct"] == 0 and p["bits"] == 10,
+                  "empty map: %s" % p)
+            # the growth warns once measured over its whole 10 s window
+            # (the first seconds of a run are a burst of first sights)
+            start = time.time()
+            while time.time() < start + 10.5:
+                top.next()
+            sim.ctl("emit 400")
+            rep = top.settle(400)
+            p = rep["map"]["pool"]
+            entries, succ, drops = sim_map_counters(sim)
+            check(rep["map"]["entries"] == entries and 0 < entries < 1024, "entries %d" % entries)
+            check(abs(p["fill_pct"] - 100.0 * entries / 1024) < 0.01, "fill %s" % p["fill_pct"])
+            check(p["growth_per_sec"] is not None and p["growth_per_sec"] > 0,
+                  "no growth measured: %s" % p)
+            check(not p["full"] and p["warn"] and 0 < p["full_in_sec"] <= 300,
+                  "filling fast but no warning: %s" % p)
+            check(abs(p["full_in_sec"] - (1024 - entries) / p["growth_per_sec"]) < 0.05,
+                  "full in %s s at %s/s with %d entries" % (p["full_in_sec"],
+                                                           p["growth_per_sec"], entries))
+            check(p["advice_bits"] is not None and p["advice_bits"] > 10 and
+                  2 ** p["advice_bits"] >= entries + 60 * p["growth_per_sec"],
+                  "advice %s for %d entries growing %s/s" % (p["advice_bits"], entries,
+                                                             p["growth_per_sec"]))
+            # nothing new for more than the 10 s window: no growth, no warning
+            end = time.time() + 20
+            while time.time() < end:
+                rep = top.next()
+                if rep["map"]["pool"]["growth_per_sec"] == 0:
+                    break
+            p = rep["map"]["pool"]
+            check(p["growth_per_sec"] == 0 and not p["warn"] and p["full_in_sec"] is None and
+                  p["advice_bits"] is None, "an idle map still warns: %s" % p)
+
+            t0 = int(time.time())
+            sim.ctl("fill-pool 5")
+            sim.ctl("emit 4000")
+            rep = top.settle(4400)
+            entries, succ, drops = sim_map_counters(sim)
+            p = rep["map"]["pool"]
+            check(entries == 1024 and drops > 0, "the simulator's pool did not fill")
+            check(p["full"] and p["warn"] and not p["full_at_start"] and
+                  t0 - 1 <= p["full_since"] <= time.time() + 1 and p["full_in_sec"] == 0,
+                  "full pool: %s" % p)
+            check(p["fell_back"] > 0 and p["demand"] == 1024 + p["fell_back"],
+                  "stacks without room: %s" % p)
+            check(p["since_start"]["drops"] == drops and p["since_start"]["successes"] == succ,
+                  "since start %s, the simulator's map %d successes %d drops" %
+                  (p["since_start"], succ, drops))
+            check(sum(r["map"]["pool"]["interval"]["drops"] for r in top.reports) == drops,
+                  "the intervals' drops do not add up to %d" % drops)
+            check(abs(p["since_start"]["fallback_pct"] - 100.0 * drops / (succ + drops)) < 0.01,
+                  "fallback share %s" % p["since_start"])
+            check(p["saves_before_full_pct"] is not None and p["saves_since_full_pct"] is not None
+                  and p["saves_before_full_pct"] > p["saves_since_full_pct"],
+                  "map saves before/after: %s %s" % (p["saves_before_full_pct"],
+                                                     p["saves_since_full_pct"]))
+            check(p["advice_bits"] > 10 and 2 ** p["advice_bits"] >= p["demand"],
+                  "advice %s for %d stacks" % (p["advice_bits"], p["demand"]))
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        # after the stop: a reader that stalls lets a report block on the pipe
+        validate_schema(top.reports)
+
+        # the batch text, on a map that is full when stacktop starts
+        run = tempfile.mkdtemp(prefix="stacktop-run.")
+        try:
+            out = subprocess.run([STACKTOP, "-b", "-n", "2", "-d", "0.3", "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run],
+                                 capture_output=True, text=True, timeout=30)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+        check(out.returncode == 0, "text run: %d %s" % (out.returncode, out.stderr))
+        import re
+        check(re.search(r"^map pool: 1024 of 1024 entries \(100%\); FULL since stacktop started "
+                        r"\([0-9:]{8}, [0-9]+s ago\)", out.stdout, re.M),
+              "no full pool line:\n%s" % out.stdout[:1500])
+        check(re.search(r"^map advice: the map is full: .* r on the screen \(--reset-first at "
+                        r"start\) empties it.*boot with ftrace_stackmap\.bits=1[1-8] \(2\^1[1-8] = "
+                        r"[0-9]+ entries, against 1024 now\)", out.stdout, re.M),
+              "no advice:\n%s" % out.stdout[:1500])
+    finally:
+        sim.stop()
+
+
 def case_stale_reset(abi):
     """another program resets the map while records of the old generation
     are still in the ring buffer (v2/v3 keep them): ids are reused by other
@@ -819,6 +941,7 @@ def report_by_event(rep):
 def ftrace_state(sim):
     s = sim.state()
     for f in ("current_tracer", "set_ftrace_filter", "kprobe_events",
+              "set_event_notrace_pid", "set_ftrace_notrace_pid",
               "events/sched/sched_switch/filter", "events/sched/sched_switch/trigger",
               "events/sched/sched_switch/enable"):
         s[f] = sim.read(f)
@@ -892,6 +1015,54 @@ def case_ftrace_named():
         check("ftrace:function schedule" in got, "function entries not named: %s" % got)
         check(not [e for e in got if "#" in e or e == "ftrace:function"], "unnamed: %s" % got)
     finally:
+        sim.stop()
+
+
+def case_event_column():
+    """issue 20: a function-tracer event name longer than the batch table's
+    EVENT column (ftrace:function __x64_sys_clock_nanosleep, 41 characters)
+    is cut with ~ and never moves COMM/PID or STACK; the expanded stack's
+    title and the JSON name it whole"""
+    import re
+    sim = Sim("v4", "--step", "--seed", "9")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    long = "ftrace:function __x64_sys_clock_nanosleep"
+    try:
+        out = {}
+        for fmt in ("text", "json"):
+            p = subprocess.Popen([STACKTOP, "-b", "-d", "0.5", "-n", "3", "--top", "30",
+                                  "--expand", "30", "--format", fmt, "--tracefs", sim.mnt,
+                                  "--kallsyms", sim.kallsyms, "--rundir", run,
+                                  "--function", "__x64_sys_clock_nanosleep",
+                                  "--function", "schedule", "-e", "sched:sched_switch"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_enabled(sim)
+            sim.ctl("emit 3000")
+            o, e = p.communicate(timeout=60)
+            check(p.returncode == 0, "%s run: %d %s" % (fmt, p.returncode, e))
+            out[fmt] = o
+        text = out["text"].split("stacktop 0.1.0")[-1] if "stacktop 0.1.0" in out["text"] else out["text"]
+        lines = text.splitlines()
+        title = next(l for l in lines if l.startswith("RANK "))
+        c, e, s = title.index("COMM/PID"), title.index("EVENT"), title.index("STACK")
+        rows = [l for l in lines[lines.index(title) + 1:] if re.match(r"^ +[0-9]+ ", l)]
+        check(rows, "no rows")
+        cut = 0
+        for r in rows:
+            check(r[c - 1] == " " and r[c] != " " and r[s - 1] == " " and r[s] != " ",
+                  "a column moved:\n%s\n%s" % (title, r))
+            cell = r[e:c].rstrip()
+            check(len(cell) <= 24, "EVENT wider than its column: %r" % cell)
+            if cell.startswith("ftrace:function __x64_s"):
+                check(cell == "ftrace:function __x64_s~", "not cut with ~: %r" % cell)
+                cut += 1
+        check(cut, "no row of %s in the table:\n%s" % (long, "\n".join(rows)))
+        check(re.search(r"^#[0-9]+  hits .* event %s( |$)" % re.escape(long), text, re.M),
+              "no expanded stack names %s whole" % long)
+        snap = json.loads(out["json"].splitlines()[-1])
+        check(long in snap["events"], "JSON events: %s" % snap["events"])
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
         sim.stop()
 
 
@@ -1071,6 +1242,108 @@ def case_probe_recovery():
                            text=True, timeout=30)
         check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
         check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
+def pid_lists(sim, where=""):
+    """the two notrace pid lists of the top level (or of @where/), as sets"""
+    out = []
+    for f in ("set_event_notrace_pid", "set_ftrace_notrace_pid"):
+        out.append({int(x) for x in sim.read(where + f).split() if x.isdigit()})
+    return tuple(out)
+
+
+def case_self_exclusion():
+    """stacktop's own reads feed the user's tracing: at the top level its pid
+    joins the user's set_event_notrace_pid and set_ftrace_notrace_pid (added
+    to what they hold), and exactly that pid goes again on exit, after a
+    SIGKILL through the next run's recovery, with the user's own pids (also
+    those added meanwhile) kept; --show-self leaves the lists alone; in the
+    stacks mode the private instance's lists hold it, the top level's not"""
+    sim = Sim("v4", "--step", "--seed", "21")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        # the user's set-up of issue 20: the function tracer with stacks
+        sim.write("set_ftrace_filter", "schedule vfs_read")
+        sim.write("options/func_stack_trace", "1")
+        sim.write("current_tracer", "function")
+        sim.write("set_event_notrace_pid", "4242")
+        sim.write("set_ftrace_notrace_pid", "777 4242")
+        user = ({4242}, {777, 4242})
+        check(pid_lists(sim) == user, "set-up: %s" % (pid_lists(sim),))
+        before = ftrace_state(sim)
+
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        try:
+            wait_enabled(sim, top)
+            me = top.proc.pid
+            check(pid_lists(sim) == ({4242, me}, {777, 4242, me}),
+                  "stacktop %d not added to the user's lists: %s" % (me, pid_lists(sim)))
+            sim.ctl("emit 300")
+            rep = top.settle(1)
+            check(rep["hits"] > 0, "no hits")
+        finally:
+            rc, err = top.stop()
+        check(rc == 0, "exit %d %s" % (rc, err))
+        after = ftrace_state(sim)
+        check(after == before, "not restored after SIGTERM: %s" %
+              {k: (before.get(k), after.get(k)) for k in after if after.get(k) != before.get(k)})
+
+        # --show-self: nothing added
+        top = Stacktop(sim, "-e", "sched:sched_switch", "--show-self")
+        try:
+            wait_enabled(sim, top)
+            check(pid_lists(sim) == user, "--show-self changed the lists: %s" % (pid_lists(sim),))
+        finally:
+            top.stop()
+        check(ftrace_state(sim) == before, "not restored after --show-self")
+
+        # a fatal signal: the async-signal-safe restore takes it out
+        top = Stacktop(sim, "-e", "sched:sched_switch")
+        wait_enabled(sim, top)
+        check(top.proc.pid in pid_lists(sim)[0], "pid not added")
+        top.proc.send_signal(signal.SIGUSR1)
+        top.proc.communicate(timeout=20)
+        check(top.proc.returncode == -signal.SIGUSR1, "SIGUSR1: exit %d" % top.proc.returncode)
+        check(ftrace_state(sim) == before, "not restored after SIGUSR1: %s" % (pid_lists(sim),))
+        shutil.rmtree(top.rundir, ignore_errors=True)
+
+        # SIGKILL: the pid stays until the next run's recovery takes exactly it out;
+        # a pid the user adds meanwhile stays (writing the old list back would drop it)
+        top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
+        wait_enabled(sim, top)
+        me = top.proc.pid
+        sim.write("set_event_notrace_pid", "5151")  # O_TRUNC: the user's own rewrite
+        with open(os.path.join(sim.mnt, "set_event_notrace_pid"), "a") as f:
+            f.write("4242 %d" % me)
+        top.proc.kill()
+        top.proc.wait()
+        check(me in pid_lists(sim)[0] and me in pid_lists(sim)[1],
+              "the killed run's pid is already gone: %s" % (pid_lists(sim),))
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        check(pid_lists(sim) == ({4242, 5151}, {777, 4242}),
+              "recovery did not take exactly the killed run's pid out: %s" % (pid_lists(sim),))
+        sim.write("set_event_notrace_pid", "4242")
+
+        # stacks mode: the instance's lists, not the top level's (its function
+        # tracer list only with --function: it has no function tracer otherwise)
+        for args, want_fn in (((), False), (("--function", "schedule"), True)):
+            top = Stacktop(sim, "--mode", "stacks", *args)
+            try:
+                top.next()
+                me = top.proc.pid
+                inst = "instances/stacktop.%d/" % me
+                check(pid_lists(sim, inst) == ({me}, {me} if want_fn else set()),
+                      "instance lists %s: %s" % (args, pid_lists(sim, inst)))
+                check(pid_lists(sim) == user, "stacks mode changed the top level's lists")
+            finally:
+                top.stop()
+            check(ftrace_state(sim) == before, "not restored after the stacks mode %s" % (args,))
     finally:
         shutil.rmtree(run, ignore_errors=True)
         sim.stop()
@@ -1508,6 +1781,7 @@ CASES = {
     "two-ids": case_race,
     "deep-fallback": case_deep,
     "pool-full": case_pool_full,
+    "pool-health": case_pool_health,
     "stale-reset-v3": case_stale_reset("v3"),
     "stale-reset-v4": case_stale_reset("v4"),
     "own-reset-ebusy": case_own_reset,
@@ -1524,10 +1798,12 @@ CASES = {
     "function-kprobe": case_function_kprobe,
     "kfilter": case_kfilter,
     "ftrace-named": case_ftrace_named,
+    "event-column": case_event_column,
     "trigger": case_trigger,
     "setup-window": case_setup_window,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "self-exclusion": case_self_exclusion,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,

@@ -2,7 +2,7 @@
 # tui-keys-man: the KEYS section of stacktop(8), between the lines
 # '.\" KEYS-BEGIN' and '.\" KEYS-END', is exactly what the key table
 # generates (print-keys --man). To refresh the man page after changing
-# ui/keys.c:  check-keys-man.sh PRINT_KEYS MAN --update
+# src/ui/keys.c:  check-keys-man.sh PRINT_KEYS MAN --update
 set -u
 PK=$1
 MAN=$2
@@ -27,7 +27,7 @@ if [ "${3:-}" = --update ]; then
 fi
 
 if ! diff -u "$tmp/have" "$tmp/want"; then
-	echo "FAIL: the KEYS section of $MAN differs from the key table (ui/keys.c);" >&2
+	echo "FAIL: the KEYS section of $MAN differs from the key table (src/ui/keys.c);" >&2
 	echo "      run: $0 $PK $MAN --update" >&2
 	exit 1
 fi

@@ -177,9 +177,23 @@ tui_wheel() {
 # a ranked row: "+   1 -      49    82 ..." (fold mark, rank, ids, delta, total)
 ROW_RE='^[-+ ] +[0-9]+ +(-|[0-9,+]+) +[0-9.]+[kMGT]? +[0-9.]+[kMGT]? '
 
+# the TREND column's block characters take one column but three bytes:
+# one byte each, so that cut -c and awk's columns are the screen's
+tui_one_col() {
+	LC_ALL=C sed 's/\xe2\x96[\x81-\x88]/#/g'
+}
+
+# tui_func_col: the screen column (1-based) where the ranked table's
+# FUNCTION/STACK column starts: what identifies a stack on its row (COMM(PID)
+# before it ends in a "+N other pids" count that changes every refresh)
+tui_func_col() {
+	tui_stable | tui_one_col |
+		awk '/^ +# / && (i = index($0, "FUNCTION") + index($0, "STACK")) { print i; exit }'
+}
+
 # tui_rows: the ranked rows on screen
 tui_rows() {
-	tui_stable | grep -E "$ROW_RE"
+	tui_stable | tui_one_col | grep -E "$ROW_RE"
 }
 
 # tui_selected: text of the selected row (drawn black on cyan)
@@ -187,12 +201,12 @@ tui_selected() {
 	tui_stable -e |
 		awk 'f && match($0, /^(\033\[[0-9;]*m)+/) && substr($0, 1, RLENGTH) ~ /[[;]46m/ { print; exit }
 		     /DELTA|TOTAL/ { f = 1 }' |
-		sed 's/\x1b\[[0-9;]*m//g'
+		sed 's/\x1b\[[0-9;]*m//g' | tui_one_col
 }
 
 # tui_column TITLE: the values under a column title in the ranked rows
 tui_column() {
-	tui_stable > "$TUI_WORK/colpane"
+	tui_stable | tui_one_col > "$TUI_WORK/colpane"
 	awk -v t="$1" -v re="$ROW_RE" '
 		!x && /^ +# / && index($0, t) { x = index($0, t); w = length(t) + 1; next }
 		x && $0 ~ re { s = substr($0, 1, x + w - 1); n = split(s, a, " "); print a[n] }
@@ -258,12 +272,16 @@ tfs_snapshot() {
 	} > "$2"
 }
 
-# tui_app_pid: pid of the stacktop running in the pane
+# tui_app_pid: pid of the stacktop running in the pane (by its name: the
+# shell runs `clear` first, a child of the pane's shell too for a moment)
 tui_app_pid() {
 	_sh=$(TM display-message -p -t tui '#{pane_pid}')
 	_n=50
 	while [ "$_n" -gt 0 ]; do
-		_p=$(ps -o pid= --ppid "$_sh" 2>/dev/null | head -n 1 | tr -d ' ')
+		# the pane's shell runs `clear` first: under load the first child
+		# found can still be that one, so look for stacktop by name
+		_p=$(ps -o pid=,comm= --ppid "$_sh" 2>/dev/null |
+			awk -v c="$(basename "$STACKTOP" | cut -c 1-15)" '$2 == c { print $1; exit }')
 		[ -n "$_p" ] && { echo "$_p"; return 0; }
 		sleep 0.1
 		_n=$((_n - 1))

@@ -70,10 +70,12 @@ say "order held while moving, selection follows its stack"
 tui_keys Home Down Down
 tui_wait 'order +held' 2
 tui_wait_gone 'order +held' 6
-SEL1=$(tui_selected | cut -c 80-)
+FC=$(tui_func_col)
+[ -n "$FC" ] || fail "no FUNCTION column in the table's title"
+SEL1=$(tui_selected | cut -c "$FC"-)
 [ -n "$SEL1" ] || fail "no selected row found"
 sleep 1.5
-SEL2=$(tui_selected | cut -c 80-)
+SEL2=$(tui_selected | cut -c "$FC"-)
 [ "$SEL1" = "$SEL2" ] || fail "selection moved to another stack: '$SEL1' -> '$SEL2'"
 
 say "pause"
@@ -284,6 +286,19 @@ grep -q '__schedule' "$F" || fail "$F lacks __schedule"
 # kernel addresses: for its owner only
 [ "$(stat -c %a "$F")" = 600 ] || fail "$F is mode $(stat -c %a "$F"), expected 600"
 
+say "P offers the flame graph page: html"
+tui_keys P
+tui_wait 'Save the view as' 3
+tui_type html
+tui_keys Enter
+tui_wait 'wrote the view as html .* to \./stacktop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.html' 5
+H=$(ls "$TUI_WORK"/stacktop-*.html 2>/dev/null | head -n 1)
+[ -n "$H" ] || fail "no html file in $TUI_WORK"
+head -c 15 "$H" | grep -q '<!DOCTYPE html>' || fail "$H is not the page"
+grep -q '"format":"stacktop-flame"' "$H" || fail "$H has no flame graph data"
+grep -q '"__schedule",0\]' "$H" || fail "$H lacks __schedule"
+[ "$(stat -c %a "$H")" = 600 ] || fail "$H is mode $(stat -c %a "$H"), expected 600"
+
 say "P, Enter: json, a snapshot that stacktop -r reads back"
 tui_keys P
 tui_wait 'Save the view as' 3
@@ -312,12 +327,12 @@ tui_keys '<' I
 tui_wait 'sort DELTA desc' 3
 tui_keys Z
 tui_wait ' PAUSED ' 3
-ROW3=$(tui_stable | sed -n "$((Y + 3))p" | cut -c 80-)
+ROW3=$(tui_stable | tui_one_col | sed -n "$((Y + 3))p" | cut -c "$FC"-)
 tui_click 10 $((Y + 2))
 tui_wait_sel() {
 	_n=30
 	while [ "$_n" -gt 0 ]; do
-		[ "$(tui_selected | cut -c 80-)" = "$1" ] && return 0
+		[ "$(tui_selected | cut -c "$FC"-)" = "$1" ] && return 0
 		sleep 0.1
 		_n=$((_n - 1))
 	done
@@ -344,7 +359,7 @@ tui_wait 'terminal too small: 80x23' 5
 tui_resize 30 10
 tui_wait 'stacktop needs 80x24' 5
 tui_resize 250 50
-tui_wait 'RATE/s +DEP' 5
+tui_wait 'RATE/s +TREND +DEP' 5
 # the selection follows its stack wherever the ranking moves it: go home first
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 5

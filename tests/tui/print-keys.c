@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "keys.h"
-#include "ui.h"
+#include "ui/keys.h"
+#include "ui/ui.h"
 
 int main(int argc, char **argv)
 {

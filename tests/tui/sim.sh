@@ -156,13 +156,24 @@ say "u: user stacks through the top-level userstacktrace option"
 tui_keys u
 tui_wait 'user stacks on: user frames below "--"' 5
 [ "$(cat "$SIM_MNT/options/userstacktrace")" = 1 ] || fail "u did not turn on userstacktrace"
-# the simulated pids are not this machine's: the frames stay numeric
+# the simulated pids are not this machine's: the frames stay numeric.
+# "[unknown] 0x56" matches user frames only ("0x56" alone also matched
+# kernel offsets, "+0x56/", of stacks without a user part), and the
+# shallowest stack comes first: a kernel part of up to 96 simulated frames
+# pushed the "--" below the pane (a failure seen at load 7)
 tui_keys '\'
 tui_wait 'Filter frames/comm' 3
-tui_type '0x56'
+tui_type '[unknown] 0x56'
 tui_keys Enter
-tui_wait 'filter 0x56' 3
+tui_wait 'filter \[unknown\] 0x56' 3
 tui_wait '^\+ +1 ' 10
+tui_keys F6
+tui_wait 'Sort by' 3
+tui_type depth
+tui_keys Enter
+tui_wait 'sort DEPTH desc' 3
+tui_keys I
+tui_wait 'sort DEPTH asc' 3
 tui_keys Home Enter
 tui_wait '#[0-9]+ +--$' 5
 tui_wait '#[0-9]+ +\[unknown\] 0x56[0-9a-f]+$' 5

@@ -16,12 +16,14 @@
 
 #include <cmocka.h>
 
-#include "hmap.h"
-#include "ksym.h"
-#include "session.h"
-#include "stack_table.h"
-#include "symcache.h"
-#include "uifmt.h"
+#include "core/hmap.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "core/stack_table.h"
+#include "ui/symcache.h"
+#include "core/calltree.h"
+#include "ui/flame_layout.h"
+#include "ui/uifmt.h"
 
 /* ---- layout -------------------------------------------------------------- */
 
@@ -322,6 +324,85 @@ static void test_uifmt_header_rates(void **state)
 	assert_true(sg->alert);
 }
 
+/* the pool line: filling, warning, full; every segment an alert on a warning */
+static void test_uifmt_header_pool(void **state)
+{
+	struct session_stats st;
+	struct uifmt_seg segs[16];
+	const struct uifmt_seg *sg;
+	int n, i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.mode = SESSION_STACKS;
+	assert_int_equal(uifmt_header_pool(&st, segs, 16), 0);
+	st.mode = SESSION_STACKMAP;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_int_equal(n, 1);
+	assert_string_equal(segs[0].value, "no stats");
+	/* filling slowly: fill, growth, full in; no warning, no fix */
+	st.have_map_stat = true;
+	st.health.known = true;
+	st.health.entries = 6012;
+	st.health.capacity = 16384;
+	st.health.growth = 12.3;
+	st.health.settled = true;
+	st.health.eta = 889.0;
+	n = uifmt_header_pool(&st, segs, 16);
+	sg = seg_find(segs, n, "pool");
+	assert_string_equal(sg->value, "37% 6012/16384");
+	assert_false(sg->alert);
+	assert_string_equal(seg_find(segs, n, "growth")->value, "+12/s");
+	assert_string_equal(seg_find(segs, n, "full in")->value, "14m49s");
+	assert_false(seg_has(segs, n, "fix"));
+	assert_false(seg_has(segs, n, "fallback"));
+	/* full within minutes: the whole line warns, with the advice */
+	st.health.eta = 120;
+	st.health.warn = true;
+	st.health.bits = 14;
+	st.health.bits_advice = 15;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_string_equal(seg_find(segs, n, "fix")->value,
+			    "r resets it; boot ftrace_stackmap.bits=15 (32768)");
+	for (i = 0; i < n; i++)
+		assert_true(segs[i].alert);
+	/* full: since when, the fallback share, what was saved, no room */
+	st.health.full = true;
+	st.health.full_since = 0; /* the epoch: a time of day in any zone */
+	st.health.full_for = 80;
+	st.health.eta = 0;
+	st.health.successes_delta = 48;
+	st.health.drops_delta = 52;
+	st.health.successes_run = 500;
+	st.health.drops_run = 500;
+	st.health.fell_back = 493;
+	st.health.growth = 4.1;
+	st.health.rb_at_full = (struct stackmap_rb){ 100, 1600, 10000 };
+	st.sized_records = 200;
+	st.sized_bytes = 1600 + 8400;
+	st.alt_bytes = 20000;
+	n = uifmt_header_pool(&st, segs, 16);
+	sg = seg_find(segs, n, "pool");
+	assert_true(!strncmp(sg->value, "FULL since ", 11) && strstr(sg->value, " (1m20s)"));
+	assert_true(sg->alert);
+	assert_string_equal(seg_find(segs, n, "fallback")->value, "52% now, 50% since start");
+	assert_string_equal(seg_find(segs, n, "fix")->value,
+			    "r empties it; boot ftrace_stackmap.bits=15 (32768)");
+	/* 84% saved of the first 100 records, 16% of the next 100 */
+	assert_string_equal(seg_find(segs, n, "saves")->value, "84% before full, 16% since");
+	assert_string_equal(seg_find(segs, n, "no room")->value, "493 stacks +4.1/s");
+	assert_false(seg_has(segs, n, "growth"));
+	for (i = 0; i < n; i++)
+		assert_true(segs[i].alert);
+	/* full at start: nothing known of before; passive: the map is not ours */
+	st.health.full_at_start = true;
+	st.mode = SESSION_PASSIVE;
+	n = uifmt_header_pool(&st, segs, 16);
+	assert_true(strstr(seg_find(segs, n, "pool")->value, "since start ") != NULL);
+	assert_true(!strncmp(seg_find(segs, n, "fix")->value, "the map is another tool's", 25));
+	assert_false(seg_has(segs, n, "saves"));
+}
+
 static void test_uifmt_header_map(void **state)
 {
 	struct session_stats st;
@@ -539,6 +620,251 @@ static void test_symcache_textmatch(void **state)
 	ksym_free(ks);
 }
 
+/* sparklines: zero is a blank, the smallest count the lowest bar, the largest the full one */
+static void test_uifmt_spark(void **state)
+{
+	uint64_t v[] = { 0, 1, 50, 100, 100, 25 }, big[20];
+	char buf[128];
+	int i;
+
+	(void)state;
+	assert_int_equal(uifmt_spark_level(0, 100), 0);
+	assert_int_equal(uifmt_spark_level(1, 100), 1);
+	assert_int_equal(uifmt_spark_level(12, 100), 1);
+	assert_int_equal(uifmt_spark_level(13, 100), 2);
+	assert_int_equal(uifmt_spark_level(50, 100), 4);
+	assert_int_equal(uifmt_spark_level(100, 100), 8);
+	assert_int_equal(uifmt_spark_level(UINT64_MAX - 1, UINT64_MAX), 8);
+	assert_int_equal(uifmt_spark_level(1, UINT64_MAX), 1);
+	assert_int_equal(uifmt_spark(buf, sizeof(buf), v, 6, 12, false), 6);
+	assert_string_equal(buf, " .=@@_");
+	assert_int_equal(uifmt_spark(buf, sizeof(buf), v, 6, 12, true), 6);
+	assert_string_equal(buf, " \u2581\u2584\u2588\u2588\u2582");
+	/* narrower than the values: the newest, scaled among themselves */
+	assert_int_equal(uifmt_spark(buf, sizeof(buf), v, 6, 2, false), 2);
+	assert_string_equal(buf, "@_");
+	/* all zero: blanks; a rising line rises */
+	for (i = 0; i < 20; i++)
+		big[i] = 0;
+	uifmt_spark(buf, sizeof(buf), big, 8, 8, false);
+	assert_string_equal(buf, "        ");
+	for (i = 0; i < 8; i++)
+		big[i] = (uint64_t)i + 1;
+	uifmt_spark(buf, sizeof(buf), big, 8, 8, false);
+	assert_string_equal(buf, "._-=+*#@");
+	/* a small buffer: whole glyphs only */
+	assert_int_equal(uifmt_spark(buf, 7, v, 6, 12, true), 2);
+}
+
+static uint64_t test_sym_id(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	return ip;
+}
+
+static int by_sym(void *ctx, uint32_t a, uint32_t b)
+{
+	const struct calltree *ct = ctx;
+
+	return (ct->nodes[a].sym > ct->nodes[b].sym) - (ct->nodes[a].sym < ct->nodes[b].sym);
+}
+
+/* the node of the path root..leaf (frames root first) */
+static uint32_t node_of(const struct calltree *ct, const uint64_t *path, int n)
+{
+	uint64_t key = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		key = calltree_mix(key, path[i]);
+	return calltree_find(ct, key);
+}
+
+static const struct flame_box *box_of(const struct flame_box *b, size_t n, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i].node == node)
+			return &b[i];
+	return NULL;
+}
+
+/*
+ * The flame graph's layout from counts: every box within a column of its
+ * share, children inside their parent in the given order, one level never
+ * overlapping, narrow boxes left out, the zoomed node full width.
+ */
+static void test_flame_layout(void **state)
+{
+	struct stack_table *t = stack_table_new();
+	struct rank_opts ro = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct calltree_ops ops = { .sym = test_sym_id };
+	/* leaf first: root R=0x100; R>A>X (600), R>A>Y (300), R>B (99), R>C (1) */
+	uint64_t s1[] = { 0x30, 0x10, 0x100 }, s2[] = { 0x31, 0x10, 0x100 };
+	uint64_t s3[] = { 0x20, 0x100 }, s4[] = { 0x21, 0x100 };
+	uint64_t pr[] = { 0x100 }, pa[] = { 0x100, 0x10 }, pb[] = { 0x100, 0x20 };
+	uint64_t pc[] = { 0x100, 0x21 }, px[] = { 0x100, 0x10, 0x30 }, py[] = { 0x100, 0x10, 0x31 };
+	struct rank_row rows[8];
+	struct flame_link links[16];
+	struct flame_box boxes[32];
+	struct calltree ct;
+	const struct flame_box *b, *a, *x, *y, *bb;
+	size_t n, i, j, nr;
+	int w;
+
+	(void)state;
+	assert_non_null(t);
+	stack_table_hit(t, stack_table_intern(t, s1, 3), 0, 0, 1, 600);
+	stack_table_hit(t, stack_table_intern(t, s2, 3), 0, 0, 1, 300);
+	stack_table_hit(t, stack_table_intern(t, s3, 2), 0, 0, 1, 99);
+	stack_table_hit(t, stack_table_intern(t, s4, 2), 0, 0, 1, 1);
+	nr = stack_table_rank(t, &ro, rows, 8, NULL);
+	assert_int_equal(nr, 4);
+	calltree_init(&ct);
+	assert_int_equal(calltree_build(&ct, rows, nr, false, false, &ops), 0);
+	assert_true(ct.nnodes <= 16);
+	assert_int_equal(flame_order(&ct, links, by_sym, &ct), 0);
+
+	/* the edges: round(off * width / total) */
+	assert_int_equal(flame_edge(0, 1000, 80), 0);
+	assert_int_equal(flame_edge(600, 1000, 80), 48);
+	assert_int_equal(flame_edge(999, 1000, 80), 80);
+	assert_int_equal(flame_edge(1000, 1000, 80), 80);
+	assert_int_equal(flame_edge(UINT64_MAX / 2, UINT64_MAX, 80), 40);
+
+	for (w = 20; w <= 200; w += 60) {
+		n = flame_layout(&ct, links, 0, w, boxes, 32);
+		/* the root, all, on level 0; R on level 1: full width */
+		assert_int_equal(boxes[0].node, 0);
+		assert_int_equal(boxes[0].level, 0);
+		assert_int_equal(boxes[0].w, w);
+		b = box_of(boxes, n, node_of(&ct, pr, 1));
+		assert_non_null(b);
+		assert_int_equal(b->x, 0);
+		assert_int_equal(b->w, w);
+		/* A (900 of 1000) then B (99) then C (1): by symbol, A < B < C */
+		a = box_of(boxes, n, node_of(&ct, pa, 2));
+		bb = box_of(boxes, n, node_of(&ct, pb, 2));
+		assert_non_null(a);
+		assert_non_null(bb);
+		assert_int_equal(a->x, 0);
+		assert_true(abs(a->w * 1000 - 900 * w) <= 1000);
+		assert_int_equal(bb->x, a->x + a->w);
+		assert_true(abs(bb->w * 1000 - 99 * w) <= 1000);
+		/* C has 1 of 1000: under half a column at these widths */
+		assert_null(box_of(boxes, n, node_of(&ct, pc, 2)));
+		/* X (600) and Y (300) inside A, X first */
+		x = box_of(boxes, n, node_of(&ct, px, 3));
+		y = box_of(boxes, n, node_of(&ct, py, 3));
+		assert_non_null(x);
+		assert_non_null(y);
+		assert_int_equal(x->x, a->x);
+		assert_int_equal(y->x, x->x + x->w);
+		assert_true(y->x + y->w <= a->x + a->w);
+		assert_true(abs(x->w * 1000 - 600 * w) <= 1000);
+		assert_true(abs(y->w * 1000 - 300 * w) <= 1000);
+		/* level by level, left to right; a level never overlaps */
+		for (i = 1; i < n; i++) {
+			assert_true(boxes[i].level >= boxes[i - 1].level);
+			if (boxes[i].level == boxes[i - 1].level)
+				assert_true(boxes[i].x >= boxes[i - 1].x + boxes[i - 1].w);
+			assert_true(boxes[i].w >= 1);
+			assert_true(boxes[i].x + boxes[i].w <= w);
+		}
+		/* every box inside its parent's */
+		for (i = 0; i < n; i++) {
+			uint32_t p = boxes[i].node ? ct.nodes[boxes[i].node].parent : CALLTREE_NONE;
+
+			for (j = 0; p != CALLTREE_NONE && j < n; j++)
+				if (boxes[j].node == p)
+					assert_true(boxes[i].x >= boxes[j].x &&
+						    boxes[i].x + boxes[i].w <= boxes[j].x + boxes[j].w);
+		}
+	}
+	/* at 2000 columns C has its one column */
+	n = flame_layout(&ct, links, 0, 2000, boxes, 32);
+	assert_non_null(box_of(boxes, n, node_of(&ct, pc, 2)));
+
+	/* zoomed into A: all and R above it as ancestors, A full width, X and Y share it */
+	n = flame_layout(&ct, links, node_of(&ct, pa, 2), 90, boxes, 32);
+	assert_int_equal(boxes[0].node, 0);
+	assert_true(boxes[0].ancestor);
+	assert_true(boxes[1].ancestor);
+	assert_int_equal(boxes[1].node, node_of(&ct, pr, 1));
+	assert_false(boxes[2].ancestor);
+	assert_int_equal(boxes[2].node, node_of(&ct, pa, 2));
+	assert_int_equal(boxes[2].w, 90);
+	x = box_of(boxes, n, node_of(&ct, px, 3));
+	y = box_of(boxes, n, node_of(&ct, py, 3));
+	assert_int_equal(x->w, 60);
+	assert_int_equal(y->x, 60);
+	assert_int_equal(y->w, 30);
+	/* B is not in A: not drawn */
+	assert_null(box_of(boxes, n, node_of(&ct, pb, 2)));
+	assert_int_equal(n, 5);
+	/* no room: as many as fit */
+	assert_int_equal(flame_layout(&ct, links, 0, 80, boxes, 2), 2);
+	calltree_free(&ct);
+	stack_table_free(t);
+}
+
+static unsigned int skip_leaf(void *ctx, const struct stack *st)
+{
+	(void)ctx;
+	return st->depth > 1 ? 1 : 0;
+}
+
+/*
+ * mark_skip: the frames @skip leaves out stay as flagged leaves of the
+ * caller tree (the flame graph's machinery boxes); the other nodes, their
+ * counts and keys are the tree's without them, and a path through a
+ * flagged node is found
+ */
+static void test_calltree_mark_skip(void **state)
+{
+	struct stack_table *t = stack_table_new();
+	struct rank_opts ro = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct calltree_ops plain = { .skip = skip_leaf, .sym = test_sym_id };
+	struct calltree_ops mark = { .skip = skip_leaf, .sym = test_sym_id, .mark_skip = true };
+	uint64_t s1[] = { 0x1, 0x30, 0x10 }, s2[] = { 0x1, 0x31, 0x10 };
+	uint64_t p1[] = { 0x10, 0x30 }, p1m[] = { 0x10, 0x30, 0x1 };
+	struct rank_row rows[4];
+	struct calltree a, b;
+	struct stack *st1;
+	uint32_t n;
+	size_t nr;
+
+	(void)state;
+	st1 = stack_table_intern(t, s1, 3);
+	stack_table_hit(t, st1, 0, 0, 1, 7);
+	stack_table_hit(t, stack_table_intern(t, s2, 3), 0, 0, 1, 3);
+	nr = stack_table_rank(t, &ro, rows, 4, NULL);
+	calltree_init(&a);
+	calltree_init(&b);
+	assert_int_equal(calltree_build(&a, rows, nr, false, false, &plain), 0);
+	assert_int_equal(calltree_build(&b, rows, nr, false, false, &mark), 0);
+	assert_int_equal(b.nnodes, a.nnodes + 2);
+	n = node_of(&a, p1, 2);
+	assert_int_not_equal(n, CALLTREE_NONE);
+	assert_int_equal(a.nodes[n].count, 7);
+	assert_int_equal(a.nodes[n].self, 7);
+	n = node_of(&b, p1, 2);
+	assert_int_equal(b.nodes[n].count, 7);
+	assert_int_equal(b.nodes[n].flags, 0);
+	assert_int_equal(b.nodes[n].self, 0); /* its callee, the machinery, has the hits */
+	n = node_of(&b, p1m, 3);
+	assert_int_not_equal(n, CALLTREE_NONE);
+	assert_int_equal(b.nodes[n].flags, CALLTREE_F_SKIPPED);
+	assert_int_equal(b.nodes[n].count, 7);
+	assert_true(calltree_path_has(&b, n, st1, &mark));
+	assert_false(calltree_path_has(&b, node_of(&b, (uint64_t[]){ 0x10, 0x31, 0x1 }, 3), st1,
+				       &mark));
+	calltree_free(&a);
+	calltree_free(&b);
+	stack_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,10 +879,14 @@ int main(void)
 		cmocka_unit_test(test_uifmt_delay),
 		cmocka_unit_test(test_uifmt_header_rates),
 		cmocka_unit_test(test_uifmt_header_map),
+		cmocka_unit_test(test_uifmt_header_pool),
 		cmocka_unit_test(test_uifmt_layout_hidden),
 		cmocka_unit_test(test_hmap_basic),
 		cmocka_unit_test(test_hmap_copy),
 		cmocka_unit_test(test_symcache_textmatch),
+		cmocka_unit_test(test_uifmt_spark),
+		cmocka_unit_test(test_flame_layout),
+		cmocka_unit_test(test_calltree_mark_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

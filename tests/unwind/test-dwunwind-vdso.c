@@ -27,7 +27,7 @@
 #include <asm/perf_regs.h>
 #include <cmocka.h>
 
-#include "dwunwind.h"
+#include "sym/dwunwind.h"
 
 #define MAXMAPS 512
 #define STACK_COPY 16384
@@ -74,6 +74,8 @@ static void maps_read(void)
 		maps[nmaps].start = start;
 		maps[nmaps].end = end;
 		maps[nmaps].pgoff = off;
+		maps[nmaps].dev = (uint64_t)maj << 32 | min;
+		maps[nmaps].ino = ino;
 		maps[nmaps].path = strdup(path);
 		assert_non_null(maps[nmaps].path);
 		nmaps++;
@@ -179,6 +181,7 @@ static void test_unwind_vdso(void **state)
 {
 	struct dwunwind_sample s = {
 		.regs = regs, .stack = stack_copy, .maps = maps, .nmaps = nmaps, .maps_id = 1,
+		.pid = (uint32_t)getpid(),
 	};
 	struct sigaction sa = { .sa_sigaction = on_prof, .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct itimerval it = { .it_interval = { 0, 1000 }, .it_value = { 0, 1000 } };

@@ -27,8 +27,8 @@
 
 #include <asm/perf_regs.h>
 
-#include "dwunwind.h"
-#include "perfsamp.h"
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp.h"
 
 #define WANT 40
 #define MAXMAPS 256
@@ -119,6 +119,8 @@ static void on_mmap(void *ctx, const struct perfsamp_mmap *m)
 	maps[nmaps].end = m->start + m->len;
 	maps[nmaps].pgoff = m->pgoff;
 	maps[nmaps].path = paths[nmaps];
+	maps[nmaps].dev = m->dev;
+	maps[nmaps].ino = m->ino;
 	nmaps++;
 	qsort(maps, nmaps, sizeof(maps[0]), cmp_map);
 }
@@ -127,7 +129,7 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 {
 	struct dwunwind_sample in = {
 		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size,
-		.maps = maps, .nmaps = nmaps,
+		.maps = maps, .nmaps = nmaps, .pid = s->pid,
 	};
 	static const char *const want[] = { "c", "b", "a", "main" };
 	char line[512];

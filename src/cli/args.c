@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * args.c - see args.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/options.h"
+#include "core/stack_table.h"
+#include "output/export.h"
+#include "session/session.h"
+#include "ui/ui.h"
+
+/* "-e PAT if EXPR" made by --filter (static: reachable until exit) */
+static char *owned[MAX_EVENTS];
+static int nowned;
+
+static int parse_int(const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
+static int parse_size(const char *s, size_t min, size_t *ret)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mul = 1ULL << 30;
+		break;
+	case '\0':
+	case 'b': case 'B':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mul > 1) {
+		end++;
+		if (*end == 'i')
+			end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v > (1ULL << 50) / mul || v * mul < min)
+		return -EINVAL;
+	*ret = (size_t)(v * mul);
+	return 0;
+}
+
+/* "1,3,5-7" into @out; returns count or -EINVAL */
+static int parse_list(const char *s, int *out, int n, int max, long maxval)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+	int r = n;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		long a, b;
+
+		if (dash) {
+			*dash = '\0';
+			if (parse_int(tok, 0, maxval, &a) || parse_int(dash + 1, 0, maxval, &b) ||
+			    b < a) {
+				r = -EINVAL;
+				break;
+			}
+		} else {
+			if (parse_int(tok, 0, maxval, &a)) {
+				r = -EINVAL;
+				break;
+			}
+			b = a;
+		}
+		for (; a <= b; a++) {
+			if (r >= max) {
+				r = -E2BIG;
+				goto out;
+			}
+			out[r++] = (int)a;
+		}
+	}
+out:
+	free(dup);
+	return r;
+}
+
+static void list_error(const char *what, const char *arg, int r)
+{
+	if (r == -E2BIG)
+		fprintf(stderr, "stacktop: too many %ss in '%s' (at most %d in all)\n", what, arg,
+			MAX_LIST);
+	else
+		fprintf(stderr, "stacktop: bad %s list '%s' (numbers and ranges: 12,15-17)\n", what,
+			arg);
+}
+
+/* -o, --format and --folded-root together; the format guessed from the suffix */
+static int check_output(struct args *a)
+{
+	if (a->format < 0 && a->output) {
+		int g = export_format_guess(a->output);
+
+		a->format = g < 0 ? EXPORT_TEXT : g;
+	}
+	if (a->format < 0)
+		a->format = EXPORT_TEXT;
+	if (a->output)
+		a->batch = true;
+	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED && a->format != EXPORT_HTML &&
+	    a->format != EXPORT_SVG) {
+		fprintf(stderr,
+			"stacktop: --folded-root applies to --format folded, html and svg\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* --weight and --offcpu: their events, and what they do not go with */
+static int check_weight(struct args *a)
+{
+	int i;
+
+	if ((a->so.weight || a->so.offcpu) &&
+	    (a->so.replay || a->so.map_file || a->so.nfiles || (a->diff && a->diff_after) ||
+	     a->list_events)) {
+		fprintf(stderr, "stacktop: --weight and --offcpu read a live kernel: not with "
+				"--replay/--map/--diff to a file/--list-events\n");
+		return 2;
+	}
+	if (a->so.weight && a->so.offcpu) {
+		fprintf(stderr, "stacktop: --weight and --offcpu: choose one\n");
+		return 2;
+	}
+	if (a->count && !a->so.weight && !a->so.offcpu) {
+		fprintf(stderr, "stacktop: --count applies to --weight or --offcpu\n");
+		return 2;
+	}
+	if (a->so.offcpu) {
+		if (a->so.nevents) {
+			fprintf(stderr, "stacktop: --offcpu traces sched:sched_switch itself: no -e\n");
+			return 2;
+		}
+		a->events[a->so.nevents++] = "sched:sched_switch";
+		/* the wakeups split the time and stand in for a lost switch-in */
+		a->events[a->so.nevents++] = "sched:sched_waking";
+	}
+	if (a->so.weight) {
+		for (i = 0; i < a->so.nevents; i++)
+			if (!strcmp(a->events[i], a->weight_event))
+				return 0;
+		if (a->so.nevents >= MAX_EVENTS) {
+			fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+			return 2;
+		}
+		a->events[a->so.nevents++] = a->weight_event;
+	}
+	return 0;
+}
+
+int args_parse(int argc, char **argv, struct args *a)
+{
+	struct option long_opts[64];
+	char short_opts[64];
+	long v;
+	int c, r;
+
+	memset(a, 0, sizeof(*a));
+	a->delay = 1.0;
+	a->iterations = -1;
+	a->top = 0;
+	a->expand = 5;
+	a->mouse = true;
+	a->color = !getenv("NO_COLOR") || !*getenv("NO_COLOR");
+	a->so.mode = SESSION_AUTO;
+	a->so.events = a->events;
+	a->so.functions = a->functions;
+	a->so.kprobes = a->kprobes;
+	a->so.triggers = a->triggers;
+	a->so.pids = a->pids;
+	a->so.tids = a->tids;
+	a->so.cpus = a->cpus;
+	a->so.files = a->files;
+	a->view = (struct rank_opts){ .event = -1, .pid = -1, .cpu = -1 };
+	a->sort = RANK_DELTA;
+	a->format = -1;
+
+	_Static_assert(sizeof(long_opts) / sizeof(long_opts[0]) > 48, "room for the options");
+	if (cli_noptions >= sizeof(long_opts) / sizeof(long_opts[0]))
+		return 1;
+	cli_getopt(long_opts, short_opts, sizeof(short_opts));
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (a->so.nevents >= MAX_EVENTS) {
+				fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+				return 2;
+			}
+			a->events[a->so.nevents++] = optarg;
+			break;
+		case 'p':
+			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
+			if (r < 0) {
+				list_error("pid", optarg, r);
+				return 2;
+			}
+			a->so.npids = r;
+			break;
+		case OPT_TID:
+			r = parse_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
+			if (r < 0) {
+				list_error("thread id", optarg, r);
+				return 2;
+			}
+			a->so.ntids = r;
+			break;
+		case OPT_COMM:
+			if (!optarg[0] || strlen(optarg) > 127) {
+				fprintf(stderr, "stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+					optarg);
+				return 2;
+			}
+			a->comm = optarg;
+			break;
+		case 'C':
+			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
+			if (r < 0) {
+				list_error("CPU", optarg, r);
+				return 2;
+			}
+			a->so.ncpus = r;
+			break;
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			a->delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(a->delay) ||
+			    a->delay < 0.05 || a->delay > 3600) {
+				fprintf(stderr,
+					"stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'n':
+			if (parse_int(optarg, 1, LONG_MAX, &v)) {
+				fprintf(stderr, "stacktop: bad iteration count '%s'\n", optarg);
+				return 2;
+			}
+			a->iterations = v;
+			break;
+		case 'b':
+			a->batch = true;
+			break;
+		case 'M':
+			a->mouse = false;
+			break;
+		case 'v':
+			a->verbose++;
+			break;
+		case 'u':
+			if (!optarg) {
+				a->so.user = SESSION_USER_AUTO;
+			} else if (!strcmp(optarg, "fp")) {
+				a->so.user = SESSION_USER_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				a->so.user = SESSION_USER_DWARF;
+			} else {
+				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			a->help = true;
+			return 0;
+		case 'V':
+			printf("stacktop %s\n", STACKTOP_VERSION);
+			exit(0);
+		case OPT_TOP:
+			if (parse_int(optarg, 1, 100000, &v)) {
+				fprintf(stderr, "stacktop: bad --top '%s' (1 to 100000)\n", optarg);
+				return 2;
+			}
+			a->top = (int)v;
+			break;
+		case OPT_EXPAND:
+			if (parse_int(optarg, 0, 100000, &v)) {
+				fprintf(stderr, "stacktop: bad --expand '%s'\n", optarg);
+				return 2;
+			}
+			a->expand = (int)v;
+			break;
+		case OPT_MODE:
+			r = session_mode_parse(optarg);
+			if (r < 0) {
+				fprintf(stderr,
+					"stacktop: bad --mode '%s' (auto, stackmap, stacks, passive)\n",
+					optarg);
+				return 2;
+			}
+			a->so.mode = (enum session_mode)r;
+			break;
+		case OPT_TRACEFS:
+			a->so.tracefs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			a->so.kallsyms = optarg;
+			break;
+		case OPT_RESET_FIRST:
+			a->so.reset_first = true;
+			break;
+		case OPT_RUNDIR:
+			a->so.rundir = optarg;
+			break;
+		case OPT_NO_COLOR:
+			a->color = false;
+			break;
+		case OPT_BUFFER_KB:
+			if (parse_int(optarg, 4, 1 << 22, &v)) {
+				fprintf(stderr, "stacktop: bad --buffer-kb '%s'\n", optarg);
+				return 2;
+			}
+			a->so.buffer_kb = (unsigned int)v;
+			break;
+		case OPT_SORT:
+			a->sort_set = true;
+			if (!strcmp(optarg, "hits") || !strcmp(optarg, "delta"))
+				a->sort = RANK_DELTA;
+			else if (!strcmp(optarg, "total"))
+				a->sort = RANK_TOTAL;
+			else if (!strcmp(optarg, "depth"))
+				a->sort = RANK_DEPTH;
+			else if (!strcmp(optarg, "id"))
+				a->sort = RANK_ID;
+			else {
+				fprintf(stderr,
+					"stacktop: bad --sort '%s' (hits, total, depth, id)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_FOLDED:
+		case OPT_JSON:
+		case OPT_FORMAT:
+			r = c == OPT_FOLDED ? EXPORT_FOLDED
+			    : c == OPT_JSON ? EXPORT_JSON
+					    : export_format_parse(optarg);
+			if (r < 0) {
+				fprintf(stderr, "stacktop: bad --format '%s' (text, json, folded, pprof, "
+						"speedscope, html, svg)\n", optarg);
+				return 2;
+			}
+			if (a->format >= 0 && a->format != r) {
+				fprintf(stderr, "stacktop: --format %s and %s: choose one\n",
+					export_format_name((enum export_format)a->format),
+					export_format_name((enum export_format)r));
+				return 2;
+			}
+			a->format = r;
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "stacktop: empty -o file name\n");
+				return 2;
+			}
+			a->output = optarg;
+			break;
+		case OPT_FOLDED_ROOT:
+			if (!strcmp(optarg, "none"))
+				a->root = EXPORT_ROOT_NONE;
+			else if (!strcmp(optarg, "comm"))
+				a->root = EXPORT_ROOT_COMM;
+			else if (!strcmp(optarg, "pid") || !strcmp(optarg, "comm-pid"))
+				a->root = EXPORT_ROOT_PID;
+			else {
+				fprintf(stderr, "stacktop: bad --folded-root '%s' (none, comm, pid)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_FILTER: {
+			int i, done = 0;
+
+			for (i = a->filtered; i < a->so.nevents; i++) {
+				size_t len;
+				char *t;
+
+				if (strstr(a->events[i], " if ") || nowned >= MAX_EVENTS)
+					continue;
+				len = strlen(a->events[i]) + strlen(optarg) + 5;
+				t = malloc(len);
+				if (!t)
+					return 1;
+				snprintf(t, len, "%s if %s", a->events[i], optarg);
+				owned[nowned++] = t;
+				a->events[i] = t;
+				done++;
+			}
+			if (!done || !*optarg) {
+				fprintf(stderr, "stacktop: --filter '%s' applies to the -e events before it "
+						"(that have no ' if ' of their own): none\n", optarg);
+				return 2;
+			}
+			a->filtered = a->so.nevents;
+			break;
+		}
+		case OPT_FUNCTION:
+		case OPT_KPROBE:
+		case OPT_TRIGGER: {
+			const char **list = c == OPT_FUNCTION ? a->functions
+					    : c == OPT_KPROBE ? a->kprobes : a->triggers;
+			int *n = c == OPT_FUNCTION ? &a->so.nfunctions
+				 : c == OPT_KPROBE ? &a->so.nkprobes : &a->so.ntriggers;
+
+			if (*n >= MAX_EVENTS || !*optarg) {
+				fprintf(stderr, "stacktop: %s '%s' (at most %d)\n",
+					*optarg ? "too many" : "empty", optarg, MAX_EVENTS);
+				return 2;
+			}
+			list[(*n)++] = optarg;
+			break;
+		}
+		case OPT_CUMULATIVE:
+			a->cumulative = true;
+			a->sort_set = true;
+			break;
+		case OPT_WEIGHT: {
+			const char *last = strrchr(optarg, ':');
+
+			if (!last || last == optarg || !last[1] || !strchr(optarg, ':') ||
+			    strchr(optarg, ':') == last ||
+			    (size_t)(last - optarg) >= sizeof(a->weight_event) || strlen(last) > 63) {
+				fprintf(stderr, "stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
+						"kmem:kmalloc:bytes_alloc)\n", optarg);
+				return 2;
+			}
+			snprintf(a->weight_event, sizeof(a->weight_event), "%.*s",
+				 (int)(last - optarg), optarg);
+			a->so.weight = optarg;
+			break;
+		}
+		case OPT_OFFCPU:
+			if (!optarg || !strcmp(optarg, "blocked"))
+				a->so.offcpu = SESSION_OFFCPU_BLOCKED;
+			else if (!strcmp(optarg, "all"))
+				a->so.offcpu = SESSION_OFFCPU_ALL;
+			else if (!strcmp(optarg, "wait"))
+				a->so.offcpu = SESSION_OFFCPU_WAIT;
+			else {
+				fprintf(stderr, "stacktop: bad --offcpu '%s' (blocked, all, wait)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_DEPTH:
+			if (parse_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
+				fprintf(stderr, "stacktop: bad --depth '%s' (1 to %d)\n", optarg,
+					STACK_MAX_DEPTH);
+				return 2;
+			}
+			a->so.group_depth = (unsigned int)v;
+			break;
+		case OPT_BY_FUNC:
+			a->so.group_func = true;
+			break;
+		case OPT_COUNT:
+			a->count = true;
+			break;
+		case 'r':
+			if (a->so.nfiles >= MAX_FILES) {
+				fprintf(stderr, "stacktop: too many -r (at most %d)\n", MAX_FILES);
+				return 2;
+			}
+			a->files[a->so.nfiles++] = optarg;
+			break;
+		case OPT_DIFF:
+			a->diff = true;
+			a->diff_before = optarg;
+			break;
+		case OPT_MAP:
+			a->so.map_file = optarg;
+			break;
+		case OPT_SHOW_SELF:
+			a->so.show_self = true;
+			break;
+		case OPT_MAX_MEMORY:
+			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
+				fprintf(stderr,
+					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_LIST_EVENTS:
+			a->list_events = true;
+			a->list_glob = optarg;
+			break;
+		case OPT_PRINT_KEYS:
+			ui_print_keys(stdout);
+			exit(0);
+		case OPT_PRINT_OPTIONS:
+			if (!optarg || !strcmp(optarg, "help"))
+				cli_print_help(stdout);
+			else if (!strcmp(optarg, "man"))
+				cli_print_man(stdout);
+			else if (!strcmp(optarg, "complete"))
+				cli_print_complete(stdout);
+			else
+				return 2;
+			exit(fflush(stdout) ? 1 : 0);
+		default:
+			fprintf(stderr, "Try 'stacktop --help'.\n");
+			return 2;
+		}
+	}
+	if (a->list_events && !a->list_glob && optind + 1 == argc)
+		a->list_glob = argv[optind++];
+	if (a->diff) {
+		if (optind >= argc) {
+			fprintf(stderr, "stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
+			return 2;
+		}
+		a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
+		optind++;
+		if (a->so.nfiles || a->so.map_file) {
+			fprintf(stderr, "stacktop: --diff reads its own two sides: not with -r/--map\n");
+			return 2;
+		}
+		if (a->format != -1 && a->format != EXPORT_TEXT && a->format != EXPORT_JSON) {
+			fprintf(stderr, "stacktop: --diff writes text or json\n");
+			return 2;
+		}
+		if (a->format >= 0 || a->output)
+			a->batch = true;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
+			argv[optind]);
+		return 2;
+	}
+	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
+		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		return 2;
+	}
+	if (a->cumulative && a->sort == RANK_DELTA)
+		a->sort = RANK_TOTAL;
+	r = check_weight(a);
+	if (r)
+		return r;
+	r = check_output(a);
+	if (r)
+		return r;
+	if (a->so.nfiles || a->so.map_file || (a->diff && a->diff_after)) {
+		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
+		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
+			fprintf(stderr, "stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
+					"--trigger, --mode, --tracefs and --reset-first do not apply\n");
+			return 2;
+		}
+		/* a recording is one interval: one report, at once */
+		if (a->iterations < 0)
+			a->iterations = 1;
+		a->delay = 0.05;
+	}
+	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE || a->format == EXPORT_HTML ||
+	     a->format == EXPORT_SVG) &&
+	    !a->output && a->iterations != 1) {
+		fprintf(stderr, "stacktop: --format %s writes one profile: give -o FILE (one file "
+				"per refresh) or -n 1\n",
+			export_format_name((enum export_format)a->format));
+		return 2;
+	}
+	return 0;
+}
+
+void args_apply_view(struct args *a, struct session *s)
+{
+	struct session_view v;
+
+	a->view.key = a->sort;
+	if (!session_view(s, &v))
+		return;
+	if (!a->sort_set) {
+		a->view_set = true;
+		a->sort = (enum rank_key)v.sort;
+		a->view.key = a->sort;
+		a->view.invert = v.ascending;
+		a->view_delta = v.delta;
+		a->cumulative = !v.delta;
+	}
+	if (!a->top)
+		a->top = v.top;
+	a->view.event = v.event;
+	a->view.pid = v.pid;
+	a->view.cpu = v.cpu;
+	a->view.hide_idle = v.hide_idle;
+	a->view_filter = v.filter;
+	a->view_comm = v.comm;
+	/* a weighted snapshot ranked by hits stays so, unless --sort says otherwise */
+	if (!a->sort_set && v.count)
+		a->count = true;
+}
+
+void args_free(void)
+{
+	while (nowned > 0)
+		free(owned[--nowned]);
+}

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * options.c - see options.h. The --help lines keep their layout: the
+ * option from column 2 (its short form first), its text from column 26,
+ * on the next line when the option is wider than 23 columns.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+#define HELP_COL 26
+
+const struct cli_option cli_options[] = {
+	{
+		.id = 'e',
+		.name = "event",
+		.shrt = 'e',
+		.has_arg = required_argument,
+		.metavar = " SYS:EVENT",
+		.help = "trace this event (repeatable; globs: 'kmem:*');\n"
+			"default sched:sched_switch; 'SYS:EVENT if FILTER'\n"
+			"writes FILTER to the event's kernel filter file",
+		.man = ".BR \\-e \", \" \\-\\-event \" \\fISYSTEM\\fR:\\fIEVENT\\fR\"",
+		.complete = CLI_EVENTS,
+	},
+	{
+		.id = OPT_FILTER,
+		.name = "filter",
+		.has_arg = required_argument,
+		.metavar = " FILTER",
+		.help = "kernel filter for the -e events before it that have\n"
+			"none (e.g. 'prev_state & 3': blocked switches only)",
+		.man = ".BI \\-\\-filter \" FILTER\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_TRIGGER,
+		.name = "trigger",
+		.has_arg = required_argument,
+		.metavar = " 'SYS:EVENT[:N] [if FILTER]'",
+		.help = "record stacks only where a stacktrace trigger fires\n"
+			"(at most N times); then -e events get one too",
+		.man = ".BI \\-\\-trigger \" SYSTEM:EVENT\\fR[:\\fIN\\fR] [\\fBif \\fIFILTER\\fR]\"",
+		.complete = CLI_EVENTS,
+	},
+	{
+		.id = OPT_FUNCTION,
+		.name = "function",
+		.has_arg = required_argument,
+		.metavar = " GLOB",
+		.help = "the function tracer on the functions matching GLOB\n"
+			"(repeatable), rows keyed by the traced function",
+		.man = ".BI \\-\\-function \" GLOB\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_KPROBE,
+		.name = "kprobe",
+		.has_arg = required_argument,
+		.metavar = " FUNC[+OFF]",
+		.help = "a kprobe event on FUNC (repeatable), removed on exit",
+		.man = ".BI \\-\\-kprobe \" FUNC\\fR[+\\fIOFFSET\\fR]\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'p',
+		.name = "pid",
+		.shrt = 'p',
+		.has_arg = required_argument,
+		.metavar = " PID[,PID...]",
+		.help = "count only events of these processes: every\n"
+			"thread, started later too (ranges: 10-12;\n"
+			"at most 1024 pids and thread ids); without -n a\n"
+			"batch run ends when they have exited",
+		.man = ".BR \\-p \", \" \\-\\-pid \" \\fIPID\\fR[,\\fIPID\\fR...]\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_TID,
+		.name = "tid",
+		.has_arg = required_argument,
+		.metavar = " TID[,TID...]",
+		.help = "count only events of these threads",
+		.man = ".BI \\-\\-tid \" TID\\fR[,\\fITID\\fR...]\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_COMM,
+		.name = "comm",
+		.has_arg = required_argument,
+		.metavar = " NAME",
+		.help = "show only hits of tasks named NAME (exact, or a\n"
+			"glob: 'kworker/*')",
+		.man = ".BI \\-\\-comm \" NAME\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'C',
+		.name = "cpu",
+		.shrt = 'C',
+		.has_arg = required_argument,
+		.metavar = " CPU[,CPU...]",
+		.help = "read only these CPUs (ranges: 0-3; at most 1024)",
+		.man = ".BR \\-C \", \" \\-\\-cpu \" \\fICPU\\fR[,\\fICPU\\fR...]\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'u',
+		.name = "user",
+		.shrt = 'u',
+		.has_arg = optional_argument,
+		.metavar = "[=fp|dwarf]",
+		.help = "also take the user stack of each event, shown below\n"
+			"the kernel frames (dwarf: perf samples unwound with\n"
+			".eh_frame, binaries without frame pointers too,\n"
+			"stacks mode only; fp: the kernel's frame-pointer\n"
+			"walk, 8 frames, stacks or stackmap mode; default\n"
+			"dwarf where it works, else fp)",
+		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf ]",
+		.complete = CLI_WORDS,
+		.words = "fp dwarf",
+	},
+	{
+		.id = 'd',
+		.name = "delay",
+		.shrt = 'd',
+		.has_arg = required_argument,
+		.metavar = " SECONDS",
+		.help = "refresh interval, fractional (default 1)",
+		.man = ".BR \\-d \", \" \\-\\-delay \" \\fISECONDS\\fR\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'n',
+		.name = "iterations",
+		.shrt = 'n',
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "exit after N refreshes",
+		.man = ".BR \\-n \", \" \\-\\-iterations \" \\fIN\\fR\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'b',
+		.name = "batch",
+		.shrt = 'b',
+		.has_arg = no_argument,
+		.help = "print reports to stdout instead of the screen\n"
+			"(implied when stdout or stdin is not a terminal)",
+		.man = ".BR \\-b \", \" \\-\\-batch",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_TOP,
+		.name = "top",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "stacks in the table (default 20 in batch; JSON: all)",
+		.man = ".BI \\-\\-top \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_EXPAND,
+		.name = "expand",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "batch: expand the top N stacks into frames, their\n"
+			"trend and (weighted) histogram (default 5)",
+		.man = ".BI \\-\\-expand \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_SORT,
+		.name = "sort",
+		.has_arg = required_argument,
+		.metavar = " KEY",
+		.help = "hits|total|depth|id (default hits: last interval)",
+		.man = ".BI \\-\\-sort \" KEY\"",
+		.complete = CLI_WORDS,
+		.words = "hits total depth id",
+	},
+	{
+		.id = OPT_CUMULATIVE,
+		.name = "cumulative",
+		.has_arg = no_argument,
+		.help = "rank by total hits instead of the last interval",
+		.man = ".B \\-\\-cumulative",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_WEIGHT,
+		.name = "weight",
+		.has_arg = required_argument,
+		.metavar = " SYS:EVENT:FIELD",
+		.help = "rank by the sum of an event's field instead of hits\n"
+			"(kmem:kmalloc:bytes_alloc); traces that event too;\n"
+			"bytes/size/len fields in KiB/MiB, *time*/_ns in ms",
+		.man = ".BI \\-\\-weight \" SYSTEM:EVENT:FIELD\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_OFFCPU,
+		.name = "offcpu",
+		.has_arg = optional_argument,
+		.metavar = "[=blocked|all|wait]",
+		.help = "rank by the time tasks spend switched out, at the\n"
+			"stack where they left the CPU (sched_switch until the\n"
+			"same pid is switched in); blocked tasks only (the\n"
+			"default, =blocked), =all:\n"
+			"preemptions too; =wait: split in offcpu:blocked\n"
+			"(until woken) and offcpu:runqueue (woken, no CPU yet)",
+		.man = ".BR \\-\\-offcpu [ =blocked | =all | =wait ]",
+		.complete = CLI_WORDS,
+		.words = "blocked all wait",
+	},
+	{
+		.id = OPT_COUNT,
+		.name = "count",
+		.has_arg = no_argument,
+		.help = "with --weight/--offcpu: start ranking by hits",
+		.man = ".B \\-\\-count",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_DEPTH,
+		.name = "depth",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "group stacks by their first N frames (leaf side):\n"
+			"--depth 1 ranks the functions the events happen in",
+		.man = ".BI \\-\\-depth \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_BY_FUNC,
+		.name = "by-func",
+		.has_arg = no_argument,
+		.help = "group frames by function (func+off merged)",
+		.man = ".B \\-\\-by\\-func",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = 'o',
+		.name = "output",
+		.shrt = 'o',
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "batch: write each refresh to FILE (safely: a temporary\n"
+			"file renamed over it); with more than one refresh,\n"
+			"one file each: NAME.N.SUFFIX",
+		.man = ".BR \\-o \", \" \\-\\-output \" \\fIFILE\\fR\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_FORMAT,
+		.name = "format",
+		.has_arg = required_argument,
+		.metavar = " FMT",
+		.help = "text|json|folded|pprof|speedscope|html|svg (default:\n"
+			"from the suffix of -o: .txt .json .folded .pb.gz\n"
+			".speedscope.json .html .svg; else text); html: a\n"
+			"flame graph page, one file that needs no network;\n"
+			"svg: the flame graph as a static image",
+		.man = ".BI \\-\\-format \" FMT\"",
+		.complete = CLI_WORDS,
+		.words = "text json folded pprof speedscope html svg",
+	},
+	{
+		.id = OPT_FOLDED,
+		.name = "folded",
+		.has_arg = no_argument,
+		.help = "same as --format folded (flame graph input)",
+		.man = ".B \\-\\-folded",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_JSON,
+		.name = "json",
+		.has_arg = no_argument,
+		.help = "same as --format json: a snapshot per refresh (every\n"
+			"stack with frames, key, counts per event/cpu/pid)",
+		.man = ".B \\-\\-json",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_FOLDED_ROOT,
+		.name = "folded-root",
+		.has_arg = required_argument,
+		.metavar = " WHAT",
+		.help = "none|comm|pid: root folded stacks (and the html and svg\n"
+			"flame graphs) at the command (pid: command;pid) that\n"
+			"hit them (default none)",
+		.man = ".BI \\-\\-folded\\-root \" WHAT\"",
+		.complete = CLI_WORDS,
+		.words = "none comm pid",
+	},
+	{
+		.id = OPT_MODE,
+		.name = "mode",
+		.has_arg = required_argument,
+		.metavar = " MODE",
+		.help = "auto|stackmap|stacks|passive (default auto)",
+		.man = ".BI \\-\\-mode \" MODE\"",
+		.complete = CLI_WORDS,
+		.words = "auto stackmap stacks passive",
+	},
+	{
+		.id = 'r',
+		.name = "replay",
+		.shrt = 'r',
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "read a file instead of the kernel: a trace-cmd\n"
+			"trace.dat (recorded with stack traces: trace-cmd\n"
+			"record -T; a stack_map_bin or stack_map next to it\n"
+			"resolves its stack ids), or a JSON snapshot (--json,\n"
+			"-o FILE.json), shown as it was seen; several -r\n"
+			"snapshots merge, with an ORIGIN column",
+		.man = ".BR \\-r \", \" \\-\\-replay \" \\fIFILE\\fR\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_DIFF,
+		.name = "diff",
+		.has_arg = required_argument,
+		.metavar = " BEFORE AFTER",
+		.help = "compare two snapshots (or trace.dats), or BEFORE\n"
+			"with the live kernel when AFTER is '-': stacks\n"
+			"ranked by the change of their share of the hits,\n"
+			"NEW and GONE marked (text, or JSON with --json;\n"
+			"on a terminal the screen, with BEF%, CHG% and\n"
+			"GONE rows, ranked the same way)",
+		.man = ".BI \\-\\-diff \" BEFORE AFTER\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_MAP,
+		.name = "map",
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "a saved stack_map_bin or stack_map: resolves the\n"
+			"ids of a replayed trace; alone, ranks its stacks\n"
+			"by ref_count (what stackmap_dump.py --top shows)",
+		.man = ".BI \\-\\-map \" FILE\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_RESET_FIRST,
+		.name = "reset-first",
+		.has_arg = no_argument,
+		.help = "reset the kernel map (and counts) at start: it\n"
+			"empties a full map pool (its size is the boot\n"
+			"parameter ftrace_stackmap.bits=N: 2^N stacks)",
+		.man = ".B \\-\\-reset\\-first",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_TRACEFS,
+		.name = "tracefs",
+		.has_arg = required_argument,
+		.metavar = " DIR",
+		.help = "tracefs root (default: find or mount it); a tracefs\n"
+			"or a root-owned directory only root can write",
+		.man = ".BI \\-\\-tracefs \" DIR\"",
+		.complete = CLI_DIR,
+	},
+	{
+		.id = OPT_KALLSYMS,
+		.name = "kallsyms",
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "kernel symbols (default /proc/kallsyms; a regular file)",
+		.man = ".BI \\-\\-kallsyms \" FILE\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_BUFFER_KB,
+		.name = "buffer-kb",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "per-CPU ring buffer of the private instance",
+		.man = ".BI \\-\\-buffer\\-kb \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_RUNDIR,
+		.name = "rundir",
+		.has_arg = required_argument,
+		.metavar = " DIR",
+		.help = "restore journal directory (default /run/stacktop)",
+		.man = ".BI \\-\\-rundir \" DIR\"",
+		.complete = CLI_DIR,
+	},
+	{
+		.id = OPT_SHOW_SELF,
+		.name = "show-self",
+		.has_arg = no_argument,
+		.help = "count stacktop's own events too (hidden by default)",
+		.man = ".B \\-\\-show\\-self",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_MAX_MEMORY,
+		.name = "max-memory",
+		.has_arg = required_argument,
+		.metavar = " SIZE",
+		.help = "bound on what stacktop keeps per stack and per\n"
+			"process (K, M, G suffixes; default 256M): near it\n"
+			"exited processes are folded into their command",
+		.man = ".BI \\-\\-max\\-memory \" SIZE\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_LIST_EVENTS,
+		.name = "list-events",
+		.has_arg = optional_argument,
+		.metavar = " [GLOB]",
+		.help = "print this kernel's events (SYS:EVENT), one a line,\n"
+			"a tab, and yes/no: can stacktop record their stacks",
+		.man = ".BR \\-\\-list\\-events \" [\\fIGLOB\\fR]\"",
+		.complete = CLI_EVENTS,
+	},
+	{
+		.id = 'M',
+		.name = "no-mouse",
+		.shrt = 'M',
+		.has_arg = no_argument,
+		.help = "do not use the mouse",
+		.man = ".BR \\-M \", \" \\-\\-no\\-mouse",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = OPT_NO_COLOR,
+		.name = "no-color",
+		.has_arg = no_argument,
+		.help = "monochrome (also when NO_COLOR is set)",
+		.man = ".B \\-\\-no\\-color",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = 'v',
+		.name = "verbose",
+		.shrt = 'v',
+		.has_arg = no_argument,
+		.help = "more messages",
+		.man = ".BR \\-v \", \" \\-\\-verbose",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = 'h',
+		.name = "help",
+		.shrt = 'h',
+		.has_arg = no_argument,
+		.help = "this help",
+		.man = ".BR \\-h \", \" \\-\\-help",
+		.complete = CLI_FLAG,
+	},
+	{
+		.id = 'V',
+		.name = "version",
+		.shrt = 'V',
+		.has_arg = no_argument,
+		.help = "version",
+		.man = ".BR \\-V \", \" \\-\\-version",
+		.complete = CLI_FLAG,
+	},
+	/* hidden: for the tests and the completion */
+	{ .id = OPT_PRINT_KEYS, .name = "print-keys", .has_arg = no_argument, .complete = CLI_FLAG },
+	{
+		.id = OPT_PRINT_OPTIONS,
+		.name = "print-options",
+		.has_arg = optional_argument,
+		.complete = CLI_WORDS,
+		.words = "help man complete",
+	},
+};
+
+const unsigned int cli_noptions = sizeof(cli_options) / sizeof(cli_options[0]);
+
+void cli_getopt(struct option *longopts, char *shortopts, size_t size)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < cli_noptions; i++) {
+		const struct cli_option *o = &cli_options[i];
+
+		longopts[i] = (struct option){ o->name, o->has_arg, NULL, o->id };
+		if (!o->shrt || n + 4 > size)
+			continue;
+		shortopts[n++] = o->shrt;
+		if (o->has_arg != no_argument)
+			shortopts[n++] = ':';
+		if (o->has_arg == optional_argument)
+			shortopts[n++] = ':';
+	}
+	longopts[cli_noptions] = (struct option){ NULL, 0, NULL, 0 };
+	if (size)
+		shortopts[n < size ? n : size - 1] = '\0';
+}
+
+void cli_print_help(FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < cli_noptions; i++) {
+		const struct cli_option *o = &cli_options[i];
+		const char *p, *nl;
+		int w;
+
+		if (!o->help)
+			continue;
+		if (o->shrt)
+			w = fprintf(f, "  -%c, --%s%s", o->shrt, o->name, o->metavar ? o->metavar : "");
+		else
+			w = fprintf(f, "      --%s%s", o->name, o->metavar ? o->metavar : "");
+		/* wider than the column: the text starts on the next line */
+		if (w >= HELP_COL) {
+			fputc('\n', f);
+			w = 0;
+		}
+		for (p = o->help; p; p = nl ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			fprintf(f, "%*s%.*s\n", HELP_COL - w, "", nl ? (int)(nl - p) : (int)strlen(p), p);
+			w = 0;
+		}
+	}
+}
+
+void cli_print_man(FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < cli_noptions; i++)
+		if (cli_options[i].help)
+			fprintf(f, "%s\n", cli_options[i].man);
+}
+
+void cli_print_complete(FILE *f)
+{
+	static const char *const kinds[] = {
+		[CLI_FLAG] = "flag", [CLI_NONE] = "none", [CLI_EVENTS] = "events",
+		[CLI_WORDS] = "words", [CLI_FILE] = "file", [CLI_DIR] = "dir",
+	};
+	unsigned int i;
+
+	for (i = 0; i < cli_noptions; i++) {
+		const struct cli_option *o = &cli_options[i];
+		char shrt[4] = "-"; /* tab is blank to read: no empty field */
+
+		if (!o->help)
+			continue;
+		if (o->shrt)
+			snprintf(shrt, sizeof(shrt), "-%c", o->shrt);
+		/* an optional value comes after '=', unless --help shows it as a word of its own */
+		fprintf(f, "--%s\t%s\t%s%s\t%s\n", o->name, shrt,
+			o->has_arg == optional_argument && !(o->metavar && o->metavar[0] == ' ')
+				? "optional-"
+				: "",
+			kinds[o->complete], o->words ? o->words : "");
+	}
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * options.h - the command line's options, one table (options.c) that
+ * drives everything that lists them: getopt_long()'s arrays, the option
+ * lines of --help, the tag lines of the man page's OPTIONS section
+ * (tests/check-options-man.sh compares them) and the bash completion
+ * (completion/stacktop asks `stacktop --print-options=complete`). Adding
+ * an option is one entry here, its case in main.c's parser, and its entry
+ * in the man page.
+ */
+#ifndef STACKTOP_CLI_OPTIONS_H
+#define STACKTOP_CLI_OPTIONS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* getopt's values of the options without a short letter */
+enum {
+	OPT_TOP = 0x100,
+	OPT_MODE,
+	OPT_TRACEFS,
+	OPT_KALLSYMS,
+	OPT_RESET_FIRST,
+	OPT_RUNDIR,
+	OPT_NO_COLOR,
+	OPT_BUFFER_KB,
+	OPT_EXPAND,
+	OPT_SORT,
+	OPT_FOLDED,
+	OPT_JSON,
+	OPT_CUMULATIVE,
+	OPT_PRINT_KEYS,
+	OPT_PRINT_OPTIONS,
+	OPT_MAP,
+	OPT_SHOW_SELF,
+	OPT_LIST_EVENTS,
+	OPT_MAX_MEMORY,
+	OPT_FORMAT,
+	OPT_FOLDED_ROOT,
+	OPT_WEIGHT,
+	OPT_OFFCPU,
+	OPT_DEPTH,
+	OPT_BY_FUNC,
+	OPT_COUNT,
+	OPT_FILTER,
+	OPT_FUNCTION,
+	OPT_KPROBE,
+	OPT_TRIGGER,
+	OPT_TID,
+	OPT_COMM,
+	OPT_DIFF,
+};
+
+/* what the bash completion offers for an option's value */
+enum cli_complete {
+	CLI_FLAG,   /* no value: the next word is another option */
+	CLI_NONE,   /* a value nothing can guess (a number, a name) */
+	CLI_EVENTS, /* "system:event" of the kernel's events */
+	CLI_WORDS,  /* one of @words */
+	CLI_FILE,   /* a file name */
+	CLI_DIR,    /* a directory */
+};
+
+/**
+ * struct cli_option - one option of the command line
+ * @id: what getopt_long() returns for it: its short letter, or an OPT_*
+ * @name: its long name, without "--"
+ * @shrt: its short letter, 0 for none
+ * @has_arg: no_argument, required_argument or optional_argument
+ * @metavar: what --help writes after the name, separator included
+ *	     (" SYS:EVENT", "[=fp|dwarf]"), NULL for none
+ * @help: --help's text, lines joined by '\n' (printed from column 26);
+ *	  NULL: a hidden option (not in --help nor in the man page)
+ * @man: the tag line of its entry in the man page's OPTIONS section (the
+ *	 line after .TP)
+ * @complete: what the completion offers for its value
+ * @words: the values, space-separated (CLI_WORDS)
+ */
+struct cli_option {
+	int id;
+	const char *name;
+	char shrt;
+	int has_arg;
+	const char *metavar;
+	const char *help;
+	const char *man;
+	enum cli_complete complete;
+	const char *words;
+};
+
+extern const struct cli_option cli_options[];
+extern const unsigned int cli_noptions;
+
+/**
+ * cli_getopt() - getopt_long()'s arrays from the table
+ * @longopts: receives cli_noptions + 1 entries (the last all zero)
+ * @shortopts: receives the short options ("e:p:...u::")
+ * @size: size of @shortopts
+ */
+void cli_getopt(struct option *longopts, char *shortopts, size_t size);
+
+/**
+ * cli_print_help() - the option lines of --help, in the table's order
+ * @f: output
+ */
+void cli_print_help(FILE *f);
+
+/**
+ * cli_print_man() - the man page's OPTIONS tag lines, one a line, in the
+ *	table's order (what tests/check-options-man.sh finds in the man page)
+ * @f: output
+ */
+void cli_print_man(FILE *f);
+
+/**
+ * cli_print_complete() - for the bash completion: "--name", "-x" ("-"
+ *	when it has none), the value's kind (flag, none, events, words, file, dir;
+ *	"optional-" before it: a value only after '=', as getopt takes an
+ *	optional one, unless --help shows it as a word of its own), and the
+ *	words, tab-separated, one option a line
+ * @f: output
+ */
+void cli_print_complete(FILE *f);
+
+#endif /* STACKTOP_CLI_OPTIONS_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hmap.h - a small open-addressing map from u64 keys to u64 values
+ * (src/core/hmap.c), the one the project uses wherever it needs one.
+ *
+ * The UI keeps all of its per-stack and per-address state (expanded stacks,
+ * expanded tree nodes, symbol and filter caches) in these maps, keyed by a
+ * stack pointer, an address or a path hash, so that nothing UI-specific is
+ * ever stored in the core's structures. The core's caller tree indexes its
+ * nodes by path hash here, and the snapshot reader its symbols, stacks and
+ * comms (pointers as values).
+ */
+#ifndef STACKTOP_HMAP_H
+#define STACKTOP_HMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct hmap - the map; zero-initialise (or hmap_init()) before use
+ * @keys: slots (0 marks an empty slot; key 0 lives in @zero_val)
+ * @vals: values of the slots
+ * @cap: slots, a power of two (0 before the first insert)
+ * @len: entries stored
+ * @has_zero: key 0 is present
+ * @zero_val: its value
+ */
+struct hmap {
+	uint64_t *keys;
+	uint64_t *vals;
+	size_t cap;
+	size_t len;
+	bool has_zero;
+	uint64_t zero_val;
+};
+
+/**
+ * hmap_init() - an empty map (allocates nothing)
+ * @m: map
+ */
+void hmap_init(struct hmap *m);
+
+/**
+ * hmap_done() - free the slots; the map is empty and reusable afterwards
+ * @m: map
+ */
+void hmap_done(struct hmap *m);
+
+/**
+ * hmap_clear() - forget every entry, keeping the allocation
+ * @m: map
+ */
+void hmap_clear(struct hmap *m);
+
+/**
+ * hmap_get() - look up @key
+ * @m: map
+ * @key: key
+ * @ret: receives the value when found (may be NULL)
+ *
+ * Return: true when @key is present.
+ */
+bool hmap_get(const struct hmap *m, uint64_t key, uint64_t *ret);
+
+/**
+ * hmap_put() - insert or replace
+ * @m: map
+ * @key: key
+ * @val: value
+ *
+ * Return: 0, or -ENOMEM (the map is unchanged).
+ */
+int hmap_put(struct hmap *m, uint64_t key, uint64_t val);
+
+/**
+ * hmap_del() - remove @key
+ * @m: map
+ * @key: key
+ *
+ * Return: true when it was present.
+ */
+bool hmap_del(struct hmap *m, uint64_t key);
+
+/**
+ * hmap_copy() - make @dst hold exactly the entries of @src
+ * @dst: map (initialised); its old entries are dropped
+ * @src: map to copy
+ *
+ * Return: 0, or -ENOMEM (then @dst holds part of @src)
+ */
+int hmap_copy(struct hmap *dst, const struct hmap *src);
+
+/**
+ * hmap_len() - entries stored
+ * @m: map
+ */
+size_t hmap_len(const struct hmap *m);
+
+/**
+ * hmap_mix() - a 64-bit hash step, for path keys (never returns 0)
+ * @h: running hash
+ * @v: value to mix in
+ */
+uint64_t hmap_mix(uint64_t h, uint64_t v);
+
+/**
+ * hmap_next() - walk the entries, in no order
+ * @m: map (not changed during the walk)
+ * @pos: 0 to start; advanced by each call
+ * @key: receives the key
+ * @val: receives the value
+ *
+ * Return: true with an entry, false when there are no more.
+ */
+bool hmap_next(const struct hmap *m, size_t *pos, uint64_t *key, uint64_t *val);
+
+#endif /* STACKTOP_HMAP_H */

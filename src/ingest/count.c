@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * count.c - a stack counted into the table: kernel frames (with a user
+ * part), a stack id the map resolves, one it does not, or an id queued
+ * until the next map read.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stack_table.h"
+#include "ingest/ingest.h"
+#include "ingest/ingest_priv.h"
+#include "kernel/stackmap.h"
+#include "sym/usym.h"
+
+/* @n frames of a kernel_stack record (and a user part after them) counted */
+void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
+			 const struct waiting *w, unsigned int cpu, bool fallback)
+{
+	struct stack *st = stack_table_intern(ing->table, frames, n);
+
+	if (!st)
+		return;
+	if (fallback) {
+		/* a stack the map had no room for (deeper ones never go in it) */
+		if (!(st->flags & STACK_F_FALLBACK) &&
+		    usym_user_start(frames, n) <= STACKMAP_MAX_DEPTH)
+			ing->st.fallback_stacks++;
+		st->flags |= STACK_F_FALLBACK;
+		ing->st.fallbacks++;
+	}
+	count(ing, st, w, cpu);
+}
+
+/* @kst with a user part (@nuser words from usym_sep()) below it */
+struct stack *ingest_with_user(struct ingest *ing, struct stack *kst, const uint64_t *user,
+			       unsigned int nuser)
+{
+	struct stack *st;
+	unsigned int i;
+
+	if (!nuser)
+		return kst;
+	if (!ubuf_get(ing))
+		return NULL;
+	memcpy(ing->ubuf, kst->ips, kst->depth * sizeof(uint64_t));
+	memcpy(ing->ubuf + kst->depth, user, nuser * sizeof(uint64_t));
+	st = stack_table_intern(ing->table, ing->ubuf, kst->depth + nuser);
+	if (!st)
+		return NULL;
+	/* what the kernel part is known as: the ids it came under */
+	st->flags |= kst->flags & (STACK_F_MAPPED | STACK_F_MERGED64);
+	for (i = 0; i < kst->nids && i < STACK_MAX_IDS; i++)
+		stack_add_id(st, kst->ids[i]);
+	return st;
+}
+
+/* an id no map resolves: counted under a one-frame stack that names it */
+void ingest_count_unresolved(struct ingest *ing, uint32_t id, const struct waiting *w,
+			     unsigned int cpu, const uint64_t *user, unsigned int nuser)
+{
+	uint64_t ip = STACK_IP_UNRESOLVED(id);
+	struct stack *st;
+
+	ing->st.unresolved++;
+	st = stack_table_intern(ing->table, &ip, 1);
+	if (!st)
+		return;
+	stack_add_id(st, id);
+	st = ingest_with_user(ing, st, user, nuser);
+	if (st)
+		count(ing, st, w, cpu);
+}
+
+/* a resolved id: its stack (with the user part of the event) counted */
+void ingest_count_mapped(struct ingest *ing, struct stack *kst, const struct waiting *w,
+			 unsigned int cpu, const uint64_t *user, unsigned int nuser)
+{
+	struct stack *st = ingest_with_user(ing, kst, user, nuser);
+
+	if (st)
+		count(ing, st, w, cpu);
+	size_id(ing, kst); /* the record stood for the kernel frames only */
+}
+
+/* counted now when the map knows @id, else queued for ingest_resolve() */
+void ingest_count_id(struct ingest *ing, uint32_t id, const struct waiting *w, unsigned int cpu,
+		     const uint64_t *user, unsigned int nuser)
+{
+	struct queued *q;
+
+	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
+		ingest_count_mapped(ing, ing->by_id[id], w, cpu, user, nuser);
+		return;
+	}
+	if (!ing->defer && ing->keep_unresolved) {
+		ingest_count_unresolved(ing, id, w, cpu, user, nuser);
+		return;
+	}
+	if (ing->nqueue >= QUEUE_MAX) {
+		ing->st.unresolved++;
+		return;
+	}
+	q = &ing->queue[ing->nqueue];
+	q->nuser = 0;
+	if (nuser) {
+		if (ing->nupool + nuser > ing->cupool) {
+			uint32_t cap = ing->cupool ? ing->cupool * 2 : 1024;
+			uint64_t *np = realloc(ing->upool, cap * sizeof(*np));
+
+			if (!np) {
+				ing->st.unresolved++;
+				return;
+			}
+			ing->upool = np;
+			ing->cupool = cap;
+		}
+		memcpy(ing->upool + ing->nupool, user, nuser * sizeof(uint64_t));
+		q->uoff = ing->nupool;
+		q->nuser = (uint8_t)nuser;
+		ing->nupool += nuser;
+	}
+	q->id = id;
+	q->event = w->event;
+	q->cpu = (uint16_t)cpu;
+	q->pid = w->pid;
+	q->kind = w->kind;
+	q->value = w->value;
+	ing->nqueue++;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ingest.c - see ingest.h. The state and its settings; the record walk is
+ * page.c, and the other files of ingest/ are listed in ingest_priv.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stack_table.h"
+#include "ingest/ingest.h"
+#include "ingest/ingest_priv.h"
+#include "kernel/evfmt.h"
+
+/*
+ * What each representation costs in the ring buffer, from the formats (the
+ * kernel's layouts when there are none: a 16-byte stack_id record, frames
+ * after `int size` at the second long). Tables: nothing computed per record.
+ */
+static void costs_init(struct ingest *ing)
+{
+	const struct evfmt *f = ing->fmt;
+	uint32_t lsize = f && f->layout.long_size ? f->layout.long_size : 8;
+	uint32_t off = f && f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off : 8 + lsize;
+	unsigned int d;
+
+	ing->id_cost = rb_bytes(f && f->stackid_type >= 0 && f->stackid_off > 0 ?
+					((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
+	for (d = 0; d <= STACK_MAX_DEPTH; d++)
+		ing->full_cost[d] = (uint16_t)rb_bytes((off + d * lsize + 3) & ~3u);
+}
+
+struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus)
+{
+	struct ingest *ing = calloc(1, sizeof(*ing));
+
+	if (!ing)
+		return NULL;
+	ing->fmt = fmt;
+	ing->table = table;
+	ing->ncpus = ncpus ? ncpus : 1;
+	ing->id_limit = INGEST_ID_DEFAULT;
+	costs_init(ing);
+	ing->cpus = calloc(ing->ncpus, sizeof(*ing->cpus));
+	ing->queue = malloc(QUEUE_MAX * sizeof(*ing->queue));
+	ing->pid_seen = calloc(INGEST_PID_MAX / 8, 1);
+	if (!ing->cpus || !ing->queue || !ing->pid_seen) {
+		ingest_free(ing);
+		return NULL;
+	}
+	return ing;
+}
+
+void ingest_free(struct ingest *ing)
+{
+	if (!ing)
+		return;
+	if (ing->cpus)
+		for (unsigned int i = 0; i < ing->ncpus; i++)
+			free(ing->cpus[i].p.frames);
+	free(ing->cpus);
+	free(ing->queue);
+	free(ing->upool);
+	free(ing->ubuf);
+	free(ing->pid_seen);
+	free(ing->by_id);
+	free(ing->wf);
+	if (ing->op)
+		for (uint32_t i = 0; i < ing->opcap; i++)
+			free(ing->op[i].m);
+	free(ing->op);
+	free(ing->funcs);
+	free(ing->tids);
+	free(ing->tgids);
+	free(ing);
+}
+
+void ingest_set_stackmap(struct ingest *ing, bool on)
+{
+	ing->stackmap = on;
+}
+
+void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
+{
+	if (!limit)
+		limit = INGEST_ID_DEFAULT;
+	ing->id_limit = limit > INGEST_ID_MAX ? INGEST_ID_MAX : (uint32_t)limit;
+}
+
+static int copy_ints(int **dst, int *ndst, const int *src, int n)
+{
+	int *p = NULL;
+
+	if (n > 0) {
+		p = malloc((size_t)n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, src, (size_t)n * sizeof(*p));
+	}
+	free(*dst);
+	*dst = p;
+	*ndst = n > 0 ? n : 0;
+	return 0;
+}
+
+int ingest_set_tids(struct ingest *ing, const int *tids, int n)
+{
+	return copy_ints(&ing->tids, &ing->ntids, tids, n);
+}
+
+int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx)
+{
+	ing->tgid_fn = fn;
+	ing->tgid_ctx = ctx;
+	ing->memo_tid = 0;
+	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
+}
+
+void ingest_set_self(struct ingest *ing, int pid)
+{
+	ing->self_pid = pid;
+}
+
+void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx)
+{
+	ing->type_cb = cb;
+	ing->type_ctx = ctx;
+}
+
+void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx)
+{
+	ing->func_cb = cb;
+	ing->func_ctx = ctx;
+}
+
+struct ingest_stats *ingest_stats(struct ingest *ing)
+{
+	/* derived here, not per record: stack_id records all have one size */
+	ing->st.sized_records = ing->st.kstack_records + ing->st.stackid_counted;
+	ing->st.sized_bytes = ing->st.kstack_bytes + ing->st.stackid_counted * ing->id_cost;
+	return &ing->st;
+}
+
+void ingest_set_keep_unresolved(struct ingest *ing, bool on)
+{
+	ing->keep_unresolved = on;
+}
+
+void ingest_set_defer(struct ingest *ing, bool on)
+{
+	ing->defer = on;
+}
+
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
+			     const char *const **ret_comms)
+{
+	unsigned int i;
+
+	*ret = ing->new_pids;
+	if (ret_comms) {
+		for (i = 0; i < ing->nnew_pids; i++)
+			ing->new_comm_ptrs[i] = ing->new_comms[i];
+		*ret_comms = ing->new_comm_ptrs;
+	}
+	return ing->nnew_pids;
+}
+
+void ingest_clear_new_pids(struct ingest *ing)
+{
+	ing->nnew_pids = 0;
+}
+
+unsigned int ingest_pending(const struct ingest *ing)
+{
+	return ing->nqueue;
+}
+
+void ingest_forget_waiting(struct ingest *ing)
+{
+	unsigned int i;
+
+	for (i = 0; i < ing->ncpus; i++) {
+		ing->cpus[i].n = 0;
+		ing->cpus[i].p.on = false;
+		ing->cpus[i].early_on = false;
+	}
+}
+
+void ingest_set_user(struct ingest *ing, struct usym *u)
+{
+	ing->usym = u;
+}
+
+void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx)
+{
+	ing->hold = fn;
+	ing->hold_ctx = ctx;
+}
+
+bool ingest_wants(const struct ingest *ing, int tgid, int tid)
+{
+	if (ing->self_pid && (tgid == ing->self_pid || tid == ing->self_pid))
+		return false;
+	if (!ing->ntids && !ing->ntgids)
+		return true;
+	return in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid);
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snapshot.c - see snapshot.h. A streaming reader of our own schema (on
+ * the JSON reader of jsonrd.h): the document is never held whole, neither
+ * as text nor as a tree. This file: the header (pass 2), freeing, telling
+ * a snapshot from a trace.dat; snapshot_read.c: passes 1 and 3, the stacks.
+ *
+ * Three passes over the input (a file is read through a 256 KiB window):
+ *  1. scan: every top-level value is checked for JSON syntax (as a JSON
+ *     parser would: errors name the byte), and the last one's start and the
+ *     extent of its "stacks" value are noted (JSON Lines: the last counts);
+ *  2. header: the last value's fields but "stacks" (seeked over) are read
+ *     and checked, so that "events" and "origins" are known in any order;
+ *  3. stacks: the "stacks" array is read one stack at a time, each checked
+ *     and handed to the caller (or collected), then freed.
+ * Memory is what the caller keeps of each stack, not the document's size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/format.h"
+#include "core/hist.h"
+#include "core/stack_table.h"
+#include "ingest/jsonrd.h"
+#include "ingest/snapshot.h"
+#include "ingest/snapshot_priv.h"
+
+struct header {
+	bool schema, version, mode, view, stacks;
+	uint32_t counts; /* bit per counter seen */
+	char *view_event; /* resolved once "events" is known */
+	bool view_event_set;
+};
+
+static const char *const sort_names[] = { [RANK_DELTA] = "hits", [RANK_TOTAL] = "total",
+					  [RANK_DEPTH] = "depth", [RANK_ID] = "id",
+					  [RANK_EVENT] = "event", [RANK_COMM] = "comm" };
+
+static int parse_view(struct json_rd *r, struct snapshot *sn, struct header *h)
+{
+	struct snap_view *w = &sn->view;
+	const char *where = "view: ";
+	bool first = true, sort = false, counts = false, top = false;
+	int e, i;
+
+	if (h->view)
+		return jr_fail(r, -EBADMSG, "\"view\" appears twice");
+	h->view = true;
+	if (jr_kind(r) != '{')
+		return jr_fail(r, -EBADMSG, "\"view\" has the wrong type");
+	r->i++;
+	w->event = -1;
+	w->pid = w->cpu = -1;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "sort")) {
+			e = jr_need_string(r, where, "sort");
+			if (e)
+				return e;
+			w->sort = -1;
+			for (i = 0; i < RANK_KEY_MAX; i++)
+				if (!strcmp(r->s, sort_names[i]))
+					w->sort = i;
+			if (w->sort < 0)
+				return jr_fail(r, -EBADMSG, "view: unknown sort");
+			sort = true;
+		} else if (!strcmp(r->s, "counts")) {
+			e = jr_need_string(r, where, "counts");
+			if (e)
+				return e;
+			if (!strcmp(r->s, "delta"))
+				w->delta = true;
+			else if (!strcmp(r->s, "total"))
+				w->delta = false;
+			else
+				return jr_fail(r, -EBADMSG, "view: \"counts\" is neither delta nor total");
+			counts = true;
+		} else if (!strcmp(r->s, "ascending")) {
+			e = jr_bool(r, &w->ascending);
+		} else if (!strcmp(r->s, "hide_idle")) {
+			e = jr_bool(r, &w->hide_idle);
+		} else if (!strcmp(r->s, "event")) {
+			free(h->view_event);
+			h->view_event = NULL;
+			if (jr_kind(r) == '"') {
+				e = jr_string(r, true);
+				if (!e && !(h->view_event = jr_dup_clean(r)))
+					e = -ENOMEM;
+			} else {
+				e = jr_skip(r, 2);
+			}
+		} else if (!strcmp(r->s, "pid")) {
+			e = jr_int(r, -1, INT32_MAX, true, &w->pid, where, "pid");
+		} else if (!strcmp(r->s, "cpu")) {
+			e = jr_int(r, -1, 65535, true, &w->cpu, where, "cpu");
+		} else if (!strcmp(r->s, "top")) {
+			e = jr_int(r, 0, 100000, false, &w->top, where, "top");
+			top = true;
+		} else if (!strcmp(r->s, "filter") || !strcmp(r->s, "comm")) {
+			char **to = !strcmp(r->s, "filter") ? &w->filter : &w->comm;
+
+			free(*to);
+			*to = NULL;
+			if (jr_kind(r) == '"') {
+				e = jr_string(r, true);
+				if (!e && !(*to = jr_dup_clean(r)))
+					e = -ENOMEM;
+			} else {
+				e = jr_skip(r, 2);
+			}
+		} else {
+			e = jr_skip(r, 2);
+		}
+		if (e)
+			return e;
+	}
+	if (e)
+		return e;
+	if (!sort)
+		return jr_fail(r, -EBADMSG, "view: \"sort\" is missing");
+	if (!counts)
+		return jr_fail(r, -EBADMSG, "view: \"counts\" is missing");
+	if (!top)
+		return jr_fail(r, -EBADMSG, "view: \"top\" is missing");
+	return 0;
+}
+
+/* "weight": {"name": ..., "unit": ..., "ranked": bool}: a weighted run */
+static int parse_weight(struct json_rd *r, struct snapshot *sn)
+{
+	bool first = true;
+	int e;
+
+	if (jr_kind(r) != '{')
+		return jr_skip(r, 1);
+	r->i++;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "name")) {
+			e = jr_copy_clean(r, sn->weight_name, sizeof(sn->weight_name));
+		} else if (!strcmp(r->s, "unit")) {
+			e = jr_need_string(r, "weight: ", "unit");
+			if (e)
+				return e;
+			if (strcmp(r->s, "bytes") && strcmp(r->s, "nanoseconds") && strcmp(r->s, "count"))
+				return jr_fail(r, -EBADMSG, "weight: unknown \"unit\"");
+			snprintf(sn->weight_unit, sizeof(sn->weight_unit), "%s", r->s);
+		} else if (!strcmp(r->s, "ranked")) {
+			e = jr_bool(r, &sn->weight_ranked);
+		} else if (!strcmp(r->s, "hist_scale")) {
+			e = jr_need_string(r, "weight: ", "hist_scale");
+			if (e)
+				return e;
+			if (strcmp(r->s, "time") && strcmp(r->s, "log2"))
+				return jr_fail(r, -EBADMSG, "weight: unknown \"hist_scale\"");
+			sn->hist_scale = !strcmp(r->s, "time") ? HIST_TIME : HIST_LOG2;
+			sn->have_hist_scale = true;
+		} else {
+			e = jr_skip(r, 2);
+		}
+		if (e)
+			return e;
+	}
+	if (!e && !sn->weight_unit[0])
+		return jr_fail(r, -EBADMSG, "weight: \"unit\" is missing");
+	if (!e && !sn->weight_name[0])
+		snprintf(sn->weight_name, sizeof(sn->weight_name), "weight");
+	/* written before "hist_scale" existed: the unit says it */
+	if (!e && !sn->have_hist_scale)
+		sn->hist_scale = !strcmp(sn->weight_unit, "nanoseconds") ? HIST_TIME : HIST_LOG2;
+	return e;
+}
+
+/* "group": {"depth": N, "function": bool}, as the view was grouped */
+static int parse_group(struct json_rd *r, struct snapshot *sn)
+{
+	bool first = true;
+	int e, d;
+
+	if (jr_kind(r) != '{')
+		return jr_skip(r, 1);
+	r->i++;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "depth")) {
+			e = jr_int(r, 0, STACK_MAX_DEPTH, false, &d, "group: ", "depth");
+			sn->group_depth = (unsigned int)(d < 0 ? 0 : d);
+		} else if (!strcmp(r->s, "function")) {
+			e = jr_bool(r, &sn->group_func);
+		} else {
+			e = jr_skip(r, 2);
+		}
+		if (e)
+			return e;
+	}
+	return e;
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+} counters[] = {
+#define C(f) { #f, offsetof(struct snapshot, f) }
+	C(hits), C(hits_delta), C(lost), C(overrun), C(dropped), C(orphans), C(bad_pages),
+	C(fallbacks), C(unresolved),
+#undef C
+};
+
+/* the root object's fields but "stacks"; @stacks_at/@stacks_end: where that is */
+int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stacks_at,
+			  uint64_t stacks_end)
+{
+	struct header h = { 0 };
+	bool first = true;
+	size_t k;
+	int e, i;
+
+	if (jr_kind(r) != '{') {
+		e = jr_skip(r, 0);
+		return e < 0 ? e : jr_fail(r, -EBADMSG, "not a stacktop snapshot (not a JSON object)");
+	}
+	r->i++;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		const char *key = r->s;
+
+		if (!strcmp(key, "schema")) {
+			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
+			    strcmp(r->s, "stacktop-snapshot")) {
+				e = jr_fail(r, -EBADMSG,
+					 "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+				break;
+			}
+			h.schema = true;
+		} else if (!strcmp(key, "version")) {
+			struct json_num x;
+
+			if (jr_kind(r) != '0') {
+				e = jr_fail(r, -EBADMSG, "\"version\" has the wrong type");
+				break;
+			}
+			e = jr_number(r, &x);
+			if (e)
+				break;
+			if (x.type != N_INT || x.u != 2) {
+				e = jr_fail(r, -EPROTONOSUPPORT,
+					 "snapshot version %s%" PRIu64 ": this stacktop reads version 2",
+					 x.type == N_NEG ? "-" : "", x.u);
+				break;
+			}
+			h.version = true;
+		} else if (!strcmp(key, "host")) {
+			e = jr_copy_clean(r, sn->host, sizeof(sn->host));
+		} else if (!strcmp(key, "kernel")) {
+			e = jr_copy_clean(r, sn->kernel, sizeof(sn->kernel));
+		} else if (!strcmp(key, "source")) {
+			e = jr_copy_clean(r, sn->source, sizeof(sn->source));
+		} else if (!strcmp(key, "time")) {
+			e = jr_copy_clean(r, sn->time, sizeof(sn->time));
+		} else if (!strcmp(key, "mode")) {
+			e = jr_need_string(r, "", "mode");
+			if (!e)
+				fmt_sanitize(sn->mode, sizeof(sn->mode), r->s, r->slen);
+			h.mode = true;
+		} else if (!strcmp(key, "interval")) {
+			if (jr_kind(r) == '0') {
+				struct json_num x;
+
+				e = jr_number(r, &x);
+				if (e)
+					break;
+				sn->interval = x.type == N_NEG ? -x.d : x.d;
+				if (!(sn->interval >= 0 && sn->interval < 1e9)) {
+					e = jr_fail(r, -EBADMSG, "\"interval\" is out of range");
+					break;
+				}
+			} else {
+				e = jr_skip(r, 1);
+			}
+		} else if (!strcmp(key, "events")) {
+			e = jr_str_array(r, SNAPSHOT_MAX_EVENTS, &sn->events, &sn->nevents, "events");
+		} else if (!strcmp(key, "origins")) {
+			e = jr_str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins, "origins");
+		} else if (!strcmp(key, "view")) {
+			e = parse_view(r, sn, &h);
+		} else if (!strcmp(key, "group")) {
+			e = parse_group(r, sn);
+		} else if (!strcmp(key, "weight")) {
+			e = parse_weight(r, sn);
+		} else if (!strcmp(key, "stacks")) {
+			h.stacks = true;
+			if (jr_kind(r) != '[') {
+				e = jr_fail(r, -EBADMSG, "\"stacks\" has the wrong type");
+				break;
+			}
+			/* read in pass 3: seek over it */
+			if (jr_off(r) == stacks_at)
+				e = jr_seek(r, stacks_end);
+			else
+				e = jr_skip(r, 1);
+		} else {
+			for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
+				if (!strcmp(key, counters[k].name))
+					break;
+			if (k < sizeof(counters) / sizeof(counters[0])) {
+				e = jr_count(r, (uint64_t *)((char *)sn + counters[k].off), "",
+					     counters[k].name);
+				h.counts |= 1u << k;
+			} else {
+				e = jr_skip(r, 1);
+			}
+		}
+		if (e)
+			break;
+	}
+	if (e)
+		goto out;
+	if (!h.schema) {
+		e = jr_fail(r, -EBADMSG, "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+		goto out;
+	}
+	e = -EBADMSG;
+	if (!h.version) {
+		jr_fail(r, e, "\"version\" is missing");
+		goto out;
+	}
+	if (!h.mode) {
+		jr_fail(r, e, "\"mode\" is missing");
+		goto out;
+	}
+	for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
+		if (!(h.counts & 1u << k)) {
+			jr_fail(r, e, "\"%s\" is missing", counters[k].name);
+			goto out;
+		}
+	if (!sn->events) {
+		jr_fail(r, e, "\"events\" is missing");
+		goto out;
+	}
+	if (!h.view) {
+		jr_fail(r, e, "\"view\" is missing");
+		goto out;
+	}
+	if (!h.stacks) {
+		jr_fail(r, e, "\"stacks\" is missing");
+		goto out;
+	}
+	if (h.view_event) {
+		for (i = 0; i < (int)sn->nevents; i++)
+			if (!strcmp(sn->events[i], h.view_event))
+				sn->view.event = i;
+		if (sn->view.event < 0) {
+			jr_fail(r, e, "view: event not in \"events\"");
+			goto out;
+		}
+	}
+	e = 0;
+out:
+	free(h.view_event);
+	return e;
+}
+
+
+void snapshot_stack_clear(struct snap_stack *st)
+{
+	size_t j;
+
+	for (j = 0; st->syms && j < st->nsyms; j++)
+		free(st->syms[j]);
+	for (j = 0; st->usyms && j < st->nuser; j++)
+		free(st->usyms[j]);
+	for (j = 0; j < st->nby; j++)
+		free(st->by[j].comm);
+	free(st->syms);
+	free(st->ips);
+	free(st->uaddrs);
+	free(st->usyms);
+	free(st->by);
+	memset(st, 0, sizeof(*st));
+}
+
+int snapshot_find_event(const struct snapshot *sn, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sn->nevents; i++)
+		if (!strcmp(sn->events[i], name))
+			return (int)i;
+	return -1;
+}
+
+void snapshot_free(struct snapshot *sn)
+{
+	size_t i;
+
+	if (!sn)
+		return;
+	for (i = 0; i < sn->nstacks && sn->stacks; i++)
+		snapshot_stack_clear(&sn->stacks[i]);
+	free(sn->stacks);
+	for (i = 0; i < sn->nevents; i++)
+		free(sn->events[i]);
+	free(sn->events);
+	for (i = 0; i < sn->norigins; i++)
+		free(sn->origins[i]);
+	free(sn->origins);
+	free(sn->view.filter);
+	free(sn->view.comm);
+	free(sn);
+}
+
+int snapshot_is_json(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (i = 0; i < n; i++) {
+		if (strchr(" \t\r\n", buf[i]) && buf[i])
+			continue;
+		return buf[i] == '{';
+	}
+	return 0;
+}
+

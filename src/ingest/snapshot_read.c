@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snapshot_read.c - reading a snapshot (snapshot.h): pass 1 (every value
+ * checked, the last one's "stacks" found), the header through snapshot.c,
+ * pass 3 (the stacks one at a time, each checked and handed over).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/format.h"
+#include "core/hist.h"
+#include "core/stack_table.h"
+#include "ingest/jsonrd.h"
+#include "ingest/snapshot.h"
+#include "ingest/snapshot_priv.h"
+
+/*
+ * A stack's list field @name opens: never twice (@seen), always an array;
+ * the reader is left on its first element.
+ */
+static int list_open(struct json_rd *r, bool seen, const char *where, const char *name)
+{
+	if (seen)
+		return jr_fail(r, -EBADMSG, "%s\"%s\" appears twice", where, name);
+	if (jr_kind(r) != '[')
+		return jr_fail(r, -EBADMSG, "%s\"%s\" has the wrong type", where, name);
+	r->i++;
+	return 0;
+}
+
+
+static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by *b, const char *where)
+{
+	bool first = true, ev = false, cpu = false, pid = false, total = false, delta = false;
+	uint64_t v = 0;
+	int e, i;
+
+	if (jr_kind(r) != '{')
+		return jr_fail(r, -EBADMSG, "%s\"by\" has an entry that is not an object", where);
+	r->i++;
+	b->pid = -1;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "event")) {
+			char name[512];
+
+			e = jr_need_string(r, where, "event");
+			if (e)
+				return e;
+			fmt_sanitize(name, sizeof(name), r->s, r->slen);
+			i = snapshot_find_event(sn, name);
+			if (i < 0)
+				return jr_fail(r, -EBADMSG, "%sevent not in \"events\"", where);
+			b->event = (unsigned int)i;
+			ev = true;
+		} else if (!strcmp(r->s, "cpu")) {
+			e = jr_int(r, 0, 65535, false, &i, where, "cpu");
+			b->cpu = (unsigned int)i;
+			cpu = true;
+		} else if (!strcmp(r->s, "pid")) {
+			e = jr_int(r, -1, INT32_MAX, false, &b->pid, where, "pid");
+			pid = true;
+		} else if (!strcmp(r->s, "origin")) {
+			e = jr_int(r, 0, sn->norigins ? (long)sn->norigins - 1 : 0, true, &i, where,
+				    "origin");
+			b->origin = i < 0 ? 0 : (unsigned int)i;
+		} else if (!strcmp(r->s, "comm")) {
+			e = jr_need_string(r, where, "comm");
+			if (!e) {
+				free(b->comm);
+				b->comm = jr_dup_clean(r);
+				if (!b->comm)
+					e = -ENOMEM;
+			}
+		} else if (!strcmp(r->s, "total")) {
+			e = jr_count(r, &b->total, where, "total");
+			total = true;
+		} else if (!strcmp(r->s, "delta")) {
+			e = jr_count(r, &v, where, "delta");
+			delta = true;
+		} else if (!strcmp(r->s, "weight")) {
+			e = jr_count(r, &b->weight, where, "weight");
+		} else if (!strcmp(r->s, "weight_delta")) {
+			e = jr_count(r, &b->weight_delta, where, "weight_delta");
+		} else {
+			e = jr_skip(r, 4);
+		}
+		if (e)
+			return e;
+	}
+	if (e)
+		return e;
+	if (!ev || !cpu || !pid || !b->comm || !total || !delta)
+		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+			    !ev ? "event" : !cpu ? "cpu" : !pid ? "pid" : !b->comm ? "comm"
+			    : !total ? "total" : "delta");
+	if (v > b->total || v > UINT32_MAX)
+		return jr_fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
+	b->delta = (uint32_t)v;
+	if (b->weight_delta > b->weight)
+		return jr_fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
+	return 0;
+}
+
+static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, const char *where)
+{
+	bool first = true, addr = false;
+	int e;
+
+	if (jr_kind(r) != '{')
+		return jr_fail(r, -EBADMSG, "%s\"user_frames\"[%zu] is not an object", where, j);
+	r->i++;
+	st->usyms[j] = NULL;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		if (!strcmp(r->s, "addr")) {
+			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
+			    jr_parse_hex(r->s, &st->uaddrs[j]) < 0)
+				return e < 0 ? e : jr_fail(r, -EBADMSG,
+						    "%s\"user_frames\"[%zu]: \"addr\" is not a hex address",
+						    where, j);
+			addr = true;
+		} else if (!strcmp(r->s, "symbol")) {
+			e = jr_need_string(r, where, "symbol");
+			if (!e) {
+				free(st->usyms[j]);
+				st->usyms[j] = jr_dup_clean(r);
+				if (!st->usyms[j])
+					e = -ENOMEM;
+			}
+		} else {
+			e = jr_skip(r, 5);
+		}
+		if (e)
+			return e;
+	}
+	if (e)
+		return e;
+	if (!addr || !st->usyms[j])
+		return jr_fail(r, -EBADMSG, "%s\"user_frames\"[%zu]: \"%s\" is missing", where, j,
+			    addr ? "symbol" : "addr");
+	return 0;
+}
+
+/* "trend"/"trend_weight": counts, oldest first; the newest STACK_TREND kept */
+static int parse_trend(struct json_rd *r, uint64_t *out, unsigned int *n, const char *where,
+		       const char *name)
+{
+	uint64_t ring[STACK_TREND];
+	bool fe = true;
+	size_t k = 0, i;
+	int e;
+
+	e = list_open(r, false, where, name);
+	if (e)
+		return e;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		e = jr_count(r, &ring[k % STACK_TREND], where, name);
+		if (e)
+			return e;
+		k++;
+	}
+	if (e)
+		return e;
+	*n = (unsigned int)(k < STACK_TREND ? k : STACK_TREND);
+	for (i = 0; i < *n; i++)
+		out[i] = ring[(k - *n + i) % STACK_TREND];
+	return 0;
+}
+
+/* "hist": [{"low": L, "high": H|null, "count": C}]: each low a bucket's of the scale */
+static int parse_hist(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st,
+		      const char *where)
+{
+	bool fe = true;
+	size_t j = 0;
+	int e;
+
+	e = list_open(r, st->have_hist, where, "hist");
+	if (e)
+		return e;
+	st->have_hist = true;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		bool first = true, lo = false, cnt = false, hi_null = false, hi = false;
+		uint64_t low = 0, high = 0, count = 0;
+		unsigned int b;
+
+		if (jr_kind(r) != '{')
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu] is not an object", where, j);
+		r->i++;
+		while ((e = jr_next_key(r, &first)) == 1) {
+			if (!strcmp(r->s, "low")) {
+				e = jr_count(r, &low, where, "low");
+				lo = true;
+			} else if (!strcmp(r->s, "high")) {
+				if (jr_kind(r) == 'n') {
+					e = jr_skip(r, 5);
+					hi_null = true;
+				} else {
+					e = jr_count(r, &high, where, "high");
+				}
+				hi = true;
+			} else if (!strcmp(r->s, "count")) {
+				e = jr_count(r, &count, where, "count");
+				cnt = true;
+			} else {
+				e = jr_skip(r, 5);
+			}
+			if (e)
+				return e;
+		}
+		if (e)
+			return e;
+		if (!lo || !cnt)
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu]: \"%s\" is missing", where, j,
+				       lo ? "count" : "low");
+		b = hist_bucket(sn->hist_scale, low);
+		if (hist_low(sn->hist_scale, b) != low ||
+		    (hi && (hi_null ? hist_high(sn->hist_scale, b) != UINT64_MAX
+				    : hist_high(sn->hist_scale, b) != high)))
+			return jr_fail(r, -EBADMSG, "%s\"hist\"[%zu] is not a %s bucket", where, j,
+				       sn->hist_scale == HIST_TIME ? "time" : "log2");
+		st->hist[b] = st->hist[b] + count < count ? UINT64_MAX : st->hist[b] + count;
+		j++;
+	}
+	return e;
+}
+
+static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st, size_t idx)
+{
+	static const struct {
+		const char *name;
+		unsigned int flag;
+	} flags[] = {
+		{ "more_ids", STACK_F_MOREIDS }, { "fallback", STACK_F_FALLBACK },
+		{ "mapped", STACK_F_MAPPED },	 { "merged64", STACK_F_MERGED64 },
+		{ "cut", STACK_F_CUT },
+	};
+	uint64_t total = 0, delta = 0, hits = 0, hits_delta = 0;
+	bool first = true, key = false, have_total = false, have_delta = false, have_hits = false,
+	     have_hits_delta = false, ids = false, frames = false, syms = false, by = false;
+	size_t cap, j, capu = 0;
+	char where[48];
+	int e;
+
+	snprintf(where, sizeof(where), "stack %zu: ", idx + 1);
+	if (jr_kind(r) != '{') {
+		e = jr_skip(r, 1);
+		return e < 0 ? e : jr_fail(r, -EBADMSG, "%snot an object", where);
+	}
+	r->i++;
+	st->tgid = -1;
+	while ((e = jr_next_key(r, &first)) == 1) {
+		const char *k = r->s;
+		bool f = true;
+
+		if (!strcmp(k, "key")) {
+			e = jr_need_string(r, where, "key");
+			if (e)
+				return e;
+			if (r->slen != 16 || strspn(r->s, "0123456789abcdef") != 16)
+				return jr_fail(r, -EBADMSG, "%s\"key\" is not 16 hex digits", where);
+			memcpy(st->key, r->s, 17);
+			key = true;
+		} else if (!strcmp(k, "total")) {
+			e = jr_count(r, &total, where, "total");
+			have_total = true;
+		} else if (!strcmp(k, "delta")) {
+			e = jr_count(r, &delta, where, "delta");
+			have_delta = true;
+		} else if (!strcmp(k, "hits")) {
+			/* a weighted run's stacks rank weights: their hits are apart */
+			e = jr_count(r, &hits, where, "hits");
+			have_hits = true;
+		} else if (!strcmp(k, "hits_delta")) {
+			e = jr_count(r, &hits_delta, where, "hits_delta");
+			have_hits_delta = true;
+		} else if (!strcmp(k, "weight")) {
+			e = jr_count(r, &st->weight, where, "weight");
+		} else if (!strcmp(k, "weight_delta")) {
+			e = jr_count(r, &st->weight_delta, where, "weight_delta");
+		} else if (!strcmp(k, "ids")) {
+			bool fe = true;
+
+			e = list_open(r, false, where, "ids");
+			if (e)
+				return e;
+			st->nids = 0;
+			j = 0;
+			while ((e = jr_next_elem(r, &fe)) == 1) {
+				struct json_num x;
+
+				if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT ||
+				    x.u > UINT32_MAX)
+					return e < 0 ? e : jr_fail(r, -EBADMSG,
+							    "%s\"ids\"[%zu] is not a stack id", where, j);
+				if (st->nids < 2)
+					st->ids[st->nids++] = (uint32_t)x.u;
+				else
+					st->flags |= STACK_F_MOREIDS;
+				j++;
+			}
+			ids = true;
+		} else if (!strcmp(k, "frames")) {
+			bool fe = true;
+
+			e = list_open(r, frames, where, "frames");
+			if (e)
+				return e;
+			cap = 0;
+			while ((e = jr_next_elem(r, &fe)) == 1) {
+				if (st->depth >= STACK_MAX_DEPTH)
+					return jr_fail(r, -EBADMSG, "%smore than %d frames", where,
+						    STACK_MAX_DEPTH);
+				if (jr_grow((void **)&st->ips, &cap, st->depth + 1, sizeof(*st->ips)) < 0)
+					return -ENOMEM;
+				if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
+				    jr_parse_hex(r->s, &st->ips[st->depth]) < 0)
+					return e < 0 ? e : jr_fail(r, -EBADMSG,
+							    "%s\"frames\"[%u] is not a hex address",
+							    where, st->depth);
+				st->depth++;
+			}
+			frames = true;
+		} else if (!strcmp(k, "symbols")) {
+			bool fe = true;
+
+			e = list_open(r, syms, where, "symbols");
+			if (e)
+				return e;
+			cap = 0;
+			while ((e = jr_next_elem(r, &fe)) == 1) {
+				if (st->nsyms >= STACK_MAX_DEPTH)
+					return jr_fail(r, -EBADMSG, "%smore than %d symbols", where,
+						    STACK_MAX_DEPTH);
+				if (jr_kind(r) != '"')
+					return jr_fail(r, -EBADMSG, "%s\"symbols\"[%u] is not a string",
+						    where, st->nsyms);
+				e = jr_string(r, true);
+				if (e)
+					return e;
+				if (jr_grow((void **)&st->syms, &cap, st->nsyms + 1, sizeof(*st->syms)) < 0)
+					return -ENOMEM;
+				st->syms[st->nsyms] = jr_dup_clean(r);
+				if (!st->syms[st->nsyms])
+					return -ENOMEM;
+				st->nsyms++;
+			}
+			syms = true;
+		} else if (!strcmp(k, "by")) {
+			bool fe = true;
+
+			e = list_open(r, by, where, "by");
+			if (e)
+				return e;
+			cap = 0;
+			while ((e = jr_next_elem(r, &fe)) == 1) {
+				if (jr_grow((void **)&st->by, &cap, st->nby + 1, sizeof(*st->by)) < 0)
+					return -ENOMEM;
+				memset(&st->by[st->nby], 0, sizeof(*st->by));
+				st->nby++;
+				e = parse_by(r, sn, &st->by[st->nby - 1], where);
+				if (e)
+					return e;
+			}
+			by = true;
+		} else if (!strcmp(k, "tgid")) {
+			struct json_num x;
+
+			if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT ||
+			    x.u > UINT32_MAX)
+				return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"tgid\" is not a process id", where);
+			st->tgid = (int64_t)x.u;
+		} else if (!strcmp(k, "user_frames")) {
+			bool fe = true;
+
+			e = list_open(r, st->uaddrs, where, "user_frames");
+			if (e)
+				return e;
+			capu = 0;
+			st->uaddrs = calloc(1, sizeof(*st->uaddrs));
+			if (!st->uaddrs)
+				return -ENOMEM;
+			while ((e = jr_next_elem(r, &fe)) == 1) {
+				size_t c2 = capu;
+
+				if (st->nuser >= STACK_MAX_DEPTH)
+					return jr_fail(r, -EBADMSG, "%smore than %d user frames", where,
+						    STACK_MAX_DEPTH);
+				if (jr_grow((void **)&st->uaddrs, &capu, st->nuser + 1,
+					 sizeof(*st->uaddrs)) < 0 ||
+				    jr_grow((void **)&st->usyms, &c2, st->nuser + 1, sizeof(*st->usyms)) < 0)
+					return -ENOMEM;
+				st->nuser++;
+				e = parse_user_frame(r, st, st->nuser - 1, where);
+				if (e)
+					return e;
+			}
+		} else if (!strcmp(k, "user_cut")) {
+			e = jr_bool(r, &st->user_cut);
+		} else if (!strcmp(k, "trend")) {
+			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
+		} else if (!strcmp(k, "trend_weight")) {
+			e = parse_trend(r, st->trend_w, &st->ntrend_w, where, "trend_weight");
+		} else if (!strcmp(k, "hist")) {
+			e = parse_hist(r, sn, st, where);
+		} else {
+			f = false;
+		}
+		if (!f) {
+			size_t i;
+
+			for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+				if (!strcmp(k, flags[i].name))
+					break;
+			if (i < sizeof(flags) / sizeof(flags[0])) {
+				bool on;
+
+				e = jr_bool(r, &on);
+				if (on)
+					st->flags |= flags[i].flag;
+			} else {
+				e = jr_skip(r, 2);
+			}
+		}
+		if (e)
+			return e;
+	}
+	if (e)
+		return e;
+	if (!key)
+		return jr_fail(r, -EBADMSG, "%s\"key\" is missing", where);
+	if (have_hits || have_hits_delta) {
+		if (!have_hits || !have_hits_delta)
+			return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+				    have_hits ? "hits_delta" : "hits");
+		total = hits;
+		delta = hits_delta;
+	} else if (!have_total || !have_delta) {
+		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+			    have_total ? "delta" : "total");
+	}
+	if (!ids || !frames || !syms || !by)
+		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+			    !ids ? "ids" : !frames ? "frames" : !syms ? "symbols" : "by");
+	if (st->nsyms != st->depth)
+		return jr_fail(r, -EBADMSG, "%s\"symbols\" and \"frames\" differ in length", where);
+	if (delta > total || delta > UINT32_MAX)
+		return jr_fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
+	if (st->weight_delta > st->weight)
+		return jr_fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
+	if (st->uaddrs && st->tgid < 0)
+		return jr_fail(r, -EBADMSG, "%s\"user_frames\" without \"tgid\"", where);
+	/* kernel frames, the separator, user frames and a cut mark in one table stack */
+	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
+		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
+			    STACK_MAX_DEPTH);
+	if (!st->uaddrs) {
+		st->tgid = -1;
+		st->user_cut = false;
+	}
+	st->total = total;
+	st->delta = (uint32_t)delta;
+	return 0;
+}
+
+/* ---- pass 1: the values of the input -------------------------------------------------- */
+
+struct extent {
+	uint64_t start;      /* the last top-level value */
+	uint64_t stacks_at;  /* its "stacks" value, UINT64_MAX: none */
+	uint64_t stacks_end;
+};
+
+/* every top-level value checked; where the last one and its "stacks" are */
+static int scan(struct json_rd *r, struct extent *x)
+{
+	int n = 0, c, e;
+
+	for (;;) {
+		bool first = true;
+
+		c = jr_ws(r);
+		if (c < 0)
+			break;
+		x->start = jr_off(r);
+		x->stacks_at = UINT64_MAX;
+		n++;
+		if (c != '{') {
+			e = jr_skip(r, 0);
+			if (e)
+				return e;
+			continue;
+		}
+		r->i++;
+		/* the root object's members: note where "stacks" is */
+		while ((e = jr_next_key(r, &first)) == 1) {
+			bool st = !strcmp(r->s, "stacks");
+			uint64_t at;
+
+			jr_ws(r);
+			at = jr_off(r);
+			e = jr_skip(r, 1);
+			if (e)
+				return e;
+			if (st) {
+				x->stacks_at = at;
+				x->stacks_end = jr_off(r);
+			}
+		}
+		if (e)
+			return e;
+	}
+	if (r->err && r->err[0])
+		return -EIO;
+	return n ? 0 : jr_fail(r, -EBADMSG, "empty: no snapshot in it");
+}
+
+/* ---- the reader --------------------------------------------------------------------- */
+
+struct collect {
+	struct snapshot *sn;
+	size_t cap;
+};
+
+static int collect(void *ctx, const struct snapshot *sn, struct snap_stack *st)
+{
+	struct collect *c = ctx;
+
+	(void)sn;
+	if (jr_grow((void **)&c->sn->stacks, &c->cap, c->sn->nstacks + 1, sizeof(*st)) < 0)
+		return -ENOMEM;
+	c->sn->stacks[c->sn->nstacks++] = *st;
+	memset(st, 0, sizeof(*st)); /* moved */
+	return 0;
+}
+
+static int run(struct json_rd *r, snapshot_stack_fn fn, void *ctx, struct snapshot **ret)
+{
+	struct extent x = { .stacks_at = UINT64_MAX };
+	struct collect col = { 0 };
+	struct snap_stack st;
+	struct snapshot *sn;
+	bool first = true;
+	size_t idx = 0;
+	int e;
+
+	*ret = NULL;
+	memset(&st, 0, sizeof(st));
+	if (r->err && r->errsz)
+		r->err[0] = '\0';
+	e = scan(r, &x);
+	if (e)
+		goto fail;
+	e = jr_seek(r, x.start);
+	if (e)
+		goto fail;
+	sn = calloc(1, sizeof(*sn));
+	if (!sn) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	e = snapshot_parse_header(r, sn, x.stacks_at, x.stacks_end);
+	if (!e && x.stacks_at == UINT64_MAX)
+		e = jr_fail(r, -EBADMSG, "\"stacks\" is missing");
+	if (!e)
+		e = jr_seek(r, x.stacks_at);
+	if (!e)
+		e = jr_expect(r, '[');
+	if (e)
+		goto fail_sn;
+	col.sn = sn;
+	if (!fn) {
+		fn = collect;
+		ctx = &col;
+	}
+	while ((e = jr_next_elem(r, &first)) == 1) {
+		e = parse_stack(r, sn, &st, idx);
+		if (!e)
+			e = fn(ctx, sn, &st);
+		snapshot_stack_clear(&st);
+		if (e)
+			goto fail_sn;
+		idx++;
+	}
+	if (e)
+		goto fail_sn;
+	if (fn != collect)
+		sn->nstacks = idx;
+	*ret = sn;
+	return 0;
+fail_sn:
+	snapshot_stack_clear(&st);
+	snapshot_free(sn);
+fail:
+	if (e == -ENOMEM)
+		jr_fail(r, e, "out of memory");
+	else if (!r->err || !r->err[0])
+		jr_fail(r, e, "%s", strerror(-e));
+	/* a syntax error is always "bad message", whatever came first */
+	return r->syntax ? -EBADMSG : e;
+}
+
+int snapshot_parse(const char *buf, size_t len, struct snapshot **ret, char *err, size_t errsz)
+{
+	struct json_rd r = { .p = buf, .n = len, .len = len, .fd = -1, .err = err, .errsz = errsz };
+	int e;
+
+	*ret = NULL;
+	if (err && errsz)
+		err[0] = '\0';
+	if (len > SNAPSHOT_MAX_BYTES)
+		return jr_fail(&r, -EFBIG, "larger than %u MiB", SNAPSHOT_MAX_BYTES >> 20);
+	e = run(&r, NULL, NULL, ret);
+	free(r.s);
+	return e;
+}
+
+int snapshot_load_each(const char *path, snapshot_stack_fn fn, void *ctx, struct snapshot **ret,
+		       char *err, size_t errsz)
+{
+	struct json_rd r = { .fd = -1, .err = err, .errsz = errsz };
+	struct stat sb;
+	int fd, e;
+
+	*ret = NULL;
+	if (err && errsz)
+		err[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		e = fstat(fd, &sb) < 0 ? -errno : -EINVAL;
+		close(fd);
+		if (err && errsz)
+			snprintf(err, errsz, "not a regular file");
+		return e;
+	}
+	if ((uint64_t)sb.st_size > SNAPSHOT_MAX_BYTES) {
+		close(fd);
+		if (err && errsz)
+			snprintf(err, errsz, "larger than %u MiB", SNAPSHOT_MAX_BYTES >> 20);
+		return -EFBIG;
+	}
+	r.buf = malloc(JSON_RD_WINDOW);
+	if (!r.buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r.p = r.buf;
+	r.fd = fd;
+	r.len = (uint64_t)sb.st_size;
+	e = run(&r, fn, ctx, ret);
+	close(fd);
+	free(r.buf);
+	free(r.s);
+	return e;
+}
+
+int snapshot_load(const char *path, struct snapshot **ret, char *err, size_t errsz)
+{
+	return snapshot_load_each(path, NULL, NULL, ret, err, errsz);
+}
+

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perfsamp.h - perf_event_open samples of tracepoints with the user
+ * registers and a copy of the user stack, for offline DWARF unwinding
+ * (dwunwind.h) and the join to the ftrace records of the same hits
+ * (ujoin.h).
+ *
+ * One PERF_TYPE_TRACEPOINT event per traced event and CPU, every hit
+ * sampled (sample_period 1), timestamps on CLOCK_MONOTONIC: the ftrace
+ * instance the records come from must use trace_clock "mono" for the two
+ * timestamps of a hit to be comparable. The events of a CPU share one ring
+ * (PERF_EVENT_IOC_SET_OUTPUT); the first event of each CPU also reports the
+ * mappings, exec/comm changes and forks/exits (PERF_RECORD_MMAP2, COMM,
+ * FORK, EXIT), so the maps of a process that has exited since are known.
+ * Reading is non-blocking and bounded; the descriptors can be polled, so the
+ * whole can become a session source (source.h).
+ */
+#ifndef STACKTOP_PERFSAMP_H
+#define STACKTOP_PERFSAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pollfd;
+
+/**
+ * struct perfsamp_opts - what to sample
+ * @tracefs: the tracefs mount ("/sys/kernel/tracing" when NULL)
+ * @events: "system:event" names, e.g. "syscalls:sys_enter_write"
+ * @nevents: how many (at least 1)
+ * @pid: sample only this process and its children (inherit), or -1 for
+ *	every process
+ * @stack_size: user stack bytes copied per sample (multiple of 8, at most
+ *	65528; 0: 8192)
+ * @ring_pages: data pages of each CPU's ring, a power of two (0: 128)
+ * @tasks: sample only these threads (and, with @inherit, what they start),
+ *	each on every CPU (the CPU's events share its ring); overrides @pid
+ * @ntasks: entries in @tasks (0: use @pid)
+ * @inherit: with @tasks, follow the threads and processes they create
+ * @filters: NULL, or per event a tracepoint filter expression (the
+ *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
+ *	passes are sampled
+ */
+struct perfsamp_opts {
+	const char *tracefs;
+	const char *const *events;
+	int nevents;
+	pid_t pid;
+	unsigned int stack_size;
+	unsigned int ring_pages;
+	const pid_t *tasks;
+	int ntasks;
+	bool inherit;
+	const char *const *filters;
+};
+
+/**
+ * struct perfsamp_sample - one event hit
+ * @event: index into perfsamp_opts.events
+ * @pid: process id
+ * @tid: thread id
+ * @cpu: CPU
+ * @time: CLOCK_MONOTONIC, ns
+ * @abi: PERF_SAMPLE_REGS_ABI_* (0: no user registers, a kernel thread)
+ * @regs: the user registers, indexed by enum perf_event_x86_regs
+ * @stack: the copied user stack, from regs[PERF_REG_X86_SP] upwards;
+ *	valid during the callback only
+ * @stack_size: bytes of @stack that hold data (the sample's dyn_size)
+ */
+struct perfsamp_sample {
+	int event;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t time;
+	uint64_t abi;
+	uint64_t regs[24];
+	const uint8_t *stack;
+	uint64_t stack_size;
+};
+
+/**
+ * struct perfsamp_mmap - a file mapped by a process (PERF_RECORD_MMAP2)
+ * @pid: process id
+ * @tid: thread id
+ * @start: first address
+ * @len: length
+ * @pgoff: file offset
+ * @prot: PROT_* bits
+ * @dev: the file's device (major << 32 | minor), 0 when not reported
+ * @ino: its inode
+ * @filename: the path (valid during the callback only, not sanitized)
+ * @time: when (0 for mappings of processes that existed before the events
+ *	were enabled: those are not reported; read /proc/PID/maps for them)
+ */
+struct perfsamp_mmap {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint32_t prot;
+	uint64_t dev;
+	uint64_t ino;
+	const char *filename;
+	uint64_t time;
+};
+
+/**
+ * struct perfsamp_cb - where the records go (every member may be NULL)
+ * @sample: an event hit
+ * @mmap: a mapping
+ * @comm: a thread's name changed; @exec is true when by an exec (the
+ *	process's old mappings are gone)
+ * @task: a fork (@exit false) or an exit (@exit true) of thread @tid of
+ *	process @pid; @ppid is the parent process (a new process: @pid ==
+ *	@tid, @ppid the one it was forked from, whose maps it starts with)
+ * @lost: @count samples of @cpu were lost (its ring was full) before @time
+ * @ctx: passed to each
+ */
+struct perfsamp_cb {
+	void (*sample)(void *ctx, const struct perfsamp_sample *s);
+	void (*mmap)(void *ctx, const struct perfsamp_mmap *m);
+	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+	void (*task)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time);
+	void (*lost)(void *ctx, uint32_t cpu, uint64_t count, uint64_t time);
+	void *ctx;
+};
+
+/**
+ * struct perfsamp_stats - counters since perfsamp_open()
+ * @samples: samples read
+ * @lost: samples the kernel reported lost
+ * @records: records of every kind read
+ * @bad: records that could not be parsed (skipped)
+ * @filters_refused: event filters the kernel refused (those events are
+ *	sampled unfiltered)
+ */
+struct perfsamp_stats {
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t records;
+	uint64_t bad;
+	uint64_t filters_refused;
+};
+
+struct perfsamp;
+
+/**
+ * perfsamp_open() - open and enable the events
+ * @ret: receives the sampler
+ * @opts: what to sample
+ * @cb: the callbacks (copied)
+ * @err: receives a user-facing reason on failure
+ * @errsz: its size
+ *
+ * Return: 0, or -errno (-ENOENT: no such tracepoint; -EACCES/-EPERM: not
+ * allowed, see kernel.perf_event_paranoid; -EOPNOTSUPP: the kernel or the
+ * CPU cannot sample user registers).
+ */
+int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
+		  const struct perfsamp_cb *cb, char *err, size_t errsz);
+
+/**
+ * perfsamp_pollfds() - the descriptors that become readable when a ring
+ * has data
+ * @p: the sampler
+ * @fds: filled with POLLIN entries
+ * @max: room in @fds
+ *
+ * Return: how many were written (one per CPU).
+ */
+int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max);
+
+/**
+ * perfsamp_drain() - read what the rings hold, calling the callbacks
+ * @p: the sampler
+ * @budget: at most this many records (0: no bound)
+ * @more: set to true when records were left because of the budget
+ *
+ * Return: the number of records read, or -errno.
+ */
+int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more);
+
+/**
+ * perfsamp_stats() - the counters
+ * @p: the sampler
+ * @st: filled
+ */
+void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st);
+
+/**
+ * perfsamp_close() - disable and close the events, unmap the rings
+ * @p: the sampler, or NULL
+ */
+void perfsamp_close(struct perfsamp *p);
+
+#endif /* STACKTOP_PERFSAMP_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * formats.h - the writers, one file each: text.c (the batch report),
+ * folded.c, json.c (the JSON snapshot; read back by ingest/snapshot.c),
+ * pprof.c, speedscope.c, html.c and svg.c (the flame graph, both on the
+ * call tree of flametree.c). Each takes an open FILE *, writes the view of
+ * struct report_opts (rows.h), and returns 0 or the errno of the failed
+ * write. export.h chooses between them and writes files safely.
+ */
+#ifndef STACKTOP_FORMATS_H
+#define STACKTOP_FORMATS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "output/rows.h"
+
+struct session;
+
+/* JSON snapshot schema version (doc/formats.md, doc/stacktop-snapshot.schema.json) */
+#define EXPORT_JSON_VERSION 2
+
+/**
+ * export_report() - one batch iteration: header, ranked table, expanded stacks
+ * @f: output
+ * @s: session
+ * @o: what to show
+ * @iteration: 1-based iteration number, printed in the header
+ *
+ * Return: 0 or -errno (write error).
+ */
+int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration);
+
+/**
+ * export_folded() - every stack matching @rank as folded lines
+ * "root;...;leaf count" (root first; kernel frames, sanitized)
+ * @f: output
+ * @s: session
+ * @rank: filters (the key is ignored); NULL for all
+ * @delta: counts of the last interval instead of totals
+ *
+ * Same as export_folded_root() with EXPORT_ROOT_NONE.
+ *
+ * Return: lines written, or -errno.
+ */
+int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool delta);
+
+/**
+ * export_folded_root() - folded lines, optionally rooted at the command
+ * (and pid) that hit the stack, as stackcollapse-perf.pl does: with a root,
+ * a stack gets one line per command (or pid) that passes the filters
+ * @f: output
+ * @s: session
+ * @o: view (@o->rank, @o->delta, @o->root)
+ *
+ * Return: lines written, or -errno.
+ */
+int export_folded_root(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_json() - the JSON snapshot (schema version EXPORT_JSON_VERSION) on
+ * one line: time, host, kernel, the header counters, the view, and every
+ * matching stack (up to @o->top) with its stable key, ids, counts, flags,
+ * frames as hex and as symbols, and its hits per event, CPU and pid
+ * @f: output
+ * @s: session
+ * @o: what to show (@o->expand is ignored: every row carries its frames)
+ * @iteration: 1-based iteration number
+ *
+ * Return: 0 or -errno (write error).
+ */
+int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration);
+
+/**
+ * export_pprof() - a gzip'd profile.proto (go tool pprof): sample types
+ * "hits" (since start) and "hits_interval" (last interval), the default the
+ * one @o->delta names; one sample per (stack, event, CPU, pid) with labels
+ * event, comm, pid and cpu; locations with the kernel addresses, functions
+ * with their names (module as file name), one mapping [kernel.kallsyms]
+ * @f: output
+ * @s: session
+ * @o: view (@o->rank filters; @o->top is ignored: every matching stack)
+ *
+ * Return: samples written, or -errno.
+ */
+int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_speedscope() - a speedscope file (its file-format-schema.json):
+ * one "sampled" profile per event, weights the counts @o->delta names,
+ * frames shared by function name
+ * @f: output
+ * @s: session
+ * @o: view (@o->rank filters; @o->top is ignored)
+ *
+ * Return: profiles written, or -errno.
+ */
+int export_speedscope(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_html() - the flame graph page: one self-contained HTML file (no
+ * request of any kind), the page built into stacktop (output/flame/), the
+ * call tree merged here and embedded once as JSON, frames named once
+ * (doc/formats.md, "html")
+ * @f: output
+ * @s: session
+ * @o: view (@o->rank filters, @o->delta, @o->root; @o->top is ignored)
+ *
+ * Return: stacks in the graph, or -errno.
+ */
+int export_html(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
+ * export_svg() - the flame graph as a static SVG image in the style of
+ * flamegraph.pl (root at the bottom, a <title> tooltip per frame, no
+ * script), the tree of export_html() without the tracing machinery
+ * @f: output
+ * @s: session
+ * @o: view (as export_html())
+ *
+ * Return: stacks in the graph, or -errno.
+ */
+int export_svg(FILE *f, struct session *s, const struct report_opts *o);
+
+#endif /* STACKTOP_FORMATS_H */

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * header.c - see header.h: what a session's header says, read once from
+ * the session, and the batch report's header printed from it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/format.h"
+#include "core/stack_table.h"
+#include "output/header.h"
+#include "session/session.h"
+#include "sym/usym.h"
+
+void report_head_settings(struct report_head *h, struct session *s)
+{
+	h->user = session_user(s);
+	h->unit = session_unit(s);
+	h->weight_name = session_weight_name(s);
+	session_group(s, &h->group_depth, &h->group_func);
+}
+
+void report_head_fill(struct report_head *h, struct session *s)
+{
+	unsigned int i, n = session_norigins(s);
+
+	free(h->origin);
+	memset(h, 0, sizeof(*h));
+	h->st = *session_stats(s);
+	h->mode = session_mode_name(h->st.mode);
+	h->traced = session_traced(s);
+	h->nstacks = stack_table_count(session_table(s));
+	report_head_settings(h, s);
+	if (h->unit != UNIT_NONE)
+		h->weight_total = stack_table_weights(session_table(s), &h->weight_delta);
+	h->origin = n ? calloc(n, sizeof(*h->origin)) : NULL;
+	if (h->origin) {
+		for (i = 0; i < n; i++)
+			h->origin[i] = session_origin(s, i);
+		h->norigins = n;
+	}
+}
+
+void report_head_done(struct report_head *h)
+{
+	free(h->origin);
+	h->origin = NULL;
+	h->norigins = 0;
+}
+
+/* -u: how user stacks are taken, and (dwarf) how many events got none, why */
+static void head_user_line(FILE *f, const struct session_stats *st)
+{
+	const struct ujoin_stats *j = &st->ujoin;
+	uint64_t without = 0;
+	int w;
+
+	if (st->user == SESSION_USER_OFF)
+		return;
+	if (st->user == SESSION_USER_FP) {
+		fprintf(f, "user stacks: fp (the kernel's frame-pointer walk, %d frames)%s%s\n",
+			USYM_FP_FRAMES, st->user_note[0] ? "; " : "", st->user_note);
+		return;
+	}
+	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
+		without += j->why[w];
+	fprintf(f, "user stacks: dwarf; %llu events with a user stack, %llu without",
+		(unsigned long long)j->why[UJOIN_OK], (unsigned long long)without);
+	if (without) {
+		const char *sep = ": ";
+
+		for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++) {
+			if (!j->why[w])
+				continue;
+			fprintf(f, "%s%llu %s", sep, (unsigned long long)j->why[w],
+				ujoin_why_name((enum ujoin_why)w));
+			sep = ", ";
+		}
+	}
+	fprintf(f, "; perf samples %llu (%llu lost, %llu duplicates, %llu of events not counted)\n",
+		(unsigned long long)j->samples, (unsigned long long)j->lost,
+		(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples);
+}
+
+/* "18:52:03": the time of day of @when, local */
+static void head_clock(char *buf, size_t size, int64_t when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		snprintf(buf, size, "%lld", (long long)when);
+}
+
+/* "52%" of @drops among the events, "-" with none */
+static void head_share(char *buf, size_t size, uint64_t successes, uint64_t drops)
+{
+	double p = stackmap_fallback_pct(successes, drops);
+
+	if (p < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.0f%%", p);
+}
+
+/*
+ * The map's pool (stackmap and passive modes): how full, how fast it fills
+ * and when it will be full at that rate, since when it is full, what share
+ * of the events falls back to full stacks, what the map saves before and
+ * after; when it is full or will be within STACKMAP_WARN_SEC, a second
+ * line says what to do.
+ */
+static void head_pool_lines(FILE *f, const struct session_stats *st)
+{
+	const struct stackmap_health *h = &st->health;
+	char g[16], t[16] = "", clk[16], in[16], run[16];
+	const char *room;
+	double before = 0, after = 0;
+	int split;
+
+	if (!h->known || !st->have_map_stat)
+		return;
+	fputs("map pool: ", f);
+	if (h->capacity)
+		fprintf(f, "%llu of %llu entries (%.0f%%)", (unsigned long long)h->entries,
+			(unsigned long long)h->capacity,
+			100.0 * (double)h->entries / (double)h->capacity);
+	else
+		fprintf(f, "%llu entries (of a pool this kernel does not size)",
+			(unsigned long long)h->entries);
+	fmt_rate(g, sizeof(g), h->growth);
+	if (h->full) {
+		head_clock(clk, sizeof(clk), h->full_since);
+		fmt_duration(t, sizeof(t), h->full_for);
+		if (h->full_at_start)
+			fprintf(f, "; FULL since stacktop started (%s, %s ago)", clk, t);
+		else
+			fprintf(f, "; FULL since %s (%s ago)", clk, t);
+		if (h->growth_before > 0) {
+			fmt_rate(g, sizeof(g), h->growth_before);
+			fprintf(f, ", after growing %s/s", g);
+		}
+		if (h->fell_back) {
+			fprintf(f, "; %llu stacks wanted in, %llu of them found no room",
+				(unsigned long long)h->demand, (unsigned long long)h->fell_back);
+			if (h->growth > 0) {
+				fmt_rate(g, sizeof(g), h->growth);
+				fprintf(f, " (+%s/s)", g);
+			}
+		}
+	} else if (h->growth < 0) {
+		fputs("; growth not measured yet", f);
+	} else if (h->growth == 0 || !h->capacity) {
+		fprintf(f, h->growth == 0 ? "; not growing" : "; growing %s/s", g);
+	} else {
+		fmt_duration(t, sizeof(t), h->eta);
+		fprintf(f, "; %sgrowing %s/s: full in %s at this rate", h->warn ? "WARNING: " : "",
+			g, t);
+	}
+	if (h->full || h->drops_run) {
+		head_share(in, sizeof(in), h->successes_delta, h->drops_delta);
+		head_share(run, sizeof(run), h->successes_run, h->drops_run);
+		fprintf(f, "; events falling back to full stacks: %s in the interval (%llu drops), %s since start (%llu)",
+			in, (unsigned long long)h->drops_delta, run,
+			(unsigned long long)h->drops_run);
+	}
+	split = session_map_saves_split(st, &before, &after);
+	if (split & 1)
+		fprintf(f, "; map saves %.0f%% before it filled", before);
+	if (split & 2)
+		fprintf(f, "%s%.0f%% since", split & 1 ? ", " : "; map saves ", after);
+	fputc('\n', f);
+	if (!h->warn)
+		return;
+	fputs("map advice: ", f);
+	if (h->full)
+		fputs("the map is full: every new stack costs a full kernel_stack record in the ring buffer. ",
+		      f);
+	else
+		fprintf(f, "at this rate the map is full in %s. ", t);
+	if (st->mode == SESSION_PASSIVE)
+		fputs("It belongs to the tool that records (r only rebases stacktop's counts): writing 0 to stack_map with tracing off empties it",
+		      f);
+	else
+		fputs("r on the screen (--reset-first at start) empties it and restarts the counts", f);
+	if (!h->bits_advice) {
+		fputs("\n", f);
+		return;
+	}
+	room = h->settled ? "and a minute more at this rate" :
+			    "twice over (the rate is not measured over 10 s yet)";
+	if (h->advice_short)
+		fprintf(f, "; even ftrace_stackmap.bits=%u (%llu entries, the kernel's maximum) would not hold the %llu stacks seen %s\n",
+			h->bits_advice, 1ULL << h->bits_advice, (unsigned long long)h->demand, room);
+	else
+		fprintf(f, "; for room, boot with ftrace_stackmap.bits=%u (2^%u = %llu entries, against %llu now) to hold the %llu stacks seen %s\n",
+			h->bits_advice, h->bits_advice, 1ULL << h->bits_advice,
+			(unsigned long long)h->capacity, (unsigned long long)h->demand, room);
+}
+
+void report_head_print(FILE *f, const struct report_head *h, const struct report_opts *o,
+		       int iteration, const struct rank_summary *sum, const char *event)
+{
+	const struct session_stats *st = &h->st;
+	char rate[16], lost[16], lostd[16], ovr[16], drp[16];
+	struct session_ringbuf rb;
+	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+
+	fmt_rate(rate, sizeof(rate), (double)st->events_delta / dt);
+	fmt_count(lost, sizeof(lost), st->lost);
+	fmt_count(lostd, sizeof(lostd), st->lost_delta);
+	fmt_count(ovr, sizeof(ovr), st->overrun);
+	fmt_count(drp, sizeof(drp), st->dropped);
+	if (st->mode == SESSION_REPLAY)
+		fprintf(f, "stacktop %s - mode replay - %s - %.2fs recorded\n", STACKTOP_VERSION,
+			st->tracefs, st->interval_sec);
+	else
+		fprintf(f, "stacktop %s - mode %s - kernel %s - iteration %d - %.2fs\n",
+			STACKTOP_VERSION, h->mode, st->kernel, iteration,
+			st->interval_sec);
+	fprintf(f, "events: %s\n", h->traced);
+	if (h->norigins > 1) {
+		unsigned int i;
+
+		fprintf(f, "origins:");
+		for (i = 0; i < h->norigins; i++)
+			fprintf(f, "%s %s", i ? "," : "", h->origin[i]);
+		fprintf(f, " (ORIGIN: the one with most hits, + when others have hits too)\n");
+	}
+	fprintf(f,
+		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
+		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
+		h->nstacks, lost, lostd, ovr, drp, st->self_cpu);
+	head_user_line(f, st);
+	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE) {
+		fprintf(f, "stack map: ");
+		if (st->have_map_stat) {
+			fprintf(f, "entries %llu", (unsigned long long)st->map.entries);
+			if (st->map.capacity)
+				fprintf(f, "/%llu", (unsigned long long)st->map.capacity);
+			fprintf(f, ", %s %llu, drops %llu",
+				st->map.v1_names ? "hits" : "successes",
+				(unsigned long long)st->map.successes,
+				(unsigned long long)st->map.drops);
+			if (st->map.success_rate >= 0)
+				fprintf(f, ", success rate %d%%", st->map.success_rate);
+		} else {
+			fprintf(f, "stat unavailable");
+		}
+		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; bad ids %llu; generation %u; option %s\n",
+			(unsigned long long)st->fallbacks, (unsigned long long)st->fallbacks_delta,
+			(unsigned long long)st->unresolved, (unsigned long long)st->bad_ids,
+			st->generation, st->stackmap_on ? "on" : "off");
+	}
+	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE)
+		head_pool_lines(f, st);
+	if (session_ringbuf_saving(st, &rb)) {
+		if (st->mode == SESSION_STACKMAP)
+			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
+		else
+			fprintf(f, "ring buffer: %.1f B of stack per event, %.1f B as stack ids: stackmap would cut ring-buffer use by %.0f%%\n",
+				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
+	}
+	if (st->mode == SESSION_REPLAY && st->unresolved && !h->norigins)
+		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
+			(unsigned long long)st->unresolved);
+	if (st->bad_pages || st->orphans || st->damaged)
+		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
+			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
+			(unsigned long long)st->orphans);
+	{
+		char mem[16], lim[16], rss[16];
+
+		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
+		fmt_bytes(lim, sizeof(lim), st->mem_limit);
+		fmt_bytes(rss, sizeof(rss), st->mem_rss);
+		if (h->user) {
+			char us[16];
+
+			fmt_bytes(us, sizeof(us), st->mem_usym);
+			fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
+			if (st->mem_unwind) {
+				fmt_bytes(us, sizeof(us), st->mem_unwind);
+				fprintf(f, ", unwind tables %s", us);
+			}
+			fprintf(f, " (process %s)", rss);
+		} else {
+			fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+		}
+		if (st->mem_folded)
+			fprintf(f, "; %llu records of exited processes folded into their command",
+				(unsigned long long)st->mem_folded);
+		fputc('\n', f);
+		if (st->mem_over_stacks || st->mem_over_hits)
+			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
+				(unsigned long long)st->mem_over_stacks,
+				(unsigned long long)st->mem_over_hits);
+		if (st->mem_usym_refused)
+			fprintf(f,
+				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
+				(unsigned long long)st->mem_usym_refused);
+		if (st->usym_files_big)
+			fprintf(f,
+				"note: over --max-memory: the symbols of %llu files not loaded (larger than the symbolizer's quarter; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_big);
+		if (st->usym_files_refused)
+			fprintf(f,
+				"note: %llu mapped files not read (not a regular file, or on a FUSE mount; their frames show the file offset)\n",
+				(unsigned long long)st->usym_files_refused);
+	}
+	if (st->drains_cut)
+		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
+			(unsigned long long)st->drains_cut);
+	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
+		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
+	if (h->unit != UNIT_NONE) {
+		uint64_t wd = h->weight_delta, wt = h->weight_total;
+		char a[16], b[16];
+
+		fmt_weight(a, sizeof(a), wt, h->unit);
+		fmt_weight(b, sizeof(b), wd, h->unit);
+		fprintf(f, "weight: %s %s total, %s in interval", h->weight_name, a, b);
+		/* a view filter (--comm, p, /) keeps part of it: say how much */
+		if (o->rank.weight && (sum->total != wt || sum->delta != wd)) {
+			fmt_weight(a, sizeof(a), sum->total, h->unit);
+			fmt_weight(b, sizeof(b), sum->delta, h->unit);
+			fprintf(f, "; shown stacks %s total, %s in interval", a, b);
+		}
+		fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
+		/* --offcpu: how the switches paired (doc/design.md, "Off-CPU") */
+		if (h->unit == UNIT_NS &&
+		    (st->offcpu_woken || st->offcpu_unpaired || st->offcpu_dropped))
+			fprintf(f, "off-CPU pairing: %llu times ended at the wakeup (no switch-in recorded), %llu switch-outs with neither (not counted), %llu not followed\n",
+				(unsigned long long)st->offcpu_woken,
+				(unsigned long long)st->offcpu_unpaired,
+				(unsigned long long)st->offcpu_dropped);
+	}
+	{
+		unsigned int depth = h->group_depth;
+		bool func = h->group_func;
+
+		if (depth || func) {
+			fprintf(f, "grouped by ");
+			if (depth)
+				fprintf(f, "the first %u frame%s%s", depth, depth == 1 ? "" : "s",
+					func ? ", " : "");
+			fprintf(f, "%s\n", func ? "function" : "");
+		}
+	}
+	/* what the view is limited to (a snapshot read back brings its own) */
+	if (o->rank.event >= 0 || o->rank.pid >= 0 || o->rank.cpu >= 0 || o->rank.hide_idle ||
+	    o->filter || o->comm) {
+		const char *sep = "";
+		char clean[512];
+
+		fputs("filters: ", f);
+		if (o->rank.event >= 0) {
+			fmt_sanitize(clean, sizeof(clean), event ? event : "?",
+				     strlen(event ? event : "?"));
+			fprintf(f, "event %s", clean);
+			sep = ", ";
+		}
+		if (o->rank.pid >= 0) {
+			fprintf(f, "%spid %d", sep, o->rank.pid);
+			sep = ", ";
+		}
+		if (o->rank.cpu >= 0) {
+			fprintf(f, "%scpu %d", sep, o->rank.cpu);
+			sep = ", ";
+		}
+		if (o->rank.hide_idle) {
+			fprintf(f, "%sidle stacks hidden", sep);
+			sep = ", ";
+		}
+		if (o->comm) {
+			fmt_sanitize(clean, sizeof(clean), o->comm, strlen(o->comm));
+			fprintf(f, "%scomm \"%s\"", sep, clean);
+			sep = ", ";
+		}
+		if (o->filter) {
+			fmt_sanitize(clean, sizeof(clean), o->filter, strlen(o->filter));
+			fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep,
+				clean);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
+		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
+		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :
+		o->rank.key == RANK_TOTAL ? (o->rank.weight ? "total weight" : "total hits")
+		: o->rank.key == RANK_DEPTH ? "depth"
+					    : "kernel id",
+		o->rank.key == RANK_DELTA ? " in the interval" : "",
+		o->rank.invert ? " (ascending)" : "");
+}

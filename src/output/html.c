@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * html.c - the flame graph page (--format html, export_html(), formats.h):
+ * one self-contained HTML file, its page (output/flame/) built into stacktop, the profile in it
+ * once as JSON.
+ *
+ * The writer merges the stacks into a call tree itself (flametree.c) and
+ * writes it in preorder, children in the alphabetical order of their
+ * names, so the page only lays it out: the file stays small (shared
+ * callers are written once) and opens fast. Frame names are deduplicated
+ * into one table. What the folded output leaves out (the tracing
+ * machinery at the leaf, brief_skip()) is in the tree, marked as its own
+ * kind: the page hides it unless asked.
+ *
+ * Every string goes through fmt_sanitize() and is written as a JSON string
+ * with '<', '>' and '&' escaped, so a symbol or comm holding "</script>" or
+ * markup stays data; the page sets all text with textContent.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/format.h"
+#include "core/stack_table.h"
+#include "output/flame_page.h"
+#include "output/flametree.h"
+#include "output/formats.h"
+#include "output/rows.h"
+#include "session/session.h"
+
+/*
+ * A JSON string that is safe inside an HTML <script> element: sanitized,
+ * and '<', '>', '&' (and the JavaScript line separators) as \u escapes, so
+ * no "</script>" or "<!--" can appear.
+ */
+static void html_str(FILE *f, const char *str)
+{
+	char buf[1024];
+	const unsigned char *p = (const unsigned char *)buf;
+
+	fmt_sanitize(buf, sizeof(buf), str, strlen(str));
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&')
+			fprintf(f, "\\u%04x", *p);
+		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+			fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+			p += 2;
+		} else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* what the view is limited to, as the text report's "filters:" line says it */
+static void html_filters(char *buf, size_t size, struct session *s, const struct report_opts *o)
+{
+	const struct rank_opts *r = &o->rank;
+	size_t len = 0;
+
+	buf[0] = '\0';
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (len < size)                                                                    \
+			len += (size_t)snprintf(buf + len, size - len, "%s", len ? ", " : "");     \
+		if (len < size)                                                                    \
+			len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__);               \
+	} while (0)
+	if (r->event >= 0)
+		ADD("event %s", session_event(s, (unsigned int)r->event));
+	if (r->pid >= 0)
+		ADD("pid %d", r->pid);
+	if (r->cpu >= 0)
+		ADD("cpu %d", r->cpu);
+	if (r->hide_idle)
+		ADD("idle stacks hidden");
+	if (o->comm)
+		ADD("comm \"%s\"", o->comm);
+	if (o->filter)
+		ADD("text \"%s\"", o->filter);
+#undef ADD
+}
+
+static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
+		      const struct rank_summary *sum)
+{
+	const struct session_stats *st = session_stats(s);
+	struct utsname un;
+	struct timespec ts;
+	struct tm tm;
+	char buf[512];
+
+	fprintf(f, "\"meta\":{\"stacktop\":\"%s\",\"host\":", STACKTOP_VERSION);
+	if (session_norigins(s) == 1)
+		snprintf(buf, sizeof(buf), "%s", session_origin(s, 0)); /* a snapshot read back */
+	else if (gethostname(buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	buf[sizeof(buf) - 1] = '\0';
+	html_str(f, buf);
+	fputs(",\"kernel\":", f);
+	if (st->mode == SESSION_REPLAY && !(session_norigins(s) && st->kernel[0]))
+		fputs("null", f);
+	else if (st->kernel[0])
+		html_str(f, st->kernel);
+	else if (uname(&un) == 0)
+		html_str(f, un.release);
+	else
+		fputs("null", f);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(f, ",\"time\":\"%s\",\"mode\":\"%s\",\"source\":", buf,
+		session_mode_name(st->mode));
+	html_str(f, st->tracefs);
+	fputs(",\"events\":", f);
+	html_str(f, session_traced(s));
+	fprintf(f,
+		",\"interval\":%.3f,\"counts\":\"%s\",\"hits\":%" PRIu64 ",\"stacks\":%zu,"
+		"\"matched\":%zu,\"lost\":%" PRIu64 ",\"lost_delta\":%" PRIu64
+		",\"overrun\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"root\":\"%s\",\"user\":",
+		st->interval_sec, o->delta ? "delta" : "total", st->events,
+		stack_table_count(session_table(s)), sum->matched, st->lost, st->lost_delta,
+		st->overrun, st->dropped,
+		o->root == EXPORT_ROOT_PID    ? "pid"
+		: o->root == EXPORT_ROOT_COMM ? "comm"
+					      : "none");
+	if (st->user == SESSION_USER_FP)
+		fputs("\"fp\"", f);
+	else if (st->user == SESSION_USER_DWARF)
+		fputs("\"dwarf\"", f);
+	else
+		fputs("null", f);
+	html_filters(buf, sizeof(buf), s, o);
+	fputs(",\"filters\":", f);
+	if (buf[0])
+		html_str(f, buf);
+	else
+		fputs("null", f);
+	fputs(",\"weight\":", f);
+	if (stack_table_weighted(session_table(s)) && session_unit(s) != UNIT_NONE) {
+		fputs("{\"name\":", f);
+		html_str(f, session_weight_name(s));
+		fprintf(f, ",\"unit\":\"%s\",\"ranked\":%s}",
+			export_unit_name(s, &(struct rank_opts){ .weight = true }),
+			o->rank.weight ? "true" : "false");
+	} else {
+		fputs("null", f);
+	}
+	fputc('}', f);
+}
+
+int export_html(FILE *f, struct session *s, const struct report_opts *o)
+{
+	struct flame_tree ft;
+	size_t i, stacks;
+	int r;
+
+	r = flametree_build(&ft, s, o);
+	if (r < 0)
+		goto out;
+	fwrite(flame_page_head, 1, flame_page_head_len, f);
+	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", f);
+	html_meta(f, s, o, &ft.sum);
+	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\",\"other\"]"
+	      ",\"names\":[",
+	      f);
+	for (i = 0; i < ft.nnames; i++) {
+		const struct flame_name *nm = &ft.names[i];
+
+		fputs(i ? ",[" : "[", f);
+		html_str(f, nm->label);
+		fprintf(f, ",%u", nm->kind);
+		if (nm->where[0]) {
+			fputc(',', f);
+			html_str(f, nm->where);
+		}
+		fputc(']', f);
+	}
+	fprintf(f, "],\"stride\":%d,\"nodes\":[", ft.weighted ? 4 : 3);
+	for (i = 0; i < ft.nnodes; i++) {
+		const struct flame_node *nd = &ft.nodes[i];
+
+		if (ft.weighted)
+			fprintf(f, "%s%u,%d,%" PRIu64 ",%" PRIu64, i ? "," : "", nd->depth,
+				nd->name, nd->h, nd->w);
+		else
+			fprintf(f, "%s%u,%d,%" PRIu64, i ? "," : "", nd->depth, nd->name, nd->h);
+	}
+	fputs("]}", f);
+	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
+	r = export_flush(f);
+out:
+	stacks = ft.stacks;
+	flametree_free(&ft);
+	if (r < 0)
+		return r;
+	return stacks > INT32_MAX ? INT32_MAX : (int)stacks;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rows.h - what every output format shares: the view it writes (struct
+ * report_opts), the stacks it matches ranked (export_rows()), the stable
+ * key of a stack, the origin with most hits, and the small writing helpers
+ * (JSON strings, the final flush). The formats (formats.h) and the screen
+ * (its diff column and breakdown) use them; they never print on their own.
+ */
+#ifndef STACKTOP_ROWS_H
+#define STACKTOP_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/stack_table.h"
+
+struct ksym;
+struct session;
+
+/* the root frame of folded lines */
+enum export_root {
+	EXPORT_ROOT_NONE,  /* the outermost kernel frame */
+	EXPORT_ROOT_COMM,  /* "comm;..." */
+	EXPORT_ROOT_PID,   /* "comm;pid;..." */
+};
+
+/**
+ * struct report_opts - what a report (or file) shows: the current view
+ * @top: rows in the text table and in the JSON snapshot; 0 means 20 for
+ *       text and every matching stack for JSON (pprof, speedscope and
+ *       folded always carry every matching stack)
+ * @expand: how many of the top rows to expand into frames (text)
+ * @delta: rank by the last interval (true) or by totals (false); the count
+ *         folded and speedscope write, the default sample type of pprof
+ * @rank: ranking key and filters
+ * @root: root frame of folded lines
+ * @filter: text describing the @rank.match filter, for the JSON
+ *          snapshot's "view" (NULL: none)
+ * @comm: the comm filter behind @rank.attr_match (`p`'s text: "=NAME" or a
+ *        glob for whole names, else a part of one), NULL: none
+ */
+struct report_opts {
+	int top;
+	int expand;
+	bool delta;
+	struct rank_opts rank;
+	enum export_root root;
+	const char *filter;
+	const char *comm;
+};
+
+/* every stack matching @o, ranked; *@rows is malloc'd (free() it), even when empty */
+int export_rows(struct session *s, const struct rank_opts *o, size_t limit, struct rank_row **rows,
+		size_t *n, struct rank_summary *sum);
+
+/* whether record @a counts under @o (no attribute filter: every record) */
+static inline bool export_attr_passes(const struct rank_opts *o, const struct stack_attr *a)
+{
+	return !o || !rank_filters_attrs(o) || rank_attr_passes(o, a);
+}
+
+/* what record @a counts under @o: its weight when @o ranks by weight, else its hits */
+static inline uint64_t export_attr_total(const struct stack_table *t, const struct rank_opts *o,
+					 const struct stack_attr *a, uint64_t *ret_delta)
+{
+	if (o && o->weight)
+		return stack_attr_weight(t, a, ret_delta);
+	if (ret_delta)
+		*ret_delta = stack_attr_delta(t, a);
+	return a->total;
+}
+
+/* the pprof/speedscope unit name of what @o counts: "count", "bytes", "nanoseconds" */
+const char *export_unit_name(struct session *s, const struct rank_opts *o);
+
+/* a JSON string literal of @str (already sanitized text) */
+void export_json_str(FILE *f, const char *str);
+
+/* 0, or the errno of the failed write (EPIPE when the reader went away) */
+int export_flush(FILE *f);
+
+/**
+ * export_stack_key() - the stable key of a stack (the JSON snapshot's
+ * "key"): FNV-1a 64 over its frames as fmt_frame() prints them
+ * @ks: symbols
+ * @sk: stack
+ */
+uint64_t export_stack_key(struct ksym *ks, const struct stack *sk);
+
+/**
+ * export_top_origin() - the origin (see session_origin()) with most hits
+ * of @sk among the breakdown records passing @o
+ * @s: session
+ * @sk: stack
+ * @o: filters
+ * @delta: count the last interval instead of totals
+ * @more: set when other origins have hits too
+ *
+ * Return: the origin index, -1 when no record has hits.
+ */
+int export_top_origin(struct session *s, const struct stack *sk, const struct rank_opts *o,
+		      bool delta, bool *more);
+
+#endif /* STACKTOP_ROWS_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * export_speedscope.c - a speedscope file (https://www.speedscope.app/
+ * file-format-schema.json): frames shared by function, one "sampled"
+ * profile per event, samples root first, weights the hit counts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/brief.h"
+#include "output/formats.h"
+#include "output/rows.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "session/session.h"
+#include "sym/usym.h"
+
+struct ss {
+	uint64_t *addrs;   /* every frame address, sorted, unique */
+	size_t naddrs;
+	char **keys;       /* "name\tfile" of each address */
+	char **frames;     /* sorted unique keys: the shared frames */
+	size_t nframes;
+	uint32_t *frame_of; /* frame index of each address */
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, size_t n)
+{
+	size_t total = 0, i, j, m;
+
+	for (i = 0; i < n; i++)
+		total += rows[i].stack->depth;
+	c->addrs = calloc(total ? total : 1, sizeof(*c->addrs));
+	if (!c->addrs)
+		return -ENOMEM;
+	for (i = 0, m = 0; i < n; i++)
+		for (j = 0; j < rows[i].stack->depth; j++)
+			c->addrs[m++] = rows[i].stack->ips[j];
+	qsort(c->addrs, m, sizeof(*c->addrs), u64_cmp);
+	for (i = 0, j = 0; i < m; i++)
+		if (!j || c->addrs[i] != c->addrs[j - 1])
+			c->addrs[j++] = c->addrs[i];
+	c->naddrs = j;
+	c->keys = calloc(j ? j : 1, sizeof(*c->keys));
+	c->frames = calloc(j ? j : 1, sizeof(*c->frames));
+	c->frame_of = calloc(j ? j : 1, sizeof(*c->frame_of));
+	if (!c->keys || !c->frames || !c->frame_of)
+		return -ENOMEM;
+	for (i = 0; i < c->naddrs; i++) {
+		char name[256], file[128], key[400];
+		struct ksym_hit h;
+
+		fmt_func(name, sizeof(name), ks, c->addrs[i], 0);
+		if (ks && ksym_lookup(ks, c->addrs[i], &h) == 0 && h.module) {
+			char mod[96];
+
+			fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
+			snprintf(file, sizeof(file), "[%s]", mod);
+		} else {
+			snprintf(file, sizeof(file), "[kernel.kallsyms]");
+		}
+		snprintf(key, sizeof(key), "%s\t%s", name, file);
+		c->keys[i] = strdup(key);
+		if (!c->keys[i])
+			return -ENOMEM;
+		c->frames[i] = c->keys[i];
+	}
+	qsort(c->frames, c->naddrs, sizeof(*c->frames), str_cmp);
+	for (i = 0, j = 0; i < c->naddrs; i++)
+		if (!j || strcmp(c->frames[i], c->frames[j - 1]))
+			c->frames[j++] = c->frames[i];
+	c->nframes = j;
+	for (i = 0; i < c->naddrs; i++) {
+		char **hit = bsearch(&c->keys[i], c->frames, c->nframes, sizeof(*c->frames),
+				     str_cmp);
+
+		c->frame_of[i] = hit ? (uint32_t)(hit - c->frames) : 0;
+	}
+	return 0;
+}
+
+static uint32_t ss_frame(const struct ss *c, uint64_t ip)
+{
+	const uint64_t *hit = bsearch(&ip, c->addrs, c->naddrs, sizeof(ip), u64_cmp);
+
+	return hit ? c->frame_of[hit - c->addrs] : 0;
+}
+
+static void ss_free(struct ss *c)
+{
+	size_t i;
+
+	if (c->keys)
+		for (i = 0; i < c->naddrs; i++)
+			free(c->keys[i]);
+	free(c->keys);
+	free(c->frames);
+	free(c->frame_of);
+	free(c->addrs);
+}
+
+/* the hits of @sk for event @ev under the view */
+static uint64_t ss_weight(struct stack_table *t, const struct stack *sk, int ev,
+			  const struct report_opts *o)
+{
+	const struct stack_attr *a;
+	uint64_t w = 0;
+
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t d, tot;
+
+		if (a->event != ev || !export_attr_passes(&o->rank, a))
+			continue;
+		tot = export_attr_total(t, &o->rank, a, &d);
+		w += o->delta ? d : tot;
+	}
+	return w;
+}
+
+int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
+{
+	struct stack_table *t = session_table(s);
+	struct ss c = { 0 };
+	struct rank_summary sum;
+	struct rank_row *rows;
+	size_t n, i;
+	int r, ev, maxev = -1, profiles = 0;
+
+	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
+	if (r < 0)
+		return r;
+	r = ss_build(&c, session_ksym(s), rows, n);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct stack_attr *a;
+
+		for (a = rows[i].stack->attrs; a; a = a->next)
+			if (a->event > maxev)
+				maxev = a->event;
+	}
+
+	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		   "\"exporter\":\"stacktop %s\",\"name\":", STACKTOP_VERSION);
+	export_json_str(f, "stacktop kernel stacks");
+	fprintf(f, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
+	for (i = 0; i < c.nframes; i++) {
+		char *tab = strchr(c.frames[i], '\t');
+
+		*tab = '\0';
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		export_json_str(f, c.frames[i]);
+		fprintf(f, ",\"file\":");
+		export_json_str(f, tab + 1);
+		fputc('}', f);
+		*tab = '\t';
+	}
+	fprintf(f, "]},\"profiles\":[");
+	for (ev = 0; ev <= maxev; ev++) {
+		uint64_t end = 0;
+		bool first = true;
+
+		for (i = 0; i < n; i++)
+			end += ss_weight(t, rows[i].stack, ev, o);
+		if (!end)
+			continue;
+		fprintf(f, "%s{\"type\":\"sampled\",\"name\":", profiles ? "," : "");
+		export_json_str(f, session_event(s, (unsigned int)ev));
+		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
+			   ",\"samples\":[",
+			o->rank.weight && session_unit(s) == UNIT_BYTES ? "bytes"
+			: o->rank.weight && session_unit(s) == UNIT_NS	? "nanoseconds"
+									: "none",
+			end);
+		for (i = 0; i < n; i++) {
+			const struct stack *sk = rows[i].stack;
+			int j, skip = (int)brief_skip(session_ksym(s), sk);
+			bool lead = true;
+
+			if (!ss_weight(t, sk, ev, o))
+				continue;
+			fprintf(f, "%s[", first ? "" : ",");
+			/* down to the first frame after the tracing machinery */
+			for (j = sk->depth - 1; j >= skip; j--) {
+				if (usym_is_sep(sk->ips[j]))
+					continue; /* -u: user frames run straight into kernel ones */
+				fprintf(f, "%s%u", lead ? "" : ",", ss_frame(&c, sk->ips[j]));
+				lead = false;
+			}
+			fputc(']', f);
+			first = false;
+		}
+		fprintf(f, "],\"weights\":[");
+		first = true;
+		for (i = 0; i < n; i++) {
+			uint64_t w = ss_weight(t, rows[i].stack, ev, o);
+
+			if (!w)
+				continue;
+			fprintf(f, "%s%" PRIu64, first ? "" : ",", w);
+			first = false;
+		}
+		fprintf(f, "]}");
+		profiles++;
+	}
+	fprintf(f, "]}\n");
+	r = export_flush(f);
+out:
+	ss_free(&c);
+	free(rows);
+	return r < 0 ? r : profiles;
+}

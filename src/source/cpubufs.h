@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cpubufs.h - the per-CPU trace_pipe_raw readers of one tracing instance
+ * (the instance read: trace_path()), shared by the ring-buffer sources
+ * (instance.c, stackmap.c). Each page read goes to ingest_page().
+ */
+#ifndef STACKTOP_CPUBUFS_H
+#define STACKTOP_CPUBUFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct drain_budget;
+struct pollfd;
+struct session_stats;
+struct source_ctx;
+
+struct cpu_reader {
+	int cpu;
+	int fd;
+	uint64_t overrun;
+	uint64_t dropped;
+};
+
+/**
+ * struct cpubufs - the readers of one instance
+ * @cpus: one per CPU read (--cpu: those asked for)
+ * @ncpus: entries in @cpus
+ * @page: one sub-buffer, read into
+ */
+struct cpubufs {
+	struct cpu_reader *cpus;
+	int ncpus;
+	uint8_t *page;
+};
+
+/* called when ingest's id queue is nearly full, in the middle of a drain */
+typedef void (*cpubufs_full_fn)(void *ctx);
+
+/* open a reader per CPU of the instance (0, or -errno with @err set) */
+int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errsz);
+/* read pages round-robin within @budget into ingest; @full when its queue fills */
+int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *budget,
+		  cpubufs_full_fn full, void *ctx);
+/* read per_cpu/cpuN/stats (overrun, dropped events) */
+void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s);
+/* add the counters read into @st */
+void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);
+/* the readers' descriptors, for poll() */
+int cpubufs_pollfds(const struct cpubufs *b, struct pollfd *fds, int max);
+/* close every reader */
+void cpubufs_close(struct cpubufs *b);
+
+#endif /* STACKTOP_CPUBUFS_H */

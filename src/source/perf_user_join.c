@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perf_user_join.c - the dwarf source wired to the session (struct glue,
+ * see perf_user_priv.h):
+ *  - ingest hands it each counted kernel stack (ingest_set_user_hold():
+ *    pu_on_hold()); the frames wait in a slot whose index is the record's
+ *    ujoin handle;
+ *  - each unwound sample becomes user tokens (usym_intern(), at once,
+ *    while the process is likely still there) and goes to
+ *    ujoin_add_sample();
+ *  - a match is counted as kernel frames, usym_sep(tgid), user tokens
+ *    (USYM_CUT when the copy or the depth ended the walk), exactly as the
+ *    fp mode's stacks; a record without a sample is counted kernel-only
+ *    and the reason stays in ujoin's counters (session_stats.ujoin).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ingest/ingest.h"
+#include "source/perf_user_priv.h"
+#include "sym/usym.h"
+
+static void held_free(struct glue *g, uint32_t slot)
+{
+	free(g->held[slot].frames);
+	g->held[slot].frames = NULL;
+	g->free[g->nfree++] = slot;
+}
+
+bool pu_on_hold(void *ctx, const struct ingest_held *h, const uint64_t *frames, unsigned int n)
+{
+	struct glue *g = ctx;
+	struct ujoin_key key = { .cpu = h->cpu, .tid = (uint32_t)h->pid, .event = h->event };
+	struct pu_held *e;
+	uint32_t slot;
+
+	if (!g->on || h->event >= g->nsampled || !g->sampled[h->event] || h->pid <= 0)
+		return false;
+	if (!g->nfree) {
+		uint32_t c = g->cheld ? g->cheld * 2 : 256, i;
+		struct pu_held *nh = realloc(g->held, c * sizeof(*nh));
+		uint32_t *nf;
+
+		if (!nh)
+			return false;
+		g->held = nh;
+		nf = realloc(g->free, c * sizeof(*nf));
+		if (!nf)
+			return false;
+		g->free = nf;
+		for (i = c; i-- > g->cheld;) {
+			g->held[i].frames = NULL;
+			g->free[g->nfree++] = i;
+		}
+		g->cheld = c;
+	}
+	slot = g->free[g->nfree - 1];
+	e = &g->held[slot];
+	e->frames = malloc((n + 2 + PERF_USER_MAX_FRAMES) * sizeof(uint64_t));
+	if (!e->frames)
+		return false;
+	g->nfree--;
+	memcpy(e->frames, frames, n * sizeof(uint64_t));
+	e->n = n;
+	e->h = *h;
+	if (ujoin_add_record(g->join, &key, h->ts, slot) < 0) {
+		held_free(g, slot);
+		return false;
+	}
+	return true;
+}
+
+static void join_emit(void *ctx, const struct ujoin_match *m)
+{
+	struct glue *g = ctx;
+	struct pu_ustack *u = m->sample;
+	struct pu_held *e = &g->held[m->rec];
+	unsigned int n = e->n;
+
+	if (!g->discard) {
+		if (m->why == UJOIN_OK && u && u->n) {
+			e->frames[n++] = usym_sep(u->tgid);
+			memcpy(e->frames + n, u->toks, u->n * sizeof(uint64_t));
+			n += u->n;
+		}
+		ingest_count_held(g->s->ing, &e->h, e->frames, n);
+	}
+	free(u);
+	held_free(g, (uint32_t)m->rec);
+}
+
+static void join_drop(void *ctx, void *sample)
+{
+	(void)ctx;
+	free(sample);
+}
+
+/* a sample unwound: its frames as tokens, to the join */
+static void on_stack(void *ctx, const struct perf_user_stack *st)
+{
+	struct perf_user *pu = ctx;
+	struct glue *g = pu->g;
+	struct ujoin_key key = st->key;
+	struct pu_ustack *u = NULL;
+	unsigned int i, n = 0;
+
+	if (st->pid == g->self || !g->on || key.event >= g->nsampled)
+		return;
+	key.event = (uint32_t)g->evmap[key.event];
+	if (st->why == UJOIN_OK) {
+		u = malloc(sizeof(*u) + (size_t)(st->n + 1) * sizeof(uint64_t));
+		if (!u)
+			return;
+		u->tgid = st->pid;
+		if (st->n)
+			pu_give_maps(g, st->pid);
+		for (i = 0; i < (unsigned int)st->n; i++) {
+			/*
+			 * a caller's frame is its return address: the call is the
+			 * byte before it (after a noreturn call it may be the next
+			 * function's first byte); perf shows callers the same way
+			 */
+			uint64_t ip = i ? st->ips[i] - 1 : st->ips[i];
+			uint64_t tok = usym_intern(g->s->usym, st->pid, ip);
+
+			if (!tok)
+				break;
+			u->toks[n++] = tok;
+		}
+		/* the walk stopped short of the outermost frame: say so */
+		if (n && (st->end == DWUNWIND_END_STACK || st->end == DWUNWIND_END_DEPTH ||
+			  st->end == DWUNWIND_END_NOINFO))
+			u->toks[n++] = USYM_CUT;
+		u->n = n;
+	}
+	ujoin_add_sample(g->join, &key, st->time, u, st->why);
+}
+
+static void cb_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
+{
+	struct perf_user *pu = ctx;
+
+	ujoin_add_lost(pu->g->join, cpu, time, count);
+}
+
+void pu_glue_free(struct glue *g)
+{
+	uint32_t i;
+
+	if (!g)
+		return;
+	if (g->s && g->s->ing)
+		ingest_set_user_hold(g->s->ing, NULL, NULL);
+	ujoin_free(g->join);
+	for (i = 0; i < g->cheld; i++)
+		free(g->held[i].frames);
+	free(g->held);
+	free(g->free);
+	pu_procs_free(g);
+	free(g->evmap);
+	free(g->sampled);
+	free(g);
+}
+
+struct perf_user *pu_glue_new(struct source_ctx *s)
+{
+	struct perf_user *pu = calloc(1, sizeof(*pu));
+	struct glue *g = calloc(1, sizeof(*g));
+	struct ujoin_opts jo = { .timeout_ns = PU_TIMEOUT_NS, .emit = join_emit, .drop = join_drop };
+
+	if (!pu || !g) {
+		free(pu);
+		free(g);
+		return NULL;
+	}
+	g->s = s;
+	g->on = true;
+	g->self = (uint32_t)getpid();
+	jo.ctx = g;
+	g->join = ujoin_new(&jo);
+	if (!g->join) {
+		free(pu);
+		pu_glue_free(g);
+		return NULL;
+	}
+	pu->g = g;
+	pu->cfg.pid = -1;
+	pu->cfg.maps_for = pu_maps_for;
+	pu->cfg.on_stack = on_stack;
+	pu->cfg.ctx = pu;
+	pu->cfg.perf.mmap = pu_on_mmap;
+	pu->cfg.perf.comm = pu_on_comm;
+	pu->cfg.perf.task = pu_on_task;
+	pu->cfg.perf.lost = cb_lost;
+	return pu;
+}
+
+void perf_user_set_on(struct source *src, bool on)
+{
+	struct perf_user *pu = src->priv;
+
+	if (pu && pu->g)
+		pu->g->on = on;
+}

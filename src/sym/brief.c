@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * brief.c - see brief.h.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sym/brief.h"
+#include "core/format.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "core/stack_table.h"
+
+static const char *const machinery[] = {
+	"trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_", "__bpf_trace_",
+	"trace_event_buffer_", "__trace_stack", "__ftrace_trace_stack", "ftrace_",
+	"trace_buffer_unlock_commit", "trace_",
+};
+
+static int is_machinery(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(machinery) / sizeof(machinery[0]); i++)
+		if (!strncmp(name, machinery[i], strlen(machinery[i])))
+			return 1;
+	return 0;
+}
+
+unsigned int brief_skip(struct ksym *ks, const struct stack *st)
+{
+	unsigned int i;
+
+	if (!ks)
+		return 0;
+	for (i = 0; i < st->depth; i++) {
+		struct ksym_hit hit;
+
+		if (ksym_lookup(ks, st->ips[i], &hit) < 0 || !is_machinery(hit.name))
+			return i;
+	}
+	return 0;
+}
+
+static int brief_frames(char *buf, size_t size, struct ksym *ks, const struct stack *st,
+			unsigned int i, unsigned int end, int frames, int with_module, size_t len)
+{
+	int n = 0;
+
+	for (; i < end && n < frames; i++, n++) {
+		char fn[256];
+		int w = fmt_func(fn, sizeof(fn), ks, st->ips[i], with_module);
+
+		if (n)
+			len += 3;
+		if (size && len < size)
+			snprintf(buf + len - (n ? 3 : 0), size - len + (n ? 3 : 0), "%s%s",
+				 n ? " < " : "", fn);
+		len += (size_t)w;
+	}
+	return (int)len;
+}
+
+int brief_format(char *buf, size_t size, struct ksym *ks, const struct stack *st, int frames,
+		 int with_module)
+{
+	return brief_format_after(buf, size, ks, st, 0, frames, with_module);
+}
+
+int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct stack *st,
+		       unsigned int common, int frames, int with_module)
+{
+	unsigned int i = brief_skip(ks, st);
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (st->flags & STACK_F_OVER)
+		return snprintf(buf, size, "[stacks not kept: over --max-memory]");
+	if (!st->depth)
+		return snprintf(buf, size, "(empty stack)");
+	if (common && i + common < st->depth) {
+		i += common;
+		len = (size_t)snprintf(buf, size, "... ");
+	}
+	return brief_frames(buf, size, ks, st, i, st->depth, frames, with_module, len);
+}
+
+int brief_common_format(char *buf, size_t size, struct ksym *ks, const struct stack *st,
+			unsigned int common)
+{
+	unsigned int i = brief_skip(ks, st);
+
+	if (size)
+		buf[0] = '\0';
+	if (i + common > st->depth)
+		common = st->depth - i;
+	return brief_frames(buf, size, ks, st, i, i + common, (int)common, 0, 0);
+}
+
+/* the function name of frame @i of @st, or NULL */
+static const char *brief_name(struct ksym *ks, const struct stack *st, unsigned int i)
+{
+	struct ksym_hit hit;
+
+	if (i >= st->depth || ksym_lookup(ks, st->ips[i], &hit) < 0)
+		return NULL;
+	return hit.name;
+}
+
+unsigned int brief_common(struct ksym *ks, const struct rank_row *rows, size_t n)
+{
+	unsigned int common = UINT_MAX, skip0, k;
+	const struct stack *s0;
+	size_t r;
+
+	if (!ks || n < 2)
+		return 0;
+	s0 = rows[0].stack;
+	skip0 = brief_skip(ks, s0);
+	for (r = 0; r < n && common; r++) {
+		const struct stack *s = rows[r].stack;
+		unsigned int skip = brief_skip(ks, s);
+
+		/* one frame of each stack stays in view */
+		if (s->depth <= skip + 1)
+			return 0;
+		if (s->depth - skip - 1 < common)
+			common = s->depth - skip - 1;
+		for (k = 0; k < common; k++) {
+			const char *a = brief_name(ks, s0, skip0 + k), *b = brief_name(ks, s, skip + k);
+
+			if (!a || !b || strcmp(a, b))
+				break;
+		}
+		common = k;
+	}
+	return common == UINT_MAX ? 0 : common;
+}

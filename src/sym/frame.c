@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * frame.c - see frame.h: a frame's name from the kernel symbols, or from
+ * the user symbolizer for a user token.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/stack_table.h"
+#include "sym/frame.h"
+#include "sym/ksym.h"
+#include "sym/usym.h"
+
+#define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
+
+static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bool offset,
+			bool with_module)
+{
+	struct ksym_hit h;
+	struct fmt_out o;
+
+	if (usym_is_user(ip))
+		return usym_format(ksym_usym(ks), ip, buf, size, offset, with_module);
+	fmt_out_init(&o, buf, size);
+	if (ip == STACK_IP_TRAMPOLINE) {
+		fmt_out_str(&o, TRAMPOLINE_LABEL);
+	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
+		fmt_out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
+	} else if (ks && ksym_lookup(ks, ip, &h) == 0) {
+		fmt_out_sanitized(&o, h.name, strlen(h.name));
+		if (offset)
+			fmt_out_printf(&o, "+0x%" PRIx64 "/0x%" PRIx64, ip - h.start, h.size);
+		if (with_module && h.module) {
+			fmt_out_str(&o, " [");
+			fmt_out_sanitized(&o, h.module, strlen(h.module));
+			fmt_out_str(&o, "]");
+		}
+	} else {
+		fmt_out_printf(&o, "0x%" PRIx64, ip);
+	}
+	return fmt_out_ret(&o);
+}
+
+int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip)
+{
+	return frame_common(buf, size, ks, ip, true, true);
+}
+
+int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_module)
+{
+	return frame_common(buf, size, ks, ip, false, with_module);
+}
+

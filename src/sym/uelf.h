@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uelf.h - the function symbols of an ELF file another user controls, read
+ * with pread() from a descriptor (ufile.h) or from memory, every size
+ * checked against the file and a byte budget before anything is allocated.
+ *
+ * Symbols come from the file's .symtab; without one, from the separate
+ * debug file its build-id names (uelf_opts.debug_open: the caller decides
+ * where it may be), else from .dynsym together with the .symtab of the
+ * xz-compressed ELF in .gnu_debugdata ("MiniDebugInfo"), decompressed with
+ * liblzma under a memory limit and an output cap, both within the budget.
+ * ELF32 and ELF64, little-endian.
+ */
+#ifndef STACKTOP_UELF_H
+#define STACKTOP_UELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct uelf_src - where an ELF file's bytes are
+ * @fd: a descriptor read with pread (when @mem is NULL)
+ * @mem: the bytes in memory (an image copied from a process, a decompressed
+ *	.gnu_debugdata), or NULL
+ * @size: the file's (or the image's) size
+ */
+struct uelf_src {
+	int fd;
+	const uint8_t *mem;
+	uint64_t size;
+};
+
+/**
+ * struct uelf_opts - how a file's symbols are loaded
+ * @budget: bytes the result may hold; what loading needs on the way (a
+ *	string table, a decompressed .gnu_debugdata) counts too. 0: 256 MiB.
+ * @debug_open: a descriptor on the debug file of build-id @bid, or -errno
+ *	(NULL: none looked for)
+ * @ctx: for @debug_open
+ */
+struct uelf_opts {
+	size_t budget;
+	int (*debug_open)(const uint8_t *bid, int len, void *ctx);
+	void *ctx;
+};
+
+/**
+ * struct uelf_sym - one function symbol
+ * @start: its address (ELF virtual address)
+ * @size: its size (never 0: a symbol without a size says nothing about
+ *	where it ends)
+ * @name: offset of its name in struct uelf @names
+ */
+struct uelf_sym {
+	uint64_t start;
+	uint64_t size;
+	uint32_t name;
+};
+
+/* where struct uelf's symbols came from (@from) */
+#define UELF_SYMTAB    0x1
+#define UELF_DEBUGFILE 0x2
+#define UELF_DYNSYM    0x4
+#define UELF_DEBUGDATA 0x8
+
+/**
+ * struct uelf - a file's function symbols, sorted by address
+ * @syms: the symbols, one per address
+ * @nsyms: how many
+ * @names: their names, NUL-terminated
+ * @bytes: memory held by all of this
+ * @from: UELF_* bits
+ */
+struct uelf {
+	struct uelf_sym *syms;
+	size_t nsyms;
+	char *names;
+	size_t bytes;
+	unsigned int from;
+	/* private */
+	struct uelf_load *loads;
+	unsigned int nloads;
+	size_t names_len, names_cap;
+};
+
+/**
+ * uelf_load() - read a file's symbols and program headers
+ * @src: the file
+ * @o: budget and debug-file lookup
+ * @ret: receives the result (uelf_free())
+ *
+ * Return: 0; -ENOEXEC (not an ELF file this reads), -E2BIG (over the
+ * budget), -EIO (cut short: truncated), -ENOMEM.
+ */
+int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf **ret);
+
+/**
+ * uelf_buildid() - the GNU build-id of a file
+ * @src: the file
+ * @bid: receives it
+ * @max: room in @bid
+ *
+ * Return: its length, or -ENOENT, -ENOEXEC, -EIO.
+ */
+int uelf_buildid(const struct uelf_src *src, uint8_t *bid, size_t max);
+
+/**
+ * uelf_vaddr() - the virtual address of file offset @off (the PT_LOAD
+ * segment holding it)
+ * @e: the file's symbols
+ * @off: file offset
+ * @ret: receives the address
+ *
+ * Return: 0, or -ENOENT when no segment holds @off.
+ */
+int uelf_vaddr(const struct uelf *e, uint64_t off, uint64_t *ret);
+
+/**
+ * uelf_find() - the symbol covering @vaddr
+ * @e: the file's symbols
+ * @vaddr: address
+ *
+ * Return: the symbol (index into @e->syms), or NULL.
+ */
+const struct uelf_sym *uelf_find(const struct uelf *e, uint64_t vaddr);
+
+/**
+ * uelf_free() - free what uelf_load() returned; NULL is a no-op
+ * @e: symbols
+ */
+void uelf_free(struct uelf *e);
+
+#endif /* STACKTOP_UELF_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ufile.h - opening and reading files that other users control, as root,
+ * without being hung, crashed or steered by them: the binaries and
+ * libraries a process mapped, its perf-<pid>.map, debug files.
+ *
+ * Every file is first reached with O_PATH (no open of its own: no FIFO
+ * wait, no device driver, no FUSE request) and checked with statx(...,
+ * AT_STATX_DONT_SYNC) (cached attributes: no FUSE request either): it must
+ * be a regular file, on a mount that is not FUSE (a FUSE daemon can leave an
+ * open or a read waiting forever; an unprivileged user can mount one with
+ * fusermount), found in the mount table of stacktop or of the process
+ * (read after the file was pinned, so the answer is the pinned file's), and
+ * be what the caller expects (the device and inode /proc/PID/maps gave, an
+ * owner). Only then is it opened for reading, through /proc/self/fd/N (the
+ * same inode, not the path again), with O_RDONLY | O_NONBLOCK | O_CLOEXEC:
+ * O_NONBLOCK also makes a lease held by the file's owner fail the open at
+ * once instead of waiting up to lease-break-time.
+ *
+ * Paths are walked one component at a time (O_PATH | O_NOFOLLOW): a
+ * symlink ends the walk (ELOOP), except in UFILE_TRUSTED walks, where a
+ * symlink owned by root in a directory only root can write is followed and
+ * its target walked under the same rules; ".." is refused; the mount of
+ * each directory is checked before anything is looked up in it.
+ *
+ * Reading is pread() into memory (ufile_pread()): never mmap, which a file
+ * its owner truncates turns into SIGBUS. A short read is -EIO.
+ *
+ * Devices are major << 32 | minor, as struct usym_map keeps them.
+ */
+#ifndef STACKTOP_UFILE_H
+#define STACKTOP_UFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct ufile_stat - what an opened file is
+ * @dev: its device as stat() gives it (major << 32 | minor)
+ * @ino: its inode
+ * @size: its size when opened
+ * @uid: its owner
+ * @mode: its mode bits
+ */
+struct ufile_stat {
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t size;
+	uint32_t uid;
+	uint32_t mode;
+};
+
+/* ufile_open_at() flags */
+#define UFILE_TRUSTED 0x1 /* every component owned by root, not group/other-writable */
+#define UFILE_OWNER   0x2 /* the file owned by one of @uids */
+
+/**
+ * struct ufile_want - what the file opened must be (every member optional)
+ * @dev: its device (0: any); a file of btrfs (per-subvolume devices) is
+ *	matched on @ino alone
+ * @ino: its inode (0: any)
+ * @uids: with UFILE_OWNER, the owners accepted
+ * @nuids: how many
+ * @max_size: refuse a larger file (-EFBIG); 0: any size
+ */
+struct ufile_want {
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t uids[4];
+	unsigned int nuids;
+	uint64_t max_size;
+};
+
+/**
+ * ufile_open_mapped() - a descriptor on the file a process mapped
+ * @proc: the proc root ("/proc")
+ * @pid: the process
+ * @start: the mapping's first address
+ * @end: the address after its last
+ * @path: the path /proc/PID/maps (or perf's MMAP2) named it by, in the
+ *	process's mount namespace; NULL: no path fallback
+ * @want: its device and inode (from the same line); both required
+ * @st: receives what was opened
+ *
+ * Through /proc/PID/map_files/START-END (the very file mapped, even deleted
+ * or replaced since); when that is gone (the process exited or unmapped
+ * it), @path walked under /proc/PID/root, then under stacktop's own root -
+ * and in every case the file opened must have @want's device and inode, so
+ * a path that names another file in this mount namespace (or a FIFO, a
+ * symlink, a device put there since) opens nothing.
+ *
+ * Return: the descriptor (O_RDONLY | O_CLOEXEC), or -errno: -ELOOP (a
+ * symlink), -EFTYPE-like -EINVAL (not a regular file), -EXDEV (a FUSE or
+ * unknown mount), -ESTALE (another file), -ENOENT, -EPERM...
+ */
+int ufile_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t end,
+		      const char *path, const struct ufile_want *want, struct ufile_stat *st);
+
+/**
+ * ufile_open_at() - a descriptor on @path under a root, checked as above
+ * @proc: the proc root ("/proc")
+ * @pid: the process whose root to walk under (/proc/PID/root, its mount
+ *	table), 0: stacktop's own root ("/")
+ * @path: the path under it (leading '/' allowed, no "..")
+ * @flags: UFILE_TRUSTED, UFILE_OWNER
+ * @want: more checks, or NULL
+ * @st: receives what was opened, or NULL
+ *
+ * Return: the descriptor, or -errno (-EACCES: an owner or a mode refused).
+ */
+int ufile_open_at(const char *proc, uint32_t pid, const char *path, unsigned int flags,
+		  const struct ufile_want *want, struct ufile_stat *st);
+
+/**
+ * ufile_pread() - read exactly @len bytes at @off
+ * @fd: descriptor
+ * @buf: destination
+ * @len: bytes
+ * @off: file offset
+ *
+ * Return: 0, or -EIO when the file ends before (truncated), -errno.
+ */
+int ufile_pread(int fd, void *buf, size_t len, uint64_t off);
+
+/**
+ * ufile_read() - @len bytes at @off in a new buffer
+ * @fd: descriptor
+ * @off: file offset
+ * @len: bytes (the caller bounds it)
+ *
+ * Return: the buffer (free()), or NULL (errno).
+ */
+void *ufile_read(int fd, uint64_t off, size_t len);
+
+/**
+ * ufile_fs_refused() - whether a file of device @dev (as /proc/PID/maps
+ * gives it) is on a mount ufile_open_mapped() refuses, from the mount
+ * tables alone (nothing of the file is touched)
+ * @proc: the proc root
+ * @pid: the process (its mount table too), 0: stacktop's only
+ * @dev: the device
+ *
+ * Return: true for a FUSE mount, or a device in no mount table that is
+ * not a block device's (a detached mount).
+ */
+bool ufile_fs_refused(const char *proc, uint32_t pid, uint64_t dev);
+
+#endif /* STACKTOP_UFILE_H */

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * usym.h - user-space frames: tokens, maps snapshots and symbols.
+ *
+ * A user frame is stored in a stack's frame array (struct stack, after the
+ * kernel frames) as a 64-bit token, never as the bare address: the address
+ * only means something with the process it was taken in. A token is an
+ * index into the (tgid, address) pairs this module interned; its top 16
+ * bits (USYM_TAG_*) are not a canonical address on any 64-bit architecture
+ * Linux runs on, so a token never equals a kernel frame. A user part is:
+ *
+ *	kernel leaf ... kernel root, USYM_SEP|tgid, user leaf ... user root
+ *	[, USYM_CUT when the walk stopped before the end]
+ *
+ * Because the tgid and the tokens are part of the frame array, interning
+ * keys stacks on (kernel stack, user stack, process): the same user
+ * addresses of two processes never merge (see doc/design.md).
+ *
+ * The maps of a process are read the first time its tgid is interned, and
+ * kept after it exits; each executable file it maps is a file another user
+ * may control: it is opened as ufile.h says (through /proc/<tgid>/map_files,
+ * the exact file mapped, even from a container or replaced on disk since;
+ * never a FIFO, a device, a symlink or a file on a FUSE mount) and read
+ * with pread (uelf.h: never mapped, every size checked). Names are looked
+ * up lazily (usym_format()): symbol tables, .gnu_debugdata, debug files
+ * under /usr/lib/debug/.build-id, and a perf-<pid>.map for JIT code. What
+ * all this holds counts against usym_set_limit(). No printing: the core's
+ * conventions.
+ */
+#ifndef STACKTOP_USYM_H
+#define STACKTOP_USYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define USYM_TAG_MASK  0xffff000000000000ULL
+#define USYM_TAG_FRAME 0x7573000000000000ULL /* "us": a (tgid, address) token */
+#define USYM_TAG_SEP   0x757c000000000000ULL /* "u|": kernel/user separator, low bits tgid */
+#define USYM_CUT       0x7578000000000000ULL /* "ux": user walk cut at its limit */
+
+#define USYM_FP_FRAMES 8 /* frames the kernel's userstacktrace records */
+
+struct usym;
+
+/**
+ * usym_is_user() - whether a frame word is a token of this module
+ * @ip: frame from a stack's frame array
+ */
+static inline bool usym_is_user(uint64_t ip)
+{
+	uint64_t t = ip & USYM_TAG_MASK;
+
+	return t == USYM_TAG_FRAME || t == USYM_TAG_SEP || t == USYM_CUT;
+}
+
+/**
+ * usym_is_sep() - whether a frame word is the kernel/user separator
+ * @ip: frame
+ */
+static inline bool usym_is_sep(uint64_t ip)
+{
+	return (ip & USYM_TAG_MASK) == USYM_TAG_SEP;
+}
+
+/**
+ * usym_sep() - the separator word of process @tgid
+ * @tgid: thread-group id
+ */
+static inline uint64_t usym_sep(uint32_t tgid)
+{
+	return USYM_TAG_SEP | tgid;
+}
+
+/**
+ * usym_user_start() - index of the separator in @ips, or @depth if none
+ * @ips: frames, leaf first
+ * @depth: how many
+ */
+static inline unsigned int usym_user_start(const uint64_t *ips, unsigned int depth)
+{
+	unsigned int i;
+
+	for (i = depth; i-- > 0;)
+		if (usym_is_sep(ips[i]))
+			return i;
+	return depth;
+}
+
+/**
+ * struct usym_map - one executable mapping of a process
+ * @start: first address
+ * @end: address after the last
+ * @pgoff: file offset of @start
+ * @dev: device (major << 32 | minor)
+ * @ino: inode (0: anonymous)
+ * @path: file or pseudo name ("[vdso]"), "" when anonymous
+ */
+struct usym_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t dev;
+	uint64_t ino;
+	char *path;
+};
+
+/**
+ * usym_parse_maps() - the executable mappings of a /proc/<pid>/maps text
+ * @text: file contents (need not end with a newline)
+ * @ret: array (free with usym_maps_free()), sorted by @start
+ * @ret_n: entries
+ *
+ * Lines that do not parse are skipped.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int usym_parse_maps(const char *text, struct usym_map **ret, size_t *ret_n);
+
+/**
+ * usym_maps_free() - free what usym_parse_maps() returned
+ * @m: array
+ * @n: entries
+ */
+void usym_maps_free(struct usym_map *m, size_t n);
+
+/**
+ * usym_find_map() - the mapping holding @addr
+ * @m: sorted array
+ * @n: entries
+ * @addr: address
+ *
+ * Return: the entry, or NULL.
+ */
+const struct usym_map *usym_find_map(const struct usym_map *m, size_t n, uint64_t addr);
+
+/**
+ * usym_new() - an empty symbolizer
+ * @proc: the proc root ("/proc" when NULL); "": the tgids are not this
+ *        machine's (a simulated tracefs), nothing is read and every frame
+ *        prints as `[unknown] 0xaddr`
+ *
+ * Return: the symbolizer, NULL on OOM.
+ */
+struct usym *usym_new(const char *proc);
+
+/**
+ * usym_free() - free everything; NULL is a no-op
+ * @u: symbolizer
+ */
+void usym_free(struct usym *u);
+
+/**
+ * usym_intern() - the token of @addr in process @tgid
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @addr: user address
+ *
+ * The first token of a tgid reads its maps (one file read per process).
+ *
+ * Return: the token, or 0 on OOM or at the limit (usym_set_limit()).
+ */
+uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
+
+/**
+ * usym_intern_text() - the token of a frame named by a snapshot read back
+ * @u: symbolizer
+ * @tgid: thread-group id (of the machine the snapshot was taken on)
+ * @addr: user address
+ * @text: the frame as usym_format() wrote it with offset and file
+ *        ("func+0xoff (file)", "[unknown] 0xaddr (file+0xoff)"), sanitized
+ *
+ * No process is looked at: the frame prints as @text (its shorter forms cut
+ * from it), and one (tgid, address, text) is one token.
+ *
+ * Return: the token, or 0 on OOM.
+ */
+uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const char *text);
+
+/**
+ * usym_tick() - a new refresh: each process is checked for an exec again
+ * @u: symbolizer
+ *
+ * The first token of a process in each refresh compares its
+ * /proc/<tgid>/exe with the one seen before; after an exec its maps are
+ * read again, and its later frames get tokens of their own.
+ */
+void usym_tick(struct usym *u);
+
+/**
+ * usym_add_maps() - the executable mappings of @tgid for when its
+ * /proc/<tgid>/maps cannot be read (it exited before its first frame was
+ * interned; the dwarf mode keeps them from perf's MMAP2 records)
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @m: its mappings, sorted by start (copied)
+ * @n: how many
+ *
+ * Call before the first usym_intern() of @tgid: a process known already, or
+ * whose maps /proc still gives, keeps those.
+ *
+ * Return: 0 when @m is used, -EEXIST when not needed, -ENOMEM.
+ */
+int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_t n);
+
+/**
+ * usym_lookup() - the process and address of a token
+ * @u: symbolizer
+ * @tok: token (USYM_TAG_FRAME)
+ * @ret_tgid: receives the tgid
+ * @ret_addr: receives the address
+ *
+ * Return: 0, or -ENOENT when @tok is not a token of @u.
+ */
+int usym_lookup(const struct usym *u, uint64_t tok, uint32_t *ret_tgid, uint64_t *ret_addr);
+
+/**
+ * usym_format() - the text of a user frame word, sanitized
+ * @u: symbolizer (NULL: bare tokens)
+ * @ip: token, separator or cut mark
+ * @buf: output
+ * @size: size of @buf
+ * @offset: "func+0xoff" rather than "func"
+ * @with_file: append " (file)"
+ *
+ * Frames print as `func+0xoff (file)`, or `[unknown] 0xaddr (file+0xoff)`
+ * when no symbol covers the address; the separator as `--`.
+ *
+ * Return: the length of the full text (as snprintf).
+ */
+int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset, bool with_file);
+
+/**
+ * usym_start() - the token of the start of @ip's symbol (@ip if unknown)
+ * @u: symbolizer
+ * @ip: token
+ *
+ * Frames of one function share it: the caller tree's merge key.
+ */
+uint64_t usym_start(struct usym *u, uint64_t ip);
+
+#define USYM_DEMANGLE_MAX 4096 /* bytes of a demangled name at most */
+
+/**
+ * usym_demangle() - the readable form of a symbol name
+ * @name: symbol as in the ELF symbol table
+ *
+ * C++ (`_Z`), Rust legacy (`_ZN...17h<hash>E`: shown without the hash) and
+ * Rust v0 (`_R`) names are demangled with libiberty's callback demanglers
+ * when built with them (else every name stays as it is), within bounds: a
+ * mangled name longer than 4 KiB, or one whose demangled form would pass
+ * USYM_DEMANGLE_MAX bytes (its parts refer back to each other: the output
+ * can double at each nesting level), is refused and returned unchanged.
+ * A symbol version (`name@@GLIBC_2.34`, `name@VER`) is left out first, as
+ * perf does. Anything else, or a name that does not demangle, is returned
+ * unchanged.
+ *
+ * Return: an allocated string (free()), NULL on OOM.
+ */
+char *usym_demangle(const char *name);
+
+/**
+ * usym_demangle_bounded() - usym_demangle(), saying whether the bound
+ * refused the name
+ * @name: symbol as in the ELF symbol table
+ * @refused: receives true when the name was not demangled for its size
+ *
+ * Return: as usym_demangle().
+ */
+char *usym_demangle_bounded(const char *name, bool *refused);
+
+/**
+ * usym_memory() - bytes held: tokens, processes, maps, cached names, vdso
+ * copies, loaded symbol tables and their demangled names, perf maps
+ * @u: symbolizer
+ */
+size_t usym_memory(const struct usym *u);
+
+/**
+ * usym_set_limit() - bound what the symbolizer holds
+ * @u: symbolizer
+ * @bytes: the bound on usym_memory(); 0: none
+ *
+ * Cached names take at most a quarter of it (all are dropped past that and
+ * resolved again when shown). Symbol tables are loaded within what is left
+ * (the least recently used dropped to make room; one larger than the whole
+ * bound is not loaded, usym_files_big()), a perf map is read until the
+ * bound is reached. At the bound no new process or address is interned:
+ * usym_intern() returns 0 (usym_refused() counts them) while the tokens
+ * interned before stay valid.
+ */
+void usym_set_limit(struct usym *u, size_t bytes);
+
+/**
+ * usym_refused() - new frames (or processes) refused at the limit
+ * @u: symbolizer
+ */
+uint64_t usym_refused(const struct usym *u);
+
+/**
+ * usym_files_refused() - mapped files never opened: not a regular file, a
+ * symlink, on a FUSE or unknown mount (their frames stay `[unknown]` with
+ * the file offset)
+ * @u: symbolizer
+ */
+uint64_t usym_files_refused(const struct usym *u);
+
+/**
+ * usym_files_big() - files whose symbol table did not fit the bound
+ * @u: symbolizer
+ */
+uint64_t usym_files_big(const struct usym *u);
+
+#endif /* STACKTOP_USYM_H */

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * usym_priv.h - what the symbolizer's files share. Not for other modules:
+ * usym.h is the interface.
+ *
+ * The files, each using only the ones listed before it (usym.c, named
+ * after usym.h, calls none of the others):
+ *	usym.c          the state: lookup tables, growth, memory and bound,
+ *	                the name cache
+ *	usym_text.c     frames read back from a snapshot
+ *	usym_demangle.c C++ and Rust names, bounded
+ *	usym_file.c     the files processes map and their symbol tables
+ *	usym_perf.c     perf-<pid>.map files
+ *	usym_proc.c     processes: their images, maps and uids
+ *	usym_tok.c      tokens: interned, named, formatted
+ */
+#ifndef STACKTOP_USYM_PRIV_H
+#define STACKTOP_USYM_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sym/usym.h"
+
+struct uelf;
+
+enum tok_state {
+	TOK_NEW,     /* not resolved yet */
+	TOK_SYM,     /* @name + @symoff in @file */
+	TOK_FILE,    /* no symbol: @fileoff in @file */
+	TOK_PERF,    /* @name + @symoff from perf-<pid>.map */
+	TOK_NOMAP,   /* no mapping holds the address */
+	TOK_TEXT,    /* named by a snapshot read back: @name is the frame as written */
+};
+
+struct utok {
+	uint64_t addr;
+	uint32_t tgid;
+	uint32_t proc;
+	uint8_t state;
+	uint32_t file; /* index in u->files, UINT32_MAX: the map's pseudo name */
+	uint32_t map;  /* index in the proc's maps (TOK_FILE with no file) */
+	uint64_t symoff;
+	uint64_t fileoff;
+	char *name;
+};
+
+/* u64 -> u32 map, open addressing; UINT32_MAX marks an empty slot */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap;
+	size_t n;
+};
+
+/* a perf-<pid>.map entry: @name is an offset in struct uperf @names */
+struct perfsym {
+	uint64_t start;
+	uint64_t size;
+	uint32_t name;
+};
+
+/*
+ * A process's perf-<pid>.map as read so far: entries are appended as the
+ * file grows (JIT runtimes append), sorted when looked up after a change.
+ */
+struct uperf {
+	struct perfsym *e;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+	uint64_t dev, ino; /* the file read */
+	uint64_t off;      /* bytes parsed (up to a newline) */
+	uint32_t checked;  /* usym epoch of the last look at the file (+1) */
+	bool sorted;
+	bool full;         /* stopped at the symbolizer's share */
+};
+
+/*
+ * One image of a process: an exec (seen as /proc/<tgid>/exe changing, at
+ * most once per refresh) starts a new one, and tokens key on the image, so
+ * frames from before and after an exec are never named from the other's
+ * maps.
+ */
+struct uproc {
+	uint32_t tgid;
+	uint32_t nspid;
+	uint32_t uids[4]; /* real, effective, saved, filesystem (status "Uid:") */
+	unsigned int nuids;
+	uint32_t checked; /* usym epoch of the last exec check */
+	uint64_t exe_dev;
+	uint64_t exe_ino;
+	struct usym_map *maps;
+	size_t nmaps;
+	uint32_t *mfile; /* file index per map, UINT32_MAX: none */
+	bool retried;
+	bool gone;       /* its /proc entry went away: nothing more to read */
+	struct uperf perf;
+};
+
+/*
+ * A file processes map (usym_file.c), known by device and inode; usym.c
+ * counts the table's memory.
+ */
+struct usfile {
+	uint64_t dev;
+	uint64_t ino;
+	char *path;     /* as the process named it */
+	uint32_t tgid;  /* the last process seen mapping it, */
+	uint64_t start; /* ... and where: to open it again */
+	uint64_t end;
+	int fd;
+	bool failed;    /* its symbols could not be loaded: not tried again */
+	bool refused;   /* not opened: not a regular file, FUSE, ... */
+	bool vdso;      /* an image copied from a process's memory: */
+	size_t len;     /* ... its size */
+	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
+	struct uelf *elf; /* its symbols, when loaded */
+	uint64_t used;
+	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
+	struct u64map dm;
+	char *dmp;
+	size_t dmlen, dmcap;
+};
+
+struct usym {
+	char proc[128];
+	struct u64map tokmap; /* hash(tgid, addr) chains resolved by compare */
+	struct utok *toks;
+	size_t ntoks, ctoks;
+	struct u64map procmap;
+	struct uproc *procs;
+	size_t nprocs, cprocs;
+	struct u64map filemap;
+	struct usfile *files;
+	size_t nfiles, cfiles;
+	size_t name_bytes;
+	size_t maps_bytes;  /* the processes' maps */
+	size_t image_bytes; /* the vdso copies */
+	size_t sym_bytes;   /* loaded symbol tables and their demangled names */
+	size_t perf_bytes;  /* perf maps */
+	size_t limit;       /* usym_set_limit(), 0: none */
+	uint64_t refused;   /* new frames not interned: at the limit */
+	uint64_t files_refused; /* files not read: not regular, FUSE, ... */
+	uint64_t files_big;     /* files whose symbols did not fit the share */
+	unsigned int nfds;
+	unsigned int maxfds; /* the per-CPU readers need descriptors too */
+	unsigned int nloaded;
+	uint64_t clock;
+	uint32_t epoch; /* usym_tick() */
+};
+
+/* usym.c */
+uint32_t u64map_get(const struct u64map *m, uint64_t key);
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+int u64map_grow(struct u64map *m);
+void u64map_free(struct u64map *m);
+int usym_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
+size_t usym_names_max(const struct usym *u);
+/* every cached name dropped (those read back stay): resolved again when shown */
+void usym_names_drop(struct usym *u);
+
+/* usym_text.c */
+int usym_text_format(const char *text, char *buf, size_t size, bool offset, bool with_file);
+uint64_t usym_text_start(struct usym *u, const struct utok *t, uint64_t ip);
+
+/* usym_file.c */
+uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
+uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
+char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_symoff);
+const char *usym_file_path(const struct usym *u, uint32_t fi);
+void usym_files_free(struct usym *u);
+
+/* usym_perf.c */
+void perf_refresh(struct usym *u, struct uproc *pr);
+const struct perfsym *perf_find(struct uproc *pr, uint64_t addr);
+const char *perf_name(const struct uproc *pr, const struct perfsym *ps);
+void perf_free(struct usym *u, struct uproc *pr);
+
+/* usym_proc.c */
+/* the current image of @tgid, its index in u->procs; a new one at first
+ * sight or after an exec; UINT32_MAX when it cannot be kept */
+uint32_t usym_proc_get(struct usym *u, uint32_t tgid);
+/* read @pr's maps again (and open the files they map) */
+void usym_proc_snapshot(struct usym *u, struct uproc *pr);
+/* every process freed, with its maps and perf map */
+void usym_procs_free(struct usym *u);
+
+#endif /* STACKTOP_USYM_PRIV_H */

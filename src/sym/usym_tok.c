@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * usym_tok.c - the symbolizer's tokens (usym.h): an address of a process
+ * image interned as a token at ingest (usym_intern(), its process read
+ * then), named when first shown (usym_format(), usym_start()): from the
+ * symbols of the file mapped there (usym_file.c), else the process's perf
+ * map (usym_perf.c), else the file offset; the name kept in the cache
+ * (usym.c). The file at the top of the symbolizer: it calls the others,
+ * none calls it (usym_free() is here for that reason).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/mix64.h"
+#include "sym/usym_priv.h"
+
+/* bytes the next new token allocates (the arrays double), 0 mostly */
+static size_t tok_growth(const struct usym *u)
+{
+	size_t b = 0;
+
+	if (u->ntoks + 1 > u->ctoks)
+		b += (u->ctoks ? u->ctoks : 64) * sizeof(*u->toks);
+	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3)
+		b += (u->tokmap.cap ? u->tokmap.cap : 256) * 12;
+	return b;
+}
+
+uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
+{
+	uint32_t pi = usym_proc_get(u, tgid);
+	uint64_t key;
+	size_t j;
+
+	if (pi == UINT32_MAX)
+		return 0;
+	key = mix64(addr) ^ pi;
+	if (u->tokmap.cap) {
+		for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
+		     j = (j + 1) & (u->tokmap.cap - 1)) {
+			const struct utok *t = &u->toks[u->tokmap.vals[j]];
+
+			if (t->addr == addr && t->proc == pi)
+				return USYM_TAG_FRAME | u->tokmap.vals[j];
+		}
+	}
+	if (u->ntoks >= 0xffffffffu - 1)
+		return 0;
+	if (u->limit && usym_memory(u) + tok_growth(u) >= u->limit) {
+		u->refused++; /* the frames interned so far stay; no new one */
+		return 0;
+	}
+	if (usym_grow((void **)&u->toks, &u->ctoks, u->ntoks + 1, sizeof(*u->toks)) < 0)
+		return 0;
+	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
+		return 0;
+	/* equal keys chain in the probe sequence: find the next empty slot */
+	for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
+	     j = (j + 1) & (u->tokmap.cap - 1))
+		;
+	u->tokmap.keys[j] = key;
+	u->tokmap.vals[j] = (uint32_t)u->ntoks;
+	u->tokmap.n++;
+	memset(&u->toks[u->ntoks], 0, sizeof(u->toks[0]));
+	u->toks[u->ntoks].addr = addr;
+	u->toks[u->ntoks].tgid = tgid;
+	u->toks[u->ntoks].proc = pi;
+	u->toks[u->ntoks].file = UINT32_MAX;
+	/*
+	 * Code in no file (JIT): its perf map is read now, while the process
+	 * most likely lives (once a refresh; never after it is gone)
+	 */
+	{
+		struct uproc *pr = &u->procs[pi];
+		const struct usym_map *m = usym_find_map(pr->maps, pr->nmaps, addr);
+
+		if (!m || !m->ino)
+			perf_refresh(u, pr);
+	}
+	return USYM_TAG_FRAME | u->ntoks++;
+}
+
+int usym_lookup(const struct usym *u, uint64_t tok, uint32_t *ret_tgid, uint64_t *ret_addr)
+{
+	uint64_t i = tok & ~USYM_TAG_MASK;
+
+	if ((tok & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks)
+		return -ENOENT;
+	*ret_tgid = u->toks[i].tgid;
+	*ret_addr = u->toks[i].addr;
+	return 0;
+}
+
+static void tok_resolve(struct usym *u, struct utok *t)
+{
+	struct uproc *pr = &u->procs[t->proc];
+	const struct usym_map *m;
+	const struct perfsym *ps;
+
+	if (u->name_bytes > usym_names_max(u))
+		usym_names_drop(u);
+	m = usym_find_map(pr->maps, pr->nmaps, t->addr);
+	if (!m && !pr->retried) {
+		pr->retried = true; /* mapped after the first look (dlopen, exec) */
+		usym_proc_snapshot(u, pr);
+		m = usym_find_map(pr->maps, pr->nmaps, t->addr);
+	}
+	if (!m || !m->ino) {
+		perf_refresh(u, pr);
+		ps = perf_find(pr, t->addr);
+		if (ps) {
+			t->state = TOK_PERF;
+			t->symoff = t->addr - ps->start;
+			t->name = strdup(perf_name(pr, ps));
+			if (t->name)
+				u->name_bytes += strlen(t->name) + 1;
+			else
+				t->state = TOK_NOMAP;
+			return;
+		}
+	}
+	if (!m) {
+		t->state = TOK_NOMAP;
+		return;
+	}
+	t->map = (uint32_t)(m - pr->maps);
+	t->file = pr->mfile[t->map];
+	t->fileoff = t->addr - m->start + m->pgoff;
+	t->state = TOK_FILE;
+	if (t->file != UINT32_MAX) {
+		t->name = usym_file_symbol(u, t->file, t->fileoff, &t->symoff);
+		if (t->name) {
+			t->state = TOK_SYM;
+			u->name_bytes += strlen(t->name) + 1;
+		}
+	}
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset, bool with_file)
+{
+	char raw[512], file[256];
+	uint64_t i = ip & ~USYM_TAG_MASK;
+	const struct uproc *pr;
+	struct utok *t;
+	int n;
+
+	if ((ip & USYM_TAG_MASK) == USYM_TAG_SEP)
+		return snprintf(buf, size, "--");
+	if (ip == USYM_CUT)
+		return snprintf(buf, size, "[cut: more user frames]");
+	if (!u || (ip & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks)
+		return snprintf(buf, size, "[unknown] 0x%" PRIx64, ip);
+	t = &u->toks[i];
+	if (t->state == TOK_TEXT)
+		return usym_text_format(t->name, buf, size, offset, with_file);
+	if (t->state == TOK_NEW)
+		tok_resolve(u, t);
+	pr = &u->procs[t->proc];
+	file[0] = '\0';
+	if (t->state == TOK_PERF)
+		snprintf(file, sizeof(file), "perf-%u.map", pr->nspid);
+	else if (t->state == TOK_SYM || t->state == TOK_FILE)
+		snprintf(file, sizeof(file), "%s",
+			 t->file != UINT32_MAX ? base_name(usym_file_path(u, t->file)) :
+			 pr->maps[t->map].path[0] ? pr->maps[t->map].path : "[anon]");
+	switch (t->state) {
+	case TOK_SYM:
+	case TOK_PERF:
+		n = snprintf(raw, sizeof(raw), "%s", t->name);
+		if (offset && n >= 0 && (size_t)n < sizeof(raw))
+			snprintf(raw + n, sizeof(raw) - (size_t)n, "+0x%" PRIx64, t->symoff);
+		if (with_file) {
+			n = (int)strlen(raw);
+			snprintf(raw + n, sizeof(raw) - (size_t)n, " (%s)", file);
+		}
+		break;
+	case TOK_FILE:
+		if (offset)
+			snprintf(raw, sizeof(raw), "[unknown] 0x%" PRIx64 " (%s+0x%" PRIx64 ")", t->addr,
+				 file, t->fileoff);
+		else
+			snprintf(raw, sizeof(raw), "[unknown] (%s+0x%" PRIx64 ")", file, t->fileoff);
+		break;
+	default:
+		snprintf(raw, sizeof(raw), "[unknown] 0x%" PRIx64, t->addr);
+		break;
+	}
+	/* names come from files and processes: never raw to a terminal */
+	return (int)fmt_sanitize(buf, size, raw, strlen(raw));
+}
+
+uint64_t usym_start(struct usym *u, uint64_t ip)
+{
+	uint64_t i = ip & ~USYM_TAG_MASK, tok;
+	struct utok *t;
+
+	if (!u || (ip & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks)
+		return ip;
+	t = &u->toks[i];
+	if (t->state == TOK_TEXT)
+		return usym_text_start(u, t, ip);
+	if (t->state == TOK_NEW)
+		tok_resolve(u, t);
+	if ((t->state != TOK_SYM && t->state != TOK_PERF) || !t->symoff)
+		return ip;
+	tok = usym_intern(u, t->tgid, t->addr - t->symoff);
+	return tok ? tok : ip;
+}
+
+void usym_free(struct usym *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->ntoks; i++)
+		free(u->toks[i].name);
+	usym_procs_free(u);
+	usym_files_free(u);
+	u64map_free(&u->tokmap);
+	free(u->toks);
+	free(u);
+}

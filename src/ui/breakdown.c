@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * breakdown.c - the pane under the list: who hits the selected stack (or
+ * tree node) by event, comm(pid) and CPU, cached while nothing it depends
+ * on changes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "ui/breakdown.h"
+#include "ui/draw.h"
+#include "ui/symcache.h"
+#include "ui/tree_view.h"
+#include "ui/tui.h"
+#include "ui/views.h"
+
+#define BD_TOP 8
+
+struct bd_item {
+	long key;
+	uint64_t n;
+};
+
+/* the breakdown of one stack or tree node, kept while nothing it depends on changes */
+struct breakdown {
+	const void *what; /* the stack, or the tree node's key */
+	uint64_t node_key;
+	size_t nstacks;
+	bool delta;
+	uint32_t epoch;
+	int f_event, f_pid, f_cpu; /* the filters it was counted under */
+	char f_comm[UI_TEXT];
+	uint64_t sum;
+	int rows;
+	int nev, npid, ncpu, norg;
+	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP], org[BD_TOP];
+	char comms[BD_TOP][32];
+};
+
+struct breakdown *breakdown_new(void)
+{
+	return calloc(1, sizeof(struct breakdown));
+}
+
+void breakdown_forget(struct breakdown *bd)
+{
+	if (bd)
+		bd->what = NULL;
+}
+
+void breakdown_free(struct breakdown *bd)
+{
+	free(bd);
+}
+
+static void bd_insert(struct bd_item *top, int *ntop, int max, long key, uint64_t n)
+{
+	int i;
+
+	if (!n)
+		return;
+	if (*ntop == max && top[max - 1].n >= n)
+		return;
+	i = *ntop < max ? (*ntop)++ : max - 1;
+	while (i > 0 && top[i - 1].n < n) {
+		top[i] = top[i - 1];
+		i--;
+	}
+	top[i].key = key;
+	top[i].n = n;
+}
+
+static void bd_collect(struct hmap *m, struct bd_item *top, int *ntop, int max)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			bd_insert(top, ntop, max, (long)(m->keys[i] - 1), m->vals[i]);
+}
+
+static void bd_add(struct hmap *m, long key, uint64_t n)
+{
+	uint64_t v = 0;
+
+	hmap_get(m, (uint64_t)key + 1, &v);
+	hmap_put(m, (uint64_t)key + 1, v + n);
+}
+
+struct bd_maps {
+	struct hmap ev, pid, cpu, org;
+};
+
+static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
+			 const struct stack *st)
+{
+	const struct stack_attr *a;
+
+	for (a = st->attrs; a; a = a->next) {
+		uint64_t n;
+
+		/* what the row counts: only the hits that pass the filters */
+		if (!rank_attr_passes(&ui->rank, a))
+			continue;
+		n = ui_attr_count(ui, a);
+		if (!n)
+			continue;
+		bd->sum += n;
+		bd_add(&m->ev, a->event, n);
+		bd_add(&m->pid, a->pid, n);
+		bd_add(&m->cpu, a->cpu, n);
+		bd_add(&m->org, a->origin, n);
+	}
+	bd->nstacks++;
+}
+
+/* one stack (@st), or every stack of the tree under node @nd */
+static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st,
+		       const struct tnode *nd, int rows)
+{
+	struct bd_maps m;
+	int i;
+
+	bd->what = st ? (const void *)st : (const void *)nd;
+	bd->node_key = nd ? nd->key : 0;
+	bd->delta = ui->delta;
+	bd->f_event = ui->rank.event;
+	bd->f_pid = ui->rank.pid;
+	bd->f_cpu = ui->rank.cpu;
+	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->comm);
+	bd->epoch = stack_table_epoch(ui->t);
+	bd->rows = rows;
+	bd->sum = 0;
+	bd->nstacks = 0;
+	bd->nev = bd->npid = bd->ncpu = bd->norg = 0;
+	hmap_init(&m.org);
+	hmap_init(&m.ev);
+	hmap_init(&m.pid);
+	hmap_init(&m.cpu);
+	if (st) {
+		bd_add_stack(ui, bd, &m, st);
+	} else {
+		size_t k;
+
+		for (k = 0; k < ui->tv.nall; k++)
+			if (tree_view_node_has(ui, nd, ui->tv.all[k].stack))
+				bd_add_stack(ui, bd, &m, ui->tv.all[k].stack);
+	}
+	bd_collect(&m.ev, bd->ev, &bd->nev, rows);
+	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
+	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
+	bd_collect(&m.org, bd->org, &bd->norg, rows);
+	for (i = 0; i < bd->npid; i++)
+		snprintf(bd->comms[i], sizeof(bd->comms[i]), "%s",
+			 session_comm(ui->s, (int)bd->pid[i].key));
+	hmap_done(&m.ev);
+	hmap_done(&m.pid);
+	hmap_done(&m.cpu);
+	hmap_done(&m.org);
+}
+
+/* display columns of @s (sanitized, as ui_put() shows it) */
+static int bd_cols(const char *s)
+{
+	char b[512];
+
+	return fmt_fit(b, sizeof(b), s, 511);
+}
+
+/*
+ * Where the columns go (@x) and how wide they are (@wd, the blank after
+ * included): a third (a quarter with origins) each, but a column that
+ * needs less lends the rest, first to the events, so that a long event
+ * name (ftrace:function __x64_sys_newfstatat) is shown whole, then to
+ * comm(pid).
+ */
+static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int ncol, int *x,
+		       int *wd)
+{
+	int need[4] = { 0, 0, 0, 0 }, i, w = (ui->cols - 2) / ncol, slack = 0, give;
+
+	for (i = 0; i < rows && i < bd->nev; i++) {
+		int n = 14 + bd_cols(session_event(ui->s, (unsigned int)bd->ev[i].key)) + 1;
+
+		need[0] = n > need[0] ? n : need[0];
+	}
+	for (i = 0; i < rows && i < bd->npid; i++) {
+		/* "%6s %5s%% wall " and "comm(pid)" */
+		int n = 19 + bd_cols(bd->comms[i]) + snprintf(NULL, 0, "(%ld)", bd->pid[i].key) + 1;
+
+		need[1] = n > need[1] ? n : need[1];
+	}
+	for (i = 0; i < rows && i < bd->ncpu; i++) {
+		int n = 14 + snprintf(NULL, 0, "cpu%ld", bd->cpu[i].key) + 1;
+
+		need[2] = n > need[2] ? n : need[2];
+	}
+	need[3] = w; /* origins: their share */
+	for (i = 0; i < ncol; i++)
+		wd[i] = w;
+	for (i = 1; i < ncol; i++) {
+		if (need[i] < wd[i]) {
+			slack += wd[i] - need[i];
+			wd[i] = need[i];
+		}
+	}
+	give = need[0] > wd[0] ? need[0] - wd[0] : 0;
+	if (give > slack)
+		give = slack;
+	wd[0] += give;
+	wd[1] += slack - give;
+	x[0] = 1;
+	for (i = 1; i < ncol; i++)
+		x[i] = x[i - 1] + wd[i - 1];
+}
+
+void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *nd)
+{
+	bool tree = ui->view == UI_VIEW_TREE;
+	struct breakdown *bd = ui->sv.bd;
+	/* snapshots of several files (-r): a fourth column, by origin */
+	bool origins = session_norigins(ui->s) > 1;
+	int rows = ui->bd_h - 1, i, x[4], wd[4], ncol = origins ? 4 : 3;
+	char buf[256], n1[16], pct[16];
+	attr_t t = ui_attr(ui, UC_COLTITLE);
+
+	if (ui->bd_h <= 1 || !bd)
+		return;
+	if (rows > BD_TOP)
+		rows = BD_TOP;
+	for (i = 0; i < ui->bd_h; i++) {
+		move(ui->bd_y + i, 0);
+		clrtoeol();
+	}
+	if (!st && !nd) {
+		ui_put(ui->bd_y, 0, ui->cols, t,
+		       tree ? " breakdown: select a node" : " breakdown: select a stack");
+		return;
+	}
+	/* recomputed when the stack/node, the mode or (unless paused) the interval changes */
+	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
+	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
+	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->comm) ||
+	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
+		bd_compute(ui, bd, st, nd, rows);
+	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
+	if (st)
+		snprintf(buf, sizeof(buf),
+			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
+			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
+									  st->ips[ui_stack_skip(ui, st)])) :
+				     "?",
+			 ui->delta ? "interval" : "total", n1, st->depth,
+			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
+			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
+			 st->flags & STACK_F_CUT ? ", CUT" : "", origins ? ", origin" : "");
+	else
+		snprintf(buf, sizeof(buf),
+			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
+			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
+			 ui->delta ? "interval" : "total", n1, bd->nstacks, origins ? ", origin" : "");
+	ui_put(ui->bd_y, 0, ui->cols, t, buf);
+	bd_columns(ui, bd, rows, ncol, x, wd);
+	if (!bd->sum)
+		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
+		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
+	for (i = 0; i < rows; i++) {
+		if (i < bd->nev) {
+			ui_fmt_count(ui, n1, sizeof(n1), bd->ev[i].n);
+			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
+				 session_event(ui->s, (unsigned int)bd->ev[i].key));
+			ui_put(ui->bd_y + 1 + i, x[0], wd[0] - 1, ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (i < bd->npid) {
+			bool wall;
+
+			ui_fmt_count(ui, n1, sizeof(n1), bd->pid[i].n);
+			/* off-CPU: a thread's share of its wall time, not of the total */
+			wall = ui_wall_pct(ui, pct, sizeof(pct), bd->pid[i].n);
+			if (!wall)
+				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
+				 bd->comms[i], bd->pid[i].key);
+			ui_put(ui->bd_y + 1 + i, x[1], wd[1] - 1, ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (i < bd->ncpu) {
+			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
+			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
+			ui_put(ui->bd_y + 1 + i, x[2], origins ? wd[2] - 1 : ui->cols - x[2],
+			       ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (origins && i < bd->norg) {
+			ui_fmt_count(ui, n1, sizeof(n1), bd->org[i].n);
+			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
+				 session_origin(ui->s, (unsigned int)bd->org[i].key));
+			ui_put(ui->bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL), buf);
+		}
+	}
+}

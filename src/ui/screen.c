@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * screen.c - ui_run(): the one poll loop, the layout, the ranking and the
+ * refresh; the header is in header.c, the overlays and the input line in
+ * overlay.c, what the keys do in actions.c, the primitives in draw.c.
+ *
+ * Loop (single-threaded, no other timers):
+ *
+ *	draw if something changed
+ *	poll(stdin, at most UI_DRAIN_MS, less when the next refresh is due)
+ *	answer every key that is waiting
+ *	session_drain(s, UI_DRAIN_PAGES)       bounded work, every pass
+ *	every `delay`: session_tick(s), re-rank (unless paused, or held
+ *	               while the user is moving through the list)
+ *
+ * Signal handlers only set flags (signals.h); the loop turns sig_winch into
+ * a resize and leaves on sig_stop through the normal path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "sym/brief.h"
+#include "core/format.h"
+#include "core/log.h"
+#include "kernel/signals.h"
+#include "ui/actions.h"
+#include "ui/breakdown.h"
+#include "ui/diffcol.h"
+#include "ui/draw.h"
+#include "ui/flame_view.h"
+#include "ui/header.h"
+#include "ui/list_view.h"
+#include "ui/overlay.h"
+#include "ui/refresh.h"
+#include "ui/stack_rank.h"
+#include "ui/stack_view.h"
+#include "ui/tree_view.h"
+#include "ui/tui.h"
+#include "ui/views.h"
+
+static volatile sig_atomic_t ui_curses_on;
+
+static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
+{
+	struct ui *ui = ctx;
+
+	ui_status(ui, level <= LOG_LVL_WARN, "%s", msg);
+}
+
+/* ---- layout --------------------------------------------------------------- */
+
+
+static void ui_layout(struct ui *ui)
+{
+	int h;
+
+	ui->lines = LINES;
+	ui->cols = COLS;
+	ui->too_small = ui->cols < UI_MIN_COLS || ui->lines < UI_MIN_LINES;
+	ui->coltitle_y = ui_header_lines(ui);
+	ui->list_y = ui->coltitle_y + 1;
+	h = ui->lines - 1 - ui->list_y;
+	ui->bd_h = 0;
+	if (ui->breakdown && ui->view != UI_VIEW_FLAME) /* the flame graph takes the height */
+		ui->bd_h = ui->lines >= 40 ? 9 : 6;
+	if (h - ui->bd_h < 5)
+		ui->bd_h = 0;
+	ui->list_h = h - ui->bd_h;
+	if (ui->list_h < 0)
+		ui->list_h = 0;
+	ui->bd_y = ui->list_y + ui->list_h;
+	list_view_set_area(&ui->sv.lv, ui->list_y, ui->list_h);
+	list_view_set_area(&ui->tv.lv, ui->list_y, ui->list_h);
+	stack_view_layout(ui);
+	ui->dirty = true;
+}
+
+static void ui_resize(struct ui *ui)
+{
+	struct winsize ws;
+
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	clearok(curscr, TRUE);
+	ui_layout(ui);
+}
+
+
+
+
+
+
+
+
+
+static bool ui_holding(const struct ui *ui, double now)
+{
+	return ui->last_nav && now - ui->last_nav < UI_HOLD_SEC;
+}
+
+static void ui_tick(struct ui *ui, double now)
+{
+	int err = session_tick(ui->s);
+	static int last_err;
+
+	if (err && err != last_err)
+		ui_status(ui, true, "refresh: %s", strerror(-err));
+	last_err = err;
+	/* comms are learned and change (exec): match them afresh each interval */
+	textmatch_forget_pids(&ui->fmatch);
+	textmatch_forget_pids(&ui->cmatch);
+	textmatch_forget_pids(&ui->smatch);
+	if (ui_check_generation(ui))
+		ui->pending = true;
+	if (ui->paused) {
+		ui->dirty = true;
+		if (ui->pending) {
+			/* the table was cleared under a frozen view: it cannot stay */
+			ui_rank(ui, true);
+			ui->pending = false;
+		}
+		return;
+	}
+	report_head_fill(&ui->head, ui->s);
+	if (ui->coltitle_y != ui_header_lines(ui))
+		ui_layout(ui);
+	if (ui_holding(ui, now)) {
+		ui->pending = true;
+		ui->dirty = true;
+		return;
+	}
+	ui_rank(ui, true);
+	ui->pending = false;
+}
+
+/* ---- drawing ------------------------------------------------------------------------ */
+
+static void ui_draw_too_small(struct ui *ui)
+{
+	char buf[160];
+	int y = ui->lines / 2;
+
+	erase();
+	/* short lines: the size wanted must show on the smallest terminal */
+	snprintf(buf, sizeof(buf), "terminal too small: %dx%d", ui->cols, ui->lines);
+	ui_put(y > 1 ? y - 2 : 0, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
+	snprintf(buf, sizeof(buf), "stacktop needs %dx%d", UI_MIN_COLS, UI_MIN_LINES);
+	ui_put(y > 1 ? y - 1 : 1, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
+	ui_put(y > 1 ? y : 2, 0, ui->cols, ui_attr(ui, UC_NORMAL), "enlarge it, or q to quit");
+}
+
+static void ui_draw(struct ui *ui)
+{
+	if (ui->too_small) {
+		ui_draw_too_small(ui);
+		refresh();
+		return;
+	}
+	if (ui->overlay == OV_HELP) {
+		erase();
+		help_draw(ui);
+		refresh();
+		return;
+	}
+	ui_draw_header(ui);
+	if (ui->view == UI_VIEW_FLAME) {
+		flame_view_draw(ui);
+		if (flame_view_empty(ui))
+			stack_view_draw_empty(ui);
+	} else if (ui->view == UI_VIEW_TREE) {
+		tree_view_draw_titles(ui, ui->coltitle_y);
+		list_view_draw(&ui->tv.lv);
+		if (!ui->tv.nrows)
+			stack_view_draw_empty(ui);
+		breakdown_draw(ui, NULL, tree_view_selected(ui));
+	} else {
+		stack_view_draw_titles(ui, ui->coltitle_y);
+		list_view_draw(&ui->sv.lv);
+		if (!ui->sv.nrows)
+			stack_view_draw_empty(ui);
+		breakdown_draw(ui, stack_view_selected(ui), NULL);
+	}
+	ui_draw_bottom(ui);
+	if (ui->overlay == OV_PICKER)
+		picker_draw(ui);
+	if (ui->prompt != PR_NONE) {
+		const char *label = prompt_label[ui->prompt];
+		int ll = (int)strlen(label), x;
+
+		if (ll > ui->cols / 2)
+			ll = ui->cols / 2;
+		x = ll + (int)mbstowcs(NULL, ui->input, 0);
+		if (x >= ui->cols)
+			x = ui->cols - 1;
+		move(ui->lines - 1, x);
+		curs_set(1);
+	} else {
+		curs_set(0);
+	}
+	refresh();
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+static void ui_apply(struct ui *ui, int r, double now)
+{
+	if (r & R_NAV) {
+		ui->last_nav = now;
+		if (ui->view == UI_VIEW_STACKS)
+			stack_view_note_choice(ui);
+	}
+	if (r & R_LAYOUT)
+		ui_layout(ui);
+	if (r & R_CLEAR)
+		clearok(curscr, TRUE);
+	if (r & R_REFRESH) {
+		ui_refresh_now(ui);
+		ui->pending = false;
+	} else if (r & R_RESORT) {
+		ui_rank(ui, !ui->paused);
+	}
+	if (r)
+		ui->dirty = true;
+}
+
+static int ui_read_keys(struct ui *ui)
+{
+	int flags = 0, n = 0;
+	wint_t wc;
+	int rc;
+
+	while (n++ < 256 && (rc = get_wch(&wc)) != ERR) {
+		int r = ui_key(ui, (int)wc, rc == KEY_CODE_YES);
+
+		ui_apply(ui, r & ~R_QUIT, ui_now());
+		flags |= r;
+		if (r & R_QUIT)
+			break;
+	}
+	/*
+	 * Readable but no key: a hung-up tty whose POLLHUP did not come
+	 * (or half an escape sequence, hence many times in a row)
+	 */
+	if (n == 1) {
+		if (++ui->empty_reads > UI_EMPTY_READS)
+			flags |= R_GONE;
+	} else {
+		ui->empty_reads = 0;
+	}
+	return flags;
+}
+
+#define UI_POLL_MAX 257 /* stdin + up to 256 CPUs */
+
+static void ui_loop(struct ui *ui)
+{
+	bool more = false;
+	int drain_err = 0;
+
+	ui->next_tick = ui_now() + (ui->delay < 0.5 ? ui->delay : 0.5);
+	while (!sig_stop) {
+		/* stdin, and the ring buffers: they wake us when half full */
+		struct pollfd pfds[UI_POLL_MAX];
+		struct pollfd *pfd = &pfds[0];
+		double now = ui_now();
+		int timeout, r, nfds;
+
+		if (sig_winch) {
+			sig_winch = 0;
+			ui_resize(ui);
+		}
+		if (ui->dirty) {
+			ui_draw(ui);
+			ui->dirty = false;
+		}
+		timeout = (int)((ui->next_tick - now) * 1000);
+		if (ui->rerank_at && (int)((ui->rerank_at - now) * 1000) < timeout)
+			timeout = (int)((ui->rerank_at - now) * 1000);
+		if (timeout > UI_DRAIN_MS)
+			timeout = UI_DRAIN_MS;
+		if (timeout < 0 || more)
+			timeout = 0;
+		pfd->fd = ui->ifd;
+		pfd->events = POLLIN;
+		pfd->revents = 0;
+		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
+		r = poll(pfds, (nfds_t)nfds, timeout);
+		/* a hung-up tty reports POLLIN too: check the hang-up first */
+		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
+			break; /* the terminal went away */
+		if (r > 0 && (pfd->revents & POLLIN)) {
+			int kr = ui_read_keys(ui);
+
+			if (kr & (R_QUIT | R_GONE))
+				break;
+		}
+		r = session_drain(ui->s, UI_DRAIN_PAGES);
+		more = r >= UI_DRAIN_PAGES;
+		if (r < 0 && r != drain_err)
+			ui_status(ui, true, "reading the ring buffer: %s", strerror(-r));
+		drain_err = r < 0 ? r : 0;
+		/* a reset by another program: the core says so in the status line */
+		if (ui_check_generation(ui))
+			ui_rank(ui, true);
+		now = ui_now();
+		if (ui->rerank_at && now >= ui->rerank_at) {
+			ui->rerank_at = 0;
+			ui_rank(ui, true);
+		}
+		if (now >= ui->next_tick) {
+			ui_tick(ui, now);
+			ui->next_tick += ui->delay;
+			if (ui->next_tick < now)
+				ui->next_tick = now + ui->delay;
+		} else if (ui->pending && !ui->paused && !ui_holding(ui, now)) {
+			ui_rank(ui, true);
+			ui->pending = false;
+		}
+		/* the "order held" marker and the status line expire on their own */
+		if ((ui->status[0] && now >= ui->status_until && now - ui->status_until < 0.2) ||
+		    (ui->last_nav && now - ui->last_nav >= UI_HOLD_SEC &&
+		     now - ui->last_nav < UI_HOLD_SEC + 0.2))
+			ui->dirty = true;
+	}
+}
+
+static bool ui_env_nocolor(void)
+{
+	const char *v = getenv("NO_COLOR");
+
+	return v && *v;
+}
+
+/*
+ * The terminal is read through a descriptor of our own, opened again from
+ * stdin and non-blocking: no read curses makes can ever wait for a key
+ * while the ring buffers fill (ncurses reads on after a mouse event it does
+ * not report, and a blocking read there froze the screen). It is a new open
+ * file description, so stdout and the shell that started us keep theirs
+ * blocking; when stdin cannot be opened again, stdin itself is made
+ * non-blocking and restored on the way out.
+ */
+static int ui_open_input(int *saved_flags)
+{
+	int fd = open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fl;
+
+	*saved_flags = -1;
+	if (fd >= 0 && isatty(fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	fl = fcntl(STDIN_FILENO, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK) && !fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK))
+		*saved_flags = fl;
+	return STDIN_FILENO;
+}
+
+static volatile sig_atomic_t ui_stdin_flags = -1;
+
+static void ui_close_input(FILE *in, int fd)
+{
+	if (ui_stdin_flags >= 0) {
+		fcntl(STDIN_FILENO, F_SETFL, (int)ui_stdin_flags);
+		ui_stdin_flags = -1;
+	}
+	if (in)
+		fclose(in);
+	else if (fd != STDIN_FILENO)
+		close(fd);
+}
+
+static void ui_free(struct ui *ui, struct symcache *syms)
+{
+	stack_view_done(ui);
+	tree_view_done(ui);
+	flame_view_done(ui);
+	textmatch_done(&ui->fmatch);
+	textmatch_done(&ui->cmatch);
+	textmatch_done(&ui->smatch);
+	symcache_done(syms);
+	report_head_done(&ui->head);
+	hmap_done(&ui->skips);
+	uidiff_free(ui);
+	free(ui);
+}
+
+int ui_run(struct session *s, const struct ui_opts *o)
+{
+	void (*prev_sink)(void *ctx, enum log_level level, const char *msg);
+	void *prev_ctx;
+	struct symcache syms;
+	int ifd, saved;
+	FILE *in = NULL;
+	SCREEN *scr;
+	struct ui *ui;
+	const char *cs;
+
+	ui = calloc(1, sizeof(*ui));
+	if (!ui)
+		return -ENOMEM;
+	ui->s = s;
+	ui->opts = *o;
+	ui->t = session_table(s);
+	ui->ks = session_ksym(s);
+	ui->delay = o->delay >= 0.1 ? o->delay : (o->delay > 0 ? 0.1 : 1.0);
+	ui->delta = !o->cumulative;
+	ui->color = o->color && !ui_env_nocolor();
+	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
+	ui->rank.event = o->event_filter;
+	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable */
+	ui->rank.invert = o->ascending;
+	ui->rank.pid = o->pid;
+	ui->rank.cpu = o->cpu;
+	ui->rank.hide_idle = o->hide_idle;
+	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
+	report_head_fill(&ui->head, s);
+	ui->generation = ui->head.st.generation;
+	symcache_init(&syms, ui->ks);
+	ui->syms = &syms;
+	textmatch_init(&ui->fmatch);
+	textmatch_init(&ui->cmatch);
+	textmatch_init(&ui->smatch);
+	if (o->comm) {
+		/* "=" asks for the whole name: --comm is exact or a glob */
+		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
+	} else if (o->comm_text && o->comm_text[0]) {
+		snprintf(ui->comm, sizeof(ui->comm), "%s", o->comm_text);
+		textmatch_set_comm(&ui->cmatch, ui->comm);
+		ui_apply_filters(ui);
+	}
+	if (o->filter && o->filter[0]) {
+		snprintf(ui->filter, sizeof(ui->filter), "%s", o->filter);
+		textmatch_set(&ui->fmatch, ui->filter);
+		ui_apply_filters(ui);
+	}
+	hmap_init(&ui->skips);
+	stack_view_init(ui);
+	tree_view_init(ui);
+	flame_view_init(ui);
+	if (o->before && uidiff_new(ui, o->before) < 0) {
+		ui_free(ui, &syms);
+		return -ENOMEM;
+	}
+	/* diff mode ranks by the change of share, as the batch diff, unless --sort says otherwise */
+	ui->diff_sort = ui->diff && !o->sort_given;
+
+	setlocale(LC_CTYPE, "");
+	cs = nl_langinfo(CODESET);
+	ui->utf8 = cs && !strcmp(cs, "UTF-8");
+	ui_set_ascii_only(!ui->utf8);
+	ifd = ui_open_input(&saved);
+	ui_stdin_flags = saved;
+	ui->ifd = ifd;
+	in = ifd == STDIN_FILENO ? stdin : fdopen(ifd, "r");
+	scr = in ? newterm(NULL, stdout, in) : NULL;
+	if (!scr) {
+		ui_close_input(in == stdin ? NULL : in, ifd);
+		ui_free(ui, &syms);
+		return -ENOTTY;
+	}
+	ui_curses_on = 1;
+	set_term(scr);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	ui_colors_init(ui);
+	if (o->mouse) {
+		/*
+		 * Every button event, wanted or not: ncurses reads the next
+		 * input at once after an event outside the mask (a release);
+		 * ui_mouse() ignores what it does not use. No click
+		 * composition (interval 0): a press acts at once, double
+		 * clicks are recognised by ui_mouse().
+		 */
+		mousemask(ALL_MOUSE_EVENTS, NULL);
+		mouseinterval(0);
+	}
+	prev_sink = log_get_sink(&prev_ctx);
+	log_set_sink(ui_log_sink, ui);
+	ui->breakdown = LINES >= 36;
+	ui_layout(ui);
+	ui_rank(ui, true);
+	if (ui->diff)
+		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
+
+	ui_loop(ui);
+
+	log_set_sink(prev_sink, prev_ctx);
+	if (o->mouse)
+		mousemask(0, NULL);
+	curs_set(1);
+	endwin();
+	ui_curses_on = 0;
+	delscreen(scr);
+	ui_close_input(in == stdin ? NULL : in, ifd);
+
+	ui_free(ui, &syms);
+	return 0;
+}
+
+void ui_emergency(void)
+{
+	if (!ui_curses_on)
+		return;
+	ui_curses_on = 0;
+	endwin();
+	if (ui_stdin_flags >= 0)
+		fcntl(STDIN_FILENO, F_SETFL, (int)ui_stdin_flags);
+}

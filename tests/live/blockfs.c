@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * blockfs.c - a FUSE file system for tests/live/hostile.sh that never
+ * answers root: what an unprivileged user's FUSE daemon can do to whoever
+ * reads its files (fusermount is setuid; with user_allow_other, root's
+ * requests reach the daemon too).
+ *
+ *   blockfs MOUNTPOINT FILE LOG [fuse options]
+ *
+ * The root directory holds lib.so, FILE's bytes (read at start). Every
+ * request but those about the root directory itself is written to LOG
+ * ("op pid uid path"), and a request from uid 0 is then never answered:
+ * its thread waits until the daemon is killed (the kernel then fails what
+ * waits with ENOTCONN). Others are served: a process of another user can
+ * map lib.so and run from it. Files created by others are accepted and
+ * their bytes dropped.
+ */
+#define FUSE_USE_VERSION 31
+
+#include <errno.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *lib;
+static size_t liblen;
+static FILE *logfile;
+static pthread_mutex_t logm = PTHREAD_MUTEX_INITIALIZER;
+
+/* logged; root waits forever */
+static void gate(const char *op, const char *path)
+{
+	struct fuse_context *c = fuse_get_context();
+
+	pthread_mutex_lock(&logm);
+	fprintf(logfile, "%s %d %u %s\n", op, (int)c->pid, (unsigned int)c->uid, path);
+	fflush(logfile);
+	pthread_mutex_unlock(&logm);
+	if (c->uid == 0)
+		for (;;)
+			pause();
+}
+
+static int bf_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	(void)fi;
+	memset(st, 0, sizeof(*st));
+	if (!strcmp(path, "/")) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+		return 0;
+	}
+	gate("getattr", path);
+	if (!strcmp(path, "/lib.so")) {
+		st->st_mode = S_IFREG | 0755;
+		st->st_nlink = 1;
+		st->st_size = (off_t)liblen;
+		st->st_ino = 2;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int bf_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	(void)off;
+	(void)fi;
+	(void)flags;
+	gate("readdir", path);
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	fill(buf, "lib.so", NULL, 0, 0);
+	return 0;
+}
+
+static int bf_open(const char *path, struct fuse_file_info *fi)
+{
+	gate("open", path);
+	if (strcmp(path, "/lib.so"))
+		return -ENOENT;
+	fi->keep_cache = 1;
+	return 0;
+}
+
+static int bf_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	(void)fi;
+	gate("read", path);
+	if ((size_t)off >= liblen)
+		return 0;
+	if (size > liblen - (size_t)off)
+		size = liblen - (size_t)off;
+	memcpy(buf, lib + off, size);
+	return (int)size;
+}
+
+static int bf_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)mode;
+	(void)fi;
+	gate("create", path);
+	return 0;
+}
+
+static int bf_write(const char *path, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	(void)buf;
+	(void)off;
+	(void)fi;
+	gate("write", path);
+	return (int)size;
+}
+
+static const struct fuse_operations ops = {
+	.getattr = bf_getattr,
+	.readdir = bf_readdir,
+	.open = bf_open,
+	.read = bf_read,
+	.create = bf_create,
+	.write = bf_write,
+};
+
+int main(int argc, char **argv)
+{
+	char *fargv[16];
+	int fargc = 0, i;
+	FILE *f;
+	long n;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: blockfs MOUNTPOINT FILE LOG [fuse options]\n");
+		return 2;
+	}
+	f = fopen(argv[2], "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		return 1;
+	liblen = (size_t)n;
+	lib = malloc(liblen);
+	if (!lib || fread(lib, 1, liblen, f) != liblen)
+		return 1;
+	fclose(f);
+	logfile = fopen(argv[3], "w");
+	if (!logfile)
+		return 1;
+	fargv[fargc++] = argv[0];
+	fargv[fargc++] = argv[1];
+	fargv[fargc++] = "-f";
+	for (i = 4; i < argc && fargc < 15; i++)
+		fargv[fargc++] = argv[i];
+	fargv[fargc] = NULL;
+	return fuse_main(fargc, fargv, &ops, NULL);
+}

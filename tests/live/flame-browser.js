@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// flame-browser.js: open a `stacktop --format html` page in Debian's
+// chromium (headless, driven by puppeteer-core) and check what a user sees.
+//
+//   node flame-browser.js MODULES CHROMIUM check PAGE.html EXPECT.json OUTDIR
+//   node flame-browser.js MODULES CHROMIUM open PAGE.html OUTDIR
+//
+// MODULES: the node_modules directory holding puppeteer-core. EXPECT.json:
+//   stacks   [[[root, ..., leaf], count], ...]: what the graph must show,
+//            from stacktop's folded output of the same view (or the
+//            generator of a constructed snapshot), tracing machinery left out
+//   search   [{q, regex, share}]: the share (0..1) the search must report
+//   literal  [name, ...]: frame names that must be shown exactly (escaping)
+//   kinds    {name: kind}: the kind a frame must be coloured as
+//   apart    [[name, name]]: frames whose colours must differ in hue band
+//   node flame-browser.js MODULES CHROMIUM svg IMAGE.svg EXPECT.json OUTDIR
+//            the static image: every frame of the stacks at least 2 px wide
+//            is where the stacks put it (laid out here, root at the bottom,
+//            callees in name order) within a pixel, with its tooltip
+//            (<title>); no script, no request
+// Every check fails the run with a message; `open` only opens the page,
+// times it and checks the screenshot and the network. A JSON summary goes to
+// stdout (open time from the page's own performance.now(), frames, nodes).
+'use strict';
+const path = require('path');
+const fs = require('fs');
+
+const [modules, chromium, cmd, page, ...rest] = process.argv.slice(2);
+const puppeteer = require(path.join(modules, 'puppeteer-core'));
+
+function fail(msg) {
+	console.error('FAIL: ' + msg);
+	process.exit(1);
+}
+function check(ok, msg) {
+	if (!ok)
+		fail(msg);
+}
+
+// PNG -> pixels, decoded by the browser itself in a blank page
+async function decode(browser, png) {
+	const p = await browser.newPage();
+	const url = 'data:image/png;base64,' + png.toString('base64');
+	const px = await p.evaluate(async (u) => {
+		const img = new Image();
+		img.src = u;
+		await img.decode();
+		const c = document.createElement('canvas');
+		c.width = img.width;
+		c.height = img.height;
+		const x = c.getContext('2d');
+		x.drawImage(img, 0, 0);
+		return { w: img.width, h: img.height, d: Array.from(x.getImageData(0, 0, img.width, img.height).data) };
+	}, url);
+	await p.close();
+	px.at = (x, y) => {
+		const o = (Math.round(y) * px.w + Math.round(x)) * 4;
+		return [px.d[o], px.d[o + 1], px.d[o + 2]];
+	};
+	return px;
+}
+
+const fname = (f) => f.path.join(';') || 'all';
+const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+
+// the run of non-background pixels on row y around x: the painted frame
+function run(px, x, y, bg) {
+	let a = Math.round(x), b = Math.round(x);
+	if (same(px.at(a, y), bg))
+		return null;
+	while (a > 0 && !same(px.at(a - 1, y), bg))
+		a--;
+	while (b < px.w - 1 && !same(px.at(b + 1, y), bg))
+		b++;
+	return [a, b];
+}
+
+function hue(rgb) {
+	const [r, g, b] = rgb.map((v) => v / 255);
+	const max = Math.max(r, g, b), min = Math.min(r, g, b);
+	if (max === min)
+		return -1; // grey
+	let h;
+	if (max === r)
+		h = ((g - b) / (max - min)) % 6;
+	else if (max === g)
+		h = (b - r) / (max - min) + 2;
+	else
+		h = (r - g) / (max - min) + 4;
+	return (h * 60 + 360) % 360;
+}
+
+// the static SVG image (src/output/svg.c), against a layout made here from the stacks
+async function svgCheck(p, expect, summary, shot) {
+	const geo = await p.evaluate(() => {
+		const svg = document.documentElement;
+		return {
+			tag: svg.tagName,
+			height: Number(svg.getAttribute('height')),
+			scripts: document.getElementsByTagName('script').length,
+			foreign: document.getElementsByTagName('foreignObject').length,
+			title: (svg.querySelector(':scope > title') || {}).textContent,
+			frames: Array.from(svg.querySelectorAll('g')).map((g) => {
+				const r = g.querySelector('rect');
+				const b = r.getBoundingClientRect();
+				return { title: g.querySelector('title').textContent, x: Number(r.getAttribute('x')),
+					y: Number(r.getAttribute('y')), w: Number(r.getAttribute('width')),
+					bx: b.x, bw: b.width, fill: r.getAttribute('fill'),
+					text: (g.querySelector('text') || {}).textContent || '' };
+			}),
+		};
+	});
+	check(geo.tag === 'svg' && geo.scripts === 0 && geo.foreign === 0, 'the image holds a script or markup');
+	summary.frames = geo.frames.length;
+	// the layout the stacks imply: callees in name order (byte order, as
+	// stacktop sorts), widths of the 1180 px between the 10 px margins
+	const kids = new Map();
+	let total = 0;
+	for (const [stack, count] of expect.stacks) {
+		total += count;
+		for (let d = 1; d <= stack.length; d++) {
+			const key = JSON.stringify(stack.slice(0, d - 1));
+			if (!kids.has(key))
+				kids.set(key, new Map());
+			const m = kids.get(key);
+			m.set(stack[d - 1], (m.get(stack[d - 1]) || 0) + count);
+		}
+	}
+	const W = 1180, scale = W / total;
+	let checked = 0;
+	const want = [{ path: [], name: 'all', start: 0, count: total }];
+	for (let k = 0; k < want.length; k++) {
+		const f = want[k];
+		const m = kids.get(JSON.stringify(f.path));
+		if (!m)
+			continue;
+		let at = f.start;
+		const byte = (a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
+		for (const name of Array.from(m.keys()).sort(byte)) {
+			want.push({ path: f.path.concat([name]), name, start: at, count: m.get(name) });
+			at += m.get(name);
+		}
+	}
+	for (const f of want) {
+		const x = 10 + f.start * scale, w = f.count * scale;
+		if (w < 2)
+			continue;
+		const y = geo.height - 10 - (f.path.length + 1) * 16;
+		const g = geo.frames.find((r) => r.y === y && Math.abs(r.x - x) <= 1 &&
+			r.title.startsWith(f.name + ' '));
+		check(g, 'no frame ' + (f.path.join(';') || 'all') + ' at x ' + x.toFixed(1) + ', y ' + y);
+		check(Math.abs(g.w + 1 - w) <= 1, 'frame ' + (f.path.join(';') || 'all') + ' is ' + (g.w + 1) +
+			' px wide, its count says ' + w.toFixed(2));
+		check(Math.abs(g.bx - g.x) < 0.5 && Math.abs(g.bw - g.w) < 0.5, 'frame ' + f.name +
+			' is laid out at ' + g.bx + '+' + g.bw + ', not ' + g.x + '+' + g.w);
+		const hits = (f.count === 1 ? '1 hits' : f.count + ' hits');
+		check(g.title.includes('(' + hits + ', ' + (100 * f.count / total).toFixed(2) + '%'),
+			'the tooltip of ' + f.name + ' is ' + JSON.stringify(g.title));
+		checked++;
+	}
+	check(geo.frames.length === checked, 'the image has ' + geo.frames.length + ' frames, the stacks ' + checked);
+	summary.widths_checked = checked;
+	for (const [a, b] of expect.apart || []) {
+		const fa = geo.frames.find((g) => g.title.startsWith(a + ' ')), fb = geo.frames.find((g) => g.title.startsWith(b + ' '));
+		check(fa && fb, 'no frame ' + a + ' or ' + b);
+		const rgb = (c) => c.match(/[0-9]+/g).map(Number);
+		const ha = hue(rgb(fa.fill)), hb = hue(rgb(fb.fill));
+		check(Math.abs(ha - hb) >= 10 && Math.abs(ha - hb) <= 350, a + ' and ' + b + ' are coloured alike');
+	}
+	for (const lit of expect.literal || [])
+		check(geo.frames.some((g) => g.title.startsWith(lit + ' ')), 'no frame named ' + JSON.stringify(lit));
+	for (const t of expect.header || [])
+		if (t.startsWith('host'))
+			check(geo.title.endsWith(t), 'the title does not say ' + JSON.stringify(t));
+	await shot();
+}
+
+async function main() {
+	const outdir = cmd === 'open' ? rest[0] : rest[1];
+	const expect = cmd === 'open' ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
+	const fileUrl = 'file://' + path.resolve(page);
+	const browser = await puppeteer.launch({
+		executablePath: chromium,
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			'--disable-background-networking', '--disable-component-update', '--disable-sync',
+			'--user-data-dir=' + path.join(outdir, 'chromium-profile')],
+	});
+	const problems = [];
+	const summary = {};
+	try {
+		const p = await browser.newPage();
+		await p.setViewport({ width: 1200, height: 800, deviceScaleFactor: 1 });
+		// no request may leave the page: anything but the file itself is
+		// refused and fails the run
+		const requests = [];
+		await p.setRequestInterception(true);
+		p.on('request', (r) => {
+			if (r.url() === fileUrl) {
+				r.continue();
+			} else {
+				requests.push(r.url());
+				r.abort();
+			}
+		});
+		p.on('pageerror', (e) => problems.push('page error: ' + e.message));
+		p.on('console', (m) => {
+			if (m.type() === 'error' || m.type() === 'warning')
+				problems.push('console ' + m.type() + ': ' + m.text());
+		});
+		p.on('dialog', (d) => {
+			problems.push('a dialog opened: ' + d.message());
+			d.dismiss();
+		});
+		await p.evaluateOnNewDocument(() => {
+			document.addEventListener('securitypolicyviolation', (e) => {
+				console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI);
+			});
+		});
+		await p.goto(fileUrl, { waitUntil: 'load', timeout: 60000 });
+		if (cmd === 'svg') {
+			await svgCheck(p, expect, summary, async () => {
+				const png = await p.screenshot({ path: path.join(outdir, 'image.png') });
+				const px = await decode(browser, Buffer.from(png));
+				let s1 = 0, s2 = 0;
+				const n = px.w * px.h;
+				for (let k = 0; k < n; k++) {
+					const v = (px.d[4 * k] + px.d[4 * k + 1] + px.d[4 * k + 2]) / 3;
+					s1 += v;
+					s2 += v * v;
+				}
+				summary.variance = Math.round(s2 / n - (s1 / n) ** 2);
+				check(summary.variance > 100, 'the image looks blank');
+			});
+			check(requests.length === 0, 'requests left the image: ' + requests.join(' '));
+			check(problems.length === 0, problems.join('; '));
+			summary.requests = 0;
+			console.log(JSON.stringify(summary));
+			return;
+		}
+		await p.waitForFunction('document.body.dataset.ready === "1"', { timeout: 60000 });
+		const ready = await p.evaluate(() => window.stacktopReady);
+		const state = await p.evaluate(() => window.stacktopFlame.state());
+		const canvas = await p.$('#flame');
+		const box = await canvas.boundingBox();
+		const W = state.width;
+		Object.assign(summary, { ready_ms: Math.round(ready), nodes: state.nodes, names: state.names,
+			width: W, file_bytes: fs.statSync(page).size });
+
+		// the screenshot is not blank: pixel variance of the graph
+		const shot = async (name) => {
+			// the pointer off the graph: no tooltip over the frames
+			await p.mouse.move(1, 1);
+			check(await p.$eval('#tip', (t) => t.hidden), 'the tooltip stays after the pointer left');
+			const png = await canvas.screenshot({ path: path.join(outdir, name + '.png') });
+			return decode(browser, Buffer.from(png));
+		};
+		let px = await shot('open');
+		{
+			const n = px.w * px.h;
+			let s = 0, s2 = 0;
+			const colours = new Set();
+			for (let k = 0; k < n; k++) {
+				const v = (px.d[4 * k] + px.d[4 * k + 1] + px.d[4 * k + 2]) / 3;
+				s += v;
+				s2 += v * v;
+				if (k % 7 === 0)
+					colours.add(px.d[4 * k] << 16 | px.d[4 * k + 1] << 8 | px.d[4 * k + 2]);
+			}
+			const variance = s2 / n - (s / n) * (s / n);
+			summary.variance = Math.round(variance);
+			summary.colours = colours.size;
+			check(variance > 100 && colours.size >= 3,
+				'the graph looks blank (pixel variance ' + variance.toFixed(1) + ', ' + colours.size + ' colours)');
+		}
+		const bg = px.at(W - 1, px.h - 1);
+		let frames = await p.evaluate(() => window.stacktopFlame.frames());
+		check(frames.length > 1, 'no frames drawn');
+		check(frames[0].name === 'all' && frames[0].x === 0 && Math.abs(frames[0].w + 1 - W) <= 1,
+			'the root frame is not the full width');
+		summary.frames = frames.length;
+
+		if (cmd === 'open') {
+			// what interactions cost on this page, in the page's own clock
+			summary.interact_ms = await p.evaluate(() => {
+				const c = document.getElementById('flame');
+				const r = c.getBoundingClientRect();
+				const f = window.stacktopFlame.frames().filter((g) => g.path.length === 2)
+					.sort((a, b) => b.w - a.w)[0];
+				const at = (type, g) => c.dispatchEvent(new MouseEvent(type, { bubbles: true,
+					clientX: r.left + g.x + g.w / 2, clientY: r.top + g.y + g.h / 2 }));
+				const time = (fn) => {
+					const t = performance.now();
+					fn();
+					return Math.round((performance.now() - t) * 10) / 10;
+				};
+				const out = {};
+				out.hover = time(() => at('mousemove', f));
+				out.zoom = time(() => at('click', f));
+				out.reset = time(() => document.getElementById('reset').click());
+				document.getElementById('search').value = 'func_00';
+				out.search = time(() => document.getElementById('case').click());
+				out.regex = time(() => document.getElementById('regex').click());
+				out.matched = document.getElementById('matched').textContent;
+				return out;
+			});
+		}
+		if (cmd === 'check') {
+			// the expected tree, from the folded stacks; without them (a live
+			// run) the page's own counts, so that the pixels are still checked
+			const tree = new Map();
+			let total = 0;
+			// what the widths count: hits, or the weight (--offcpu, --weight)
+			const val = (f) => (state.measure === 'hits' ? f.hits : f.weight);
+			if (expect.stacks) {
+				for (const [stack, count] of expect.stacks) {
+					total += count;
+					for (let d = 1; d <= stack.length; d++) {
+						const key = JSON.stringify(stack.slice(0, d));
+						tree.set(key, (tree.get(key) || 0) + count);
+					}
+				}
+			} else {
+				total = state.total;
+				for (const f of frames)
+					if (f.node !== 0)
+						tree.set(JSON.stringify(f.path), val(f));
+			}
+			tree.set('[]', total);
+			const countOf = (fpath) => tree.get(JSON.stringify(fpath));
+			check(Math.abs(state.total - total) < 1e-9, 'the graph holds ' + state.total + ', the stacks ' + total);
+
+			// widths proportional to the counts, within a pixel: in the
+			// page's model and in the pixels painted
+			const widths = (fs, zoomPath, zoomCount, shotPx) => {
+				let checked = 0;
+				for (const f of fs) {
+					if (f.kind === 'tracing')
+						fail('a tracing frame is shown by default: ' + fname(f));
+					const inZoom = f.path.length >= zoomPath.length &&
+						zoomPath.every((n, k) => f.path[k] === n);
+					if (!inZoom)
+						continue;
+					// a live run: frames too narrow to be drawn before the zoom
+					const c = expect.stacks ? countOf(f.path) : val(f);
+					check(c !== undefined, 'frame ' + JSON.stringify(f.path) + ' is in no stack');
+					const want = c / zoomCount * W;
+					if (want < 4)
+						continue;
+					const gap = f.w + 1;
+					check(Math.abs(gap - want) <= 1, 'frame ' + fname(f) + ' is ' + gap +
+						' px wide, its count says ' + want.toFixed(2));
+					// the pixels: the frame's colour from its left edge to the gap
+					// before the next frame (a neighbour of the same colour
+					// only hides the edge it shares)
+					const col = shotPx.at(f.x + 1, f.y + 1);
+					let a = f.x + 1, b = f.x + 1;
+					while (a > 0 && same(shotPx.at(a - 1, f.y + 1), col))
+						a--;
+					while (b < shotPx.w - 1 && same(shotPx.at(b + 1, f.y + 1), col))
+						b++;
+					const other = (xx) => fs.some((g) => g !== f && g.y === f.y && xx >= g.x && xx < g.x + g.w);
+					check(same(shotPx.at(b + 1, f.y + 1), bg) || other(b + 1),
+						'frame ' + fname(f) + ' has no gap after it');
+					if (a !== f.x)
+						check(a < f.x && other(a), 'frame ' + fname(f) + ' is painted from ' + a + ', not ' + f.x);
+					if (b !== f.x + f.w - 1)
+						check(b > f.x + f.w - 1 && other(b), 'frame ' + fname(f) + ' is painted to ' + b +
+							', not ' + (f.x + f.w - 1));
+					check(Math.abs(b - a + 2 - want) <= 1 || (a !== f.x || b !== f.x + f.w - 1),
+						'frame ' + fname(f) + ' is painted ' + (b - a + 1) + ' px wide, its count says ' +
+						want.toFixed(2));
+					checked++;
+				}
+				return checked;
+			};
+			summary.widths_checked = widths(frames, [], total, px);
+			// every frame of the stacks that is wide enough is there
+			for (const [key, c] of tree) {
+				if (key === '[]' || c / total * W < 2)
+					continue;
+				const fp = JSON.parse(key);
+				check(frames.some((f) => JSON.stringify(f.path) === key), 'frame ' + fp.join(';') + ' is missing');
+			}
+
+			// kinds and colours
+			for (const [name, kind] of Object.entries(expect.kinds || {})) {
+				const f = frames.find((g) => g.name === name);
+				check(f, 'no frame ' + name);
+				check(f.kind === kind, name + ' is a ' + f.kind + ' frame, not ' + kind);
+			}
+			for (const [a, b] of expect.apart || []) {
+				const fa = frames.find((g) => g.name === a), fb = frames.find((g) => g.name === b);
+				check(fa && fb, 'no frame ' + a + ' or ' + b);
+				const ha = hue(px.at(fa.x + 2, fa.y + 1)), hb = hue(px.at(fb.x + 2, fb.y + 1));
+				check(Math.abs(ha - hb) >= 10 && Math.abs(ha - hb) <= 350 || (ha < 0) !== (hb < 0),
+					a + ' and ' + b + ' are coloured alike (hue ' + ha.toFixed(0) + ', ' + hb.toFixed(0) + ')');
+			}
+
+			// hover: the tooltip names the frame, its hits and share
+			const pick = frames.filter((f) => f.node !== 0 && f.w > 40 && f.path.length > 1)
+				.sort((x, y) => y.path.length - x.path.length || y.w - x.w)[0] ||
+				frames.filter((f) => f.node !== 0)[0];
+			const centre = (f) => [box.x + f.x + f.w / 2, box.y + f.y + f.h / 2];
+			await p.mouse.move(...centre(pick));
+			let tipText = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
+			const c0 = countOf(pick.path);
+			check(tipText.startsWith(pick.name + '\n'), 'tooltip does not start with the name: ' + JSON.stringify(tipText));
+			const share = 100 * c0 / total;
+			let m;
+			if (state.measure === 'hits') {
+				check(tipText.includes('hits: ' + c0.toLocaleString('en-US') + ', '),
+					'tooltip has not the hits ' + c0 + ': ' + JSON.stringify(tipText));
+				m = /hits: [0-9,]+, ([0-9.]+)% of all/.exec(tipText);
+			} else {
+				// the weight's line, in its unit: "off-CPU: 1.86 s, 11.7% of all"
+				m = new RegExp('\n' + state.measure + ': [0-9.,]+ [^,]*, ([0-9.]+)% of all').exec(tipText);
+			}
+			check(m && Math.abs(parseFloat(m[1]) - share) < 0.1 * Math.max(1, share / 10),
+				'tooltip share is not ' + share.toFixed(2) + '%: ' + JSON.stringify(tipText));
+			summary.tooltip = tipText;
+
+			// click zooms: the clicked frame becomes the full width, its callees
+			// proportional to their counts within it
+			const zf = frames.filter((f) => f.node !== 0 && f.w < W - 10 && f.w > 20)
+				.sort((x, y) => y.w - x.w)[0];
+			if (zf) {
+				await p.mouse.click(...centre(zf));
+				const st = await p.evaluate(() => window.stacktopFlame.state());
+				check(st.zoomName === zf.name, 'click on ' + zf.name + ' zoomed to ' + st.zoomName);
+				const zframes = await p.evaluate(() => window.stacktopFlame.frames());
+				const z = zframes.find((f) => JSON.stringify(f.path) === JSON.stringify(zf.path));
+				check(z && z.x === 0 && Math.abs(z.w + 1 - W) <= 1, 'the zoomed frame is not the full width');
+				const zpx = await shot('zoomed');
+				const r = run(zpx, W / 2, z.y + 1, bg);
+				check(r && r[0] === 0 && r[1] >= W - 2, 'the zoomed frame is not painted the full width: ' + r);
+				summary.zoom_widths_checked = widths(zframes, zf.path, countOf(zf.path), zpx);
+				// a callee's tooltip gives its share of the zoomed frame
+				const callee = zframes.find((f) => f.path.length === zf.path.length + 1 && f.w > 20);
+				if (callee) {
+					await p.mouse.move(...centre(callee));
+					tipText = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
+					check(tipText.includes(' of ' + zf.name), 'no share of the zoomed frame in ' + JSON.stringify(tipText));
+				}
+				// the reset
+				await p.click('#reset');
+				const rs = await p.evaluate(() => window.stacktopFlame.state());
+				check(rs.zoom === 0, 'reset did not unzoom');
+				const back = (await p.evaluate(() => window.stacktopFlame.frames()))
+					.find((f) => JSON.stringify(f.path) === JSON.stringify(zf.path));
+				check(back && Math.abs(back.w - zf.w) < 0.01 && Math.abs(back.x - zf.x) < 0.01,
+					'after the reset ' + zf.name + ' is not where it was');
+				summary.zoomed = fname(zf);
+			}
+
+			// search: highlights the matches, reports their summed share
+			for (const s of expect.search || []) {
+				await p.evaluate((re) => {
+					const r = document.getElementById('regex');
+					if (r.checked !== re)
+						r.click();
+				}, !!s.regex);
+				await p.click('#search', { clickCount: 3 });
+				await p.keyboard.press('Backspace');
+				await p.type('#search', s.q);
+				await p.waitForFunction('document.getElementById("matched").textContent !== ""', { timeout: 5000 });
+				await new Promise((res) => setTimeout(res, 300));
+				const text = await p.$eval('#matched', (e) => e.textContent);
+				if (s.share === 0) {
+					check(text === 'no match', 'search ' + s.q + ' matched: ' + JSON.stringify(text));
+					continue;
+				}
+				const mm = /matched: ([0-9.]+)% of all/.exec(text);
+				check(mm, 'search ' + s.q + ': no share reported: ' + JSON.stringify(text));
+				check(Math.abs(parseFloat(mm[1]) - 100 * s.share) <= 0.1 * Math.max(1, s.share * 10),
+					'search ' + s.q + ' reports ' + mm[1] + '%, the stacks say ' + (100 * s.share).toFixed(2) + '%');
+				const sf = await p.evaluate(() => window.stacktopFlame.frames());
+				const spx = await shot('search');
+				let lit = 0;
+				const re = s.regex ? new RegExp(s.q, 'i') : null;
+				for (const f of sf) {
+					if (f.node === 0 || f.w < 4)
+						continue;
+					// a frame matches by its name or its module/file
+					const test = (t) => (re ? re.test(t) : t.toLowerCase().includes(s.q.toLowerCase()));
+					const want = test(f.name) || (f.where !== '' && test(f.where));
+					check(f.match === want, 'search ' + s.q + ': ' + f.name + (want ? ' not' : '') + ' highlighted');
+					const c = spx.at(f.x + 1, f.y + 1);
+					check(same(c, [230, 0, 230]) === want, 'search ' + s.q + ': ' + f.name +
+						' painted ' + c + (want ? ', not' : ', as') + ' a match');
+					lit += want;
+				}
+				check(lit > 0 || s.share === 0, 'search ' + s.q + ': nothing highlighted');
+			}
+			// Esc in the search box clears it
+			if ((expect.search || []).length) {
+				await p.focus('#search');
+				await p.keyboard.press('Escape');
+				const t = await p.$eval('#matched', (e) => e.textContent);
+				check(t === '', 'Esc did not clear the search');
+			}
+
+			// the keyboard alone: / focuses the search; on the graph, Down
+			// twice reaches the heaviest root frame, Enter zooms into it, Esc resets
+			await p.focus('#flame');
+			await p.keyboard.press('/');
+			check(await p.evaluate(() => document.activeElement.id === 'search'), '/ does not focus the search');
+			await p.keyboard.press('Escape');
+			await p.focus('#flame');
+			await p.keyboard.press('ArrowDown');
+			await p.keyboard.press('ArrowDown');
+			const heavy = frames.filter((f) => f.path.length === 1).sort((x, y) => val(y) - val(x))[0];
+			const st1 = await p.evaluate(() => window.stacktopFlame.state());
+			check(heavy && st1.cursor >= 0, 'the arrows do not move a cursor');
+			const status = await p.$eval('#status', (e) => e.textContent);
+			check(status.startsWith(heavy.name + ' - '), 'the status line does not name ' + heavy.name + ': ' + status);
+			await p.keyboard.press('Enter');
+			const st2 = await p.evaluate(() => window.stacktopFlame.state());
+			check(st2.zoomName === heavy.name, 'Enter zoomed to ' + st2.zoomName + ', not ' + heavy.name);
+			await p.keyboard.press('Escape');
+			const st3 = await p.evaluate(() => window.stacktopFlame.state());
+			check(st3.zoom === 0, 'Esc did not reset the zoom');
+
+			// the tracing machinery: hidden, then shown by t
+			const nt = await p.evaluate(() => {
+				const before = window.stacktopFlame.frames().filter((f) => f.kind === 'tracing').length;
+				document.getElementById('flame').focus();
+				document.dispatchEvent(new KeyboardEvent('keydown', { key: 't' }));
+				const after = window.stacktopFlame.frames().filter((f) => f.kind === 'tracing').length;
+				document.dispatchEvent(new KeyboardEvent('keydown', { key: 't' }));
+				return [before, after];
+			});
+			check(nt[0] === 0, 'tracing frames shown by default');
+			if (expect.tracing)
+				check(nt[1] > 0, 't does not show the tracing frames');
+			summary.tracing_frames = nt[1];
+
+			// escaping: the names are shown as they are, nothing was injected
+			for (const lit of expect.literal || []) {
+				const f = frames.find((g) => g.name === lit);
+				check(f, 'no frame named ' + JSON.stringify(lit));
+				await p.mouse.move(...centre(f));
+				const tt = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
+				check(tt.startsWith(lit + '\n'), 'the tooltip does not show ' + JSON.stringify(lit));
+			}
+			for (const t of expect.header || []) {
+				const h = await p.$eval('header', (e) => e.textContent);
+				check(h.includes(t), 'the header does not say ' + JSON.stringify(t) + ': ' + JSON.stringify(h));
+			}
+			const dom = await p.evaluate(() => ({
+				scripts: document.scripts.length,
+				img: document.querySelectorAll('img, iframe, object, embed, svg').length,
+				bodyKids: Array.from(document.body.children).map((e) => e.tagName).join(','),
+				injected: typeof window.stacktopInjected,
+			}));
+			summary.kinds = Array.from(new Set(frames.map((f) => f.kind))).sort();
+			check(dom.scripts === 2 && dom.img === 0 && dom.injected === 'undefined' &&
+				dom.bodyKids === 'HEADER,MAIN,FOOTER,SCRIPT,SCRIPT',
+				'the page has other elements than its own: ' + JSON.stringify(dom));
+		}
+		check(requests.length === 0, 'requests left the page: ' + requests.join(' '));
+		check(problems.length === 0, problems.join('; '));
+		summary.requests = 0;
+	} finally {
+		await browser.close();
+	}
+	console.log(JSON.stringify(summary));
+}
+
+main().catch((e) => fail(e.stack || String(e)));
