@@ -221,9 +221,20 @@ for sig in TERM KILL; do
 		--trigger kmem:kmalloc:5 --kprobe do_sys_openat2 --function vfs_read --function 'ksys_*'
 	wait_lines "$C/$sig.out" 2
 	state_dump "$C/during-$sig"
+	# its guardian, where this stacktop has one (a process whose command
+	# line is stacktop-guard --guardian PID RUNDIR; the brackets keep grep's own out)
+	grep -la '[s]tacktop-guard' /proc/[0-9]*/cmdline 2> /dev/null | wc -l > "$C/guardians-$sig"
+	_pid=$STPID
 	st_stop "$sig" "$sig"
 	state_dump "$C/after-$sig"
 	if [ "$sig" = KILL ]; then
+		# what the guardian (if any) restores without a next run: until
+		# nothing of that pid is left in /run/stacktop, at most 20 s
+		_d=$(deadline 20)
+		while before "$_d" && ls /run/stacktop | grep -q "^$_pid\."; do
+			sleep 0.1
+		done
+		state_dump "$C/after-KILL-wait"
 		st_run next -b -n 1 -d 0.2
 		state_dump "$C/after-next"
 	fi

@@ -156,28 +156,25 @@ class Tap:
             print("# " + line)
         sys.stdout.flush()
 
-    def result(self, name, ok, why="", todo=None):
+    def result(self, name, ok, why=""):
         self.n += 1
-        line = "%s %d - %s" % ("ok" if ok else "not ok", self.n, name)
-        if todo:
-            line += " # TODO " + todo
-        print(line)
+        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, name))
         if why:
             self.diag(("  " if ok else "  FAIL: ") + why)
         sys.stdout.flush()
-        if not ok and not todo:
+        if not ok:
             self.failed += 1
-        self.results.append((name, ok, todo))
+        self.results.append((name, ok))
 
-    def run(self, name, fn, *args, todo=None):
+    def run(self, name, fn, *args):
         try:
             note = fn(*args)
         except Fail as e:
-            self.result(name, False, str(e), todo)
+            self.result(name, False, str(e))
         except Exception as e:  # a check that crashed is a failed check
-            self.result(name, False, "%s: %s" % (type(e).__name__, e), todo)
+            self.result(name, False, "%s: %s" % (type(e).__name__, e))
         else:
-            self.result(name, True, note or "", todo)
+            self.result(name, True, note or "")
 
     def plan(self):
         print("1..%d" % self.n)
@@ -756,13 +753,23 @@ def c_restore(out):
     reps = c.reports("TERM")
     check(reps, "no report at all")
     same_state(c, "before", "after-TERM", "after SIGTERM: tracefs")
-    killed = state_diff(before, c.state("after-KILL"))
-    check(killed, "SIGKILL left nothing to restore: the case is void")
+    check(c.rc("KILL") == 137, "SIGKILL: exit %d" % c.rc("KILL"))
+    guardian = int(c.text("guardians-KILL").strip() or 0)
+    if guardian:
+        # a guardian (src/kernel/guard.c) restores once stacktop is gone,
+        # with no next run
+        same_state(c, "before", "after-KILL-wait", "after SIGKILL, its guardian: tracefs")
+        how = "its guardian restored %d" % len(state_diff(before, c.state("during-KILL")))
+    else:
+        killed = state_diff(before, c.state("after-KILL-wait"))
+        check(killed, "SIGKILL left nothing to restore and there was no guardian: the case is "
+              "void")
+        how = "the next run restored %d (no guardian)" % len(killed)
     check(c.rc("next") == 0, "the next run exited %d: %s" % (c.rc("next"),
                                                             c.text("next.err")[-500:]))
     same_state(c, "before", "after-next", "after SIGKILL and the next run: tracefs")
-    return "SIGTERM restored %d changed settings; after SIGKILL the next run restored %d" % (
-        len(state_diff(before, c.state("during-TERM"))), len(killed))
+    return "SIGTERM restored %d changed settings; after SIGKILL %s" % (
+        len(state_diff(before, c.state("during-TERM"))), how)
 
 
 MAIN = [
@@ -842,97 +849,248 @@ def c_pool_full(out):
                                          len(tramp))
 
 
-def header_numbers(text):
-    """the batch report's header numbers: the last report's hits, the self
-    cpu of every report, the stack map lines"""
-    m = re.findall(r"hits: (\d+) total", text)
-    cpu = re.findall(r"self cpu ([0-9.]+)%", text)
-    sm = re.findall(r"stack map: entries (\d+)/(\d+), successes (\d+), drops (\d+)", text)
-    return (int(m[-1]) if m else -1, [float(x) for x in cpu],
-            [tuple(map(int, x)) for x in sm])
+def text_reports(text):
+    """the reports of a batch text output: per report the header's numbers
+    (hits, self cpu, the stack map line, the pool lines) and its lines"""
+    reps = []
+    cur = None
+    for l in text.splitlines():
+        m = re.match(r"^stacktop \S+ - mode (\S+) - .* - ([0-9.]+)s$", l)
+        if m:
+            cur = {"mode": m.group(1), "secs": float(m.group(2)), "lines": [], "pool": None,
+                   "advice": None, "map": None}
+            reps.append(cur)
+        if cur is None:
+            continue
+        cur["lines"].append(l)
+        m = re.match(r"^hits: (\d+) total, (\d+) in interval .*; lost: (\S+) \(\+\S+\) "
+                     r"overrun: (\S+) dropped: (\S+); self cpu ([0-9.]+)%$", l)
+        if m:
+            cur.update(hits=int(m.group(1)), delta=int(m.group(2)), cpu=float(m.group(6)),
+                       lossless=m.group(3) == m.group(4) == m.group(5) == "0")
+        m = re.match(r"^stack map: entries (\d+)/(\d+), successes (\d+), drops (\d+)", l)
+        if m:
+            cur["map"] = tuple(int(x) for x in m.groups())
+        if l.startswith("map pool: "):
+            cur["pool"] = l[len("map pool: "):]
+        if l.startswith("map advice: "):
+            cur["advice"] = l[len("map advice: "):]
+    return reps
 
 
-def c_issue_self(out, todo_note):
-    c = Case(out, "issue-self")
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else float("nan")
+
+
+# issue 20, measured on this guest (RFC v4 on 6.12 under single-threaded
+# TCG, the ASan build; doc/vm-tier.md has the runs): with another tool's
+# function tracer on the read path and the guest idle, stacktop's self cpu
+# is 4-16% in the median (a bare reader at its cadence 1-2%); before the
+# fix 100%, the kernel writing 30-60 thousand stacks a second of stacktop's
+# own reads. Under a ping-pong it falls behind while the load lasts (by as
+# much as the host gives the guest) and, idle again, has read 0.99 of the
+# stacks the kernel wrote since the reset (before the fix 0.27-0.62, and it
+# never caught up: its reads were the load).
+SELF_END = (0.97, 1.03)      # hits / stacks written since the reset, at the idle end
+SELF_TAIL = 0.05             # the idle last interval: at most this share of what was written
+SELF_IDLE_CPU = 40.0         # % of one CPU, the median of the intervals after the first
+SELF_SHOWN = 0.8             # --show-self: the least share of its own stacks
+
+
+def written_end(reps):
+    """the load's run: 5 reports, the workload in the first three, idle in
+    the last: (hits / stacks written since the reset at the last report,
+    the last interval's share of the stacks written, the description)"""
+    last, prev = reps[-1], reps[-2]
+    wrote = last["map"][2] + last["map"][3]
+    tail = wrote - (prev["map"][2] + prev["map"][3])
+    per = []
+    for a, b in zip([None] + reps[:-1], reps):
+        w = b["map"][2] + b["map"][3] - ((a["map"][2] + a["map"][3]) if a else 0)
+        per.append("%d/%d" % (b["delta"], w))
+    end = last["hits"] / wrote if wrote else float("inf")
+    return end, tail / wrote if wrote else 1.0, (
+        "%d hits for %d stacks written since the reset (%.3f); hits/written per interval %s" %
+        (last["hits"], wrote, end, " ".join(per)))
+
+
+def bare_reader(c, name, secs):
+    """the bare reader's cpu (% of one CPU) and the stacks the kernel wrote
+    per second meanwhile"""
+    f = c.text(name + ".out").split()
+    check(len(f) == 7 and f[0] == "poll", "%s: vm-work poll printed %r" % (name, f))
+    a, b = parse_stat(c.text(name + ".stat0")), parse_stat(c.text(name + ".stat1"))
+    return 100.0 * float(f[6]) / secs, ((b["successes"] + b["drops"]) -
+                                        (a["successes"] + a["drops"])) / secs
+
+
+def c_self_exclusion(out):
+    c = Case(out, "self-exclusion")
     c.guest_ok()
     nf = int(c.text("nfiltered"))
-    check(c.rc("self") == 0, "stacktop exited %d: %s" % (c.rc("self"), c.text("self.err")[-500:]))
-    txt = c.text("self.out")
-    hits, cpu, sm = header_numbers(txt)
-    lost = re.findall(r"lost: (\d+) \(\+\d+\) overrun: (\d+)", txt)
-    stat = parse_stat(c.text("stat-self"))
-    written = stat["successes"] + stat["drops"]
-    # the same with --show-self: whose stacks the kernel wrote
-    show = c.ran("show")[-1]
-    me = int(c.text("show.pid"))
+    check(300 <= nf <= 600, "setup: the other tool's tracer traces %d functions" % nf)
+    # 1. idle: the other tool's tracer, nothing else
+    check(c.rc("idle") == 0, "stacktop exited %d: %s" % (c.rc("idle"), c.text("idle.err")[-500:]))
+    idle = text_reports(c.text("idle.out"))
+    check(len(idle) == 4 and all(r["map"] for r in idle), "idle: %d reports" % len(idle))
+    icpu = median([r["cpu"] for r in idle[1:]])
+    bcpu, bwrote = bare_reader(c, "bare-idle", 6)
+    show = c.ran("show-idle")[-1]
+    me = int(c.text("show-idle.pid"))
     own = sum(b["total"] for st in show["stacks"] for b in st["by"] if b["pid"] == me)
-    sstat = parse_stat(c.text("stat-show"))
-    swritten = sstat["successes"] + sstat["drops"]
-    msg = ("another tool's function tracer on %d functions: in 6 s the kernel wrote %d stacks, "
-           "stacktop showed %d (%.0f%%; lost %s, overrun %s); self cpu %s%%. With --show-self: "
-           "%d of %d stacks written (%.0f%%) were stacktop's own, %d hits read, lost %d, "
-           "overrun %d" %
-           (nf, written, hits, 100.0 * hits / max(written, 1), lost[-1][0] if lost else "?",
-            lost[-1][1] if lost else "?", "/".join("%.1f" % x for x in cpu), own, swritten,
-            100.0 * own / max(swritten, 1), show["hits"], show["lost"], show["overrun"]))
-    # an event stacktop's own reads hit (raw_syscalls:sys_enter), no tracer
+    msg = ("idle (another tool's tracer on %d functions, nothing else): self cpu %s%% "
+           "(median %.1f%%), a bare reader at its cadence %.1f%%; with --show-self %d of %d "
+           "stacks were stacktop's own" % (nf, "/".join("%.1f" % r["cpu"] for r in idle),
+                                             icpu, bcpu, own, show["hits"]))
+    check(show["hits"] > 1000 and own >= SELF_SHOWN * show["hits"],
+          "setup: without the exclusion stacktop's own reads are not most of what the "
+          "kernel records, the case would be void: " + msg)
+    check(icpu <= SELF_IDLE_CPU, "stacktop feeds on its own reads (wanted a median self cpu "
+          "of at most %.0f%%): %s" % (SELF_IDLE_CPU, msg))
+    # 2. under a ping-pong through the traced functions, idle at the end
+    check(c.rc("load") == 0, "stacktop exited %d: %s" % (c.rc("load"), c.text("load.err")[-500:]))
+    load = text_reports(c.text("load.out"))
+    check(len(load) == 5 and all(r["map"] for r in load), "load: %d reports" % len(load))
+    check(all(r["lossless"] for r in load), "the ring buffer lost records: the comparison "
+          "is void: %s" % [l for r in load for l in r["lines"] if l.startswith("hits:")][-1])
+    end, tail, rmsg = written_end(load)
+    lcpu = median([r["cpu"] for r in load[1:3]])
+    lbcpu, lbwrote = bare_reader(c, "bare-load", 6)
+    msg += ("; under a ping-pong: %s, self cpu %s%% (median of reports 2-3 %.1f%%), a bare "
+            "reader %.1f%% at %.0f stacks/s" %
+            (rmsg, "/".join("%.1f" % r["cpu"] for r in load), lcpu, lbcpu, lbwrote))
+    check(load[-1]["hits"] > 10000, "setup: the workload made only %d hits: "
+          % load[-1]["hits"] + msg)
+    check(tail <= SELF_TAIL, "the idle last interval holds %.0f%% of the stacks written (wanted "
+          "at most %.0f%%): stacktop's reads feed the trace: %s" % (100 * tail, 100 * SELF_TAIL,
+                                                                     msg))
+    check(SELF_END[0] <= end <= SELF_END[1],
+          "hits do not match the stacks the kernel wrote once idle (wanted %.2f-%.2f): %s" %
+          (SELF_END + (msg,)))
+    # the user's lists: stacktop's pid added to theirs while it runs, then
+    # exactly it taken out
+    pid = int(c.text("load.pid")) if c.has("load.pid") else None
+    for f, mine in (("during-event-notrace", "4242"), ("during-ftrace-notrace", "4243")):
+        got = c.text(f).split()
+        check(mine in got and str(pid) in got, "%s: %s (wanted the user's %s and stacktop's "
+              "%s)" % (f, got, mine, pid))
+    same_state(c, "before", "after")
+    # 3. no tracer: raw_syscalls:sys_enter, which stacktop's reads are
     check(c.rc("sys") == 0, "stacktop -e raw_syscalls:sys_enter exited %d: %s" %
           (c.rc("sys"), c.text("sys.err")[-500:]))
-    stxt = c.text("sys.out")
-    shits, scpu, _ = header_numbers(stxt)
-    ystat = parse_stat(c.text("stat-sys"))
-    ywritten = ystat["successes"] + ystat["drops"]
-    msg += ("; -e raw_syscalls:sys_enter under a read(2) loop: the kernel wrote %d stacks, "
-            "stacktop showed %d (%.0f%%), self cpu %s%%" %
-            (ywritten, shits, 100.0 * shits / max(ywritten, 1),
-             "/".join("%.1f" % x for x in scpu)))
-    todo_note.append(msg)
-    # the fixed behaviour (issue 20): stacktop's own reads are not recorded
-    # (or not counted at the kernel's and the reader's cost): it shows what
-    # the kernel wrote for the others, within 10%
-    check(written > 1000 and ywritten > 1000, "setup: the kernel wrote only %d and %d stacks: "
-          % (written, ywritten) + msg)
-    # today 27-61% and 89%: stacktop's own records are most of the first and
-    # a tenth of the second (its CPU is at 95-99% in both)
-    check(hits >= 0.9 * written and shits >= 0.97 * ywritten, msg)
+    sysr = text_reports(c.text("sys.out"))
+    check(len(sysr) == 5 and all(r["map"] for r in sysr), "sys: %d reports" % len(sysr))
+    send, stail, smsg = written_end(sysr)
+    msg += ("; -e raw_syscalls:sys_enter under a read(2) loop: %s, self cpu %s%%" %
+            (smsg, "/".join("%.1f" % r["cpu"] for r in sysr)))
+    check(all(r["lossless"] for r in sysr), "sys: the ring buffer lost records: " + msg)
+    check(sysr[-1]["hits"] > 10000, "sys: setup: the workload made only %d hits: "
+          % sysr[-1]["hits"] + msg)
+    check(stail <= SELF_TAIL and SELF_END[0] <= send <= SELF_END[1],
+          "raw_syscalls:sys_enter: hits do not match the stacks written once idle: " + msg)
     return msg
 
 
-def c_issue_pool(out, todo_note):
-    c = Case(out, "issue-pool")
+def fmt_secs(t):
+    """seconds of a fmt_duration() text: 45s, 1m20s, 2h03m, 1d02h"""
+    m = re.match(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$", t)
+    check(m and t, "not a duration: %r" % t)
+    d, h, mi, s = (int(x or 0) for x in m.groups())
+    return ((d * 24 + h) * 60 + mi) * 60 + s
+
+
+def fmt_num(t):
+    """a fmt_rate() text: 9.5, 120, 1.08k, 2.1M"""
+    m = re.match(r"^([0-9.]+)([kMG]?)$", t)
+    check(m, "not a rate: %r" % t)
+    return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+def c_pool_health(out):
+    c = Case(out, "pool-health")
     c.guest_ok()
-    reps = c.ran("health")
-    rows = []
-    full_at = None
-    for i, r in enumerate(reps):
-        m = r["map"]
-        rows.append("%.1fs %d/%d +%d ids %d drops" % ((i + 1) * 0.5, m["entries"], m["capacity"],
-                                                     m["successes"], m["drops"]))
-        if full_at is None and m["entries"] >= m["capacity"]:
-            full_at = (i + 1) * 0.5
-    first = reps[0]["map"]
-    fill_rate = first["entries"] / 0.5
-    last = reps[-1]["map"]
-    dr = [(b["map"]["drops"] - a["map"]["drops"]) / 0.5 for a, b in zip(reps, reps[1:])]
-    dr = [x for x in dr if x > 0]
-    drop_rate = sum(dr) / len(dr) if dr else 0
-    check(c.rc("text") == 0, "stacktop exited %d: %s" % (c.rc("text"), c.text("text.err")[-500:]))
-    text = c.text("text.out")
-    pane = c.text("pane-full") if c.has("pane-full") else ""
-    head = [l for l in text.splitlines() if l.startswith("stack map:")]
-    phead = [l for l in pane.splitlines() if "entries" in l]
-    msg = ("pool 2^10 with the function tracer: fills at about %.0f stacks/s, full after %s s, "
-           "then %.0f drops/s while busy; batch header: %s; screen: %s" %
-           (fill_rate, full_at, drop_rate, head[:1], [l.strip() for l in phead[:1]]))
-    todo_note.append(msg + "\n  per interval: " + "; ".join(rows[:8]))
-    # the fixed behaviour: the header says the pool is full, how fast it
-    # fills or drops, and what to do (ftrace_stackmap.bits)
-    check(full_at is not None and last["drops"] > 0, "setup: the pool never filled: " + msg)
-    check(any("ftrace_stackmap.bits" in l for l in text.splitlines()), "the batch report does "
-          "not advise ftrace_stackmap.bits: " + msg)
-    check("ftrace_stackmap.bits" in pane or "full" in " ".join(phead), "the screen does not say "
-          "the pool is full: " + msg)
-    return msg
+    check(c.rc("fill") == 0, "stacktop exited %d: %s" % (c.rc("fill"), c.text("fill.err")[-500:]))
+    reps = text_reports(c.text("fill.out"))
+    check(len(reps) >= 4 and all(r["map"] for r in reps), "%d reports" % len(reps))
+    for r in reps:
+        check(r["pool"], "report %d has no 'map pool:' line: %s" % (
+            reps.index(r) + 1, " | ".join(r["lines"][:6])))
+    # filling: the fill as the kernel's stat gives it, the rate, the time to full
+    filling = []
+    for r in reps:
+        e, cap = r["map"][0], r["map"][1]
+        m = re.match(r"^(\d+) of (\d+) entries \((\d+)%\); (?:WARNING: )?growing ([0-9.kM]+)/s: "
+                     r"full in (\S+) at this rate$", r["pool"])
+        if m and e < cap:
+            check(int(m.group(1)) == e and int(m.group(2)) == cap == 1024 and
+                  int(m.group(3)) == round(100 * e / cap),
+                  "the pool line %r against the stat's %d/%d" % (r["pool"], e, cap))
+            rate, eta = fmt_num(m.group(4)), fmt_secs(m.group(5))
+            want = (cap - e) / rate
+            # the rate as printed is rounded down to 2-3 digits, the time cut to whole seconds
+            check(rate > 0 and want * 0.95 - 1 <= eta <= want * 1.05 + 1,
+                  "full in %s at %s/s with %d of %d free (%.0f s)" % (
+                      m.group(5), m.group(4), cap - e, cap, want))
+            filling.append(r["pool"])
+    check(filling, "no report while the pool filled says its rate and the time to full: %s" %
+          [r["pool"] for r in reps[:4]])
+    # full: since when, the fallback share, the advice
+    first_cap = next(i for i, r in enumerate(reps) if r["map"][0] == r["map"][1] or r["map"][3])
+    full = [(i, r) for i, r in enumerate(reps) if r["pool"].startswith("1024 of 1024 entries "
+                                                                       "(100%); FULL since ")]
+    check(full, "the pool filled (report %d: %s) and no report says FULL" % (
+        first_cap + 1, reps[first_cap]["pool"]))
+    check(full[0][0] <= first_cap + 1, "the pool was full at report %d, FULL first said at %d" %
+          (first_cap + 1, full[0][0] + 1))
+    advice = ""
+    for i, r in full:
+        m = re.search(r"events falling back to full stacks: (\d+|-)%? in the interval \((\d+) "
+                      r"drops\), (\d+)% since start \((\d+)\)", r["pool"])
+        check(m, "FULL without the fallback share: %r" % r["pool"])
+        p = reps[i - 1]["map"] if i else (0, 0, 0, 0)
+        dd, ds = r["map"][3] - p[3], r["map"][2] - p[2]
+        check(int(m.group(2)) == dd, "drops in the interval %s, the kernel's stat %d" % (
+            m.group(2), dd))
+        if dd + ds and m.group(1) != "-":
+            check(abs(int(m.group(1)) - 100.0 * dd / (dd + ds)) <= 1,
+                  "fallback share %s%%, the stat's %d of %d" % (m.group(1), dd, dd + ds))
+        check(int(m.group(4)) <= r["map"][3], "drops since start %s > the stat's %d" % (
+            m.group(4), r["map"][3]))
+        check(r["advice"], "full, and no 'map advice:' line")
+        m = re.search(r"^the map is full: .* boot with ftrace_stackmap\.bits=(\d+) \(2\^(\d+) = "
+                      r"(\d+) entries, against 1024 now\) to hold the (\d+) stacks seen",
+                      r["advice"])
+        check(m, "the advice: %r" % r["advice"])
+        n, seen = int(m.group(1)), int(m.group(4))
+        check(11 <= n <= 18 and int(m.group(2)) == n and int(m.group(3)) == 1 << n and
+              seen >= 1024 and (1 << n) >= seen,
+              "bits=%d for %d stacks seen: %r" % (n, seen, r["advice"]))
+        advice = r["advice"]
+    same_state(c, "before", "after")
+    # the JSON on the full pool
+    j = c.ran("json")[-1]
+    pool = j["map"].get("pool") if isinstance(j.get("map"), dict) else None
+    check(pool, "no map.pool in the JSON: %s" % sorted(j.get("map", {})))
+    check(pool["full"] and pool["warn"] and pool["full_at_start"] and pool["fill_pct"] == 100
+          and 11 <= (pool.get("advice_bits") or 0) <= 18,
+          "JSON map.pool: %s" % json.dumps(pool)[:600])
+    # the screen: the pool line, in the alert colour
+    pane = c.text("pane-full")
+    line = next((l for l in pane.splitlines() if l.lstrip().startswith("pool FULL since")), None)
+    check(line and re.search(r"pool FULL since (start )?\d\d:\d\d:\d\d \(\d+s\)  fallback "
+                             r"(\d+%|-) now, \d+% since start  fix r empties it; boot "
+                             r"ftrace_stackmap\.bits=1[1-8] \(", line),
+          "the screen's pool line: %r" % line)
+    colour = c.text("pane-full-colour")
+    cl = next((l for l in colour.splitlines() if "FULL since" in l), "")
+    check(re.search(r"\x1b\[[0-9;]*31m[^\x1b]*FULL since", cl) or
+          re.search(r"\x1b\[[0-9;]*31m[^ \x1b]", cl),
+          "the screen's pool line is not in the alert colour: %r" % cl[:300])
+    quiet = [l[len("map pool: "):] for l in c.text("quiet-pool-lines").splitlines()]
+    return "idle: %s; filling: %r; full: %s; %s; screen: %s" % (
+        " | ".join(quiet), filling[0], full[-1][1]["pool"][:160], advice[-160:], line.strip())
 
 
 def table_misaligned(lines):
@@ -956,22 +1114,42 @@ def table_misaligned(lines):
     return head, bad
 
 
-def c_issue_names(out, todo_note):
-    c = Case(out, "issue-names")
+def c_long_names(out):
+    c = Case(out, "long-names")
     c.guest_ok()
     check(c.rc("text") == 0, "stacktop exited %d: %s" % (c.rc("text"), c.text("text.err")[-500:]))
     lines = c.text("text.out").splitlines()
     head, bad = table_misaligned(lines)
     check(head, "no table in the batch report")
-    longrows = [l for l in lines if "__x64_sys_newfstatat" in l and re.match(r"^ +\d+ ", l)]
+    longrows = [l for l in lines if re.match(r"^ +\d+ ", l) and "ftrace:function __x64_s" in l]
     check(longrows, "setup: no row of ftrace:function __x64_sys_newfstatat")
-    pane = c.text("pane") if c.has("pane") else ""
-    msg = "%d of the table's rows misaligned; e.g.\n  %s\n  %s" % (
-        len(bad), head, (bad or longrows)[0])
-    todo_note.append(msg + ("\n  screen: " + next((l for l in pane.splitlines()
-                                                   if "newfstatat" in l), "")).rstrip())
-    check(not bad, msg)
-    return "columns aligned: " + longrows[0]
+    check(not bad, "%d of the table's rows misaligned; e.g.\n  %s\n  %s" % (
+        len(bad), head, bad[0] if bad else ""))
+    # cut with ~ to the column, whole where a stack is expanded
+    names = head.split()
+    cols = [m.start() for m in re.finditer(r"\S+", head)]
+    e, k = cols[names.index("EVENT")], cols[names.index("COMM/PID")]
+    cell = longrows[0][e:k].rstrip()
+    check(cell.endswith("~") and "ftrace:function __x64_sys_newfstatat".startswith(cell[:-1]),
+          "the long name's cell %r (wanted ftrace:function __x64_sys_newfstatat cut with ~)" %
+          cell)
+    check(any("ftrace:function __x64_sys_newfstatat" in l for l in lines),
+          "the whole name is nowhere in the report (the expanded stacks' titles)")
+    # the screen: the same cut, COMM(PID) in its column
+    pane = c.text("pane").splitlines()
+    t = next((l for l in pane if re.match(r"^ +# ", l) and "COMM(PID)" in l), None)
+    check(t, "no table title on the screen: %r" % pane[:6])
+    t = t.replace("\u25b2", "v").replace("\u25bc", "v")
+    check("EVENT" in t, "no EVENT column on the screen (two events traced): %r" % t)
+    sc, se = t.index("COMM(PID)"), t.index("EVENT")
+    rows = [l.replace("\u25b2", "v").replace("\u25bc", "v") for l in pane
+            if " function __x64_s" in l and re.match(r"^[-+ ] +\d+ ", l)]
+    check(rows, "no row of the long name on the screen")
+    for l in rows:
+        check(len(l) > sc and l[sc - 1] == " " and l[sc] != " " and
+              l[se:sc].rstrip().endswith("~"),
+              "the screen's row %r under %r" % (l, t))
+    return "cut to %r, COMM/PID in place: %s" % (cell, longrows[0].strip()[:120])
 
 
 POOL = [
@@ -979,14 +1157,12 @@ POOL = [
      c_probe_pool),
     ("pool-full", "a full pool: drops, fallbacks, the trampoline marker, no unresolved id",
      c_pool_full),
-]
-ISSUES = [
-    ("issue-self", "stacktop keeps up when its own reads run through traced functions",
-     c_issue_self, "issue 20: self-exclusion at the top level"),
-    ("issue-pool", "the pool's health (full, rate, ftrace_stackmap.bits advice) is shown",
-     c_issue_pool, "issue 20: pool health on screen"),
-    ("issue-names", "long event names keep the table's columns", c_issue_names,
-     "issue 20: long ftrace:function names break the columns"),
+    ("self-exclusion", "under another tool's tracer stacktop reads no stacks of its own: "
+     "hits track the stacks written, self cpu stays low", c_self_exclusion),
+    ("pool-health", "the pool's fill, rate, time to full; once full since when, the fallback "
+     "share, the ftrace_stackmap.bits advice (text, JSON, screen)", c_pool_health),
+    ("long-names", "long function-tracer names are cut with ~ and keep the table's columns",
+     c_long_names),
 ]
 
 
@@ -1146,11 +1322,6 @@ def main():
         cases = MAIN if group == "main" else POOL
         for name, what, fn in cases:
             tap.run("%s/%s: %s" % (group, name, what), fn, out)
-        if group == "pool":
-            for name, what, fn, todo in ISSUES:
-                note = []
-                tap.run("%s/%s: %s" % (group, name, what), fn, out, note, todo=todo)
-                tap.diag("  today: " + ("\n  ".join(note) if note else "(no numbers)"))
         tap.diag("group %s: %d checks, %d failed, the boot took %.0f s" % (group, tap.n,
                                                                            tap.failed, took))
         if rc not in (0,) and not tap.failed:

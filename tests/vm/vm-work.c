@@ -38,6 +38,20 @@
  *                              STACKS" (BYTES: the pages' committed data;
  *                              RECORDS: data records; STACKS: kernel_stack
  *                              and stack_id records; EVENTS: the others)
+ *   vm-work drain DIR SECONDS notrace
+ *                              the same, each reader's pid (and the
+ *                              parent's) first added to DIR's
+ *                              set_event_notrace_pid and
+ *                              set_ftrace_notrace_pid, as stacktop adds its
+ *                              own: what reading the others' records costs
+ *                              (the caller puts the lists back)
+ *   vm-work poll DIR SECONDS MS
+ *                              read every DIR/per_cpu/cpuN/trace_pipe_raw
+ *                              as stacktop's batch mode does: one process,
+ *                              every MS milliseconds each CPU's buffer read
+ *                              without blocking until it is empty, its pid in
+ *                              the notrace lists as above; prints "poll PAGES
+ *                              BYTES RECORDS EVENTS STACKS CPU"
  *
  * Not a test by itself: the callers check what it prints.
  */
@@ -417,7 +431,28 @@ static int count(const char *dir)
 	return 0;
 }
 
-static int drain(const char *dir, double secs)
+/* @pid appended to DIR's two notrace pid lists (a write adds to a list) */
+static void notrace_self(const char *dir)
+{
+	static const char *const lists[] = { "set_event_notrace_pid", "set_ftrace_notrace_pid" };
+	char path[512], pid[16];
+	size_t i;
+
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, lists[i]);
+		fd = open(path, O_WRONLY | O_APPEND);
+		if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid)) {
+			fprintf(stderr, "vm-work: %s: %s\n", path, strerror(errno));
+			exit(1);
+		}
+		close(fd);
+	}
+}
+
+static int drain(const char *dir, double secs, bool notrace)
 {
 	struct ids id;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), cpu;
@@ -430,6 +465,8 @@ static int drain(const char *dir, double secs)
 		perror("vm-work: drain");
 		return 1;
 	}
+	if (notrace)
+		notrace_self(dir);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		pid_t pid = fork();
 
@@ -445,6 +482,8 @@ static int drain(const char *dir, double secs)
 			int fd;
 
 			close(fds[0]);
+			if (notrace)
+				notrace_self(dir);
 			snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/trace_pipe_raw", dir, cpu);
 			fd = open(path, O_RDONLY);
 			if (fd < 0)
@@ -487,6 +526,49 @@ static int drain(const char *dir, double secs)
 	return 0;
 }
 
+/* the reads of stacktop's batch loop, and nothing done with the pages */
+static int poll_buffers(const char *dir, double secs, int ms)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), cpu;
+	static unsigned char page[4096];
+	struct counts c = { 0 };
+	struct rusage ru;
+	struct ids id;
+	int fds[256];
+
+	get_ids(dir, &id);
+	if (ncpu < 1 || ncpu > 256 || ms < 1) {
+		fprintf(stderr, "vm-work: poll: %ld CPUs, %d ms\n", ncpu, ms);
+		return 1;
+	}
+	notrace_self(dir);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/trace_pipe_raw", dir, cpu);
+		fds[cpu] = open(path, O_RDONLY | O_NONBLOCK);
+	}
+	arm(secs);
+	while (!stop) {
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			ssize_t r;
+
+			while (fds[cpu] >= 0 && (r = read(fds[cpu], page, sizeof(page))) > 0)
+				walk_page(page, (size_t)r, &id, &c);
+		}
+		usleep((useconds_t)ms * 1000);
+	}
+	for (cpu = 0; cpu < ncpu; cpu++)
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("poll %llu %llu %llu %llu %llu %.3f\n", c.pages, c.bytes, c.records, c.events,
+	       c.stacks,
+	       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -503,9 +585,13 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "count"))
 		return count(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "drain"))
-		return drain(argv[2], atof(argv[3]));
+		return drain(argv[2], atof(argv[3]), false);
+	if (argc == 5 && !strcmp(argv[1], "drain") && !strcmp(argv[4], "notrace"))
+		return drain(argv[2], atof(argv[3]), true);
+	if (argc == 5 && !strcmp(argv[1], "poll"))
+		return poll_buffers(argv[2], atof(argv[3]), atoi(argv[4]));
 	fprintf(stderr,
 		"usage: vm-work pingpong|syscall SECONDS [CPU] | fstat N | write|writeall FILE TEXT [trunc|append] |\n"
-		"       count DIR | drain DIR SECONDS\n");
+		"       count DIR | drain DIR SECONDS [notrace] | poll DIR SECONDS MS\n");
 	return 2;
 }
