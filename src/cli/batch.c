@@ -140,9 +140,6 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		bool go_on = batch_wait(s, a->delay);
 
 		session_tick(s);
-		/* a stop signal: the last report, then out (slow is not a hang) */
-		if (!go_on)
-			sig_leaving();
 		if (before) {
 			/* --diff: the same refresh, compared with BEFORE */
 			FILE *f = stdout;

@@ -14,9 +14,8 @@
 #include "kernel/signals.h"
 #include "kernel/state.h"
 
-#define SIG_GRACE_MS 700   /* the normal way out after a stop signal, then the safety net */
-#define SIG_LEAVE_MS 15000 /* the same once the main thread said it is leaving (sig_leaving()) */
-#define SIG_POLL_MS  100   /* the watchdog looks for a stop signal nobody took */
+#define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
+#define SIG_POLL_MS  100 /* the watchdog looks for a stop signal nobody took */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIG_ASAN 1
@@ -31,9 +30,6 @@
 
 volatile sig_atomic_t sig_stop;
 volatile sig_atomic_t sig_winch;
-
-/* the main thread took the stop signal and is on its way out (sig_leaving()) */
-static volatile sig_atomic_t sig_left;
 
 static void (*sig_emergency_hook)(void);
 
@@ -168,20 +164,6 @@ static void *sig_watchdog(void *arg)
 	do
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 	while (r == EINTR);
-	/*
-	 * The main thread took the signal and is leaving (writing its last
-	 * report, which a slow machine can take seconds over): it is not
-	 * stuck, and ending it now would cut that report. It gets
-	 * SIG_LEAVE_MS in all, then the net.
-	 */
-	if (sig_left) {
-		until.tv_nsec += (long)((SIG_LEAVE_MS - SIG_GRACE_MS) % 1000) * 1000000L;
-		until.tv_sec += (SIG_LEAVE_MS - SIG_GRACE_MS) / 1000 + until.tv_nsec / 1000000000L;
-		until.tv_nsec %= 1000000000L;
-		do
-			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
-		while (r == EINTR);
-	}
 	/* still here: the normal path did not end the process in time */
 	sig = sig_stop;
 	if (sig_emergency_hook)
@@ -250,12 +232,6 @@ static int sig_install_fatal(int sig, const struct sigaction *sa)
 		return 0;
 	sig_prev[sig] = old;
 	return 0;
-}
-
-void sig_leaving(void)
-{
-	if (sig_stop)
-		sig_left = 1;
 }
 
 int sig_install(void (*emergency)(void))

@@ -12,11 +12,9 @@
  * A safety net ends the run when that path cannot: a watchdog thread sees
  * sig_stop (or takes a stop signal the main thread could not: a handler
  * runs only when its thread returns from the kernel) and gives the normal
- * path 700 ms (15 s in all when the main thread said with sig_leaving()
- * that it took the signal and is leaving: a last report written on a slow
- * machine is not a hang); if the process still runs then (its main thread
- * stuck in a call only SIGKILL would end, or in a library's lock that
- * blocks every signal), the watchdog runs the emergency hook and
+ * path 700 ms; if the process still runs then (its main thread stuck in a
+ * call only SIGKILL would end, or in a library's lock that blocks every
+ * signal), the watchdog runs the emergency hook and
  * state_emergency_restore_from_thread(), and the process dies of the
  * signal it was sent.
  *
@@ -52,14 +50,5 @@ extern volatile sig_atomic_t sig_winch;
  * Return: 0 or -errno.
  */
 int sig_install(void (*emergency)(void));
-
-/**
- * sig_leaving() - the main thread saw sig_stop and is on its way out
- *
- * Called where a loop ends on a stop signal and has more to do than
- * restore (the batch loop's last report): the watchdog then waits 15 s in
- * all before its safety net, not 700 ms. Nothing without a stop signal.
- */
-void sig_leaving(void);
 
 #endif /* STACKTOP_SIGNALS_H */
