@@ -14,7 +14,9 @@ libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3
-util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium"
+util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace"
+# bpftrace: its hist() is what the off-CPU histograms are compared with
+# (tests/live/weights.sh)
 # chromium: the browser the flame graph page (--format html) is opened in,
 # headless, by tests/live/flame.sh (puppeteer-core from npm drives it)
 # node and npm run the readers of the speedscope and JSON-schema outputs

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,10 @@
 #include <zlib.h>
 
 #include "output/export.h"
+#include "output/formats.h"
+#include "output/losses.h"
 #include "session/session.h"
+#include "source/stats.h"
 
 struct fx {
 	char dir[64];
@@ -162,6 +166,33 @@ static void test_write_file_refused(void **state)
 			 -ENOENT);
 	assert_non_null(strstr(err, "no such directory"));
 	assert_int_equal(entries(fx->dir), 3); /* victim, link, sub: nothing else */
+	/* the kernel's file systems: the true reason, not "no such directory" */
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/proc/self/mem", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "cannot write /proc/self/mem: it is on procfs, a kernel file "
+				 "system, not a place for a file");
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/sys/x.txt", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "it is on sysfs"));
+	/* a directory that is there but takes no new file (removed, still the cwd) */
+	{
+		char cwd[PATH_MAX], gone[160];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		snprintf(gone, sizeof(gone), "%s/gone", fx->dir);
+		assert_int_equal(mkdir(gone, 0700), 0);
+		assert_int_equal(chdir(gone), 0);
+		assert_int_equal(rmdir(gone), 0);
+		assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "./x.txt", err,
+						   sizeof(err)),
+				 -ENOENT);
+		assert_int_equal(chdir(cwd), 0);
+		assert_string_equal(err, "cannot write ./x.txt: . takes no new file (No such file or "
+					 "directory; -o writes a new file there and renames it over "
+					 "the target)");
+	}
 }
 
 static void test_folded_roots(void **state)
@@ -284,6 +315,295 @@ static void test_pprof_well_formed(void **state)
 	assert_int_equal(pb_fields(buf, (size_t)n, 1, "", &found), 2);	/* sample types */
 }
 
+/*
+ * tests/fixtures/export/stack_map_ret: a return address at the first byte
+ * of weak_func (what %pS prints for the return of a noreturn call that
+ * ended schedule_timeout) is schedule_timeout's frame, as %pB names it: in
+ * the symbols, the key, folded lines (where the two stacks fold to one line,
+ * counted once with both counts); grouped by function, the two stacks are one.
+ */
+static void test_return_address_names(void **state)
+{
+	const char *fix = getenv("ST_FIXTURES");
+	struct session_opts so = { 0 };
+	struct report_opts o = {
+		.rank = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 },
+	};
+	char map[512], ksyms[512], err[256], *buf = NULL;
+	struct session *s;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(map, sizeof(map), "%s/export/stack_map_ret", fix);
+	snprintf(ksyms, sizeof(ksyms), "%s/ksym/kallsyms", fix);
+	so.map_file = map;
+	so.kallsyms = ksyms;
+	assert_int_equal(session_open(&so, &s, err, sizeof(err)), 0);
+	assert_true(session_drain(s, 0) >= 0);
+	session_tick(s);
+	f = open_memstream(&buf, &len);
+	/* two stacks, one folded line: the counts summed (a reader need not merge) */
+	assert_int_equal(export_folded_root(f, s, &o), 1);
+	assert_int_equal(export_json(f, s, &o, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "_text_[k];schedule_timeout_[k];schedule_[k] 6\n{"));
+	assert_null(strstr(buf, "weak_func"));
+	assert_non_null(strstr(buf, "\"symbols\":[\"schedule+0x10/0xc0\","
+				    "\"schedule_timeout+0x30/0x30\",\"_text+0x20/0x70\"]"));
+	free(buf);
+	/* by function: the frames are function starts, named as they are */
+	assert_int_equal(session_set_group(s, 0, true), 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(export_folded_root(f, s, &o), 1);
+	fclose(f);
+	assert_string_equal(buf, "_text_[k];schedule_timeout_[k];schedule_[k] 6\n");
+	free(buf);
+	session_close(s);
+}
+
+/* ---- losses (output/losses.h): every format says what it misses ------------ */
+
+/*
+ * tests/fixtures/export/lost.json: 2 stacks, 30 hits in the interval (100
+ * since start); the interval lost 5 (page headers), overran 30, read 60
+ * records; since start 8, 100 and 200. Records gone: max(lost, overrun) +
+ * dropped = 30 (100): a third of what was written, and a view of 30 hits
+ * misses 30 * 30 / 60 = 15 (since start 100 * 100 / 200 = 50).
+ */
+static int setup_lost(void **state)
+{
+	const char *fix = getenv("ST_FIXTURES");
+	struct session_opts so = { 0 };
+	struct fx *fx = calloc(1, sizeof(*fx));
+	static char path[512];
+	static const char *files[1];
+	char err[256];
+
+	assert_non_null(fx);
+	assert_non_null(fix);
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/stacktop-export.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(path, sizeof(path), "%s/export/lost.json", fix);
+	files[0] = path;
+	so.files = files;
+	so.nfiles = 1;
+	assert_int_equal(session_open(&so, &fx->s, err, sizeof(err)), 0);
+	assert_true(session_drain(fx->s, 0) >= 0);
+	session_tick(fx->s);
+	fx->o = (struct report_opts){
+		.top = 0, .delta = true,
+		.rank = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 },
+	};
+	*state = fx;
+	return 0;
+}
+
+/* what @fmt writes for the view of @fx, in memory (NUL-terminated) */
+static char *write_mem(struct fx *fx, enum export_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_true(export_write(f, fx->s, &fx->o, fmt, 1) >= 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_losses_counts(void **state)
+{
+	struct fx *fx = *state;
+	struct export_losses l;
+	char text[512];
+
+	export_losses_get(fx->s, true, &l);
+	assert_int_equal(l.lost, 5);
+	assert_int_equal(l.overrun, 30);
+	assert_int_equal(l.dropped, 0);
+	assert_int_equal(l.records, 60);
+	assert_int_equal(export_losses_gone(&l), 30);
+	assert_int_equal(export_losses_scale(&l, 30), 15);
+	assert_true(export_losses_share(&l) > 0.333 && export_losses_share(&l) < 0.334);
+	export_losses_text(text, sizeof(text), &l);
+	assert_string_equal(text, "lost 5, overrun 30, dropped 0 ring-buffer records in the last "
+				  "interval (60 read): about 33.3% of the events are missing from "
+				  "the counts");
+	export_losses_get(fx->s, false, &l);
+	assert_int_equal(export_losses_gone(&l), 100);
+	assert_int_equal(export_losses_scale(&l, 100), 50);
+	/* dropped records never reached a page: they add to the lost ones */
+	l.dropped = 20;
+	assert_int_equal(export_losses_gone(&l), 120);
+	/* nothing read to compare with: no share, no estimate */
+	l.records = 0;
+	assert_true(export_losses_share(&l) < 0);
+	assert_int_equal(export_losses_scale(&l, 100), 0);
+	export_losses_text(text, sizeof(text), &l);
+	assert_non_null(strstr(text, "how many records were read is not known"));
+}
+
+/* -u: how user stacks were taken, and (dwarf) the events without one, why */
+static void test_losses_user_text(void **state)
+{
+	struct session_stats st = { .user = SESSION_USER_OFF };
+	char text[320];
+
+	(void)state;
+	assert_int_equal(export_user_text(text, sizeof(text), &st), 0);
+	assert_string_equal(text, "");
+	st.user = SESSION_USER_FP;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: fp (the kernel's frame-pointer walk, 8 frames)");
+	st.user = SESSION_USER_DWARF;
+	st.ujoin.why[UJOIN_OK] = 950;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: dwarf, 950 of 950 events (100.0%) with one");
+	st.ujoin.why[UJOIN_NO_SAMPLE] = 30;
+	st.ujoin.why[UJOIN_UNWIND_FAILED] = 20;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: dwarf, 950 of 1000 events (95.0%) with one; 50 "
+				  "without: 30 no sample, 20 unwind failed");
+	/* cut to the buffer, the length it wanted */
+	assert_int_equal(export_user_text(text, 20, &st), 99);
+	assert_string_equal(text, "user stacks: dwarf,");
+}
+
+static void test_losses_folded(void **state)
+{
+	struct fx *fx = *state;
+	char *buf = write_mem(fx, EXPORT_FOLDED);
+
+	/* not asked for: the lines are the stacks' only (the note is the batch loop's) */
+	assert_null(strstr(buf, "lost"));
+	free(buf);
+	fx->o.lost_stack = true;
+	buf = write_mem(fx, EXPORT_FOLDED);
+	assert_non_null(strstr(buf, "startup_64_[k];schedule_timeout_[k];schedule_[k] 20\n"
+				    "ext4_file_write_iter_[k];nvme_queue_rq_[k] 10\n"
+				    "[lost_events] 15\n"));
+	free(buf);
+	fx->o.delta = false;
+	fx->o.rank.key = RANK_TOTAL;
+	buf = write_mem(fx, EXPORT_FOLDED);
+	assert_non_null(strstr(buf, "\n[lost_events] 50\n"));
+	free(buf);
+}
+
+static void test_losses_json(void **state)
+{
+	struct fx *fx = *state;
+	char path[128], err[256], *buf = write_mem(fx, EXPORT_JSON);
+	const struct session_stats *st;
+	struct session_opts so = { 0 };
+	const char *files[1] = { path };
+	struct session *back;
+	FILE *f;
+
+	assert_non_null(strstr(buf, "\"lost\":8,\"overrun\":100,\"dropped\":0,\"lost_delta\":5,"
+				    "\"overrun_delta\":30,\"dropped_delta\":0,\"records\":200,"
+				    "\"records_delta\":60,"));
+	/* and read back, the same */
+	snprintf(path, sizeof(path), "%s/again.json", fx->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(buf, f);
+	fclose(f);
+	free(buf);
+	so.files = files;
+	so.nfiles = 1;
+	assert_int_equal(session_open(&so, &back, err, sizeof(err)), 0);
+	assert_true(session_drain(back, 0) >= 0);
+	session_tick(back);
+	st = session_stats(back);
+	assert_int_equal(st->lost_delta, 5);
+	assert_int_equal(st->overrun_delta, 30);
+	assert_int_equal(st->records_delta, 60);
+	assert_int_equal(st->records, 200);
+	session_close(back);
+}
+
+static void test_losses_pprof(void **state)
+{
+	struct fx *fx = *state;
+	static uint8_t pb[65536];
+	char path[128], err[256];
+	bool found = false;
+	gzFile gz;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/p.pb.gz", fx->dir);
+	fx->o.lost_stack = true;
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_PPROF, 1, path, err, sizeof(err)),
+			 2);
+	gz = gzopen(path, "rb");
+	assert_non_null(gz);
+	n = gzread(gz, pb, sizeof(pb));
+	gzclose(gz);
+	assert_true(n > 0 && n < (int)sizeof(pb));
+	/* the comments go tool pprof -top prints */
+	pb_fields(pb, (size_t)n, 13, "losses: lost 5, overrun 30, dropped 0 ring-buffer records in "
+				     "the last interval (60 read): about 33.3% of the events are "
+				     "missing from the counts", &found);
+	assert_true(found);
+	found = false;
+	pb_fields(pb, (size_t)n, 13, "losses: lost 8, overrun 100, dropped 0 ring-buffer records "
+				     "since start (200 read): about 33.3% of the events are missing "
+				     "from the counts", &found);
+	assert_true(found);
+	found = false;
+	/* the stacks' two samples and the lost events' one */
+	assert_int_equal(pb_fields(pb, (size_t)n, 2, "[lost events]", &found), 3);
+	assert_true(found);
+}
+
+static void test_losses_speedscope(void **state)
+{
+	struct fx *fx = *state;
+	char *buf;
+
+	fx->o.lost_stack = true;
+	buf = write_mem(fx, EXPORT_SPEEDSCOPE);
+	assert_non_null(strstr(buf, "\"name\":\"stacktop kernel stacks; lost 5, overrun 30, dropped 0 "
+				    "ring-buffer records in the last interval (60 read): about "
+				    "33.3% of the events are missing from the counts\""));
+	assert_non_null(strstr(buf, "{\"name\":\"[lost events]\"}]}"));
+	assert_non_null(strstr(buf, "\"name\":\"sched:sched_switch (about 33.3% of the events "
+				    "lost)\""));
+	assert_non_null(strstr(buf, "\"endValue\":45,"));
+	assert_non_null(strstr(buf, "\"weights\":[20,10,15]}"));
+	free(buf);
+}
+
+static void test_losses_flame(void **state)
+{
+	struct fx *fx = *state;
+	char *buf = write_mem(fx, EXPORT_HTML);
+
+	assert_non_null(strstr(buf, "\"lost\":8,\"lost_delta\":5,\"overrun\":100,\"dropped\":0,"));
+	assert_non_null(strstr(buf, "\"overrun_delta\":30,\"dropped_delta\":0,\"records\":200,"
+				    "\"records_delta\":60,\"gone\":30,\"missing\":0.333333,"
+				    "\"losses\":\"lost 5, overrun 30,"));
+	assert_null(strstr(buf, "[lost events]"));
+	free(buf);
+	buf = write_mem(fx, EXPORT_SVG);
+	assert_non_null(strstr(buf, " · lost records 30</text>"));
+	assert_non_null(strstr(buf, "<text class=\"notes\" x=\"10\" y=\"60\">lost 5, overrun 30, "
+				    "dropped 0 ring-buffer records in the last interval (60 read): "
+				    "about 33.3% of the events are missing from the counts</text>"));
+	free(buf);
+	/* --folded-lost: a root of its own, a third of the graph */
+	fx->o.lost_stack = true;
+	buf = write_mem(fx, EXPORT_HTML);
+	assert_non_null(strstr(buf, "[\"[lost events]\",6]"));
+	free(buf);
+	buf = write_mem(fx, EXPORT_SVG);
+	assert_non_null(strstr(buf, "<title>[lost events] (15 hits, 33.33%)</title>"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +613,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folded_roots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_well_formed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
+		cmocka_unit_test(test_return_address_names),
+		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),
+		cmocka_unit_test(test_losses_user_text),
+		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_pprof, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_speedscope, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_flame, setup_lost, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

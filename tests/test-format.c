@@ -163,10 +163,12 @@ static void test_format_frame_sanitizes_symbols(void **state)
 	struct ksym *ks = *state;
 
 	FRAME("?[31mevil+0x4/0x100", ks, 0xffffffff81003004ULL);
-	FRAME("caf\xc3\xa9+0x0/0x100", ks, 0xffffffff81003100ULL);
+	/* (frames inside their functions: a first byte is the previous one's
+	 * return address, test-ksym test_ksym_return_addresses) */
+	FRAME("caf\xc3\xa9+0x1/0x100", ks, 0xffffffff81003101ULL);
 	FRAME("bad??utf8+0x1/0x1000", ks, 0xffffffff81003201ULL);
-	FRAME("hostile_mod_fn+0x0/0x100 [?]", ks, 0xffffffffc0b00000ULL);
-	FRAME("csi_mod_fn+0x0/0x1000 [?2Jx]", ks, 0xffffffffc0b00100ULL);
+	FRAME("hostile_mod_fn+0x1/0x100 [?]", ks, 0xffffffffc0b00001ULL);
+	FRAME("csi_mod_fn+0x1/0x1000 [?2Jx]", ks, 0xffffffffc0b00101ULL);
 }
 
 static void test_format_frame_truncates(void **state)

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "sym/frame.h"
 #include "sym/ksym.h"
 
 #define FIXTURE_NSYMS 14
@@ -194,6 +195,62 @@ static void test_ksym_empty_and_malformed(void **state)
 	expect_sym(ks, 0xffffffff81000200ULL, "no_newline", NULL, 0xffffffff81000200ULL, 4096);
 	ksym_free(ks);
 	ksym_free(NULL);
+}
+
+/*
+ * Return addresses are named as the kernel's %pB names a backtrace's: by
+ * the byte before them. Only an address that starts a symbol changes:
+ * after a call to a noreturn function that ends its caller, the next
+ * function's __pfx_ padding (or first byte) follows (issue 18: __pfx_
+ * names in the stacks).
+ */
+static void test_ksym_return_addresses(void **state)
+{
+	struct ksym *ks = ksym_new(NULL);
+	FILE *f = mem("ffffffff81000000 T __pfx_caller\n"
+		      "ffffffff81000010 T caller\n"
+		      "ffffffff81000040 T __pfx_dies\n"
+		      "ffffffff81000050 T dies\n"
+		      "ffffffff81000080 T next\n"
+		      "ffffffff810000c0 T _etext\n");
+	struct ksym_hit h;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(ksym_load(ks, f), 6);
+	fclose(f);
+	/* the end of caller, where __pfx_dies begins */
+	assert_int_equal(ksym_lookup(ks, 0xffffffff81000040ULL, &h), 0);
+	assert_string_equal(h.name, "__pfx_dies");
+	assert_int_equal(ksym_lookup_ret(ks, 0xffffffff81000040ULL, &h), 0);
+	assert_string_equal(h.name, "caller");
+	assert_true(h.start == 0xffffffff81000010ULL && h.size == 0x30);
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000040ULL);
+	assert_string_equal(buf, "caller+0x30/0x30");
+	/* the end of dies, where next begins (no padding) */
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000080ULL);
+	assert_string_equal(buf, "dies+0x30/0x30");
+	fmt_func(buf, sizeof(buf), ks, 0xffffffff81000080ULL, 0);
+	assert_string_equal(buf, "dies");
+	/* anywhere else: the address's own symbol and offset, as before */
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000021ULL);
+	assert_string_equal(buf, "caller+0x11/0x30");
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000051ULL);
+	assert_string_equal(buf, "dies+0x1/0x30");
+	/* the first byte of the table: nothing before it */
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000000ULL);
+	assert_string_equal(buf, "__pfx_caller+0x0/0x10");
+	/* stacks grouped by function hold function starts: named as they are */
+	ksym_set_funcs(ks, true);
+	assert_true(ksym_funcs(ks));
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000050ULL);
+	assert_string_equal(buf, "dies+0x0/0x30");
+	assert_int_equal(ksym_lookup_ret(ks, 0xffffffff81000040ULL, &h), 0); /* grouping asks this */
+	assert_string_equal(h.name, "caller");
+	ksym_set_funcs(ks, false);
+	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000050ULL);
+	assert_string_equal(buf, "__pfx_dies+0x10/0x10"); /* what a function start is as a return address */
+	ksym_free(ks);
 }
 
 static void test_ksym_nul_in_name(void **state)
@@ -394,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_ksym_nul_in_name),
 		cmocka_unit_test(test_ksym_load_missing_file),
 		cmocka_unit_test(test_ksym_load_bounded),
+		cmocka_unit_test(test_ksym_return_addresses),
 		cmocka_unit_test(test_ksym_refresh_reloads_after_miss),
 		cmocka_unit_test(test_ksym_addr_of_after_reload),
 	};

@@ -157,6 +157,8 @@ static void test_stack_errors(void **state)
 		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
 		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_cut_why\":\"bored\"",
+		  "stack 1: \"user_cut_why\" is not depth, stack, unwind or memory" },
 		/* a bucket that is no bucket of the scale (an unweighted snapshot: log2) */
 		{ "\"ids\":[]", "\"ids\":[],\"hist\":[{\"low\":3,\"count\":1}]",
 		  "stack 1: \"hist\"[0] is not a log2 bucket" },
@@ -336,7 +338,7 @@ static const char user_snap[] =
 	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":4242,"
 	"\"user_frames\":[{\"addr\":\"0x401226\",\"symbol\":\"wait+0x6 (app)\"},"
 	"{\"addr\":\"0x7f0000001000\",\"symbol\":\"[unknown] 0x7f0000001000 (libc.so.6+0x1000)\"}],"
-	"\"user_cut\":true,"
+	"\"user_cut\":true,\"user_cut_why\":\"unwind\","
 	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":4242,\"comm\":\"app\","
 	"\"total\":20,\"delta\":20}]},"
 	"{\"key\":\"%s\",\"total\":10,\"delta\":10,\"depth\":2,\"ids\":[],\"cut\":false,"
@@ -357,6 +359,49 @@ static char *export_text(struct session *s, enum export_format fmt)
 	assert_true(export_write(f, s, &o, fmt, 1) >= 0);
 	fclose(f);
 	return buf;
+}
+
+/*
+ * "frames":[] is a stack with no kernel frame (stacktop writes such stacks
+ * itself: hits of stacks over --max-memory, an empty kernel_stack): read
+ * as one, alone or before a user part, never a NULL array copied (UBSan:
+ * memcpy from NULL, issue 18)
+ */
+static void test_empty_frames(void **state)
+{
+	static const char text[] =
+		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"mode\":\"stacks\","
+		"\"events\":[\"sched:sched_switch\"],"
+		"\"view\":{\"sort\":\"hits\",\"counts\":\"delta\",\"top\":0},"
+		"\"hits\":5,\"hits_delta\":5,\"lost\":0,\"overrun\":0,\"dropped\":0,"
+		"\"orphans\":0,\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
+		"{\"key\":\"0000000000000001\",\"total\":3,\"delta\":3,\"ids\":[],"
+		"\"frames\":[],\"symbols\":[],\"by\":[{\"event\":\"sched:sched_switch\","
+		"\"cpu\":0,\"pid\":5,\"comm\":\"x\",\"total\":3,\"delta\":3}]},"
+		"{\"key\":\"0000000000000002\",\"total\":2,\"delta\":2,\"ids\":[],"
+		"\"frames\":[],\"symbols\":[],\"tgid\":5,"
+		"\"user_frames\":[{\"addr\":\"0x401000\",\"symbol\":\"main+0x10 (app)\"}],"
+		"\"user_cut\":false,\"by\":[{\"event\":\"sched:sched_switch\","
+		"\"cpu\":0,\"pid\":5,\"comm\":\"x\",\"total\":2,\"delta\":2}]}]}\n";
+	char *path = write_tmp(text), *fold;
+	const char *files[] = { path };
+	struct rank_opts ro = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct rank_row rows[4];
+	struct session *s;
+
+	(void)state;
+	s = open_files(files, 1);
+	assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 2);
+	assert_int_equal(rows[0].stack->depth, 0);
+	assert_int_equal(rows[0].total, 3);
+	assert_int_equal(rows[1].stack->depth, 2); /* the separator, main */
+	fold = export_text(s, EXPORT_FOLDED);
+	if (!strstr(fold, "[empty] 3\n") || !strstr(fold, "main 2\n"))
+		fail_msg("folded:\n%s", fold);
+	free(fold);
+	session_close(s);
+	unlink(path);
+	free(path);
 }
 
 static void test_user_frames(void **state)
@@ -400,6 +445,7 @@ static void test_user_frames(void **state)
 	assert_int_equal(sn->stacks[0].tgid, 4242);
 	assert_int_equal(sn->stacks[0].nuser, 2);
 	assert_true(sn->stacks[1].user_cut);
+	assert_int_equal(sn->stacks[1].user_cut_why, 2); /* "unwind": usym.h's USYM_CUT_FAILED */
 	assert_int_equal(sn->stacks[2].tgid, -1);
 	path = write_tmp(text);
 	{
@@ -422,6 +468,7 @@ static void test_user_frames(void **state)
 		assert_int_equal(a->tgid, b->tgid);
 		assert_int_equal(a->nuser, b->nuser);
 		assert_int_equal(a->user_cut, b->user_cut);
+		assert_int_equal(a->user_cut_why, b->user_cut_why);
 		for (j = 0; j < a->depth; j++)
 			assert_string_equal(a->syms[j], b->syms[j]);
 		for (j = 0; j < a->nuser; j++) {
@@ -431,7 +478,7 @@ static void test_user_frames(void **state)
 	}
 	/* folded: user frames (root first, no suffix), then the kernel's */
 	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
-	    !strstr(fold1, "[cut:_more_user_frames];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
+	    !strstr(fold1, "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
 		fail_msg("folded:\n%s", fold1);
 	/* and again from the JSON written: the same folded lines */
 	path2 = write_tmp(json);
@@ -727,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_user_frames),
+		cmocka_unit_test(test_empty_frames),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_weights),

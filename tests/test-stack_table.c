@@ -171,6 +171,54 @@ static void test_stack_table_breakdown(void **state)
 	assert_int_equal(top.npids, 3);
 }
 
+/*
+ * --offcpu=wait: every sleep is one blocked hit and one run-queue hit; the
+ * view ranks by time, and so does the EVENT it names (issue 18: it said
+ * blocked, the lower index of a tie in hits, where the run queue held 61%)
+ */
+static void test_stack_table_top_weighted(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t ips[] = { 5, 6 };
+	struct rank_opts hits = { .event = -1, .pid = -1, .cpu = -1 }, time = hits;
+	struct stack *s;
+	struct stack_top top;
+
+	assert_int_equal(stack_table_set_weighted(t, true), 0);
+	s = stack_table_intern(t, ips, 2);
+	assert_non_null(s);
+	time.weight = true;
+	stack_table_hit_w(t, s, 0, 0, 100, 10, 34); /* blocked: 10 waits, 34 ns */
+	stack_table_hit_w(t, s, 1, 0, 100, 10, 61); /* run queue: 10, 61 ns */
+	stack_table_hit_w(t, s, 0, 1, 200, 1, 5);   /* another thread, blocked */
+	stack_top_of(t, s, false, &hits, &top);
+	assert_int_equal(top.event, 0); /* 11 hits against 10 */
+	stack_top_of(t, s, false, &time, &top);
+	assert_int_equal(top.event, 1);	      /* 61 ns against 39 */
+	assert_int_equal(top.event_hits, 10); /* picked by the weight; hits stay hits */
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.pid_hits, 20);
+	/* a thread of many short waits has most hits, not most time */
+	stack_table_hit_w(t, s, 1, 1, 300, 30, 3);
+	stack_top_of(t, s, false, &hits, &top);
+	assert_int_equal(top.pid, 300);
+	stack_top_of(t, s, false, &time, &top);
+	assert_int_equal(top.pid, 100);
+	assert_int_equal(top.cpu, 0);
+	/* an unweighted table: the flag changes nothing */
+	{
+		struct stack_table *u = stack_table_new();
+		struct stack *us = stack_table_intern(u, ips, 2);
+
+		stack_table_hit(u, us, 0, 0, 100, 3);
+		stack_table_hit(u, us, 1, 0, 100, 2);
+		stack_top_of(u, us, false, &time, &top);
+		assert_int_equal(top.event, 0);
+		assert_int_equal(top.event_hits, 3);
+		stack_table_free(u);
+	}
+}
+
 static bool not_pid_200(const struct stack_attr *a, void *ctx)
 {
 	(void)ctx;
@@ -933,6 +981,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_top_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_top_weighted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_top_refill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),

@@ -1054,6 +1054,31 @@ static void test_health_full_at_start_and_short(void **state)
 	assert_false(w.h.known || w.h.full);
 }
 
+/* passive mode's r: since-start counts from the last read; the fill stays */
+static void test_health_rebase(void **state)
+{
+	struct stackmap_watch w;
+	struct stackmap_stat st = mkstat(1024, 1024, 1000, 0);
+
+	(void)state;
+	stackmap_watch_reset(&w);
+	stackmap_watch_rebase(&w); /* nothing read yet: nothing to rebase */
+	assert_false(w.h.known);
+	stackmap_watch_stat(&w, &st, 1.0, 1);
+	st = mkstat(1024, 1024, 1400, 600);
+	stackmap_watch_stat(&w, &st, 2.0, 2);
+	stackmap_watch_tick(&w, 2.0, 0, NULL);
+	assert_true(w.h.successes_run == 400 && w.h.drops_run == 600);
+	stackmap_watch_rebase(&w);
+	assert_true(w.h.successes_run == 0 && w.h.drops_run == 0);
+	assert_true(w.h.full && w.h.entries == 1024 && w.h.full_since == 1);
+	st = mkstat(1024, 1024, 1450, 650);
+	stackmap_watch_stat(&w, &st, 3.0, 3);
+	stackmap_watch_tick(&w, 3.0, 0, NULL);
+	assert_true(w.h.successes_run == 50 && w.h.drops_run == 50);
+	assert_true(w.h.successes_delta == 50 && w.h.drops_delta == 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1093,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_health_full),
 		cmocka_unit_test(test_health_drops_before_capacity),
 		cmocka_unit_test(test_health_full_at_start_and_short),
+		cmocka_unit_test(test_health_rebase),
 		cmocka_unit_test(test_stackmap_stat_not_initialized),
 		cmocka_unit_test(test_stackmap_stat_padded_keys),
 		cmocka_unit_test(test_stackmap_stat_bad),

@@ -161,6 +161,138 @@ static void test_state_recover_killed(void **state)
 	assert_int_equal(n, 0);
 }
 
+struct noted {
+	int n, pid, err;
+	char what[STATE_NOTE_MAX];
+};
+
+static void note_cb(void *ctx, int pid, int err, const char *what)
+{
+	struct noted *nt = ctx;
+
+	nt->n++;
+	nt->pid = pid;
+	nt->err = err;
+	snprintf(nt->what, sizeof(nt->what), "%s", what);
+}
+
+/* hex of @s into @f, as journals keep paths and values */
+static void hex(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fprintf(f, "%02x", (unsigned char)*s);
+}
+
+/* a dead run's journal undone, and said for a person (what the next run prints) */
+static void test_state_recover_noted(void **state)
+{
+	struct fx *fx = *state;
+	struct noted nt = { 0 };
+	char path[256];
+	FILE *f;
+	int n = -1;
+
+	put(fx->root, "options/stackmap", "1\n");
+	put(fx->root, "tracing_on", "0\n");
+	snprintf(path, sizeof(path), "%s/instances/stacktop.9", fx->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	/* the journal of pid 999990 (dead), oldest change first */
+	snprintf(path, sizeof(path), "%s/999990.journal", fx->run);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "stacktop-journal 1\npid 999990\nroot ");
+	hex(f, fx->root);
+	fprintf(f, "\nW ");
+	hex(f, "options/stackmap");
+	fprintf(f, " 30\nW ");
+	hex(f, "tracing_on");
+	fprintf(f, " 31\nD ");
+	hex(f, "instances/stacktop.9");
+	fprintf(f, "\nW ");
+	hex(f, "instances/stacktop.9/tracing_on");
+	fprintf(f, " 30\n");
+	fclose(f);
+
+	assert_int_equal(state_recover_noted(fx->tfs, fx->run, note_cb, &nt, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(nt.n, 1);
+	assert_int_equal(nt.pid, 999990);
+	assert_int_equal(nt.err, 0);
+	/* newest first; what was inside the removed instance is not named */
+	assert_string_equal(nt.what,
+			    "removed instance stacktop.9; restored tracing_on=1, options/stackmap=0");
+	assert_string_equal(get(fx, "tracing_on"), "1");
+	assert_string_equal(get(fx, "options/stackmap"), "0");
+	assert_false(tfs_exists(fx->tfs, "instances/stacktop.9"));
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/*
+ * the guardian's call: it waits while the run holds its lock (nothing is
+ * undone under a live run), undoes the journal once the run is gone, and
+ * a second call finds nothing
+ */
+static void test_state_recover_pid_waits(void **state)
+{
+	struct fx *fx = *state;
+	int go[2], ready[2], done[2], status, r = -1;
+	pid_t run, rec;
+	char c;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	run = fork();
+	assert_true(run >= 0);
+	if (run == 0) {
+		struct state *st;
+
+		if (state_open(fx->tfs, fx->run, &st) || state_write(st, "tracing_on", "0") ||
+		    state_mkdir(st, "instances/stacktop.7"))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0); /* dies without restoring, as a SIGKILL would leave it */
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (rec == 0) {
+		r = state_recover_pid(fx->run, run, NULL, NULL);
+		if (write(done[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	/* the run lives: nothing undone after a while */
+	usleep(300 * 1000);
+	assert_string_equal(get(fx, "tracing_on"), "0");
+	assert_true(tfs_exists(fx->tfs, "instances/stacktop.7"));
+	/* it ends: the recoverer, blocked on its lock, undoes the journal */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(run, &status, 0), run);
+	assert_int_equal(read(done[0], &r, sizeof(r)), (ssize_t)sizeof(r));
+	assert_int_equal(r, 1);
+	assert_int_equal(waitpid(rec, &status, 0), rec);
+	assert_string_equal(get(fx, "tracing_on"), "1");
+	assert_false(tfs_exists(fx->tfs, "instances/stacktop.7"));
+	/* once: a second call (a late recoverer) finds nothing */
+	assert_int_equal(state_recover_pid(fx->run, run, NULL, NULL), 0);
+	{
+		char path[160];
+
+		snprintf(path, sizeof(path), "%s/%d.journal", fx->run, (int)run);
+		assert_int_equal(access(path, F_OK), -1);
+		snprintf(path, sizeof(path), "%s/%d.lock", fx->run, (int)run);
+		assert_int_equal(access(path, F_OK), -1);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 /*
  * 'A' entries: the line is appended (what was there stays), the undo is
  * appended on restore and by the recovery after a SIGKILL; filter files
@@ -805,6 +937,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_restore_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_failed_write_forgotten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_noted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_pid_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_append_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_append_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),

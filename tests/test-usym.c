@@ -179,6 +179,17 @@ static void test_own_symbols(void **state)
 		assert_string_equal(buf, "--");
 		fmt_frame(buf, sizeof(buf), ks, USYM_CUT);
 		assert_string_equal(buf, "[cut: more user frames]");
+		/* the mark says why the walk ended: depth is not a failure */
+		fmt_frame(buf, sizeof(buf), ks, USYM_CUT_FAILED);
+		assert_string_equal(buf, "[cut: unwind failed: no unwind table]");
+		fmt_frame(buf, sizeof(buf), ks, USYM_CUT_STACK);
+		assert_string_equal(buf, "[cut: end of the copied user stack]");
+		fmt_frame(buf, sizeof(buf), ks, USYM_CUT_MEMORY);
+		assert_string_equal(buf, "[cut: --max-memory: user frames not kept]");
+		assert_true(usym_is_cut(USYM_CUT_FAILED) && usym_is_user(USYM_CUT_FAILED));
+		assert_false(usym_is_cut(usym_sep(3)));
+		assert_string_equal(usym_cut_why(USYM_CUT), "depth");
+		assert_string_equal(usym_cut_why(USYM_CUT_FAILED), "unwind");
 		ksym_free(ks);
 	}
 	usym_free(u);

@@ -117,11 +117,10 @@ out:
 static void list_error(const char *what, const char *arg, int r)
 {
 	if (r == -E2BIG)
-		fprintf(stderr, "stacktop: too many %ss in '%s' (at most %d in all)\n", what, arg,
-			MAX_LIST);
+		cli_error("stacktop: too many %ss in '%s' (at most %d in all)\n", what, arg,
+			  MAX_LIST);
 	else
-		fprintf(stderr, "stacktop: bad %s list '%s' (numbers and ranges: 12,15-17)\n", what,
-			arg);
+		cli_error("stacktop: bad %s list '%s' (numbers and ranges: 12,15-17)\n", what, arg);
 }
 
 /* -o, --format and --folded-root together; the format guessed from the suffix */
@@ -138,8 +137,13 @@ static int check_output(struct args *a)
 		a->batch = true;
 	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED && a->format != EXPORT_HTML &&
 	    a->format != EXPORT_SVG) {
-		fprintf(stderr,
-			"stacktop: --folded-root applies to --format folded, html and svg\n");
+		cli_error("stacktop: --folded-root applies to --format folded, html and svg\n");
+		return 2;
+	}
+	if (a->lost_stack && (a->format == EXPORT_TEXT || a->format == EXPORT_JSON)) {
+		cli_error(
+			"stacktop: --folded-lost applies to --format folded, pprof, "
+			"speedscope, html and svg (text and json carry the losses as counters)\n");
 		return 2;
 	}
 	return 0;
@@ -153,21 +157,21 @@ static int check_weight(struct args *a)
 	if ((a->so.weight || a->so.offcpu) &&
 	    (a->so.replay || a->so.map_file || a->so.nfiles || (a->diff && a->diff_after) ||
 	     a->list_events)) {
-		fprintf(stderr, "stacktop: --weight and --offcpu read a live kernel: not with "
-				"--replay/--map/--diff to a file/--list-events\n");
+		cli_error("stacktop: --weight and --offcpu read a live kernel: not with "
+			  "--replay/--map/--diff to a file/--list-events\n");
 		return 2;
 	}
 	if (a->so.weight && a->so.offcpu) {
-		fprintf(stderr, "stacktop: --weight and --offcpu: choose one\n");
+		cli_error("stacktop: --weight and --offcpu: choose one\n");
 		return 2;
 	}
 	if (a->count && !a->so.weight && !a->so.offcpu) {
-		fprintf(stderr, "stacktop: --count applies to --weight or --offcpu\n");
+		cli_error("stacktop: --count applies to --weight or --offcpu\n");
 		return 2;
 	}
 	if (a->so.offcpu) {
 		if (a->so.nevents) {
-			fprintf(stderr, "stacktop: --offcpu traces sched:sched_switch itself: no -e\n");
+			cli_error("stacktop: --offcpu traces sched:sched_switch itself: no -e\n");
 			return 2;
 		}
 		a->events[a->so.nevents++] = "sched:sched_switch";
@@ -179,12 +183,33 @@ static int check_weight(struct args *a)
 			if (!strcmp(a->events[i], a->weight_event))
 				return 0;
 		if (a->so.nevents >= MAX_EVENTS) {
-			fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+			cli_error("stacktop: too many -e (at most %d)\n", MAX_EVENTS);
 			return 2;
 		}
 		a->events[a->so.nevents++] = a->weight_event;
 	}
 	return 0;
+}
+
+/* -- CMD: what goes with it */
+static int check_cmd(const struct args *a)
+{
+	const char *what = NULL;
+
+	if (a->so.npids || a->so.ntids)
+		what = "-p/--tid: it traces the command's own processes";
+	else if (a->so.nfiles || a->so.map_file || a->diff)
+		what = "-r/--map/--diff: it traces the live kernel";
+	else if (a->list_events)
+		what = "--list-events";
+	else if (a->so.tracefs)
+		what = "--tracefs: the command runs on this machine, whose tracefs that is not";
+	else if (a->so.mode == SESSION_PASSIVE)
+		what = "--mode passive: the map's counts do not tell processes apart";
+	if (!what)
+		return 0;
+	cli_error("stacktop: -- CMD: not with %s\n", what);
+	return 2;
 }
 
 int args_parse(int argc, char **argv, struct args *a)
@@ -218,11 +243,12 @@ int args_parse(int argc, char **argv, struct args *a)
 	if (cli_noptions >= sizeof(long_opts) / sizeof(long_opts[0]))
 		return 1;
 	cli_getopt(long_opts, short_opts, sizeof(short_opts));
+	opterr = 0; /* cli_getopt_error() says it, never replaying the argument raw */
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (a->so.nevents >= MAX_EVENTS) {
-				fprintf(stderr, "stacktop: too many -e (at most %d)\n", MAX_EVENTS);
+				cli_error("stacktop: too many -e (at most %d)\n", MAX_EVENTS);
 				return 2;
 			}
 			a->events[a->so.nevents++] = optarg;
@@ -245,7 +271,8 @@ int args_parse(int argc, char **argv, struct args *a)
 			break;
 		case OPT_COMM:
 			if (!optarg[0] || strlen(optarg) > 127) {
-				fprintf(stderr, "stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+				cli_error(
+					"stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
 					optarg);
 				return 2;
 			}
@@ -263,19 +290,19 @@ int args_parse(int argc, char **argv, struct args *a)
 			char *end;
 
 			errno = 0;
+			a->delay_set = true;
 			a->delay = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(a->delay) ||
 			    a->delay < 0.05 || a->delay > 3600) {
-				fprintf(stderr,
-					"stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n",
-					optarg);
+				cli_error("stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n",
+					  optarg);
 				return 2;
 			}
 			break;
 		}
 		case 'n':
 			if (parse_int(optarg, 1, LONG_MAX, &v)) {
-				fprintf(stderr, "stacktop: bad iteration count '%s'\n", optarg);
+				cli_error("stacktop: bad iteration count '%s'\n", optarg);
 				return 2;
 			}
 			a->iterations = v;
@@ -297,7 +324,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			} else if (!strcmp(optarg, "dwarf")) {
 				a->so.user = SESSION_USER_DWARF;
 			} else {
-				fprintf(stderr, "stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
+				cli_error("stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
 				return 2;
 			}
 			break;
@@ -309,14 +336,14 @@ int args_parse(int argc, char **argv, struct args *a)
 			exit(0);
 		case OPT_TOP:
 			if (parse_int(optarg, 1, 100000, &v)) {
-				fprintf(stderr, "stacktop: bad --top '%s' (1 to 100000)\n", optarg);
+				cli_error("stacktop: bad --top '%s' (1 to 100000)\n", optarg);
 				return 2;
 			}
 			a->top = (int)v;
 			break;
 		case OPT_EXPAND:
 			if (parse_int(optarg, 0, 100000, &v)) {
-				fprintf(stderr, "stacktop: bad --expand '%s'\n", optarg);
+				cli_error("stacktop: bad --expand '%s'\n", optarg);
 				return 2;
 			}
 			a->expand = (int)v;
@@ -324,7 +351,7 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_MODE:
 			r = session_mode_parse(optarg);
 			if (r < 0) {
-				fprintf(stderr,
+				cli_error(
 					"stacktop: bad --mode '%s' (auto, stackmap, stacks, passive)\n",
 					optarg);
 				return 2;
@@ -343,12 +370,15 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_RUNDIR:
 			a->so.rundir = optarg;
 			break;
+		case OPT_CLEANUP:
+			a->cleanup = true;
+			break;
 		case OPT_NO_COLOR:
 			a->color = false;
 			break;
 		case OPT_BUFFER_KB:
 			if (parse_int(optarg, 4, 1 << 22, &v)) {
-				fprintf(stderr, "stacktop: bad --buffer-kb '%s'\n", optarg);
+				cli_error("stacktop: bad --buffer-kb '%s'\n", optarg);
 				return 2;
 			}
 			a->so.buffer_kb = (unsigned int)v;
@@ -364,9 +394,8 @@ int args_parse(int argc, char **argv, struct args *a)
 			else if (!strcmp(optarg, "id"))
 				a->sort = RANK_ID;
 			else {
-				fprintf(stderr,
-					"stacktop: bad --sort '%s' (hits, total, depth, id)\n",
-					optarg);
+				cli_error("stacktop: bad --sort '%s' (hits, total, depth, id)\n",
+					  optarg);
 				return 2;
 			}
 			break;
@@ -377,24 +406,28 @@ int args_parse(int argc, char **argv, struct args *a)
 			    : c == OPT_JSON ? EXPORT_JSON
 					    : export_format_parse(optarg);
 			if (r < 0) {
-				fprintf(stderr, "stacktop: bad --format '%s' (text, json, folded, pprof, "
-						"speedscope, html, svg)\n", optarg);
+				cli_error("stacktop: bad --format '%s' (text, json, folded, pprof, "
+					  "speedscope, html, svg)\n",
+					  optarg);
 				return 2;
 			}
 			if (a->format >= 0 && a->format != r) {
-				fprintf(stderr, "stacktop: --format %s and %s: choose one\n",
-					export_format_name((enum export_format)a->format),
-					export_format_name((enum export_format)r));
+				cli_error("stacktop: --format %s and %s: choose one\n",
+					  export_format_name((enum export_format)a->format),
+					  export_format_name((enum export_format)r));
 				return 2;
 			}
 			a->format = r;
 			break;
 		case 'o':
 			if (!*optarg) {
-				fprintf(stderr, "stacktop: empty -o file name\n");
+				cli_error("stacktop: empty -o file name\n");
 				return 2;
 			}
 			a->output = optarg;
+			break;
+		case OPT_FOLDED_LOST:
+			a->lost_stack = true;
 			break;
 		case OPT_FOLDED_ROOT:
 			if (!strcmp(optarg, "none"))
@@ -404,8 +437,8 @@ int args_parse(int argc, char **argv, struct args *a)
 			else if (!strcmp(optarg, "pid") || !strcmp(optarg, "comm-pid"))
 				a->root = EXPORT_ROOT_PID;
 			else {
-				fprintf(stderr, "stacktop: bad --folded-root '%s' (none, comm, pid)\n",
-					optarg);
+				cli_error("stacktop: bad --folded-root '%s' (none, comm, pid)\n",
+					  optarg);
 				return 2;
 			}
 			break;
@@ -428,8 +461,10 @@ int args_parse(int argc, char **argv, struct args *a)
 				done++;
 			}
 			if (!done || !*optarg) {
-				fprintf(stderr, "stacktop: --filter '%s' applies to the -e events before it "
-						"(that have no ' if ' of their own): none\n", optarg);
+				cli_error(
+					"stacktop: --filter '%s' applies to the -e events before it "
+					"(that have no ' if ' of their own): none\n",
+					optarg);
 				return 2;
 			}
 			a->filtered = a->so.nevents;
@@ -444,8 +479,8 @@ int args_parse(int argc, char **argv, struct args *a)
 				 : c == OPT_KPROBE ? &a->so.nkprobes : &a->so.ntriggers;
 
 			if (*n >= MAX_EVENTS || !*optarg) {
-				fprintf(stderr, "stacktop: %s '%s' (at most %d)\n",
-					*optarg ? "too many" : "empty", optarg, MAX_EVENTS);
+				cli_error("stacktop: %s '%s' (at most %d)\n",
+					  *optarg ? "too many" : "empty", optarg, MAX_EVENTS);
 				return 2;
 			}
 			list[(*n)++] = optarg;
@@ -461,8 +496,9 @@ int args_parse(int argc, char **argv, struct args *a)
 			if (!last || last == optarg || !last[1] || !strchr(optarg, ':') ||
 			    strchr(optarg, ':') == last ||
 			    (size_t)(last - optarg) >= sizeof(a->weight_event) || strlen(last) > 63) {
-				fprintf(stderr, "stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
-						"kmem:kmalloc:bytes_alloc)\n", optarg);
+				cli_error("stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
+					  "kmem:kmalloc:bytes_alloc)\n",
+					  optarg);
 				return 2;
 			}
 			snprintf(a->weight_event, sizeof(a->weight_event), "%.*s",
@@ -478,15 +514,15 @@ int args_parse(int argc, char **argv, struct args *a)
 			else if (!strcmp(optarg, "wait"))
 				a->so.offcpu = SESSION_OFFCPU_WAIT;
 			else {
-				fprintf(stderr, "stacktop: bad --offcpu '%s' (blocked, all, wait)\n",
-					optarg);
+				cli_error("stacktop: bad --offcpu '%s' (blocked, all, wait)\n",
+					  optarg);
 				return 2;
 			}
 			break;
 		case OPT_DEPTH:
 			if (parse_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
-				fprintf(stderr, "stacktop: bad --depth '%s' (1 to %d)\n", optarg,
-					STACK_MAX_DEPTH);
+				cli_error("stacktop: bad --depth '%s' (1 to %d)\n", optarg,
+					  STACK_MAX_DEPTH);
 				return 2;
 			}
 			a->so.group_depth = (unsigned int)v;
@@ -499,7 +535,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			break;
 		case 'r':
 			if (a->so.nfiles >= MAX_FILES) {
-				fprintf(stderr, "stacktop: too many -r (at most %d)\n", MAX_FILES);
+				cli_error("stacktop: too many -r (at most %d)\n", MAX_FILES);
 				return 2;
 			}
 			a->files[a->so.nfiles++] = optarg;
@@ -516,7 +552,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			break;
 		case OPT_MAX_MEMORY:
 			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
-				fprintf(stderr,
+				cli_error(
 					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
 					optarg);
 				return 2;
@@ -540,37 +576,60 @@ int args_parse(int argc, char **argv, struct args *a)
 				return 2;
 			exit(fflush(stdout) ? 1 : 0);
 		default:
-			fprintf(stderr, "Try 'stacktop --help'.\n");
+			cli_getopt_error(argv, optind, c, optopt);
 			return 2;
 		}
+	}
+	/* -- CMD [ARGS]: what follows is the command's (getopt stopped at "--") */
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind >= argc) {
+			cli_error(
+				"stacktop: -- wants a command after it (stacktop [OPTION]... -- CMD [ARG]...)\n");
+			return 2;
+		}
+		a->cmd = argv + optind;
+		optind = argc;
+		/* without -d: one report, of the command's whole run (-o FILE is that file) */
+		if (!a->delay_set && a->iterations < 0)
+			a->iterations = 1;
+		r = check_cmd(a);
+		if (r)
+			return r;
+	}
+	if (a->cleanup && (a->cmd || a->so.nfiles || a->so.map_file || a->diff || a->list_events)) {
+		cli_error(
+			"stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, --rundir and -v go with it\n");
+		return 2;
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];
 	if (a->diff) {
 		if (optind >= argc) {
-			fprintf(stderr, "stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
+			cli_error(
+				"stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
 			return 2;
 		}
 		a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
 		optind++;
 		if (a->so.nfiles || a->so.map_file) {
-			fprintf(stderr, "stacktop: --diff reads its own two sides: not with -r/--map\n");
+			cli_error("stacktop: --diff reads its own two sides: not with -r/--map\n");
 			return 2;
 		}
 		if (a->format != -1 && a->format != EXPORT_TEXT && a->format != EXPORT_JSON) {
-			fprintf(stderr, "stacktop: --diff writes text or json\n");
+			cli_error("stacktop: --diff writes text or json\n");
 			return 2;
 		}
 		if (a->format >= 0 || a->output)
 			a->batch = true;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
-			argv[optind]);
+		cli_error("stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
+			  argv[optind]);
 		return 2;
 	}
 	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
-		fprintf(stderr, "stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		cli_error(
+			"stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
 		return 2;
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
@@ -584,8 +643,9 @@ int args_parse(int argc, char **argv, struct args *a)
 	if (a->so.nfiles || a->so.map_file || (a->diff && a->diff_after)) {
 		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
 		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
-			fprintf(stderr, "stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
-					"--trigger, --mode, --tracefs and --reset-first do not apply\n");
+			cli_error(
+				"stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
+				"--trigger, --mode, --tracefs and --reset-first do not apply\n");
 			return 2;
 		}
 		/* a recording is one interval: one report, at once */
@@ -596,9 +656,9 @@ int args_parse(int argc, char **argv, struct args *a)
 	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE || a->format == EXPORT_HTML ||
 	     a->format == EXPORT_SVG) &&
 	    !a->output && a->iterations != 1) {
-		fprintf(stderr, "stacktop: --format %s writes one profile: give -o FILE (one file "
-				"per refresh) or -n 1\n",
-			export_format_name((enum export_format)a->format));
+		cli_error("stacktop: --format %s writes one profile: give -o FILE (one file "
+			  "per refresh) or -n 1\n",
+			  export_format_name((enum export_format)a->format));
 		return 2;
 	}
 	return 0;

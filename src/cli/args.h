@@ -38,6 +38,7 @@ struct args {
 	int format;           /* enum export_format, -1 until known */
 	const char *output;   /* -o FILE */
 	enum export_root root;
+	bool lost_stack;      /* --folded-lost */
 	bool cumulative;
 	enum rank_key sort;
 	const char *event_filter;
@@ -57,6 +58,9 @@ struct args {
 	const char *view_comm;         /* a snapshot's comm filter, as `p` takes it */
 	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
 	bool help;                     /* -h: print the help and exit */
+	bool cleanup;                  /* --cleanup: undo what dead runs left, and exit */
+	char **cmd;                    /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
+	bool delay_set;                /* -d given */
 };
 
 /**

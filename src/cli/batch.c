@@ -10,28 +10,52 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/batch.h"
+#include "cli/child.h"
 #include "kernel/comm.h"
 #include "kernel/signals.h"
 #include "output/diff.h"
 #include "output/export.h"
+#include "output/losses.h"
+#include "output/rows.h"
 #include "session/session.h"
 
 #define DRAIN_MS   50
 #define DRAIN_MIN_MS 2
 #define BATCH_DRAIN_PAGES 4096
+#define BATCH_UNTIL_EXIT 1e6 /* -- CMD without -d: one interval, the command's life */
+#define BATCH_LAST_MS 500    /* after the command's end: what its last events left */
+
+/* how an interval ended */
+enum batch_end { END_TICK, END_STOP, END_CHILD };
+
+/* the command has ended: read what it wrote before (bounded) */
+static void batch_drain_last(struct session *s)
+{
+	struct timespec start, now;
+	bool more = true;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		session_drain_for(s, BATCH_DRAIN_PAGES, DRAIN_MS, &more);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (more && !sig_stop &&
+		 (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
+			 BATCH_LAST_MS);
+}
 
 /*
  * Drain for @secs: every DRAIN_MS, or sooner when a ring buffer reports
  * itself half full (poll on the per-CPU fds), never more often than every
  * DRAIN_MIN_MS. Each drain is bounded by the time left (and at most
  * DRAIN_MS) and by BATCH_DRAIN_PAGES, so the interval ends on time even
- * when the buffers never empty; a stop signal ends it within one page.
- * False when a stop signal came.
+ * when the buffers never empty; a stop signal ends it within one page, the
+ * end of -- CMD's command (@child) after what it left was read.
  */
-static bool batch_wait(struct session *s, double secs)
+static enum batch_end batch_wait(struct session *s, double secs, struct child *child)
 {
 	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
@@ -40,20 +64,27 @@ static bool batch_wait(struct session *s, double secs)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		double el;
-		bool more = false;
+		bool more = false, ended;
 		int ms;
 
+		/* asked before the drain: the drain then reads everything it did */
+		ended = child && child_ended(child);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
 		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
 				  &more);
 		if (sig_stop)
-			return false;
+			return END_STOP;
+		if (ended) {
+			if (more)
+				batch_drain_last(s);
+			return END_CHILD;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
-			return true;
+			return END_TICK;
 		if (more)
 			continue; /* behind: no sleep until the interval ends */
 		ms = (int)((secs - el) * 1000) + 1;
@@ -109,7 +140,81 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int batch_run(struct session *s, const struct args *a, struct session *before)
+/*
+ * Folded lines cannot say what they miss: one line on standard error for a
+ * refresh whose period lost events (and, -u dwarf, had events without a
+ * user stack), so a flame graph built from them is not biased unawares.
+ */
+static void folded_note(struct session *s, const struct report_opts *ro, long i)
+{
+	const struct session_stats *st = session_stats(s);
+	struct export_losses l;
+	char text[320], user[320];
+
+	export_losses_get(s, ro->delta, &l);
+	if (export_losses_any(&l)) {
+		export_losses_text(text, sizeof(text), &l);
+		fprintf(stderr, "stacktop: folded refresh %ld: %s%s\n", i, text,
+			ro->lost_stack ? "" : " (--folded-lost adds them as the stack [lost_events])");
+	}
+	/* dwarf: the events without a user stack are in it with kernel frames only */
+	if (st->user == SESSION_USER_DWARF) {
+		export_user_text(user, sizeof(user), st);
+		if (strstr(user, " without"))
+			fprintf(stderr, "stacktop: folded refresh %ld: %s (kernel frames only)\n", i,
+				user);
+	}
+}
+
+/*
+ * Standard output, written by write() calls that say they moved on: a
+ * report that a stop signal finds on its way out (a reader draining a
+ * pipe, a slow machine's last report) is not cut, one whose reader never
+ * reads is (sig_progress(): the watchdog's 700 ms windows). An EINTR is
+ * not an error: a stop signal ends the run after the report, not in it.
+ */
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : -1;
+		done += (size_t)w;
+		sig_progress();
+	}
+	return (ssize_t)done;
+}
+
+static int batch_loop(struct session *s, const struct args *a, struct session *before,
+		      struct child *child, FILE *out);
+
+int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child)
+{
+	cookie_io_functions_t io = { .write = out_write };
+	FILE *out = fopencookie(NULL, "w", io);
+	int r;
+
+	if (!out) {
+		fprintf(stderr, "stacktop: %s\n", strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	r = batch_loop(s, a, before, child, out);
+	if (fclose(out) && !r && errno != EPIPE) {
+		fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(errno));
+		r = 1;
+	}
+	return r;
+}
+
+static int batch_loop(struct session *s, const struct args *a, struct session *before,
+		      struct child *child, FILE *out)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	char comm[160];
@@ -120,8 +225,11 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		.rank = a->view,
 		.root = a->root,
 		.filter = a->view_filter,
+		.lost_stack = a->lost_stack,
 	};
 	enum export_format fmt = (enum export_format)a->format;
+	/* -- CMD without -d: one report, when it ends */
+	double delay = child && !a->delay_set ? BATCH_UNTIL_EXIT : a->delay;
 	long i;
 	int r = 0;
 
@@ -137,12 +245,25 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 		ro.comm = a->view_comm; /* a snapshot's: its stacks passed it */
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
-		bool go_on = batch_wait(s, a->delay);
+		bool go_on = batch_wait(s, delay, child) == END_TICK;
+		bool last;
 
 		session_tick(s);
+		/*
+		 * without -n, as perf record -p: the run ends with what it
+		 * watched. Its last interval is mostly after the exit (an
+		 * off-CPU table of 0ns rows): the last report is the whole run,
+		 * ranked by the totals, the answer to "where did it spend it"
+		 */
+		last = a->iterations < 0 && !before && !child && session_stats(s)->targets_gone;
+		if (last) {
+			ro.delta = false;
+			if (ro.rank.key == RANK_DELTA)
+				ro.rank.key = RANK_TOTAL;
+		}
 		if (before) {
 			/* --diff: the same refresh, compared with BEFORE */
-			FILE *f = stdout;
+			FILE *f = out;
 
 			if (a->output) {
 				char path[PATH_MAX];
@@ -155,7 +276,9 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				}
 			}
 			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
-			if (f != stdout && fclose(f) && r >= 0)
+			if (f == out && r >= 0)
+				r = export_flush(out);
+			if (f != out && fclose(f) && r >= 0)
 				r = -EIO;
 			if (r == -EPIPE)
 				return 0;
@@ -176,11 +299,15 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 				fprintf(stderr, "stacktop: %s\n", err);
 				return 1;
 			}
+			if (fmt == EXPORT_FOLDED)
+				folded_note(s, &ro, i);
 		} else {
 			/* folded iterations on one stream: a blank line between them */
 			if (fmt == EXPORT_FOLDED && i > 1)
-				putchar('\n');
-			r = export_write(stdout, s, &ro, fmt, (int)i);
+				fputc('\n', out);
+			r = export_write(out, s, &ro, fmt, (int)i);
+			if (r >= 0)
+				r = export_flush(out);
 			if (r == -EPIPE)
 				return 0; /* the reader has what it wanted (| head) */
 			if (r < 0) {
@@ -188,14 +315,18 @@ int batch_run(struct session *s, const struct args *a, struct session *before)
 					strerror(-r));
 				return 1;
 			}
+			if (fmt == EXPORT_FOLDED) {
+				fflush(out); /* the note after its refresh, on a shared terminal */
+				folded_note(s, &ro, i);
+			}
+		}
+		if (last) {
+			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited; "
+					"the last report is the whole run, ranked by its totals\n");
+			break;
 		}
 		if (!go_on)
 			break;
-		/* without -n, as perf record -p: the run ends with what it watched */
-		if (a->iterations < 0 && !before && session_stats(s)->targets_gone) {
-			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited\n");
-			break;
-		}
 	}
 	return 0;
 }

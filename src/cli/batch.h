@@ -8,17 +8,21 @@
 #define STACKTOP_CLI_BATCH_H
 
 struct args;
+struct child;
 struct session;
 
 /**
  * batch_run() - run the batch mode until -n refreshes, a stop signal, or
- *	(without -n) the -p processes' exit
+ *	(without -n) the -p processes' exit, or the end of -- CMD's command
+ *	(then a last report of what it left; without -d, that one report is
+ *	the only one, its interval the command's life)
  * @s: the session
  * @a: the arguments
  * @before: --diff's BEFORE, or NULL
+ * @child: -- CMD's command, or NULL
  *
  * Return: the exit status.
  */
-int batch_run(struct session *s, const struct args *a, struct session *before);
+int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child);
 
 #endif /* STACKTOP_CLI_BATCH_H */

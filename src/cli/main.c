@@ -4,16 +4,21 @@
  * loop (batch.c) or the hand-over to the screen (ui/), --list-events.
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/batch.h"
+#include "cli/child.h"
 #include "cli/options.h"
 #include "core/log.h"
 #include "kernel/evlist.h"
+#include "kernel/guard.h"
 #include "kernel/signals.h"
 #include "kernel/tfs.h"
 #include "output/diff.h"
@@ -25,10 +30,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stacktop [OPTION]...\n"
+		"       stacktop [OPTION]... -- CMD [ARG]...\n"
 		"       stacktop -r FILE [-r FILE]... [OPTION]...\n"
 		"       stacktop --diff BEFORE AFTER|- [OPTION]...\n"
 		"       stacktop --list-events [GLOB]\n"
-		"Show the kernel stack traces ftrace records, ranked by how often they are hit.\n"
+		"       stacktop --cleanup\n"
+		"Show the kernel stack traces ftrace records, ranked by how often they are hit;\n"
+		"with -- CMD, those of the command it runs (its exit status is CMD's).\n"
 		"\n");
 	cli_print_help(f);
 	fprintf(f, "\nKeys on the screen:\n");
@@ -79,19 +87,95 @@ static int list_events(const struct args *a)
 		return 1;
 	}
 	if (r == 0 && a->list_glob) {
-		fprintf(stderr, "stacktop: no event matches '%s'\n", a->list_glob);
+		cli_error("stacktop: no event matches '%s'\n", a->list_glob);
 		return 1;
 	}
 	return 0;
 }
 
+/* `stacktop-guard --guardian PID RUNDIR`, its stdin the pipe: guard.h */
+static int guardian_main(int argc, char **argv)
+{
+	struct stat sb;
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = argc == 4 ? strtol(argv[2], &end, 10) : 0;
+	if (argc != 4 || errno || *end || pid <= 0 || pid > INT_MAX ||
+	    fstat(STDIN_FILENO, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
+		fprintf(stderr, "stacktop: %s is stacktop's own, for its guardian process\n", GUARD_ARG);
+		return 2;
+	}
+	return guard_run((int)pid, strcmp(argv[3], "-") ? argv[3] : NULL);
+}
+
+struct cleanup_count {
+	int undone;
+	int failed;
+};
+
+static void cleanup_note(void *ctx, int pid, int err, const char *what)
+{
+	struct cleanup_count *c = ctx;
+
+	if (err == -EPERM) {
+		c->failed++; /* a refused root: the warning said why */
+		return;
+	}
+	if (err) {
+		printf("stacktop %d: could not undo it all (%s), kept for a later try: %s\n", pid,
+		       strerror(-err), what);
+		c->failed++;
+		return;
+	}
+	printf("stacktop %d had left tracing changed: %s\n", pid, what);
+	c->undone++;
+}
+
+/* --cleanup: 0 nothing was left, 1 something was and is undone, 2 something is still left */
+static int cleanup(const struct args *a)
+{
+	struct cleanup_count c = { 0 };
+	char err[512];
+	int r;
+
+	r = session_cleanup(&a->so, cleanup_note, &c, err, sizeof(err));
+	if (fflush(stdout) == EOF && r >= 0)
+		r = -EIO;
+	if (r < 0 || c.failed) {
+		if (r < 0)
+			fprintf(stderr, "stacktop: --cleanup: %s\n", err[0] ? err : strerror(-r));
+		return 2;
+	}
+	if (!c.undone) {
+		printf("nothing to clean up: no stacktop run left tracing changed\n");
+		return fflush(stdout) == EOF ? 2 : 0;
+	}
+	return 1;
+}
+
+/* a ui_opts callback: the command has ended (reaped), and how */
+static bool child_ended_cb(void *ctx, char *what, size_t size)
+{
+	struct child *c = ctx;
+
+	if (!child_ended(c))
+		return false;
+	snprintf(what, size, "%s %s", c->name, c->what);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
+	struct child child = { .pid = 0, .go = -1, .err = -1 };
 	char err[512];
 	struct args a;
 	int r, status;
 
+	if (argc >= 2 && !strcmp(argv[1], GUARD_ARG))
+		return guardian_main(argc, argv);
 	r = args_parse(argc, argv, &a);
 	if (r)
 		return r;
@@ -101,6 +185,10 @@ int main(int argc, char **argv)
 	}
 	if (a.list_events)
 		return list_events(&a);
+	log_set_sink(batch_sink, NULL);
+	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	if (a.cleanup)
+		return cleanup(&a);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a.batch = true;
 	if (a.format == EXPORT_PPROF && !a.output && isatty(STDOUT_FILENO)) {
@@ -108,11 +196,32 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	log_set_sink(batch_sink, NULL);
-	log_set_level(a.verbose > 1 ? LOG_LVL_DEBUG : a.verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	/*
+	 * The processes first, while there is no thread (the signals'
+	 * watchdog, libraries'), no handler and no curses to inherit: the
+	 * command, waiting to be released (child.h); the guardian, for a run
+	 * that changes tracefs (guard.h).
+	 */
+	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
+	if (a.cmd) {
+		if (child_start(&child, a.cmd, !a.batch) < 0)
+			return 1;
+		a.pids[0] = child.pid;
+		a.so.npids = 1;
+		a.so.pid_tree = true;
+	}
+	if (!a.so.nfiles && !a.so.map_file && !(a.diff && a.diff_after) &&
+	    (geteuid() == 0 || a.so.tracefs)) {
+		r = guard_start(a.so.rundir);
+		if (r < 0)
+			log_warn("no guardian process (%s): if stacktop is killed with SIGKILL, tracing stays changed until the next run",
+				 strerror(-r));
+	}
 	r = sig_install(a.batch ? NULL : ui_emergency);
 	if (r < 0) {
 		fprintf(stderr, "stacktop: cannot install signal handlers: %s\n", strerror(-r));
+		child_finish(&child, false);
+		guard_done();
 		return 1;
 	}
 
@@ -123,6 +232,7 @@ int main(int argc, char **argv)
 		r = session_open(&bo, &before, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
+			guard_done();
 			return 1;
 		}
 		session_drain(before, 0);
@@ -136,7 +246,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stacktop: %s%s\n", a.diff ? "--diff AFTER: " : "",
 			err[0] ? err : strerror(-r));
 		session_close(before);
+		guard_done();
+		child_finish(&child, false);
 		return 1;
+	}
+	/* tracing is on: the command may run */
+	if (a.cmd) {
+		status = child_release(&child);
+		if (status) {
+			session_close(s);
+			guard_done();
+			return status;
+		}
 	}
 	args_apply_view(&a, before ? before : s);
 	/* BEFORE's view names its events by its own indexes: AFTER's are others */
@@ -152,7 +273,7 @@ int main(int argc, char **argv)
 	}
 
 	if (a.batch) {
-		status = batch_run(s, &a, before);
+		status = batch_run(s, &a, before, a.cmd ? &child : NULL);
 	} else {
 		struct ui_opts uo = {
 			.delay = a.delay,
@@ -172,6 +293,9 @@ int main(int argc, char **argv)
 			.pid = a.view.pid,
 			.cpu = a.view.cpu,
 			.hide_idle = a.view.hide_idle,
+			.child_ended = a.cmd ? child_ended_cb : NULL,
+			.child_ctx = &child,
+			.child_note = child.output,
 		};
 
 		r = ui_run(s, &uo);
@@ -185,5 +309,12 @@ int main(int argc, char **argv)
 	session_close(s);
 	args_free();
 	session_close(before);
+	guard_done();
+	/* its exit status is stacktop's (as time and perf record do), unless stacktop failed */
+	if (a.cmd) {
+		child_finish(&child, sig_stop != 0);
+		if (!status)
+			status = child_exit_status(&child);
+	}
 	return status;
 }

@@ -4,11 +4,13 @@
  * option from column 2 (its short form first), its text from column 26,
  * on the next line when the option is wider than 23 columns.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/options.h"
+#include "core/format.h"
 
 #define HELP_COL 26
 
@@ -73,7 +75,8 @@ const struct cli_option cli_options[] = {
 		.help = "count only events of these processes: every\n"
 			"thread, started later too (ranges: 10-12;\n"
 			"at most 1024 pids and thread ids); without -n a\n"
-			"batch run ends when they have exited",
+			"batch run ends when they have exited, its last\n"
+			"report the whole run",
 		.man = ".BR \\-p \", \" \\-\\-pid \" \\fIPID\\fR[,\\fIPID\\fR...]\"",
 		.complete = CLI_NONE,
 	},
@@ -297,6 +300,16 @@ const struct cli_option cli_options[] = {
 		.words = "none comm pid",
 	},
 	{
+		.id = OPT_FOLDED_LOST,
+		.name = "folded-lost",
+		.has_arg = no_argument,
+		.help = "add a stack [lost events] for the events the ring\n"
+			"buffer lost (its share estimated) to folded, pprof,\n"
+			"speedscope, html and svg output",
+		.man = ".B \\-\\-folded\\-lost",
+		.complete = CLI_FLAG,
+	},
+	{
 		.id = OPT_MODE,
 		.name = "mode",
 		.has_arg = required_argument,
@@ -394,6 +407,15 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_DIR,
 	},
 	{
+		.id = OPT_CLEANUP,
+		.name = "cleanup",
+		.has_arg = no_argument,
+		.help = "undo what runs that ended without restoring left\n"
+			"(journals, instances), say what, and exit",
+		.man = ".B \\-\\-cleanup",
+		.complete = CLI_FLAG,
+	},
+	{
 		.id = OPT_SHOW_SELF,
 		.name = "show-self",
 		.has_arg = no_argument,
@@ -484,6 +506,9 @@ void cli_getopt(struct option *longopts, char *shortopts, size_t size)
 	size_t n = 0;
 	unsigned int i;
 
+	/* ':' first: a missing argument told from an unknown option (cli_getopt_error()) */
+	if (size > 1)
+		shortopts[n++] = ':';
 	for (i = 0; i < cli_noptions; i++) {
 		const struct cli_option *o = &cli_options[i];
 
@@ -499,6 +524,41 @@ void cli_getopt(struct option *longopts, char *shortopts, size_t size)
 	longopts[cli_noptions] = (struct option){ NULL, 0, NULL, 0 };
 	if (size)
 		shortopts[n < size ? n : size - 1] = '\0';
+}
+
+void cli_error(const char *fmt, ...)
+{
+	char msg[2048], line[2048];
+	const char *p, *nl;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* line by line: the message's own line ends stay, the arguments' do not */
+	for (p = msg; *p; p = *nl ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		fmt_sanitize(line, sizeof(line), p, (size_t)(nl - p));
+		fprintf(stderr, "%s%s", line, *nl ? "\n" : "");
+	}
+}
+
+void cli_getopt_error(char **argv, int ind, int c, int opt)
+{
+	const char *arg = ind > 0 ? argv[ind - 1] : "";
+	bool lng = !strncmp(arg, "--", 2);
+
+	if (lng && c == ':')
+		cli_error("stacktop: option '%s' requires an argument\n", arg);
+	else if (lng)
+		cli_error("stacktop: unrecognized option '%s' (or ambiguous, or given a value)\n",
+			  arg);
+	else if (opt > ' ' && opt < 0x7f)
+		cli_error("stacktop: %s -- '%c'\n",
+			  c == ':' ? "option requires an argument" : "invalid option", opt);
+	else
+		cli_error("stacktop: invalid option -- byte 0x%02x\n", (unsigned int)opt & 0xff);
+	cli_error("Try 'stacktop --help'.\n");
 }
 
 void cli_print_help(FILE *f)

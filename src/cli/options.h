@@ -38,6 +38,7 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_FORMAT,
 	OPT_FOLDED_ROOT,
+	OPT_FOLDED_LOST,
 	OPT_WEIGHT,
 	OPT_OFFCPU,
 	OPT_DEPTH,
@@ -50,6 +51,7 @@ enum {
 	OPT_TID,
 	OPT_COMM,
 	OPT_DIFF,
+	OPT_CLEANUP,
 };
 
 /* what the bash completion offers for an option's value */
@@ -95,10 +97,32 @@ extern const unsigned int cli_noptions;
 /**
  * cli_getopt() - getopt_long()'s arrays from the table
  * @longopts: receives cli_noptions + 1 entries (the last all zero)
- * @shortopts: receives the short options ("e:p:...u::")
+ * @shortopts: receives the short options (":e:p:...u::": ':' first, so that
+ *	getopt_long() returns ':' for a missing argument)
  * @size: size of @shortopts
  */
 void cli_getopt(struct option *longopts, char *shortopts, size_t size);
+
+/**
+ * cli_error() - an error message on standard error, as fprintf() formats it,
+ *	with what the arguments put in it made inert
+ * @fmt: printf format; its line ends ('\n') stay
+ *
+ * Each line goes through fmt_sanitize(): an escape sequence, a control byte
+ * or a line end in a command-line argument (-p $'1\e[2J') is never replayed
+ * on the terminal. At most 2 KiB.
+ */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * cli_getopt_error() - say what getopt_long() refused (its own messages,
+ *	opterr, would print the argument raw), then "Try 'stacktop --help'."
+ * @argv: the arguments
+ * @ind: getopt's optind after the refusal
+ * @c: what getopt_long() returned: '?' or ':' (missing argument)
+ * @opt: getopt's optopt
+ */
+void cli_getopt_error(char **argv, int ind, int c, int opt);
 
 /**
  * cli_print_help() - the option lines of --help, in the table's order

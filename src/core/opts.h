@@ -79,6 +79,9 @@ enum session_user {
  *         snapshots (told by a leading '{'); at most one trace.dat, which
  *         becomes @replay; several snapshots merge (SESSION_REPLAY)
  * @nfiles: entries in @files
+ * @pid_tree: @pids holds one process whose descendants count too, started
+ *            later or not, threads and processes (stacktop -- CMD: the
+ *            command's process tree; kernel/proctree.h)
  * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
  *              near it the breakdown records of exited pids are folded into
  *              their comm, at it new stacks and breakdowns are counted
@@ -93,6 +96,7 @@ struct session_opts {
 	int nevents;
 	const int *pids;
 	int npids;
+	bool pid_tree;
 	const int *tids;
 	int ntids;
 	const int *cpus;

@@ -111,23 +111,26 @@ enum { TOP_EVENT = 1, TOP_PID, TOP_CPU };
 
 struct top_slot {
 	uint64_t key;
+	uint64_t amount; /* the view's count: hits, or the weight */
 	uint64_t hits;
 };
 
 /* false when the table is full */
 static bool top_add(struct top_slot *slots, size_t mask, unsigned int kind, int value,
-		    uint64_t hits)
+		    uint64_t amount, uint64_t hits)
 {
 	uint64_t key = (uint64_t)kind << 32 | (uint32_t)value;
 	size_t i, n;
 
 	for (i = mix64(key) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
 		if (slots[i].key == key) {
+			slots[i].amount += amount;
 			slots[i].hits += hits;
 			return true;
 		}
 		if (!slots[i].key) {
 			slots[i].key = key;
+			slots[i].amount = amount;
 			slots[i].hits = hits;
 			return true;
 		}
@@ -135,11 +138,14 @@ static bool top_add(struct top_slot *slots, size_t mask, unsigned int kind, int 
 	return false;
 }
 
-static void top_pick(int *ret, uint64_t *ret_hits, int value, uint64_t hits)
+/* the largest amount wins, the smallest value on a tie */
+static void top_pick(int *ret, uint64_t *ret_amount, uint64_t *ret_hits, int value,
+		     const struct top_slot *e)
 {
-	if (hits > *ret_hits || (hits == *ret_hits && value < *ret)) {
+	if (e->amount > *ret_amount || (e->amount == *ret_amount && value < *ret)) {
 		*ret = value;
-		*ret_hits = hits;
+		*ret_amount = e->amount;
+		*ret_hits = e->hits;
 	}
 }
 
@@ -164,16 +170,22 @@ static bool top_fill(struct stack_table *t, const struct stack *s, bool delta,
 		     const struct rank_opts *filter, size_t cap)
 {
 	bool filtered = filter && rank_filters_attrs(filter);
+	bool weight = filter && filter->weight && t->weighted;
 	const struct stack_attr *a;
 
 	for (a = s->attrs; a; a = a->next) {
-		uint64_t h = delta ? stack_attr_delta(t, a) : a->total;
+		uint64_t h = delta ? stack_attr_delta(t, a) : a->total, w = h;
 
-		if (!h || (filtered && !rank_attr_passes(filter, a)))
+		if (weight) {
+			uint64_t wd, wt = stack_attr_weight(t, a, &wd);
+
+			w = delta ? wd : wt;
+		}
+		if ((!h && !w) || (filtered && !rank_attr_passes(filter, a)))
 			continue;
-		if (!top_add(t->top, cap - 1, TOP_EVENT, a->event, h) ||
-		    !top_add(t->top, cap - 1, TOP_PID, a->pid, h) ||
-		    !top_add(t->top, cap - 1, TOP_CPU, a->cpu, h))
+		if (!top_add(t->top, cap - 1, TOP_EVENT, a->event, w, h) ||
+		    !top_add(t->top, cap - 1, TOP_PID, a->pid, w, h) ||
+		    !top_add(t->top, cap - 1, TOP_CPU, a->cpu, w, h))
 			return false;
 	}
 	return true;
@@ -184,6 +196,7 @@ void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
 {
 	const struct stack_attr *a;
 	size_t n = 0, cap = 128, i;
+	uint64_t ev = 0, pid = 0, cpu = 0; /* the amounts picked by */
 
 	memset(ret, 0, sizeof(*ret));
 	ret->event = ret->pid = ret->cpu = -1;
@@ -210,14 +223,14 @@ void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
 
 		switch (e->key >> 32) {
 		case TOP_EVENT:
-			top_pick(&ret->event, &ret->event_hits, v, e->hits);
+			top_pick(&ret->event, &ev, &ret->event_hits, v, e);
 			break;
 		case TOP_PID:
-			top_pick(&ret->pid, &ret->pid_hits, v, e->hits);
+			top_pick(&ret->pid, &pid, &ret->pid_hits, v, e);
 			ret->npids++;
 			break;
 		case TOP_CPU:
-			top_pick(&ret->cpu, &ret->cpu_hits, v, e->hits);
+			top_pick(&ret->cpu, &cpu, &ret->cpu_hits, v, e);
 			break;
 		}
 	}

@@ -210,7 +210,8 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 		memset(stack_wc(s), 0, sizeof(struct wcount) + sizeof(struct whist));
 	s->flags = flags;
 	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
-	memcpy(s->ips, ips, depth * sizeof(*ips));
+	if (depth) /* an empty stack may come with no frame array at all */
+		memcpy(s->ips, ips, depth * sizeof(*ips));
 	t->slots[i] = s;
 	t->nstacks++;
 	return s;

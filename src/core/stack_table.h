@@ -649,11 +649,14 @@ size_t stack_table_rank(struct stack_table *t, const struct rank_opts *o, struct
 			size_t k, struct rank_summary *ret_sum);
 
 /**
- * struct stack_top - who hits a stack most
+ * struct stack_top - who hits a stack most, by the view's count (the
+ *	weight when the view ranks by weight: with --offcpu=wait the event
+ *	with most time, not the one with most switches)
  * @event: event index with most hits, -1 if none
  * @pid: pid with most hits, -1 if none
  * @cpu: CPU with most hits, -1 if none
- * @event_hits / @pid_hits / @cpu_hits: their hit counts
+ * @event_hits / @pid_hits / @cpu_hits: their hit counts (hits, also when
+ *	picked by weight)
  * @npids: pids with hits (@pid included)
  */
 struct stack_top {
@@ -672,7 +675,8 @@ struct stack_top {
  * @s: stack
  * @delta: count the last interval's hits instead of totals
  * @filter: if not NULL, only the records that pass it count
- *          (rank_attr_passes(): event, pid, CPU, attr_match)
+ *          (rank_attr_passes(): event, pid, CPU, attr_match); with
+ *          @filter->weight (and a weighted table) the weights decide
  * @ret: filled
  *
  * Exact: the stack's records are summed per pid, event and CPU (a pid has a

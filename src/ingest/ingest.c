@@ -203,5 +203,9 @@ bool ingest_wants(const struct ingest *ing, int tgid, int tid)
 		return false;
 	if (!ing->ntids && !ing->ntgids)
 		return true;
-	return in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid);
+	if (in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid))
+		return true;
+	/* a process the callback places among them (-- CMD: one the command started) */
+	return ing->ntgids && ing->tgid_fn && tid > 0 &&
+	       in_list(ing->tgids, ing->ntgids, ing->tgid_fn(ing->tgid_ctx, tid));
 }

@@ -203,10 +203,14 @@ static int parse_group(struct json_rd *r, struct snapshot *sn)
 static const struct {
 	const char *name;
 	size_t off;
+	bool optional; /* newer than version 2's first files: 0 when absent */
 } counters[] = {
-#define C(f) { #f, offsetof(struct snapshot, f) }
+#define C(f) { #f, offsetof(struct snapshot, f), false }
+#define O(f) { #f, offsetof(struct snapshot, f), true }
 	C(hits), C(hits_delta), C(lost), C(overrun), C(dropped), C(orphans), C(bad_pages),
-	C(fallbacks), C(unresolved),
+	C(fallbacks), C(unresolved), O(lost_delta), O(overrun_delta), O(dropped_delta),
+	O(records), O(records_delta),
+#undef O
 #undef C
 };
 
@@ -332,7 +336,7 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 		goto out;
 	}
 	for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
-		if (!(h.counts & 1u << k)) {
+		if (!(h.counts & 1u << k) && !counters[k].optional) {
 			jr_fail(r, e, "\"%s\" is missing", counters[k].name);
 			goto out;
 		}

@@ -62,7 +62,8 @@ struct snap_by {
  * @ids: kernel stack ids (at most STACK_MAX_IDS kept; more sets @more_ids)
  * @nids: entries in @ids
  * @flags: enum stack_flags
- * @ips: kernel addresses, leaf first (@depth of them)
+ * @ips: kernel addresses, leaf first (@depth of them; NULL when @depth is 0:
+ *	"frames":[] is a valid stack, one with no kernel frame)
  * @syms: symbols as the writer printed them, leaf first (sanitized)
  * @nsyms: entries in @syms (@depth once the stack is read)
  * @tgid: the process of the user part, -1 when the stack has none
@@ -70,6 +71,8 @@ struct snap_by {
  * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
  * @nuser: entries in @uaddrs and @usyms
  * @user_cut: the user walk stopped before its end ("user_cut")
+ * @user_cut_why: why ("user_cut_why": 0 depth, 1 stack, 2 unwind, 3
+ *	memory, the low bits of the cut mark, usym.h), 0 when not written
  * @by: breakdown records
  * @nby: entries in @by
  * @weight: weight since start (a weighted snapshot: "weight"), else 0
@@ -101,6 +104,7 @@ struct snap_stack {
 	char **usyms;
 	uint32_t nuser;
 	bool user_cut;
+	uint8_t user_cut_why;
 	struct snap_by *by;
 	size_t nby;
 	uint64_t trend[STACK_TREND];
@@ -176,6 +180,8 @@ struct snapshot {
 	unsigned int norigins;
 	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
 		unresolved;
+	/* the interval's losses and the records read (0 in files that predate them) */
+	uint64_t lost_delta, overrun_delta, dropped_delta, records, records_delta;
 	char weight_name[64];
 	char weight_unit[16];
 	bool weight_ranked;

@@ -403,6 +403,20 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 			}
 		} else if (!strcmp(k, "user_cut")) {
 			e = jr_bool(r, &st->user_cut);
+		} else if (!strcmp(k, "user_cut_why")) {
+			static const char *const why[] = { "depth", "stack", "unwind", "memory" };
+			unsigned int i;
+
+			e = jr_need_string(r, where, "user_cut_why");
+			for (i = 0; !e && i < sizeof(why) / sizeof(why[0]); i++)
+				if (!strcmp(r->s, why[i]))
+					break;
+			if (!e && i == sizeof(why) / sizeof(why[0]))
+				e = jr_fail(r, -EBADMSG,
+					    "%s\"user_cut_why\" is not depth, stack, unwind or memory",
+					    where);
+			if (!e)
+				st->user_cut_why = (uint8_t)i;
 		} else if (!strcmp(k, "trend")) {
 			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
 		} else if (!strcmp(k, "trend_weight")) {
@@ -464,6 +478,8 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 		st->tgid = -1;
 		st->user_cut = false;
 	}
+	if (!st->user_cut)
+		st->user_cut_why = 0;
 	st->total = total;
 	st->delta = (uint32_t)delta;
 	return 0;

@@ -84,8 +84,10 @@ static int user_part(struct ingest *ing, const struct ringbuf_event *ev, uint64_
 		}
 		out[1 + nu++] = tok;
 	}
-	/* the kernel walks no further, or the frames after are not kept */
-	if (nu == USYM_FP_FRAMES || refused)
+	/* the frames after are not kept, or the kernel walks no further */
+	if (refused)
+		out[1 + nu++] = USYM_CUT_MEMORY;
+	else if (nu == USYM_FP_FRAMES)
 		out[1 + nu++] = USYM_CUT;
 	/* a kernel thread has no user frames: its stack is the kernel one */
 	return nu ? (int)(1 + nu) : 0;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,8 @@
 #include "kernel/state.h"
 
 #define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
+#define SIG_EXTEND_MAX_MS 10000 /* what sig_stop_extend() may add, in all */
+#define SIG_LEAVE_MAX_MS 15000 /* a run still writing its last report out (sig_progress()) */
 #define SIG_POLL_MS  100 /* the watchdog looks for a stop signal nobody took */
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -136,10 +139,23 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
  */
 static pthread_t sig_main;
 static sem_t sig_ready; /* posted once the watchdog waits */
+static atomic_uint sig_extra_ms; /* asked for by sig_stop_extend(), not yet waited */
+static atomic_uint sig_progress_n; /* sig_progress() calls */
+
+void sig_stop_extend(unsigned int ms)
+{
+	atomic_fetch_add(&sig_extra_ms, ms);
+}
+
+void sig_progress(void)
+{
+	atomic_fetch_add_explicit(&sig_progress_n, 1, memory_order_relaxed);
+}
 
 static void *sig_watchdog(void *arg)
 {
 	struct timespec until, poll_ts = { 0, SIG_POLL_MS * 1000000L };
+	unsigned int extended, seen, left;
 	struct sigaction dfl;
 	sigset_t stops;
 	size_t i;
@@ -157,13 +173,43 @@ static void *sig_watchdog(void *arg)
 			pthread_kill(sig_main, sig); /* its EINTR, if it can still take one */
 		}
 	}
+	seen = atomic_load(&sig_progress_n);
 	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += (long)(SIG_GRACE_MS % 1000) * 1000000L;
-	until.tv_sec += SIG_GRACE_MS / 1000 + until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	do
-		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
-	while (r == EINTR);
+	/*
+	 * a window of SIG_GRACE_MS, and another while the main thread makes
+	 * progress (a last report written out to a reader that reads, or on a
+	 * slow machine): stuck is no progress in a whole window
+	 */
+	for (left = 0; left < SIG_LEAVE_MAX_MS; left += SIG_GRACE_MS) {
+		unsigned int now;
+
+		until.tv_nsec += (long)(SIG_GRACE_MS % 1000) * 1000000L;
+		until.tv_sec += SIG_GRACE_MS / 1000 + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		do
+			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+		while (r == EINTR);
+		now = atomic_load(&sig_progress_n);
+		if (now == seen)
+			break;
+		seen = now;
+	}
+	/* the normal way out, done with tracefs, asked for more (sig_stop_extend()) */
+	for (extended = 0; extended < SIG_EXTEND_MAX_MS;) {
+		unsigned int ms = atomic_exchange(&sig_extra_ms, 0);
+
+		if (!ms)
+			break;
+		if (ms > SIG_EXTEND_MAX_MS - extended)
+			ms = SIG_EXTEND_MAX_MS - extended;
+		extended += ms;
+		until.tv_nsec += (long)(ms % 1000) * 1000000L;
+		until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		do
+			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+		while (r == EINTR);
+	}
 	/* still here: the normal path did not end the process in time */
 	sig = sig_stop;
 	if (sig_emergency_hook)

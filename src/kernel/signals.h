@@ -51,4 +51,24 @@ extern volatile sig_atomic_t sig_winch;
  */
 int sig_install(void (*emergency)(void));
 
+/**
+ * sig_stop_extend() - after a stop signal, the normal way out has undone
+ *	its changes to tracefs and needs @ms more to end (stacktop -- CMD:
+ *	the command's exit status is waited for): the watchdog waits that much
+ *	longer before it ends the process (SIG_EXTEND_MAX_MS, 10 s, in all)
+ * @ms: milliseconds
+ *
+ * Asked before the watchdog's 700 ms have passed, or it is too late.
+ */
+void sig_stop_extend(unsigned int ms);
+
+/**
+ * sig_progress() - the main thread moved on (a report's bytes written out):
+ *	after a stop signal, the watchdog gives a run that still makes
+ *	progress another SIG_GRACE_MS window, up to SIG_LEAVE_MAX_MS (15 s)
+ *	in all; a run stuck in one call (a reader that never reads) makes
+ *	none and ends when its first window does. Async-signal-safe.
+ */
+void sig_progress(void);
+
 #endif /* STACKTOP_SIGNALS_H */

@@ -14,6 +14,15 @@ void stackmap_watch_reset(struct stackmap_watch *w)
 	w->h.growth_before = -1;
 }
 
+void stackmap_watch_rebase(struct stackmap_watch *w)
+{
+	if (!w->have)
+		return;
+	w->base = w->last;
+	w->h.successes_run = 0;
+	w->h.drops_run = 0;
+}
+
 static void sample_push(struct stackmap_watch *w, double mono, uint64_t demand)
 {
 	unsigned int i;

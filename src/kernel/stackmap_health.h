@@ -145,6 +145,14 @@ struct stackmap_watch {
 void stackmap_watch_reset(struct stackmap_watch *w);
 
 /**
+ * stackmap_watch_rebase() - the counts "since start" start again at the last
+ *	read (passive mode's r: the map is another tool's, not emptied); its
+ *	fill, growth and full state stay what the map is
+ * @w: watch
+ */
+void stackmap_watch_rebase(struct stackmap_watch *w);
+
+/**
  * stackmap_watch_mark() - the ring-buffer counters at a point where every
  *	record read so far is sized (its stack id resolved): the start of a
  *	drain, a tick. What the map saved "before it filled" is what they hold

@@ -153,6 +153,55 @@ void state_free(struct state *st);
  */
 int state_recover(struct tfs *tfs, const char *rundir, int *ret_count);
 
+/* the longest text a state_note_fn is given, with its NUL */
+#define STATE_NOTE_MAX 400
+
+/**
+ * typedef state_note_fn - told what the recovery of a killed run undid
+ * @ctx: the caller's
+ * @pid: the killed run's pid
+ * @err: 0, or the first -errno met (what could not be undone stays
+ *       journaled for a later run)
+ * @what: what was undone, for a person, sanitized: "removed instance
+ *        stacktop.1234", "restored options/stackmap=0, tracing_on=1;
+ *        removed kprobe stacktop_1234/vfs_read"
+ */
+typedef void (*state_note_fn)(void *ctx, int pid, int err, const char *what);
+
+/**
+ * state_recover_noted() - state_recover(), telling what each journal undid
+ * @tfs: tracefs root
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @note: called once per journal undone (or that could not be undone but
+ *        for a refused root, which is warned about); may be NULL
+ * @ctx: its argument
+ * @ret_count: if not NULL, journals undone
+ *
+ * Return: as state_recover().
+ */
+int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note, void *ctx,
+			int *ret_count);
+
+/**
+ * state_recover_pid() - undo the journal of one stacktop once it is done
+ *	with it (the guardian, kernel/guard.h)
+ * @rundir: journal directory; NULL for /run/stacktop
+ * @pid: the stacktop
+ * @note: told what was undone (may be NULL)
+ * @ctx: its argument
+ *
+ * A journal is its process's while that process holds <pid>.lock (from
+ * state_open() to state_free() or its death; its main path, its signal
+ * handlers and its threads share it between them). This call blocks until
+ * the kernel drops that lock, then claims the journal by rename as
+ * state_recover() does, so a later run recovering at the same time undoes
+ * it at most once between them, and undoes it on the root the journal
+ * names (tfs_open(): the same checks as --tracefs).
+ *
+ * Return: 1 when a journal was undone, 0 when there was none, -errno.
+ */
+int state_recover_pid(const char *rundir, int pid, state_note_fn note, void *ctx);
+
 /**
  * state_pid_is_stacktop() - whether @pid is a running stacktop process
  * @rundir: journal directory; NULL for /run/stacktop

@@ -69,8 +69,104 @@ bool state_pid_is_stacktop(const char *rundir, int pid)
 	return alive;
 }
 
-/* undo one claimed journal; returns 0, -EPERM (refused, said why) or the first error */
-static int recover_file(struct tfs *tfs, FILE *f, int pid)
+/* @rel lies in a directory @e[0..n) removes ('D'): moot once that is gone */
+static bool under_removed(const struct state_entry *e, int n, const char *rel)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(e[i].rel);
+
+		if (e[i].kind == 'D' && !strncmp(rel, e[i].rel, len) && rel[len] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* a value as the note shows it: sanitized, at most 32 bytes */
+static void note_value(struct fmt_out *o, const char *v)
+{
+	size_t len = strlen(v);
+
+	while (len && (v[len - 1] == '\n' || v[len - 1] == ' '))
+		len--;
+	if (!len) {
+		fmt_out_str(o, "''");
+		return;
+	}
+	fmt_out_sanitized(o, v, len > 32 ? 32 : len);
+	if (len > 32)
+		fmt_out_str(o, "...");
+}
+
+/* "GRP/EV" of a kprobe's undo line "-:GRP/EV", or NULL */
+static const char *kprobe_name(const struct state_entry *e)
+{
+	const char *base = strrchr(e->rel, '/');
+
+	base = base ? base + 1 : e->rel;
+	if ((strcmp(base, "kprobe_events") && strcmp(base, "dynamic_events")) ||
+	    strncmp(e->value, "-:", 2))
+		return NULL;
+	return e->value + 2;
+}
+
+/*
+ * What undoing @e[0..n) (a journal, oldest first) does, for a person:
+ * "removed instance stacktop.12; restored options/stackmap=0, tracing_on=1;
+ * removed kprobe stacktop_12/vfs_read". Files inside a removed instance are
+ * not named: they went with it.
+ */
+static void describe(const struct state_entry *e, int n, char *buf, size_t size)
+{
+	static const char *const heads[] = { "removed ", "restored ", "" };
+	struct fmt_out o;
+	int pass, i, k;
+
+	fmt_out_init(&o, buf, size);
+	for (pass = 0; pass < 3; pass++) {
+		for (i = n - 1, k = 0; i >= 0; i--) {
+			const struct state_entry *x = &e[i];
+			const char *name;
+
+			if ((pass == 0) != (x->kind == 'D') || (pass == 1) != (x->kind == 'W') ||
+			    under_removed(e, n, x->rel))
+				continue;
+			if (o.len)
+				fmt_out_str(&o, k ? ", " : "; ");
+			if (!k++)
+				fmt_out_str(&o, heads[pass]);
+			if (pass == 0) {
+				name = strncmp(x->rel, "instances/", 10) ? NULL : x->rel + 10;
+				fmt_out_str(&o, name ? "instance " : "");
+				name = name ? name : x->rel;
+				fmt_out_sanitized(&o, name, strlen(name));
+			} else if (pass == 1) {
+				fmt_out_sanitized(&o, x->rel, strlen(x->rel));
+				fmt_out_str(&o, "=");
+				note_value(&o, x->value);
+			} else if ((name = kprobe_name(x))) {
+				fmt_out_str(&o, k > 1 ? "kprobe " : "removed kprobe ");
+				note_value(&o, name);
+			} else {
+				fmt_out_str(&o, "appended ");
+				note_value(&o, x->value);
+				fmt_out_str(&o, " to ");
+				fmt_out_sanitized(&o, x->rel, strlen(x->rel));
+			}
+		}
+	}
+	if (!o.len)
+		fmt_out_str(&o, "nothing was changed yet");
+	if (fmt_out_done(&o) >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+/*
+ * Undo one claimed journal; returns 0, -EPERM (refused, said why) or the
+ * first error. @what (may be NULL) gets what was undone, for a person.
+ */
+static int recover_file(struct tfs *tfs, FILE *f, int pid, char *what, size_t whatsz)
 {
 	struct state_entry e[STATE_MAX];
 	char line[8192], *root = NULL;
@@ -101,7 +197,8 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 		}
 		n++;
 	}
-	if (root && strcmp(root, tfs->root)) {
+	/* no tracefs at hand (the guardian): the journal's own root, with the same checks */
+	if (root && (!tfs || strcmp(root, tfs->root))) {
 		char *real = realpath(root, NULL);
 
 		/* journals record resolved paths: a symlink on the way now is not ours */
@@ -112,8 +209,19 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 		free(real);
 		t = other;
 		/* that tracefs (a simulator's mount, say) is gone: nothing left to undo */
-		if (r == -ENOENT || r == -ENOTDIR)
+		if (r == -ENOENT || r == -ENOTDIR) {
 			r = 0;
+			if (what) {
+				struct fmt_out o;
+
+				fmt_out_init(&o, what, whatsz);
+				fmt_out_str(&o, "nothing: its tracefs ");
+				fmt_out_sanitized(&o, root, strlen(root));
+				fmt_out_str(&o, " is gone");
+				fmt_out_done(&o);
+				what = NULL;
+			}
+		}
 		if (r == -EPERM) {
 			char safe[256];
 
@@ -122,7 +230,11 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 			log_warn("not undoing the journal of killed stacktop %d: its tracefs root %s is reached through a symlink, or is neither tracefs nor a root-owned directory only root can write",
 				 pid, safe);
 		}
+	} else if (!root && !tfs) {
+		r = -EINVAL; /* no root named: nothing to undo it on */
 	}
+	if (what && whatsz)
+		describe(e, n, what, whatsz);
 	for (i = n - 1; i >= 0; i--) {
 		if (t) {
 			int u = state_undo_one(t, e[i].kind, e[i].rel, e[i].value);
@@ -138,7 +250,56 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid)
 	return r;
 }
 
-int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
+/*
+ * Undo the journal @name (<pid>.journal, or a dead recoverer's
+ * <pid>.recovering.<by>) of the dead @pid: claimed by rename (a concurrent
+ * recoverer loses it), undone, removed with the pid's lock file; kept
+ * under its own name when something could not be undone. Returns 1 when
+ * undone, 0 when someone else had it, -errno.
+ */
+static int recover_one(int dfd, struct tfs *tfs, const char *name, int pid, state_note_fn note,
+		       void *ctx)
+{
+	char claim[128], orig[64], lock[64], what[STATE_NOTE_MAX];
+	FILE *f;
+	int fd, r;
+
+	snprintf(orig, sizeof(orig), "%d.journal", pid);
+	snprintf(claim, sizeof(claim), "%d.recovering.%d", pid, (int)getpid());
+	if (renameat(dfd, name, dfd, claim) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	fd = openat(dfd, claim, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		renameat(dfd, claim, dfd, orig);
+		return r;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		renameat(dfd, claim, dfd, orig);
+		return -ENOMEM;
+	}
+	what[0] = '\0';
+	r = recover_file(tfs, f, pid, what, sizeof(what));
+	fclose(f);
+	if (r < 0) {
+		/* keep it for a later try under its own name */
+		renameat(dfd, claim, dfd, orig);
+		if (note && r != -EPERM)
+			note(ctx, pid, r, what);
+		return r;
+	}
+	unlinkat(dfd, claim, 0);
+	snprintf(lock, sizeof(lock), "%d.lock", pid);
+	unlinkat(dfd, lock, 0);
+	if (note)
+		note(ctx, pid, 0, what);
+	return 1;
+}
+
+int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note, void *ctx,
+			int *ret_count)
 {
 	struct dirent *de;
 	int dfd, count = 0, first = 0;
@@ -158,9 +319,7 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
-		char claim[128], orig[64], lock[64];
 		int pid, by = 0, fd, r, len = 0;
-		FILE *f;
 
 		/* a dead process's lock file with nothing left to undo */
 		if (sscanf(de->d_name, "%d.lock%n", &pid, &len) == 1 && de->d_name[len] == '\0') {
@@ -202,35 +361,52 @@ int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
 		}
 		if (pid <= 0 || pid == getpid() || pid_alive_in(dfd, pid))
 			continue;
-		snprintf(orig, sizeof(orig), "%d.journal", pid);
-		/* claim it: a concurrent recoverer loses the rename */
-		snprintf(claim, sizeof(claim), "%d.recovering.%d", pid, (int)getpid());
-		if (renameat(dfd, de->d_name, dfd, claim) < 0)
-			continue;
-		fd = openat(dfd, claim, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		f = fdopen(fd, "r");
-		if (!f) {
-			close(fd);
-			continue;
-		}
-		r = recover_file(tfs, f, pid);
-		fclose(f);
-		if (r < 0) {
-			/* keep it for a later try under its own name */
-			renameat(dfd, claim, dfd, orig);
-			if (!first && r != -EPERM)
-				first = r;
-		} else {
-			unlinkat(dfd, claim, 0);
-			snprintf(lock, sizeof(lock), "%d.lock", pid);
-			unlinkat(dfd, lock, 0);
+		r = recover_one(dfd, tfs, de->d_name, pid, note, ctx);
+		if (r > 0)
 			count++;
-		}
+		else if (r < 0 && r != -EPERM && !first)
+			first = r;
 	}
 	closedir(d);
 	if (ret_count)
 		*ret_count = count;
 	return first;
+}
+
+int state_recover(struct tfs *tfs, const char *rundir, int *ret_count)
+{
+	return state_recover_noted(tfs, rundir, NULL, NULL, ret_count);
+}
+
+int state_recover_pid(const char *rundir, int pid, state_note_fn note, void *ctx)
+{
+	char name[64];
+	struct stat a, b;
+	int dfd, lfd, r;
+
+	dfd = state_dir_open(rundir, false);
+	if (dfd < 0)
+		return dfd == -ENOENT ? 0 : dfd;
+	/*
+	 * The journal is @pid's while it holds <pid>.lock: wait for the
+	 * kernel to drop it (the process has ended, or its state_free() is
+	 * done with the journal). Without the file there is no journal, or
+	 * its own restore removed both.
+	 */
+	snprintf(name, sizeof(name), "%d.lock", pid);
+	lfd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd >= 0)
+		while (flock(lfd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	snprintf(name, sizeof(name), "%d.journal", pid);
+	r = recover_one(dfd, NULL, name, pid, note, ctx);
+	/* the lock file is ours now; unlinked only if no new run took its name */
+	snprintf(name, sizeof(name), "%d.lock", pid);
+	if (lfd >= 0 && fstat(lfd, &a) == 0 && fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		unlinkat(dfd, name, 0);
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	return r;
 }

@@ -13,8 +13,11 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "core/format.h"
 #include "output/export.h"
@@ -137,14 +140,58 @@ static int file_err(char *err, size_t errsz, int r, const char *path, const char
 		snprintf(err, errsz, "cannot write %s: no permission to create files in %s", p, d);
 		break;
 	case ENOENT:
-	case ENOTDIR:
-		snprintf(err, errsz, "cannot write %s: no such directory %s", p, d);
+	case ENOTDIR: {
+		struct stat sb;
+
+		/* the directory is there: it is the new file it will not take */
+		if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+			snprintf(err, errsz,
+				 "cannot write %s: %s takes no new file (%s; -o writes a new file "
+				 "there and renames it over the target)",
+				 p, d, strerror(-r));
+		else
+			snprintf(err, errsz, "cannot write %s: no such directory %s", p, d);
 		break;
+	}
 	default:
 		snprintf(err, errsz, "cannot %s %s: %s", what, p, strerror(-r));
 		break;
 	}
 	return r;
+}
+
+static const struct {
+	unsigned long magic;
+	const char *name;
+} kernel_fss[] = {
+	{ PROC_SUPER_MAGIC, "procfs" },	   { SYSFS_MAGIC, "sysfs" },
+	{ TRACEFS_MAGIC, "tracefs" },	   { DEBUGFS_MAGIC, "debugfs" },
+	{ CGROUP_SUPER_MAGIC, "cgroupfs" }, { CGROUP2_SUPER_MAGIC, "cgroup2" },
+	{ SECURITYFS_MAGIC, "securityfs" }, { BPF_FS_MAGIC, "bpffs" },
+	{ DEVPTS_SUPER_MAGIC, "devpts" },  { PSTOREFS_MAGIC, "pstore" },
+	{ EFIVARFS_MAGIC, "efivarfs" },
+};
+
+/*
+ * 1 + the index in kernel_fss[] of the file system @dir is on, 0 when it
+ * is none of them (or cannot be told: the write says why it fails)
+ */
+static int kernel_fs(const char *dir)
+{
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(dir, &sf) < 0)
+		return 0;
+	for (i = 0; i < sizeof(kernel_fss) / sizeof(kernel_fss[0]); i++)
+		if ((unsigned long)sf.f_type == kernel_fss[i].magic)
+			return (int)i + 1;
+	return 0;
+}
+
+static const char *kernel_fs_name(int k)
+{
+	return kernel_fss[k - 1].name;
 }
 
 /* a fresh temporary name next to @path: "<dir>/.<base>.<random>.tmp" */
@@ -183,6 +230,19 @@ int export_write_file(struct session *s, const struct report_opts *o, enum expor
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 
+	/* the kernel's own file systems hold no files of ours */
+	r = kernel_fs(dir);
+	if (r) {
+		if (err && errsz) {
+			char p[PATH_MAX];
+
+			fmt_sanitize(p, sizeof(p), path, strlen(path));
+			snprintf(err, errsz,
+				 "cannot write %s: it is on %s, a kernel file system, not a place for a file",
+				 p, kernel_fs_name(r));
+		}
+		return -EINVAL;
+	}
 	/* the target: absent, or a regular file (never a symlink we would replace) */
 	if (lstat(path, &sb) == 0) {
 		if (S_ISLNK(sb.st_mode))

@@ -16,6 +16,7 @@
 #include "core/stack_table.h"
 #include "kernel/stackmap.h"
 #include "output/flametree.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 #include "sym/brief.h"
@@ -166,7 +167,7 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 		char full[512];
 		size_t n = strlen(label), m;
 
-		if (ip == USYM_CUT)
+		if (usym_is_cut(ip))
 			return FLAME_OTHER;
 		/* usym_format() with the file: "label (file)" */
 		fmt_func(full, sizeof(full), ks, ip, 1);
@@ -178,7 +179,7 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 	}
 	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip))
 		return FLAME_OTHER;
-	if (ks && ksym_lookup(ks, ip, &h) == 0 && h.module) {
+	if (ks && ksym_lookup_frame(ks, ip, &h) == 0 && h.module) {
 		fmt_sanitize(where, wsize, h.module, strlen(h.module));
 		return FLAME_MODULE;
 	}
@@ -463,6 +464,35 @@ static int tree_build(struct ftb *c, const struct rank_row *rows, size_t n, size
 	return r;
 }
 
+/*
+ * --folded-lost: a root of its own for the events the ring buffer lost,
+ * its hits (and weight) the share of the tree's they stand for (losses.h)
+ */
+static int tree_lost(struct ftb *c)
+{
+	struct export_losses l;
+	uint64_t h = 0, w = 0;
+	uint32_t id, node;
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->nnodes; i++) {
+		h += c->nodes[i].h;
+		w += c->nodes[i].w;
+	}
+	export_losses_get(c->s, c->o->delta, &l);
+	h = export_losses_scale(&l, h);
+	w = export_losses_scale(&l, w);
+	if (!h && !w)
+		return 0;
+	r = name_intern(c, EXPORT_LOST_FRAME, "", FLAME_OTHER, &id);
+	if (r < 0 || (r = node_child(c, 0, id, &node)) < 0)
+		return r;
+	c->nodes[node].h += h;
+	c->nodes[node].w += w;
+	return 0;
+}
+
 static int u64_desc(const void *pa, const void *pb)
 {
 	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
@@ -552,6 +582,8 @@ int flametree_build(struct flame_tree *ft, struct session *s, const struct repor
 	r = frames_collect(&c, rows, n);
 	if (r >= 0)
 		r = tree_build(&c, rows, n, &ft->stacks);
+	if (r >= 0 && o->lost_stack)
+		r = tree_lost(&c);
 	if (r >= 0)
 		r = names_done(&c, &order);
 	if (r >= 0)

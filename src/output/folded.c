@@ -15,6 +15,7 @@
 #include "core/format.h"
 #include "core/stack_table.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 #include "sym/brief.h"
@@ -115,18 +116,95 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 	return (int)(m + 1);
 }
 
+/* a folded line before its count: where its text starts, its count, its rank */
+struct folded_line {
+	size_t off;
+	uint64_t n;
+	size_t pos;
+};
+
+static const char *fl_text; /* the lines' texts, for the comparisons */
+
+static int fl_by_text(const void *pa, const void *pb)
+{
+	const struct folded_line *a = pa, *b = pb;
+	int r = strcmp(fl_text + a->off, fl_text + b->off);
+
+	return r ? r : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int fl_by_pos(const void *pa, const void *pb)
+{
+	const struct folded_line *a = pa, *b = pb;
+
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int fl_add(struct folded_line **v, size_t *n, size_t *cap, size_t off, uint64_t c)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct folded_line *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[*n] = (struct folded_line){ off, c, *n };
+	(*n)++;
+	return 0;
+}
+
+/*
+ * Two stacks can fold to the same line (they differ in an offset within a
+ * function, or in the tracing machinery left out): one line each, counts
+ * summed, in the order of the first (flamegraph.pl would merge them; other
+ * readers may not)
+ */
+static int folded_merge(FILE *f, char *text, struct folded_line *v, size_t n, uint64_t *written)
+{
+	size_t i, m;
+
+	fl_text = text;
+	qsort(v, n, sizeof(*v), fl_by_text);
+	for (i = 1, m = 0; i < n; i++) {
+		if (!strcmp(text + v[i].off, text + v[m].off))
+			v[m].n += v[i].n;
+		else
+			v[++m] = v[i];
+	}
+	if (n)
+		n = m + 1;
+	qsort(v, n, sizeof(*v), fl_by_pos);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s %" PRIu64 "\n", text + v[i].off, v[i].n);
+		*written += v[i].n;
+	}
+	return (int)n;
+}
+
 int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 {
 	struct ksym *ks = session_ksym(s);
 	struct folded_root *roots = NULL;
+	struct folded_line *lv = NULL;
 	struct rank_summary sum;
 	struct rank_row *rows;
-	size_t n, i, cap = 0;
+	size_t n, i, cap = 0, nl = 0, lcap = 0, tsize = 0;
+	uint64_t written = 0;
+	char *text = NULL;
+	FILE *t;
 	int lines = 0, r;
 
 	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
 	if (r < 0)
 		return r;
+	t = open_memstream(&text, &tsize);
+	if (!t) {
+		free(rows);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n && r >= 0; i++) {
 		const struct stack *sk = rows[i].stack;
 		uint64_t c = o->delta ? rows[i].delta : rows[i].total;
@@ -135,9 +213,12 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 		if (!c)
 			continue;
 		if (o->root == EXPORT_ROOT_NONE) {
-			folded_frames(f, ks, sk, true);
-			fprintf(f, "%s%" PRIu64 "\n", sk->depth ? " " : "[empty] ", c);
-			lines++;
+			long off = ftell(t);
+
+			folded_frames(t, ks, sk, true);
+			fputs(sk->depth ? "" : "[empty]", t);
+			fputc('\0', t);
+			r = off < 0 ? -EIO : fl_add(&lv, &nl, &lcap, (size_t)off, c);
 			continue;
 		}
 		nr = folded_roots(s, sk, o, &roots, &cap);
@@ -145,21 +226,44 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 			r = nr;
 			break;
 		}
-		for (k = 0; k < nr; k++) {
-			fputs(roots[k].comm, f);
+		for (k = 0; k < nr && r >= 0; k++) {
+			long off = ftell(t);
+
+			fputs(roots[k].comm, t);
 			if (o->root == EXPORT_ROOT_PID && roots[k].pid >= 0)
-				fprintf(f, ";%d", roots[k].pid);
-			folded_frames(f, ks, sk, false);
-			fprintf(f, " %" PRIu64 "\n", roots[k].n);
-			lines++;
+				fprintf(t, ";%d", roots[k].pid);
+			folded_frames(t, ks, sk, false);
+			fputc('\0', t);
+			r = off < 0 ? -EIO : fl_add(&lv, &nl, &lcap, (size_t)off, roots[k].n);
 		}
-		if (ferror(f))
-			r = -EIO;
 	}
 	free(roots);
 	free(rows);
+	if (fclose(t) && r >= 0)
+		r = -ENOMEM;
+	if (r >= 0)
+		lines = folded_merge(f, text, lv, nl, &written);
+	free(text);
+	free(lv);
+	if (r >= 0 && ferror(f))
+		r = -EIO;
 	if (r < 0)
 		return r;
+	if (o->lost_stack) {
+		/* the events the ring buffer lost, as wide as the share they stand for */
+		struct export_losses l;
+		uint64_t est;
+
+		export_losses_get(s, o->delta, &l);
+		est = export_losses_scale(&l, written);
+		if (est) {
+			char fn[] = EXPORT_LOST_FRAME;
+
+			folded_clean(fn); /* "[lost_events]", as any frame */
+			fprintf(f, "%s %" PRIu64 "\n", fn, est);
+			lines++;
+		}
+	}
 	r = export_flush(f);
 	return r < 0 ? r : lines;
 }

@@ -48,7 +48,9 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 /**
  * export_folded_root() - folded lines, optionally rooted at the command
  * (and pid) that hit the stack, as stackcollapse-perf.pl does: with a root,
- * a stack gets one line per command (or pid) that passes the filters
+ * a stack gets one line per command (or pid) that passes the filters; with
+ * @o->lost_stack a last line "[lost_events] N" for the events the ring
+ * buffer lost (losses.h; the note on stderr is the caller's)
  * @f: output
  * @s: session
  * @o: view (@o->rank, @o->delta, @o->root)
@@ -76,7 +78,9 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
  * "hits" (since start) and "hits_interval" (last interval), the default the
  * one @o->delta names; one sample per (stack, event, CPU, pid) with labels
  * event, comm, pid and cpu; locations with the kernel addresses, functions
- * with their names (module as file name), one mapping [kernel.kallsyms]
+ * with their names (module as file name), one mapping [kernel.kallsyms];
+ * comments with the losses of both periods and the user-stack line
+ * (losses.h), and with @o->lost_stack a sample "[lost events]"
  * @f: output
  * @s: session
  * @o: view (@o->rank filters; @o->top is ignored: every matching stack)
@@ -88,7 +92,8 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
 /**
  * export_speedscope() - a speedscope file (its file-format-schema.json):
  * one "sampled" profile per event, weights the counts @o->delta names,
- * frames shared by function name
+ * frames shared by function name; the losses in the file's and the
+ * profiles' names, and with @o->lost_stack a sample "[lost events]"
  * @f: output
  * @s: session
  * @o: view (@o->rank filters; @o->top is ignored)

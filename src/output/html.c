@@ -29,6 +29,7 @@
 #include "output/flame_page.h"
 #include "output/flametree.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 
@@ -87,6 +88,43 @@ static void html_filters(char *buf, size_t size, struct session *s, const struct
 #undef ADD
 }
 
+/*
+ * What the graph misses (losses.h): the counters of the view's period, the
+ * share (null when the records read are not known), the line the page
+ * shows, and with -u how the user stacks were taken
+ */
+static void html_losses(FILE *f, struct session *s, const struct report_opts *o)
+{
+	const struct session_stats *st = session_stats(s);
+	struct export_losses l;
+	char buf[512];
+	double share;
+
+	export_losses_get(s, o->delta, &l);
+	share = export_losses_share(&l);
+	fprintf(f,
+		",\"overrun_delta\":%" PRIu64 ",\"dropped_delta\":%" PRIu64 ",\"records\":%" PRIu64
+		",\"records_delta\":%" PRIu64 ",\"gone\":%" PRIu64 ",\"missing\":",
+		st->overrun_delta, st->dropped_delta, st->records, st->records_delta,
+		export_losses_gone(&l));
+	if (share >= 0)
+		fprintf(f, "%.6f", share);
+	else
+		fputs("null", f);
+	fputs(",\"losses\":", f);
+	if (export_losses_any(&l)) {
+		export_losses_text(buf, sizeof(buf), &l);
+		html_str(f, buf);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"user_stacks\":", f);
+	if (export_user_text(buf, sizeof(buf), st) > 0)
+		html_str(f, buf);
+	else
+		fputs("null", f);
+}
+
 static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
 		      const struct rank_summary *sum)
 {
@@ -136,6 +174,7 @@ static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
 		fputs("\"dwarf\"", f);
 	else
 		fputs("null", f);
+	html_losses(f, s, o);
 	html_filters(buf, sizeof(buf), s, o);
 	fputs(",\"filters\":", f);
 	if (buf[0])

@@ -246,7 +246,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	fprintf(f,
 		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
 		"\"matched_total\":%llu,\"matched_delta\":%llu,"
-		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"orphans\":%llu,"
+		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"lost_delta\":%llu,"
+		"\"overrun_delta\":%llu,\"dropped_delta\":%llu,\"records\":%llu,"
+		"\"records_delta\":%llu,\"orphans\":%llu,"
 		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
 		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta,
@@ -254,6 +256,9 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		(unsigned long long)sum->total, (unsigned long long)sum->delta,
 		(unsigned long long)st->lost,
 		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
+		(unsigned long long)st->lost_delta, (unsigned long long)st->overrun_delta,
+		(unsigned long long)st->dropped_delta, (unsigned long long)st->records,
+		(unsigned long long)st->records_delta,
 		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
 		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
 		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",
@@ -318,7 +323,8 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned int kd)
 {
 	struct usym *u = ksym_usym(ks);
-	bool cut = false, any = false;
+	uint64_t cut = 0;
+	bool any = false;
 	unsigned int j;
 
 	fprintf(f, ",\"tgid\":%u,\"user_frames\":[", (unsigned int)(sk->ips[kd] & 0xffffffffu));
@@ -327,8 +333,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		uint32_t tgid;
 		char fr[320];
 
-		if (sk->ips[j] == USYM_CUT) {
-			cut = true;
+		if (usym_is_cut(sk->ips[j])) {
+			cut = sk->ips[j];
 			continue;
 		}
 		if (u)
@@ -341,6 +347,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		any = true;
 	}
 	fprintf(f, "],\"user_cut\":%s", cut ? "true" : "false");
+	if (cut)
+		fprintf(f, ",\"user_cut_why\":\"%s\"", usym_cut_why(cut));
 }
 
 /*

@@ -28,6 +28,7 @@
 #include "core/mix64.h"
 #include "sym/brief.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "core/format.h"
 #include "sym/frame.h"
@@ -183,6 +184,8 @@ struct pprof {
 	bool user;           /* some location is a user frame */
 	uint64_t *locids;
 	size_t caplocids;
+	uint64_t sum_total;  /* the values written: what --folded-lost scales */
+	uint64_t sum_delta;
 	bool oom;
 };
 
@@ -261,7 +264,7 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 		} else {
 			snprintf(file, sizeof(file), "[user]");
 		}
-	} else if (p->ks && ksym_lookup(p->ks, ip, &h) == 0 && h.module) {
+	} else if (p->ks && ksym_lookup_frame(p->ks, ip, &h) == 0 && h.module) {
 		char mod[96];
 
 		fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
@@ -366,6 +369,8 @@ static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t de
 	if (packed.oom)
 		p->oom = true;
 	free(packed.p);
+	p->sum_total += total;
+	p->sum_delta += delta;
 	if (a) {
 		pp_label_str(p, "event", session_event(p->s, a->event));
 		if (a->pid >= 0) {
@@ -432,7 +437,8 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 {
 	const struct session_stats *st = session_stats(p->s);
 	struct timespec ts;
-	char comment[256];
+	char comment[512];
+	int i;
 
 	const char *unit = export_unit_name(p->s, &o->rank);
 	char name[80], iname[96];
@@ -457,6 +463,60 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 	pb_uint(&p->out, 13, pp_str(p, comment));
 	snprintf(comment, sizeof(comment), "events: %s", session_traced(p->s));
 	pb_uint(&p->out, 13, pp_str(p, comment));
+	/* what the samples miss (go tool pprof -top prints the comments) */
+	for (i = 0; i < 2; i++) {
+		struct export_losses l;
+
+		export_losses_get(p->s, i == 0, &l);
+		if (!export_losses_any(&l))
+			continue;
+		export_losses_text(comment + 8, sizeof(comment) - 8, &l);
+		memcpy(comment, "losses: ", 8);
+		pb_uint(&p->out, 13, pp_str(p, comment));
+	}
+	if (export_user_text(comment, sizeof(comment), st) > 0)
+		pb_uint(&p->out, 13, pp_str(p, comment));
+}
+
+/*
+ * --folded-lost: one more sample, a location of its own named
+ * EXPORT_LOST_FRAME, valued at the share of both sample types the ring
+ * buffer lost (losses.h)
+ */
+static void pp_lost(struct pprof *p)
+{
+	struct export_losses lt, ld;
+	uint64_t vt, vd, id;
+
+	export_losses_get(p->s, false, &lt);
+	export_losses_get(p->s, true, &ld);
+	vt = export_losses_scale(&lt, p->sum_total);
+	vd = export_losses_scale(&ld, p->sum_delta);
+	if (!vt && !vd)
+		return;
+	/* Function, Location (no mapping: it is no address), Sample */
+	id = ++p->funcs.n;
+	pb_uint(&p->sub, 1, id);
+	pb_uint(&p->sub, 2, pp_str(p, EXPORT_LOST_FRAME));
+	pb_uint(&p->sub, 3, pp_str(p, EXPORT_LOST_FRAME));
+	pb_msg(&p->out, 5, &p->sub);
+	pb_uint(&p->sub2, 1, id);
+	id = ++p->locs.n;
+	pb_uint(&p->sub, 1, id);
+	pb_msg(&p->sub, 4, &p->sub2);
+	pb_msg(&p->out, 4, &p->sub);
+	if (p->caplocids < 1) {
+		uint64_t *nl = realloc(p->locids, sizeof(*nl));
+
+		if (!nl) {
+			p->oom = true;
+			return;
+		}
+		p->locids = nl;
+		p->caplocids = 1;
+	}
+	p->locids[0] = id;
+	pp_sample(p, 1, vt, vd, NULL);
 }
 
 static void pp_trailer(struct pprof *p)
@@ -531,6 +591,8 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
 			break;
 		samples += r;
 	}
+	if (r >= 0 && o->lost_stack)
+		pp_lost(&p);
 	if (r >= 0) {
 		pp_trailer(&p);
 		r = p.oom || p.out.oom || p.sub.oom || p.sub2.oom ? -ENOMEM : 0;

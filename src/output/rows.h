@@ -40,6 +40,9 @@ enum export_root {
  *          snapshot's "view" (NULL: none)
  * @comm: the comm filter behind @rank.attr_match (`p`'s text: "=NAME" or a
  *        glob for whole names, else a part of one), NULL: none
+ * @lost_stack: the stacks formats (folded, pprof, speedscope, html, svg)
+ *        add a stack EXPORT_LOST_FRAME (losses.h) for the events the ring
+ *        buffer lost, estimated in the view's count (--folded-lost)
  */
 struct report_opts {
 	int top;
@@ -49,6 +52,7 @@ struct report_opts {
 	enum export_root root;
 	const char *filter;
 	const char *comm;
+	bool lost_stack;
 };
 
 /* every stack matching @o, ranked; *@rows is malloc'd (free() it), even when empty */

@@ -11,6 +11,7 @@
 
 #include "sym/brief.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "core/format.h"
 #include "sym/frame.h"
@@ -50,7 +51,8 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 		return -ENOMEM;
 	for (i = 0, m = 0; i < n; i++)
 		for (j = 0; j < rows[i].stack->depth; j++)
-			c->addrs[m++] = rows[i].stack->ips[j];
+			if (!usym_is_sep(rows[i].stack->ips[j])) /* no frame: no sample has it */
+				c->addrs[m++] = rows[i].stack->ips[j];
 	qsort(c->addrs, m, sizeof(*c->addrs), u64_cmp);
 	for (i = 0, j = 0; i < m; i++)
 		if (!j || c->addrs[i] != c->addrs[j - 1])
@@ -66,7 +68,19 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 		struct ksym_hit h;
 
 		fmt_func(name, sizeof(name), ks, c->addrs[i], 0);
-		if (ks && ksym_lookup(ks, c->addrs[i], &h) == 0 && h.module) {
+		if (usym_is_user(c->addrs[i])) {
+			char full[400];
+			size_t l, nl = strlen(name);
+
+			/* -u: the file of "func (file)"; a cut mark has none */
+			fmt_func(full, sizeof(full), ks, c->addrs[i], 1);
+			l = strlen(full);
+			if (l > nl + 3 && !strncmp(full, name, nl) && !strncmp(full + nl, " (", 2) &&
+			    full[l - 1] == ')')
+				snprintf(file, sizeof(file), "%.*s", (int)(l - nl - 3), full + nl + 2);
+			else
+				snprintf(file, sizeof(file), "[user]");
+		} else if (ks && ksym_lookup_frame(ks, c->addrs[i], &h) == 0 && h.module) {
 			char mod[96];
 
 			fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
@@ -138,8 +152,12 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 	struct ss c = { 0 };
 	struct rank_summary sum;
 	struct rank_row *rows;
+	struct export_losses l;
+	const struct export_losses *lost_est;
+	char name[768], user[320];
+	double share;
 	size_t n, i;
-	int r, ev, maxev = -1, profiles = 0;
+	int r, ev, maxev = -1, profiles = 0, len;
 
 	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
 	if (r < 0)
@@ -155,9 +173,21 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 				maxev = a->event;
 	}
 
+	/* what the samples miss, in the names speedscope shows (losses.h) */
+	export_losses_get(s, o->delta, &l);
+	share = export_losses_share(&l);
+	len = snprintf(name, sizeof(name), "stacktop kernel stacks");
+	if (export_losses_any(&l)) {
+		len += snprintf(name + len, sizeof(name) - (size_t)len, "; ");
+		export_losses_text(name + len, sizeof(name) - (size_t)len, &l);
+		len = (int)strlen(name);
+	}
+	if (export_user_text(user, sizeof(user), session_stats(s)) > 0 && strstr(user, " without"))
+		snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
+	lost_est = o->lost_stack ? &l : NULL;
 	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		   "\"exporter\":\"stacktop %s\",\"name\":", STACKTOP_VERSION);
-	export_json_str(f, "stacktop kernel stacks");
+	export_json_str(f, name);
 	fprintf(f, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
 	for (i = 0; i < c.nframes; i++) {
 		char *tab = strchr(c.frames[i], '\t');
@@ -170,23 +200,32 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 		fputc('}', f);
 		*tab = '\t';
 	}
+	if (lost_est) /* the last frame: the lost events' stack */
+		fprintf(f, "%s{\"name\":\"" EXPORT_LOST_FRAME "\"}", c.nframes ? "," : "");
 	fprintf(f, "]},\"profiles\":[");
 	for (ev = 0; ev <= maxev; ev++) {
-		uint64_t end = 0;
+		uint64_t end = 0, lost;
 		bool first = true;
+		char pname[320];
 
 		for (i = 0; i < n; i++)
 			end += ss_weight(t, rows[i].stack, ev, o);
 		if (!end)
 			continue;
+		lost = lost_est ? export_losses_scale(lost_est, end) : 0;
+		if (share > 0)
+			snprintf(pname, sizeof(pname), "%s (about %.1f%% of the events lost)",
+				 session_event(s, (unsigned int)ev), 100.0 * share);
+		else
+			snprintf(pname, sizeof(pname), "%s", session_event(s, (unsigned int)ev));
 		fprintf(f, "%s{\"type\":\"sampled\",\"name\":", profiles ? "," : "");
-		export_json_str(f, session_event(s, (unsigned int)ev));
+		export_json_str(f, pname);
 		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
 			   ",\"samples\":[",
 			o->rank.weight && session_unit(s) == UNIT_BYTES ? "bytes"
 			: o->rank.weight && session_unit(s) == UNIT_NS	? "nanoseconds"
 									: "none",
-			end);
+			end + lost);
 		for (i = 0; i < n; i++) {
 			const struct stack *sk = rows[i].stack;
 			int j, skip = (int)brief_skip(session_ksym(s), sk);
@@ -205,6 +244,8 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			fputc(']', f);
 			first = false;
 		}
+		if (lost)
+			fprintf(f, "%s[%zu]", first ? "" : ",", c.nframes);
 		fprintf(f, "],\"weights\":[");
 		first = true;
 		for (i = 0; i < n; i++) {
@@ -215,6 +256,8 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			fprintf(f, "%s%" PRIu64, first ? "" : ",", w);
 			first = false;
 		}
+		if (lost)
+			fprintf(f, "%s%" PRIu64, first ? "" : ",", lost);
 		fprintf(f, "]}");
 		profiles++;
 	}

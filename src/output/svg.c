@@ -26,6 +26,7 @@
 #include "core/stack_table.h"
 #include "output/flametree.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 
@@ -143,9 +144,10 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 	size_t i, stacks;
 	uint32_t maxd = 0;
 	double scale, width = SVG_WIDTH - 2 * SVG_PAD;
-	char host[256], buf[512];
+	char host[256], buf[512], notes[1024];
+	struct export_losses l;
 	struct utsname un;
-	int r, height;
+	int r, height, top;
 
 	r = flametree_build(&ft, s, o);
 	if (r < 0)
@@ -181,7 +183,17 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 		next[parent[i]] += tot[i];
 	}
 	scale = tot[0] ? width / (double)tot[0] : 0;
-	height = SVG_TOP + (int)(maxd + 1) * SVG_ROW + SVG_BOTTOM;
+	/* what the graph misses, a line of its own under the facts (losses.h) */
+	export_losses_get(s, o->delta, &l);
+	notes[0] = '\0';
+	if (export_losses_any(&l)) {
+		export_losses_text(notes, sizeof(notes), &l);
+	}
+	if (export_user_text(buf, sizeof(buf), st) > 0 && strstr(buf, " without"))
+		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes), "%s%s (kernel frames only)",
+			 notes[0] ? "; " : "", buf);
+	top = SVG_TOP + (notes[0] ? SVG_ROW : 0);
+	height = top + (int)(maxd + 1) * SVG_ROW + SVG_BOTTOM;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
@@ -192,6 +204,7 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 		STACKTOP_VERSION);
 	fputs("<style>text { font: 12px 'DejaVu Sans Mono', Menlo, Consolas, monospace; fill: #000; }"
 	      " .title { font: bold 17px sans-serif; } .facts { font: 12px sans-serif; fill: #555; }"
+	      " .notes { font: 12px sans-serif; fill: #a40000; }"
 	      " rect.f:hover { stroke: #000; stroke-width: 1; }</style>\n",
 	      f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_WIDTH,
@@ -222,8 +235,13 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 		fputc(' ', f);
 		svg_str(f, session_weight_name(s));
 	}
-	fprintf(f, " (%s) · lost events %" PRIu64 "</text>\n",
-		o->delta ? "the last interval" : "since start", st->lost);
+	fprintf(f, " (%s) · lost records %" PRIu64 "</text>\n",
+		o->delta ? "the last interval" : "since start", export_losses_gone(&l));
+	if (notes[0]) {
+		fprintf(f, "<text class=\"notes\" x=\"%d\" y=\"%d\">", SVG_PAD, 44 + SVG_ROW);
+		svg_str(f, notes);
+		fputs("</text>\n", f);
+	}
 
 	for (i = 0; i < ft.nnodes; i++) {
 		const struct flame_node *nd = &ft.nodes[i];

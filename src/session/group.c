@@ -15,12 +15,15 @@
 #include "sym/brief.h"
 #include "sym/ksym.h"
 
-/* a frame's function: the start of its symbol (the address when unknown) */
+/*
+ * a frame's function: the start of its symbol (the address when unknown);
+ * the frames grouped are return addresses, whatever the naming's setting
+ */
 static uint64_t func_of(void *ctx, uint64_t ip)
 {
 	struct ksym_hit h;
 
-	if (ksym_lookup(ctx, ip, &h) == 0)
+	if (ksym_lookup_ret(ctx, ip, &h) == 0)
 		return h.start;
 	return ip;
 }
@@ -52,6 +55,8 @@ int session_set_group(struct session *s, unsigned int depth, bool func)
 		depth = STACK_MAX_DEPTH;
 	s->group_depth = depth;
 	s->group_func = func;
+	/* the table shown holds function starts: named as they are, no byte back */
+	ksym_set_funcs(s->c.tr.ksym, func);
 	if (!depth && !func) {
 		stack_table_free(s->view);
 		s->view = NULL;

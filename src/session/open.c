@@ -32,14 +32,21 @@
 #include "sym/ksym.h"
 #include "sym/usym.h"
 
-/* instances named stacktop.<pid> whose pid is gone are leftovers of a killed run */
-static void remove_stale_instances(struct session *s)
+/*
+ * What a run that ended without restoring left: each journal undone, and
+ * each instance stacktop.<pid> of a pid that is no stacktop now, told to
+ * @note (pid, 0 or -errno, what was undone).
+ */
+static int undo_leftovers(struct tfs *tfs, const char *rundir, state_note_fn note, void *ctx)
 {
-	char **names = NULL;
-	int n = 0, i;
+	char **names = NULL, what[STATE_NOTE_MAX];
+	struct trace tr = { .tfs = tfs };
+	int n = 0, i, r;
 
-	if (trace_list_dir(&s->c.tr, "instances", &names, &n) < 0)
-		return;
+	r = state_recover_noted(tfs, rundir, note, ctx, NULL);
+	/* instances whose journal is lost (an older version, a removed run directory) */
+	if (trace_list_dir(&tr, "instances", &names, &n) < 0)
+		return r;
 	for (i = 0; i < n; i++) {
 		char rel[300], *end;
 		long pid;
@@ -47,13 +54,73 @@ static void remove_stale_instances(struct session *s)
 		if (strncmp(names[i], "stacktop.", 9))
 			continue;
 		pid = strtol(names[i] + 9, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop(s->opts.rundir, (int)pid))
+		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop(rundir, (int)pid))
 			continue;
 		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
-		if (tfs_rmdir(s->c.tr.tfs, rel) == 0)
-			log_info("removed stale instance %s", names[i]);
+		if (tfs_rmdir(tfs, rel) == 0 && note) {
+			snprintf(what, sizeof(what), "removed instance %.200s (it had no journal)", names[i]);
+			note(ctx, (int)pid, 0, what);
+		}
 	}
 	trace_free_list(names, n);
+	return r;
+}
+
+/* what the next run says about it: a warning now, on the screen's status line later */
+static void leftover_note(void *ctx, int pid, int err, const char *what)
+{
+	struct session *s = ctx;
+	char line[STATE_NOTE_MAX + 128];
+
+	if (err == -EPERM)
+		return; /* a refused root: state_recover() said why */
+	if (err)
+		snprintf(line, sizeof(line),
+			 "stacktop %d ended without restoring tracing; undoing it failed (%s), kept for the next run: %s",
+			 pid, strerror(-err), what);
+	else
+		snprintf(line, sizeof(line), "stacktop %d ended without restoring tracing: %s", pid,
+			 what);
+	log_warn("%s", line);
+	if (!s->leftovers[0])
+		snprintf(s->leftovers, sizeof(s->leftovers), "%s", line);
+	s->nleftovers++;
+}
+
+struct cleanup_ctx {
+	session_note_fn note;
+	void *ctx;
+};
+
+static void cleanup_note(void *ctx, int pid, int err, const char *what)
+{
+	struct cleanup_ctx *c = ctx;
+
+	c->note(c->ctx, pid, err, what);
+}
+
+int session_cleanup(const struct session_opts *opts, session_note_fn note, void *ctx, char *err,
+		    size_t errsz)
+{
+	struct cleanup_ctx c = { .note = note, .ctx = ctx };
+	struct tfs *tfs;
+	int r;
+
+	if (err && errsz)
+		err[0] = '\0';
+	if (!opts->tracefs && geteuid() != 0)
+		return fmt_error(err, errsz, -EPERM,
+				 "--cleanup restores tracefs: it needs root (try: sudo stacktop --cleanup)");
+	r = tfs_open(opts->tracefs, &tfs);
+	if (r < 0)
+		return fmt_error(err, errsz, r, "cannot open tracefs%s%s: %s",
+				 opts->tracefs ? " at " : "", opts->tracefs ? opts->tracefs : "",
+				 strerror(-r));
+	r = undo_leftovers(tfs, opts->rundir, cleanup_note, &c);
+	tfs_close(tfs);
+	if (r < 0)
+		fmt_error(err, errsz, r, "could not undo everything: %s", strerror(-r));
+	return r;
 }
 
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
@@ -61,7 +128,7 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	struct session *s;
 	struct utsname un;
 	bool have_map;
-	int r, n;
+	int r;
 
 	if (err && errsz)
 		err[0] = '\0';
@@ -137,12 +204,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			 s->c.tr.tfs->root);
 		goto fail;
 	}
-	r = state_recover(s->c.tr.tfs, opts->rundir, &n);
-	if (r < 0)
+	r = undo_leftovers(s->c.tr.tfs, opts->rundir, leftover_note, s);
+	if (r < 0 && !s->nleftovers)
 		log_warn("could not undo everything a killed stacktop left: %s", strerror(-r));
-	else if (n)
-		log_info("restored tracefs state left by %d killed stacktop run(s)", n);
-	remove_stale_instances(s);
 
 	r = evfmt_new(s->c.tr.tfs, &s->c.tr.fmt);
 	if (r < 0) {

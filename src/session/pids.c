@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/log.h"
 #include "ingest/ingest.h"
+#include "kernel/proctree.h"
 #include "kernel/tgid.h"
 #include "session/priv.h"
 #include "session/session.h"
@@ -25,6 +27,29 @@ static int session_tgid(void *ctx, int tid)
 	struct session *s = ctx;
 
 	return tgid_cache_get(s->tgids, tid);
+}
+
+/* -- CMD: a thread of the tree stands for its root, any other for itself */
+static int session_tree_tgid(void *ctx, int tid)
+{
+	struct session *s = ctx;
+
+	return proctree_has(s->tree, tid) ? s->opts.pids[0] : tid;
+}
+
+/* the tree of @pids[0], followed from now (before the command runs) */
+static int session_set_tree(struct session *s)
+{
+	int r;
+
+	s->tree = proctree_new(s->opts.pids[0]);
+	if (!s->tree)
+		return -ENOMEM;
+	r = proctree_error(s->tree);
+	if (r < 0)
+		log_warn("the command's processes are placed through /proc only (the kernel's proc connector: %s): those that end before their events are read may be missed",
+			 strerror(-r));
+	return ingest_set_procs(s->c.ing, s->opts.pids, 1, session_tree_tgid, s);
 }
 
 /*
@@ -56,6 +81,8 @@ int session_set_filters(struct session *s, bool use_proc)
 		} else {
 			r = ingest_set_tids(s->c.ing, o->tids, o->ntids);
 		}
+		if (r == 0 && o->npids && o->pid_tree)
+			return session_set_tree(s);
 		if (r == 0 && o->npids) {
 			s->tgids = tgid_cache_new(s->c.tr.tfs, true);
 			if (!s->tgids)

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "core/opts.h"
+#include "kernel/state.h"
 #include "source/source.h"
 
 #define SESSION_MAX_SOURCES 64
@@ -56,14 +57,18 @@ struct session {
 	bool replayed;
 
 	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
+	uint64_t last_records;
 	struct timespec last_tick;
 	struct timeval last_cpu;
 
 	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
+	struct proctree *tree;    /* -- CMD: the command's process tree */
 	char user_note[160];   /* why -u took fp rather than dwarf */
 	char *found_map;       /* a stack map found next to the trace.dat */
 	bool proc_pids;        /* pids are this machine's: exited ones can fold */
 	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
+	char leftovers[STATE_NOTE_MAX + 128]; /* the first run whose leftovers were undone at open */
+	int nleftovers;        /* runs whose leftovers were undone (or tried) at open */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */

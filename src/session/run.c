@@ -23,6 +23,7 @@
 #include "ingest/ingest.h"
 #include "kernel/comm.h"
 #include "kernel/evfmt.h"
+#include "kernel/proctree.h"
 #include "kernel/signals.h"
 #include "kernel/stackmap.h"
 #include "kernel/state.h"
@@ -191,12 +192,18 @@ static int replay_all(struct session *s)
 		/* snapshots: their own interval counts, as they were seen */
 		s->c.stats.events_delta = s->c.snap_events_delta;
 		s->c.stats.fallbacks_delta = 0;
-		s->c.stats.lost_delta = 0;
+		s->c.stats.lost_delta = s->c.snap_lost.lost;
+		s->c.stats.overrun_delta = s->c.snap_lost.overrun;
+		s->c.stats.dropped_delta = s->c.snap_lost.dropped;
+		s->c.stats.records_delta = s->c.snap_lost.records;
 		return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 	}
 	s->c.stats.events_delta = s->c.stats.events;
 	s->c.stats.fallbacks_delta = s->c.stats.fallbacks;
 	s->c.stats.lost_delta = s->c.stats.lost;
+	s->c.stats.overrun_delta = s->c.stats.overrun;
+	s->c.stats.dropped_delta = s->c.stats.dropped;
+	s->c.stats.records_delta = s->c.stats.records;
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
@@ -219,6 +226,9 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 	};
 	int i, r, pages = 0;
 
+	/* -- CMD: the forks reported so far place the records about to be read */
+	if (s->tree)
+		proctree_update(s->tree);
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 
@@ -329,6 +339,8 @@ int session_tick(struct session *s)
 	s->c.stats.overrun_delta = s->c.stats.overrun - s->last_overrun;
 	s->c.stats.dropped_delta = s->c.stats.dropped - s->last_dropped;
 	s->c.stats.fallbacks_delta = s->c.stats.fallbacks - s->last_fallbacks;
+	s->c.stats.records_delta = s->c.stats.records - s->last_records;
+	s->last_records = s->c.stats.records;
 	s->last_events = s->c.stats.events;
 	s->last_lost = s->c.stats.lost;
 	s->last_overrun = s->c.stats.overrun;
@@ -361,7 +373,8 @@ void session_zero_counts(struct session *s)
 	session_regroup(s, false);
 	memset(ingest_stats(s->c.ing), 0, sizeof(struct ingest_stats));
 	session_sync_stats(s);
-	s->last_events = s->last_fallbacks = s->last_lost = 0;
+	s->last_events = s->last_fallbacks = s->last_lost = s->last_records = 0;
+	s->last_overrun = s->last_dropped = 0; /* the sources zero theirs with the counts */
 }
 
 static void host_zero_counts(void *host)
@@ -443,6 +456,7 @@ void session_close(struct session *s)
 	comm_cache_free(s->c.comms);
 	usym_free(s->c.usym);
 	tgid_cache_free(s->tgids);
+	proctree_free(s->tree);
 	replay_json_free(&s->c);
 	for (i = 0; i < (int)s->c.nnames; i++)
 		free(s->c.names[i]);

@@ -90,6 +90,13 @@ const char *session_traced(const struct session *s)
 	return s->c.tr.traced ? s->c.tr.traced : "";
 }
 
+const char *session_leftovers(const struct session *s, int *ret_n)
+{
+	if (ret_n)
+		*ret_n = s->nleftovers;
+	return s->leftovers[0] ? s->leftovers : NULL;
+}
+
 const char *session_comm(struct session *s, int pid)
 {
 	if (stack_pid_folded(pid)) {

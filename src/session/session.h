@@ -68,6 +68,50 @@ struct ksym;
  */
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz);
 
+/**
+ * typedef session_note_fn - told what was undone of a run that ended
+ *	without restoring tracefs (killed, its guardian too)
+ * @ctx: the caller's
+ * @pid: that run's pid
+ * @err: 0, or the -errno that kept part of it from being undone (then
+ *       kept for a later run; -EPERM: its root was refused, and a warning
+ *       said why)
+ * @what: what was undone, for a person, sanitized ("removed instance
+ *        stacktop.1234", "restored options/stackmap=0, tracing_on=1")
+ */
+typedef void (*session_note_fn)(void *ctx, int pid, int err, const char *what);
+
+/**
+ * session_cleanup() - undo what runs that ended without restoring left
+ *	(--cleanup), and nothing else
+ * @opts: the tracefs (@opts->tracefs) and the journal directory
+ *        (@opts->rundir)
+ * @note: told each run's leftovers undone
+ * @ctx: its argument
+ * @err: receives a one-line reason on failure
+ * @errsz: size of @err
+ *
+ * What session_open() does first: the journals of dead runs are undone
+ * (claimed by rename: a guardian or another run doing the same undoes
+ * each once between them), and the instances stacktop.<pid> of pids that
+ * are no stacktop now are removed.
+ *
+ * Return: 0, or -errno (-EPERM: not root; tracefs could not be opened; or
+ * something could not be undone).
+ */
+int session_cleanup(const struct session_opts *opts, session_note_fn note, void *ctx, char *err,
+		    size_t errsz);
+
+/**
+ * session_leftovers() - what session_open() undid of runs that ended
+ *	without restoring (already on the log as warnings), for the screen
+ * @s: session
+ * @ret_n: receives the number of such runs
+ *
+ * Return: the first run's line, sanitized (owned by the session), or NULL.
+ */
+const char *session_leftovers(const struct session *s, int *ret_n);
+
 /* what session_drain() allows when the caller gives no bound */
 #define SESSION_DRAIN_PAGES 4096
 #define SESSION_DRAIN_MS    100

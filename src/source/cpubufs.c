@@ -94,6 +94,9 @@ int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errs
 				 s->tr.prefix[0] ? "this instance" : "this tracefs", have);
 	}
 	trace_free_list(cpus, n);
+	/* the counters' history is not ours: count from here on */
+	cpubufs_read_stats(b, s);
+	cpubufs_zero_stats(b);
 	return 0;
 }
 
@@ -144,6 +147,13 @@ int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *
 	return (int)pages;
 }
 
+/* @count grows by what the kernel's counter @now added since @seen (0 from a reset) */
+static void stat_advance(uint64_t *count, uint64_t *seen, uint64_t now)
+{
+	*count += now >= *seen ? now - *seen : now;
+	*seen = now;
+}
+
 void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s)
 {
 	int i;
@@ -159,12 +169,20 @@ void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s)
 		if (!p && !strncmp(buf, "overrun:", 8))
 			p = buf - 1;
 		if (p)
-			c->overrun = strtoull(p + 9, NULL, 10);
+			stat_advance(&c->overrun, &c->seen_overrun, strtoull(p + 9, NULL, 10));
 		p = strstr(buf, "dropped events:");
 		if (p)
-			c->dropped = strtoull(p + 15, NULL, 10);
+			stat_advance(&c->dropped, &c->seen_dropped, strtoull(p + 15, NULL, 10));
 		free(buf);
 	}
+}
+
+void cpubufs_zero_stats(struct cpubufs *b)
+{
+	int i;
+
+	for (i = 0; i < b->ncpus; i++)
+		b->cpus[i].overrun = b->cpus[i].dropped = 0;
 }
 
 void cpubufs_stats(const struct cpubufs *b, struct session_stats *st)

@@ -18,8 +18,10 @@ struct source_ctx;
 struct cpu_reader {
 	int cpu;
 	int fd;
-	uint64_t overrun;
+	uint64_t overrun;      /* since the reader opened (the counters' history left out) */
 	uint64_t dropped;
+	uint64_t seen_overrun; /* the counters as last read */
+	uint64_t seen_dropped;
 };
 
 /**
@@ -44,6 +46,14 @@ int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *
 		  cpubufs_full_fn full, void *ctx);
 /* read per_cpu/cpuN/stats (overrun, dropped events) */
 void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s);
+/*
+ * (cpubufs_open() reads them once: the top level's counters run since its
+ * buffer was last reset, and what was overwritten before stacktop read
+ * anything is not a loss of stacktop's; a counter that falls was reset,
+ * and counts again from 0)
+ */
+/* a reset: the counts since start restart from 0 */
+void cpubufs_zero_stats(struct cpubufs *b);
 /* add the counters read into @st */
 void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);
 /* the readers' descriptors, for poll() */

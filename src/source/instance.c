@@ -82,6 +82,16 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		return fmt_error(err, errsz, r, "cannot create instance %s: %s", rel,
 				 strerror(-r));
 	s->tr.instance = true;
+	/*
+	 * a new instance records at once (tracing_on 1): off until every
+	 * option is set, or the first events come without their stack (under
+	 * load, --offcpu counted such a switch-out as dropped)
+	 */
+	trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
+	r = tfs_write(s->tr.tfs, rel, "0");
+	if (r < 0)
+		return fmt_error(err, errsz, r, "cannot stop the new instance's tracing: %s",
+				 strerror(-r));
 	trace_path(&s->tr, rel, sizeof(rel), "options/stacktrace");
 	if (!tfs_exists(s->tr.tfs, rel))
 		return fmt_error(err, errsz, -ENODEV,
@@ -172,6 +182,7 @@ static int instance_reset(struct source *src)
 		s->host.drain(s->host.host, &more);
 	}
 	ingest_forget_waiting(s->ing);
+	cpubufs_zero_stats(src->priv);
 	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
 	return 0;

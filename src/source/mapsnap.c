@@ -50,6 +50,13 @@ static void health_stat(struct mapsnap *m, const struct stackmap_stat *st, bool 
 	m->stats->health = m->watch.h;
 }
 
+void mapsnap_health_rebase(struct mapsnap *m)
+{
+	stackmap_watch_rebase(&m->watch);
+	m->fb_base = ingest_stats(m->ing)->fallback_stacks;
+	m->stats->health = m->watch.h;
+}
+
 void mapsnap_health_mark(struct mapsnap *m)
 {
 	const struct ingest_stats *is = ingest_stats(m->ing);

@@ -120,6 +120,13 @@ void mapsnap_health_mark(struct mapsnap *m);
 void mapsnap_health_tick(struct mapsnap *m);
 
 /**
+ * mapsnap_health_rebase() - the map's counts since start begin again here
+ *	(passive mode's r rebases stacktop's counts; the map stays as it is)
+ * @m: reader
+ */
+void mapsnap_health_rebase(struct mapsnap *m);
+
+/**
  * mapsnap_new_generation() - forget every id of the old generation
  * @m: reader
  */

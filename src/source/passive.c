@@ -63,6 +63,8 @@ static int passive_reset(struct source *src)
 
 	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
+	/* the pool's successes, drops and fallback share since the r, too */
+	mapsnap_health_rebase(src->priv);
 	return 0;
 }
 

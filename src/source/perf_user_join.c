@@ -9,7 +9,8 @@
  *    while the process is likely still there) and goes to
  *    ujoin_add_sample();
  *  - a match is counted as kernel frames, usym_sep(tgid), user tokens
- *    (USYM_CUT when the copy or the depth ended the walk), exactly as the
+ *    (a cut mark, USYM_CUT_STACK, USYM_CUT or USYM_CUT_FAILED, when the copy,
+ *    the depth or a missing unwind table ended the walk), exactly as the
  *    fp mode's stacks; a record without a sample is counted kernel-only
  *    and the reason stays in ujoin's counters (session_stats.ujoin).
  */
@@ -128,10 +129,15 @@ static void on_stack(void *ctx, const struct perf_user_stack *st)
 				break;
 			u->toks[n++] = tok;
 		}
-		/* the walk stopped short of the outermost frame: say so */
-		if (n && (st->end == DWUNWIND_END_STACK || st->end == DWUNWIND_END_DEPTH ||
-			  st->end == DWUNWIND_END_NOINFO))
+		/* the walk stopped short of the outermost frame: say where and why */
+		if (n && n < (unsigned int)st->n)
+			u->toks[n++] = USYM_CUT_MEMORY; /* the symbolizer's share is full */
+		else if (n && st->end == DWUNWIND_END_DEPTH)
 			u->toks[n++] = USYM_CUT;
+		else if (n && st->end == DWUNWIND_END_STACK)
+			u->toks[n++] = USYM_CUT_STACK;
+		else if (n && st->end == DWUNWIND_END_NOINFO)
+			u->toks[n++] = USYM_CUT_FAILED;
 		u->n = n;
 	}
 	ujoin_add_sample(g->join, &key, st->time, u, st->why);

@@ -296,7 +296,9 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 		uint32_t depth = ss->depth;
 
 		if (ss->tgid >= 0) {
-			memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
+			/* "frames":[] is a stack of no kernel frame: no array to copy */
+			if (ss->depth)
+				memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
 			buf[depth++] = usym_sep((uint32_t)ss->tgid);
 			for (j = 0; j < ss->nuser; j++) {
 				buf[depth] = usym_intern_text(s->usym, (uint32_t)ss->tgid,
@@ -305,7 +307,7 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 					return -ENOMEM;
 			}
 			if (ss->user_cut)
-				buf[depth++] = USYM_CUT;
+				buf[depth++] = USYM_CUT | ss->user_cut_why; /* the reason it was cut */
 			ips = buf;
 		}
 		st = stack_table_intern(s->table, ips, depth);
@@ -365,6 +367,11 @@ static void load_counts(struct source_ctx *s, struct snapdb *db, const struct sn
 	is->unresolved += sn->unresolved;
 	s->stats.overrun += sn->overrun;
 	s->stats.dropped += sn->dropped;
+	is->records += sn->records;
+	s->snap_lost.lost += sn->lost_delta;
+	s->snap_lost.overrun += sn->overrun_delta;
+	s->snap_lost.dropped += sn->dropped_delta;
+	s->snap_lost.records += sn->records_delta;
 	db->hits_delta += sn->hits_delta;
 	if (sn->interval > db->interval)
 		db->interval = sn->interval;

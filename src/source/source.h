@@ -153,6 +153,7 @@ struct source_host {
  * @nnames: entries in @names
  * @snapdb: the snapshots' shared state (replay_json.c), or NULL
  * @snap_events_delta: the snapshots' own interval count
+ * @snap_lost: and their losses and records read in that interval
  * @host: the session's reset helpers
  */
 struct source_ctx {
@@ -173,6 +174,9 @@ struct source_ctx {
 	unsigned int nnames;
 	void *snapdb;
 	uint64_t snap_events_delta;
+	struct {
+		uint64_t lost, overrun, dropped, records;
+	} snap_lost;
 	struct source_host host;
 };
 

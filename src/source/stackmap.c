@@ -192,6 +192,7 @@ static int stackmap_reset(struct source *src)
 		}
 		m->map.discard_ids = more;
 		mapsnap_new_generation(&m->map);
+		cpubufs_zero_stats(&m->bufs);
 		s->host.zero_counts(s->host.host);
 	}
 	if (was_on) {

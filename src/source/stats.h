@@ -64,6 +64,7 @@ struct session_stats {
 	uint64_t events;            /* stack-carrying events counted */
 	uint64_t events_delta;
 	uint64_t records;           /* ring-buffer records read */
+	uint64_t records_delta;     /* ... in the last interval (what lost_delta is out of) */
 	uint64_t lost;              /* missed events from page headers */
 	uint64_t lost_delta;
 	uint64_t overrun;           /* per_cpu/cpuN/stats overrun, summed */

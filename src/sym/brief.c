@@ -37,7 +37,7 @@ unsigned int brief_skip(struct ksym *ks, const struct stack *st)
 	for (i = 0; i < st->depth; i++) {
 		struct ksym_hit hit;
 
-		if (ksym_lookup(ks, st->ips[i], &hit) < 0 || !is_machinery(hit.name))
+		if (ksym_lookup_frame(ks, st->ips[i], &hit) < 0 || !is_machinery(hit.name))
 			return i;
 	}
 	return 0;
@@ -104,7 +104,7 @@ static const char *brief_name(struct ksym *ks, const struct stack *st, unsigned 
 {
 	struct ksym_hit hit;
 
-	if (i >= st->depth || ksym_lookup(ks, st->ips[i], &hit) < 0)
+	if (i >= st->depth || ksym_lookup_frame(ks, st->ips[i], &hit) < 0)
 		return NULL;
 	return hit.name;
 }

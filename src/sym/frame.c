@@ -29,7 +29,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 		fmt_out_str(&o, TRAMPOLINE_LABEL);
 	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
 		fmt_out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
-	} else if (ks && ksym_lookup(ks, ip, &h) == 0) {
+	} else if (ks && ksym_lookup_frame(ks, ip, &h) == 0) {
+		/* a return address: the call's function; the offset is the address's */
 		fmt_out_sanitized(&o, h.name, strlen(h.name));
 		if (offset)
 			fmt_out_printf(&o, "+0x%" PRIx64 "/0x%" PRIx64, ip - h.start, h.size);

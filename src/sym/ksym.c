@@ -65,6 +65,7 @@ struct ksym {
 	int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret);
 	void *resolver_ctx;
 	struct usym *usym; /* names user-space frames (format.c), not owned */
+	bool funcs;	   /* frames are function starts (--by-func), not return addresses */
 };
 
 /* A load in progress; swapped into struct ksym only on success. */
@@ -498,9 +499,19 @@ static ssize_t find_addr(const struct ksym *ks, uint64_t addr)
 	return (ssize_t)lo;
 }
 
+/* entry @i as a hit */
+static void ksym_hit_of(const struct ksym *ks, ssize_t i, struct ksym_hit *ret)
+{
+	const struct ksym_ent *e = &ks->ents[i];
+
+	ret->name = ks->arena + e->name;
+	ret->module = e->mod == KSYM_NO_MODULE ? NULL : ks->arena + e->mod;
+	ret->start = e->addr;
+	ret->size = e->size;
+}
+
 int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 {
-	const struct ksym_ent *e;
 	ssize_t i;
 
 	if (!ks)
@@ -516,12 +527,44 @@ int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 		}
 		return -ENOENT;
 	}
-	e = &ks->ents[i];
-	ret->name = ks->arena + e->name;
-	ret->module = e->mod == KSYM_NO_MODULE ? NULL : ks->arena + e->mod;
-	ret->start = e->addr;
-	ret->size = e->size;
+	ksym_hit_of(ks, i, ret);
 	return 0;
+}
+
+int ksym_lookup_ret(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
+{
+	ssize_t i;
+
+	if (!ks)
+		return -ENOENT;
+	/*
+	 * the byte before: the call instruction's. The name stays the
+	 * address's own unless it starts a symbol (a noreturn call ends its
+	 * function, and the next one's __pfx_ padding or first byte follows)
+	 */
+	i = addr ? find_addr(ks, addr - 1) : -1;
+	if (i < 0)
+		return ksym_lookup(ks, addr, ret); /* an exact resolver, or none before it */
+	ksym_hit_of(ks, i, ret);
+	return 0;
+}
+
+void ksym_set_funcs(struct ksym *ks, bool funcs)
+{
+	if (ks)
+		ks->funcs = funcs;
+}
+
+bool ksym_funcs(const struct ksym *ks)
+{
+	return ks && ks->funcs;
+}
+
+int ksym_lookup_frame(struct ksym *ks, uint64_t ip, struct ksym_hit *ret)
+{
+	if (ks && ks->funcs)
+		return ksym_lookup(ks, ip, ret);
+	return ksym_lookup_ret(ks, ip, ret);
 }
 
 void ksym_set_resolver(struct ksym *ks,

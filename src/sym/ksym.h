@@ -105,6 +105,50 @@ const char *ksym_strerror(int err);
 int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret);
 
 /**
+ * ksym_lookup_ret() - the symbol of a return address: the one holding the
+ *	byte before it (the call), as the kernel's %pB (sprint_backtrace())
+ *	names the frames of a backtrace
+ * @ks: table
+ * @addr: a return address of a stack
+ * @ret: filled on success; @ret->start may be @addr - @ret->size (the
+ *	address is the end of the function: a call to a noreturn function
+ *	was its last instruction), so "name+0xSIZE/0xSIZE" is its frame
+ *
+ * Every entry of an ftrace stack is a return address: stack_trace_save()
+ * records the callers' (its first entry too, a return into the tracing
+ * machinery), and stack_trace_save_regs() (kprobes) first the probe's
+ * address plus one on x86 (int3 and its emulations: one byte back is the
+ * probe's own instruction). An exact resolver (a snapshot's symbols) is
+ * asked for @addr itself: its writer named that very frame.
+ *
+ * Return: as ksym_lookup().
+ */
+int ksym_lookup_ret(struct ksym *ks, uint64_t addr, struct ksym_hit *ret);
+
+/**
+ * ksym_set_funcs() - what the frames of the stacks being named are:
+ *	function starts (true: stacks grouped by function, --by-func) or
+ *	return addresses (false, the default)
+ * @ks: table
+ * @funcs: frames are function starts
+ */
+void ksym_set_funcs(struct ksym *ks, bool funcs);
+
+/* ksym_set_funcs()'s setting */
+bool ksym_funcs(const struct ksym *ks);
+
+/**
+ * ksym_lookup_frame() - the symbol of a frame of a stack: ksym_lookup_ret(),
+ *	or ksym_lookup() of a function start while ksym_set_funcs() says so
+ * @ks: table
+ * @ip: the frame's address
+ * @ret: filled on success
+ *
+ * Return: as ksym_lookup().
+ */
+int ksym_lookup_frame(struct ksym *ks, uint64_t ip, struct ksym_hit *ret);
+
+/**
  * ksym_addr_of() - the address of a symbol given by name
  * @ks: table
  * @name: symbol name (need not be NUL-terminated)

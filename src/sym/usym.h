@@ -10,7 +10,8 @@
  * Linux runs on, so a token never equals a kernel frame. A user part is:
  *
  *	kernel leaf ... kernel root, USYM_SEP|tgid, user leaf ... user root
- *	[, USYM_CUT when the walk stopped before the end]
+ *	[, a cut mark when the walk stopped before the end: USYM_CUT at its
+ *	   depth, USYM_CUT_STACK, _FAILED or _MEMORY for the other reasons]
  *
  * Because the tgid and the tokens are part of the frame array, interning
  * keys stacks on (kernel stack, user stack, process): the same user
@@ -38,6 +39,13 @@
 #define USYM_TAG_FRAME 0x7573000000000000ULL /* "us": a (tgid, address) token */
 #define USYM_TAG_SEP   0x757c000000000000ULL /* "u|": kernel/user separator, low bits tgid */
 #define USYM_CUT       0x7578000000000000ULL /* "ux": user walk cut at its limit */
+/*
+ * The cut mark says why the user part ends there (its low bits; every one
+ * is a USYM_CUT by usym_is_cut()):
+ */
+#define USYM_CUT_STACK  (USYM_CUT | 1) /* dwarf: the sample's copy of the stack ends */
+#define USYM_CUT_FAILED (USYM_CUT | 2) /* dwarf: no unwind table for a frame's code */
+#define USYM_CUT_MEMORY (USYM_CUT | 3) /* the symbolizer's share of --max-memory is full */
 
 #define USYM_FP_FRAMES 8 /* frames the kernel's userstacktrace records */
 
@@ -52,6 +60,34 @@ static inline bool usym_is_user(uint64_t ip)
 	uint64_t t = ip & USYM_TAG_MASK;
 
 	return t == USYM_TAG_FRAME || t == USYM_TAG_SEP || t == USYM_CUT;
+}
+
+/**
+ * usym_is_cut() - whether a frame word is a cut mark (of any reason)
+ * @ip: frame
+ */
+static inline bool usym_is_cut(uint64_t ip)
+{
+	return (ip & USYM_TAG_MASK) == USYM_CUT;
+}
+
+/**
+ * usym_cut_why() - the reason of a cut mark as one word, for JSON
+ *	("depth", "stack", "unwind", "memory")
+ * @ip: a cut mark
+ */
+static inline const char *usym_cut_why(uint64_t ip)
+{
+	switch (ip) {
+	case USYM_CUT_STACK:
+		return "stack";
+	case USYM_CUT_FAILED:
+		return "unwind";
+	case USYM_CUT_MEMORY:
+		return "memory";
+	default:
+		return "depth";
+	}
 }
 
 /**

@@ -157,7 +157,14 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 
 	if ((ip & USYM_TAG_MASK) == USYM_TAG_SEP)
 		return snprintf(buf, size, "--");
-	if (ip == USYM_CUT)
+	/* the cut mark says why the walk ended there */
+	if (ip == USYM_CUT_STACK)
+		return snprintf(buf, size, "[cut: end of the copied user stack]");
+	if (ip == USYM_CUT_FAILED)
+		return snprintf(buf, size, "[cut: unwind failed: no unwind table]");
+	if (ip == USYM_CUT_MEMORY)
+		return snprintf(buf, size, "[cut: --max-memory: user frames not kept]");
+	if (usym_is_cut(ip))
 		return snprintf(buf, size, "[cut: more user frames]");
 	if (!u || (ip & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks)
 		return snprintf(buf, size, "[unknown] 0x%" PRIx64, ip);

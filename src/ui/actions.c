@@ -48,8 +48,10 @@ static int act_move(struct ui *ui, enum ui_action act)
 			flame_view_action(ui, act);
 	} else if (ui->view == UI_VIEW_TREE)
 		tree_view_action(ui, act);
-	else
+	else {
 		stack_view_action(ui, act);
+		ui->sv.opened = act == ACT_TOGGLE || act == ACT_EXPAND;
+	}
 	return R_REDRAW | R_NAV;
 }
 

@@ -216,7 +216,8 @@ static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int 
 		x[i] = x[i - 1] + wd[i - 1];
 }
 
-void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *nd)
+void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
+		    const struct tnode *nd)
 {
 	bool tree = ui->view == UI_VIEW_TREE;
 	struct breakdown *bd = ui->sv.bd;
@@ -249,9 +250,9 @@ void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *n
 	if (st)
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
-			 st->depth ? symcache_name(ui->syms, symcache_id(ui->syms,
-									  st->ips[ui_stack_skip(ui, st)])) :
-				     "?",
+			 frame < st->depth ?
+				 symcache_name(ui->syms, symcache_id(ui->syms, st->ips[frame])) :
+				 "?",
 			 ui->delta ? "interval" : "total", n1, st->depth,
 			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",

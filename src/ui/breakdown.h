@@ -23,8 +23,11 @@ void breakdown_free(struct breakdown *bd);
  *	recomputed only when what it depends on changed
  * @ui: the screen (its stack view holds the cached breakdown)
  * @st: the stack selected (stack view), or NULL
+ * @frame: the frame of @st its title names: the one the selected row
+ *	shows first (stack_view_selected_frame())
  * @nd: the node selected (tree view), or NULL
  */
-void breakdown_draw(struct ui *ui, const struct stack *st, const struct tnode *nd);
+void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
+		    const struct tnode *nd);
 
 #endif /* STACKTOP_UI_BREAKDOWN_H */

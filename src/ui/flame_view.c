@@ -126,7 +126,7 @@ static enum flame_kind fv_kind_of(struct ui *ui, const struct calltree_node *n)
 		return FK_SEP;
 	if (usym_is_user(n->ip))
 		return FK_USER;
-	if (ui->ks && ksym_lookup(ui->ks, n->ip, &hit) == 0 && hit.module && hit.module[0])
+	if (ui->ks && ksym_lookup_frame(ui->ks, n->ip, &hit) == 0 && hit.module && hit.module[0])
 		return FK_MODULE;
 	return FK_KERNEL;
 }

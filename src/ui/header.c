@@ -194,7 +194,11 @@ void ui_draw_header(struct ui *ui)
 	}
 	if (ui->search[0])
 		seg_set(&segs[n++], "search", ui->search);
-	if (ui->head.st.targets_gone) {
+	if (ui->cmd_done) {
+		/* -- CMD: how it ended; the view is its last */
+		seg_set(&segs[n], "cmd", ui->cmd_what);
+		segs[n++].alert = true;
+	} else if (ui->head.st.targets_gone && !ui->opts.child_ended) {
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		seg_set(&segs[n], "-p", "all exited");
 		segs[n++].alert = true;

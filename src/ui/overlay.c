@@ -534,6 +534,31 @@ static int prompt_changed(struct ui *ui)
 	}
 }
 
+/*
+ * The kernel refused the filter typed: what was typed after the Enter is
+ * not keys (a paste of "filter\nmore", keys typed ahead while the kernel
+ * parsed: q would quit, x clear the view): it is dropped, and the prompt
+ * opens again on the refused text, to be fixed (Esc leaves it), the
+ * kernel's reason beside it.
+ */
+static void kfilter_refused(struct ui *ui, unsigned int ev, const char *why)
+{
+	const char *name = session_event(ui->s, ev), *reason = strstr(why, name);
+	char text[sizeof(ui->input)];
+
+	ui_status(ui, true, "%s", why);
+	flushinp();
+	snprintf(text, sizeof(text), "%s", ui->input);
+	prompt_open(ui, PR_KFILTER, text);
+	ui->prompt_fresh = false; /* typing edits the text, not replaces it */
+	/* "the kernel refused the filter 'X' on SYS:EV: REASON": REASON beside X */
+	if (reason && !strncmp(reason + strlen(name), ": ", 2))
+		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "refused: %s",
+			 reason + strlen(name) + 2);
+	else
+		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "%s", why);
+}
+
 static int prompt_done(struct ui *ui, bool accept)
 {
 	enum ui_prompt p = ui->prompt;
@@ -617,9 +642,11 @@ static int prompt_done(struct ui *ui, bool accept)
 		unsigned int ev = (unsigned int)ui->kfilter_event;
 
 		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
-		if (err < 0)
-			ui_status(ui, true, "%s", why);
-		else if (ui->input[0] && strcmp(ui->input, "0"))
+		if (err < 0) {
+			kfilter_refused(ui, ev, why);
+			return R_REDRAW;
+		}
+		if (ui->input[0] && strcmp(ui->input, "0"))
 			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
 				  session_event(ui->s, ev), ui->input);
 		else

@@ -182,13 +182,17 @@ static void ui_draw(struct ui *ui)
 		list_view_draw(&ui->tv.lv);
 		if (!ui->tv.nrows)
 			stack_view_draw_empty(ui);
-		breakdown_draw(ui, NULL, tree_view_selected(ui));
+		breakdown_draw(ui, NULL, 0, tree_view_selected(ui));
 	} else {
+		struct stack *st;
+
 		stack_view_draw_titles(ui, ui->coltitle_y);
 		list_view_draw(&ui->sv.lv);
 		if (!ui->sv.nrows)
 			stack_view_draw_empty(ui);
-		breakdown_draw(ui, stack_view_selected(ui), NULL);
+		/* the title names what the selected row shows first */
+		st = stack_view_selected(ui);
+		breakdown_draw(ui, st, st ? stack_view_selected_frame(ui) : 0, NULL);
 	}
 	ui_draw_bottom(ui);
 	if (ui->overlay == OV_PICKER)
@@ -261,6 +265,31 @@ static int ui_read_keys(struct ui *ui)
 }
 
 #define UI_POLL_MAX 257 /* stdin + up to 256 CPUs */
+#define UI_LAST_DRAINS 16 /* after -- CMD's end: what it left, at most this many drains */
+
+/* -- CMD has ended: what it left is read, the view refreshed a last time and kept */
+static void ui_cmd_ended(struct ui *ui)
+{
+	int i;
+
+	for (i = 0; i < UI_LAST_DRAINS && session_drain(ui->s, UI_DRAIN_PAGES) >= UI_DRAIN_PAGES;
+	     i++)
+		;
+	ui->paused = false;
+	ui->last_nav = 0;
+	/*
+	 * the last interval is a piece of the end: the last view is the whole
+	 * run, ranked by its totals, as batch mode's last report
+	 */
+	ui->delta = false;
+	if (ui->rank.key == RANK_DELTA)
+		ui->rank.key = RANK_TOTAL;
+	ui_tick(ui, ui_now());
+	ui->cmd_done = true;
+	ui_status(ui, false, "%s: this is its last view, the whole run by its totals; q quits",
+		  ui->cmd_what);
+	ui->dirty = true;
+}
 
 static void ui_loop(struct ui *ui)
 {
@@ -293,7 +322,7 @@ static void ui_loop(struct ui *ui)
 		pfd->fd = ui->ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
-		nfds = 1 + session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1);
+		nfds = 1 + (ui->cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
 		r = poll(pfds, (nfds_t)nfds, timeout);
 		/* a hung-up tty reports POLLIN too: check the hang-up first */
 		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -303,6 +332,19 @@ static void ui_loop(struct ui *ui)
 
 			if (kr & (R_QUIT | R_GONE))
 				break;
+		}
+		now = ui_now();
+		if (ui->cmd_done) {
+			/* nothing is read any more; the status line still expires */
+			if (ui->status[0] && now >= ui->status_until && now - ui->status_until < 0.2)
+				ui->dirty = true;
+			continue;
+		}
+		/* asked before the drain: that drain reads what it did to the end */
+		if (ui->opts.child_ended &&
+		    ui->opts.child_ended(ui->opts.child_ctx, ui->cmd_what, sizeof(ui->cmd_what))) {
+			ui_cmd_ended(ui);
+			continue;
 		}
 		r = session_drain(ui->s, UI_DRAIN_PAGES);
 		more = r >= UI_DRAIN_PAGES;
@@ -499,6 +541,18 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_rank(ui, true);
 	if (ui->diff)
 		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
+	{
+		int nleft;
+		const char *left = session_leftovers(s, &nleft);
+
+		/* on stderr already, hidden by the screen: said again here */
+		if (left && nleft > 1)
+			ui_status(ui, true, "%s (and %d more runs: see stderr)", left, nleft - 1);
+		else if (left)
+			ui_status(ui, true, "%s", left);
+		else if (o->child_note && o->child_note[0])
+			ui_status(ui, false, "%s", o->child_note);
+	}
 
 	ui_loop(ui);
 

@@ -20,6 +20,7 @@
 #include "ui/list_view.h"
 #include "ui/stack_rank.h"
 #include "ui/tui.h"
+#include "ui/views.h"
 
 /*
  * Short event labels: "sched_switch" for "sched:sched_switch" when no other
@@ -344,11 +345,14 @@ void stack_view_rank(struct ui *ui, bool live)
 /*
  * After a navigation (keys, mouse, search): the selection follows the stack
  * the user moved to, unless that is the top row of an unscrolled list, which
- * goes on following whatever ranks first (Home gives the list back).
+ * goes on following whatever ranks first (Home gives the list back). Opening
+ * or closing a stack is a choice too: the top row expanded stays under the
+ * selection when another stack outranks it at the next refresh.
  */
 void stack_view_note_choice(struct ui *ui)
 {
-	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0;
+	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0 || ui->sv.opened;
+	ui->sv.opened = false;
 }
 
 /* remember folds, selection and scroll (a search prompt opens) */
@@ -482,6 +486,21 @@ void stack_view_rebuild(struct ui *ui, bool keep_selection)
 	}
 	/* the stack left the ranking: stay at the same place */
 	list_view_select(&sv->lv, old_sel);
+}
+
+unsigned int stack_view_selected_frame(struct ui *ui)
+{
+	struct stack_view *sv = &ui->sv;
+	const struct sv_row *r;
+	unsigned int f;
+
+	if (sv->lv.sel < 0 || (size_t)sv->lv.sel >= sv->nrows)
+		return 0;
+	r = &sv->rows[sv->lv.sel];
+	if (r->frame >= 0)
+		return (unsigned int)r->frame;
+	f = ui_stack_skip(ui, r->st) + stack_view_common(ui, &sv->ranked[r->rank]);
+	return f < r->st->depth ? f : ui_stack_skip(ui, r->st);
 }
 
 struct stack *stack_view_selected(struct ui *ui)

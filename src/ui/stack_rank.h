@@ -17,6 +17,15 @@
 void stack_view_rank(struct ui *ui, bool live);
 void stack_view_rebuild(struct ui *ui, bool keep_selection);
 struct stack *stack_view_selected(struct ui *ui);
+
+/**
+ * stack_view_selected_frame() - the frame of the selected row's stack that
+ *	names the row: an expanded frame's own, else the first its one-line
+ *	text shows (after the tracing machinery and the leaf frames every row
+ *	shares, which the column title says once)
+ * @ui: the screen (a stack is selected: stack_view_selected())
+ */
+unsigned int stack_view_selected_frame(struct ui *ui);
 void stack_view_save(struct ui *ui);
 void stack_view_restore(struct ui *ui);
 void stack_view_note_choice(struct ui *ui);

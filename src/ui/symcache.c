@@ -19,6 +19,7 @@ void symcache_init(struct symcache *sc, struct ksym *ks)
 	memset(sc, 0, sizeof(*sc));
 	sc->ks = ks;
 	sc->ksym_n = ks ? ksym_count(ks) : 0;
+	sc->funcs = ksym_funcs(ks);
 	hmap_init(&sc->ip2id);
 }
 
@@ -45,10 +46,13 @@ void symcache_done(struct symcache *sc)
 bool symcache_sync(struct symcache *sc)
 {
 	size_t n = sc->ks ? ksym_count(sc->ks) : 0;
+	bool funcs = ksym_funcs(sc->ks);
 
-	if (n == sc->ksym_n)
+	/* new symbols, or frames that are now functions (--by-func) or no longer */
+	if (n == sc->ksym_n && funcs == sc->funcs)
 		return false;
 	sc->ksym_n = n;
+	sc->funcs = funcs;
 	symcache_drop(sc);
 	return true;
 }
@@ -87,7 +91,7 @@ uint32_t symcache_id(struct symcache *sc, uint64_t ip)
 	sc->names[sc->n] = name;
 	if (usym_is_user(ip))
 		sc->starts[sc->n] = usym_start(ksym_usym(sc->ks), ip); /* one node per function */
-	else if (sc->ks && !ksym_lookup(sc->ks, ip, &hit))
+	else if (sc->ks && !ksym_lookup_frame(sc->ks, ip, &hit))
 		sc->starts[sc->n] = hit.start;
 	else
 		sc->starts[sc->n] = ip;

@@ -41,6 +41,7 @@ struct stack;
 struct symcache {
 	struct ksym *ks;
 	size_t ksym_n;
+	bool funcs; /* the frames named are function starts (ksym_funcs()) */
 	uint32_t epoch;
 	struct hmap ip2id;
 	char **names;

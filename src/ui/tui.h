@@ -176,6 +176,7 @@ struct stack_view {
 	size_t icap;
 	struct breakdown *bd;      /* cached breakdown of the selected stack */
 	bool chosen;               /* the user moved the selection: it follows its stack */
+	bool opened;               /* the last key opened or closed the selected stack */
 	unsigned int common;       /* leaf frames every ranked stack shares (brief_common()) */
 	char common_text[160];     /* those frames in one line, for the column title */
 	unsigned int *evcommon;    /* per event index: what its rows share (several events) */
@@ -398,6 +399,8 @@ struct ui {
 	double last_rank;
 	double rerank_at;          /* debounced re-rank after typing */
 	bool pending;              /* a refresh was held back */
+	bool cmd_done;             /* -- CMD has ended: the view stays, nothing is read */
+	char cmd_what[128];        /* how it ended ("make exited with status 2") */
 	bool go_home;              /* the filters changed: select the first row after ranking */
 	size_t seen;               /* stack_table_count() at the last check */
 

@@ -34,6 +34,14 @@ struct session;
  * @hide_idle: idle stacks hidden (a snapshot's)
  * @comm_text: initial `p` filter text (a snapshot's: "=NAME", a glob or a
  *	part of a name), used when @comm is NULL
+ * @child_ended: stacktop -- CMD: asked at every pass of the loop; true once
+ *	the command has ended, with how in @what ("make exited with status
+ *	2"): what it left is read, the view refreshed a last time and kept,
+ *	nothing more is read, and the header says how it ended until q.
+ *	NULL without a command
+ * @child_ctx: @child_ended's argument
+ * @child_note: said on the status line at start (where the command's
+ *	output goes), NULL or "" for nothing
  */
 struct ui_opts {
 	double delay;
@@ -53,6 +61,9 @@ struct ui_opts {
 	int cpu;
 	bool hide_idle;
 	const char *comm_text;
+	bool (*child_ended)(void *ctx, char *what, size_t size);
+	void *child_ctx;
+	const char *child_note;
 };
 
 /**

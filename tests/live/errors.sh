@@ -31,6 +31,30 @@ expect_fail 2 "bad CPU list" "$STACKTOP" -b -C 3-1
 expect_fail 2 "unrecognized option" "$STACKTOP" --bogus
 expect_fail 2 "too many pids in '1-2000' (at most 1024 in all)" "$STACKTOP" -b -p 1-2000
 expect_fail 2 "too many CPUs in '0-5000' (at most 1024 in all)" "$STACKTOP" -b -C 0-5000
+# an argument's escape sequence is never replayed on the terminal, in
+# stacktop's messages or getopt's: shown inert, as ?[2J
+esc=$(printf '\033')
+for args in "-p|1${esc}[2J" "-C|0${esc}[2J" "-d|${esc}[2J" "--max-memory|${esc}[2J" \
+	"--format|${esc}[2J" "--weight|${esc}[2J" "--filter|${esc}[2J" "--bog${esc}[2J" \
+	"--batch=${esc}[2J" "-b|x${esc}[2J" "--list-events|nosuch${esc}[2J" "-d"; do
+	old_ifs=$IFS
+	IFS='|'
+	# shellcheck disable=SC2086 # split on | on purpose
+	set -- $args
+	IFS=$old_ifs
+	"$STACKTOP" "$@" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	[ "$rc" != 0 ] || fail "'$*' exited 0"
+	if grep -q "$esc" "$WORK/err"; then
+		od -c "$WORK/err" | head -5
+		fail "'$*': the escape sequence reached stderr raw"
+	fi
+	case $* in
+	*"$esc"*) grep -q '?\[2J' "$WORK/err" || { cat "$WORK/err"; fail "'$*': argument not shown"; } ;;
+	*) grep -q "requires an argument -- 'd'" "$WORK/err" || { cat "$WORK/err"; fail "-d: no message"; } ;;
+	esac
+	grep -q "Try 'stacktop --help'\|stacktop: " "$WORK/err" || fail "'$*': no message"
+done
 
 # a --tracefs tree another user controls, with a symlink planted towards a
 # root-owned file: refused before anything is read or written

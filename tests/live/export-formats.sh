@@ -83,6 +83,35 @@ st -o "$WORK/noext" && grep -q '^RANK ' "$WORK/noext" || fail "no suffix: not te
 st -o "$WORK/forced.json" --format folded && grep -q '_\[k\] 7$' "$WORK/forced.json" ||
 	fail "--format does not override the suffix"
 
+# --- losses: a snapshot whose interval lost a third of its records ---------------
+# (tests/fixtures/export/lost.json: 30 hits; 30 records overrun, 60 read: the
+# view misses 30 * 30 / 60 = 15 events, --folded-lost's stack)
+LOST="$SRCDIR/tests/fixtures/export/lost.json"
+"$STACKTOP" -r "$LOST" --folded-lost -o "$WORK/lost.speedscope.json" ||
+	fail "-r lost.json -o .speedscope.json failed"
+"$AJV" validate -s "$SS_SCHEMA" -d "$WORK/lost.speedscope.json" > "$WORK/ajv" 2>&1 ||
+	{ cat "$WORK/ajv"; fail "speedscope file with the lost stack does not match speedscope's schema"; }
+speedscope_import "$WORK/lost.speedscope.json" > "$WORK/ss" || fail "speedscope cannot import the lost stack"
+cat "$WORK/ss"
+python3 - "$WORK/ss" <<'PY' || fail "speedscope reads other losses"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert "about 33.3% of the events are missing from the counts" in g["name"], g["name"]
+p = g["profiles"][0]
+assert p["name"] == "sched:sched_switch (about 33.3% of the events lost)", p["name"]
+assert p["total"] == 45 and p["selfByFrame"]["[lost events]"] == 15, p
+PY
+"$STACKTOP" -r "$LOST" --folded-lost -o "$WORK/lost.pb.gz" || fail "-r lost.json -o .pb.gz failed"
+go tool pprof -top "$WORK/lost.pb.gz" > "$WORK/top" 2>&1 || { cat "$WORK/top"; fail "pprof -top failed"; }
+cat "$WORK/top"
+grep -qx 'losses: lost 5, overrun 30, dropped 0 ring-buffer records in the last interval (60 read): about 33.3% of the events are missing from the counts' "$WORK/top" ||
+	fail "pprof -top does not show the losses"
+grep -Eq '^ +15 +33\.33% .* \[lost events\]$' "$WORK/top" || fail "pprof -top: [lost events] is not 15"
+"$STACKTOP" -r "$LOST" --json > "$WORK/lost.json" || fail "-r lost.json --json failed"
+validate_snapshot "$WORK/lost.json"
+grep -q '"lost_delta":5,"overrun_delta":30,"dropped_delta":0,"records":200,"records_delta":60,' \
+	"$WORK/lost.json" || fail "the snapshot read back lost its losses"
+
 # --- bad combinations are refused before anything runs --------------------------
 expect2() {
 	"$STACKTOP" "$@" > "$WORK/o" 2> "$WORK/e" && fail "'$*' succeeded"
@@ -93,4 +122,5 @@ pat="choose one" expect2 -b --json --folded
 pat="applies to --format folded" expect2 -b --json --folded-root comm
 pat="writes one profile" expect2 -b --format pprof
 pat="bad --folded-root" expect2 -b --folded --folded-root tid
+pat="--folded-lost applies to" expect2 -b --json --folded-lost
 echo "ok: export formats read back by pprof, speedscope and ajv"

@@ -43,6 +43,11 @@ mkdir "$WORK/d/dir.json"
 refused "is a directory" -o "$WORK/d/dir.json"
 refused "no such directory" -o "$WORK/nodir/x.json"
 no_temp "$WORK/d"
+# the kernel's file systems: the true reason (it said "no such directory
+# /proc/self"), and nothing written
+refused "cannot write /proc/self/mem: it is on procfs, a kernel file system" -o /proc/self/mem
+refused "it is on tracefs, a kernel file system" -o "$T/stacktop-out.json"
+[ ! -e "$T/stacktop-out.json" ] || fail "a file appeared in tracefs"
 
 # an existing file is replaced whole, by a new 0600 file
 echo old > "$WORK/d/out.json"

@@ -106,7 +106,9 @@ snap = {"schema": "stacktop-snapshot", "version": 2, "stacktop": "0.1.0", "times
         "view": {"sort": "hits", "ascending": False, "counts": "delta", "event": None,
                  "pid": None, "cpu": None, "filter": None, "hide_idle": False, "top": 0},
         "hits": 100, "hits_delta": 100, "unique": 3, "matched": 3, "matched_total": 100,
-        "matched_delta": 100, "lost": 7, "overrun": 0, "dropped": 0, "orphans": 0,
+        "matched_delta": 100, "lost": 7, "overrun": 7, "dropped": 0, "lost_delta": 7,
+        "overrun_delta": 7, "dropped_delta": 0, "records": 193, "records_delta": 193,
+        "orphans": 0,
         "bad_pages": 0, "fallbacks": 0, "unresolved": 0, "generation": 0,
         "tracing_on": True, "stackmap_on": False, "stacks": out}
 open(sys.argv[1], "w").write(json.dumps(snap) + "\n")
@@ -114,7 +116,9 @@ open(sys.argv[1], "w").write(json.dumps(snap) + "\n")
 # kernel root..leaf without the tracing machinery
 expect = {"stacks": [], "tracing": True,
           "literal": [EVIL_SYM, EVIL_COMM, "<b>ufunc</b>"],
-          "header": [EVIL_HOST, "lost events: 7", "7 events were lost"],
+          "header": [EVIL_HOST, "lost records: 7",
+                     "lost 7, overrun 7, dropped 0 ring-buffer records in the last interval "
+                     "(193 read): about 3.5% of the events are missing from the counts"],
           "kinds": {"main": "user", "nanosleep": "user", "schedule": "kernel",
                     EVIL_SYM: "module", "sleeper": "command"},
           "apart": [["main", "x64_sys_call"], ["x64_sys_call", EVIL_SYM], ["main", "sleeper"]],

@@ -90,3 +90,45 @@ no_instance_of() {
 	[ ! -e "$T/instances/stacktop.$1" ] || fail "instance stacktop.$1 left behind"
 	[ ! -e "/run/stacktop/$1.journal" ] || fail "journal of $1 left behind"
 }
+
+# milliseconds of a monotonic-enough clock (date's nanoseconds)
+ms_now() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# guardian_of PID: the pid of stacktop PID's guardian process (kernel/guard.h)
+guardian_of() {
+	pgrep -f "^stacktop-guard --guardian $1( |\$)"
+}
+
+# kill_guardian PID: stacktop PID's guardian killed, by its pid, waited for
+# until gone (what is tested then is stacktop's own restore)
+kill_guardian() {
+	_g=$(guardian_of "$1")
+	[ -n "$_g" ] || { kill -9 "$1"; fail "no guardian of $1 to kill"; }
+	kill -9 "$_g"
+	_tries=100
+	while kill -0 "$_g" 2>/dev/null && [ $_tries -gt 0 ]; do
+		sleep 0.01
+		_tries=$((_tries - 1))
+	done
+}
+
+# wait_gone MS PATH...: wait until none of the paths exists, at most MS
+# milliseconds from now; prints the milliseconds it took, fails past MS
+wait_gone() {
+	_limit=$1
+	shift
+	_t0=$(ms_now)
+	while :; do
+		_left=
+		for _p in "$@"; do
+			[ -e "$_p" ] && _left=$_p
+		done
+		_el=$(($(ms_now) - _t0))
+		[ -z "$_left" ] && break
+		[ "$_el" -lt "$_limit" ] || { echo "$_left still there after $_el ms" >&2; return 1; }
+		sleep 0.005
+	done
+	echo "$_el"
+}

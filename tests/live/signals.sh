@@ -2,7 +2,8 @@
 # Every signal whose default action ends the process restores tracefs first,
 # then stacktop dies of it (the status a shell sees stays 128+signal). And in
 # a sanitizer build, a crash still shows AddressSanitizer's report, after the
-# restore.
+# restore. The guardian (which would restore after any death) is killed
+# first: what is tested is stacktop's own restore.
 . "$(dirname "$0")/lib.sh"
 
 snapshot "$WORK/before"
@@ -15,13 +16,14 @@ signum() {
 	esac
 }
 
-# run stacktop, send @sig once it is tracing; prints "pid status"
+# run stacktop, send @sig once it is tracing (its guardian gone); prints "pid status"
 run_and_signal() {
 	sig=$1
 	"$STACKTOP" -b -d 0.2 > "$WORK/out.$sig" 2> "$WORK/err.$sig" &
 	pid=$!
 	wait_for "$WORK/out.$sig" '^stacktop ' 100 || { kill -9 "$pid"; fail "no output before SIG$sig"; }
 	[ -d "$T/instances/stacktop.$pid" ] || fail "no private instance while running"
+	kill_guardian "$pid" >&2
 	kill "-$(signum "$sig")" "$pid" || { kill -9 "$pid"; fail "cannot send $sig"; }
 	wait "$pid"
 	echo "$pid $?"
@@ -82,3 +84,74 @@ if grep -q __asan_init "$STACKTOP" 2>/dev/null; then
 else
 	echo "ok: not a sanitizer build, the ASan case does not apply"
 fi
+
+# SIGTERM while a report waits on a full pipe (batch | a slow reader): the
+# report is not cut midway by EINTR ("cannot write the report"); a reader
+# that drains it, even slowly, gets it whole and stacktop ends normally (the
+# watchdog sees the writes move on); a reader that never reads cannot hold
+# stacktop: it ends within a second all the same.
+python3 - "$STACKTOP" "$T" <<'PY' || fail "SIGTERM during a blocked report"
+import fcntl, json, os, signal, subprocess, sys, time
+stacktop, t = sys.argv[1], sys.argv[2]
+F_SETPIPE_SZ, FIONREAD = 1031, 0x541B
+
+def blocked_run(drain, slow=False):
+    r, w = os.pipe()
+    fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
+    size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+    p = subprocess.Popen([stacktop, "-b", "-d", "0.2", "--format", "json"], stdout=w,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(w)
+    # wait until the pipe is full and stacktop sits in its write
+    for _ in range(300):
+        n = bytearray(4)
+        fcntl.ioctl(r, FIONREAD, n)
+        if int.from_bytes(n, "little") >= size:
+            break
+        time.sleep(0.05)
+    else:
+        p.kill()
+        sys.exit("the pipe never filled")
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    data = b""
+    if drain:
+        time.sleep(0.2)  # the signal arrives while the write is blocked
+        while True:
+            b = os.read(r, 2048 if slow else 65536)
+            if not b:
+                break
+            data += b
+            if slow:
+                time.sleep(0.2)  # 10 KiB/s: longer than a 700 ms window
+    st = p.wait(timeout=10)
+    took = time.monotonic() - t0
+    err = p.stderr.read()
+    os.close(r)
+    if os.path.isdir("%s/instances/stacktop.%d" % (t, p.pid)):
+        sys.exit("instance stacktop.%d left behind" % p.pid)
+    return st, took, err, data, p.pid
+
+st, took, err, data, pid = blocked_run(True)
+if "cannot write" in err or st not in (0, 128 + signal.SIGTERM, -signal.SIGTERM):
+    sys.exit("a drained report was cut: status %d, %r" % (st, err[-300:]))
+for line in data.decode().splitlines():
+    json.loads(line)  # every report whole
+print("ok: SIGTERM during a blocked report: status %d, %d whole reports, no error" %
+      (st, len(data.decode().splitlines())))
+# a slow reader that keeps reading: the report goes on past the watchdog's
+# first 700 ms window (progress), whole
+st, took, err, data, pid = blocked_run(True, True)
+if "cannot write" in err or st != 0:
+    sys.exit("a slowly read report was cut: status %d, %r" % (st, err[-300:]))
+for line in data.decode().splitlines():
+    json.loads(line)
+print("ok: SIGTERM with a slow reader: %d bytes read whole in %.1f s, status 0" % (len(data), took))
+st, took, err, data, pid = blocked_run(False)
+if took > 3:
+    sys.exit("a reader that never reads held stacktop %.1f s after SIGTERM" % took)
+print("ok: SIGTERM with a reader that never reads: ended in %.2f s (status %d)" % (took, st))
+PY
+snapshot "$WORK/after"
+diff -u "$WORK/before" "$WORK/after" || fail "state changed after SIGTERM on a full pipe"

@@ -109,7 +109,8 @@ deep=$(awk '/^#1 /{p=1; next} p && !NF {exit} p && / --$/{u=1; next} p && u {pri
 stop_chain
 
 # a JIT region (anonymous memory named by perf-PID.map): its frame is named,
-# the walk stops there with the cut mark, no guessed frames after it
+# the walk stops there with the cut mark, no guessed frames after it; the
+# mark says the unwind failed (no table), not that the depth ran out
 start_chain "$CHAIN_NOFP" jit
 run_u "$WORK/jit" --user=dwarf -b -n 1 -d 0.5 --expand 1 --top 5
 jit=$(awk '/^#1 /{p=1; next} p && !NF {exit} p && / --$/{u=1; next} p && u {print $1}' "$WORK/jit" |
@@ -118,6 +119,8 @@ case $jit in
 "ustack_c+0x"*" ustack_jit_fn+0x"*" [cut: "*) ;;
 *) cat "$WORK/jit"; fail "JIT frame under dwarf: $jit" ;;
 esac
+grep -q '^ *\[cut: unwind failed: no unwind table\]$' "$WORK/jit" ||
+	{ cat "$WORK/jit"; fail "the JIT stack's cut mark does not say the unwind failed"; }
 grep -q "ustack_jit_fn+0x[0-9a-f]* (perf-$CHAIN_PID.map)" "$WORK/jit" || fail "JIT frame not named from the map"
 stop_chain
 

@@ -126,6 +126,11 @@ python3 - "$WORK/u.speedscope.json" << 'PY' || fail "speedscope user frames wron
 import json, sys
 d = json.load(open(sys.argv[1]))
 frames = [f["name"] for f in d["shared"]["frames"]]
+files = {f["name"]: f.get("file") for f in d["shared"]["frames"]}
+assert "--" not in frames, "the separator is a frame"
+# a user frame's file is its binary or library, never the kernel's
+assert files.get("ustack_b") and "kernel" not in files["ustack_b"], files.get("ustack_b")
+assert files.get("__libc_start_call_main", "").startswith("libc"), files.get("__libc_start_call_main")
 ok = False
 for p in d["profiles"]:
     for s in p["samples"]:

@@ -247,6 +247,9 @@ assert bpf.get(128, 0) >= n - 2, ("bpftrace", bpf, "stacktop", ours)
 assert max(bpf, key=bpf.get) == 128 == max(ours, key=ours.get), (bpf, ours)
 print("ok: bpftrace hist(): %d sleeps in [128, 256) ms, stacktop %d in [128ms, 256ms)" % (bpf[128], ours[128]))
 ' "$WORK/o.json" "$WORK/bpf.out" || fail "stacktop's histogram and bpftrace's hist() differ"
+elif [ "${CI:-}" = true ]; then
+	cat "$WORK/bpf.err" 2>/dev/null
+	fail "CI: bpftrace (scripts/deps.sh installs it) did not run: no hist() to compare with"
 else
 	echo "note: no bpftrace here: the histogram is checked against the sleeps alone"
 fi
@@ -273,6 +276,37 @@ assert 5 <= n <= 12, n
 assert 150 <= per <= 260, per
 assert rq < per / 10, (rq, per)
 ' "$WORK/ow.json" || fail "--offcpu=wait did not split the 200 ms sleep into blocked and run-queue time"
+
+# --offcpu -p without -n: the run ends when the process exits, and its last
+# report is the whole run ranked by the totals, not a last interval of 0ns
+# rows (issue 18: the answer was only under TOTAL)
+python3 -c '
+import time
+for _ in range(7):
+    time.sleep(0.2)
+' &
+SHORT=$!
+EXTRA_PIDS="$EXTRA_PIDS $SHORT"
+timeout 30 "$STACKTOP" --offcpu -p "$SHORT" -d 0.5 --json > "$WORK/end.json" 2> "$WORK/end.err"
+r=$?
+[ "$r" = 0 ] || { cat "$WORK/end.err"; fail "--offcpu -p of a process that exits: exit $r"; }
+grep -q 'has exited; the last report is the whole run, ranked by its totals' "$WORK/end.err" ||
+	{ cat "$WORK/end.err"; fail "no word that the last report is the whole run"; }
+python3 -c '
+import json, sys
+reps = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reps) >= 2, len(reps)
+for r in reps[:-1]:
+    assert r["view"]["counts"] == "delta", r["view"]
+last = reps[-1]
+assert last["view"]["counts"] == "total" and last["view"]["sort"] == "total", last["view"]
+top = last["stacks"][0]
+assert "do_nanosleep" in " ".join(top["symbols"]), top["symbols"]
+# seven 200 ms sleeps: the whole run holds at least five of them
+assert top["weight"] >= 1.0e9, top["weight"]
+print("ok: the last of %d reports is the whole run: %.2f s off-CPU in the sleep" %
+      (len(reps), top["weight"] / 1e9))
+' "$WORK/end.json" || fail "the last report of a run ended by the exit is not the whole run"
 
 # errors
 expect() {

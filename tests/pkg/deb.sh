@@ -76,6 +76,15 @@ out=$(bash --norc --noprofile -c '
 	printf "%s\n" "${COMPREPLY[@]}"' sh "$comp")
 echo "$out" | grep -qx 'sched:sched_switch' ||
 	fail "completion of '-e sched:sched_sw' offered: $(echo $out)"
+# after --, a command (stacktop -- CMD)
+out=$(bash --norc --noprofile -c '
+	. "$1"
+	line="stacktop -b -- sle"
+	COMP_LINE=$line COMP_POINT=${#line} COMP_WORDBREAKS=" "
+	COMP_WORDS=(stacktop -b -- sle) COMP_CWORD=3
+	_stacktop
+	printf "%s\n" "${COMPREPLY[@]}"' sh "$comp")
+echo "$out" | grep -qx 'sleep' || fail "completion of '-- sle' offered: $(echo $out)"
 
 dpkg -r stacktop > "$W/dpkg.log" 2>&1 || { cat "$W/dpkg.log"; fail "dpkg -r failed"; }
 INSTALLED=

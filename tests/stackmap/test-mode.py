@@ -172,6 +172,43 @@ class Stacktop:
         return self.proc.returncode, err
 
 
+def guardian_of(pid):
+    """the pid of stacktop @pid's guardian process (kernel/guard.h), or None"""
+    want = b"stacktop-guard\0--guardian\0%d\0" % pid
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if f.read().startswith(want):
+                    return int(d)
+        except OSError:
+            pass
+    return None
+
+
+def gone(pid):
+    """@pid has ended (or is a zombie nobody reaped yet)"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def kill_guardian(top):
+    """SIGKILL the guardian of @top (a Stacktop) and wait until it is gone:
+    what is tested next is what happens without it"""
+    g = guardian_of(top.proc.pid)
+    check(g is not None, "stacktop %d has no guardian" % top.proc.pid)
+    os.kill(g, signal.SIGKILL)
+    for _ in range(200):
+        if gone(g):
+            return
+        time.sleep(0.01)
+    raise Fail("the guardian %d did not die" % g)
+
+
 def wait_enabled(sim, top=None):
     """stacktop has set everything up; with @top, its first report (printed
     once session_open() is done) is consumed too, so nothing races the setup"""
@@ -1223,9 +1260,56 @@ def case_probe_refused():
         sim.stop()
 
 
+def case_guardian():
+    """a SIGKILLed stackmap-mode stacktop: its guardian puts the top level
+    back (options, events, tracing_on, kprobe, tracer) within a second; with
+    the guardian killed too, the next run does, and says what it undid"""
+    sim = Sim("v4", "--step")
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    try:
+        before = ftrace_state(sim)
+        top = Stacktop(sim, "--mode", "stackmap", "--kprobe", "vfs_read", rundir=run)
+        rep = wait_enabled(sim, top)
+        check(rep["mode"] == "stackmap", "mode %s" % rep["mode"])
+        check(ftrace_state(sim) != before, "stacktop changed nothing: the test is void")
+        check(guardian_of(top.proc.pid), "no guardian process")
+        journal = os.path.join(run, "%d.journal" % top.proc.pid)
+        check(os.path.exists(journal), "no journal while running")
+        top.proc.kill()
+        t0 = time.monotonic()
+        while ftrace_state(sim) != before or os.path.exists(journal):
+            check(time.monotonic() - t0 < 1.0, "not restored 1 s after the kill: %s" %
+                  {k: v for k, v in ftrace_state(sim).items() if before.get(k) != v})
+            time.sleep(0.005)
+        print("restored %.0f ms after the kill" % ((time.monotonic() - t0) * 1000))
+        top.proc.communicate()
+
+        # the guardian killed too: the next run undoes it and says so
+        top = Stacktop(sim, "--mode", "stackmap", rundir=run)
+        wait_enabled(sim, top)
+        pid = top.proc.pid
+        kill_guardian(top)
+        top.proc.kill()
+        top.proc.communicate()
+        time.sleep(0.3)
+        check(sim.read("options/stackmap").strip() == "1", "the kill restored it (no guardian)?")
+        p = subprocess.run([STACKTOP, "-b", "-n", "1", "-d", "0.1", "--tracefs", sim.mnt,
+                            "--rundir", run, "--mode", "stacks"], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode == 0, "recovery run: %d %r" % (p.returncode, p.stderr))
+        said = "stacktop %d ended without restoring tracing: restored " % pid
+        check(said in p.stderr and "options/stackmap=0" in p.stderr,
+              "the next run did not say what it undid: %r" % p.stderr)
+        print(p.stderr.strip())
+        check(ftrace_state(sim) == before, "not recovered: %s" % ftrace_state(sim))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sim.stop()
+
+
 def case_probe_recovery():
-    """a SIGKILLed stacktop's kprobe, function tracer and filter are undone
-    by the next run's journal recovery"""
+    """a SIGKILLed stacktop's kprobe, function tracer and filter (its
+    guardian killed first) are undone by the next run's journal recovery"""
     sim = Sim("v4", "--step")
     run = tempfile.mkdtemp(prefix="stacktop-run.")
     try:
@@ -1234,6 +1318,7 @@ def case_probe_recovery():
                        "sched:sched_switch if prev_state & 3", rundir=run)
         top.next()
         check(sim.read("kprobe_events").strip(), "no kprobe")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.wait()
         check(sim.read("current_tracer").strip() == "function", "tracer not left by the kill")
@@ -1310,7 +1395,7 @@ def case_self_exclusion():
         check(ftrace_state(sim) == before, "not restored after SIGUSR1: %s" % (pid_lists(sim),))
         shutil.rmtree(top.rundir, ignore_errors=True)
 
-        # SIGKILL: the pid stays until the next run's recovery takes exactly it out;
+        # SIGKILL (its guardian too): the pid stays until the next run's recovery takes exactly it out;
         # a pid the user adds meanwhile stays (writing the old list back would drop it)
         top = Stacktop(sim, "-e", "sched:sched_switch", rundir=run)
         wait_enabled(sim, top)
@@ -1318,6 +1403,7 @@ def case_self_exclusion():
         sim.write("set_event_notrace_pid", "5151")  # O_TRUNC: the user's own rewrite
         with open(os.path.join(sim.mnt, "set_event_notrace_pid"), "a") as f:
             f.write("4242 %d" % me)
+        kill_guardian(top)  # the next run's recovery is what is tested
         top.proc.kill()
         top.proc.wait()
         check(me in pid_lists(sim)[0] and me in pid_lists(sim)[1],
@@ -1414,6 +1500,9 @@ def check_user_rows(rep, sim, emitted, inst="top"):
               ([hex(a) for a in addrs], [hex(a) for a in want]))
         # 8 frames fill the kernel's array: whether there were more is unknown
         check(st["user_cut"] == (d >= 8), "user_cut %s with %d frames" % (st["user_cut"], d))
+        # the kernel's walk stopped at its depth: the mark says so, not a failure
+        check(st.get("user_cut_why") == ("depth" if d >= 8 else None),
+              "user_cut_why %s with %d frames" % (st.get("user_cut_why"), d))
         # the simulated pids are not this machine's: nothing is named from /proc
         check(all(f["symbol"] == "[unknown] 0x%x" % a for f, a in zip(uf, addrs)),
               "user frames named: %s" % [f["symbol"] for f in uf])
@@ -1469,10 +1558,11 @@ def case_user_fp():
         check(sim.state() == before, "not restored: %s" %
               {k: v for k, v in sim.state().items() if before.get(k) != v})
 
-        # killed: the journal puts the option back on the next run
+        # killed with its guardian: the journal puts the option back on the next run
         top = Stacktop(sim, "-u", rundir=run)
         wait_enabled(sim, top)
         check(sim.read("options/userstacktrace").strip() == "1", "userstacktrace not on")
+        kill_guardian(top)
         top.proc.kill()
         top.proc.communicate()
         check(sim.read("options/userstacktrace").strip() == "1", "the kill restored it?")
@@ -1559,6 +1649,8 @@ def case_user_memory():
         # the kernel's own cut comes with its 8 frames: fewer means the limit
         cut = [st for st in rep["stacks"] if st.get("user_cut") and len(st["user_frames"]) < 8]
         check(cut, "no row cut short by the limit")
+        check(all(st["user_cut_why"] == "memory" for st in cut),
+              "a row cut by the limit says %s" % sorted(set(st["user_cut_why"] for st in cut)))
     finally:
         sim.stop()
 
@@ -1771,6 +1863,96 @@ def case_never_hang():
         sim.stop()
 
 
+def run_burst(sim, mode, fmt_args, events):
+    """stacktop -b -n 1 (one refresh of 2 s) with @fmt_args while @events
+    events come in one burst, far more than the 64 KiB buffer holds between
+    two reads: (stdout, stderr, (stacks read, stacks overwritten) by the
+    truth, taken at once: the burst overwrites what it overwrites then)"""
+    run = tempfile.mkdtemp(prefix="stacktop-run.")
+    sim.ctl("truth-clear")
+    p = subprocess.Popen([STACKTOP, "-b", "-n", "1", "-d", "2", "--mode", mode,
+                          "--tracefs", sim.mnt, "--kallsyms", sim.kallsyms,
+                          "--rundir", run] + fmt_args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(250):
+            if mode == "stackmap":
+                if (sim.read("options/stackmap").strip() == "1" and
+                        sim.read("set_event").strip()):
+                    break
+            else:
+                inst = sim.state()["instances"]
+                if inst and sim.read("instances/%s/events/sched/sched_switch/enable" %
+                                     inst[0]).strip() == "1":
+                    break
+            time.sleep(0.02)
+        else:
+            raise Fail("%s: stacktop did not set up" % mode)
+        time.sleep(0.2)
+        sim.ctl("emit %d" % events)
+        truth = stack_truth(sim, mode)  # an instance's lines go with it
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        shutil.rmtree(run, ignore_errors=True)
+    check(p.returncode == 0, "%s %s: exit %d: %s" % (mode, fmt_args, p.returncode, err))
+    return out, err, truth
+
+
+def stack_truth(sim, mode):
+    """(stack records to be read, stack records overwritten) by the
+    simulator's truth: once nothing more is written, what was not
+    overwritten is read by the end of the refresh"""
+    written = lost = 0
+    for line in sim.read(".sim/truth").splitlines():
+        f = line.split()
+        if line.startswith("#") or (f[0] == "top") != (mode == "stackmap"):
+            continue
+        written += int(f[3])
+        lost += int(f[5])
+    return written - lost, lost
+
+
+def case_losses():
+    """the ring buffer overflows (a burst far larger than the buffer between
+    two reads): the exports say how much is missing, and --folded-lost's
+    stack estimates the lost events within 10% of the simulator's truth"""
+    sim = Sim("v4", "--step", "--cpus", "1", "--buffer-kb", "64", "--seed", "3", "--nest", "0")
+    try:
+        for mode in ("stacks", "stackmap"):
+            out, err, (read, lost) = run_burst(sim, mode, ["--folded", "--folded-lost"], 3000)
+            check(lost > 1000 and read > 20, "%s: the burst lost %d of %d: the test is void" %
+                  (mode, lost, read + lost))
+            note = [l for l in err.splitlines() if l.startswith("stacktop: folded refresh 1: lost ")]
+            check(note and "of the events are missing from the counts" in note[0],
+                  "%s: no note of the losses on stderr: %r" % (mode, err))
+            lines = out.splitlines()
+            est = [int(l.split()[1]) for l in lines if l.startswith("[lost_events] ")]
+            hits = sum(int(l.rsplit(" ", 1)[1]) for l in lines
+                       if l and not l.startswith("[lost_events] "))
+            check(len(est) == 1, "%s: no [lost_events] line: %s" % (mode, lines[-3:]))
+            check(abs(hits - read) <= read // 10,
+                  "%s: folded holds %d hits, the sim read %d stacks" % (mode, hits, read))
+            check(abs(est[0] - lost) <= lost // 10,
+                  "%s: [lost_events] %d, the simulator overwrote %d stacks" % (mode, est[0], lost))
+            # without the option: the stacks only, the note still
+            out, err, _ = run_burst(sim, mode, ["--folded"], 3000)
+            check("[lost_events]" not in out, "%s: a lost stack nobody asked for" % mode)
+            check("--folded-lost adds them" in err, "%s: no note without --folded-lost" % mode)
+            # the snapshot's counters, and what they are out of
+            out, err, (read, lost) = run_burst(sim, mode, ["--json", "--cumulative"], 3000)
+            j = json.loads(out.splitlines()[-1])
+            check(j["overrun"] >= lost and j["overrun_delta"] == j["overrun"] and
+                  j["lost"] >= 1 and j["records"] > 0 and j["records_delta"] == j["records"],
+                  "%s: snapshot counters %s (truth: %d stacks overwritten)" %
+                  (mode, {k: j[k] for k in ("lost", "overrun", "records", "records_delta")},
+                   lost))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -1803,12 +1985,14 @@ CASES = {
     "setup-window": case_setup_window,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
+    "guardian": case_guardian,
     "self-exclusion": case_self_exclusion,
     "replay-dat": case_replay_dat,
     "never-hang": case_never_hang,
     "user-fp": case_user_fp,
     "user-memory": case_user_memory,
     "user-trigger": case_user_trigger,
+    "losses": case_losses,
 }
 
 

@@ -19,7 +19,10 @@ tui_wait 'mode stacks' 10
 tui_wait 'events/s [0-9]' 5
 tui_wait '^\+ +1 ' 15
 tui_wait 'FUNCTION (\[module\] )?< CALLERS' 2
-tui_wait '__schedule' 10
+# symbolized sched_switch stacks: through __schedule, which every switch
+# row shares and leaves out as "..." (the breakdown names the row's own
+# first frame, not that shared leaf)
+tui_wait '__schedule|\.\.\. [a-z_]*sched[a-z_]* <' 10
 [ -d "$T/instances/stacktop.$APP" ] || fail "no instance stacktop.$APP while running"
 [ "$(tui_flag alternate_on)" = 1 ] || fail "not on the alternate screen"
 [ "$(tui_flag mouse_any_flag)" = 1 ] || fail "mouse reporting is off (no -M given)"

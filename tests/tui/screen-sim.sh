@@ -42,6 +42,19 @@ sleep 1.2
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 3
 
+say "the breakdown names the selected row, not the frames every row shares"
+# every sched_switch row starts "__schedule < schedule", said once in the
+# column title; the row shows "... X < ...", and the breakdown is of X
+SEL=$(tui_selected)
+NAME=$(echo "$SEL" | sed -n 's/.* \.\.\. \([^ <~]*\).*/\1/p')
+[ -n "$NAME" ] || fail "the selected row leaves no shared frames out: '$SEL'"
+tui_wait "^ breakdown of $NAME \\(" 3
+grep -q '^ breakdown of __schedule ' "$TUI_WORK/pane" && fail "the breakdown names the shared leaf"
+# an expanded frame selected: that frame
+tui_keys Right Down
+tui_wait '^ breakdown of __schedule \(' 3
+tui_keys Left Home
+
 tui_keys q
 tui_quit_restored
 

@@ -60,10 +60,18 @@ tui_wait 'event sched:sched_switch' 3
 tui_keys F
 tui_wait 'Kernel filter \(empty: none' 3
 tui_type 'prev_state &&& 3'
-tui_keys Enter
-tui_wait 'refused the filter .prev_state &&& 3. on sched:sched_switch: Invalid value \(did you forget quotes\)\?' 5
+# keys typed ahead of the refusal (one write: a paste of "filter\nqx"):
+# not commands (q would quit, x clear the view): the prompt opens again on
+# the refused text, the kernel's reason beside it
+tui_keys Enter q x
+tui_wait 'Kernel filter .*prev_state &&& 3(qx)? +refused: Invalid value \(did you forget quotes\)\?' 5
+tui_capture | grep -q '__RC=' && fail "the keys typed after a refused filter ran as commands (q quit)"
+tui_wait 'event sched:sched_switch' 2
 [ "$(cat "$SIM_MNT/events/sched/sched_switch/filter")" = none ] ||
 	fail "a refused filter changed the filter file: $(cat "$SIM_MNT/events/sched/sched_switch/filter")"
+# Esc leaves it; the status says what the kernel refused
+tui_keys Escape
+tui_wait 'refused the filter .prev_state &&& 3. on sched:sched_switch: Invalid value \(did you forget quotes\)\?' 5
 tui_keys F
 tui_wait 'Kernel filter \(empty: none' 3
 tui_type 'prev_state == 1'

@@ -241,14 +241,17 @@
 			c.push('rooted at the ' + (meta.root === 'pid' ? 'command and pid' : 'command'));
 		if (meta.filters) c.push('filters: ' + meta.filters);
 		if (meta.user) c.push('user stacks: ' + meta.user);
-		c.push('lost events: ' + num(meta.lost || 0));
+		// the losses of the period the graph counts
+		const delta = meta.counts === 'delta';
+		c.push('lost records: ' + num(meta.gone || 0));
 		$('counts').textContent = c.join(' · ');
 		const notes = [];
-		if (meta.lost > 0)
-			notes.push(num(meta.lost) + ' events were lost (' + num(meta.lost_delta || 0) +
-				' in the last interval): the ring buffer overflowed, so the graph undercounts');
-		if (meta.overrun > 0 || meta.dropped > 0)
-			notes.push('overrun ' + num(meta.overrun || 0) + ', dropped ' + num(meta.dropped || 0));
+		if (meta.losses)
+			notes.push(meta.losses);
+		else if (delta && meta.lost > 0)
+			notes.push(num(meta.lost) + ' events were lost since start, none in the last interval');
+		if (meta.user_stacks && / without/.test(meta.user_stacks))
+			notes.push(meta.user_stacks + ' (those with kernel frames only)');
 		if (!N || totH[0] === 0)
 			notes.push('no stacks to show');
 		$('notes').textContent = notes.join('; ');

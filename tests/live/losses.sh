@@ -1,0 +1,84 @@
+#!/bin/sh
+# The kernel's ring buffer overflows (a 4 KiB per-CPU buffer, two processes
+# on CPU 0 handing a byte to each other: a context switch at every hop, far
+# more sched_switch records than the buffer holds between two reads): every
+# export says what it misses. Folded: a note on stderr and, with
+# --folded-lost, the stack [lost_events] at the share the counters give;
+# JSON: the counters of the interval and the records read; pprof: the
+# comments go tool pprof prints and the [lost events] sample.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export-tools.sh"
+command -v taskset > /dev/null || fail "taskset is not installed (util-linux)"
+
+# the workload: ping-pong over two pipes, both ends on CPU 0, for $1 seconds
+pingpong() {
+	taskset -c 0 python3 - "$1" <<'PY' &
+import os, sys, time
+r1, w1 = os.pipe()
+r2, w2 = os.pipe()
+end = time.time() + float(sys.argv[1])
+if os.fork() == 0:
+    os.close(w1); os.close(r2)
+    while os.read(r1, 1):
+        os.write(w2, b"x")
+    os._exit(0)
+os.close(r1); os.close(w2)
+while time.time() < end:
+    os.write(w1, b"x")
+    os.read(r2, 1)
+os.close(w1)
+os.wait()
+PY
+	WORKLOAD_PID=$!
+}
+
+run() {
+	pingpong 3
+	sleep 0.3
+	"$STACKTOP" -b -n 1 -d 2 --buffer-kb 4 -e sched:sched_switch "$@" \
+		> "$WORK/out" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop $* exited $?"; }
+	wait "$WORKLOAD_PID"
+	WORKLOAD_PID=
+}
+
+# --- folded: the note, and the lost events' stack at the counters' share -----------
+run --folded --folded-lost
+cat "$WORK/err"
+tail -n 1 "$WORK/out"
+note=$(grep '^stacktop: folded refresh 1: lost ' "$WORK/err") ||
+	fail "no note of the losses on stderr"
+set -- $(echo "$note" | sed -n 's/.* lost \([0-9]*\), overrun \([0-9]*\), dropped \([0-9]*\) ring-buffer records in the last interval (\([0-9]*\) read): about [0-9.]*% of the events are missing from the counts$/\1 \2 \3 \4/p')
+[ $# = 4 ] || fail "note not understood: $note"
+lost=$1 overrun=$2 dropped=$3 read=$4
+[ "$overrun" -gt 0 ] || fail "a 4 KiB buffer under a ping-pong overran nothing: the test is void"
+est=$(sed -n 's/^\[lost_events\] \([0-9]*\)$/\1/p' "$WORK/out")
+[ -n "$est" ] || fail "no [lost_events] line in the folded output"
+hits=$(grep -v '^\[lost_events\] ' "$WORK/out" | awk 'NF { h += $NF } END { print h + 0 }')
+# hits * (max(lost, overrun) + dropped) / read, as the writer rounds it
+want=$(awk -v h="$hits" -v l="$lost" -v o="$overrun" -v d="$dropped" -v r="$read" \
+	'BEGIN { g = (l > o ? l : o) + d; printf "%.0f", h * g / r }')
+[ "$est" -ge $((want - 1)) ] && [ "$est" -le $((want + 1)) ] ||
+	fail "[lost_events] $est: the counters give $hits * ($lost|$overrun + $dropped) / $read = $want"
+echo "folded: $hits hits, [lost_events] $est"
+
+# --- json: the interval's counters and the records read ----------------------------
+run --json
+python3 - "$WORK/out" <<'PY' || fail "the snapshot does not carry the losses"
+import json, sys
+j = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print({k: j[k] for k in ("hits", "lost", "lost_delta", "overrun", "overrun_delta", "dropped",
+                         "records", "records_delta")})
+assert j["overrun_delta"] > 0 and j["overrun"] >= j["overrun_delta"], j
+assert j["records_delta"] > 0 and j["records"] >= j["records_delta"], j
+assert j["lost_delta"] > 0, j
+PY
+
+# --- pprof: the comments go tool pprof -top prints, and the lost sample ------------
+go_tool
+run -o "$WORK/out.pb.gz" --folded-lost
+go tool pprof -top "$WORK/out.pb.gz" > "$WORK/top" 2>&1 || { cat "$WORK/top"; fail "pprof -top failed"; }
+head -n 12 "$WORK/top"
+grep -Eq '^losses: lost [0-9]+, overrun [1-9][0-9]*, dropped [0-9]+ ring-buffer records in the last interval \([0-9]+ read\): about [0-9.]+% of the events are missing from the counts$' "$WORK/top" ||
+	fail "no losses comment in pprof -top"
+grep -Eq '^ +[1-9][0-9]* +[0-9.]+% .* \[lost events\]$' "$WORK/top" || fail "no [lost events] row in pprof -top"
+echo "ok: the losses of an overflowing ring buffer reach folded, json and pprof"
