@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	struct perfsamp_opts o = { .events = ev, .nevents = 1 };
 	struct perfsamp_cb cb = { .sample = on_sample, .mmap = on_mmap };
 	struct perfsamp_stats st;
+	struct dwunwind_stats ds;
 	struct perfsamp *p;
 	struct rusage ru;
 	char err[256];
@@ -115,8 +116,11 @@ int main(int argc, char **argv)
 	perfsamp_drain(p, 0, NULL);
 	perfsamp_stats(p, &st);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("samples %llu unwound %llu failed %llu lost %llu frames %.1f cpu %.3f\n", nsamp, nok,
-	       nfail, (unsigned long long)st.lost, nok ? (double)frames / nok : 0.0,
+	dwunwind_stats(uw, &ds);
+	printf("samples %llu unwound %llu failed %llu lost %llu frames %.1f walked %llu replayed %llu "
+	       "cpu %.3f\n", nsamp, nok, nfail, (unsigned long long)st.lost,
+	       nok ? (double)frames / nok : 0.0, (unsigned long long)ds.walked,
+	       (unsigned long long)ds.replayed,
 	       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	perfsamp_close(p);

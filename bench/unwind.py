@@ -4,21 +4,34 @@
 
 A workload (uprog: main -> a -> b -> c -> write(/dev/null) in a loop,
 -fomit-frame-pointer) runs SECONDS alone and under each tool, in interleaved
-rounds: stacktop without -u, stacktop --user=fp, stacktop --user=dwarf (the
-whole program: ring buffer, perf samples, unwind, join, symbols),
-unwind-bench (perfsamp + dwunwind alone) and `perf record --call-graph
-dwarf,8192` (+ `perf report` to unwind what it wrote). Reported per round:
-the calls/s the workload keeps (against the alone run just before), what
-each traced call costs the workload (ns), the tool's CPU seconds and per
-event.
+rounds (alone, tool, alone, next tool, ...). Tools:
 
-    bench/unwind.py BUILD_DIR [ROUNDS [SECONDS [busy|paced [TOOLS]]]]   (root)
+  stacktop     stacktop -b without -u (the ring buffer's record and kernel
+               stack: the baseline)
+  st-fp        --user=fp (ftrace's userstacktrace)
+  st-dwarf     --user=dwarf (the whole program: ring buffer, perf samples,
+               unwind, join, symbols)
+  st-dwarf2k   --user=dwarf,2K (2 KiB of stack copied per sample)
+  st-sample10  --user=dwarf --user-sample 10 (one event in 10)
+  ours         bench/unwind-bench (perfsamp + dwunwind alone)
+  perf         perf record --call-graph dwarf,8192 (default ring) + perf report
+  perf-m16     the same with -m 16M (a ring the size stacktop's grow to)
+  before       $STACKTOP_BEFORE --user=dwarf: another build (the commit
+               before a change), in the same rounds
 
-TOOLS: comma-separated among stacktop,st-fp,st-dwarf,ours,perf (default all)
+Reported per round: the calls/s the workload kept (against the alone run
+just before), what each traced call cost the workload (ns of its CPU:
+user + system from wait4, the copy of the stack is made in its context),
+the events the tool counted, the share of the workload's calls that got a
+user stack (stacktop: the header's "with a user stack"; perf: samples
+written, each with its stack, of the calls made), the tool's CPU seconds
+(perf: record + report) and per event.
 
-busy: as fast as it can (both tools lose most samples: the per-sample CPU
-is the number to compare); paced: a 1 ms pause every 64 calls (nothing
-lost: the rate kept is the number to compare).
+    bench/unwind.py BUILD_DIR [ROUNDS [SECONDS [MODE [TOOLS]]]]   (root)
+
+MODE: busy (as fast as it can), paced (a 1 ms pause every 64 calls),
+rate:N (N calls a second, a batch each millisecond; rate:50000 is issue
+18's case). TOOLS: comma-separated (default all).
 """
 import os
 import statistics
@@ -31,10 +44,12 @@ B = sys.argv[1] if len(sys.argv) > 1 else "build-rel"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 S = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 MODE = sys.argv[4] if len(sys.argv) > 4 else "busy"
-TOOLS = (sys.argv[5] if len(sys.argv) > 5 else "stacktop,st-fp,st-dwarf,ours,perf").split(",")
+ALL = "stacktop,st-fp,st-dwarf,st-dwarf2k,st-sample10,ours,perf,perf-m16"
+TOOLS = (sys.argv[5] if len(sys.argv) > 5 else ALL).split(",")
 STACKTOP = os.path.join(B, "stacktop")
 UPROG = os.path.join(B, "tests/unwind/uprog")
 BENCH = os.path.join(B, "bench/unwind-bench")
+UPROG_ARGS = ["rate", MODE.split(":")[1]] if MODE.startswith("rate:") else [MODE]
 
 
 def cpu_of(ru):
@@ -43,12 +58,12 @@ def cpu_of(ru):
 
 def held_workload():
     """uprog started but waiting on stdin until released"""
-    p = subprocess.Popen(["sh", "-c", 'read x; exec "$0" "$1" "$2"', UPROG, str(S), MODE],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    return p
+    return subprocess.Popen(["sh", "-c", 'read x; exec "$@"', "sh", UPROG, str(S)] + UPROG_ARGS,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
 WCPU = []  # the workload's CPU per call (user + system: the tracing runs in its context)
+CALLS = []
 
 
 def finish(p):
@@ -58,6 +73,7 @@ def finish(p):
     p.returncode = 0
     calls = int(out.split()[1])
     WCPU.append(cpu_of(ru) / max(calls, 1))
+    CALLS.append(calls)
     return calls / S
 
 
@@ -80,18 +96,21 @@ def with_ours():
     t.returncode = status
     f = out.split()
     samples = int(f[f.index("samples") + 1])
-    info = "unwound %s failed %s lost %s frames %s" % (
+    unwound = int(f[f.index("unwound") + 1])
+    info = "unwound %s failed %s lost %s frames %s walked %s replayed %s" % (
         f[f.index("unwound") + 1], f[f.index("failed") + 1], f[f.index("lost") + 1],
-        f[f.index("frames") + 1])
-    return rate, samples, cpu_of(ru), 0.0, info
+        f[f.index("frames") + 1], f[f.index("walked") + 1], f[f.index("replayed") + 1])
+    return rate, samples, unwound, cpu_of(ru), 0.0, info
 
 
-def with_perf(tmp):
+def with_perf(tmp, mmap=None):
     w = held_workload()
     data = os.path.join(tmp, "perf.data")
-    t = subprocess.Popen(["perf", "record", "-q", "--call-graph", "dwarf,8192",
-                          "-e", "syscalls:sys_enter_write", "-p", str(w.pid), "-o", data],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = ["perf", "record", "-q", "--call-graph", "dwarf,8192",
+            "-e", "syscalls:sys_enter_write", "-p", str(w.pid), "-o", data]
+    if mmap:
+        args[2:2] = ["-m", mmap]
+    t = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)  # perf has no "ready" line; a bench, not a test
     w.stdin.write("go\n")
     w.stdin.flush()
@@ -102,7 +121,7 @@ def with_perf(tmp):
     r = subprocess.Popen(["perf", "report", "-i", data, "--stdio", "--no-children", "-g", "caller",
                           "--sort", "sym"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          text=True)
-    out = r.stdout.read()
+    r.stdout.read()
     _, _, ru = os.wait4(r.pid, 0)
     r.returncode = 0
     st = subprocess.run(["perf", "report", "-i", data, "--stats"], capture_output=True,
@@ -114,16 +133,14 @@ def with_perf(tmp):
             samples = int(f[2])
         if line.strip().startswith("LOST_SAMPLES events:"):
             lost = int(f[2])
-    return rate, samples, rec_cpu, cpu_of(ru), "lost %d" % lost
+    return rate, samples, samples, rec_cpu, cpu_of(ru), "lost %d" % lost
 
 
-def with_stacktop(user):
-    """the whole stacktop: -u off, fp or dwarf, one report after the run"""
+def with_stacktop(opts, binary=STACKTOP):
+    """the whole stacktop, one report after the run"""
     w = held_workload()
-    args = [STACKTOP, "-b", "-n", "1", "-d", str(S + 1.5), "--top", "1", "--expand", "0",
-            "-e", "syscalls:sys_enter_write", "-p", str(w.pid)]
-    if user:
-        args.insert(1, "--user=" + user)
+    args = [binary, "-b", "-n", "1", "-d", str(S + 1.5), "--top", "1", "--expand", "0",
+            "-e", "syscalls:sys_enter_write", "-p", str(w.pid)] + opts
     t = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1)  # no "ready" line either
     w.stdin.write("go\n")
@@ -133,7 +150,7 @@ def with_stacktop(user):
     err = t.stderr.read()
     _, _, ru = os.wait4(t.pid, 0)
     t.returncode = 0
-    hits = lost = 0
+    hits = with_stack = 0
     if "hits:" not in out:
         print("stacktop:", err.strip()[:300], file=sys.stderr)
     info = ""
@@ -142,40 +159,60 @@ def with_stacktop(user):
         if line.startswith("hits:"):
             hits = int(f[1])
         if line.startswith("user stacks: dwarf"):
-            info = "with user stack %s, without %s" % (f[3], f[9])
-    return rate, hits, cpu_of(ru), 0.0, info
+            i = f.index("events")
+            with_stack = int(f[i - 1])
+            info = line[len("user stacks: "):][:200]
+    if not any(o.startswith("--user") or o == "-u" for o in opts):
+        with_stack = 0
+    return rate, hits, with_stack, cpu_of(ru), 0.0, info
 
 
 def main():
     if os.geteuid() != 0:
         sys.exit("unwind.py: needs root")
     rows = {t: [] for t in TOOLS}
+    st_opts = {"stacktop": [], "st-fp": ["--user=fp"], "st-dwarf": ["--user=dwarf"],
+               "st-dwarf2k": ["--user=dwarf,2K"],
+               "st-sample10": ["--user=dwarf", "--user-sample", "10"]}
     with tempfile.TemporaryDirectory(prefix="stacktop-unwind.") as tmp:
         for r in range(ROUNDS):
             for tool in TOOLS:
                 base = alone()
                 if tool == "ours":
-                    rate, n, cpu, cpu2, info = with_ours()
+                    res = with_ours()
                 elif tool == "perf":
-                    rate, n, cpu, cpu2, info = with_perf(tmp)
+                    res = with_perf(tmp)
+                elif tool == "perf-m16":
+                    res = with_perf(tmp, "16M")
+                elif tool == "before":
+                    res = with_stacktop(["--user=dwarf"], os.environ["STACKTOP_BEFORE"])
                 else:
-                    rate, n, cpu, cpu2, info = with_stacktop(
-                        {"stacktop": None, "st-fp": "fp", "st-dwarf": "dwarf"}[tool])
+                    res = with_stacktop(st_opts[tool])
+                rate, n, ustacks, cpu, cpu2, info = res
+                calls = CALLS[-1]
                 wadd = 1e9 * (WCPU[-1] - WCPU[-2])  # ns of the workload's CPU a call
-                rows[tool].append((rate / base, n, cpu, cpu2, wadd))
-                print("round %d %-8s alone %.0f/s with %.0f/s (%.1f%%) workload cpu %.0f -> "
-                      "%.0f ns a call (+%.0f) events %d tool cpu %.2fs + %.2fs = %.2f us/event  %s" % (
+                share = ustacks / max(calls, 1)
+                rows[tool].append((rate / base, n, cpu, cpu2, wadd, share, rate))
+                print("round %d %-11s alone %.0f/s with %.0f/s (%.1f%%) workload cpu %.0f -> "
+                      "%.0f ns a call (+%.0f) events %d, with a user stack %.1f%% of %d calls, "
+                      "tool cpu %.2fs + %.2fs = %.2f us/event (%.1f%% of a CPU)  %s" % (
                           r + 1, tool, base, rate, 100 * rate / base, 1e9 * WCPU[-2],
-                          1e9 * WCPU[-1], wadd, n, cpu, cpu2, 1e6 * (cpu + cpu2) / max(n, 1),
-                          info), flush=True)
+                          1e9 * WCPU[-1], wadd, n, 100 * share, calls, cpu, cpu2,
+                          1e6 * (cpu + cpu2) / max(n, 1), 100 * (cpu + cpu2) / S, info),
+                      flush=True)
+    print("medians over %d rounds of %d s, mode %s:" % (ROUNDS, S, MODE))
     for tool, v in rows.items():
-        print("%-8s: rate kept median %.1f%%, workload +%.0f ns CPU a traced call, tool CPU per event "
-              "median %.2f us (record %.2f us + unwind/report %.2f us)" % (
-                  tool, 100 * statistics.median(x[0] for x in v),
+        print("%-11s: calls/s kept %.0f (%.1f%%), workload +%.0f ns CPU a call, user stacks on "
+              "%.1f%% of calls, tool CPU %.2f us/event (%.2f record + %.2f report/unwind), "
+              "%.1f%% of a CPU" % (
+                  tool, statistics.median(x[6] for x in v),
+                  100 * statistics.median(x[0] for x in v),
                   statistics.median(x[4] for x in v),
+                  100 * statistics.median(x[5] for x in v),
                   statistics.median(1e6 * (x[2] + x[3]) / max(x[1], 1) for x in v),
                   statistics.median(1e6 * x[2] / max(x[1], 1) for x in v),
-                  statistics.median(1e6 * x[3] / max(x[1], 1) for x in v)))
+                  statistics.median(1e6 * x[3] / max(x[1], 1) for x in v),
+                  statistics.median(100 * (x[2] + x[3]) / S for x in v)))
 
 
 main()

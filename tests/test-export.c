@@ -469,6 +469,14 @@ static void test_losses_user_text(void **state)
 	/* cut to the buffer, the length it wanted */
 	assert_int_equal(export_user_text(text, 20, &st), 99);
 	assert_string_equal(text, "user stacks: dwarf,");
+	/* --user-sample 10: the share is a sampling's */
+	memset(&st.ujoin, 0, sizeof(st.ujoin));
+	st.user_period = 10;
+	st.ujoin.why[UJOIN_OK] = 100;
+	st.ujoin.why[UJOIN_NOT_SAMPLED] = 900;
+	export_user_text(text, sizeof(text), &st);
+	assert_string_equal(text, "user stacks: dwarf, 1 event in 10 sampled, 100 of 1000 events "
+				  "(10.0%) with one; 900 without: 900 not sampled");
 }
 
 static void test_losses_folded(void **state)

@@ -23,6 +23,7 @@
 #include "session/session.h"
 #include "ingest/snapshot.h"
 #include "core/stack_table.h"
+#include "core/ujoin.h"
 
 /* a snapshot with stacks "name:count" (delta = count, total = 2 * count) */
 static char *snap(const char *host, unsigned long long shift, int n, const char *const *names,
@@ -157,6 +158,20 @@ static void test_stack_errors(void **state)
 		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
 		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
+		/* why a user stack is missing: a word stacktop writes, and no frames */
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_missing\":\"gone\"",
+		  "stack 1: \"user_missing\" is not a reason stacktop writes" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_missing\":\"ok\"",
+		  "stack 1: \"user_missing\" is not a reason stacktop writes" },
+		{ "\"ids\":[]",
+		  "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":\"0x1\",\"symbol\":\"m\"}],"
+		  "\"user_missing\":\"sample lost\"",
+		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_cut\":true,"
+		  "\"user_missing\":\"no sample\"",
+		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_missing\":\"no sample\"",
+		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_cut_why\":\"bored\"",
 		  "stack 1: \"user_cut_why\" is not depth, stack, unwind or memory" },
 		/* a bucket that is no bucket of the scale (an unweighted snapshot: log2) */
@@ -315,16 +330,18 @@ static void test_diff(void **state)
 
 /*
  * User stacks: two stacks of one kernel part and two user parts (and one
- * with a cut user walk) stay apart when read back, keyed (kernel, user) as
- * the live table keys them; written again (JSON, folded), they are what
- * was read: the same keys, counts, processes, user addresses and names.
+ * with a cut user walk, one whose user stack was lost) stay apart when
+ * read back, keyed (kernel, user) as the live table keys them; written
+ * again (JSON, folded), they are what was read: the same keys, counts,
+ * processes, user addresses and names, the same reason a user stack is
+ * missing.
  */
 static const char user_snap[] =
 	"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"host\":\"h\",\"kernel\":\"6.18.0\","
 	"\"mode\":\"stacks\",\"interval\":1.0,\"events\":[\"sched:sched_switch\"],"
 	"\"view\":{\"sort\":\"hits\",\"ascending\":false,\"counts\":\"delta\",\"event\":null,"
 	"\"pid\":null,\"cpu\":null,\"filter\":null,\"hide_idle\":false,\"top\":0},"
-	"\"hits\":60,\"hits_delta\":60,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
+	"\"hits\":65,\"hits_delta\":65,\"lost\":0,\"overrun\":0,\"dropped\":0,\"orphans\":0,"
 	"\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,\"stacks\":["
 	"{\"key\":\"%s\",\"total\":30,\"delta\":30,\"depth\":2,\"ids\":[],\"cut\":false,"
 	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
@@ -345,7 +362,13 @@ static const char user_snap[] =
 	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
 	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],"
 	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":7,\"comm\":\"k\","
-	"\"total\":10,\"delta\":10}]}]}\n";
+	"\"total\":10,\"delta\":10}]},"
+	"{\"key\":\"%s\",\"total\":5,\"delta\":5,\"depth\":2,\"ids\":[],\"cut\":false,"
+	"\"frames\":[\"0xffffffff81001010\",\"0xffffffff81002008\"],"
+	"\"symbols\":[\"schedule+0x10/0x100\",\"do_nanosleep+0x8/0x40\"],\"tgid\":0,"
+	"\"user_frames\":[],\"user_cut\":false,\"user_missing\":\"sample lost\","
+	"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":0,\"pid\":4242,\"comm\":\"app\","
+	"\"total\":5,\"delta\":5}]}]}\n";
 
 static char *export_text(struct session *s, enum export_format fmt)
 {
@@ -407,7 +430,7 @@ static void test_empty_frames(void **state)
 static void test_user_frames(void **state)
 {
 	char text[sizeof(user_snap) + 64], *path, *json, *path2, *fold1, *fold2;
-	uint64_t k[3];
+	uint64_t k[4];
 	struct snapshot *sn, *sn2;
 	struct session *s, *s2;
 	char err[256];
@@ -416,17 +439,17 @@ static void test_user_frames(void **state)
 	(void)state;
 	/* the writer's keys: the stacks' text hashed; read once to learn them */
 	snprintf(text, sizeof(text), user_snap, "0000000000000001", "0000000000000002",
-		 "0000000000000003");
+		 "0000000000000003", "0000000000000004");
 	path = write_tmp(text);
 	{
 		const char *files[] = { path };
 		struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 };
-		struct rank_row rows[4];
+		struct rank_row rows[5];
 
 		s = open_files(files, 1);
-		/* three stacks, not one: the user parts keep them apart */
-		assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 4, NULL), 3);
-		for (i = 0; i < 3; i++)
+		/* four stacks, not one: the user parts keep them apart */
+		assert_int_equal(stack_table_rank(session_table(s), &ro, rows, 5, NULL), 4);
+		for (i = 0; i < 4; i++)
 			k[i] = export_stack_key(session_ksym(s), rows[i].stack);
 		session_close(s);
 		unlink(path);
@@ -434,12 +457,13 @@ static void test_user_frames(void **state)
 	}
 	/* the same file with the keys the writer would have given */
 	{
-		char ka[17], kb[17], kc[17];
+		char ka[17], kb[17], kc[17], kd[17];
 
 		snprintf(ka, sizeof(ka), "%016llx", (unsigned long long)k[0]);
 		snprintf(kb, sizeof(kb), "%016llx", (unsigned long long)k[1]);
 		snprintf(kc, sizeof(kc), "%016llx", (unsigned long long)k[2]);
-		snprintf(text, sizeof(text), user_snap, ka, kb, kc);
+		snprintf(kd, sizeof(kd), "%016llx", (unsigned long long)k[3]);
+		snprintf(text, sizeof(text), user_snap, ka, kb, kc, kd);
 	}
 	assert_int_equal(snapshot_parse(text, strlen(text), &sn, err, sizeof(err)), 0);
 	assert_int_equal(sn->stacks[0].tgid, 4242);
@@ -447,6 +471,10 @@ static void test_user_frames(void **state)
 	assert_true(sn->stacks[1].user_cut);
 	assert_int_equal(sn->stacks[1].user_cut_why, 2); /* "unwind": usym.h's USYM_CUT_FAILED */
 	assert_int_equal(sn->stacks[2].tgid, -1);
+	assert_int_equal(sn->stacks[2].user_missing, 0);
+	assert_int_equal(sn->stacks[3].tgid, 0);
+	assert_int_equal(sn->stacks[3].nuser, 0);
+	assert_int_equal(sn->stacks[3].user_missing, UJOIN_SAMPLE_LOST);
 	path = write_tmp(text);
 	{
 		const char *files[] = { path };
@@ -468,6 +496,7 @@ static void test_user_frames(void **state)
 		assert_int_equal(a->tgid, b->tgid);
 		assert_int_equal(a->nuser, b->nuser);
 		assert_int_equal(a->user_cut, b->user_cut);
+		assert_int_equal(a->user_missing, b->user_missing);
 		assert_int_equal(a->user_cut_why, b->user_cut_why);
 		for (j = 0; j < a->depth; j++)
 			assert_string_equal(a->syms[j], b->syms[j]);
@@ -478,7 +507,8 @@ static void test_user_frames(void **state)
 	}
 	/* folded: user frames (root first, no suffix), then the kernel's */
 	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
-	    !strstr(fold1, "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n"))
+	    !strstr(fold1, "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n") ||
+	    !strstr(fold1, "[user_stack_lost:_perf_ring_full];do_nanosleep_[k];schedule_[k] 5\n"))
 		fail_msg("folded:\n%s", fold1);
 	/* and again from the JSON written: the same folded lines */
 	path2 = write_tmp(json);

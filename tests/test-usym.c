@@ -22,6 +22,9 @@
 #include <time.h>
 
 #include "core/format.h"
+#include "core/stack_table.h"
+#include "core/ujoin.h"
+#include "sym/brief.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "sym/uelf.h"
@@ -193,6 +196,51 @@ static void test_own_symbols(void **state)
 		ksym_free(ks);
 	}
 	usym_free(u);
+}
+
+/*
+ * An event whose user stack was wanted and not had: the mark after the
+ * separator says why, the one-line form starts with it (no column width
+ * hides it), and it is no kernel frame
+ */
+static void test_none_marks(void **state)
+{
+	struct ksym *ks = ksym_new("/nonexistent");
+	struct stack_table *t = stack_table_new();
+	uint64_t lost = usym_none(UJOIN_SAMPLE_LOST);
+	uint64_t ips[] = { 0xffffffff81000000ULL, 0xffffffff81000100ULL, usym_sep(0), lost };
+	const struct stack *st;
+	char buf[512];
+
+	(void)state;
+	assert_non_null(ks);
+	assert_non_null(t);
+	assert_true(usym_is_user(lost) && usym_is_none(lost) && !usym_is_sep(lost));
+	assert_false(usym_is_none(USYM_CUT) || usym_is_none(usym_sep(3)));
+	assert_int_equal(usym_none_why(lost), UJOIN_SAMPLE_LOST);
+	assert_true(usym_stack_none(ips, 4) == lost);
+	assert_true(usym_stack_none(ips, 3) == 0);
+	assert_int_equal(usym_user_start(ips, 4), 2);
+	fmt_frame(buf, sizeof(buf), ks, lost);
+	assert_string_equal(buf, "[user stack lost: perf ring full]");
+	fmt_frame(buf, sizeof(buf), ks, usym_none(UJOIN_NOT_SAMPLED));
+	assert_string_equal(buf, "[user stack not sampled]");
+	fmt_frame(buf, sizeof(buf), ks, usym_none(UJOIN_NO_SAMPLE));
+	assert_string_equal(buf, "[user stack lost: no perf sample]");
+	fmt_frame(buf, sizeof(buf), ks, usym_none(UJOIN_UNWIND_FAILED));
+	assert_string_equal(buf, "[user stack lost: unwind failed]");
+	fmt_frame(buf, sizeof(buf), ks, usym_none(UJOIN_NO_MAPS));
+	assert_string_equal(buf, "[user stack lost: process maps unknown]");
+	st = stack_table_intern(t, ips, 4);
+	assert_non_null(st);
+	brief_format(buf, sizeof(buf), ks, st, 3, 0);
+	assert_string_equal(buf, "[user stack lost: perf ring full] 0xffffffff81000000 < "
+				 "0xffffffff81000100");
+	/* cut short: the mark comes first */
+	brief_format(buf, 20, ks, st, 3, 0);
+	assert_string_equal(buf, "[user stack lost: p");
+	stack_table_free(t);
+	ksym_free(ks);
 }
 
 /*
@@ -500,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_parse_maps),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols),
+		cmocka_unit_test(test_none_marks),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_limit),

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/args.h"
+#include "cli/argval.h"
 #include "cli/options.h"
 #include "core/stack_table.h"
 #include "output/export.h"
@@ -21,98 +22,12 @@
 static char *owned[MAX_EVENTS];
 static int nowned;
 
-static int parse_int(const char *s, long min, long max, long *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-/* "65536", "512K", "256M", "1G" (binary units, optional "B"/"iB") */
-static int parse_size(const char *s, size_t min, size_t *ret)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K':
-		mul = 1ULL << 10;
-		break;
-	case 'm': case 'M':
-		mul = 1ULL << 20;
-		break;
-	case 'g': case 'G':
-		mul = 1ULL << 30;
-		break;
-	case '\0':
-	case 'b': case 'B':
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (mul > 1) {
-		end++;
-		if (*end == 'i')
-			end++;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || v > (1ULL << 50) / mul || v * mul < min)
-		return -EINVAL;
-	*ret = (size_t)(v * mul);
-	return 0;
-}
-
-/* "1,3,5-7" into @out; returns count or -EINVAL */
-static int parse_list(const char *s, int *out, int n, int max, long maxval)
-{
-	char *dup = strdup(s), *tok, *save = NULL;
-	int r = n;
-
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(tok, '-');
-		long a, b;
-
-		if (dash) {
-			*dash = '\0';
-			if (parse_int(tok, 0, maxval, &a) || parse_int(dash + 1, 0, maxval, &b) ||
-			    b < a) {
-				r = -EINVAL;
-				break;
-			}
-		} else {
-			if (parse_int(tok, 0, maxval, &a)) {
-				r = -EINVAL;
-				break;
-			}
-			b = a;
-		}
-		for (; a <= b; a++) {
-			if (r >= max) {
-				r = -E2BIG;
-				goto out;
-			}
-			out[r++] = (int)a;
-		}
-	}
-out:
-	free(dup);
-	return r;
-}
+/* --user-buffer: a perf ring holds a sample of 8 KiB of stack at least, and is pinned */
+#define USER_BUFFER_MIN (64UL << 10)
+#define USER_BUFFER_MAX (1UL << 30)
+/* --user=dwarf,SIZE: perf's bounds on sample_stack_user (a multiple of 8) */
+#define USER_STACK_MIN 64
+#define USER_STACK_MAX 65528
 
 static void list_error(const char *what, const char *arg, int r)
 {
@@ -254,7 +169,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->events[a->so.nevents++] = optarg;
 			break;
 		case 'p':
-			r = parse_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
+			r = argval_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
 			if (r < 0) {
 				list_error("pid", optarg, r);
 				return 2;
@@ -262,7 +177,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->so.npids = r;
 			break;
 		case OPT_TID:
-			r = parse_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
+			r = argval_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
 			if (r < 0) {
 				list_error("thread id", optarg, r);
 				return 2;
@@ -279,7 +194,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->comm = optarg;
 			break;
 		case 'C':
-			r = parse_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
+			r = argval_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
 			if (r < 0) {
 				list_error("CPU", optarg, r);
 				return 2;
@@ -301,7 +216,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			break;
 		}
 		case 'n':
-			if (parse_int(optarg, 1, LONG_MAX, &v)) {
+			if (argval_int(optarg, 1, LONG_MAX, &v)) {
 				cli_error("stacktop: bad iteration count '%s'\n", optarg);
 				return 2;
 			}
@@ -323,8 +238,25 @@ int args_parse(int argc, char **argv, struct args *a)
 				a->so.user = SESSION_USER_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
 				a->so.user = SESSION_USER_DWARF;
+			} else if (!strncmp(optarg, "dwarf,", 6)) {
+				/* perf's --call-graph dwarf,SIZE: the stack copied per sample */
+				size_t sz;
+
+				if (argval_size(optarg + 6, 1, &sz) || sz < USER_STACK_MIN ||
+				    sz > USER_STACK_MAX) {
+					cli_error(
+						"stacktop: bad --user '%s' (dwarf,SIZE: the user stack "
+						"copied per sample, 64 to 65528 bytes, K suffix)\n",
+						optarg);
+					return 2;
+				}
+				a->so.user = SESSION_USER_DWARF;
+				a->so.user_stack = (unsigned int)((sz + 7) & ~(size_t)7);
+				if (a->so.user_stack > USER_STACK_MAX)
+					a->so.user_stack = USER_STACK_MAX;
 			} else {
-				cli_error("stacktop: bad --user '%s' (fp or dwarf)\n", optarg);
+				cli_error("stacktop: bad --user '%s' (fp, dwarf or dwarf,SIZE)\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -335,14 +267,14 @@ int args_parse(int argc, char **argv, struct args *a)
 			printf("stacktop %s\n", STACKTOP_VERSION);
 			exit(0);
 		case OPT_TOP:
-			if (parse_int(optarg, 1, 100000, &v)) {
+			if (argval_int(optarg, 1, 100000, &v)) {
 				cli_error("stacktop: bad --top '%s' (1 to 100000)\n", optarg);
 				return 2;
 			}
 			a->top = (int)v;
 			break;
 		case OPT_EXPAND:
-			if (parse_int(optarg, 0, 100000, &v)) {
+			if (argval_int(optarg, 0, 100000, &v)) {
 				cli_error("stacktop: bad --expand '%s'\n", optarg);
 				return 2;
 			}
@@ -377,7 +309,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->color = false;
 			break;
 		case OPT_BUFFER_KB:
-			if (parse_int(optarg, 4, 1 << 22, &v)) {
+			if (argval_int(optarg, 4, 1 << 22, &v)) {
 				cli_error("stacktop: bad --buffer-kb '%s'\n", optarg);
 				return 2;
 			}
@@ -520,7 +452,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			}
 			break;
 		case OPT_DEPTH:
-			if (parse_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
+			if (argval_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
 				cli_error("stacktop: bad --depth '%s' (1 to %d)\n", optarg,
 					  STACK_MAX_DEPTH);
 				return 2;
@@ -550,8 +482,27 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_SHOW_SELF:
 			a->so.show_self = true;
 			break;
+		case OPT_USER_SAMPLE:
+			if (argval_int(optarg, 1, 1000000, &v)) {
+				cli_error(
+					"stacktop: bad --user-sample '%s' (one event in N: 1 to 1000000)\n",
+					optarg);
+				return 2;
+			}
+			a->so.user_sample = (unsigned int)v;
+			break;
+		case OPT_USER_BUFFER:
+			if (argval_size(optarg, 1, &a->so.user_buffer) ||
+			    a->so.user_buffer < USER_BUFFER_MIN ||
+			    a->so.user_buffer > USER_BUFFER_MAX) {
+				cli_error(
+					"stacktop: bad --user-buffer '%s' (bytes with K, M or G, 64K to 1G)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_MAX_MEMORY:
-			if (parse_size(optarg, 256 << 10, &a->so.max_memory)) {
+			if (argval_size(optarg, 256 << 10, &a->so.max_memory)) {
 				cli_error(
 					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
 					optarg);
@@ -630,6 +581,14 @@ int args_parse(int argc, char **argv, struct args *a)
 	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
 		cli_error(
 			"stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		return 2;
+	}
+	/* perf's samples are the dwarf mode's: fp has nothing to sample or size */
+	if ((a->so.user_sample || a->so.user_buffer) &&
+	    a->so.user != SESSION_USER_DWARF && a->so.user != SESSION_USER_AUTO) {
+		cli_error("stacktop: --%s sets the dwarf mode's perf samples: give -u or "
+				"--user=dwarf\n",
+			a->so.user_sample ? "user-sample" : "user-buffer");
 		return 2;
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)

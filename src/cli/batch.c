@@ -59,7 +59,7 @@ static enum batch_end batch_wait(struct session *s, double secs, struct child *c
 {
 	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
-	int nfds = session_pollfds(s, fds, MAX_LIST);
+	int nfds;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -91,6 +91,8 @@ static enum batch_end batch_wait(struct session *s, double secs, struct child *c
 		if (ms > DRAIN_MS)
 			ms = DRAIN_MS;
 		poll(NULL, 0, ms < DRAIN_MIN_MS ? ms : DRAIN_MIN_MS);
+		/* asked each time: a source may change its descriptors (a perf ring grown) */
+		nfds = session_pollfds(s, fds, MAX_LIST);
 		if (ms > DRAIN_MIN_MS && nfds)
 			poll(fds, (nfds_t)nfds, ms - DRAIN_MIN_MS);
 	}
@@ -157,12 +159,14 @@ static void folded_note(struct session *s, const struct report_opts *ro, long i)
 		fprintf(stderr, "stacktop: folded refresh %ld: %s%s\n", i, text,
 			ro->lost_stack ? "" : " (--folded-lost adds them as the stack [lost_events])");
 	}
-	/* dwarf: the events without a user stack are in it with kernel frames only */
+	/* dwarf: the events without a user stack are in it under a frame that says why */
 	if (st->user == SESSION_USER_DWARF) {
 		export_user_text(user, sizeof(user), st);
 		if (strstr(user, " without"))
-			fprintf(stderr, "stacktop: folded refresh %ld: %s (kernel frames only)\n", i,
-				user);
+			fprintf(stderr,
+				"stacktop: folded refresh %ld: %s (their lines start with "
+				"[user_stack_lost:_...] or [user_stack_not_sampled])\n",
+				i, user);
 	}
 }
 

@@ -114,16 +114,39 @@ const struct cli_option cli_options[] = {
 		.name = "user",
 		.shrt = 'u',
 		.has_arg = optional_argument,
-		.metavar = "[=fp|dwarf]",
+		.metavar = "[=fp|dwarf[,SIZE]]",
 		.help = "also take the user stack of each event, shown below\n"
 			"the kernel frames (dwarf: perf samples unwound with\n"
 			".eh_frame, binaries without frame pointers too,\n"
-			"stacks mode only; fp: the kernel's frame-pointer\n"
+			"stacks mode only, SIZE bytes of stack copied per\n"
+			"sample, default 8K; fp: the kernel's frame-pointer\n"
 			"walk, 8 frames, stacks or stackmap mode; default\n"
 			"dwarf where it works, else fp)",
-		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf ]",
+		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf [ ,\\fISIZE\\fR ]]",
 		.complete = CLI_WORDS,
 		.words = "fp dwarf",
+	},
+	{
+		.id = OPT_USER_SAMPLE,
+		.name = "user-sample",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "-u dwarf: the user stack of one event in N of each\n"
+			"CPU (perf's sample period; the rest are counted\n"
+			"with their kernel stack as \"not sampled\")",
+		.man = ".BI \\-\\-user\\-sample \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_USER_BUFFER,
+		.name = "user-buffer",
+		.has_arg = required_argument,
+		.metavar = " SIZE",
+		.help = "-u dwarf: each CPU's perf ring (K, M suffixes; a\n"
+			"power of two pages; default 2M, made larger on a\n"
+			"CPU whose ring lost samples, up to 64M)",
+		.man = ".BI \\-\\-user\\-buffer \" SIZE\"",
+		.complete = CLI_NONE,
 	},
 	{
 		.id = 'd',

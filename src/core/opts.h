@@ -66,6 +66,11 @@ enum session_user {
  * @replay: a trace.dat to read instead of the kernel (SESSION_REPLAY)
  * @map_file: a saved stack_map_bin or stack_map (SESSION_REPLAY)
  * @user: take the user stack of every counted event too (stacks mode)
+ * @user_sample: dwarf: one event in N of each CPU gets its user stack
+ *               (perf's sample_period; 0 or 1: every event)
+ * @user_buffer: dwarf: bytes of each CPU's perf ring (0: 2 MiB, grown
+ *               where samples are lost)
+ * @user_stack: dwarf: bytes of user stack copied per sample (0: 8192)
  * @weight: "system:event:field": weigh that event's hits by the field (the
  *          event must be among @events; live modes)
  * @offcpu: 0, SESSION_OFFCPU_BLOCKED, SESSION_OFFCPU_ALL or
@@ -113,6 +118,9 @@ struct session_opts {
 	const char *replay;
 	const char *map_file;
 	enum session_user user;
+	unsigned int user_sample;
+	size_t user_buffer;
+	unsigned int user_stack;
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;

@@ -71,6 +71,8 @@ struct snap_by {
  * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
  * @nuser: entries in @uaddrs and @usyms
  * @user_cut: the user walk stopped before its end ("user_cut")
+ * @user_missing: why the event has no user stack ("user_missing", enum
+ *	ujoin_why), 0 when it has one or none was wanted
  * @user_cut_why: why ("user_cut_why": 0 depth, 1 stack, 2 unwind, 3
  *	memory, the low bits of the cut mark, usym.h), 0 when not written
  * @by: breakdown records
@@ -104,6 +106,7 @@ struct snap_stack {
 	char **usyms;
 	uint32_t nuser;
 	bool user_cut;
+	uint8_t user_missing;
 	uint8_t user_cut_why;
 	struct snap_by *by;
 	size_t nby;

@@ -17,6 +17,7 @@
 #include "core/format.h"
 #include "core/hist.h"
 #include "core/stack_table.h"
+#include "core/ujoin.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
 #include "ingest/snapshot_priv.h"
@@ -403,6 +404,13 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 			}
 		} else if (!strcmp(k, "user_cut")) {
 			e = jr_bool(r, &st->user_cut);
+		} else if (!strcmp(k, "user_missing")) {
+			e = jr_need_string(r, where, "user_missing");
+			if (!e)
+				st->user_missing = (uint8_t)ujoin_why_parse(r->s);
+			if (!e && !st->user_missing)
+				e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
+					    where);
 		} else if (!strcmp(k, "user_cut_why")) {
 			static const char *const why[] = { "depth", "stack", "unwind", "memory" };
 			unsigned int i;
@@ -474,6 +482,10 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
 		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
 			    STACK_MAX_DEPTH);
+	/* (and no cut mark: the separator and the mark are its two words) */
+	if (st->user_missing && (!st->uaddrs || st->nuser || st->user_cut || st->tgid < 0))
+		return jr_fail(r, -EBADMSG,
+			    "%s\"user_missing\" with user frames, a cut or without \"tgid\"", where);
 	if (!st->uaddrs) {
 		st->tgid = -1;
 		st->user_cut = false;

@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * perfsamp.c - tracepoint samples with user registers and stack through
- * perf_event_open (see perfsamp.h).
+ * perf_event_open (see perfsamp.h): the rings and the records read from
+ * them (the events are opened in perfsamp_open.c).
  *
  * Ring protocol (perf_event_open(2)): the kernel writes records after the
  * metadata page and advances data_head; we read up to it (after a read
  * barrier), then publish data_tail (after a full barrier) so the kernel may
- * reuse the space. A record that wraps around the end of the ring is copied
- * into a bounce buffer first.
+ * reuse the space: after each record, so a long read (every sample is
+ * unwound in its callback) gives the space back as it goes. A record that
+ * wraps around the end of the ring is copied into a bounce buffer first.
+ *
+ * A CPU's ring is mapped from a dummy software event of that CPU, and the
+ * traced events write to it (PERF_EVENT_IOC_SET_OUTPUT). A ring that lost
+ * samples is replaced by a larger one (@ring_max_pages): a new dummy event
+ * and its ring, every event of the CPU pointed at it; the old one holds
+ * what was written before, is read to its end first and closed once it
+ * stayed empty a while (a write begun before the switch ends in it). Where
+ * a dummy event is refused, the CPU's first event owns the ring, which then
+ * keeps its size.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -24,256 +30,77 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-
 #include "sym/dwunwind.h"
-#include "kernel/perfsamp.h"
+#include "kernel/perfsamp_priv.h"
 
-#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		     PERF_SAMPLE_CPU | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
-
-struct pcpu {
-	int cpu;
-	int fd;                 /* owns the ring */
-	struct perf_event_mmap_page *meta;
-	uint8_t *data;
-	uint64_t size;          /* data bytes, a power of two */
-	bool hup;               /* hung up (its tasks exited): read, never polled */
-};
-
-struct pevent {
-	uint64_t id;
-	int event;
-	int fd;
-};
-
-struct perfsamp {
-	struct perfsamp_cb cb;
-	struct pcpu *cpus;
-	int ncpus;
-	struct pevent *evs;     /* every fd, for the id -> event lookup */
-	int nevs;
-	size_t mmap_len;
-	uint8_t bounce[65536];
-	struct perfsamp_stats st;
-};
-
-static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errsz) {
-		va_start(ap, fmt);
-		vsnprintf(err, errsz, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
-static int tracepoint_id(const char *tracefs, const char *name, uint64_t *id)
-{
-	char path[PATH_MAX], buf[32], sys[128];
-	const char *colon = strchr(name, ':');
-	ssize_t n;
-	int fd;
-
-	if (!colon || colon == name || !colon[1] || (size_t)(colon - name) >= sizeof(sys) ||
-	    strchr(colon + 1, '/') || memchr(name, '/', colon - name))
-		return -EINVAL;
-	memcpy(sys, name, colon - name);
-	sys[colon - name] = 0;
-	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, colon + 1) >=
-	    sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = 0;
-	*id = strtoull(buf, NULL, 10);
-	return 0;
-}
-
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
-			       unsigned long flags)
+int perfsamp_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+		      unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-static int cmp_ev(const void *a, const void *b)
+static uint64_t mono_ns(void)
 {
-	const struct pevent *x = a, *y = b;
+	struct timespec ts;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
-		  const struct perfsamp_cb *cb, char *err, size_t errsz)
+void perfsamp_ring_close(struct ring *r)
 {
-	const char *tracefs = opts->tracefs ? opts->tracefs : "/sys/kernel/tracing";
-	unsigned int stack = opts->stack_size ? opts->stack_size : 8192;
-	unsigned int pages = opts->ring_pages ? opts->ring_pages : 128;
-	long page = sysconf(_SC_PAGESIZE);
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t *tp = NULL;
-	pid_t one = opts->pid > 0 ? opts->pid : -1;
-	const pid_t *tasks = opts->ntasks > 0 ? opts->tasks : &one;
-	int ntasks = opts->ntasks > 0 ? opts->ntasks : 1;
-	bool inherit = opts->ntasks > 0 ? opts->inherit : opts->pid > 0;
-	struct perfsamp *p;
-	int r, c, e, t;
+	if (r->meta)
+		munmap(r->meta, r->mmap_len);
+	if (r->own && r->fd >= 0)
+		close(r->fd);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
 
-	*ret = NULL;
-	if (opts->nevents < 1 || !opts->events)
-		return errf(err, errsz, -EINVAL, "no event to sample");
-	if (stack % 8 || stack > 65528)
-		return errf(err, errsz, -EINVAL,
-			    "user stack size %u: a multiple of 8 up to 65528 bytes", stack);
-	if (pages & (pages - 1))
-		return errf(err, errsz, -EINVAL, "ring pages %u: not a power of two", pages);
-	if (ncpu < 1)
-		ncpu = 1;
-	p = calloc(1, sizeof(*p));
-	tp = calloc(opts->nevents, sizeof(*tp));
-	if (!p || !tp) {
-		free(p);
-		free(tp);
-		return errf(err, errsz, -ENOMEM, "out of memory");
-	}
-	if (cb)
-		p->cb = *cb;
-	p->cpus = calloc(ncpu, sizeof(*p->cpus));
-	p->evs = calloc((size_t)ncpu * opts->nevents * ntasks, sizeof(*p->evs));
-	if (!p->cpus || !p->evs) {
-		r = errf(err, errsz, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (e = 0; e < opts->nevents; e++) {
-		r = tracepoint_id(tracefs, opts->events[e], &tp[e]);
-		if (r < 0) {
-			r = errf(err, errsz, r, "%s: %s", opts->events[e],
-				 r == -ENOENT ? "no such tracepoint" : r == -EINVAL ?
-				 "not a system:event name" : strerror(-r));
-			goto fail;
-		}
-	}
-	p->mmap_len = (size_t)(pages + 1) * page;
-	for (c = 0; c < ncpu; c++) {
-		struct pcpu *pc = &p->cpus[p->ncpus];
-		int first = -1, k;
+/* map @pages data pages of event @fd (the kernel wakes a poll at a quarter) */
+int perfsamp_ring_map(struct ring *r, int fd, unsigned int pages, long page)
+{
+	void *m;
 
-		pc->cpu = c;
-		pc->fd = -1;
-		/* every (task, event): a task's first event reports its maps too */
-		for (k = 0; k < ntasks * opts->nevents; k++) {
-			struct perf_event_attr a;
-			int fd;
-
-			t = k / opts->nevents;
-			e = k % opts->nevents;
-
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = tp[e];
-			a.sample_period = 1;
-			a.sample_type = SAMPLE_TYPE;
-			a.sample_regs_user = DWUNWIND_REGS_MASK;
-			a.sample_stack_user = stack;
-			a.use_clockid = 1;
-			a.clockid = CLOCK_MONOTONIC;
-			a.sample_id_all = 1;
-			a.disabled = 1;
-			a.inherit = inherit;
-			a.watermark = 1;
-			a.wakeup_watermark = (uint32_t)(pages * page / 4);
-			if (e == 0) {
-				a.mmap = 1;
-				a.mmap2 = 1;
-				a.comm = 1;
-				a.comm_exec = 1;
-				a.task = 1;
-			}
-			fd = sys_perf_event_open(&a, tasks[t], c, -1, PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0) {
-				r = -errno;
-				if (r == -ENODEV && k == 0)
-					break; /* CPU offline */
-				if (r == -ESRCH && opts->ntasks > 0) {
-					k += opts->nevents - 1 - e; /* a thread gone: the next */
-					continue;
-				}
-				if (r == -EACCES || r == -EPERM)
-					r = errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
-						 "CAP_PERFMON, and kernel.perf_event_paranoid)",
-						 opts->events[e], strerror(-r));
-				else if (r == -EOPNOTSUPP || r == -EINVAL)
-					r = errf(err, errsz, r, "perf_event_open %s: %s (the kernel "
-						 "cannot sample user registers and stack here)",
-						 opts->events[e], strerror(-r));
-				else
-					r = errf(err, errsz, r, "perf_event_open %s on CPU %d: %s",
-						 opts->events[e], c, strerror(-r));
-				goto fail;
-			}
-			p->evs[p->nevs].fd = fd;
-			p->evs[p->nevs].event = e;
-			p->nevs++;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &p->evs[p->nevs - 1].id) < 0) {
-				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
-				goto fail;
-			}
-			/* refused: every hit is sampled, the caller drops the extra ones */
-			if (opts->filters && opts->filters[e] &&
-			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
-				p->st.filters_refused++;
-			if (first < 0) {
-				void *m;
-
-				first = fd;
-				m = mmap(NULL, p->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-				if (m == MAP_FAILED) {
-					r = errf(err, errsz, -errno, "mmap of the perf ring of CPU %d: %s%s",
-						 c, strerror(errno), errno == EPERM ?
-						 " (kernel.perf_event_mlock_kb)" : "");
-					goto fail;
-				}
-				pc->fd = fd;
-				pc->meta = m;
-				pc->data = (uint8_t *)m + page;
-				pc->size = (uint64_t)pages * page;
-				p->ncpus++;
-			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, first) < 0) {
-				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s",
-					 strerror(errno));
-				goto fail;
-			}
-		}
-	}
-	if (!p->ncpus && opts->ntasks > 0) {
-		r = errf(err, errsz, -ESRCH, "the threads to sample are gone");
-		goto fail;
-	}
-	if (!p->ncpus) {
-		r = errf(err, errsz, -ENODEV, "no online CPU to sample on");
-		goto fail;
-	}
-	qsort(p->evs, p->nevs, sizeof(*p->evs), cmp_ev);
-	for (e = 0; e < p->nevs; e++)
-		if (ioctl(p->evs[e].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-			r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ENABLE: %s", strerror(errno));
-			goto fail;
-		}
-	free(tp);
-	*ret = p;
+	r->mmap_len = (size_t)(pages + 1) * page;
+	m = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	r->fd = fd;
+	r->meta = m;
+	r->data = (uint8_t *)m + page;
+	r->size = (uint64_t)pages * page;
 	return 0;
-fail:
-	free(tp);
-	perfsamp_close(p);
-	return r;
+}
+
+/* a ring of its own for CPU @cpu: a dummy event's, which writes nothing itself */
+int perfsamp_ring_open(struct ring *r, int cpu, unsigned int pages, long page)
+{
+	struct perf_event_attr a;
+	int fd, e;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.use_clockid = 1; /* the events it takes must share its clock */
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	/*
+	 * a poll wakes at a quarter, at most 1 MiB: a large ring is read as
+	 * often as a small one, its room left for when the reader is late
+	 */
+	a.wakeup_watermark = (uint32_t)(pages * page / 4 < (1u << 20) ? pages * page / 4 : 1u << 20);
+	fd = perfsamp_sys_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = perfsamp_ring_map(r, fd, pages, page);
+	if (e < 0) {
+		close(fd);
+		return e;
+	}
+	r->own = true;
+	return 0;
 }
 
 int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max)
@@ -283,7 +110,7 @@ int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max)
 	for (i = 0; i < p->ncpus && n < max; i++) {
 		if (p->cpus[i].hup)
 			continue;
-		fds[n].fd = p->cpus[i].fd;
+		fds[n].fd = p->cpus[i].r.fd;
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
 		n++;
@@ -380,7 +207,8 @@ static uint64_t trailer_time(const uint8_t *b, size_t len)
 	return t;
 }
 
-static void parse_record(struct perfsamp *p, const struct perf_event_header *h, int cpu)
+/* @pci: the index in cpus[] of the ring the record was read from */
+static void parse_record(struct perfsamp *p, const struct perf_event_header *h, int pci)
 {
 	const uint8_t *b = (const uint8_t *)h;
 	struct rd r = { .b = b, .len = h->size, .pos = sizeof(*h) };
@@ -459,8 +287,10 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 		}
 		memcpy(&n, b + sizeof(*h) + 8, 8);
 		p->st.lost += n;
+		p->cpus[pci].lost = true;
 		if (p->cb.lost)
-			p->cb.lost(p->cb.ctx, (uint32_t)cpu, n, trailer_time(b, h->size));
+			p->cb.lost(p->cb.ctx, (uint32_t)p->cpus[pci].cpu, n,
+				   trailer_time(b, h->size));
 		break;
 	}
 	default:
@@ -482,7 +312,7 @@ static void mark_hung_up(struct perfsamp *p)
 	for (i = 0; i < p->ncpus; i++) {
 		if (p->cpus[i].hup)
 			continue;
-		fds[k].fd = p->cpus[i].fd;
+		fds[k].fd = p->cpus[i].r.fd;
 		fds[k].events = POLLIN;
 		fds[k].revents = 0;
 		idx[k++] = i;
@@ -502,80 +332,192 @@ static void mark_hung_up(struct perfsamp *p)
 				p->cpus[idx[i]].hup = true;
 }
 
+/*
+ * Read @r up to its head, at most @budget records in all (@n counts them);
+ * the tail is given back after each record. False when the budget ended it.
+ */
+static bool ring_read(struct perfsamp *p, struct ring *r, int pci, unsigned int budget,
+		      unsigned int *n)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail;
+	struct pcpu *pc = &p->cpus[pci];
+	bool done = true;
+
+	if (head - tail + p->full_room > r->size)
+		pc->full = true;
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t off = tail & (r->size - 1);
+		const struct perf_event_header *rec;
+
+		if (budget && *n >= budget) {
+			done = false;
+			break;
+		}
+		if (r->size - off >= sizeof(h)) {
+			memcpy(&h, r->data + off, sizeof(h));
+		} else {
+			memcpy(&h, r->data + off, r->size - off);
+			memcpy((uint8_t *)&h + (r->size - off), r->data,
+			       sizeof(h) - (r->size - off));
+		}
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			/* a broken ring: skip what is there */
+			p->st.bad++;
+			tail = head;
+			break;
+		}
+		if (r->size - off >= h.size) {
+			rec = (const void *)(r->data + off);
+		} else {
+			uint64_t first = r->size - off;
+
+			memcpy(p->bounce, r->data + off, first);
+			memcpy(p->bounce + first, r->data, h.size - first);
+			rec = (const void *)p->bounce;
+		}
+		parse_record(p, rec, pci);
+		tail += h.size;
+		(*n)++;
+		/* the space is the kernel's again while the next records are read */
+		__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	/*
+	 * A ring found full lost what came after its last sample, until this
+	 * read made room. The kernel says how many with a LOST record at its
+	 * next write to the ring, which may be long after (the thread went to
+	 * another CPU; a replaced ring is written to no more): until then, a
+	 * loss of a number not known, from the last sample read to now.
+	 */
+	if (done && pc->full) {
+		pc->full = false;
+		p->st.lost_unknown++;
+		if (p->cb.lost)
+			p->cb.lost(p->cb.ctx, (uint32_t)pc->cpu, 0, mono_ns());
+	}
+	return done;
+}
+
+static uint64_t rings_bytes(const struct perfsamp *p)
+{
+	uint64_t b = 0;
+	int i;
+
+	for (i = 0; i < p->ncpus; i++)
+		b += p->cpus[i].r.size + (p->cpus[i].old.meta ? p->cpus[i].old.size : 0);
+	return b;
+}
+
+/*
+ * The ring of @pc lost samples: a four times larger one (within the
+ * bounds), every event of the CPU pointed at it. The old ring keeps what
+ * was written before the switch and is read first until it goes. The
+ * switch of an event's ring waits for an RCU grace period (the kernel's
+ * ring_buffer_attach()), milliseconds during which the events still write
+ * to the old ring: when that fills, what it lost then is said by no LOST
+ * record (none is written to it again), only by its being full
+ * (ring_read()).
+ */
+static void ring_grow(struct perfsamp *p, struct pcpu *pc)
+{
+	unsigned int pages = (unsigned int)(pc->r.size / (uint64_t)p->page), want = pages * 4;
+	struct ring nr;
+	int i, k, pci = (int)(pc - p->cpus);
+
+	if (!p->max_pages || !pc->r.own || pc->old.meta || pages >= p->max_pages)
+		return;
+	if (want > p->max_pages)
+		want = p->max_pages;
+	while (want > pages && rings_bytes(p) + (uint64_t)(want - pages) * p->page > p->max_total)
+		want /= 2;
+	if (want <= pages)
+		return;
+	memset(&nr, 0, sizeof(nr));
+	if (perfsamp_ring_open(&nr, pc->cpu, want, p->page) < 0) {
+		p->st.grow_failed++;
+		p->max_pages = 0; /* the kernel said no (memory, perf_event_mlock_kb) */
+		return;
+	}
+	for (i = 0; i < p->nevs; i++) {
+		if (p->evs[i].pc != pci)
+			continue;
+		if (ioctl(p->evs[i].fd, PERF_EVENT_IOC_SET_OUTPUT, nr.fd) < 0) {
+			/* back to the old ring, as they all were */
+			for (k = 0; k < i; k++)
+				if (p->evs[k].pc == pci)
+					ioctl(p->evs[k].fd, PERF_EVENT_IOC_SET_OUTPUT, pc->r.fd);
+			perfsamp_ring_close(&nr);
+			p->st.grow_failed++;
+			p->max_pages = 0;
+			return;
+		}
+	}
+	pc->old = pc->r;
+	pc->r = nr;
+	pc->switched = mono_ns();
+	p->st.grown++;
+}
+
 int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more)
 {
 	unsigned int n = 0;
-	int i;
+	bool done = true;
+	int i = 0, k;
 
 	if (more)
 		*more = false;
-	for (i = 0; i < p->ncpus; i++) {
-		struct pcpu *pc = &p->cpus[i];
-		uint64_t head = __atomic_load_n(&pc->meta->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = pc->meta->data_tail;
+	for (k = 0; k < p->ncpus && done; k++) {
+		struct pcpu *pc;
 
-		while (tail < head) {
-			struct perf_event_header h;
-			uint64_t off = tail & (pc->size - 1);
-			const struct perf_event_header *rec;
+		i = (p->rot + k) % p->ncpus;
+		pc = &p->cpus[i];
+		pc->lost = false;
+		/* what was written before the switch, first */
+		if (pc->old.meta) {
+			unsigned int before = n;
 
-			if (budget && n >= budget) {
-				if (more)
-					*more = true;
+			done = ring_read(p, &pc->old, i, budget, &n);
+			if (!done)
 				break;
-			}
-			if (pc->size - off >= sizeof(h)) {
-				memcpy(&h, pc->data + off, sizeof(h));
-			} else {
-				memcpy(&h, pc->data + off, pc->size - off);
-				memcpy((uint8_t *)&h + (pc->size - off), pc->data,
-				       sizeof(h) - (pc->size - off));
-			}
-			if (h.size < sizeof(h) || h.size > head - tail) {
-				/* a broken ring: skip what is there */
-				p->st.bad++;
-				tail = head;
-				break;
-			}
-			if (pc->size - off >= h.size) {
-				rec = (const void *)(pc->data + off);
-			} else {
-				uint64_t first = pc->size - off;
-
-				memcpy(p->bounce, pc->data + off, first);
-				memcpy(p->bounce + first, pc->data, h.size - first);
-				rec = (const void *)p->bounce;
-			}
-			parse_record(p, rec, pc->cpu);
-			tail += h.size;
-			n++;
+			if (n == before && mono_ns() - pc->switched > RING_RETIRE_NS)
+				perfsamp_ring_close(&pc->old);
 		}
-		__atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
+		done = ring_read(p, &pc->r, i, budget, &n);
+		if (pc->lost)
+			ring_grow(p, pc);
+	}
+	if (!done) {
+		p->rot = i; /* no CPU waits behind the others for ever */
+		if (more)
+			*more = true;
 	}
 	if (!n)
 		mark_hung_up(p);
 	return (int)n;
 }
 
-void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)
+void perfsamp_restart_period(struct perfsamp *p)
 {
-	*st = p->st;
+	uint64_t period = p->period;
+	int i;
+
+	if (p->period <= 1)
+		return;
+	for (i = 0; i < p->nevs; i++)
+		ioctl(p->evs[i].fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
-void perfsamp_close(struct perfsamp *p)
+void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)
 {
 	int i;
 
-	if (!p)
-		return;
-	for (i = 0; i < p->nevs; i++)
-		ioctl(p->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	*st = p->st;
+	st->ring_bytes = rings_bytes(p);
+	st->rings = (uint64_t)p->ncpus;
 	for (i = 0; i < p->ncpus; i++)
-		if (p->cpus[i].meta)
-			munmap(p->cpus[i].meta, p->mmap_len);
-	for (i = 0; i < p->nevs; i++)
-		close(p->evs[i].fd);
-	free(p->evs);
-	free(p->cpus);
-	free(p);
+		if (p->cpus[i].r.size > st->ring_max)
+			st->ring_max = p->cpus[i].r.size;
 }
+

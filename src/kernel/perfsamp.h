@@ -6,14 +6,18 @@
  * (ujoin.h).
  *
  * One PERF_TYPE_TRACEPOINT event per traced event and CPU, every hit
- * sampled (sample_period 1), timestamps on CLOCK_MONOTONIC: the ftrace
- * instance the records come from must use trace_clock "mono" for the two
- * timestamps of a hit to be comparable. The events of a CPU share one ring
- * (PERF_EVENT_IOC_SET_OUTPUT); the first event of each CPU also reports the
- * mappings, exec/comm changes and forks/exits (PERF_RECORD_MMAP2, COMM,
- * FORK, EXIT), so the maps of a process that has exited since are known.
- * Reading is non-blocking and bounded; the descriptors can be polled, so the
- * whole can become a session source (source.h).
+ * sampled (sample_period 1) or one in @period, timestamps on
+ * CLOCK_MONOTONIC: the ftrace instance the records come from must use
+ * trace_clock "mono" for the two timestamps of a hit to be comparable. The
+ * events of a CPU share one ring (PERF_EVENT_IOC_SET_OUTPUT); the first
+ * event of each CPU also reports the mappings, exec/comm changes and
+ * forks/exits (PERF_RECORD_MMAP2, COMM, FORK, EXIT), so the maps of a
+ * process that has exited since are known. Each CPU's ring belongs to a
+ * dummy event of its own, so it can be replaced by a larger one while the
+ * events run (@ring_max_pages): the events are pointed at the new ring,
+ * the old one is read to its end first. Reading is non-blocking and
+ * bounded; the descriptors can be polled, so the whole can become a
+ * session source (source.h).
  */
 #ifndef STACKTOP_PERFSAMP_H
 #define STACKTOP_PERFSAMP_H
@@ -35,6 +39,13 @@ struct pollfd;
  * @stack_size: user stack bytes copied per sample (multiple of 8, at most
  *	65528; 0: 8192)
  * @ring_pages: data pages of each CPU's ring, a power of two (0: 128)
+ * @ring_max_pages: 0, or grow a CPU's ring that lost samples (four times,
+ *	up to this many pages, a power of two) while all rings together
+ *	stay within @ring_max_total bytes
+ * @ring_max_total: the bound of the rings together when they grow (0:
+ *	256 MiB)
+ * @period: sample one hit in @period of each event on each CPU (of each
+ *	thread with @tasks; 0 or 1: every hit)
  * @tasks: sample only these threads (and, with @inherit, what they start),
  *	each on every CPU (the CPU's events share its ring); overrides @pid
  * @ntasks: entries in @tasks (0: use @pid)
@@ -50,6 +61,9 @@ struct perfsamp_opts {
 	pid_t pid;
 	unsigned int stack_size;
 	unsigned int ring_pages;
+	unsigned int ring_max_pages;
+	uint64_t ring_max_total;
+	unsigned int period;
 	const pid_t *tasks;
 	int ntasks;
 	bool inherit;
@@ -117,7 +131,9 @@ struct perfsamp_mmap {
  * @task: a fork (@exit false) or an exit (@exit true) of thread @tid of
  *	process @pid; @ppid is the parent process (a new process: @pid ==
  *	@tid, @ppid the one it was forked from, whose maps it starts with)
- * @lost: @count samples of @cpu were lost (its ring was full) before @time
+ * @lost: @count samples of @cpu were lost (its ring was full) before @time;
+ *	0: some after the last sample read, how many unknown (a ring found
+ *	full: its LOST record comes at the kernel's next write to it)
  * @ctx: passed to each
  */
 struct perfsamp_cb {
@@ -137,6 +153,13 @@ struct perfsamp_cb {
  * @bad: records that could not be parsed (skipped)
  * @filters_refused: event filters the kernel refused (those events are
  *	sampled unfiltered)
+ * @ring_bytes: the data bytes of the rings now, all CPUs together
+ * @ring_max: the largest ring of one CPU now, bytes
+ * @rings: how many CPUs have one
+ * @grown: rings replaced by a larger one
+ * @grow_failed: growths the kernel refused (memory, perf_event_mlock_kb)
+ * @lost_unknown: rings found full: samples lost, how many said later by a
+ *	LOST record (the lost callback with @count 0)
  */
 struct perfsamp_stats {
 	uint64_t samples;
@@ -144,6 +167,12 @@ struct perfsamp_stats {
 	uint64_t records;
 	uint64_t bad;
 	uint64_t filters_refused;
+	uint64_t ring_bytes;
+	uint64_t ring_max;
+	uint64_t rings;
+	uint64_t grown;
+	uint64_t grow_failed;
+	uint64_t lost_unknown;
 };
 
 struct perfsamp;
@@ -183,6 +212,15 @@ int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max);
  * Return: the number of records read, or -errno.
  */
 int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more);
+
+/**
+ * perfsamp_restart_period() - with a period over 1, start each event's count
+ * again (PERF_EVENT_IOC_PERIOD): its next hit is sampled, then one in the
+ * period. Called now and then, it keeps the hits taken from following a
+ * cycle of the workload whose length shares a factor with the period.
+ * @p: the sampler
+ */
+void perfsamp_restart_period(struct perfsamp *p);
 
 /**
  * perfsamp_stats() - the counters

@@ -167,7 +167,7 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 		char full[512];
 		size_t n = strlen(label), m;
 
-		if (usym_is_cut(ip))
+		if (usym_is_cut(ip) || usym_is_none(ip))
 			return FLAME_OTHER;
 		/* usym_format() with the file: "label (file)" */
 		fmt_func(full, sizeof(full), ks, ip, 1);

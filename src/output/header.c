@@ -52,6 +52,20 @@ void report_head_done(struct report_head *h)
 	h->norigins = 0;
 }
 
+/* dwarf: the perf rings, as --user-buffer set them or as they grew */
+static void head_user_ring(FILE *f, const struct session_stats *st)
+{
+	char ring[16];
+
+	if (!st->user_ring)
+		return;
+	fmt_bytes(ring, sizeof(ring), st->user_ring);
+	fprintf(f, "; %u bytes of stack a sample, perf ring %s a CPU%s", st->user_stack, ring,
+		!st->user_ring_auto    ? " (--user-buffer)" :
+		st->user_ring_grown ? " (grown on losses)" :
+					    "");
+}
+
 /* -u: how user stacks are taken, and (dwarf) how many events got none, why */
 static void head_user_line(FILE *f, const struct session_stats *st)
 {
@@ -68,8 +82,14 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 	}
 	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
 		without += j->why[w];
-	fprintf(f, "user stacks: dwarf; %llu events with a user stack, %llu without",
-		(unsigned long long)j->why[UJOIN_OK], (unsigned long long)without);
+	fprintf(f, "user stacks: dwarf");
+	if (st->user_period > 1)
+		fprintf(f, ", 1 event in %u sampled (--user-sample)", st->user_period);
+	fprintf(f, "; %llu events with a user stack (%.1f%%), %llu without",
+		(unsigned long long)j->why[UJOIN_OK],
+		j->why[UJOIN_OK] + without ? 100.0 * (double)j->why[UJOIN_OK] /
+						     (double)(j->why[UJOIN_OK] + without) : 0.0,
+		(unsigned long long)without);
 	if (without) {
 		const char *sep = ": ";
 
@@ -81,9 +101,11 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 			sep = ", ";
 		}
 	}
-	fprintf(f, "; perf samples %llu (%llu lost, %llu duplicates, %llu of events not counted)\n",
+	fprintf(f, "; perf samples %llu (%llu lost, %llu duplicates, %llu of events not counted)",
 		(unsigned long long)j->samples, (unsigned long long)j->lost,
 		(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples);
+	head_user_ring(f, st);
+	fputc('\n', f);
 }
 
 /* "18:52:03": the time of day of @when, local */

@@ -70,6 +70,17 @@ static void json_user_stats(FILE *f, const struct session_stats *st)
 			(unsigned long long)j->samples, (unsigned long long)j->lost,
 			(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples,
 			(unsigned long long)j->overflow);
+	/* --user-sample (1: every event), and the perf rings (bytes a CPU) */
+	if (st->user == SESSION_USER_DWARF)
+		fprintf(f, ",\"period\":%u,\"not_sampled\":%llu,\"stack_bytes\":%u,"
+			"\"ring_bytes\":%llu,\"ring_bytes_total\":%llu,\"ring_grown\":%llu,"
+			"\"ring_full\":%llu,\"ring_auto\":%s",
+			st->user_period ? st->user_period : 1,
+			(unsigned long long)j->why[UJOIN_NOT_SAMPLED], st->user_stack,
+			(unsigned long long)st->user_ring, (unsigned long long)st->user_ring_total,
+			(unsigned long long)st->user_ring_grown,
+			(unsigned long long)st->user_ring_full,
+			st->user_ring_auto ? "true" : "false");
 	fputc('}', f);
 }
 
@@ -319,14 +330,23 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 	}
 }
 
-/* the user part of a stack: its process, frames and whether it was cut */
+/*
+ * the user part of a stack: its process, frames and whether it was cut;
+ * "user_missing" says why an event has none (usym_none(): tgid 0, no frames)
+ */
 static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned int kd)
 {
 	struct usym *u = ksym_usym(ks);
+	uint64_t none = usym_stack_none(sk->ips, sk->depth);
 	uint64_t cut = 0;
 	bool any = false;
 	unsigned int j;
 
+	if (none) {
+		fprintf(f, ",\"tgid\":0,\"user_frames\":[],\"user_cut\":false,\"user_missing\":\"%s\"",
+			ujoin_why_name((enum ujoin_why)usym_none_why(none)));
+		return;
+	}
 	fprintf(f, ",\"tgid\":%u,\"user_frames\":[", (unsigned int)(sk->ips[kd] & 0xffffffffu));
 	for (j = kd + 1; j < sk->depth; j++) {
 		uint64_t addr = 0;

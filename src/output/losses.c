@@ -98,8 +98,13 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
 		without += j->why[w];
 	all = j->why[UJOIN_OK] + without;
-	n = snprintf(buf, size,
-		     "user stacks: dwarf, %" PRIu64 " of %" PRIu64 " events (%.1f%%) with one",
+	/* --user-sample N: the share is a sampling's, and says so */
+	n = snprintf(buf, size, "user stacks: dwarf, ");
+	if (st->user_period > 1)
+		n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,
+			      "1 event in %u sampled, ", st->user_period);
+	n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,
+		     "%" PRIu64 " of %" PRIu64 " events (%.1f%%) with one",
 		     j->why[UJOIN_OK], all,
 		     all ? 100.0 * (double)j->why[UJOIN_OK] / (double)all : 100.0);
 	if (!without)

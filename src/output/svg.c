@@ -190,8 +190,8 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 		export_losses_text(notes, sizeof(notes), &l);
 	}
 	if (export_user_text(buf, sizeof(buf), st) > 0 && strstr(buf, " without"))
-		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes), "%s%s (kernel frames only)",
-			 notes[0] ? "; " : "", buf);
+		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			 "%s%s (the [user stack ...] boxes)", notes[0] ? "; " : "", buf);
 	top = SVG_TOP + (notes[0] ? SVG_ROW : 0);
 	height = top + (int)(maxd + 1) * SVG_ROW + SVG_BOTTOM;
 

@@ -153,6 +153,9 @@ int session_drain(struct session *s, unsigned int max_pages);
  * @fds: filled with {fd, POLLIN}
  * @max: room in @fds
  *
+ * The set may change after a drain (a perf ring replaced by a larger one
+ * closes its descriptor): ask again before each poll.
+ *
  * Return: descriptors written (0 in passive and replay modes).
  */
 int session_pollfds(const struct session *s, struct pollfd *fds, int max);

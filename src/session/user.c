@@ -42,6 +42,15 @@ static int user_fp_fallback(struct session *s)
  * a perf_event_open that fails (perf_event_paranoid, no user registers)
  * falls back to fp, and the header says why.
  */
+/* the instance waited for perf's events (source/instance.c): it records now */
+static int user_start_instance(struct session *s)
+{
+	char rel[160];
+
+	trace_path(&s->c.tr, rel, sizeof(rel), "tracing_on");
+	return tfs_write(s->c.tr.tfs, rel, "1");
+}
+
 int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 {
 #if STACKTOP_USER_UNWIND
@@ -51,8 +60,10 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	if (s->c.user_mode != SESSION_USER_DWARF)
 		return 0;
 	r = session_add_source(s, &source_perf_user_ops, NULL, why, sizeof(why));
-	if (r >= 0)
-		return 0;
+	if (r >= 0) {
+		r = user_start_instance(s);
+		return r < 0 ? fmt_error(err, errsz, r, "cannot start tracing: %s", strerror(-r)) : 0;
+	}
 	s->nsources--;
 	source_perf_user_ops.close(&s->sources[s->nsources]);
 	if (s->opts.user != SESSION_USER_AUTO)
@@ -61,11 +72,15 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)",
 		 why[0] ? why : strerror(-r));
 	log_warn("user stacks: %s", s->user_note);
+	if (s->opts.user_sample > 1 || s->opts.user_buffer || s->opts.user_stack)
+		log_warn("user stacks: fp takes every event's stack: --user-sample, --user-buffer "
+			 "and dwarf,SIZE do not apply");
 	r = user_fp_fallback(s);
 	if (r < 0)
 		return fmt_error(err, errsz, r, "user stacks: neither dwarf (%s) nor fp works here",
 				 why[0] ? why : "perf_event_open failed");
-	return 0;
+	r = user_start_instance(s);
+	return r < 0 ? fmt_error(err, errsz, r, "cannot start tracing: %s", strerror(-r)) : 0;
 #else
 	(void)s;
 	(void)err;

@@ -106,6 +106,18 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 			log_warn("cannot set buffer_size_kb: %s", strerror(-r));
 	}
 	instance_clock(s);
+	/*
+	 * --user=dwarf: no record before perf samples the events too (a record
+	 * from before could have no user stack); the session starts the
+	 * instance once the perf events are enabled (session/user.c)
+	 */
+	if (s->user_mode == SESSION_USER_DWARF) {
+		trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
+		r = tfs_write(s->tr.tfs, rel, "0");
+		if (r < 0)
+			return fmt_error(err, errsz, r, "cannot stop the instance until perf samples: %s",
+					 strerror(-r));
+	}
 	/* our own reads are not recorded at all (kernels since 5.10), nor do
 	 * they fire (and use up) a trigger: before the events */
 	pidfilter_exclude_self(&s->tr);
@@ -134,10 +146,12 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 			return fmt_error(err, errsz, r, "cannot enable userstacktrace: %s",
 					 strerror(-r));
 	}
-	trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
-	r = tfs_write(s->tr.tfs, rel, "1");
-	if (r < 0)
-		return r;
+	if (s->user_mode != SESSION_USER_DWARF) {
+		trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
+		r = tfs_write(s->tr.tfs, rel, "1");
+		if (r < 0)
+			return r;
+	}
 	return cpubufs_open(b, s, err, errsz);
 }
 

@@ -84,6 +84,8 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 			d->s = *s;
 			d->s.stack = d->stack;
 			pu->ndefer++;
+			/* its record waits for it: newer samples of its key come first */
+			ujoin_hold(pu->g->join, s->time);
 			return;
 		}
 	}
@@ -115,4 +117,6 @@ void pu_retry(struct perf_user *pu)
 	}
 	pu->ndefer = 0;
 	pu->retrying = false;
+	if (pu->g)
+		ujoin_release(pu->g->join);
 }

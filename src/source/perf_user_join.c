@@ -11,8 +11,11 @@
  *  - a match is counted as kernel frames, usym_sep(tgid), user tokens
  *    (a cut mark, USYM_CUT_STACK, USYM_CUT or USYM_CUT_FAILED, when the copy,
  *    the depth or a missing unwind table ended the walk), exactly as the
- *    fp mode's stacks; a record without a sample is counted kernel-only
- *    and the reason stays in ujoin's counters (session_stats.ujoin).
+ *    fp mode's stacks; a record without a sample (or whose sample was not
+ *    unwound) is counted as its kernel frames, usym_sep(0) and a mark that
+ *    says why (usym_none(): "[user stack lost: perf ring full]", "[user
+ *    stack not sampled]"), and the reason is counted in ujoin's counters
+ *    (session_stats.ujoin).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +87,10 @@ static void join_emit(void *ctx, const struct ujoin_match *m)
 			e->frames[n++] = usym_sep(u->tgid);
 			memcpy(e->frames + n, u->toks, u->n * sizeof(uint64_t));
 			n += u->n;
+		} else if (m->why != UJOIN_OK) {
+			/* a row of its own that says why: not a kernel-only stack */
+			e->frames[n++] = usym_sep(0);
+			e->frames[n++] = usym_none(m->why);
 		}
 		ingest_count_held(g->s->ing, &e->h, e->frames, n);
 	}
@@ -184,6 +191,8 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 	g->on = true;
 	g->self = (uint32_t)getpid();
 	jo.ctx = g;
+	/* --user-sample N: a record without a sample is expected, not lost */
+	jo.period = s->tr.opts ? s->tr.opts->user_sample : 0;
 	g->join = ujoin_new(&jo);
 	if (!g->join) {
 		free(pu);

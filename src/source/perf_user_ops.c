@@ -27,7 +27,8 @@
  */
 #define PU_SLACK_NS    (10ULL * 1000 * 1000)
 #define PU_MIN_RECORDS 256        /* read per drain even when the budget is spent */
-#define PU_RING_PAGES  512
+#define PU_RING_PAGES  512        /* 2 MiB a CPU to start with (4 KiB pages) */
+#define PU_RING_MAX    16384      /* grown where samples are lost, up to 64 MiB a CPU */
 #define PU_TASKS_MAX   4096       /* per-thread perf events at most (threads x CPUs x events) */
 
 static uint64_t mono_now(void)
@@ -190,8 +191,27 @@ static int pu_open(struct source *src, char *err, size_t errsz)
 	/* every process, or the threads pu_tasks() lists (-p, --tid) */
 	o.pid = pu->cfg.pid > 0 ? pu->cfg.pid : -1;
 	o.stack_size = pu->cfg.stack_size;
-	/* 2 MiB a CPU: some 250 samples of 8 KiB between two reads */
-	o.ring_pages = pu->g ? PU_RING_PAGES : 0;
+	if (pu->g) {
+		const struct session_opts *so = s->tr.opts;
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (so->user_stack)
+			o.stack_size = so->user_stack;
+		o.period = so->user_sample;
+		/*
+		 * --user-buffer: that size, rounded up to a power of two pages;
+		 * else 2 MiB a CPU (some 250 samples of 8 KiB between two reads),
+		 * made larger where samples are lost: the ring follows the rate
+		 */
+		if (so->user_buffer) {
+			o.ring_pages = 1;
+			while ((size_t)o.ring_pages * (size_t)page < so->user_buffer)
+				o.ring_pages *= 2;
+		} else {
+			o.ring_pages = PU_RING_PAGES;
+			o.ring_max_pages = PU_RING_MAX;
+		}
+	}
 	cb = pu->cfg.perf;
 	cb.sample = pu_sample;
 	cb.ctx = pu;
@@ -250,16 +270,30 @@ static int pu_tick(struct source *src)
 	struct perf_user *pu = src->priv;
 	struct perfsamp_stats st;
 
+	struct dwunwind_stats ds;
+
 	if (pu->g) {
 		ujoin_advance(pu->g->join, mono_now());
 		pu_procs_expire(pu->g);
 	}
+	/* a new phase of the 1-in-N count each refresh, at most once a second (perfsamp.h) */
+	if (mono_now() - pu->restarted >= 1000000000ULL) {
+		perfsamp_restart_period(pu->ps);
+		pu->restarted = mono_now();
+	}
 	perfsamp_stats(pu->ps, &st);
-	log_debug("user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound, %llu failed, %llu without maps",
+	dwunwind_stats(pu->uw, &ds);
+	log_debug("user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound (%llu walked, %llu replayed), %llu failed, %llu without maps; rings %llu bytes (largest %llu, grown %llu); stack bytes read by whole walks: <=512 %llu, 1K %llu, 2K %llu, 4K %llu, 8K %llu, 16K %llu, 32K %llu, more %llu",
 		  (unsigned long long)st.samples, (unsigned long long)pu->skipped,
 		  (unsigned long long)st.lost,
-		  (unsigned long long)pu->unwound, (unsigned long long)pu->failed,
-		  (unsigned long long)pu->nomaps);
+		  (unsigned long long)pu->unwound, (unsigned long long)ds.walked,
+		  (unsigned long long)ds.replayed, (unsigned long long)pu->failed,
+		  (unsigned long long)pu->nomaps, (unsigned long long)st.ring_bytes,
+		  (unsigned long long)st.ring_max, (unsigned long long)st.grown,
+		  (unsigned long long)ds.used[0], (unsigned long long)ds.used[1],
+		  (unsigned long long)ds.used[2], (unsigned long long)ds.used[3],
+		  (unsigned long long)ds.used[4], (unsigned long long)ds.used[5],
+		  (unsigned long long)ds.used[6], (unsigned long long)ds.used[7]);
 	return 0;
 }
 
@@ -268,10 +302,20 @@ static void pu_stats(const struct source *src, struct session_stats *sst)
 	const struct perf_user *pu = src->priv;
 
 	if (pu && pu->g) {
+		const struct session_opts *so = src->ctx->tr.opts;
 		uint64_t *v = (uint64_t *)&sst->ujoin;
 		const uint64_t *b = (const uint64_t *)&pu->g->base;
+		struct perfsamp_stats ps;
 		size_t i;
 
+		perfsamp_stats(pu->ps, &ps);
+		sst->user_period = so->user_sample > 1 ? so->user_sample : 1;
+		sst->user_stack = so->user_stack ? so->user_stack : 8192;
+		sst->user_ring = ps.ring_max;
+		sst->user_ring_total = ps.ring_bytes;
+		sst->user_ring_grown = ps.grown;
+		sst->user_ring_full = ps.lost_unknown;
+		sst->user_ring_auto = !so->user_buffer;
 		_Static_assert(sizeof(struct ujoin_stats) % sizeof(uint64_t) == 0,
 			       "ujoin_stats holds counters only");
 		/* since the last reset, as the hits beside them */

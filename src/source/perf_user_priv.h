@@ -106,6 +106,7 @@ struct perf_user {
 	unsigned int ntasks, ctasks;
 	unsigned int nevents;
 	uint64_t unwound, failed, nomaps, skipped;
+	uint64_t restarted;   /* when the sample period's count started again (mono ns) */
 	struct pu_vdso vdsos[PU_VDSOS_MAX];
 	unsigned int nvdsos;
 	uint64_t ips[PERF_USER_MAX_FRAMES];

@@ -308,6 +308,9 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 			}
 			if (ss->user_cut)
 				buf[depth++] = USYM_CUT | ss->user_cut_why; /* the reason it was cut */
+			/* an event without its user stack, and why */
+			if (ss->user_missing)
+				buf[depth++] = usym_none(ss->user_missing);
 			ips = buf;
 		}
 		st = stack_table_intern(s->table, ips, depth);

@@ -113,6 +113,14 @@ struct session_stats {
 	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
 	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
 	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */
+	unsigned int user_period;   /* dwarf: one event in this many has a sample (1: all) */
+	unsigned int user_stack;    /* dwarf: user stack bytes copied per sample */
+	uint64_t user_ring;         /* dwarf: the largest perf ring of a CPU, bytes */
+	uint64_t user_ring_total;   /* dwarf: every CPU's perf ring, bytes */
+	uint64_t user_ring_grown;   /* dwarf: rings replaced by a larger one after losses */
+	uint64_t user_ring_full;    /* dwarf: rings found full when read (samples lost) */
+	bool user_ring_auto;        /* dwarf: rings grow where samples are lost (no --user-buffer)
+				     */
 };
 
 /**

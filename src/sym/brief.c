@@ -11,6 +11,7 @@
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "core/stack_table.h"
+#include "sym/usym.h"
 
 static const char *const machinery[] = {
 	"trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_", "__bpf_trace_",
@@ -71,7 +72,8 @@ int brief_format(char *buf, size_t size, struct ksym *ks, const struct stack *st
 int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct stack *st,
 		       unsigned int common, int frames, int with_module)
 {
-	unsigned int i = brief_skip(ks, st);
+	unsigned int i = brief_skip(ks, st), end = st->depth;
+	uint64_t none = usym_stack_none(st->ips, st->depth);
 	size_t len = 0;
 
 	if (size)
@@ -80,11 +82,20 @@ int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct sta
 		return snprintf(buf, size, "[stacks not kept: over --max-memory]");
 	if (!st->depth)
 		return snprintf(buf, size, "(empty stack)");
-	if (common && i + common < st->depth) {
-		i += common;
-		len = (size_t)snprintf(buf, size, "... ");
+	/*
+	 * a user stack wanted and not had: said first, where no width cuts it
+	 * off, then the kernel frames
+	 */
+	if (none) {
+		len = (size_t)snprintf(buf, size, "%s ", usym_none_label(none));
+		end = usym_user_start(st->ips, st->depth);
 	}
-	return brief_frames(buf, size, ks, st, i, st->depth, frames, with_module, len);
+	if (common && i + common < end) {
+		i += common;
+		len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+					"... ");
+	}
+	return brief_frames(buf, size, ks, st, i, end, frames, with_module, len);
 }
 
 int brief_common_format(char *buf, size_t size, struct ksym *ks, const struct stack *st,

@@ -122,10 +122,32 @@ int dwunwind_image_buildid(const uint8_t *img, size_t len, uint8_t *bid, size_t 
 void dwunwind_set_limit(struct dwunwind *u, size_t bytes);
 
 /**
- * dwunwind_memory() - bytes of unwind tables kept
+ * dwunwind_memory() - bytes of unwind tables and kept walks
  * @u: the unwinder
  */
 size_t dwunwind_memory(const struct dwunwind *u);
+
+/**
+ * struct dwunwind_stats - how samples were unwound
+ * @walked: by libunwind
+ * @replayed: as a walk kept for their maps_id, IP and stack pointer that
+ *	read the same registers and stack words (no walk)
+ * @used: walks that reached the outermost frame, by the bytes of the
+ *	copied stack they read (up to the last word): up to 512 bytes, 1K,
+ *	2K, 4K, 8K, 16K, 32K, more (how much of the copy a stack needs)
+ */
+struct dwunwind_stats {
+	uint64_t walked;
+	uint64_t replayed;
+	uint64_t used[8];
+};
+
+/**
+ * dwunwind_stats() - the counters since dwunwind_new()
+ * @u: the unwinder
+ * @st: filled
+ */
+void dwunwind_stats(const struct dwunwind *u, struct dwunwind_stats *st);
 
 /**
  * dwunwind_forget() - drop the unwind tables read and what libunwind

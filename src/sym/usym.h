@@ -13,6 +13,15 @@
  *	[, a cut mark when the walk stopped before the end: USYM_CUT at its
  *	   depth, USYM_CUT_STACK, _FAILED or _MEMORY for the other reasons]
  *
+ * An event whose user stack was wanted but not had (the dwarf mode: its
+ * perf sample lost, not taken under --user-sample, not unwound) is
+ *
+ *	kernel leaf ... kernel root, USYM_SEP|0, usym_none(why)
+ *
+ * so it is a row of its own that says so, never its kernel stack alone
+ * (which reads as the stack of a kernel thread, and ranked first when
+ * most samples were lost).
+ *
  * Because the tgid and the tokens are part of the frame array, interning
  * keys stacks on (kernel stack, user stack, process): the same user
  * addresses of two processes never merge (see doc/design.md).
@@ -39,6 +48,7 @@
 #define USYM_TAG_FRAME 0x7573000000000000ULL /* "us": a (tgid, address) token */
 #define USYM_TAG_SEP   0x757c000000000000ULL /* "u|": kernel/user separator, low bits tgid */
 #define USYM_CUT       0x7578000000000000ULL /* "ux": user walk cut at its limit */
+#define USYM_TAG_NONE  0x756e000000000000ULL /* "un": no user stack, low bits why (ujoin.h) */
 /*
  * The cut mark says why the user part ends there (its low bits; every one
  * is a USYM_CUT by usym_is_cut()):
@@ -59,7 +69,44 @@ static inline bool usym_is_user(uint64_t ip)
 {
 	uint64_t t = ip & USYM_TAG_MASK;
 
-	return t == USYM_TAG_FRAME || t == USYM_TAG_SEP || t == USYM_CUT;
+	return t == USYM_TAG_FRAME || t == USYM_TAG_SEP || t == USYM_CUT || t == USYM_TAG_NONE;
+}
+
+/**
+ * usym_none() - the mark of an event without its user stack
+ * @why: why (enum ujoin_why, not UJOIN_OK)
+ */
+static inline uint64_t usym_none(unsigned int why)
+{
+	return USYM_TAG_NONE | why;
+}
+
+/**
+ * usym_is_none() - whether a frame word is such a mark
+ * @ip: frame
+ */
+static inline bool usym_is_none(uint64_t ip)
+{
+	return (ip & USYM_TAG_MASK) == USYM_TAG_NONE;
+}
+
+/**
+ * usym_stack_none() - the mark of a stack whose user stack is missing, or 0
+ * @ips: frames, leaf first
+ * @depth: how many
+ */
+static inline uint64_t usym_stack_none(const uint64_t *ips, unsigned int depth)
+{
+	return depth && usym_is_none(ips[depth - 1]) ? ips[depth - 1] : 0;
+}
+
+/**
+ * usym_none_why() - the reason (enum ujoin_why) of a mark usym_none() made
+ * @ip: the mark
+ */
+static inline unsigned int usym_none_why(uint64_t ip)
+{
+	return (unsigned int)(ip & 0xff);
 }
 
 /**
@@ -253,18 +300,28 @@ int usym_lookup(const struct usym *u, uint64_t tok, uint32_t *ret_tgid, uint64_t
 /**
  * usym_format() - the text of a user frame word, sanitized
  * @u: symbolizer (NULL: bare tokens)
- * @ip: token, separator or cut mark
+ * @ip: token, separator, cut mark or usym_none() mark
  * @buf: output
  * @size: size of @buf
  * @offset: "func+0xoff" rather than "func"
  * @with_file: append " (file)"
  *
  * Frames print as `func+0xoff (file)`, or `[unknown] 0xaddr (file+0xoff)`
- * when no symbol covers the address; the separator as `--`.
+ * when no symbol covers the address; the separator as `--`; a mark as
+ * usym_none_label() says.
  *
  * Return: the length of the full text (as snprintf).
  */
 int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset, bool with_file);
+
+/**
+ * usym_none_label() - what a usym_none() mark says, e.g. "[user stack
+ * lost: perf ring full]", "[user stack not sampled]"
+ * @ip: the mark
+ *
+ * Return: a static string.
+ */
+const char *usym_none_label(uint64_t ip);
 
 /**
  * usym_start() - the token of the start of @ip's symbol (@ip if unknown)

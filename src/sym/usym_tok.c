@@ -16,6 +16,7 @@
 
 #include "core/format.h"
 #include "core/mix64.h"
+#include "core/ujoin.h"
 #include "sym/usym_priv.h"
 
 /* bytes the next new token allocates (the arrays double), 0 mostly */
@@ -147,6 +148,24 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+const char *usym_none_label(uint64_t ip)
+{
+	switch (usym_none_why(ip)) {
+	case UJOIN_NO_SAMPLE:
+		return "[user stack lost: no perf sample]";
+	case UJOIN_SAMPLE_LOST:
+		return "[user stack lost: perf ring full]";
+	case UJOIN_UNWIND_FAILED:
+		return "[user stack lost: unwind failed]";
+	case UJOIN_NO_MAPS:
+		return "[user stack lost: process maps unknown]";
+	case UJOIN_NOT_SAMPLED:
+		return "[user stack not sampled]";
+	default:
+		return "[user stack lost]";
+	}
+}
+
 int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset, bool with_file)
 {
 	char raw[512], file[256];
@@ -166,6 +185,8 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 		return snprintf(buf, size, "[cut: --max-memory: user frames not kept]");
 	if (usym_is_cut(ip))
 		return snprintf(buf, size, "[cut: more user frames]");
+	if (usym_is_none(ip))
+		return snprintf(buf, size, "%s", usym_none_label(ip));
 	if (!u || (ip & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks)
 		return snprintf(buf, size, "[unknown] 0x%" PRIx64, ip);
 	t = &u->toks[i];

@@ -324,21 +324,34 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		else if (!all)
 			snprintf(sg->value, sizeof(sg->value), "dwarf");
 		else {
+			double pct = 100.0 * (double)st->ujoin.why[UJOIN_OK] / (double)all;
 			int top = UJOIN_OK;
 
-			/* the share with a user stack, and the first reason for the rest */
+			/*
+			 * the share with a user stack, and the first reason for the
+			 * rest; sampled: "dwarf 1/10 10%", the events not sampled
+			 * are no reason to look
+			 */
 			for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
-				if (st->ujoin.why[w] > (top == UJOIN_OK ? 0 : st->ujoin.why[top]))
+				if (w != UJOIN_NOT_SAMPLED &&
+				    st->ujoin.why[w] > (top == UJOIN_OK ? 0 : st->ujoin.why[top]))
 					top = w;
-			n0 = snprintf(sg->value, sizeof(sg->value), "dwarf %.0f%%",
-				      100.0 * (double)st->ujoin.why[UJOIN_OK] / (double)all);
+			if (st->user_period > 1)
+				n0 = snprintf(sg->value, sizeof(sg->value), "dwarf 1/%u %.0f%%",
+					      st->user_period, pct);
+			else
+				n0 = snprintf(sg->value, sizeof(sg->value), "dwarf %.0f%%", pct);
 			if (top != UJOIN_OK && n0 > 0 && (size_t)n0 < sizeof(sg->value))
 				snprintf(sg->value + n0, sizeof(sg->value) - (size_t)n0,
 					 " (%.0f%% %s)",
 					 100.0 * (double)st->ujoin.why[top] / (double)all,
 					 ujoin_why_name((enum ujoin_why)top));
 		}
-		/* a tenth of the events without their user stack is worth a look */
+		/*
+		 * a tenth of the events without their user stack is worth a look
+		 * (of those that were to have one: --user-sample leaves the rest)
+		 */
+		all -= st->ujoin.why[UJOIN_NOT_SAMPLED];
 		sg->alert = (st->user == SESSION_USER_FP && st->user_note[0]) ||
 			    (all && st->ujoin.why[UJOIN_OK] * 10 < all * 9);
 	}

@@ -56,7 +56,7 @@ declare -A srcs=(
 	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/stack_trend.c core/hist.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[uelf]="sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c"
-	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/ujoin.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(

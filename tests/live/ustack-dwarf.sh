@@ -148,26 +148,30 @@ stop_chain
 
 # 3. processes that live a few milliseconds: started after stacktop, gone
 #    before their samples are read; the instance runs on the mono clock;
-#    the kernel filter applies to perf's samples too (as many as events)
-cp "$CHAIN_NOFP" "$WORK/dwshort"
+#    the kernel filter applies to perf's samples too (as many as events).
+#    The filter is on the comm, machine-wide: the name is this run's own
+#    (the test's pid and 16 random bits, 15 characters at most: a comm is
+#    cut there), so a run of this test next to another counts only its own
+SHORT="dws$$$(od -An -N2 -tx2 /dev/urandom | tr -d ' \n')"
+cp "$CHAIN_NOFP" "$WORK/$SHORT"
 # (the kernel filter applies to perf's samples too: no 8 KiB copies of
 # every other write on the machine)
-"$STACKTOP" -u -e 'syscalls:sys_enter_write if comm == "dwshort"' -n 6 -d 0.5 --cumulative \
+"$STACKTOP" -u -e "syscalls:sys_enter_write if comm == \"$SHORT\"" -n 6 -d 0.5 --cumulative \
 	--json -o "$WORK/sh.json" 2> "$WORK/sh.err" &
 ST_PID=$!
 wait_for "$WORK/sh.1.json" '"hits"' 100 || { cat "$WORK/sh.err"; fail "no first report"; }
 clk=$(cat "$T/instances/stacktop.$ST_PID/trace_clock")
 case $clk in *"[mono]"*) ;; *) fail "the instance's trace_clock is not mono: $clk" ;; esac
 for i in 1 2 3 4 5; do
-	"$WORK/dwshort" < /dev/null > /dev/null || fail "dwshort failed"
+	"$WORK/$SHORT" < /dev/null > /dev/null || fail "$SHORT failed"
 done
 wait "$ST_PID" || { cat "$WORK/sh.err"; fail "the run across the exits failed"; }
 no_instance_of "$ST_PID"
 ST_PID=
-python3 - "$WORK/sh.6.json" << 'PY' || fail "the exited processes' chains are not named"
+python3 - "$WORK/sh.6.json" "$SHORT" << 'PY' || fail "the exited processes' chains are not named"
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-want = ["ustack_c (dwshort)", "ustack_b (dwshort)", "ustack_a (dwshort)", "main (dwshort)"]
+want = ["%s (%s)" % (f, sys.argv[2]) for f in ("ustack_c", "ustack_b", "ustack_a", "main")]
 got = []
 for s in d["stacks"]:
     names = [f["symbol"].split("+")[0] + " " + f["symbol"].split(" ")[-1] for f in s.get("user_frames", [])]

@@ -18,7 +18,7 @@ rmdir "$probe"
 
 # bad values are clear errors
 "$STACKTOP" --user=bogus -b -n 1 > "$WORK/o" 2> "$WORK/e" && fail "--user=bogus accepted"
-grep -q "bad --user 'bogus' (fp or dwarf)" "$WORK/e" || fail "--user=bogus message: $(cat "$WORK/e")"
+grep -q "bad --user 'bogus' (fp, dwarf or dwarf,SIZE)" "$WORK/e" || fail "--user=bogus message: $(cat "$WORK/e")"
 
 CHAIN_PID=
 # start a chain program; it writes from the chain every 10 ms until its stdin

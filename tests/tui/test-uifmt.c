@@ -322,6 +322,23 @@ static void test_uifmt_header_rates(void **state)
 	sg = seg_find(segs, n, "user");
 	assert_string_equal(sg->value, "dwarf 79% (17% no maps)");
 	assert_true(sg->alert);
+	/*
+	 * --user-sample 10: the share stated with the period; the events not
+	 * sampled are no reason to look, the lost ones among the rest are
+	 */
+	memset(&st.ujoin, 0, sizeof(st.ujoin));
+	st.user_period = 10;
+	st.ujoin.why[UJOIN_OK] = 1000;
+	st.ujoin.why[UJOIN_NOT_SAMPLED] = 9000;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "dwarf 1/10 10%");
+	assert_false(sg->alert);
+	st.ujoin.why[UJOIN_SAMPLE_LOST] = 200;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "user");
+	assert_string_equal(sg->value, "dwarf 1/10 10% (2% sample lost)");
+	assert_true(sg->alert);
 }
 
 /* the pool line: filling, warning, full; every segment an alert on a warning */

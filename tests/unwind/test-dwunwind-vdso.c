@@ -186,10 +186,12 @@ static void test_unwind_vdso(void **state)
 	struct sigaction sa = { .sa_sigaction = on_prof, .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct itimerval it = { .it_interval = { 0, 1000 }, .it_value = { 0, 1000 } };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	uint64_t ips[64];
+	uint64_t ips[64], first[64], word, moved;
+	struct dwunwind_stats st, st2;
 	enum dwunwind_end why;
 	struct dwunwind *u;
 	bool got_spin = false, got_main = false;
+	size_t k;
 	int n, i;
 
 	(void)state;
@@ -219,8 +221,37 @@ static void test_unwind_vdso(void **state)
 	assert_true(got_spin);
 	assert_true(got_main);
 
-	/* the same again from the cache of that maps_id */
+	/* the same again: replayed from the walk kept for that maps_id, IP and SP */
+	dwunwind_stats(u, &st);
+	assert_int_equal(st.replayed, 0);
+	memcpy(first, ips, sizeof(first));
 	assert_int_equal(dwunwind_stack(u, &s, ips, 64, NULL), n);
+	assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
+	dwunwind_stats(u, &st2);
+	assert_int_equal(st2.replayed, 1);
+	assert_int_equal(st2.walked, st.walked);
+	/*
+	 * a return address the walk read now says another caller: no replay,
+	 * the walk sees it (a word the walk did not read changes nothing)
+	 */
+	for (k = 0; k + 8 <= stack_len; k += 8)
+		if (!memcmp(stack_copy + k, &ips[2], 8))
+			break;
+	assert_true(k + 8 <= stack_len);
+	memcpy(&word, stack_copy + k, 8);
+	moved = word + 1;
+	memcpy(stack_copy + k, &moved, 8);
+	assert_true(dwunwind_stack(u, &s, ips, 64, NULL) >= 3);
+	dwunwind_stats(u, &st);
+	assert_int_equal(st.walked, st2.walked + 1);
+	assert_int_equal(st.replayed, 1);
+	assert_true(ips[2] == moved);
+	memcpy(stack_copy + k, &word, 8);
+	assert_int_equal(dwunwind_stack(u, &s, ips, 64, NULL), n);
+	assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
+	/* another depth limit is another result */
+	assert_int_equal(dwunwind_stack(u, &s, ips, 2, &why), 2);
+	assert_int_equal(why, DWUNWIND_END_DEPTH);
 	/* without the image the vdso is in no file: no maps */
 	for (i = 0; i < (int)nmaps; i++)
 		if (maps[i].image)

@@ -5,7 +5,8 @@
  * -fomit-frame-pointer (tests/meson.build): no frame pointer chain to
  * follow, only the .eh_frame tables. Each function keeps a buffer on the
  * stack and does work after its call, so none is inlined or tail-called.
- * Exits by itself after a minute (or SECONDS) in case nobody kills it.
+ * Exits by itself after a minute (or SECONDS, on the monotonic clock) in
+ * case nobody kills it.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,23 +57,62 @@ FRAME void a(unsigned long n)
 }
 
 /*
- * uprog [SECONDS [busy|paced]]: busy calls without the pause every 64 calls;
- * either word makes it print how many calls it made (bench/unwind.py)
+ * RATE calls a second: a batch every millisecond, each millisecond's
+ * deadline absolute (a late wake-up is made up at once, so the mean rate
+ * holds while the machine is busy, unless the machine cannot keep up)
+ */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned long paced_rate(double end, unsigned long rate)
+{
+	struct timespec next;
+	unsigned long i = 0, ms = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (now() < end) {
+		unsigned long due = (ms + 1) * rate / 1000;
+
+		for (; i < due; i++)
+			a(i);
+		ms++;
+		next.tv_nsec += 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return i;
+}
+
+/*
+ * uprog [SECONDS [busy|paced|rate N]]: busy calls without the pause every
+ * 64 calls; rate makes N calls a second; any of them makes it print how
+ * many calls it made (bench/unwind.py, tests/live/ustack-rate.sh)
  */
 int main(int argc, char **argv)
 {
-	time_t end = time(NULL) + (argc > 1 ? atoi(argv[1]) : 60);
+	double end = now() + (argc > 1 ? atoi(argv[1]) : 60);
 	int busy = argc > 2 && !strcmp(argv[2], "busy");
 	unsigned long i;
 
 	out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (out < 0)
 		return 1;
-	for (i = 0; time(NULL) < end; i++) {
-		a(i);
-		if (!busy && i % 64 == 0)
-			usleep(1000);
-	}
+	if (argc > 3 && !strcmp(argv[2], "rate"))
+		i = paced_rate(end, strtoul(argv[3], NULL, 10));
+	else
+		for (i = 0; (i & 63) || now() < end; i++) {
+			a(i);
+			if (!busy && i % 64 == 0)
+				usleep(1000);
+		}
 	if (argc > 2) {
 		char line[64];
 		int len = snprintf(line, sizeof(line), "calls %lu\n", i);

@@ -251,7 +251,7 @@
 		else if (delta && meta.lost > 0)
 			notes.push(num(meta.lost) + ' events were lost since start, none in the last interval');
 		if (meta.user_stacks && / without/.test(meta.user_stacks))
-			notes.push(meta.user_stacks + ' (those with kernel frames only)');
+			notes.push(meta.user_stacks + ' (those are the [user stack ...] boxes)');
 		if (!N || totH[0] === 0)
 			notes.push('no stacks to show');
 		$('notes').textContent = notes.join('; ');

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perfsamp_open.c - the sampler's events opened (one per traced event and
+ * CPU, or per thread and CPU for @tasks, their filters, each CPU's ring)
+ * and closed; perfsamp.c reads them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sym/dwunwind.h"
+#include "kernel/perfsamp_priv.h"
+
+static int errf(char *err, size_t errsz, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errsz) {
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+static int tracepoint_id(const char *tracefs, const char *name, uint64_t *id)
+{
+	char path[PATH_MAX], buf[32], sys[128];
+	const char *colon = strchr(name, ':');
+	ssize_t n;
+	int fd;
+
+	if (!colon || colon == name || !colon[1] || (size_t)(colon - name) >= sizeof(sys) ||
+	    strchr(colon + 1, '/') || memchr(name, '/', colon - name))
+		return -EINVAL;
+	memcpy(sys, name, colon - name);
+	sys[colon - name] = 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, colon + 1) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	*id = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct pevent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
+		  const struct perfsamp_cb *cb, char *err, size_t errsz)
+{
+	const char *tracefs = opts->tracefs ? opts->tracefs : "/sys/kernel/tracing";
+	unsigned int stack = opts->stack_size ? opts->stack_size : 8192;
+	unsigned int pages = opts->ring_pages ? opts->ring_pages : 128;
+	long page = sysconf(_SC_PAGESIZE);
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t *tp = NULL;
+	pid_t one = opts->pid > 0 ? opts->pid : -1;
+	const pid_t *tasks = opts->ntasks > 0 ? opts->tasks : &one;
+	int ntasks = opts->ntasks > 0 ? opts->ntasks : 1;
+	bool inherit = opts->ntasks > 0 ? opts->inherit : opts->pid > 0;
+	struct perfsamp *p;
+	int r, c, e, t;
+
+	*ret = NULL;
+	if (opts->nevents < 1 || !opts->events)
+		return errf(err, errsz, -EINVAL, "no event to sample");
+	if (stack % 8 || stack > 65528)
+		return errf(err, errsz, -EINVAL,
+			    "user stack size %u: a multiple of 8 up to 65528 bytes", stack);
+	if (pages & (pages - 1))
+		return errf(err, errsz, -EINVAL, "ring pages %u: not a power of two", pages);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (opts->ring_max_pages && (opts->ring_max_pages & (opts->ring_max_pages - 1)))
+		return errf(err, errsz, -EINVAL, "ring pages %u: not a power of two",
+			    opts->ring_max_pages);
+	p = calloc(1, sizeof(*p));
+	tp = calloc(opts->nevents, sizeof(*tp));
+	if (!p || !tp) {
+		free(p);
+		free(tp);
+		return errf(err, errsz, -ENOMEM, "out of memory");
+	}
+	if (cb)
+		p->cb = *cb;
+	p->page = page;
+	p->max_pages = opts->ring_max_pages > pages ? opts->ring_max_pages : 0;
+	p->max_total = opts->ring_max_total ? opts->ring_max_total : RING_MAX_TOTAL;
+	p->period = opts->period > 1 ? opts->period : 1;
+	p->full_room = (uint64_t)stack + 1024; /* a sample: its stack, registers, header */
+	p->cpus = calloc(ncpu, sizeof(*p->cpus));
+	p->evs = calloc((size_t)ncpu * opts->nevents * ntasks, sizeof(*p->evs));
+	if (!p->cpus || !p->evs) {
+		r = errf(err, errsz, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (e = 0; e < opts->nevents; e++) {
+		r = tracepoint_id(tracefs, opts->events[e], &tp[e]);
+		if (r < 0) {
+			r = errf(err, errsz, r, "%s: %s", opts->events[e],
+				 r == -ENOENT ? "no such tracepoint" : r == -EINVAL ?
+				 "not a system:event name" : strerror(-r));
+			goto fail;
+		}
+	}
+	for (c = 0; c < ncpu; c++) {
+		struct pcpu *pc = &p->cpus[p->ncpus];
+		int first = -1, k;
+
+		pc->cpu = c;
+		pc->r.fd = -1;
+		pc->old.fd = -1;
+		/* every (task, event): a task's first event reports its maps too */
+		for (k = 0; k < ntasks * opts->nevents; k++) {
+			struct perf_event_attr a;
+			int fd;
+
+			t = k / opts->nevents;
+			e = k % opts->nevents;
+
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = tp[e];
+			a.sample_period = p->period;
+			a.sample_type = SAMPLE_TYPE;
+			a.sample_regs_user = DWUNWIND_REGS_MASK;
+			a.sample_stack_user = stack;
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			a.sample_id_all = 1;
+			a.disabled = 1;
+			a.inherit = inherit;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(pages * page / 4);
+			if (e == 0) {
+				a.mmap = 1;
+				a.mmap2 = 1;
+				a.comm = 1;
+				a.comm_exec = 1;
+				a.task = 1;
+			}
+			fd = perfsamp_sys_open(&a, tasks[t], c, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				r = -errno;
+				if (r == -ENODEV && k == 0)
+					break; /* CPU offline */
+				if (r == -ESRCH && opts->ntasks > 0) {
+					k += opts->nevents - 1 - e; /* a thread gone: the next */
+					continue;
+				}
+				if (r == -EACCES || r == -EPERM)
+					r = errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
+						 "CAP_PERFMON, and kernel.perf_event_paranoid)",
+						 opts->events[e], strerror(-r));
+				else if (r == -EOPNOTSUPP || r == -EINVAL)
+					r = errf(err, errsz, r, "perf_event_open %s: %s (the kernel "
+						 "cannot sample user registers and stack here)",
+						 opts->events[e], strerror(-r));
+				else
+					r = errf(err, errsz, r, "perf_event_open %s on CPU %d: %s",
+						 opts->events[e], c, strerror(-r));
+				goto fail;
+			}
+			p->evs[p->nevs].fd = fd;
+			p->evs[p->nevs].event = e;
+			p->evs[p->nevs].pc = p->ncpus;
+			p->nevs++;
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &p->evs[p->nevs - 1].id) < 0) {
+				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				goto fail;
+			}
+			/* refused: every hit is sampled, the caller drops the extra ones */
+			if (opts->filters && opts->filters[e] &&
+			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
+				p->st.filters_refused++;
+			if (first < 0) {
+				/* the CPU's ring: a dummy event's, else this event's own */
+				r = perfsamp_ring_open(&pc->r, c, pages, page);
+				if (r < 0 && r != -ENOMEM)
+					r = perfsamp_ring_map(&pc->r, fd, pages, page);
+				if (r < 0) {
+					r = errf(err, errsz, r, "mmap of the perf ring of CPU %d: %s%s",
+						 c, strerror(-r), r == -EPERM ?
+						 " (kernel.perf_event_mlock_kb)" : "");
+					goto fail;
+				}
+				first = pc->r.fd;
+				p->ncpus++;
+			}
+			if (fd != first && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, first) < 0) {
+				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+					 strerror(errno));
+				goto fail;
+			}
+		}
+	}
+	if (!p->ncpus && opts->ntasks > 0) {
+		r = errf(err, errsz, -ESRCH, "the threads to sample are gone");
+		goto fail;
+	}
+	if (!p->ncpus) {
+		r = errf(err, errsz, -ENODEV, "no online CPU to sample on");
+		goto fail;
+	}
+	qsort(p->evs, p->nevs, sizeof(*p->evs), cmp_ev);
+	for (e = 0; e < p->nevs; e++)
+		if (ioctl(p->evs[e].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ENABLE: %s", strerror(errno));
+			goto fail;
+		}
+	free(tp);
+	*ret = p;
+	return 0;
+fail:
+	free(tp);
+	perfsamp_close(p);
+	return r;
+}
+
+void perfsamp_close(struct perfsamp *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nevs; i++)
+		ioctl(p->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < p->nevs; i++)
+		close(p->evs[i].fd);
+	/* the events first: a ring's dummy event goes with its mapping */
+	for (i = 0; i < p->ncpus; i++) {
+		perfsamp_ring_close(&p->cpus[i].old);
+		perfsamp_ring_close(&p->cpus[i].r);
+	}
+	free(p->evs);
+	free(p->cpus);
+	free(p);
+}
