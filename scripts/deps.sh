@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install what stacktop needs, from Debian's packages. Only what is missing
 # is installed; safe to run again. Not root: through sudo, or a clear message.
-#   scripts/deps.sh [build|test|package|all]...   (default: all)
+#   scripts/deps.sh [build|test|package|vm|all]...   (default: all)
 #   scripts/deps.sh --list GROUP|debian            print a group's packages
 #                                                  (debian: the Build-Depends)
 set -eu
@@ -27,14 +27,21 @@ command -v node > /dev/null 2>&1 || TEST="$TEST nodejs"
 command -v npm > /dev/null 2>&1 || TEST="$TEST npm"
 # building and checking the Debian package (suite package)
 PACKAGE="debhelper dpkg-dev fakeroot lintian man-db"
+# the vm tier (suite vm): the shared rfc-kernel/build.sh builds Debian's 6.12
+# with the stackmap series and boots it with qemu (it installs these itself
+# too; here so that a machine is ready before the first run), the guest gets
+# busybox, tmux, trace-cmd and terminfo copied in
+VM="qemu-system-x86 busybox-static linux-source-6.12 flex bison bc libelf-dev libssl-dev
+cpio xz-utils build-essential time patch python3 file ncurses-base"
 
 group() {
 	case $1 in
 	build) echo $BUILD $CC ;;
-	test) echo $BUILD $CC $TEST ;;
+	test) echo $BUILD $CC $TEST $VM ;;
 	package) echo $BUILD $PACKAGE ;;
-	all) echo $BUILD $CC $TEST $PACKAGE ;;
-	*) echo "scripts/deps.sh: unknown group '$1' (build, test, package, all)" >&2; exit 2 ;;
+	vm) echo $VM ;;
+	all) echo $BUILD $CC $TEST $PACKAGE $VM ;;
+	*) echo "scripts/deps.sh: unknown group '$1' (build, test, package, vm, all)" >&2; exit 2 ;;
 	esac
 }
 

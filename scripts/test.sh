@@ -1,8 +1,12 @@
 #!/bin/sh
 # Install what is missing, build with warnings as errors and ASan/UBSan, and
-# run every test tier: unit, sim, live, tui, fuzz, package. Needs root (live tests
+# run every test tier: unit, sim, live, tui, fuzz, package, vm. Needs root (live tests
 # trace the real kernel, the simulator mounts FUSE). Under CI=true a skipped
-# test counts as a failure: CI machines have everything the tests need.
+# test counts as a failure: CI machines have everything the tests need. The
+# one exception: the vm tier (the real stackmap kernel in qemu, doc/vm-tier.md)
+# needs the project's shared rfc-kernel/ folder, which a clone away from the
+# project's machines does not have; its tests then skip with a marker line
+# and that skip, by name, is allowed and said.
 # Not root: it runs itself again through sudo (keeping CI and BUILD_DIR).
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,13 +34,21 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 rc=0
 meson test -C "$B" --print-errorlogs --no-rebuild \
-	--suite unit --suite sim --suite live --suite tui --suite fuzz --suite package || rc=$?
+	--suite unit --suite sim --suite live --suite tui --suite fuzz --suite package \
+	--suite vm || rc=$?
 
 python3 - "$B/meson-logs/testlog.json" "${CI:-}" <<'PY' || rc=1
 import json, sys
+# the vm tier's one allowed skip (tests/vm/vm-tier.py prints the marker)
+NO_SHARED = "stacktop-vm-tier: no shared rfc-kernel folder"
 res = {}
+allowed = []
 for line in open(sys.argv[1]):
     t = json.loads(line)
+    if (t["result"] == "SKIP" and ":vm / vm-" in t["name"] and
+            NO_SHARED in (t.get("stdout") or "")):
+        allowed.append(t)
+        continue
     res[t["result"]] = res.get(t["result"], 0) + 1
     if t["result"] not in ("OK", "EXPECTEDFAIL"):
         print("  %-8s %s" % (t["result"], t["name"]))
@@ -46,7 +58,14 @@ failed = sum(v for k, v in res.items() if k not in ("OK", "EXPECTEDFAIL", "SKIP"
 if sys.argv[2] == "true" and skipped:
     print("CI has root, tracefs, /dev/fuse and tmux: a skipped test is a failure here")
     failed += skipped
-print("tests: %d passed, %d failed, %d skipped" % (ok, failed, skipped))
+for t in allowed:
+    why = [l for l in t["stdout"].splitlines() if NO_SHARED in l][0]
+    print("  ALLOWED SKIP %s: %s" % (t["name"], why.split("# SKIP ", 1)[-1]))
+if allowed:
+    print("the vm tier did not run: no stackmap kernel folder (doc/vm-tier.md says where it "
+          "is looked for); the only skip CI lets pass")
+print("tests: %d passed, %d failed, %d skipped%s" % (ok, failed, skipped,
+      ", %d allowed skip(s) of the vm tier" % len(allowed) if allowed else ""))
 sys.exit(1 if failed else 0)
 PY
 exit $rc

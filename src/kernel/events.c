@@ -63,15 +63,21 @@ static int enable_event(struct trace *t, const char *sys, const char *ev,
 		if (r < 0)
 			return r;
 	}
+	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", t->prefix, sys, ev);
+	r = trace_write(t, rel, "1");
+	if (r < 0)
+		return fmt_error(err, errsz, r, "cannot enable %s:%s: %s", sys, ev, strerror(-r));
+	/*
+	 * The trigger after the event: a trigger on a disabled event fires
+	 * (and counts down) with the record discarded, and on a busy event the
+	 * few microseconds until it is enabled are enough to use up a count
+	 * with stacks that have no event before them.
+	 */
 	if (t->trigger_mode) {
 		r = write_trigger(t, sys, ev, sp, err, errsz);
 		if (r < 0)
 			return r;
 	}
-	snprintf(rel, sizeof(rel), "%sevents/%s/%s/enable", t->prefix, sys, ev);
-	r = trace_write(t, rel, "1");
-	if (r < 0)
-		return fmt_error(err, errsz, r, "cannot enable %s:%s: %s", sys, ev, strerror(-r));
 	return 0;
 }
 

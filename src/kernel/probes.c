@@ -157,12 +157,19 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz)
 		if (!*g || strpbrk(g, " \t\n:!"))
 			return fmt_error(err, errsz, -EINVAL,
 					 "bad --function '%s': one function name or glob", g);
-		if (strlen(globs) + strlen(g) + 2 > sizeof(globs))
+		if (strlen(globs) + strlen(g) + 3 > sizeof(globs))
 			return fmt_error(err, errsz, -E2BIG, "too many --function globs");
 		if (globs[0])
 			strcat(globs, " ");
 		strcat(globs, g);
 	}
+	/*
+	 * The kernel applies a token once white space ends it, and one left at
+	 * the end of the text only at close(2), where a token matching nothing
+	 * is dropped silently: end the last one too, so that a typo is an
+	 * error here rather than an empty filter (every function traced).
+	 */
+	strcat(globs, "\n");
 	trace_path(t, rel, sizeof(rel), "set_ftrace_filter");
 	r = trace_write(t, rel, globs);
 	if (r == -EPERM || r == -EACCES || r == -ENOENT || r == -ENODEV)
@@ -172,8 +179,8 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz)
 				 r == -EPERM ? ": lockdown, or ftrace disabled by sysctl kernel.ftrace_enabled?" : "");
 	if (r < 0)
 		return fmt_error(err, errsz, r,
-				 "no traceable function matches '%s' (see available_filter_functions): %s",
-				 globs, strerror(-r));
+				 "no traceable function matches '%.*s' (see available_filter_functions): %s",
+				 (int)strlen(globs) - 1, globs, strerror(-r));
 	trace_path(t, rel, sizeof(rel), "options/func_stack_trace");
 	r = trace_write(t, rel, "1");
 	if (r < 0)

@@ -318,6 +318,9 @@ static void restore_form(const char *rel, char *orig)
 
 	if (len >= 7 && !strcmp(rel + len - 7, "/filter") && !strcmp(orig, "none"))
 		strcpy(orig, "0"); /* `0` clears a filter; `none` is a parse error */
+	else if (len >= 7 && !strcmp(rel + len - 7, "/enable") &&
+		 (orig[0] == '0' || orig[0] == '1') && orig[1] == '*')
+		orig[1] = '\0'; /* "0*": soft-enabled by a trigger; the kernel takes only 0 or 1 */
 	else if (!strncmp(orig, "####", 4) || !strcmp(orig, "no pid"))
 		orig[0] = '\0'; /* set_ftrace_filter/notrace, *_pid: O_TRUNC empties them */
 }

@@ -308,13 +308,22 @@ int tfs_write_mode(struct tfs *t, const char *rel, const char *str, int mode)
 	fd = tfs_open_file(t, rel, O_WRONLY | (mode & (O_TRUNC | O_APPEND)));
 	if (fd < 0)
 		return fd;
+	/*
+	 * A short write is not an error: set_ftrace_filter takes one token per
+	 * write(2) and returns the bytes it consumed; write the rest, as a
+	 * shell's echo does (an empty string is still one write).
+	 */
 	do {
 		n = write(fd, str, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		r = -errno;
-	else if ((size_t)n != len)
-		r = -EIO;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (n == 0 && len)) {
+			r = n < 0 ? -errno : -EIO;
+			break;
+		}
+		str += n;
+		len -= (size_t)n;
+	} while (len);
 	if (close(fd) < 0 && !r && errno != EINTR)
 		r = -errno;
 	return r;

@@ -52,17 +52,22 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	 * an event): its pid joins the user's notrace lists, before the events
 	 */
 	pidfilter_exclude_self(&s->tr);
+	/*
+	 * The option before the events, triggers and the function tracer: a
+	 * stack recorded in between would come as a full kernel_stack record
+	 * (counted as a fallback), not as an id.
+	 */
+	r = state_write(s->tr.state, "options/stackmap", "1");
+	if (r < 0)
+		return fmt_error(err, errsz, r, "cannot enable the stackmap option: %s%s",
+				 strerror(-r),
+				 r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
 	r = events_setup(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
 	r = probes_setup_function(&s->tr, err, errsz);
 	if (r < 0)
 		return r;
-	r = state_write(s->tr.state, "options/stackmap", "1");
-	if (r < 0)
-		return fmt_error(err, errsz, r, "cannot enable the stackmap option: %s%s",
-				 strerror(-r),
-				 r == -EINVAL ? " (the kernel's map failed to initialize?)" : "");
 	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
 	if (s->tr.opts->npids && !s->tr.opts->tracefs && tfs_exists(s->tr.tfs, "options/record-tgid") &&
 	    state_write(s->tr.state, "options/record-tgid", "1") < 0)

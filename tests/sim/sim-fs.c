@@ -16,6 +16,7 @@
  */
 #define FUSE_USE_VERSION 312
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
@@ -447,7 +448,8 @@ static const char *enable_state(const struct sim_inst *in, int sys)
 		if (!ev_live(k) || (sys >= 0 && strcmp(ev_sys(k), sys_name(sys))))
 			continue;
 		all++;
-		on += in->enabled[k];
+		/* soft mode (a trigger) registers the event: the kernel counts it on */
+		on += in->enabled[k] || in->trig[k].on;
 	}
 	return !on ? "0\n" : on == all ? "1\n" : "X\n";
 }
@@ -513,8 +515,9 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "%d\n", in->opts[l->opt]);
 		break;
 	case K_SET_EVENT:
+		/* as the kernel's: every registered event, soft mode (a trigger) too */
 		for (k = 0; k < SIM_NEV; k++)
-			if (ev_live(k) && in->enabled[k])
+			if (ev_live(k) && (in->enabled[k] || in->trig[k].on))
 				sbuf_printf(sb, "%s:%s\n", ev_sys(k), ev_name(k));
 		break;
 	case K_BUFFER_SIZE:
@@ -653,7 +656,8 @@ static void render(const struct loc *l, struct sbuf *sb)
 		sbuf_printf(sb, "none\n");
 		break;
 	case K_EV_ENABLE:
-		sbuf_printf(sb, "%d\n", in->enabled[l->ev]);
+		/* a trigger keeps the event in soft mode: "0*", or "1*" once enabled */
+		sbuf_printf(sb, "%d%s\n", in->enabled[l->ev], in->trig[l->ev].on ? "*" : "");
 		break;
 	case K_EV_FILTER:
 		sim_render_filter(in, l->ev, sb);
@@ -920,6 +924,10 @@ static int control_cmd(char *line)
 		sim.feed_on_read = (unsigned int)strtoul(argv[1], NULL, 0);
 		if (sim.feed_on_read > 100000)
 			return -EINVAL;
+	} else if (!strcmp(argv[0], "emit-on-write") && argc == 2) {
+		sim.emit_on_write = (unsigned int)strtoul(argv[1], NULL, 0);
+		if (sim.emit_on_write > 100000)
+			return -EINVAL;
 	} else if (!strcmp(argv[0], "pause")) {
 		sim.paused = true;
 	} else if (!strcmp(argv[0], "resume")) {
@@ -1107,7 +1115,11 @@ static int do_truncate(const struct loc *l)
 	case K_KPROBE_EVENTS:
 		return sim_clear_dynevents(l->kind == K_KPROBE_EVENTS);
 	case K_EV_TRIGGER:
-		sim_trigger_clear(l->in, l->ev);
+		/*
+		 * The kernel's O_TRUNC runs the commands' unreg_all, which only
+		 * the hist commands have: a stacktrace trigger stays (measured
+		 * on 6.12 and 6.18); only "!stacktrace" removes it.
+		 */
 		break;
 	case K_ERROR_LOG:
 		sbuf_free(&l->in->errlog);
@@ -1130,9 +1142,15 @@ static int do_truncate(const struct loc *l)
 
 /* ---- FUSE callbacks --------------------------------------------------------- */
 
+/* the kernel's trace_parser of one open set_ftrace_filter/notrace (FTRACE_BUFF_MAX) */
+#define SIM_FILTER_TOKEN_MAX 512
+
 struct fh {
 	struct loc loc;
 	struct sbuf content;
+	char tok[SIM_FILTER_TOKEN_MAX]; /* set_ftrace_filter/notrace: a token not ended yet */
+	size_t toklen;
+	bool cont;
 	bool nonblock;
 	uint8_t page[SIM_PAGE_SIZE];	/* rest of a page read in pieces */
 	unsigned int page_off;
@@ -1310,6 +1328,12 @@ static int sim_release(const char *path, struct fuse_file_info *fi)
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 
 	pthread_mutex_lock(&sim.lock);
+	/* ftrace_regex_release(): a token left at the end applies, its error is lost */
+	if (fh->toklen && (fh->loc.kind == K_FTRACE_FILTER || fh->loc.kind == K_FTRACE_NOTRACE)) {
+		sim.cfg_gen++;
+		sim_write_func_filter(fh->loc.in, fh->loc.kind == K_FTRACE_NOTRACE, fh->tok,
+				      fh->toklen);
+	}
 	fh->loc.in->refs--;
 	pthread_mutex_unlock(&sim.lock);
 	sbuf_free(&fh->content);
@@ -1376,6 +1400,47 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	return (int)size;
 }
 
+/*
+ * A write to set_ftrace_filter/notrace, as the kernel's ftrace_regex_write()
+ * with trace_get_user(): one token per write(2). Leading white space is
+ * skipped (unless a token is being continued), the token is read up to white
+ * space, which is consumed too, and applied then: its error (EINVAL: no
+ * function matches) is the write's. A token that runs to the end of the
+ * buffer waits for the next write or for the close, where it is applied and
+ * an error is dropped. Returns the bytes consumed, so a longer text is a
+ * short write that the writer continues, as echo does.
+ */
+static int filter_write(struct fh *fh, const char *buf, size_t size)
+{
+	size_t i = 0;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (!fh->cont) {
+		while (i < size && isspace((unsigned char)buf[i]))
+			i++;
+		fh->toklen = 0;
+		if (i == size)
+			return (int)i; /* only white space */
+	}
+	while (i < size && buf[i] && !isspace((unsigned char)buf[i])) {
+		if (fh->toklen >= sizeof(fh->tok) - 1)
+			return -EINVAL;
+		fh->tok[fh->toklen++] = buf[i++];
+	}
+	if (i == size) {
+		fh->cont = true;
+		return (int)i;
+	}
+	i++; /* the white space (or NUL) that ends the token */
+	fh->cont = false;
+	ret = sim_write_func_filter(fh->loc.in, fh->loc.kind == K_FTRACE_NOTRACE, fh->tok,
+				    fh->toklen);
+	fh->toklen = 0;
+	return ret < 0 ? ret : (int)i;
+}
+
 static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -1386,9 +1451,15 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		return -EINVAL;
 	pthread_mutex_lock(&sim.lock);
 	sim.cfg_gen++;
-	ret = do_write(&fh->loc, buf, size);
+	if (fh->loc.kind == K_FTRACE_FILTER || fh->loc.kind == K_FTRACE_NOTRACE)
+		ret = filter_write(fh, buf, size);
+	else
+		ret = do_write(&fh->loc, buf, size) ?: (int)size;
+	/* the kernel runs on between two writes of a tool's setup */
+	if (sim.emit_on_write && fh->loc.kind != K_SIM_CONTROL)
+		sim_emit(sim.emit_on_write, -1);
 	pthread_mutex_unlock(&sim.lock);
-	return ret ? ret : (int)size;
+	return ret;
 }
 
 static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)

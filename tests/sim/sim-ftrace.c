@@ -184,14 +184,15 @@ void sim_clear_func_filter(struct sim_inst *in, bool notrace)
 }
 
 /**
- * sim_write_func_filter() - a write to set_ftrace_filter / set_ftrace_notrace
+ * sim_write_func_filter() - apply text to set_ftrace_filter / set_ftrace_notrace
  * @in: instance
  * @notrace: set_ftrace_notrace
  * @buf: text: names or globs separated by white space, '!' removes
  * @len: its length
  *
- * A token that matches no function fails the whole write with EINVAL and
- * changes nothing.  Truncation (O_TRUNC) is handled at open.
+ * sim-fs.c hands it one token at a time, as the kernel's parser does (one
+ * token per write(2)). A token that matches no function fails with EINVAL
+ * and changes nothing.  Truncation (O_TRUNC) is handled at open.
  */
 int sim_write_func_filter(struct sim_inst *in, bool notrace, const char *buf, size_t len)
 {

@@ -904,34 +904,61 @@ static long truth_read(const char *inst, const char *event, const char *func)
 	return sum;
 }
 
-static int wr_append(const char *rel, const char *s)
+/*
+ * Write all of @s to @rel, opened with @flags, going on after short writes
+ * as a shell's echo does (set_ftrace_filter takes one token per write):
+ * 0 or the first error.
+ */
+static int wr_all(const char *rel, const char *s, int flags)
 {
+	size_t len = strlen(s);
 	char p[512];
 	int fd, ret = 0;
+	ssize_t n;
 
 	path_of(p, sizeof(p), rel);
-	fd = open(p, O_WRONLY | O_APPEND);
+	fd = open(p, O_WRONLY | flags);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
+	while (len && !ret) {
+		n = write(fd, s, len);
+		if (n <= 0)
+			ret = n < 0 ? -errno : -EIO;
+		else
+			s += n, len -= (size_t)n;
+	}
+	if (close(fd) < 0 && !ret)
 		ret = -errno;
-	close(fd);
 	return ret;
+}
+
+static int wr_append(const char *rel, const char *s)
+{
+	return wr_all(rel, s, O_APPEND);
 }
 
 static int wr_trunc(const char *rel, const char *s)
 {
+	return wr_all(rel, s, O_TRUNC);
+}
+
+/* One write(2) of @s to @rel (O_TRUNC): the bytes it took, or -errno. */
+static ssize_t wr_once(const char *rel, const char *s)
+{
 	char p[512];
-	int fd, ret = 0;
+	ssize_t n;
+	int fd;
 
 	path_of(p, sizeof(p), rel);
 	fd = open(p, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return -errno;
-	if (*s && write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		n = -errno;
+	if (close(fd) < 0 && n >= 0)
+		n = -errno;
+	return n;
 }
 
 static bool is_stack_type(unsigned int type)
@@ -964,11 +991,24 @@ static void test_function(int abi)
 	      has("set_ftrace_filter", "vfs_write\n", false) &&
 	      !has("set_ftrace_filter", "kfree\n", false), "glob listing");
 	CHECK(wr_append("set_ftrace_filter", "no_such_function\n") == -EINVAL, "unknown name");
+	/* one token per write(2), each applied when white space ends it: the
+	 * kernel keeps kfree, then refuses the next token */
 	CHECK(wr_append("set_ftrace_filter", "kfree no_such_function\n") == -EINVAL, "half unknown");
-	CHECK(!has("set_ftrace_filter", "kfree\n", false), "failed write changed the filter");
+	CHECK(has("set_ftrace_filter", "kfree\n", false), "the token before a bad one was lost");
+	CHECK(!wr_append("set_ftrace_filter", "!kfree\n") &&
+	      !has("set_ftrace_filter", "kfree\n", false), "remove kfree");
+	CHECK(wr_append("set_ftrace_filter", "!no_such_function\n") == -EINVAL, "remove unknown");
+	/* a token at the very end applies at close(2), where its error is lost */
+	CHECK(!wr_append("set_ftrace_filter", "no_such_function"), "unknown last token refused");
 	CHECK(!wr_append("set_ftrace_filter", "!vfs_write"), "remove");
 	CHECK(!has("set_ftrace_filter", "vfs_write\n", false) &&
 	      has("set_ftrace_filter", "vfs_read\n", false), "remove listing");
+	CHECK(wr_once("set_ftrace_filter", "schedule kfree\n") == 9 &&
+	      has("set_ftrace_filter", "schedule\n", true), "one token per write: a short write");
+	CHECK(wr_once("set_ftrace_filter", "  \n\t") == 4, "white space only");
+	CHECK(wr_once("set_ftrace_filter", "no_such_function") == 16 &&
+	      has("set_ftrace_filter", "#### all functions enabled ####\n", true),
+	      "an unknown last token: the write succeeds, the filter stays empty");
 	CHECK(!wr_trunc("set_ftrace_filter", "schedule kfree\n"), "replace");
 	CHECK(has("set_ftrace_filter", "kfree\nschedule\n", true) ||
 	      has("set_ftrace_filter", "schedule\nkfree\n", true), "replaced listing");
@@ -1164,7 +1204,16 @@ static void test_filters(void)
 		  "(prev_state & 3) && common_pid != 0 || next_pid == -5\n", true), "filter text");
 	CHECK(!wr("instances/fl/events/sched/sched_switch/enable", "1"), "enable");
 	/* kmalloc: not enabled, only a trigger with a count */
+	CHECK(has("instances/fl/events/kmem/kmalloc/enable", "0\n", true), "kmalloc off");
 	CHECK(!wr("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:3"), "trigger");
+	/* the trigger puts the event in soft mode: registered, records discarded */
+	CHECK(has("instances/fl/events/kmem/kmalloc/enable", "0*\n", true) &&
+	      has("instances/fl/set_event", "kmem:kmalloc\n", false) &&
+	      has("instances/fl/events/kmem/enable", "X\n", true), "soft mode: 0*, set_event, X");
+	CHECK(wr("instances/fl/events/kmem/kmalloc/enable", "0*") == -EINVAL, "0* refused");
+	CHECK(!wr_trunc("instances/fl/events/kmem/kmalloc/trigger", "") &&
+	      has("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:count=3\n", true),
+	      "O_TRUNC keeps a stacktrace trigger");
 	CHECK(wr("instances/fl/events/kmem/kmalloc/trigger", "stacktrace") == -EEXIST, "twice");
 	CHECK(wr("instances/fl/events/kmem/kmalloc/trigger", "snapshot") == -EINVAL, "other cmd");
 	CHECK(has("instances/fl/events/kmem/kmalloc/trigger", "stacktrace:count=3\n", true),
@@ -1202,11 +1251,14 @@ static void test_filters(void)
 	CHECK(!wr("instances/fl/events/kmem/kmalloc/trigger", "!stacktrace") &&
 	      has("instances/fl/events/kmem/kmalloc/trigger", "# Available triggers:", false),
 	      "remove trigger");
+	CHECK(has("instances/fl/events/kmem/kmalloc/enable", "0\n", true) &&
+	      !has("instances/fl/set_event", "kmem:kmalloc\n", false), "soft mode gone");
 	/* a trigger with a filter on an enabled event, options/stacktrace off */
 	CHECK(!wr("instances/fl/events/sched/sched_switch/trigger",
 		  "stacktrace if prev_state & 2"), "filtered trigger");
 	CHECK(has("instances/fl/events/sched/sched_switch/trigger",
 		  "stacktrace:unlimited if prev_state & 2\n", true), "filtered trigger text");
+	CHECK(has("instances/fl/events/sched/sched_switch/enable", "1*\n", true), "1*");
 	CHECK(!ctl("emit 300"), "emit");
 	read_records("instances/fl/", 2, &rs);
 	for (i = sw = bad = stacks = 0; i < rs.n; i++) {

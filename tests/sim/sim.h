@@ -375,6 +375,7 @@ struct sim {
 	unsigned int rr_cpu;
 	bool paused;
 	unsigned int feed_on_read;	/* events recorded on a CPU before each page read of it */
+	unsigned int emit_on_write;	/* events recorded after each write to a tracefs file */
 	uint64_t fired;			/* kernel events fired */
 	uint64_t emitted;		/* ... of which by "emit" */
 	uint64_t nested;

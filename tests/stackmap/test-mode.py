@@ -1195,6 +1195,44 @@ def case_trigger():
             sim.stop()
 
 
+def case_setup_window():
+    """the kernel runs on between two writes of stacktop's setup (the sim's
+    emit-on-write; found on the real kernel by the VM tier): a --trigger
+    count is not used up while its event is still off (stacks with no event
+    before them), and no stack of a trigger or of the function tracer comes
+    as a full-stack fallback before the stackmap option is on"""
+    for args, what in ((["--trigger", "sched:sched_switch:40"], "trigger"),
+                       (["--function", "sched*"], "function")):
+        sim = Sim("v4", "--step", "--seed", "5", "--deep", "0")
+        try:
+            before = ftrace_state(sim)
+            sim.ctl("emit-on-write 25")
+            top = Stacktop(sim, *args)
+            try:
+                rep = top.next()
+                check(rep["mode"] == "stackmap", "%s: mode %s" % (what, rep["mode"]))
+                sim.ctl("emit 1500")
+                rep = top.settle(1)
+                rep = top.settle(rep["hits"])
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: exit %d %s" % (what, rc, err))
+            check(rep["orphans"] == 0, "%s: %d stacks with no event before them" %
+                  (what, rep["orphans"]))
+            check(rep["fallbacks"] == 0, "%s: %d full-stack fallbacks, no drops and no deep "
+                  "stack" % (what, rep["fallbacks"]))
+            got = report_by_event(rep)
+            if what == "trigger":
+                check(got == {"sched:sched_switch": 40}, "trigger: %s, wanted 40 switches" % got)
+            else:
+                check(got and all(e.startswith("ftrace:function sched") for e in got),
+                      "function: %s" % got)
+            sim.ctl("emit-on-write 0")
+            check(ftrace_state(sim) == before, "%s: not restored" % what)
+        finally:
+            sim.stop()
+
+
 def case_probe_refused():
     """what the kernel refuses: an unknown symbol (error_log text), a
     function filter matching nothing; nothing is left behind"""
@@ -1944,6 +1982,7 @@ CASES = {
     "ftrace-named": case_ftrace_named,
     "event-column": case_event_column,
     "trigger": case_trigger,
+    "setup-window": case_setup_window,
     "probe-refused": case_probe_refused,
     "probe-recovery": case_probe_recovery,
     "guardian": case_guardian,
