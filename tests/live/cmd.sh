@@ -91,8 +91,16 @@ outside=$(comm -23 "$WORK/tree.seen" "$WORK/tree.want" | tr '\n' ' ')
 grep -q -x "$BUSY" "$WORK/tree.seen" && fail "the busy process outside the tree ($BUSY) was counted"
 [ -z "$outside" ] || fail "pids outside the tree were counted: $outside (tree: $(tr '\n' ' ' < "$WORK/tree.want"))"
 [ "$(wc -l < "$WORK/tree.seen")" -ge 10 ] || fail "too few of the tree's processes counted: $(tr '\n' ' ' < "$WORK/tree.seen")"
-# the control: without the tree, the busy process's switches are there to leave out
+# the control: without the tree, the busy process's switches are there to
+# leave out. Alone on CPU 0 (a quiet machine) the spinner may not switch at
+# all in the control's time: a sleeper on CPU 0 wakes every 10 ms and takes
+# the CPU from it, as the command's tree did
+( exec taskset -c 0 sh -c 'while :; do sleep 0.01; done' ) &
+WAKER=$!
+EXTRA_PIDS="$EXTRA_PIDS $WAKER"
 "$STACKTOP" -b -n 1 -d 0.5 --json --top 100000 -C 0 > "$WORK/all.json" 2> "$WORK/all.err"
+kill "$WAKER"
+wait "$WAKER" 2>/dev/null
 grep -q -x "$BUSY" "$(json_pids "$WORK/all.json" > "$WORK/all.seen"; echo "$WORK/all.seen")" ||
 	fail "control: the busy process ($BUSY) is not in an unfiltered run: the check above proves nothing"
 kill "$BUSY"
