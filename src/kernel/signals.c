@@ -3,12 +3,15 @@
  * signals.c - see signals.h.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,7 +21,7 @@
 #define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
 #define SIG_EXTEND_MAX_MS 10000 /* what sig_stop_extend() may add, in all */
 #define SIG_LEAVE_MAX_MS 15000 /* a run still writing its last report out (sig_progress()) */
-#define SIG_POLL_MS  100 /* the watchdog looks for a stop signal nobody took */
+#define SIG_POLL_MS  100 /* without a signalfd, the watchdog looks this often */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIG_ASAN 1
@@ -77,9 +80,17 @@ static void sig_asan_death(void)
 
 static const int sig_stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
+/* written by sig_on_stop(): the watchdog wakes only for a stop (fds are -1 before it starts) */
+static int sig_wake[2] = { -1, -1 };
+
 static void sig_on_stop(int sig)
 {
+	int e = errno;
+
 	sig_stop = sig;
+	if (sig_wake[1] >= 0)
+		(void)!write(sig_wake[1], "", 1);
+	errno = e;
 }
 
 static void sig_on_winch(int sig)
@@ -131,7 +142,7 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
  * A handler runs only when its thread returns to user space: a main thread
  * stuck in the kernel never runs its own, and the signal stays pending for
  * the process. The watchdog keeps the stop signals blocked and takes such a
- * signal with sigtimedwait() every SIG_POLL_MS; the kernel hands a stop
+ * signal from a signalfd it sleeps on; the kernel hands a stop
  * signal to the main thread first (the one it was sent to), so the
  * watchdog takes only what the main thread could not (or, rarely, one it
  * was about to take: then it sends it on to the main thread). A main thread
@@ -154,9 +165,11 @@ void sig_progress(void)
 
 static void *sig_watchdog(void *arg)
 {
-	struct timespec until, poll_ts = { 0, SIG_POLL_MS * 1000000L };
+	struct timespec until;
 	unsigned int extended, seen, left;
+	struct signalfd_siginfo si;
 	struct sigaction dfl;
+	struct pollfd pfd[2];
 	sigset_t stops;
 	size_t i;
 	int sig, r;
@@ -165,9 +178,28 @@ static void *sig_watchdog(void *arg)
 	sigemptyset(&stops);
 	for (i = 0; i < sizeof(sig_stops) / sizeof(sig_stops[0]); i++)
 		sigaddset(&stops, sig_stops[i]);
+	pfd[0].fd = signalfd(-1, &stops, SFD_NONBLOCK | SFD_CLOEXEC);
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sig_wake[0];
+	pfd[1].events = POLLIN;
 	sem_post(&sig_ready);
+	/*
+	 * Asleep until a stop: a stop signal nobody took (the signalfd: the
+	 * kernel offers it to the main thread first) or the main thread's
+	 * handler (the pipe). Without the signalfd, polled every SIG_POLL_MS
+	 * (a thread waking ten times a second is stacktop's own event in
+	 * every sched_switch trace: its tid is not the pid the notrace lists
+	 * and ingest leave out).
+	 */
 	while (!sig_stop) {
-		sig = sigtimedwait(&stops, NULL, &poll_ts);
+		r = poll(pfd, 2, pfd[0].fd >= 0 ? -1 : SIG_POLL_MS);
+		if (pfd[0].fd >= 0 && r > 0 && (pfd[0].revents & POLLIN) &&
+		    read(pfd[0].fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			sig = (int)si.ssi_signo;
+		else if (pfd[0].fd < 0)
+			sig = sigtimedwait(&stops, NULL, &(struct timespec){ 0, 0 });
+		else
+			sig = 0;
 		if (sig > 0 && !sig_stop) {
 			sig_stop = sig;
 			pthread_kill(sig_main, sig); /* its EINTR, if it can still take one */
@@ -245,6 +277,8 @@ static int sig_start_watchdog(void)
 		return 0;
 	sig_main = pthread_self();
 	if (sem_init(&sig_ready, 0, 0) < 0)
+		return -errno;
+	if (pipe2(sig_wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -57,4 +57,23 @@ grep -E '^ +[0-9]+ +- ' "$WORK/self" | grep -q " stacktop/$me " && fail "stackto
 me=$!
 wait $me || fail "--show-self run failed"
 grep -E '^ +[0-9]+ +- ' "$WORK/self2" | grep -q " stacktop/$me " || fail "--show-self hides stacktop"
+# the same for every thread of it: sched_switch, where a thread that wakes
+# on its own (the signals' watchdog once polled ten times a second) would
+# rank as stacktop's own row
+"$STACKTOP" -b -n 3 -d 0.5 --json --top 100000 > "$WORK/selfthreads" 2> "$WORK/selfthreads.err" &
+me=$!
+sleep 0.5
+ls "/proc/$me/task" > "$WORK/selftids" 2>/dev/null
+wait $me || fail "sched_switch run failed: $(cat "$WORK/selfthreads.err")"
+[ "$(wc -l < "$WORK/selftids")" -ge 2 ] || fail "stacktop has no second thread to look for: $(cat "$WORK/selftids")"
+python3 -c '
+import json, sys
+tids = {int(t) for t in open(sys.argv[2]).read().split()}
+seen = set()
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        for s in json.loads(l)["stacks"]:
+            seen |= {b["pid"] for b in s["by"]}
+assert not (tids & seen), ("stacktop threads counted", sorted(tids & seen))
+' "$WORK/selfthreads" "$WORK/selftids" || fail "a thread of stacktop is counted in its own sched_switch view"
 echo "ok: filters"
