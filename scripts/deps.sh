@@ -74,7 +74,19 @@ case " $missing " in *" libunwind-dev "*)
 		missing=$(echo " $missing " | sed 's/ libunwind-dev / /')
 	fi ;;
 esac
-[ -z "$(echo $missing)" ] && exit 0
+# the vm tier's kernel: the shared rfc-kernel/ port was made on Debian's
+# linux-source-6.12 6.12.117 and its check step wants that release; the
+# security archive has moved on (6.12.118 on 2026-12-05) and keeps the older
+# versions: install the one the port was made on (build.sh's tree stamp sees
+# the tarball change and rebuilds)
+KSRC_VERSION=6.12.117-1~deb12u1
+ksrc=
+case " $pkgs " in *" linux-source-6.12 "*)
+	[ "$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" = "$KSRC_VERSION" ] ||
+		ksrc=1
+	missing=$(echo " $missing " | sed 's/ linux-source-6.12 / /') ;;
+esac
+[ -z "$(echo $missing)" ] && [ -z "$ksrc" ] && exit 0
 
 echo "stacktop: installing:$missing" >&2
 SUDO=
@@ -105,6 +117,13 @@ esac
 if [ -n "$(echo $missing)" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get $APT_LOCK install -y -qq --no-install-recommends $missing
+fi
+if [ -n "$ksrc" ] &&
+	! $SUDO apt-get $APT_LOCK install -y -qq --no-install-recommends --allow-downgrades \
+		"linux-source-6.12=$KSRC_VERSION"; then
+	echo "stacktop: linux-source-6.12 $KSRC_VERSION is not in the archive any more: installing" \
+		"the newest; the shared rfc-kernel/build.sh check wants 6.12.117 and will say so" >&2
+	$SUDO apt-get $APT_LOCK install -y -qq --no-install-recommends linux-source-6.12
 fi
 if [ -n "$unwind" ]; then
 	remv=$(apt-get install -s --no-install-recommends libunwind-dev 2>/dev/null |
