@@ -16,9 +16,11 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+/* the kernel's termios (TCGETS/TCSETS): <termios.h> is the screen's alone (tests/check-layering.sh) */
+#include <asm/termbits.h>
 
 #include "cli/child.h"
 #include "core/format.h"
@@ -372,7 +374,7 @@ static void *relay_main(void *arg)
 
 			if (n > 0) {
 				npend = (size_t)n;
-			} else if (n == 0 && tcgetattr(c->slave, &tio) == 0) {
+			} else if (n == 0 && ioctl(c->slave, TCGETS, &tio) == 0) {
 				/* ^D on stacktop's terminal: the same end of file on the pty */
 				pend[0] = (char)tio.c_cc[VEOF];
 				npend = 1;
@@ -444,11 +446,11 @@ static int child_pty(struct child *c, bool screen)
 	c->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (c->slave < 0)
 		return -errno;
-	if (tty >= 0 && tcgetattr(tty, &tio) == 0) {
+	if (tty >= 0 && ioctl(tty, TCGETS, &tio) == 0) {
 		/* stacktop's terminal echoes what it relays: the pty must not again */
 		if (!screen && isatty(STDIN_FILENO))
 			tio.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-		tcsetattr(c->slave, TCSANOW, &tio);
+		ioctl(c->slave, TCSETS, &tio);
 	}
 	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
 		ioctl(c->master, TIOCSWINSZ, &ws);
