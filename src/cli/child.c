@@ -576,6 +576,7 @@ int child_release(struct child *c)
 			getenv("SUDO_UID") ? getenv("SUDO_UID") : "?", steps[rep.step],
 			strerror(rep.err));
 	child_wait_ms(c, CHILD_EXEC_MS);
+	child_close(c);
 	return rep.step == STEP_EXEC && rep.err == ENOENT ? 127 : 126;
 }
 
