@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* the kernel's termios (TCGETS/TCSETS): <termios.h> is the screen's alone (tests/check-layering.sh) */
+/* the kernel's termios (TCGETS, TCSETS): <termios.h> is ui/'s (tests/check-layering.sh) */
 #include <asm/termbits.h>
 
 #include "cli/child.h"
+#include "cli/child_env.h"
 #include "core/format.h"
 #include "kernel/proctree.h"
 #include "kernel/signals.h"
@@ -36,10 +37,6 @@ extern char **environ;
 #define CHILD_EXEC_MS 5000 /* how long the release waits to hear of the exec */
 #define CHILD_TERM_MS 2000 /* SIGTERM, then this long before SIGKILL */
 #define CHILD_INT_MS  300  /* after a ^C, passed on to it, before SIGTERM */
-#define CHILD_ENV_MAX 64   /* variables of the reset environment at most */
-
-/* sudo's secure_path (Debian's sudoers) */
-#define CHILD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* what the child reports on its pipe when a step fails */
 enum child_step { STEP_EXEC, STEP_STDIO, STEP_GROUPS, STEP_GID, STEP_UID, STEP_SESSION };
@@ -207,95 +204,6 @@ static __attribute__((noreturn)) void child_body(char **argv, char **envp, const
 		environ = envp;
 	execvp(argv[0], argv);
 	child_fail(rep, STEP_EXEC);
-}
-
-/* "NAME=value" into @env (at most CHILD_ENV_MAX - 1 entries, NULL-terminated) */
-static int env_add(char **env, int *n, const char *name, const char *val)
-{
-	size_t len = strlen(name) + strlen(val) + 2;
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if (!strncmp(env[i], name, strlen(name)) && env[i][strlen(name)] == '=')
-			return 0; /* the first one stays */
-	if (*n >= CHILD_ENV_MAX - 1)
-		return 0;
-	env[*n] = malloc(len);
-	if (!env[*n])
-		return -ENOMEM;
-	snprintf(env[*n], len, "%s=%s", name, val);
-	(*n)++;
-	return 0;
-}
-
-/* @var (NAME=value) is kept: locale and terminal, or named in @keep (a,b,c) */
-static bool env_kept(const char *var, const char *keep)
-{
-	static const char *const always[] = { "TERM=", "LANG=", "LANGUAGE=", "LC_" };
-	size_t i, len = strcspn(var, "=");
-
-	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
-		if (!strncmp(var, always[i], strlen(always[i])))
-			return true;
-	while (keep && *keep) {
-		size_t k = strcspn(keep, ",");
-
-		if (k == len && !strncmp(var, keep, len))
-			return true;
-		keep += k + (keep[k] == ',');
-	}
-	return false;
-}
-
-static void child_env_free(char **env)
-{
-	char **e;
-
-	for (e = env; e && *e; e++)
-		free(*e);
-	free(env);
-}
-
-static char **child_env(uid_t uid, const char *keep)
-{
-	struct passwd *pw = getpwuid(uid);
-	char **env = calloc(CHILD_ENV_MAX, sizeof(char *)), **e;
-	int n = 0, r = 0;
-
-	if (!env)
-		return NULL;
-	/* who it runs as: sudo's set, from the passwd entry */
-	r |= env_add(env, &n, "PATH", CHILD_PATH);
-	r |= env_add(env, &n, "HOME", pw && pw->pw_dir[0] ? pw->pw_dir : "/");
-	r |= env_add(env, &n, "SHELL", pw && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
-	if (pw) {
-		r |= env_add(env, &n, "USER", pw->pw_name);
-		r |= env_add(env, &n, "LOGNAME", pw->pw_name);
-	}
-	/* --preserve-env=VAR,...: stacktop's value replaces the reset one */
-	for (e = environ; e && *e && !r; e++) {
-		char name[256];
-		size_t len = strcspn(*e, "=");
-		int i;
-
-		if (!(*e)[len] || len >= sizeof(name) || !env_kept(*e, keep))
-			continue;
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		for (i = 0; i < n; i++)
-			if (!strncmp(env[i], name, len) && env[i][len] == '=') {
-				free(env[i]);
-				env[i] = env[--n];
-				env[n] = NULL;
-				break;
-			}
-		r |= env_add(env, &n, name, *e + len + 1);
-	}
-	if (r) {
-		child_env_free(env);
-		return NULL;
-	}
-	return env;
 }
 
 /* all of @buf to @fd (a terminal, blocking or not) */
@@ -472,7 +380,8 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 	fmt_sanitize(c->name, sizeof(c->name), argv[0], strlen(argv[0]));
 	if (screen)
 		snprintf(c->output, sizeof(c->output), "%s: its input is /dev/null, its output goes to %s",
-			 c->name, io.keep_err ? "stacktop's stderr" : "a pty of its own, not shown (2>FILE keeps it)");
+			 c->name, io.keep_err ? "stacktop's stderr"
+					      : "a pty of its own, not shown (2>FILE keeps it)");
 	r = sudo_creds(&cr);
 	if (r < 0)
 		return r;
@@ -536,12 +445,12 @@ int child_release(struct child *c)
 {
 	static const char *const steps[] = {
 		[STEP_EXEC] = "", [STEP_STDIO] = "its stdio: ", [STEP_GROUPS] = "setgroups: ",
-		[STEP_GID] = "setgid: ", [STEP_UID] = "setuid: ",
-		[STEP_SESSION] = "its session: ",
+		[STEP_GID] = "setgid: ", [STEP_UID] = "setuid: ", [STEP_SESSION] = "its session: ",
 	};
 	struct child_report rep;
 	struct pollfd pfd;
 	ssize_t n = 0;
+	int r;
 
 	if (c->go < 0)
 		return 0;
@@ -549,10 +458,10 @@ int child_release(struct child *c)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		fprintf(stderr, "stacktop: not a child subreaper (%s): processes %s leaves behind may outlive the run\n",
 			strerror(errno), c->name);
-	if (relay_start(c) < 0) {
-		/* (no thread: its output fills the pty, then it waits; it is ended at the end) */
-		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name, strerror(errno));
-	}
+	r = relay_start(c);
+	/* (no relay: its output fills the pty, then it waits; it is ended at the end) */
+	if (r < 0)
+		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name, strerror(-r));
 	if (write(c->go, "G", 1) < 0) {
 		/* it is gone already: its report says why */
 	}
@@ -676,7 +585,7 @@ void child_finish(struct child *c, bool signalled)
 	/* tracefs is restored by now: the signals' watchdog may let us wait for it */
 	if (signalled)
 		sig_stop_extend(CHILD_INT_MS + 2 * CHILD_TERM_MS + 5400);
-	/* the stop signal (a ^C) passed on, as the terminal would have: a moment to end on its own */
+	/* the stop signal (a ^C) passed on as the terminal would have: a moment to end */
 	if (signalled && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)) {
 		proctree_signal_descendants((int)getpid(), sig);
 		child_wait_ms(c, CHILD_INT_MS);

@@ -363,7 +363,8 @@ int proctree_signal_descendants(int ancestor, int sig)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		if (v[i].pid == ancestor || v[i].state == 'Z' || !hmap_get(&in, (uint64_t)v[i].pid, NULL))
+		if (v[i].pid == ancestor || v[i].state == 'Z' ||
+		    !hmap_get(&in, (uint64_t)v[i].pid, NULL))
 			continue;
 		live++;
 		if (sig)
