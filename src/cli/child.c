@@ -248,6 +248,7 @@ static void relay_out(struct child *c)
 static void *relay_main(void *arg)
 {
 	struct child *c = arg;
+	struct winsize ws, last = { 0 };
 	char pend[1024];
 	size_t npend = 0;
 	bool in = c->in;
@@ -262,10 +263,16 @@ static void *relay_main(void *arg)
 			{ .fd = in && !npend ? STDIN_FILENO : -1, .events = POLLIN },
 		};
 
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
+		if (poll(p, 3, c->tty >= 0 ? 250 : -1) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents)
 			break;
+		/* stacktop's terminal resized: the pty too (its foreground gets SIGWINCH) */
+		if (c->tty >= 0 && ioctl(c->tty, TIOCGWINSZ, &ws) == 0 &&
+		    memcmp(&ws, &last, sizeof(ws))) {
+			ioctl(c->master, TIOCSWINSZ, &ws);
+			last = ws;
+		}
 		if (p[1].revents & POLLIN)
 			relay_out(c);
 		if (npend && (p[1].revents & POLLOUT)) {
@@ -362,6 +369,7 @@ static int child_pty(struct child *c, bool screen)
 	}
 	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
 		ioctl(c->master, TIOCSWINSZ, &ws);
+	c->tty = tty;
 	c->out = screen ? -1 : isatty(STDOUT_FILENO) ? STDOUT_FILENO
 			 : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
 	c->in = !screen && isatty(STDIN_FILENO);
@@ -375,7 +383,7 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 	struct creds cr;
 
 	memset(c, 0, sizeof(*c));
-	c->go = c->err = c->master = c->slave = c->out = -1;
+	c->go = c->err = c->master = c->slave = c->out = c->tty = -1;
 	c->stop[0] = c->stop[1] = -1;
 	fmt_sanitize(c->name, sizeof(c->name), argv[0], strlen(argv[0]));
 	if (screen)

@@ -60,6 +60,7 @@
  * @master: its pty's master (-1 without a pty)
  * @slave: its pty's slave, kept open so the pty outlives its holders
  * @out: where the relay writes the pty's output (-1: dropped)
+ * @tty: stacktop's terminal, whose size the pty follows (-1: none)
  * @in: whether the relay feeds stacktop's stdin (a terminal) to the pty
  * @stop: the pipe that stops the relay
  * @relay: the relay thread (while @relaying)
@@ -78,6 +79,7 @@ struct child {
 	int master;
 	int slave;
 	int out;
+	int tty;
 	bool in;
 	int stop[2];
 	pthread_t relay;

@@ -87,7 +87,15 @@ tui_type "typed-line"
 tui_keys Enter
 tui_wait '^GOT-typed-line' 10
 tui_wait '__RC=0__' 10
-say "ok: batch on the terminal: nothing typed into the shell, the grandchildren dead, the command's output and input relayed"
+# the pty follows the terminal's size
+TM send-keys -t tui "clear; $STACKTOP -b --top 1 -o $TUI_WORK/r2.txt -- sh -c 'stty size; echo RESIZE-NOW; sleep 2; stty size'; echo __RC=\$?__" Enter
+tui_wait '^40 120' 10
+tui_wait '^RESIZE-NOW' 10
+tui_resize 100 30
+tui_wait '^30 100' 10
+tui_wait '__RC=0__' 10
+tui_resize 120 40
+say "ok: batch on the terminal: nothing typed into the shell, the grandchildren dead, the command's output, input and terminal size relayed"
 
 say "3. batch, stdio redirected: the command has no controlling terminal"
 A=$TUI_WORK/s3
