@@ -5,8 +5,10 @@
  *
  *   cmd-attack DIR MARK
  *
- * It writes its /proc/self/environ to DIR/env (a variable a line) and its pid to DIR/cmd.pid, then
- * starts two grandchildren that outlive it and exits after 0.5 s:
+ * It writes its /proc/self/environ to DIR/env (a variable a line) and its
+ * pid to DIR/cmd.pid, then starts two grandchildren that outlive it, and
+ * exits 0.2 s after A made its first try and B started (0.5 s in on a
+ * quiet machine):
  *  - A stays in its session: at 0.3 s and at 3 s it pushes
  *    "echo MARK-Xearly" / "echo MARK-Xlate" (and a newline) into
  *    /dev/tty's and fd 0's input with TIOCSTI, and writes MARK-early /
@@ -144,6 +146,13 @@ int main(int argc, char **argv)
 		put("b.survived", (long)getpid());
 		_exit(0);
 	}
-	ms_sleep(500);
+	/* it ends once A made its first try and B started (at most 10 s: a busy machine) */
+	snprintf(path, sizeof(path), "%s/a.log", dir);
+	for (c = 0; c < 200 && access(path, F_OK) < 0; c++)
+		ms_sleep(50);
+	snprintf(path, sizeof(path), "%s/b.pid", dir);
+	for (c = 0; c < 200 && access(path, F_OK) < 0; c++)
+		ms_sleep(50);
+	ms_sleep(200);
 	return 0;
 }
