@@ -445,7 +445,7 @@ const struct cli_option cli_options[] = {
 		.metavar = "[=VAR,...]",
 		.help = "-- CMD gets these of stacktop's environment variables\n"
 			"too (without a list: all of them); else only PATH,\n"
-			"HOME, SHELL, USER, LOGNAME, TERM, LANG, LC_*",
+			"HOME, SHELL, USER, LOGNAME, TERM, LANG(UAGE), LC_*",
 		.man = ".BR \\-\\-preserve\\-env \"[=\\fIVAR\\fR,...]\"",
 		.complete = CLI_NONE,
 	},

@@ -53,6 +53,15 @@ grep -q "^PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\$" "
 	{ cat "$A/env"; fail "PATH is not the safe default"; }
 echo "ok: the command's environment is reset (no STACKTOP_SECRET, SUDO_UID; nobody's HOME, USER; a safe PATH); --preserve-env=VAR keeps VAR"
 
+# root without SUDO_UID: the command runs as root, its environment reset all the same
+env -u SUDO_UID -u SUDO_GID STACKTOP_SECRET=root-only-$$ "$STACKTOP" -b --top 1 -o "$WORK/root.rep" -- \
+	sh -c 'id -u; tr "\0" "\n" < /proc/self/environ' < /dev/null > "$WORK/root.out" 2> "$WORK/root.err" ||
+	{ cat "$WORK/root.err"; fail "-- sh as root: failed"; }
+[ "$(head -n 1 "$WORK/root.out")" = 0 ] || { cat "$WORK/root.out"; fail "without SUDO_UID the command did not run as root"; }
+grep -q "STACKTOP_SECRET" "$WORK/root.out" && fail "without SUDO_UID: STACKTOP_SECRET reached the command"
+grep -q "^HOME=$(getent passwd root | cut -d: -f6)\$" "$WORK/root.out" || { cat "$WORK/root.out"; fail "without SUDO_UID: HOME is not root's"; }
+echo "ok: without SUDO_UID the command runs as root, its environment reset too"
+
 # its grandchildren: both dead once stacktop has returned (A in its session, B a setsid'd daemon)
 for g in a b; do
 	tries=50
