@@ -79,9 +79,13 @@ static void attack(const char *mark, const char *when)
 	w = write(1, msg, strlen(msg));
 	w = write(2, msg, strlen(msg));
 	(void)w;
-	snprintf(logl, sizeof(logl), "%s: open /dev/tty: %s; TIOCSTI /dev/tty: %s; TIOCSTI fd 0: %s\n",
-		 when, e_tty ? strerror(e_tty) : "ok",
-		 r_tty < 0 ? "-" : r_tty ? strerror(r_tty) : "ok", r_0 ? strerror(r_0) : "ok");
+	snprintf(logl, sizeof(logl),
+		 "%s: open /dev/tty: %s; TIOCSTI /dev/tty: %s; TIOCSTI fd 0: %s\n", when,
+		 e_tty ? strerror(e_tty) : "ok",
+		 r_tty < 0 ? "-"
+		 : r_tty   ? strerror(r_tty)
+			   : "ok",
+		 r_0 ? strerror(r_0) : "ok");
 	{
 		char path[512];
 		FILE *f;
