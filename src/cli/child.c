@@ -133,8 +133,8 @@ static __attribute__((noreturn)) void child_fail(int fd, int step)
 
 /* what the child does with its stdio: see child_stdio() */
 struct child_io {
-	int slave;    /* the pty's slave, -1 without */
-	bool screen;  /* the screen: stdin /dev/null, stdout+stderr to @keep_err or the pty */
+	int slave;     /* the pty's slave, -1 without */
+	bool screen;   /* the screen: stdin /dev/null, stdout+stderr to @keep_err or the pty */
 	bool keep_err; /* (screen) stacktop's stderr is no terminal: both go there */
 };
 
@@ -346,8 +346,10 @@ static int relay_start(struct child *c)
 /* the pty, when stacktop has a terminal: its window and modes copied */
 static int child_pty(struct child *c, bool screen)
 {
-	int tty = isatty(STDIN_FILENO) ? STDIN_FILENO : isatty(STDOUT_FILENO) ? STDOUT_FILENO
-						      : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+	int tty = isatty(STDIN_FILENO)	  ? STDIN_FILENO
+		  : isatty(STDOUT_FILENO) ? STDOUT_FILENO
+		  : isatty(STDERR_FILENO) ? STDERR_FILENO
+					  : -1;
 	char name[64];
 	struct termios tio;
 	struct winsize ws;
@@ -370,8 +372,10 @@ static int child_pty(struct child *c, bool screen)
 	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
 		ioctl(c->master, TIOCSWINSZ, &ws);
 	c->tty = tty;
-	c->out = screen ? -1 : isatty(STDOUT_FILENO) ? STDOUT_FILENO
-			 : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+	c->out = screen			 ? -1
+		 : isatty(STDOUT_FILENO) ? STDOUT_FILENO
+		 : isatty(STDERR_FILENO) ? STDERR_FILENO
+					 : -1;
 	c->in = !screen && isatty(STDIN_FILENO);
 	return 0;
 }
@@ -387,9 +391,10 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 	c->stop[0] = c->stop[1] = -1;
 	fmt_sanitize(c->name, sizeof(c->name), argv[0], strlen(argv[0]));
 	if (screen)
-		snprintf(c->output, sizeof(c->output), "%s: its input is /dev/null, its output goes to %s",
-			 c->name, io.keep_err ? "stacktop's stderr"
-					      : "a pty of its own, not shown (2>FILE keeps it)");
+		snprintf(c->output, sizeof(c->output),
+			 "%s: its input is /dev/null, its output goes to %s", c->name,
+			 io.keep_err ? "stacktop's stderr"
+				     : "a pty of its own, not shown (2>FILE keeps it)");
 	r = sudo_creds(&cr);
 	if (r < 0)
 		return r;
@@ -398,7 +403,8 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 		c->envp = child_env(cr.drop ? cr.uid : getuid(), preserve_env);
 		if (!c->envp) {
 			free(cr.groups);
-			fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name, strerror(ENOMEM));
+			fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name,
+				strerror(ENOMEM));
 			return -ENOMEM;
 		}
 	}
@@ -452,8 +458,12 @@ static bool child_wait_ms(struct child *c, int ms)
 int child_release(struct child *c)
 {
 	static const char *const steps[] = {
-		[STEP_EXEC] = "", [STEP_STDIO] = "its stdio: ", [STEP_GROUPS] = "setgroups: ",
-		[STEP_GID] = "setgid: ", [STEP_UID] = "setuid: ", [STEP_SESSION] = "its session: ",
+		[STEP_EXEC] = "",
+		[STEP_STDIO] = "its stdio: ",
+		[STEP_GROUPS] = "setgroups: ",
+		[STEP_GID] = "setgid: ",
+		[STEP_UID] = "setuid: ",
+		[STEP_SESSION] = "its session: ",
 	};
 	struct child_report rep;
 	struct pollfd pfd;
@@ -464,12 +474,14 @@ int child_release(struct child *c)
 		return 0;
 	/* its orphans (a daemon's double fork) become ours: child_finish() ends them */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-		fprintf(stderr, "stacktop: not a child subreaper (%s): processes %s leaves behind may outlive the run\n",
+		fprintf(stderr,
+			"stacktop: not a child subreaper (%s): processes %s leaves behind may outlive the run\n",
 			strerror(errno), c->name);
 	r = relay_start(c);
 	/* (no relay: its output fills the pty, then it waits; it is ended at the end) */
 	if (r < 0)
-		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name, strerror(-r));
+		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name,
+			strerror(-r));
 	if (write(c->go, "G", 1) < 0) {
 		/* it is gone already: its report says why */
 	}
@@ -561,7 +573,8 @@ static void tree_end(struct child *c, int sig)
 		if (left <= 0)
 			return;
 		if (ms == 0 && sig)
-			fprintf(stderr, "stacktop: %d process(es) of %s still run %d ms after SIG%s: SIGKILL\n",
+			fprintf(stderr,
+				"stacktop: %d process(es) of %s still run %d ms after SIG%s: SIGKILL\n",
 				left, c->name, CHILD_TERM_MS, sigabbrev_np(sig));
 		nanosleep(&ts, NULL);
 	}
