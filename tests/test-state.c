@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -475,7 +476,7 @@ static void test_state_live_process_kept(void **state)
 	}
 	assert_int_equal(read(go[0], &c, 1), 1);
 	/* the child's comm is "test-state", not "stacktop": the lock says it lives */
-	assert_true(state_pid_is_stacktop(fx->run, pid));
+	assert_true(state_pid_is_stacktop(fx->run, pid, NULL));
 	assert_int_equal(state_recover(fx->tfs, fx->run, &n), 0);
 	assert_int_equal(n, 0);
 	assert_string_equal(get(fx, "options/stackmap"), "1");
@@ -483,7 +484,38 @@ static void test_state_live_process_kept(void **state)
 	waitpid(pid, &status, 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_string_equal(get(fx, "options/stackmap"), "0");
-	assert_false(state_pid_is_stacktop(fx->run, pid));
+	assert_false(state_pid_is_stacktop(fx->run, pid, NULL));
+}
+
+/* no lock file: a process named "stacktop" is no stacktop unless it is older than what names it */
+static void test_state_alive_not_by_comm(void **state)
+{
+	struct fx *fx = *state;
+	struct timespec before, after;
+	int go[2], status;
+	pid_t pid;
+	char c;
+
+	clock_gettime(CLOCK_REALTIME, &before);
+	before.tv_sec -= 5;
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "stacktop", 0, 0, 0);
+		close(go[1]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	usleep(50 * 1000);
+	clock_gettime(CLOCK_REALTIME, &after);
+	after.tv_sec += 5;
+	assert_false(state_pid_is_stacktop(fx->run, pid, NULL));
+	assert_false(state_pid_is_stacktop(fx->run, pid, &before));
+	assert_true(state_pid_is_stacktop(fx->run, pid, &after));
+	close(go[1]);
+	waitpid(pid, &status, 0);
 }
 
 /* one entry per file, however often it changes (resets toggle tracing_on) */
@@ -944,6 +976,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_trace_clock_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_odd_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_live_process_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_alive_not_by_comm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_many_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_leftovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_refuses_unsafe_rundir, setup, teardown),

@@ -305,6 +305,9 @@ int args_parse(int argc, char **argv, struct args *a)
 		case OPT_CLEANUP:
 			a->cleanup = true;
 			break;
+		case OPT_PRESERVE_ENV:
+			a->preserve_env = optarg ? optarg : "";
+			break;
 		case OPT_NO_COLOR:
 			a->color = false;
 			break;

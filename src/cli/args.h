@@ -60,6 +60,7 @@ struct args {
 	bool help;                     /* -h: print the help and exit */
 	bool cleanup;                  /* --cleanup: undo what dead runs left, and exit */
 	char **cmd;                    /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
+	const char *preserve_env;      /* --preserve-env[=VAR,...]: "" all, NULL none */
 	bool delay_set;                /* -d given */
 };
 

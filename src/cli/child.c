@@ -12,21 +12,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+/* the kernel's termios (TCGETS, TCSETS): <termios.h> is ui/'s (tests/check-layering.sh) */
+#include <asm/termbits.h>
+
 #include "cli/child.h"
+#include "cli/child_env.h"
 #include "core/format.h"
+#include "kernel/proctree.h"
 #include "kernel/signals.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+extern char **environ;
 
 #define CHILD_EXEC_MS 5000 /* how long the release waits to hear of the exec */
 #define CHILD_TERM_MS 2000 /* SIGTERM, then this long before SIGKILL */
-#define CHILD_INT_MS  300  /* after a ^C, which reached it too, before SIGTERM */
+#define CHILD_INT_MS  300  /* after a ^C, passed on to it, before SIGTERM */
 
 /* what the child reports on its pipe when a step fails */
-enum child_step { STEP_EXEC, STEP_STDIO, STEP_GROUPS, STEP_GID, STEP_UID };
+enum child_step { STEP_EXEC, STEP_STDIO, STEP_GROUPS, STEP_GID, STEP_UID, STEP_SESSION };
 
 struct child_report {
 	int step;
@@ -118,25 +131,52 @@ static __attribute__((noreturn)) void child_fail(int fd, int step)
 	_exit(step == STEP_EXEC && rep.err == ENOENT ? 127 : 126);
 }
 
-/* the command's side: its stdio, its user, the wait for the release, the exec */
-static __attribute__((noreturn)) void child_body(char **argv, const struct creds *cr, bool screen,
-						 bool keep_err, int go, int rep)
+/* what the child does with its stdio: see child_stdio() */
+struct child_io {
+	int slave;     /* the pty's slave, -1 without */
+	bool screen;   /* the screen: stdin /dev/null, stdout+stderr to @keep_err or the pty */
+	bool keep_err; /* (screen) stacktop's stderr is no terminal: both go there */
+};
+
+/* its own session, the pty as its terminal, its stdio */
+static int child_stdio(const struct child_io *io)
+{
+	int fd, i;
+
+	if (setsid() < 0)
+		return -STEP_SESSION;
+	if (io->slave >= 0 && ioctl(io->slave, TIOCSCTTY, 0) < 0)
+		return -STEP_SESSION;
+	if (io->screen) {
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
+			return -STEP_STDIO;
+		fd = io->keep_err ? STDERR_FILENO : io->slave;
+		if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+			return -STEP_STDIO;
+		return 0;
+	}
+	/* batch: each of stacktop's terminals becomes the pty, the rest stays */
+	for (i = 0; i <= STDERR_FILENO && io->slave >= 0; i++)
+		if (isatty(i) && dup2(io->slave, i) < 0)
+			return -STEP_STDIO;
+	return 0;
+}
+
+/* the command's side: its session and stdio, its user, the wait for the release, the exec */
+static __attribute__((noreturn)) void child_body(char **argv, char **envp, const struct creds *cr,
+						 const struct child_io *io, int go, int rep)
 {
 	const char *base = strrchr(argv[0], '/');
 	ssize_t n;
 	char c;
-	int fd;
+	int r, fd;
 
 	/* its events before the exec (few) carry the command's name, not ours */
 	prctl(PR_SET_NAME, base ? base + 1 : argv[0], 0, 0, 0);
-	if (screen) {
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
-			child_fail(rep, STEP_STDIO);
-		if (keep_err ? dup2(STDERR_FILENO, STDOUT_FILENO) < 0
-			     : dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-			child_fail(rep, STEP_STDIO);
-	}
+	r = child_stdio(io);
+	if (r < 0)
+		child_fail(rep, -r);
 	if (cr->drop) {
 		if (setgroups((size_t)cr->ngroups, cr->groups) < 0)
 			child_fail(rep, STEP_GROUPS);
@@ -155,36 +195,233 @@ static __attribute__((noreturn)) void child_body(char **argv, const struct creds
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(127); /* stacktop ended before tracing began: run nothing */
+	/* nothing stacktop inherited (a root shell's terminal, say) goes with the exec */
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		for (fd = 3; fd < 65536; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/* (execvp() looks the command up in its own PATH) */
+	if (envp)
+		environ = envp;
 	execvp(argv[0], argv);
 	child_fail(rep, STEP_EXEC);
 }
 
-int child_start(struct child *c, char **argv, bool screen)
+/* all of @buf to @fd (a terminal, blocking or not) */
+static void write_all(int fd, const char *buf, size_t len)
 {
-	bool keep_err = !isatty(STDERR_FILENO);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			poll(&p, 1, 100);
+			continue;
+		}
+		if (w <= 0)
+			return; /* (its reader is gone: dropped) */
+		buf += w;
+		len -= (size_t)w;
+	}
+}
+
+/* the pty's output to c->out (or nowhere) until there is none to read */
+static void relay_out(struct child *c)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(c->master, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && c->out >= 0)
+			write_all(c->out, buf, (size_t)n);
+}
+
+/*
+ * The relay: the pty's output to stacktop's terminal (batch) or nowhere
+ * (the screen); stacktop's terminal input to the pty (batch, while stacktop
+ * is in the foreground), held while the pty's input is full. Every signal
+ * is blocked here: a read of the terminal from the background fails (EIO)
+ * instead of stopping stacktop, and the relay of input stops.
+ */
+static void *relay_main(void *arg)
+{
+	struct child *c = arg;
+	struct winsize ws, last = { 0 };
+	char pend[1024];
+	size_t npend = 0;
+	bool in = c->in;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = c->stop[0], .events = POLLIN },
+			{ .fd = c->master, .events = POLLIN | (npend ? POLLOUT : 0) },
+			{ .fd = in && !npend ? STDIN_FILENO : -1, .events = POLLIN },
+		};
+
+		if (poll(p, 3, c->tty >= 0 ? 250 : -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		/* stacktop's terminal resized: the pty too (its foreground gets SIGWINCH) */
+		if (c->tty >= 0 && ioctl(c->tty, TIOCGWINSZ, &ws) == 0 &&
+		    memcmp(&ws, &last, sizeof(ws))) {
+			ioctl(c->master, TIOCSWINSZ, &ws);
+			last = ws;
+		}
+		if (p[1].revents & POLLIN)
+			relay_out(c);
+		if (npend && (p[1].revents & POLLOUT)) {
+			ssize_t w = write(c->master, pend, npend);
+
+			if (w > 0) {
+				memmove(pend, pend + w, npend - (size_t)w);
+				npend -= (size_t)w;
+			}
+		}
+		if (p[2].revents) {
+			ssize_t n = read(STDIN_FILENO, pend, sizeof(pend));
+			struct termios tio;
+
+			if (n > 0) {
+				npend = (size_t)n;
+			} else if (n == 0 && ioctl(c->slave, TCGETS, &tio) == 0) {
+				/* ^D on stacktop's terminal: the same end of file on the pty */
+				pend[0] = (char)tio.c_cc[VEOF];
+				npend = 1;
+			} else if (n < 0 && errno != EINTR && errno != EAGAIN) {
+				in = false; /* stacktop in the background, or its terminal gone */
+			}
+		}
+	}
+	relay_out(c);
+	return NULL;
+}
+
+/* the relay stopped, the pty and environment let go */
+static void child_close(struct child *c)
+{
+	if (c->relaying) {
+		if (write(c->stop[1], "S", 1) < 0) {
+			/* (cannot be full: one byte, once) */
+		}
+		pthread_join(c->relay, NULL);
+		c->relaying = false;
+	}
+	for (int i = 0; i < 2; i++)
+		if (c->stop[i] >= 0) {
+			close(c->stop[i]);
+			c->stop[i] = -1;
+		}
+	if (c->master >= 0)
+		close(c->master);
+	if (c->slave >= 0)
+		close(c->slave);
+	c->master = c->slave = -1;
+	child_env_free(c->envp);
+	c->envp = NULL;
+}
+
+/* the relay thread, once the command is about to run */
+static int relay_start(struct child *c)
+{
+	int r;
+
+	if (c->master < 0)
+		return 0;
+	if (pipe2(c->stop, O_CLOEXEC) < 0)
+		return -errno;
+	fcntl(c->master, F_SETFL, fcntl(c->master, F_GETFL) | O_NONBLOCK);
+	r = pthread_create(&c->relay, NULL, relay_main, c);
+	if (r)
+		return -r;
+	c->relaying = true;
+	return 0;
+}
+
+/* the pty, when stacktop has a terminal: its window and modes copied */
+static int child_pty(struct child *c, bool screen)
+{
+	int tty = isatty(STDIN_FILENO)	  ? STDIN_FILENO
+		  : isatty(STDOUT_FILENO) ? STDOUT_FILENO
+		  : isatty(STDERR_FILENO) ? STDERR_FILENO
+					  : -1;
+	char name[64];
+	struct termios tio;
+	struct winsize ws;
+
+	if (tty < 0 && !screen)
+		return 0; /* no terminal: no controlling tty at all */
+	c->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (c->master < 0 || grantpt(c->master) < 0 || unlockpt(c->master) < 0 ||
+	    ptsname_r(c->master, name, sizeof(name)))
+		return -errno;
+	c->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (c->slave < 0)
+		return -errno;
+	if (tty >= 0 && ioctl(tty, TCGETS, &tio) == 0) {
+		/* stacktop's terminal echoes what it relays: the pty must not again */
+		if (!screen && isatty(STDIN_FILENO))
+			tio.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+		ioctl(c->slave, TCSETS, &tio);
+	}
+	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
+		ioctl(c->master, TIOCSWINSZ, &ws);
+	c->tty = tty;
+	c->out = screen			 ? -1
+		 : isatty(STDOUT_FILENO) ? STDOUT_FILENO
+		 : isatty(STDERR_FILENO) ? STDERR_FILENO
+					 : -1;
+	c->in = !screen && isatty(STDIN_FILENO);
+	return 0;
+}
+
+int child_start(struct child *c, char **argv, bool screen, const char *preserve_env)
+{
+	struct child_io io = { .slave = -1, .screen = screen, .keep_err = !isatty(STDERR_FILENO) };
 	int go[2], rep[2], r;
 	struct creds cr;
 
 	memset(c, 0, sizeof(*c));
-	c->go = c->err = -1;
+	c->go = c->err = c->master = c->slave = c->out = c->tty = -1;
+	c->stop[0] = c->stop[1] = -1;
 	fmt_sanitize(c->name, sizeof(c->name), argv[0], strlen(argv[0]));
 	if (screen)
-		snprintf(c->output, sizeof(c->output), "%s: its input is /dev/null, its output goes to %s",
-			 c->name, keep_err ? "stacktop's stderr" : "/dev/null (2>FILE keeps it)");
+		snprintf(c->output, sizeof(c->output),
+			 "%s: its input is /dev/null, its output goes to %s", c->name,
+			 io.keep_err ? "stacktop's stderr"
+				     : "a pty of its own, not shown (2>FILE keeps it)");
 	r = sudo_creds(&cr);
 	if (r < 0)
 		return r;
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
-		r = -errno;
+	/* --preserve-env alone: all of it, as today's sudo -E */
+	if (!preserve_env || *preserve_env) {
+		c->envp = child_env(cr.drop ? cr.uid : getuid(), preserve_env);
+		if (!c->envp) {
+			free(cr.groups);
+			fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name,
+				strerror(ENOMEM));
+			return -ENOMEM;
+		}
+	}
+	r = child_pty(c, screen);
+	if (r < 0 || pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+		r = r < 0 ? r : -errno;
 		fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name, strerror(-r));
 		free(cr.groups);
+		child_close(c);
 		return r;
 	}
+	io.slave = c->slave;
 	c->pid = fork();
 	if (c->pid == 0) {
 		close(go[1]);
 		close(rep[0]);
-		child_body(argv, &cr, screen, keep_err, go[0], rep[1]);
+		child_body(argv, c->envp, &cr, &io, go[0], rep[1]);
 	}
 	r = c->pid < 0 ? -errno : 0;
 	free(cr.groups);
@@ -194,6 +431,7 @@ int child_start(struct child *c, char **argv, bool screen)
 		c->pid = 0;
 		close(go[1]);
 		close(rep[0]);
+		child_close(c);
 		fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name, strerror(-r));
 		return r;
 	}
@@ -220,15 +458,30 @@ static bool child_wait_ms(struct child *c, int ms)
 int child_release(struct child *c)
 {
 	static const char *const steps[] = {
-		[STEP_EXEC] = "", [STEP_STDIO] = "its stdio: ", [STEP_GROUPS] = "setgroups: ",
-		[STEP_GID] = "setgid: ", [STEP_UID] = "setuid: ",
+		[STEP_EXEC] = "",
+		[STEP_STDIO] = "its stdio: ",
+		[STEP_GROUPS] = "setgroups: ",
+		[STEP_GID] = "setgid: ",
+		[STEP_UID] = "setuid: ",
+		[STEP_SESSION] = "its session: ",
 	};
 	struct child_report rep;
 	struct pollfd pfd;
 	ssize_t n = 0;
+	int r;
 
 	if (c->go < 0)
 		return 0;
+	/* its orphans (a daemon's double fork) become ours: child_finish() ends them */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		fprintf(stderr,
+			"stacktop: not a child subreaper (%s): processes %s leaves behind may outlive the run\n",
+			strerror(errno), c->name);
+	r = relay_start(c);
+	/* (no relay: its output fills the pty, then it waits; it is ended at the end) */
+	if (r < 0)
+		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name,
+			strerror(-r));
 	if (write(c->go, "G", 1) < 0) {
 		/* it is gone already: its report says why */
 	}
@@ -243,7 +496,7 @@ int child_release(struct child *c)
 	c->err = -1;
 	if (n != (ssize_t)sizeof(rep))
 		return 0;
-	if (rep.step < STEP_EXEC || rep.step > STEP_UID)
+	if (rep.step < STEP_EXEC || rep.step > STEP_SESSION)
 		rep.step = STEP_EXEC;
 	if (rep.step == STEP_EXEC)
 		fprintf(stderr, "stacktop: cannot run %s: %s\n", c->name, strerror(rep.err));
@@ -252,6 +505,7 @@ int child_release(struct child *c)
 			getenv("SUDO_UID") ? getenv("SUDO_UID") : "?", steps[rep.step],
 			strerror(rep.err));
 	child_wait_ms(c, CHILD_EXEC_MS);
+	child_close(c);
 	return rep.step == STEP_EXEC && rep.err == ENOENT ? 127 : 126;
 }
 
@@ -260,9 +514,16 @@ bool child_ended(struct child *c)
 	pid_t w;
 	int st;
 
+	/* orphans of its tree, reparented to us (a subreaper): reaped, nothing to tell */
+	if (c->pid && c->go < 0)
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0 && w != c->pid)
+			;
+	else
+		w = 0;
 	if (!c->pid || c->reaped)
 		return true;
-	w = waitpid(c->pid, &st, WNOHANG);
+	if (w != c->pid)
+		w = waitpid(c->pid, &st, WNOHANG);
 	if (w == 0 || (w < 0 && errno == EINTR))
 		return false;
 	c->reaped = true;
@@ -288,9 +549,44 @@ bool child_ended(struct child *c)
 	return true;
 }
 
+/* every process of its tree still there (below us: a subreaper) ends, by SIGKILL at last */
+static void tree_end(struct child *c, int sig)
+{
+	int me = (int)getpid(), left, ms;
+
+	/* @sig, then as long as CHILD_TERM_MS for the tree to go */
+	if (sig && proctree_signal_descendants(me, sig) > 0)
+		for (ms = 0; ms < CHILD_TERM_MS; ms += 10) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			child_ended(c);
+			if (proctree_signal_descendants(me, 0) <= 0)
+				return;
+			nanosleep(&ts, NULL);
+		}
+	/* SIGKILL, again for what forked meanwhile, until none is left (a fork bomb: 5 s) */
+	for (ms = 0; ms < 5000; ms += 10) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		left = proctree_signal_descendants(me, SIGKILL);
+		child_ended(c);
+		if (left <= 0)
+			return;
+		if (ms == 0 && sig)
+			fprintf(stderr,
+				"stacktop: %d process(es) of %s still run %d ms after SIG%s: SIGKILL\n",
+				left, c->name, CHILD_TERM_MS, sigabbrev_np(sig));
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "stacktop: %d process(es) of %s still run after 5 s of SIGKILL\n", left,
+		c->name);
+}
+
 void child_finish(struct child *c, bool signalled)
 {
-	if (!c->pid || c->reaped)
+	int sig = sig_stop;
+
+	if (!c->pid)
 		return;
 	if (c->go >= 0) {
 		/* never released: the end of its pipe ends it, before it runs anything */
@@ -304,20 +600,21 @@ void child_finish(struct child *c, bool signalled)
 			kill(c->pid, SIGKILL);
 			child_wait_ms(c, CHILD_TERM_MS);
 		}
+		child_close(c);
 		return;
 	}
 	/* tracefs is restored by now: the signals' watchdog may let us wait for it */
 	if (signalled)
-		sig_stop_extend(CHILD_INT_MS + 2 * CHILD_TERM_MS + 200);
-	if (signalled && child_wait_ms(c, CHILD_INT_MS))
-		return;
-	kill(c->pid, SIGTERM);
-	if (child_wait_ms(c, CHILD_TERM_MS))
-		return;
-	fprintf(stderr, "stacktop: %s (pid %d) still runs %d ms after SIGTERM: SIGKILL\n", c->name,
-		(int)c->pid, CHILD_TERM_MS);
-	kill(c->pid, SIGKILL);
-	child_wait_ms(c, CHILD_TERM_MS);
+		sig_stop_extend(CHILD_INT_MS + 2 * CHILD_TERM_MS + 5400);
+	/* the stop signal (a ^C) passed on as the terminal would have: a moment to end */
+	if (signalled && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)) {
+		proctree_signal_descendants((int)getpid(), sig);
+		child_wait_ms(c, CHILD_INT_MS);
+	}
+	/* the command, then every process below stacktop (its tree): SIGTERM, then SIGKILL */
+	tree_end(c, SIGTERM);
+	child_ended(c);
+	child_close(c);
 }
 
 int child_exit_status(const struct child *c)

@@ -169,7 +169,7 @@ static bool child_ended_cb(void *ctx, char *what, size_t size)
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
-	struct child child = { .pid = 0, .go = -1, .err = -1 };
+	struct child child = { .pid = 0, .go = -1, .err = -1, .master = -1, .slave = -1, .tty = -1 };
 	char err[512];
 	struct args a;
 	int r, status;
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
 	if (a.cmd) {
-		if (child_start(&child, a.cmd, !a.batch) < 0)
+		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0)
 			return 1;
 		a.pids[0] = child.pid;
 		a.so.npids = 1;

@@ -439,6 +439,17 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_FLAG,
 	},
 	{
+		.id = OPT_PRESERVE_ENV,
+		.name = "preserve-env",
+		.has_arg = optional_argument,
+		.metavar = "[=VAR,...]",
+		.help = "-- CMD gets these of stacktop's environment variables\n"
+			"too (without a list: all of them); else only PATH,\n"
+			"HOME, SHELL, USER, LOGNAME, TERM, LANG(UAGE), LC_*",
+		.man = ".BR \\-\\-preserve\\-env \"[=\\fIVAR\\fR,...]\"",
+		.complete = CLI_NONE,
+	},
+	{
 		.id = OPT_SHOW_SELF,
 		.name = "show-self",
 		.has_arg = no_argument,

@@ -54,6 +54,7 @@ enum {
 	OPT_USER_BUFFER,
 	OPT_USER_SAMPLE,
 	OPT_CLEANUP,
+	OPT_PRESERVE_ENV,
 };
 
 /* what the bash completion offers for an option's value */

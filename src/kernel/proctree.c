@@ -2,15 +2,19 @@
 /*
  * proctree.c - see proctree.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/hmap.h"
@@ -225,4 +229,148 @@ void proctree_free(struct proctree *t)
 	}
 	hmap_done(&t->known);
 	free(t);
+}
+
+/* a process of /proc as the descendants' walk sees it */
+struct proc_ent {
+	int pid;
+	int ppid;
+	char state;
+	unsigned long long start;
+};
+
+/* state, parent and start time (clock ticks after boot) of @pid, from /proc/<pid>/stat */
+static int proc_stat(int pid, struct proc_ent *e)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	int fd, ppid, i;
+	ssize_t n;
+	char st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* the comm may hold anything, ')' too: the last one ends it */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", &st, &ppid) != 2)
+		return -EBADMSG;
+	/* field 22 (starttime): 20 fields after the comm's ')' */
+	for (i = 0; i < 19 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return -EBADMSG;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->state = st;
+	e->start = start;
+	return 0;
+}
+
+/* every process of /proc, to *@ret (freed by the caller) */
+static int proc_list(struct proc_ent **ret, size_t *ret_n)
+{
+	struct proc_ent *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		if (proc_stat((int)pid, &v[n]) == 0)
+			n++;
+	}
+	closedir(d);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* signal @e (still the process the walk saw, its parent still in @in) */
+static void signal_checked(const struct proc_ent *e, const struct hmap *in, int sig)
+{
+	struct proc_ent now;
+	int pfd = (int)syscall(SYS_pidfd_open, e->pid, 0);
+
+	if (pfd < 0 && errno != ENOSYS)
+		return; /* gone */
+	/* (with the pidfd open, the pid cannot be reused: what it is now is what we signal) */
+	if (proc_stat(e->pid, &now) < 0 || now.start != e->start ||
+	    !hmap_get(in, (uint64_t)now.ppid, NULL)) {
+		if (pfd >= 0)
+			close(pfd);
+		return;
+	}
+	if (pfd >= 0) {
+		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+		close(pfd);
+	} else {
+		kill(e->pid, sig); /* no pidfds (before Linux 5.3): checked just above */
+	}
+}
+
+int proctree_signal_descendants(int ancestor, int sig)
+{
+	struct proc_ent *v;
+	struct hmap in;
+	size_t n, i;
+	bool grew = true;
+	int r, live = 0;
+
+	r = proc_list(&v, &n);
+	if (r < 0)
+		return r;
+	hmap_init(&in);
+	if (hmap_put(&in, (uint64_t)ancestor, 1) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
+	/* a pass per generation (children before their parents in /proc's order) */
+	while (grew) {
+		grew = false;
+		for (i = 0; i < n; i++) {
+			if (v[i].pid == ancestor || hmap_get(&in, (uint64_t)v[i].pid, NULL) ||
+			    !hmap_get(&in, (uint64_t)v[i].ppid, NULL))
+				continue;
+			if (hmap_put(&in, (uint64_t)v[i].pid, 1) < 0) {
+				hmap_done(&in);
+				free(v);
+				return -ENOMEM;
+			}
+			grew = true;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].pid == ancestor || v[i].state == 'Z' ||
+		    !hmap_get(&in, (uint64_t)v[i].pid, NULL))
+			continue;
+		live++;
+		if (sig)
+			signal_checked(&v[i], &in, sig);
+	}
+	hmap_done(&in);
+	free(v);
+	return live;
 }

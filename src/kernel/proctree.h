@@ -70,6 +70,24 @@ bool proctree_has(struct proctree *t, int tid);
 uint64_t proctree_lost(const struct proctree *t);
 
 /**
+ * proctree_signal_descendants() - send @sig to every live process below
+ *	@ancestor (its children, theirs, ...; not @ancestor itself)
+ * @ancestor: the process whose descendants are signalled (stacktop -- CMD:
+ *	stacktop itself, a child subreaper (PR_SET_CHILD_SUBREAPER), so a
+ *	grandchild that setsid()s and double-forks is still below it)
+ * @sig: the signal; 0 only counts
+ *
+ * The tree is read from /proc (each process's parent); every pid is
+ * checked again after it is opened as a pidfd (same start time, its
+ * parent still in the tree) and signalled through that pidfd, so a pid
+ * reused meanwhile is never signalled. Zombies are not counted.
+ *
+ * Return: how many live descendants there were, or -errno (/proc
+ * unreadable, out of memory).
+ */
+int proctree_signal_descendants(int ancestor, int sig);
+
+/**
  * proctree_free() - stop following; NULL is a no-op
  * @t: tree
  */

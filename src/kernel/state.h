@@ -24,6 +24,7 @@
 #define STACKTOP_STATE_H
 
 #include <stdbool.h>
+#include <time.h>
 #include <stddef.h>
 
 struct tfs;
@@ -206,12 +207,16 @@ int state_recover_pid(const char *rundir, int pid, state_note_fn note, void *ctx
  * state_pid_is_stacktop() - whether @pid is a running stacktop process
  * @rundir: journal directory; NULL for /run/stacktop
  * @pid: pid
+ * @since: when what names @pid (an instance stacktop.<pid>) was made
+ *	(its ctime), or NULL
  *
  * Every stacktop holds an flock() on <rundir>/<pid>.lock while it lives, so
- * the answer does not depend on the binary's name; a pid without that file
- * (an older run) counts as stacktop when its comm says so.
+ * the answer does not depend on the binary's name. A pid without that file
+ * (a run with another --rundir, an older version) counts as alive only when
+ * a process at @pid started before @since: a pid reused since, by any user
+ * under any name, does not. Never judged by the process's name.
  */
-bool state_pid_is_stacktop(const char *rundir, int pid);
+bool state_pid_is_stacktop(const char *rundir, int pid, const struct timespec *since);
 
 /**
  * state_emergency_restore() - async-signal-safe restore of the current journal

@@ -2,7 +2,7 @@
 /*
  * state_recover.c - what a killed stacktop left (state.h): journals of
  * dead pids claimed (by rename: two runs never undo one journal twice)
- * and undone; whether a pid is a live stacktop.
+ * and undone; whether a pid is a live stacktop (its lock, never its comm).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/format.h"
@@ -24,49 +25,83 @@
 #include "kernel/state_undo.h"
 #include "kernel/tfs.h"
 
-static bool pid_is_stacktop_comm(int pid)
+/*
+ * Whether a process at @pid started no later than @t (CLOCK_REALTIME): the
+ * one that named a file then, still running. A pid reused since (by any
+ * user, whatever it calls itself) started after. /proc/<pid>/stat's start
+ * time counts clock ticks since boot (CLOCK_BOOTTIME), truncated: never
+ * later than the true start.
+ */
+static bool pid_started_by(int pid, const struct timespec *t)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	struct timespec boot, real;
+	long hz = sysconf(_SC_CLK_TCK);
+	double start;
+	ssize_t n;
+	int fd, i;
 
-	if (kill(pid, 0) < 0 && errno != EPERM)
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
 		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "stacktop", 8);
+	buf[n] = '\0';
+	/* field 22, 20 after the comm's last ')' (a comm may hold any) */
+	p = strrchr(buf, ')');
+	for (i = 0; i < 20 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 || buf[strrchr(buf, ')') - buf + 2] == 'Z')
+		return false;
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	clock_gettime(CLOCK_REALTIME, &real);
+	start = (double)real.tv_sec + real.tv_nsec / 1e9 -
+		((double)boot.tv_sec + boot.tv_nsec / 1e9 - (double)ticks / (double)hz);
+	return start <= (double)t->tv_sec + t->tv_nsec / 1e9;
 }
 
-/* alive when its <pid>.lock is held; without a lock file, by its comm */
-static bool pid_alive_in(int dfd, int pid)
+/*
+ * Alive when its <pid>.lock is held. Without a lock file (someone removed
+ * it, or an older version): when a process at @pid started before @named
+ * (the journal, the claim, the instance) got its name, by its ctime; never
+ * by the process's name, which any user can choose.
+ */
+static bool pid_alive_in(int dfd, int pid, const char *named)
 {
 	char lock[64];
+	struct stat sb;
 	int fd;
 	bool alive;
 
 	snprintf(lock, sizeof(lock), "%d.lock", pid);
 	fd = openat(dfd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return pid_is_stacktop_comm(pid);
+		return named && fstatat(dfd, named, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       pid_started_by(pid, &sb.st_ctim);
 	alive = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return alive;
 }
 
-bool state_pid_is_stacktop(const char *rundir, int pid)
+bool state_pid_is_stacktop(const char *rundir, int pid, const struct timespec *since)
 {
 	int dfd = state_dir_open(rundir, false);
+	char lock[64];
 	bool alive;
 
-	if (dfd < 0)
-		return pid_is_stacktop_comm(pid);
-	alive = pid_alive_in(dfd, pid);
-	close(dfd);
-	return alive;
+	snprintf(lock, sizeof(lock), "%d.lock", pid);
+	if (dfd >= 0 && faccessat(dfd, lock, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		alive = pid_alive_in(dfd, pid, NULL);
+		close(dfd);
+		return alive;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return since && pid_started_by(pid, since);
 }
 
 /* @rel lies in a directory @e[0..n) removes ('D'): moot once that is gone */
@@ -326,7 +361,7 @@ int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note,
 			char jn[64];
 
 			snprintf(jn, sizeof(jn), "%d.journal", pid);
-			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid) &&
+			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid, NULL) &&
 			    faccessat(dfd, jn, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 				unlinkat(dfd, de->d_name, 0);
 			continue;
@@ -344,7 +379,7 @@ int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note,
 		/* a journal being saved when its process was killed */
 		if (sscanf(de->d_name, "%d.journal.tmp%n", &pid, &len) == 1 &&
 		    de->d_name[len] == '\0') {
-			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid))
+			if (pid > 0 && pid != getpid() && !pid_alive_in(dfd, pid, de->d_name))
 				unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
@@ -354,12 +389,12 @@ int state_recover_noted(struct tfs *tfs, const char *rundir, state_note_fn note,
 			by = 0;
 		} else if (sscanf(de->d_name, "%d.recovering.%d%n", &pid, &by, &len) == 2 &&
 			   de->d_name[len] == '\0') {
-			if (by <= 0 || by == getpid() || pid_alive_in(dfd, by))
+			if (by <= 0 || by == getpid() || pid_alive_in(dfd, by, de->d_name))
 				continue;
 		} else {
 			continue;
 		}
-		if (pid <= 0 || pid == getpid() || pid_alive_in(dfd, pid))
+		if (pid <= 0 || pid == getpid() || pid_alive_in(dfd, pid, de->d_name))
 			continue;
 		r = recover_one(dfd, tfs, de->d_name, pid, note, ctx);
 		if (r > 0)

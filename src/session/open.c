@@ -7,11 +7,13 @@
  * is undone (session_close() restores tracefs).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -32,6 +34,23 @@
 #include "sym/ksym.h"
 #include "sym/usym.h"
 
+/* when instance @rel was made (its ctime), to @ts; NULL when unknown */
+static const struct timespec *instance_ctime(struct tfs *tfs, const char *rel, struct timespec *ts)
+{
+	int fd = tfs_open_file(tfs, rel, O_RDONLY | O_DIRECTORY);
+	struct stat sb;
+	int r;
+
+	if (fd < 0)
+		return NULL;
+	r = fstat(fd, &sb);
+	close(fd);
+	if (r < 0)
+		return NULL;
+	*ts = sb.st_ctim;
+	return ts;
+}
+
 /*
  * What a run that ended without restoring left: each journal undone, and
  * each instance stacktop.<pid> of a pid that is no stacktop now, told to
@@ -41,6 +60,7 @@ static int undo_leftovers(struct tfs *tfs, const char *rundir, state_note_fn not
 {
 	char **names = NULL, what[STATE_NOTE_MAX];
 	struct trace tr = { .tfs = tfs };
+	struct timespec since;
 	int n = 0, i, r;
 
 	r = state_recover_noted(tfs, rundir, note, ctx, NULL);
@@ -54,9 +74,11 @@ static int undo_leftovers(struct tfs *tfs, const char *rundir, state_note_fn not
 		if (strncmp(names[i], "stacktop.", 9))
 			continue;
 		pid = strtol(names[i] + 9, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || state_pid_is_stacktop(rundir, (int)pid))
+		if (*end || pid <= 0 || pid == getpid())
 			continue;
 		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
+		if (state_pid_is_stacktop(rundir, (int)pid, instance_ctime(tfs, rel, &since)))
+			continue;
 		if (tfs_rmdir(tfs, rel) == 0 && note) {
 			snprintf(what, sizeof(what), "removed instance %.200s (it had no journal)", names[i]);
 			note(ctx, (int)pid, 0, what);

@@ -121,12 +121,13 @@ grep -q "cannot run .*no-such-command: No such file or directory" "$WORK/st.err"
 	{ cat "$WORK/st.err"; fail "a missing command: no clear error"; }
 echo "ok: exit status 3 -> 3, SIGTERM -> 143, not found -> 127"
 
-# 5. as the sudo user: uid, gid and groups of SUDO_UID, the environment kept
+# 5. as the sudo user: uid, gid and groups of SUDO_UID, the environment reset
+# but for what --preserve-env=VAR names
 chmod 0711 "$WORK"
 mkdir -m 0777 "$WORK/nobody"
 nobody_gid=$(id -g nobody) || skip "no user nobody"
-SUDO_UID=$(id -u nobody) SUDO_GID=$nobody_gid SUDO_MARK=kept \
-	"$STACKTOP" -b --top 1 -- sh -c "id -u > $WORK/nobody/uid; id -g > $WORK/nobody/gid; id -G > $WORK/nobody/groups; echo \$SUDO_MARK > $WORK/nobody/env" \
+SUDO_UID=$(id -u nobody) SUDO_GID=$nobody_gid SUDO_MARK=kept SUDO_GONE=gone \
+	"$STACKTOP" -b --top 1 --preserve-env=SUDO_MARK -- sh -c "id -u > $WORK/nobody/uid; id -g > $WORK/nobody/gid; id -G > $WORK/nobody/groups; echo \$SUDO_MARK\$SUDO_GONE > $WORK/nobody/env" \
 	> /dev/null 2> "$WORK/sudo.err"
 st=$?
 [ "$st" = 0 ] || { cat "$WORK/sudo.err"; fail "SUDO_UID run: status $st"; }
@@ -134,9 +135,9 @@ st=$?
 [ "$(cat "$WORK/nobody/gid")" = "$nobody_gid" ] || fail "the command ran as gid $(cat "$WORK/nobody/gid")"
 [ "$(tr ' ' '\n' < "$WORK/nobody/groups" | sort -n | tr '\n' ' ')" = "$(id -G nobody | tr ' ' '\n' | sort -n | tr '\n' ' ')" ] ||
 	fail "the command's groups $(cat "$WORK/nobody/groups") are not nobody's ($(id -G nobody))"
-[ "$(cat "$WORK/nobody/env")" = kept ] || fail "the environment was not kept"
+[ "$(cat "$WORK/nobody/env")" = kept ] || fail "--preserve-env=SUDO_MARK: the environment was '$(cat "$WORK/nobody/env")', not 'kept'"
 [ "$(stat -c %u "$WORK/nobody/uid")" = "$(id -u nobody)" ] || fail "the file is not nobody's"
-echo "ok: SUDO_UID=$(id -u nobody): the command ran as nobody (uid, gid, groups), environment kept"
+echo "ok: SUDO_UID=$(id -u nobody): the command ran as nobody (uid, gid, groups), environment reset but for --preserve-env's"
 
 # 6. -n ends the trace first: the command gets SIGTERM, its status is stacktop's
 t0=$(ms_now)

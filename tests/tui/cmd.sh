@@ -21,7 +21,7 @@ tui_start 120 40
 say "-- CMD: where its output goes, said at start"
 tui_run -d 0.5 -- sh -c "'echo GARBLE-THE-SCREEN; sleep 3; echo GARBLE-AGAIN >&2; exit 3'"
 APP=$(tui_app_pid)
-tui_wait 'sh: its input is /dev/null, its output goes to /dev/null \(2>FILE keeps it\)' 5
+tui_wait 'sh: its input is /dev/null, its output goes to a pty of its own, not shown \(2>FILE keeps it\)' 5
 tui_wait '^[-+ ] +1 ' 10
 
 say "the command exits: its last view stays, the header says how it ended"
