@@ -44,6 +44,7 @@
 #include <asm/perf_regs.h>
 #include <libunwind.h>
 
+#include "sym/cfi_scan.h"
 #include "sym/dwunwind.h"
 #include "sym/dwunwind_file.h"
 
@@ -93,6 +94,7 @@ struct dwunwind {
 	struct memo memo[MEMO_SLOTS];
 	size_t memo_bytes;
 	struct dwunwind_stats st;
+	int refusal;            /* dwunwind_refusal() */
 	/* what the current walk read */
 	struct mread log[MEMO_READS];
 	uint32_t nlog;
@@ -106,6 +108,8 @@ struct uctx {
 	uint64_t sp;
 	bool beyond_stack;      /* libunwind wanted stack bytes not copied */
 	bool noinfo;
+	enum cfi_verdict refused; /* an FDE refused, or the read budget spent */
+	uint32_t reads;         /* access_mem calls of this walk */
 	/* a mapping whose file must be read before the unwind can go on */
 	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
@@ -284,6 +288,40 @@ static int read_file_word(const struct uwfile *f, uint64_t off, unw_word_t *val)
 	return 0;
 }
 
+/*
+ * The FDE libunwind would take for @ip, found by the same binary search of
+ * the .eh_frame_hdr table as dwarf_search_unwind_table() (the last entry
+ * at or below @ip), checked by cfi_scan_fde() before libunwind parses and
+ * runs it. CFI_OK when there is none: libunwind finds none either.
+ */
+static enum cfi_verdict fde_check(const struct uwfile *f, uint64_t bias, uint64_t ip)
+{
+	const uint8_t *t = dw_win_at(f, f->table_off, f->fde_count * 8);
+	int64_t rel = (int64_t)(ip - bias - f->hdr_vaddr);
+	uint64_t lo = 0, hi = f->fde_count, off;
+	int32_t loc, fde;
+
+	if (!t || !f->fde_count)
+		return CFI_OK;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&loc, t + mid * 8, 4);
+		if (rel < loc)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!hi)
+		return CFI_OK;
+	memcpy(&fde, t + (hi - 1) * 8 + 4, 4);
+	/* an FDE outside the bytes read could not be read by libunwind either */
+	if (!dw_file_vaddr_off(f, f->hdr_vaddr + (uint64_t)(int64_t)fde, &off) ||
+	    off < f->win_off || off - f->win_off >= f->win_len)
+		return CFI_MALFORMED;
+	return cfi_scan_fde(f->win, f->win_len, (size_t)(off - f->win_off));
+}
+
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			      int need_unwind_info, void *arg)
 {
@@ -304,6 +342,9 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	}
 	if (!f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
+	c->refused = fde_check(f, bias, ip);
+	if (c->refused != CFI_OK)
+		return -UNW_EINVAL; /* not -UNW_ENOINFO: x86_64's unw_step would guess on */
 	c->cur = f;
 	c->cur_bias = bias;
 	memset(&di, 0, sizeof(di));
@@ -339,6 +380,12 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 
 	if (write)
 		return -UNW_EREADONLYREG;
+	/* the bound behind the scan: whatever libunwind runs, it stops here */
+	if (++c->reads > DWUNWIND_WALK_READS) {
+		c->refused = CFI_BUDGET;
+		*valp = 0;
+		return -UNW_EINVAL;
+	}
 	if (addr >= c->sp && addr - c->sp < s->stack_size &&
 	    s->stack_size - (addr - c->sp) >= sizeof(*valp)) {
 		memcpy(valp, s->stack + (addr - c->sp), sizeof(*valp));
@@ -506,8 +553,9 @@ static int unwind_once(struct uctx *c, uint64_t *ips, unsigned int max, enum dwu
 				end = DWUNWIND_END_NOINFO;
 			break;
 		}
-		if (r < 0) {
-			end = c->beyond_stack ? DWUNWIND_END_STACK :
+		if (r < 0 || c->refused != CFI_OK) {
+			end = c->refused != CFI_OK ? DWUNWIND_END_REFUSED :
+			      c->beyond_stack ? DWUNWIND_END_STACK :
 			      c->noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
 			break;
 		}
@@ -579,13 +627,17 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		c.cur = NULL;
 		c.last_map = NULL;
 		c.last_file = NULL;
+		c.refused = CFI_OK;
+		c.reads = 0;
 		u->nlog = 0;
 		u->log_full = false;
 		n = unwind_once(&c, ips, max, &end);
-		if (!c.need) {
+		if (end == DWUNWIND_END_REFUSED)
+			u->refusal = (int)c.refused;
+		if (!c.need || end == DWUNWIND_END_REFUSED) {
 			if (end == DWUNWIND_END_OUTERMOST)
 				count_used(u);
-			if (s->maps_id)
+			if (s->maps_id && end != DWUNWIND_END_REFUSED) /* refusal() must hold */
 				memo_keep(u, s, ips, n, max, end);
 			break;
 		}
@@ -656,6 +708,11 @@ void dwunwind_stats(const struct dwunwind *u, struct dwunwind_stats *st)
 	*st = u->st;
 }
 
+int dwunwind_refusal(const struct dwunwind *u)
+{
+	return u->refusal;
+}
+
 const char *dwunwind_end_name(enum dwunwind_end why)
 {
 	switch (why) {
@@ -664,6 +721,7 @@ const char *dwunwind_end_name(enum dwunwind_end why)
 	case DWUNWIND_END_DEPTH: return "depth limit";
 	case DWUNWIND_END_NOINFO: return "no unwind table";
 	case DWUNWIND_END_ERROR: return "unwind error";
+	case DWUNWIND_END_REFUSED: return "unwind info refused";
 	}
 	return "?";
 }

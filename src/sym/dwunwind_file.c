@@ -92,6 +92,7 @@ static void file_parse_hdr(struct uwfile *f, const Elf64_Phdr *gnu)
 		return;
 	f->hdr_vaddr = gnu->p_vaddr;
 	f->table_vaddr = gnu->p_vaddr + pos;
+	f->table_off = gnu->p_offset + pos;
 	f->fde_count = n;
 	f->have_hdr = dw_file_vaddr_off(f, gnu->p_vaddr, &off);
 }

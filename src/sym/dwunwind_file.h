@@ -37,6 +37,7 @@ struct uwfile {
 	bool have_hdr;          /* .eh_frame_hdr with a binary-search table */
 	uint64_t hdr_vaddr;
 	uint64_t table_vaddr;
+	uint64_t table_off;     /* its file offset: the table is in @win */
 	uint64_t fde_count;
 	Elf64_Phdr *phdr;       /* a copy */
 	unsigned int phnum;
