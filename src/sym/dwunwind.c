@@ -44,7 +44,6 @@
 #include <asm/perf_regs.h>
 #include <libunwind.h>
 
-#include "sym/cfi_scan.h"
 #include "sym/dwunwind.h"
 #include "sym/dwunwind_file.h"
 
@@ -288,40 +287,6 @@ static int read_file_word(const struct uwfile *f, uint64_t off, unw_word_t *val)
 	return 0;
 }
 
-/*
- * The FDE libunwind would take for @ip, found by the same binary search of
- * the .eh_frame_hdr table as dwarf_search_unwind_table() (the last entry
- * at or below @ip), checked by cfi_scan_fde() before libunwind parses and
- * runs it. CFI_OK when there is none: libunwind finds none either.
- */
-static enum cfi_verdict fde_check(const struct uwfile *f, uint64_t bias, uint64_t ip)
-{
-	const uint8_t *t = dw_win_at(f, f->table_off, f->fde_count * 8);
-	int64_t rel = (int64_t)(ip - bias - f->hdr_vaddr);
-	uint64_t lo = 0, hi = f->fde_count, off;
-	int32_t loc, fde;
-
-	if (!t || !f->fde_count)
-		return CFI_OK;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		memcpy(&loc, t + mid * 8, 4);
-		if (rel < loc)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (!hi)
-		return CFI_OK;
-	memcpy(&fde, t + (hi - 1) * 8 + 4, 4);
-	/* an FDE outside the bytes read could not be read by libunwind either */
-	if (!dw_file_vaddr_off(f, f->hdr_vaddr + (uint64_t)(int64_t)fde, &off) ||
-	    off < f->win_off || off - f->win_off >= f->win_len)
-		return CFI_MALFORMED;
-	return cfi_scan_fde(f->win, f->win_len, (size_t)(off - f->win_off));
-}
-
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			      int need_unwind_info, void *arg)
 {
@@ -342,7 +307,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	}
 	if (!f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
-	c->refused = fde_check(f, bias, ip);
+	c->refused = dw_file_check_fde(f, bias, ip);
 	if (c->refused != CFI_OK)
 		return -UNW_EINVAL; /* not -UNW_ENOINFO: x86_64's unw_step would guess on */
 	c->cur = f;
