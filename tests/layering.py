@@ -47,9 +47,9 @@ from collections import defaultdict
 # before it in this list, never the ones after it
 LAYERS = ["core", "sym", "kernel", "ingest", "source", "session", "output", "ui", "cli"]
 
-MAX_LINES = 700
-# exceptions to MAX_LINES, "path under src/": "the reason" (none now)
-ALLOW_LONG = {}
+# one concern per file, not a hard cap (issue 26: the 700-line cap was met
+# by splitting files, not concerns): --report warns past SOFT_LINES
+SOFT_LINES = 800
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -282,18 +282,13 @@ def main(argv):
     call_circles = [c for c in scc(modules, call_graph) if len(c) > 1]
 
     long_files = []
-    allowed_long = []
     for f in files:
         if not f.endswith(".c"):
             continue
         with open(os.path.join(src, f), errors="replace") as fh:
             n = sum(1 for _ in fh)
-        if n > MAX_LINES:
-            if f in ALLOW_LONG:
-                allowed_long.append("%s: %d lines (allowed: %s)" % (f, n, ALLOW_LONG[f]))
-            else:
-                long_files.append("%s: %d lines (at most %d: split it by responsibility)" %
-                                  (f, n, MAX_LINES))
+        if n > SOFT_LINES:
+            long_files.append("%s: %d lines (one concern? past %d)" % (f, n, SOFT_LINES))
 
     if report:
         print("files: %d (%d .c), modules: %d" % (len(files), sum(f.endswith(".c") for f in files),
@@ -315,9 +310,9 @@ def main(argv):
         print("upward includes: %d" % len(up_inc))
         for u in up_inc:
             print("  " + u)
-        print(".c files over %d lines: %d (+%d allowed)" % (MAX_LINES, len(long_files),
-                                                          len(allowed_long)))
-        for u in long_files + allowed_long:
+        print(".c files over %d lines (a warning, not a failure): %d" % (SOFT_LINES,
+                                                                       len(long_files)))
+        for u in long_files:
             print("  " + u)
         return 0
 
@@ -325,17 +320,17 @@ def main(argv):
         how = "calls" if c in call_circles else "includes" if c in inc_circles else \
             "includes and calls"
         bad.append("circle (%s) between %s" % (how, ", ".join(c)))
-    bad += up_inc + up_call + long_files
+    bad += up_inc + up_call
     for b in bad:
         print("FAIL: " + b, file=sys.stderr)
     if bad:
         print("FAIL: %d layering violation(s): see doc/design.md \"Layers\"" % len(bad),
               file=sys.stderr)
         return 1
-    print("ok: %d files in %d layers: includes and calls go down, no circle, no .c over %d "
-          "lines%s%s" % (len(files), len(LAYERS), MAX_LINES,
-                         " (%d allowed)" % len(allowed_long) if allowed_long else "",
-                         "" if build else " (no build dir: calls not checked)"))
+    print("ok: %d files in %d layers: includes and calls go down, no circle%s%s" %
+          (len(files), len(LAYERS),
+           "; %d .c over %d lines (--report)" % (len(long_files), SOFT_LINES) if long_files else "",
+           "" if build else " (no build dir: calls not checked)"))
     return 0
 
 

@@ -173,7 +173,7 @@ static void test_stack_errors(void **state)
 		{ "\"ids\":[]", "\"ids\":[],\"user_missing\":\"no sample\"",
 		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_cut_why\":\"bored\"",
-		  "stack 1: \"user_cut_why\" is not depth, stack, unwind or memory" },
+		  "stack 1: \"user_cut_why\" is not depth, stack, unwind, memory or refused" },
 		/* a bucket that is no bucket of the scale (an unweighted snapshot: log2) */
 		{ "\"ids\":[]", "\"ids\":[],\"hist\":[{\"low\":3,\"count\":1}]",
 		  "stack 1: \"hist\"[0] is not a log2 bucket" },

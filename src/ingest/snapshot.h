@@ -74,7 +74,7 @@ struct snap_by {
  * @user_missing: why the event has no user stack ("user_missing", enum
  *	ujoin_why), 0 when it has one or none was wanted
  * @user_cut_why: why ("user_cut_why": 0 depth, 1 stack, 2 unwind, 3
- *	memory, the low bits of the cut mark, usym.h), 0 when not written
+ *	memory, 4 refused: the low bits of the cut mark, usym.h), 0 when not written
  * @by: breakdown records
  * @nby: entries in @by
  * @weight: weight since start (a weighted snapshot: "weight"), else 0

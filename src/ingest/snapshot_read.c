@@ -412,7 +412,8 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 				e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
 					    where);
 		} else if (!strcmp(k, "user_cut_why")) {
-			static const char *const why[] = { "depth", "stack", "unwind", "memory" };
+			static const char *const why[] = { "depth", "stack", "unwind", "memory",
+							   "refused" };
 			unsigned int i;
 
 			e = jr_need_string(r, where, "user_cut_why");
@@ -421,7 +422,7 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 					break;
 			if (!e && i == sizeof(why) / sizeof(why[0]))
 				e = jr_fail(r, -EBADMSG,
-					    "%s\"user_cut_why\" is not depth, stack, unwind or memory",
+					    "%s\"user_cut_why\" is not depth, stack, unwind, memory or refused",
 					    where);
 			if (!e)
 				st->user_cut_why = (uint8_t)i;

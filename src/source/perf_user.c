@@ -89,6 +89,8 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 			return;
 		}
 	}
+	if (n > 0 && st.end == DWUNWIND_END_REFUSED)
+		st.refusal = dwunwind_refusal(pu->uw);
 	if (n > 0) {
 		st.n = n;
 		st.why = UJOIN_OK;

@@ -35,6 +35,7 @@
  * @ips: user frames, innermost first (see dwunwind_stack())
  * @n: how many (0 when @why is not UJOIN_OK)
  * @end: why the frames end there
+ * @refusal: with @end DWUNWIND_END_REFUSED, why (enum cfi_verdict)
  * @why: UJOIN_OK, UJOIN_NO_MAPS or UJOIN_UNWIND_FAILED
  */
 struct perf_user_stack {
@@ -44,6 +45,7 @@ struct perf_user_stack {
 	const uint64_t *ips;
 	int n;
 	enum dwunwind_end end;
+	int refusal;
 	enum ujoin_why why;
 };
 

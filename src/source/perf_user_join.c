@@ -145,6 +145,8 @@ static void on_stack(void *ctx, const struct perf_user_stack *st)
 			u->toks[n++] = USYM_CUT_STACK;
 		else if (n && st->end == DWUNWIND_END_NOINFO)
 			u->toks[n++] = USYM_CUT_FAILED;
+		else if (n && st->end == DWUNWIND_END_REFUSED)
+			u->toks[n++] = USYM_CUT | (0x10 + (uint64_t)st->refusal);
 		u->n = n;
 	}
 	ujoin_add_sample(g->join, &key, st->time, u, st->why);

@@ -93,6 +93,7 @@ struct dwunwind {
 	struct memo memo[MEMO_SLOTS];
 	size_t memo_bytes;
 	struct dwunwind_stats st;
+	int refusal;            /* dwunwind_refusal() */
 	/* what the current walk read */
 	struct mread log[MEMO_READS];
 	uint32_t nlog;
@@ -106,6 +107,8 @@ struct uctx {
 	uint64_t sp;
 	bool beyond_stack;      /* libunwind wanted stack bytes not copied */
 	bool noinfo;
+	enum cfi_verdict refused; /* an FDE refused, or the read budget spent */
+	uint32_t reads;         /* access_mem calls of this walk */
 	/* a mapping whose file must be read before the unwind can go on */
 	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
@@ -304,6 +307,9 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	}
 	if (!f->have_hdr || !map_bias(f, m, &bias))
 		goto noinfo;
+	c->refused = dw_file_check_fde(f, bias, ip);
+	if (c->refused != CFI_OK)
+		return -UNW_EINVAL; /* not -UNW_ENOINFO: x86_64's unw_step would guess on */
 	c->cur = f;
 	c->cur_bias = bias;
 	memset(&di, 0, sizeof(di));
@@ -339,6 +345,12 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 
 	if (write)
 		return -UNW_EREADONLYREG;
+	/* the bound behind the scan: whatever libunwind runs, it stops here */
+	if (++c->reads > DWUNWIND_WALK_READS) {
+		c->refused = CFI_BUDGET;
+		*valp = 0;
+		return -UNW_EINVAL;
+	}
 	if (addr >= c->sp && addr - c->sp < s->stack_size &&
 	    s->stack_size - (addr - c->sp) >= sizeof(*valp)) {
 		memcpy(valp, s->stack + (addr - c->sp), sizeof(*valp));
@@ -506,8 +518,9 @@ static int unwind_once(struct uctx *c, uint64_t *ips, unsigned int max, enum dwu
 				end = DWUNWIND_END_NOINFO;
 			break;
 		}
-		if (r < 0) {
-			end = c->beyond_stack ? DWUNWIND_END_STACK :
+		if (r < 0 || c->refused != CFI_OK) {
+			end = c->refused != CFI_OK ? DWUNWIND_END_REFUSED :
+			      c->beyond_stack ? DWUNWIND_END_STACK :
 			      c->noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
 			break;
 		}
@@ -579,13 +592,17 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		c.cur = NULL;
 		c.last_map = NULL;
 		c.last_file = NULL;
+		c.refused = CFI_OK;
+		c.reads = 0;
 		u->nlog = 0;
 		u->log_full = false;
 		n = unwind_once(&c, ips, max, &end);
-		if (!c.need) {
+		if (end == DWUNWIND_END_REFUSED)
+			u->refusal = (int)c.refused;
+		if (!c.need || end == DWUNWIND_END_REFUSED) {
 			if (end == DWUNWIND_END_OUTERMOST)
 				count_used(u);
-			if (s->maps_id)
+			if (s->maps_id && end != DWUNWIND_END_REFUSED) /* refusal() must hold */
 				memo_keep(u, s, ips, n, max, end);
 			break;
 		}
@@ -656,6 +673,11 @@ void dwunwind_stats(const struct dwunwind *u, struct dwunwind_stats *st)
 	*st = u->st;
 }
 
+int dwunwind_refusal(const struct dwunwind *u)
+{
+	return u->refusal;
+}
+
 const char *dwunwind_end_name(enum dwunwind_end why)
 {
 	switch (why) {
@@ -664,6 +686,7 @@ const char *dwunwind_end_name(enum dwunwind_end why)
 	case DWUNWIND_END_DEPTH: return "depth limit";
 	case DWUNWIND_END_NOINFO: return "no unwind table";
 	case DWUNWIND_END_ERROR: return "unwind error";
+	case DWUNWIND_END_REFUSED: return "unwind info refused";
 	}
 	return "?";
 }

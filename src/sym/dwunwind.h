@@ -63,6 +63,8 @@ enum dwunwind_end {
 	DWUNWIND_END_DEPTH,     /* @max frames */
 	DWUNWIND_END_NOINFO,    /* no unwind table for a frame's code */
 	DWUNWIND_END_ERROR,     /* libunwind gave up (bad table, loop) */
+	DWUNWIND_END_REFUSED,   /* call frame info past stacktop's bounds (cfi_scan.h), or the
+				 * walk's read budget spent: dwunwind_stack()'s @refused says which */
 };
 
 struct dwunwind;
@@ -91,6 +93,24 @@ struct dwunwind *dwunwind_new(void);
  */
 int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
 		   unsigned int max, enum dwunwind_end *why);
+
+/**
+ * dwunwind_refusal() - why the last dwunwind_stack() that ended with
+ * DWUNWIND_END_REFUSED stopped: the scan's verdict on an FDE
+ * (CFI_MALFORMED, CFI_TOO_LONG, CFI_NESTING, CFI_EXPR_LOOP) or CFI_BUDGET
+ * @u: the unwinder
+ *
+ * Every walk is bounded whatever the files say: each FDE libunwind is
+ * given is first checked by cfi_scan_fde(), and a walk that reads more
+ * than DWUNWIND_WALK_READS words (libunwind reads its tables a byte a
+ * call) fails there.
+ *
+ * Return: an enum cfi_verdict (CFI_OK before any refusal).
+ */
+int dwunwind_refusal(const struct dwunwind *u);
+
+/* the words one walk may read (stack, registers aside, and table bytes) */
+#define DWUNWIND_WALK_READS (1u << 18)
 
 /**
  * dwunwind_end_name() - @why as words

@@ -92,6 +92,7 @@ static void file_parse_hdr(struct uwfile *f, const Elf64_Phdr *gnu)
 		return;
 	f->hdr_vaddr = gnu->p_vaddr;
 	f->table_vaddr = gnu->p_vaddr + pos;
+	f->table_off = gnu->p_offset + pos;
 	f->fde_count = n;
 	f->have_hdr = dw_file_vaddr_off(f, gnu->p_vaddr, &off);
 }
@@ -293,4 +294,38 @@ void dw_files_drop(struct uwfiles *fs)
 
 	for (i = 0; i < DW_NFILES; i++)
 		file_close(fs, &fs->f[i]);
+}
+
+/*
+ * The FDE libunwind would take for @ip, found by the same binary search of
+ * the .eh_frame_hdr table as dwarf_search_unwind_table() (the last entry
+ * at or below @ip), checked by cfi_scan_fde() before libunwind parses and
+ * runs it. CFI_OK when there is none: libunwind finds none either.
+ */
+enum cfi_verdict dw_file_check_fde(const struct uwfile *f, uint64_t bias, uint64_t ip)
+{
+	const uint8_t *t = dw_win_at(f, f->table_off, f->fde_count * 8);
+	int64_t rel = (int64_t)(ip - bias - f->hdr_vaddr);
+	uint64_t lo = 0, hi = f->fde_count, off;
+	int32_t loc, fde;
+
+	if (!t || !f->fde_count)
+		return CFI_OK;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&loc, t + mid * 8, 4);
+		if (rel < loc)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!hi)
+		return CFI_OK;
+	memcpy(&fde, t + (hi - 1) * 8 + 4, 4);
+	/* an FDE outside the bytes read could not be read by libunwind either */
+	if (!dw_file_vaddr_off(f, f->hdr_vaddr + (uint64_t)(int64_t)fde, &off) ||
+	    off < f->win_off || off - f->win_off >= f->win_len)
+		return CFI_MALFORMED;
+	return cfi_scan_fde(f->win, f->win_len, (size_t)(off - f->win_off));
 }

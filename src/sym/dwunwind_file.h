@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sym/cfi_scan.h"
 #include "sym/umap.h"
 
 #define DW_NFILES 64
@@ -37,6 +38,7 @@ struct uwfile {
 	bool have_hdr;          /* .eh_frame_hdr with a binary-search table */
 	uint64_t hdr_vaddr;
 	uint64_t table_vaddr;
+	uint64_t table_off;     /* its file offset: the table is in @win */
 	uint64_t fde_count;
 	Elf64_Phdr *phdr;       /* a copy */
 	unsigned int phnum;
@@ -64,6 +66,11 @@ struct uwfile *dw_file_find(struct uwfiles *fs, const struct umap *m);
 bool dw_file_vaddr_off(const struct uwfile *f, uint64_t vaddr, uint64_t *off);
 /* @len bytes at file offset @off, from what was read; NULL when not read */
 const uint8_t *dw_win_at(const struct uwfile *f, uint64_t off, uint64_t len);
+/*
+ * the FDE libunwind would take for @ip in @f mapped with load bias @bias,
+ * checked by cfi_scan_fde() (CFI_OK when there is none)
+ */
+enum cfi_verdict dw_file_check_fde(const struct uwfile *f, uint64_t bias, uint64_t ip);
 /* every entry dropped (what they hold freed) */
 void dw_files_drop(struct uwfiles *fs);
 

@@ -56,6 +56,10 @@
 #define USYM_CUT_STACK  (USYM_CUT | 1) /* dwarf: the sample's copy of the stack ends */
 #define USYM_CUT_FAILED (USYM_CUT | 2) /* dwarf: no unwind table for a frame's code */
 #define USYM_CUT_MEMORY (USYM_CUT | 3) /* the symbolizer's share of --max-memory is full */
+/* dwarf: the walk refused call frame info past its bounds, or spent its read
+ * budget; | 0x10 + an enum cfi_verdict says which (sym/cfi_scan.h), plain: read
+ * back from a file that kept only "refused" */
+#define USYM_CUT_REFUSED (USYM_CUT | 4)
 
 #define USYM_FP_FRAMES 8 /* frames the kernel's userstacktrace records */
 
@@ -132,8 +136,10 @@ static inline const char *usym_cut_why(uint64_t ip)
 		return "unwind";
 	case USYM_CUT_MEMORY:
 		return "memory";
-	default:
+	case USYM_CUT:
 		return "depth";
+	default:
+		return "refused"; /* USYM_CUT_REFUSED, plain or with a verdict */
 	}
 }
 

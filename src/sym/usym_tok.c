@@ -17,6 +17,7 @@
 #include "core/format.h"
 #include "core/mix64.h"
 #include "core/ujoin.h"
+#include "sym/cfi_scan.h"
 #include "sym/usym_priv.h"
 
 /* bytes the next new token allocates (the arrays double), 0 mostly */
@@ -183,6 +184,11 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 		return snprintf(buf, size, "[cut: unwind failed: no unwind table]");
 	if (ip == USYM_CUT_MEMORY)
 		return snprintf(buf, size, "[cut: --max-memory: user frames not kept]");
+	if (ip == USYM_CUT_REFUSED)
+		return snprintf(buf, size, "[cut: unwind info refused]");
+	if (ip > USYM_CUT_REFUSED && ip < (USYM_CUT | (0x10 + CFI_VERDICT_MAX)))
+		return snprintf(buf, size, "[cut: unwind info refused: %s]",
+				cfi_verdict_name((enum cfi_verdict)(ip - (USYM_CUT | 0x10))));
 	if (usym_is_cut(ip))
 		return snprintf(buf, size, "[cut: more user frames]");
 	if (usym_is_none(ip))

@@ -51,17 +51,18 @@ declare -A srcs=(
 	[stackmap-bin]="kernel/stackmap.c"
 	[stackmap-text]="kernel/stackmap.c"
 	[stackmap-stat]="kernel/stackmap.c"
-	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[ringbuf]="core/ringbuf.c"
-	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/stack_trend.c core/hist.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/stack_trend.c core/hist.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 	[uelf]="sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c"
-	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/ujoin.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
+	[cfi]="sym/cfi_scan.c"
+	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/ujoin.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
 )
 # harness: libraries it links besides -lm
 declare -A libs=(
 )
-order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest snapshot uelf)
+order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest snapshot uelf cfi)
 [ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
 
 # --- seeds -------------------------------------------------------------
@@ -154,6 +155,15 @@ seed_uelf() {
 		[ -f "$f" ] && { printf '\x01'; cat "$f"; } >"$d/${f##*/}"
 	done
 	printf '\x00\x7fELF\x02\x01\x01' >"$d/header-only"
+}
+
+seed_cfi() {
+	local d=$1
+	# a gcc-like CIE at 0 and an FDE at 0x1c; the same FDE with the audit's
+	# DW_OP_skip -3; with nested remember_state
+	printf '\x1c\x00\x14\x00\x00\x00\x00\x00\x00\x00\x01zR\x00\x01\x78\x10\x01\x1b\x0c\x07\x08\x90\x01\x00\x00\x14\x00\x00\x00\x1c\x00\x00\x00\x00\x10\x00\x00\x20\x00\x00\x00\x00\x41\x0e\x10\x00' >"$d/gcc"
+	printf '\x1c\x00\x14\x00\x00\x00\x00\x00\x00\x00\x01zR\x00\x01\x78\x10\x01\x1b\x0c\x07\x08\x90\x01\x00\x00\x14\x00\x00\x00\x1c\x00\x00\x00\x00\x10\x00\x00\x20\x00\x00\x00\x00\x0f\x03\x2f\xfd\xff' >"$d/loop"
+	printf '\x1c\x00\x14\x00\x00\x00\x00\x00\x00\x00\x01zR\x00\x01\x78\x10\x01\x1b\x0c\x07\x08\x90\x01\x00\x00\x14\x00\x00\x00\x1c\x00\x00\x00\x00\x10\x00\x00\x20\x00\x00\x00\x00\x0a\x0a\x0a\x0b' >"$d/nest"
 }
 
 # --- build and run ---------------------------------------------------------

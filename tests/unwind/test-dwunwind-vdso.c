@@ -212,8 +212,15 @@ static void test_unwind_vdso(void **state)
 	print_message("%d frames, %s\n", n, n > 0 ? dwunwind_end_name(why) : "-");
 	assert_true(n >= 3);
 	assert_true(ips[0] >= vdso_start && ips[0] < vdso_end);
-	/* out of the vdso at once: its caller is in libc (or an interceptor) */
-	assert_false(ips[1] >= vdso_start && ips[1] < vdso_end);
+	/*
+	 * out of the vdso within its own few frames: the timer may land in
+	 * clock_gettime itself or in an internal function it calls (this
+	 * kernel's vdso has seven FDEs), whose caller is then clock_gettime;
+	 * the first frame outside it is libc's (or an interceptor's)
+	 */
+	for (k = 1; k < (size_t)n && ips[k] >= vdso_start && ips[k] < vdso_end; k++)
+		;
+	assert_true(k < (size_t)n && k <= 3);
 	for (i = 1; i < n; i++) {
 		got_spin |= !strcmp(name_of(ips[i]), "spin");
 		got_main |= got_spin && !strcmp(name_of(ips[i]), "main");
