@@ -308,7 +308,7 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 			fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
 			if (st->mem_unwind) {
 				fmt_bytes(us, sizeof(us), st->mem_unwind);
-				fprintf(f, ", unwind tables %s", us);
+				fprintf(f, ", unwind tables and maps %s", us);
 			}
 			fprintf(f, " (process %s)", rss);
 		} else {

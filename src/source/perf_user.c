@@ -36,6 +36,8 @@ size_t perf_user_memory(const struct source *src)
 		return 0;
 	for (i = 0; i < pu->nvdsos; i++)
 		b += pu->vdsos[i].len;
+	if (pu->g)
+		b += pu->g->maps_bytes; /* the processes' maps (perf_user_maps.c) */
 	return b + (pu->uw ? dwunwind_memory(pu->uw) : 0);
 }
 

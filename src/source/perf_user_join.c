@@ -190,6 +190,8 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 		return NULL;
 	}
 	g->s = s;
+	/* the processes' maps: an eighth of --max-memory, as the unwind tables */
+	g->maps_limit = s->mem_limit / 8;
 	g->on = true;
 	g->self = (uint32_t)getpid();
 	jo.ctx = g;

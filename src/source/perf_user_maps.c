@@ -25,7 +25,9 @@
 #include "sym/usym.h"
 
 #define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
-#define PU_MAPS_MAX    (16u << 20) /* a /proc/PID/maps larger than this is cut */
+#define PU_MAPS_MAX    (1u << 20) /* lines of a /proc/PID/maps read at most */
+#define PU_MAPS_CHUNK  65536      /* bytes of /proc/PID/maps read at a time */
+#define PU_READ_LINES  (256u << 10) /* lines of maps read in one refresh, all processes */
 #define PU_VDSO_MAX    (1u << 20) /* a [vdso] larger than this is not copied */
 
 static uint32_t tgid_hash(uint32_t tgid)
@@ -65,15 +67,183 @@ static struct pu_proc *proc_find(struct glue *g, uint32_t tgid)
 	return NULL;
 }
 
+/*
+ * Paths, interned: every process of a program maps the same files, and a
+ * fork has its parent's table; a path is stored once, with a count of the
+ * table entries that name it (struct pu_str; freed at the sweep in
+ * pu_procs_expire() when none does).
+ */
+struct pu_str {
+	uint32_t refs;
+	uint32_t hash;
+	char s[];
+};
+
+static struct pu_str *str_of(const char *path)
+{
+	return (struct pu_str *)(void *)(path - offsetof(struct pu_str, s));
+}
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static int strs_grow(struct glue *g)
+{
+	size_t cap = g->cstrs ? g->cstrs * 2 : 256, i, j;
+	struct pu_str **t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < g->cstrs; i++) {
+		if (!g->strs[i])
+			continue;
+		for (j = g->strs[i]->hash & (cap - 1); t[j]; j = (j + 1) & (cap - 1))
+			;
+		t[j] = g->strs[i];
+	}
+	g->maps_bytes += (cap - g->cstrs) * sizeof(*t);
+	free(g->strs);
+	g->strs = t;
+	g->cstrs = cap;
+	return 0;
+}
+
+/* @path interned, one more reference; NULL: out of memory */
+static const char *str_get(struct glue *g, const char *path)
+{
+	uint32_t h = str_hash(path);
+	size_t j, len;
+	struct pu_str *e;
+
+	if ((g->nstrs + 1) * 2 > g->cstrs && strs_grow(g) < 0)
+		return NULL;
+	for (j = h & (g->cstrs - 1); g->strs[j]; j = (j + 1) & (g->cstrs - 1)) {
+		e = g->strs[j];
+		if (e->hash == h && !strcmp(e->s, path)) {
+			e->refs++;
+			return e->s;
+		}
+	}
+	len = strlen(path);
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	e->refs = 1;
+	e->hash = h;
+	memcpy(e->s, path, len + 1);
+	g->strs[j] = e;
+	g->nstrs++;
+	g->maps_bytes += sizeof(*e) + len + 1;
+	return e->s;
+}
+
+static void str_put(const char *path)
+{
+	if (path)
+		str_of(path)->refs--;
+}
+
+/* the strings no table names any more, freed (the table rebuilt without them) */
+static void strs_sweep(struct glue *g)
+{
+	size_t i, j, kept = 0;
+	struct pu_str **t;
+
+	for (i = 0; i < g->cstrs; i++)
+		kept += g->strs[i] && g->strs[i]->refs;
+	if (kept == g->nstrs)
+		return;
+	t = calloc(g->cstrs, sizeof(*t));
+	if (!t)
+		return; /* kept for the next sweep */
+	for (i = 0; i < g->cstrs; i++) {
+		struct pu_str *e = g->strs[i];
+
+		if (!e)
+			continue;
+		if (!e->refs) {
+			g->maps_bytes -= sizeof(*e) + strlen(e->s) + 1;
+			free(e);
+			continue;
+		}
+		for (j = e->hash & (g->cstrs - 1); t[j]; j = (j + 1) & (g->cstrs - 1))
+			;
+		t[j] = e;
+	}
+	free(g->strs);
+	g->strs = t;
+	g->nstrs = kept;
+}
+
 static void proc_clear(struct pu_proc *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		free((char *)p->m[i].path);
+		str_put(p->m[i].path);
 	p->n = 0;
 	p->gen++;
 	p->vdso_tried = false;
+}
+
+/* the table of @p dropped, its memory given back */
+static void proc_drop(struct glue *g, struct pu_proc *p)
+{
+	proc_clear(p);
+	g->maps_bytes -= p->cap * sizeof(*p->m);
+	free(p->m);
+	p->m = NULL;
+	p->cap = 0;
+}
+
+/*
+ * Room for @want entries in @p's table, within the maps' share of
+ * --max-memory (pu_maps_limit()): past it, the tables of the processes
+ * least recently asked for are dropped first (read again when asked for),
+ * then -ENOSPC.
+ */
+static int proc_reserve(struct glue *g, struct pu_proc *p, size_t want)
+{
+	size_t c = p->cap ? p->cap : 16, grow;
+	struct umap *nm;
+
+	if (want <= p->cap)
+		return 0;
+	while (c < want) {
+		if (c > SIZE_MAX / 2 / sizeof(*nm))
+			return -ENOMEM;
+		c *= 2;
+	}
+	grow = (c - p->cap) * sizeof(*nm);
+	while (g->maps_limit && g->maps_bytes + grow > g->maps_limit) {
+		struct pu_proc *old = NULL;
+		size_t i;
+
+		for (i = 0; i < g->nprocs; i++) {
+			struct pu_proc *q = &g->procs[i];
+
+			if (q != p && q->cap && (!old || q->used < old->used))
+				old = q;
+		}
+		if (!old)
+			return -ENOSPC;
+		proc_drop(g, old);
+		old->dropped = true;
+		g->maps_dropped++;
+	}
+	nm = realloc(p->m, c * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	g->maps_bytes += grow;
+	p->m = nm;
+	p->cap = c;
+	return 0;
 }
 
 static struct pu_proc *proc_new(struct glue *g, uint32_t tgid)
@@ -107,16 +277,34 @@ static bool is_vdso(const char *path)
 	return !strcmp(path, "[vdso]");
 }
 
+/* the first entry of @p that ends after @addr (entries are sorted and do not overlap) */
+static size_t first_after(const struct pu_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->m[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * a file mapping [start, end), or the [vdso] (its image is copied when a
  * sample needs it, vdso_attach()): replaces what it overlaps (perf reports
- * no munmap)
+ * no munmap). The overlapped entries are found by binary search and
+ * replaced in one move: a /proc/PID/maps read in order appends.
  */
-static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
-		    uint64_t dev, uint64_t ino, const char *path)
+static int proc_map(struct glue *g, struct pu_proc *p, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
 {
-	size_t i, w, at;
-	char *dup;
+	struct umap nw[3];
+	size_t lo, hi, i, k = 0;
+	const char *dup;
 
 	if (end <= start || (path[0] != '/' && !is_vdso(path)))
 		return 0;
@@ -124,118 +312,101 @@ static int proc_map(struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pg
 		pgoff = 0;
 		p->vdso_tried = false;
 	}
-	dup = strdup(path);
+	if (proc_reserve(g, p, p->n + 2) < 0)
+		return -ENOMEM;
+	dup = str_get(g, path);
 	if (!dup)
 		return -ENOMEM;
-	if (p->n + 2 > p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 32;
-		struct umap *nm = realloc(p->m, c * sizeof(*nm));
-
-		if (!nm) {
-			free(dup);
-			return -ENOMEM;
-		}
-		p->m = nm;
-		p->cap = c;
-	}
-	/* cut what overlaps: a piece before and a piece after may stay */
-	for (i = w = 0; i < p->n; i++) {
-		struct umap o = p->m[i];
-
-		if (o.end <= start || o.start >= end) {
-			p->m[w++] = o;
-			continue;
-		}
-		if (o.start < start && o.end > end) { /* the new one inside: split */
-			char *tail = strdup(o.path);
-
-			if (!tail) {
-				free(dup);
-				return -ENOMEM;
-			}
-			p->m[w] = o;
-			p->m[w++].end = start;
-			memmove(&p->m[i + 2], &p->m[i + 1], (p->n - i - 1) * sizeof(*p->m));
-			p->m[i + 1] = o;
-			p->m[i + 1].pgoff = o.pgoff + (end - o.start);
-			p->m[i + 1].start = end;
-			p->m[i + 1].path = tail;
-			p->n++;
-			continue;
-		}
-		if (o.start < start) {
-			o.end = start;
-			p->m[w++] = o;
-		} else if (o.end > end) {
-			o.pgoff += end - o.start;
-			o.start = end;
-			p->m[w++] = o;
-		} else {
-			free((char *)o.path);
-		}
-	}
-	p->n = w;
-	for (at = 0; at < p->n && p->m[at].start < start; at++)
+	lo = first_after(p, start);
+	for (hi = lo; hi < p->n && p->m[hi].start < end; hi++)
 		;
-	memmove(&p->m[at + 1], &p->m[at], (p->n - at) * sizeof(*p->m));
-	p->m[at].start = start;
-	p->m[at].end = end;
-	p->m[at].pgoff = pgoff;
-	p->m[at].path = dup;
-	p->m[at].dev = dev;
-	p->m[at].ino = ino;
-	p->m[at].image = NULL;
-	p->m[at].image_size = 0;
-	p->n++;
+	/* a piece before and a piece after of what it overlaps may stay */
+	if (lo < hi && p->m[lo].start < start) {
+		nw[k] = p->m[lo];
+		nw[k++].end = start;
+		str_of(nw[k - 1].path)->refs++;
+	}
+	nw[k++] = (struct umap){ .start = start, .end = end, .pgoff = pgoff, .path = dup,
+				 .dev = dev, .ino = ino };
+	if (lo < hi && p->m[hi - 1].end > end) {
+		nw[k] = p->m[hi - 1];
+		nw[k].pgoff += end - nw[k].start;
+		nw[k].start = end;
+		str_of(nw[k++].path)->refs++;
+	}
+	for (i = lo; i < hi; i++)
+		str_put(p->m[i].path);
+	memmove(&p->m[lo + k], &p->m[hi], (p->n - hi) * sizeof(*p->m));
+	memcpy(&p->m[lo], nw, k * sizeof(*nw));
+	p->n = p->n - (hi - lo) + k;
 	p->gen++;
 	return 0;
 }
 
-/* every file mapping in /proc/<tgid>/maps (a process older than the session) */
-static void proc_read_maps(struct pu_proc *p)
+/* one line of /proc/PID/maps into @p; false when the table could not take it */
+static bool maps_line(struct glue *g, struct pu_proc *p, char *line)
 {
-	char path[64], *buf, *line, *save = NULL;
-	size_t len = 0, cap = 65536;
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int used = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms, &off, &maj, &min,
+		   &ino, &used) != 7)
+		return true;
+	line += used;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!ino && !is_vdso(line))
+		return true;
+	return proc_map(g, p, start, end, off, (uint64_t)maj << 32 | min, ino, line) == 0;
+}
+
+/*
+ * every file mapping in /proc/<tgid>/maps (a process older than the
+ * session), read in pieces of PU_MAPS_CHUNK (never the whole file in
+ * memory); PU_MAPS_MAX lines at most. Each refresh reads at most
+ * PU_READ_LINES lines of maps in all (pu_procs_expire() starts the next
+ * count): a process past it is read at a later refresh (@unread), its
+ * samples meanwhile have no maps.
+ */
+static void proc_read_maps(struct glue *g, struct pu_proc *p)
+{
+	char path[64], *buf;
+	size_t len = 0, lines = 0;
 	ssize_t r;
 	int fd;
 
+	if (g->read_lines >= PU_READ_LINES) {
+		p->unread = true;
+		return;
+	}
+	p->unread = false;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	buf = malloc(cap + 1);
-	while (buf && (r = read(fd, buf + len, cap - len)) > 0) {
+	buf = malloc(PU_MAPS_CHUNK + 1);
+	while (buf && (r = read(fd, buf + len, PU_MAPS_CHUNK - len)) > 0) {
+		char *line = buf, *nl;
+
 		len += (size_t)r;
-		if (len == cap) {
-			char *nb = cap < PU_MAPS_MAX ? realloc(buf, cap * 2 + 1) : NULL;
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
+		buf[len] = '\0';
+		while ((nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
+			*nl = '\0';
+			lines++;
+			if (!maps_line(g, p, line) || lines >= PU_MAPS_MAX)
+				goto out;
+			line = nl + 1;
 		}
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (len == PU_MAPS_CHUNK)
+			len = 0; /* a line longer than a piece: dropped */
 	}
+out:
+	g->read_lines += lines;
 	close(fd);
-	if (!buf)
-		return;
-	buf[len] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-		int used = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &used) != 7)
-			continue;
-		line += used;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (!ino && !is_vdso(line))
-			continue;
-		if (proc_map(p, start, end, off, (uint64_t)maj << 32 | min, ino, line) < 0)
-			break;
-	}
 	free(buf);
 }
 
@@ -243,29 +414,48 @@ static struct pu_proc *proc_get(struct glue *g, uint32_t tgid)
 {
 	struct pu_proc *p = proc_find(g, tgid);
 
+	if (p && ((p->dropped && !p->exited) || p->unread)) {
+		p->dropped = false;
+		proc_read_maps(g, p); /* dropped for memory, or not read yet: again */
+	}
 	if (p)
 		return p;
 	p = proc_new(g, tgid);
 	if (p)
-		proc_read_maps(p);
+		proc_read_maps(g, p);
 	return p;
 }
 
-/* a forked child maps something of its own: its parent's maps become its own */
+/*
+ * a forked child maps something of its own: its parent's maps become its
+ * own, copied in one piece (the paths are shared)
+ */
 static struct pu_proc *proc_own(struct glue *g, struct pu_proc *p)
 {
 	struct pu_proc *parent = proc_find(g, p->fork_of);
 	size_t i;
 
 	p->fork_of = 0;
-	if (!parent || parent == p)
+	if (!parent || parent == p || !parent->n)
 		return p;
-	for (i = 0; i < parent->n; i++) {
-		/* proc_map() does not move @procs: @parent stays valid */
-		if (proc_map(p, parent->m[i].start, parent->m[i].end, parent->m[i].pgoff,
-			     parent->m[i].dev, parent->m[i].ino, parent->m[i].path) < 0)
-			break;
+	/* proc_reserve() drops the least recently used tables: not the parent's */
+	parent->used = ++g->clock;
+	if (p->n) {
+		/* (maps of its own already: not from a fork record) */
+		for (i = 0; i < parent->n && parent->n; i++)
+			if (proc_map(g, p, parent->m[i].start, parent->m[i].end, parent->m[i].pgoff,
+				     parent->m[i].dev, parent->m[i].ino, parent->m[i].path) < 0)
+				break;
+		return p;
 	}
+	if (proc_reserve(g, p, parent->n) < 0 || !parent->n)
+		return p;
+	memcpy(p->m, parent->m, parent->n * sizeof(*p->m));
+	for (i = 0; i < parent->n; i++)
+		str_of(p->m[i].path)->refs++;
+	p->n = parent->n;
+	p->gen++;
+	p->vdso_tried = parent->vdso_tried;
 	return p;
 }
 
@@ -286,9 +476,8 @@ void pu_on_mmap(void *ctx, const struct perfsamp_mmap *m)
 
 	if (p && p->fork_of)
 		p = proc_own(pu->g, p);
-
-
-	if (p && proc_map(p, m->start, m->start + m->len, m->pgoff, m->dev, m->ino, m->filename) < 0)
+	if (p && proc_map(pu->g, p, m->start, m->start + m->len, m->pgoff, m->dev, m->ino,
+			  m->filename) < 0)
 		log_debug("user stacks: out of memory for the maps of %u", m->pid);
 }
 
@@ -349,6 +538,7 @@ void pu_procs_expire(struct glue *g)
 	size_t i, k, w;
 	bool gone = false;
 
+	g->read_lines = 0; /* a new refresh: its own count of lines read */
 	for (i = 0; i < g->nprocs; i++) {
 		struct pu_proc *p = &g->procs[i];
 
@@ -366,13 +556,13 @@ void pu_procs_expire(struct glue *g)
 		struct pu_proc *p = &g->procs[i];
 
 		if (p->exited > PU_EXIT_TICKS) {
-			proc_clear(p);
-			free(p->m);
+			proc_drop(g, p);
 			continue;
 		}
 		g->procs[w++] = *p;
 	}
 	g->nprocs = w;
+	strs_sweep(g);
 	if (idx_rebuild(g, g->idxcap) < 0)
 		log_warn("user stacks: out of memory");
 }
@@ -457,6 +647,7 @@ size_t pu_maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *i
 
 	if (!p || !p->n)
 		return 0;
+	p->used = ++pu->g->clock;
 	vdso_attach(pu, p);
 	*ret = p->m;
 	*id = (uint64_t)p->tgid << 32 | p->gen;
@@ -520,10 +711,10 @@ void pu_procs_free(struct glue *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->nprocs; i++) {
-		proc_clear(&g->procs[i]);
-		free(g->procs[i].m);
-	}
+	for (i = 0; i < g->nprocs; i++)
+		proc_drop(g, &g->procs[i]);
 	free(g->procs);
 	free(g->idx);
+	strs_sweep(g);
+	free(g->strs);
 }

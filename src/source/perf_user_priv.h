@@ -39,7 +39,10 @@ struct pu_proc {
 	bool given;           /* handed to the symbolizer (usym_add_maps()) */
 	bool vdso_tried;      /* its [vdso] image was looked for */
 	uint32_t fork_of;     /* forked from this process, no map of its own since */
-	struct umap *m;
+	bool dropped;         /* its table dropped for memory: read again when asked for */
+	bool unread;          /* its /proc maps not read yet (a refresh's reads were spent) */
+	uint64_t used;        /* when its table was last asked for (struct glue @clock) */
+	struct umap *m;       /* paths interned (perf_user_maps.c) */
 	size_t n, cap;
 };
 
@@ -68,6 +71,14 @@ struct glue {
 	size_t nprocs, cprocs;
 	uint32_t *idx;
 	size_t idxcap;
+	/* the processes' maps: their paths interned, what they hold in all,
+	 * bounded by @maps_limit (an eighth of --max-memory), tables dropped */
+	struct pu_str **strs;
+	size_t nstrs, cstrs;
+	size_t maps_bytes, maps_limit;
+	uint64_t maps_dropped;
+	size_t read_lines;    /* lines of /proc maps read this refresh */
+	uint64_t clock;
 	/* held records: slots, a free list of their numbers */
 	struct pu_held *held;
 	uint32_t nheld, cheld;
