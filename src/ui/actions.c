@@ -250,6 +250,15 @@ static int act_pause(struct ui *ui, enum ui_action act)
 {
 	ui->paused = !ui->paused;
 	if (ui->paused) {
+		/*
+		 * a ranking still due for filters typed just before (debounced)
+		 * is made now: it fired later, under the frozen view, and put
+		 * live rows in it (tui-screen on a busy host, issue 25)
+		 */
+		if (ui->rerank_at) {
+			ui->rerank_at = 0;
+			ui_rank(ui, true);
+		}
 		ui_status(ui, false, "PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
 		return R_REDRAW;
 	}

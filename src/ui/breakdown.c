@@ -130,7 +130,7 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	bd->f_pid = ui->rank.pid;
 	bd->f_cpu = ui->rank.cpu;
 	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->comm);
-	bd->epoch = stack_table_epoch(ui->t);
+	bd->epoch = ui->ranked_epoch;
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
@@ -240,11 +240,18 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 		       tree ? " breakdown: select a node" : " breakdown: select a stack");
 		return;
 	}
-	/* recomputed when the stack/node, the mode or (unless paused) the interval changes */
+	/*
+	 * recomputed when the stack/node or the mode changes, or (unless paused)
+	 * when the rows were ranked again: the interval the breakdown counts is
+	 * the one the rows show, not a newer one the table rolled to before the
+	 * (debounced) ranking. It was the table's own interval: a draw between
+	 * the roll and the ranking showed a breakdown that did not add up to its
+	 * row, and a pause there kept it (tui-screen on a busy host, issue 25).
+	 */
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->comm) ||
-	    (!ui->paused && bd->epoch != stack_table_epoch(ui->t)))
+	    (!ui->paused && bd->epoch != ui->ranked_epoch))
 		bd_compute(ui, bd, st, nd, rows);
 	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)

@@ -92,8 +92,10 @@ void ui_rank(struct ui *ui, bool live)
 	if (ui->view == UI_VIEW_STACKS || live)
 		stack_view_rank(ui, live);
 	/* a live ranking is what a debounced one would do: none is due any more */
-	if (live)
+	if (live) {
 		ui->rerank_at = 0;
+		ui->ranked_epoch = stack_table_epoch(ui->t);
+	}
 	if (ui->go_home && live) {
 		ui->go_home = false;
 		ui->sv.chosen = false;

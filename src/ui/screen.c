@@ -112,6 +112,7 @@ static void ui_tick(struct ui *ui, double now)
 {
 	int err = session_tick(ui->s);
 	static int last_err;
+	bool cleared;
 
 	if (err && err != last_err)
 		ui_status(ui, true, "refresh: %s", strerror(-err));
@@ -120,12 +121,19 @@ static void ui_tick(struct ui *ui, double now)
 	textmatch_forget_pids(&ui->fmatch);
 	textmatch_forget_pids(&ui->cmatch);
 	textmatch_forget_pids(&ui->smatch);
-	if (ui_check_generation(ui))
+	cleared = ui_check_generation(ui);
+	if (cleared)
 		ui->pending = true;
 	if (ui->paused) {
 		ui->dirty = true;
-		if (ui->pending) {
-			/* the table was cleared under a frozen view: it cannot stay */
+		/*
+		 * the table was cleared under a frozen view: it cannot stay. A
+		 * ranking held back before the pause (the user was moving, or
+		 * typing) is not one: it waits for the view to resume (it ran
+		 * here and put live rows under PAUSED: tui-screen on a busy
+		 * host, issue 25)
+		 */
+		if (cleared) {
 			ui_rank(ui, true);
 			ui->pending = false;
 		}

@@ -397,6 +397,7 @@ struct ui {
 	double next_tick;
 	double last_nav;
 	double last_rank;
+	uint32_t ranked_epoch; /* the table's interval at the last live ranking */
 	double rerank_at;          /* debounced re-rank after typing */
 	bool pending;              /* a refresh was held back */
 	bool cmd_done;             /* -- CMD has ended: the view stays, nothing is read */

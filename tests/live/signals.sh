@@ -99,7 +99,10 @@ def blocked_run(drain, slow=False):
     r, w = os.pipe()
     fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
     size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
-    p = subprocess.Popen([stacktop, "-b", "-d", "0.2", "--format", "json"], stdout=w,
+    # --top 3: a report of ~10 KB whatever the machine runs (all its
+    # stacks made 60 KB a report on a busy host: 6 s at 10 KiB/s, past the
+    # watchdog's 15 s with a few more processes), still larger than the pipe
+    p = subprocess.Popen([stacktop, "-b", "-d", "0.2", "--top", "3", "--format", "json"], stdout=w,
                          stderr=subprocess.PIPE, text=True)
     os.close(w)
     # wait until the pipe is full and stacktop sits in its write

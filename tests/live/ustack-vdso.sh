@@ -70,8 +70,13 @@ total = sum(leaves.values())
 print("user leaves:", sorted(leaves.items(), key=lambda x: -x[1])[:5])
 print("user stacks:", d.get("user"))
 assert total > 0, "no user stack sampled"
-# named, not [unknown]: clock_gettime or its __vdso_ alias, with an offset
-assert all(re.fullmatch(r"(__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)", leaf)
+# never a wrong name: clock_gettime or its __vdso_ alias, with an offset, or
+# an offset in the image for the vdso's own internal functions, which it
+# exports no symbol for (6.18's reads the clock in one at +0x7a0: a busy
+# host's samples land there most, a quiet one's in clock_gettime)
+named = r"(__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)"
+inner = r"\[unknown\] 0x[0-9a-f]+ \(\[vdso\]\+0x[0-9a-f]+\)"
+assert all(re.fullmatch(named, leaf) or re.fullmatch(inner, leaf)
            for leaf in leaves if "[vdso]" in leaf), leaves
 assert in_vdso > 0, "no sample with its leaf in the vdso: %s" % leaves
 if mode == "dwarf":

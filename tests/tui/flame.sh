@@ -282,7 +282,7 @@ import sys
 w, pct, cols = int(sys.argv[1]), float(sys.argv[2]), 100
 assert abs(w - pct * cols / 100) <= 1.05, ("box", w, "columns, share", pct)
 print("ok: do_nanosleep: %d columns for %.1f%% of 100" % (w, pct))
-' "$W" "$PCT" || fail "the box's width is not its share"
+' "$W" "$PCT" || { echo "$SEL"; echo "$INFO"; cat "$TUI_WORK/pane.e" | sed 's/\x1b\[[0-9;]*m//g' | head -32; fail "the box's width is not its share"; }
 tui_keys Z q
 tui_quit_restored
 

@@ -84,7 +84,7 @@ if want breakdown; then
 	ROWN=$(tui_selected | awk '{ print $4 }')
 	BDN=$(sed -n 's/.*breakdown of .* (interval \([0-9.kMG]*\),.*/\1/p' "$TUI_WORK/bd")
 	[ -n "$ROWN" ] && [ "$ROWN" = "$BDN" ] ||
-		fail "the row counts $ROWN, the breakdown $BDN"
+		{ cat "$TUI_WORK/bd"; tui_selected; fail "the row counts $ROWN, the breakdown $BDN"; }
 	tui_keys Space
 	tui_wait_gone ' PAUSED ' 3
 	tui_keys x
@@ -182,10 +182,11 @@ if want sort; then
 	tui_keys Z
 	tui_wait ' PAUSED ' 3
 	# a comm cut to fit ("ser~": room for the pid and "+N") is compared by
-	# the letters it shows, so "ser" may stand between two "serv"
+	# the letters it shows, so "ser" may stand between two "serv"; the cut
+	# to four letters is made by characters (python), never by bytes: other
+	# processes' comms may be CJK (3 bytes a character) or carry escapes
 	comms() {
-		tui_rows | grep -o -E '[^ ]+\([0-9]+\) ' | sed 's/([0-9]*) $//; s/~$//' |
-			cut -c 1-4 | tr 'A-Z' 'a-z'
+		tui_rows | grep -o -E '[^ ]+\([0-9]+\) ' | sed 's/([0-9]*) $//; s/~$//'
 	}
 	tui_keys Home
 	comms > "$TUI_WORK/comms"
@@ -195,7 +196,12 @@ if want sort; then
 	[ "$(sort -u "$TUI_WORK/comms" | wc -l)" -ge 2 ] || fail "fewer than two comms to order"
 	python3 - "$TUI_WORK/comms" << 'PY' || fail "COMM is not in order: $(tr '\n' ' ' < "$TUI_WORK/comms")"
 import sys
-names = open(sys.argv[1]).read().split()
+# stacktop orders COMM by strcasecmp: bytes, ASCII letters folded; compare
+# the first four characters of each name the same way
+def key(name):
+    return name[:4].encode("utf-8", "surrogateescape").lower()
+names = [key(n) for n in
+         open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read().split()]
 for a, b in zip(names, names[1:]):
     n = min(len(a), len(b))
     if a[:n] > b[:n]:

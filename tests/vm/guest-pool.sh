@@ -127,6 +127,10 @@ reset_map
 # 3. no tracer: an event stacktop's own reads are, raw_syscalls:sys_enter
 # (each read(2) of trace_pipe_raw), under a read(2) loop (4 s of 10)
 st_bg sys -b -n 5 -d 2 --top 5 --expand 0 --reset-first -e raw_syscalls:sys_enter
+# the loop starts once stacktop traces (its first report): on a busy host an
+# ASan build under TCG took longer to start than the loop ran, and the
+# workload made 0 hits (issue 25)
+wait_file_re "$C/sys.out" '^hits:' 60
 workload syscall 4
 wait "$STPID"
 echo $? > "$C/sys.rc"
