@@ -227,15 +227,19 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
-/* the pty's output to c->out (or nowhere) until there is none to read */
+/*
+ * the pty's output to c->out (or nowhere) until there is none to read:
+ * text, colours and cursor moves; no sequence that makes root's terminal
+ * answer, retitle, reset or copy (core/ttyfilter.h)
+ */
 static void relay_out(struct child *c)
 {
-	char buf[4096];
+	char buf[4096], safe[sizeof(buf) + TTYFILTER_SEQ + 2];
 	ssize_t n;
 
 	while ((n = read(c->master, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0 && c->out >= 0)
-			write_all(c->out, buf, (size_t)n);
+			write_all(c->out, safe, ttyfilter_run(&c->tf, buf, (size_t)n, safe));
 }
 
 /*

@@ -44,6 +44,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "core/ttyfilter.h"
+
 /**
  * struct child - the command
  * @pid: its pid (0: none)
@@ -66,6 +68,8 @@
  * @relay: the relay thread (while @relaying)
  * @relaying: the relay thread runs
  * @envp: its environment (NULL-terminated, owned)
+ * @tf: what the relay lets through to @out (core/ttyfilter.h: the
+ *	command's bytes are its user's, @out is root's terminal)
  */
 struct child {
 	pid_t pid;
@@ -85,6 +89,7 @@ struct child {
 	pthread_t relay;
 	bool relaying;
 	char **envp;
+	struct ttyfilter tf;
 };
 
 /**

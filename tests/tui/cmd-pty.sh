@@ -97,6 +97,26 @@ tui_wait '__RC=0__' 10
 tui_resize 120 40
 say "ok: batch on the terminal: nothing typed into the shell, the grandchildren dead, the command's output, input and terminal size relayed"
 
+say "2b. the command's escape sequences: its colours pass; a title, a query, a reset do not"
+# (relayed raw, as sudo does, they were the user's hold on root's terminal:
+# a title it sets, a query whose answer the terminal types in)
+cat > "$TUI_WORK/esc.sh" << 'EOF2'
+#!/bin/sh
+printf '\033]2;PWNED-TITLE\007\033[6n\033[31mRED-TEXT\033[0m \033]52;c;cHduZWQ=\007OSC-DONE\n'
+EOF2
+chmod 755 "$TUI_WORK/esc.sh"
+TM select-pane -t tui -T root-title
+TM send-keys -t tui "clear; $SUDO $STACKTOP -b --top 1 -o $TUI_WORK/r3.txt -- $TUI_WORK/esc.sh; echo __RC=\$?__" Enter
+tui_wait '^RED-TEXT OSC-DONE' 10
+tui_wait '__RC=0__' 10
+title=$(TM display-message -p -t tui '#{pane_title}')
+[ "$title" = root-title ] || fail "the command set root's terminal title: '$title'"
+TM capture-pane -e -p -t tui | grep -q "$(printf '\033')\[31mRED-TEXT" ||
+	fail "the command's colours did not pass"
+# the answer a cursor-position query makes would be typed into the shell
+tui_capture | grep -q -E '\^\[\[[0-9]+;[0-9]+R|[0-9]+;[0-9]+R' && fail "the terminal answered the command's query"
+say "ok: colours relayed, the title and the clipboard untouched, no query answered"
+
 say "3. batch, stdio redirected: the command has no controlling terminal"
 A=$TUI_WORK/s3
 mkdir -m 0777 "$A"
