@@ -352,6 +352,19 @@ static void pp_label_num(struct pprof *p, const char *key, int64_t val)
 	pb_msg(&p->sub, 3, &p->sub2);
 }
 
+/*
+ * the CPU as a string label: Go's profile reader drops a numeric label whose
+ * value is 0 (it takes num 0 for "no number"), and with it every sample of
+ * CPU 0 from -tags and -tagfocus cpu=0 (issue 27)
+ */
+static void pp_label_cpu(struct pprof *p, int cpu)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", cpu);
+	pp_label_str(p, "cpu", buf);
+}
+
 /* one Sample: the stack's locations, values [hits, hits_interval], labels */
 static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t delta,
 		      const struct stack_attr *a)
@@ -376,11 +389,11 @@ static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t de
 		if (a->pid >= 0) {
 			pp_label_str(p, "comm", session_comm(p->s, a->pid));
 			pp_label_num(p, "pid", a->pid);
-			pp_label_num(p, "cpu", a->cpu);
+			pp_label_cpu(p, a->cpu);
 		} else if (a->pid < -1) {
 			/* exited processes folded into their command: no one pid */
 			pp_label_str(p, "comm", session_comm(p->s, a->pid));
-			pp_label_num(p, "cpu", a->cpu);
+			pp_label_cpu(p, a->cpu);
 		}
 	}
 	pb_msg(&p->out, 2, &p->sub);

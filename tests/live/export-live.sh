@@ -41,6 +41,21 @@ grep -Eq 'event:\[sched:sched_switch\]' "$WORK/raw" || fail "no event label"
 grep -Eq 'comm:\[[^]]+\]' "$WORK/raw" || fail "no comm label"
 grep -Eq 'pid:\[[0-9]+\]' "$WORK/raw" || fail "no pid label"
 grep -Eq 'cpu:\[[0-9]+\]' "$WORK/raw" || fail "no cpu label"
+# every CPU, CPU 0 too, in -tags (a numeric label of 0 is dropped by Go's
+# reader: "cpu: Total" was CPU 1's alone) and selectable with -tagfocus
+go tool pprof -tags -sample_index=hits "$WORK/r.pb.gz" > "$WORK/tags" 2>&1 || fail "pprof -tags"
+python3 - "$WORK/tags" "$want" << 'PY' || { cat "$WORK/tags"; fail "pprof: the cpu tag does not count every sample"; }
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^ *cpu: Total ([0-9.]+)", text, re.M)
+assert m and int(float(m.group(1))) == int(sys.argv[2]), (m and m.group(1), sys.argv[2])
+PY
+if grep -Eq '^ +[0-9]+ +\([ 0-9.]+%\): 0$' "$WORK/tags"; then
+	go tool pprof -top -sample_index=hits -tagfocus cpu=0 "$WORK/r.pb.gz" > "$WORK/cpu0" 2>&1 ||
+		{ cat "$WORK/cpu0"; fail "pprof -tagfocus cpu=0"; }
+	grep -q "of $want total" "$WORK/cpu0" && ! grep -q 'Showing nodes accounting for [1-9]' "$WORK/cpu0" &&
+		fail "-tagfocus cpu=0 selects nothing"
+fi
 
 "$AJV" validate -s "$SS_SCHEMA" -d "$WORK/r.speedscope.json" > "$WORK/ajv" 2>&1 ||
 	{ cat "$WORK/ajv"; fail "speedscope schema"; }
