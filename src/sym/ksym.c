@@ -540,10 +540,14 @@ int ksym_lookup_ret(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 	/*
 	 * the byte before: the call instruction's. The name stays the
 	 * address's own unless it starts a symbol (a noreturn call ends its
-	 * function, and the next one's __pfx_ padding or first byte follows)
+	 * function, and the next one's __pfx_ padding or first byte follows).
+	 * A byte before in __pfx_ padding holds no call: the address is no
+	 * return address but an interrupted IP (or a sampled leaf) at its
+	 * function's first byte, named as it is: x64_sys_call+0x0, never
+	 * __pfx_x64_sys_call+0x10/0x10 (issue 27; the kernel's %pB names it so)
 	 */
 	i = addr ? find_addr(ks, addr - 1) : -1;
-	if (i < 0)
+	if (i < 0 || !strncmp(ks->arena + ks->ents[i].name, "__pfx_", 6))
 		return ksym_lookup(ks, addr, ret); /* an exact resolver, or none before it */
 	ksym_hit_of(ks, i, ret);
 	return 0;
