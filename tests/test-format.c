@@ -257,7 +257,8 @@ static void test_format_duration(void **state)
 
 	(void)state;
 	DURATION("0s", 0.0);
-	DURATION("0s", 0.99);
+	DURATION("<1s", 0.99);
+	DURATION("<1s", 0.001);
 	DURATION("59s", 59.9);
 	DURATION("1m00s", 60.0);
 	DURATION("3m05s", 185.4);

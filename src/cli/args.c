@@ -232,6 +232,9 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->verbose++;
 			break;
 		case 'u':
+			/* -u=dwarf as --help writes it (getopt gives "=dwarf"; issue 27) */
+			if (optarg && optarg[0] == '=' && optarg[1])
+				optarg++;
 			if (!optarg) {
 				a->so.user = SESSION_USER_AUTO;
 			} else if (!strcmp(optarg, "fp")) {

@@ -309,7 +309,9 @@ int fmt_duration(char *buf, size_t size, double sec)
 		return fmt_out_ret(&o);
 	}
 	s = (uint64_t)sec;
-	if (s < 60)
+	if (sec > 0 && s == 0)
+		fmt_out_str(&o, "<1s"); /* "full in 0s" said it was full (issue 27) */
+	else if (s < 60)
 		fmt_out_printf(&o, "%" PRIu64 "s", s);
 	else if (s < 3600)
 		fmt_out_printf(&o, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);

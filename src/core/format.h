@@ -114,7 +114,8 @@ int fmt_rate(char *buf, size_t size, double per_sec);
 
 /**
  * fmt_duration() - a span of time, two units at most: "45s", "3m05s",
- * "2h03m", "4d07h"; "-" for a negative or non-finite span. Truncated.
+ * "2h03m", "4d07h"; "<1s" for a span under a second but not 0; "-" for a
+ * negative or non-finite span. Truncated.
  * @buf: output
  * @size: size of @buf
  * @sec: seconds

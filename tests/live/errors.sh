@@ -29,6 +29,8 @@ expect_fail 2 "bad delay" "$STACKTOP" -b -d abc
 expect_fail 2 "bad --mode" "$STACKTOP" -b --mode fast
 expect_fail 2 "bad CPU list" "$STACKTOP" -b -C 3-1
 expect_fail 2 "unrecognized option" "$STACKTOP" --bogus
+# -u=WAY as --help writes it (-u, --user[=fp|dwarf...]): the word, not "=word"
+expect_fail 2 "bad --user 'bogus' (fp, dwarf or dwarf,SIZE)" "$STACKTOP" -b -u=bogus
 expect_fail 2 "too many pids in '1-2000' (at most 1024 in all)" "$STACKTOP" -b -p 1-2000
 expect_fail 2 "too many CPUs in '0-5000' (at most 1024 in all)" "$STACKTOP" -b -C 0-5000
 # an argument's escape sequence is never replayed on the terminal, in

@@ -1015,7 +1015,9 @@ def c_self_exclusion(out):
 
 
 def fmt_secs(t):
-    """seconds of a fmt_duration() text: 45s, 1m20s, 2h03m, 1d02h"""
+    """seconds of a fmt_duration() text: 45s, 1m20s, 2h03m, 1d02h, <1s (0)"""
+    if t == "<1s":
+        return 0
     m = re.match(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$", t)
     check(m and t, "not a duration: %r" % t)
     d, h, mi, s = (int(x or 0) for x in m.groups())
