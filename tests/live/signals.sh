@@ -105,11 +105,19 @@ def blocked_run(drain, slow=False):
     p = subprocess.Popen([stacktop, "-b", "-d", "0.2", "--top", "3", "--format", "json"], stdout=w,
                          stderr=subprocess.PIPE, text=True)
     os.close(w)
-    # wait until the pipe is full and stacktop sits in its write
-    for _ in range(300):
+    # wait until stacktop sits in its write: the pipe full, or its main
+    # thread asleep in the pipe's write with bytes in it (a pipe of one
+    # page does not always fill to the byte: a write that does not fit the
+    # page's rest waits for a slot; seen under a busy host's load)
+    for _ in range(600):
         n = bytearray(4)
         fcntl.ioctl(r, FIONREAD, n)
-        if int.from_bytes(n, "little") >= size:
+        queued = int.from_bytes(n, "little")
+        try:
+            wchan = open("/proc/%d/wchan" % p.pid).read()
+        except OSError:
+            wchan = ""
+        if queued >= size or (queued and "pipe_write" in wchan):
             break
         time.sleep(0.05)
     else:
