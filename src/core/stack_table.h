@@ -289,6 +289,13 @@ int stack_trend(const struct stack_table *t, const struct stack *s, bool weight,
 		unsigned int n);
 
 /**
+ * stack_trend_restart() - trends start with the next interval: the ones
+ * closed so far (a session's set-up) are not drawn
+ * @t: table
+ */
+void stack_trend_restart(struct stack_table *t);
+
+/**
  * stack_table_add_trend() - add the counts of @n intervals before the
  * current one to @s's trend (a snapshot read back: its last interval is
  * the one stack_table_add() counts, which the next tick closes)

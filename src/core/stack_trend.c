@@ -200,6 +200,11 @@ int stack_trend(const struct stack_table *t, const struct stack *s, bool weight,
 	return (int)k;
 }
 
+void stack_trend_restart(struct stack_table *t)
+{
+	t->trend_start = t->epoch;
+}
+
 int stack_table_add_trend(struct stack_table *t, struct stack *s, const uint64_t *hits,
 			  const uint64_t *w, unsigned int n)
 {

@@ -391,6 +391,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			log_warn("reset failed: %s", strerror(-r));
 	}
 	session_tick(s);
+	/* the set-up's interval is no interval of the run: every trend began with a 0 (issue 27) */
+	stack_trend_restart(s->c.table);
 	*ret = s;
 	return 0;
 fail:
