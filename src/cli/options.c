@@ -416,7 +416,8 @@ const struct cli_option cli_options[] = {
 		.name = "buffer-kb",
 		.has_arg = required_argument,
 		.metavar = " N",
-		.help = "per-CPU ring buffer of the private instance",
+		.help = "per-CPU ring buffer of the private instance, KiB (default: the kernel's, "
+			"the top level's buffer_size_kb)",
 		.man = ".BI \\-\\-buffer\\-kb \" N\"",
 		.complete = CLI_NONE,
 	},
