@@ -183,6 +183,27 @@ tui_one_col() {
 	LC_ALL=C sed 's/\xe2\x96[\x81-\x88]/#/g'
 }
 
+# tui_cut_col N: each line of stdin from screen column N (1-based) on,
+# counted in display columns, not bytes: other processes' comms may be wide
+# characters (CJK: 3 bytes, 2 columns), and a cut by bytes (cut -c, C
+# locale) then lands elsewhere on their rows (issue 25: tui-live on a busy
+# host with a 漢字テスト process)
+tui_cut_col() {
+	python3 -c '
+import sys, unicodedata
+n = int(sys.argv[1])
+for raw in sys.stdin.buffer:
+    line = raw.decode("utf-8", "replace").rstrip("\n")
+    col, out = 1, ""
+    for i, c in enumerate(line):
+        if col >= n:
+            out = line[i:]
+            break
+        col += 2 if unicodedata.east_asian_width(c) in "WF" else 1
+    sys.stdout.buffer.write((out + "\n").encode("utf-8", "replace"))
+' "$1"
+}
+
 # tui_func_col: the screen column (1-based) where the ranked table's
 # FUNCTION/STACK column starts: what identifies a stack on its row (COMM(PID)
 # before it ends in a "+N other pids" count that changes every refresh)

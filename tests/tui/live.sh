@@ -75,10 +75,10 @@ tui_wait 'order +held' 2
 tui_wait_gone 'order +held' 6
 FC=$(tui_func_col)
 [ -n "$FC" ] || fail "no FUNCTION column in the table's title"
-SEL1=$(tui_selected | cut -c "$FC"-)
+SEL1=$(tui_selected | tui_cut_col "$FC")
 [ -n "$SEL1" ] || fail "no selected row found"
 sleep 1.5
-SEL2=$(tui_selected | cut -c "$FC"-)
+SEL2=$(tui_selected | tui_cut_col "$FC")
 [ "$SEL1" = "$SEL2" ] || fail "selection moved to another stack: '$SEL1' -> '$SEL2'"
 
 say "pause"
@@ -330,12 +330,12 @@ tui_keys '<' I
 tui_wait 'sort DELTA desc' 3
 tui_keys Z
 tui_wait ' PAUSED ' 3
-ROW3=$(tui_stable | tui_one_col | sed -n "$((Y + 3))p" | cut -c "$FC"-)
+ROW3=$(tui_stable | tui_one_col | sed -n "$((Y + 3))p" | tui_cut_col "$FC")
 tui_click 10 $((Y + 2))
 tui_wait_sel() {
 	_n=30
 	while [ "$_n" -gt 0 ]; do
-		[ "$(tui_selected | cut -c "$FC"-)" = "$1" ] && return 0
+		[ "$(tui_selected | tui_cut_col "$FC")" = "$1" ] && return 0
 		sleep 0.1
 		_n=$((_n - 1))
 	done

@@ -20,7 +20,7 @@ say "selection: the first stack seen does not keep it"
 # one stack, alone: it is row 1 and selected
 sim_ctl "emit 1 cpu 0"
 tui_wait '^\+ +1 +[0-9]+ +1 +1 ' 10
-FIRST=$(tui_rows | head -n 1 | cut -c 60-)
+FIRST=$(tui_rows | head -n 1 | tui_cut_col 60)
 # an interval later it has no hits; then the load comes
 tui_wait '^\+ +1 +[0-9]+ +0 +1 ' 10
 sim_ctl "emit 4000"
@@ -34,11 +34,11 @@ tui_rows | head -n 1 | grep -q -E '^[-+ ] +1 ' || fail "the list does not start 
 
 say "a stack the user moved to keeps the selection"
 tui_keys Down Down
-SEL=$(tui_selected | cut -c 60-)
+SEL=$(tui_selected | tui_cut_col 60)
 tui_wait_gone 'order +held' 6
 sim_ctl "emit 2000"
 sleep 1.2
-[ "$(tui_selected | cut -c 60-)" = "$SEL" ] || fail "the selection left the stack the user chose"
+[ "$(tui_selected | tui_cut_col 60)" = "$SEL" ] || fail "the selection left the stack the user chose"
 tui_keys Home
 tui_wait '^[-+ ] +1 ' 3
 
