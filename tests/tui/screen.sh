@@ -191,7 +191,7 @@ if want sort; then
 	tui_keys Home
 	comms > "$TUI_WORK/comms"
 	tui_keys End
-	tui_wait_gone '^[-+ ] +1 ' 3
+	tui_wait_gone '^[-+ ] +1 ' 10
 	comms >> "$TUI_WORK/comms"
 	[ "$(sort -u "$TUI_WORK/comms" | wc -l)" -ge 2 ] || fail "fewer than two comms to order"
 	python3 - "$TUI_WORK/comms" << 'PY' || fail "COMM is not in order: $(tr '\n' ' ' < "$TUI_WORK/comms")"
