@@ -13,8 +13,14 @@ case_end
 # ---- auto: stackmap mode chosen on its own, default events ---------------
 case_begin auto
 state_dump "$C/before"
+# the ping-pong starts at stacktop's first report: on a busy host an ASan
+# build under TCG took longer to start than the 3 s the ping-pong ran, and
+# the report held only its exit's stacks (issue 25)
+st_bg auto -b --json -n 2 -d 1
+wait_lines "$C/auto.out" 1 120
 workload pingpong 3
-st_run auto -b --json -n 2 -d 1
+wait "$STPID"
+echo $? > "$C/auto.rc"
 wait "$WPID"
 state_dump "$C/after"
 case_end
