@@ -1102,7 +1102,7 @@ def c_pool_health(out):
     # the screen: the pool line, in the alert colour
     pane = c.text("pane-full")
     line = next((l for l in pane.splitlines() if l.lstrip().startswith("pool FULL since")), None)
-    check(line and re.search(r"pool FULL since (start )?\d\d:\d\d:\d\d \(\d+s\)  fallback "
+    check(line and re.search(r"pool FULL since (start )?\d\d:\d\d:\d\d \((<1|\d+)s\)  fallback "
                              r"(\d+%|-) now, \d+% since start  fix r empties it; boot "
                              r"ftrace_stackmap\.bits=1[1-8] \(", line),
           "the screen's pool line: %r" % line)
