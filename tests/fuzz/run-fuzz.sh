@@ -1,69 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run-fuzz.sh [SECONDS] - build every libFuzzer harness with clang (no meson)
-# and run each one for SECONDS (default 20) with -max_total_time.
+# run-fuzz.sh - the libFuzzer harnesses of tests/fuzz/meson.build, run.
 #
-# The main build uses gcc, so the harnesses and the src/*.c files they need
-# are compiled here directly with -fsanitize=fuzzer,address,undefined. Each
-# corpus is seeded with small generated inputs (and the fixtures). Exit
-# status: 0 when no fuzzer crashed, 1 on a crash, leak, timeout or build
-# failure, 77 (skip) when clang or its fuzzer runtime is missing.
+#   run-fuzz.sh harness NAME BINARY
+#       seed a corpus for harness NAME and run BINARY (fuzz-NAME, built by
+#       meson with clang) for FUZZ_SECONDS (default 20): what each test
+#       fuzz-NAME of a clang build runs.
+#   run-fuzz.sh clang-build DIR
+#       a gcc build's 'fuzz' test: set up (or reuse) a clang build of this
+#       tree in DIR, build its fuzz-* targets only (their list is meson's:
+#       meson introspect) and run its fuzz suite, one harness at a time.
+#   run-fuzz.sh [SECONDS]
+#       the same from a checkout, in ${TMPDIR:-/tmp}/stacktop-fuzz-build.
 #
-# Environment: CC_FUZZ (default clang), FUZZ_WORKDIR (default a new
-# directory under /tmp, removed after a clean run and kept after a failure
-# so that crash artifacts can be inspected),
-# FUZZ_ONLY (space-separated harness names to run a subset).
+# Exit status: 0 when no fuzzer crashed, 1 on a crash, leak, timeout or
+# build failure, 77 (skip, said why) when clang or its fuzzer runtime is
+# missing, or when FUZZ_ONLY (space-separated harness names) leaves NAME
+# out. FUZZ_WORKDIR: where corpora and artifacts go (default a new
+# directory under /tmp, removed after a clean run and kept after a
+# failure so that crash artifacts can be inspected).
 
 set -u
 
-secs=${1:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-cc=${CC_FUZZ:-clang}
-work=${FUZZ_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/stacktop-fuzz.XXXXXX")}
 
-if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "SKIP: $cc not found"
-	exit 77
-fi
-
-cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -fno-omit-frame-pointer
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-	-Wall -Wno-unused-parameter -I"$root/src" -I"$root/tests"
-	-DSNAPSHOT_WINDOW=7) # snapshot.c's file reader through a 7-byte window
-# log.c (the user symbolizer logs what it refuses) includes libtraceevent's headers
-read -r -a tep_cflags <<<"$(pkg-config --cflags libtraceevent 2>/dev/null)"
-cflags+=("${tep_cflags[@]}")
-
-# Can this clang link a fuzzer at all?
-probe="$work/probe"
-mkdir -p "$work"
-printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' >"$probe.c"
-if ! "$cc" "${cflags[@]}" "$probe.c" -o "$probe" 2>"$probe.log"; then
-	echo "SKIP: $cc cannot build -fsanitize=fuzzer binaries:"
-	cat "$probe.log"
-	exit 77
-fi
-
-# harness: sources from src/ it needs
-declare -A srcs=(
-	[stackmap-bin]="kernel/stackmap.c"
-	[stackmap-text]="kernel/stackmap.c"
-	[stackmap-stat]="kernel/stackmap.c"
-	[ksym]="sym/ksym.c core/format.c sym/frame.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-	[ringbuf]="core/ringbuf.c"
-	[format]="core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-	[ingest]="ingest/ingest.c ingest/offcpu.c ingest/count.c ingest/ids.c ingest/user.c ingest/page.c core/stack_table.c core/stack_query.c core/stack_trend.c core/hist.c core/ringbuf.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-	[uelf]="sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c"
-	[cfi]="sym/cfi_scan.c"
-	[snapshot]="ingest/jsonrd.c ingest/snapshot.c ingest/snapshot_read.c core/hist.c core/ujoin.c core/format.c sym/frame.c sym/ksym.c sym/usym.c sym/usym_file.c sym/usym_perf.c sym/usym_proc.c sym/usym_tok.c sym/cfi_scan.c sym/usym_demangle.c sym/usym_text.c sym/uelf.c sym/uelf_xz.c sym/uelf_load.c sym/ufile.c core/log.c"
-)
-# harness: libraries it links besides -lm
-declare -A libs=(
-)
-order=(stackmap-bin stackmap-text stackmap-stat ksym ringbuf format ingest snapshot uelf cfi)
-[ -n "${FUZZ_ONLY:-}" ] && read -r -a order <<<"$FUZZ_ONLY"
+selected() {
+	[ -z "${FUZZ_ONLY:-}" ] && return 0
+	case " $FUZZ_ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 # --- seeds -------------------------------------------------------------
 
@@ -166,37 +133,13 @@ seed_cfi() {
 	printf '\x1c\x00\x14\x00\x00\x00\x00\x00\x00\x00\x01zR\x00\x01\x78\x10\x01\x1b\x0c\x07\x08\x90\x01\x00\x00\x14\x00\x00\x00\x1c\x00\x00\x00\x00\x10\x00\x00\x20\x00\x00\x00\x00\x0a\x0a\x0a\x0b' >"$d/nest"
 }
 
-# --- build and run ---------------------------------------------------------
+# --- one harness ----------------------------------------------------------
 
-status=0
-summary=()
-for h in "${order[@]}"; do
-	harness="$here/fuzz-$h.c"
-	files=()
-	missing=
-	for s in ${srcs[$h]}; do
-		if [ -f "$root/src/$s" ]; then
-			files+=("$root/src/$s")
-		else
-			missing="$missing $s"
-		fi
-	done
-	if [ -n "$missing" ]; then
-		# a moved or split file: the list above must follow it
-		echo "fuzz-$h: FAILED, no src/$missing (update the harness's list above)"
-		summary+=("fuzz-$h: missing$missing")
-		status=1
-		continue
-	fi
-	bin="$work/fuzz-$h"
-	# shellcheck disable=SC2086
-	if ! "$cc" "${cflags[@]}" "$harness" "${files[@]}" -lm ${libs[$h]:-} -o "$bin" 2>"$work/$h.build.log"; then
-		echo "fuzz-$h: BUILD FAILED"
-		cat "$work/$h.build.log"
-		summary+=("fuzz-$h: build failed")
-		status=1
-		continue
-	fi
+run_harness() {
+	local h=$1 bin=$2 secs=${FUZZ_SECONDS:-20} work corpus dict rc execs
+	selected "$h" || { echo "SKIP: fuzz-$h is not in FUZZ_ONLY ($FUZZ_ONLY)"; exit 77; }
+	[ -x "$bin" ] || { echo "fuzz-$h: no binary $bin"; exit 1; }
+	work=${FUZZ_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/stacktop-fuzz.XXXXXX")}
 	corpus="$work/corpus-$h"
 	mkdir -p "$corpus" "$work/artifacts"
 	"seed_${h//-/_}" "$corpus"
@@ -213,18 +156,70 @@ for h in "${order[@]}"; do
 	if [ $rc -ne 0 ]; then
 		echo "fuzz-$h: FAILED (exit $rc), log $work/$h.log"
 		grep -E -m 20 'ERROR|SUMMARY|runtime error|Test unit written|deadly signal' "$work/$h.log"
-		summary+=("fuzz-$h: CRASH after ${execs:-?} executions (artifacts in $work/artifacts)")
-		status=1
-	else
-		summary+=("fuzz-$h: ok, ${execs:-?} executions, 0 crashes, corpus $(ls "$corpus" | wc -l)")
+		echo "fuzz-$h: CRASH after ${execs:-?} executions (artifacts in $work/artifacts)"
+		exit 1
 	fi
-done
+	echo "fuzz-$h: ok, ${execs:-?} executions, 0 crashes, corpus $(ls "$corpus" | wc -l)"
+	[ -z "${FUZZ_WORKDIR:-}" ] && rm -rf "$work"
+	exit 0
+}
 
-echo
-echo "fuzz summary (${secs}s each, work dir $work):"
-printf '  %s\n' "${summary[@]}"
-# keep the work dir when asked to, or when there is something to look at
-if [ -z "${FUZZ_WORKDIR:-}" ] && [ $status -eq 0 ]; then
-	rm -rf "$work"
-fi
-exit $status
+# --- a clang build of the tree, its fuzz suite -----------------------------
+
+clang_build() {
+	local dir=$1 cc=${CC_FUZZ:-clang} probe targets rc
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		echo "SKIP: $cc not found (scripts/deps.sh installs clang)"
+		exit 77
+	fi
+	mkdir -p "$dir" || exit 1
+	# can this clang link a fuzzer at all?
+	probe="$dir/probe"
+	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' >"$probe.c"
+	if ! "$cc" -fsanitize=fuzzer "$probe.c" -o "$probe" 2>"$probe.log"; then
+		echo "SKIP: $cc cannot build -fsanitize=fuzzer binaries:"
+		cat "$probe.log"
+		exit 77
+	fi
+	if [ ! -f "$dir/build/build.ninja" ]; then
+		CC=$cc meson setup "$dir/build" "$root" -Dbuildtype=debug -Db_lto=false \
+			-Db_sanitize=address,undefined -Db_lundef=false -Dwerror=false \
+			>"$dir/setup.log" 2>&1 || { cat "$dir/setup.log"; echo "fuzz: meson setup with $cc failed"; exit 1; }
+	fi
+	# the harnesses, as meson lists them (a reconfigure first when it must)
+	targets=$(meson introspect "$dir/build" --targets | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if t["name"].startswith("fuzz-") and t["type"] == "executable":
+        print(os.path.relpath(t["filename"][0], sys.argv[1]))' "$dir/build") ||
+		{ echo "fuzz: meson introspect failed"; exit 1; }
+	[ -n "$targets" ] || { echo "fuzz: the clang build in $dir/build has no fuzz-* target"; exit 1; }
+	# shellcheck disable=SC2086 # one path a word
+	ninja -C "$dir/build" $targets >"$dir/build.log" 2>&1 || {
+		tail -50 "$dir/build.log"
+		echo "fuzz: building the harnesses with $cc failed (log $dir/build.log)"
+		exit 1
+	}
+	rc=0
+	meson test -C "$dir/build" --no-rebuild --suite fuzz --num-processes 1 --print-errorlogs || rc=$?
+	sed -n 's/^fuzz-[a-z-]*: ok, .*/  &/p; s/^fuzz-[a-z-]*: CRASH.*/  &/p' \
+		"$dir/build/meson-logs/testlog.txt" 2>/dev/null
+	exit $rc
+}
+
+case "${1:-}" in
+harness)
+	run_harness "$2" "$3"
+	;;
+clang-build)
+	clang_build "$2"
+	;;
+''|[0-9]*)
+	[ -n "${1:-}" ] && export FUZZ_SECONDS=$1
+	clang_build "${TMPDIR:-/tmp}/stacktop-fuzz-build"
+	;;
+*)
+	echo "usage: $0 harness NAME BINARY | clang-build DIR | [SECONDS]" >&2
+	exit 2
+	;;
+esac
