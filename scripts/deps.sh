@@ -12,8 +12,9 @@ BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
 libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
-# the test tiers: unit (cmocka), sim (FUSE), tui (tmux), fuzz (clang), live
-TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev python3
+# the test tiers: unit (cmocka; clang-format-14: the pinned version
+# tests/check-format.py checks with), sim (FUSE), tui (tmux), fuzz (clang), live
+TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev clang-format-14 python3
 util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace"
 # bpftrace: its hist() is what the off-CPU histograms are compared with
 # (tests/live/weights.sh)
