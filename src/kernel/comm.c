@@ -277,8 +277,10 @@ void comm_cache_tick(struct comm_cache *c)
 
 	c->cmdlines_read = false;
 	for (i = 0; i < COMM_SLOTS; i++)
-		if (c->slots[i].negative)
-			c->slots[i].pid = 0, c->slots[i].negative = false;
+		if (c->slots[i].negative) {
+			c->slots[i].pid = 0;
+			c->slots[i].negative = false;
+		}
 }
 
 bool comm_match(const char *pattern, const char *comm)

@@ -109,18 +109,25 @@ static void svg_colour(char *buf, size_t size, const struct flame_name *nm)
 	double c = (1 - fabs(2 * l - 1)) * s, x = c * (1 - fabs(fmod(h, 2) - 1)), m = l - c / 2;
 	double r = 0, g = 0, bl = 0;
 
-	if (h < 1)
-		r = c, g = x;
-	else if (h < 2)
-		r = x, g = c;
-	else if (h < 3)
-		g = c, bl = x;
-	else if (h < 4)
-		g = x, bl = c;
-	else if (h < 5)
-		r = x, bl = c;
-	else
-		r = c, bl = x;
+	if (h < 1) {
+		r = c;
+		g = x;
+	} else if (h < 2) {
+		r = x;
+		g = c;
+	} else if (h < 3) {
+		g = c;
+		bl = x;
+	} else if (h < 4) {
+		g = x;
+		bl = c;
+	} else if (h < 5) {
+		r = x;
+		bl = c;
+	} else {
+		r = c;
+		bl = x;
+	}
 	snprintf(buf, size, "rgb(%d,%d,%d)", (int)lround((r + m) * 255), (int)lround((g + m) * 255),
 		 (int)lround((bl + m) * 255));
 }

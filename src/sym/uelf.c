@@ -131,13 +131,19 @@ static int read_phdrs(struct rd *r, uint64_t phoff, unsigned int phnum, unsigned
 			Elf64_Phdr p;
 
 			memcpy(&p, raw + i * esz, sizeof(p));
-			type = p.p_type, off = p.p_offset, filesz = p.p_filesz, vaddr = p.p_vaddr;
+			type = p.p_type;
+			off = p.p_offset;
+			filesz = p.p_filesz;
+			vaddr = p.p_vaddr;
 			align = p.p_align;
 		} else {
 			Elf32_Phdr p;
 
 			memcpy(&p, raw + i * esz, sizeof(p));
-			type = p.p_type, off = p.p_offset, filesz = p.p_filesz, vaddr = p.p_vaddr;
+			type = p.p_type;
+			off = p.p_offset;
+			filesz = p.p_filesz;
+			vaddr = p.p_vaddr;
 			align = p.p_align;
 		}
 		if (type == PT_NOTE && r->nnotes < NOTES_MAX) {
@@ -174,12 +180,14 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 			Elf64_Shdr s;
 
 			err = src_read(r->src, &s, sizeof(s), shoff);
-			size = s.sh_size, link = s.sh_link;
+			size = s.sh_size;
+			link = s.sh_link;
 		} else {
 			Elf32_Shdr s;
 
 			err = src_read(r->src, &s, sizeof(s), shoff);
-			size = s.sh_size, link = s.sh_link;
+			size = s.sh_size;
+			link = s.sh_link;
 		}
 		if (err < 0)
 			return err;
@@ -209,14 +217,22 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 			Elf64_Shdr s;
 
 			memcpy(&s, raw + i * esz, sizeof(s));
-			d->name = s.sh_name, d->type = s.sh_type, d->link = s.sh_link;
-			d->offset = s.sh_offset, d->size = s.sh_size, d->entsize = s.sh_entsize;
+			d->name = s.sh_name;
+			d->type = s.sh_type;
+			d->link = s.sh_link;
+			d->offset = s.sh_offset;
+			d->size = s.sh_size;
+			d->entsize = s.sh_entsize;
 		} else {
 			Elf32_Shdr s;
 
 			memcpy(&s, raw + i * esz, sizeof(s));
-			d->name = s.sh_name, d->type = s.sh_type, d->link = s.sh_link;
-			d->offset = s.sh_offset, d->size = s.sh_size, d->entsize = s.sh_entsize;
+			d->name = s.sh_name;
+			d->type = s.sh_type;
+			d->link = s.sh_link;
+			d->offset = s.sh_offset;
+			d->size = s.sh_size;
+			d->entsize = s.sh_entsize;
 		}
 		if (d->type == SHT_NOTE && r->nnotes < NOTES_MAX) {
 			r->notes[r->nnotes].off = d->offset;
@@ -254,15 +270,23 @@ int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
 		Elf64_Ehdr eh;
 
 		err = src_read(src, &eh, sizeof(eh), 0);
-		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-		shoff = eh.e_shoff, shnum = eh.e_shnum, shentsize = eh.e_shentsize;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+		shoff = eh.e_shoff;
+		shnum = eh.e_shnum;
+		shentsize = eh.e_shentsize;
 		shstrndx = eh.e_shstrndx;
 	} else {
 		Elf32_Ehdr eh;
 
 		err = src_read(src, &eh, sizeof(eh), 0);
-		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-		shoff = eh.e_shoff, shnum = eh.e_shnum, shentsize = eh.e_shentsize;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+		shoff = eh.e_shoff;
+		shnum = eh.e_shnum;
+		shentsize = eh.e_shentsize;
 		shstrndx = eh.e_shstrndx;
 	}
 	if (err < 0)
@@ -424,14 +448,20 @@ int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx
 				Elf64_Sym y;
 
 				memcpy(&y, chunk + k * esz, sizeof(y));
-				name = y.st_name, info = y.st_info, shndx = y.st_shndx;
-				value = y.st_value, size = y.st_size;
+				name = y.st_name;
+				info = y.st_info;
+				shndx = y.st_shndx;
+				value = y.st_value;
+				size = y.st_size;
 			} else {
 				Elf32_Sym y;
 
 				memcpy(&y, chunk + k * esz, sizeof(y));
-				name = y.st_name, info = y.st_info, shndx = y.st_shndx;
-				value = y.st_value, size = y.st_size;
+				name = y.st_name;
+				info = y.st_info;
+				shndx = y.st_shndx;
+				value = y.st_value;
+				size = y.st_size;
 			}
 			type = ELF64_ST_TYPE(info);
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||

@@ -26,8 +26,14 @@ int usym_text_format(const char *text, char *buf, size_t size, bool offset, bool
 
 	if (len && text[len - 1] == ')' && (p = strstr(text, " (")) != NULL) {
 		/* the file part is the last " (...)" */
-		while ((n = (size_t)(p - text), p = strstr(p + 2, " (")) != NULL)
-			;
+		for (;;) {
+			const char *next = strstr(p + 2, " (");
+
+			if (!next)
+				break;
+			p = next;
+		}
+		n = (size_t)(p - text);
 		paren = text + n;
 		head = n;
 	}

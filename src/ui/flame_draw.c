@@ -80,20 +80,24 @@ static uint64_t fv_other(struct ui *ui, uint32_t node)
 		    !calltree_path_has(&fv->ct, node, st, &ops))
 			continue;
 		if (!filt) {
-			if (want_w)
+			if (want_w) {
 				v = stack_weight(ui->t, st, &d);
-			else
-				v = st->total, d = stack_delta(ui->t, st);
+			} else {
+				v = st->total;
+				d = stack_delta(ui->t, st);
+			}
 			sum += ui->delta ? d : v;
 			continue;
 		}
 		for (a = st->attrs; a; a = a->next) {
 			if (!rank_attr_passes(&ui->rank, a))
 				continue;
-			if (want_w)
+			if (want_w) {
 				v = stack_attr_weight(ui->t, a, &d);
-			else
-				v = a->total, d = stack_attr_delta(ui->t, a);
+			} else {
+				v = a->total;
+				d = stack_attr_delta(ui->t, a);
+			}
 			sum += ui->delta ? d : v;
 		}
 	}

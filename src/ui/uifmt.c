@@ -451,8 +451,10 @@ int uifmt_spark(char *buf, size_t size, const uint64_t *v, int n, int width, boo
 
 	if (size)
 		buf[0] = '\0';
-	if (n > width)
-		v += n - width, n = width;
+	if (n > width) {
+		v += n - width;
+		n = width;
+	}
 	for (i = 0; i < n; i++)
 		max = v[i] > max ? v[i] : max;
 	for (i = 0; i < n; i++) {
