@@ -106,6 +106,10 @@ int ringbuf_page_init(struct ringbuf_page *pg, const void *buf, size_t len,
  */
 int ringbuf_page_next(struct ringbuf_page *pg, struct ringbuf_event *ret);
 
+/**
+ * ringbuf_swapped() - whether the trace's byte order is not this machine's
+ * @l: layout
+ */
 static inline int ringbuf_swapped(const struct ringbuf_layout *l)
 {
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -107,6 +107,7 @@ struct trend_slot {
 	uint32_t hits[STACK_TREND];
 };
 
+/* bytes of one trend slot of @t (with its weights in a weighted table) */
 static inline size_t trend_slot_bytes(const struct stack_table *t)
 {
 	return sizeof(struct trend_slot) + (t->weighted ? sizeof(*t->trend_w) : 0);
@@ -130,6 +131,7 @@ struct whist {
 	uint32_t b[HIST_BUCKETS];
 };
 
+/* every byte @t holds: the struct, stacks, records, hash slots, lists, trends */
 static inline size_t table_bytes(const struct stack_table *t)
 {
 	return sizeof(*t) + t->stacks.bytes + t->attrs.bytes + t->nslots * sizeof(*t->slots) +
@@ -152,27 +154,32 @@ static inline bool table_fits(const struct stack_table *t, size_t more, size_t c
 	return cap == SIZE_MAX || (now <= cap && more <= cap - now);
 }
 
+/* bytes of a stack of @depth frames, rounded up to 8 (its weights follow) */
 static inline size_t stack_size(unsigned int depth)
 {
 	return (sizeof(struct stack) + depth * sizeof(uint64_t) + 7) & ~(size_t)7;
 }
 
+/* bytes of a stack of @depth frames in @t: with its wcount and whist when weighted */
 static inline size_t stack_bytes(const struct stack_table *t, unsigned int depth)
 {
 	return stack_size(depth) + (t->weighted ? sizeof(struct wcount) + sizeof(struct whist) : 0);
 }
 
+/* bytes of a breakdown record in @t: with its wcount when weighted */
 static inline size_t attr_bytes(const struct stack_table *t)
 {
 	return ((sizeof(struct stack_attr) + 7) & ~(size_t)7) +
 	       (t->weighted ? sizeof(struct wcount) : 0);
 }
 
+/* the weight counters of @s (weighted tables only): right after its frames */
 static inline struct wcount *stack_wc(const struct stack *s)
 {
 	return (struct wcount *)(void *)((unsigned char *)s + stack_size(s->depth));
 }
 
+/* the histogram of @s's single weights (weighted tables only): after its wcount */
 static inline struct whist *stack_wh(const struct stack *s)
 {
 	return (struct whist *)(void *)((unsigned char *)s + stack_size(s->depth) +
@@ -188,6 +195,7 @@ static inline void whist_add(struct whist *h, unsigned int scale, uint64_t v, ui
 	*c = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
 }
 
+/* the weight counters of record @a (weighted tables only): right after it */
 static inline struct wcount *attr_wc(const struct stack_attr *a)
 {
 	return (struct wcount *)(void *)((unsigned char *)a +
@@ -205,6 +213,7 @@ static inline void wc_bump(struct wcount *w, uint32_t epoch, uint32_t now, uint6
 	w->total += n;
 }
 
+/* the weight of the last closed interval, @epoch being @w's and @now the table's */
 static inline uint64_t wc_delta(const struct wcount *w, uint32_t epoch, uint32_t now)
 {
 	if (epoch == now)
@@ -215,6 +224,7 @@ static inline uint64_t wc_delta(const struct wcount *w, uint32_t epoch, uint32_t
 }
 
 
+/* the hash of a record's key: its stack (by address), event, cpu, pid and origin */
 static inline uint32_t attr_hash(const struct stack *s, unsigned int event, unsigned int cpu,
 				 int pid, unsigned int origin)
 {

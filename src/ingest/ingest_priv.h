@@ -202,6 +202,7 @@ static inline void size_id(struct ingest *ing, const struct stack *st)
 	ing->st.alt_bytes += ing->full_cost[st->depth];
 }
 
+/* whether @x is one of the @n values of @v */
 static inline bool in_list(const int *v, int n, int x)
 {
 	int i;
@@ -212,6 +213,7 @@ static inline bool in_list(const int *v, int n, int x)
 	return false;
 }
 
+/* whether a record of @pid counts: not stacktop's own, and one of -p's tids or tgids */
 static inline bool pid_wanted(struct ingest *ing, int pid)
 {
 	int tgid;
@@ -234,6 +236,7 @@ static inline bool pid_wanted(struct ingest *ing, int pid)
 	return ing->memo_wanted;
 }
 
+/* the newest event waiting on @c for its stack into @ret, taken off; false when none */
 static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c,
 				struct waiting *ret)
 {
@@ -247,6 +250,7 @@ static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c,
 	return true;
 }
 
+/* an event of @pid waits on @c for its stack (full: the oldest is forgotten) */
 static inline void push_waiting(struct cpu_state *c, uint16_t event, int pid, uint8_t kind)
 {
 	if (c->n == WAIT_MAX) {
@@ -278,6 +282,7 @@ static inline bool take_early(struct cpu_state *c, int depth)
 	return ok;
 }
 
+/* a field of @size bytes at @p in the trace's byte order, sign-extended when @sgn */
 static inline uint64_t read_field(const struct ringbuf_layout *l, const unsigned char *p, uint32_t size,
 			   bool sgn)
 {
@@ -318,6 +323,7 @@ struct omark *ingest_offcpu_mark(struct ingest *ing, int32_t pid, uint64_t ts, u
 void ingest_offcpu_out(struct ingest *ing, struct stack *st, const struct waiting *w,
 		       unsigned int cpu);
 
+/* @w's event counted under @st: a hit, a weighted hit, or an off-CPU switch-out */
 static inline void count(struct ingest *ing, struct stack *st, const struct waiting *w,
 			 unsigned int cpu)
 {

@@ -110,6 +110,12 @@ int jr_parse_hex(const char *s, uint64_t *ret);
 /* room for @need elements of @elem bytes in *@arr (capacity *@cap) */
 int jr_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/*
+ * An array of at most @max strings (JSON member @name, for the messages):
+ * each cleaned, into *@ret (NULL-terminated, owned by the caller, freed
+ * string by string then itself also on error) and their count *@ret_n.
+ * Return: 0, -EBADMSG (said with jr_fail()) or -ENOMEM.
+ */
 int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int *ret_n,
 		     const char *name);
 

@@ -130,7 +130,9 @@ void pu_retry(struct perf_user *pu);
 
 /* perf_user_maps.c: perfsamp's callbacks that change the maps (@ctx: struct perf_user) */
 void pu_on_mmap(void *ctx, const struct perfsamp_mmap *m);
+/* perf_user_maps.c: a COMM record: on exec, @pid's maps start again (MMAP2 records follow) */
 void pu_on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+/* perf_user_maps.c: a FORK or EXIT record of @tid: a process's table made or marked ended */
 void pu_on_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
 		uint64_t time);
 /* perf_user_maps.c: struct perf_user_cfg @maps_for: the table of @pid, its identity */

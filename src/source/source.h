@@ -216,10 +216,13 @@ size_t perf_user_memory(const struct source *src);
  * command line chose one); free() drops the shared state.
  */
 void replay_json_finish(struct source_ctx *c, unsigned int *ret_depth, bool *ret_func);
+/* drops what replay_json_finish() and the snapshot sources shared (@c stays) */
 void replay_json_free(struct source_ctx *c);
 /* the origins and the view of the snapshots read (session_norigins() etc.) */
 unsigned int replay_json_norigins(const struct source_ctx *c);
+/* the name of origin @idx (a file the snapshots came from), "?" past the last */
 const char *replay_json_origin(const struct source_ctx *c, unsigned int idx);
+/* the view the snapshots were written with into @ret; false when none said one */
 bool replay_json_view(const struct source_ctx *c, struct session_view *ret);
 
 #endif /* STACKTOP_SOURCE_H */

@@ -60,13 +60,20 @@ struct rd {
 };
 
 /* uelf.c */
+/* @n more bytes held against @a's budget; -E2BIG past it */
 int uelf_take(struct acct *a, size_t n);
+/* @n bytes taken with uelf_take() given back to @a */
 void uelf_give(struct acct *a, size_t n);
 void *uelf_src_get(struct rd *r, uint64_t off, size_t len, int *err);
+/* a buffer uelf_src_get() gave (@len bytes; NULL is fine) freed and given back */
 void uelf_src_put(struct rd *r, void *b, size_t len);
+/* @r reads ELF file @src: its headers, program and section tables checked; 0 or -errno */
 int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a);
+/* what uelf_rd_open() holds freed (not @r itself) */
 void uelf_rd_free(struct rd *r);
+/* the index of @r's first section of @type (and @name, unless NULL), -1 when none */
 int uelf_find_sec(const struct rd *r, uint32_t type, const char *name);
+/* the GNU build-id of @r into @bid (at most @max bytes): its length, or -ENOENT */
 int uelf_rd_buildid(struct rd *r, uint8_t *bid, size_t max);
 int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx);
 

@@ -152,10 +152,15 @@ struct usym {
 };
 
 /* usym.c */
+/* the value of @key in @m, UINT32_MAX when absent */
 uint32_t u64map_get(const struct u64map *m, uint64_t key);
+/* @key -> @val in @m (replacing an old value); 0 or -ENOMEM */
 int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+/* @m twice as large (256 slots at first), every key rehashed; 0 or -ENOMEM */
 int u64map_grow(struct u64map *m);
+/* the slots of @m freed (@m itself stays, empty) */
 void u64map_free(struct u64map *m);
+/* room for @need elements of @elem bytes in *@arr (capacity *@cap, doubled); 0 or -ENOMEM */
 int usym_grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
 size_t usym_names_max(const struct usym *u);
@@ -167,16 +172,27 @@ int usym_text_format(const char *text, char *buf, size_t size, bool offset, bool
 uint64_t usym_text_start(struct usym *u, const struct utok *t, uint64_t ip);
 
 /* usym_file.c */
+/* the index of @m's file in @u (opened once, as @tgid sees it), UINT32_MAX when refused */
 uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
 uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
+/*
+ * the symbol at offset @off of file @fi: a strdup()ed name, its offset in
+ * *@ret_symoff; NULL when none
+ */
 char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_symoff);
+/* the path of file @fi (owned by @u) */
 const char *usym_file_path(const struct usym *u, uint32_t fi);
+/* every file of @u closed and freed */
 void usym_files_free(struct usym *u);
 
 /* usym_perf.c */
+/* @pr's /tmp/perf-PID.map read on from where it was, once an interval (its owner's only) */
 void perf_refresh(struct usym *u, struct uproc *pr);
+/* the perf map entry (/tmp/perf-PID.map) holding @addr in @pr, NULL when none */
 const struct perfsym *perf_find(struct uproc *pr, uint64_t addr);
+/* the name of @ps (owned by @pr's perf map) */
 const char *perf_name(const struct uproc *pr, const struct perfsym *ps);
+/* @pr's perf map freed, its bytes taken off @u's count */
 void perf_free(struct usym *u, struct uproc *pr);
 
 /* usym_proc.c */
