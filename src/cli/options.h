@@ -5,8 +5,8 @@
  * lines of --help, the tag lines of the man page's OPTIONS section
  * (tests/check-options-man.sh compares them) and the bash completion
  * (completion/stacktop asks `stacktop --print-options=complete`). Adding
- * an option is one entry here, its case in main.c's parser, and its entry
- * in the man page.
+ * an option is one entry here, its case in args.c's parser (args_parse()),
+ * and its entry in the man page.
  */
 #ifndef STACKTOP_CLI_OPTIONS_H
 #define STACKTOP_CLI_OPTIONS_H

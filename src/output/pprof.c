@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * export_pprof.c - the pprof profile (profile.proto, gzip'd), hand-encoded.
+ * pprof.c - the pprof profile (profile.proto, gzip'd), hand-encoded.
  *
  * The few messages pprof needs are written directly as protobuf: varints
  * and length-delimited fields, nested messages encoded into their own

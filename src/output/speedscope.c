@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * export_speedscope.c - a speedscope file (https://www.speedscope.app/
+ * speedscope.c - a speedscope file (https://www.speedscope.app/
  * file-format-schema.json): frames shared by function, one "sampled"
  * profile per event, samples root first, weights the hit counts.
  */

@@ -5,7 +5,8 @@
  * Every key binding lives in ui_keys[] (keys.c): the dispatcher looks keys
  * up there, the help screen and ui_print_keys() print it, and the man page's
  * KEYS section is generated from it (keys_print_man(), checked by
- * tests/tui/check-keys-man.sh). Adding a key means adding one line there.
+ * tests/tui/check-keys-man.sh). Adding a key means adding one entry there;
+ * a new action, its ACT_ value below and its handler in actions.c's table.
  */
 #ifndef STACKTOP_UI_KEYS_H
 #define STACKTOP_UI_KEYS_H
