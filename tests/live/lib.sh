@@ -1,30 +1,16 @@
 # Shared helpers of the live tests (sourced). They run the real stacktop
 # against the real kernel: root and tracefs are required; without them a test
-# exits 77 (skipped) and says why.
-set -u
+# exits 77 (skipped) and says why. fail, skip, tfs_snapshot, wait_for,
+# ms_now: tests/lib/common.sh.
+. "$(dirname "$0")/../lib/common.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
+need_stacktop
+need_root "live tests"
+
+T=$(tfs_root) || {
+	T=/sys/kernel/tracing
+	mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
 }
-
-skip() {
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
-[ -n "${STACKTOP:-}" ] || STACKTOP=$(cd "$(dirname "$0")/../.." && pwd)/build/stacktop
-[ -x "$STACKTOP" ] || fail "no stacktop binary at $STACKTOP"
-[ "$(id -u)" = 0 ] || skip "live tests need root"
-
-T=/sys/kernel/tracing
-if ! grep -qs " $T tracefs " /proc/mounts; then
-	if grep -qs " /sys/kernel/debug/tracing tracefs " /proc/mounts; then
-		T=/sys/kernel/debug/tracing
-	else
-		mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
-	fi
-fi
 [ -d "$T/instances" ] || skip "tracefs without instances"
 
 WORK=$(mktemp -d /tmp/stacktop-live.XXXXXX)
@@ -33,10 +19,8 @@ EXTRA_PIDS= # more processes a test started (killed by pid at exit)
 
 cleanup() {
 	# end only what this test started, by pid
-	for p in $WORKLOAD_PID $EXTRA_PIDS; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	# shellcheck disable=SC2086 # one pid a word
+	end_pids $WORKLOAD_PID $EXTRA_PIDS
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -58,42 +42,20 @@ record_sched_switch() {
 		{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
 }
 
-# A workload that context-switches: sleeps in a loop.
+# A workload that context-switches: sleeps in a loop (ended at exit).
 start_workload() {
-	( while :; do sleep 0.01; done ) &
-	WORKLOAD_PID=$!
+	start_sleeper
+	WORKLOAD_PID=$SLEEPER_PID
 }
 
-# The top-level state stacktop must leave as it found it.
+# snapshot FILE: the top-level state stacktop must leave as it found it
 snapshot() {
-	{
-		for f in "$T"/options/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done
-		printf 'tracing_on=%s\n' "$(cat "$T/tracing_on")"
-		printf 'current_tracer=%s\n' "$(cat "$T/current_tracer")"
-		printf 'buffer_size_kb=%s\n' "$(cat "$T/buffer_size_kb")"
-		echo "set_event:"; cat "$T/set_event"
-	} > "$1"
-}
-
-# wait until a file contains a pattern (bounded)
-wait_for() {
-	file=$1 pat=$2 tries=${3:-100}
-	while [ "$tries" -gt 0 ]; do
-		grep -q -- "$pat" "$file" 2>/dev/null && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
+	tfs_snapshot "$T" "$1"
 }
 
 no_instance_of() {
 	[ ! -e "$T/instances/stacktop.$1" ] || fail "instance stacktop.$1 left behind"
 	[ ! -e "/run/stacktop/$1.journal" ] || fail "journal of $1 left behind"
-}
-
-# milliseconds of a monotonic-enough clock (date's nanoseconds)
-ms_now() {
-	echo $(($(date +%s%N) / 1000000))
 }
 
 # guardian_of PID: the pid of stacktop PID's guardian process (kernel/guard.h)

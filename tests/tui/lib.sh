@@ -5,8 +5,8 @@
 # timeout, and fails printing the pane. Each test uses its own tmux socket
 # (stacktop-test-<pid>) and kills only that server, and ends only the
 # processes it started, by pid. Exit 77 (skip) only when tmux or root is
-# missing.
-set -u
+# missing. fail, skip, tfs_root, tfs_snapshot: tests/lib/common.sh.
+. "$(dirname "$0")/../lib/common.sh"
 
 TUI_SOCK="stacktop-test-$$"
 TUI_WORK=$(mktemp -d /tmp/stacktop-tui.XXXXXX)
@@ -21,16 +21,11 @@ tui_dump() {
 	fi
 }
 
-fail() {
-	echo "FAIL: $*" >&2
-	tui_dump "at failure" >&2
-	exit 1
+# fail() prints the pane after its message
+tui_dump_failure() {
+	tui_dump "at failure"
 }
-
-skip() {
-	echo "SKIP: $*" >&2
-	exit 77
-}
+COMMON_FAIL_HOOK=tui_dump_failure
 
 say() {
 	echo "== $*"
@@ -38,19 +33,16 @@ say() {
 
 tui_cleanup() {
 	[ "$TUI_UP" = 1 ] && tmux -L "$TUI_SOCK" kill-server 2>/dev/null
-	for p in $TUI_PIDS; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	# shellcheck disable=SC2086 # one pid a word
+	end_pids $TUI_PIDS
 	rm -rf "$TUI_WORK"
 }
 trap tui_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed"
-[ "$(id -u)" = 0 ] || skip "tui tests need root (stacktop traces the kernel)"
-[ -n "${STACKTOP:-}" ] || STACKTOP=$(cd "$(dirname "$0")/../.." && pwd)/build/stacktop
-[ -x "$STACKTOP" ] || fail "no stacktop binary at $STACKTOP (set STACKTOP)"
+need_root "tui tests (stacktop traces the kernel)"
+need_stacktop
 
 TM() {
 	tmux -L "$TUI_SOCK" "$@"
@@ -271,28 +263,6 @@ tui_quit_restored() {
 	return 0
 }
 
-# ---- tracefs state -------------------------------------------------------
-
-tfs_root() {
-	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		grep -qs " $t tracefs " /proc/mounts && { echo "$t"; return 0; }
-	done
-	return 1
-}
-
-# tfs_snapshot ROOT FILE: the top-level state stacktop must leave as it found it
-tfs_snapshot() {
-	{
-		for f in "$1"/options/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done
-		printf 'tracing_on=%s\n' "$(cat "$1/tracing_on")"
-		printf 'current_tracer=%s\n' "$(cat "$1/current_tracer")"
-		# "7 (expanded: 1408)" until the buffer is first used: the same size
-		printf 'buffer_size_kb=%s\n' "$(sed 's/^[0-9]* (expanded: \([0-9]*\))$/\1/' "$1/buffer_size_kb")"
-		echo "set_event:"
-		cat "$1/set_event"
-	} > "$2"
-}
-
 # tui_app_pid: pid of the stacktop running in the pane (by its name: the
 # shell runs `clear` first, a child of the pane's shell too for a moment)
 tui_app_pid() {
@@ -312,6 +282,6 @@ tui_app_pid() {
 
 # a workload that context-switches (its pid is ended by the cleanup)
 start_workload() {
-	( while :; do sleep 0.01; done ) > /dev/null 2>&1 &
-	TUI_PIDS="$TUI_PIDS $!"
+	start_sleeper
+	TUI_PIDS="$TUI_PIDS $SLEEPER_PID"
 }
