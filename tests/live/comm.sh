@@ -18,13 +18,26 @@ EXTRA_PIDS="$EXTRA_PIDS $!"
 sh -c 'while :; do /bin/true; sleep 0.005; done' &
 EXTRA_PIDS="$EXTRA_PIDS $!"
 
-# the injected lines are in saved_cmdlines (recorded while something traces)
+# The injected lines reach saved_cmdlines while something traces
+# sched_switch (stacktop's own instance does; the kernel records a task's
+# name at each of its switches, the evil ones 100 times a second). What the
+# kernel holds is read every 50 ms while stacktop runs, as stacktop reads
+# it: a later read can find them evicted by other pids (a busy host) or
+# never recorded (options/record-cmd off), and the test would test nothing.
+( while :; do grep -a -E "^($target|15) EVILCO" "$T/saved_cmdlines"; sleep 0.05; done ) \
+	> "$WORK/seen" 2>/dev/null &
+SEEN_PID=$!
+EXTRA_PIDS="$EXTRA_PIDS $SEEN_PID"
 "$STACKTOP" -b -n 3 -d 0.5 --top 1000 --expand 0 > "$WORK/text" 2>&1 ||
 	fail "stacktop failed"
 "$STACKTOP" -b -n 2 -d 0.5 --top 1000 --json > "$WORK/json" 2>&1 ||
 	fail "stacktop --json failed"
-grep -c 'EVILCO' /sys/kernel/tracing/saved_cmdlines > /dev/null ||
-	echo "note: saved_cmdlines holds no injected line right now"
+end_pids "$SEEN_PID"
+[ -s "$WORK/seen" ] ||
+	skip "the injected names never reached saved_cmdlines while stacktop ran" \
+		"(options/record-cmd $(cat "$T/options/record-cmd" 2>/dev/null)," \
+		"saved_cmdlines_size $(cat "$T/saved_cmdlines_size" 2>/dev/null)): nothing to test"
+echo "saved_cmdlines held an injected line $(wc -l < "$WORK/seen") times while stacktop ran"
 
 if grep -E "^ +[0-9]+ " "$WORK/text" | grep -Eq "EVILCO[^ ]*/($target|15) "; then
 	grep EVILCO "$WORK/text"
