@@ -8,6 +8,8 @@
 
 #include "core/hmap.h"
 
+#define HMAP_MIN_SLOTS 64 /* the first allocation */
+
 static inline uint64_t hmap_hash(uint64_t k)
 {
 	/* splitmix64 finaliser */
@@ -24,6 +26,11 @@ uint64_t hmap_mix(uint64_t h, uint64_t v)
 	uint64_t r = hmap_hash(h ^ hmap_hash(v + 0x9e3779b97f4a7c15ULL));
 
 	return r ? r : 1;
+}
+
+uint64_t hmap_chain(uint64_t key)
+{
+	return hmap_mix(key, 1);
 }
 
 void hmap_init(struct hmap *m)
@@ -51,9 +58,37 @@ size_t hmap_len(const struct hmap *m)
 	return m->len + (m->has_zero ? 1 : 0);
 }
 
+/* the slots double when they would be more than 3/4 full */
+static bool hmap_full(const struct hmap *m)
+{
+	return (m->len + 1) * 4 > m->cap * 3;
+}
+
+size_t hmap_bytes(const struct hmap *m)
+{
+	return m->cap * (sizeof(*m->keys) + sizeof(*m->vals));
+}
+
+size_t hmap_grow_bytes(const struct hmap *m)
+{
+	if (!hmap_full(m))
+		return 0;
+	return (m->cap ? m->cap : HMAP_MIN_SLOTS) * (sizeof(*m->keys) + sizeof(*m->vals));
+}
+
+/* the slot of @key, or of the free slot where it goes (the map has slots) */
+static size_t hmap_find(const struct hmap *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i;
+
+	for (i = hmap_hash(key) & mask; m->keys[i] && m->keys[i] != key; i = (i + 1) & mask)
+		;
+	return i;
+}
+
 bool hmap_get(const struct hmap *m, uint64_t key, uint64_t *ret)
 {
-	size_t i, mask;
+	size_t i;
 
 	if (!key) {
 		if (m->has_zero && ret)
@@ -62,15 +97,12 @@ bool hmap_get(const struct hmap *m, uint64_t key, uint64_t *ret)
 	}
 	if (!m->cap)
 		return false;
-	mask = m->cap - 1;
-	for (i = hmap_hash(key) & mask; m->keys[i]; i = (i + 1) & mask) {
-		if (m->keys[i] == key) {
-			if (ret)
-				*ret = m->vals[i];
-			return true;
-		}
-	}
-	return false;
+	i = hmap_find(m, key);
+	if (!m->keys[i])
+		return false;
+	if (ret)
+		*ret = m->vals[i];
+	return true;
 }
 
 static void hmap_place(uint64_t *keys, uint64_t *vals, size_t cap, uint64_t key, uint64_t val)
@@ -85,9 +117,11 @@ static void hmap_place(uint64_t *keys, uint64_t *vals, size_t cap, uint64_t key,
 
 static int hmap_grow(struct hmap *m)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64, i;
+	size_t cap = m->cap ? m->cap * 2 : HMAP_MIN_SLOTS, i;
 	uint64_t *keys, *vals;
 
+	if (cap > SIZE_MAX / sizeof(*keys))
+		return -ENOMEM;
 	keys = calloc(cap, sizeof(*keys));
 	vals = malloc(cap * sizeof(*vals));
 	if (!keys || !vals) {
@@ -106,27 +140,46 @@ static int hmap_grow(struct hmap *m)
 	return 0;
 }
 
-int hmap_put(struct hmap *m, uint64_t key, uint64_t val)
+uint64_t *hmap_slot(struct hmap *m, uint64_t key, bool *ret_new)
 {
-	size_t mask, i;
+	size_t i = 0;
 
 	if (!key) {
+		if (ret_new)
+			*ret_new = !m->has_zero;
+		if (!m->has_zero)
+			m->zero_val = 0;
 		m->has_zero = true;
-		m->zero_val = val;
-		return 0;
+		return &m->zero_val;
 	}
-	if ((m->len + 1) * 4 > m->cap * 3 && hmap_grow(m))
-		return -ENOMEM;
-	mask = m->cap - 1;
-	for (i = hmap_hash(key) & mask; m->keys[i]; i = (i + 1) & mask) {
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return 0;
+	if (m->cap) {
+		i = hmap_find(m, key);
+		if (m->keys[i]) {
+			if (ret_new)
+				*ret_new = false;
+			return &m->vals[i];
 		}
 	}
+	if (hmap_full(m)) {
+		if (hmap_grow(m))
+			return NULL;
+		i = hmap_find(m, key);
+	}
 	m->keys[i] = key;
-	m->vals[i] = val;
+	m->vals[i] = 0;
 	m->len++;
+	if (ret_new)
+		*ret_new = true;
+	return &m->vals[i];
+}
+
+int hmap_put(struct hmap *m, uint64_t key, uint64_t val)
+{
+	uint64_t *v = hmap_slot(m, key, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	*v = val;
 	return 0;
 }
 
