@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/calltree.h"
 #include "core/mix64.h"
 
@@ -101,15 +102,8 @@ static uint32_t child_of(struct calltree *ct, uint32_t parent, uint64_t sym, uin
 		return id;
 	if (ct->nnodes >= CALLTREE_MAX_NODES)
 		return CALLTREE_NONE;
-	if (ct->nnodes == ct->ncap) {
-		size_t cap = ct->ncap ? ct->ncap * 2 : 4096;
-		struct calltree_node *nodes = realloc(ct->nodes, cap * sizeof(*nodes));
-
-		if (!nodes)
-			return CALLTREE_NONE;
-		ct->nodes = nodes;
-		ct->ncap = cap;
-	}
+	if (ARRAY_GROW(ct->nodes, ct->ncap, ct->nnodes + 1) < 0)
+		return CALLTREE_NONE;
 	id = (uint32_t)ct->nnodes;
 	if (key && hmap_put(&ct->index, key, id) < 0)
 		return CALLTREE_NONE;
@@ -156,15 +150,9 @@ static int sort_children(struct calltree *ct)
 
 		if (n->nchild < 2)
 			continue;
-		if (n->nchild > cap) {
-			struct sort_ent *t = realloc(tmp, n->nchild * sizeof(*t));
-
-			if (!t) {
-				free(tmp);
-				return -ENOMEM;
-			}
-			tmp = t;
-			cap = n->nchild;
+		if (ARRAY_GROW(tmp, cap, n->nchild) < 0) {
+			free(tmp);
+			return -ENOMEM;
 		}
 		for (c = n->first_child; c != CALLTREE_NONE && k < n->nchild;
 		     c = ct->nodes[c].next_sibling) {

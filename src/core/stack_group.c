@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mix64.h"
+#include "core/array.h"
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
 
@@ -161,15 +161,9 @@ int stack_table_group(struct stack_table *dst, const struct stack_table *src,
 	}
 	dst->weighted = src->weighted;
 	/* the groups' records keep the folded pids: their names too */
-	if (src->nfcomm > dst->fcomm_cap) {
-		char (*n)[FOLD_COMM] = realloc(dst->fcomm, src->nfcomm * sizeof(*n));
-
-		if (!n) {
-			free(g);
-			return -ENOMEM;
-		}
-		dst->fcomm = n;
-		dst->fcomm_cap = src->nfcomm;
+	if (ARRAY_GROW(dst->fcomm, dst->fcomm_cap, src->nfcomm) < 0) {
+		free(g);
+		return -ENOMEM;
 	}
 	if (src->nfcomm)
 		memcpy(dst->fcomm, src->fcomm, src->nfcomm * sizeof(*dst->fcomm));

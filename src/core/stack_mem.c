@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/mix64.h"
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
@@ -56,18 +57,9 @@ static int fold_pid(struct stack_table *t, const char *comm)
 	for (i = 0; i < t->nfcomm; i++)
 		if (!strncmp(t->fcomm[i], comm, FOLD_COMM - 1))
 			return STACK_PID_FOLDED - (int)i;
-	if (t->nfcomm == t->fcomm_cap) {
-		size_t cap = t->fcomm_cap ? t->fcomm_cap * 2 : 64;
-		char (*n)[FOLD_COMM];
-
-		if (cap > 1u << 20)
-			return 0; /* a million names: keep the pids */
-		n = realloc(t->fcomm, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		t->fcomm = n;
-		t->fcomm_cap = cap;
-	}
+	/* past a million names the pids are kept */
+	if (t->nfcomm >= 1u << 20 || ARRAY_GROW(t->fcomm, t->fcomm_cap, t->nfcomm + 1) < 0)
+		return 0;
 	snprintf(t->fcomm[t->nfcomm], FOLD_COMM, "%s", comm);
 	return STACK_PID_FOLDED - (int)t->nfcomm++;
 }
@@ -263,16 +255,9 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 					folded++;
 					continue;
 				}
-				if (nkeep == capkeep) {
-					size_t nc = capkeep ? capkeep * 2 : 64;
-					struct stack_attr **nb = realloc(keep, nc * sizeof(*nb));
-
-					if (!nb) {
-						r = -ENOMEM;
-						break;
-					}
-					keep = nb;
-					capkeep = nc;
+				if (ARRAY_GROW(keep, capkeep, nkeep + 1) < 0) {
+					r = -ENOMEM;
+					break;
 				}
 				if (a->pid != fpid)
 					folded++;

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/ujoin.h"
 
 #define NIL UINT32_MAX
@@ -101,9 +102,9 @@ struct ujoin {
 	uint64_t hold_from;     /* a sample held back is this old (UINT64_MAX: none) */
 	uint64_t floor;         /* both streams are complete up to here (ujoin_advance()) */
 	struct cpu_state *cpus;
-	uint32_t ncpus;
+	size_t ncpus;           /* entries of @cpus, all in use */
 	struct ev_order *order;
-	uint32_t norder;
+	size_t norder;
 	struct recent recent[RECENT];
 	struct ujoin_stats st;
 };
@@ -257,19 +258,8 @@ static void entry_unlink(struct ujoin *j, uint32_t i)
 
 static struct cpu_state *cpu_get(struct ujoin *j, uint32_t cpu)
 {
-	if (cpu >= j->ncpus) {
-		uint32_t n = cpu + 1 > 2 * j->ncpus ? cpu + 1 : 2 * j->ncpus;
-		struct cpu_state *c;
-
-		if (n > 65536)
-			return NULL;
-		c = realloc(j->cpus, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		memset(c + j->ncpus, 0, (n - j->ncpus) * sizeof(*c));
-		j->cpus = c;
-		j->ncpus = n;
-	}
+	if (cpu >= j->ncpus && (cpu >= 65536 || ARRAY_GROW(j->cpus, j->ncpus, (size_t)cpu + 1) < 0))
+		return NULL;
 	return &j->cpus[cpu];
 }
 
@@ -277,16 +267,9 @@ static struct ev_order *order_of(struct ujoin *j, uint32_t event)
 {
 	static struct ev_order none; /* out of memory: records lead */
 
-	if (event >= j->norder) {
-		uint32_t n = event + 1 > 2 * j->norder ? event + 1 : 2 * j->norder;
-		struct ev_order *o;
-
-		if (n > 65536 || !(o = realloc(j->order, n * sizeof(*o))))
-			return &none;
-		memset(o + j->norder, 0, (n - j->norder) * sizeof(*o));
-		j->order = o;
-		j->norder = n;
-	}
+	if (event >= j->norder &&
+	    (event >= 65536 || ARRAY_GROW(j->order, j->norder, (size_t)event + 1) < 0))
+		return &none;
 	return &j->order[event];
 }
 

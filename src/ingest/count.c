@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/stack_table.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_priv.h"
@@ -105,17 +106,14 @@ void ingest_count_id(struct ingest *ing, uint32_t id, const struct waiting *w, u
 	q = &ing->queue[ing->nqueue];
 	q->nuser = 0;
 	if (nuser) {
-		if (ing->nupool + nuser > ing->cupool) {
-			uint32_t cap = ing->cupool ? ing->cupool * 2 : 1024;
-			uint64_t *np = realloc(ing->upool, cap * sizeof(*np));
+		size_t cap = ing->cupool; /* the queue bounds it far below 2^32 */
 
-			if (!np) {
-				ing->st.unresolved++;
-				return;
-			}
-			ing->upool = np;
-			ing->cupool = cap;
+		if (ing->nupool + nuser > cap &&
+		    ARRAY_GROW(ing->upool, cap, (size_t)ing->nupool + nuser) < 0) {
+			ing->st.unresolved++;
+			return;
 		}
+		ing->cupool = (uint32_t)cap;
 		memcpy(ing->upool + ing->nupool, user, nuser * sizeof(uint64_t));
 		q->uoff = ing->nupool;
 		q->nuser = (uint8_t)nuser;

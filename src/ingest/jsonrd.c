@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "ingest/jsonrd.h"
 
@@ -152,18 +153,8 @@ static int sput(struct json_rd *r, const char *b, size_t n, bool keep)
 	if (r->slen + n >= JSON_RD_STRING)
 		return jr_fail(r, -EBADMSG, "a string at byte %" PRIu64 " is longer than %u bytes",
 			    jr_off(r), JSON_RD_STRING);
-	if (r->slen + n + 1 > r->scap) {
-		size_t cap = r->scap ? r->scap * 2 : 256;
-		char *s;
-
-		while (cap < r->slen + n + 1)
-			cap *= 2;
-		s = realloc(r->s, cap);
-		if (!s)
-			return -ENOMEM;
-		r->s = s;
-		r->scap = cap;
-	}
+	if (r->slen + n + 1 > r->scap && ARRAY_GROW(r->s, r->scap, r->slen + n + 1) < 0)
+		return -ENOMEM;
 	memcpy(r->s + r->slen, b, n);
 	r->slen += n;
 	r->s[r->slen] = '\0';
@@ -603,24 +594,6 @@ int jr_parse_hex(const char *s, uint64_t *ret)
 	return 0;
 }
 
-int jr_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	p = realloc(*arr, nc * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int *ret_n,
 		     const char *name)
 {
@@ -645,7 +618,7 @@ int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int 
 		e = jr_string(r, true);
 		if (e)
 			return e;
-		if (jr_grow((void **)ret, &cap, i + 1, sizeof(char *)) < 0)
+		if (ARRAY_GROW(*ret, cap, i + 1) < 0)
 			return -ENOMEM;
 		(*ret)[i] = jr_dup_clean(r);
 		if (!(*ret)[i])

@@ -107,9 +107,6 @@ int jr_copy_clean(struct json_rd *r, char *dst, size_t size);
 /* "0x..." into @ret */
 int jr_parse_hex(const char *s, uint64_t *ret);
 
-/* room for @need elements of @elem bytes in *@arr (capacity *@cap) */
-int jr_grow(void **arr, size_t *cap, size_t need, size_t elem);
-
 /*
  * An array of at most @max strings (JSON member @name, for the messages):
  * each cleaned, into *@ret (NULL-terminated, owned by the caller, freed

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/stack_table.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_priv.h"
@@ -17,13 +18,11 @@
 int ingest_set_weight(struct ingest *ing, unsigned int event, const struct evfmt_field *fl)
 {
 	if (event >= ing->nwf) {
-		struct wfield *w = realloc(ing->wf, (event + 1) * sizeof(*w));
+		size_t n = ing->nwf; /* zeroed entries: events without a weight */
 
-		if (!w)
+		if (ARRAY_GROW(ing->wf, n, (size_t)event + 1) < 0)
 			return -ENOMEM;
-		memset(w + ing->nwf, 0, (event + 1 - ing->nwf) * sizeof(*w));
-		ing->wf = w;
-		ing->nwf = event + 1;
+		ing->nwf = (unsigned int)n;
 	}
 	ing->special = true;
 	ing->wf[event].off = fl ? fl->offset : 0;
@@ -202,15 +201,13 @@ struct omark *ingest_offcpu_mark(struct ingest *ing, int32_t pid, uint64_t ts, u
 		ing->off_last_ts = ts;
 	if (e->n == e->cap) {
 		if (e->cap < INGEST_OFFCPU_MARKS) {
-			uint32_t cap = e->cap ? e->cap * 2 : 4;
-			struct omark *m = realloc(e->m, cap * sizeof(*m));
+			size_t cap = e->cap;
 
-			if (!m) {
+			if (ARRAY_GROW(e->m, cap, (size_t)e->n + 1) < 0) {
 				ing->st.offcpu_dropped++;
 				return NULL;
 			}
-			e->m = m;
-			e->cap = cap;
+			e->cap = (uint32_t)cap;
 		} else if (!offcpu_settle_one(ing, e, true)) {
 			ing->st.offcpu_dropped++;
 			return NULL;

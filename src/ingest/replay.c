@@ -16,6 +16,7 @@
 
 #include <trace-cmd.h>
 
+#include "core/array.h"
 #include "ingest/ingest.h"
 #include "ingest/replay.h"
 
@@ -510,16 +511,8 @@ static int one(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *
 			c->backwards++; /* counted once: the CPU goes on from here */
 		c->prev[slot] = rec->ts;
 	}
-	if (c->nts == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 4096;
-		unsigned long long *n = realloc(c->ts, cap * sizeof(*n));
-
-		if (n) {
-			c->ts = n;
-			c->cap = cap;
-		}
-	}
-	if (c->nts < c->cap)
+	/* out of memory: the record still counts, its time is left out of span() */
+	if (c->nts < c->cap || ARRAY_GROW(c->ts, c->cap, c->nts + 1) == 0)
 		c->ts[c->nts++] = rec->ts;
 	ingest_record_at(c->ing, slot, (unsigned int)cpu, rec->data,
 			 rec->size > 0 ? (uint32_t)rec->size : 0, rec->missed_events, rec->ts);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "core/hist.h"
 #include "core/stack_table.h"
@@ -318,7 +319,7 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 				if (st->depth >= STACK_MAX_DEPTH)
 					return jr_fail(r, -EBADMSG, "%smore than %d frames", where,
 						    STACK_MAX_DEPTH);
-				if (jr_grow((void **)&st->ips, &cap, st->depth + 1, sizeof(*st->ips)) < 0)
+				if (ARRAY_GROW(st->ips, cap, st->depth + 1) < 0)
 					return -ENOMEM;
 				if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
 				    jr_parse_hex(r->s, &st->ips[st->depth]) < 0)
@@ -345,7 +346,7 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 				e = jr_string(r, true);
 				if (e)
 					return e;
-				if (jr_grow((void **)&st->syms, &cap, st->nsyms + 1, sizeof(*st->syms)) < 0)
+				if (ARRAY_GROW(st->syms, cap, st->nsyms + 1) < 0)
 					return -ENOMEM;
 				st->syms[st->nsyms] = jr_dup_clean(r);
 				if (!st->syms[st->nsyms])
@@ -361,7 +362,7 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 				return e;
 			cap = 0;
 			while ((e = jr_next_elem(r, &fe)) == 1) {
-				if (jr_grow((void **)&st->by, &cap, st->nby + 1, sizeof(*st->by)) < 0)
+				if (ARRAY_GROW(st->by, cap, st->nby + 1) < 0)
 					return -ENOMEM;
 				memset(&st->by[st->nby], 0, sizeof(*st->by));
 				st->nby++;
@@ -393,9 +394,8 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 				if (st->nuser >= STACK_MAX_DEPTH)
 					return jr_fail(r, -EBADMSG, "%smore than %d user frames", where,
 						    STACK_MAX_DEPTH);
-				if (jr_grow((void **)&st->uaddrs, &capu, st->nuser + 1,
-					 sizeof(*st->uaddrs)) < 0 ||
-				    jr_grow((void **)&st->usyms, &c2, st->nuser + 1, sizeof(*st->usyms)) < 0)
+				if (ARRAY_GROW(st->uaddrs, capu, st->nuser + 1) < 0 ||
+				    ARRAY_GROW(st->usyms, c2, st->nuser + 1) < 0)
 					return -ENOMEM;
 				st->nuser++;
 				e = parse_user_frame(r, st, st->nuser - 1, where);
@@ -562,7 +562,7 @@ static int collect(void *ctx, const struct snapshot *sn, struct snap_stack *st)
 	struct collect *c = ctx;
 
 	(void)sn;
-	if (jr_grow((void **)&c->sn->stacks, &c->cap, c->sn->nstacks + 1, sizeof(*st)) < 0)
+	if (ARRAY_GROW(c->sn->stacks, c->cap, c->sn->nstacks + 1) < 0)
 		return -ENOMEM;
 	c->sn->stacks[c->sn->nstacks++] = *st;
 	memset(st, 0, sizeof(*st)); /* moved */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "core/log.h"
 #include "kernel/pidfilter.h"
@@ -42,17 +43,11 @@ static char *pid_filter_list(struct trace *t)
 			n = 1;
 		}
 		for (j = 0; j < n; j++) {
-			if (cap - len < 16) {
-				char *nb = realloc(buf, cap * 2);
-
-				if (!nb) {
-					if (tids != &one)
-						free(tids);
-					free(buf);
-					return NULL;
-				}
-				buf = nb;
-				cap *= 2;
+			if (ARRAY_GROW(buf, cap, len + 16) < 0) {
+				if (tids != &one)
+					free(tids);
+				free(buf);
+				return NULL;
 			}
 			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
 		}

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "kernel/tfs.h"
 
 #define TRACEFS_MAGIC 0x74726163
@@ -224,7 +225,7 @@ static int tfs_parent(struct tfs *t, const char *rel, char *buf, size_t bufsz, c
 int tfs_read(struct tfs *t, const char *rel, char **ret_buf, size_t *ret_len)
 {
 	size_t cap = 4096, len = 0;
-	char *buf, *nbuf;
+	char *buf;
 	int fd, r = 0;
 
 	fd = tfs_open_file(t, rel, O_RDONLY);
@@ -238,18 +239,13 @@ int tfs_read(struct tfs *t, const char *rel, char **ret_buf, size_t *ret_len)
 	for (;;) {
 		ssize_t n;
 
-		if (cap - len < 2) {
-			if (cap > (256u << 20)) {
-				r = -EFBIG;
-				break;
-			}
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				r = -ENOMEM;
-				break;
-			}
-			buf = nbuf;
-			cap *= 2;
+		if (cap - len < 2 && cap > (256u << 20)) {
+			r = -EFBIG;
+			break;
+		}
+		if (ARRAY_GROW(buf, cap, len + 2) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "kernel/evfmt.h"
 #include "kernel/state.h"
@@ -119,6 +120,7 @@ int trace_list_dir(struct trace *t, const char *rel, char ***ret, int *ret_n)
 {
 	char **names = NULL;
 	struct dirent *de;
+	size_t cap = 0;
 	int fd, n = 0;
 	DIR *d;
 
@@ -131,14 +133,10 @@ int trace_list_dir(struct trace *t, const char *rel, char ***ret, int *ret_n)
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
-		char **nn;
-
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		nn = realloc(names, (size_t)(n + 1) * sizeof(*names));
-		if (!nn)
+		if (ARRAY_GROW(names, cap, (size_t)n + 1) < 0)
 			break;
-		names = nn;
 		names[n] = strdup(de->d_name);
 		if (names[n])
 			n++;

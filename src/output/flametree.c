@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "core/hmap.h"
 #include "core/stack_table.h"
@@ -103,17 +104,10 @@ static int name_intern(struct ftb *c, const char *label, const char *where, enum
 		}
 		h = hmap_mix(h, 1);
 	}
-	if (c->nnames == c->cnames) {
-		size_t nc = c->cnames ? c->cnames * 2 : 256;
-		struct flame_name *nn = realloc(c->names, nc * sizeof(*nn));
-
-		if (!nn)
-			return -ENOMEM;
-		c->names = nn;
-		c->cnames = nc;
-	}
 	if (c->nnames >= FT_NONE)
 		return -E2BIG;
+	if (ARRAY_GROW(c->names, c->cnames, c->nnames + 1) < 0)
+		return -ENOMEM;
 	n = &c->names[c->nnames];
 	n->label = strdup(label);
 	n->where = strdup(where);
@@ -291,12 +285,8 @@ static int stack_roots(struct ftb *c, const struct stack *sk, struct hroot **buf
 	const struct stack_attr *a;
 	size_t n = 0, i, m;
 
-	if (!*cap) {
-		*buf = malloc(16 * sizeof(**buf));
-		if (!*buf)
-			return -ENOMEM;
-		*cap = 16;
-	}
+	if (ARRAY_GROW(*buf, *cap, 1) < 0) /* the one root of a stack without records */
+		return -ENOMEM;
 	if (c->o->root == EXPORT_ROOT_NONE && !rank_filters_attrs(ro)) {
 		uint64_t wd = 0, wt = 0;
 
@@ -315,15 +305,8 @@ static int stack_roots(struct ftb *c, const struct stack *sk, struct hroot **buf
 		attr_counts(c, a, &h, &w);
 		if (!h && !w)
 			continue;
-		if (n == *cap) {
-			size_t nc = *cap * 2;
-			struct hroot *nb = realloc(*buf, nc * sizeof(*nb));
-
-			if (!nb)
-				return -ENOMEM;
-			*buf = nb;
-			*cap = nc;
-		}
+		if (ARRAY_GROW(*buf, *cap, n + 1) < 0)
+			return -ENOMEM;
 		(*buf)[n].comm[0] = '\0';
 		(*buf)[n].pid = 0;
 		if (c->o->root != EXPORT_ROOT_NONE) {
@@ -368,18 +351,10 @@ static int node_child(struct ftb *c, uint32_t parent, uint32_t name, uint32_t *r
 		*ret = (uint32_t)v;
 		return 0;
 	}
-	if (c->nnodes == c->cnodes) {
-		size_t nc = c->cnodes * 2;
-		struct hnode *nn;
-
-		if (nc > UINT32_MAX - 1)
-			return -E2BIG;
-		nn = realloc(c->nodes, nc * sizeof(*nn));
-		if (!nn)
-			return -ENOMEM;
-		c->nodes = nn;
-		c->cnodes = nc;
-	}
+	if (c->nnodes >= UINT32_MAX - 1)
+		return -E2BIG;
+	if (ARRAY_GROW(c->nodes, c->cnodes, c->nnodes + 1) < 0)
+		return -ENOMEM;
 	r = hmap_put(&c->index, key, c->nnodes);
 	if (r < 0)
 		return r;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "core/stack_table.h"
 #include "output/formats.h"
@@ -85,15 +86,8 @@ static int folded_roots(struct session *s, const struct stack *sk, const struct 
 			c = d;
 		if (!c || !export_attr_passes(&o->rank, a))
 			continue;
-		if (n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 16;
-			struct folded_root *nb = realloc(*buf, nc * sizeof(*nb));
-
-			if (!nb)
-				return -ENOMEM;
-			*buf = nb;
-			*cap = nc;
-		}
+		if (ARRAY_GROW(*buf, *cap, n + 1) < 0)
+			return -ENOMEM;
 		if (a->pid == -1)
 			snprintf((*buf)[n].comm, sizeof((*buf)[n].comm), "[unknown]");
 		else
@@ -142,15 +136,8 @@ static int fl_by_pos(const void *pa, const void *pb)
 
 static int fl_add(struct folded_line **v, size_t *n, size_t *cap, size_t off, uint64_t c)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct folded_line *nv = realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (ARRAY_GROW(*v, *cap, *n + 1) < 0)
+		return -ENOMEM;
 	(*v)[*n] = (struct folded_line){ off, c, *n };
 	(*n)++;
 	return 0;

@@ -87,24 +87,6 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-int usym_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * elem, 0, (c - *cap) * elem);
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 struct usym *usym_new(const char *proc)
 {
 	struct usym *u = calloc(1, sizeof(*u));

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/log.h"
 #include "core/mix64.h"
 #include "sym/uelf.h"
@@ -84,7 +85,7 @@ uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 		f->end = m->end;
 		return i;
 	}
-	if (usym_grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0)
+	if (ARRAY_GROW(u->files, u->cfiles, u->nfiles + 1) < 0)
 		return UINT32_MAX;
 	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
@@ -147,7 +148,7 @@ uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 			return (uint32_t)i;
 		}
 	}
-	if (usym_grow((void **)&u->files, &u->cfiles, u->nfiles + 1, sizeof(*u->files)) < 0) {
+	if (ARRAY_GROW(u->files, u->cfiles, u->nfiles + 1) < 0) {
 		free(img);
 		return UINT32_MAX;
 	}

@@ -160,8 +160,6 @@ int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 int u64map_grow(struct u64map *m);
 /* the slots of @m freed (@m itself stays, empty) */
 void u64map_free(struct u64map *m);
-/* room for @need elements of @elem bytes in *@arr (capacity *@cap, doubled); 0 or -ENOMEM */
-int usym_grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
 size_t usym_names_max(const struct usym *u);
 /* every cached name dropped (those read back stay): resolved again when shown */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "sym/usym_priv.h"
 
 #define USYM_MAPS_MAX  (16u << 20) /* a maps file larger than this is cut */
@@ -60,7 +61,7 @@ int usym_parse_maps(const char *text, struct usym_map **ret, size_t *ret_n)
 
 				while (*path == ' ' || *path == '\t')
 					path++;
-				if (usym_grow((void **)&m, &cap, n + 1, sizeof(*m)) < 0)
+				if (ARRAY_GROW(m, cap, n + 1) < 0)
 					goto oom;
 				m[n].start = start;
 				m[n].end = end;
@@ -265,7 +266,7 @@ uint32_t usym_proc_get(struct usym *u, uint32_t tgid)
 		}
 		known = proc_exe(u, tgid, &dev, &ino);
 	}
-	if (usym_grow((void **)&u->procs, &u->cprocs, u->nprocs + 1, sizeof(*u->procs)) < 0 ||
+	if (ARRAY_GROW(u->procs, u->cprocs, u->nprocs + 1) < 0 ||
 	    u64map_put(&u->procmap, tgid, (uint32_t)u->nprocs) < 0)
 		return i; /* UINT32_MAX at first sight */
 	pr = &u->procs[u->nprocs];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/format.h"
 #include "core/mix64.h"
 #include "sym/usym_priv.h"
@@ -97,7 +98,7 @@ uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const ch
 	}
 	if (u->ntoks >= 0xffffffffu - 1)
 		return 0;
-	if (usym_grow((void **)&u->toks, &u->ctoks, u->ntoks + 1, sizeof(*u->toks)) < 0)
+	if (ARRAY_GROW(u->toks, u->ctoks, u->ntoks + 1) < 0)
 		return 0;
 	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
 		return 0;
