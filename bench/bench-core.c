@@ -34,6 +34,8 @@
 #include "sym/ksym.h"
 #include "pagegen.h"
 #include "core/stack_table.h"
+#include "core/stack_mem.h"
+#include "core/rank.h"
 
 #define NPAGES 1024
 

@@ -26,8 +26,10 @@ and the rules checked are:
   3. no call runs from a lower layer to a higher one;
   4. no circle: the module graph (includes and calls) has no strongly
      connected component of two or more modules, inside a layer or across;
-  5. no .c file over MAX_LINES lines (ALLOW_LONG lists the exceptions, each
-     with its reason).
+  5. (a warning of --report only) no .c file over SOFT_LINES lines;
+  6. no header of a module is included by more than a quarter of the .c
+     files (UTILITY_HEADERS aside): a hub that half the tree includes
+     makes every change to it a rebuild and a review of everything.
 
 Without BUILDDIR only the source rules (1, 2, the include part of 4, 5)
 run. --report prints the numbers (circles, upward edges, long files) and
@@ -50,6 +52,10 @@ LAYERS = ["core", "sym", "kernel", "ingest", "source", "session", "output", "ui"
 # one concern per file, not a hard cap (issue 26: the 700-line cap was met
 # by splitting files, not concerns): --report warns past SOFT_LINES
 SOFT_LINES = 800
+
+# headers of small utilities every layer uses, exempt from rule 6
+UTILITY_HEADERS = {"core/format.h", "core/log.h", "core/array.h", "core/hmap.h"}
+HUB_SHARE = 0.25
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -290,7 +296,23 @@ def main(argv):
         if n > SOFT_LINES:
             long_files.append("%s: %d lines (one concern? past %d)" % (f, n, SOFT_LINES))
 
+    # rule 6: hubs
+    nc = sum(f.endswith(".c") for f in files)
+    users = defaultdict(set)
+    for f, lst in inc.items():
+        if f.endswith(".c"):
+            for line, name, to, named in lst:
+                if to is not None and to.endswith(".h"):
+                    users[to].add(f)
+    hubs = ["%s: included by %d of %d .c files (over %d%%: split it)" %
+            (h, len(u), nc, HUB_SHARE * 100)
+            for h, u in sorted(users.items(), key=lambda kv: -len(kv[1]))
+            if h not in UTILITY_HEADERS and len(u) > HUB_SHARE * nc and not prefixes]
+
     if report:
+        print("headers included by the most .c files: " +
+              ", ".join("%s %d" % (h, len(u)) for h, u in
+                        sorted(users.items(), key=lambda kv: -len(kv[1]))[:5]))
         print("files: %d (%d .c), modules: %d" % (len(files), sum(f.endswith(".c") for f in files),
                                                   len(modules)))
         print("circles (includes and calls): %d" % len(circles))
@@ -320,7 +342,7 @@ def main(argv):
         how = "calls" if c in call_circles else "includes" if c in inc_circles else \
             "includes and calls"
         bad.append("circle (%s) between %s" % (how, ", ".join(c)))
-    bad += up_inc + up_call
+    bad += up_inc + up_call + hubs
     for b in bad:
         print("FAIL: " + b, file=sys.stderr)
     if bad:

@@ -23,6 +23,7 @@
 #include "session/session.h"
 #include "ingest/snapshot.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "core/ujoin.h"
 
 /* a snapshot with stacks "name:count" (delta = count, total = 2 * count) */
@@ -326,7 +327,6 @@ static void test_diff(void **state)
 	free(a);
 	free(b);
 }
-
 
 /*
  * User stacks: two stacks of one kernel part and two user parts (and one

@@ -15,6 +15,9 @@
 
 #include "core/hist.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
+#include "core/stack_group.h"
+#include "core/stack_mem.h"
 
 static int setup(void **state)
 {

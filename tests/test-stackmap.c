@@ -853,7 +853,6 @@ static void test_mapsnap_passive_ids_above_2_22(void **state)
 	rmdir(dir);
 }
 
-
 /* ---- the map's health (stackmap_health.c) ---------------------------------- */
 
 static struct stackmap_stat mkstat(uint64_t entries, uint64_t cap, uint64_t succ, uint64_t drops)

@@ -20,6 +20,8 @@
 #include "pagegen.h"
 #include "session/session.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
+#include "core/stack_group.h"
 
 /* frames: a tracing frame first, as ftrace records them */
 #define TR	 0xffffffff81000010ULL /* trace_event_raw_event_kmalloc */

@@ -13,7 +13,7 @@
 #include "cli/args.h"
 #include "cli/argval.h"
 #include "cli/options.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/export.h"
 #include "session/session.h"
 #include "ui/ui.h"

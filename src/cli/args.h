@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "core/opts.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/export.h"
 
 #define MAX_EVENTS 64

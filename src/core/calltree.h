@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "core/hmap.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 
 #define CALLTREE_NONE	   UINT32_MAX
 #define CALLTREE_MAX_NODES (4u << 20)

@@ -12,6 +12,7 @@
 #include "core/array.h"
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
+#include "core/stack_group.h"
 
 struct group_ctx {
 	struct stack_table *dst;

@@ -14,6 +14,7 @@
 #include "core/mix64.h"
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
+#include "core/stack_mem.h"
 
 size_t stack_table_memory(const struct stack_table *t)
 {
@@ -37,7 +38,6 @@ void stack_table_mem(const struct stack_table *t, struct stack_mem *ret)
 	ret->trend_slots = t->trend_used;
 	ret->trend_refused = t->trend_refused;
 }
-
 
 const char *stack_table_folded_comm(const struct stack_table *t, int pid)
 {

@@ -117,7 +117,6 @@ void stack_table_free(struct stack_table *t)
 	free(t);
 }
 
-
 uint32_t stack_hash(const uint64_t *ips, unsigned int depth)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ depth;

@@ -223,7 +223,6 @@ static inline uint64_t wc_delta(const struct wcount *w, uint32_t epoch, uint32_t
 	return 0;
 }
 
-
 /* the hash of a record's key: its stack (by address), event, cpu, pid and origin */
 static inline uint32_t attr_hash(const struct stack *s, unsigned int event, unsigned int cpu,
 				 int pid, unsigned int origin)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stack_table.h"
+#include "core/stack.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_priv.h"
 #include "kernel/evfmt.h"

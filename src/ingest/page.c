@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/ringbuf.h"
-#include "core/stack_table.h"
+#include "core/stack.h"
 #include "ingest/ingest.h"
 #include "ingest/ingest_priv.h"
 #include "kernel/evfmt.h"

@@ -27,7 +27,7 @@
 
 #include "core/format.h"
 #include "core/hist.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
 #include "ingest/snapshot_priv.h"
@@ -366,7 +366,6 @@ out:
 	free(h.view_event);
 	return e;
 }
-
 
 void snapshot_stack_clear(struct snap_stack *st)
 {

@@ -24,6 +24,7 @@
 
 #include "core/hist.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 
 #define SNAPSHOT_MAX_BYTES (256u << 20)
 #define SNAPSHOT_MAX_EVENTS 4096

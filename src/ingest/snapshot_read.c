@@ -37,7 +37,6 @@ static int list_open(struct json_rd *r, bool seen, const char *where, const char
 	return 0;
 }
 
-
 static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by *b, const char *where)
 {
 	bool first = true, ev = false, cpu = false, pid = false, total = false, delta = false;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stack_table.h"
+#include "core/stack.h"
 #include "kernel/stackmap.h"
 
 /* the frame a trampoline leaves is kept as the table's own marker */

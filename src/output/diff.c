@@ -15,6 +15,7 @@
 #include "sym/frame.h"
 #include "session/session.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 
 static int row_cmp(const void *pa, const void *pb)
 {

@@ -15,6 +15,7 @@
 #include "core/format.h"
 #include "core/hmap.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "kernel/stackmap.h"
 #include "output/flametree.h"
 #include "output/losses.h"

@@ -14,7 +14,7 @@
 
 #include "core/array.h"
 #include "core/format.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/formats.h"
 #include "output/losses.h"
 #include "output/rows.h"

@@ -12,6 +12,7 @@
 
 #include "core/format.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/header.h"
 #include "session/session.h"
 #include "sym/usym.h"

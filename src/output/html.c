@@ -26,6 +26,7 @@
 
 #include "core/format.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/flame_page.h"
 #include "output/flametree.h"
 #include "output/formats.h"

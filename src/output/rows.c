@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/rows.h"
 #include "session/session.h"
 #include "sym/brief.h"

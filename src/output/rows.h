@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "core/stack_table.h"
+#include "core/rank.h"
 
 struct ksym;
 struct session;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
-#include "core/stack_table.h"
+
 #include "output/flametree.h"
 #include "output/formats.h"
 #include "output/losses.h"

@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/hist.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/formats.h"
 #include "output/header.h"
 #include "output/rows.h"

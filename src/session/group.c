@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/stack_table.h"
+#include "core/stack_group.h"
 #include "session/priv.h"
 #include "session/session.h"
 #include "sym/brief.h"

@@ -22,6 +22,7 @@
 #include "core/format.h"
 #include "core/log.h"
 #include "core/stack_table.h"
+#include "core/stack_mem.h"
 #include "ingest/snapshot.h"
 #include "kernel/comm.h"
 #include "kernel/stackmap.h"

@@ -20,6 +20,7 @@
 
 #include "core/log.h"
 #include "core/stack_table.h"
+#include "core/stack_mem.h"
 #include "ingest/ingest.h"
 #include "kernel/comm.h"
 #include "kernel/evfmt.h"

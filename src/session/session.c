@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "core/format.h"
-#include "core/stack_table.h"
+#include "core/stack.h"
+#include "core/stack_mem.h"
 #include "kernel/comm.h"
 #include "kernel/evfmt.h"
 #include "kernel/state.h"

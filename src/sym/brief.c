@@ -10,7 +10,7 @@
 #include "core/format.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "sym/usym.h"
 
 static const char *const machinery[] = {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/format.h"
-#include "core/stack_table.h"
+#include "core/stack.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "sym/usym.h"

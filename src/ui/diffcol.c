@@ -12,6 +12,7 @@
 
 #include "core/hmap.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/export.h"
 #include "session/session.h"
 #include "ui/diffcol.h"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/stack_table.h"
+#include "core/rank.h"
 #include "ui/tui.h"
 
 extern const char *const prompt_label[];
@@ -25,7 +25,6 @@ extern const char *const rank_key_name[RANK_KEY_MAX];
 const char *ui_sort_name(const struct ui *ui);
 void ui_draw_header(struct ui *ui);
 void ui_draw_bottom(struct ui *ui);
-
 
 /**
  * ui_header_lines() - lines the header takes (4 with the kernel map's line)

@@ -10,7 +10,7 @@
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
-#include "core/stack_table.h"
+#include "core/stack.h"
 #include "ui/symcache.h"
 #include "sym/usym.h"
 

@@ -37,6 +37,7 @@
 #include "core/calltree.h"
 #include "core/hmap.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "output/header.h"
 #include "session/session.h"
 #include "ui/flame_layout.h"
@@ -101,7 +102,6 @@ struct list_view {
 	int y;
 	int height;
 };
-
 
 /* ---- the screen ----------------------------------------------------------- */
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ingest/snapshot.h"
-#include "core/stack_table.h"
+#include "core/stack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

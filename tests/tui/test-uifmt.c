@@ -20,6 +20,7 @@
 #include "sym/ksym.h"
 #include "session/session.h"
 #include "core/stack_table.h"
+#include "core/rank.h"
 #include "ui/symcache.h"
 #include "core/calltree.h"
 #include "ui/flame_layout.h"
