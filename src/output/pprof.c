@@ -25,12 +25,12 @@
 
 #include <zlib.h>
 
-#include "core/mix64.h"
 #include "sym/brief.h"
 #include "output/formats.h"
 #include "output/losses.h"
 #include "output/rows.h"
 #include "core/format.h"
+#include "core/hmap.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
@@ -110,63 +110,6 @@ static void pb_msg(struct pbuf *b, unsigned int field, struct pbuf *sub)
 
 /* ---- interning: strings, functions, locations ---------------------------- */
 
-/* open addressing, u64 key -> id (ids start at 1; 0 marks a free slot) */
-struct idmap {
-	uint64_t *keys;
-	uint64_t *ids;
-	size_t cap;
-	size_t n;
-};
-
-
-static int idmap_grow(struct idmap *m)
-{
-	size_t nc = m->cap ? m->cap * 2 : 1024, i;
-	uint64_t *nk = calloc(nc, sizeof(*nk)), *ni = calloc(nc, sizeof(*ni));
-
-	if (!nk || !ni) {
-		free(nk);
-		free(ni);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->ids[i])
-			continue;
-		for (j = mix64(m->keys[i]) & (nc - 1); ni[j]; j = (j + 1) & (nc - 1))
-			;
-		nk[j] = m->keys[i];
-		ni[j] = m->ids[i];
-	}
-	free(m->keys);
-	free(m->ids);
-	m->keys = nk;
-	m->ids = ni;
-	m->cap = nc;
-	return 0;
-}
-
-/* the slot of @key: its id, or 0 and the free slot where it goes */
-static uint64_t *idmap_slot(struct idmap *m, uint64_t key)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap && idmap_grow(m) < 0)
-		return NULL;
-	for (j = mix64(key) & (m->cap - 1); m->ids[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			return &m->ids[j];
-	m->keys[j] = key;
-	return &m->ids[j];
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->keys);
-	free(m->ids);
-}
-
 struct pprof {
 	struct session *s;
 	struct ksym *ks;
@@ -176,9 +119,11 @@ struct pprof {
 	char **strs;         /* string table, index order */
 	size_t nstrs;
 	size_t capstrs;
-	struct idmap strmap; /* FNV hash of a string -> index + 1 (chained by probing) */
-	struct idmap funcs;  /* name index << 32 | file index -> function id */
-	struct idmap locs;   /* address -> location id */
+	struct hmap strmap; /* FNV hash of a string -> index + 1 (hmap_chain()) */
+	struct hmap funcs;  /* name index << 32 | file index -> function id */
+	struct hmap locs;   /* address -> location id */
+	uint64_t nfuncs;    /* function ids given: 1 .. nfuncs */
+	uint64_t nlocs;     /* location ids given: 1 .. nlocs */
 	uint64_t lo, hi;     /* address range of the locations */
 	uint64_t ulo, uhi;   /* ... of the user-space ones (-u), mapping 2 */
 	bool user;           /* some location is a user frame */
@@ -205,9 +150,9 @@ static uint64_t pp_str(struct pprof *p, const char *str)
 {
 	uint64_t h = str_hash(str), k;
 
-	/* probe successive keys h, h+1, ... until the string or a free slot */
-	for (k = h;; k++) {
-		uint64_t *slot = idmap_slot(&p->strmap, k);
+	/* the chain of keys h, hmap_chain(h), ... until the string or a free key */
+	for (k = h;; k = hmap_chain(k)) {
+		uint64_t *slot = hmap_slot(&p->strmap, k, NULL);
 		char *dup;
 
 		if (!slot) {
@@ -236,7 +181,6 @@ static uint64_t pp_str(struct pprof *p, const char *str)
 			return 0;
 		}
 		p->strs[p->nstrs++] = dup;
-		p->strmap.n++;
 		*slot = p->nstrs;
 		return p->nstrs - 1;
 	}
@@ -274,13 +218,13 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 	}
 	ni = pp_str(p, name);
 	fi = pp_str(p, file);
-	slot = idmap_slot(&p->funcs, ni << 32 | fi);
+	slot = hmap_slot(&p->funcs, ni << 32 | fi, NULL);
 	if (!slot) {
 		p->oom = true;
 		return 0;
 	}
 	if (!*slot) {
-		*slot = ++p->funcs.n;
+		*slot = ++p->nfuncs;
 		/* the Function message goes straight into the profile */
 		pb_uint(&p->sub, 1, *slot);
 		pb_uint(&p->sub, 2, ni);
@@ -293,7 +237,7 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 
 static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 {
-	uint64_t *slot = idmap_slot(&p->locs, ip), fid, id;
+	uint64_t *slot = hmap_slot(&p->locs, ip, NULL), fid, id;
 
 	if (!slot) {
 		p->oom = true;
@@ -301,7 +245,7 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 	}
 	if (*slot)
 		return *slot;
-	id = *slot = ++p->locs.n;
+	id = *slot = ++p->nlocs;
 	fid = pp_func(p, ip); /* may grow other maps, not this one: @slot stays valid */
 	if (usym_is_user(ip)) {
 		/* a user frame: its own mapping, its real address (the function's
@@ -324,9 +268,9 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 		pb_msg(&p->out, 4, &p->sub);
 		return id;
 	}
-	if (p->locs.n == 1 || ip < p->lo)
+	if (id == 1 || ip < p->lo)
 		p->lo = ip;
-	if (p->locs.n == 1 || ip > p->hi)
+	if (id == 1 || ip > p->hi)
 		p->hi = ip;
 	pb_uint(&p->sub2, 1, fid);
 	pb_uint(&p->sub, 1, id);
@@ -508,13 +452,13 @@ static void pp_lost(struct pprof *p)
 	if (!vt && !vd)
 		return;
 	/* Function, Location (no mapping: it is no address), Sample */
-	id = ++p->funcs.n;
+	id = ++p->nfuncs;
 	pb_uint(&p->sub, 1, id);
 	pb_uint(&p->sub, 2, pp_str(p, EXPORT_LOST_FRAME));
 	pb_uint(&p->sub, 3, pp_str(p, EXPORT_LOST_FRAME));
 	pb_msg(&p->out, 5, &p->sub);
 	pb_uint(&p->sub2, 1, id);
-	id = ++p->locs.n;
+	id = ++p->nlocs;
 	pb_uint(&p->sub, 1, id);
 	pb_msg(&p->sub, 4, &p->sub2);
 	pb_msg(&p->out, 4, &p->sub);
@@ -617,9 +561,9 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
 	for (i = 0; i < p.nstrs; i++)
 		free(p.strs[i]);
 	free(p.strs);
-	idmap_free(&p.strmap);
-	idmap_free(&p.funcs);
-	idmap_free(&p.locs);
+	hmap_done(&p.strmap);
+	hmap_done(&p.funcs);
+	hmap_done(&p.locs);
 	free(p.locids);
 	free(p.out.p);
 	free(p.sub.p);
