@@ -19,72 +19,27 @@
 #define USYM_NAMES_MAX (16u << 20) /* bytes of cached names */
 #define USYM_FDS_MAX   256         /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
 
-int u64map_grow(struct u64map *m)
+uint32_t usym_idx(const struct hmap *m, uint64_t key)
 {
-	size_t cap = m->cap ? m->cap * 2 : 256, i;
-	uint64_t *k = malloc(cap * sizeof(*k));
-	uint32_t *v = malloc(cap * sizeof(*v));
+	uint64_t v;
 
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return -ENOMEM;
+	return hmap_get(m, key, &v) ? (uint32_t)v : UINT32_MAX;
+}
+
+uint32_t usym_tok_find(const struct usym *u, uint64_t key,
+		       bool (*match)(const struct utok *t, const void *ctx), const void *ctx,
+		       uint64_t *ret_free)
+{
+	uint64_t v;
+
+	for (;; key = hmap_chain(key)) {
+		if (!hmap_get(&u->tokmap, key, &v)) {
+			*ret_free = key;
+			return UINT32_MAX;
+		}
+		if (match(&u->toks[v], ctx))
+			return (uint32_t)v;
 	}
-	memset(v, 0xff, cap * sizeof(*v));
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (m->vals[i] == UINT32_MAX)
-			continue;
-		for (j = mix64(m->keys[i]) & (cap - 1); v[j] != UINT32_MAX; j = (j + 1) & (cap - 1))
-			;
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = cap;
-	return 0;
-}
-
-void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-}
-
-/* the slot of @key (exact key match), or of the empty slot where it goes */
-static size_t u64map_slot(const struct u64map *m, uint64_t key)
-{
-	size_t j;
-
-	for (j = mix64(key) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			break;
-	return j;
-}
-
-uint32_t u64map_get(const struct u64map *m, uint64_t key)
-{
-	if (!m->cap)
-		return UINT32_MAX;
-	return m->vals[u64map_slot(m, key)];
-}
-
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
-{
-	size_t j;
-
-	if ((m->n + 1) * 4 > m->cap * 3 && u64map_grow(m) < 0)
-		return -ENOMEM;
-	j = u64map_slot(m, key);
-	if (m->vals[j] == UINT32_MAX)
-		m->n++;
-	m->keys[j] = key;
-	m->vals[j] = val;
-	return 0;
 }
 
 struct usym *usym_new(const char *proc)
@@ -134,7 +89,8 @@ size_t usym_memory(const struct usym *u)
 {
 	return sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
 	       u->cfiles * sizeof(*u->files) + u->name_bytes + u->maps_bytes + u->image_bytes +
-	       u->sym_bytes + u->perf_bytes + (u->tokmap.cap + u->procmap.cap + u->filemap.cap) * 12;
+	       u->sym_bytes + u->perf_bytes + hmap_bytes(&u->tokmap) + hmap_bytes(&u->procmap) +
+	       hmap_bytes(&u->filemap);
 }
 
 void usym_set_limit(struct usym *u, size_t bytes)

@@ -72,7 +72,7 @@ static int file_open(struct usym *u, struct usfile *f)
 uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 {
 	uint64_t key = mix64(m->dev) ^ m->ino;
-	uint32_t i = u64map_get(&u->filemap, key);
+	uint32_t i = usym_idx(&u->filemap, key);
 	struct usfile *f;
 	int fd;
 
@@ -98,7 +98,7 @@ uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 	f->path = strdup(m->path);
 	if (!f->path)
 		return UINT32_MAX;
-	if (i == UINT32_MAX && u64map_put(&u->filemap, key, (uint32_t)u->nfiles) < 0) {
+	if (i == UINT32_MAX && hmap_put(&u->filemap, key, u->nfiles) < 0) {
 		free(f->path);
 		return UINT32_MAX;
 	}
@@ -170,7 +170,7 @@ uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 
 static size_t dm_cost(const struct usfile *f)
 {
-	return f->dm.cap * 12 + f->dmcap;
+	return hmap_bytes(&f->dm) + f->dmcap;
 }
 
 static void file_unload(struct usym *u, struct usfile *f)
@@ -179,7 +179,7 @@ static void file_unload(struct usym *u, struct usfile *f)
 		return;
 	u->sym_bytes -= f->elf->bytes + dm_cost(f);
 	uelf_free(f->elf);
-	u64map_free(&f->dm);
+	hmap_done(&f->dm);
 	free(f->dmp);
 	memset(&f->dm, 0, sizeof(f->dm));
 	f->elf = NULL;
@@ -295,7 +295,7 @@ static bool file_load(struct usym *u, struct usfile *f)
 static const char *sym_name(struct usym *u, struct usfile *f, const struct uelf_sym *s)
 {
 	const char *raw = f->elf->names + s->name;
-	uint32_t idx = (uint32_t)(s - f->elf->syms), v = u64map_get(&f->dm, idx);
+	uint32_t idx = (uint32_t)(s - f->elf->syms), v = usym_idx(&f->dm, idx);
 	size_t before, len;
 	bool refused;
 	char *d;
@@ -337,7 +337,7 @@ static const char *sym_name(struct usym *u, struct usfile *f, const struct uelf_
 	if (refused)
 		log_debug("user symbols: %.64s...: not demangled (over the bound)", raw);
 	if (!u->limit || usym_memory(u) + 4096 <= u->limit)
-		u64map_put(&f->dm, idx, v);
+		hmap_put(&f->dm, idx, v);
 	u->sym_bytes += dm_cost(f) - before;
 	return v ? f->dmp + v - 1 : raw;
 }
@@ -377,5 +377,5 @@ void usym_files_free(struct usym *u)
 		free(u->files[i].image);
 	}
 	free(u->files);
-	u64map_free(&u->filemap);
+	hmap_done(&u->filemap);
 }

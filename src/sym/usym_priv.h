@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hmap.h"
+
 #include "sym/usym.h"
 
 struct uelf;
@@ -44,14 +46,6 @@ struct utok {
 	uint64_t symoff;
 	uint64_t fileoff;
 	char *name;
-};
-
-/* u64 -> u32 map, open addressing; UINT32_MAX marks an empty slot */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap;
-	size_t n;
 };
 
 /* a perf-<pid>.map entry: @name is an offset in struct uperf @names */
@@ -119,20 +113,20 @@ struct usfile {
 	struct uelf *elf; /* its symbols, when loaded */
 	uint64_t used;
 	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
-	struct u64map dm;
+	struct hmap dm;
 	char *dmp;
 	size_t dmlen, dmcap;
 };
 
 struct usym {
 	char proc[128];
-	struct u64map tokmap; /* hash(tgid, addr) chains resolved by compare */
+	struct hmap tokmap; /* hash(tgid, addr) chains resolved by compare */
 	struct utok *toks;
 	size_t ntoks, ctoks;
-	struct u64map procmap;
+	struct hmap procmap;
 	struct uproc *procs;
 	size_t nprocs, cprocs;
-	struct u64map filemap;
+	struct hmap filemap;
 	struct usfile *files;
 	size_t nfiles, cfiles;
 	size_t name_bytes;
@@ -152,14 +146,15 @@ struct usym {
 };
 
 /* usym.c */
-/* the value of @key in @m, UINT32_MAX when absent */
-uint32_t u64map_get(const struct u64map *m, uint64_t key);
-/* @key -> @val in @m (replacing an old value); 0 or -ENOMEM */
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
-/* @m twice as large (256 slots at first), every key rehashed; 0 or -ENOMEM */
-int u64map_grow(struct u64map *m);
-/* the slots of @m freed (@m itself stays, empty) */
-void u64map_free(struct u64map *m);
+/* the index @key maps to in @m, UINT32_MAX when absent */
+uint32_t usym_idx(const struct hmap *m, uint64_t key);
+/*
+ * The token of the chain of @key (core/hmap.h) that @match accepts, or
+ * UINT32_MAX with the free key where a new one goes in *@ret_free
+ */
+uint32_t usym_tok_find(const struct usym *u, uint64_t key,
+		       bool (*match)(const struct utok *t, const void *ctx), const void *ctx,
+		       uint64_t *ret_free);
 /* the name cache's bound: USYM_NAMES_MAX, or a quarter of the limit */
 size_t usym_names_max(const struct usym *u);
 /* every cached name dropped (those read back stay): resolved again when shown */

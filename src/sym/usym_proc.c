@@ -245,7 +245,7 @@ static bool proc_exe(struct usym *u, uint32_t tgid, uint64_t *ret_dev, uint64_t 
 
 uint32_t usym_proc_get(struct usym *u, uint32_t tgid)
 {
-	uint32_t i = u64map_get(&u->procmap, tgid);
+	uint32_t i = usym_idx(&u->procmap, tgid);
 	uint64_t dev = 0, ino = 0;
 	struct uproc *pr;
 	bool known;
@@ -267,7 +267,7 @@ uint32_t usym_proc_get(struct usym *u, uint32_t tgid)
 		known = proc_exe(u, tgid, &dev, &ino);
 	}
 	if (ARRAY_GROW(u->procs, u->cprocs, u->nprocs + 1) < 0 ||
-	    u64map_put(&u->procmap, tgid, (uint32_t)u->nprocs) < 0)
+	    hmap_put(&u->procmap, tgid, u->nprocs) < 0)
 		return i; /* UINT32_MAX at first sight */
 	pr = &u->procs[u->nprocs];
 	memset(pr, 0, sizeof(*pr));
@@ -289,7 +289,7 @@ int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_
 	uint32_t *mf, pi;
 	size_t i;
 
-	if (u64map_get(&u->procmap, tgid) != UINT32_MAX)
+	if (usym_idx(&u->procmap, tgid) != UINT32_MAX)
 		return -EEXIST;
 	pi = usym_proc_get(u, tgid); /* reads /proc/<tgid>/maps while it is there */
 	if (pi == UINT32_MAX)
@@ -333,5 +333,5 @@ void usym_procs_free(struct usym *u)
 		perf_free(u, &u->procs[i]);
 	}
 	free(u->procs);
-	u64map_free(&u->procmap);
+	hmap_done(&u->procmap);
 }

@@ -81,37 +81,41 @@ uint64_t usym_text_start(struct usym *u, const struct utok *t, uint64_t ip)
 	return tok ? tok : ip;
 }
 
+struct tok_text {
+	uint64_t addr;
+	uint32_t tgid;
+	const char *text;
+};
+
+static bool tok_is_text(const struct utok *t, const void *ctx)
+{
+	const struct tok_text *w = ctx;
+
+	return t->state == TOK_TEXT && t->addr == w->addr && t->tgid == w->tgid &&
+	       !strcmp(t->name, w->text);
+}
+
 uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const char *text)
 {
+	struct tok_text want = { addr, tgid, text };
 	uint64_t key = mix64(addr) ^ ((uint64_t)tgid << 32) ^ 0x7465787400000000ULL;
-	size_t j;
+	uint32_t i = usym_tok_find(u, key, tok_is_text, &want, &key);
 
-	if (u->tokmap.cap) {
-		for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
-		     j = (j + 1) & (u->tokmap.cap - 1)) {
-			const struct utok *t = &u->toks[u->tokmap.vals[j]];
-
-			if (t->state == TOK_TEXT && t->addr == addr && t->tgid == tgid &&
-			    !strcmp(t->name, text))
-				return USYM_TAG_FRAME | u->tokmap.vals[j];
-		}
-	}
+	if (i != UINT32_MAX)
+		return USYM_TAG_FRAME | i;
 	if (u->ntoks >= 0xffffffffu - 1)
 		return 0;
 	if (ARRAY_GROW(u->toks, u->ctoks, u->ntoks + 1) < 0)
 		return 0;
-	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
-		return 0;
-	for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
-	     j = (j + 1) & (u->tokmap.cap - 1))
-		;
 	memset(&u->toks[u->ntoks], 0, sizeof(u->toks[0]));
 	u->toks[u->ntoks].name = strdup(text);
 	if (!u->toks[u->ntoks].name)
 		return 0;
-	u->tokmap.keys[j] = key;
-	u->tokmap.vals[j] = (uint32_t)u->ntoks;
-	u->tokmap.n++;
+	if (hmap_put(&u->tokmap, key, u->ntoks) < 0) {
+		free(u->toks[u->ntoks].name);
+		u->toks[u->ntoks].name = NULL;
+		return 0;
+	}
 	u->toks[u->ntoks].addr = addr;
 	u->toks[u->ntoks].tgid = tgid;
 	u->toks[u->ntoks].proc = UINT32_MAX;

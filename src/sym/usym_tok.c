@@ -28,29 +28,32 @@ static size_t tok_growth(const struct usym *u)
 
 	if (u->ntoks + 1 > u->ctoks)
 		b += (u->ctoks ? u->ctoks : 64) * sizeof(*u->toks);
-	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3)
-		b += (u->tokmap.cap ? u->tokmap.cap : 256) * 12;
-	return b;
+	return b + hmap_grow_bytes(&u->tokmap);
+}
+
+struct tok_addr {
+	uint64_t addr;
+	uint32_t proc;
+};
+
+static bool tok_is_addr(const struct utok *t, const void *ctx)
+{
+	const struct tok_addr *a = ctx;
+
+	return t->addr == a->addr && t->proc == a->proc;
 }
 
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 {
-	uint32_t pi = usym_proc_get(u, tgid);
+	uint32_t pi = usym_proc_get(u, tgid), i;
+	struct tok_addr want = { addr, pi };
 	uint64_t key;
-	size_t j;
 
 	if (pi == UINT32_MAX)
 		return 0;
-	key = mix64(addr) ^ pi;
-	if (u->tokmap.cap) {
-		for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
-		     j = (j + 1) & (u->tokmap.cap - 1)) {
-			const struct utok *t = &u->toks[u->tokmap.vals[j]];
-
-			if (t->addr == addr && t->proc == pi)
-				return USYM_TAG_FRAME | u->tokmap.vals[j];
-		}
-	}
+	i = usym_tok_find(u, mix64(addr) ^ pi, tok_is_addr, &want, &key);
+	if (i != UINT32_MAX)
+		return USYM_TAG_FRAME | i;
 	if (u->ntoks >= 0xffffffffu - 1)
 		return 0;
 	if (u->limit && usym_memory(u) + tok_growth(u) >= u->limit) {
@@ -59,15 +62,8 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 	}
 	if (ARRAY_GROW(u->toks, u->ctoks, u->ntoks + 1) < 0)
 		return 0;
-	if ((u->tokmap.n + 1) * 4 > u->tokmap.cap * 3 && u64map_grow(&u->tokmap) < 0)
+	if (hmap_put(&u->tokmap, key, u->ntoks) < 0)
 		return 0;
-	/* equal keys chain in the probe sequence: find the next empty slot */
-	for (j = mix64(key) & (u->tokmap.cap - 1); u->tokmap.vals[j] != UINT32_MAX;
-	     j = (j + 1) & (u->tokmap.cap - 1))
-		;
-	u->tokmap.keys[j] = key;
-	u->tokmap.vals[j] = (uint32_t)u->ntoks;
-	u->tokmap.n++;
 	memset(&u->toks[u->ntoks], 0, sizeof(u->toks[0]));
 	u->toks[u->ntoks].addr = addr;
 	u->toks[u->ntoks].tgid = tgid;
@@ -263,7 +259,7 @@ void usym_free(struct usym *u)
 		free(u->toks[i].name);
 	usym_procs_free(u);
 	usym_files_free(u);
-	u64map_free(&u->tokmap);
+	hmap_done(&u->tokmap);
 	free(u->toks);
 	free(u);
 }
