@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/hmap.h"
 #include "core/mix64.h"
 #include "core/stack_table_priv.h"
 #include "core/stack_table.h"
@@ -62,60 +63,6 @@ static int fold_pid(struct stack_table *t, const char *comm)
 		return 0;
 	snprintf(t->fcomm[t->nfcomm], FOLD_COMM, "%s", comm);
 	return STACK_PID_FOLDED - (int)t->nfcomm++;
-}
-
-/* a small pid -> folded pid map (0: alive), so @exited runs once per pid */
-struct pidmap {
-	int32_t *key;
-	int32_t *val;
-	size_t n, used;
-};
-
-static int pidmap_grow(struct pidmap *m)
-{
-	size_t n = m->n ? m->n * 2 : 1024, i;
-	int32_t *key = calloc(n, sizeof(*key)), *val = calloc(n, sizeof(*val));
-
-	if (!key || !val) {
-		free(key);
-		free(val);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->n; i++) {
-		size_t j;
-
-		if (!m->key[i])
-			continue;
-		for (j = mix64((uint64_t)m->key[i]) & (n - 1); key[j]; j = (j + 1) & (n - 1))
-			;
-		key[j] = m->key[i];
-		val[j] = m->val[i];
-	}
-	free(m->key);
-	free(m->val);
-	m->key = key;
-	m->val = val;
-	m->n = n;
-	return 0;
-}
-
-/* the slot of @pid (> 0); *@fresh when it was not there */
-static int32_t *pidmap_get(struct pidmap *m, int32_t pid, bool *fresh)
-{
-	size_t j;
-
-	if ((m->used + 1) * 2 > m->n && pidmap_grow(m))
-		return NULL;
-	for (j = mix64((uint64_t)pid) & (m->n - 1); m->key[j]; j = (j + 1) & (m->n - 1))
-		if (m->key[j] == pid) {
-			*fresh = false;
-			return &m->val[j];
-		}
-	m->key[j] = pid;
-	m->val[j] = 0;
-	m->used++;
-	*fresh = true;
-	return &m->val[j];
 }
 
 /* @from's counts into @into, both brought to the current epoch */
@@ -198,7 +145,7 @@ static void attr_rehash(struct stack_table *t)
 long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, char *comm),
 		      void *ctx)
 {
-	struct pidmap pm = { 0 };
+	struct hmap pm = { 0 }; /* pid -> its folded pid (0: alive): @exited once per pid */
 	struct stack_attr **keep = NULL; /* this stack's folded records */
 	size_t nkeep, capkeep = 0;
 	const struct arena_chunk *c;
@@ -221,7 +168,7 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 
 				if (a->pid > 0) {
 					bool fresh;
-					int32_t *v = pidmap_get(&pm, a->pid, &fresh);
+					uint64_t *v = hmap_slot(&pm, (uint64_t)a->pid, &fresh);
 					char comm[FOLD_COMM];
 
 					if (!v) {
@@ -231,10 +178,10 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 					if (fresh) {
 						memset(comm, 0, sizeof(comm));
 						if (exited(ctx, a->pid, comm))
-							*v = fold_pid(t, comm[0] ? comm : "?");
+							*v = (uint32_t)fold_pid(t, comm[0] ? comm : "?");
 					}
 					if (*v)
-						fpid = *v;
+						fpid = (int32_t)(uint32_t)*v;
 				}
 				if (!stack_pid_folded(fpid)) {
 					pp = &a->next;
@@ -268,8 +215,7 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 		}
 	}
 	free(keep);
-	free(pm.key);
-	free(pm.val);
+	hmap_done(&pm);
 	t->folded += (uint64_t)folded;
 	/* a record's pid may have changed: the hash is rebuilt in any case */
 	attr_rehash(t);
