@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "core/hmap.h"
+#include "core/pidcache.h"
 
 static void test_put_get_replace(void **state)
 {
@@ -230,6 +231,56 @@ static void test_bytes(void **state)
 	hmap_done(&m);
 }
 
+struct pc_val {
+	int v;
+	bool bad;
+};
+
+static bool pc_bad(const void *val)
+{
+	return ((const struct pc_val *)val)->bad;
+}
+
+/* the one pid cache: a value per pid, fixed size, forgetting on overflow */
+static void test_pidcache(void **state)
+{
+	struct pidcache c;
+	struct pc_val *v;
+	int pid, kept = 0;
+
+	(void)state;
+	assert_int_equal(pidcache_init(&c, 64, sizeof(struct pc_val)), 0);
+	assert_null(pidcache_find(&c, 7));
+	v = pidcache_add(&c, 7);
+	assert_int_equal(v->v, 0);
+	v->v = 70;
+	assert_int_equal(((struct pc_val *)pidcache_find(&c, 7))->v, 70);
+	assert_ptr_equal(pidcache_add(&c, 7), v); /* found, not taken again */
+	assert_null(pidcache_find(&c, 0));
+	assert_null(pidcache_find(&c, -3));
+	/* a thousand pids in 64 slots: whoever is found holds its own value */
+	for (pid = 100; pid < 1100; pid++) {
+		v = pidcache_add(&c, pid);
+		v->v = pid * 10;
+		v->bad = pid % 2;
+	}
+	for (pid = 100; pid < 1100; pid++) {
+		v = pidcache_find(&c, pid);
+		if (v) {
+			assert_int_equal(v->v, pid * 10);
+			kept++;
+		}
+	}
+	assert_true(kept > 0 && kept <= 64);
+	pidcache_forget(&c, pc_bad);
+	for (pid = 100; pid < 1100; pid++) {
+		v = pidcache_find(&c, pid);
+		if (v)
+			assert_false(v->bad);
+	}
+	pidcache_done(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_pidcache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,13 +12,13 @@
 
 #include "kernel/comm.h"
 #include "core/format.h"
+#include "core/pidcache.h"
 #include "kernel/tfs.h"
 
-#define COMM_SLOTS  16384
-#define COMM_PROBES 16
+#define COMM_SLOTS 16384
 
+/* a pid's entry in the cache (pid 0 is never cached) */
 struct comm_slot {
-	int32_t pid; /* 0 = empty; pid 0 is never cached */
 	bool negative;
 	char comm[20];
 };
@@ -30,7 +30,7 @@ struct cmdline {
 };
 
 struct comm_cache {
-	struct comm_slot *slots;
+	struct pidcache slots;
 	struct tfs *tfs;
 	bool use_proc;
 	bool cmdlines_read;
@@ -46,8 +46,7 @@ struct comm_cache *comm_cache_new(struct tfs *tfs, bool use_proc)
 
 	if (!c)
 		return NULL;
-	c->slots = calloc(COMM_SLOTS, sizeof(*c->slots));
-	if (!c->slots) {
+	if (pidcache_init(&c->slots, COMM_SLOTS, sizeof(struct comm_slot)) < 0) {
 		free(c);
 		return NULL;
 	}
@@ -62,33 +61,14 @@ void comm_cache_set_lookup(struct comm_cache *c, comm_lookup_fn fn, void *ctx)
 	c->lookup_ctx = ctx;
 }
 
-/* a cache, not a record: after COMM_PROBES steps the home slot is recycled */
-static struct comm_slot *comm_slot(struct comm_cache *c, int pid, bool insert)
+static struct comm_slot *comm_slot(struct comm_cache *c, int pid)
 {
-	uint32_t h = (uint32_t)pid * 2654435761u;
-	unsigned int i, n;
-
-	for (n = 0, i = h & (COMM_SLOTS - 1); n < COMM_PROBES;
-	     n++, i = (i + 1) & (COMM_SLOTS - 1)) {
-		if (c->slots[i].pid == pid)
-			return &c->slots[i];
-		if (!c->slots[i].pid) {
-			if (!insert)
-				return NULL;
-			c->slots[i].pid = pid;
-			return &c->slots[i];
-		}
-	}
-	if (!insert)
-		return NULL;
-	i = h & (COMM_SLOTS - 1);
-	c->slots[i].pid = pid;
-	return &c->slots[i];
+	return pidcache_find(&c->slots, pid);
 }
 
 static void comm_set(struct comm_cache *c, int pid, const char *comm, size_t len, bool negative)
 {
-	struct comm_slot *e = comm_slot(c, pid, true);
+	struct comm_slot *e = pidcache_add(&c->slots, pid);
 
 	e->negative = negative;
 	fmt_sanitize(e->comm, sizeof(e->comm), comm, len < 16 ? len : 16);
@@ -219,7 +199,7 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 	const struct cmdline *cl;
 	struct comm_slot *e;
 
-	if (c->lookup && pid > 0 && !comm_slot(c, pid, false)) {
+	if (c->lookup && pid > 0 && !comm_slot(c, pid)) {
 		const char *name = c->lookup(c->lookup_ctx, pid);
 
 		if (name && strcmp(name, "<...>"))
@@ -230,7 +210,7 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 		return "<idle>";
 	if (pid < 0)
 		return "?";
-	e = comm_slot(c, pid, false);
+	e = comm_slot(c, pid);
 	if (e)
 		return e->negative ? "?" : e->comm;
 	if (!c->tfs) {
@@ -240,13 +220,13 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 	}
 	/* the running process first: saved_cmdlines only names pids that are gone */
 	if (comm_from_proc(c, pid))
-		return comm_slot(c, pid, false)->comm;
+		return comm_slot(c, pid)->comm;
 	if (!c->cmdlines_read)
 		comm_read_cmdlines(c);
 	cl = comm_cmdline(c, pid);
 	if (cl && strcmp(cl->comm, "<...>")) {
 		comm_set(c, pid, cl->comm, strlen(cl->comm), false);
-		return comm_slot(c, pid, false)->comm;
+		return comm_slot(c, pid)->comm;
 	}
 	comm_set(c, pid, "?", 1, true);
 	return "?";
@@ -258,9 +238,9 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct comm_slot *e = comm_slot(c, pids[i], false);
+		struct comm_slot *e = comm_slot(c, pids[i]);
 
-		if (e && !e->negative)
+		if (pids[i] <= 0 || (e && !e->negative))
 			continue;
 		/*
 		 * The running task's name now (after its exec or prctl), else the
@@ -271,16 +251,15 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 	}
 }
 
+static bool comm_negative(const void *val)
+{
+	return ((const struct comm_slot *)val)->negative;
+}
+
 void comm_cache_tick(struct comm_cache *c)
 {
-	int i;
-
 	c->cmdlines_read = false;
-	for (i = 0; i < COMM_SLOTS; i++)
-		if (c->slots[i].negative) {
-			c->slots[i].pid = 0;
-			c->slots[i].negative = false;
-		}
+	pidcache_forget(&c->slots, comm_negative);
 }
 
 bool comm_match(const char *pattern, const char *comm)
@@ -292,7 +271,7 @@ void comm_cache_free(struct comm_cache *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
+	pidcache_done(&c->slots);
 	free(c->cmdlines);
 	free(c);
 }

@@ -11,20 +11,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/pidcache.h"
 #include "kernel/tfs.h"
 #include "kernel/tgid.h"
 
-#define TGID_SLOTS  16384
-#define TGID_PROBES 16
+#define TGID_SLOTS 16384
 
+/* a thread's entry in the cache */
 struct tgid_slot {
-	int32_t tid; /* 0 = empty */
 	int32_t tgid; /* -1: unknown until the next tick */
 	bool saved; /* from saved_tgids, not checked against /proc yet */
 };
 
 struct tgid_cache {
-	struct tgid_slot *slots;
+	struct pidcache slots;
 	struct tfs *tfs;
 	bool use_proc;
 	bool saved_read; /* saved_tgids read since the last tick */
@@ -36,8 +36,7 @@ struct tgid_cache *tgid_cache_new(struct tfs *tfs, bool use_proc)
 
 	if (!c)
 		return NULL;
-	c->slots = calloc(TGID_SLOTS, sizeof(*c->slots));
-	if (!c->slots) {
+	if (pidcache_init(&c->slots, TGID_SLOTS, sizeof(struct tgid_slot)) < 0) {
 		free(c);
 		return NULL;
 	}
@@ -46,33 +45,14 @@ struct tgid_cache *tgid_cache_new(struct tfs *tfs, bool use_proc)
 	return c;
 }
 
-/* a cache: after TGID_PROBES steps the home slot is recycled */
-static struct tgid_slot *tgid_slot(struct tgid_cache *c, int tid, bool insert)
+static struct tgid_slot *tgid_slot(struct tgid_cache *c, int tid)
 {
-	uint32_t h = (uint32_t)tid * 2654435761u;
-	unsigned int i, n;
-
-	for (n = 0, i = h & (TGID_SLOTS - 1); n < TGID_PROBES;
-	     n++, i = (i + 1) & (TGID_SLOTS - 1)) {
-		if (c->slots[i].tid == tid)
-			return &c->slots[i];
-		if (!c->slots[i].tid) {
-			if (!insert)
-				return NULL;
-			c->slots[i].tid = tid;
-			return &c->slots[i];
-		}
-	}
-	if (!insert)
-		return NULL;
-	i = h & (TGID_SLOTS - 1);
-	c->slots[i].tid = tid;
-	return &c->slots[i];
+	return pidcache_find(&c->slots, tid);
 }
 
 static void tgid_set(struct tgid_cache *c, int tid, int tgid)
 {
-	struct tgid_slot *e = tgid_slot(c, tid, true);
+	struct tgid_slot *e = pidcache_add(&c->slots, tid);
 
 	e->tgid = tgid;
 	e->saved = false;
@@ -121,10 +101,10 @@ static void tgid_read_saved(struct tgid_cache *c)
 		if (end == sp + 1 || *end || tgid <= 0 || tgid > 0x7fffffff)
 			continue;
 		/* only fills in what /proc could not say */
-		e = tgid_slot(c, (int)tid, false);
+		e = tgid_slot(c, (int)tid);
 		if (!e || e->tgid < 0) {
 			tgid_set(c, (int)tid, (int)tgid);
-			tgid_slot(c, (int)tid, false)->saved = true;
+			tgid_slot(c, (int)tid)->saved = true;
 		}
 	}
 	free(buf);
@@ -137,7 +117,7 @@ int tgid_cache_get(struct tgid_cache *c, int tid)
 
 	if (tid <= 0)
 		return -1;
-	e = tgid_slot(c, tid, false);
+	e = tgid_slot(c, tid);
 	if (e && e->saved && c->use_proc) {
 		/*
 		 * saved_tgids is the kernel's map by pid, never cleared: the
@@ -158,7 +138,7 @@ int tgid_cache_get(struct tgid_cache *c, int tid)
 	}
 	if (!c->saved_read) {
 		tgid_read_saved(c);
-		e = tgid_slot(c, tid, false);
+		e = tgid_slot(c, tid);
 		if (e)
 			return e->tgid;
 	}
@@ -166,21 +146,22 @@ int tgid_cache_get(struct tgid_cache *c, int tid)
 	return -1;
 }
 
+static bool tgid_unknown(const void *val)
+{
+	return ((const struct tgid_slot *)val)->tgid < 0;
+}
+
 void tgid_cache_tick(struct tgid_cache *c)
 {
-	int i;
-
 	c->saved_read = false;
-	for (i = 0; i < TGID_SLOTS; i++)
-		if (c->slots[i].tid && c->slots[i].tgid < 0)
-			c->slots[i].tid = 0;
+	pidcache_forget(&c->slots, tgid_unknown);
 }
 
 void tgid_cache_free(struct tgid_cache *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
+	pidcache_done(&c->slots);
 	free(c);
 }
 
