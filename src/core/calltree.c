@@ -10,7 +10,6 @@
 
 #include "core/array.h"
 #include "core/calltree.h"
-#include "core/mix64.h"
 
 #define ROOT_KEY_CALLER 0
 #define ROOT_KEY_CALLEE 0x5ca1ab1e0ddba11ULL /* the two trees never share a key */
@@ -30,6 +29,7 @@ void calltree_free(struct calltree *ct)
 {
 	free(ct->nodes);
 	hmap_done(&ct->index);
+	hmap_done(&ct->fnidx);
 	free(ct->fns);
 	calltree_init(ct);
 }
@@ -45,49 +45,34 @@ uint32_t calltree_find(const struct calltree *ct, uint64_t key)
 
 static struct calltree_fn *fn_get(struct calltree *ct, uint64_t sym)
 {
-	size_t j, mask;
+	bool fresh;
+	uint64_t *slot = hmap_slot(&ct->fnidx, sym, &fresh);
 
-	if ((ct->nfns + 1) * 2 > ct->fslots) {
-		size_t n = ct->fslots ? ct->fslots * 2 : 1024, i;
-		struct calltree_fn *f = calloc(n, sizeof(*f));
-
-		if (!f)
+	if (!slot)
+		return NULL;
+	if (fresh) {
+		if (ARRAY_GROW(ct->fns, ct->fcap, ct->nfns + 1) < 0) {
+			hmap_del(&ct->fnidx, sym);
 			return NULL;
-		for (i = 0; i < ct->fslots; i++) {
-			if (!ct->fns[i].seen)
-				continue;
-			for (j = mix64(ct->fns[i].sym) & (n - 1); f[j].seen; j = (j + 1) & (n - 1))
-				;
-			f[j] = ct->fns[i];
 		}
-		free(ct->fns);
-		ct->fns = f;
-		ct->fslots = n;
+		*slot = ct->nfns;
+		ct->fns[ct->nfns].sym = sym;
+		ct->fns[ct->nfns].children = ct->fns[ct->nfns].self = 0;
+		ct->fns[ct->nfns].seen = UINT64_MAX; /* used; no stack yet */
+		ct->nfns++;
 	}
-	mask = ct->fslots - 1;
-	for (j = mix64(sym) & mask; ct->fns[j].seen; j = (j + 1) & mask)
-		if (ct->fns[j].sym == sym)
-			return &ct->fns[j];
-	ct->fns[j].sym = sym;
-	ct->fns[j].seen = UINT64_MAX; /* used; no stack yet */
-	ct->nfns++;
-	return &ct->fns[j];
+	return &ct->fns[*slot];
 }
 
 void calltree_function(const struct calltree *ct, uint64_t sym, uint64_t *ret_children,
 		       uint64_t *ret_self)
 {
-	size_t j;
+	uint64_t i;
 
 	*ret_children = *ret_self = 0;
-	if (!ct->fslots)
-		return;
-	for (j = mix64(sym) & (ct->fslots - 1); ct->fns[j].seen; j = (j + 1) & (ct->fslots - 1)) {
-		if (ct->fns[j].sym == sym) {
-			*ret_children = ct->fns[j].children;
-			*ret_self = ct->fns[j].self;
-			return;
-		}
+	if (hmap_get(&ct->fnidx, sym, &i)) {
+		*ret_children = ct->fns[i].children;
+		*ret_self = ct->fns[i].self;
 	}
 }
 
@@ -195,8 +180,7 @@ int calltree_build(struct calltree *ct, const struct rank_row *rows, size_t n, b
 		ct->ncap = 4096;
 	}
 	hmap_clear(&ct->index);
-	if (ct->fslots)
-		memset(ct->fns, 0, ct->fslots * sizeof(*ct->fns));
+	hmap_clear(&ct->fnidx);
 	ct->nfns = 0;
 	ct->callee = callee;
 	ct->total = 0;

@@ -104,9 +104,10 @@ struct calltree {
 	bool callee;
 	/* private: path key -> node, sym -> function */
 	struct hmap index;
+	struct hmap fnidx;
 	struct calltree_fn *fns;
 	size_t nfns;
-	size_t fslots;
+	size_t fcap;
 };
 
 /**
