@@ -18,12 +18,18 @@
  * chain, comparing the things, until it finds its own or a free key, where
  * an insert puts it. Such a map never deletes (a hole would cut a chain).
  *
- * Two tables stay outside: the stack table's stacks and breakdown records
- * (core/stack_table.c), probed inline on every hit with the hash the entry
- * keeps and compared in place; a map from a hash to an index would add a
- * load and a second cache line to every hit (doc/performance.md). And the
- * pid caches are core/pidcache.h: fixed in size, they forget instead of
- * growing.
+ * Tables that stay outside, each for a reason:
+ * - the stack table's stacks and breakdown records (core/stack_table.c),
+ *   probed inline on every hit with the hash the entry keeps and compared
+ *   in place: a map from a hash to an index would add a load and a second
+ *   cache line to every hit (doc/performance.md);
+ * - the off-CPU switch-outs waiting for their switch-in (ingest/offcpu.c):
+ *   records kept inline, looked up on every sched_switch, expired in bulk;
+ * - the interned map paths of the dwarf source (source/perf_user_maps.c):
+ *   reference-counted, swept when no table names them (a chain of hashes
+ *   cannot lose a member);
+ * - the pid caches, core/pidcache.h, and ksym's cache of known addresses:
+ *   fixed in size, they forget instead of growing.
  */
 #ifndef STACKTOP_HMAP_H
 #define STACKTOP_HMAP_H
