@@ -132,7 +132,7 @@ static double bench_ingest(const uint8_t *pages, int rounds, bool ids, struct ev
 	uint32_t id;
 
 	if (ids) {
-		ingest_set_stackmap(ing, true);
+		ingest_configure(ing, &(struct ingest_config){ .stackmap = true });
 		for (id = 0; id < 400; id++) {
 			ips[0] = 0xffffffff81000000ull + id * 4096;
 			ips[1] = ips[0] + 64;

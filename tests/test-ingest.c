@@ -25,6 +25,23 @@ struct fx {
 	struct pagegen pg;
 };
 
+/* one field of the consumer's configuration changed, the others kept */
+static void set_stackmap(struct ingest *ing, bool on)
+{
+	struct ingest_config c = *ingest_config(ing);
+
+	c.stackmap = on;
+	ingest_configure(ing, &c);
+}
+
+static void set_self(struct ingest *ing, int pid)
+{
+	struct ingest_config c = *ingest_config(ing);
+
+	c.self_pid = pid;
+	ingest_configure(ing, &c);
+}
+
 static const uint64_t A[] = { 0xffffffff81001000, 0xffffffff81002000, 0xffffffff81003000 };
 static const uint64_t B[] = { 0xffffffff81004000, 0xffffffff81005000 };
 static const uint64_t IRQ[] = { 0xffffffff81009000 };
@@ -120,7 +137,7 @@ static void test_ingest_function_entries(void **state)
 	fx->fmt.func_type = 1;
 	fx->fmt.func_ip_off = 8;
 	func_calls = 0;
-	ingest_set_func_cb(fx->ing, func_index, NULL);
+	ingest_configure(fx->ing, &(struct ingest_config){ .func_cb = func_index });
 	pagegen_start(&fx->pg, 100);
 	func_entry(&fx->pg, 10, 0xffffffff81001001ULL);
 	pagegen_kstack(&fx->pg, 10, A, 3);
@@ -288,7 +305,7 @@ static void test_ingest_self(void **state)
 {
 	struct fx *fx = *state;
 
-	ingest_set_self(fx->ing, 11);
+	set_self(fx->ing, 11);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 0);
 	pagegen_kstack(&fx->pg, 0, A, 3);
@@ -305,7 +322,7 @@ static void test_ingest_stack_ids(void **state)
 	struct fx *fx = *state;
 	struct stack *a;
 
-	ingest_set_stackmap(fx->ing, true);
+	set_stackmap(fx->ing, true);
 	/* two ids of one stack (the kernel's cmpxchg race) */
 	a = ingest_map_put(fx->ing, 42, A, 3, false);
 	assert_ptr_equal(ingest_map_put(fx->ing, 4025, A, 3, false), a);
@@ -380,7 +397,7 @@ static void test_ingest_big_ids(void **state)
 	const uint32_t big = (1u << 22) + 5;
 	struct stack *a;
 
-	ingest_set_stackmap(fx->ing, true);
+	set_stackmap(fx->ing, true);
 	/* table_size unknown: 2^22 is above every RFC version's map */
 	assert_null(ingest_map_put(fx->ing, 1u << 22, A, 3, false));
 	assert_int_equal(st->bad_ids, 1);
@@ -448,7 +465,7 @@ static void test_ingest_bytes_stackmap_mode(void **state)
 	struct fx *fx = *state;
 	const struct ingest_stats *st;
 
-	ingest_set_stackmap(fx->ing, true);
+	set_stackmap(fx->ing, true);
 	ingest_map_put(fx->ing, 42, A, 3, false);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
@@ -639,7 +656,7 @@ static void test_ingest_user_stack_ids(void **state)
 	size_t i;
 
 	assert_non_null(u);
-	ingest_set_stackmap(fx->ing, true);
+	set_stackmap(fx->ing, true);
 	ingest_set_user(fx->ing, u);
 	a = ingest_map_put(fx->ing, 42, A, 3, false);
 	pagegen_start(&fx->pg, 100);
@@ -729,7 +746,7 @@ static void test_ingest_user_before_stack(void **state)
 
 	assert_non_null(u);
 	ingest_set_user(fx->ing, u);
-	ingest_set_stackmap(fx->ing, true);
+	set_stackmap(fx->ing, true);
 	ingest_map_put(fx->ing, 42, B, 2, false);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51);
@@ -834,7 +851,7 @@ static void test_ingest_user_hold(void **state)
 
 	/* the samples of unwanted processes are not worth unwinding */
 	assert_true(ingest_wants(fx->ing, 50, 51));
-	ingest_set_self(fx->ing, 77);
+	set_self(fx->ing, 77);
 	assert_false(ingest_wants(fx->ing, 77, 78));
 	ingest_set_tids(fx->ing, wanted, 1);
 	assert_true(ingest_wants(fx->ing, 50, 51));

@@ -91,11 +91,11 @@ void ingest_count_id(struct ingest *ing, uint32_t id, const struct waiting *w, u
 {
 	struct queued *q;
 
-	if (!ing->defer && id < ing->nby_id && ing->by_id[id]) {
+	if (!ing->cfg.defer && id < ing->nby_id && ing->by_id[id]) {
 		ingest_count_mapped(ing, ing->by_id[id], w, cpu, user, nuser);
 		return;
 	}
-	if (!ing->defer && ing->keep_unresolved) {
+	if (!ing->cfg.defer && ing->cfg.keep_unresolved) {
 		ingest_count_unresolved(ing, id, w, cpu, user, nuser);
 		return;
 	}

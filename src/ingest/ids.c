@@ -88,7 +88,7 @@ unsigned int ingest_resolve(struct ingest *ing)
 		if (q->id < ing->nby_id && ing->by_id[q->id]) {
 			ingest_count_mapped(ing, ing->by_id[q->id], &w, q->cpu, user, q->nuser);
 			done++;
-		} else if (ing->keep_unresolved) {
+		} else if (ing->cfg.keep_unresolved) {
 			ingest_count_unresolved(ing, q->id, &w, q->cpu, user, q->nuser);
 		} else {
 			/* not in a snapshot read after it: never guess */

@@ -75,9 +75,14 @@ void ingest_free(struct ingest *ing)
 	free(ing);
 }
 
-void ingest_set_stackmap(struct ingest *ing, bool on)
+void ingest_configure(struct ingest *ing, const struct ingest_config *c)
 {
-	ing->stackmap = on;
+	ing->cfg = *c;
+}
+
+const struct ingest_config *ingest_config(const struct ingest *ing)
+{
+	return &ing->cfg;
 }
 
 void ingest_set_id_limit(struct ingest *ing, uint64_t limit)
@@ -116,39 +121,12 @@ int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn
 	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
 }
 
-void ingest_set_self(struct ingest *ing, int pid)
-{
-	ing->self_pid = pid;
-}
-
-void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx)
-{
-	ing->type_cb = cb;
-	ing->type_ctx = ctx;
-}
-
-void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx)
-{
-	ing->func_cb = cb;
-	ing->func_ctx = ctx;
-}
-
 struct ingest_stats *ingest_stats(struct ingest *ing)
 {
 	/* derived here, not per record: stack_id records all have one size */
 	ing->st.sized_records = ing->st.kstack_records + ing->st.stackid_counted;
 	ing->st.sized_bytes = ing->st.kstack_bytes + ing->st.stackid_counted * ing->id_cost;
 	return &ing->st;
-}
-
-void ingest_set_keep_unresolved(struct ingest *ing, bool on)
-{
-	ing->keep_unresolved = on;
-}
-
-void ingest_set_defer(struct ingest *ing, bool on)
-{
-	ing->defer = on;
 }
 
 unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
@@ -199,7 +177,7 @@ void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx)
 
 bool ingest_wants(const struct ingest *ing, int tgid, int tid)
 {
-	if (ing->self_pid && (tgid == ing->self_pid || tid == ing->self_pid))
+	if (ing->cfg.self_pid && (tgid == ing->cfg.self_pid || tid == ing->cfg.self_pid))
 		return false;
 	if (!ing->ntids && !ing->ntgids)
 		return true;

@@ -126,17 +126,64 @@ struct ingest_stats {
 struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned int ncpus);
 
 /**
+ * struct ingest_config - how a consumer reads what it is given (set once by
+ * its owner, ingest_configure(); the filters, the weights, off-CPU and the
+ * user stacks can change while it runs and keep setters of their own)
+ * @stackmap: stackmap mode: kernel_stack records are counted as map
+ *            fallbacks
+ * @defer: queue every stack id record, known or not. The owner then decides
+ *         when ids are resolved: after it has checked (through
+ *         stack_map_stat) that no reset happened since the records were
+ *         read, so that a reset by another program can never make an old id
+ *         resolve through the new map
+ * @keep_unresolved: rank the hits of an id no map resolves under a stack of
+ *                   one pseudo frame, STACK_IP_UNRESOLVED(id), instead of
+ *                   only counting them in ingest_stats's @unresolved (which
+ *                   still counts them): a recording read without its stack
+ *                   map still shows every id, each on its own row (replay)
+ * @self_pid: events of this pid are not counted (stacktop's own: its reads
+ *            of the ring buffer are events too); 0 for none
+ * @type_cb: how to name an event type not added to the format set yet: an
+ *           event index for @type, or negative to ignore the record; NULL:
+ *           ignored
+ * @type_ctx: passed to @type_cb
+ * @func_cb: key function-tracer entries by the traced function: the event
+ *           index for the function at @ip (the entry's `ip` field), or
+ *           negative to ignore the entry; called once per address. NULL:
+ *           every function entry counts under the one ftrace:function event
+ * @func_ctx: passed to @func_cb
+ */
+struct ingest_config {
+	bool stackmap;
+	bool defer;
+	bool keep_unresolved;
+	int self_pid;
+	int (*type_cb)(void *ctx, int type);
+	void *type_ctx;
+	int (*func_cb)(void *ctx, uint64_t ip);
+	void *func_ctx;
+};
+
+/**
+ * ingest_configure() - apply @c (every field: start from ingest_config())
+ * @ing: consumer
+ * @c: configuration, copied
+ */
+void ingest_configure(struct ingest *ing, const struct ingest_config *c);
+
+/**
+ * ingest_config() - the configuration in force (all zero after ingest_new())
+ * @ing: consumer
+ *
+ * Return: it, owned by @ing.
+ */
+const struct ingest_config *ingest_config(const struct ingest *ing);
+
+/**
  * ingest_free() - free; NULL is a no-op
  * @ing: consumer
  */
 void ingest_free(struct ingest *ing);
-
-/**
- * ingest_set_stackmap() - count kernel_stack records as map fallbacks
- * @ing: consumer
- * @on: stackmap mode
- */
-void ingest_set_stackmap(struct ingest *ing, bool on);
 
 /**
  * ingest_set_id_limit() - the number of possible stack ids: the map's
@@ -265,34 +312,6 @@ int ingest_set_tids(struct ingest *ing, const int *tids, int n);
 int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn fn, void *ctx);
 
 /**
- * ingest_set_self() - do not count the events of this pid (stacktop's own:
- * its reads of the ring buffer are events too)
- * @ing: consumer
- * @pid: pid, 0 for none
- */
-void ingest_set_self(struct ingest *ing, int pid);
-
-/**
- * ingest_set_type_cb() - how to name an event type not added to @fmt yet
- * @ing: consumer
- * @cb: returns an event index for @type, or negative to ignore the record
- * @ctx: passed to @cb
- */
-void ingest_set_type_cb(struct ingest *ing, int (*cb)(void *ctx, int type), void *ctx);
-
-/**
- * ingest_set_func_cb() - key function-tracer entries by the traced function
- * @ing: consumer
- * @cb: returns the event index for the function at @ip (the entry's `ip`
- *      field), or negative to ignore the entry; called once per address
- * @ctx: passed to @cb
- *
- * Without it, every function entry counts under the one ftrace:function
- * event.
- */
-void ingest_set_func_cb(struct ingest *ing, int (*cb)(void *ctx, uint64_t ip), void *ctx);
-
-/**
  * ingest_page() - consume one sub-buffer page
  * @ing: consumer
  * @slot: CPU slot (0..ncpus-1), selects the waiting-event stack
@@ -345,29 +364,6 @@ void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, c
  */
 struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
 			     bool old_abi);
-
-/**
- * ingest_set_keep_unresolved() - rank the hits of an id no map resolves
- * under a stack of one pseudo frame, STACK_IP_UNRESOLVED(id), instead of
- * only counting them in ingest_stats's @unresolved (which still counts
- * them): a recording read without its stack map still shows every id,
- * each on its own row (replay)
- * @ing: consumer
- * @on: keep them
- */
-void ingest_set_keep_unresolved(struct ingest *ing, bool on);
-
-/**
- * ingest_set_defer() - queue every stack id record, known or not
- * @ing: consumer
- * @on: defer
- *
- * With deferral the owner decides when ids are resolved: after it has
- * checked (through stack_map_stat) that no reset happened since the
- * records were read. A reset by another program can then never make an old
- * id resolve through the new map.
- */
-void ingest_set_defer(struct ingest *ing, bool on);
 
 /**
  * ingest_needs_map() - whether a queued id is missing from the snapshot

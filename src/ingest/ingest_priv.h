@@ -136,10 +136,7 @@ struct ingest {
 	struct stack_table *table;
 	struct cpu_state *cpus;
 	unsigned int ncpus;
-	bool stackmap;
-	bool defer;
-	bool keep_unresolved; /* an unknown id is ranked as a stack of its own */
-	int32_t self_pid; /* events of this pid are not counted (0: none) */
+	struct ingest_config cfg; /* ingest_configure() */
 	int *tids;
 	int ntids;
 	int *tgids;
@@ -148,10 +145,6 @@ struct ingest {
 	void *tgid_ctx;
 	int memo_tid; /* the last thread placed in a process, and the verdict */
 	bool memo_wanted;
-	int (*type_cb)(void *ctx, int type);
-	void *type_ctx;
-	int (*func_cb)(void *ctx, uint64_t ip);
-	void *func_ctx;
 	struct func_slot *funcs; /* ip -> event index, open addressing */
 	uint32_t nfuncs, funcs_size;
 
@@ -218,7 +211,7 @@ static inline bool pid_wanted(struct ingest *ing, int pid)
 {
 	int tgid;
 
-	if (ing->self_pid && pid == ing->self_pid)
+	if (ing->cfg.self_pid && pid == ing->cfg.self_pid)
 		return false;
 	if (!ing->ntids && !ing->ntgids)
 		return true;

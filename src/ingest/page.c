@@ -58,7 +58,7 @@ static int func_event(struct ingest *ing, uint64_t ip)
 		ing->funcs = t;
 		ing->funcs_size = n;
 	}
-	idx = ing->func_cb(ing->func_ctx, ip);
+	idx = ing->cfg.func_cb(ing->cfg.func_ctx, ip);
 	sl = func_find(ing->funcs, ing->funcs_size, ip);
 	sl->ip = ip;
 	sl->event = idx;
@@ -151,7 +151,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		n = i;
 	}
 	/* stackmap mode: a fallback is full either way; stacks mode: as an id */
-	ing->st.alt_bytes += ing->stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
+	ing->st.alt_bytes += ing->cfg.stackmap || n > STACKMAP_MAX_DEPTH ? bytes : ing->id_cost;
 	if (!take_waiting(ing, c, &w)) {
 		ing->st.orphans++;
 		return;
@@ -162,12 +162,12 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		/* its user_stack came first (--trigger) */
 		memcpy(ing->ubuf, ing->frames, n * sizeof(uint64_t));
 		memcpy(ing->ubuf + n, c->early, c->early_n * sizeof(uint64_t));
-		ingest_count_frames(ing, ing->ubuf, n + c->early_n, &w, cpu, ing->stackmap);
+		ingest_count_frames(ing, ing->ubuf, n + c->early_n, &w, cpu, ing->cfg.stackmap);
 		return;
 	}
 	if (ing->usym && !early && ingest_pending_keep(ing, c, cpu, &w, n, -1))
 		return; /* counted with its user_stack */
-	if (ing->hold && !ing->stackmap) {
+	if (ing->hold && !ing->cfg.stackmap) {
 		struct ingest_held h = {
 			.ts = ev->ts, .value = w.value, .pid = w.pid, .cpu = (uint16_t)cpu,
 			.event = w.event, .kind = w.kind,
@@ -176,7 +176,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		if (ing->hold(ing->hold_ctx, &h, ing->frames, n))
 			return; /* counted with its user stack: ingest_count_held() */
 	}
-	ingest_count_frames(ing, ing->frames, n, &w, cpu, ing->stackmap);
+	ingest_count_frames(ing, ing->frames, n, &w, cpu, ing->cfg.stackmap);
 	return;
 damaged:
 	/* its event gets no stack: never pair it with the next one */
@@ -252,7 +252,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	if (type == 0)
 		return;
-	if ((int)type == f->func_type && ing->func_cb) {
+	if ((int)type == f->func_type && ing->cfg.func_cb) {
 		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
 			return;
 		idx = func_event(ing, ringbuf_read_long(l, ev->data + f->func_ip_off));
@@ -268,7 +268,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	idx = f->index[type];
 	if (idx == EVFMT_NONE) {
-		idx = ing->type_cb ? ing->type_cb(ing->type_ctx, (int)type) : -1;
+		idx = ing->cfg.type_cb ? ing->cfg.type_cb(ing->cfg.type_ctx, (int)type) : -1;
 		if (idx < 0)
 			return;
 	}

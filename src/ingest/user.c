@@ -44,7 +44,7 @@ bool ingest_pending_keep(struct ingest *ing, struct cpu_state *c, unsigned int c
 		memcpy(c->p.frames, ing->frames, n * sizeof(uint64_t));
 	c->p.n = id < 0 ? n : 0;
 	c->p.id = id;
-	c->p.fallback = id < 0 && ing->stackmap;
+	c->p.fallback = id < 0 && ing->cfg.stackmap;
 	c->p.w = *w;
 	c->p.cpu = cpu;
 	c->p.on = true;

@@ -37,7 +37,7 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz);
 
 /**
  * probes_func_cb() - ingest's callback for a function tracer entry
- *	(ingest_set_func_cb()): the event index of the function at @ip,
+ *	(struct ingest_config @func_cb): the event index of the function at @ip,
  *	"ftrace:function NAME [module]", made the first time
  * @ctx: the struct trace
  * @ip: the traced function's address

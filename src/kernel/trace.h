@@ -148,7 +148,7 @@ unsigned int trace_count_cpus(struct trace *t);
 
 /**
  * trace_type_cb() - ingest's callback for a record type it does not know
- *	(ingest_set_type_cb()): its format looked up in tracefs
+ *	(struct ingest_config @type_cb): its format looked up in tracefs
  * @ctx: the struct trace
  * @type: the record's common_type
  *

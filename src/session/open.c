@@ -299,15 +299,18 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		r = -ENOMEM;
 		goto fail;
 	}
-	ingest_set_stackmap(s->c.ing, s->c.tr.mode == SESSION_STACKMAP);
-	ingest_set_defer(s->c.ing, s->c.tr.mode == SESSION_STACKMAP);
-	ingest_set_type_cb(s->c.ing, trace_type_cb, &s->c.tr);
+	ingest_configure(s->c.ing, &(struct ingest_config){
+		.stackmap = s->c.tr.mode == SESSION_STACKMAP,
+		.defer = s->c.tr.mode == SESSION_STACKMAP,
+		.self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
+		.type_cb = trace_type_cb,
+		.type_ctx = &s->c.tr,
+		.func_cb = probes_func_cb,
+		.func_ctx = &s->c.tr,
+	});
 	if (s->c.user_mode == SESSION_USER_FP)
 		ingest_set_user(s->c.ing, s->c.usym);
-	ingest_set_func_cb(s->c.ing, probes_func_cb, &s->c.tr);
 	s->c.tr.trigger_mode = opts->ntriggers > 0;
-	if (!opts->show_self && !opts->tracefs)
-		ingest_set_self(s->c.ing, (int)getpid());
 	if (uname(&un) == 0)
 		fmt_sanitize(s->c.stats.kernel, sizeof(s->c.stats.kernel), un.release,
 			     sizeof(un.release));
@@ -327,8 +330,10 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 			log_warn("another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
 				 owner);
 			s->c.tr.mode = s->c.stats.mode = SESSION_STACKS;
-			ingest_set_stackmap(s->c.ing, false);
-			ingest_set_defer(s->c.ing, false);
+			struct ingest_config cfg = *ingest_config(s->c.ing);
+
+			cfg.stackmap = cfg.defer = false;
+			ingest_configure(s->c.ing, &cfg);
 		} else if (r < 0) {
 			fmt_error(err, errsz, r,
 			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"

@@ -105,11 +105,15 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	s->ing = ingest_new(s->tr.fmt, s->table, replay_slots(rp));
 	if (!s->ing)
 		return -ENOMEM;
-	ingest_set_type_cb(s->ing, trace_type_cb, &s->tr);
-	/* function-tracer entries (trace-cmd record -p function -T): by function */
-	ingest_set_func_cb(s->ing, probes_func_cb, &s->tr);
-	/* ids no saved map resolves still count, each on its own row */
-	ingest_set_keep_unresolved(s->ing, true);
+	ingest_configure(s->ing, &(struct ingest_config){
+		.type_cb = trace_type_cb,
+		.type_ctx = &s->tr,
+		/* function-tracer entries (trace-cmd record -p function -T): by function */
+		.func_cb = probes_func_cb,
+		.func_ctx = &s->tr,
+		/* ids no saved map resolves still count, each on its own row */
+		.keep_unresolved = true,
+	});
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	/* the recording's own kallsyms: the live one may be another boot */

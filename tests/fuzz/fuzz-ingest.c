@@ -93,8 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(ingest_stats(ing), 0, sizeof(struct ingest_stats));
 	mode = data[0];
 	by_record = mode & 0x40;
-	ingest_set_stackmap(ing, mode & 1);
-	ingest_set_defer(ing, mode & 2);
+	ingest_configure(ing, &(struct ingest_config){ .stackmap = mode & 1, .defer = mode & 2 });
 	ingest_set_user(ing, (mode & 0x20) ? usym : NULL);
 	{
 		/* bit 4: weights, off-CPU time on the first event, a field of the second */
