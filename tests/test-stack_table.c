@@ -922,7 +922,8 @@ static void test_stack_table_trend_add(void **state)
 
 	assert_int_equal(stack_table_set_weighted(t, true), 0);
 	sa = stack_table_intern(t, a, 1);
-	stack_table_add_w(t, sa, 0, 0, 1, 0, 17, 7, 1700, 700);
+	stack_table_add(t, sa, &(struct stack_key){ .pid = 1 },
+			&(struct stack_counts){ 17, 7, 1700, 700 });
 	assert_int_equal(stack_table_add_trend(t, sa, h, w, 3), 0);
 	stack_table_tick(t);
 	assert_int_equal(stack_trend(t, sa, false, v, 8), 4);

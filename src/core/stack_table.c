@@ -438,8 +438,9 @@ int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event
 	return 0;
 }
 
-int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, unsigned int origin, uint64_t total, uint32_t delta)
+/* the counts of @c, without weights */
+static int table_add(struct stack_table *t, struct stack *s, const struct stack_key *k,
+		     uint64_t total, uint32_t delta)
 {
 	struct stack_attr *a;
 
@@ -461,7 +462,7 @@ int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, 
 	}
 	t->hits_cur += delta;
 
-	a = attr_get(t, s, event, cpu, pid, origin);
+	a = attr_get(t, s, k->event, k->cpu, k->pid, k->origin);
 	if (!a)
 		return -ENOMEM;
 	a->total += total;
@@ -469,16 +470,16 @@ int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, 
 	return 0;
 }
 
-int stack_table_add_w(struct stack_table *t, struct stack *s, unsigned int event,
-		      unsigned int cpu, int pid, unsigned int origin, uint64_t total,
-		      uint32_t delta, uint64_t w, uint64_t wdelta)
+int stack_table_add(struct stack_table *t, struct stack *s, const struct stack_key *k,
+		    const struct stack_counts *c)
 {
 	uint32_t s_epoch = s->epoch, a_epoch;
+	uint64_t w = c->w, wdelta = c->wdelta;
 	struct stack_attr *a;
 	int r;
 
-	if (!t->weighted || !total)
-		return stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+	if (!t->weighted || !c->total)
+		return table_add(t, s, k, c->total, c->delta);
 	if (wdelta > w)
 		wdelta = w;
 	/* the weights roll with the counters' epochs: read them before the counts move */
@@ -490,13 +491,13 @@ int stack_table_add_w(struct stack_table *t, struct stack *s, unsigned int event
 	}
 	t->w_cur += wdelta;
 	t->w_total += w;
-	a = attr_get(t, s, event, cpu, pid, origin);
+	a = attr_get(t, s, k->event, k->cpu, k->pid, k->origin);
 	if (!a) {
-		stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+		table_add(t, s, k, c->total, c->delta);
 		return -ENOMEM;
 	}
 	a_epoch = a->epoch;
-	r = stack_table_add(t, s, event, cpu, pid, origin, total, delta);
+	r = table_add(t, s, k, c->total, c->delta);
 	wc_bump(attr_wc(a), a_epoch, t->epoch, wdelta);
 	attr_wc(a)->total += w - wdelta;
 	return r;

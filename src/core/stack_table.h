@@ -217,43 +217,46 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 		    int pid, uint64_t n);
 
 /**
- * stack_table_add() - add counts read back from a snapshot: @total hits
- * since start, @delta of them in the current interval (the interval that
- * the next stack_table_tick() closes)
- * @t: table
- * @s: stack from stack_table_intern()
+ * struct stack_key - what a breakdown record counts for
  * @event: event index
  * @cpu: CPU
  * @pid: pid, -1 for none
- * @origin: origin index (the file it came from)
+ * @origin: origin index (the file it came from; 0 live)
+ */
+struct stack_key {
+	unsigned int event;
+	unsigned int cpu;
+	int pid;
+	unsigned int origin;
+};
+
+/**
+ * struct stack_counts - counts read back from a snapshot
  * @total: hits since start
- * @delta: hits in the interval (at most @total)
+ * @delta: of them, hits in the current interval (at most @total)
+ * @w: weight since start (an unweighted table ignores it)
+ * @wdelta: of it, weight in the current interval
+ */
+struct stack_counts {
+	uint64_t total;
+	uint32_t delta;
+	uint64_t w;
+	uint64_t wdelta;
+};
+
+/**
+ * stack_table_add() - add counts read back from a snapshot to @s and its
+ * record for @k; the current interval is the one the next
+ * stack_table_tick() closes
+ * @t: table
+ * @s: stack from stack_table_intern()
+ * @k: the record's key
+ * @c: the counts
  *
  * Return: 0, or -ENOMEM (the stack's own counts are still updated).
  */
-int stack_table_add(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
-		    int pid, unsigned int origin, uint64_t total, uint32_t delta);
-
-/**
- * stack_table_add_w() - stack_table_add() with weights read back: @w since
- * start, @wdelta of it in the current interval (an unweighted table keeps
- * the counts only)
- * @t: table
- * @s: stack
- * @event: event index
- * @cpu: CPU
- * @pid: pid
- * @origin: origin index
- * @total: hits since start
- * @delta: hits of the current interval
- * @w: weight since start
- * @wdelta: weight of the current interval
- *
- * Return: 0, or -ENOMEM.
- */
-int stack_table_add_w(struct stack_table *t, struct stack *s, unsigned int event,
-		      unsigned int cpu, int pid, unsigned int origin, uint64_t total,
-		      uint32_t delta, uint64_t w, uint64_t wdelta);
+int stack_table_add(struct stack_table *t, struct stack *s, const struct stack_key *k,
+		    const struct stack_counts *c);
 
 /**
  * stack_add_id() - remember that @s was seen under kernel id @id

@@ -335,9 +335,11 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 				return -ENOMEM;
 			}
 		}
-		stack_table_add_w(s->table, st, (unsigned int)l->evmap[b->event], b->cpu, b->pid,
-				  (unsigned int)l->omap[sn->norigins ? b->origin : 0], b->total,
-				  b->delta, b->weight, b->weight_delta);
+		stack_table_add(s->table, st,
+				&(struct stack_key){ (unsigned int)l->evmap[b->event], b->cpu, b->pid,
+						     (unsigned int)l->omap[sn->norigins ? b->origin : 0] },
+				&(struct stack_counts){ b->total, b->delta, b->weight,
+							b->weight_delta });
 		rest -= b->total < rest ? b->total : rest;
 		drest -= b->delta < drest ? b->delta : drest;
 		wrest -= b->weight < wrest ? b->weight : wrest;
@@ -345,8 +347,10 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	}
 	/* hits no record carries (none written): keep the stack's own counts */
 	if (rest)
-		stack_table_add_w(s->table, st, sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
-				  (unsigned int)l->omap[0], rest, drest, wrest, wdrest);
+		stack_table_add(s->table, st,
+				&(struct stack_key){ sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
+						     (unsigned int)l->omap[0] },
+				&(struct stack_counts){ rest, drest, wrest, wdrest });
 	/* the single weights' buckets, and the intervals before the last (which the tick closes) */
 	for (j = 0; ss->have_hist && j < HIST_BUCKETS; j++)
 		if (ss->hist[j])
