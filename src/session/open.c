@@ -146,11 +146,247 @@ int session_cleanup(const struct session_opts *opts, session_note_fn note, void 
 	return r;
 }
 
+/* the stack table, the symbolizers and their memory limits */
+static int open_tables(struct session *s, const struct session_opts *opts)
+{
+	s->c.table = stack_table_new();
+	s->c.tr.ksym = ksym_new(opts->kallsyms);
+	/* a --tracefs may be a simulator: its tgids are not this machine's */
+	s->c.usym = usym_new(opts->tracefs ? "" : NULL);
+	if (!s->c.table || !s->c.tr.ksym || !s->c.usym)
+		return -ENOMEM;
+	ksym_set_usym(s->c.tr.ksym, s->c.usym);
+	/* before anything is interned: the weights live next to the counts */
+	if (opts->weight || opts->offcpu)
+		stack_table_set_weighted(s->c.table, true);
+	s->c.mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
+	stack_table_set_limit(s->c.table, s->c.mem_limit);
+	/* user frames: a quarter of the limit at most, the table has the rest */
+	usym_set_limit(s->c.usym, s->c.mem_limit / 4);
+	/* a --tracefs may be a simulator: its pids are not this machine's */
+	s->proc_pids = !opts->tracefs;
+	return 0;
+}
+
+/* tracefs opened and checked, what a killed stacktop left undone, the formats and symbols */
+static int open_tracefs(struct session *s, const struct session_opts *opts, char *err,
+			size_t errsz)
+{
+	int r = tfs_open(opts->tracefs, &s->c.tr.tfs);
+
+	if (r < 0) {
+		if (r == -EPERM && opts->tracefs)
+			return fmt_error(err, errsz, r,
+				  "refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
+				  opts->tracefs);
+		if (r == -EPERM)
+			return fmt_error(err, errsz, r, "not allowed to mount tracefs (run as root)");
+		if (opts->tracefs)
+			return fmt_error(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
+					 strerror(-r));
+		return fmt_error(err, errsz, r,
+			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
+	}
+	s->c.comms = comm_cache_new(s->c.tr.tfs, !opts->tracefs);
+	if (!s->c.comms)
+		return -ENOMEM;
+	fmt_sanitize(s->c.stats.tracefs, sizeof(s->c.stats.tracefs), s->c.tr.tfs->root, strlen(s->c.tr.tfs->root));
+	if (!tfs_exists(s->c.tr.tfs, "events/header_page"))
+		return fmt_error(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
+				 s->c.tr.tfs->root);
+	r = undo_leftovers(s->c.tr.tfs, opts->rundir, leftover_note, s);
+	if (r < 0 && !s->nleftovers)
+		log_warn("could not undo everything a killed stacktop left: %s", strerror(-r));
+
+	r = evfmt_new(s->c.tr.tfs, &s->c.tr.fmt);
+	if (r < 0)
+		return fmt_error(err, errsz, r, "%s",
+		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
+			       : "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
+	r = ksym_load(s->c.tr.ksym, NULL);
+	if (r == -EACCES)
+		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
+	else if (r < 0)
+		log_warn("cannot read %s: %s", opts->kallsyms ? opts->kallsyms : "/proc/kallsyms",
+			 ksym_strerror(r));
+	return 0;
+}
+
+/* --user=auto: the mode this kernel and build allow, and why when it is fp */
+static void pick_user_auto(struct session *s, const struct session_opts *opts)
+{
+	s->c.user_mode = STACKTOP_USER_UNWIND && !opts->tracefs && s->c.tr.mode == SESSION_STACKS
+			       ? SESSION_USER_DWARF
+			       : SESSION_USER_FP;
+	if (s->c.tr.mode != SESSION_STACKS)
+		snprintf(s->user_note, sizeof(s->user_note),
+			 "fp: the stackmap mode's records join no perf sample (--user=dwarf takes the stacks mode)");
+	else if (!STACKTOP_USER_UNWIND)
+		snprintf(s->user_note, sizeof(s->user_note),
+			 "fp: this build has no libunwind (no dwarf mode)");
+	else if (opts->tracefs)
+		snprintf(s->user_note, sizeof(s->user_note),
+			 "fp: dwarf samples this machine's kernel, not a --tracefs");
+}
+
+/* the mode (stacks, stackmap, passive) and the user stacks' mode, or why not */
+static int pick_modes(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
+{
+	bool have_map = tfs_exists(s->c.tr.tfs, "options/stackmap") &&
+			(tfs_exists(s->c.tr.tfs, "stack_map") || tfs_exists(s->c.tr.tfs, "stack_map_bin"));
+
+	s->c.tr.mode = opts->mode;
+	if (s->c.tr.mode == SESSION_AUTO)
+		s->c.tr.mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
+									    : SESSION_STACKS;
+	if (opts->user && s->c.tr.mode == SESSION_PASSIVE)
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+			 "--user needs --mode stacks or stackmap (passive mode changes no option)");
+	if (opts->user == SESSION_USER_DWARF && s->c.tr.mode != SESSION_STACKS)
+		return fmt_error(err, errsz, -EOPNOTSUPP, "--user=dwarf needs --mode stacks");
+	s->c.user_on = opts->user != SESSION_USER_OFF;
+	s->c.user_mode = opts->user;
+	if (opts->user == SESSION_USER_DWARF && !STACKTOP_USER_UNWIND)
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+			 "--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
+	/* perf samples this kernel: a --tracefs (a simulator, say) is not it */
+	if (opts->user == SESSION_USER_DWARF && opts->tracefs)
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+			 "--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
+	if (opts->user == SESSION_USER_AUTO)
+		pick_user_auto(s, opts);
+	if ((s->c.tr.mode == SESSION_STACKMAP || s->c.tr.mode == SESSION_PASSIVE) && !have_map)
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
+			 session_mode_name(s->c.tr.mode), s->c.tr.tfs->root);
+	s->c.stats.mode = s->c.tr.mode;
+	return 0;
+}
+
+/* the page consumer, configured for the mode */
+static int open_ingest(struct session *s, const struct session_opts *opts)
+{
+	struct utsname un;
+
+	s->c.ing = ingest_new(s->c.tr.fmt, s->c.table, trace_count_cpus(&s->c.tr));
+	if (!s->c.ing || session_set_filters(s, !opts->tracefs) < 0)
+		return -ENOMEM;
+	ingest_configure(s->c.ing, &(struct ingest_config){
+		.stackmap = s->c.tr.mode == SESSION_STACKMAP,
+		.defer = s->c.tr.mode == SESSION_STACKMAP,
+		.self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
+		.type_cb = trace_type_cb,
+		.type_ctx = &s->c.tr,
+		.func_cb = probes_func_cb,
+		.func_ctx = &s->c.tr,
+	});
+	if (s->c.user_mode == SESSION_USER_FP)
+		ingest_set_user(s->c.ing, s->c.usym);
+	s->c.tr.trigger_mode = opts->ntriggers > 0;
+	if (uname(&un) == 0)
+		fmt_sanitize(s->c.stats.kernel, sizeof(s->c.stats.kernel), un.release,
+			     sizeof(un.release));
+	return 0;
+}
+
+/* the restore journal, and the top level claimed for the stackmap mode */
+static int open_journal(struct session *s, const struct session_opts *opts, char *err,
+			size_t errsz)
+{
+	struct ingest_config cfg;
+	int owner, r;
+
+	r = state_open(s->c.tr.tfs, opts->rundir, &s->c.tr.state);
+	if (r < 0)
+		return fmt_error(err, errsz, r, "cannot keep a restore journal in %s: %s",
+				 opts->rundir ? opts->rundir : "/run/stacktop", strerror(-r));
+	if (s->c.tr.mode != SESSION_STACKMAP)
+		return 0;
+	r = state_lock_top(s->c.tr.state, &owner);
+	if (r == -EBUSY && opts->mode == SESSION_AUTO) {
+		/* the top level is taken: a private instance still works */
+		log_warn("another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
+			 owner);
+		s->c.tr.mode = s->c.stats.mode = SESSION_STACKS;
+		cfg = *ingest_config(s->c.ing);
+		cfg.stackmap = cfg.defer = false;
+		ingest_configure(s->c.ing, &cfg);
+	} else if (r < 0) {
+		return fmt_error(err, errsz, r,
+			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
+				      : "cannot claim the top-level tracing (pid %d): %s",
+			     owner, strerror(-r));
+	}
+	return 0;
+}
+
+/* the probes, the mode's source, the user stacks, weights and grouping */
+static int open_sources(struct session *s, const struct session_opts *opts, char *err,
+			size_t errsz)
+{
+	int r;
+
+	if (s->c.tr.mode == SESSION_PASSIVE && (opts->nkprobes || opts->nfunctions || opts->ntriggers))
+		return fmt_error(err, errsz, -EINVAL,
+				 "--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
+	/* before the source: its instance must go first on restore (probes.c) */
+	r = probes_setup_kprobes(&s->c.tr, err, errsz);
+	if (r < 0)
+		return r;
+
+	/* the sources: one per mode today */
+	switch (s->c.tr.mode) {
+	case SESSION_STACKS:
+		r = session_add_source(s, &source_instance_ops, NULL, err, errsz);
+		break;
+	case SESSION_STACKMAP:
+		r = session_add_source(s, &source_stackmap_ops, NULL, err, errsz);
+		break;
+	case SESSION_PASSIVE:
+		r = session_add_source(s, &source_passive_ops, NULL, err, errsz);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	if (r < 0) {
+		if (err && !err[0])
+			fmt_error(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
+		return r;
+	}
+	r = session_setup_user_dwarf(s, err, errsz);
+	if (r < 0)
+		return r;
+	r = session_setup_weight(s, err, errsz);
+	if (r < 0)
+		return r;
+	if ((opts->group_depth || opts->group_func) &&
+	    session_set_group(s, opts->group_depth, opts->group_func) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* the first interval starts now (its CPU counted from here, not from exec) */
+static void start_clock(struct session *s, const struct session_opts *opts)
+{
+	struct rusage ru;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		timeradd(&ru.ru_utime, &ru.ru_stime, &s->last_cpu);
+	if (opts->reset_first) {
+		r = session_reset(s);
+		if (r < 0)
+			log_warn("reset failed: %s", strerror(-r));
+	}
+	session_tick(s);
+	/* the set-up's interval is no interval of the run: every trend began with a 0 (issue 27) */
+	stack_trend_restart(s->c.table);
+}
+
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
 {
 	struct session *s;
-	struct utsname un;
-	bool have_map;
 	int r;
 
 	if (err && errsz)
@@ -181,224 +417,20 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	s = session_new(opts);
 	if (!s)
 		return -ENOMEM;
-	s->c.table = stack_table_new();
-	s->c.tr.ksym = ksym_new(opts->kallsyms);
-	/* a --tracefs may be a simulator: its tgids are not this machine's */
-	s->c.usym = usym_new(opts->tracefs ? "" : NULL);
-	if (!s->c.table || !s->c.tr.ksym || !s->c.usym) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	ksym_set_usym(s->c.tr.ksym, s->c.usym);
-	/* before anything is interned: the weights live next to the counts */
-	if (opts->weight || opts->offcpu)
-		stack_table_set_weighted(s->c.table, true);
-	s->c.mem_limit = opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY;
-	stack_table_set_limit(s->c.table, s->c.mem_limit);
-	/* user frames: a quarter of the limit at most, the table has the rest */
-	usym_set_limit(s->c.usym, s->c.mem_limit / 4);
-	/* a --tracefs may be a simulator: its pids are not this machine's */
-	s->proc_pids = !opts->tracefs;
-
-	r = tfs_open(opts->tracefs, &s->c.tr.tfs);
-	if (r < 0) {
-		if (r == -EPERM && opts->tracefs)
-			fmt_error(err, errsz, r,
-				  "refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
-				  opts->tracefs);
-		else if (r == -EPERM)
-			fmt_error(err, errsz, r, "not allowed to mount tracefs (run as root)");
-		else if (opts->tracefs)
-			fmt_error(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
-				  strerror(-r));
-		else
-			fmt_error(err, errsz, r,
-			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
-		goto fail;
-	}
-	s->c.comms = comm_cache_new(s->c.tr.tfs, !opts->tracefs);
-	if (!s->c.comms) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	fmt_sanitize(s->c.stats.tracefs, sizeof(s->c.stats.tracefs), s->c.tr.tfs->root, strlen(s->c.tr.tfs->root));
-	if (!tfs_exists(s->c.tr.tfs, "events/header_page")) {
-		r = fmt_error(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
-			 s->c.tr.tfs->root);
-		goto fail;
-	}
-	r = undo_leftovers(s->c.tr.tfs, opts->rundir, leftover_note, s);
-	if (r < 0 && !s->nleftovers)
-		log_warn("could not undo everything a killed stacktop left: %s", strerror(-r));
-
-	r = evfmt_new(s->c.tr.tfs, &s->c.tr.fmt);
-	if (r < 0) {
-		fmt_error(err, errsz, r, "%s",
-		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
-			       : "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
-		goto fail;
-	}
-	r = ksym_load(s->c.tr.ksym, NULL);
-	if (r == -EACCES)
-		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
-	else if (r < 0)
-		log_warn("cannot read %s: %s", opts->kallsyms ? opts->kallsyms : "/proc/kallsyms",
-			 ksym_strerror(r));
-
-	have_map = tfs_exists(s->c.tr.tfs, "options/stackmap") &&
-		   (tfs_exists(s->c.tr.tfs, "stack_map") || tfs_exists(s->c.tr.tfs, "stack_map_bin"));
-	s->c.tr.mode = opts->mode;
-	if (s->c.tr.mode == SESSION_AUTO)
-		s->c.tr.mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
-									    : SESSION_STACKS;
-	if (opts->user && s->c.tr.mode == SESSION_PASSIVE) {
-		r = fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user needs --mode stacks or stackmap (passive mode changes no option)");
-		goto fail;
-	}
-	if (opts->user == SESSION_USER_DWARF && s->c.tr.mode != SESSION_STACKS) {
-		r = fmt_error(err, errsz, -EOPNOTSUPP, "--user=dwarf needs --mode stacks");
-		goto fail;
-	}
-	s->c.user_on = opts->user != SESSION_USER_OFF;
-	s->c.user_mode = opts->user;
-	if (opts->user == SESSION_USER_DWARF && !STACKTOP_USER_UNWIND) {
-		r = fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
-		goto fail;
-	}
-	/* perf samples this kernel: a --tracefs (a simulator, say) is not it */
-	if (opts->user == SESSION_USER_DWARF && opts->tracefs) {
-		r = fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
-		goto fail;
-	}
-	if (opts->user == SESSION_USER_AUTO) {
-		s->c.user_mode = STACKTOP_USER_UNWIND && !opts->tracefs && s->c.tr.mode == SESSION_STACKS
-				       ? SESSION_USER_DWARF
-				       : SESSION_USER_FP;
-		if (s->c.tr.mode != SESSION_STACKS)
-			snprintf(s->user_note, sizeof(s->user_note),
-				 "fp: the stackmap mode's records join no perf sample (--user=dwarf takes the stacks mode)");
-		else if (!STACKTOP_USER_UNWIND)
-			snprintf(s->user_note, sizeof(s->user_note),
-				 "fp: this build has no libunwind (no dwarf mode)");
-		else if (opts->tracefs)
-			snprintf(s->user_note, sizeof(s->user_note),
-				 "fp: dwarf samples this machine's kernel, not a --tracefs");
-	}
-	if ((s->c.tr.mode == SESSION_STACKMAP || s->c.tr.mode == SESSION_PASSIVE) && !have_map) {
-		r = fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
-			 session_mode_name(s->c.tr.mode), s->c.tr.tfs->root);
-		goto fail;
-	}
-	s->c.stats.mode = s->c.tr.mode;
-	s->c.ing = ingest_new(s->c.tr.fmt, s->c.table, trace_count_cpus(&s->c.tr));
-	if (!s->c.ing || session_set_filters(s, !opts->tracefs) < 0) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	ingest_configure(s->c.ing, &(struct ingest_config){
-		.stackmap = s->c.tr.mode == SESSION_STACKMAP,
-		.defer = s->c.tr.mode == SESSION_STACKMAP,
-		.self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
-		.type_cb = trace_type_cb,
-		.type_ctx = &s->c.tr,
-		.func_cb = probes_func_cb,
-		.func_ctx = &s->c.tr,
-	});
-	if (s->c.user_mode == SESSION_USER_FP)
-		ingest_set_user(s->c.ing, s->c.usym);
-	s->c.tr.trigger_mode = opts->ntriggers > 0;
-	if (uname(&un) == 0)
-		fmt_sanitize(s->c.stats.kernel, sizeof(s->c.stats.kernel), un.release,
-			     sizeof(un.release));
-
-	r = state_open(s->c.tr.tfs, opts->rundir, &s->c.tr.state);
-	if (r < 0) {
-		fmt_error(err, errsz, r, "cannot keep a restore journal in %s: %s",
-			  opts->rundir ? opts->rundir : "/run/stacktop", strerror(-r));
-		goto fail;
-	}
-	if (s->c.tr.mode == SESSION_STACKMAP) {
-		int owner;
-
-		r = state_lock_top(s->c.tr.state, &owner);
-		if (r == -EBUSY && opts->mode == SESSION_AUTO) {
-			/* the top level is taken: a private instance still works */
-			log_warn("another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
-				 owner);
-			s->c.tr.mode = s->c.stats.mode = SESSION_STACKS;
-			struct ingest_config cfg = *ingest_config(s->c.ing);
-
-			cfg.stackmap = cfg.defer = false;
-			ingest_configure(s->c.ing, &cfg);
-		} else if (r < 0) {
-			fmt_error(err, errsz, r,
-			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
-				      : "cannot claim the top-level tracing (pid %d): %s",
-			     owner, strerror(-r));
-			goto fail;
-		}
-	}
-
-	if (s->c.tr.mode == SESSION_PASSIVE && (opts->nkprobes || opts->nfunctions || opts->ntriggers)) {
-		r = fmt_error(err, errsz, -EINVAL,
-			      "--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
-		goto fail;
-	}
-	/* before the source: its instance must go first on restore (probes.c) */
-	r = probes_setup_kprobes(&s->c.tr, err, errsz);
+	r = open_tables(s, opts);
+	if (r == 0)
+		r = open_tracefs(s, opts, err, errsz);
+	if (r == 0)
+		r = pick_modes(s, opts, err, errsz);
+	if (r == 0)
+		r = open_ingest(s, opts);
+	if (r == 0)
+		r = open_journal(s, opts, err, errsz);
+	if (r == 0)
+		r = open_sources(s, opts, err, errsz);
 	if (r < 0)
 		goto fail;
-
-	/* the sources: one per mode today */
-	switch (s->c.tr.mode) {
-	case SESSION_STACKS:
-		r = session_add_source(s, &source_instance_ops, NULL, err, errsz);
-		break;
-	case SESSION_STACKMAP:
-		r = session_add_source(s, &source_stackmap_ops, NULL, err, errsz);
-		break;
-	case SESSION_PASSIVE:
-		r = session_add_source(s, &source_passive_ops, NULL, err, errsz);
-		break;
-	default:
-		r = -EINVAL;
-	}
-	if (r < 0) {
-		if (err && !err[0])
-			fmt_error(err, errsz, r, "cannot set up tracing: %s", strerror(-r));
-		goto fail;
-	}
-	r = session_setup_user_dwarf(s, err, errsz);
-	if (r < 0)
-		goto fail;
-	r = session_setup_weight(s, err, errsz);
-	if (r < 0)
-		goto fail;
-	if ((opts->group_depth || opts->group_func) &&
-	    session_set_group(s, opts->group_depth, opts->group_func) < 0) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
-	{
-		struct rusage ru;
-
-		/* the first interval's CPU is counted from here, not from exec */
-		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			timeradd(&ru.ru_utime, &ru.ru_stime, &s->last_cpu);
-	}
-	if (opts->reset_first) {
-		r = session_reset(s);
-		if (r < 0)
-			log_warn("reset failed: %s", strerror(-r));
-	}
-	session_tick(s);
-	/* the set-up's interval is no interval of the run: every trend began with a 0 (issue 27) */
-	stack_trend_restart(s->c.table);
+	start_clock(s, opts);
 	*ret = s;
 	return 0;
 fail:
