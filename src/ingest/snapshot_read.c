@@ -232,7 +232,187 @@ static int parse_hist(struct json_rd *r, const struct snapshot *sn, struct snap_
 	return e;
 }
 
-static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st, size_t idx)
+/* what parse_stack() has seen of one stack, for the checks at its end */
+struct stack_seen {
+	uint64_t total, delta, hits, hits_delta;
+	bool key, have_total, have_delta, have_hits, have_hits_delta, ids, frames, syms, by;
+};
+
+static int parse_ids(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	bool fe = true;
+	size_t j = 0;
+	int e = list_open(r, false, where, "ids");
+
+	if (e)
+		return e;
+	st->nids = 0;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		struct json_num x;
+
+		if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT || x.u > UINT32_MAX)
+			return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"ids\"[%zu] is not a stack id",
+						   where, j);
+		if (st->nids < 2)
+			st->ids[st->nids++] = (uint32_t)x.u;
+		else
+			st->flags |= STACK_F_MOREIDS;
+		j++;
+	}
+	return e;
+}
+
+static int parse_frames(struct json_rd *r, struct snap_stack *st, bool again, const char *where)
+{
+	bool fe = true;
+	size_t cap = 0;
+	int e = list_open(r, again, where, "frames");
+
+	if (e)
+		return e;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		if (st->depth >= STACK_MAX_DEPTH)
+			return jr_fail(r, -EBADMSG, "%smore than %d frames", where, STACK_MAX_DEPTH);
+		if (ARRAY_GROW(st->ips, cap, st->depth + 1) < 0)
+			return -ENOMEM;
+		if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
+		    jr_parse_hex(r->s, &st->ips[st->depth]) < 0)
+			return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"frames\"[%u] is not a hex address",
+						   where, st->depth);
+		st->depth++;
+	}
+	return e;
+}
+
+static int parse_symbols(struct json_rd *r, struct snap_stack *st, bool again, const char *where)
+{
+	bool fe = true;
+	size_t cap = 0;
+	int e = list_open(r, again, where, "symbols");
+
+	if (e)
+		return e;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		if (st->nsyms >= STACK_MAX_DEPTH)
+			return jr_fail(r, -EBADMSG, "%smore than %d symbols", where, STACK_MAX_DEPTH);
+		if (jr_kind(r) != '"')
+			return jr_fail(r, -EBADMSG, "%s\"symbols\"[%u] is not a string", where,
+				       st->nsyms);
+		e = jr_string(r, true);
+		if (e)
+			return e;
+		if (ARRAY_GROW(st->syms, cap, st->nsyms + 1) < 0)
+			return -ENOMEM;
+		st->syms[st->nsyms] = jr_dup_clean(r);
+		if (!st->syms[st->nsyms])
+			return -ENOMEM;
+		st->nsyms++;
+	}
+	return e;
+}
+
+static int parse_by_list(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st,
+			 bool again, const char *where)
+{
+	bool fe = true;
+	size_t cap = 0;
+	int e = list_open(r, again, where, "by");
+
+	if (e)
+		return e;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		if (ARRAY_GROW(st->by, cap, st->nby + 1) < 0)
+			return -ENOMEM;
+		memset(&st->by[st->nby], 0, sizeof(*st->by));
+		st->nby++;
+		e = parse_by(r, sn, &st->by[st->nby - 1], where);
+		if (e)
+			return e;
+	}
+	return e;
+}
+
+static int parse_user_frames(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	bool fe = true;
+	size_t capu = 0;
+	int e = list_open(r, st->uaddrs, where, "user_frames");
+
+	if (e)
+		return e;
+	st->uaddrs = calloc(1, sizeof(*st->uaddrs));
+	if (!st->uaddrs)
+		return -ENOMEM;
+	while ((e = jr_next_elem(r, &fe)) == 1) {
+		size_t c2 = capu;
+
+		if (st->nuser >= STACK_MAX_DEPTH)
+			return jr_fail(r, -EBADMSG, "%smore than %d user frames", where,
+				       STACK_MAX_DEPTH);
+		if (ARRAY_GROW(st->uaddrs, capu, st->nuser + 1) < 0 ||
+		    ARRAY_GROW(st->usyms, c2, st->nuser + 1) < 0)
+			return -ENOMEM;
+		st->nuser++;
+		e = parse_user_frame(r, st, st->nuser - 1, where);
+		if (e)
+			return e;
+	}
+	return e;
+}
+
+static int parse_tgid(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	struct json_num x;
+	int e = 0;
+
+	if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT || x.u > UINT32_MAX)
+		return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"tgid\" is not a process id", where);
+	st->tgid = (int64_t)x.u;
+	return 0;
+}
+
+static int parse_user_missing(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	int e = jr_need_string(r, where, "user_missing");
+
+	if (!e)
+		st->user_missing = (uint8_t)ujoin_why_parse(r->s);
+	if (!e && !st->user_missing)
+		e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes", where);
+	return e;
+}
+
+static int parse_user_cut_why(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	static const char *const why[] = { "depth", "stack", "unwind", "memory", "refused" };
+	unsigned int i;
+	int e = jr_need_string(r, where, "user_cut_why");
+
+	for (i = 0; !e && i < sizeof(why) / sizeof(why[0]); i++)
+		if (!strcmp(r->s, why[i]))
+			break;
+	if (!e && i == sizeof(why) / sizeof(why[0]))
+		e = jr_fail(r, -EBADMSG,
+			    "%s\"user_cut_why\" is not depth, stack, unwind, memory or refused", where);
+	if (!e)
+		st->user_cut_why = (uint8_t)i;
+	return e;
+}
+
+static int parse_key(struct json_rd *r, struct snap_stack *st, const char *where)
+{
+	int e = jr_need_string(r, where, "key");
+
+	if (e)
+		return e;
+	if (r->slen != 16 || strspn(r->s, "0123456789abcdef") != 16)
+		return jr_fail(r, -EBADMSG, "%s\"key\" is not 16 hex digits", where);
+	memcpy(st->key, r->s, 17);
+	return 0;
+}
+
+/* a member that is a flag of the stack, or one this reader does not know (skipped) */
+static int parse_flag(struct json_rd *r, struct snap_stack *st, const char *k)
 {
 	static const struct {
 		const char *name;
@@ -242,10 +422,144 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 		{ "mapped", STACK_F_MAPPED },	 { "merged64", STACK_F_MERGED64 },
 		{ "cut", STACK_F_CUT },
 	};
-	uint64_t total = 0, delta = 0, hits = 0, hits_delta = 0;
-	bool first = true, key = false, have_total = false, have_delta = false, have_hits = false,
-	     have_hits_delta = false, ids = false, frames = false, syms = false, by = false;
-	size_t cap, j, capu = 0;
+	size_t i;
+	bool on;
+	int e;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!strcmp(k, flags[i].name))
+			break;
+	if (i == sizeof(flags) / sizeof(flags[0]))
+		return jr_skip(r, 2);
+	e = jr_bool(r, &on);
+	if (on)
+		st->flags |= flags[i].flag;
+	return e;
+}
+
+/* the counts of a stack: hits or, in a weighted run, hits beside the ranked weights */
+static int parse_count_member(struct json_rd *r, struct snap_stack *st, struct stack_seen *v,
+			      const char *k, const char *where, bool *known)
+{
+	*known = true;
+	if (!strcmp(k, "total")) {
+		v->have_total = true;
+		return jr_count(r, &v->total, where, "total");
+	}
+	if (!strcmp(k, "delta")) {
+		v->have_delta = true;
+		return jr_count(r, &v->delta, where, "delta");
+	}
+	if (!strcmp(k, "hits")) {
+		/* a weighted run's stacks rank weights: their hits are apart */
+		v->have_hits = true;
+		return jr_count(r, &v->hits, where, "hits");
+	}
+	if (!strcmp(k, "hits_delta")) {
+		v->have_hits_delta = true;
+		return jr_count(r, &v->hits_delta, where, "hits_delta");
+	}
+	if (!strcmp(k, "weight"))
+		return jr_count(r, &st->weight, where, "weight");
+	if (!strcmp(k, "weight_delta"))
+		return jr_count(r, &st->weight_delta, where, "weight_delta");
+	*known = false;
+	return 0;
+}
+
+/* one member @k of a stack object */
+static int parse_stack_member(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st,
+			      struct stack_seen *v, const char *k, const char *where)
+{
+	bool known;
+	int e = parse_count_member(r, st, v, k, where, &known);
+
+	if (known)
+		return e;
+	if (!strcmp(k, "key")) {
+		v->key = true;
+		return parse_key(r, st, where);
+	}
+	if (!strcmp(k, "ids")) {
+		v->ids = true;
+		return parse_ids(r, st, where);
+	}
+	if (!strcmp(k, "frames")) {
+		e = parse_frames(r, st, v->frames, where);
+		v->frames = true;
+		return e;
+	}
+	if (!strcmp(k, "symbols")) {
+		e = parse_symbols(r, st, v->syms, where);
+		v->syms = true;
+		return e;
+	}
+	if (!strcmp(k, "by")) {
+		e = parse_by_list(r, sn, st, v->by, where);
+		v->by = true;
+		return e;
+	}
+	if (!strcmp(k, "tgid"))
+		return parse_tgid(r, st, where);
+	if (!strcmp(k, "user_frames"))
+		return parse_user_frames(r, st, where);
+	if (!strcmp(k, "user_cut"))
+		return jr_bool(r, &st->user_cut);
+	if (!strcmp(k, "user_missing"))
+		return parse_user_missing(r, st, where);
+	if (!strcmp(k, "user_cut_why"))
+		return parse_user_cut_why(r, st, where);
+	if (!strcmp(k, "trend"))
+		return parse_trend(r, st->trend, &st->ntrend, where, "trend");
+	if (!strcmp(k, "trend_weight"))
+		return parse_trend(r, st->trend_w, &st->ntrend_w, where, "trend_weight");
+	if (!strcmp(k, "hist"))
+		return parse_hist(r, sn, st, where);
+	return parse_flag(r, st, k);
+}
+
+/* the members a stack needs, and that they agree */
+static int check_stack(struct json_rd *r, struct snap_stack *st, struct stack_seen *v,
+		       const char *where)
+{
+	if (!v->key)
+		return jr_fail(r, -EBADMSG, "%s\"key\" is missing", where);
+	if (v->have_hits || v->have_hits_delta) {
+		if (!v->have_hits || !v->have_hits_delta)
+			return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+				       v->have_hits ? "hits_delta" : "hits");
+		v->total = v->hits;
+		v->delta = v->hits_delta;
+	} else if (!v->have_total || !v->have_delta) {
+		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+			       v->have_total ? "delta" : "total");
+	}
+	if (!v->ids || !v->frames || !v->syms || !v->by)
+		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
+			       !v->ids ? "ids" : !v->frames ? "frames" : !v->syms ? "symbols" : "by");
+	if (st->nsyms != st->depth)
+		return jr_fail(r, -EBADMSG, "%s\"symbols\" and \"frames\" differ in length", where);
+	if (v->delta > v->total || v->delta > UINT32_MAX)
+		return jr_fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
+	if (st->weight_delta > st->weight)
+		return jr_fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
+	if (st->uaddrs && st->tgid < 0)
+		return jr_fail(r, -EBADMSG, "%s\"user_frames\" without \"tgid\"", where);
+	/* kernel frames, the separator, user frames and a cut mark in one table stack */
+	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
+		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
+			       STACK_MAX_DEPTH);
+	/* (and no cut mark: the separator and the mark are its two words) */
+	if (st->user_missing && (!st->uaddrs || st->nuser || st->user_cut || st->tgid < 0))
+		return jr_fail(r, -EBADMSG,
+			       "%s\"user_missing\" with user frames, a cut or without \"tgid\"", where);
+	return 0;
+}
+
+static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st, size_t idx)
+{
+	struct stack_seen v = { 0 };
+	bool first = true;
 	char where[48];
 	int e;
 
@@ -257,243 +571,23 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 	r->i++;
 	st->tgid = -1;
 	while ((e = jr_next_key(r, &first)) == 1) {
-		const char *k = r->s;
-		bool f = true;
-
-		if (!strcmp(k, "key")) {
-			e = jr_need_string(r, where, "key");
-			if (e)
-				return e;
-			if (r->slen != 16 || strspn(r->s, "0123456789abcdef") != 16)
-				return jr_fail(r, -EBADMSG, "%s\"key\" is not 16 hex digits", where);
-			memcpy(st->key, r->s, 17);
-			key = true;
-		} else if (!strcmp(k, "total")) {
-			e = jr_count(r, &total, where, "total");
-			have_total = true;
-		} else if (!strcmp(k, "delta")) {
-			e = jr_count(r, &delta, where, "delta");
-			have_delta = true;
-		} else if (!strcmp(k, "hits")) {
-			/* a weighted run's stacks rank weights: their hits are apart */
-			e = jr_count(r, &hits, where, "hits");
-			have_hits = true;
-		} else if (!strcmp(k, "hits_delta")) {
-			e = jr_count(r, &hits_delta, where, "hits_delta");
-			have_hits_delta = true;
-		} else if (!strcmp(k, "weight")) {
-			e = jr_count(r, &st->weight, where, "weight");
-		} else if (!strcmp(k, "weight_delta")) {
-			e = jr_count(r, &st->weight_delta, where, "weight_delta");
-		} else if (!strcmp(k, "ids")) {
-			bool fe = true;
-
-			e = list_open(r, false, where, "ids");
-			if (e)
-				return e;
-			st->nids = 0;
-			j = 0;
-			while ((e = jr_next_elem(r, &fe)) == 1) {
-				struct json_num x;
-
-				if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT ||
-				    x.u > UINT32_MAX)
-					return e < 0 ? e : jr_fail(r, -EBADMSG,
-							    "%s\"ids\"[%zu] is not a stack id", where, j);
-				if (st->nids < 2)
-					st->ids[st->nids++] = (uint32_t)x.u;
-				else
-					st->flags |= STACK_F_MOREIDS;
-				j++;
-			}
-			ids = true;
-		} else if (!strcmp(k, "frames")) {
-			bool fe = true;
-
-			e = list_open(r, frames, where, "frames");
-			if (e)
-				return e;
-			cap = 0;
-			while ((e = jr_next_elem(r, &fe)) == 1) {
-				if (st->depth >= STACK_MAX_DEPTH)
-					return jr_fail(r, -EBADMSG, "%smore than %d frames", where,
-						    STACK_MAX_DEPTH);
-				if (ARRAY_GROW(st->ips, cap, st->depth + 1) < 0)
-					return -ENOMEM;
-				if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
-				    jr_parse_hex(r->s, &st->ips[st->depth]) < 0)
-					return e < 0 ? e : jr_fail(r, -EBADMSG,
-							    "%s\"frames\"[%u] is not a hex address",
-							    where, st->depth);
-				st->depth++;
-			}
-			frames = true;
-		} else if (!strcmp(k, "symbols")) {
-			bool fe = true;
-
-			e = list_open(r, syms, where, "symbols");
-			if (e)
-				return e;
-			cap = 0;
-			while ((e = jr_next_elem(r, &fe)) == 1) {
-				if (st->nsyms >= STACK_MAX_DEPTH)
-					return jr_fail(r, -EBADMSG, "%smore than %d symbols", where,
-						    STACK_MAX_DEPTH);
-				if (jr_kind(r) != '"')
-					return jr_fail(r, -EBADMSG, "%s\"symbols\"[%u] is not a string",
-						    where, st->nsyms);
-				e = jr_string(r, true);
-				if (e)
-					return e;
-				if (ARRAY_GROW(st->syms, cap, st->nsyms + 1) < 0)
-					return -ENOMEM;
-				st->syms[st->nsyms] = jr_dup_clean(r);
-				if (!st->syms[st->nsyms])
-					return -ENOMEM;
-				st->nsyms++;
-			}
-			syms = true;
-		} else if (!strcmp(k, "by")) {
-			bool fe = true;
-
-			e = list_open(r, by, where, "by");
-			if (e)
-				return e;
-			cap = 0;
-			while ((e = jr_next_elem(r, &fe)) == 1) {
-				if (ARRAY_GROW(st->by, cap, st->nby + 1) < 0)
-					return -ENOMEM;
-				memset(&st->by[st->nby], 0, sizeof(*st->by));
-				st->nby++;
-				e = parse_by(r, sn, &st->by[st->nby - 1], where);
-				if (e)
-					return e;
-			}
-			by = true;
-		} else if (!strcmp(k, "tgid")) {
-			struct json_num x;
-
-			if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT ||
-			    x.u > UINT32_MAX)
-				return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"tgid\" is not a process id", where);
-			st->tgid = (int64_t)x.u;
-		} else if (!strcmp(k, "user_frames")) {
-			bool fe = true;
-
-			e = list_open(r, st->uaddrs, where, "user_frames");
-			if (e)
-				return e;
-			capu = 0;
-			st->uaddrs = calloc(1, sizeof(*st->uaddrs));
-			if (!st->uaddrs)
-				return -ENOMEM;
-			while ((e = jr_next_elem(r, &fe)) == 1) {
-				size_t c2 = capu;
-
-				if (st->nuser >= STACK_MAX_DEPTH)
-					return jr_fail(r, -EBADMSG, "%smore than %d user frames", where,
-						    STACK_MAX_DEPTH);
-				if (ARRAY_GROW(st->uaddrs, capu, st->nuser + 1) < 0 ||
-				    ARRAY_GROW(st->usyms, c2, st->nuser + 1) < 0)
-					return -ENOMEM;
-				st->nuser++;
-				e = parse_user_frame(r, st, st->nuser - 1, where);
-				if (e)
-					return e;
-			}
-		} else if (!strcmp(k, "user_cut")) {
-			e = jr_bool(r, &st->user_cut);
-		} else if (!strcmp(k, "user_missing")) {
-			e = jr_need_string(r, where, "user_missing");
-			if (!e)
-				st->user_missing = (uint8_t)ujoin_why_parse(r->s);
-			if (!e && !st->user_missing)
-				e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
-					    where);
-		} else if (!strcmp(k, "user_cut_why")) {
-			static const char *const why[] = { "depth", "stack", "unwind", "memory",
-							   "refused" };
-			unsigned int i;
-
-			e = jr_need_string(r, where, "user_cut_why");
-			for (i = 0; !e && i < sizeof(why) / sizeof(why[0]); i++)
-				if (!strcmp(r->s, why[i]))
-					break;
-			if (!e && i == sizeof(why) / sizeof(why[0]))
-				e = jr_fail(r, -EBADMSG,
-					    "%s\"user_cut_why\" is not depth, stack, unwind, memory or refused",
-					    where);
-			if (!e)
-				st->user_cut_why = (uint8_t)i;
-		} else if (!strcmp(k, "trend")) {
-			e = parse_trend(r, st->trend, &st->ntrend, where, "trend");
-		} else if (!strcmp(k, "trend_weight")) {
-			e = parse_trend(r, st->trend_w, &st->ntrend_w, where, "trend_weight");
-		} else if (!strcmp(k, "hist")) {
-			e = parse_hist(r, sn, st, where);
-		} else {
-			f = false;
-		}
-		if (!f) {
-			size_t i;
-
-			for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-				if (!strcmp(k, flags[i].name))
-					break;
-			if (i < sizeof(flags) / sizeof(flags[0])) {
-				bool on;
-
-				e = jr_bool(r, &on);
-				if (on)
-					st->flags |= flags[i].flag;
-			} else {
-				e = jr_skip(r, 2);
-			}
-		}
+		e = parse_stack_member(r, sn, st, &v, r->s, where);
 		if (e)
 			return e;
 	}
 	if (e)
 		return e;
-	if (!key)
-		return jr_fail(r, -EBADMSG, "%s\"key\" is missing", where);
-	if (have_hits || have_hits_delta) {
-		if (!have_hits || !have_hits_delta)
-			return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
-				    have_hits ? "hits_delta" : "hits");
-		total = hits;
-		delta = hits_delta;
-	} else if (!have_total || !have_delta) {
-		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
-			    have_total ? "delta" : "total");
-	}
-	if (!ids || !frames || !syms || !by)
-		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
-			    !ids ? "ids" : !frames ? "frames" : !syms ? "symbols" : "by");
-	if (st->nsyms != st->depth)
-		return jr_fail(r, -EBADMSG, "%s\"symbols\" and \"frames\" differ in length", where);
-	if (delta > total || delta > UINT32_MAX)
-		return jr_fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
-	if (st->weight_delta > st->weight)
-		return jr_fail(r, -EBADMSG, "%s\"weight_delta\" is larger than \"weight\"", where);
-	if (st->uaddrs && st->tgid < 0)
-		return jr_fail(r, -EBADMSG, "%s\"user_frames\" without \"tgid\"", where);
-	/* kernel frames, the separator, user frames and a cut mark in one table stack */
-	if (st->uaddrs && st->depth + st->nuser + 2 > STACK_MAX_DEPTH)
-		return jr_fail(r, -EBADMSG, "%smore than %d frames with the user part", where,
-			    STACK_MAX_DEPTH);
-	/* (and no cut mark: the separator and the mark are its two words) */
-	if (st->user_missing && (!st->uaddrs || st->nuser || st->user_cut || st->tgid < 0))
-		return jr_fail(r, -EBADMSG,
-			    "%s\"user_missing\" with user frames, a cut or without \"tgid\"", where);
+	e = check_stack(r, st, &v, where);
+	if (e)
+		return e;
 	if (!st->uaddrs) {
 		st->tgid = -1;
 		st->user_cut = false;
 	}
 	if (!st->user_cut)
 		st->user_cut_why = 0;
-	st->total = total;
-	st->delta = (uint32_t)delta;
+	st->total = v.total;
+	st->delta = (uint32_t)v.delta;
 	return 0;
 }
 
