@@ -64,6 +64,87 @@ static int cmp_ev(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* the attributes of one (task, event, CPU) sampler; @first: the task's first event */
+static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uint64_t tp,
+			bool first, bool inherit, unsigned int stack, unsigned int pages)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = tp;
+	a->sample_period = p->period;
+	a->sample_type = SAMPLE_TYPE;
+	a->sample_regs_user = DWUNWIND_REGS_MASK;
+	a->sample_stack_user = stack;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->inherit = inherit;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(pages * p->page / 4);
+	if (first) {
+		/* a task's first event reports its maps too */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+/* the message for a perf_event_open() of event @e on CPU @c refused with @r */
+static int open_refused(int r, const struct perfsamp_opts *opts, int e, int c, char *err,
+			size_t errsz)
+{
+	if (r == -EACCES || r == -EPERM)
+		return errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
+			    "CAP_PERFMON, and kernel.perf_event_paranoid)",
+			    opts->events[e], strerror(-r));
+	if (r == -EOPNOTSUPP || r == -EINVAL)
+		return errf(err, errsz, r, "perf_event_open %s: %s (the kernel "
+			    "cannot sample user registers and stack here)",
+			    opts->events[e], strerror(-r));
+	return errf(err, errsz, r, "perf_event_open %s on CPU %d: %s", opts->events[e], c,
+		    strerror(-r));
+}
+
+/*
+ * The event @fd of CPU @c known by its id, filtered, writing to the CPU's
+ * ring (opened with its first event: *@first is then the ring's fd)
+ */
+static int event_attach(struct perfsamp *p, const struct perfsamp_opts *opts, int fd, int e,
+			int c, int *first, unsigned int pages, char *err, size_t errsz)
+{
+	struct pcpu *pc = &p->cpus[p->ncpus];
+	int r;
+
+	p->evs[p->nevs].fd = fd;
+	p->evs[p->nevs].event = e;
+	p->evs[p->nevs].pc = p->ncpus;
+	p->nevs++;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &p->evs[p->nevs - 1].id) < 0)
+		return errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+	/* refused: every hit is sampled, the caller drops the extra ones */
+	if (opts->filters && opts->filters[e] &&
+	    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
+		p->st.filters_refused++;
+	if (*first < 0) {
+		/* the CPU's ring: a dummy event's, else this event's own */
+		r = perfsamp_ring_open(&pc->r, c, pages, p->page);
+		if (r < 0 && r != -ENOMEM)
+			r = perfsamp_ring_map(&pc->r, fd, pages, p->page);
+		if (r < 0)
+			return errf(err, errsz, r, "mmap of the perf ring of CPU %d: %s%s", c,
+				    strerror(-r), r == -EPERM ? " (kernel.perf_event_mlock_kb)" : "");
+		*first = pc->r.fd;
+		p->ncpus++;
+	}
+	if (fd != *first && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *first) < 0)
+		return errf(err, errsz, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+	return 0;
+}
+
 int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 		  const struct perfsamp_cb *cb, char *err, size_t errsz)
 {
@@ -129,36 +210,14 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 		pc->cpu = c;
 		pc->r.fd = -1;
 		pc->old.fd = -1;
-		/* every (task, event): a task's first event reports its maps too */
+		/* every (task, event) */
 		for (k = 0; k < ntasks * opts->nevents; k++) {
 			struct perf_event_attr a;
 			int fd;
 
 			t = k / opts->nevents;
 			e = k % opts->nevents;
-
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = tp[e];
-			a.sample_period = p->period;
-			a.sample_type = SAMPLE_TYPE;
-			a.sample_regs_user = DWUNWIND_REGS_MASK;
-			a.sample_stack_user = stack;
-			a.use_clockid = 1;
-			a.clockid = CLOCK_MONOTONIC;
-			a.sample_id_all = 1;
-			a.disabled = 1;
-			a.inherit = inherit;
-			a.watermark = 1;
-			a.wakeup_watermark = (uint32_t)(pages * page / 4);
-			if (e == 0) {
-				a.mmap = 1;
-				a.mmap2 = 1;
-				a.comm = 1;
-				a.comm_exec = 1;
-				a.task = 1;
-			}
+			sample_attr(&a, p, tp[e], e == 0, inherit, stack, pages);
 			fd = perfsamp_sys_open(&a, tasks[t], c, -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				r = -errno;
@@ -168,50 +227,12 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 					k += opts->nevents - 1 - e; /* a thread gone: the next */
 					continue;
 				}
-				if (r == -EACCES || r == -EPERM)
-					r = errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
-						 "CAP_PERFMON, and kernel.perf_event_paranoid)",
-						 opts->events[e], strerror(-r));
-				else if (r == -EOPNOTSUPP || r == -EINVAL)
-					r = errf(err, errsz, r, "perf_event_open %s: %s (the kernel "
-						 "cannot sample user registers and stack here)",
-						 opts->events[e], strerror(-r));
-				else
-					r = errf(err, errsz, r, "perf_event_open %s on CPU %d: %s",
-						 opts->events[e], c, strerror(-r));
+				r = open_refused(r, opts, e, c, err, errsz);
 				goto fail;
 			}
-			p->evs[p->nevs].fd = fd;
-			p->evs[p->nevs].event = e;
-			p->evs[p->nevs].pc = p->ncpus;
-			p->nevs++;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &p->evs[p->nevs - 1].id) < 0) {
-				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			r = event_attach(p, opts, fd, e, c, &first, pages, err, errsz);
+			if (r < 0)
 				goto fail;
-			}
-			/* refused: every hit is sampled, the caller drops the extra ones */
-			if (opts->filters && opts->filters[e] &&
-			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]) < 0)
-				p->st.filters_refused++;
-			if (first < 0) {
-				/* the CPU's ring: a dummy event's, else this event's own */
-				r = perfsamp_ring_open(&pc->r, c, pages, page);
-				if (r < 0 && r != -ENOMEM)
-					r = perfsamp_ring_map(&pc->r, fd, pages, page);
-				if (r < 0) {
-					r = errf(err, errsz, r, "mmap of the perf ring of CPU %d: %s%s",
-						 c, strerror(-r), r == -EPERM ?
-						 " (kernel.perf_event_mlock_kb)" : "");
-					goto fail;
-				}
-				first = pc->r.fd;
-				p->ncpus++;
-			}
-			if (fd != first && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, first) < 0) {
-				r = errf(err, errsz, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s",
-					 strerror(errno));
-				goto fail;
-			}
 		}
 	}
 	if (!p->ncpus && opts->ntasks > 0) {
