@@ -141,66 +141,73 @@ static void svg_amount(char *buf, size_t size, uint64_t v, struct session *s, bo
 		snprintf(buf, size, "%" PRIu64 " hits", v);
 }
 
-int export_svg(FILE *f, struct session *s, const struct report_opts *o)
+/* the layout of a flame tree: each node's total, left edge and parent */
+struct svg_layout {
+	uint64_t *tot;   /* the ranked amount: hits, or the weight */
+	uint64_t *totw;  /* the other one (0 when unweighted) */
+	uint64_t *next;  /* where a node's next child starts */
+	uint64_t *start; /* the node's left edge, in amounts */
+	uint32_t *parent;
+	uint32_t *path;  /* the last node seen at each depth */
+	uint32_t maxd;   /* the deepest row drawn */
+	bool weight;     /* boxes are weights */
+};
+
+static void svg_layout_free(struct svg_layout *g)
+{
+	free(g->tot);
+	free(g->totw);
+	free(g->next);
+	free(g->start);
+	free(g->parent);
+	free(g->path);
+}
+
+/* parents from the depths, totals bottom up, left edges top down */
+static int svg_layout(struct svg_layout *g, const struct flame_tree *ft, bool weight)
+{
+	size_t i;
+
+	memset(g, 0, sizeof(*g));
+	g->weight = weight;
+	g->tot = calloc(ft->nnodes, sizeof(*g->tot));
+	g->totw = calloc(ft->nnodes, sizeof(*g->totw));
+	g->next = calloc(ft->nnodes, sizeof(*g->next));
+	g->start = calloc(ft->nnodes, sizeof(*g->start));
+	g->parent = calloc(ft->nnodes, sizeof(*g->parent));
+	g->path = calloc(ft->nnodes + 1, sizeof(*g->path));
+	if (!g->tot || !g->totw || !g->next || !g->start || !g->parent || !g->path)
+		return -ENOMEM;
+	for (i = 0; i < ft->nnodes; i++) {
+		const struct flame_node *nd = &ft->nodes[i];
+
+		g->parent[i] = nd->depth ? g->path[nd->depth - 1] : 0;
+		g->path[nd->depth] = (uint32_t)i;
+		g->tot[i] = weight ? nd->w : nd->h;
+		g->totw[i] = ft->weighted ? (weight ? nd->h : nd->w) : 0;
+		if (nd->depth > g->maxd &&
+		    !(nd->name >= 0 && ft->names[nd->name].kind == FLAME_TRACING))
+			g->maxd = nd->depth;
+	}
+	for (i = ft->nnodes; i-- > 1;) {
+		g->tot[g->parent[i]] += g->tot[i];
+		g->totw[g->parent[i]] += g->totw[i];
+	}
+	for (i = 1; i < ft->nnodes; i++) {
+		g->start[i] = g->start[g->parent[i]] + g->next[g->parent[i]];
+		g->next[g->parent[i]] += g->tot[i];
+	}
+	return 0;
+}
+
+/* the document's head: its size, style, title, the facts line and the notes */
+static void svg_head(FILE *f, struct session *s, const struct report_opts *o,
+		     const struct svg_layout *g, const struct export_losses *l, const char *notes,
+		     int height)
 {
 	const struct session_stats *st = session_stats(s);
-	struct flame_tree ft;
-	uint64_t *tot = NULL, *next = NULL, *start = NULL, *totw = NULL;
-	uint32_t *parent = NULL, *path = NULL;
-	bool weight;
-	size_t i, stacks;
-	uint32_t maxd = 0;
-	double scale, width = SVG_WIDTH - 2 * SVG_PAD;
-	char host[256], buf[512], notes[1024];
-	struct export_losses l;
+	char host[256], buf[512];
 	struct utsname un;
-	int r, height, top;
-
-	r = flametree_build(&ft, s, o);
-	if (r < 0)
-		goto out;
-	weight = ft.weighted && o->rank.weight;
-	tot = calloc(ft.nnodes, sizeof(*tot));
-	totw = calloc(ft.nnodes, sizeof(*totw));
-	next = calloc(ft.nnodes, sizeof(*next));
-	start = calloc(ft.nnodes, sizeof(*start));
-	parent = calloc(ft.nnodes, sizeof(*parent));
-	path = calloc(ft.nnodes + 1, sizeof(*path));
-	if (!tot || !totw || !next || !start || !parent || !path) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* parents from the depths, totals bottom up, left edges top down */
-	for (i = 0; i < ft.nnodes; i++) {
-		const struct flame_node *nd = &ft.nodes[i];
-
-		parent[i] = nd->depth ? path[nd->depth - 1] : 0;
-		path[nd->depth] = (uint32_t)i;
-		tot[i] = weight ? nd->w : nd->h;
-		totw[i] = ft.weighted ? (weight ? nd->h : nd->w) : 0;
-		if (nd->depth > maxd && !(nd->name >= 0 && ft.names[nd->name].kind == FLAME_TRACING))
-			maxd = nd->depth;
-	}
-	for (i = ft.nnodes; i-- > 1;) {
-		tot[parent[i]] += tot[i];
-		totw[parent[i]] += totw[i];
-	}
-	for (i = 1; i < ft.nnodes; i++) {
-		start[i] = start[parent[i]] + next[parent[i]];
-		next[parent[i]] += tot[i];
-	}
-	scale = tot[0] ? width / (double)tot[0] : 0;
-	/* what the graph misses, a line of its own under the facts (losses.h) */
-	export_losses_get(s, o->delta, &l);
-	notes[0] = '\0';
-	if (export_losses_any(&l)) {
-		export_losses_text(notes, sizeof(notes), &l);
-	}
-	if (export_user_text(buf, sizeof(buf), st) > 0 && strstr(buf, " without"))
-		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
-			 "%s%s (the [user stack ...] boxes)", notes[0] ? "; " : "", buf);
-	top = SVG_TOP + (notes[0] ? SVG_ROW : 0);
-	height = top + (int)(maxd + 1) * SVG_ROW + SVG_BOTTOM;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
@@ -236,69 +243,100 @@ int export_svg(FILE *f, struct session *s, const struct report_opts *o)
 	svg_str(f, buf);
 	snprintf(buf, sizeof(buf), "events %s · ", session_traced(s));
 	svg_str(f, buf);
-	svg_amount(buf, sizeof(buf), tot[0], s, weight);
+	svg_amount(buf, sizeof(buf), g->tot[0], s, g->weight);
 	svg_str(f, buf);
-	if (weight) {
+	if (g->weight) {
 		fputc(' ', f);
 		svg_str(f, session_weight_name(s));
 	}
 	fprintf(f, " (%s) · lost records %" PRIu64 "</text>\n",
-		o->delta ? "the last interval" : "since start", export_losses_gone(&l));
+		o->delta ? "the last interval" : "since start", export_losses_gone(l));
 	if (notes[0]) {
 		fprintf(f, "<text class=\"notes\" x=\"%d\" y=\"%d\">", SVG_PAD, 44 + SVG_ROW);
 		svg_str(f, notes);
 		fputs("</text>\n", f);
 	}
+}
 
-	for (i = 0; i < ft.nnodes; i++) {
-		const struct flame_node *nd = &ft.nodes[i];
-		const struct flame_name *nm = nd->name >= 0 ? &ft.names[nd->name] : NULL;
-		double x = SVG_PAD + (double)start[i] * scale;
-		long x0 = lround(x), x1 = lround(x + (double)tot[i] * scale), w;
-		int y = height - SVG_BOTTOM - (int)(nd->depth + 1) * SVG_ROW;
-		char colour[32], amount[64];
+/* node @i's box, its tooltip and its label where it fits */
+static void svg_box(FILE *f, struct session *s, const struct flame_tree *ft,
+		    const struct svg_layout *g, size_t i, double scale, int height)
+{
+	const struct flame_node *nd = &ft->nodes[i];
+	const struct flame_name *nm = nd->name >= 0 ? &ft->names[nd->name] : NULL;
+	double x = SVG_PAD + (double)g->start[i] * scale;
+	long x0 = lround(x), x1 = lround(x + (double)g->tot[i] * scale), w;
+	int y = height - SVG_BOTTOM - (int)(nd->depth + 1) * SVG_ROW;
+	char colour[32], amount[64];
 
-		if (x1 <= x0 || (nm && nm->kind == FLAME_TRACING))
-			continue;
-		w = x1 - x0 >= 2 ? x1 - x0 - 1 : x1 - x0;
-		svg_amount(amount, sizeof(amount), tot[i], s, weight);
-		fputs("<g><title>", f);
-		svg_str(f, nm ? nm->label : "all");
-		if (nm && nm->where[0]) {
-			fputs(nm->kind == FLAME_MODULE ? " [" : " (", f);
-			svg_str(f, nm->where);
-			fputs(nm->kind == FLAME_MODULE ? "]" : ")", f);
-		}
-		fprintf(f, " (%s, %.2f%%", amount, tot[0] ? 100.0 * (double)tot[i] / (double)tot[0] : 0);
-		if (ft.weighted) {
-			svg_amount(amount, sizeof(amount), totw[i], s, !weight);
-			fprintf(f, "; %s", amount);
-		}
-		if (nm)
-			svg_colour(colour, sizeof(colour), nm);
-		else
-			snprintf(colour, sizeof(colour), "rgb(199,199,199)");
-		fprintf(f, ")</title><rect class=\"f\" x=\"%ld\" y=\"%d\" width=\"%ld\" height=\"%d\" "
-			   "fill=\"%s\"/>",
-			x0, y, w, SVG_ROW - 1, colour);
-		if (w >= 22) {
-			fprintf(f, "<text x=\"%ld\" y=\"%d\">", x0 + 3, y + SVG_ROW - 4);
-			svg_label(f, nm ? nm->label : "all", (int)((double)(w - 6) / SVG_CHAR));
-			fputs("</text>", f);
-		}
-		fputs("</g>\n", f);
+	if (x1 <= x0 || (nm && nm->kind == FLAME_TRACING))
+		return;
+	w = x1 - x0 >= 2 ? x1 - x0 - 1 : x1 - x0;
+	svg_amount(amount, sizeof(amount), g->tot[i], s, g->weight);
+	fputs("<g><title>", f);
+	svg_str(f, nm ? nm->label : "all");
+	if (nm && nm->where[0]) {
+		fputs(nm->kind == FLAME_MODULE ? " [" : " (", f);
+		svg_str(f, nm->where);
+		fputs(nm->kind == FLAME_MODULE ? "]" : ")", f);
 	}
+	fprintf(f, " (%s, %.2f%%", amount,
+		g->tot[0] ? 100.0 * (double)g->tot[i] / (double)g->tot[0] : 0);
+	if (ft->weighted) {
+		svg_amount(amount, sizeof(amount), g->totw[i], s, !g->weight);
+		fprintf(f, "; %s", amount);
+	}
+	if (nm)
+		svg_colour(colour, sizeof(colour), nm);
+	else
+		snprintf(colour, sizeof(colour), "rgb(199,199,199)");
+	fprintf(f, ")</title><rect class=\"f\" x=\"%ld\" y=\"%d\" width=\"%ld\" height=\"%d\" "
+		   "fill=\"%s\"/>",
+		x0, y, w, SVG_ROW - 1, colour);
+	if (w >= 22) {
+		fprintf(f, "<text x=\"%ld\" y=\"%d\">", x0 + 3, y + SVG_ROW - 4);
+		svg_label(f, nm ? nm->label : "all", (int)((double)(w - 6) / SVG_CHAR));
+		fputs("</text>", f);
+	}
+	fputs("</g>\n", f);
+}
+
+int export_svg(FILE *f, struct session *s, const struct report_opts *o)
+{
+	const struct session_stats *st = session_stats(s);
+	struct svg_layout g = { 0 };
+	struct flame_tree ft;
+	struct export_losses l;
+	char buf[512], notes[1024];
+	double scale;
+	size_t i, stacks;
+	int r, height;
+
+	r = flametree_build(&ft, s, o);
+	if (r < 0)
+		goto out;
+	r = svg_layout(&g, &ft, ft.weighted && o->rank.weight);
+	if (r < 0)
+		goto out;
+	scale = g.tot[0] ? (SVG_WIDTH - 2 * SVG_PAD) / (double)g.tot[0] : 0;
+	/* what the graph misses, a line of its own under the facts (losses.h) */
+	export_losses_get(s, o->delta, &l);
+	notes[0] = '\0';
+	if (export_losses_any(&l))
+		export_losses_text(notes, sizeof(notes), &l);
+	if (export_user_text(buf, sizeof(buf), st) > 0 && strstr(buf, " without"))
+		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			 "%s%s (the [user stack ...] boxes)", notes[0] ? "; " : "", buf);
+	height = SVG_TOP + (notes[0] ? SVG_ROW : 0) + (int)(g.maxd + 1) * SVG_ROW + SVG_BOTTOM;
+	svg_head(f, s, o, &g, &l, notes, height);
+	for (i = 0; i < ft.nnodes; i++)
+		svg_box(f, s, &ft, &g, i, scale, height);
 	fputs("</svg>\n", f);
 	r = export_flush(f);
 out:
 	stacks = ft.stacks;
 	flametree_free(&ft);
-	free(tot);
-	free(totw);
-	free(next);
-	free(start);
-	free(parent);
-	free(path);
+	svg_layout_free(&g);
 	if (r < 0)
 		return r;
 	return stacks > INT32_MAX ? INT32_MAX : (int)stacks;
