@@ -122,6 +122,47 @@ static void test_format_names(void **state)
 	assert_string_equal(export_format_name(EXPORT_PPROF), "pprof");
 }
 
+/* the formats' table: each name and suffix leads back to its format; the lists made from it */
+static void test_format_table(void **state)
+{
+	const struct export_fmt *e;
+	char buf[256], path[64];
+	int i, j;
+
+	(void)state;
+	for (i = 0; (e = export_format_get(i)); i++) {
+		assert_int_equal(export_format_parse(e->name), i);
+		assert_string_equal(export_format_name((enum export_format)i), e->name);
+		assert_non_null(e->write);
+		assert_non_null(e->suffixes[0]);
+		for (j = 0; j < EXPORT_SUFFIXES && e->suffixes[j]; j++) {
+			snprintf(path, sizeof(path), "dir.x/out%s", e->suffixes[j]);
+			assert_int_equal(export_format_guess(path), i);
+			assert_int_equal(export_suffix_len(path), strlen(e->suffixes[j]));
+		}
+		/* the picker's line: the name in 12 columns, what it is, its file's suffix */
+		snprintf(buf, sizeof(buf), "%-12s%s (%s)", e->name, e->help, e->suffixes[0]);
+		assert_string_equal(export_format_line((enum export_format)i), buf);
+	}
+	assert_int_equal(i, EXPORT_FORMAT_MAX);
+	assert_null(export_format_get(-1));
+	assert_string_equal(export_format_line(EXPORT_PPROF), "pprof       go tool pprof (.pb.gz)");
+	assert_string_equal(export_format_name(EXPORT_FORMAT_MAX), "?");
+	/* a refresh's number goes before the longest suffix (out.3.pb.gz) */
+	assert_int_equal(export_suffix_len("out.PB.GZ"), 6);
+	assert_int_equal(export_suffix_len("a/b.speedscope.json"), 16);
+	assert_int_equal(export_suffix_len("out.data"), 0);
+	assert_int_equal(export_suffix_len(".pb.gz"), 0);
+	assert_int_equal(export_format_list(buf, sizeof(buf), EXPORT_F_ROOT, 0, " and "), 3);
+	assert_string_equal(buf, "folded, html and svg");
+	export_format_list(buf, sizeof(buf), EXPORT_F_DIFF, 0, " or ");
+	assert_string_equal(buf, "text or json");
+	export_format_list(buf, sizeof(buf), 0, EXPORT_F_LOST, " and ");
+	assert_string_equal(buf, "text and json");
+	assert_int_equal(export_format_list(buf, 8, 0, 0, ", "), EXPORT_FORMAT_MAX);
+	assert_string_equal(buf, "text, j");
+}
+
 static void test_write_file_new_and_replace(void **state)
 {
 	struct fx *fx = *state;
@@ -616,6 +657,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_names),
+		cmocka_unit_test(test_format_table),
 		cmocka_unit_test_setup_teardown(test_write_file_new_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_file_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_roots, setup, teardown),

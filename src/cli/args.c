@@ -41,6 +41,9 @@ static void list_error(const char *what, const char *arg, int r)
 /* -o, --format and --folded-root together; the format guessed from the suffix */
 static int check_output(struct args *a)
 {
+	const struct export_fmt *fe;
+	char with[128], without[128];
+
 	if (a->format < 0 && a->output) {
 		int g = export_format_guess(a->output);
 
@@ -50,15 +53,18 @@ static int check_output(struct args *a)
 		a->format = EXPORT_TEXT;
 	if (a->output)
 		a->batch = true;
-	if (a->root != EXPORT_ROOT_NONE && a->format != EXPORT_FOLDED && a->format != EXPORT_HTML &&
-	    a->format != EXPORT_SVG) {
-		cli_error("stacktop: --folded-root applies to --format folded, html and svg\n");
+	fe = export_format_get(a->format);
+	if (a->root != EXPORT_ROOT_NONE && !(fe->flags & EXPORT_F_ROOT)) {
+		export_format_list(with, sizeof(with), EXPORT_F_ROOT, 0, " and ");
+		cli_error("stacktop: --folded-root applies to --format %s\n", with);
 		return 2;
 	}
-	if (a->lost_stack && (a->format == EXPORT_TEXT || a->format == EXPORT_JSON)) {
-		cli_error(
-			"stacktop: --folded-lost applies to --format folded, pprof, "
-			"speedscope, html and svg (text and json carry the losses as counters)\n");
+	if (a->lost_stack && !(fe->flags & EXPORT_F_LOST)) {
+		export_format_list(with, sizeof(with), EXPORT_F_LOST, 0, " and ");
+		export_format_list(without, sizeof(without), 0, EXPORT_F_LOST, " and ");
+		cli_error("stacktop: --folded-lost applies to --format %s (%s carry the losses as "
+			  "counters)\n",
+			  with, without);
 		return 2;
 	}
 	return 0;
@@ -344,9 +350,10 @@ int args_parse(int argc, char **argv, struct args *a)
 			    : c == OPT_JSON ? EXPORT_JSON
 					    : export_format_parse(optarg);
 			if (r < 0) {
-				cli_error("stacktop: bad --format '%s' (text, json, folded, pprof, "
-					  "speedscope, html, svg)\n",
-					  optarg);
+				char names[256];
+
+				export_format_list(names, sizeof(names), 0, 0, ", ");
+				cli_error("stacktop: bad --format '%s' (%s)\n", optarg, names);
 				return 2;
 			}
 			if (a->format >= 0 && a->format != r) {
@@ -529,6 +536,8 @@ int args_parse(int argc, char **argv, struct args *a)
 				cli_print_man(stdout);
 			else if (!strcmp(optarg, "complete"))
 				cli_print_complete(stdout);
+			else if (!strcmp(optarg, "formats"))
+				cli_print_formats_man(stdout);
 			else
 				return 2;
 			exit(fflush(stdout) ? 1 : 0);
@@ -572,8 +581,11 @@ int args_parse(int argc, char **argv, struct args *a)
 			cli_error("stacktop: --diff reads its own two sides: not with -r/--map\n");
 			return 2;
 		}
-		if (a->format != -1 && a->format != EXPORT_TEXT && a->format != EXPORT_JSON) {
-			cli_error("stacktop: --diff writes text or json\n");
+		if (a->format != -1 && !(export_format_get(a->format)->flags & EXPORT_F_DIFF)) {
+			char names[128];
+
+			export_format_list(names, sizeof(names), EXPORT_F_DIFF, 0, " or ");
+			cli_error("stacktop: --diff writes %s\n", names);
 			return 2;
 		}
 		if (a->format >= 0 || a->output)
@@ -618,9 +630,7 @@ int args_parse(int argc, char **argv, struct args *a)
 			a->iterations = 1;
 		a->delay = 0.05;
 	}
-	if ((a->format == EXPORT_PPROF || a->format == EXPORT_SPEEDSCOPE || a->format == EXPORT_HTML ||
-	     a->format == EXPORT_SVG) &&
-	    !a->output && a->iterations != 1) {
+	if (export_format_get(a->format)->flags & EXPORT_F_ONE && !a->output && a->iterations != 1) {
 		cli_error("stacktop: --format %s writes one profile: give -o FILE (one file "
 			  "per refresh) or -n 1\n",
 			  export_format_name((enum export_format)a->format));

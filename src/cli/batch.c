@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +18,6 @@
 #include "kernel/signals.h"
 #include "output/diff.h"
 #include "output/export.h"
-#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 
@@ -113,28 +111,20 @@ static bool comm_filter_match(const struct stack_attr *a, void *ctx)
 
 /*
  * The file of iteration @i: -o FILE itself for a single refresh, else
- * FILE with ".i" before its suffix (out.pb.gz -> out.3.pb.gz).
+ * FILE with ".i" before its suffix (out.pb.gz -> out.3.pb.gz: the longest
+ * suffix a format has, else the last dot's).
  */
 static int output_name(char *buf, size_t size, const struct args *a, long i)
 {
-	static const char *const multi[] = { ".speedscope.json", ".pb.gz" };
-	const char *base = strrchr(a->output, '/'), *dot = NULL;
-	size_t k, len = strlen(a->output);
+	const char *base = strrchr(a->output, '/'), *dot;
+	size_t len = strlen(a->output), k = export_suffix_len(a->output);
 	int n;
 
 	if (a->iterations == 1)
 		n = snprintf(buf, size, "%s", a->output);
 	else {
 		base = base ? base + 1 : a->output;
-		for (k = 0; k < sizeof(multi) / sizeof(multi[0]) && !dot; k++) {
-			size_t m = strlen(multi[k]);
-
-			if (len > m && (size_t)(a->output + len - base) > m &&
-			    !strcasecmp(a->output + len - m, multi[k]))
-				dot = a->output + len - m;
-		}
-		if (!dot)
-			dot = strrchr(base, '.');
+		dot = k ? a->output + len - k : strrchr(base, '.');
 		if (!dot || dot == base)
 			dot = a->output + len;
 		n = snprintf(buf, size, "%.*s.%ld%s", (int)(dot - a->output), a->output, i, dot);
@@ -143,30 +133,22 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
 }
 
 /*
- * Folded lines cannot say what they miss: one line on standard error for a
- * refresh whose period lost events (and, -u dwarf, had events without a
- * user stack), so a flame graph built from them is not biased unawares.
+ * A format that cannot say what it misses (folded lines, ...): its note,
+ * a line on standard error each, for a refresh whose period lost events
+ * (and, -u dwarf, had events without a user stack), so that what is built
+ * from it is not biased unawares.
  */
-static void folded_note(struct session *s, const struct report_opts *ro, long i)
+static void batch_note(struct session *s, const struct export_fmt *fe,
+		       const struct report_opts *ro, long i)
 {
-	const struct session_stats *st = session_stats(s);
-	struct export_losses l;
-	char text[320], user[320];
+	const char *p, *nl;
+	char note[1024];
 
-	export_losses_get(s, ro->delta, &l);
-	if (export_losses_any(&l)) {
-		export_losses_text(text, sizeof(text), &l);
-		fprintf(stderr, "stacktop: folded refresh %ld: %s%s\n", i, text,
-			ro->lost_stack ? "" : " (--folded-lost adds them as the stack [lost_events])");
-	}
-	/* dwarf: the events without a user stack are in it under a frame that says why */
-	if (st->user == SESSION_USER_DWARF) {
-		export_user_text(user, sizeof(user), st);
-		if (strstr(user, " without"))
-			fprintf(stderr,
-				"stacktop: folded refresh %ld: %s (their lines start with "
-				"[user_stack_lost:_...] or [user_stack_not_sampled])\n",
-				i, user);
+	if (!fe->note || fe->note(note, sizeof(note), s, ro) <= 0)
+		return;
+	for (p = note; *p; p = *nl ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		fprintf(stderr, "stacktop: %s refresh %ld: %.*s\n", fe->name, i, (int)(nl - p), p);
 	}
 }
 
@@ -217,13 +199,95 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 	return r;
 }
 
+/* what a refresh's writing asks of the loop */
+enum batch_next { NEXT_GO, NEXT_FAIL, NEXT_DONE };
+
+/* --diff: the same refresh, compared with BEFORE */
+static enum batch_next batch_diff(struct session *s, const struct args *a, struct session *before,
+				  const struct report_opts *ro, long i, FILE *out)
+{
+	FILE *f = out;
+	int r;
+
+	if (a->output) {
+		char path[PATH_MAX];
+
+		if (output_name(path, sizeof(path), a, i) < 0 ||
+		    !(f = export_create_file(path))) {
+			fprintf(stderr, "stacktop: cannot create %s: %s\n", a->output,
+				strerror(errno ? errno : ENAMETOOLONG));
+			return NEXT_FAIL;
+		}
+	}
+	r = diff_write(f, before, s, ro, a->format == EXPORT_JSON, (int)i);
+	if (f == out && r >= 0)
+		r = export_flush(out);
+	if (f != out && fclose(f) && r >= 0)
+		r = -EIO;
+	if (r == -EPIPE)
+		return NEXT_DONE;
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot write the diff: %s\n", strerror(-r));
+		return NEXT_FAIL;
+	}
+	return NEXT_GO;
+}
+
+/* -o FILE: a file each refresh (one for a single refresh) */
+static enum batch_next batch_file(struct session *s, const struct args *a,
+				  const struct report_opts *ro, long i)
+{
+	const struct export_fmt *fe = export_format_get(a->format);
+	char path[PATH_MAX], err[PATH_MAX + 128];
+	int r;
+
+	r = output_name(path, sizeof(path), a, i);
+	if (r < 0) {
+		fprintf(stderr, "stacktop: -o %s: name too long\n", a->output);
+		return NEXT_FAIL;
+	}
+	r = export_write_file(s, ro, (enum export_format)a->format, (int)i, path, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "stacktop: %s\n", err);
+		return NEXT_FAIL;
+	}
+	batch_note(s, fe, ro, i);
+	return NEXT_GO;
+}
+
+/* standard output: the refreshes one after the other */
+static enum batch_next batch_stream(struct session *s, const struct args *a,
+				    const struct report_opts *ro, long i, FILE *out)
+{
+	const struct export_fmt *fe = export_format_get(a->format);
+	int r;
+
+	if (fe->between && i > 1)
+		fputs(fe->between, out);
+	r = export_write(out, s, ro, (enum export_format)a->format, (int)i);
+	if (r >= 0)
+		r = export_flush(out);
+	if (r == -EPIPE)
+		return NEXT_DONE; /* the reader has what it wanted (| head) */
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(-r));
+		return NEXT_FAIL;
+	}
+	if (fe->note) {
+		fflush(out); /* the note after its refresh, on a shared terminal */
+		batch_note(s, fe, ro, i);
+	}
+	return NEXT_GO;
+}
+
 static int batch_loop(struct session *s, const struct args *a, struct session *before,
 		      struct child *child, FILE *out)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
+	const struct export_fmt *fe = export_format_get(a->format);
 	char comm[160];
 	struct report_opts ro = {
-		.top = a->top ? a->top : a->format == EXPORT_JSON ? 0 : 20,
+		.top = a->top,
 		.expand = a->expand,
 		.delta = a->view_set ? a->view_delta : a->sort == RANK_DELTA,
 		.rank = a->view,
@@ -231,12 +295,14 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		.filter = a->view_filter,
 		.lost_stack = a->lost_stack,
 	};
-	enum export_format fmt = (enum export_format)a->format;
 	/* -- CMD without -d: one report, when it ends */
 	double delay = child && !a->delay_set ? BATCH_UNTIL_EXIT : a->delay;
+	enum batch_next next;
 	long i;
-	int r = 0;
 
+	/* no --top: 20 rows, or every matching stack (the JSON snapshot) */
+	if (!ro.top && !(fe->flags & EXPORT_F_ALL_ROWS))
+		ro.top = 20;
 	/* a weighted session ranks by weight unless --count */
 	ro.rank.weight = session_unit(s) != UNIT_NONE && !a->count;
 	if (a->comm) {
@@ -265,65 +331,14 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 			if (ro.rank.key == RANK_DELTA)
 				ro.rank.key = RANK_TOTAL;
 		}
-		if (before) {
-			/* --diff: the same refresh, compared with BEFORE */
-			FILE *f = out;
-
-			if (a->output) {
-				char path[PATH_MAX];
-
-				if (output_name(path, sizeof(path), a, i) < 0 ||
-				    !(f = export_create_file(path))) {
-					fprintf(stderr, "stacktop: cannot create %s: %s\n", a->output,
-						strerror(errno ? errno : ENAMETOOLONG));
-					return 1;
-				}
-			}
-			r = diff_write(f, before, s, &ro, fmt == EXPORT_JSON, (int)i);
-			if (f == out && r >= 0)
-				r = export_flush(out);
-			if (f != out && fclose(f) && r >= 0)
-				r = -EIO;
-			if (r == -EPIPE)
-				return 0;
-			if (r < 0) {
-				fprintf(stderr, "stacktop: cannot write the diff: %s\n", strerror(-r));
-				return 1;
-			}
-		} else if (a->output) {
-			char path[PATH_MAX], err[PATH_MAX + 128];
-
-			r = output_name(path, sizeof(path), a, i);
-			if (r < 0) {
-				fprintf(stderr, "stacktop: -o %s: name too long\n", a->output);
-				return 1;
-			}
-			r = export_write_file(s, &ro, fmt, (int)i, path, err, sizeof(err));
-			if (r < 0) {
-				fprintf(stderr, "stacktop: %s\n", err);
-				return 1;
-			}
-			if (fmt == EXPORT_FOLDED)
-				folded_note(s, &ro, i);
-		} else {
-			/* folded iterations on one stream: a blank line between them */
-			if (fmt == EXPORT_FOLDED && i > 1)
-				fputc('\n', out);
-			r = export_write(out, s, &ro, fmt, (int)i);
-			if (r >= 0)
-				r = export_flush(out);
-			if (r == -EPIPE)
-				return 0; /* the reader has what it wanted (| head) */
-			if (r < 0) {
-				fprintf(stderr, "stacktop: cannot write the report: %s\n",
-					strerror(-r));
-				return 1;
-			}
-			if (fmt == EXPORT_FOLDED) {
-				fflush(out); /* the note after its refresh, on a shared terminal */
-				folded_note(s, &ro, i);
-			}
-		}
+		if (before)
+			next = batch_diff(s, a, before, &ro, i, out);
+		else if (a->output)
+			next = batch_file(s, a, &ro, i);
+		else
+			next = batch_stream(s, a, &ro, i, out);
+		if (next != NEXT_GO)
+			return next == NEXT_FAIL ? 1 : 0;
 		if (last) {
 			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited; "
 					"the last report is the whole run, ranked by its totals\n");

@@ -191,8 +191,10 @@ int main(int argc, char **argv)
 		return cleanup(&a);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a.batch = true;
-	if (a.format == EXPORT_PPROF && !a.output && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "stacktop: not writing a gzip'd pprof profile to a terminal: use -o FILE\n");
+	if (export_format_get(a.format)->flags & EXPORT_F_BINARY && !a.output &&
+	    isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "stacktop: not writing %s, a binary format, to a terminal: use -o FILE\n",
+			export_format_name((enum export_format)a.format));
 		return 2;
 	}
 

@@ -11,8 +11,19 @@
 
 #include "cli/options.h"
 #include "core/format.h"
+#include "output/export.h"
 
 #define HELP_COL 26
+
+/* --format's values: the formats' table (output/export.h) */
+static const char *format_value(unsigned int i, const char **line)
+{
+	if (i >= EXPORT_FORMAT_MAX)
+		return NULL;
+	if (line)
+		*line = export_format_line((enum export_format)i);
+	return export_format_name((enum export_format)i);
+}
 
 const struct cli_option cli_options[] = {
 	{
@@ -284,14 +295,11 @@ const struct cli_option cli_options[] = {
 		.name = "format",
 		.has_arg = required_argument,
 		.metavar = " FMT",
-		.help = "text|json|folded|pprof|speedscope|html|svg (default:\n"
-			"from the suffix of -o: .txt .json .folded .pb.gz\n"
-			".speedscope.json .html .svg; else text); html: a\n"
-			"flame graph page, one file that needs no network;\n"
-			"svg: the flame graph as a static image",
+		.help = "the output format (default: from the suffix of -o,\n"
+			"else text), one of:",
 		.man = ".BI \\-\\-format \" FMT\"",
 		.complete = CLI_WORDS,
-		.words = "text json folded pprof speedscope html svg",
+		.values = format_value,
 	},
 	{
 		.id = OPT_FOLDED,
@@ -530,7 +538,7 @@ const struct cli_option cli_options[] = {
 		.name = "print-options",
 		.has_arg = optional_argument,
 		.complete = CLI_WORDS,
-		.words = "help man complete",
+		.words = "help man complete formats",
 	},
 };
 
@@ -598,7 +606,7 @@ void cli_getopt_error(char **argv, int ind, int c, int opt)
 
 void cli_print_help(FILE *f)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < cli_noptions; i++) {
 		const struct cli_option *o = &cli_options[i];
@@ -621,6 +629,8 @@ void cli_print_help(FILE *f)
 			fprintf(f, "%*s%.*s\n", HELP_COL - w, "", nl ? (int)(nl - p) : (int)strlen(p), p);
 			w = 0;
 		}
+		for (k = 0; o->values && o->values(k, &p); k++)
+			fprintf(f, "%*s%s\n", HELP_COL, "", p);
 	}
 }
 
@@ -639,21 +649,38 @@ void cli_print_complete(FILE *f)
 		[CLI_FLAG] = "flag", [CLI_NONE] = "none", [CLI_EVENTS] = "events",
 		[CLI_WORDS] = "words", [CLI_FILE] = "file", [CLI_DIR] = "dir",
 	};
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < cli_noptions; i++) {
 		const struct cli_option *o = &cli_options[i];
 		char shrt[4] = "-"; /* tab is blank to read: no empty field */
+		const char *w;
 
 		if (!o->help)
 			continue;
 		if (o->shrt)
 			snprintf(shrt, sizeof(shrt), "-%c", o->shrt);
 		/* an optional value comes after '=', unless --help shows it as a word of its own */
-		fprintf(f, "--%s\t%s\t%s%s\t%s\n", o->name, shrt,
+		fprintf(f, "--%s\t%s\t%s%s\t%s", o->name, shrt,
 			o->has_arg == optional_argument && !(o->metavar && o->metavar[0] == ' ')
 				? "optional-"
 				: "",
 			kinds[o->complete], o->words ? o->words : "");
+		for (k = 0; !o->words && o->values && (w = o->values(k, NULL)); k++)
+			fprintf(f, "%s%s", k ? " " : "", w);
+		fputc('\n', f);
+	}
+}
+
+void cli_print_formats_man(FILE *f)
+{
+	const struct export_fmt *e;
+	int i, j;
+
+	for (i = 0; (e = export_format_get(i)); i++) {
+		fprintf(f, ".BR %s \" (", e->name);
+		for (j = 0; j < EXPORT_SUFFIXES && e->suffixes[j]; j++)
+			fprintf(f, "%s%s", j ? ", " : "", e->suffixes[j]);
+		fprintf(f, "%s)\"\n", e->flags & EXPORT_F_ONE ? "; one profile" : "");
 	}
 }

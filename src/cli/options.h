@@ -81,6 +81,10 @@ enum cli_complete {
  *	 line after .TP)
  * @complete: what the completion offers for its value
  * @words: the values, space-separated (CLI_WORDS)
+ * @values: the values from another table (--format's: the formats of
+ *	output/export.h): the @i-th one's name, NULL past the last, and in
+ *	*@line (if not NULL) its line for --help, listed after @help; the
+ *	completion's words when @words is NULL
  */
 struct cli_option {
 	int id;
@@ -92,6 +96,7 @@ struct cli_option {
 	const char *man;
 	enum cli_complete complete;
 	const char *words;
+	const char *(*values)(unsigned int i, const char **line);
 };
 
 extern const struct cli_option cli_options[];
@@ -139,6 +144,15 @@ void cli_print_help(FILE *f);
  * @f: output
  */
 void cli_print_man(FILE *f);
+
+/**
+ * cli_print_formats_man() - the tag lines of the man page's FORMATS
+ *	entries, one a line, in the formats' table's order: the name, its
+ *	suffixes and "one profile" for a format that writes one a file (what
+ *	tests/check-formats-man.sh finds in the man page)
+ * @f: output
+ */
+void cli_print_formats_man(FILE *f);
 
 /**
  * cli_print_complete() - for the bash completion: "--name", "-x" ("-"

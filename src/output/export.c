@@ -24,89 +24,190 @@
 #include "output/formats.h"
 #include "output/rows.h"
 
-static const char *const format_names[] = {
-	[EXPORT_TEXT] = "text",
-	[EXPORT_JSON] = "json",
-	[EXPORT_FOLDED] = "folded",
-	[EXPORT_PPROF] = "pprof",
-	[EXPORT_SPEEDSCOPE] = "speedscope",
-	[EXPORT_HTML] = "html",
-	[EXPORT_SVG] = "svg",
+/* the writers that need no iteration number */
+static int write_folded(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	(void)iteration;
+	return export_folded_root(f, s, o);
+}
+
+static int write_pprof(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	(void)iteration;
+	return export_pprof(f, s, o);
+}
+
+static int write_speedscope(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	(void)iteration;
+	return export_speedscope(f, s, o);
+}
+
+static int write_html(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	(void)iteration;
+	return export_html(f, s, o);
+}
+
+static int write_svg(FILE *f, struct session *s, const struct report_opts *o, int iteration)
+{
+	(void)iteration;
+	return export_svg(f, s, o);
+}
+
+/* the formats: a new one is a row here (struct export_fmt says what each field does) */
+static const struct export_fmt formats[EXPORT_FORMAT_MAX] = {
+	[EXPORT_TEXT] = {
+		.name = "text",
+		.suffixes = { ".txt" },
+		.help = "the batch report",
+		.flags = EXPORT_F_DIFF,
+		.write = export_report,
+	},
+	[EXPORT_JSON] = {
+		.name = "json",
+		.suffixes = { ".json" },
+		.help = "snapshot: stacktop -r reads it back",
+		.flags = EXPORT_F_ALL_ROWS | EXPORT_F_DIFF,
+		.write = export_json,
+	},
+	[EXPORT_FOLDED] = {
+		.name = "folded",
+		.suffixes = { ".folded", ".collapsed" },
+		.help = "flame graph input",
+		.flags = EXPORT_F_ROOT | EXPORT_F_LOST,
+		.between = "\n",
+		.write = write_folded,
+		.note = export_folded_note,
+	},
+	[EXPORT_PPROF] = {
+		.name = "pprof",
+		.suffixes = { ".pb.gz", ".pprof", ".pb" },
+		.help = "go tool pprof",
+		.flags = EXPORT_F_ONE | EXPORT_F_BINARY | EXPORT_F_LOST,
+		.write = write_pprof,
+	},
+	[EXPORT_SPEEDSCOPE] = {
+		.name = "speedscope",
+		.suffixes = { ".speedscope.json", ".speedscope" },
+		.help = "speedscope.app",
+		.flags = EXPORT_F_ONE | EXPORT_F_LOST,
+		.write = write_speedscope,
+	},
+	[EXPORT_HTML] = {
+		.name = "html",
+		.suffixes = { ".html", ".htm" },
+		.help = "flame graph page for a browser",
+		.flags = EXPORT_F_ONE | EXPORT_F_ROOT | EXPORT_F_LOST,
+		.write = write_html,
+	},
+	[EXPORT_SVG] = {
+		.name = "svg",
+		.suffixes = { ".svg" },
+		.help = "flame graph image, static",
+		.flags = EXPORT_F_ONE | EXPORT_F_ROOT | EXPORT_F_LOST,
+		.write = write_svg,
+	},
 };
+
+const struct export_fmt *export_format_get(int fmt)
+{
+	return fmt >= 0 && fmt < EXPORT_FORMAT_MAX ? &formats[fmt] : NULL;
+}
 
 int export_format_parse(const char *name)
 {
 	int i;
 
 	for (i = 0; i < EXPORT_FORMAT_MAX; i++)
-		if (!strcmp(name, format_names[i]))
+		if (!strcmp(name, formats[i].name))
 			return i;
 	return -EINVAL;
 }
 
 const char *export_format_name(enum export_format fmt)
 {
-	return (unsigned int)fmt < EXPORT_FORMAT_MAX ? format_names[fmt] : "?";
+	const struct export_fmt *e = export_format_get((int)fmt);
+
+	return e ? e->name : "?";
 }
 
-static bool ends_with(const char *s, const char *suffix)
+/* the format whose suffix is the longest that ends @path's last component, and its length */
+static int suffix_match(const char *path, size_t *ret_len)
 {
-	size_t a = strlen(s), b = strlen(suffix);
+	const char *base = strrchr(path, '/');
+	size_t n, m, best = 0;
+	int i, j, fmt = -EINVAL;
 
-	return a > b && !strcasecmp(s + a - b, suffix);
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	for (i = 0; i < EXPORT_FORMAT_MAX; i++)
+		for (j = 0; j < EXPORT_SUFFIXES && formats[i].suffixes[j]; j++) {
+			m = strlen(formats[i].suffixes[j]);
+			if (n > m && m > best && !strcasecmp(base + n - m, formats[i].suffixes[j])) {
+				best = m;
+				fmt = i;
+			}
+		}
+	*ret_len = best;
+	return fmt;
 }
 
 int export_format_guess(const char *path)
 {
-	static const struct {
-		const char *suffix;
-		enum export_format fmt;
-	} map[] = {
-		/* longest first: ".speedscope.json" before ".json" */
-		{ ".speedscope.json", EXPORT_SPEEDSCOPE },
-		{ ".speedscope", EXPORT_SPEEDSCOPE },
-		{ ".json", EXPORT_JSON },
-		{ ".pb.gz", EXPORT_PPROF },
-		{ ".pprof", EXPORT_PPROF },
-		{ ".pb", EXPORT_PPROF },
-		{ ".folded", EXPORT_FOLDED },
-		{ ".collapsed", EXPORT_FOLDED },
-		{ ".txt", EXPORT_TEXT },
-		{ ".html", EXPORT_HTML },
-		{ ".htm", EXPORT_HTML },
-		{ ".svg", EXPORT_SVG },
-	};
-	const char *base = strrchr(path, '/');
-	size_t i;
+	size_t len;
 
-	base = base ? base + 1 : path;
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (ends_with(base, map[i].suffix))
-			return map[i].fmt;
-	return -EINVAL;
+	return suffix_match(path, &len);
+}
+
+size_t export_suffix_len(const char *path)
+{
+	size_t len;
+
+	suffix_match(path, &len);
+	return len;
+}
+
+const char *export_format_line(enum export_format fmt)
+{
+	static char lines[EXPORT_FORMAT_MAX][128];
+	const struct export_fmt *e = export_format_get((int)fmt);
+
+	if (!e)
+		return "";
+	if (!lines[fmt][0])
+		snprintf(lines[fmt], sizeof(lines[fmt]), "%-12s%s (%s)", e->name, e->help,
+			 e->suffixes[0]);
+	return lines[fmt];
+}
+
+int export_format_list(char *buf, size_t size, unsigned int with, unsigned int without,
+		       const char *last)
+{
+	struct fmt_out o;
+	int i, n = 0, left = 0;
+
+	for (i = 0; i < EXPORT_FORMAT_MAX; i++)
+		left += (formats[i].flags & with) == with && !(formats[i].flags & without);
+	fmt_out_init(&o, buf, size);
+	for (i = 0; i < EXPORT_FORMAT_MAX; i++) {
+		if ((formats[i].flags & with) != with || formats[i].flags & without)
+			continue;
+		if (n)
+			fmt_out_str(&o, n == left - 1 ? last : ", ");
+		fmt_out_str(&o, formats[i].name);
+		n++;
+	}
+	fmt_out_done(&o);
+	return n;
 }
 
 int export_write(FILE *f, struct session *s, const struct report_opts *o, enum export_format fmt,
 		 int iteration)
 {
-	switch (fmt) {
-	case EXPORT_TEXT:
-		return export_report(f, s, o, iteration);
-	case EXPORT_JSON:
-		return export_json(f, s, o, iteration);
-	case EXPORT_FOLDED:
-		return export_folded_root(f, s, o);
-	case EXPORT_PPROF:
-		return export_pprof(f, s, o);
-	case EXPORT_SPEEDSCOPE:
-		return export_speedscope(f, s, o);
-	case EXPORT_HTML:
-		return export_html(f, s, o);
-	case EXPORT_SVG:
-		return export_svg(f, s, o);
-	default:
-		return -EINVAL;
-	}
+	const struct export_fmt *e = export_format_get((int)fmt);
+
+	return e ? e->write(f, s, o, iteration) : -EINVAL;
 }
 
 static int file_err(char *err, size_t errsz, int r, const char *path, const char *dir,

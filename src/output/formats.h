@@ -60,6 +60,20 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 int export_folded_root(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
+ * export_folded_note() - what folded lines cannot say (losses.h): the
+ *	ring buffer's losses over the view's period, and with -u dwarf the
+ *	events without a user stack; a line each, '\n'-separated, for the
+ *	batch loop's standard error (struct export_fmt's @note)
+ * @buf: output
+ * @size: its size
+ * @s: session
+ * @o: view (@o->delta, @o->lost_stack)
+ *
+ * Return: the wanted length (snprintf semantics), 0: nothing to say.
+ */
+int export_folded_note(char *buf, size_t size, struct session *s, const struct report_opts *o);
+
+/**
  * export_json() - the JSON snapshot (schema version EXPORT_JSON_VERSION) on
  * one line: time, host, kernel, the header counters, the view, and every
  * matching stack (up to @o->top) with its stable key, ids, counts, flags,

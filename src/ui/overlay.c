@@ -251,22 +251,12 @@ static const char *const sort_help[RANK_KEY_MAX] = {
 /* diff mode: one more sort, after the keys (item RANK_KEY_MAX) */
 static const char diff_sort_help[] = "CHG%    change of share against BEFORE (--diff)";
 
-static const char *const format_help[EXPORT_FORMAT_MAX] = {
-	[EXPORT_TEXT] = "text        the batch report (.txt)",
-	[EXPORT_JSON] = "json        snapshot: stacktop -r reads it back (.json)",
-	[EXPORT_FOLDED] = "folded      flame graph input (.folded)",
-	[EXPORT_PPROF] = "pprof       go tool pprof (.pb.gz)",
-	[EXPORT_SPEEDSCOPE] = "speedscope  speedscope.app (.speedscope.json)",
-	[EXPORT_HTML] = "html        flame graph page for a browser (.html)",
-	[EXPORT_SVG] = "svg         flame graph image, static (.svg)",
-};
-
 static const char *picker_item(struct ui *ui, int item)
 {
 	if (ui->pk.kind == PK_SORT)
 		return item == RANK_KEY_MAX ? diff_sort_help : sort_help[item];
 	if (ui->pk.kind == PK_FORMAT)
-		return format_help[item];
+		return export_format_line((enum export_format)item);
 	if (item < 0)
 		return "(all events)";
 	return session_event(ui->s, (unsigned int)item);
@@ -288,7 +278,8 @@ static void picker_fill(struct ui *ui)
 			pk->items[pk->nitems++] = RANK_KEY_MAX;
 	} else if (pk->kind == PK_FORMAT) {
 		for (i = 0; i < EXPORT_FORMAT_MAX; i++)
-			if (!terms.n || uifmt_terms_match(&terms, format_help[i]))
+			if (!terms.n ||
+			    uifmt_terms_match(&terms, export_format_line((enum export_format)i)))
 				pk->items[pk->nitems++] = i;
 	} else {
 		if (!terms.n)

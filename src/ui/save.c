@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * save.c - `P`: the current view, filters applied, written to
- * ./stacktop-DATE-TIME.<suffix> in the format picked (text, json, folded,
- * pprof, speedscope, html, svg) through export_write_file(): never a
+ * ./stacktop-DATE-TIME.<suffix> in the format picked (output/export.c's
+ * table: its first suffix) through export_write_file(): never a
  * partial file, never through a symlink, never over an existing file.
  */
 #include <errno.h>
@@ -16,12 +16,6 @@
 #include "ui/save.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
-
-static const char *const suffixes[EXPORT_FORMAT_MAX] = {
-	[EXPORT_TEXT] = ".txt",	    [EXPORT_JSON] = ".json",
-	[EXPORT_FOLDED] = ".folded", [EXPORT_PPROF] = ".pb.gz",
-	[EXPORT_SPEEDSCOPE] = ".speedscope.json", [EXPORT_HTML] = ".html", [EXPORT_SVG] = ".svg",
-};
 
 int ui_save_view(struct ui *ui, int fmt)
 {
@@ -41,7 +35,8 @@ int ui_save_view(struct ui *ui, int fmt)
 		return R_REDRAW;
 	/* a name nobody uses yet: P never replaces a file */
 	for (seq = 0; seq < 100; seq++) {
-		uifmt_save_name(name, sizeof(name), time(NULL), seq, suffixes[fmt]);
+		uifmt_save_name(name, sizeof(name), time(NULL), seq,
+				export_format_get(fmt)->suffixes[0]);
 		if (lstat(name, &sb) < 0 && errno == ENOENT)
 			break;
 	}
