@@ -158,7 +158,7 @@ static void test_format_table(void **state)
 	export_format_list(buf, sizeof(buf), EXPORT_F_DIFF, 0, " or ");
 	assert_string_equal(buf, "text or json");
 	export_format_list(buf, sizeof(buf), 0, EXPORT_F_LOST, " and ");
-	assert_string_equal(buf, "text and json");
+	assert_string_equal(buf, "text, json and csv");
 	assert_int_equal(export_format_list(buf, 8, 0, 0, ", "), EXPORT_FORMAT_MAX);
 	assert_string_equal(buf, "text, j");
 }
@@ -246,6 +246,79 @@ static void test_folded_roots(void **state)
 	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_FOLDED, 1, path, err, sizeof(err)),
 			 3);
 	assert_non_null(strstr(slurp(path), "[unknown];weak_func_[k];schedule_[k] 3\n"));
+}
+
+/* csv: a header, a row per stack, the totals of the folded file */
+static void test_csv(void **state)
+{
+	struct fx *fx = *state;
+	char path[128], err[256], *p, *line;
+	uint64_t sum = 0;
+	int rows = 0;
+
+	snprintf(path, sizeof(path), "%s/x.csv", fx->dir);
+	assert_int_equal(export_format_guess(path), EXPORT_CSV);
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_CSV, 1, path, err, sizeof(err)), 3);
+	p = slurp(path);
+	assert_true(!strncmp(p, "refresh,rank,key,hits,hits_total,percent,hits_per_sec,event,comm,"
+				"pid,pids,depth,stack\n", 84));
+	for (line = strchr(p, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		char key[17], stack[512];
+		unsigned long long delta, total;
+		int refresh, rank;
+
+		assert_int_equal(sscanf(line, "%d,%d,%16[0-9a-f],%llu,%llu,", &refresh, &rank, key,
+					&delta, &total), 5);
+		assert_int_equal(refresh, 1);
+		assert_int_equal(rank, ++rows);
+		sum += total;
+		/* the frames last, leaf first, joined by ';' */
+		assert_int_equal(sscanf(strrchr(line, ',') + 1, "%511[^\n]", stack), 1);
+		assert_non_null(strchr(stack, ';'));
+	}
+	assert_int_equal(rows, 3);
+	assert_int_equal(sum, 15); /* 7 + 5 + 3, as in the folded and html files */
+}
+
+/* csv fields: quoted as RFC 4180 says, formulas defused, controls sanitized */
+static void test_csv_field(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "schedule", "schedule" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\"" },
+		{ "+1", "\"'+1\"" },
+		{ "-x", "\"'-x\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "", "" },
+	};
+	char *buf;
+	size_t len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		export_csv_field(f, cases[i].in);
+		fclose(f);
+		assert_string_equal(buf, cases[i].out);
+		free(buf);
+	}
+	/* a line break or an escape never reaches the file raw */
+	{
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		export_csv_field(f, "evil\n\x1b[31mname");
+		fclose(f);
+		assert_null(strchr(buf, '\n'));
+		assert_null(strchr(buf, '\x1b'));
+		free(buf);
+	}
 }
 
 /* the top-level fields of a protobuf message, checked well-formed */
@@ -662,6 +735,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_file_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_roots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_well_formed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
+		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
 		cmocka_unit_test(test_return_address_names),
 		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),

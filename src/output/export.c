@@ -108,6 +108,14 @@ static const struct export_fmt formats[EXPORT_FORMAT_MAX] = {
 		.flags = EXPORT_F_ONE | EXPORT_F_ROOT | EXPORT_F_LOST,
 		.write = write_svg,
 	},
+	[EXPORT_CSV] = {
+		.name = "csv",
+		.suffixes = { ".csv" },
+		.help = "ranked rows for a spreadsheet",
+		.flags = EXPORT_F_ALL_ROWS,
+		.between = "\n",
+		.write = export_csv,
+	},
 };
 
 const struct export_fmt *export_format_get(int fmt)

@@ -32,6 +32,7 @@ enum export_format {
 	EXPORT_SPEEDSCOPE,
 	EXPORT_HTML,
 	EXPORT_SVG,
+	EXPORT_CSV,
 	EXPORT_FORMAT_MAX,
 };
 

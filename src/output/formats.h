@@ -88,6 +88,32 @@ int export_folded_note(char *buf, size_t size, struct session *s, const struct r
 int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration);
 
 /**
+ * export_csv() - the ranked rows as comma-separated values: a header line,
+ * then one row per matching stack (every one, or @o->top), best first:
+ * refresh, rank, key, hits (or weight) of the interval and since start,
+ * percent of the view's count, rate, the event, command and pid that hit it
+ * most, the pids that hit it, its depth and its frames leaf first joined
+ * by ';'. Strings sanitized, quoted as RFC 4180 says, a leading =, +, - or
+ * @ defused with a '
+ * @f: output
+ * @s: session
+ * @o: what to show
+ * @iteration: 1-based refresh number (the first column)
+ *
+ * Return: the rows written, or -errno (write error).
+ */
+int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iteration);
+
+/**
+ * export_csv_field() - one CSV field: @s sanitized (fmt_sanitize()), quoted
+ * when it holds a comma, a quote or a line break (its quotes doubled), and
+ * with a leading ' (quoted) when it begins with =, +, - or @
+ * @f: output
+ * @s: the text
+ */
+void export_csv_field(FILE *f, const char *s);
+
+/**
  * export_pprof() - a gzip'd profile.proto (go tool pprof): sample types
  * "hits" (since start) and "hits_interval" (last interval), the default the
  * one @o->delta names; one sample per (stack, event, CPU, pid) with labels
