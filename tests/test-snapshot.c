@@ -46,7 +46,8 @@ static char *snap(const char *host, unsigned long long shift, int n, const char 
 		"\"hide_idle\":false,\"top\":0},\"hits\":%d,\"hits_delta\":%d,\"unique\":%d,"
 		"\"matched\":%d,\"matched_total\":%d,\"matched_delta\":%d,\"lost\":3,\"overrun\":0,"
 		"\"dropped\":0,\"orphans\":0,\"bad_pages\":0,\"fallbacks\":0,\"unresolved\":0,"
-		"\"generation\":0,\"tracing_on\":true,\"stackmap_on\":false,\"stacks\":[",
+		"\"generation\":0,\"tracing_on\":true,\"stackmap_on\":false,\"filtered\":9,"
+		"\"filtered_delta\":4,\"stacks\":[",
 		host, 2 * hits, hits, n, n, 2 * hits, hits);
 	for (i = 0; i < n; i++) {
 		unsigned long long a = 0xffffffff81000000ULL + 0x1000ULL * (unsigned long long)(i + 1) + shift;
@@ -90,8 +91,8 @@ static void test_parse(void **state)
 	assert_string_equal(sn->host, "h");
 	assert_int_equal(sn->nevents, 2);
 	assert_int_equal(sn->nstacks, 2);
-	assert_int_equal(sn->hits, 80);
-	assert_int_equal(sn->lost, 3);
+	assert_int_equal(sn->count[HC_events], 80);
+	assert_int_equal(sn->count[HC_lost], 3);
 	assert_int_equal(sn->view.sort, RANK_TOTAL);
 	assert_false(sn->view.delta);
 	assert_string_equal(sn->view.filter, "sched");

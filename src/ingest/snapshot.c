@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/counters.h"
 #include "core/format.h"
 #include "core/hist.h"
 #include "core/rank.h"
@@ -34,7 +35,7 @@
 
 struct header {
 	bool schema, version, mode, view, stacks;
-	uint32_t counts; /* bit per counter seen */
+	bool counts[HC_N][2]; /* counter (and its delta) seen */
 	char *view_event; /* resolved once "events" is known */
 	bool view_event_set;
 };
@@ -200,19 +201,56 @@ static int parse_group(struct json_rd *r, struct snapshot *sn)
 	return e;
 }
 
+/* the counters a snapshot carries at its root: the rows of core/counters.h read */
+#define HC_READ_ROW(field, type, delta, from, json, read, ...)                                 \
+	{ HCJK_##json, HCR_##read, HCJD_##json && HCD_##delta != HCD_ND },
 static const struct {
-	const char *name;
-	size_t off;
-	bool optional; /* newer than version 2's first files: 0 when absent */
-} counters[] = {
-#define C(f) { #f, offsetof(struct snapshot, f), false }
-#define O(f) { #f, offsetof(struct snapshot, f), true }
-	C(hits), C(hits_delta), C(lost), C(overrun), C(dropped), C(orphans), C(bad_pages),
-	C(fallbacks), C(unresolved), O(lost_delta), O(overrun_delta), O(dropped_delta),
-	O(records), O(records_delta),
-#undef O
-#undef C
-};
+	const char *key;
+	unsigned char read; /* HCR_* */
+	bool delta;         /* with "key_delta" */
+} counters[HC_N] = { SESSION_COUNTERS(HC_READ_ROW) };
+#undef HC_READ_ROW
+
+/*
+ * @key, when it is a counter's (or its delta's): read into @sn's @count
+ * (@count_delta). Return: 1 read, 0 not a counter's, or a negative errno.
+ */
+static int parse_counter(struct json_rd *r, struct snapshot *sn, struct header *h, const char *key)
+{
+	size_t kl = strlen(key), l;
+	char name[64];
+	int i, d;
+
+	for (i = 0; i < HC_N; i++) {
+		if (counters[i].read == HCR_NO)
+			continue;
+		l = strlen(counters[i].key);
+		d = !strcmp(key, counters[i].key) ? 0 :
+		    counters[i].delta && kl == l + 6 && !strncmp(key, counters[i].key, l) &&
+				    !strcmp(key + l, "_delta") ? 1 : -1;
+		if (d < 0)
+			continue;
+		snprintf(name, sizeof(name), "%s", key);
+		h->counts[i][d] = true;
+		d = jr_count(r, d ? &sn->count_delta[i] : &sn->count[i], "", name);
+		return d < 0 ? d : 1;
+	}
+	return 0;
+}
+
+/* the first counter a snapshot must have and has not, as "\"key\" is missing" */
+static int counters_missing(struct json_rd *r, const struct header *h)
+{
+	int i;
+
+	for (i = 0; i < HC_N; i++) {
+		if (counters[i].read >= HCR_REQ && !h->counts[i][0])
+			return jr_fail(r, -EBADMSG, "\"%s\" is missing", counters[i].key);
+		if (counters[i].read == HCR_REQ2 && !h->counts[i][1])
+			return jr_fail(r, -EBADMSG, "\"%s_delta\" is missing", counters[i].key);
+	}
+	return 0;
+}
 
 /* the root object's fields but "stacks"; @stacks_at/@stacks_end: where that is */
 int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stacks_at,
@@ -220,7 +258,6 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 {
 	struct header h = { 0 };
 	bool first = true;
-	size_t k;
 	int e, i;
 
 	if (jr_kind(r) != '{') {
@@ -306,16 +343,8 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 			else
 				e = jr_skip(r, 1);
 		} else {
-			for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
-				if (!strcmp(key, counters[k].name))
-					break;
-			if (k < sizeof(counters) / sizeof(counters[0])) {
-				e = jr_count(r, (uint64_t *)((char *)sn + counters[k].off), "",
-					     counters[k].name);
-				h.counts |= 1u << k;
-			} else {
-				e = jr_skip(r, 1);
-			}
+			e = parse_counter(r, sn, &h, key);
+			e = e == 0 ? jr_skip(r, 1) : e < 0 ? e : 0;
 		}
 		if (e)
 			break;
@@ -335,11 +364,8 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 		jr_fail(r, e, "\"mode\" is missing");
 		goto out;
 	}
-	for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
-		if (!(h.counts & 1u << k) && !counters[k].optional) {
-			jr_fail(r, e, "\"%s\" is missing", counters[k].name);
-			goto out;
-		}
+	if (counters_missing(r, &h))
+		goto out;
 	if (!sn->events) {
 		jr_fail(r, e, "\"events\" is missing");
 		goto out;

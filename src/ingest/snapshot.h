@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/counters.h"
 #include "core/hist.h"
 #include "core/stack_table.h"
 #include "core/rank.h"
@@ -158,8 +159,9 @@ struct snap_view {
  * @nevents: entries in @events
  * @origins: origins of a merged snapshot ("origins"), else none
  * @norigins: entries in @origins
- * @hits, @hits_delta, @lost, @overrun, @dropped, @orphans, @bad_pages,
- * @fallbacks, @unresolved: the header's counters
+ * @count: the header's counters, by enum session_counter (core/counters.h):
+ *	those the list reads, 0 when absent (or not read)
+ * @count_delta: and their last interval's, where the snapshot has one
  * @weight_name: what the weights weigh ("weight": "name"), "" when unweighted
  * @weight_unit: "bytes", "nanoseconds" or "count" ("" when unweighted)
  * @weight_ranked: the view ranked weights (false: hits, --count)
@@ -182,10 +184,8 @@ struct snapshot {
 	unsigned int nevents;
 	char **origins;
 	unsigned int norigins;
-	uint64_t hits, hits_delta, lost, overrun, dropped, orphans, bad_pages, fallbacks,
-		unresolved;
-	/* the interval's losses and the records read (0 in files that predate them) */
-	uint64_t lost_delta, overrun_delta, dropped_delta, records, records_delta;
+	uint64_t count[HC_N];
+	uint64_t count_delta[HC_N];
 	char weight_name[64];
 	char weight_unit[16];
 	bool weight_ranked;

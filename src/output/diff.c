@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sym/brief.h"
+#include "output/counters.h"
 #include "output/diff.h"
 #include "output/rows.h"
 #include "core/format.h"
@@ -164,12 +165,32 @@ static void row_stack(const struct diff_row *r, struct session *before, struct s
 static void side_json(FILE *f, struct session *s, const struct diff *d, bool before)
 {
 	const struct session_stats *st = session_stats(s);
+	int i;
 
 	fputs("{\"source\":", f);
 	export_json_str(f, st->tracefs);
-	fprintf(f, ",\"mode\":\"%s\",\"hits\":%" PRIu64 ",\"unique\":%zu}",
+	fprintf(f, ",\"mode\":\"%s\",\"hits\":%" PRIu64 ",\"unique\":%zu",
 		session_mode_name(st->mode), before ? d->total_before : d->total_after,
 		stack_table_count(session_table(s)));
+	/* the counters that say what a side's counts leave out (core/counters.h) */
+	for (i = 0; i < HC_N; i++)
+		if (head_counters[i].extra & HCX_DIFF)
+			fprintf(f, ",\"%s\":%" PRIu64, head_counters[i].jkey,
+				head_counter_value(st, &head_counters[i]));
+	fputc('}', f);
+}
+
+/* "before: FILE (MODE), N hits", and the counters of that side that are not 0 */
+static void side_text(FILE *f, const char *name, struct session *s, uint64_t hits)
+{
+	const struct session_stats *st = session_stats(s);
+	char more[256];
+
+	fprintf(f, "%s %s (%s), %" PRIu64 " hits", name, st->tracefs, session_mode_name(st->mode),
+		hits);
+	if (head_counters_brief(more, sizeof(more), st, HCX_DIFF) > 0)
+		fprintf(f, "; %s", more);
+	fputc('\n', f);
 }
 
 static void write_json(FILE *f, struct session *before, struct session *after,
@@ -222,10 +243,8 @@ static void write_text(FILE *f, struct session *before, struct session *after,
 	if (n > d->n)
 		n = d->n;
 	fprintf(f, "stacktop %s - diff - iteration %d\n", STACKTOP_VERSION, iteration);
-	fprintf(f, "before: %s (%s), %" PRIu64 " hits\n", session_stats(before)->tracefs,
-		session_mode_name(session_stats(before)->mode), d->total_before);
-	fprintf(f, "after:  %s (%s), %" PRIu64 " hits\n", session_stats(after)->tracefs,
-		session_mode_name(session_stats(after)->mode), d->total_after);
+	side_text(f, "before:", before, d->total_before);
+	side_text(f, "after: ", after, d->total_after);
 	fprintf(f, "%zu stacks: %zu new, %zu gone; share = hits %s / all hits; showing %zu, ranked by the change of share\n\n",
 		d->n, d->nnew, d->ngone, o->delta ? "in the interval" : "in total", n);
 	fprintf(f, "%4s %8s %8s %8s %-4s %s\n", "RANK", "BEFORE%", "AFTER%", "CHANGE", "", "STACK (leaf < callers)");

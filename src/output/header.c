@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/stack_table.h"
 #include "core/rank.h"
+#include "output/counters.h"
 #include "output/header.h"
 #include "session/session.h"
 #include "sym/usym.h"
@@ -225,19 +226,55 @@ static void head_pool_lines(FILE *f, const struct session_stats *st)
 			(unsigned long long)h->capacity, (unsigned long long)h->demand, room);
 }
 
-void report_head_print(FILE *f, const struct report_head *h, const struct report_opts *o,
-		       int iteration, const struct rank_summary *sum, const char *event)
+/* the lines of the batch header the counters are placed in (HCT_*, core/counters.h) */
+enum { LINE_ALL, LINE_ANY, LINE_EACH };
+static const struct {
+	const char *head, *sep, *tail;
+	unsigned char when; /* every counter; the line when one is not 0; a line for each not 0 */
+	bool human;         /* counts made short ("1.2k"), else in full */
+} head_lines[] = {
+	[HCT_LOSS] = { "", " ", "", LINE_ALL, true },
+	[HCT_MAP] = { "; ", "; ", "\n", LINE_ALL, false },
+	[HCT_DAMAGED] = { "damaged data: ", ", ", "\n", LINE_ANY, false },
+	[HCT_OVER] = { "note: over --max-memory: ", ", ", "\n", LINE_ANY, false },
+	[HCT_NOTE] = { "", "", "\n", LINE_EACH, false },
+	[HCT_OFFCPU] = { "off-CPU pairing: ", ", ", "\n", LINE_ANY, false },
+};
+
+/* the counters of line @line, as the line's shape says */
+static void head_line(FILE *f, const struct session_stats *st, unsigned int line)
+{
+	const struct head_counter *c[HC_N];
+	unsigned int n = head_counters_at(true, line, c), i;
+	bool any = head_lines[line].when == LINE_ALL, first = true;
+	char words[512];
+
+	for (i = 0; i < n && !any; i++)
+		any = head_counter_value(st, c[i]) != 0;
+	if (!any)
+		return;
+	for (i = 0; i < n; i++) {
+		if (head_lines[line].when == LINE_EACH && !head_counter_value(st, c[i]))
+			continue;
+		head_counter_words(words, sizeof(words), st, c[i], head_lines[line].human);
+		if (head_lines[line].when == LINE_EACH)
+			fprintf(f, "%s%s", words, head_lines[line].tail);
+		else
+			fprintf(f, "%s%s", first ? head_lines[line].head : head_lines[line].sep, words);
+		first = false;
+	}
+	if (head_lines[line].when != LINE_EACH)
+		fputs(head_lines[line].tail, f);
+}
+
+/* the first lines: who, what is traced, the origins, the hits and losses, user stacks */
+static void head_first_lines(FILE *f, const struct report_head *h, int iteration)
 {
 	const struct session_stats *st = &h->st;
-	char rate[16], lost[16], lostd[16], ovr[16], drp[16];
-	struct session_ringbuf rb;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
+	char rate[16];
 
 	fmt_rate(rate, sizeof(rate), (double)st->events_delta / dt);
-	fmt_count(lost, sizeof(lost), st->lost);
-	fmt_count(lostd, sizeof(lostd), st->lost_delta);
-	fmt_count(ovr, sizeof(ovr), st->overrun);
-	fmt_count(drp, sizeof(drp), st->dropped);
 	if (st->mode == SESSION_REPLAY)
 		fprintf(f, "stacktop %s - mode replay - %s - %.2fs recorded\n", STACKTOP_VERSION,
 			st->tracefs, st->interval_sec);
@@ -254,33 +291,41 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 			fprintf(f, "%s %s", i ? "," : "", h->origin[i]);
 		fprintf(f, " (ORIGIN: the one with most hits, + when others have hits too)\n");
 	}
-	fprintf(f,
-		"hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; lost: %s (+%s) overrun: %s dropped: %s; self cpu %.1f%%\n",
+	fprintf(f, "hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; ",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
-		h->nstacks, lost, lostd, ovr, drp, st->self_cpu);
+		h->nstacks);
+	head_line(f, st, HCT_LOSS);
+	fprintf(f, "; self cpu %.1f%%\n", st->self_cpu);
 	head_user_line(f, st);
-	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE) {
-		fprintf(f, "stack map: ");
-		if (st->have_map_stat) {
-			fprintf(f, "entries %llu", (unsigned long long)st->map.entries);
-			if (st->map.capacity)
-				fprintf(f, "/%llu", (unsigned long long)st->map.capacity);
-			fprintf(f, ", %s %llu, drops %llu",
-				st->map.v1_names ? "hits" : "successes",
-				(unsigned long long)st->map.successes,
-				(unsigned long long)st->map.drops);
-			if (st->map.success_rate >= 0)
-				fprintf(f, ", success rate %d%%", st->map.success_rate);
-		} else {
-			fprintf(f, "stat unavailable");
-		}
-		fprintf(f, "; fallbacks %llu (+%llu); unresolved ids %llu; bad ids %llu; generation %u; option %s\n",
-			(unsigned long long)st->fallbacks, (unsigned long long)st->fallbacks_delta,
-			(unsigned long long)st->unresolved, (unsigned long long)st->bad_ids,
-			st->generation, st->stackmap_on ? "on" : "off");
+}
+
+/* stackmap and passive modes: the map's counters and its pool */
+static void head_map_lines(FILE *f, const struct session_stats *st)
+{
+	if (st->mode != SESSION_STACKMAP && st->mode != SESSION_PASSIVE)
+		return;
+	fprintf(f, "stack map: ");
+	if (st->have_map_stat) {
+		fprintf(f, "entries %llu", (unsigned long long)st->map.entries);
+		if (st->map.capacity)
+			fprintf(f, "/%llu", (unsigned long long)st->map.capacity);
+		fprintf(f, ", %s %llu, drops %llu", st->map.v1_names ? "hits" : "successes",
+			(unsigned long long)st->map.successes, (unsigned long long)st->map.drops);
+		if (st->map.success_rate >= 0)
+			fprintf(f, ", success rate %d%%", st->map.success_rate);
+	} else {
+		fprintf(f, "stat unavailable");
 	}
-	if (st->mode == SESSION_STACKMAP || st->mode == SESSION_PASSIVE)
-		head_pool_lines(f, st);
+	head_line(f, st, HCT_MAP);
+	head_pool_lines(f, st);
+}
+
+/* the ring buffer's cost, what replay could not resolve, damage */
+static void head_data_lines(FILE *f, const struct report_head *h)
+{
+	const struct session_stats *st = &h->st;
+	struct session_ringbuf rb;
+
 	if (session_ringbuf_saving(st, &rb)) {
 		if (st->mode == SESSION_STACKMAP)
 			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
@@ -292,126 +337,121 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 	if (st->mode == SESSION_REPLAY && st->unresolved && !h->norigins)
 		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
 			(unsigned long long)st->unresolved);
-	if (st->bad_pages || st->orphans || st->damaged)
-		fprintf(f, "damaged data: %llu malformed pages, %llu damaged records, %llu stack records with no event before them (not counted)\n",
-			(unsigned long long)st->bad_pages, (unsigned long long)st->damaged,
-			(unsigned long long)st->orphans);
-	{
-		char mem[16], lim[16], rss[16];
+	head_line(f, st, HCT_DAMAGED);
+}
 
-		fmt_bytes(mem, sizeof(mem), st->mem_bytes);
-		fmt_bytes(lim, sizeof(lim), st->mem_limit);
-		fmt_bytes(rss, sizeof(rss), st->mem_rss);
-		if (h->user) {
-			char us[16];
+/* memory against --max-memory, and what the limit cost */
+static void head_memory_lines(FILE *f, const struct report_head *h)
+{
+	const struct session_stats *st = &h->st;
+	char mem[16], lim[16], rss[16];
 
-			fmt_bytes(us, sizeof(us), st->mem_usym);
-			fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
-			if (st->mem_unwind) {
-				fmt_bytes(us, sizeof(us), st->mem_unwind);
-				fprintf(f, ", unwind tables and maps %s", us);
-			}
-			fprintf(f, " (process %s)", rss);
-		} else {
-			fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
+	fmt_bytes(mem, sizeof(mem), st->mem_bytes);
+	fmt_bytes(lim, sizeof(lim), st->mem_limit);
+	fmt_bytes(rss, sizeof(rss), st->mem_rss);
+	if (h->user) {
+		char us[16];
+
+		fmt_bytes(us, sizeof(us), st->mem_usym);
+		fprintf(f, "memory: %s of %s kept, user symbols %s", mem, lim, us);
+		if (st->mem_unwind) {
+			fmt_bytes(us, sizeof(us), st->mem_unwind);
+			fprintf(f, ", unwind tables and maps %s", us);
 		}
-		if (st->mem_folded)
-			fprintf(f, "; %llu records of exited processes folded into their command",
-				(unsigned long long)st->mem_folded);
-		fputc('\n', f);
-		if (st->mem_over_stacks || st->mem_over_hits)
-			fprintf(f, "note: over --max-memory: %llu new stacks not kept, %llu hits counted without their stack or process\n",
-				(unsigned long long)st->mem_over_stacks,
-				(unsigned long long)st->mem_over_hits);
-		if (st->mem_usym_refused)
-			fprintf(f,
-				"note: over --max-memory: %llu user frames not kept (the symbolizer's quarter is full; stacks end in the cut mark)\n",
-				(unsigned long long)st->mem_usym_refused);
-		if (st->usym_files_big)
-			fprintf(f,
-				"note: over --max-memory: the symbols of %llu files not loaded (larger than the symbolizer's quarter; their frames show the file offset)\n",
-				(unsigned long long)st->usym_files_big);
-		if (st->usym_files_refused)
-			fprintf(f,
-				"note: %llu mapped files not read (not a regular file, or on a FUSE mount; their frames show the file offset)\n",
-				(unsigned long long)st->usym_files_refused);
+		fprintf(f, " (process %s)", rss);
+	} else {
+		fprintf(f, "memory: %s of %s kept (process %s)", mem, lim, rss);
 	}
-	if (st->drains_cut)
-		fprintf(f, "note: reading fell behind the kernel (%llu reads ended on their time budget with data left; what the kernel overwrote is in lost/overrun)\n",
-			(unsigned long long)st->drains_cut);
+	if (st->mem_folded)
+		fprintf(f, "; %llu records of exited processes folded into their command",
+			(unsigned long long)st->mem_folded);
+	fputc('\n', f);
+	head_line(f, st, HCT_OVER);
+	head_line(f, st, HCT_NOTE);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
-	if (h->unit != UNIT_NONE) {
-		uint64_t wd = h->weight_delta, wt = h->weight_total;
-		char a[16], b[16];
+}
 
-		fmt_weight(a, sizeof(a), wt, h->unit);
-		fmt_weight(b, sizeof(b), wd, h->unit);
-		fprintf(f, "weight: %s %s total, %s in interval", h->weight_name, a, b);
-		/* a view filter (--comm, p, /) keeps part of it: say how much */
-		if (o->rank.weight && (sum->total != wt || sum->delta != wd)) {
-			fmt_weight(a, sizeof(a), sum->total, h->unit);
-			fmt_weight(b, sizeof(b), sum->delta, h->unit);
-			fprintf(f, "; shown stacks %s total, %s in interval", a, b);
-		}
-		fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
-		/* --offcpu: how the switches paired (doc/design.md, "Off-CPU") */
-		if (h->unit == UNIT_NS &&
-		    (st->offcpu_woken || st->offcpu_unpaired || st->offcpu_dropped))
-			fprintf(f, "off-CPU pairing: %llu times ended at the wakeup (no switch-in recorded), %llu switch-outs with neither (not counted), %llu not followed\n",
-				(unsigned long long)st->offcpu_woken,
-				(unsigned long long)st->offcpu_unpaired,
-				(unsigned long long)st->offcpu_dropped);
-	}
-	{
-		unsigned int depth = h->group_depth;
-		bool func = h->group_func;
+/* weighted sessions: the weight, in the view too; --offcpu: how the switches paired */
+static void head_weight_lines(FILE *f, const struct report_head *h, const struct report_opts *o,
+			      const struct rank_summary *sum)
+{
+	uint64_t wd = h->weight_delta, wt = h->weight_total;
+	char a[16], b[16];
 
-		if (depth || func) {
-			fprintf(f, "grouped by ");
-			if (depth)
-				fprintf(f, "the first %u frame%s%s", depth, depth == 1 ? "" : "s",
-					func ? ", " : "");
-			fprintf(f, "%s\n", func ? "function" : "");
-		}
+	if (h->unit == UNIT_NONE)
+		return;
+	fmt_weight(a, sizeof(a), wt, h->unit);
+	fmt_weight(b, sizeof(b), wd, h->unit);
+	fprintf(f, "weight: %s %s total, %s in interval", h->weight_name, a, b);
+	/* a view filter (--comm, p, /) keeps part of it: say how much */
+	if (o->rank.weight && (sum->total != wt || sum->delta != wd)) {
+		fmt_weight(a, sizeof(a), sum->total, h->unit);
+		fmt_weight(b, sizeof(b), sum->delta, h->unit);
+		fprintf(f, "; shown stacks %s total, %s in interval", a, b);
 	}
-	/* what the view is limited to (a snapshot read back brings its own) */
-	if (o->rank.event >= 0 || o->rank.pid >= 0 || o->rank.cpu >= 0 || o->rank.hide_idle ||
-	    o->filter || o->comm) {
-		const char *sep = "";
-		char clean[512];
+	fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
+	/* doc/design.md, "Off-CPU" */
+	if (h->unit == UNIT_NS)
+		head_line(f, &h->st, HCT_OFFCPU);
+}
 
-		fputs("filters: ", f);
-		if (o->rank.event >= 0) {
-			fmt_sanitize(clean, sizeof(clean), event ? event : "?",
-				     strlen(event ? event : "?"));
-			fprintf(f, "event %s", clean);
-			sep = ", ";
-		}
-		if (o->rank.pid >= 0) {
-			fprintf(f, "%spid %d", sep, o->rank.pid);
-			sep = ", ";
-		}
-		if (o->rank.cpu >= 0) {
-			fprintf(f, "%scpu %d", sep, o->rank.cpu);
-			sep = ", ";
-		}
-		if (o->rank.hide_idle) {
-			fprintf(f, "%sidle stacks hidden", sep);
-			sep = ", ";
-		}
-		if (o->comm) {
-			fmt_sanitize(clean, sizeof(clean), o->comm, strlen(o->comm));
-			fprintf(f, "%scomm \"%s\"", sep, clean);
-			sep = ", ";
-		}
-		if (o->filter) {
-			fmt_sanitize(clean, sizeof(clean), o->filter, strlen(o->filter));
-			fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep,
-				clean);
-		}
-		fputc('\n', f);
+/* how the view is grouped, and what it is limited to (a snapshot read back brings its own) */
+static void head_view_lines(FILE *f, const struct report_head *h, const struct report_opts *o,
+			    const char *event)
+{
+	const char *sep = "";
+	char clean[512];
+
+	if (h->group_depth || h->group_func) {
+		fprintf(f, "grouped by ");
+		if (h->group_depth)
+			fprintf(f, "the first %u frame%s%s", h->group_depth,
+				h->group_depth == 1 ? "" : "s", h->group_func ? ", " : "");
+		fprintf(f, "%s\n", h->group_func ? "function" : "");
 	}
+	if (o->rank.event < 0 && o->rank.pid < 0 && o->rank.cpu < 0 && !o->rank.hide_idle &&
+	    !o->filter && !o->comm)
+		return;
+	fputs("filters: ", f);
+	if (o->rank.event >= 0) {
+		fmt_sanitize(clean, sizeof(clean), event ? event : "?", strlen(event ? event : "?"));
+		fprintf(f, "event %s", clean);
+		sep = ", ";
+	}
+	if (o->rank.pid >= 0) {
+		fprintf(f, "%spid %d", sep, o->rank.pid);
+		sep = ", ";
+	}
+	if (o->rank.cpu >= 0) {
+		fprintf(f, "%scpu %d", sep, o->rank.cpu);
+		sep = ", ";
+	}
+	if (o->rank.hide_idle) {
+		fprintf(f, "%sidle stacks hidden", sep);
+		sep = ", ";
+	}
+	if (o->comm) {
+		fmt_sanitize(clean, sizeof(clean), o->comm, strlen(o->comm));
+		fprintf(f, "%scomm \"%s\"", sep, clean);
+		sep = ", ";
+	}
+	if (o->filter) {
+		fmt_sanitize(clean, sizeof(clean), o->filter, strlen(o->filter));
+		fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep, clean);
+	}
+	fputc('\n', f);
+}
+
+void report_head_print(FILE *f, const struct report_head *h, const struct report_opts *o,
+		       int iteration, const struct rank_summary *sum, const char *event)
+{
+	head_first_lines(f, h, iteration);
+	head_map_lines(f, &h->st);
+	head_data_lines(f, h);
+	head_memory_lines(f, h);
+	head_weight_lines(f, h, o, sum);
+	head_view_lines(f, h, o, event);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
 		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :

@@ -20,6 +20,7 @@
 #include "core/hist.h"
 #include "core/stack_table.h"
 #include "core/rank.h"
+#include "output/counters.h"
 #include "output/formats.h"
 #include "output/rows.h"
 #include "session/session.h"
@@ -47,7 +48,6 @@ static const char *const rank_key_names[] = {
 	[RANK_EVENT] = "event", [RANK_COMM] = "comm",
 };
 
-/* the ring-buffer byte counters and what the stack map saves (issue 13) */
 /* "user": how user stacks are taken; dwarf: the join's outcome by reason */
 static void json_user_stats(FILE *f, const struct session_stats *st)
 {
@@ -85,14 +85,45 @@ static void json_user_stats(FILE *f, const struct session_stats *st)
 	fputc('}', f);
 }
 
+/*
+ * The counters of JSON place @place (core/counters.h), in the list's order,
+ * each "key":value after @first (the first) or ","; a counter's "key_delta"
+ * right after it, or in HCJ_LOSS after every total
+ */
+static void json_counters(FILE *f, const struct session_stats *st, unsigned int place,
+			  const char *first)
+{
+	int pass, i;
+
+	for (pass = 0; pass < (place == HCJ_LOSS ? 2 : 1); pass++) {
+		for (i = 0; i < HC_N; i++) {
+			const struct head_counter *c = &head_counters[i];
+			uint64_t v = head_counter_value(st, c);
+
+			if (c->jplace != place)
+				continue;
+			if (!pass) {
+				fprintf(f, "%s\"%s\":", first, c->jkey);
+				if (c->type == HCY_BOOL)
+					fputs(v ? "true" : "false", f);
+				else
+					fprintf(f, "%llu", (unsigned long long)v);
+				first = ",";
+			}
+			if (c->jdelta && pass == (place == HCJ_LOSS))
+				fprintf(f, ",\"%s_delta\":%llu", c->jkey,
+					(unsigned long long)head_counter_delta(st, c));
+		}
+	}
+}
+
+/* the ring-buffer byte counters and what the stack map saves (issue 13) */
 static void json_ringbuf(FILE *f, const struct session_stats *st)
 {
 	struct session_ringbuf rb;
 
-	fprintf(f, ",\"ringbuf\":{\"bytes\":%llu,\"sized_records\":%llu,\"sized_bytes\":%llu,"
-		"\"alt_bytes\":%llu",
-		(unsigned long long)st->rb_bytes, (unsigned long long)st->sized_records,
-		(unsigned long long)st->sized_bytes, (unsigned long long)st->alt_bytes);
+	fputs(",\"ringbuf\":{", f);
+	json_counters(f, st, HCJ_RINGBUF, "");
 	if (session_ringbuf_saving(st, &rb))
 		fprintf(f, ",\"bytes_per_event\":%.2f,\"alt_per_event\":%.2f,\"%s\":%.2f",
 			rb.read_per_event, rb.alt_per_event,
@@ -255,38 +286,15 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		fputc(']', f);
 	}
 	json_view(f, s, o);
-	fprintf(f,
-		",\"hits\":%llu,\"hits_delta\":%llu,\"unique\":%zu,\"matched\":%zu,"
-		"\"matched_total\":%llu,\"matched_delta\":%llu,"
-		"\"lost\":%llu,\"overrun\":%llu,\"dropped\":%llu,\"lost_delta\":%llu,"
-		"\"overrun_delta\":%llu,\"dropped_delta\":%llu,\"records\":%llu,"
-		"\"records_delta\":%llu,\"orphans\":%llu,"
-		"\"bad_pages\":%llu,\"damaged\":%llu,\"fallbacks\":%llu,\"unresolved\":%llu,\"bad_ids\":%llu,"
-		"\"generation\":%u,\"tracing_on\":%s,\"stackmap_on\":%s,\"drains_cut\":%llu",
-		(unsigned long long)st->events, (unsigned long long)st->events_delta,
-		stack_table_count(session_table(s)), sum->matched,
-		(unsigned long long)sum->total, (unsigned long long)sum->delta,
-		(unsigned long long)st->lost,
-		(unsigned long long)st->overrun, (unsigned long long)st->dropped,
-		(unsigned long long)st->lost_delta, (unsigned long long)st->overrun_delta,
-		(unsigned long long)st->dropped_delta, (unsigned long long)st->records,
-		(unsigned long long)st->records_delta,
-		(unsigned long long)st->orphans, (unsigned long long)st->bad_pages,
-		(unsigned long long)st->damaged, (unsigned long long)st->fallbacks, (unsigned long long)st->unresolved,
-		(unsigned long long)st->bad_ids, st->generation, st->tracing_on ? "true" : "false",
-		st->stackmap_on ? "true" : "false", (unsigned long long)st->drains_cut);
-	fprintf(f,
-		",\"memory\":{\"bytes\":%llu,\"limit\":%llu,\"rss\":%llu,\"folded\":%llu,"
-		"\"over_stacks\":%llu,\"over_hits\":%llu,\"usym\":%llu,\"usym_refused\":%llu,"
-		"\"trend\":%llu,\"trend_refused\":%llu,"
-		"\"unwind\":%llu,\"usym_files_refused\":%llu,\"usym_files_big\":%llu}",
-		(unsigned long long)st->mem_bytes, (unsigned long long)st->mem_limit,
-		(unsigned long long)st->mem_rss, (unsigned long long)st->mem_folded,
-		(unsigned long long)st->mem_over_stacks, (unsigned long long)st->mem_over_hits,
-		(unsigned long long)st->mem_usym, (unsigned long long)st->mem_usym_refused,
-		(unsigned long long)st->mem_trend, (unsigned long long)st->mem_trend_refused,
-		(unsigned long long)st->mem_unwind, (unsigned long long)st->usym_files_refused,
-		(unsigned long long)st->usym_files_big);
+	json_counters(f, st, HCJ_HEAD, ",");
+	fprintf(f, ",\"unique\":%zu,\"matched\":%zu,\"matched_total\":%llu,\"matched_delta\":%llu",
+		stack_table_count(session_table(s)), sum->matched, (unsigned long long)sum->total,
+		(unsigned long long)sum->delta);
+	json_counters(f, st, HCJ_LOSS, ",");
+	json_counters(f, st, HCJ_ROOT, ",");
+	fputs(",\"memory\":{", f);
+	json_counters(f, st, HCJ_MEM, "");
+	fputc('}', f);
 	json_ringbuf(f, st);
 	json_user_stats(f, st);
 	if (session_unit(s) != UNIT_NONE) {
@@ -303,10 +311,7 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		fprintf(f, ",\"hist_scale\":\"%s\"",
 			stack_table_hist_scale(session_table(s)) == HIST_TIME ? "time" : "log2");
 		if (!strcmp(session_weight_name(s), "off-CPU"))
-			fprintf(f, ",\"ended_at_wakeup\":%llu,\"unpaired\":%llu,\"dropped\":%llu",
-				(unsigned long long)st->offcpu_woken,
-				(unsigned long long)st->offcpu_unpaired,
-				(unsigned long long)st->offcpu_dropped);
+			json_counters(f, st, HCJ_OFFCPU, ",");
 		fputc('}', f);
 	}
 	{

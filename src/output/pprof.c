@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "sym/brief.h"
+#include "output/counters.h"
 #include "output/formats.h"
 #include "output/losses.h"
 #include "output/rows.h"
@@ -432,6 +433,10 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 		pb_uint(&p->out, 13, pp_str(p, comment));
 	}
 	if (export_user_text(comment, sizeof(comment), st) > 0)
+		pb_uint(&p->out, 13, pp_str(p, comment));
+	/* the counters that say what the samples leave out (core/counters.h) */
+	memcpy(comment, "counters: ", 10);
+	if (head_counters_brief(comment + 10, sizeof(comment) - 10, st, HCX_NOTE) > 0)
 		pb_uint(&p->out, 13, pp_str(p, comment));
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sym/brief.h"
+#include "output/counters.h"
 #include "output/formats.h"
 #include "output/losses.h"
 #include "output/rows.h"
@@ -183,6 +184,10 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 		len = (int)strlen(name);
 	}
 	if (export_user_text(user, sizeof(user), session_stats(s)) > 0 && strstr(user, " without"))
+		len += snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
+	/* the counters that say what the samples leave out (core/counters.h) */
+	if (len < (int)sizeof(name) - 2 &&
+	    head_counters_brief(user, sizeof(user), session_stats(s), HCX_NOTE) > 0)
 		snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
 	lost_est = o->lost_stack ? &l : NULL;
 	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","

@@ -56,8 +56,7 @@ struct session {
 	bool recording;        /* read once; the recording is one interval */
 	bool replayed;
 
-	uint64_t last_events, last_lost, last_overrun, last_dropped, last_fallbacks;
-	uint64_t last_records;
+	uint64_t last[HC_N];   /* the counters at the last tick (core/counters.h) */
 	struct timespec last_tick;
 	struct timeval last_cpu;
 

@@ -139,34 +139,41 @@ static void comm_learn_new(struct session *s)
 	ingest_clear_new_pids(s->c.ing);
 }
 
+/* where each counter is (core/counters.h): the session's, its interval's, ingest's */
+#define HC_AT_ROW(field, type, delta, from, ...)                                               \
+	{ HC_OFF(field), HC_DOFF_##delta(field), HC_IOFF_##from, HCD_##delta },
+static const struct {
+	size_t off, doff, ioff;
+	unsigned char delta;
+} hc_at[HC_N] = { SESSION_COUNTERS(HC_AT_ROW) };
+#undef HC_AT_ROW
+
+/* the interval's count of counter @i: @v */
+static inline void hc_set_delta(struct session *s, int i, uint64_t v)
+{
+	memcpy((char *)&s->c.stats + hc_at[i].doff, &v, sizeof(v));
+}
+
 void session_sync_stats(struct session *s)
 {
 	const struct ingest_stats *is = ingest_stats(s->c.ing);
+	int i;
 
-	s->c.stats.events = is->events;
-	s->c.stats.records = is->records;
-	s->c.stats.lost = is->lost;
-	s->c.stats.orphans = is->orphans;
-	s->c.stats.bad_pages = is->bad_pages;
-	s->c.stats.damaged = is->damaged;
-	s->c.stats.fallbacks = is->fallbacks;
-	s->c.stats.unresolved = is->unresolved;
-	s->c.stats.bad_ids = is->bad_ids;
-	s->c.stats.rb_bytes = is->bytes;
-	s->c.stats.sized_records = is->sized_records;
-	s->c.stats.sized_bytes = is->sized_bytes;
-	s->c.stats.alt_bytes = is->alt_bytes;
-	s->c.stats.offcpu_woken = is->offcpu_woken;
-	s->c.stats.offcpu_unpaired = is->offcpu_unpaired;
-	s->c.stats.offcpu_dropped = is->offcpu_dropped;
-	/*
-	 * Losses and fallbacks are found while reading, between ticks: "+n"
-	 * counts them from the last tick on, so that a total shown before the
-	 * next tick never rises with a "+0" beside it
-	 */
-	s->c.stats.lost_delta = s->c.stats.lost >= s->last_lost ? s->c.stats.lost - s->last_lost : s->c.stats.lost;
-	s->c.stats.fallbacks_delta = s->c.stats.fallbacks >= s->last_fallbacks ?
-					   s->c.stats.fallbacks - s->last_fallbacks : s->c.stats.fallbacks;
+	for (i = 0; i < HC_N; i++) {
+		uint64_t v;
+
+		if (hc_at[i].ioff == SIZE_MAX)
+			continue;
+		v = session_counter_get(is, hc_at[i].ioff);
+		memcpy((char *)&s->c.stats + hc_at[i].off, &v, sizeof(v));
+		/*
+		 * Losses and fallbacks (HCD_DL) are found while reading, between
+		 * ticks: "+n" counts them from the last tick on, so that a total
+		 * shown before the next tick never rises with a "+0" beside it
+		 */
+		if (hc_at[i].delta == HCD_DL)
+			hc_set_delta(s, i, v >= s->last[i] ? v - s->last[i] : v);
+	}
 }
 
 /* replay: everything at once, at the first drain */
@@ -189,22 +196,14 @@ static int replay_all(struct session *s)
 	session_sync_stats(s);
 	stack_table_tick(s->c.table); /* the recording is one interval */
 	memory_stats(s);
-	if (s->c.snapdb) {
-		/* snapshots: their own interval counts, as they were seen */
-		s->c.stats.events_delta = s->c.snap_events_delta;
-		s->c.stats.fallbacks_delta = 0;
-		s->c.stats.lost_delta = s->c.snap_lost.lost;
-		s->c.stats.overrun_delta = s->c.snap_lost.overrun;
-		s->c.stats.dropped_delta = s->c.snap_lost.dropped;
-		s->c.stats.records_delta = s->c.snap_lost.records;
-		return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
-	}
-	s->c.stats.events_delta = s->c.stats.events;
-	s->c.stats.fallbacks_delta = s->c.stats.fallbacks;
-	s->c.stats.lost_delta = s->c.stats.lost;
-	s->c.stats.overrun_delta = s->c.stats.overrun;
-	s->c.stats.dropped_delta = s->c.stats.dropped;
-	s->c.stats.records_delta = s->c.stats.records;
+	/*
+	 * snapshots: their own interval counts, as they were seen (0 for a
+	 * counter they do not carry); a recording: all of it
+	 */
+	for (i = 0; i < HC_N; i++)
+		if (hc_at[i].delta != HCD_ND)
+			hc_set_delta(s, i, s->c.snapdb ? s->c.snap_delta[i] :
+					 session_counter_get(&s->c.stats, hc_at[i].off));
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
@@ -335,18 +334,14 @@ int session_tick(struct session *s)
 	    tfs_read_long(s->c.tr.tfs, "options/stackmap", &v) == 0)
 		s->c.stats.stackmap_on = v != 0;
 
-	s->c.stats.events_delta = s->c.stats.events - s->last_events;
-	s->c.stats.lost_delta = s->c.stats.lost - s->last_lost;
-	s->c.stats.overrun_delta = s->c.stats.overrun - s->last_overrun;
-	s->c.stats.dropped_delta = s->c.stats.dropped - s->last_dropped;
-	s->c.stats.fallbacks_delta = s->c.stats.fallbacks - s->last_fallbacks;
-	s->c.stats.records_delta = s->c.stats.records - s->last_records;
-	s->last_records = s->c.stats.records;
-	s->last_events = s->c.stats.events;
-	s->last_lost = s->c.stats.lost;
-	s->last_overrun = s->c.stats.overrun;
-	s->last_dropped = s->c.stats.dropped;
-	s->last_fallbacks = s->c.stats.fallbacks;
+	for (i = 0; i < HC_N; i++) {
+		uint64_t cur = session_counter_get(&s->c.stats, hc_at[i].off);
+
+		if (hc_at[i].delta == HCD_ND)
+			continue;
+		hc_set_delta(s, i, cur - s->last[i]);
+		s->last[i] = cur;
+	}
 
 	s->c.stats.user = s->c.user_on ? s->c.user_mode : SESSION_USER_OFF;
 	s->c.stats.targets_gone = session_targets_gone(s);
@@ -374,8 +369,7 @@ void session_zero_counts(struct session *s)
 	session_regroup(s, false);
 	memset(ingest_stats(s->c.ing), 0, sizeof(struct ingest_stats));
 	session_sync_stats(s);
-	s->last_events = s->last_fallbacks = s->last_lost = s->last_records = 0;
-	s->last_overrun = s->last_dropped = 0; /* the sources zero theirs with the counts */
+	memset(s->last, 0, sizeof(s->last)); /* the sources zero theirs with the counts */
 }
 
 static void host_zero_counts(void *host)

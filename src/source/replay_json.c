@@ -86,7 +86,6 @@ struct snapdb {
 	bool count;               /* the first file was weighted and ranked hits */
 	char filter[256];
 	char comm[256];
-	uint64_t hits_delta;
 	double interval;
 	int nfiles;               /* snapshots opened */
 };
@@ -361,25 +360,34 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	return 0;
 }
 
-/* the file's counters, once its stacks are in */
+/* where a counter read goes: ingest's counter, else the session's (core/counters.h) */
+#define HC_LOAD_ROW(field, type, delta, from, json, read, ...)                                 \
+	{ HC_OFF(field), HC_IOFF_##from, HCR_##read },
+static const struct {
+	size_t off, ioff;
+	unsigned char read;
+} load_at[HC_N] = { SESSION_COUNTERS(HC_LOAD_ROW) };
+#undef HC_LOAD_ROW
+#define HC_LOAD_CHECK(field, type, delta, from, json, read, ...)                              \
+	_Static_assert(HCR_##read == HCR_NO || HCY_##type == HCY_U64, #field " is read: a count");
+SESSION_COUNTERS(HC_LOAD_CHECK)
+#undef HC_LOAD_CHECK
+
+/* the file's counters, once its stacks are in: added to those of the files before */
 static void load_counts(struct source_ctx *s, struct snapdb *db, const struct snapshot *sn)
 {
 	struct ingest_stats *is = ingest_stats(s->ing);
+	int i;
 
-	is->events += sn->hits;
-	is->lost += sn->lost;
-	is->orphans += sn->orphans;
-	is->bad_pages += sn->bad_pages;
-	is->fallbacks += sn->fallbacks;
-	is->unresolved += sn->unresolved;
-	s->stats.overrun += sn->overrun;
-	s->stats.dropped += sn->dropped;
-	is->records += sn->records;
-	s->snap_lost.lost += sn->lost_delta;
-	s->snap_lost.overrun += sn->overrun_delta;
-	s->snap_lost.dropped += sn->dropped_delta;
-	s->snap_lost.records += sn->records_delta;
-	db->hits_delta += sn->hits_delta;
+	for (i = 0; i < HC_N; i++) {
+		if (load_at[i].read == HCR_NO)
+			continue;
+		if (load_at[i].ioff != SIZE_MAX)
+			session_counter_add(is, load_at[i].ioff, sn->count[i]);
+		else
+			session_counter_add(&s->stats, load_at[i].off, sn->count[i]);
+		s->snap_delta[i] += sn->count_delta[i];
+	}
 	if (sn->interval > db->interval)
 		db->interval = sn->interval;
 }
@@ -464,7 +472,6 @@ void replay_json_finish(struct source_ctx *s, unsigned int *ret_depth, bool *ret
 		if (clash)
 			snprintf(o->name, sizeof(o->name), "%s", o->file);
 	}
-	s->snap_events_delta = db->hits_delta;
 	/* stacks read grouped are shown grouped, as they were seen */
 	*ret_depth = db->group_depth;
 	*ret_func = db->group_func;

@@ -152,8 +152,7 @@ struct source_host {
  * @names: event names when there are no formats (snapshots)
  * @nnames: entries in @names
  * @snapdb: the snapshots' shared state (replay_json.c), or NULL
- * @snap_events_delta: the snapshots' own interval count
- * @snap_lost: and their losses and records read in that interval
+ * @snap_delta: the snapshots' own interval counts, by enum session_counter
  * @host: the session's reset helpers
  */
 struct source_ctx {
@@ -173,10 +172,7 @@ struct source_ctx {
 	char **names;
 	unsigned int nnames;
 	void *snapdb;
-	uint64_t snap_events_delta;
-	struct {
-		uint64_t lost, overrun, dropped, records;
-	} snap_lost;
+	uint64_t snap_delta[HC_N];
 	struct source_host host;
 };
 

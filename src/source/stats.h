@@ -10,8 +10,11 @@
 #define STACKTOP_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "core/counters.h"
 #include "core/opts.h"
 #include "core/ujoin.h"
 #include "kernel/stackmap.h"
@@ -61,55 +64,20 @@ struct session_stats {
 	char kernel[96];            /* uname release, sanitized */
 	char tracefs[128];          /* root in use */
 	double interval_sec;        /* length of the last closed interval */
-	uint64_t events;            /* stack-carrying events counted */
-	uint64_t events_delta;
-	uint64_t records;           /* ring-buffer records read */
-	uint64_t records_delta;     /* ... in the last interval (what lost_delta is out of) */
-	uint64_t lost;              /* missed events from page headers */
-	uint64_t lost_delta;
-	uint64_t overrun;           /* per_cpu/cpuN/stats overrun, summed */
-	uint64_t overrun_delta;
-	uint64_t dropped;           /* per_cpu/cpuN/stats dropped events */
-	uint64_t dropped_delta;
-	uint64_t orphans;           /* stack records with no event before them */
-	uint64_t bad_pages;         /* pages that failed to parse */
-	uint64_t damaged;           /* records shorter than their format, timestamps out of order */
-	uint64_t fallbacks;         /* full kernel_stack records in stackmap mode */
-	uint64_t fallbacks_delta;
-	uint64_t unresolved;        /* stack ids not found in the map snapshot */
-	uint64_t bad_ids;           /* stack ids at or above the map's table_size */
-	uint64_t rb_bytes;          /* ring-buffer bytes read (struct ingest_stats.bytes) */
-	uint64_t sized_records;     /* stack records of known depth, */
-	uint64_t sized_bytes;       /* their ring-buffer bytes as read, */
-	uint64_t alt_bytes;         /* and in the other representation */
+	/*
+	 * the header's counters: one member per row of SESSION_COUNTERS
+	 * (core/counters.h: what each counts), and a member field_delta, the
+	 * last closed interval's count, where the row keeps one
+	 */
+	SESSION_COUNTERS(HC_MEMBERS)
 	uint64_t map_reads;         /* stack_map_bin snapshots read */
-	uint32_t generation;        /* bumped by every reset */
-	bool tracing_on;            /* tracing_on of the instance read */
-	bool stackmap_on;           /* options/stackmap (stackmap kernels) */
 	bool have_map_stat;
 	struct stackmap_stat map;   /* valid when have_map_stat */
 	struct stackmap_health health; /* the map's pool: fill, growth, since when full (health.known) */
 	int map_abi;                /* 1-4 when known from the files, else 0 */
 	double self_cpu;            /* stacktop's CPU % over the last interval */
 	bool behind;                /* the last drain ran out of budget, data left */
-	uint64_t drains_cut;        /* drains that ran out of budget */
 	bool targets_gone;          /* every -p process / --tid thread exited (at the last tick) */
-	uint64_t offcpu_woken;      /* --offcpu: times ended at the wakeup (no switch-in) */
-	uint64_t offcpu_unpaired;   /* --offcpu: switch-outs with neither: not counted */
-	uint64_t offcpu_dropped;    /* --offcpu: switches not followed (table full) */
-	uint64_t mem_bytes;         /* held by the stack table */
-	uint64_t mem_limit;         /* --max-memory: bounds mem_bytes + mem_usym + mem_unwind */
-	uint64_t mem_rss;           /* the process's resident memory, 0 if unknown */
-	uint64_t mem_folded;        /* breakdown records of exited pids folded */
-	uint64_t mem_over_stacks;   /* new stacks not kept: over the limit */
-	uint64_t mem_over_hits;     /* hits kept without their stack or breakdown */
-	uint64_t mem_usym;          /* held by the user-space symbolizer (-u) */
-	uint64_t mem_usym_refused;  /* user frames not interned: its share was full */
-	uint64_t mem_trend;         /* of mem_bytes, the trends' slots */
-	uint64_t mem_trend_refused; /* stacks refused a trend slot: over the limit */
-	uint64_t mem_unwind;        /* dwarf: unwind tables and vdso copies held */
-	uint64_t usym_files_refused; /* mapped files not read: not regular, FUSE, ... */
-	uint64_t usym_files_big;    /* files whose symbols did not fit the share */
 	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
 	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
 	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */
@@ -122,6 +90,40 @@ struct session_stats {
 	bool user_ring_auto;        /* dwarf: rings grow where samples are lost (no --user-buffer)
 				     */
 };
+
+/*
+ * Where a row of SESSION_COUNTERS keeps its count in struct session_stats,
+ * and its interval's (HC_DOFF_##delta(field): SIZE_MAX when it has none)
+ */
+#define HC_OFF(field) offsetof(struct session_stats, field)
+#define HC_DOFF_ND(field) SIZE_MAX
+#define HC_DOFF_D(field) offsetof(struct session_stats, field##_delta)
+#define HC_DOFF_DL(field) offsetof(struct session_stats, field##_delta)
+/* and in struct ingest_stats (HC_IOFF_##from: expanded where ingest/ingest.h is) */
+#define HC_IOFF_ING(member) offsetof(struct ingest_stats, member)
+#define HC_IOFF_SRC SIZE_MAX
+
+/*
+ * session_counter_add() - add @v to the 64-bit counter at @off of @base
+ * (struct session_stats, struct ingest_stats)
+ */
+static inline void session_counter_add(void *base, size_t off, uint64_t v)
+{
+	uint64_t x;
+
+	memcpy(&x, (char *)base + off, sizeof(x));
+	x += v;
+	memcpy((char *)base + off, &x, sizeof(x));
+}
+
+/* the 64-bit counter at @off of @base */
+static inline uint64_t session_counter_get(const void *base, size_t off)
+{
+	uint64_t x;
+
+	memcpy(&x, (const char *)base + off, sizeof(x));
+	return x;
+}
 
 /**
  * struct session_ringbuf - what the stack map saves in the ring buffer
