@@ -93,6 +93,9 @@ static void test_parse(void **state)
 	assert_int_equal(sn->nstacks, 2);
 	assert_int_equal(sn->count[HC_events], 80);
 	assert_int_equal(sn->count[HC_lost], 3);
+	/* a counter is one row of core/counters.h: read back with its delta */
+	assert_int_equal(sn->count[HC_filtered], 9);
+	assert_int_equal(sn->count_delta[HC_filtered], 4);
 	assert_int_equal(sn->view.sort, RANK_TOTAL);
 	assert_false(sn->view.delta);
 	assert_string_equal(sn->view.filter, "sched");

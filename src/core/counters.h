@@ -71,6 +71,9 @@
 	  "per_cpu/cpuN/stats dropped events")                                                 \
 	X(records, U64, D, ING(records), J(ROOT, "records"), OPT, NONE, NONE, NONE,           \
 	  "ring-buffer records read (what lost_delta is out of)")                              \
+	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT, NONE,                     \
+	  SC(EVENTS, 1, "left out", NZ_DELTA), NONE,                                           \
+	  "events with a stack that the pid filter left out")                                  \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \
 	  TX(DAMAGED, 2, "%s stack records with no event before them (not counted)"), NONE,   \
 	  NONE, "stack records with no event before them")                                     \

@@ -113,6 +113,7 @@ struct ingest_stats {
 	uint64_t offcpu_woken;
 	uint64_t offcpu_unpaired;
 	uint64_t damaged;
+	uint64_t filtered;
 };
 
 /**

@@ -156,8 +156,12 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		ing->st.orphans++;
 		return;
 	}
-	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || w.kind == W_SKIP)
+		return;
+	if (!pid_wanted(ing, w.pid)) {
+		ing->st.filtered++;
 		return; /* not interned either: the table holds only what is counted */
+	}
 	if (ing->usym && early && c->early_n && ubuf_get(ing)) {
 		/* its user_stack came first (--trigger) */
 		memcpy(ing->ubuf, ing->frames, n * sizeof(uint64_t));
@@ -208,8 +212,12 @@ static void on_stack_id(struct ingest *ing, struct cpu_state *c, unsigned int cp
 		ing->st.bad_ids++; /* no map of this size can hold it, whoever's */
 		return;
 	}
-	if (w.event == EVFMT_NONE || w.kind == W_SKIP || !pid_wanted(ing, w.pid))
+	if (w.event == EVFMT_NONE || w.kind == W_SKIP)
 		return;
+	if (!pid_wanted(ing, w.pid)) {
+		ing->st.filtered++;
+		return;
+	}
 	if (ing->usym && early) {
 		/* its user_stack came first (--trigger) */
 		ingest_count_id(ing, id, &w, cpu, c->early, c->early_n);
