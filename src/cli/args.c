@@ -133,17 +133,478 @@ static int check_cmd(const struct args *a)
 	return 2;
 }
 
-int args_parse(int argc, char **argv, struct args *a)
-{
-	struct option long_opts[64];
-	char short_opts[64];
-	long v;
-	int c, r;
+/* what an option's handler tells args_parse(): go on, stop (0: -h), or fail */
+#define ARGS_STOP 3
 
+/* a plain option (a flag, a string, a bounded number or size): its table row says it all */
+static int set_plain(struct args *a, const struct cli_option *o, const char *arg)
+{
+	char *at = (char *)a + o->off;
+	size_t sz;
+	long v;
+
+	switch (o->kind) {
+	case CLI_K_TRUE:
+	case CLI_K_FALSE:
+		*(bool *)(void *)at = o->kind == CLI_K_TRUE;
+		return 0;
+	case CLI_K_COUNT:
+		(*(int *)(void *)at)++;
+		return 0;
+	case CLI_K_STR:
+		if (o->min > 0 && !*arg)
+			break;
+		*(const char **)(void *)at = arg;
+		return 0;
+	case CLI_K_INT:
+	case CLI_K_UINT:
+	case CLI_K_LONG:
+		if (argval_int(arg, (long)o->min, (long)o->max, &v))
+			break;
+		if (o->kind == CLI_K_INT)
+			*(int *)(void *)at = (int)v;
+		else if (o->kind == CLI_K_UINT)
+			*(unsigned int *)(void *)at = (unsigned int)v;
+		else
+			*(long *)(void *)at = v;
+		return 0;
+	case CLI_K_SIZE:
+		if (argval_size(arg, (size_t)o->min, &sz) || (o->max && sz > (size_t)o->max))
+			break;
+		*(size_t *)(void *)at = sz;
+		return 0;
+	case CLI_K_CODE:
+		return 1;
+	}
+	cli_error("stacktop: bad --%s '%s'%s%s%s\n", o->name, arg, o->hint ? " (" : "",
+		  o->hint ? o->hint : "", o->hint ? ")" : "");
+	return 2;
+}
+
+/* -e, -r, --function, --kprobe, --trigger: one more of a list of at most @max */
+static int add_to(const char **list, int *n, int max, const char *what, const char *arg,
+		  bool empty_ok)
+{
+	if (!empty_ok && !*arg) {
+		cli_error("stacktop: empty %s\n", what);
+		return 2;
+	}
+	if (*n >= max) {
+		cli_error("stacktop: too many %s (at most %d)\n", what, max);
+		return 2;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+/* -p, --tid, -C: numbers and ranges */
+static int add_numbers(int *list, int *n, int max_value, const char *what, const char *arg)
+{
+	int r = argval_list(arg, list, *n, MAX_LIST, max_value);
+
+	if (r < 0) {
+		list_error(what, arg, r);
+		return 2;
+	}
+	*n = r;
+	return 0;
+}
+
+static int set_comm(struct args *a, const char *arg)
+{
+	if (!arg[0] || strlen(arg) > 127) {
+		cli_error("stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+			  arg);
+		return 2;
+	}
+	a->comm = arg;
+	return 0;
+}
+
+static int set_delay(struct args *a, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	a->delay_set = true;
+	a->delay = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(a->delay) || a->delay < 0.05 ||
+	    a->delay > 3600) {
+		cli_error("stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+static int set_user(struct args *a, const char *arg)
+{
+	size_t sz;
+
+	/* -u=dwarf as --help writes it (getopt gives "=dwarf"; issue 27) */
+	if (arg && arg[0] == '=' && arg[1])
+		arg++;
+	if (!arg) {
+		a->so.user = SESSION_USER_AUTO;
+	} else if (!strcmp(arg, "fp")) {
+		a->so.user = SESSION_USER_FP;
+	} else if (!strcmp(arg, "dwarf")) {
+		a->so.user = SESSION_USER_DWARF;
+	} else if (!strncmp(arg, "dwarf,", 6)) {
+		/* perf's --call-graph dwarf,SIZE: the stack copied per sample */
+		if (argval_size(arg + 6, 1, &sz) || sz < USER_STACK_MIN || sz > USER_STACK_MAX) {
+			cli_error("stacktop: bad --user '%s' (dwarf,SIZE: the user stack copied per "
+				  "sample, 64 to 65528 bytes, K suffix)\n",
+				  arg);
+			return 2;
+		}
+		a->so.user = SESSION_USER_DWARF;
+		a->so.user_stack = (unsigned int)((sz + 7) & ~(size_t)7);
+		if (a->so.user_stack > USER_STACK_MAX)
+			a->so.user_stack = USER_STACK_MAX;
+	} else {
+		cli_error("stacktop: bad --user '%s' (fp, dwarf or dwarf,SIZE)\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* one of @words (separated by spaces) into *@ret as @values[its index] */
+static int pick_word(const char *arg, const char *words, const int *values, int *ret)
+{
+	const char *w = words;
+	int i = 0;
+
+	while (*w) {
+		size_t l = strcspn(w, " ");
+
+		if (strlen(arg) == l && !strncmp(arg, w, l)) {
+			*ret = values[i];
+			return 0;
+		}
+		w += l + (w[l] == ' ');
+		i++;
+	}
+	return -EINVAL;
+}
+
+static int set_sort(struct args *a, const char *arg)
+{
+	static const int keys[] = { RANK_DELTA, RANK_DELTA, RANK_TOTAL, RANK_DEPTH, RANK_ID };
+	int k;
+
+	a->sort_set = true;
+	if (pick_word(arg, "hits delta total depth id", keys, &k)) {
+		cli_error("stacktop: bad --sort '%s' (hits, total, depth, id)\n", arg);
+		return 2;
+	}
+	a->sort = (enum rank_key)k;
+	return 0;
+}
+
+static int set_root(struct args *a, const char *arg)
+{
+	static const int roots[] = { EXPORT_ROOT_NONE, EXPORT_ROOT_COMM, EXPORT_ROOT_PID,
+				     EXPORT_ROOT_PID };
+	int k;
+
+	if (pick_word(arg, "none comm pid comm-pid", roots, &k)) {
+		cli_error("stacktop: bad --folded-root '%s' (none, comm, pid)\n", arg);
+		return 2;
+	}
+	a->root = (enum export_root)k;
+	return 0;
+}
+
+static int set_offcpu(struct args *a, const char *arg)
+{
+	static const int modes[] = { SESSION_OFFCPU_BLOCKED, SESSION_OFFCPU_ALL,
+				     SESSION_OFFCPU_WAIT };
+	int k;
+
+	if (!arg) {
+		a->so.offcpu = SESSION_OFFCPU_BLOCKED;
+		return 0;
+	}
+	if (pick_word(arg, "blocked all wait", modes, &k)) {
+		cli_error("stacktop: bad --offcpu '%s' (blocked, all, wait)\n", arg);
+		return 2;
+	}
+	a->so.offcpu = k;
+	return 0;
+}
+
+static int set_mode(struct args *a, const char *arg)
+{
+	int r = session_mode_parse(arg);
+
+	if (r < 0) {
+		cli_error("stacktop: bad --mode '%s' (auto, stackmap, stacks, passive)\n", arg);
+		return 2;
+	}
+	a->so.mode = (enum session_mode)r;
+	return 0;
+}
+
+/* --format, --folded, --json: one format, said once */
+static int set_format(struct args *a, int c, const char *arg)
+{
+	int r = c == OPT_FOLDED ? EXPORT_FOLDED : c == OPT_JSON ? EXPORT_JSON
+								  : export_format_parse(arg);
+
+	if (r < 0) {
+		char names[256];
+
+		export_format_list(names, sizeof(names), 0, 0, ", ");
+		cli_error("stacktop: bad --format '%s' (%s)\n", arg, names);
+		return 2;
+	}
+	if (a->format >= 0 && a->format != r) {
+		cli_error("stacktop: --format %s and %s: choose one\n",
+			  export_format_name((enum export_format)a->format),
+			  export_format_name((enum export_format)r));
+		return 2;
+	}
+	a->format = r;
+	return 0;
+}
+
+/* --filter FILTER: the -e events before it that have none get it */
+static int set_filter(struct args *a, const char *arg)
+{
+	int i, done = 0;
+
+	for (i = a->filtered; i < a->so.nevents; i++) {
+		size_t len;
+		char *t;
+
+		if (strstr(a->events[i], " if ") || nowned >= MAX_EVENTS)
+			continue;
+		len = strlen(a->events[i]) + strlen(arg) + 5;
+		t = malloc(len);
+		if (!t)
+			return 1;
+		snprintf(t, len, "%s if %s", a->events[i], arg);
+		owned[nowned++] = t;
+		a->events[i] = t;
+		done++;
+	}
+	if (!done || !*arg) {
+		cli_error("stacktop: --filter '%s' applies to the -e events before it (that have no "
+			  "' if ' of their own): none\n",
+			  arg);
+		return 2;
+	}
+	a->filtered = a->so.nevents;
+	return 0;
+}
+
+static int set_weight(struct args *a, const char *arg)
+{
+	const char *last = strrchr(arg, ':');
+
+	if (!last || last == arg || !last[1] || !strchr(arg, ':') || strchr(arg, ':') == last ||
+	    (size_t)(last - arg) >= sizeof(a->weight_event) || strlen(last) > 63) {
+		cli_error("stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
+			  "kmem:kmalloc:bytes_alloc)\n",
+			  arg);
+		return 2;
+	}
+	snprintf(a->weight_event, sizeof(a->weight_event), "%.*s", (int)(last - arg), arg);
+	a->so.weight = arg;
+	return 0;
+}
+
+/* --print-options[=help|man|complete|formats]: printed, and the program ends */
+static int print_options(const char *arg)
+{
+	if (!arg || !strcmp(arg, "help"))
+		cli_print_help(stdout);
+	else if (!strcmp(arg, "man"))
+		cli_print_man(stdout);
+	else if (!strcmp(arg, "complete"))
+		cli_print_complete(stdout);
+	else if (!strcmp(arg, "formats"))
+		cli_print_formats_man(stdout);
+	else
+		return 2;
+	exit(fflush(stdout) ? 1 : 0);
+}
+
+/* an option with logic of its own (CLI_K_CODE): 0, ARGS_STOP, 2 refused or 1 */
+static int args_option(struct args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'e':
+		return add_to(a->events, &a->so.nevents, MAX_EVENTS, "-e", arg, true);
+	case OPT_FUNCTION:
+		return add_to(a->functions, &a->so.nfunctions, MAX_EVENTS, "--function", arg, false);
+	case OPT_KPROBE:
+		return add_to(a->kprobes, &a->so.nkprobes, MAX_EVENTS, "--kprobe", arg, false);
+	case OPT_TRIGGER:
+		return add_to(a->triggers, &a->so.ntriggers, MAX_EVENTS, "--trigger", arg, false);
+	case 'r':
+		return add_to(a->files, &a->so.nfiles, MAX_FILES, "-r", arg, true);
+	case 'p':
+		return add_numbers(a->pids, &a->so.npids, INT_MAX, "pid", arg);
+	case OPT_TID:
+		return add_numbers(a->tids, &a->so.ntids, INT_MAX, "thread id", arg);
+	case 'C':
+		return add_numbers(a->cpus, &a->so.ncpus, 65535, "CPU", arg);
+	case OPT_COMM:
+		return set_comm(a, arg);
+	case 'd':
+		return set_delay(a, arg);
+	case 'u':
+		return set_user(a, arg);
+	case OPT_MODE:
+		return set_mode(a, arg);
+	case OPT_SORT:
+		return set_sort(a, arg);
+	case OPT_FOLDED_ROOT:
+		return set_root(a, arg);
+	case OPT_OFFCPU:
+		return set_offcpu(a, arg);
+	case OPT_FOLDED:
+	case OPT_JSON:
+	case OPT_FORMAT:
+		return set_format(a, c, arg);
+	case OPT_FILTER:
+		return set_filter(a, arg);
+	case OPT_WEIGHT:
+		return set_weight(a, arg);
+	case OPT_CUMULATIVE:
+		a->cumulative = a->sort_set = true;
+		return 0;
+	case OPT_DIFF:
+		a->diff = true;
+		a->diff_before = arg;
+		return 0;
+	case OPT_PRESERVE_ENV:
+		a->preserve_env = arg ? arg : "";
+		return 0;
+	case OPT_LIST_EVENTS:
+		a->list_events = true;
+		a->list_glob = arg;
+		return 0;
+	case 'h':
+		a->help = true;
+		return ARGS_STOP;
+	case 'V':
+		printf("stacktop %s\n", STACKTOP_VERSION);
+		exit(0);
+	case OPT_PRINT_KEYS:
+		ui_print_keys(stdout);
+		exit(0);
+	case OPT_PRINT_OPTIONS:
+		return print_options(arg);
+	}
+	return 2;
+}
+
+/* -- CMD [ARGS]: what follows is the command's (getopt stopped at "--") */
+static int take_cmd(int argc, char **argv, struct args *a)
+{
+	if (optind <= 1 || strcmp(argv[optind - 1], "--"))
+		return 0;
+	if (optind >= argc) {
+		cli_error("stacktop: -- wants a command after it (stacktop [OPTION]... -- CMD "
+			  "[ARG]...)\n");
+		return 2;
+	}
+	a->cmd = argv + optind;
+	optind = argc;
+	/* without -d: one report, of the command's whole run (-o FILE is that file) */
+	if (!a->delay_set && a->iterations < 0)
+		a->iterations = 1;
+	return check_cmd(a);
+}
+
+/* --diff BEFORE AFTER: the second side, and what goes with it */
+static int take_diff(int argc, char **argv, struct args *a)
+{
+	if (!a->diff)
+		return 0;
+	if (optind >= argc) {
+		cli_error("stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live "
+			  "kernel)\n");
+		return 2;
+	}
+	a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
+	optind++;
+	if (a->so.nfiles || a->so.map_file) {
+		cli_error("stacktop: --diff reads its own two sides: not with -r/--map\n");
+		return 2;
+	}
+	if (a->format != -1 && !(export_format_get(a->format)->flags & EXPORT_F_DIFF)) {
+		char names[128];
+
+		export_format_list(names, sizeof(names), EXPORT_F_DIFF, 0, " or ");
+		cli_error("stacktop: --diff writes %s\n", names);
+		return 2;
+	}
+	if (a->format >= 0 || a->output)
+		a->batch = true;
+	return 0;
+}
+
+/* recordings (-r, --map, --diff of files): what does not apply, one report at once */
+static int check_files(struct args *a)
+{
+	if (!a->so.nfiles && !a->so.map_file && !(a->diff && a->diff_after))
+		return 0;
+	if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO || a->so.reset_first ||
+	    a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
+		cli_error("stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
+			  "--trigger, --mode, --tracefs and --reset-first do not apply\n");
+		return 2;
+	}
+	/* a recording is one interval: one report, at once */
+	if (a->iterations < 0)
+		a->iterations = 1;
+	a->delay = 0.05;
+	return 0;
+}
+
+/* the options together, once all are read */
+static int check_together(struct args *a)
+{
+	int r;
+
+	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
+		cli_error("stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		return 2;
+	}
+	/* perf's samples are the dwarf mode's: fp has nothing to sample or size */
+	if ((a->so.user_sample || a->so.user_buffer) && a->so.user != SESSION_USER_DWARF &&
+	    a->so.user != SESSION_USER_AUTO) {
+		cli_error("stacktop: --%s sets the dwarf mode's perf samples: give -u or "
+			  "--user=dwarf\n",
+			  a->so.user_sample ? "user-sample" : "user-buffer");
+		return 2;
+	}
+	if (a->cumulative && a->sort == RANK_DELTA)
+		a->sort = RANK_TOTAL;
+	r = check_weight(a);
+	if (!r)
+		r = check_output(a);
+	if (!r)
+		r = check_files(a);
+	if (r)
+		return r;
+	if (export_format_get(a->format)->flags & EXPORT_F_ONE && !a->output && a->iterations != 1) {
+		cli_error("stacktop: --format %s writes one profile: give -o FILE (one file per "
+			  "refresh) or -n 1\n",
+			  export_format_name((enum export_format)a->format));
+		return 2;
+	}
+	return 0;
+}
+
+static void args_defaults(struct args *a)
+{
 	memset(a, 0, sizeof(*a));
 	a->delay = 1.0;
 	a->iterations = -1;
-	a->top = 0;
 	a->expand = 5;
 	a->mouse = true;
 	a->color = !getenv("NO_COLOR") || !*getenv("NO_COLOR");
@@ -159,484 +620,52 @@ int args_parse(int argc, char **argv, struct args *a)
 	a->view = (struct rank_opts){ .event = -1, .pid = -1, .cpu = -1 };
 	a->sort = RANK_DELTA;
 	a->format = -1;
+}
 
+int args_parse(int argc, char **argv, struct args *a)
+{
+	struct option long_opts[64];
+	char short_opts[64];
+	int c, r;
+
+	args_defaults(a);
 	_Static_assert(sizeof(long_opts) / sizeof(long_opts[0]) > 48, "room for the options");
 	if (cli_noptions >= sizeof(long_opts) / sizeof(long_opts[0]))
 		return 1;
 	cli_getopt(long_opts, short_opts, sizeof(short_opts));
 	opterr = 0; /* cli_getopt_error() says it, never replaying the argument raw */
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (a->so.nevents >= MAX_EVENTS) {
-				cli_error("stacktop: too many -e (at most %d)\n", MAX_EVENTS);
-				return 2;
-			}
-			a->events[a->so.nevents++] = optarg;
-			break;
-		case 'p':
-			r = argval_list(optarg, a->pids, a->so.npids, MAX_LIST, INT_MAX);
-			if (r < 0) {
-				list_error("pid", optarg, r);
-				return 2;
-			}
-			a->so.npids = r;
-			break;
-		case OPT_TID:
-			r = argval_list(optarg, a->tids, a->so.ntids, MAX_LIST, INT_MAX);
-			if (r < 0) {
-				list_error("thread id", optarg, r);
-				return 2;
-			}
-			a->so.ntids = r;
-			break;
-		case OPT_COMM:
-			if (!optarg[0] || strlen(optarg) > 127) {
-				cli_error(
-					"stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
-					optarg);
-				return 2;
-			}
-			a->comm = optarg;
-			break;
-		case 'C':
-			r = argval_list(optarg, a->cpus, a->so.ncpus, MAX_LIST, 65535);
-			if (r < 0) {
-				list_error("CPU", optarg, r);
-				return 2;
-			}
-			a->so.ncpus = r;
-			break;
-		case 'd': {
-			char *end;
+		const struct cli_option *o = cli_option_find(c);
 
-			errno = 0;
-			a->delay_set = true;
-			a->delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(a->delay) ||
-			    a->delay < 0.05 || a->delay > 3600) {
-				cli_error("stacktop: bad delay '%s' (seconds, 0.05 to 3600)\n",
-					  optarg);
-				return 2;
-			}
-			break;
-		}
-		case 'n':
-			if (argval_int(optarg, 1, LONG_MAX, &v)) {
-				cli_error("stacktop: bad iteration count '%s'\n", optarg);
-				return 2;
-			}
-			a->iterations = v;
-			break;
-		case 'b':
-			a->batch = true;
-			break;
-		case 'M':
-			a->mouse = false;
-			break;
-		case 'v':
-			a->verbose++;
-			break;
-		case 'u':
-			/* -u=dwarf as --help writes it (getopt gives "=dwarf"; issue 27) */
-			if (optarg && optarg[0] == '=' && optarg[1])
-				optarg++;
-			if (!optarg) {
-				a->so.user = SESSION_USER_AUTO;
-			} else if (!strcmp(optarg, "fp")) {
-				a->so.user = SESSION_USER_FP;
-			} else if (!strcmp(optarg, "dwarf")) {
-				a->so.user = SESSION_USER_DWARF;
-			} else if (!strncmp(optarg, "dwarf,", 6)) {
-				/* perf's --call-graph dwarf,SIZE: the stack copied per sample */
-				size_t sz;
-
-				if (argval_size(optarg + 6, 1, &sz) || sz < USER_STACK_MIN ||
-				    sz > USER_STACK_MAX) {
-					cli_error(
-						"stacktop: bad --user '%s' (dwarf,SIZE: the user stack "
-						"copied per sample, 64 to 65528 bytes, K suffix)\n",
-						optarg);
-					return 2;
-				}
-				a->so.user = SESSION_USER_DWARF;
-				a->so.user_stack = (unsigned int)((sz + 7) & ~(size_t)7);
-				if (a->so.user_stack > USER_STACK_MAX)
-					a->so.user_stack = USER_STACK_MAX;
-			} else {
-				cli_error("stacktop: bad --user '%s' (fp, dwarf or dwarf,SIZE)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			a->help = true;
-			return 0;
-		case 'V':
-			printf("stacktop %s\n", STACKTOP_VERSION);
-			exit(0);
-		case OPT_TOP:
-			if (argval_int(optarg, 1, 100000, &v)) {
-				cli_error("stacktop: bad --top '%s' (1 to 100000)\n", optarg);
-				return 2;
-			}
-			a->top = (int)v;
-			break;
-		case OPT_EXPAND:
-			if (argval_int(optarg, 0, 100000, &v)) {
-				cli_error("stacktop: bad --expand '%s'\n", optarg);
-				return 2;
-			}
-			a->expand = (int)v;
-			break;
-		case OPT_MODE:
-			r = session_mode_parse(optarg);
-			if (r < 0) {
-				cli_error(
-					"stacktop: bad --mode '%s' (auto, stackmap, stacks, passive)\n",
-					optarg);
-				return 2;
-			}
-			a->so.mode = (enum session_mode)r;
-			break;
-		case OPT_TRACEFS:
-			a->so.tracefs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			a->so.kallsyms = optarg;
-			break;
-		case OPT_RESET_FIRST:
-			a->so.reset_first = true;
-			break;
-		case OPT_RUNDIR:
-			a->so.rundir = optarg;
-			break;
-		case OPT_CLEANUP:
-			a->cleanup = true;
-			break;
-		case OPT_PRESERVE_ENV:
-			a->preserve_env = optarg ? optarg : "";
-			break;
-		case OPT_NO_COLOR:
-			a->color = false;
-			break;
-		case OPT_BUFFER_KB:
-			if (argval_int(optarg, 4, 1 << 22, &v)) {
-				cli_error("stacktop: bad --buffer-kb '%s'\n", optarg);
-				return 2;
-			}
-			a->so.buffer_kb = (unsigned int)v;
-			break;
-		case OPT_SORT:
-			a->sort_set = true;
-			if (!strcmp(optarg, "hits") || !strcmp(optarg, "delta"))
-				a->sort = RANK_DELTA;
-			else if (!strcmp(optarg, "total"))
-				a->sort = RANK_TOTAL;
-			else if (!strcmp(optarg, "depth"))
-				a->sort = RANK_DEPTH;
-			else if (!strcmp(optarg, "id"))
-				a->sort = RANK_ID;
-			else {
-				cli_error("stacktop: bad --sort '%s' (hits, total, depth, id)\n",
-					  optarg);
-				return 2;
-			}
-			break;
-		case OPT_FOLDED:
-		case OPT_JSON:
-		case OPT_FORMAT:
-			r = c == OPT_FOLDED ? EXPORT_FOLDED
-			    : c == OPT_JSON ? EXPORT_JSON
-					    : export_format_parse(optarg);
-			if (r < 0) {
-				char names[256];
-
-				export_format_list(names, sizeof(names), 0, 0, ", ");
-				cli_error("stacktop: bad --format '%s' (%s)\n", optarg, names);
-				return 2;
-			}
-			if (a->format >= 0 && a->format != r) {
-				cli_error("stacktop: --format %s and %s: choose one\n",
-					  export_format_name((enum export_format)a->format),
-					  export_format_name((enum export_format)r));
-				return 2;
-			}
-			a->format = r;
-			break;
-		case 'o':
-			if (!*optarg) {
-				cli_error("stacktop: empty -o file name\n");
-				return 2;
-			}
-			a->output = optarg;
-			break;
-		case OPT_FOLDED_LOST:
-			a->lost_stack = true;
-			break;
-		case OPT_FOLDED_ROOT:
-			if (!strcmp(optarg, "none"))
-				a->root = EXPORT_ROOT_NONE;
-			else if (!strcmp(optarg, "comm"))
-				a->root = EXPORT_ROOT_COMM;
-			else if (!strcmp(optarg, "pid") || !strcmp(optarg, "comm-pid"))
-				a->root = EXPORT_ROOT_PID;
-			else {
-				cli_error("stacktop: bad --folded-root '%s' (none, comm, pid)\n",
-					  optarg);
-				return 2;
-			}
-			break;
-		case OPT_FILTER: {
-			int i, done = 0;
-
-			for (i = a->filtered; i < a->so.nevents; i++) {
-				size_t len;
-				char *t;
-
-				if (strstr(a->events[i], " if ") || nowned >= MAX_EVENTS)
-					continue;
-				len = strlen(a->events[i]) + strlen(optarg) + 5;
-				t = malloc(len);
-				if (!t)
-					return 1;
-				snprintf(t, len, "%s if %s", a->events[i], optarg);
-				owned[nowned++] = t;
-				a->events[i] = t;
-				done++;
-			}
-			if (!done || !*optarg) {
-				cli_error(
-					"stacktop: --filter '%s' applies to the -e events before it "
-					"(that have no ' if ' of their own): none\n",
-					optarg);
-				return 2;
-			}
-			a->filtered = a->so.nevents;
-			break;
-		}
-		case OPT_FUNCTION:
-		case OPT_KPROBE:
-		case OPT_TRIGGER: {
-			const char **list = c == OPT_FUNCTION ? a->functions
-					    : c == OPT_KPROBE ? a->kprobes : a->triggers;
-			int *n = c == OPT_FUNCTION ? &a->so.nfunctions
-				 : c == OPT_KPROBE ? &a->so.nkprobes : &a->so.ntriggers;
-
-			if (*n >= MAX_EVENTS || !*optarg) {
-				cli_error("stacktop: %s '%s' (at most %d)\n",
-					  *optarg ? "too many" : "empty", optarg, MAX_EVENTS);
-				return 2;
-			}
-			list[(*n)++] = optarg;
-			break;
-		}
-		case OPT_CUMULATIVE:
-			a->cumulative = true;
-			a->sort_set = true;
-			break;
-		case OPT_WEIGHT: {
-			const char *last = strrchr(optarg, ':');
-
-			if (!last || last == optarg || !last[1] || !strchr(optarg, ':') ||
-			    strchr(optarg, ':') == last ||
-			    (size_t)(last - optarg) >= sizeof(a->weight_event) || strlen(last) > 63) {
-				cli_error("stacktop: bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. "
-					  "kmem:kmalloc:bytes_alloc)\n",
-					  optarg);
-				return 2;
-			}
-			snprintf(a->weight_event, sizeof(a->weight_event), "%.*s",
-				 (int)(last - optarg), optarg);
-			a->so.weight = optarg;
-			break;
-		}
-		case OPT_OFFCPU:
-			if (!optarg || !strcmp(optarg, "blocked"))
-				a->so.offcpu = SESSION_OFFCPU_BLOCKED;
-			else if (!strcmp(optarg, "all"))
-				a->so.offcpu = SESSION_OFFCPU_ALL;
-			else if (!strcmp(optarg, "wait"))
-				a->so.offcpu = SESSION_OFFCPU_WAIT;
-			else {
-				cli_error("stacktop: bad --offcpu '%s' (blocked, all, wait)\n",
-					  optarg);
-				return 2;
-			}
-			break;
-		case OPT_DEPTH:
-			if (argval_int(optarg, 1, STACK_MAX_DEPTH, &v)) {
-				cli_error("stacktop: bad --depth '%s' (1 to %d)\n", optarg,
-					  STACK_MAX_DEPTH);
-				return 2;
-			}
-			a->so.group_depth = (unsigned int)v;
-			break;
-		case OPT_BY_FUNC:
-			a->so.group_func = true;
-			break;
-		case OPT_COUNT:
-			a->count = true;
-			break;
-		case 'r':
-			if (a->so.nfiles >= MAX_FILES) {
-				cli_error("stacktop: too many -r (at most %d)\n", MAX_FILES);
-				return 2;
-			}
-			a->files[a->so.nfiles++] = optarg;
-			break;
-		case OPT_DIFF:
-			a->diff = true;
-			a->diff_before = optarg;
-			break;
-		case OPT_MAP:
-			a->so.map_file = optarg;
-			break;
-		case OPT_SHOW_SELF:
-			a->so.show_self = true;
-			break;
-		case OPT_USER_SAMPLE:
-			if (argval_int(optarg, 1, 1000000, &v)) {
-				cli_error(
-					"stacktop: bad --user-sample '%s' (one event in N: 1 to 1000000)\n",
-					optarg);
-				return 2;
-			}
-			a->so.user_sample = (unsigned int)v;
-			break;
-		case OPT_USER_BUFFER:
-			if (argval_size(optarg, 1, &a->so.user_buffer) ||
-			    a->so.user_buffer < USER_BUFFER_MIN ||
-			    a->so.user_buffer > USER_BUFFER_MAX) {
-				cli_error(
-					"stacktop: bad --user-buffer '%s' (bytes with K, M or G, 64K to 1G)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case OPT_MAX_MEMORY:
-			if (argval_size(optarg, 256 << 10, &a->so.max_memory)) {
-				cli_error(
-					"stacktop: bad --max-memory '%s' (bytes with K, M or G, at least 256K)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case OPT_LIST_EVENTS:
-			a->list_events = true;
-			a->list_glob = optarg;
-			break;
-		case OPT_PRINT_KEYS:
-			ui_print_keys(stdout);
-			exit(0);
-		case OPT_PRINT_OPTIONS:
-			if (!optarg || !strcmp(optarg, "help"))
-				cli_print_help(stdout);
-			else if (!strcmp(optarg, "man"))
-				cli_print_man(stdout);
-			else if (!strcmp(optarg, "complete"))
-				cli_print_complete(stdout);
-			else if (!strcmp(optarg, "formats"))
-				cli_print_formats_man(stdout);
-			else
-				return 2;
-			exit(fflush(stdout) ? 1 : 0);
-		default:
+		if (!o) {
 			cli_getopt_error(argv, optind, c, optopt);
 			return 2;
 		}
-	}
-	/* -- CMD [ARGS]: what follows is the command's (getopt stopped at "--") */
-	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		if (optind >= argc) {
-			cli_error(
-				"stacktop: -- wants a command after it (stacktop [OPTION]... -- CMD [ARG]...)\n");
-			return 2;
-		}
-		a->cmd = argv + optind;
-		optind = argc;
-		/* without -d: one report, of the command's whole run (-o FILE is that file) */
-		if (!a->delay_set && a->iterations < 0)
-			a->iterations = 1;
-		r = check_cmd(a);
+		r = o->kind == CLI_K_CODE ? args_option(a, c, optarg) : set_plain(a, o, optarg);
+		if (r == ARGS_STOP)
+			return 0;
 		if (r)
 			return r;
 	}
+	r = take_cmd(argc, argv, a);
+	if (r)
+		return r;
 	if (a->cleanup && (a->cmd || a->so.nfiles || a->so.map_file || a->diff || a->list_events)) {
-		cli_error(
-			"stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, --rundir and -v go with it\n");
+		cli_error("stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, "
+			  "--rundir and -v go with it\n");
 		return 2;
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)
 		a->list_glob = argv[optind++];
-	if (a->diff) {
-		if (optind >= argc) {
-			cli_error(
-				"stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live kernel)\n");
-			return 2;
-		}
-		a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
-		optind++;
-		if (a->so.nfiles || a->so.map_file) {
-			cli_error("stacktop: --diff reads its own two sides: not with -r/--map\n");
-			return 2;
-		}
-		if (a->format != -1 && !(export_format_get(a->format)->flags & EXPORT_F_DIFF)) {
-			char names[128];
-
-			export_format_list(names, sizeof(names), EXPORT_F_DIFF, 0, " or ");
-			cli_error("stacktop: --diff writes %s\n", names);
-			return 2;
-		}
-		if (a->format >= 0 || a->output)
-			a->batch = true;
-	}
+	r = take_diff(argc, argv, a);
+	if (r)
+		return r;
 	if (optind < argc) {
 		cli_error("stacktop: unexpected argument '%s'\nTry 'stacktop --help'.\n",
 			  argv[optind]);
 		return 2;
 	}
-	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
-		cli_error(
-			"stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
-		return 2;
-	}
-	/* perf's samples are the dwarf mode's: fp has nothing to sample or size */
-	if ((a->so.user_sample || a->so.user_buffer) &&
-	    a->so.user != SESSION_USER_DWARF && a->so.user != SESSION_USER_AUTO) {
-		cli_error("stacktop: --%s sets the dwarf mode's perf samples: give -u or "
-				"--user=dwarf\n",
-			a->so.user_sample ? "user-sample" : "user-buffer");
-		return 2;
-	}
-	if (a->cumulative && a->sort == RANK_DELTA)
-		a->sort = RANK_TOTAL;
-	r = check_weight(a);
-	if (r)
-		return r;
-	r = check_output(a);
-	if (r)
-		return r;
-	if (a->so.nfiles || a->so.map_file || (a->diff && a->diff_after)) {
-		if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO ||
-		    a->so.reset_first || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
-			cli_error(
-				"stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
-				"--trigger, --mode, --tracefs and --reset-first do not apply\n");
-			return 2;
-		}
-		/* a recording is one interval: one report, at once */
-		if (a->iterations < 0)
-			a->iterations = 1;
-		a->delay = 0.05;
-	}
-	if (export_format_get(a->format)->flags & EXPORT_F_ONE && !a->output && a->iterations != 1) {
-		cli_error("stacktop: --format %s writes one profile: give -o FILE (one file "
-			  "per refresh) or -n 1\n",
-			  export_format_name((enum export_format)a->format));
-		return 2;
-	}
-	return 0;
+	return check_together(a);
 }
 
 void args_apply_view(struct args *a, struct session *s)

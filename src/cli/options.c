@@ -4,12 +4,16 @@
  * option from column 2 (its short form first), its text from column 26,
  * on the next line when the option is wider than 23 columns.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/options.h"
+#include "core/stack.h"
 #include "core/format.h"
 #include "output/export.h"
 
@@ -140,6 +144,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_USER_SAMPLE,
 		.name = "user-sample",
+		.kind = CLI_K_UINT,
+		.off = offsetof(struct args, so.user_sample),
+		.min = 1,
+		.max = 1000000,
+		.hint = "one event in N: 1 to 1000000",
 		.has_arg = required_argument,
 		.metavar = " N",
 		.help = "-u dwarf: the user stack of one event in N of each\n"
@@ -151,6 +160,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_USER_BUFFER,
 		.name = "user-buffer",
+		.kind = CLI_K_SIZE,
+		.off = offsetof(struct args, so.user_buffer),
+		.min = 64 << 10,
+		.max = 1 << 30,
+		.hint = "bytes with K, M or G, 64K to 1G",
 		.has_arg = required_argument,
 		.metavar = " SIZE",
 		.help = "-u dwarf: each CPU's perf ring (K, M suffixes; a\n"
@@ -172,6 +186,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = 'n',
 		.name = "iterations",
+		.kind = CLI_K_LONG,
+		.off = offsetof(struct args, iterations),
+		.min = 1,
+		.max = LONG_MAX,
+		.hint = "1 or more",
 		.shrt = 'n',
 		.has_arg = required_argument,
 		.metavar = " N",
@@ -182,6 +201,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = 'b',
 		.name = "batch",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, batch),
 		.shrt = 'b',
 		.has_arg = no_argument,
 		.help = "print reports to stdout instead of the screen\n"
@@ -192,6 +213,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_TOP,
 		.name = "top",
+		.kind = CLI_K_INT,
+		.off = offsetof(struct args, top),
+		.min = 1,
+		.max = 100000,
+		.hint = "1 to 100000",
 		.has_arg = required_argument,
 		.metavar = " N",
 		.help = "stacks in the table (default 20 in batch; JSON: all)",
@@ -201,6 +227,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_EXPAND,
 		.name = "expand",
+		.kind = CLI_K_INT,
+		.off = offsetof(struct args, expand),
+		.min = 0,
+		.max = 100000,
+		.hint = "0 to 100000",
 		.has_arg = required_argument,
 		.metavar = " N",
 		.help = "batch: expand the top N stacks into frames, their\n"
@@ -255,6 +286,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_COUNT,
 		.name = "count",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, count),
 		.has_arg = no_argument,
 		.help = "with --weight/--offcpu: start ranking by hits",
 		.man = ".B \\-\\-count",
@@ -263,6 +296,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_DEPTH,
 		.name = "depth",
+		.kind = CLI_K_UINT,
+		.off = offsetof(struct args, so.group_depth),
+		.min = 1,
+		.max = STACK_MAX_DEPTH,
+		.hint = "1 to 1024",
 		.has_arg = required_argument,
 		.metavar = " N",
 		.help = "group stacks by their first N frames (leaf side):\n"
@@ -273,6 +311,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_BY_FUNC,
 		.name = "by-func",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, so.group_func),
 		.has_arg = no_argument,
 		.help = "group frames by function (func+off merged)",
 		.man = ".B \\-\\-by\\-func",
@@ -281,6 +321,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = 'o',
 		.name = "output",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, output),
+		.min = 1,
+		.max = 0,
+		.hint = "a file name",
 		.shrt = 'o',
 		.has_arg = required_argument,
 		.metavar = " FILE",
@@ -333,6 +378,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_FOLDED_LOST,
 		.name = "folded-lost",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, lost_stack),
 		.has_arg = no_argument,
 		.help = "add a stack [lost events] for the events the ring\n"
 			"buffer lost (its share estimated) to folded, pprof,\n"
@@ -382,6 +429,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_MAP,
 		.name = "map",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, so.map_file),
 		.has_arg = required_argument,
 		.metavar = " FILE",
 		.help = "a saved stack_map_bin or stack_map: resolves the\n"
@@ -393,6 +442,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_RESET_FIRST,
 		.name = "reset-first",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, so.reset_first),
 		.has_arg = no_argument,
 		.help = "reset the kernel map (and counts) at start: it\n"
 			"empties a full map pool (its size is the boot\n"
@@ -403,6 +454,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_TRACEFS,
 		.name = "tracefs",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, so.tracefs),
 		.has_arg = required_argument,
 		.metavar = " DIR",
 		.help = "tracefs root (default: find or mount it); a tracefs\n"
@@ -413,6 +466,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_KALLSYMS,
 		.name = "kallsyms",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, so.kallsyms),
 		.has_arg = required_argument,
 		.metavar = " FILE",
 		.help = "kernel symbols (default /proc/kallsyms; a regular file)",
@@ -422,6 +477,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_BUFFER_KB,
 		.name = "buffer-kb",
+		.kind = CLI_K_UINT,
+		.off = offsetof(struct args, so.buffer_kb),
+		.min = 4,
+		.max = 1 << 22,
+		.hint = "KiB per CPU, 4 to 4194304",
 		.has_arg = required_argument,
 		.metavar = " N",
 		.help = "per-CPU ring buffer of the private instance, KiB (default: the kernel's, "
@@ -432,6 +492,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_RUNDIR,
 		.name = "rundir",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, so.rundir),
 		.has_arg = required_argument,
 		.metavar = " DIR",
 		.help = "restore journal directory (default /run/stacktop)",
@@ -441,6 +503,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_CLEANUP,
 		.name = "cleanup",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, cleanup),
 		.has_arg = no_argument,
 		.help = "undo what runs that ended without restoring left\n"
 			"(journals, instances), say what, and exit",
@@ -461,6 +525,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_SHOW_SELF,
 		.name = "show-self",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, so.show_self),
 		.has_arg = no_argument,
 		.help = "count stacktop's own events too (hidden by default)",
 		.man = ".B \\-\\-show\\-self",
@@ -469,6 +535,11 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_MAX_MEMORY,
 		.name = "max-memory",
+		.kind = CLI_K_SIZE,
+		.off = offsetof(struct args, so.max_memory),
+		.min = 256 << 10,
+		.max = 0,
+		.hint = "bytes with K, M or G, at least 256K",
 		.has_arg = required_argument,
 		.metavar = " SIZE",
 		.help = "bound on what stacktop keeps per stack and per\n"
@@ -490,6 +561,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = 'M',
 		.name = "no-mouse",
+		.kind = CLI_K_FALSE,
+		.off = offsetof(struct args, mouse),
 		.shrt = 'M',
 		.has_arg = no_argument,
 		.help = "do not use the mouse",
@@ -499,6 +572,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = OPT_NO_COLOR,
 		.name = "no-color",
+		.kind = CLI_K_FALSE,
+		.off = offsetof(struct args, color),
 		.has_arg = no_argument,
 		.help = "monochrome (also when NO_COLOR is set)",
 		.man = ".B \\-\\-no\\-color",
@@ -507,6 +582,8 @@ const struct cli_option cli_options[] = {
 	{
 		.id = 'v',
 		.name = "verbose",
+		.kind = CLI_K_COUNT,
+		.off = offsetof(struct args, verbose),
 		.shrt = 'v',
 		.has_arg = no_argument,
 		.help = "more messages",
@@ -543,6 +620,16 @@ const struct cli_option cli_options[] = {
 };
 
 const unsigned int cli_noptions = sizeof(cli_options) / sizeof(cli_options[0]);
+
+const struct cli_option *cli_option_find(int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < cli_noptions; i++)
+		if (cli_options[i].id == id)
+			return &cli_options[i];
+	return NULL;
+}
 
 void cli_getopt(struct option *longopts, char *shortopts, size_t size)
 {

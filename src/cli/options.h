@@ -4,9 +4,11 @@
  * drives everything that lists them: getopt_long()'s arrays, the option
  * lines of --help, the tag lines of the man page's OPTIONS section
  * (tests/check-options-man.sh compares them) and the bash completion
- * (completion/stacktop asks `stacktop --print-options=complete`). Adding
- * an option is one entry here, its case in args.c's parser (args_parse()),
- * and its entry in the man page.
+ * (completion/stacktop asks `stacktop --print-options=complete`), and the
+ * parsing of the plain options (a flag, a string, a bounded number or
+ * size: @kind, @off, @min, @max). Adding a plain option is one entry here
+ * and its entry in the man page; one with logic of its own (CLI_K_CODE)
+ * has its case in args.c's args_option().
  */
 #ifndef STACKTOP_CLI_OPTIONS_H
 #define STACKTOP_CLI_OPTIONS_H
@@ -67,6 +69,19 @@ enum cli_complete {
 	CLI_DIR,    /* a directory */
 };
 
+/* how args_parse() takes an option's value (struct cli_option's @kind) */
+enum cli_kind {
+	CLI_K_CODE,  /* code of its own: args.c's args_option() */
+	CLI_K_TRUE,  /* the bool at @off set */
+	CLI_K_FALSE, /* the bool at @off cleared */
+	CLI_K_COUNT, /* the int at @off counted up */
+	CLI_K_STR,   /* the argument itself, a const char * at @off (@min 1: not empty) */
+	CLI_K_INT,   /* an int at @off, @min to @max */
+	CLI_K_UINT,  /* an unsigned int at @off, @min to @max */
+	CLI_K_LONG,  /* a long at @off, @min to @max */
+	CLI_K_SIZE,  /* a size_t at @off, bytes with K, M or G, @min to @max (0: no bound) */
+};
+
 /**
  * struct cli_option - one option of the command line
  * @id: what getopt_long() returns for it: its short letter, or an OPT_*
@@ -85,6 +100,11 @@ enum cli_complete {
  *	output/export.h): the @i-th one's name, NULL past the last, and in
  *	*@line (if not NULL) its line for --help, listed after @help; the
  *	completion's words when @words is NULL
+ * @kind: how its value is taken (CLI_K_CODE: by code of its own)
+ * @off: where in struct args (cli/args.h) it goes, offsetof()
+ * @min: the least value (CLI_K_STR: 1 refuses an empty one)
+ * @max: the largest value
+ * @hint: what a value is, said when one is refused ("1 to 100000")
  */
 struct cli_option {
 	int id;
@@ -97,10 +117,23 @@ struct cli_option {
 	enum cli_complete complete;
 	const char *words;
 	const char *(*values)(unsigned int i, const char **line);
+	enum cli_kind kind;
+	size_t off;
+	long long min;
+	long long max;
+	const char *hint;
 };
 
 extern const struct cli_option cli_options[];
 extern const unsigned int cli_noptions;
+
+/**
+ * cli_option_find() - the row of an option
+ * @id: what getopt_long() returned for it
+ *
+ * Return: the row, NULL for none.
+ */
+const struct cli_option *cli_option_find(int id);
 
 /**
  * cli_getopt() - getopt_long()'s arrays from the table
