@@ -166,6 +166,76 @@ static bool child_ended_cb(void *ctx, char *what, size_t size)
 	return true;
 }
 
+/* the screen, with what the command line asked of its view */
+static int run_screen(struct session *s, const struct args *a, struct session *before,
+		      struct child *child)
+{
+	struct ui_opts uo = {
+		.delay = a->delay,
+		.top = a->top,
+		.mouse = a->mouse,
+		.color = a->color,
+		.event_filter = a->view.event,
+		.sort = (int)a->sort,
+		.cumulative = a->cumulative,
+		.count = a->count,
+		.comm = a->comm,
+		.before = before,
+		.sort_given = a->sort_set,
+		.filter = a->view_filter,
+		.comm_text = a->view_comm,
+		.ascending = a->view.invert,
+		.pid = a->view.pid,
+		.cpu = a->view.cpu,
+		.hide_idle = a->view.hide_idle,
+		.child_ended = a->cmd ? child_ended_cb : NULL,
+		.child_ctx = child,
+		.child_note = child->output,
+	};
+	int r = ui_run(s, &uo);
+
+	if (r < 0) {
+		fprintf(stderr, "stacktop: cannot use the terminal: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/* --diff: BEFORE read whole; AFTER, a file, becomes the session's recording */
+static int open_before(struct args *a, struct session **before)
+{
+	struct session_opts bo = { .kallsyms = a->so.kallsyms, .files = &a->diff_before,
+				   .nfiles = 1 };
+	char err[512];
+	int r = session_open(&bo, before, err, sizeof(err));
+
+	if (r < 0) {
+		fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
+		return r;
+	}
+	session_drain(*before, 0);
+	if (a->diff_after) {
+		a->files[0] = a->diff_after;
+		a->so.nfiles = 1;
+	}
+	return 0;
+}
+
+/* BEFORE's view names its events by its own indexes: AFTER's are others */
+static void view_in_after(struct args *a, struct session *before, struct session *s)
+{
+	int bev = a->view.event;
+
+	if (!before || bev < 0)
+		return;
+	a->view.event = diff_event_map(before, bev, s);
+	if (a->view.event == DIFF_NO_EVENT) {
+		fprintf(stderr, "stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
+			session_event(before, (unsigned int)bev));
+		a->view.event = -1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
@@ -227,21 +297,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (a.diff) {
-		struct session_opts bo = { .kallsyms = a.so.kallsyms, .files = &a.diff_before,
-					   .nfiles = 1 };
-
-		r = session_open(&bo, &before, err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "stacktop: --diff BEFORE: %s\n", err[0] ? err : strerror(-r));
-			guard_done();
-			return 1;
-		}
-		session_drain(before, 0);
-		if (a.diff_after) {
-			a.files[0] = a.diff_after;
-			a.so.nfiles = 1;
-		}
+	if (a.diff && open_before(&a, &before) < 0) {
+		guard_done();
+		return 1;
 	}
 	r = session_open(&a.so, &s, err, sizeof(err));
 	if (r < 0) {
@@ -262,52 +320,11 @@ int main(int argc, char **argv)
 		}
 	}
 	args_apply_view(&a, before ? before : s);
-	/* BEFORE's view names its events by its own indexes: AFTER's are others */
-	if (before && a.view.event >= 0) {
-		int bev = a.view.event;
-
-		a.view.event = diff_event_map(before, bev, s);
-		if (a.view.event == DIFF_NO_EVENT) {
-			fprintf(stderr, "stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
-				session_event(before, (unsigned int)bev));
-			a.view.event = -1;
-		}
-	}
-
-	if (a.batch) {
+	view_in_after(&a, before, s);
+	if (a.batch)
 		status = batch_run(s, &a, before, a.cmd ? &child : NULL);
-	} else {
-		struct ui_opts uo = {
-			.delay = a.delay,
-			.top = a.top,
-			.mouse = a.mouse,
-			.color = a.color,
-			.event_filter = a.view.event,
-			.sort = (int)a.sort,
-			.cumulative = a.cumulative,
-			.count = a.count,
-			.comm = a.comm,
-			.before = before,
-			.sort_given = a.sort_set,
-			.filter = a.view_filter,
-			.comm_text = a.view_comm,
-			.ascending = a.view.invert,
-			.pid = a.view.pid,
-			.cpu = a.view.cpu,
-			.hide_idle = a.view.hide_idle,
-			.child_ended = a.cmd ? child_ended_cb : NULL,
-			.child_ctx = &child,
-			.child_note = child.output,
-		};
-
-		r = ui_run(s, &uo);
-		if (r < 0) {
-			fprintf(stderr, "stacktop: cannot use the terminal: %s\n", strerror(-r));
-			status = 1;
-		} else {
-			status = 0;
-		}
-	}
+	else
+		status = run_screen(s, &a, before, &child);
 	session_close(s);
 	args_free();
 	session_close(before);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/args.h"
+#include "cli/argset.h"
 #include "cli/options.h"
 #include "core/stack.h"
 #include "core/format.h"
