@@ -15,18 +15,15 @@
 #include "output/export.h"
 #include "ui/actions.h"
 #include "ui/draw.h"
-#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/keys.h"
 #include "ui/list_view.h"
 #include "ui/overlay.h"
 #include "ui/refresh.h"
-#include "ui/stack_rank.h"
-#include "ui/stack_view.h"
 #include "ui/symcache.h"
-#include "ui/tree_view.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
+#include "ui/views.h"
 
 static int act_quit(struct ui *ui, enum ui_action act)
 {
@@ -39,25 +36,9 @@ static int act_help(struct ui *ui, enum ui_action act)
 	return R_REDRAW;
 }
 
-static int act_move(struct ui *ui, enum ui_action act)
-{
-	if (ui->view == UI_VIEW_FLAME) {
-		if (act == ACT_EXPAND_ALL)
-			ui_status(ui, false, "the flame graph shows every frame: Enter zooms into one");
-		else
-			flame_view_action(ui, act);
-	} else if (ui->view == UI_VIEW_TREE)
-		tree_view_action(ui, act);
-	else {
-		stack_view_action(ui, act);
-		ui->sv.opened = act == ACT_TOGGLE || act == ACT_EXPAND;
-	}
-	return R_REDRAW | R_NAV;
-}
-
 static int act_breakdown(struct ui *ui, enum ui_action act)
 {
-	ui->breakdown = !ui->breakdown;
+	ui->lay.breakdown = !ui->lay.breakdown;
 	return R_LAYOUT;
 }
 
@@ -66,7 +47,7 @@ static void ui_regrouped(struct ui *ui)
 {
 	ui->t = session_table(ui->s);
 	ui_forget_stacks(ui);
-	ui->seen = stack_table_count(ui->t);
+	ui->loop.seen = stack_table_count(ui->t);
 }
 
 static int act_weight(struct ui *ui, enum ui_action act)
@@ -82,54 +63,23 @@ static int act_weight(struct ui *ui, enum ui_action act)
 			  session_unit(ui->s) == UNIT_NS ? " time" : "");
 	else
 		ui_status(ui, false, "ranked by hits (w: back to %s)", session_weight_name(ui->s));
-	return ui->view != UI_VIEW_STACKS ? R_REFRESH : R_RESORT;
+	return ui->view->ops->flags & UVF_RESORT ? R_RESORT : R_REFRESH;
 }
 
-static int act_view(struct ui *ui, enum ui_action act)
+/* t, v: the view whose key it is (the view on screen answers its own key first) */
+static int act_open(struct ui *ui, enum ui_action act)
 {
-	(void)act;
-	/* list -> caller tree -> callee tree -> list */
-	if (ui->view != UI_VIEW_TREE) {
-		ui->view = UI_VIEW_TREE;
-		ui->tv.callee = false;
-		ui_status(ui, false,
-			  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t: callee tree");
-	} else if (!ui->tv.callee) {
-		ui->tv.callee = true;
-		tree_view_forget(ui);
-		ui_status(ui, false,
-			  "callee tree: leaf functions first, Enter/Right expands toward the callers, t: back to the list");
-	} else {
-		ui->view = UI_VIEW_STACKS;
-		ui->tv.callee = false;
-		tree_view_forget(ui);
-	}
-	return R_LAYOUT | R_REFRESH;
+	struct ui_view *v = ui_view_opened_by(ui, act);
+
+	return v ? ui_view_open(ui, v, true) : R_REDRAW;
 }
 
-static int act_flame(struct ui *ui, enum ui_action act)
-{
-	(void)act;
-	if (ui->view == UI_VIEW_FLAME) {
-		ui->view = ui->fv.back == UI_VIEW_FLAME ? UI_VIEW_STACKS : ui->fv.back;
-		flame_view_forget(ui);
-		return R_LAYOUT | R_REFRESH;
-	}
-	ui->fv.back = ui->view;
-	ui->view = UI_VIEW_FLAME;
-	ui_status(ui, false,
-		  "flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
-	return R_LAYOUT | R_REFRESH;
-}
-
+/* Backspace where no view zooms */
 static int act_zoom_out(struct ui *ui, enum ui_action act)
 {
 	(void)act;
-	if (ui->view != UI_VIEW_FLAME) {
-		ui_status(ui, true, "Backspace zooms out of the flame graph (v shows it)");
-		return R_REDRAW;
-	}
-	return flame_view_zoom_out(ui) | R_NAV;
+	ui_status(ui, true, "Backspace zooms out of the flame graph (v shows it)");
+	return R_REDRAW;
 }
 
 static int act_depth(struct ui *ui, enum ui_action act)
@@ -160,7 +110,7 @@ static int act_depth(struct ui *ui, enum ui_action act)
 
 static int act_search(struct ui *ui, enum ui_action act)
 {
-	prompt_open(ui, PR_SEARCH, ui->search);
+	prompt_open(ui, PR_SEARCH, ui->flt.search);
 	return R_REDRAW;
 }
 
@@ -168,7 +118,7 @@ static int act_search_next(struct ui *ui, enum ui_action act)
 {
 	int dir = act == ACT_SEARCH_PREV ? -1 : 1;
 
-	if (!textmatch_active(&ui->smatch)) {
+	if (!textmatch_active(&ui->flt.smatch)) {
 		ui_status(ui, true, "no search yet: press / first");
 		return R_REDRAW;
 	}
@@ -177,7 +127,7 @@ static int act_search_next(struct ui *ui, enum ui_action act)
 
 static int act_filter(struct ui *ui, enum ui_action act)
 {
-	prompt_open(ui, PR_FILTER, ui->filter);
+	prompt_open(ui, PR_FILTER, ui->flt.filter);
 	return R_REDRAW;
 }
 
@@ -188,17 +138,17 @@ static int act_pid(struct ui *ui, enum ui_action act)
 	if (ui->rank.pid >= 0)
 		snprintf(buf, sizeof(buf), "%d", ui->rank.pid);
 	else
-		snprintf(buf, sizeof(buf), "%s", ui->comm);
+		snprintf(buf, sizeof(buf), "%s", ui->flt.comm);
 	prompt_open(ui, PR_PID, buf);
 	return R_REDRAW;
 }
 
 static int act_clear(struct ui *ui, enum ui_action act)
 {
-	ui->filter[0] = ui->comm[0] = ui->search[0] = '\0';
-	textmatch_set(&ui->fmatch, "");
-	textmatch_set(&ui->cmatch, "");
-	textmatch_set(&ui->smatch, "");
+	ui->flt.filter[0] = ui->flt.comm[0] = ui->flt.search[0] = '\0';
+	textmatch_set(&ui->flt.fmatch, "");
+	textmatch_set(&ui->flt.cmatch, "");
+	textmatch_set(&ui->flt.smatch, "");
 	ui->rank.event = -1;
 	ui->rank.pid = -1;
 	ui->rank.cpu = -1;
@@ -243,7 +193,7 @@ static int act_delta(struct ui *ui, enum ui_action act)
 		ui->rank.key = RANK_TOTAL;
 	ui_status(ui, false, ui->delta ? "delta: counts of the last interval" :
 		  "cumulative: counts since start or reset");
-	return ui->view != UI_VIEW_STACKS ? R_REFRESH : R_RESORT;
+	return ui->view->ops->flags & UVF_RESORT ? R_RESORT : R_REFRESH;
 }
 
 static int act_pause(struct ui *ui, enum ui_action act)
@@ -255,8 +205,8 @@ static int act_pause(struct ui *ui, enum ui_action act)
 		 * is made now: it fired later, under the frozen view, and put
 		 * live rows in it (tui-screen on a busy host, issue 25)
 		 */
-		if (ui->rerank_at) {
-			ui->rerank_at = 0;
+		if (ui->loop.rerank_at) {
+			ui->loop.rerank_at = 0;
 			ui_rank(ui, true);
 		}
 		ui_status(ui, false, "PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
@@ -287,15 +237,15 @@ static int act_reset(struct ui *ui, enum ui_action act)
 	char msg[256];
 	int err;
 
-	if (!ui->confirm_reset || ui_now() > ui->confirm_until) {
-		ui->confirm_reset = true;
-		ui->confirm_until = ui_now() + UI_CONFIRM_SEC;
+	if (!ui->msg.confirm_reset || ui_now() > ui->msg.confirm_until) {
+		ui->msg.confirm_reset = true;
+		ui->msg.confirm_until = ui_now() + UI_CONFIRM_SEC;
 		ui_status(ui, true, map ?
 			  "press r again to reset the kernel stack map and all counts (other key: cancel)" :
 			  "press r again to clear all counts (other key: cancel)");
 		return R_REDRAW;
 	}
-	ui->confirm_reset = false;
+	ui->msg.confirm_reset = false;
 	err = session_reset(ui->s);
 	uifmt_reset_result(msg, sizeof(msg), err, map);
 	ui_status(ui, err != 0, "%s", msg);
@@ -368,7 +318,7 @@ static int kfilter_event(struct ui *ui)
 
 	if (ui->rank.event >= 0)
 		return ui->rank.event;
-	st = ui->view != UI_VIEW_STACKS ? NULL : stack_view_selected(ui);
+	st = ui->view->ops->stack ? ui->view->ops->stack(ui->view) : NULL;
 	if (!st)
 		return -1;
 	for (a = st->attrs; a; a = a->next)
@@ -394,29 +344,19 @@ static int act_kfilter(struct ui *ui, enum ui_action act)
 			  r == -EOPNOTSUPP ? "" : ": cannot read it");
 		return R_REDRAW;
 	}
-	ui->kfilter_event = ev;
+	ui->in.kfilter_event = ev;
 	prompt_open(ui, PR_KFILTER, cur);
 	ui_status(ui, false, "kernel filter of %s", session_event(ui->s, (unsigned int)ev));
 	return R_REDRAW;
 }
 
-/* what each action of the key table (keys.c) does */
+/* what each action of the key table (keys.c) does when the view on screen does not answer it */
 static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_QUIT] = act_quit,
 	[ACT_HELP] = act_help,
-	[ACT_UP] = act_move,
-	[ACT_DOWN] = act_move,
-	[ACT_PGUP] = act_move,
-	[ACT_PGDN] = act_move,
-	[ACT_HOME] = act_move,
-	[ACT_END] = act_move,
-	[ACT_TOGGLE] = act_move,
-	[ACT_EXPAND] = act_move,
-	[ACT_COLLAPSE] = act_move,
-	[ACT_EXPAND_ALL] = act_move,
-	[ACT_COLLAPSE_ALL] = act_move,
+	/* moving (ACT_UP to ACT_COLLAPSE_ALL): every view answers these itself */
 	[ACT_BREAKDOWN] = act_breakdown,
-	[ACT_TREE] = act_view,
+	[ACT_TREE] = act_open,
 	[ACT_WEIGHT] = act_weight,
 	[ACT_DEPTH_LESS] = act_depth,
 	[ACT_DEPTH_MORE] = act_depth,
@@ -440,150 +380,74 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_SAVE] = act_save,
 	[ACT_USER] = act_user,
 	[ACT_KFILTER] = act_kfilter,
-	[ACT_FLAME] = act_flame,
+	[ACT_FLAME] = act_open,
 	[ACT_ZOOM_OUT] = act_zoom_out,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)
 {
+	int r;
+
 	if (act != ACT_RESET)
-		ui->confirm_reset = false;
-	if (act <= ACT_NONE || act >= ACT_MAX || !ui_actions[act])
+		ui->msg.confirm_reset = false;
+	if (act <= ACT_NONE || act >= ACT_MAX)
 		return 0;
-	return ui_actions[act](ui, act);
+	/* the view on screen first: its keys, its moving (htop's Panel_eventHandler) */
+	r = ui->view->ops->action(ui->view, act);
+	if (!(r & R_PASS))
+		return r;
+	return ui_actions[act] ? ui_actions[act](ui, act) : 0;
 }
 
 /* ---- mouse ------------------------------------------------------------------------ */
 
-static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
-{
-	*ok = true;
-	switch (col) {
-	case COL_DELTA:
-	case COL_RATE:
-		return RANK_DELTA;
-	case COL_TOTAL:
-		return RANK_TOTAL;
-	case COL_PCT:
-		return ui->delta ? RANK_DELTA : RANK_TOTAL;
-	case COL_DEPTH:
-		return RANK_DEPTH;
-	case COL_ID:
-		return RANK_ID;
-	case COL_EVENT:
-		return RANK_EVENT;
-	case COL_COMM:
-		return RANK_COMM;
-	default:
-		*ok = false;
-		return ui->rank.key;
-	}
-}
-
 static int ui_mouse(struct ui *ui)
 {
-	struct list_view *lv = ui->view == UI_VIEW_TREE ? &ui->tv.lv : &ui->sv.lv;
-	bool double_click;
+	struct ui_view *v = ui->view;
 	MEVENT ev;
-	double now;
 	int row;
 
 	/* releases, motion, other buttons: asked for only so that ncurses never waits */
 	if (getmouse(&ev) != OK)
 		return 0;
 	if (ev.bstate & BUTTON4_PRESSED) {
-		if (ui->overlay == OV_HELP)
-			list_view_scroll(&ui->help.lv, -3);
-		else if (ui->overlay == OV_PICKER)
-			list_view_action(&ui->pk.lv, ACT_UP);
-		else if (ui->view == UI_VIEW_FLAME)
-			flame_view_scroll(ui, -1);
-		else
-			list_view_scroll(lv, -3);
+		if (ui->ov.open == OV_HELP)
+			list_view_scroll(&ui->ov.help.lv, -3);
+		else if (ui->ov.open == OV_PICKER)
+			list_view_action(&ui->ov.pk.lv, ACT_UP);
+		else if (v->ops->wheel)
+			v->ops->wheel(v, -1);
 		return R_REDRAW | R_NAV;
 	}
 #ifdef BUTTON5_PRESSED
 	if (ev.bstate & BUTTON5_PRESSED) {
-		if (ui->overlay == OV_HELP)
-			list_view_scroll(&ui->help.lv, 3);
-		else if (ui->overlay == OV_PICKER)
-			list_view_action(&ui->pk.lv, ACT_DOWN);
-		else if (ui->view == UI_VIEW_FLAME)
-			flame_view_scroll(ui, 1);
-		else
-			list_view_scroll(lv, 3);
+		if (ui->ov.open == OV_HELP)
+			list_view_scroll(&ui->ov.help.lv, 3);
+		else if (ui->ov.open == OV_PICKER)
+			list_view_action(&ui->ov.pk.lv, ACT_DOWN);
+		else if (v->ops->wheel)
+			v->ops->wheel(v, 1);
 		return R_REDRAW | R_NAV;
 	}
 #endif
 	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
 		return 0;
-	if (ui->overlay == OV_HELP) {
-		ui->overlay = OV_NONE;
+	if (ui->ov.open == OV_HELP) {
+		ui->ov.open = OV_NONE;
 		return R_REDRAW;
 	}
-	if (ui->overlay == OV_PICKER) {
-		row = list_view_row_at(&ui->pk.lv, ev.y);
+	if (ui->ov.open == OV_PICKER) {
+		row = list_view_row_at(&ui->ov.pk.lv, ev.y);
 		if (row < 0) {
-			ui->overlay = OV_NONE;
+			ui->ov.open = OV_NONE;
 			return R_REDRAW;
 		}
-		list_view_select(&ui->pk.lv, row);
+		list_view_select(&ui->ov.pk.lv, row);
 		return picker_pick(ui);
 	}
-	if (ui->prompt != PR_NONE)
+	if (ui->in.prompt != PR_NONE || !v->ops->click)
 		return 0;
-	if (ev.y == ui->coltitle_y && ui->view == UI_VIEW_STACKS) {
-		int col = stack_view_col_at(ui, ev.x);
-		bool ok;
-		enum rank_key key = col_rank_key(ui, col, &ok);
-
-		if (ui->diff && (col == COL_DIFF || col == COL_BEFORE)) {
-			/* the change of share: again inverts */
-			if (ui->diff_sort)
-				ui->rank.invert = !ui->rank.invert;
-			ui->diff_sort = true;
-			ui_status(ui, false, "sorted by %s %s", ui_sort_name(ui),
-				  ui->rank.invert ? "ascending" : "descending");
-			return R_RESORT;
-		}
-		if (!ok) {
-			ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
-			return R_REDRAW;
-		}
-		if (key == ui->rank.key && !ui->diff_sort)
-			ui->rank.invert = !ui->rank.invert;
-		else
-			ui->rank.key = key;
-		ui->diff_sort = false;
-		ui_status(ui, false, "sorted by %s %s", rank_key_name[ui->rank.key],
-			  ui->rank.invert ? "ascending" : "descending");
-		return R_RESORT;
-	}
-	if (ui->view == UI_VIEW_FLAME) {
-		/* a second press on the box soon after the first: a double click */
-		now = ui_now();
-		double_click = (ev.bstate & BUTTON1_DOUBLE_CLICKED) ||
-			       (ui->click_lv == NULL && ui->click_row == ev.y * 10000 + ev.x &&
-				now - ui->click_at < UI_DCLICK_SEC);
-		ui->click_row = double_click ? -1 : ev.y * 10000 + ev.x;
-		ui->click_lv = NULL;
-		ui->click_at = now;
-		return flame_view_click(ui, ev.y, ev.x, double_click);
-	}
-	row = list_view_row_at(lv, ev.y);
-	if (row < 0)
-		return 0;
-	list_view_select(lv, row);
-	now = ui_now();
-	/* a second press on the row soon after the first: a double click */
-	double_click = (ev.bstate & BUTTON1_DOUBLE_CLICKED) ||
-		       (ui->click_lv == lv && ui->click_row == row && now - ui->click_at < UI_DCLICK_SEC);
-	ui->click_lv = double_click ? NULL : lv;
-	ui->click_row = row;
-	ui->click_at = now;
-	if (double_click)
-		return act_move(ui, ACT_TOGGLE);
-	return R_REDRAW | R_NAV;
+	return v->ops->click(v, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -594,7 +458,7 @@ int ui_key(struct ui *ui, int key, bool fkey)
 
 	if (fkey && key == KEY_RESIZE)
 		return R_LAYOUT;
-	if (fkey && key == KEY_MOUSE && ui->too_small) {
+	if (fkey && key == KEY_MOUSE && ui->lay.too_small) {
 		MEVENT ev;
 
 		getmouse(&ev); /* nothing to click on: consume it */
@@ -602,31 +466,35 @@ int ui_key(struct ui *ui, int key, bool fkey)
 	}
 	if (fkey && key == KEY_MOUSE)
 		return ui_mouse(ui);
-	if (ui->prompt != PR_NONE)
+	if (ui->in.prompt != PR_NONE)
 		return prompt_key(ui, key, fkey);
-	if (ui->overlay == OV_PICKER)
+	if (ui->ov.open == OV_PICKER)
 		return picker_key(ui, key, fkey);
-	if (ui->overlay == OV_HELP) {
+	if (ui->ov.open == OV_HELP) {
 		help_key(ui, key, fkey);
 		return R_REDRAW;
 	}
 	if (!fkey && key == 27) {
-		if (ui->confirm_reset) {
-			ui->confirm_reset = false;
+		if (ui->msg.confirm_reset) {
+			ui->msg.confirm_reset = false;
 			ui_status(ui, false, "reset cancelled");
-		} else if (ui->search[0]) {
-			ui->search[0] = '\0';
-			textmatch_set(&ui->smatch, "");
+		} else if (ui->flt.search[0]) {
+			ui->flt.search[0] = '\0';
+			textmatch_set(&ui->flt.smatch, "");
 			ui_status(ui, false, "search cleared");
-		} else if (ui->view == UI_VIEW_FLAME) {
-			return flame_view_zoom_out(ui) | R_NAV;
+		} else {
+			/* the view's step back (the flame graph's zoom), as Backspace */
+			int r = ui->view->ops->action(ui->view, ACT_ZOOM_OUT);
+
+			if (!(r & R_PASS))
+				return r;
 		}
 		return R_REDRAW;
 	}
 	act = keys_lookup(key, fkey);
 	if (act == ACT_NONE) {
-		ui->confirm_reset = false;
-		if (ui->too_small)
+		ui->msg.confirm_reset = false;
+		if (ui->lay.too_small)
 			return 0;
 		if (!fkey && key > 32 && key < 127)
 			ui_status(ui, true, "key '%c' does nothing: h shows the keys", key);
@@ -634,7 +502,7 @@ int ui_key(struct ui *ui, int key, bool fkey)
 			ui_status(ui, true, "that key does nothing: h shows the keys");
 		return R_REDRAW;
 	}
-	if (ui->too_small && act != ACT_QUIT && act != ACT_REDRAW)
+	if (ui->lay.too_small && act != ACT_QUIT && act != ACT_REDRAW)
 		return 0;
 	return ui_dispatch(ui, act);
 }

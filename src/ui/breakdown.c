@@ -12,7 +12,6 @@
 #include "ui/breakdown.h"
 #include "ui/draw.h"
 #include "ui/symcache.h"
-#include "ui/tree_view.h"
 #include "ui/tui.h"
 #include "ui/views.h"
 
@@ -116,21 +115,20 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 	bd->nstacks++;
 }
 
-/* one stack (@st), or every stack of the tree under node @nd */
-static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *st,
-		       const struct tnode *nd, int rows)
+/* one stack, or every stack of the list that passes through the node */
+static void bd_compute(struct ui *ui, struct breakdown *bd, const struct bd_subject *sub, int rows)
 {
 	struct bd_maps m;
 	int i;
 
-	bd->what = st ? (const void *)st : (const void *)nd;
-	bd->node_key = nd ? nd->key : 0;
+	bd->what = sub->st ? (const void *)sub->st : sub->node;
+	bd->node_key = sub->st ? 0 : sub->node_key;
 	bd->delta = ui->delta;
 	bd->f_event = ui->rank.event;
 	bd->f_pid = ui->rank.pid;
 	bd->f_cpu = ui->rank.cpu;
-	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->comm);
-	bd->epoch = ui->ranked_epoch;
+	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->flt.comm);
+	bd->epoch = ui->loop.ranked_epoch;
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
@@ -139,14 +137,14 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct stack *
 	hmap_init(&m.ev);
 	hmap_init(&m.pid);
 	hmap_init(&m.cpu);
-	if (st) {
-		bd_add_stack(ui, bd, &m, st);
+	if (sub->st) {
+		bd_add_stack(ui, bd, &m, sub->st);
 	} else {
 		size_t k;
 
-		for (k = 0; k < ui->tv.nall; k++)
-			if (tree_view_node_has(ui, nd, ui->tv.all[k].stack))
-				bd_add_stack(ui, bd, &m, ui->tv.all[k].stack);
+		for (k = 0; k < sub->nrows; k++)
+			if (sub->has(sub->ctx, sub->node, sub->rows[k].stack))
+				bd_add_stack(ui, bd, &m, sub->rows[k].stack);
 	}
 	bd_collect(&m.ev, bd->ev, &bd->nev, rows);
 	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
@@ -216,28 +214,27 @@ static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int 
 		x[i] = x[i - 1] + wd[i - 1];
 }
 
-void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
-		    const struct tnode *nd)
+void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject *sub)
 {
-	bool tree = ui->view == UI_VIEW_TREE;
-	struct breakdown *bd = ui->sv.bd;
+	const struct stack *st = sub->st;
+	const void *nd = st ? NULL : sub->node;
+	unsigned int frame = sub->frame;
 	/* snapshots of several files (-r): a fourth column, by origin */
 	bool origins = session_norigins(ui->s) > 1;
-	int rows = ui->bd_h - 1, i, x[4], wd[4], ncol = origins ? 4 : 3;
+	int rows = ui->lay.bd_h - 1, i, x[4], wd[4], ncol = origins ? 4 : 3;
 	char buf[256], n1[16], pct[16];
 	attr_t t = ui_attr(ui, UC_COLTITLE);
 
-	if (ui->bd_h <= 1 || !bd)
+	if (ui->lay.bd_h <= 1 || !bd)
 		return;
 	if (rows > BD_TOP)
 		rows = BD_TOP;
-	for (i = 0; i < ui->bd_h; i++) {
-		move(ui->bd_y + i, 0);
+	for (i = 0; i < ui->lay.bd_h; i++) {
+		move(ui->lay.bd_y + i, 0);
 		clrtoeol();
 	}
 	if (!st && !nd) {
-		ui_put(ui->bd_y, 0, ui->cols, t,
-		       tree ? " breakdown: select a node" : " breakdown: select a stack");
+		ui_put(ui->lay.bd_y, 0, ui->cols, t, sub->none);
 		return;
 	}
 	/*
@@ -248,11 +245,11 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 	 * the roll and the ranking showed a breakdown that did not add up to its
 	 * row, and a pause there kept it (tui-screen on a busy host, issue 25).
 	 */
-	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != nd->key)) ||
+	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != sub->node_key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
-	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->comm) ||
-	    (!ui->paused && bd->epoch != ui->ranked_epoch))
-		bd_compute(ui, bd, st, nd, rows);
+	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->flt.comm) ||
+	    (!ui->paused && bd->epoch != ui->loop.ranked_epoch))
+		bd_compute(ui, bd, sub, rows);
 	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
@@ -267,12 +264,12 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 	else
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
-			 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)),
+			 symcache_name(ui->syms, symcache_id(ui->syms, sub->node_ip)),
 			 ui->delta ? "interval" : "total", n1, bd->nstacks, origins ? ", origin" : "");
-	ui_put(ui->bd_y, 0, ui->cols, t, buf);
+	ui_put(ui->lay.bd_y, 0, ui->cols, t, buf);
 	bd_columns(ui, bd, rows, ncol, x, wd);
 	if (!bd->sum)
-		ui_put(ui->bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
+		ui_put(ui->lay.bd_y + 1, 1, ui->cols - 2, ui_attr(ui, UC_DIM),
 		       ui->delta ? "no hits in the last interval (z shows totals)" : "no hits");
 	for (i = 0; i < rows; i++) {
 		if (i < bd->nev) {
@@ -280,7 +277,7 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 			fmt_percent(pct, sizeof(pct), bd->ev[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_event(ui->s, (unsigned int)bd->ev[i].key));
-			ui_put(ui->bd_y + 1 + i, x[0], wd[0] - 1, ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->lay.bd_y + 1 + i, x[0], wd[0] - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->npid) {
 			bool wall;
@@ -292,13 +289,13 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
 				 bd->comms[i], bd->pid[i].key);
-			ui_put(ui->bd_y + 1 + i, x[1], wd[1] - 1, ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->lay.bd_y + 1 + i, x[1], wd[1] - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {
 			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
-			ui_put(ui->bd_y + 1 + i, x[2], origins ? wd[2] - 1 : ui->cols - x[2],
+			ui_put(ui->lay.bd_y + 1 + i, x[2], origins ? wd[2] - 1 : ui->cols - x[2],
 			       ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (origins && i < bd->norg) {
@@ -306,7 +303,7 @@ void breakdown_draw(struct ui *ui, const struct stack *st, unsigned int frame,
 			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_origin(ui->s, (unsigned int)bd->org[i].key));
-			ui_put(ui->bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->lay.bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL), buf);
 		}
 	}
 }

@@ -210,7 +210,7 @@ static uint64_t after_key(struct ui *ui, const struct stack *st)
 
 	if (hmap_get(&d->keys, (uintptr_t)st, &k))
 		return k;
-	k = export_stack_key(ui->ks, st);
+	k = export_stack_key(ui->syms->ks, st);
 	hmap_put(&d->keys, (uintptr_t)st, k); /* no room: looked up again next time */
 	return k;
 }
@@ -229,7 +229,7 @@ bool uidiff_is_before(const struct ui *ui, const struct stack *st)
 
 struct ksym *uidiff_ksym(struct ui *ui, const struct stack *st)
 {
-	return uidiff_is_before(ui, st) ? ui->diff->ks : ui->ks;
+	return uidiff_is_before(ui, st) ? ui->diff->ks : ui->syms->ks;
 }
 
 size_t uidiff_ngone(const struct ui *ui)

@@ -65,11 +65,11 @@ void ui_colors_init(struct ui *ui)
 	};
 	int i;
 
-	ui->color = ui->color && has_colors() && start_color() == OK;
-	if (ui->color)
+	ui->term.color = ui->term.color && has_colors() && start_color() == OK;
+	if (ui->term.color)
 		use_default_colors();
 	for (i = 0; i < UC_MAX; i++) {
-		if (!ui->color) {
+		if (!ui->term.color) {
 			ui_attrs[i] = spec[i].mono;
 			continue;
 		}
@@ -140,8 +140,8 @@ void ui_status(struct ui *ui, bool err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fmt_sanitize(ui->status, sizeof(ui->status), raw, strlen(raw));
-	ui->status_err = err;
-	ui->status_until = ui_now() + UI_STATUS_SEC;
-	ui->dirty = true;
+	fmt_sanitize(ui->msg.text, sizeof(ui->msg.text), raw, strlen(raw));
+	ui->msg.err = err;
+	ui->msg.until = ui_now() + UI_STATUS_SEC;
+	ui->loop.dirty = true;
 }

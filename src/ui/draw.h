@@ -48,8 +48,8 @@ double ui_now(void);
 
 /**
  * ui_colors_init() - set up the colour pairs (or the monochrome attributes
- * when @ui->color is off or the terminal has no colours)
- * @ui: screen; @ui->color is cleared when colours cannot be used
+ * when @ui->term.color is off or the terminal has no colours)
+ * @ui: screen; @ui->term.color is cleared when colours cannot be used
  */
 void ui_colors_init(struct ui *ui);
 

@@ -1,50 +1,234 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * flame_view.c - the flame graph on the screen (v): the caller tree of the
- * stacks the view matches (core/calltree.c, as the tree view t builds it;
- * the tracing machinery kept as its leaves, in a colour of its own), every
- * frame a box as wide as its share of the hits, or of the weight with w.
- *
- * The roots are on top and the callees below (as pprof's and speedscope's
- * flame graphs; flamegraph.pl's icicle): the screen reads from the top
- * like the tree view, and the header stays where it is. Within a parent
- * the boxes stand in the order of their names (flamegraph.pl's), so a box
- * keeps its place from one refresh to the next and only its width moves.
- * The selection and the zoom are path keys (calltree.h): they survive the
- * rebuild at every refresh, and a zoomed frame that has no hits for a
- * while shows again when it has.
- *
- * The layout is flame_layout.c's (no curses, unit-tested); this file
- * builds the graph, lays it out for the screen, moves the selection over
- * it and zooms; flame_draw.c draws it.
+ * flame_view.c - the flame graph view (v): its ops, drawn (the title:
+ * the zoom, the search's summed share; the boxes in the colour of what
+ * their frame is; the selected box's line at the area's foot) and its
+ * keys; the graph itself, its layout for the screen, the search's marks,
+ * moving and zooming are flame_graph.c's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/calltree.h"
 #include "core/format.h"
-#include "sym/ksym.h"
-#include "sym/usym.h"
 #include "ui/draw.h"
 #include "ui/flame_layout.h"
-#include "ui/flame_priv.h"
+#include "ui/flame_graph.h"
 #include "ui/flame_view.h"
-#include "ui/symcache.h"
 #include "ui/tui.h"
 #include "ui/views.h"
 
-void flame_view_init(struct ui *ui)
+/* ---- drawing --------------------------------------------------------------------- */
+
+static attr_t fv_attr(struct flame_view *fv, const struct flame_box *b)
 {
-	memset(&ui->fv, 0, sizeof(ui->fv));
-	calltree_init(&ui->fv.ct);
-	ui->fv.back = UI_VIEW_STACKS;
+	struct ui *ui = fv->v.ui;
+	static const enum ui_color by_kind[] = {
+		[FK_ROOT] = UC_FLAME_SEP,     [FK_KERNEL] = UC_FLAME_KERNEL,
+		[FK_MODULE] = UC_FLAME_MODULE, [FK_USER] = UC_FLAME_USER,
+		[FK_TRACE] = UC_FLAME_TRACE,   [FK_SEP] = UC_FLAME_SEP,
+	};
+
+	if (b->node == fv->sel)
+		return ui_attr(ui, UC_FLAME_SEL);
+	if (fv->match[b->node] & 1)
+		return ui_attr(ui, UC_FLAME_MATCH);
+	if (b->ancestor)
+		return ui_attr(ui, UC_FLAME_ANCESTOR);
+	return ui_attr(ui, by_kind[fv->kind[b->node] <= FK_SEP ? fv->kind[b->node] : FK_KERNEL]);
 }
 
-void flame_view_done(struct ui *ui)
+static void fv_draw_box(struct flame_view *fv, const struct flame_box *b, int y)
 {
-	struct flame_view *fv = &ui->fv;
+	struct ui *ui = fv->v.ui;
+	char buf[160], text[200];
+	const char *name = flame_name(fv, b->node, buf, sizeof(buf));
+	attr_t a = fv_attr(fv, b);
+
+	if (!b->node) {
+		char cnt[16];
+
+		ui_fmt_count(ui, cnt, sizeof(cnt), fv->ct.total);
+		snprintf(text, sizeof(text), "all (%s %s)", cnt, ui->rank.weight ? "weight" : "hits");
+		name = text;
+	}
+	/*
+	 * A blank column after the box tells it from the next; the name is cut
+	 * with '~'. A box of one column has no room for both: a '|' in its
+	 * colour, so that two of them side by side stay two.
+	 */
+	if (b->w >= 2)
+		ui_put(y, b->x, b->w - 1, a, name);
+	else
+		ui_put(y, b->x, 1, a, "|");
+}
+
+/* the hits (or weight, whichever the view does not count) of the stacks through @node */
+static uint64_t fv_other(struct flame_view *fv, uint32_t node)
+{
+	struct ui *ui = fv->v.ui;
+	bool want_w = !ui->rank.weight, filt = rank_filters_attrs(&ui->rank);
+	struct calltree_ops ops;
+	uint64_t sum = 0;
+	size_t i;
+
+	flame_ops(fv, &ops);
+	for (i = 0; i < fv->nall; i++) {
+		const struct stack *st = fv->all[i].stack;
+		const struct stack_attr *a;
+		uint64_t d, v;
+
+		if (!(ui->delta ? fv->all[i].delta : fv->all[i].total) ||
+		    !calltree_path_has(&fv->ct, node, st, &ops))
+			continue;
+		if (!filt) {
+			if (want_w) {
+				v = stack_weight(ui->t, st, &d);
+			} else {
+				v = st->total;
+				d = stack_delta(ui->t, st);
+			}
+			sum += ui->delta ? d : v;
+			continue;
+		}
+		for (a = st->attrs; a; a = a->next) {
+			if (!rank_attr_passes(&ui->rank, a))
+				continue;
+			if (want_w) {
+				v = stack_attr_weight(ui->t, a, &d);
+			} else {
+				v = a->total;
+				d = stack_attr_delta(ui->t, a);
+			}
+			sum += ui->delta ? d : v;
+		}
+	}
+	return sum;
+}
+
+static const char *const kind_name[] = {
+	[FK_ROOT] = "every stack", [FK_KERNEL] = "kernel", [FK_MODULE] = "kernel module",
+	[FK_USER] = "user", [FK_TRACE] = "tracing machinery", [FK_SEP] = "user/kernel seam",
+};
+
+/* the selected box in full: its name, count, shares, self, the other count */
+static void fv_draw_info(struct flame_view *fv, int y)
+{
+	struct ui *ui = fv->v.ui;
+	const struct calltree_node *n = &fv->ct.nodes[fv->sel];
+	uint64_t count = fv->sel ? n->count : fv->ct.total, zc, self = count;
+	char name[160], cnt[16], pct[16], zp[16], sp[16], line[512], other[32] = "";
+	const char *nm = flame_name(fv, fv->sel, name, sizeof(name));
+	uint32_t c;
+	size_t len;
+
+	for (c = fv->links[fv->sel].first; c != CALLTREE_NONE; c = fv->links[c].next)
+		self -= fv->ct.nodes[c].count <= self ? fv->ct.nodes[c].count : self;
+	zc = fv->zoom_node ? fv->ct.nodes[fv->zoom_node].count : fv->ct.total;
+	ui_fmt_count(ui, cnt, sizeof(cnt), count);
+	fmt_percent(pct, sizeof(pct), count, fv->ct.total);
+	fmt_percent(zp, sizeof(zp), count, zc);
+	fmt_percent(sp, sizeof(sp), self, fv->ct.total);
+	if (ui->head.unit != UNIT_NONE) {
+		uint64_t o;
+
+		/* a sum over every stack through the box: once per selection and build */
+		if (fv->other_build != fv->build || fv->other_node != fv->sel || !fv->build) {
+			fv->other = fv_other(fv, fv->sel);
+			fv->other_build = fv->build;
+			fv->other_node = fv->sel;
+		}
+		o = fv->other;
+
+		if (ui->rank.weight)
+			snprintf(other, sizeof(other), ", %llu hits", (unsigned long long)o);
+		else
+			fmt_weight(other, sizeof(other), o, (int)ui->head.unit);
+	}
+	len = (size_t)snprintf(line, sizeof(line), "%s  [%s]  %s %s%s%s  %s%% of all", nm,
+			       kind_name[fv->kind[fv->sel] <= FK_SEP ? fv->kind[fv->sel] : FK_KERNEL],
+			       cnt, ui->rank.weight ? ui->head.weight_name : "hits",
+			       ui->head.unit != UNIT_NONE && !ui->rank.weight ? ", weight " : "",
+			       other, pct);
+	if (fv->zoom_node && len < sizeof(line))
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %s%% of the zoom", zp);
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, ", self %s%%", sp);
+	ui_put(y, 0, ui->cols, ui_attr(ui, UC_HEADER_VALUE), line);
+}
+
+static void fv_draw_graph(struct flame_view *fv)
+{
+	struct ui *ui = fv->v.ui;
+	attr_t ta = ui_attr(ui, UC_COLTITLE);
+	int rows = ui->lay.list_h - 1, y;
+	char title[512], zn[160], cnt[16];
+	uint64_t msum;
+	size_t i, nm, len;
+
+	msum = fv->ct.nnodes ? flame_match(fv, &nm) : 0;
+	flame_layout_screen(fv);
+	/* what changes first (the zoom, the search's share), what it shows after */
+	len = (size_t)snprintf(title, sizeof(title), "FLAME GRAPH");
+	if (fv->zoom_node)
+		len += (size_t)snprintf(title + len, sizeof(title) - len, "  zoom: %s",
+					flame_name(fv, fv->zoom_node, zn, sizeof(zn)));
+	if (textmatch_active(&ui->flt.smatch) && fv->ct.nnodes && len < sizeof(title)) {
+		char pct[16];
+
+		fmt_percent(pct, sizeof(pct), msum, fv->ct.total);
+		ui_fmt_count(ui, cnt, sizeof(cnt), msum);
+		len += (size_t)snprintf(title + len, sizeof(title) - len,
+					"  match '%s': %s%% (%s) in %zu frames", ui->flt.search, pct, cnt, nm);
+	}
+	if (len < sizeof(title))
+		snprintf(title + len, sizeof(title) - len,
+			 "  (roots on top, callees below; width: share of %s%s)", ui_weight_note(ui),
+			 ui->delta ? "last interval" : "cumulative");
+	move(ui->lay.coltitle_y, 0);
+	attron(ta);
+	hline(' ', ui->cols);
+	attroff(ta);
+	ui_put(ui->lay.coltitle_y, 0, ui->cols, ta, title);
+	for (y = 0; y < ui->lay.list_h; y++) {
+		move(ui->lay.list_y + y, 0);
+		clrtoeol();
+	}
+	if (!fv->nboxes || rows < 1)
+		return;
+	for (i = 0; i < fv->nboxes; i++) {
+		const struct flame_box *b = &fv->boxes[i];
+
+		if (b->level < fv->top || b->level >= fv->top + rows)
+			continue;
+		fv_draw_box(fv, b, ui->lay.list_y + b->level - fv->top);
+	}
+	fv_draw_info(fv, ui->lay.list_y + rows);
+}
+
+/* ---- the view's hooks ---------------------------------------------------- */
+
+static struct flame_view *fv_of(struct ui_view *v)
+{
+	return container_of(v, struct flame_view, v);
+}
+
+static struct ui_view *fv_create(struct ui *ui)
+{
+	struct flame_view *fv = calloc(1, sizeof(*fv));
+
+	if (!fv)
+		return NULL;
+	fv->v.ops = &flame_view_ops;
+	fv->v.ui = ui;
+	calltree_init(&fv->ct);
+	return &fv->v;
+}
+
+static void fv_destroy(struct ui_view *v)
+{
+	struct flame_view *fv = fv_of(v);
 
 	calltree_free(&fv->ct);
 	free(fv->links);
@@ -52,503 +236,122 @@ void flame_view_done(struct ui *ui)
 	free(fv->match);
 	free(fv->all);
 	free(fv->boxes);
+	free(fv);
 }
 
-void flame_view_forget(struct ui *ui)
+/* built only on screen and from live data: a paused graph stays as it was */
+static void fv_refresh(struct ui_view *v, unsigned int how)
 {
-	/* the keys of the zoom and the selection are paths of names: they stay */
-	ui->fv.ct.nnodes = 0;
-	ui->fv.nboxes = 0;
-	ui->fv.sel = 0;
-	ui->fv.zoom_node = 0;
+	if ((how & UV_SHOWN) && (how & UV_LIVE))
+		flame_build(fv_of(v));
 }
 
-static unsigned int fv_skip(void *ctx, const struct stack *st)
+static void fv_forget(struct ui_view *v)
 {
-	return ui_stack_skip(ctx, st);
+	flame_forget(fv_of(v));
 }
 
-static uint64_t fv_sym(void *ctx, uint64_t ip)
+static void fv_draw(struct ui_view *v)
 {
-	struct ui *ui = ctx;
+	struct flame_view *fv = fv_of(v);
 
-	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
+	fv_draw_graph(fv);
+	if (!fv->nboxes && !fv->ct.nnodes)
+		ui_draw_empty(v->ui);
 }
 
-void flame_ops(struct ui *ui, struct calltree_ops *ops)
+static const char *fv_header(struct ui_view *v, char *shown, size_t size)
 {
-	*ops = (struct calltree_ops){ 0 };
-	ops->skip = fv_skip;
-	ops->sym = fv_sym;
-	ops->ctx = ui;
-	ops->mark_skip = true; /* the machinery's frames are the leaves, coloured apart */
+	struct flame_view *fv = fv_of(v);
+
+	snprintf(shown, size, "%zu frames", fv->ct.nnodes ? fv->ct.nnodes - 1 : 0);
+	return "flame";
 }
 
-/* a node's name on its box: the function, "all", or the process at the user/kernel seam */
-const char *flame_name(struct ui *ui, uint32_t node, char *buf, size_t size)
+static void fv_open(struct ui_view *v, struct ui_view *from)
 {
-	const struct calltree_node *n = &ui->fv.ct.nodes[node];
-
-	if (!node)
-		return "all";
-	if (usym_is_sep(n->ip)) {
-		uint32_t tgid = (uint32_t)(n->ip & 0xffffffffu);
-
-		snprintf(buf, size, "-- %s/%u (user above, kernel below)",
-			 session_comm(ui->s, (int)tgid), tgid);
-		return buf;
-	}
-	return symcache_name(ui->syms, symcache_id(ui->syms, n->ip));
+	fv_of(v)->back = from;
+	ui_status(v->ui, false,
+		  "flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
 }
 
-/* the order of siblings: by name, then by the merge key (a total order) */
-static int fv_cmp(void *ctx, uint32_t a, uint32_t b)
+/* another view takes the screen: the nodes go, the zoom and selection (keys) stay */
+static void fv_leave(struct ui_view *v)
 {
-	struct ui *ui = ctx;
-	const struct calltree_node *na = &ui->fv.ct.nodes[a], *nb = &ui->fv.ct.nodes[b];
-	char ba[96], bb[96];
-	int r = strcmp(flame_name(ui, a, ba, sizeof(ba)), flame_name(ui, b, bb, sizeof(bb)));
-
-	if (r)
-		return r;
-	if (na->sym != nb->sym)
-		return na->sym < nb->sym ? -1 : 1;
-	return (na->key > nb->key) - (na->key < nb->key);
+	flame_forget(fv_of(v));
 }
 
-static enum flame_kind fv_kind_of(struct ui *ui, const struct calltree_node *n)
+static int fv_action(struct ui_view *v, enum ui_action act)
 {
-	struct ksym_hit hit;
+	struct flame_view *fv = fv_of(v);
 
-	if (n->flags & CALLTREE_F_SKIPPED)
-		return FK_TRACE;
-	if (usym_is_sep(n->ip))
-		return FK_SEP;
-	if (usym_is_user(n->ip))
-		return FK_USER;
-	if (ui->ks && ksym_lookup_frame(ui->ks, n->ip, &hit) == 0 && hit.module && hit.module[0])
-		return FK_MODULE;
-	return FK_KERNEL;
-}
-
-/* is @a an ancestor of @b (or @b itself) */
-static bool fv_above(const struct flame_view *fv, uint32_t a, uint32_t b)
-{
-	for (; b != CALLTREE_NONE; b = b ? fv->ct.nodes[b].parent : CALLTREE_NONE)
-		if (a == b)
-			return true;
-	return false;
-}
-
-/* the innermost zoom key the tree has; the zoom stack is cut there */
-static void fv_resolve(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	uint32_t id = CALLTREE_NONE;
-	int i;
-
-	fv->zoom_node = 0;
-	for (i = fv->nzoom - 1; i >= 0; i--) {
-		id = calltree_find(&fv->ct, fv->zoom[i]);
-		if (id != CALLTREE_NONE) {
-			fv->zoom_node = id;
-			break;
-		}
-	}
-	id = calltree_find(&fv->ct, fv->sel_key);
-	fv->sel = id != CALLTREE_NONE ? id : fv->zoom_node;
-	/* the selection is on a box: in the zoomed subtree, or one of its ancestor bars */
-	if (!fv_above(fv, fv->zoom_node, fv->sel) && !fv_above(fv, fv->sel, fv->zoom_node))
-		fv->sel = fv->zoom_node;
-	fv->build++; /* what the drawing computed for the old selection is stale */
-}
-
-void flame_view_build(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	size_t k = stack_table_count(ui->t), n, i;
-	struct calltree_ops ops;
-	int r;
-
-	fv->ct.nnodes = 0;
-	fv->nboxes = 0;
-	if (k > fv->allcap) {
-		struct rank_row *a = realloc(fv->all, k * sizeof(*a));
-
-		if (!a) {
-			ui_status(ui, true, "out of memory building the flame graph of %zu stacks", k);
-			return;
-		}
-		fv->all = a;
-		fv->allcap = k;
-	}
-	n = k ? stack_table_rank(ui->t, &ui->rank, fv->all, k, NULL) : 0;
-	fv->nall = n;
-	flame_ops(ui, &ops);
-	r = calltree_build(&fv->ct, fv->all, n, ui->delta, false, &ops);
-	if (r < 0)
-		ui_status(ui, true, "the flame graph is incomplete: %s",
-			  r == -E2BIG ? "too many frames" : "out of memory");
-	if (fv->ct.nnodes > fv->ncap) {
-		size_t cap = fv->ct.nnodes;
-		struct flame_link *l = realloc(fv->links, cap * sizeof(*l));
-		uint8_t *kd = l ? realloc(fv->kind, cap) : NULL;
-		uint8_t *m = kd ? realloc(fv->match, cap) : NULL;
-
-		if (l)
-			fv->links = l;
-		if (kd)
-			fv->kind = kd;
-		if (m)
-			fv->match = m;
-		if (!m) {
-			fv->ct.nnodes = 0;
-			ui_status(ui, true, "out of memory building the flame graph");
-			return;
-		}
-		fv->ncap = cap;
-	}
-	if (!fv->ct.nnodes)
-		return;
-	if (flame_order(&fv->ct, fv->links, fv_cmp, ui) < 0) {
-		fv->ct.nnodes = 0;
-		ui_status(ui, true, "out of memory ordering the flame graph");
-		return;
-	}
-	fv->kind[0] = FK_ROOT;
-	for (i = 1; i < fv->ct.nnodes; i++)
-		fv->kind[i] = (uint8_t)fv_kind_of(ui, &fv->ct.nodes[i]);
-	fv_resolve(ui);
-}
-
-/* ---- layout, search --------------------------------------------------------------- */
-
-static int fv_level(const struct flame_view *fv, uint32_t node)
-{
-	return node ? fv->ct.nodes[node].depth + 1 : 0;
-}
-
-/* the boxes for the screen's width, and the first level shown so that the selection is */
-void flame_layout_screen(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	int rows = ui->list_h - 1, lvl, maxl = 0;
-	size_t i;
-
-	fv->nboxes = 0;
-	if (!fv->ct.nnodes)
-		return;
-	if (fv->bcap < fv->ct.nnodes + 1) {
-		struct flame_box *b = realloc(fv->boxes, (fv->ct.nnodes + 1) * sizeof(*b));
-
-		if (!b)
-			return;
-		fv->boxes = b;
-		fv->bcap = fv->ct.nnodes + 1;
-	}
-	fv->width = ui->cols;
-	fv->nboxes = flame_layout(&fv->ct, fv->links, fv->zoom_node, ui->cols, fv->boxes, fv->bcap);
-	for (i = 0; i < fv->nboxes; i++)
-		maxl = fv->boxes[i].level > maxl ? fv->boxes[i].level : maxl;
-	if (rows < 1)
-		rows = 1;
-	lvl = fv_level(fv, fv->sel);
-	if (fv->top > maxl - rows + 1)
-		fv->top = maxl - rows + 1;
-	if (fv->top < 0)
-		fv->top = 0;
-	if (lvl < fv->top)
-		fv->top = lvl;
-	if (lvl >= fv->top + rows)
-		fv->top = lvl - rows + 1;
-}
-
-/* the box of @node in the layout, -1 when it has none (too narrow) */
-static int fv_box_of(const struct flame_view *fv, uint32_t node)
-{
-	size_t i;
-
-	for (i = 0; i < fv->nboxes; i++)
-		if (fv->boxes[i].node == node)
-			return (int)i;
-	return -1;
-}
-
-static bool fv_matches(struct ui *ui, uint32_t node)
-{
-	const struct calltree_node *n = &ui->fv.ct.nodes[node];
-
-	if (!node || usym_is_sep(n->ip))
-		return false;
-	return textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, n->ip));
-}
-
-/*
- * Which nodes the search matches (bit 0) and which lie below a match (bit
- * 1); the matched share sums the outermost matches only, as flamegraph.pl
- * does, so a frame inside a matched frame is not counted twice
- */
-uint64_t flame_match(struct ui *ui, size_t *nmatch)
-{
-	struct flame_view *fv = &ui->fv;
-	bool on = textmatch_active(&ui->smatch);
-	uint64_t sum = 0;
-	size_t i;
-
-	*nmatch = 0;
-	for (i = 0; i < fv->ct.nnodes; i++) {
-		uint32_t p = fv->ct.nodes[i].parent;
-		uint8_t m = 0;
-
-		if (on && i && p != CALLTREE_NONE && (fv->match[p] & 3))
-			m |= 2;
-		if (on && fv_matches(ui, (uint32_t)i))
-			m |= 1;
-		fv->match[i] = m;
-		if (m & 1)
-			(*nmatch)++;
-		if (m == 1)
-			sum += fv->ct.nodes[i].count;
-	}
-	return sum;
-}
-
-/* ---- moving, zooming --------------------------------------------------------------- */
-
-static void fv_select(struct ui *ui, uint32_t node)
-{
-	ui->fv.sel = node;
-	ui->fv.sel_key = ui->fv.ct.nodes[node].key;
-}
-
-/* the widest child of @node with a box, CALLTREE_NONE when none */
-static uint32_t fv_widest_child(struct flame_view *fv, uint32_t node)
-{
-	uint32_t c, best = CALLTREE_NONE;
-
-	for (c = fv->links[node].first; c != CALLTREE_NONE; c = fv->links[c].next)
-		if (fv_box_of(fv, c) >= 0 &&
-		    (best == CALLTREE_NONE || fv->ct.nodes[c].count > fv->ct.nodes[best].count))
-			best = c;
-	return best;
-}
-
-static bool fv_down(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	uint32_t c = calltree_find(&fv->ct, fv->down_key);
-
-	if (c == CALLTREE_NONE || !c || fv->ct.nodes[c].parent != fv->sel || fv_box_of(fv, c) < 0)
-		c = fv_widest_child(fv, fv->sel);
-	if (c == CALLTREE_NONE)
-		return false;
-	fv_select(ui, c);
-	return true;
-}
-
-static bool fv_up(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-
-	if (!fv->sel)
-		return false;
-	fv->down_key = fv->ct.nodes[fv->sel].key;
-	fv_select(ui, fv->ct.nodes[fv->sel].parent);
-	return true;
-}
-
-/* the box left (@dir -1) or right of the selection on its level */
-static bool fv_side(struct ui *ui, int dir)
-{
-	struct flame_view *fv = &ui->fv;
-	int i = fv_box_of(fv, fv->sel), j;
-
-	if (i < 0)
-		return false;
-	for (j = i + dir; j >= 0 && (size_t)j < fv->nboxes; j += dir) {
-		if (fv->boxes[j].level != fv->boxes[i].level)
-			return false;
-		fv_select(ui, fv->boxes[j].node);
-		return true;
-	}
-	return false;
-}
-
-int flame_view_zoom(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	char nm[160];
-	int i;
-
-	if (!fv->ct.nnodes)
-		return R_REDRAW;
-	if (fv->sel == fv->zoom_node) {
-		ui_status(ui, false, "%s already takes the whole width (Backspace zooms out)",
-			  flame_name(ui, fv->sel, nm, sizeof(nm)));
-		return R_REDRAW;
-	}
-	/* an ancestor bar: back out to it */
-	if (fv_above(fv, fv->sel, fv->zoom_node)) {
-		while (fv->nzoom && calltree_find(&fv->ct, fv->zoom[fv->nzoom - 1]) != fv->sel)
-			fv->nzoom--;
-		fv->zoom_node = fv->nzoom ? fv->sel : 0;
-		ui_status(ui, false, "zoomed out to %s", flame_name(ui, fv->sel, nm, sizeof(nm)));
-		return R_REDRAW;
-	}
-	/* the zoom stack up to the zoom shown, then the selection */
-	for (i = fv->nzoom - 1; i >= 0 && fv->zoom_node; i--)
-		if (fv->zoom[i] == fv->ct.nodes[fv->zoom_node].key)
-			break;
-	fv->nzoom = fv->zoom_node ? i + 1 : 0;
-	if (fv->nzoom >= FLAME_ZOOM_MAX)
-		memmove(fv->zoom, fv->zoom + 1, --fv->nzoom * sizeof(fv->zoom[0]));
-	fv->zoom[fv->nzoom++] = fv->ct.nodes[fv->sel].key;
-	fv->zoom_node = fv->sel;
-	ui_status(ui, false, "zoomed into %s: Backspace or Esc zooms out",
-		  flame_name(ui, fv->sel, nm, sizeof(nm)));
-	return R_REDRAW;
-}
-
-int flame_view_zoom_out(struct ui *ui)
-{
-	struct flame_view *fv = &ui->fv;
-	uint32_t was = fv->zoom_node;
-	char nm[160];
-
-	if (!fv->nzoom) {
-		ui_status(ui, false, "the flame graph is not zoomed");
-		return R_REDRAW;
-	}
-	/* the zoom shown goes, and with it the keys above it (frames with no hits now) */
-	while (fv->nzoom && (!was || fv->zoom[fv->nzoom - 1] != fv->ct.nodes[was].key))
-		fv->nzoom--;
-	if (fv->nzoom)
-		fv->nzoom--;
-	fv_resolve(ui);
-	/* the frame zoomed out of stays selected: where one was is in view */
-	if (was && was < fv->ct.nnodes)
-		fv_select(ui, was);
-	ui_status(ui, false, "zoomed out to %s",
-		  fv->zoom_node ? flame_name(ui, fv->zoom_node, nm, sizeof(nm)) : "all");
-	return R_REDRAW;
-}
-
-bool flame_view_action(struct ui *ui, enum ui_action act)
-{
-	struct flame_view *fv = &ui->fv;
-	int i, rows = ui->list_h - 1 > 1 ? ui->list_h - 1 : 1;
-	uint32_t c;
-
-	if (!fv->ct.nnodes)
-		return false;
-	flame_layout_screen(ui);
-	switch (act) {
-	case ACT_UP:
-		return fv_up(ui);
-	case ACT_DOWN:
-		return fv_down(ui);
-	case ACT_COLLAPSE:
-		return fv_side(ui, -1);
-	case ACT_EXPAND:
-		return fv_side(ui, 1);
-	case ACT_PGUP:
-		for (i = 0; i < rows && fv_up(ui); i++)
-			;
-		return true;
-	case ACT_PGDN:
-		for (i = 0; i < rows && fv_down(ui); i++)
-			;
-		return true;
-	case ACT_HOME:
-		fv_select(ui, fv->zoom_node);
-		return true;
-	case ACT_END:
-		/* down the widest boxes to a leaf */
-		for (c = fv->sel; (c = fv_widest_child(fv, c)) != CALLTREE_NONE;)
-			fv_select(ui, c);
-		return true;
-	case ACT_TOGGLE:
-		flame_view_zoom(ui);
-		return true;
-	case ACT_COLLAPSE_ALL:
-		fv->nzoom = 0;
-		fv_resolve(ui);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* the next box the search matches, in the order of the layout (level by level) */
-bool flame_view_search(struct ui *ui, int dir, bool include_current)
-{
-	struct flame_view *fv = &ui->fv;
-	size_t nm;
-	int n, start, i;
-
-	if (!fv->ct.nnodes || !textmatch_active(&ui->smatch))
-		return false;
-	flame_match(ui, &nm);
-	flame_layout_screen(ui);
-	n = (int)fv->nboxes;
-	if (!nm || !n)
-		return false;
-	start = fv_box_of(fv, fv->sel);
-	if (start < 0)
-		start = 0;
-	for (i = include_current ? 0 : 1; i <= n; i++) {
-		int j = ((start + dir * i) % n + n) % n;
-
-		if (fv->match[fv->boxes[j].node] & 1) {
-			fv_select(ui, fv->boxes[j].node);
-			return true;
-		}
-	}
-	/* matches, but in boxes too narrow to show */
-	ui_status(ui, false, "'%s' matches only frames too narrow to show here: zoom in", ui->search);
-	return true;
-}
-
-void flame_view_save(struct ui *ui)
-{
-	ui->fv.saved_sel = ui->fv.sel_key;
-}
-
-void flame_view_restore(struct ui *ui)
-{
-	ui->fv.sel_key = ui->fv.saved_sel;
-	fv_resolve(ui);
-}
-
-int flame_view_click(struct ui *ui, int y, int x, bool dclick)
-{
-	struct flame_view *fv = &ui->fv;
-	int lvl = fv->top + (y - ui->list_y);
-	size_t i;
-
-	if (y < ui->list_y || y >= ui->list_y + ui->list_h - 1)
-		return 0;
-	flame_layout_screen(ui);
-	for (i = 0; i < fv->nboxes; i++) {
-		const struct flame_box *b = &fv->boxes[i];
-
-		if (b->level != lvl || x < b->x || x >= b->x + b->w)
-			continue;
-		fv_select(ui, b->node);
-		if (dclick)
-			flame_view_zoom(ui);
+	if (act == ACT_EXPAND_ALL) {
+		ui_status(v->ui, false, "the flame graph shows every frame: Enter zooms into one");
 		return R_REDRAW | R_NAV;
 	}
-	return 0;
+	if (keys_moves(act)) {
+		flame_move(fv, act);
+		return R_REDRAW | R_NAV;
+	}
+	switch (act) {
+	case ACT_ZOOM_OUT:
+		return flame_zoom_out(fv) | R_NAV;
+	case ACT_FLAME:
+		/* v again: back to the view it came from */
+		return ui_view_open(v->ui, fv->back ? fv->back : v->ui->views[0], false);
+	default:
+		return R_PASS;
+	}
 }
 
-void flame_view_scroll(struct ui *ui, int lines)
+static int fv_click(struct ui_view *v, int y, int x, bool dclick)
 {
-	if (!ui->fv.ct.nnodes)
-		return;
-	flame_layout_screen(ui);
-	for (; lines > 0 && fv_down(ui); lines--)
-		;
-	for (; lines < 0 && fv_up(ui); lines++)
-		;
+	struct flame_view *fv = fv_of(v);
+
+	/* a second press on the box soon after the first: a double click */
+	dclick = ui_dclick(v->ui, fv, y * 10000 + x, dclick);
+	return flame_click(fv, y, x, dclick);
 }
+
+static void fv_scroll(struct ui_view *v, int steps)
+{
+	flame_scroll(fv_of(v), steps);
+}
+
+static bool fv_search(struct ui_view *v, int dir, bool include_current)
+{
+	return flame_search(fv_of(v), dir, include_current);
+}
+
+static void fv_search_save(struct ui_view *v)
+{
+	fv_of(v)->saved_sel = fv_of(v)->sel_key;
+}
+
+static void fv_search_restore(struct ui_view *v)
+{
+	struct flame_view *fv = fv_of(v);
+
+	fv->sel_key = fv->saved_sel;
+	flame_resolve(fv);
+}
+
+const struct ui_view_ops flame_view_ops = {
+	.name = "flame",
+	.opens = ACT_FLAME,
+	.flags = 0, /* the graph takes the breakdown pane's height */
+	.create = fv_create,
+	.destroy = fv_destroy,
+	.rank = fv_refresh,
+	.forget = fv_forget,
+	.draw = fv_draw,
+	.header = fv_header,
+	.action = fv_action,
+	.click = fv_click,
+	.wheel = fv_scroll,
+	.search = fv_search,
+	.search_save = fv_search_save,
+	.search_restore = fv_search_restore,
+	.open = fv_open,
+	.leave = fv_leave,
+};

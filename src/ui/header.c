@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/format.h"
-#include "ui/diffcol.h"
 #include "ui/draw.h"
 #include "ui/header.h"
 #include "ui/tui.h"
@@ -58,26 +57,10 @@ int ui_header_lines(const struct ui *ui)
 	return map ? 5 : 3;
 }
 
-const char *const rank_key_name[RANK_KEY_MAX] = {
-	[RANK_DELTA] = "DELTA",
-	[RANK_TOTAL] = "TOTAL",
-	[RANK_DEPTH] = "DEPTH",
-	[RANK_ID] = "ID",
-	[RANK_EVENT] = "EVENT",
-	[RANK_COMM] = "COMM",
-};
-
-const char *ui_sort_name(const struct ui *ui)
-{
-	if (ui->diff && ui->diff_sort)
-		return "CHG%";
-	return (unsigned int)ui->rank.key < RANK_KEY_MAX ? rank_key_name[ui->rank.key] : "?";
-}
-
 void ui_draw_header(struct ui *ui)
 {
 	struct uifmt_seg segs[16];
-	char right[64], buf[64];
+	char right[64], buf[64], shown[64];
 	int n, rx, y = 0;
 
 	/* line 0: identity; the mode markers are right-aligned and never dropped */
@@ -139,14 +122,12 @@ void ui_draw_header(struct ui *ui)
 	}
 
 	/* last header line: view, sort, filters */
-	y = ui->coltitle_y - 1;
+	y = ui->lay.coltitle_y - 1;
 	move(y, 0);
 	clrtoeol();
 	n = 0;
-	seg_set(&segs[n++], "view", ui->view == UI_VIEW_FLAME ? "flame"
-				    : ui->view != UI_VIEW_TREE ? "stacks"
-				    : ui->tv.callee	  ? "callee tree"
-							  : "tree");
+	/* the view's own segments: its name here, what it shows last */
+	seg_set(&segs[n++], "view", ui->view->ops->header(ui->view, shown, sizeof(shown)));
 	snprintf(buf, sizeof(buf), "%s %s", ui_sort_name(ui), ui->rank.invert ? "asc" : "desc");
 	seg_set(&segs[n++], "sort", buf);
 	if (ui->head.unit != UNIT_NONE) {
@@ -184,37 +165,27 @@ void ui_draw_header(struct ui *ui)
 		seg_set(&segs[n], "idle", "hidden");
 		segs[n++].alert = true;
 	}
-	if (ui->comm[0]) {
-		seg_set(&segs[n], "comm", ui->comm);
+	if (ui->flt.comm[0]) {
+		seg_set(&segs[n], "comm", ui->flt.comm);
 		segs[n++].alert = true;
 	}
-	if (ui->filter[0]) {
-		seg_set(&segs[n], "filter", ui->filter);
+	if (ui->flt.filter[0]) {
+		seg_set(&segs[n], "filter", ui->flt.filter);
 		segs[n++].alert = true;
 	}
-	if (ui->search[0])
-		seg_set(&segs[n++], "search", ui->search);
-	if (ui->cmd_done) {
+	if (ui->flt.search[0])
+		seg_set(&segs[n++], "search", ui->flt.search);
+	if (ui->loop.cmd_done) {
 		/* -- CMD: how it ended; the view is its last */
-		seg_set(&segs[n], "cmd", ui->cmd_what);
+		seg_set(&segs[n], "cmd", ui->loop.cmd_what);
 		segs[n++].alert = true;
 	} else if (ui->head.st.targets_gone && !ui->opts.child_ended) {
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		seg_set(&segs[n], "-p", "all exited");
 		segs[n++].alert = true;
 	}
-	if (ui->view == UI_VIEW_STACKS && ui->diff)
-		/* diff mode: BEFORE's stacks AFTER does not have are rows too */
-		snprintf(buf, sizeof(buf), "%zu of %zu, %zu gone", ui->sv.nranked - uidiff_ngone(ui),
-			 ui->sum.matched, uidiff_ngone(ui));
-	else if (ui->view == UI_VIEW_STACKS)
-		snprintf(buf, sizeof(buf), "%zu of %zu", ui->sv.nranked, ui->sum.matched);
-	else if (ui->view == UI_VIEW_FLAME)
-		snprintf(buf, sizeof(buf), "%zu frames", ui->fv.ct.nnodes ? ui->fv.ct.nnodes - 1 : 0);
-	else
-		snprintf(buf, sizeof(buf), "%zu nodes", ui->tv.nnodes ? ui->tv.nnodes - 1 : 0);
-	seg_set(&segs[n++], "shown", buf);
-	if (!ui->paused && ui->last_nav && ui_now() - ui->last_nav < UI_HOLD_SEC)
+	seg_set(&segs[n++], "shown", shown);
+	if (!ui->paused && ui->loop.last_nav && ui_now() - ui->loop.last_nav < UI_HOLD_SEC)
 		seg_set(&segs[n++], "order", "held");
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 }
@@ -243,25 +214,25 @@ void ui_draw_bottom(struct ui *ui)
 
 	move(y, 0);
 	clrtoeol();
-	if (ui->prompt != PR_NONE) {
-		const char *label = prompt_label[ui->prompt];
+	if (ui->in.prompt != PR_NONE) {
+		const char *label = prompt_label[ui->in.prompt];
 		int ll = (int)strlen(label);
 
 		if (ll > ui->cols / 2)
 			ll = ui->cols / 2;
 		ui_put(y, 0, ll, ui_attr(ui, UC_KEYBAR_TEXT), label);
-		ui_put(y, ll, ui->cols - ll, ui_attr(ui, UC_NORMAL), ui->input);
-		if (ui->prompt_note[0]) {
-			int nx = ll + (int)mbstowcs(NULL, ui->input, 0) + 2;
+		ui_put(y, ll, ui->cols - ll, ui_attr(ui, UC_NORMAL), ui->in.text);
+		if (ui->in.note[0]) {
+			int nx = ll + (int)mbstowcs(NULL, ui->in.text, 0) + 2;
 
 			if (nx < ui->cols)
-				ui_put(y, nx, ui->cols - nx, ui_attr(ui, UC_ALERT), ui->prompt_note);
+				ui_put(y, nx, ui->cols - nx, ui_attr(ui, UC_ALERT), ui->in.note);
 		}
 		return;
 	}
-	if (ui->status[0] && ui_now() < ui->status_until) {
-		ui_put(y, 0, ui->cols, ui_attr(ui, ui->status_err ? UC_STATUS_ERR : UC_STATUS_INFO),
-		       ui->status);
+	if (ui->msg.text[0] && ui_now() < ui->msg.until) {
+		ui_put(y, 0, ui->cols, ui_attr(ui, ui->msg.err ? UC_STATUS_ERR : UC_STATUS_INFO),
+		       ui->msg.text);
 		return;
 	}
 	for (i = 0; i < sizeof(bar) / sizeof(bar[0]); i++) {

@@ -14,16 +14,21 @@
 #include "core/rank.h"
 #include "ui/tui.h"
 
+/* the input line's label per enum ui_prompt */
 extern const char *const prompt_label[];
-extern const char *const rank_key_name[RANK_KEY_MAX];
-
 /**
- * ui_sort_name() - what the stack view is sorted by: a column's name, or
- * "CHG%" (diff mode, by the change of share)
+ * ui_draw_header() - the header: the session's lines (mode, rates and
+ *	losses, the kernel map and its pool) and the view's line (the view's
+ *	header hook, the sort, the filters, what is shown)
  * @ui: screen
  */
-const char *ui_sort_name(const struct ui *ui);
 void ui_draw_header(struct ui *ui);
+
+/**
+ * ui_draw_bottom() - the bottom line: the input line when a prompt is
+ *	open, else the status message while it lasts, else the key bar
+ * @ui: screen
+ */
 void ui_draw_bottom(struct ui *ui);
 
 /**

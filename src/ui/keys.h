@@ -5,8 +5,11 @@
  * Every key binding lives in ui_keys[] (keys.c): the dispatcher looks keys
  * up there, the help screen and ui_print_keys() print it, and the man page's
  * KEYS section is generated from it (keys_print_man(), checked by
- * tests/tui/check-keys-man.sh). Adding a key means adding one entry there;
- * a new action, its ACT_ value below and its handler in actions.c's table.
+ * tests/tui/check-keys-man.sh). Binding another key to an existing action
+ * is one line there. A new action is that line, its ACT_* value below,
+ * and what it does: the action hook of the views it concerns (struct
+ * ui_view_ops, tui.h), and/or its act_* function in actions.c's table for
+ * the others; then check-keys-man.sh --update writes the man page's KEYS.
  */
 #ifndef STACKTOP_UI_KEYS_H
 #define STACKTOP_UI_KEYS_H
@@ -59,6 +62,16 @@ enum ui_action {
 	ACT_ZOOM_OUT,
 	ACT_MAX,
 };
+
+/**
+ * keys_moves() - @act moves through a view (arrows, pages, folding):
+ * every view answers these itself
+ * @act: an action
+ */
+static inline bool keys_moves(enum ui_action act)
+{
+	return act >= ACT_UP && act <= ACT_COLLAPSE_ALL;
+}
 
 #define KEYS_PER_BINDING 4
 

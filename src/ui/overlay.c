@@ -14,19 +14,16 @@
 #include "core/format.h"
 #include "output/export.h"
 #include "ui/draw.h"
-#include "ui/flame_view.h"
 #include "ui/header.h"
 #include "ui/keys.h"
 #include "ui/list_view.h"
 #include "ui/overlay.h"
 #include "ui/refresh.h"
 #include "ui/save.h"
-#include "ui/stack_rank.h"
-#include "ui/stack_view.h"
 #include "ui/symcache.h"
-#include "ui/tree_view.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
+#include "ui/views.h"
 
 /* every word the screen shows (the man page's THE SCREEN says the same) */
 static const char *const help_tail[] = {
@@ -184,17 +181,17 @@ static const struct list_view_ops help_ops = {
 
 void help_open(struct ui *ui)
 {
-	ui->overlay = OV_HELP;
-	list_view_init(&ui->help.lv, &help_ops);
-	ui->help.ui = ui;
-	list_view_set_area(&ui->help.lv, 1, ui->lines - 2);
-	list_view_set_rows(&ui->help.lv, help_nlines());
-	ui->help.lv.sel = 0;
+	ui->ov.open = OV_HELP;
+	list_view_init(&ui->ov.help.lv, &help_ops);
+	ui->ov.help.ui = ui;
+	list_view_set_area(&ui->ov.help.lv, 1, ui->lines - 2);
+	list_view_set_rows(&ui->ov.help.lv, help_nlines());
+	ui->ov.help.lv.sel = 0;
 }
 
 void help_draw(struct ui *ui)
 {
-	struct list_view *lv = &ui->help.lv;
+	struct list_view *lv = &ui->ov.help.lv;
 	char buf[160];
 
 	list_view_set_area(lv, 1, ui->lines - 2);
@@ -208,7 +205,7 @@ void help_draw(struct ui *ui)
 
 void help_key(struct ui *ui, int key, bool fkey)
 {
-	struct list_view *lv = &ui->help.lv;
+	struct list_view *lv = &ui->ov.help.lv;
 	enum ui_action act = keys_lookup(key, fkey);
 
 	switch (act) {
@@ -232,7 +229,7 @@ void help_key(struct ui *ui, int key, bool fkey)
 		list_view_scroll(lv, lv->nr);
 		return;
 	default:
-		ui->overlay = OV_NONE;
+		ui->ov.open = OV_NONE;
 		return;
 	}
 }
@@ -253,9 +250,9 @@ static const char diff_sort_help[] = "CHG%    change of share against BEFORE (--
 
 static const char *picker_item(struct ui *ui, int item)
 {
-	if (ui->pk.kind == PK_SORT)
+	if (ui->ov.pk.kind == PK_SORT)
 		return item == RANK_KEY_MAX ? diff_sort_help : sort_help[item];
-	if (ui->pk.kind == PK_FORMAT)
+	if (ui->ov.pk.kind == PK_FORMAT)
 		return export_format_line((enum export_format)item);
 	if (item < 0)
 		return "(all events)";
@@ -264,7 +261,7 @@ static const char *picker_item(struct ui *ui, int item)
 
 static void picker_fill(struct ui *ui)
 {
-	struct picker *pk = &ui->pk;
+	struct picker *pk = &ui->ov.pk;
 	struct uifmt_terms terms;
 	int i, n;
 
@@ -314,10 +311,10 @@ static const struct list_view_ops picker_ops = {
 
 void picker_open(struct ui *ui, enum ui_picker kind)
 {
-	struct picker *pk = &ui->pk;
+	struct picker *pk = &ui->ov.pk;
 	int i;
 
-	ui->overlay = OV_PICKER;
+	ui->ov.open = OV_PICKER;
 	list_view_init(&pk->lv, &picker_ops);
 	pk->ui = ui;
 	pk->kind = kind;
@@ -332,7 +329,7 @@ void picker_open(struct ui *ui, enum ui_picker kind)
 
 void picker_draw(struct ui *ui)
 {
-	struct picker *pk = &ui->pk;
+	struct picker *pk = &ui->ov.pk;
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
 	int h = ui->lines - 8, y = 3, i;
 	char buf[256];
@@ -360,10 +357,10 @@ void picker_draw(struct ui *ui)
 
 int picker_pick(struct ui *ui)
 {
-	struct picker *pk = &ui->pk;
+	struct picker *pk = &ui->ov.pk;
 	int item;
 
-	ui->overlay = OV_NONE;
+	ui->ov.open = OV_NONE;
 	if (pk->lv.sel < 0 || pk->lv.sel >= pk->nitems) {
 		ui_status(ui, true, "nothing picked: no entry matches '%s'", pk->query);
 		return R_REDRAW;
@@ -379,7 +376,7 @@ int picker_pick(struct ui *ui)
 		return R_RESORT;
 	}
 	ui->rank.event = item;
-	ui->go_home = true;
+	ui->loop.go_home = true;
 	if (item < 0)
 		ui_status(ui, false, "event filter off");
 	else
@@ -427,10 +424,10 @@ static bool key_is_enter(int key, bool fkey)
 
 int picker_key(struct ui *ui, int key, bool fkey)
 {
-	struct picker *pk = &ui->pk;
+	struct picker *pk = &ui->ov.pk;
 
 	if (!fkey && key == 27) {
-		ui->overlay = OV_NONE;
+		ui->ov.open = OV_NONE;
 		return R_REDRAW;
 	}
 	if (key_is_enter(key, fkey))
@@ -445,7 +442,7 @@ int picker_key(struct ui *ui, int key, bool fkey)
 		enum ui_action act = keys_lookup(key, fkey);
 
 		if (act == ACT_QUIT) {
-			ui->overlay = OV_NONE;
+			ui->ov.open = OV_NONE;
 			return R_REDRAW;
 		}
 		list_view_action(&pk->lv, act);
@@ -461,63 +458,56 @@ int picker_key(struct ui *ui, int key, bool fkey)
 
 void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 {
-	ui->prompt = p;
-	ui->prompt_note[0] = '\0';
-	snprintf(ui->input, sizeof(ui->input), "%s", initial);
-	snprintf(ui->input_saved, sizeof(ui->input_saved), "%s", initial);
+	ui->in.prompt = p;
+	ui->in.note[0] = '\0';
+	snprintf(ui->in.text, sizeof(ui->in.text), "%s", initial);
+	snprintf(ui->in.saved, sizeof(ui->in.saved), "%s", initial);
 	if (p == PR_SEARCH) {
+		struct ui_view **vp;
+
 		/* what Esc goes back to, and where each typed key searches from */
-		stack_view_save(ui);
-		tree_view_save(ui);
-		flame_view_save(ui);
+		ui_for_each_view(ui, vp)
+			if ((*vp)->ops->search_save)
+				(*vp)->ops->search_save(*vp);
 	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
-	ui->prompt_fresh = initial[0] != '\0';
+	ui->in.fresh = initial[0] != '\0';
 }
 
 /* the view as it was when the search prompt opened */
 static void ui_search_restore(struct ui *ui)
 {
-	if (ui->view == UI_VIEW_FLAME)
-		flame_view_restore(ui);
-	else if (ui->view == UI_VIEW_TREE)
-		tree_view_restore(ui);
-	else
-		stack_view_restore(ui);
+	if (ui->view->ops->search_restore)
+		ui->view->ops->search_restore(ui->view);
 }
 
 int ui_search(struct ui *ui, int dir, bool include_current)
 {
 	bool found;
 
-	if (!textmatch_active(&ui->smatch))
+	if (!textmatch_active(&ui->flt.smatch))
 		return R_REDRAW;
-	if (ui->view == UI_VIEW_FLAME)
-		found = flame_view_search(ui, dir, include_current);
-	else if (ui->view == UI_VIEW_TREE)
-		found = tree_view_search(ui, dir, include_current);
-	else
-		found = stack_view_search(ui, dir, include_current);
+	found = ui->view->ops->search && ui->view->ops->search(ui->view, dir, include_current);
 	if (!found)
-		ui_status(ui, true, "search: '%s' not found", ui->search);
-	snprintf(ui->prompt_note, sizeof(ui->prompt_note), "%s", found ? "" : "[not found]");
+		ui_status(ui, true, "search: '%s' not found", ui->flt.search);
+	snprintf(ui->in.note, sizeof(ui->in.note), "%s", found ? "" : "[not found]");
 	return R_REDRAW | R_NAV;
 }
 
 static int prompt_changed(struct ui *ui)
 {
-	switch (ui->prompt) {
+	switch (ui->in.prompt) {
 	case PR_SEARCH:
-		snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
-		ui->prompt_note[0] = '\0';
+		snprintf(ui->flt.search, sizeof(ui->flt.search), "%s", ui->in.text);
+		ui->in.note[0] = '\0';
 		/* each key searches again from where the prompt opened */
 		ui_search_restore(ui);
-		if (!textmatch_set(&ui->smatch, ui->search))
+		if (!textmatch_set(&ui->flt.smatch, ui->flt.search))
 			return R_REDRAW;
 		return ui_search(ui, 1, true);
 	case PR_FILTER:
-		snprintf(ui->filter, sizeof(ui->filter), "%s", ui->input);
-		textmatch_set(&ui->fmatch, ui->filter);
+		snprintf(ui->flt.filter, sizeof(ui->flt.filter), "%s", ui->in.text);
+		textmatch_set(&ui->flt.fmatch, ui->flt.filter);
 		ui_apply_filters(ui);
 		return R_REDRAW;
 	default:
@@ -535,111 +525,111 @@ static int prompt_changed(struct ui *ui)
 static void kfilter_refused(struct ui *ui, unsigned int ev, const char *why)
 {
 	const char *name = session_event(ui->s, ev), *reason = strstr(why, name);
-	char text[sizeof(ui->input)];
+	char text[sizeof(ui->in.text)];
 
 	ui_status(ui, true, "%s", why);
 	flushinp();
-	snprintf(text, sizeof(text), "%s", ui->input);
+	snprintf(text, sizeof(text), "%s", ui->in.text);
 	prompt_open(ui, PR_KFILTER, text);
-	ui->prompt_fresh = false; /* typing edits the text, not replaces it */
+	ui->in.fresh = false; /* typing edits the text, not replaces it */
 	/* "the kernel refused the filter 'X' on SYS:EV: REASON": REASON beside X */
 	if (reason && !strncmp(reason + strlen(name), ": ", 2))
-		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "refused: %s",
+		snprintf(ui->in.note, sizeof(ui->in.note), "refused: %s",
 			 reason + strlen(name) + 2);
 	else
-		snprintf(ui->prompt_note, sizeof(ui->prompt_note), "%s", why);
+		snprintf(ui->in.note, sizeof(ui->in.note), "%s", why);
 }
 
 static int prompt_done(struct ui *ui, bool accept)
 {
-	enum ui_prompt p = ui->prompt;
+	enum ui_prompt p = ui->in.prompt;
 	int pid, err;
 	double d;
 
-	ui->prompt = PR_NONE;
+	ui->in.prompt = PR_NONE;
 	curs_set(0);
 	if (!accept) {
 		/* Esc: back to what was there before the prompt opened */
-		snprintf(ui->input, sizeof(ui->input), "%s", ui->input_saved);
+		snprintf(ui->in.text, sizeof(ui->in.text), "%s", ui->in.saved);
 		if (p == PR_SEARCH) {
 			/* folds, selection and scroll as they were */
 			ui_search_restore(ui);
-			snprintf(ui->search, sizeof(ui->search), "%s", ui->input);
-			textmatch_set(&ui->smatch, ui->search);
-			ui->prompt_note[0] = '\0';
+			snprintf(ui->flt.search, sizeof(ui->flt.search), "%s", ui->in.text);
+			textmatch_set(&ui->flt.smatch, ui->flt.search);
+			ui->in.note[0] = '\0';
 			return R_REDRAW;
 		}
 		if (p == PR_FILTER) {
-			ui->prompt = p;
+			ui->in.prompt = p;
 			prompt_changed(ui);
-			ui->prompt = PR_NONE;
+			ui->in.prompt = PR_NONE;
 		}
 		return R_REDRAW | (p == PR_FILTER ? R_REFRESH : 0);
 	}
 	switch (p) {
 	case PR_SEARCH:
-		if (ui->search[0] && ui->prompt_note[0])
-			ui_status(ui, true, "search: '%s' not found", ui->search);
-		else if (ui->search[0])
-			ui_status(ui, false, "search '%s': n next, N previous", ui->search);
+		if (ui->flt.search[0] && ui->in.note[0])
+			ui_status(ui, true, "search: '%s' not found", ui->flt.search);
+		else if (ui->flt.search[0])
+			ui_status(ui, false, "search '%s': n next, N previous", ui->flt.search);
 		return R_REDRAW;
 	case PR_FILTER:
 		/* rank now (not after the typing pause): the count is the header's */
-		ui->rerank_at = 0;
+		ui->loop.rerank_at = 0;
 		ui_refresh_now(ui);
-		if (ui->filter[0])
-			ui_status(ui, false, "filter '%s': %zu stacks match", ui->filter,
+		if (ui->flt.filter[0])
+			ui_status(ui, false, "filter '%s': %zu stacks match", ui->flt.filter,
 				  ui->sum.matched);
 		else
 			ui_status(ui, false, "filter off");
 		return R_REFRESH;
 	case PR_PID:
-		ui->comm[0] = '\0';
+		ui->flt.comm[0] = '\0';
 		ui->rank.pid = -1;
-		if (uifmt_parse_pid(ui->input, &pid)) {
+		if (uifmt_parse_pid(ui->in.text, &pid)) {
 			ui->rank.pid = pid;
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
-		} else if (ui->input[0]) {
-			snprintf(ui->comm, sizeof(ui->comm), "%s", ui->input);
+		} else if (ui->in.text[0]) {
+			snprintf(ui->flt.comm, sizeof(ui->flt.comm), "%s", ui->in.text);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
-		textmatch_set_comm(&ui->cmatch, ui->comm);
-		if (ui->comm[0] && textmatch_whole(&ui->cmatch))
+		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
+		if (ui->flt.comm[0] && textmatch_whole(&ui->flt.cmatch))
 			ui_status(ui, false, "only hits of comm '%s'",
-				  ui->comm + (ui->comm[0] == '='));
-		else if (ui->comm[0])
+				  ui->flt.comm + (ui->flt.comm[0] == '='));
+		else if (ui->flt.comm[0])
 			ui_status(ui, false, "only hits of comms containing '%s' (=%s: that name only)",
-				  ui->comm, ui->comm);
+				  ui->flt.comm, ui->flt.comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;
 	case PR_DELAY:
-		err = uifmt_parse_delay(ui->input, &d);
+		err = uifmt_parse_delay(ui->in.text, &d);
 		if (err == -ERANGE) {
-			ui_status(ui, true, "delay '%s' out of range (0.1 to 3600 s)", ui->input);
+			ui_status(ui, true, "delay '%s' out of range (0.1 to 3600 s)", ui->in.text);
 		} else if (err) {
-			ui_status(ui, true, "delay '%s' is not a number of seconds", ui->input);
+			ui_status(ui, true, "delay '%s' is not a number of seconds", ui->in.text);
 		} else {
 			char buf[32];
 
 			ui->delay = d;
-			ui->next_tick = ui_now() + d;
+			ui->loop.next_tick = ui_now() + d;
 			uifmt_delay(buf, sizeof(buf), d);
 			ui_status(ui, false, "refresh every %s", buf);
 		}
 		return R_REDRAW;
 	case PR_KFILTER: {
 		char why[300];
-		unsigned int ev = (unsigned int)ui->kfilter_event;
+		unsigned int ev = (unsigned int)ui->in.kfilter_event;
 
-		err = session_set_filter(ui->s, ev, ui->input, why, sizeof(why));
+		err = session_set_filter(ui->s, ev, ui->in.text, why, sizeof(why));
 		if (err < 0) {
 			kfilter_refused(ui, ev, why);
 			return R_REDRAW;
 		}
-		if (ui->input[0] && strcmp(ui->input, "0"))
+		if (ui->in.text[0] && strcmp(ui->in.text, "0"))
 			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
-				  session_event(ui->s, ev), ui->input);
+				  session_event(ui->s, ev), ui->in.text);
 		else
 			ui_status(ui, false, "%s: kernel filter off", session_event(ui->s, ev));
 		return R_REDRAW;
@@ -656,26 +646,26 @@ int prompt_key(struct ui *ui, int key, bool fkey)
 	if (key_is_enter(key, fkey))
 		return prompt_done(ui, true);
 	if (key_is_backspace(key, fkey)) {
-		ui->prompt_fresh = false;
-		text_backspace(ui->input);
+		ui->in.fresh = false;
+		text_backspace(ui->in.text);
 		return prompt_changed(ui);
 	}
 	if (!fkey && key == 0x15) { /* Ctrl-U */
-		ui->input[0] = '\0';
+		ui->in.text[0] = '\0';
 		return prompt_changed(ui);
 	}
 	if (fkey) {
-		if (ui->prompt == PR_SEARCH && (key == KEY_F(3) || key == KEY_DOWN))
+		if (ui->in.prompt == PR_SEARCH && (key == KEY_F(3) || key == KEY_DOWN))
 			return ui_search(ui, 1, false);
-		if (ui->prompt == PR_SEARCH && key == KEY_UP)
+		if (ui->in.prompt == PR_SEARCH && key == KEY_UP)
 			return ui_search(ui, -1, false);
 		return R_REDRAW;
 	}
 	if (key >= 32 && key != 127) {
-		if (ui->prompt_fresh)
-			ui->input[0] = '\0';
-		ui->prompt_fresh = false;
-		text_append(ui->input, sizeof(ui->input), (wint_t)key);
+		if (ui->in.fresh)
+			ui->in.text[0] = '\0';
+		ui->in.fresh = false;
+		text_append(ui->in.text, sizeof(ui->in.text), (wint_t)key);
 		return prompt_changed(ui);
 	}
 	return R_REDRAW;

@@ -9,21 +9,17 @@
 #include "output/header.h"
 #include "ui/diffcol.h"
 #include "ui/draw.h"
-#include "ui/flame_view.h"
-#include "ui/list_view.h"
 #include "ui/refresh.h"
-#include "ui/stack_rank.h"
-#include "ui/stack_view.h"
 #include "ui/symcache.h"
-#include "ui/tree_view.h"
 #include "ui/tui.h"
+#include "ui/views.h"
 
 static bool ui_match(const struct stack *st, void *ctx)
 {
 	struct ui *ui = ctx;
 
-	if (textmatch_active(&ui->fmatch) && !textmatch_frames(&ui->fmatch, ui->syms, st) &&
-	    !textmatch_comm(&ui->fmatch, ui->s, st))
+	if (textmatch_active(&ui->flt.fmatch) && !textmatch_frames(&ui->flt.fmatch, ui->syms, st) &&
+	    !textmatch_comm(&ui->flt.fmatch, ui->s, st))
 		return false;
 	return true;
 }
@@ -33,34 +29,36 @@ static bool ui_attr_match(const struct stack_attr *a, void *ctx)
 {
 	struct ui *ui = ctx;
 
-	return textmatch_pid(&ui->cmatch, ui->s, a->pid);
+	return textmatch_pid(&ui->flt.cmatch, ui->s, a->pid);
 }
 
 int ui_apply_filters(struct ui *ui)
 {
-	bool on = textmatch_active(&ui->fmatch);
-	bool comm = textmatch_active(&ui->cmatch);
+	bool on = textmatch_active(&ui->flt.fmatch);
+	bool comm = textmatch_active(&ui->flt.cmatch);
 
 	ui->rank.match = on ? ui_match : NULL;
 	ui->rank.match_ctx = on ? ui : NULL;
 	ui->rank.attr_match = comm ? ui_attr_match : NULL;
 	ui->rank.attr_ctx = comm ? ui : NULL;
-	ui->go_home = true;
+	ui->loop.go_home = true;
 	/* typing: re-rank once the keys pause */
-	ui->rerank_at = ui_now() + UI_DEBOUNCE_SEC;
+	ui->loop.rerank_at = ui_now() + UI_DEBOUNCE_SEC;
 	return R_REDRAW;
 }
 
 void ui_forget_stacks(struct ui *ui)
 {
+	struct ui_view **vp;
+
 	uidiff_forget(ui);
-	stack_view_forget(ui);
-	tree_view_forget(ui);
-	flame_view_forget(ui);
-	textmatch_forget_stacks(&ui->fmatch);
-	textmatch_forget_stacks(&ui->cmatch);
-	textmatch_forget_stacks(&ui->smatch);
-	hmap_clear(&ui->skips);
+	ui_for_each_view(ui, vp)
+		if ((*vp)->ops->forget)
+			(*vp)->ops->forget(*vp);
+	textmatch_forget_stacks(&ui->flt.fmatch);
+	textmatch_forget_stacks(&ui->flt.cmatch);
+	textmatch_forget_stacks(&ui->flt.smatch);
+	symcache_forget_stacks(ui->syms);
 }
 
 /* the core cleared its table (reset, new generation): drop every stack pointer */
@@ -69,12 +67,12 @@ bool ui_check_generation(struct ui *ui)
 	const struct session_stats *st = session_stats(ui->s);
 	size_t count = stack_table_count(ui->t);
 
-	if (st->generation == ui->generation && count >= ui->seen) {
-		ui->seen = count;
+	if (st->generation == ui->loop.generation && count >= ui->loop.seen) {
+		ui->loop.seen = count;
 		return false;
 	}
-	ui->generation = st->generation;
-	ui->seen = count;
+	ui->loop.generation = st->generation;
+	ui->loop.seen = count;
 	ui_forget_stacks(ui);
 	ui->sum.matched = ui->sum.total = ui->sum.delta = 0;
 	return true;
@@ -82,29 +80,25 @@ bool ui_check_generation(struct ui *ui)
 
 void ui_rank(struct ui *ui, bool live)
 {
+	unsigned int how = live ? UV_LIVE : 0;
+	struct ui_view **vp;
+
 	symcache_sync(ui->syms);
 	ui->nstacks = stack_table_count(ui->t);
-	stack_view_layout(ui); /* the EVENT column depends on the events seen */
-	if (ui->view == UI_VIEW_TREE && live)
-		tree_view_build(ui);
-	if (ui->view == UI_VIEW_FLAME && live)
-		flame_view_build(ui);
-	if (ui->view == UI_VIEW_STACKS || live)
-		stack_view_rank(ui, live);
+	if (ui->loop.go_home && live) {
+		ui->loop.go_home = false;
+		how |= UV_HOME;
+	}
+	/* each view decides what it does: build when shown, rank even when hidden... */
+	ui_for_each_view(ui, vp)
+		if ((*vp)->ops->rank)
+			(*vp)->ops->rank(*vp, how | (ui_view_shown(*vp) ? UV_SHOWN : 0));
 	/* a live ranking is what a debounced one would do: none is due any more */
 	if (live) {
-		ui->rerank_at = 0;
-		ui->ranked_epoch = stack_table_epoch(ui->t);
+		ui->loop.rerank_at = 0;
+		ui->loop.ranked_epoch = stack_table_epoch(ui->t);
 	}
-	if (ui->go_home && live) {
-		ui->go_home = false;
-		ui->sv.chosen = false;
-		list_view_select(&ui->sv.lv, 0);
-		list_view_select(&ui->tv.lv, 0);
-		ui->sv.lv.top = ui->tv.lv.top = 0;
-	}
-	ui->last_rank = ui_now();
-	ui->dirty = true;
+	ui->loop.dirty = true;
 }
 
 int ui_refresh_now(struct ui *ui)

@@ -24,8 +24,8 @@ int ui_save_view(struct ui *ui, int fmt)
 		.expand = 5,
 		.delta = ui->delta,
 		.rank = ui->rank,
-		.filter = ui->filter[0] ? ui->filter : NULL,
-		.comm = ui->comm[0] ? ui->comm : NULL,
+		.filter = ui->flt.filter[0] ? ui->flt.filter : NULL,
+		.comm = ui->flt.comm[0] ? ui->flt.comm : NULL,
 	};
 	char name[128], err[512];
 	struct stat sb;

@@ -12,7 +12,15 @@
 
 #include "ui/tui.h"
 
-/* write the view in format @fmt (enum export_format); 0 or -errno, said in the status line */
+/**
+ * ui_save_view() - P: the view (filters applied) written to a new
+ *	./stacktop-DATE-TIME.SUFFIX in format @fmt; what happened is said in
+ *	the status line
+ * @ui: the screen
+ * @fmt: an enum export_format
+ *
+ * Return: R_* flags.
+ */
 int ui_save_view(struct ui *ui, int fmt);
 
 #endif /* STACKTOP_UI_SAVE_H */

@@ -34,15 +34,12 @@
 #include "core/log.h"
 #include "kernel/signals.h"
 #include "ui/actions.h"
-#include "ui/breakdown.h"
 #include "ui/diffcol.h"
 #include "ui/draw.h"
 #include "ui/flame_view.h"
 #include "ui/header.h"
-#include "ui/list_view.h"
 #include "ui/overlay.h"
 #include "ui/refresh.h"
-#include "ui/stack_rank.h"
 #include "ui/stack_view.h"
 #include "ui/tree_view.h"
 #include "ui/tui.h"
@@ -62,27 +59,28 @@ static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
 
 static void ui_layout(struct ui *ui)
 {
+	struct ui_view **vp;
 	int h;
 
 	ui->lines = LINES;
 	ui->cols = COLS;
-	ui->too_small = ui->cols < UI_MIN_COLS || ui->lines < UI_MIN_LINES;
-	ui->coltitle_y = ui_header_lines(ui);
-	ui->list_y = ui->coltitle_y + 1;
-	h = ui->lines - 1 - ui->list_y;
-	ui->bd_h = 0;
-	if (ui->breakdown && ui->view != UI_VIEW_FLAME) /* the flame graph takes the height */
-		ui->bd_h = ui->lines >= 40 ? 9 : 6;
-	if (h - ui->bd_h < 5)
-		ui->bd_h = 0;
-	ui->list_h = h - ui->bd_h;
-	if (ui->list_h < 0)
-		ui->list_h = 0;
-	ui->bd_y = ui->list_y + ui->list_h;
-	list_view_set_area(&ui->sv.lv, ui->list_y, ui->list_h);
-	list_view_set_area(&ui->tv.lv, ui->list_y, ui->list_h);
-	stack_view_layout(ui);
-	ui->dirty = true;
+	ui->lay.too_small = ui->cols < UI_MIN_COLS || ui->lines < UI_MIN_LINES;
+	ui->lay.coltitle_y = ui_header_lines(ui);
+	ui->lay.list_y = ui->lay.coltitle_y + 1;
+	h = ui->lines - 1 - ui->lay.list_y;
+	ui->lay.bd_h = 0;
+	if (ui->lay.breakdown && (ui->view->ops->flags & UVF_BREAKDOWN))
+		ui->lay.bd_h = ui->lines >= 40 ? 9 : 6;
+	if (h - ui->lay.bd_h < 5)
+		ui->lay.bd_h = 0;
+	ui->lay.list_h = h - ui->lay.bd_h;
+	if (ui->lay.list_h < 0)
+		ui->lay.list_h = 0;
+	ui->lay.bd_y = ui->lay.list_y + ui->lay.list_h;
+	ui_for_each_view(ui, vp)
+		if ((*vp)->ops->layout)
+			(*vp)->ops->layout(*vp);
+	ui->loop.dirty = true;
 }
 
 static void ui_resize(struct ui *ui)
@@ -105,7 +103,7 @@ static void ui_resize(struct ui *ui)
 
 static bool ui_holding(const struct ui *ui, double now)
 {
-	return ui->last_nav && now - ui->last_nav < UI_HOLD_SEC;
+	return ui->loop.last_nav && now - ui->loop.last_nav < UI_HOLD_SEC;
 }
 
 static void ui_tick(struct ui *ui, double now)
@@ -118,14 +116,14 @@ static void ui_tick(struct ui *ui, double now)
 		ui_status(ui, true, "refresh: %s", strerror(-err));
 	last_err = err;
 	/* comms are learned and change (exec): match them afresh each interval */
-	textmatch_forget_pids(&ui->fmatch);
-	textmatch_forget_pids(&ui->cmatch);
-	textmatch_forget_pids(&ui->smatch);
+	textmatch_forget_pids(&ui->flt.fmatch);
+	textmatch_forget_pids(&ui->flt.cmatch);
+	textmatch_forget_pids(&ui->flt.smatch);
 	cleared = ui_check_generation(ui);
 	if (cleared)
-		ui->pending = true;
+		ui->loop.pending = true;
 	if (ui->paused) {
-		ui->dirty = true;
+		ui->loop.dirty = true;
 		/*
 		 * the table was cleared under a frozen view: it cannot stay. A
 		 * ranking held back before the pause (the user was moving, or
@@ -135,20 +133,20 @@ static void ui_tick(struct ui *ui, double now)
 		 */
 		if (cleared) {
 			ui_rank(ui, true);
-			ui->pending = false;
+			ui->loop.pending = false;
 		}
 		return;
 	}
 	report_head_fill(&ui->head, ui->s);
-	if (ui->coltitle_y != ui_header_lines(ui))
+	if (ui->lay.coltitle_y != ui_header_lines(ui))
 		ui_layout(ui);
 	if (ui_holding(ui, now)) {
-		ui->pending = true;
-		ui->dirty = true;
+		ui->loop.pending = true;
+		ui->loop.dirty = true;
 		return;
 	}
 	ui_rank(ui, true);
-	ui->pending = false;
+	ui->loop.pending = false;
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
@@ -169,49 +167,29 @@ static void ui_draw_too_small(struct ui *ui)
 
 static void ui_draw(struct ui *ui)
 {
-	if (ui->too_small) {
+	if (ui->lay.too_small) {
 		ui_draw_too_small(ui);
 		refresh();
 		return;
 	}
-	if (ui->overlay == OV_HELP) {
+	if (ui->ov.open == OV_HELP) {
 		erase();
 		help_draw(ui);
 		refresh();
 		return;
 	}
 	ui_draw_header(ui);
-	if (ui->view == UI_VIEW_FLAME) {
-		flame_view_draw(ui);
-		if (flame_view_empty(ui))
-			stack_view_draw_empty(ui);
-	} else if (ui->view == UI_VIEW_TREE) {
-		tree_view_draw_titles(ui, ui->coltitle_y);
-		list_view_draw(&ui->tv.lv);
-		if (!ui->tv.nrows)
-			stack_view_draw_empty(ui);
-		breakdown_draw(ui, NULL, 0, tree_view_selected(ui));
-	} else {
-		struct stack *st;
-
-		stack_view_draw_titles(ui, ui->coltitle_y);
-		list_view_draw(&ui->sv.lv);
-		if (!ui->sv.nrows)
-			stack_view_draw_empty(ui);
-		/* the title names what the selected row shows first */
-		st = stack_view_selected(ui);
-		breakdown_draw(ui, st, st ? stack_view_selected_frame(ui) : 0, NULL);
-	}
+	ui->view->ops->draw(ui->view);
 	ui_draw_bottom(ui);
-	if (ui->overlay == OV_PICKER)
+	if (ui->ov.open == OV_PICKER)
 		picker_draw(ui);
-	if (ui->prompt != PR_NONE) {
-		const char *label = prompt_label[ui->prompt];
+	if (ui->in.prompt != PR_NONE) {
+		const char *label = prompt_label[ui->in.prompt];
 		int ll = (int)strlen(label), x;
 
 		if (ll > ui->cols / 2)
 			ll = ui->cols / 2;
-		x = ll + (int)mbstowcs(NULL, ui->input, 0);
+		x = ll + (int)mbstowcs(NULL, ui->in.text, 0);
 		if (x >= ui->cols)
 			x = ui->cols - 1;
 		move(ui->lines - 1, x);
@@ -227,9 +205,9 @@ static void ui_draw(struct ui *ui)
 static void ui_apply(struct ui *ui, int r, double now)
 {
 	if (r & R_NAV) {
-		ui->last_nav = now;
-		if (ui->view == UI_VIEW_STACKS)
-			stack_view_note_choice(ui);
+		ui->loop.last_nav = now;
+		if (ui->view->ops->nav)
+			ui->view->ops->nav(ui->view);
 	}
 	if (r & R_LAYOUT)
 		ui_layout(ui);
@@ -237,12 +215,12 @@ static void ui_apply(struct ui *ui, int r, double now)
 		clearok(curscr, TRUE);
 	if (r & R_REFRESH) {
 		ui_refresh_now(ui);
-		ui->pending = false;
+		ui->loop.pending = false;
 	} else if (r & R_RESORT) {
 		ui_rank(ui, !ui->paused);
 	}
 	if (r)
-		ui->dirty = true;
+		ui->loop.dirty = true;
 }
 
 static int ui_read_keys(struct ui *ui)
@@ -264,10 +242,10 @@ static int ui_read_keys(struct ui *ui)
 	 * (or half an escape sequence, hence many times in a row)
 	 */
 	if (n == 1) {
-		if (++ui->empty_reads > UI_EMPTY_READS)
+		if (++ui->term.empty_reads > UI_EMPTY_READS)
 			flags |= R_GONE;
 	} else {
-		ui->empty_reads = 0;
+		ui->term.empty_reads = 0;
 	}
 	return flags;
 }
@@ -284,7 +262,7 @@ static void ui_cmd_ended(struct ui *ui)
 	     i++)
 		;
 	ui->paused = false;
-	ui->last_nav = 0;
+	ui->loop.last_nav = 0;
 	/*
 	 * the last interval is a piece of the end: the last view is the whole
 	 * run, ranked by its totals, as batch mode's last report
@@ -293,10 +271,10 @@ static void ui_cmd_ended(struct ui *ui)
 	if (ui->rank.key == RANK_DELTA)
 		ui->rank.key = RANK_TOTAL;
 	ui_tick(ui, ui_now());
-	ui->cmd_done = true;
+	ui->loop.cmd_done = true;
 	ui_status(ui, false, "%s: this is its last view, the whole run by its totals; q quits",
-		  ui->cmd_what);
-	ui->dirty = true;
+		  ui->loop.cmd_what);
+	ui->loop.dirty = true;
 }
 
 static void ui_loop(struct ui *ui)
@@ -304,7 +282,7 @@ static void ui_loop(struct ui *ui)
 	bool more = false;
 	int drain_err = 0;
 
-	ui->next_tick = ui_now() + (ui->delay < 0.5 ? ui->delay : 0.5);
+	ui->loop.next_tick = ui_now() + (ui->delay < 0.5 ? ui->delay : 0.5);
 	while (!sig_stop) {
 		/* stdin, and the ring buffers: they wake us when half full */
 		struct pollfd pfds[UI_POLL_MAX];
@@ -316,21 +294,21 @@ static void ui_loop(struct ui *ui)
 			sig_winch = 0;
 			ui_resize(ui);
 		}
-		if (ui->dirty) {
+		if (ui->loop.dirty) {
 			ui_draw(ui);
-			ui->dirty = false;
+			ui->loop.dirty = false;
 		}
-		timeout = (int)((ui->next_tick - now) * 1000);
-		if (ui->rerank_at && (int)((ui->rerank_at - now) * 1000) < timeout)
-			timeout = (int)((ui->rerank_at - now) * 1000);
+		timeout = (int)((ui->loop.next_tick - now) * 1000);
+		if (ui->loop.rerank_at && (int)((ui->loop.rerank_at - now) * 1000) < timeout)
+			timeout = (int)((ui->loop.rerank_at - now) * 1000);
 		if (timeout > UI_DRAIN_MS)
 			timeout = UI_DRAIN_MS;
 		if (timeout < 0 || more)
 			timeout = 0;
-		pfd->fd = ui->ifd;
+		pfd->fd = ui->term.ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
-		nfds = 1 + (ui->cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
+		nfds = 1 + (ui->loop.cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
 		r = poll(pfds, (nfds_t)nfds, timeout);
 		/* a hung-up tty reports POLLIN too: check the hang-up first */
 		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -342,15 +320,15 @@ static void ui_loop(struct ui *ui)
 				break;
 		}
 		now = ui_now();
-		if (ui->cmd_done) {
+		if (ui->loop.cmd_done) {
 			/* nothing is read any more; the status line still expires */
-			if (ui->status[0] && now >= ui->status_until && now - ui->status_until < 0.2)
-				ui->dirty = true;
+			if (ui->msg.text[0] && now >= ui->msg.until && now - ui->msg.until < 0.2)
+				ui->loop.dirty = true;
 			continue;
 		}
 		/* asked before the drain: that drain reads what it did to the end */
 		if (ui->opts.child_ended &&
-		    ui->opts.child_ended(ui->opts.child_ctx, ui->cmd_what, sizeof(ui->cmd_what))) {
+		    ui->opts.child_ended(ui->opts.child_ctx, ui->loop.cmd_what, sizeof(ui->loop.cmd_what))) {
 			ui_cmd_ended(ui);
 			continue;
 		}
@@ -363,24 +341,24 @@ static void ui_loop(struct ui *ui)
 		if (ui_check_generation(ui))
 			ui_rank(ui, true);
 		now = ui_now();
-		if (ui->rerank_at && now >= ui->rerank_at) {
-			ui->rerank_at = 0;
+		if (ui->loop.rerank_at && now >= ui->loop.rerank_at) {
+			ui->loop.rerank_at = 0;
 			ui_rank(ui, true);
 		}
-		if (now >= ui->next_tick) {
+		if (now >= ui->loop.next_tick) {
 			ui_tick(ui, now);
-			ui->next_tick += ui->delay;
-			if (ui->next_tick < now)
-				ui->next_tick = now + ui->delay;
-		} else if (ui->pending && !ui->paused && !ui_holding(ui, now)) {
+			ui->loop.next_tick += ui->delay;
+			if (ui->loop.next_tick < now)
+				ui->loop.next_tick = now + ui->delay;
+		} else if (ui->loop.pending && !ui->paused && !ui_holding(ui, now)) {
 			ui_rank(ui, true);
-			ui->pending = false;
+			ui->loop.pending = false;
 		}
 		/* the "order held" marker and the status line expire on their own */
-		if ((ui->status[0] && now >= ui->status_until && now - ui->status_until < 0.2) ||
-		    (ui->last_nav && now - ui->last_nav >= UI_HOLD_SEC &&
-		     now - ui->last_nav < UI_HOLD_SEC + 0.2))
-			ui->dirty = true;
+		if ((ui->msg.text[0] && now >= ui->msg.until && now - ui->msg.until < 0.2) ||
+		    (ui->loop.last_nav && now - ui->loop.last_nav >= UI_HOLD_SEC &&
+		     now - ui->loop.last_nav < UI_HOLD_SEC + 0.2))
+			ui->loop.dirty = true;
 	}
 }
 
@@ -430,17 +408,40 @@ static void ui_close_input(FILE *in, int fd)
 		close(fd);
 }
 
+/* the views, the home view first (the list); a view's keys are its key table rows */
+static const struct ui_view_ops *const ui_view_list[] = {
+	&stack_view_ops,
+	&tree_view_ops,
+	&flame_view_ops,
+};
+
+#define UI_NVIEWS (sizeof(ui_view_list) / sizeof(ui_view_list[0]))
+
+static int ui_views_create(struct ui *ui)
+{
+	size_t i;
+
+	_Static_assert(UI_NVIEWS <= UI_VIEWS_MAX, "more views than struct ui has room for");
+	for (i = 0; i < UI_NVIEWS; i++) {
+		ui->views[i] = ui_view_list[i]->create(ui);
+		if (!ui->views[i])
+			return -ENOMEM;
+	}
+	ui->view = ui->views[0];
+	return 0;
+}
+
 static void ui_free(struct ui *ui, struct symcache *syms)
 {
-	stack_view_done(ui);
-	tree_view_done(ui);
-	flame_view_done(ui);
-	textmatch_done(&ui->fmatch);
-	textmatch_done(&ui->cmatch);
-	textmatch_done(&ui->smatch);
+	struct ui_view **vp;
+
+	ui_for_each_view(ui, vp)
+		(*vp)->ops->destroy(*vp);
+	textmatch_done(&ui->flt.fmatch);
+	textmatch_done(&ui->flt.cmatch);
+	textmatch_done(&ui->flt.smatch);
 	symcache_done(syms);
 	report_head_done(&ui->head);
-	hmap_done(&ui->skips);
 	uidiff_free(ui);
 	free(ui);
 }
@@ -462,10 +463,9 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->s = s;
 	ui->opts = *o;
 	ui->t = session_table(s);
-	ui->ks = session_ksym(s);
 	ui->delay = o->delay >= 0.1 ? o->delay : (o->delay > 0 ? 0.1 : 1.0);
 	ui->delta = !o->cumulative;
-	ui->color = o->color && !ui_env_nocolor();
+	ui->term.color = o->color && !ui_env_nocolor();
 	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
 	ui->rank.event = o->event_filter;
 	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable */
@@ -475,32 +475,28 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->rank.hide_idle = o->hide_idle;
 	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
 	report_head_fill(&ui->head, s);
-	ui->generation = ui->head.st.generation;
-	symcache_init(&syms, ui->ks);
+	ui->loop.generation = ui->head.st.generation;
+	symcache_init(&syms, session_ksym(s));
 	ui->syms = &syms;
-	textmatch_init(&ui->fmatch);
-	textmatch_init(&ui->cmatch);
-	textmatch_init(&ui->smatch);
+	textmatch_init(&ui->flt.fmatch);
+	textmatch_init(&ui->flt.cmatch);
+	textmatch_init(&ui->flt.smatch);
 	if (o->comm) {
 		/* "=" asks for the whole name: --comm is exact or a glob */
-		snprintf(ui->comm, sizeof(ui->comm), "=%s", o->comm);
-		textmatch_set_comm(&ui->cmatch, ui->comm);
+		snprintf(ui->flt.comm, sizeof(ui->flt.comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
 		ui_apply_filters(ui);
 	} else if (o->comm_text && o->comm_text[0]) {
-		snprintf(ui->comm, sizeof(ui->comm), "%s", o->comm_text);
-		textmatch_set_comm(&ui->cmatch, ui->comm);
+		snprintf(ui->flt.comm, sizeof(ui->flt.comm), "%s", o->comm_text);
+		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
 		ui_apply_filters(ui);
 	}
 	if (o->filter && o->filter[0]) {
-		snprintf(ui->filter, sizeof(ui->filter), "%s", o->filter);
-		textmatch_set(&ui->fmatch, ui->filter);
+		snprintf(ui->flt.filter, sizeof(ui->flt.filter), "%s", o->filter);
+		textmatch_set(&ui->flt.fmatch, ui->flt.filter);
 		ui_apply_filters(ui);
 	}
-	hmap_init(&ui->skips);
-	stack_view_init(ui);
-	tree_view_init(ui);
-	flame_view_init(ui);
-	if (o->before && uidiff_new(ui, o->before) < 0) {
+	if (ui_views_create(ui) < 0 || (o->before && uidiff_new(ui, o->before) < 0)) {
 		ui_free(ui, &syms);
 		return -ENOMEM;
 	}
@@ -509,11 +505,11 @@ int ui_run(struct session *s, const struct ui_opts *o)
 
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
-	ui->utf8 = cs && !strcmp(cs, "UTF-8");
-	ui_set_ascii_only(!ui->utf8);
+	ui->term.utf8 = cs && !strcmp(cs, "UTF-8");
+	ui_set_ascii_only(!ui->term.utf8);
 	ifd = ui_open_input(&saved);
 	ui_stdin_flags = saved;
-	ui->ifd = ifd;
+	ui->term.ifd = ifd;
 	in = ifd == STDIN_FILENO ? stdin : fdopen(ifd, "r");
 	scr = in ? newterm(NULL, stdout, in) : NULL;
 	if (!scr) {
@@ -544,7 +540,7 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	}
 	prev_sink = log_get_sink(&prev_ctx);
 	log_set_sink(ui_log_sink, ui);
-	ui->breakdown = LINES >= 36;
+	ui->lay.breakdown = LINES >= 36;
 	ui_layout(ui);
 	ui_rank(ui, true);
 	if (ui->diff)

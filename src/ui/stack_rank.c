@@ -27,9 +27,9 @@
  * event has that name, and a prefix every label shares up to a '_' left out
  * ("switch", "wakeup"; the header names them in full).
  */
-void stack_view_event_labels(struct ui *ui)
+void stack_view_event_labels(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	unsigned int n = session_nevents(ui->s), i, j;
 	size_t pre = SIZE_MAX;
 	const char *first = NULL;
@@ -88,15 +88,16 @@ void stack_view_event_labels(struct ui *ui)
 }
 
 /* the EVENT column's text for event index @ev */
-const char *stack_view_event_label(struct ui *ui, int ev)
+const char *stack_view_event_label(struct stack_view *sv, int ev)
 {
+	struct ui *ui = sv->v.ui;
 	const char *name;
 
 	if (ev < 0)
 		return "-";
 	name = session_event(ui->s, (unsigned int)ev);
-	if ((size_t)ev < ui->sv.nevlabel && ui->sv.evlabel[ev] <= strlen(name))
-		return name + ui->sv.evlabel[ev];
+	if ((size_t)ev < sv->nevlabel && sv->evlabel[ev] <= strlen(name))
+		return name + sv->evlabel[ev];
 	return name;
 }
 
@@ -112,9 +113,9 @@ void stack_view_info_forget(struct stack_view *sv)
  * first drawn after a ranking and then kept, so that a paused view stays
  * exactly as it was (comms change, short-lived pids vanish, intervals close).
  */
-const struct sv_info *stack_view_info(struct ui *ui, const struct rank_row *rr)
+const struct sv_info *stack_view_info(struct stack_view *sv, const struct rank_row *rr)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	struct stack_top top;
 	struct sv_info *in;
 	uint64_t v;
@@ -166,15 +167,16 @@ static uint32_t stack_min_id(const struct stack *st)
 	return m;
 }
 
-static const struct ui *sort_ui;
+static struct stack_view *sort_sv;
 
 /* the order of stack_table_rank(), for re-sorting a frozen snapshot */
 static int sv_cmp(const void *pa, const void *pb)
 {
 	const struct rank_row *a = pa, *b = pb;
+	const struct ui *ui = sort_sv->v.ui;
 	int r = 0;
 
-	switch (sort_ui->rank.key) {
+	switch (ui->rank.key) {
 	case RANK_DELTA:
 		r = (a->delta < b->delta) - (a->delta > b->delta);
 		break;
@@ -192,18 +194,18 @@ static int sv_cmp(const void *pa, const void *pb)
 	case RANK_EVENT:
 	case RANK_COMM: {
 		/* every row's info was looked up before the sort: no allocation here */
-		const struct sv_info *x = stack_view_info((struct ui *)sort_ui, a);
-		const struct sv_info *y = stack_view_info((struct ui *)sort_ui, b);
+		const struct sv_info *x = stack_view_info(sort_sv, a);
+		const struct sv_info *y = stack_view_info(sort_sv, b);
 
 		if (!x || !y)
 			break;
-		if (sort_ui->rank.key == RANK_EVENT)
+		if (ui->rank.key == RANK_EVENT)
 			r = x->event == y->event ? 0 :
-			    strcmp(stack_view_event_label((struct ui *)sort_ui, x->event),
-				   stack_view_event_label((struct ui *)sort_ui, y->event));
+			    strcmp(stack_view_event_label(sort_sv, x->event),
+				   stack_view_event_label(sort_sv, y->event));
 		else
 			r = strcasecmp(x->comm, y->comm);
-		if (!r && sort_ui->delta)
+		if (!r && ui->delta)
 			r = (a->delta < b->delta) - (a->delta > b->delta);
 		break;
 	}
@@ -214,7 +216,7 @@ static int sv_cmp(const void *pa, const void *pb)
 		r = (a->total < b->total) - (a->total > b->total);
 	if (!r)
 		r = (a->stack->hash > b->stack->hash) - (a->stack->hash < b->stack->hash);
-	return sort_ui->rank.invert ? -r : r;
+	return ui->rank.invert ? -r : r;
 }
 
 /*
@@ -223,9 +225,9 @@ static int sv_cmp(const void *pa, const void *pb)
  * same event shares (sched_switch rows all start "__schedule", wakeups
  * "try_to_wake_up").
  */
-static void sv_find_common(struct ui *ui)
+static void sv_find_common(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	unsigned int n = session_nevents(ui->s), e;
 	struct rank_row *group;
 	size_t i, ng;
@@ -237,9 +239,9 @@ static void sv_find_common(struct ui *ui)
 		sv->common = 0;
 		return;
 	}
-	sv->common = brief_common(ui->ks, sv->ranked, sv->nranked);
+	sv->common = brief_common(ui->syms->ks, sv->ranked, sv->nranked);
 	if (sv->common)
-		brief_common_format(sv->common_text, sizeof(sv->common_text), ui->ks,
+		brief_common_format(sv->common_text, sizeof(sv->common_text), ui->syms->ks,
 				    sv->ranked[0].stack, sv->common);
 	sv->per_event = false;
 	if (sv->common || n < 2 || ui->rank.event >= 0 || sv->nranked < 2)
@@ -256,16 +258,16 @@ static void sv_find_common(struct ui *ui)
 	if (!group)
 		return;
 	for (i = 0; i < sv->nranked; i++)
-		stack_view_info(ui, &sv->ranked[i]);
+		stack_view_info(sv, &sv->ranked[i]);
 	for (e = 0; e < n; e++) {
 		ng = 0;
 		for (i = 0; i < sv->nranked; i++) {
-			const struct sv_info *in = stack_view_info(ui, &sv->ranked[i]);
+			const struct sv_info *in = stack_view_info(sv, &sv->ranked[i]);
 
 			if (in && in->event == (int)e)
 				group[ng++] = sv->ranked[i];
 		}
-		sv->evcommon[e] = brief_common(ui->ks, group, ng);
+		sv->evcommon[e] = brief_common(ui->syms->ks, group, ng);
 		if (sv->evcommon[e])
 			sv->per_event = true;
 	}
@@ -273,26 +275,28 @@ static void sv_find_common(struct ui *ui)
 }
 
 /* how many shared leaf frames row @rr's text leaves out */
-unsigned int stack_view_common(struct ui *ui, const struct rank_row *rr)
+unsigned int stack_view_common(struct stack_view *sv, const struct rank_row *rr)
 {
 	const struct sv_info *in;
 
-	if (!ui->sv.per_event)
-		return ui->sv.common;
-	in = stack_view_info(ui, rr);
-	if (!in || in->event < 0 || (size_t)in->event >= ui->sv.nevcommon)
+	if (!sv->per_event)
+		return sv->common;
+	in = stack_view_info(sv, rr);
+	if (!in || in->event < 0 || (size_t)in->event >= sv->nevcommon)
 		return 0;
-	return ui->sv.evcommon[in->event];
+	return sv->evcommon[in->event];
 }
 
-static bool sv_by_name(const struct ui *ui)
+static bool sv_by_name(const struct stack_view *sv)
 {
+	const struct ui *ui = sv->v.ui;
+
 	return ui->rank.key == RANK_EVENT || ui->rank.key == RANK_COMM;
 }
 
-void stack_view_rank(struct ui *ui, bool live)
+void stack_view_rank(struct stack_view *sv, bool live)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	size_t i;
 
 	if (live) {
@@ -300,8 +304,8 @@ void stack_view_rank(struct ui *ui, bool live)
 		struct rank_opts ro = ui->rank;
 		size_t k = ui->opts.top > 0 ? (size_t)ui->opts.top : SV_DEFAULT_TOP;
 
-		if (k < (size_t)ui->list_h)
-			k = (size_t)ui->list_h;
+		if (k < (size_t)ui->lay.list_h)
+			k = (size_t)ui->lay.list_h;
 		/* diff mode: every stack of AFTER (what is not there is GONE), and room for those */
 		if (ui->diff)
 			k = stack_table_count(ui->t) + uidiff_room(ui) + 1;
@@ -315,26 +319,25 @@ void stack_view_rank(struct ui *ui, bool live)
 			sv->ranked = r;
 			sv->cap = k;
 		}
-		if (sv_by_name(ui)) {
+		if (sv_by_name(sv)) {
 			ro.key = ui->delta ? RANK_DELTA : RANK_TOTAL;
 			ro.invert = false;
 		}
 		sv->nranked = stack_table_rank(ui->t, &ro, sv->ranked, k, &ui->sum);
-		ui->shown_k = k;
 		stack_view_info_forget(sv);
 		sv->nranked = uidiff_finish(ui, sv->ranked, sv->nranked, sv->cap);
 	}
 	if (ui->diff && ui->diff_sort) {
 		if (!live)
 			uidiff_sort(ui, sv->ranked, sv->nranked);
-	} else if ((!live || sv_by_name(ui) || ui->diff) && sv->nranked > 1) {
-		for (i = 0; sv_by_name(ui) && i < sv->nranked; i++)
-			stack_view_info(ui, &sv->ranked[i]);
-		sort_ui = ui;
+	} else if ((!live || sv_by_name(sv) || ui->diff) && sv->nranked > 1) {
+		for (i = 0; sv_by_name(sv) && i < sv->nranked; i++)
+			stack_view_info(sv, &sv->ranked[i]);
+		sort_sv = sv;
 		qsort(sv->ranked, sv->nranked, sizeof(*sv->ranked), sv_cmp);
 	}
-	sv_find_common(ui);
-	stack_view_rebuild(ui, true);
+	sv_find_common(sv);
+	stack_view_rebuild(sv, true);
 	/* until the user picks a stack, the selection is the top row */
 	if (!sv->chosen) {
 		list_view_select(&sv->lv, 0);
@@ -349,16 +352,15 @@ void stack_view_rank(struct ui *ui, bool live)
  * or closing a stack is a choice too: the top row expanded stays under the
  * selection when another stack outranks it at the next refresh.
  */
-void stack_view_note_choice(struct ui *ui)
+void stack_view_note_choice(struct stack_view *sv)
 {
-	ui->sv.chosen = ui->sv.lv.sel > 0 || ui->sv.lv.top > 0 || ui->sv.opened;
-	ui->sv.opened = false;
+	sv->chosen = sv->lv.sel > 0 || sv->lv.top > 0 || sv->opened;
+	sv->opened = false;
 }
 
 /* remember folds, selection and scroll (a search prompt opens) */
-void stack_view_save(struct ui *ui)
+void stack_view_save(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
 	struct sv_saved *sd = &sv->saved;
 
 	sd->valid = !hmap_copy(&sd->expanded, &sv->expanded);
@@ -374,9 +376,8 @@ void stack_view_save(struct ui *ui)
 }
 
 /* back to what stack_view_save() remembered (the search was cancelled or retyped) */
-void stack_view_restore(struct ui *ui)
+void stack_view_restore(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
 	struct sv_saved *sd = &sv->saved;
 	size_t i;
 
@@ -384,7 +385,7 @@ void stack_view_restore(struct ui *ui)
 		return;
 	hmap_copy(&sv->expanded, &sd->expanded);
 	sv->search_opened = NULL;
-	stack_view_rebuild(ui, false);
+	stack_view_rebuild(sv, false);
 	sv->lv.top = sd->top;
 	list_view_select(&sv->lv, 0);
 	for (i = 0; sd->sel_st && i < sv->nrows; i++) {
@@ -418,8 +419,9 @@ static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32
 	return 0;
 }
 
-int stack_view_extra(struct ui *ui, const struct stack *st, struct sv_extra *ex)
+int stack_view_extra(struct stack_view *sv, const struct stack *st, struct sv_extra *ex)
 {
+	struct ui *ui = sv->v.ui;
 	uint64_t v[STACK_TREND];
 	int n = stack_trend(ui->t, st, false, v, STACK_TREND);
 
@@ -433,9 +435,8 @@ int stack_view_extra(struct ui *ui, const struct stack *st, struct sv_extra *ex)
 	return ex->trend + (ex->hist ? 1 + (int)(ex->last - ex->first + 1) : 0);
 }
 
-void stack_view_rebuild(struct ui *ui, bool keep_selection)
+void stack_view_rebuild(struct stack_view *sv, bool keep_selection)
 {
-	struct stack_view *sv = &ui->sv;
 	struct stack *sel_st = NULL;
 	int sel_frame = -1, old_sel = sv->lv.sel, old_top = sv->lv.top;
 	size_t i;
@@ -456,7 +457,7 @@ void stack_view_rebuild(struct ui *ui, bool keep_selection)
 		{
 			struct sv_extra ex;
 			/* the frames, then the trend and the histogram (frame rows past the depth) */
-			int rows = st->depth + stack_view_extra(ui, st, &ex);
+			int rows = st->depth + stack_view_extra(sv, st, &ex);
 
 			for (d = 0; d < rows; d++)
 				if (sv_add_row(sv, st, d, (uint32_t)i))
@@ -488,9 +489,9 @@ void stack_view_rebuild(struct ui *ui, bool keep_selection)
 	list_view_select(&sv->lv, old_sel);
 }
 
-unsigned int stack_view_selected_frame(struct ui *ui)
+unsigned int stack_view_selected_frame(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	const struct sv_row *r;
 	unsigned int f;
 
@@ -499,13 +500,13 @@ unsigned int stack_view_selected_frame(struct ui *ui)
 	r = &sv->rows[sv->lv.sel];
 	if (r->frame >= 0)
 		return (unsigned int)r->frame;
-	f = ui_stack_skip(ui, r->st) + stack_view_common(ui, &sv->ranked[r->rank]);
+	f = ui_stack_skip(ui, r->st) + stack_view_common(sv, &sv->ranked[r->rank]);
 	return f < r->st->depth ? f : ui_stack_skip(ui, r->st);
 }
 
-struct stack *stack_view_selected(struct ui *ui)
+struct stack *stack_view_selected(struct stack_view *sv)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 
 	if (sv->lv.sel < 0 || (size_t)sv->lv.sel >= sv->nrows)
 		return NULL;

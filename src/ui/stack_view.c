@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * stack_view.c - the ranked table: one row per stack, its frames inline when
- * expanded (the breakdown pane of the selected stack is breakdown.c).
+ * stack_view.c - the ranked table, the home view: one row per stack, its
+ * frames inline when expanded; its ops, keys, mouse (a click on a column's
+ * title sorts by it) and search. Drawn by stack_draw.c, ranked by
+ * stack_rank.c; the breakdown pane of the selected stack is breakdown.c.
  *
  * The view holds a snapshot of the last ranking (struct rank_row) and a flat
  * list of screen rows built from it. The selection is remembered as (stack,
  * frame), never as a row number, so it follows its stack when the ranking
  * changes. Which stacks are expanded is view state, kept in a set keyed by
  * the stack pointer; every pointer is dropped when the core clears its table
- * (stack_view_forget()).
+ * (the forget hook).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include "ui/diffcol.h"
 #include "ui/draw.h"
 #include "ui/list_view.h"
+#include "ui/stack_draw.h"
 #include "ui/stack_rank.h"
 #include "ui/stack_view.h"
 #include "ui/symcache.h"
@@ -30,490 +33,91 @@
 #include "ui/uifmt.h"
 #include "ui/views.h"
 
-static const char *const col_title[COL_MAX] = {
-	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
-	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
-	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN", [COL_BEFORE] = "BEF%",
-	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
-	[COL_FUNC] = "FUNCTION [module] < CALLERS",
-	[COL_TREND] = "TREND",
-};
-
-static const bool col_right[COL_MAX] = {
-	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
-	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
-	[COL_DIFF] = true,  [COL_BEFORE] = true,
-};
-
-static void sv_draw_row(struct list_view *lv, int row, int y, bool selected);
-
-static const struct list_view_ops sv_ops = {
-	.draw_row = sv_draw_row,
-};
-
-static struct ui *sv_ui(struct list_view *lv)
+static struct stack_view *sv_of(struct ui_view *v)
 {
-	struct stack_view *sv = container_of(lv, struct stack_view, lv);
-
-	return container_of(sv, struct ui, sv);
+	return container_of(v, struct stack_view, v);
 }
 
-void stack_view_init(struct ui *ui)
+static struct ui_view *sv_create(struct ui *ui)
 {
-	memset(&ui->sv, 0, sizeof(ui->sv));
-	list_view_init(&ui->sv.lv, &sv_ops);
-	hmap_init(&ui->sv.expanded);
-	hmap_init(&ui->sv.info_index);
-	hmap_init(&ui->sv.saved.expanded);
-	ui->sv.bd = breakdown_new();
+	struct stack_view *sv = calloc(1, sizeof(*sv));
+
+	if (!sv)
+		return NULL;
+	sv->v.ops = &stack_view_ops;
+	sv->v.ui = ui;
+	list_view_init(&sv->lv, &stack_view_row_ops);
+	hmap_init(&sv->expanded);
+	hmap_init(&sv->info_index);
+	hmap_init(&sv->saved.expanded);
+	sv->bd = breakdown_new();
+	return &sv->v;
 }
 
-void stack_view_done(struct ui *ui)
+static void sv_destroy(struct ui_view *v)
 {
-	free(ui->sv.ranked);
-	free(ui->sv.rows);
-	free(ui->sv.info);
-	breakdown_free(ui->sv.bd);
-	hmap_done(&ui->sv.expanded);
-	hmap_done(&ui->sv.info_index);
-	hmap_done(&ui->sv.saved.expanded);
-	free(ui->sv.evlabel);
-	free(ui->sv.evcommon);
+	struct stack_view *sv = sv_of(v);
+
+	free(sv->ranked);
+	free(sv->rows);
+	free(sv->info);
+	breakdown_free(sv->bd);
+	hmap_done(&sv->expanded);
+	hmap_done(&sv->info_index);
+	hmap_done(&sv->saved.expanded);
+	free(sv->evlabel);
+	free(sv->evcommon);
+	free(sv);
 }
 
-void stack_view_forget(struct ui *ui)
+static void sv_forget(struct ui_view *v)
 {
-	ui->sv.nranked = 0;
-	ui->sv.nrows = 0;
-	hmap_clear(&ui->sv.expanded);
-	stack_view_info_forget(&ui->sv);
-	list_view_set_rows(&ui->sv.lv, 0);
-	ui->sv.chosen = false;
-	ui->sv.search_opened = NULL;
-	ui->sv.saved.valid = false;
-	hmap_clear(&ui->sv.saved.expanded);
-}
+	struct stack_view *sv = sv_of(v);
 
-
-
-static enum ui_col sort_col(const struct ui *ui);
-
-void stack_view_layout(struct ui *ui)
-{
-	bool ids = ui->head.st.mode != SESSION_STACKS; /* kernel ids exist */
-	/* one event (traced or filtered): the header names it, the column says nothing */
-	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
-	int evw, sc, tl;
-	struct col_spec specs[COL_MAX] = {
-		[COL_RANK] = { .min = 4, .want = 5, .prio = 5 },
-		[COL_ID] = { .min = ids ? 5 : 2, .want = ids ? 9 : 2, .prio = ids ? 3 : 7 },
-		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
-		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
-		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
-		[COL_BEFORE] = { .min = 5, .want = 6, .prio = 1 },
-		/* "-20.0 GONE" */
-		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
-		[COL_RATE] = { .min = 6, .want = 6, .prio = 8 },
-		/* what rises: before RATE (the same as DELTA) and DEP, after EVENT */
-		[COL_TREND] = { .min = 8, .want = 12, .prio = 7 },
-		[COL_DEPTH] = { .min = 3, .want = 4, .prio = 9 },
-		[COL_EVENT] = { .prio = 6, .hidden = one_event },
-		/* comm(pid): a pid has up to 7 digits, and a comm deserves a few letters */
-		[COL_COMM] = { .min = 16, .want = 20, .prio = 4, .flex = true },
-		[COL_ORIGIN] = { .min = 8, .want = 16, .prio = 3, .flex = true },
-		[COL_FUNC] = { .min = 28, .want = 40, .prio = 0, .flex = true },
-	};
-
-	/* BEF% and CHG% only with --diff, ORIGIN only with several -r snapshots */
-	specs[COL_DIFF].hidden = !ui->diff;
-	specs[COL_BEFORE].hidden = !ui->diff;
-	specs[COL_ORIGIN].hidden = session_norigins(ui->s) <= 1;
-
-	stack_view_event_labels(ui);
-	evw = ui->sv.evw < 5 ? 5 : (ui->sv.evw > 24 ? 24 : ui->sv.evw);
-	specs[COL_EVENT].min = evw > 12 ? 12 : evw;
-	specs[COL_EVENT].want = evw;
-	/* the sort column has room for its title and the sort mark */
-	sc = (int)sort_col(ui);
-	tl = (int)strlen(col_title[sc]) + 1;
-	if (specs[sc].min < tl)
-		specs[sc].min = tl;
-	if (specs[sc].want < specs[sc].min)
-		specs[sc].want = specs[sc].min;
-	uifmt_layout(specs, COL_MAX, ui->cols, ui->sv.cols);
-}
-
-static enum ui_col sort_col(const struct ui *ui)
-{
-	if (ui->diff && ui->diff_sort)
-		return COL_DIFF;
-	switch (ui->rank.key) {
-	case RANK_TOTAL:
-		return COL_TOTAL;
-	case RANK_DEPTH:
-		return COL_DEPTH;
-	case RANK_ID:
-		return COL_ID;
-	case RANK_EVENT:
-		return COL_EVENT;
-	case RANK_COMM:
-		return COL_COMM;
-	case RANK_DELTA:
-	default:
-		return COL_DELTA;
-	}
-}
-
-void stack_view_draw_titles(struct ui *ui, int y)
-{
-	enum ui_col sc = sort_col(ui);
-	attr_t a = ui_attr(ui, UC_COLTITLE);
-	int c;
-
-	move(y, 0);
-	attron(a);
-	hline(' ', ui->cols);
-	attroff(a);
-	for (c = 0; c < COL_MAX; c++) {
-		const struct col_pos *p = &ui->sv.cols[c];
-		char title[256];
-		attr_t ca = c == (int)sc ? ui_attr(ui, UC_SORTCOL) : a;
-		int len;
-
-		if (!p->w)
-			continue;
-		const char *name = c == COL_DELTA && ui->rank.weight ? ui_count_title(ui)
-				   : c == COL_RATE && ui->rank.weight  ? "PER s"
-								       : col_title[c];
-
-		snprintf(title, sizeof(title), "%s%s", name,
-			 c == (int)sc ? (ui->rank.invert ? (ui->utf8 ? "\u25b2" : "^") :
-							  (ui->utf8 ? "\u25bc" : "v")) :
-					"");
-		len = (int)strlen(name) + (c == (int)sc ? 1 : 0);
-		if (c == COL_FUNC && (ui->sv.common || ui->sv.per_event)) {
-			/* the rows start after the frames they all share: say which */
-			if (ui->sv.common)
-				snprintf(title, sizeof(title), "FUNCTION < CALLERS (... = %s)",
-					 ui->sv.common_text);
-			else
-				snprintf(title, sizeof(title),
-					 "FUNCTION < CALLERS (... = shared by the event's rows)");
-			len = (int)strlen(title);
-		}
-		if (col_right[c] && len < p->w)
-			ui_put(y, p->x + p->w - len, len, ca, title);
-		else
-			ui_put(y, p->x, p->w, ca, title);
-	}
-}
-
-int stack_view_col_at(struct ui *ui, int x)
-{
-	int c;
-
-	for (c = 0; c < COL_MAX; c++) {
-		const struct col_pos *p = &ui->sv.cols[c];
-
-		if (p->w && x >= p->x && x <= p->x + p->w)
-			return c;
-	}
-	return -1;
-}
-
-/* ---- drawing ------------------------------------------------------------ */
-
-static void sv_cell(struct ui *ui, int y, enum ui_col c, attr_t a, const char *text)
-{
-	const struct col_pos *p = &ui->sv.cols[c];
-
-	if (!p->w)
-		return;
-	if (col_right[c]) {
-		int len = (int)strlen(text);
-
-		if (len < p->w) {
-			ui_put(y, p->x, p->w - len, a, "");
-			ui_put(y, p->x + p->w - len, len, a, text);
-			return;
-		}
-	}
-	ui_put(y, p->x, p->w, a, text);
-}
-
-static void sv_draw_frame(struct ui *ui, const struct sv_row *r, int y, attr_t base)
-{
-	char buf[512], line[600];
-	int x = ui->sv.cols[COL_RANK].w ? ui->sv.cols[COL_RANK].x + ui->sv.cols[COL_RANK].w + 1 : 0;
-	bool last = r->frame == r->st->depth - 1;
-
-	/* the frames the one-line summary leaves out are dimmed */
-	if (r->frame < (int)(ui_stack_skip(ui, r->st) +
-			     stack_view_common(ui, &ui->sv.ranked[r->rank])) &&
-	    base == ui_attr(ui, UC_FRAME))
-		base = ui_attr(ui, UC_DIM);
-	fmt_frame(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
-	snprintf(line, sizeof(line), "%s #%-3d %s",
-		 ui->utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
-		 r->frame, buf);
-	ui_put(y, x, ui->cols - x, base, line);
-}
-
-/*
- * The rows after an expanded stack's frames: its trend (a sparkline of its
- * last intervals and their counts), then the single weights of its hits in
- * log2 buckets, as bpftrace's hist() prints them
- */
-static void sv_draw_extra(struct ui *ui, const struct sv_row *r, int y, attr_t base)
-{
-	int x = ui->sv.cols[COL_RANK].w ? ui->sv.cols[COL_RANK].x + ui->sv.cols[COL_RANK].w + 1 : 0;
-	int k = r->frame - r->st->depth, lw = 0, bw, i;
-	unsigned int scale = stack_table_hist_scale(ui->t), b;
-	uint64_t max = 0, sum = 0;
-	char line[600], lab[40], bar[64];
-	struct sv_extra ex;
-
-	stack_view_extra(ui, r->st, &ex);
-	if (ex.trend && k-- == 0) {
-		const struct sv_info *in = stack_view_info(ui, &ui->sv.ranked[r->rank]);
-		size_t len;
-
-		if (!in || in->ntrend < 0) {
-			ui_put(y, x, ui->cols - x, base, "   trend: not kept (over --max-memory)");
-			return;
-		}
-		len = (size_t)snprintf(line, sizeof(line), "   trend ");
-		uifmt_spark(line + len, sizeof(line) - len, in->trend, in->ntrend, STACK_TREND,
-			    ui->utf8);
-		len = strlen(line);
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %s per interval, oldest first:",
-					ui->rank.weight ? "weight" : "hits");
-		for (i = 0; i < in->ntrend && len < sizeof(line); i++) {
-			char c[16];
-
-			ui_fmt_count(ui, c, sizeof(c), in->trend[i]);
-			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", c);
-		}
-		ui_put(y, x, ui->cols - x, base, line);
-		return;
-	}
-	if (!ex.hist) {
-		ui_put(y, x, ui->cols - x, base, "");
-		return;
-	}
-	for (b = ex.first; b <= ex.last; b++) {
-		int w = hist_label(lab, sizeof(lab), scale, b);
-
-		lw = w > lw ? w : lw;
-		max = ex.counts[b] > max ? ex.counts[b] : max;
-		sum += ex.counts[b];
-	}
-	if (k == 0) {
-		snprintf(line, sizeof(line), "   %s per hit, log2 buckets (%llu hits since start%s):",
-			 ui->head.weight_name, (unsigned long long)sum,
-			 scale == HIST_TIME ? "" : "; K = 1024");
-		ui_put(y, x, ui->cols - x, base, line);
-		return;
-	}
-	b = ex.first + (unsigned int)k - 1;
-	if (b > ex.last) {
-		ui_put(y, x, ui->cols - x, base, "");
-		return;
-	}
-	/* bpftrace's 52 columns of bar when they fit */
-	bw = ui->cols - x - 3 - lw - 1 - 8 - 1 - 2;
-	bw = bw > 52 ? 52 : bw < 8 ? 8 : bw;
-	hist_label(lab, sizeof(lab), scale, b);
-	hist_bar(bar, sizeof(bar), ex.counts[b], max, bw);
-	snprintf(line, sizeof(line), "   %-*s %8llu %s", lw, lab, (unsigned long long)ex.counts[b],
-		 bar);
-	ui_put(y, x, ui->cols - x, base, line);
-}
-
-static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
-{
-	struct ui *ui = sv_ui(lv);
-	struct stack_view *sv = &ui->sv;
-	const struct sv_row *r = &sv->rows[row];
-	const struct rank_row *rr = &sv->ranked[r->rank];
-	struct stack *st = r->st;
-	attr_t base = selected ? ui_attr(ui, UC_SELECTED) : ui_attr(ui, UC_NORMAL);
-	const struct sv_info *in;
-	char buf[512];
-	uint64_t part, whole;
-	bool gone = false;
-
-	if (selected) {
-		attron(base);
-		mvhline(y, 0, ' ', ui->cols);
-		attroff(base);
-	}
-	if (r->frame >= (int)st->depth) {
-		sv_draw_extra(ui, r, y, selected ? base : ui_attr(ui, UC_NORMAL));
-		return;
-	}
-	if (r->frame >= 0) {
-		sv_draw_frame(ui, r, y, selected ? base : ui_attr(ui, UC_FRAME));
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%c%*u", st->depth ?
-		 (hmap_get(&sv->expanded, (uintptr_t)st, NULL) ? '-' : '+') : ' ',
-		 sv->cols[COL_RANK].w > 1 ? sv->cols[COL_RANK].w - 1 : 1, r->rank + 1);
-	sv_cell(ui, y, COL_RANK, base, buf);
-	if (sv->cols[COL_ID].w) {
-		fmt_ids(buf, sizeof(buf), st->ids, st->nids < STACK_MAX_IDS ? st->nids : STACK_MAX_IDS,
-			(st->flags & STACK_F_MOREIDS) != 0);
-		sv_cell(ui, y, COL_ID, base, buf);
-	}
-	ui_fmt_count(ui, buf, sizeof(buf), rr->delta);
-	sv_cell(ui, y, COL_DELTA, base, buf);
-	ui_fmt_count(ui, buf, sizeof(buf), rr->total);
-	sv_cell(ui, y, COL_TOTAL, base, buf);
-	part = ui->delta ? rr->delta : rr->total;
-	whole = ui->delta ? ui->sum.delta : ui->sum.total;
-	fmt_percent(buf, sizeof(buf), part, whole);
-	sv_cell(ui, y, COL_PCT, base, buf);
-	if (ui->diff) {
-		double before, change;
-		enum uidiff_kind kind = uidiff_row(ui, rr, &before, &change);
-
-		gone = uidiff_is_before(ui, st);
-		snprintf(buf, sizeof(buf), kind == UIDIFF_NEW ? "-" : "%.1f", before);
-		sv_cell(ui, y, COL_BEFORE, base, buf);
-		snprintf(buf, sizeof(buf), "%+.1f%s", change,
-			 kind == UIDIFF_NEW ? " NEW" : kind == UIDIFF_GONE ? " GONE" : "");
-		sv_cell(ui, y, COL_DIFF, kind != UIDIFF_BOTH && !selected ? ui_attr(ui, UC_ALERT) : base,
-			buf);
-	}
-	if (sv->cols[COL_RATE].w) {
-		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
-		sv_cell(ui, y, COL_RATE, base, buf);
-	}
-	/* a GONE row: who hit it is BEFORE's to say, not this session's */
-	in = gone ? NULL : stack_view_info(ui, rr);
-	if (sv->cols[COL_TREND].w && in) {
-		if (in->ntrend < 0)
-			snprintf(buf, sizeof(buf), "(mem)");
-		else
-			uifmt_spark(buf, sizeof(buf), in->trend, in->ntrend, sv->cols[COL_TREND].w,
-				    ui->utf8);
-		/* left-aligned: the newest interval is the last column drawn */
-		sv_cell(ui, y, COL_TREND, selected ? base : base | A_BOLD, buf);
-	}
-	if (sv->cols[COL_DEPTH].w) {
-		snprintf(buf, sizeof(buf), "%u%s", st->depth, st->flags & STACK_F_CUT ? "+" : "");
-		sv_cell(ui, y, COL_DEPTH, base, buf);
-	}
-	if (sv->cols[COL_ORIGIN].w && in) {
-		snprintf(buf, sizeof(buf), "%s%s",
-			 in->origin >= 0 ? session_origin(ui->s, (unsigned int)in->origin) : "-",
-			 in->origins ? "+" : "");
-		sv_cell(ui, y, COL_ORIGIN, base, buf);
-	}
-	if (sv->cols[COL_EVENT].w && in) {
-		sv_cell(ui, y, COL_EVENT, base, stack_view_event_label(ui, in->event));
-	}
-	if (sv->cols[COL_COMM].w && in) {
-		if (in->pid >= 0) {
-			char pid[32], comm[64];
-			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid, in->npids - 1)
-					       : snprintf(pid, sizeof(pid), "(%d)", in->pid);
-
-			/* too narrow: the comm is cut, never the pid ("+3": three more pids) */
-			fmt_fit(comm, sizeof(comm), in->comm,
-				sv->cols[COL_COMM].w - pw > 1 ? sv->cols[COL_COMM].w - pw : 1);
-			snprintf(buf, sizeof(buf), "%s%s", comm, pid);
-		} else {
-			snprintf(buf, sizeof(buf), "-");
-		}
-		sv_cell(ui, y, COL_COMM, base, buf);
-	} else if (sv->cols[COL_COMM].w) {
-		sv_cell(ui, y, COL_COMM, base, "-");
-	}
-	if (st->depth) {
-		/* the first frame that is not tracing machinery, then its callers */
-		brief_format_after(buf, sizeof(buf), uidiff_ksym(ui, st), st, stack_view_common(ui, rr),
-				   16, 1);
-		sv_cell(ui, y, COL_FUNC, selected ? base : base | A_BOLD, buf);
-	} else
-		sv_cell(ui, y, COL_FUNC, base, "(no frames)");
-}
-
-/* ---- empty view ----------------------------------------------------------- */
-
-void stack_view_draw_empty(struct ui *ui)
-{
-	char msg[512], filters[300] = "";
-	int y = ui->list_y + (ui->list_h > 2 ? ui->list_h / 3 : 0);
-	size_t len = 0;
-
-	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY) {
-		snprintf(msg, sizeof(msg),
-			 "Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
-	} else if (!ui->nstacks && ui->head.st.mode == SESSION_REPLAY) {
-		snprintf(msg, sizeof(msg), "The recording holds no stacks of %s.",
-			 session_traced(ui->s));
-	} else if (!ui->nstacks) {
-		snprintf(msg, sizeof(msg), "No events yet: waiting for %s ...",
-			 session_traced(ui->s));
-	} else {
-		if (ui->rank.event >= 0)
-			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " event %s",
-						session_event(ui->s, (unsigned int)ui->rank.event));
-		if (ui->rank.pid >= 0 && len < sizeof(filters))
-			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " pid %d",
-						ui->rank.pid);
-		if (ui->comm[0] && len < sizeof(filters))
-			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " comm '%s'",
-						ui->comm);
-		if (ui->filter[0] && len < sizeof(filters))
-			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " filter '%s'",
-						ui->filter);
-		if (len)
-			snprintf(msg, sizeof(msg),
-				 "No stack matches the filters (%s) among %zu stacks; x clears them.",
-				 filters + 1, ui->nstacks);
-		else
-			snprintf(msg, sizeof(msg), "No stacks to show yet (%zu recorded).",
-				 ui->nstacks);
-	}
-	ui_put(y, 2, ui->cols - 4, ui_attr(ui, UC_ALERT), msg);
+	sv->nranked = 0;
+	sv->nrows = 0;
+	hmap_clear(&sv->expanded);
+	stack_view_info_forget(sv);
+	list_view_set_rows(&sv->lv, 0);
+	sv->chosen = false;
+	sv->search_opened = NULL;
+	sv->saved.valid = false;
+	hmap_clear(&sv->saved.expanded);
 }
 
 /* ---- actions ----------------------------------------------------------- */
 
-static void sv_set_expanded(struct ui *ui, struct stack *st, bool on)
+static void sv_set_expanded(struct stack_view *sv, struct stack *st, bool on)
 {
 	if (on && st->depth)
-		hmap_put(&ui->sv.expanded, (uintptr_t)st, 1);
+		hmap_put(&sv->expanded, (uintptr_t)st, 1);
 	else
-		hmap_del(&ui->sv.expanded, (uintptr_t)st);
+		hmap_del(&sv->expanded, (uintptr_t)st);
 }
 
-static void sv_select_stack_row(struct ui *ui, struct stack *st)
+static void sv_select_stack_row(struct stack_view *sv, struct stack *st)
 {
 	size_t i;
 
-	for (i = 0; i < ui->sv.nrows; i++) {
-		if (ui->sv.rows[i].st == st && ui->sv.rows[i].frame < 0) {
-			list_view_select(&ui->sv.lv, (int)i);
+	for (i = 0; i < sv->nrows; i++) {
+		if (sv->rows[i].st == st && sv->rows[i].frame < 0) {
+			list_view_select(&sv->lv, (int)i);
 			return;
 		}
 	}
 }
 
 /* on a frame row: fold its stack and select the stack's own row */
-static bool sv_fold_to_stack(struct ui *ui, struct stack *st)
+static bool sv_fold_to_stack(struct stack_view *sv, struct stack *st)
 {
-	sv_set_expanded(ui, st, false);
-	stack_view_rebuild(ui, false);
-	sv_select_stack_row(ui, st);
+	sv_set_expanded(sv, st, false);
+	stack_view_rebuild(sv, false);
+	sv_select_stack_row(sv, st);
 	return true;
 }
 
-bool stack_view_action(struct ui *ui, enum ui_action act)
+static bool sv_move(struct stack_view *sv, enum ui_action act)
 {
-	struct stack_view *sv = &ui->sv;
 	const struct sv_row *r = NULL;
 	size_t i;
 
@@ -527,36 +131,36 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 		if (!r)
 			return false;
 		if (r->frame >= 0)
-			return sv_fold_to_stack(ui, r->st);
-		sv_set_expanded(ui, r->st, !hmap_get(&sv->expanded, (uintptr_t)r->st, NULL));
-		stack_view_rebuild(ui, true);
+			return sv_fold_to_stack(sv, r->st);
+		sv_set_expanded(sv, r->st, !hmap_get(&sv->expanded, (uintptr_t)r->st, NULL));
+		stack_view_rebuild(sv, true);
 		return true;
 	case ACT_EXPAND:
 		if (!r)
 			return false;
-		sv_set_expanded(ui, r->st, true);
-		stack_view_rebuild(ui, true);
+		sv_set_expanded(sv, r->st, true);
+		stack_view_rebuild(sv, true);
 		return true;
 	case ACT_COLLAPSE:
 		if (!r)
 			return false;
 		if (r->frame >= 0)
-			return sv_fold_to_stack(ui, r->st);
-		sv_set_expanded(ui, r->st, false);
-		stack_view_rebuild(ui, true);
+			return sv_fold_to_stack(sv, r->st);
+		sv_set_expanded(sv, r->st, false);
+		stack_view_rebuild(sv, true);
 		return true;
 	case ACT_EXPAND_ALL:
 		for (i = 0; i < sv->nranked; i++)
-			sv_set_expanded(ui, sv->ranked[i].stack, true);
-		stack_view_rebuild(ui, true);
+			sv_set_expanded(sv, sv->ranked[i].stack, true);
+		stack_view_rebuild(sv, true);
 		return true;
 	case ACT_COLLAPSE_ALL: {
 		struct stack *st = r ? r->st : NULL;
 
 		hmap_clear(&sv->expanded);
-		stack_view_rebuild(ui, false);
+		stack_view_rebuild(sv, false);
 		if (st)
-			sv_select_stack_row(ui, st);
+			sv_select_stack_row(sv, st);
 		return true;
 	}
 	default:
@@ -564,36 +168,38 @@ bool stack_view_action(struct ui *ui, enum ui_action act)
 	}
 }
 
-static bool sv_row_matches(struct ui *ui, const struct sv_row *r)
+static bool sv_row_matches(struct stack_view *sv, const struct sv_row *r)
 {
+	struct ui *ui = sv->v.ui;
+
 	if (r->frame >= (int)r->st->depth)
 		return false; /* the trend and histogram lines */
 	if (r->frame >= 0)
-		return textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, r->st->ips[r->frame]));
-	return textmatch_frames(&ui->smatch, ui->syms, r->st) ||
-	       textmatch_comm(&ui->smatch, ui->s, r->st);
+		return textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, r->st->ips[r->frame]));
+	return textmatch_frames(&ui->flt.smatch, ui->syms, r->st) ||
+	       textmatch_comm(&ui->flt.smatch, ui->s, r->st);
 }
 
 /*
  * A collapsed stack found by one of its frames: unfold it and put the
  * selection on that frame, so the match is on screen (not only its stack).
  */
-static void sv_show_match(struct ui *ui, int row)
+static void sv_show_match(struct stack_view *sv, int row)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	struct stack *st = sv->rows[row].st;
 	int d, i;
 
 	if (sv->rows[row].frame >= 0 || hmap_get(&sv->expanded, (uintptr_t)st, NULL))
 		return;
 	for (d = 0; d < st->depth; d++)
-		if (textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, st->ips[d])))
+		if (textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, st->ips[d])))
 			break;
 	if (d == st->depth)
 		return; /* matched by comm */
-	sv_set_expanded(ui, st, true);
+	sv_set_expanded(sv, st, true);
 	sv->search_opened = st;
-	stack_view_rebuild(ui, false);
+	stack_view_rebuild(sv, false);
 	for (i = 0; i < (int)sv->nrows; i++) {
 		if (sv->rows[i].st == st && sv->rows[i].frame == d) {
 			list_view_select(&sv->lv, i);
@@ -602,12 +208,12 @@ static void sv_show_match(struct ui *ui, int row)
 	}
 }
 
-bool stack_view_search(struct ui *ui, int dir, bool include_current)
+static bool sv_search_rows(struct stack_view *sv, int dir, bool include_current)
 {
-	struct stack_view *sv = &ui->sv;
+	struct ui *ui = sv->v.ui;
 	int n = (int)sv->nrows, start = sv->lv.sel < 0 ? 0 : sv->lv.sel, i;
 
-	if (!n || !textmatch_active(&ui->smatch))
+	if (!n || !textmatch_active(&ui->flt.smatch))
 		return false;
 	/* the stack the last match unfolded folds again: only the match shown is open */
 	if (sv->search_opened) {
@@ -615,8 +221,8 @@ bool stack_view_search(struct ui *ui, int dir, bool include_current)
 
 		sv->search_opened = NULL;
 		if (hmap_get(&sv->expanded, (uintptr_t)st, NULL)) {
-			sv_set_expanded(ui, st, false);
-			stack_view_rebuild(ui, true);
+			sv_set_expanded(sv, st, false);
+			stack_view_rebuild(sv, true);
 			n = (int)sv->nrows;
 			start = sv->lv.sel < 0 ? 0 : sv->lv.sel;
 		}
@@ -624,11 +230,199 @@ bool stack_view_search(struct ui *ui, int dir, bool include_current)
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int row = ((start + dir * i) % n + n) % n;
 
-		if (sv_row_matches(ui, &sv->rows[row])) {
+		if (sv_row_matches(sv, &sv->rows[row])) {
 			list_view_select(&sv->lv, row);
-			sv_show_match(ui, row);
+			sv_show_match(sv, row);
 			return true;
 		}
 	}
 	return false;
 }
+
+/* ---- the view's hooks ---------------------------------------------------- */
+
+static void sv_layout(struct ui_view *v)
+{
+	struct stack_view *sv = sv_of(v);
+
+	list_view_set_area(&sv->lv, v->ui->lay.list_y, v->ui->lay.list_h);
+	stack_view_columns(sv);
+}
+
+/* ranked even when another view is on screen, from live data: it is there when t or v comes back */
+static void sv_refresh(struct ui_view *v, unsigned int how)
+{
+	struct stack_view *sv = sv_of(v);
+
+	stack_view_columns(sv); /* the EVENT column depends on the events seen */
+	if (how & (UV_SHOWN | UV_LIVE))
+		stack_view_rank(sv, how & UV_LIVE);
+	if (how & UV_HOME) {
+		sv->chosen = false;
+		list_view_select(&sv->lv, 0);
+		sv->lv.top = 0;
+	}
+}
+
+static void sv_draw(struct ui_view *v)
+{
+	struct stack_view *sv = sv_of(v);
+	struct ui *ui = v->ui;
+	struct bd_subject sub = { .none = " breakdown: select a stack" };
+
+	stack_view_draw_titles(sv, ui->lay.coltitle_y);
+	list_view_draw(&sv->lv);
+	if (!sv->nrows)
+		ui_draw_empty(ui);
+	/* the title names what the selected row shows first */
+	sub.st = stack_view_selected(sv);
+	sub.frame = sub.st ? stack_view_selected_frame(sv) : 0;
+	breakdown_draw(ui, sv->bd, &sub);
+}
+
+static const char *sv_header(struct ui_view *v, char *shown, size_t size)
+{
+	struct stack_view *sv = sv_of(v);
+	struct ui *ui = v->ui;
+
+	if (ui->diff)
+		/* diff mode: BEFORE's stacks AFTER does not have are rows too */
+		snprintf(shown, size, "%zu of %zu, %zu gone", sv->nranked - uidiff_ngone(ui),
+			 ui->sum.matched, uidiff_ngone(ui));
+	else
+		snprintf(shown, size, "%zu of %zu", sv->nranked, ui->sum.matched);
+	return "stacks";
+}
+
+static int sv_action(struct ui_view *v, enum ui_action act)
+{
+	struct stack_view *sv = sv_of(v);
+
+	if (!keys_moves(act))
+		return R_PASS;
+	sv_move(sv, act);
+	sv->opened = act == ACT_TOGGLE || act == ACT_EXPAND;
+	return R_REDRAW | R_NAV;
+}
+
+/* the sort key of a column title clicked */
+static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
+{
+	*ok = true;
+	switch (col) {
+	case COL_DELTA:
+	case COL_RATE:
+		return RANK_DELTA;
+	case COL_TOTAL:
+		return RANK_TOTAL;
+	case COL_PCT:
+		return ui->delta ? RANK_DELTA : RANK_TOTAL;
+	case COL_DEPTH:
+		return RANK_DEPTH;
+	case COL_ID:
+		return RANK_ID;
+	case COL_EVENT:
+		return RANK_EVENT;
+	case COL_COMM:
+		return RANK_COMM;
+	default:
+		*ok = false;
+		return ui->rank.key;
+	}
+}
+
+/* a click on a column's title sorts by it; again inverts */
+static int sv_sort_by(struct stack_view *sv, int x)
+{
+	struct ui *ui = sv->v.ui;
+	int col = stack_view_col_at(sv, x);
+	bool ok;
+	enum rank_key key = col_rank_key(ui, col, &ok);
+
+	if (ui->diff && (col == COL_DIFF || col == COL_BEFORE)) {
+		/* the change of share: again inverts */
+		if (ui->diff_sort)
+			ui->rank.invert = !ui->rank.invert;
+		ui->diff_sort = true;
+		ui_status(ui, false, "sorted by %s %s", ui_sort_name(ui),
+			  ui->rank.invert ? "ascending" : "descending");
+		return R_RESORT;
+	}
+	if (!ok) {
+		ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
+		return R_REDRAW;
+	}
+	if (key == ui->rank.key && !ui->diff_sort)
+		ui->rank.invert = !ui->rank.invert;
+	else
+		ui->rank.key = key;
+	ui->diff_sort = false;
+	ui_status(ui, false, "sorted by %s %s", rank_key_name[ui->rank.key],
+		  ui->rank.invert ? "ascending" : "descending");
+	return R_RESORT;
+}
+
+static int sv_click(struct ui_view *v, int y, int x, bool dclick)
+{
+	struct stack_view *sv = sv_of(v);
+	int r;
+
+	if (y == v->ui->lay.coltitle_y)
+		return sv_sort_by(sv, x);
+	r = ui_list_click(v->ui, &sv->lv, y, dclick);
+	if (r < 0)
+		return 0;
+	/* a double click opens or closes the row, as Enter */
+	return r ? sv_action(v, ACT_TOGGLE) : R_REDRAW | R_NAV;
+}
+
+static void sv_scroll(struct ui_view *v, int steps)
+{
+	list_view_scroll(&sv_of(v)->lv, 3 * steps);
+}
+
+static bool sv_search(struct ui_view *v, int dir, bool include_current)
+{
+	return sv_search_rows(sv_of(v), dir, include_current);
+}
+
+static void sv_search_save(struct ui_view *v)
+{
+	stack_view_save(sv_of(v));
+}
+
+static void sv_search_restore(struct ui_view *v)
+{
+	stack_view_restore(sv_of(v));
+}
+
+static void sv_nav(struct ui_view *v)
+{
+	stack_view_note_choice(sv_of(v));
+}
+
+static struct stack *sv_stack(struct ui_view *v)
+{
+	return stack_view_selected(sv_of(v));
+}
+
+const struct ui_view_ops stack_view_ops = {
+	.name = "stacks",
+	.opens = ACT_NONE, /* the home view: t from the callee tree and v come back to it */
+	.flags = UVF_BREAKDOWN | UVF_RESORT,
+	.create = sv_create,
+	.destroy = sv_destroy,
+	.layout = sv_layout,
+	.rank = sv_refresh,
+	.forget = sv_forget,
+	.draw = sv_draw,
+	.header = sv_header,
+	.action = sv_action,
+	.click = sv_click,
+	.wheel = sv_scroll,
+	.search = sv_search,
+	.search_save = sv_search_save,
+	.search_restore = sv_search_restore,
+	.nav = sv_nav,
+	.stack = sv_stack,
+};

@@ -7,6 +7,7 @@
 
 #include "kernel/comm.h"
 #include "core/format.h"
+#include "sym/brief.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
@@ -21,6 +22,7 @@ void symcache_init(struct symcache *sc, struct ksym *ks)
 	sc->ksym_n = ks ? ksym_count(ks) : 0;
 	sc->funcs = ksym_funcs(ks);
 	hmap_init(&sc->ip2id);
+	hmap_init(&sc->skips);
 }
 
 static void symcache_drop(struct symcache *sc)
@@ -40,7 +42,25 @@ void symcache_done(struct symcache *sc)
 	free(sc->names);
 	free(sc->starts);
 	hmap_done(&sc->ip2id);
+	hmap_done(&sc->skips);
 	memset(sc, 0, sizeof(*sc));
+}
+
+unsigned int symcache_skip(struct symcache *sc, const struct stack *st)
+{
+	uint64_t v;
+	unsigned int skip;
+
+	if (hmap_get(&sc->skips, (uintptr_t)st, &v))
+		return (unsigned int)(v - 1);
+	skip = brief_skip(sc->ks, st);
+	hmap_put(&sc->skips, (uintptr_t)st, skip + 1);
+	return skip;
+}
+
+void symcache_forget_stacks(struct symcache *sc)
+{
+	hmap_clear(&sc->skips);
 }
 
 bool symcache_sync(struct symcache *sc)

@@ -37,6 +37,8 @@ struct stack;
  * @starts: symbol start (or the address itself when unknown) per entry
  * @n: entries
  * @cap: room
+ * @skips: stack -> brief_skip() + 1 (frames never change; dropped with the
+ *	table's stacks, symcache_forget_stacks())
  */
 struct symcache {
 	struct ksym *ks;
@@ -48,6 +50,7 @@ struct symcache {
 	uint64_t *starts;
 	size_t n;
 	size_t cap;
+	struct hmap skips;
 };
 
 /**
@@ -70,6 +73,21 @@ void symcache_done(struct symcache *sc);
  * Return: true when the entries were dropped.
  */
 bool symcache_sync(struct symcache *sc);
+
+/**
+ * symcache_skip() - brief_skip() of @st (the tracing machinery's frames it
+ *	starts with), cached per stack
+ * @sc: cache
+ * @st: stack
+ */
+unsigned int symcache_skip(struct symcache *sc, const struct stack *st);
+
+/**
+ * symcache_forget_stacks() - drop what is cached per stack (the table was
+ *	cleared: its stack pointers are gone)
+ * @sc: cache
+ */
+void symcache_forget_stacks(struct symcache *sc);
 
 /**
  * symcache_id() - the entry of @ip, made on first use
@@ -118,7 +136,16 @@ struct textmatch {
 	bool whole;
 };
 
+/**
+ * textmatch_init() - an empty filter: matches everything, caches nothing
+ * @tm: filter
+ */
 void textmatch_init(struct textmatch *tm);
+
+/**
+ * textmatch_done() - free the cached results
+ * @tm: filter
+ */
 void textmatch_done(struct textmatch *tm);
 
 /**

@@ -16,6 +16,7 @@
 
 #include "core/calltree.h"
 #include "core/format.h"
+#include "ui/breakdown.h"
 #include "ui/draw.h"
 #include "ui/list_view.h"
 #include "ui/symcache.h"
@@ -25,46 +26,119 @@
 
 #define TV_NONE UINT32_MAX
 
+/* a node of the screen's copy of the tree */
+struct tnode {
+	uint64_t key;    /* hash of the path from the root */
+	uint64_t sym;    /* symbol start (the merge key) */
+	uint64_t ip;     /* a representative address */
+	uint64_t count;  /* hits through this node */
+	uint64_t self;   /* hits of stacks ending here */
+	uint32_t parent; /* UINT32_MAX for roots */
+	uint32_t first_child;
+	uint32_t next_sibling;
+	uint32_t nchild;
+	uint16_t depth;
+};
+
+/**
+ * struct tree_view - the caller tree, or the callee tree
+ * @v: the view (first member)
+ * @lv: list widget
+ * @nodes: all nodes of the last build
+ * @nnodes: nodes used
+ * @ncap: room
+ * @index: path key -> node index
+ * @expanded: path key -> 1 (survives rebuilds)
+ * @rows: node indexes shown, depth-first
+ * @nrows: rows used
+ * @rcap: room
+ * @all: scratch ranking of every matching stack
+ * @allcap: room in @all
+ * @nall: rows of @all the tree was built from
+ * @total: hits of all roots
+ * @callee: the inverted tree: leaf first
+ * @ct: the core's tree; @nodes is the screen's copy
+ * @bd: cached breakdown of the selected node
+ * @saved: the view when a search prompt opened
+ */
+struct tree_view {
+	struct ui_view v;
+	struct list_view lv;
+	struct tnode *nodes;
+	size_t nnodes;
+	size_t ncap;
+	struct hmap index;
+	struct hmap expanded;
+	uint32_t *rows;
+	size_t nrows;
+	size_t rcap;
+	struct rank_row *all;
+	size_t allcap;
+	size_t nall;
+	uint64_t total;
+	bool callee;
+	struct calltree ct;
+	struct breakdown *bd;
+	struct tv_saved {
+		bool valid;
+		struct hmap expanded;
+		uint64_t sel_key;
+		int top;
+	} saved;
+};
+
 static void tv_draw_row(struct list_view *lv, int row, int y, bool selected);
+
 
 static const struct list_view_ops tv_ops = {
 	.draw_row = tv_draw_row,
 };
 
-static struct ui *tv_ui(struct list_view *lv)
+static struct tree_view *tv_of(struct ui_view *v)
 {
-	struct tree_view *tv = container_of(lv, struct tree_view, lv);
-
-	return container_of(tv, struct ui, tv);
+	return container_of(v, struct tree_view, v);
 }
 
-void tree_view_init(struct ui *ui)
+static struct ui_view *tv_create(struct ui *ui)
 {
-	memset(&ui->tv, 0, sizeof(ui->tv));
-	list_view_init(&ui->tv.lv, &tv_ops);
-	hmap_init(&ui->tv.index);
-	hmap_init(&ui->tv.expanded);
-	calltree_init(&ui->tv.ct);
-	hmap_init(&ui->tv.saved.expanded);
+	struct tree_view *tv = calloc(1, sizeof(*tv));
+
+	if (!tv)
+		return NULL;
+	tv->v.ops = &tree_view_ops;
+	tv->v.ui = ui;
+	list_view_init(&tv->lv, &tv_ops);
+	hmap_init(&tv->index);
+	hmap_init(&tv->expanded);
+	calltree_init(&tv->ct);
+	hmap_init(&tv->saved.expanded);
+	tv->bd = breakdown_new();
+	return &tv->v;
 }
 
-void tree_view_done(struct ui *ui)
+static void tv_destroy(struct ui_view *v)
 {
-	free(ui->tv.nodes);
-	free(ui->tv.rows);
-	free(ui->tv.all);
-	calltree_free(&ui->tv.ct);
-	hmap_done(&ui->tv.index);
-	hmap_done(&ui->tv.expanded);
-	hmap_done(&ui->tv.saved.expanded);
+	struct tree_view *tv = tv_of(v);
+
+	free(tv->nodes);
+	free(tv->rows);
+	free(tv->all);
+	calltree_free(&tv->ct);
+	hmap_done(&tv->index);
+	hmap_done(&tv->expanded);
+	hmap_done(&tv->saved.expanded);
+	breakdown_free(tv->bd);
+	free(tv);
 }
 
-void tree_view_forget(struct ui *ui)
+/* every node goes (the table was cleared, or the tree turns over); the folds, paths, stay */
+static void tv_drop(struct tree_view *tv)
 {
-	ui->tv.nnodes = 0;
-	ui->tv.nrows = 0;
-	hmap_clear(&ui->tv.index);
-	list_view_set_rows(&ui->tv.lv, 0);
+	tv->nnodes = 0;
+	tv->nrows = 0;
+	hmap_clear(&tv->index);
+	list_view_set_rows(&tv->lv, 0);
+	breakdown_forget(tv->bd);
 }
 
 static int tv_add_row(struct tree_view *tv, uint32_t node)
@@ -91,9 +165,8 @@ static uint64_t tv_sel_key(const struct tree_view *tv)
 }
 
 /* depth-first, children of expanded nodes only; then select @sel_key's row */
-static void tv_flatten_to(struct ui *ui, uint64_t sel_key)
+static void tv_flatten_to(struct tree_view *tv, uint64_t sel_key)
 {
-	struct tree_view *tv = &ui->tv;
 	int old = tv->lv.sel, old_top = tv->lv.top;
 	uint32_t *stack = NULL;
 	size_t sp = 0, scap = 0, i;
@@ -138,9 +211,9 @@ static void tv_flatten_to(struct ui *ui, uint64_t sel_key)
 	list_view_select(&tv->lv, old);
 }
 
-static void tv_flatten(struct ui *ui, bool keep)
+static void tv_flatten(struct tree_view *tv, bool keep)
 {
-	tv_flatten_to(ui, keep ? tv_sel_key(&ui->tv) : 0);
+	tv_flatten_to(tv, keep ? tv_sel_key(tv) : 0);
 }
 
 /* expand @n and then every only child below it (long call chains) */
@@ -166,17 +239,19 @@ static uint64_t tv_sym(void *ctx, uint64_t ip)
 	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
 }
 
-static void tv_ops_of(struct ui *ui, struct calltree_ops *ops)
+static void tv_ops_of(struct tree_view *tv, struct calltree_ops *ops)
 {
+	struct ui *ui = tv->v.ui;
+
 	*ops = (struct calltree_ops){ 0 }; /* the machinery left out (mark_skip off) */
 	ops->skip = tv_skip;
 	ops->sym = tv_sym;
 	ops->ctx = ui;
 }
 
-void tree_view_build(struct ui *ui)
+static void tv_build(struct tree_view *tv)
 {
-	struct tree_view *tv = &ui->tv;
+	struct ui *ui = tv->v.ui;
 	size_t k = stack_table_count(ui->t), n, i;
 	bool first = !hmap_len(&tv->expanded) && !tv->nnodes;
 	/* before nodes[] is rebuilt: rows[] still indexes the old nodes */
@@ -186,6 +261,7 @@ void tree_view_build(struct ui *ui)
 
 	tv->nnodes = 0;
 	tv->total = 0;
+	breakdown_forget(tv->bd); /* its node is gone with the nodes */
 	if (k > tv->allcap) {
 		struct rank_row *a = realloc(tv->all, k * sizeof(*a));
 
@@ -198,7 +274,7 @@ void tree_view_build(struct ui *ui)
 	}
 	n = k ? stack_table_rank(ui->t, &ui->rank, tv->all, k, NULL) : 0;
 	tv->nall = n;
-	tv_ops_of(ui, &ops);
+	tv_ops_of(tv, &ops);
 	r = calltree_build(&tv->ct, tv->all, n, ui->delta, tv->callee, &ops);
 	if (r < 0)
 		ui_status(ui, true, "the tree is incomplete: %s",
@@ -233,29 +309,30 @@ void tree_view_build(struct ui *ui)
 	tv->total = tv->ct.total;
 	if (first && tv->nnodes && tv->nodes[0].first_child != TV_NONE)
 		tv_expand_chain(tv, tv->nodes[0].first_child);
-	tv_flatten_to(ui, sel_key);
+	tv_flatten_to(tv, sel_key);
 }
 
-const struct tnode *tree_view_selected(struct ui *ui)
+static const struct tnode *tv_selected(struct tree_view *tv)
 {
-	struct tree_view *tv = &ui->tv;
-
 	if (tv->lv.sel < 0 || (size_t)tv->lv.sel >= tv->nrows)
 		return NULL;
 	return &tv->nodes[tv->rows[tv->lv.sel]];
 }
 
-/* does @st pass through @nd: its path from the root, built as in tree_view_build */
-bool tree_view_node_has(struct ui *ui, const struct tnode *nd, const struct stack *st)
+/* does @st pass through the node @node: its path from the root, built as in tv_build() */
+static bool tv_node_has(void *ctx, const void *node, const struct stack *st)
 {
+	struct tree_view *tv = ctx;
+	const struct tnode *nd = node;
 	struct calltree_ops ops;
 
-	tv_ops_of(ui, &ops);
-	return calltree_path_has(&ui->tv.ct, (uint32_t)(nd - ui->tv.nodes), st, &ops);
+	tv_ops_of(tv, &ops);
+	return calltree_path_has(&tv->ct, (uint32_t)(nd - tv->nodes), st, &ops);
 }
 
-void tree_view_draw_titles(struct ui *ui, int y)
+static void tv_draw_titles(struct tree_view *tv, int y)
 {
+	struct ui *ui = tv->v.ui;
 	attr_t a = ui_attr(ui, UC_COLTITLE);
 	char buf[256];
 
@@ -263,7 +340,7 @@ void tree_view_draw_titles(struct ui *ui, int y)
 	attron(a);
 	hline(' ', ui->cols);
 	attroff(a);
-	if (ui->tv.callee)
+	if (tv->callee)
 		snprintf(buf, sizeof(buf),
 			 "%6s %6s %6s %6s  CALLEE TREE (leaf first, expands to callers; %s%s, merged by function; CHILD%%/SELF%%: the function's, as perf --children)",
 			 "%", ui_count_title(ui), "CHILD%", "SELF%", ui_weight_note(ui),
@@ -277,8 +354,8 @@ void tree_view_draw_titles(struct ui *ui, int y)
 
 static void tv_draw_row(struct list_view *lv, int row, int y, bool selected)
 {
-	struct ui *ui = tv_ui(lv);
-	struct tree_view *tv = &ui->tv;
+	struct tree_view *tv = container_of(lv, struct tree_view, lv);
+	struct ui *ui = tv->v.ui;
 	const struct tnode *nd = &tv->nodes[tv->rows[row]];
 	attr_t base = selected ? ui_attr(ui, UC_SELECTED) : ui_attr(ui, UC_NORMAL);
 	char pct[16], cnt[16], self[16], line[600], indent[128];
@@ -328,19 +405,18 @@ static void tv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		line[depth] = '\0';
 	}
 	if (!nd->nchild)
-		mark = ui->utf8 ? "\u00b7" : ".";
+		mark = ui->term.utf8 ? "\u00b7" : ".";
 	else if (hmap_get(&tv->expanded, nd->key, NULL))
-		mark = ui->utf8 ? "\u25be" : "-";
+		mark = ui->term.utf8 ? "\u25be" : "-";
 	else
-		mark = ui->utf8 ? "\u25b8" : "+";
+		mark = ui->term.utf8 ? "\u25b8" : "+";
 	snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s %s", mark,
 		 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)));
 	ui_put(y, x, ui->cols - x, selected ? base : base | (nd->nchild ? 0 : A_BOLD), line);
 }
 
-bool tree_view_action(struct ui *ui, enum ui_action act)
+static bool tv_move(struct tree_view *tv, enum ui_action act)
 {
-	struct tree_view *tv = &ui->tv;
 	uint32_t n = TV_NONE;
 	size_t i;
 
@@ -354,20 +430,20 @@ bool tree_view_action(struct ui *ui, enum ui_action act)
 			hmap_del(&tv->expanded, tv->nodes[n].key);
 		else
 			tv_expand_chain(tv, n);
-		tv_flatten(ui, true);
+		tv_flatten(tv, true);
 		return true;
 	case ACT_EXPAND:
 		if (n == TV_NONE)
 			return false;
 		tv_expand_chain(tv, n);
-		tv_flatten(ui, true);
+		tv_flatten(tv, true);
 		return true;
 	case ACT_COLLAPSE:
 		if (n == TV_NONE)
 			return false;
 		if (hmap_get(&tv->expanded, tv->nodes[n].key, NULL)) {
 			hmap_del(&tv->expanded, tv->nodes[n].key);
-			tv_flatten(ui, true);
+			tv_flatten(tv, true);
 		} else if (tv->nodes[n].parent && tv->nodes[n].parent != TV_NONE) {
 			uint32_t p = tv->nodes[n].parent;
 
@@ -380,11 +456,11 @@ bool tree_view_action(struct ui *ui, enum ui_action act)
 		for (i = 1; i < tv->nnodes; i++)
 			if (tv->nodes[i].nchild)
 				hmap_put(&tv->expanded, tv->nodes[i].key, 1);
-		tv_flatten(ui, true);
+		tv_flatten(tv, true);
 		return true;
 	case ACT_COLLAPSE_ALL:
 		hmap_clear(&tv->expanded);
-		tv_flatten(ui, false);
+		tv_flatten(tv, false);
 		list_view_select(&tv->lv, 0);
 		return true;
 	default:
@@ -393,40 +469,36 @@ bool tree_view_action(struct ui *ui, enum ui_action act)
 }
 
 /* remember folds, selection and scroll (a search prompt opens); keys are paths */
-void tree_view_save(struct ui *ui)
+static void tv_save(struct tree_view *tv)
 {
-	struct tree_view *tv = &ui->tv;
-
 	tv->saved.valid = !hmap_copy(&tv->saved.expanded, &tv->expanded);
 	tv->saved.sel_key = tv_sel_key(tv);
 	tv->saved.top = tv->lv.top;
 }
 
-void tree_view_restore(struct ui *ui)
+static void tv_restore(struct tree_view *tv)
 {
-	struct tree_view *tv = &ui->tv;
-
 	if (!tv->saved.valid)
 		return;
 	hmap_copy(&tv->expanded, &tv->saved.expanded);
 	tv->lv.top = tv->saved.top;
-	tv_flatten_to(ui, tv->saved.sel_key);
+	tv_flatten_to(tv, tv->saved.sel_key);
 	tv->lv.top = tv->saved.top;
 	list_view_select(&tv->lv, tv->lv.sel);
 }
 
-bool tree_view_search(struct ui *ui, int dir, bool include_current)
+static bool tv_search_rows(struct tree_view *tv, int dir, bool include_current)
 {
-	struct tree_view *tv = &ui->tv;
+	struct ui *ui = tv->v.ui;
 	int n = (int)tv->nrows, start = tv->lv.sel < 0 ? 0 : tv->lv.sel, i;
 
-	if (!n || !textmatch_active(&ui->smatch))
+	if (!n || !textmatch_active(&ui->flt.smatch))
 		return false;
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int row = ((start + dir * i) % n + n) % n;
 		const struct tnode *nd = &tv->nodes[tv->rows[row]];
 
-		if (textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, nd->ip))) {
+		if (textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, nd->ip))) {
 			list_view_select(&tv->lv, row);
 			return true;
 		}
@@ -436,12 +508,153 @@ bool tree_view_search(struct ui *ui, int dir, bool include_current)
 		const struct tnode *nd = &tv->nodes[i];
 		uint32_t p;
 
-		if (!textmatch_sym(&ui->smatch, ui->syms, symcache_id(ui->syms, nd->ip)))
+		if (!textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, nd->ip)))
 			continue;
 		for (p = nd->parent; p != TV_NONE && p != 0; p = tv->nodes[p].parent)
 			hmap_put(&tv->expanded, tv->nodes[p].key, 1);
-		tv_flatten_to(ui, nd->key);
+		tv_flatten_to(tv, nd->key);
 		return true;
 	}
 	return false;
 }
+
+/* ---- the view's hooks ---------------------------------------------------- */
+
+static void tv_layout(struct ui_view *v)
+{
+	list_view_set_area(&tv_of(v)->lv, v->ui->lay.list_y, v->ui->lay.list_h);
+}
+
+/* built only on screen and from live data: a paused tree stays as it was */
+static void tv_refresh(struct ui_view *v, unsigned int how)
+{
+	struct tree_view *tv = tv_of(v);
+
+	if ((how & UV_SHOWN) && (how & UV_LIVE))
+		tv_build(tv);
+	if (how & UV_HOME) {
+		list_view_select(&tv->lv, 0);
+		tv->lv.top = 0;
+	}
+}
+
+static void tv_forget(struct ui_view *v)
+{
+	tv_drop(tv_of(v));
+}
+
+static void tv_draw(struct ui_view *v)
+{
+	struct tree_view *tv = tv_of(v);
+	struct ui *ui = v->ui;
+	const struct tnode *nd = tv_selected(tv);
+	struct bd_subject sub = { .none = " breakdown: select a node" };
+
+	tv_draw_titles(tv, ui->lay.coltitle_y);
+	list_view_draw(&tv->lv);
+	if (!tv->nrows)
+		ui_draw_empty(ui);
+	if (nd) {
+		/* every stack of the tree's build that passes through the node */
+		sub.node = nd;
+		sub.node_key = nd->key;
+		sub.node_ip = nd->ip;
+		sub.rows = tv->all;
+		sub.nrows = tv->nall;
+		sub.has = tv_node_has;
+		sub.ctx = tv;
+	}
+	breakdown_draw(ui, tv->bd, &sub);
+}
+
+static const char *tv_header(struct ui_view *v, char *shown, size_t size)
+{
+	struct tree_view *tv = tv_of(v);
+
+	snprintf(shown, size, "%zu nodes", tv->nnodes ? tv->nnodes - 1 : 0);
+	return tv->callee ? "callee tree" : "tree";
+}
+
+/* t opened the caller tree */
+static void tv_open(struct ui_view *v, struct ui_view *from)
+{
+	(void)from;
+	tv_of(v)->callee = false;
+	ui_status(v->ui, false,
+		  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t: callee tree");
+}
+
+static int tv_action(struct ui_view *v, enum ui_action act)
+{
+	struct tree_view *tv = tv_of(v);
+
+	if (keys_moves(act)) {
+		tv_move(tv, act);
+		return R_REDRAW | R_NAV;
+	}
+	if (act != ACT_TREE)
+		return R_PASS;
+	/* t again: caller tree -> callee tree -> the list */
+	if (!tv->callee) {
+		tv->callee = true;
+		tv_drop(tv);
+		ui_status(v->ui, false,
+			  "callee tree: leaf functions first, Enter/Right expands toward the callers, t: back to the list");
+		return R_LAYOUT | R_REFRESH;
+	}
+	tv->callee = false;
+	tv_drop(tv);
+	ui_view_open(v->ui, v->ui->views[0], false);
+	return R_LAYOUT | R_REFRESH;
+}
+
+static int tv_click(struct ui_view *v, int y, int x, bool dclick)
+{
+	int r = ui_list_click(v->ui, &tv_of(v)->lv, y, dclick);
+
+	(void)x;
+	if (r < 0)
+		return 0;
+	/* a double click opens or closes the node, as Enter */
+	return r ? tv_action(v, ACT_TOGGLE) : R_REDRAW | R_NAV;
+}
+
+static void tv_scroll(struct ui_view *v, int steps)
+{
+	list_view_scroll(&tv_of(v)->lv, 3 * steps);
+}
+
+static bool tv_search(struct ui_view *v, int dir, bool include_current)
+{
+	return tv_search_rows(tv_of(v), dir, include_current);
+}
+
+static void tv_search_save(struct ui_view *v)
+{
+	tv_save(tv_of(v));
+}
+
+static void tv_search_restore(struct ui_view *v)
+{
+	tv_restore(tv_of(v));
+}
+
+const struct ui_view_ops tree_view_ops = {
+	.name = "tree",
+	.opens = ACT_TREE,
+	.flags = UVF_BREAKDOWN,
+	.create = tv_create,
+	.destroy = tv_destroy,
+	.layout = tv_layout,
+	.rank = tv_refresh,
+	.forget = tv_forget,
+	.draw = tv_draw,
+	.header = tv_header,
+	.action = tv_action,
+	.click = tv_click,
+	.wheel = tv_scroll,
+	.search = tv_search,
+	.search_save = tv_search_save,
+	.search_restore = tv_search_restore,
+	.open = tv_open,
+};

@@ -1,26 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tui.h - the state of the interactive screen: struct ui, the views'
- * structs, the reaction flags actions return. Types only: each file's
- * functions are declared in its own header, so that including the state
- * never makes a file depend on a file above it.
+ * tui.h - the state of the interactive screen: struct ui (what every view
+ * shares), struct ui_view and its ops (what a view is), the reaction flags
+ * actions return. Types only: each file's functions are declared in its
+ * own header, so that including the state never makes a file depend on a
+ * file above it.
+ *
+ * A view is one ops struct in its own file (stack_view.c, tree_view.c,
+ * flame_view.c), its state its own (struct stack_view, tree_view,
+ * flame_view, each starting with a struct ui_view); the screen calls it
+ * only through the ops, never asking which view is on screen. Adding one:
+ * its file with a `const struct ui_view_ops`, its line in screen.c's
+ * ui_view_list[], its key's row in keys.c with the ACT_* value its
+ * .opens names (doc/design.md, "Where do I add X").
  *
  * The files of ui/, each calling only the ones listed after it (the
  * layering test checks there is no circle):
  *
- *	screen.c          ui_run(): the poll loop, layout, drawing a frame
- *	actions.c         one function per action; keys and mouse
+ *	screen.c          ui_run(): the poll loop, layout, drawing a frame; the views' list
+ *	actions.c         the screen's own actions; keys and the mouse to the view on screen
  *	overlay.c         help, pickers, the input line
  *	header.c          the header, the key bar
- *	refresh.c         filters, ranking, forgetting stacks
- *	stack_view.c      the ranked table: columns, drawing, actions, search
- *	stack_rank.c      its ranking, rows, selection, per-row facts
- *	breakdown.c       the pane of who hits the selected stack or node
- *	flame_draw.c      the flame graph drawn
- *	flame_view.c      the flame graph: build, moving, zoom (layout: flame_layout.c)
- *	tree_view.c       the caller/callee trees
+ *	refresh.c         filters, ranking (every view's refresh hook), forgetting stacks
  *	save.c            P: the view saved to a file
- *	views.c           counts or weights in the weight's unit; brief_skip cache
+ *	stack_view.c      the stack view (the home view): ops, keys, mouse, search
+ *	stack_draw.c      its columns and rows drawn
+ *	stack_rank.c      its ranking, rows, selection, per-row facts (state: stack_rank.h)
+ *	tree_view.c       the caller/callee tree view
+ *	flame_view.c      the flame graph view: ops, drawing, keys
+ *	flame_graph.c     its graph: build, layout for the screen, moving, zoom
+ *	breakdown.c       the pane of who hits the selected stack or node
+ *	views.c           what views share: switching, double click, the empty view,
+ *	                  the sort's name, counts or weights in the weight's unit
  *	list_view.c       the list widget every list embeds
  *	diffcol.c         --diff: BEFORE's shares, the CHG% column
  *	draw.c (draw.h)   ui_put, ui_attr, ui_status, colours: curses
@@ -40,7 +51,7 @@
 #include "core/rank.h"
 #include "output/header.h"
 #include "session/session.h"
-#include "ui/flame_layout.h"
+#include "ui/keys.h"
 #include "ui/symcache.h"
 #include "ui/uifmt.h"
 #include "ui/ui.h"
@@ -68,6 +79,7 @@ enum {
 	R_LAYOUT = 1 << 5,  /* screen areas changed */
 	R_CLEAR = 1 << 6,   /* repaint every cell (Ctrl-L) */
 	R_GONE = 1 << 7,    /* the terminal is gone */
+	R_PASS = 1 << 8,    /* a view's action hook: not mine, the screen's action runs */
 };
 
 #define UI_EMPTY_READS 200 /* readable but no key, this often in a row: hung up */
@@ -103,216 +115,98 @@ struct list_view {
 	int height;
 };
 
-/* ---- the screen ----------------------------------------------------------- */
 
-enum ui_view {
-	UI_VIEW_STACKS,
-	UI_VIEW_TREE,
-	UI_VIEW_FLAME,
+/* ---- views ---------------------------------------------------------------- */
+
+struct ui;
+struct ui_view;
+
+/* how ui_rank() calls a view's refresh hook (struct ui_view_ops.rank) */
+enum {
+	UV_LIVE = 1 << 0,  /* from live data; else the frozen snapshot, re-sorted */
+	UV_SHOWN = 1 << 1, /* the view is the one on screen */
+	UV_HOME = 1 << 2,  /* the filters changed: the selection goes to the first row */
 };
 
-/* columns of the ranked table */
-enum ui_col {
-	COL_RANK,
-	COL_ID,
-	COL_DELTA,
-	COL_TOTAL,
-	COL_PCT,
-	COL_BEFORE, /* --diff: the share before */
-	COL_DIFF,   /* --diff: the change of the share against BEFORE */
-	COL_RATE,
-	COL_TREND,  /* the last intervals' counts as a sparkline */
-	COL_DEPTH,
-	COL_EVENT,
-	COL_COMM,
-	COL_ORIGIN, /* several -r snapshots: where the hits came from */
-	COL_FUNC,
-	COL_MAX,
-};
-
-/* what a stack row shows about who hits it, frozen with the ranking */
-struct sv_info {
-	int origin;   /* the origin with most hits, -1 none */
-	bool origins; /* others have hits too */
-	int event;
-	int pid;
-	uint32_t npids; /* pids with hits under the view's count and filters */
-	char comm[32];
-	int ntrend;     /* intervals in @trend; -1: refused by the memory limit */
-	uint64_t trend[STACK_TREND]; /* hits (or weights) per interval, oldest first */
-};
-
-struct sv_row {
-	struct stack *st;
-	int frame;     /* -1: the stack's own row */
-	uint32_t rank; /* index into stack_view.ranked */
+/* what a view is (struct ui_view_ops.flags) */
+enum {
+	UVF_BREAKDOWN = 1 << 0, /* the breakdown pane (b) shows under it */
+	UVF_RESORT = 1 << 1,    /* w and z re-sort its rows; other views re-rank */
 };
 
 /**
- * struct stack_view - the ranked table
- * @lv: list widget (first member)
- * @ranked: the rows of the last ranking (a snapshot: frozen while paused)
- * @nranked: rows in @ranked
- * @cap: room in @ranked
- * @rows: what is on screen: stack rows and their expanded frames
- * @nrows: rows in @rows
- * @rcap: room in @rows
- * @expanded: stack pointer -> 1 for expanded stacks (view state, never in the core)
- * @cols: column positions for the current width
+ * struct ui_view_ops - what a view of the screen is and does (as tig's
+ *	struct view_ops, htop's PanelClass): the screen calls a view only
+ *	through these, never by asking which view it is
+ * @name: short name ("stacks", "tree", "flame")
+ * @opens: the action of the key that opens it (ACT_NONE: none, the home
+ *	view); ui_dispatch() opens it when the view on screen does not
+ *	answer that action itself
+ * @flags: UVF_* flags
+ * @create: a new view on @ui, its state allocated (NULL: out of memory)
+ * @destroy: free the view and its state
+ * @layout: the screen's areas changed (ui->list_y, ui->list_h, ui->cols)
+ * @rank: the refresh hook: rank or build again, as @how says: UV_LIVE,
+ *	UV_SHOWN, UV_HOME (ui_rank() calls every view's at each refresh)
+ * @forget: the core cleared its table: drop every stack pointer kept
+ * @draw: draw the column titles, the rows and the breakdown pane (the
+ *	header and the bottom line are the screen's)
+ * @header: its name in the header's "view" segment (returned) and what it
+ *	shows, in @shown ("12 of 80", "34 nodes")
+ * @action: answer an action of the key table: R_* flags, or R_PASS when
+ *	the screen's own action is to run (every view answers the moving
+ *	actions, keys_moves())
+ * @click: button 1 at (@y, @x), @dclick when the terminal said it is a
+ *	double click (ui_dclick() tells the others): R_* flags, 0 for nothing
+ * @wheel: the mouse wheel, @steps notches down (up when negative)
+ * @search: select the next (@dir 1) or previous (-1) row the search
+ *	matches, the selected one too when @include_current: false when none
+ * @search_save: a search prompt opens: remember folds, selection, scroll
+ *	(every view is told: the prompt may outlive a change of view)
+ * @search_restore: back to what @search_save kept (Esc, or the search retyped)
+ * @open: its key opened it, coming from @from (not when a view goes back to it)
+ * @leave: another view takes the screen
+ * @nav: the user moved through it (a key or the mouse: R_NAV)
+ * @stack: the stack the selection stands for, NULL when none (F edits
+ *	that stack's main event's kernel filter)
+ *
+ * Every hook but @create, @destroy, @draw, @header and @action may be NULL.
  */
-struct stack_view {
-	struct list_view lv;
-	struct rank_row *ranked;
-	size_t nranked;
-	size_t cap;
-	struct sv_row *rows;
-	size_t nrows;
-	size_t rcap;
-	struct hmap expanded;
-	struct col_pos cols[COL_MAX];
-	struct hmap info_index;    /* stack pointer -> index into @info */
-	struct sv_info *info;
-	size_t ninfo;
-	size_t icap;
-	struct breakdown *bd;      /* cached breakdown of the selected stack */
-	bool chosen;               /* the user moved the selection: it follows its stack */
-	bool opened;               /* the last key opened or closed the selected stack */
-	unsigned int common;       /* leaf frames every ranked stack shares (brief_common()) */
-	char common_text[160];     /* those frames in one line, for the column title */
-	unsigned int *evcommon;    /* per event index: what its rows share (several events) */
-	size_t nevcommon;
-	bool per_event;            /* rows skip their event's shared frames, not @common */
-	unsigned short *evlabel;   /* per event index: where its short label starts in the name */
-	size_t nevlabel;
-	int evw;                   /* widest event label */
-	struct stack *search_opened; /* unfolded by the last search step, folded by the next */
-	struct sv_saved {          /* the view when a search prompt opened (Esc restores it) */
-		bool valid;
-		struct hmap expanded;
-		struct stack *sel_st;
-		int sel_frame;
-		int top;
-		bool chosen;
-	} saved;
-};
-
-struct tnode {
-	uint64_t key;    /* hash of the path from the root */
-	uint64_t sym;    /* symbol start (the merge key) */
-	uint64_t ip;     /* a representative address */
-	uint64_t count;  /* hits through this node */
-	uint64_t self;   /* hits of stacks ending here */
-	uint32_t parent; /* UINT32_MAX for roots */
-	uint32_t first_child;
-	uint32_t next_sibling;
-	uint32_t nchild;
-	uint16_t depth;
+struct ui_view_ops {
+	const char *name;
+	enum ui_action opens;
+	unsigned int flags;
+	struct ui_view *(*create)(struct ui *ui);
+	void (*destroy)(struct ui_view *v);
+	void (*layout)(struct ui_view *v);
+	void (*rank)(struct ui_view *v, unsigned int how);
+	void (*forget)(struct ui_view *v);
+	void (*draw)(struct ui_view *v);
+	const char *(*header)(struct ui_view *v, char *shown, size_t size);
+	int (*action)(struct ui_view *v, enum ui_action act);
+	int (*click)(struct ui_view *v, int y, int x, bool dclick);
+	void (*wheel)(struct ui_view *v, int steps);
+	bool (*search)(struct ui_view *v, int dir, bool include_current);
+	void (*search_save)(struct ui_view *v);
+	void (*search_restore)(struct ui_view *v);
+	void (*open)(struct ui_view *v, struct ui_view *from);
+	void (*leave)(struct ui_view *v);
+	void (*nav)(struct ui_view *v);
+	struct stack *(*stack)(struct ui_view *v);
 };
 
 /**
- * struct tree_view - the caller tree
- * @lv: list widget (first member)
- * @nodes: all nodes of the last build
- * @nnodes: nodes used
- * @ncap: room
- * @index: path key -> node index
- * @expanded: path key -> 1 (survives rebuilds)
- * @rows: node indexes shown, depth-first
- * @nrows: rows used
- * @rcap: room
- * @all: scratch ranking of every matching stack
- * @allcap: room in @all
- * @total: hits of all roots
+ * struct ui_view - a view of the screen: the first member of each view's
+ *	own state struct (which recovers itself with container_of())
+ * @ops: what it does
+ * @ui: the screen it is on
  */
-struct tree_view {
-	struct list_view lv;
-	struct tnode *nodes;
-	size_t nnodes;
-	size_t ncap;
-	struct hmap index;
-	struct hmap expanded;
-	uint32_t *rows;
-	size_t nrows;
-	size_t rcap;
-	struct rank_row *all;
-	size_t allcap;
-	size_t nall; /* rows of @all the tree was built from */
-	uint64_t total;
-	uint32_t roots;
-	bool callee;       /* the inverted tree: leaf first */
-	struct calltree ct; /* the core's tree; @nodes is the screen's copy */
-	struct tv_saved {          /* the view when a search prompt opened */
-		bool valid;
-		struct hmap expanded;
-		uint64_t sel_key;
-		int top;
-	} saved;
+struct ui_view {
+	const struct ui_view_ops *ops;
+	struct ui *ui;
 };
 
-/* what a flame graph box stands for (its colour) */
-enum flame_kind {
-	FK_ROOT,   /* "all" */
-	FK_KERNEL,
-	FK_MODULE, /* kernel code in a module */
-	FK_USER,
-	FK_TRACE,  /* the tracing machinery (brief_skip()) */
-	FK_SEP,    /* where a process's user stack ends and the kernel's begins */
-};
-
-#define FLAME_ZOOM_MAX 256
-
-/**
- * struct flame_view - the flame graph (flame_view.c): the caller tree of
- * the matching stacks, the tracing machinery kept as its leaves, every
- * frame a box as wide as its share; the layout is flame_layout.c's
- * @ct: the tree of the last build
- * @links: per node, its place in the graph's order (flame_layout.h)
- * @kind: per node, enum flame_kind
- * @match: per node, the search matches it (1) or an ancestor of it (2)
- * @ncap: room in @links, @kind, @match
- * @all: scratch ranking of every matching stack
- * @allcap: room in @all
- * @boxes: the layout of the last draw (mouse, moving)
- * @nboxes: boxes used
- * @bcap: room
- * @zoom: path keys of the zoomed nodes, outermost first (Enter pushes,
- *        Backspace pops); the innermost one the tree has is shown
- * @nzoom: entries in @zoom
- * @zoom_node: the node shown zoomed after the last build (0: none)
- * @sel_key: path key of the selected box (0: the root "all")
- * @sel: its node after the last build
- * @down_key: the child Up left, where Down goes back to
- * @top: first level on screen
- * @width: columns of the last layout
- * @saved_sel: the selection when a search prompt opened (Esc restores it)
- */
-struct flame_view {
-	struct calltree ct;
-	struct flame_link *links;
-	uint8_t *kind;
-	uint8_t *match;
-	size_t ncap;
-	struct rank_row *all;
-	size_t allcap;
-	size_t nall; /* rows of @all the tree was built from */
-	struct flame_box *boxes;
-	size_t nboxes;
-	size_t bcap;
-	uint64_t zoom[FLAME_ZOOM_MAX];
-	int nzoom;
-	uint32_t zoom_node;
-	uint64_t sel_key;
-	uint32_t sel;
-	uint64_t down_key;
-	int top;
-	int width;
-	uint64_t saved_sel;
-	enum ui_view back; /* the view v goes back to */
-	uint32_t build;    /* bumped by every build and zoom: the other count's cache key */
-	uint32_t other_build;
-	uint32_t other_node;
-	uint64_t other;    /* the selected box's other count (hits or weight), cached */
-};
+#define UI_VIEWS_MAX 8
 
 enum ui_overlay {
 	OV_NONE,
@@ -357,91 +251,203 @@ struct picker {
 	struct ui *ui;
 };
 
+/**
+ * struct help_view - the help overlay: the key table and the screen's words
+ * @lv: list widget
+ * @ui: the screen
+ */
 struct help_view {
 	struct list_view lv;
 	struct ui *ui;
 };
 
+/**
+ * struct ui_area - where things are on the screen (ui_layout(), screen.c)
+ * @too_small: under UI_MIN_COLS x UI_MIN_LINES: only a message is drawn
+ * @breakdown: the breakdown pane is on (b); shown under views with
+ *	UVF_BREAKDOWN
+ * @coltitle_y: the line of the column titles (the header's height)
+ * @list_y: first line of the view's area
+ * @list_h: its lines
+ * @bd_y: first line of the breakdown pane
+ * @bd_h: its lines (0: none)
+ */
+struct ui_area {
+	bool too_small;
+	bool breakdown;
+	int coltitle_y;
+	int list_y, list_h;
+	int bd_y, bd_h;
+};
+
+/**
+ * struct ui_term - the terminal
+ * @ifd: its input, non-blocking (screen.c)
+ * @empty_reads: POLLIN without a key, in a row (a hung-up tty)
+ * @color: colours in use (false with -C, NO_COLOR, or none in the terminal)
+ * @utf8: the charset is UTF-8 (else ASCII stands in for the box drawing)
+ * @click_at: time of the last button-1 press (ui_dclick())
+ * @click_spot: where it was in its owner
+ * @click_owner: what it was on (a list, a view; NULL: a double click ended)
+ */
+struct ui_term {
+	int ifd;
+	int empty_reads;
+	bool color;
+	bool utf8;
+	double click_at;
+	int click_spot;
+	const void *click_owner;
+};
+
+/**
+ * struct ui_loop - the loop's timing and what it has to do (screen.c)
+ * @dirty: a redraw is needed
+ * @next_tick: when the next refresh is due
+ * @last_nav: when the user last moved (the order is held UI_HOLD_SEC)
+ * @rerank_at: a debounced re-rank after typing is due then (0: none)
+ * @ranked_epoch: the table's interval at the last live ranking (what the
+ *	breakdown counts: the rows' interval, not one the table rolled to since)
+ * @pending: a refresh was held back
+ * @go_home: the filters changed: the first row is selected after ranking
+ * @seen: stack_table_count() at the last check
+ * @generation: the core's table generation the views' pointers are of
+ * @cmd_done: -- CMD has ended: the view stays, nothing is read
+ * @cmd_what: how it ended ("make exited with status 2")
+ */
+struct ui_loop {
+	bool dirty;
+	double next_tick;
+	double last_nav;
+	double rerank_at;
+	uint32_t ranked_epoch;
+	bool pending;
+	bool go_home;
+	size_t seen;
+	uint32_t generation;
+	bool cmd_done;
+	char cmd_what[128];
+};
+
+/**
+ * struct ui_filters - what the views are limited to and searched for
+ * @filter: the \ filter's text
+ * @search: the / search's text
+ * @comm: the p filter's text when it is not a pid
+ * @fmatch: @filter, matched (cached per symbol and stack)
+ * @cmatch: @comm, matched (cached per pid)
+ * @smatch: @search, matched
+ */
+struct ui_filters {
+	char filter[UI_TEXT];
+	char search[UI_TEXT];
+	char comm[UI_TEXT];
+	struct textmatch fmatch;
+	struct textmatch cmatch;
+	struct textmatch smatch;
+};
+
+/**
+ * struct ui_input - the input line (overlay.c)
+ * @prompt: what it asks for (PR_NONE: closed)
+ * @fresh: it still holds the prefilled old value: typing replaces it
+ * @kfilter_event: the event F edits the kernel filter of
+ * @text: what is typed
+ * @saved: the text when it opened (Esc goes back to it)
+ * @note: shown after the text ("[not found]", the kernel's reason)
+ */
+struct ui_input {
+	enum ui_prompt prompt;
+	bool fresh;
+	int kfilter_event;
+	char text[UI_TEXT];
+	char saved[UI_TEXT];
+	char note[64];
+};
+
+/**
+ * struct ui_status_line - the bottom line's message (ui_status())
+ * @text: the message, sanitized
+ * @err: shown as an error
+ * @until: shown until then
+ * @confirm_reset: r was pressed once: a second r resets
+ * @confirm_until: the second r counts until then
+ */
+struct ui_status_line {
+	char text[256];
+	bool err;
+	double until;
+	bool confirm_reset;
+	double confirm_until;
+};
+
+/**
+ * struct ui_overlays - what covers the view for a while (overlay.c)
+ * @open: which one is open (OV_NONE: none)
+ * @pk: the picker
+ * @help: the help
+ */
+struct ui_overlays {
+	enum ui_overlay open;
+	struct picker pk;
+	struct help_view help;
+};
+
+/**
+ * struct ui - the screen: what every view shares (each view's own state
+ *	is in its own file, struct ui_view)
+ * @s: the session
+ * @t: its table of stacks (session_table(): new when the grouping changes)
+ * @ks: its kernel symbols
+ * @opts: the options it was started with
+ * @head: the session's header, read once per refresh (output/header.h)
+ * @rank: the ranking's options: sort key, order, filters, count
+ * @sum: what the last ranking matched
+ * @nstacks: stacks in @t at the last ranking
+ * @syms: symbol text and per-stack facts, cached (symcache.h)
+ * @diff: --diff: BEFORE's shares by stack key (diffcol.c), else NULL
+ * @diff_sort: --diff: ranked by the change of share (CHG%), not @rank.key
+ * @delta: counts of the last interval (z: cumulative)
+ * @paused: the view is frozen (Z)
+ * @delay: the refresh interval in seconds
+ * @lines: the terminal's lines
+ * @cols: its columns
+ * @view: the view on screen
+ * @views: every view, the home view first; NULL-ended
+ * @lay: where things are
+ * @term: the terminal's input and charset, the last click
+ * @loop: timing, what is due
+ * @flt: filters and search
+ * @in: the input line
+ * @msg: the status line
+ * @ov: the overlays
+ */
 struct ui {
-	int ifd;         /* the terminal's input, non-blocking (screen.c) */
-	int empty_reads; /* POLLIN without a key, in a row */
-	double click_at; /* time, row and list of the last button-1 press */
-	int click_row;
-	const struct list_view *click_lv;
-	bool prompt_fresh; /* the input still holds the prefilled old value */
 	struct session *s;
 	struct stack_table *t;
 	struct ksym *ks;
 	struct ui_opts opts;
-	struct uidiff *diff;  /* --diff: BEFORE's shares by stack key (diffcol.c) */
-	bool diff_sort;       /* --diff: ranked by the change of share (CHG%), not ui->rank.key */
-
-	/* what is shown */
-	enum ui_view view;
-	enum ui_overlay overlay;
-	bool delta;
-	bool paused;
-	bool breakdown;
-	bool color;
-	bool utf8;
-	bool too_small;
-	bool dirty;        /* redraw needed */
-	bool rerank;       /* re-rank needed (filters, sort, expand) */
-	int lines, cols;
-	int list_y, list_h;        /* table area */
-	int bd_y, bd_h;            /* breakdown pane */
-	int coltitle_y;
-
-	/* timing */
-	double delay;
-	double next_tick;
-	double last_nav;
-	double last_rank;
-	uint32_t ranked_epoch; /* the table's interval at the last live ranking */
-	double rerank_at;          /* debounced re-rank after typing */
-	bool pending;              /* a refresh was held back */
-	bool cmd_done;             /* -- CMD has ended: the view stays, nothing is read */
-	char cmd_what[128];        /* how it ended ("make exited with status 2") */
-	bool go_home;              /* the filters changed: select the first row after ranking */
-	size_t seen;               /* stack_table_count() at the last check */
-
-	/* data snapshot */
-	struct report_head head; /* the session's header, read once per refresh (output/header.h) */
+	struct report_head head;
 	struct rank_opts rank;
 	struct rank_summary sum;
-	uint32_t generation;
 	size_t nstacks;
-	size_t shown_k;
-
-	/* filters and search */
-	char filter[UI_TEXT];
-	char search[UI_TEXT];
-	char comm[UI_TEXT];
 	struct symcache *syms;
-	struct hmap skips;         /* stack -> brief_skip() + 1 */
-	struct textmatch fmatch;   /* the \ filter */
-	struct textmatch cmatch;   /* the p comm filter */
-	struct textmatch smatch;   /* the / search */
-
-	/* input line */
-	enum ui_prompt prompt;
-	int kfilter_event;         /* the event F edits the kernel filter of */
-	char input[UI_TEXT];
-	char input_saved[UI_TEXT];
-	char prompt_note[64];      /* shown after the input: "not found", "12 match" */
-
-	/* status line */
-	char status[256];
-	bool status_err;
-	double status_until;
-	bool confirm_reset;
-	double confirm_until;
-
-	struct stack_view sv;
-	struct tree_view tv;
-	struct flame_view fv;
-	struct picker pk;
-	struct help_view help;
+	struct uidiff *diff;
+	bool diff_sort;
+	bool delta;
+	bool paused;
+	double delay;
+	int lines;
+	int cols;
+	struct ui_view *view;
+	struct ui_view *views[UI_VIEWS_MAX + 1];
+	struct ui_area lay;
+	struct ui_term term;
+	struct ui_loop loop;
+	struct ui_filters flt;
+	struct ui_input in;
+	struct ui_status_line msg;
+	struct ui_overlays ov;
 };
 
 #endif /* STACKTOP_UI_TUI_H */
