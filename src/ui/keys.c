@@ -11,6 +11,8 @@
 
 #define CTRL(c) ((c)&0x1f)
 
+/* a row per key reads as the table it is: */
+/* clang-format off */
 const struct ui_key ui_keys[] = {
 	{ "General", { 'q', KEY_F(10) }, "q, F10", ACT_QUIT,
 	  "quit (tracefs and the terminal are restored)" },
@@ -74,6 +76,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'u' }, "u", ACT_USER,
 	  "toggle user stacks (stacks and stackmap modes): user frames below the kernel ones" },
 };
+/* clang-format on */
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
