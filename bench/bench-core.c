@@ -92,7 +92,8 @@ static uint8_t *make_pages(bool full, uint64_t *ret_records)
 			pagegen_event(&pg, PG_EVENT_TYPE, (int32_t)(100 + id % 7));
 			if (full) {
 				for (j = 0; j < 24; j++)
-					ips[j] = 0xffffffff81000000ull + id * 4096 + (uint64_t)j * 64;
+					ips[j] = 0xffffffff81000000ull + id * 4096 +
+						 (uint64_t)j * 64;
 				pagegen_kstack(&pg, (int32_t)(100 + id % 7), ips, 24);
 			} else {
 				pagegen_stackid(&pg, (int32_t)(100 + id % 7), (int32_t)(id * 37));
@@ -176,7 +177,8 @@ static double bench_generic(const uint8_t *pages, int rounds)
 			kbuffer_load_subbuffer(kb, (void *)(pages + (size_t)i * PG_SIZE));
 			for (data = kbuffer_read_event(kb, &ts); data;
 			     data = kbuffer_next_event(kb, &ts)) {
-				struct tep_record rec = { .ts = ts, .data = data,
+				struct tep_record rec = { .ts = ts,
+							  .data = data,
 							  .size = kbuffer_event_size(kb) };
 
 				if (tep_data_type(tep, &rec) == sid->id &&
@@ -206,8 +208,8 @@ static struct ksym *make_ksym(void)
 	if (!ks || !f)
 		exit(1);
 	for (i = 0; i < 100000; i++)
-		fprintf(f, "%llx T bench_function_%d\n", 0xffffffff81000000ull + (unsigned long long)i * 640,
-			i);
+		fprintf(f, "%llx T bench_function_%d\n",
+			0xffffffff81000000ull + (unsigned long long)i * 640, i);
 	fclose(f);
 	f = fmemopen(text, len, "r");
 	if (!f || ksym_load(ks, f) < 0) {
@@ -284,7 +286,8 @@ static void bench_rank(int scale)
 	if (!chars)
 		fprintf(stderr, "bench: nothing formatted?\n");
 	printf("rank+format  the same, then the 50 rows' counts and 10 frames each formatted: "
-	       "%.2f ms (%zu chars)\n", best * 1e3, chars);
+	       "%.2f ms (%zu chars)\n",
+	       best * 1e3, chars);
 	/* the usual case: most stacks idle, 50,000 hit in the last interval */
 	for (i = 0; i < n; i += 20) {
 		for (j = 0; j < 10; j++)
@@ -354,8 +357,8 @@ int main(int argc, char **argv)
 	       "(ratio %.1fx); libtraceevent kbuffer+tep_get_field_val %.1f M records/s "
 	       "(stacktop %.1fx faster)\n",
 	       (double)recs_ids * rounds / ti / 1e6, (double)recs_ids / 2 * rounds / ti / 1e6,
-	       (double)recs_ids * rounds / tm / 1e6, ti / tm,
-	       (double)recs_ids * rounds / tg / 1e6, tg / ti);
+	       (double)recs_ids * rounds / tm / 1e6, ti / tm, (double)recs_ids * rounds / tg / 1e6,
+	       tg / ti);
 	printf("ingest-full  %.1f M stacks/s (depth 24, %.0f MB/s); memcpy floor ratio %.1fx\n",
 	       (double)recs_full / 2 * rounds / tf / 1e6,
 	       (double)NPAGES * PG_SIZE * rounds / tf / 1e6, tf / tmf);

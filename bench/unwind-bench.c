@@ -58,8 +58,12 @@ static void on_mmap(void *ctx, const struct perfsamp_mmap *m)
 static void on_sample(void *ctx, const struct perfsamp_sample *s)
 {
 	struct dwunwind_sample in = {
-		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size,
-		.maps = maps, .nmaps = nmaps, .maps_id = cache ? (uint64_t)target << 32 | nmaps : 0,
+		.regs = s->regs,
+		.stack = s->stack,
+		.stack_size = s->stack_size,
+		.maps = maps,
+		.nmaps = nmaps,
+		.maps_id = cache ? (uint64_t)target << 32 | nmaps : 0,
 		.pid = s->pid,
 	};
 	uint64_t ips[128];
@@ -118,11 +122,11 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	dwunwind_stats(uw, &ds);
 	printf("samples %llu unwound %llu failed %llu lost %llu frames %.1f walked %llu replayed %llu "
-	       "cpu %.3f\n", nsamp, nok, nfail, (unsigned long long)st.lost,
-	       nok ? (double)frames / nok : 0.0, (unsigned long long)ds.walked,
-	       (unsigned long long)ds.replayed,
+	       "cpu %.3f\n",
+	       nsamp, nok, nfail, (unsigned long long)st.lost, nok ? (double)frames / nok : 0.0,
+	       (unsigned long long)ds.walked, (unsigned long long)ds.replayed,
 	       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	perfsamp_close(p);
 	dwunwind_free(uw);
 	return 0;

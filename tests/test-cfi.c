@@ -39,8 +39,8 @@ static void put32(struct buf *b, uint32_t v)
 /* a CIE as gcc writes it: "zR", code 1, data -8, RA 16, pcrel|sdata4, def_cfa rsp+8, offset r16 */
 static size_t cie(struct buf *b, const uint8_t *extra, size_t nextra)
 {
-	static const uint8_t body[] = { 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
-					0x0c, 7, 8, 0x90, 1 };
+	static const uint8_t body[] = { 0,    0,  0, 0,	   1,	 'z', 'R', 0,	 1,
+					0x78, 16, 1, 0x1b, 0x0c, 7,   8,   0x90, 1 };
 	size_t at = b->n;
 
 	put32(b, (uint32_t)(sizeof(body) + nextra));
@@ -57,9 +57,9 @@ static size_t fde(struct buf *b, size_t cie_at, const uint8_t *prog, size_t npro
 
 	put32(b, (uint32_t)(4 + 4 + 4 + 1 + nprog));
 	put32(b, (uint32_t)(b->n - cie_at)); /* from this field back to the CIE */
-	put32(b, 0x1000);                    /* pc_begin, pcrel sdata4 */
-	put32(b, 0x20);                      /* pc_range */
-	put(b, &aug, 1);                     /* augmentation data length */
+	put32(b, 0x1000);		     /* pc_begin, pcrel sdata4 */
+	put32(b, 0x20);			     /* pc_range */
+	put(b, &aug, 1);		     /* augmentation data length */
 	put(b, prog, nprog);
 	return at;
 }
@@ -79,13 +79,13 @@ static void test_gcc_ok(void **state)
 {
 	/* push rbp; mov rsp,rbp ... leave: advance, def_cfa_offset, offset, def_cfa_register,
 	 * remember_state, def_cfa, restore_state, and a PLT-style expression */
-	static const uint8_t prog[] = { 0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6, 0x0a, 0x4c,
-					0x0c, 7, 8, 0x0b, 0x0f, 11, 0x77, 8, 0x80, 0, 0x3f,
-					0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22, 0 };
+	static const uint8_t prog[] = { 0x41, 0x0e, 16,	  0x86, 2,    0x43, 0x0d, 6, 0x0a, 0x4c,
+					0x0c, 7,    8,	  0x0b, 0x0f, 11,   0x77, 8, 0x80, 0,
+					0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22, 0 };
 
 	/* OpenSSL's perlasm: def_cfa_expression { breg7 24; deref; plus_uconst 8 } */
-	static const uint8_t perlasm[] = { 0x47, 0x0d, 0, 0x41, 0x83, 2, 0x0f, 5, 0x77, 24,
-					   0x06, 0x23, 8 };
+	static const uint8_t perlasm[] = { 0x47, 0x0d, 0,  0x41, 0x83, 2, 0x0f,
+					   5,	 0x77, 24, 0x06, 0x23, 8 };
 
 	(void)state;
 	assert_int_equal(scan(prog, sizeof(prog)), CFI_OK);
@@ -95,9 +95,9 @@ static void test_gcc_ok(void **state)
 
 static void test_expr_loop(void **state)
 {
-	static const uint8_t skip_back[] = { 0x0f, 3, 0x2f, 0xfd, 0xff };       /* the audit's */
+	static const uint8_t skip_back[] = { 0x0f, 3, 0x2f, 0xfd, 0xff }; /* the audit's */
 	static const uint8_t bra_self[] = { 0x10, 6, 4, 0x30, 0x28, 0xfd, 0xff, 0x96 };
-	static const uint8_t skip_out[] = { 0x16, 6, 3, 0x2f, 5, 0, 0x96 };   /* past its block */
+	static const uint8_t skip_out[] = { 0x16, 6, 3, 0x2f, 5, 0, 0x96 };    /* past its block */
 	static const uint8_t skip_fwd[] = { 0x0f, 5, 0x2f, 1, 0, 0x96, 0x30 }; /* forward: fine */
 
 	(void)state;
@@ -190,8 +190,8 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gcc_ok),    cmocka_unit_test(test_expr_loop),
-		cmocka_unit_test(test_nesting),   cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_gcc_ok),	  cmocka_unit_test(test_expr_loop),
+		cmocka_unit_test(test_nesting),	  cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_names),
 	};
 

@@ -20,24 +20,26 @@
 #include "kernel/evfmt.h"
 #include "kernel/tfs.h"
 
-#define COMMON                                                                                 \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                  \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"          \
+#define COMMON                                                                                     \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
-static const char kstack_fmt[] = "name: kernel_stack\nID: 4\nformat:\n" COMMON
+static const char kstack_fmt[] =
+	"name: kernel_stack\nID: 4\nformat:\n" COMMON
 	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
 	"print fmt: \"%ps\", (void *)REC->caller[0]\n";
-static const char func_fmt[] = "name: function\nID: 1\nformat:\n" COMMON
+static const char func_fmt[] =
+	"name: function\nID: 1\nformat:\n" COMMON
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
 static const char print_fmt[] = "name: print\nID: 5\nformat:\n" COMMON
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+				"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+				"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
+				"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
 static char root[64];
 

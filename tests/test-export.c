@@ -53,7 +53,8 @@ static int setup(void **state)
 	assert_true(session_drain(fx->s, 0) >= 0);
 	session_tick(fx->s);
 	fx->o = (struct report_opts){
-		.top = 0, .delta = false,
+		.top = 0,
+		.delta = false,
 		.rank = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 },
 	};
 	*state = fx;
@@ -170,7 +171,8 @@ static void test_write_file_new_and_replace(void **state)
 	struct stat a, b;
 
 	snprintf(path, sizeof(path), "%s/snap.json", fx->dir);
-	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_JSON, 1, path, err, sizeof(err)), 0);
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_JSON, 1, path, err, sizeof(err)),
+			 0);
 	assert_int_equal(stat(path, &a), 0);
 	assert_int_equal(a.st_mode & 07777, 0600);
 	assert_non_null(strstr(slurp(path), "{\"schema\":\"stacktop-snapshot\",\"version\":2,"));
@@ -213,9 +215,9 @@ static void test_write_file_refused(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "cannot write /proc/self/mem: it is on procfs, a kernel file "
 				 "system, not a place for a file");
-	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/sys/x.txt", err,
-					   sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		export_write_file(fx->s, &fx->o, EXPORT_TEXT, 1, "/sys/x.txt", err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "it is on sysfs"));
 	/* a directory that is there but takes no new file (removed, still the cwd) */
 	{
@@ -230,9 +232,10 @@ static void test_write_file_refused(void **state)
 						   sizeof(err)),
 				 -ENOENT);
 		assert_int_equal(chdir(cwd), 0);
-		assert_string_equal(err, "cannot write ./x.txt: . takes no new file (No such file or "
-					 "directory; -o writes a new file there and renames it over "
-					 "the target)");
+		assert_string_equal(err,
+				    "cannot write ./x.txt: . takes no new file (No such file or "
+				    "directory; -o writes a new file there and renames it over "
+				    "the target)");
 	}
 }
 
@@ -258,17 +261,21 @@ static void test_csv(void **state)
 
 	snprintf(path, sizeof(path), "%s/x.csv", fx->dir);
 	assert_int_equal(export_format_guess(path), EXPORT_CSV);
-	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_CSV, 1, path, err, sizeof(err)), 3);
+	assert_int_equal(export_write_file(fx->s, &fx->o, EXPORT_CSV, 1, path, err, sizeof(err)),
+			 3);
 	p = slurp(path);
-	assert_true(!strncmp(p, "refresh,rank,key,hits,hits_total,percent,hits_per_sec,event,comm,"
-				"pid,pids,depth,stack\n", 84));
+	assert_true(!strncmp(p,
+			     "refresh,rank,key,hits,hits_total,percent,hits_per_sec,event,comm,"
+			     "pid,pids,depth,stack\n",
+			     84));
 	for (line = strchr(p, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
 		char key[17], stack[512];
 		unsigned long long delta, total;
 		int refresh, rank;
 
 		assert_int_equal(sscanf(line, "%d,%d,%16[0-9a-f],%llu,%llu,", &refresh, &rank, key,
-					&delta, &total), 5);
+					&delta, &total),
+				 5);
 		assert_int_equal(refresh, 1);
 		assert_int_equal(rank, ++rows);
 		sum += total;
@@ -322,8 +329,7 @@ static void test_csv_field(void **state)
 }
 
 /* the top-level fields of a protobuf message, checked well-formed */
-static int pb_fields(const uint8_t *p, size_t n, unsigned int want, const char *needle,
-		     bool *found)
+static int pb_fields(const uint8_t *p, size_t n, unsigned int want, const char *needle, bool *found)
 {
 	size_t i = 0;
 	int count = 0;
@@ -389,7 +395,8 @@ static void test_html_tree(void **state)
 			       "[\"schedule_timeout\",0],[\"weak_func\",0]],\"stride\":3,"));
 	/* depth, name, self: all; _text; schedule_timeout; schedule 7; ext4...;
 	 * nvme_queue_rq 5; weak_func; schedule 3 */
-	assert_non_null(strstr(data, "\"nodes\":[0,-1,0,1,0,0,2,4,0,3,3,7,1,1,0,2,2,5,1,5,0,2,3,3]}"));
+	assert_non_null(
+		strstr(data, "\"nodes\":[0,-1,0,1,0,0,2,4,0,3,3,7,1,1,0,2,2,5,1,5,0,2,3,3]}"));
 	assert_non_null(strstr(end + 1, "</html>"));
 	free(buf);
 
@@ -401,7 +408,8 @@ static void test_html_tree(void **state)
 	assert_int_equal(export_html(f, fx->s, &fx->o), 3);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(buf, "[\"[unknown]\",4]"));
-	assert_non_null(strstr(buf, "\"nodes\":[0,-1,0,1,0,0,2,1,0,3,5,0,4,4,7,2,2,0,3,3,5,2,6,0,3,4,3]}"));
+	assert_non_null(
+		strstr(buf, "\"nodes\":[0,-1,0,1,0,0,2,1,0,3,5,0,4,4,7,2,2,0,3,3,5,2,6,0,3,4,3]}"));
 	free(buf);
 }
 
@@ -425,8 +433,8 @@ static void test_pprof_well_formed(void **state)
 	assert_true(n > 0 && n < (int)sizeof(buf));
 	assert_int_equal(pb_fields(buf, (size_t)n, 2, "nvme_queue_rq", &found), 3); /* samples */
 	assert_true(found);
-	assert_int_equal(pb_fields(buf, (size_t)n, 4, "", &found), 6);	/* locations */
-	assert_int_equal(pb_fields(buf, (size_t)n, 1, "", &found), 2);	/* sample types */
+	assert_int_equal(pb_fields(buf, (size_t)n, 4, "", &found), 6); /* locations */
+	assert_int_equal(pb_fields(buf, (size_t)n, 1, "", &found), 2); /* sample types */
 }
 
 /*
@@ -507,7 +515,8 @@ static int setup_lost(void **state)
 	assert_true(session_drain(fx->s, 0) >= 0);
 	session_tick(fx->s);
 	fx->o = (struct report_opts){
-		.top = 0, .delta = true,
+		.top = 0,
+		.delta = true,
 		.rank = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1 },
 	};
 	*state = fx;
@@ -666,14 +675,18 @@ static void test_losses_pprof(void **state)
 	gzclose(gz);
 	assert_true(n > 0 && n < (int)sizeof(pb));
 	/* the comments go tool pprof -top prints */
-	pb_fields(pb, (size_t)n, 13, "losses: lost 5, overrun 30, dropped 0 ring-buffer records in "
-				     "the last interval (60 read): about 33.3% of the events are "
-				     "missing from the counts", &found);
+	pb_fields(pb, (size_t)n, 13,
+		  "losses: lost 5, overrun 30, dropped 0 ring-buffer records in "
+		  "the last interval (60 read): about 33.3% of the events are "
+		  "missing from the counts",
+		  &found);
 	assert_true(found);
 	found = false;
-	pb_fields(pb, (size_t)n, 13, "losses: lost 8, overrun 100, dropped 0 ring-buffer records "
-				     "since start (200 read): about 33.3% of the events are missing "
-				     "from the counts", &found);
+	pb_fields(pb, (size_t)n, 13,
+		  "losses: lost 8, overrun 100, dropped 0 ring-buffer records "
+		  "since start (200 read): about 33.3% of the events are missing "
+		  "from the counts",
+		  &found);
 	assert_true(found);
 	found = false;
 	/* the stacks' two samples and the lost events' one */
@@ -688,9 +701,10 @@ static void test_losses_speedscope(void **state)
 
 	fx->o.lost_stack = true;
 	buf = write_mem(fx, EXPORT_SPEEDSCOPE);
-	assert_non_null(strstr(buf, "\"name\":\"stacktop kernel stacks; lost 5, overrun 30, dropped 0 "
-				    "ring-buffer records in the last interval (60 read): about "
-				    "33.3% of the events are missing from the counts\""));
+	assert_non_null(strstr(buf,
+			       "\"name\":\"stacktop kernel stacks; lost 5, overrun 30, dropped 0 "
+			       "ring-buffer records in the last interval (60 read): about "
+			       "33.3% of the events are missing from the counts\""));
 	assert_non_null(strstr(buf, "{\"name\":\"[lost events]\"}]}"));
 	assert_non_null(strstr(buf, "\"name\":\"sched:sched_switch (about 33.3% of the events "
 				    "lost)\""));
@@ -712,9 +726,10 @@ static void test_losses_flame(void **state)
 	free(buf);
 	buf = write_mem(fx, EXPORT_SVG);
 	assert_non_null(strstr(buf, " · lost records 30</text>"));
-	assert_non_null(strstr(buf, "<text class=\"notes\" x=\"10\" y=\"60\">lost 5, overrun 30, "
-				    "dropped 0 ring-buffer records in the last interval (60 read): "
-				    "about 33.3% of the events are missing from the counts</text>"));
+	assert_non_null(strstr(buf,
+			       "<text class=\"notes\" x=\"10\" y=\"60\">lost 5, overrun 30, "
+			       "dropped 0 ring-buffer records in the last interval (60 read): "
+			       "about 33.3% of the events are missing from the counts</text>"));
 	free(buf);
 	/* --folded-lost: a root of its own, a third of the graph */
 	fx->o.lost_stack = true;

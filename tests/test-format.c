@@ -30,7 +30,8 @@ static const char kallsyms[] = "ffffffff81002100 T schedule\n"
 			       "ffffffff81003200 t bad\xc0\xafutf8\n"
 			       "ffffffffc0a00000 t nvme_queue_rq\t[nvme]\n"
 			       "ffffffffc0b00000 t hostile_mod_fn\t[\x1b]0;pwn\x07]\n"
-			       "ffffffffc0b00100 t csi_mod_fn\t[\xc2\x9b" "2Jx]\n";
+			       "ffffffffc0b00100 t csi_mod_fn\t[\xc2\x9b"
+			       "2Jx]\n";
 
 static int setup_ksym(void **state)
 {
@@ -54,12 +55,12 @@ static int teardown_ksym(void **state)
 	return 0;
 }
 
-#define SAN(expect, src, len)                                                                     \
-	do {                                                                                      \
-		char b_[64];                                                                      \
-		size_t r_ = fmt_sanitize(b_, sizeof(b_), (src), (len));                           \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, strlen(expect));                                            \
+#define SAN(expect, src, len)                                                                      \
+	do {                                                                                       \
+		char b_[64];                                                                       \
+		size_t r_ = fmt_sanitize(b_, sizeof(b_), (src), (len));                            \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, strlen(expect));                                              \
 	} while (0)
 #define SANS(expect, src) SAN(expect, src, strlen(src))
 
@@ -79,7 +80,7 @@ static void test_format_sanitize_controls(void **state)
 	SANS("?", "\x7f");
 	SANS("?", "\xc2\x9b"); /* C1 CSI as UTF-8 */
 	SANS("?", "\xc2\x80");
-	SANS("?", "\x9b");     /* raw C1 CSI */
+	SANS("?", "\x9b");	   /* raw C1 CSI */
 	SANS("?", "\xe2\x80\xae"); /* U+202E right-to-left override */
 	SANS("?", "\xe2\x81\xa6"); /* U+2066 left-to-right isolate */
 	SANS("?", "\xe2\x80\xa8"); /* U+2028 line separator */
@@ -90,21 +91,24 @@ static void test_format_sanitize_escape_sequences(void **state)
 	SANS("a?[31mred?[0m", "a\x1b[31mred\x1b[0m");
 	SANS("?]0;title??[2J", "\x1b]0;title\a\x1b[2J");
 	SANS("?P+q?\\", "\x1bP+q\x1b\\"); /* DCS ... ST */
-	SANS("x?6n", "x\xc2\x9b" "6n");
+	SANS("x?6n", "x\xc2\x9b"
+		     "6n");
 }
 
 static void test_format_sanitize_invalid_utf8(void **state)
 {
-	SANS("??", "\xc0\xaf");             /* overlong '/' */
-	SANS("???", "\xe0\x80\xaf");        /* overlong, 3 bytes */
-	SANS("????", "\xf0\x80\x80\xaf");   /* overlong, 4 bytes */
-	SANS("???", "\xed\xa0\x80");        /* surrogate */
-	SANS("????", "\xf4\x90\x80\x80");   /* above U+10FFFF */
+	SANS("??", "\xc0\xaf");		  /* overlong '/' */
+	SANS("???", "\xe0\x80\xaf");	  /* overlong, 3 bytes */
+	SANS("????", "\xf0\x80\x80\xaf"); /* overlong, 4 bytes */
+	SANS("???", "\xed\xa0\x80");	  /* surrogate */
+	SANS("????", "\xf4\x90\x80\x80"); /* above U+10FFFF */
 	SANS("?", "\xff");
 	SANS("?", "\xf5");
-	SANS("?a", "\x80" "a");             /* stray continuation */
-	SANS("ab??", "ab\xe4\xb8");         /* cut sequence */
-	SANS("?b", "\xe4" "b");
+	SANS("?a", "\x80"
+		   "a");	    /* stray continuation */
+	SANS("ab??", "ab\xe4\xb8"); /* cut sequence */
+	SANS("?b", "\xe4"
+		   "b");
 }
 
 static void test_format_sanitize_len_nul_and_size(void **state)
@@ -129,12 +133,12 @@ static void test_format_sanitize_len_nul_and_size(void **state)
 	assert_string_equal(b, "");
 }
 
-#define FRAME(expect, ks, ip)                                                                     \
-	do {                                                                                      \
-		char b_[128];                                                                     \
-		int r_ = fmt_frame(b_, sizeof(b_), (ks), (ip));                                   \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
+#define FRAME(expect, ks, ip)                                                                      \
+	do {                                                                                       \
+		char b_[128];                                                                      \
+		int r_ = fmt_frame(b_, sizeof(b_), (ks), (ip));                                    \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
 	} while (0)
 
 static void test_format_frame_like_ps(void **state)
@@ -183,12 +187,12 @@ static void test_format_frame_truncates(void **state)
 	assert_string_equal(b, "0x12");
 }
 
-#define FUNC(expect, ks, ip, mod)                                                                 \
-	do {                                                                                      \
-		char b_[128];                                                                     \
-		int r_ = fmt_func(b_, sizeof(b_), (ks), (ip), (mod));                             \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
+#define FUNC(expect, ks, ip, mod)                                                                  \
+	do {                                                                                       \
+		char b_[128];                                                                      \
+		int r_ = fmt_func(b_, sizeof(b_), (ks), (ip), (mod));                              \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
 	} while (0)
 
 static void test_format_func(void **state)
@@ -206,13 +210,13 @@ static void test_format_func(void **state)
 	FUNC("[FTRACE TRAMPOLINE]", ks, STACKMAP_TRAMPOLINE, 1);
 }
 
-#define COUNT(expect, n)                                                                          \
-	do {                                                                                      \
-		char b_[32];                                                                      \
-		int r_ = fmt_count(b_, sizeof(b_), (n));                                          \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
-		assert_true(r_ <= 6);                                                             \
+#define COUNT(expect, n)                                                                           \
+	do {                                                                                       \
+		char b_[32];                                                                       \
+		int r_ = fmt_count(b_, sizeof(b_), (n));                                           \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
+		assert_true(r_ <= 6);                                                              \
 	} while (0)
 
 static void test_format_count(void **state)
@@ -234,21 +238,21 @@ static void test_format_count(void **state)
 	COUNT("18.4E", UINT64_MAX);
 }
 
-#define RATE(expect, r)                                                                           \
-	do {                                                                                      \
-		char b_[32];                                                                      \
-		int r_ = fmt_rate(b_, sizeof(b_), (r));                                           \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
-		assert_true(r_ <= 6);                                                             \
+#define RATE(expect, r)                                                                            \
+	do {                                                                                       \
+		char b_[32];                                                                       \
+		int r_ = fmt_rate(b_, sizeof(b_), (r));                                            \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
+		assert_true(r_ <= 6);                                                              \
 	} while (0)
 
-#define DURATION(expect, sec)                                                                     \
-	do {                                                                                      \
-		char b_[32];                                                                      \
-		int r_ = fmt_duration(b_, sizeof(b_), (sec));                                     \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
+#define DURATION(expect, sec)                                                                      \
+	do {                                                                                       \
+		char b_[32];                                                                       \
+		int r_ = fmt_duration(b_, sizeof(b_), (sec));                                      \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
 	} while (0)
 
 static void test_format_duration(void **state)
@@ -295,12 +299,12 @@ static void test_format_rate(void **state)
 	RATE("-", INFINITY);
 }
 
-#define PCT(expect, p, w)                                                                         \
-	do {                                                                                      \
-		char b_[32];                                                                      \
-		int r_ = fmt_percent(b_, sizeof(b_), (p), (w));                                   \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
+#define PCT(expect, p, w)                                                                          \
+	do {                                                                                       \
+		char b_[32];                                                                       \
+		int r_ = fmt_percent(b_, sizeof(b_), (p), (w));                                    \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
 	} while (0)
 
 static void test_format_percent(void **state)
@@ -319,12 +323,12 @@ static void test_format_percent(void **state)
 	PCT("200", 20, 10);
 }
 
-#define IDS(expect, ids, n, more)                                                                 \
-	do {                                                                                      \
-		char b_[64];                                                                      \
-		int r_ = fmt_ids(b_, sizeof(b_), (ids), (n), (more));                             \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (int)strlen(expect));                                       \
+#define IDS(expect, ids, n, more)                                                                  \
+	do {                                                                                       \
+		char b_[64];                                                                       \
+		int r_ = fmt_ids(b_, sizeof(b_), (ids), (n), (more));                              \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (int)strlen(expect));                                         \
 	} while (0)
 
 static void test_format_ids(void **state)
@@ -342,12 +346,12 @@ static void test_format_ids(void **state)
 	assert_string_equal(b, "42,4");
 }
 
-#define FIT(expect, cols, src, width, size)                                                       \
-	do {                                                                                      \
-		char b_[64];                                                                      \
-		int r_ = fmt_fit(b_, (size), (src), (width));                                     \
-		assert_string_equal(b_, (expect));                                               \
-		assert_int_equal(r_, (cols));                                                     \
+#define FIT(expect, cols, src, width, size)                                                        \
+	do {                                                                                       \
+		char b_[64];                                                                       \
+		int r_ = fmt_fit(b_, (size), (src), (width));                                      \
+		assert_string_equal(b_, (expect));                                                 \
+		assert_int_equal(r_, (cols));                                                      \
 	} while (0)
 
 static void test_format_fit_ascii(void **state)
@@ -359,7 +363,10 @@ static void test_format_fit_ascii(void **state)
 	FIT("", 0, "hello", 0, 64);
 	FIT("", 0, "hello", -3, 64);
 	FIT("", 0, "", 5, 64);
-	FIT("a?b", 3, "a\x1b" "b", 5, 64);
+	FIT("a?b", 3,
+	    "a\x1b"
+	    "b",
+	    5, 64);
 	/* the buffer, not the width, runs out */
 	FIT("he~", 3, "hello", 10, 4);
 	FIT("hel", 3, "hel", 10, 4);
@@ -390,9 +397,14 @@ static void test_format_bytes(void **state)
 		uint64_t n;
 		const char *want;
 	} cases[] = {
-		{ 0, "0B" }, { 1023, "1023B" }, { 1024, "1.0K" }, { 16 << 10, "16K" },
-		{ 1536 << 10, "1.5M" }, { (uint64_t)256 << 20, "256M" },
-		{ ((uint64_t)2 << 30) + 1, "2.0G" }, { (uint64_t)1023 << 20, "1023M" },
+		{ 0, "0B" },
+		{ 1023, "1023B" },
+		{ 1024, "1.0K" },
+		{ 16 << 10, "16K" },
+		{ 1536 << 10, "1.5M" },
+		{ (uint64_t)256 << 20, "256M" },
+		{ ((uint64_t)2 << 30) + 1, "2.0G" },
+		{ (uint64_t)1023 << 20, "1023M" },
 	};
 	char buf[16];
 	size_t i;
@@ -413,9 +425,10 @@ int main(void)
 		cmocka_unit_test(test_format_sanitize_escape_sequences),
 		cmocka_unit_test(test_format_sanitize_invalid_utf8),
 		cmocka_unit_test(test_format_sanitize_len_nul_and_size),
-		cmocka_unit_test_setup_teardown(test_format_frame_like_ps, setup_ksym, teardown_ksym),
-		cmocka_unit_test_setup_teardown(test_format_frame_unknown_and_trampoline, setup_ksym,
+		cmocka_unit_test_setup_teardown(test_format_frame_like_ps, setup_ksym,
 						teardown_ksym),
+		cmocka_unit_test_setup_teardown(test_format_frame_unknown_and_trampoline,
+						setup_ksym, teardown_ksym),
 		cmocka_unit_test_setup_teardown(test_format_frame_sanitizes_symbols, setup_ksym,
 						teardown_ksym),
 		cmocka_unit_test_setup_teardown(test_format_frame_truncates, setup_ksym,

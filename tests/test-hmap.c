@@ -284,12 +284,9 @@ static void test_pidcache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_put_get_replace),
-		cmocka_unit_test(test_slot),
-		cmocka_unit_test(test_against_array),
-		cmocka_unit_test(test_copy),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_put_get_replace), cmocka_unit_test(test_slot),
+		cmocka_unit_test(test_against_array),	cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_chain),		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_pidcache),
 	};
 

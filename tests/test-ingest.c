@@ -439,10 +439,10 @@ static void test_ingest_bytes_stacks_mode(void **state)
 	for (i = 0; i < 70; i++)
 		deep[i] = 0xffffffff81000000ull + (uint64_t)i;
 	pagegen_start(&fx->pg, 100);
-	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);  /* 4 + 64 */
-	pagegen_kstack(&fx->pg, 10, A, 3);          /* 4 + 16 + 3 * 8 */
-	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);  /* 4 + 64 */
-	pagegen_kstack(&fx->pg, 10, deep, 70);      /* 8 + 16 + 70 * 8 */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10); /* 4 + 64 */
+	pagegen_kstack(&fx->pg, 10, A, 3);	   /* 4 + 16 + 3 * 8 */
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10); /* 4 + 64 */
+	pagegen_kstack(&fx->pg, 10, deep, 70);	   /* 8 + 16 + 70 * 8 */
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 
@@ -469,13 +469,13 @@ static void test_ingest_bytes_stackmap_mode(void **state)
 	ingest_map_put(fx->ing, 42, A, 3, false);
 	pagegen_start(&fx->pg, 100);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
-	pagegen_stackid(&fx->pg, 10, 42);          /* 4 + 12, resolves to 3 frames */
+	pagegen_stackid(&fx->pg, 10, 42); /* 4 + 12, resolves to 3 frames */
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 10);
-	pagegen_stackid(&fx->pg, 10, 7);           /* queued */
+	pagegen_stackid(&fx->pg, 10, 7); /* queued */
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 12);
-	pagegen_stackid(&fx->pg, 12, 9);           /* queued, never resolves */
+	pagegen_stackid(&fx->pg, 12, 9); /* queued, never resolves */
 	pagegen_event(&fx->pg, PG_EVENT2_TYPE, 12);
-	pagegen_kstack(&fx->pg, 12, B, 2);          /* a fallback: 4 + 16 + 2 * 8 */
+	pagegen_kstack(&fx->pg, 12, B, 2); /* a fallback: 4 + 16 + 2 * 8 */
 	pagegen_finish(&fx->pg, 0);
 	assert_int_equal(ingest_page(fx->ing, 0, 0, fx->pg.buf, fx->pg.len), 0);
 	ingest_map_put(fx->ing, 7, IRQ, 1, false);
@@ -868,7 +868,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_event_then_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_user_hold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_nested_interrupt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_per_cpu_and_across_pages, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_orphans_and_missed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_pid_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_proc_filter, setup, teardown),

@@ -134,8 +134,8 @@ static void test_ksym_lookup_modules(void **state)
 	/* last symbol of a module: bounded size, not the distance to ext4 */
 	expect_sym(ks, 0xffffffffc0a007f0ULL, "nvme_poll", "nvme", 0xffffffffc0a007f0ULL, 4096);
 	assert_int_equal(ksym_lookup(ks, 0xffffffffc0a017f0ULL, &h), -ENOENT);
-	expect_sym(ks, 0xffffffffc0b00150ULL, "ext4_file_write_iter", "ext4",
-		   0xffffffffc0b00000ULL, 0x200);
+	expect_sym(ks, 0xffffffffc0b00150ULL, "ext4_file_write_iter", "ext4", 0xffffffffc0b00000ULL,
+		   0x200);
 	expect_sym(ks, 0xffffffffc0b00200ULL, "cleanup", "ext4", 0xffffffffc0b00200ULL, 4096);
 	/* last core symbol: bounded too */
 	expect_sym(ks, 0xffffffff81002200ULL, "_etext", NULL, 0xffffffff81002200ULL, 4096);
@@ -246,7 +246,8 @@ static void test_ksym_return_addresses(void **state)
 	assert_true(ksym_funcs(ks));
 	fmt_frame(buf, sizeof(buf), ks, 0xffffffff81000050ULL);
 	assert_string_equal(buf, "dies+0x0/0x30");
-	assert_int_equal(ksym_lookup_ret(ks, 0xffffffff81000040ULL, &h), 0); /* grouping asks this */
+	assert_int_equal(ksym_lookup_ret(ks, 0xffffffff81000040ULL, &h),
+			 0); /* grouping asks this */
 	assert_string_equal(h.name, "caller");
 	ksym_set_funcs(ks, false);
 	/*

@@ -114,9 +114,9 @@ static void check_basic(const struct ringbuf_layout *l)
 	struct pb p;
 
 	pb_start(&p, l, 1000);
-	pb_event(&p, 5, 12, 0xaa);     /* small: type_len 3 */
-	pb_event(&p, 7, 200, 0xbb);    /* big: type_len 0 + length word */
-	pb_event(&p, 0, 112, 0xcc);    /* largest small event: type_len 28 */
+	pb_event(&p, 5, 12, 0xaa);  /* small: type_len 3 */
+	pb_event(&p, 7, 200, 0xbb); /* big: type_len 0 + length word */
+	pb_event(&p, 0, 112, 0xcc); /* largest small event: type_len 28 */
 	pb_finish(&p, 0);
 
 	assert_int_equal(ringbuf_page_init(&pg, p.buf, p.len, l), 0);
@@ -223,7 +223,7 @@ static void test_ringbuf_null_padding_ends_page(void **state)
 	pb_start(&p, &le8, 0);
 	pb_event(&p, 1, 8, 1);
 	pb_put32(&p, hdr(&le8, 29, 0)); /* padding with delta 0: nothing follows */
-	pb_event(&p, 1, 8, 9);          /* must not be returned */
+	pb_event(&p, 1, 8, 9);		/* must not be returned */
 	pb_finish(&p, 0);
 
 	assert_int_equal(ringbuf_page_init(&pg, p.buf, p.len, &le8), 0);
@@ -301,16 +301,14 @@ static void test_ringbuf_truncated(void **state)
 
 static void test_ringbuf_layout_parse(void **state)
 {
-	static const char hp8[] =
-		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-	static const char hp4[] =
-		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		"\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
-		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		"\tfield: char data;\toffset:12;\tsize:4084;\tsigned:0;\n";
+	static const char hp8[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+				  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+				  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+				  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+	static const char hp4[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+				  "\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+				  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+				  "\tfield: char data;\toffset:12;\tsize:4084;\tsigned:0;\n";
 	struct ringbuf_layout l;
 
 	(void)state;

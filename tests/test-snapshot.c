@@ -36,7 +36,8 @@ static char *snap(const char *host, unsigned long long shift, int n, const char 
 
 	for (i = 0; i < n; i++)
 		hits += counts[i];
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o,
+	o += (size_t)snprintf(
+		buf + o, sizeof(buf) - o,
 		"{\"schema\":\"stacktop-snapshot\",\"version\":2,\"stacktop\":\"0.1.0\","
 		"\"timestamp\":1.0,\"time\":\"1970-01-01T00:00:01.000Z\",\"host\":\"%s\","
 		"\"kernel\":\"6.18.0\",\"source\":\"/sys/kernel/tracing\",\"iteration\":1,"
@@ -50,9 +51,11 @@ static char *snap(const char *host, unsigned long long shift, int n, const char 
 		"\"filtered_delta\":4,\"stacks\":[",
 		host, 2 * hits, hits, n, n, 2 * hits, hits);
 	for (i = 0; i < n; i++) {
-		unsigned long long a = 0xffffffff81000000ULL + 0x1000ULL * (unsigned long long)(i + 1) + shift;
+		unsigned long long a =
+			0xffffffff81000000ULL + 0x1000ULL * (unsigned long long)(i + 1) + shift;
 
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o,
+		o += (size_t)snprintf(
+			buf + o, sizeof(buf) - o,
 			"%s{\"key\":\"%016x\",\"total\":%d,\"delta\":%d,\"depth\":2,\"ids\":[],"
 			"\"more_ids\":false,\"fallback\":false,\"mapped\":false,\"merged64\":false,"
 			"\"cut\":false,\"frames\":[\"0x%llx\",\"0x%llx\"],"
@@ -60,8 +63,8 @@ static char *snap(const char *host, unsigned long long shift, int n, const char 
 			"\"by\":[{\"event\":\"sched:sched_switch\",\"cpu\":1,\"pid\":42,\"comm\":\"w\\u001b[0m\","
 			"\"total\":%d,\"delta\":%d},{\"event\":\"kmem:kmalloc\",\"cpu\":0,\"pid\":7,"
 			"\"comm\":\"k\",\"total\":%d,\"delta\":%d}]}",
-			i ? "," : "", i + 1, 2 * counts[i], counts[i], a + 0x10, a + 0x808, names[i],
-			counts[i], counts[i] / 2, counts[i], counts[i] - counts[i] / 2);
+			i ? "," : "", i + 1, 2 * counts[i], counts[i], a + 0x10, a + 0x808,
+			names[i], counts[i], counts[i] / 2, counts[i], counts[i] - counts[i] / 2);
 	}
 	snprintf(buf + o, sizeof(buf) - o, "]}\n");
 	return buf;
@@ -135,9 +138,9 @@ static void test_errors(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(snapshot_parse(cases[i].text, strlen(cases[i].text), &sn, err,
-						sizeof(err)),
-				 cases[i].r);
+		assert_int_equal(
+			snapshot_parse(cases[i].text, strlen(cases[i].text), &sn, err, sizeof(err)),
+			cases[i].r);
 		assert_null(sn);
 		if (!strstr(err, cases[i].msg))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].msg);
@@ -152,19 +155,27 @@ static void test_stack_errors(void **state)
 	static const struct {
 		const char *from, *to, *msg;
 	} cases[] = {
-		{ "\"0xffffffff81001010\"", "\"0xfffffffg81001010\"", "stack 1: \"frames\"[0] is not a hex address" },
-		{ "\"total\":20,\"delta\":10", "\"total\":20,\"delta\":21", "stack 1: \"delta\" is larger than \"total\"" },
-		{ "\"event\":\"kmem:kmalloc\"", "\"event\":\"kmem:nope\"", "stack 1: event not in \"events\"" },
+		{ "\"0xffffffff81001010\"", "\"0xfffffffg81001010\"",
+		  "stack 1: \"frames\"[0] is not a hex address" },
+		{ "\"total\":20,\"delta\":10", "\"total\":20,\"delta\":21",
+		  "stack 1: \"delta\" is larger than \"total\"" },
+		{ "\"event\":\"kmem:kmalloc\"", "\"event\":\"kmem:nope\"",
+		  "stack 1: event not in \"events\"" },
 		{ "\"cpu\":1", "\"cpu\":70000", "stack 1: \"cpu\" 70000 is out of range" },
-		{ "\"key\":\"0000000000000001\"", "\"key\":\"xyz\"", "stack 1: \"key\" is not 16 hex digits" },
+		{ "\"key\":\"0000000000000001\"", "\"key\":\"xyz\"",
+		  "stack 1: \"key\" is not 16 hex digits" },
 		/* a wrong type where a list is walked: an error, never a half-read success */
 		{ "\"ids\":[]", "\"ids\":[\"x\"]", "stack 1: \"ids\"[0] is not a stack id" },
-		{ "\"ids\":[]", "\"ids\":[],\"tgid\":\"x\"", "stack 1: \"tgid\" is not a process id" },
-		{ "\"ids\":[]", "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
+		{ "\"ids\":[]", "\"ids\":[],\"tgid\":\"x\"",
+		  "stack 1: \"tgid\" is not a process id" },
+		{ "\"ids\":[]",
+		  "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":1,\"symbol\":\"m\"}]",
 		  "stack 1: \"user_frames\"[0]: \"addr\" is not a hex address" },
-		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]", "stack 1: \"user_frames\" without \"tgid\"" },
+		{ "\"ids\":[]", "\"ids\":[],\"user_frames\":[]",
+		  "stack 1: \"user_frames\" without \"tgid\"" },
 		/* why a user stack is missing: a word stacktop writes, and no frames */
-		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_missing\":\"gone\"",
+		{ "\"ids\":[]",
+		  "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_missing\":\"gone\"",
 		  "stack 1: \"user_missing\" is not a reason stacktop writes" },
 		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_missing\":\"ok\"",
 		  "stack 1: \"user_missing\" is not a reason stacktop writes" },
@@ -172,7 +183,8 @@ static void test_stack_errors(void **state)
 		  "\"ids\":[],\"tgid\":1,\"user_frames\":[{\"addr\":\"0x1\",\"symbol\":\"m\"}],"
 		  "\"user_missing\":\"sample lost\"",
 		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
-		{ "\"ids\":[]", "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_cut\":true,"
+		{ "\"ids\":[]",
+		  "\"ids\":[],\"tgid\":0,\"user_frames\":[],\"user_cut\":true,"
 		  "\"user_missing\":\"no sample\"",
 		  "stack 1: \"user_missing\" with user frames, a cut or without \"tgid\"" },
 		{ "\"ids\":[]", "\"ids\":[],\"user_missing\":\"no sample\"",
@@ -197,7 +209,8 @@ static void test_stack_errors(void **state)
 		assert_non_null(p);
 		snprintf(text, sizeof(text), "%.*s%s%s", (int)(p - base), base, cases[i].to,
 			 p + strlen(cases[i].from));
-		assert_int_equal(snapshot_parse(text, strlen(text), &sn, err, sizeof(err)), -EBADMSG);
+		assert_int_equal(snapshot_parse(text, strlen(text), &sn, err, sizeof(err)),
+				 -EBADMSG);
 		if (!strstr(err, cases[i].msg))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].msg);
 	}
@@ -247,9 +260,11 @@ static void test_session(void **state)
 	assert_string_equal(v.filter, "sched");
 	/* the text report names the view's filters, the snapshot's text filter too */
 	{
-		struct report_opts o = { .top = 5, .filter = v.filter,
-					 .rank = { .key = RANK_TOTAL, .event = -1, .pid = -1,
-						   .cpu = 1 } };
+		struct report_opts o = {
+			.top = 5,
+			.filter = v.filter,
+			.rank = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = 1 }
+		};
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
@@ -318,11 +333,11 @@ static void test_diff(void **state)
 	assert_int_equal(d.n, 3);
 	assert_int_equal(d.nnew, 1);
 	assert_int_equal(d.ngone, 0);
-	assert_null(d.rows[0].before);                 /* C: +60, NEW */
+	assert_null(d.rows[0].before); /* C: +60, NEW */
 	assert_float_equal(d.rows[0].change, 60, 1e-9);
 	assert_float_equal(d.rows[1].share_before, 75, 1e-9); /* B: 75 -> 30 */
 	assert_float_equal(d.rows[1].share_after, 30, 1e-9);
-	assert_float_equal(d.rows[2].change, -15, 1e-9);      /* A: 25 -> 10 */
+	assert_float_equal(d.rows[2].change, -15, 1e-9); /* A: 25 -> 10 */
 	diff_free(&d);
 	session_close(sa);
 	session_close(sb);
@@ -511,7 +526,8 @@ static void test_user_frames(void **state)
 	}
 	/* folded: user frames (root first, no suffix), then the kernel's */
 	if (!strstr(fold1, "main;spin;do_nanosleep_[k];schedule_[k] 30\n") ||
-	    !strstr(fold1, "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n") ||
+	    !strstr(fold1,
+		    "[cut:_unwind_failed:_no_unwind_table];[unknown]_(libc.so.6+0x1000);wait;do_nanosleep_[k];schedule_[k] 20\n") ||
 	    !strstr(fold1, "[user_stack_lost:_perf_ring_full];do_nanosleep_[k];schedule_[k] 5\n"))
 		fail_msg("folded:\n%s", fold1);
 	/* and again from the JSON written: the same folded lines */
@@ -652,7 +668,9 @@ static void test_weights(void **state)
 	char *path = write_tmp(w), *json;
 	const char *files[] = { path };
 	struct session *s = open_files(files, 1);
-	struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	struct rank_opts ro = {
+		.key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true
+	};
 	struct rank_row rows[4];
 	char fr[128];
 
@@ -701,7 +719,9 @@ static void test_hist_trend(void **state)
 	char *path = write_tmp(w), *json;
 	const char *files[] = { path };
 	struct session *s = open_files(files, 1);
-	struct rank_opts ro = { .key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	struct rank_opts ro = {
+		.key = RANK_DELTA, .event = -1, .pid = -1, .cpu = -1, .weight = true
+	};
 	uint64_t c[HIST_BUCKETS], v[STACK_TREND];
 	struct rank_row rows[2];
 
@@ -723,7 +743,8 @@ static void test_hist_trend(void **state)
 	assert_int_equal(v[3], 400000000);
 	json = export_text(s, EXPORT_JSON);
 	if (!strstr(json, "\"hist_scale\":\"time\"") ||
-	    !strstr(json, "\"trend\":[1,0,2,2],\"trend_weight\":[200000000,0,400000000,400000000]") ||
+	    !strstr(json,
+		    "\"trend\":[1,0,2,2],\"trend_weight\":[200000000,0,400000000,400000000]") ||
 	    !strstr(json, "\"hist\":[{\"low\":128000000,\"high\":256000000,\"count\":5},"
 			  "{\"low\":65536000000000,\"high\":null,\"count\":1}]"))
 		fail_msg("%s", json);
@@ -741,8 +762,10 @@ static void test_hist_trend(void **state)
 		fclose(f);
 	}
 	if (!strstr(json, "trend (weight per interval, oldest first): 200ms 0ns 400ms 400ms") ||
-	    !strstr(json, "      [128ms, 256ms)          5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|") ||
-	    !strstr(json, "      [65536s, ...)           1 |@@@@@@@@@@                                          |"))
+	    !strstr(json,
+		    "      [128ms, 256ms)          5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|") ||
+	    !strstr(json,
+		    "      [65536s, ...)           1 |@@@@@@@@@@                                          |"))
 		fail_msg("%s", json);
 	free(json);
 	session_close(s);
@@ -779,8 +802,10 @@ static void test_diff_event(void **state)
 	k = diff_event_map(sa, 1, sb);
 	assert_string_equal(session_event(sb, (unsigned int)k), "kmem:kmalloc");
 	{
-		struct report_opts o = { .delta = true,
-					 .rank = { .key = RANK_DELTA, .event = k, .pid = -1, .cpu = -1 } };
+		struct report_opts o = {
+			.delta = true,
+			.rank = { .key = RANK_DELTA, .event = k, .pid = -1, .cpu = -1 }
+		};
 
 		assert_int_equal(diff_compute(sa, sb, &o, &d), 0);
 	}
@@ -801,18 +826,12 @@ static void test_diff_event(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_stack_errors),
-		cmocka_unit_test(test_session),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_user_frames),
-		cmocka_unit_test(test_empty_frames),
-		cmocka_unit_test(test_stream),
-		cmocka_unit_test(test_group),
-		cmocka_unit_test(test_weights),
-		cmocka_unit_test(test_hist_trend),
+		cmocka_unit_test(test_parse),	     cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_stack_errors), cmocka_unit_test(test_session),
+		cmocka_unit_test(test_merge),	     cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_user_frames),  cmocka_unit_test(test_empty_frames),
+		cmocka_unit_test(test_stream),	     cmocka_unit_test(test_group),
+		cmocka_unit_test(test_weights),	     cmocka_unit_test(test_hist_trend),
 		cmocka_unit_test(test_diff_event),
 	};
 

@@ -449,8 +449,9 @@ static bool match_even(const struct stack *s, void *ctx)
 static void test_stack_table_rank_match(void **state)
 {
 	struct stack_table *t = *state;
-	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1,
-			       .match = match_even };
+	struct rank_opts o = {
+		.key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1, .match = match_even
+	};
 	struct rank_row rows[20];
 	size_t n, i;
 
@@ -518,8 +519,9 @@ static bool attr_pid_7(const struct stack_attr *a, void *ctx)
 static void test_stack_table_rank_attr_match(void **state)
 {
 	struct stack_table *t = *state;
-	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1,
-			       .attr_match = attr_pid_7 };
+	struct rank_opts o = {
+		.key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1, .attr_match = attr_pid_7
+	};
 	uint64_t a[] = { 1 }, b[] = { 2 };
 	struct stack *sa = stack_table_intern(t, a, 1), *sb = stack_table_intern(t, b, 1);
 	struct rank_row rows[2];
@@ -600,7 +602,8 @@ static void test_stack_table_fold(void **state)
 	st[1] = stack_table_intern(t, ips[1], 3);
 	/* a build machine: 3000 short-lived pids, and 10 that live on */
 	for (pid = 1000; pid < 4000; pid++)
-		assert_int_equal(stack_table_hit(t, st[pid & 1], 0, (unsigned int)pid % 2, pid, 2), 0);
+		assert_int_equal(stack_table_hit(t, st[pid & 1], 0, (unsigned int)pid % 2, pid, 2),
+				 0);
 	stack_table_tick(t);
 	for (pid = 1; pid <= 10; pid++)
 		assert_int_equal(stack_table_hit(t, st[0], 0, 0, pid, 1), 0);
@@ -802,7 +805,7 @@ static void test_stack_table_hist(void **state)
 	assert_int_equal(stack_table_set_hist_scale(t, HIST_LOG2), -EBUSY);
 	for (i = 0; i < 5; i++)
 		stack_table_hit_w(t, sa, 0, 0, 1, 1, 200000000); /* 200 ms */
-	stack_table_hit_w(t, sa, 0, 0, 1, 1, 1500000);		/* 1.5 ms */
+	stack_table_hit_w(t, sa, 0, 0, 1, 1, 1500000);		 /* 1.5 ms */
 	stack_table_hit_w(t, sb, 0, 0, 1, 1, 300000000);
 	assert_true(stack_hist(t, sa, c));
 	assert_int_equal(c[hist_bucket(HIST_TIME, 200000000)], 5);
@@ -980,9 +983,11 @@ static void test_stack_table_trend_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stack_table_interns_by_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_interns_by_content, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_grows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_counts_and_intervals, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_counts_64bit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_top_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_top_weighted, setup, teardown),
@@ -991,7 +996,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_clear, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stack_table_rank_matches_sort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_rank_matches_sort, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_by_id, setup, teardown),

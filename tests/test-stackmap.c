@@ -26,14 +26,14 @@
 #include "kernel/stackmap_health.h"
 #include "kernel/tfs.h"
 
-#define LE32(x)                                                                                   \
-	(uint8_t)((x) & 0xff), (uint8_t)(((x) >> 8) & 0xff), (uint8_t)(((x) >> 16) & 0xff),       \
+#define LE32(x)                                                                                    \
+	(uint8_t)((x)&0xff), (uint8_t)(((x) >> 8) & 0xff), (uint8_t)(((x) >> 16) & 0xff),          \
 		(uint8_t)(((x) >> 24) & 0xff)
-#define BE32(x)                                                                                   \
-	(uint8_t)(((x) >> 24) & 0xff), (uint8_t)(((x) >> 16) & 0xff), (uint8_t)(((x) >> 8) & 0xff), \
-		(uint8_t)((x) & 0xff)
-#define LE64(x) LE32((uint64_t)(x) & 0xffffffffu), LE32((uint64_t)(x) >> 32)
-#define BE64(x) BE32((uint64_t)(x) >> 32), BE32((uint64_t)(x) & 0xffffffffu)
+#define BE32(x)                                                                                    \
+	(uint8_t)(((x) >> 24) & 0xff), (uint8_t)(((x) >> 16) & 0xff),                              \
+		(uint8_t)(((x) >> 8) & 0xff), (uint8_t)((x)&0xff)
+#define LE64(x) LE32((uint64_t)(x)&0xffffffffu), LE32((uint64_t)(x) >> 32)
+#define BE64(x) BE32((uint64_t)(x) >> 32), BE32((uint64_t)(x)&0xffffffffu)
 
 #define IP_A 0xffffffff81234567ULL
 #define IP_B 0xffffffff81000010ULL
@@ -70,9 +70,9 @@ static int bin_visit(void *ctx, uint32_t id, uint32_t ref, const uint64_t *ips, 
 /* v4 little endian: two records. */
 static const uint8_t bin_v4_le[] = {
 	LE32(0x46534D42u), /* magic 'FSMB' (v4) */
-	LE32(1),           /* version */
-	LE32(2),           /* nr_stacks */
-	LE32(0),           /* reserved */
+	LE32(1),	   /* version */
+	LE32(2),	   /* nr_stacks */
+	LE32(0),	   /* reserved */
 	/* record 0 */
 	LE32(42),   /* stack_id */
 	LE32(2),    /* nr */
@@ -91,28 +91,28 @@ static const uint8_t bin_v4_le[] = {
 /* The same snapshot from a big-endian kernel. */
 static const uint8_t bin_v4_be[] = {
 	BE32(0x46534D42u), /* magic: bytes "FSMB" */
-	BE32(1),           /* version */
-	BE32(2),           /* nr_stacks */
-	BE32(0),           /* reserved */
-	BE32(42), BE32(2), BE32(1337), BE32(0), BE64(IP_A), BE64(IP_B),
-	BE32(4025), BE32(1), BE32(29), BE32(0), BE64(IP_C),
+	BE32(1),	   /* version */
+	BE32(2),	   /* nr_stacks */
+	BE32(0),	   /* reserved */
+	BE32(42),	   BE32(2), BE32(1337), BE32(0), BE64(IP_A), BE64(IP_B),
+	BE32(4025),	   BE32(1), BE32(29),	BE32(0), BE64(IP_C),
 };
 
 /* v1-v3: old magic, version 2. */
 static const uint8_t bin_old_le[] = {
 	LE32(0x464D5342u), /* magic (v1-v3) */
-	LE32(2),           /* version */
-	LE32(1),           /* nr_stacks */
-	LE32(0),           /* reserved */
-	LE32(7), LE32(1), LE32(3), LE32(0), LE64(IP_A),
+	LE32(2),	   /* version */
+	LE32(1),	   /* nr_stacks */
+	LE32(0),	   /* reserved */
+	LE32(7),	   LE32(1), LE32(3), LE32(0), LE64(IP_A),
 };
 
 static const uint8_t bin_old_be[] = {
 	BE32(0x464D5342u), /* magic (v1-v3) */
-	BE32(2),           /* version */
-	BE32(1),           /* nr_stacks */
-	BE32(0),           /* reserved */
-	BE32(7), BE32(1), BE32(3), BE32(0), BE64(IP_A),
+	BE32(2),	   /* version */
+	BE32(1),	   /* nr_stacks */
+	BE32(0),	   /* reserved */
+	BE32(7),	   BE32(1), BE32(3), BE32(0), BE64(IP_A),
 };
 
 static void check_two_records(const struct seen *s)
@@ -261,9 +261,9 @@ static void test_stackmap_bin_fewer_stacks_than_data(void **state)
 static void test_stackmap_bin_corrupt_nr(void **state)
 {
 	static const uint8_t buf[] = {
-		LE32(0x46534D42u), LE32(1), LE32(2), LE32(0),
-		LE32(1), LE32(1), LE32(1), LE32(0), LE64(IP_A),  /* good record */
-		LE32(2), LE32(0xfffffff0u), LE32(1), LE32(0),     /* nr absurd */
+		LE32(0x46534D42u), LE32(1),	      LE32(2), LE32(0),	   LE32(1),
+		LE32(1),	   LE32(1),	      LE32(0), LE64(IP_A), /* good record */
+		LE32(2),	   LE32(0xfffffff0u), LE32(1), LE32(0),	   /* nr absurd */
 		LE64(IP_B),
 	};
 	struct stackmap_bin_info info;
@@ -279,8 +279,8 @@ static void test_stackmap_bin_max_nr_accepted(void **state)
 	/* nr = 1024 is still accepted (limit is STACKMAP_MAX_DEPTH * 16) */
 	size_t len = 32 + 1024 * 8;
 	uint8_t *buf = calloc(1, len);
-	const uint8_t hdr[] = { LE32(0x46534D42u), LE32(1), LE32(1), LE32(0),
-				LE32(5), LE32(1024), LE32(1), LE32(0) };
+	const uint8_t hdr[] = { LE32(0x46534D42u), LE32(1),    LE32(1), LE32(0),
+				LE32(5),	   LE32(1024), LE32(1), LE32(0) };
 	struct seen s = { 0 };
 
 	assert_non_null(buf);
@@ -330,13 +330,12 @@ static void test_stackmap_bin_bad_version(void **state)
 static void test_stackmap_bin_trampoline(void **state)
 {
 	static const uint8_t buf[] = {
-		LE32(0x46534D42u), LE32(1), LE32(1), LE32(0),
-		LE32(9),           /* stack_id */
-		LE32(3),           /* nr */
-		LE32(1),           /* ref_count */
-		LE32(0),           /* reserved */
+		LE32(0x46534D42u), LE32(1),    LE32(1), LE32(0), LE32(9), /* stack_id */
+		LE32(3),						  /* nr */
+		LE32(1),						  /* ref_count */
+		LE32(0),						  /* reserved */
 		LE64(0x7fffffffu), /* FTRACE_TRAMPOLINE_MARKER, verbatim */
-		LE64(IP_A), LE64(IP_B),
+		LE64(IP_A),	   LE64(IP_B),
 	};
 	struct seen s = { 0 };
 
@@ -351,7 +350,7 @@ static void test_stackmap_bin_empty_and_zero_depth(void **state)
 {
 	static const uint8_t empty[] = { LE32(0x46534D42u), LE32(1), LE32(0), LE32(0) };
 	static const uint8_t zero[] = { LE32(0x46534D42u), LE32(1), LE32(1), LE32(0),
-					LE32(3), LE32(0), LE32(5), LE32(0) };
+					LE32(3),	   LE32(0), LE32(5), LE32(0) };
 	struct stackmap_bin_info info;
 	struct seen s = { 0 };
 
@@ -368,7 +367,8 @@ static void test_stackmap_bin_visitor_stops(void **state)
 	struct stackmap_bin_info info;
 	struct seen s = { .stop_after = 1 };
 
-	assert_int_equal(stackmap_bin_parse(bin_v4_le, sizeof(bin_v4_le), bin_visit, &s, &info), 99);
+	assert_int_equal(stackmap_bin_parse(bin_v4_le, sizeof(bin_v4_le), bin_visit, &s, &info),
+			 99);
 	assert_int_equal(s.nrec, 1);
 	assert_int_equal(info.parsed, 1);
 	/* NULL visitor: just count */
@@ -758,10 +758,12 @@ static void test_stackmap_names(void **state)
 	assert_int_equal(stackmap_names_lookup(c.n, c.ips[0][1], &name, &mod, &start, &size), 0);
 	assert_string_equal(name, "caller");
 	assert_null(mod);
-	assert_int_equal(stackmap_names_lookup(c.n, 0xffffffff81000000ULL, &name, &mod, &start,
-					       &size), -ENOENT);
+	assert_int_equal(
+		stackmap_names_lookup(c.n, 0xffffffff81000000ULL, &name, &mod, &start, &size),
+		-ENOENT);
 	assert_int_equal(stackmap_names_lookup(c.n, STACKMAP_NAMED_BASE + 3 * STACKMAP_NAMED_SPAN,
-					       &name, &mod, &start, &size), -ENOENT);
+					       &name, &mod, &start, &size),
+			 -ENOENT);
 	assert_int_equal(stackmap_names_intern(c.n, &bare, &start), -EINVAL);
 	stackmap_names_free(c.n);
 }
@@ -783,12 +785,27 @@ static void put_file(const char *dir, const char *name, const void *buf, size_t 
 static void put_bin(const char *dir, uint32_t ref_low, uint32_t ref_high)
 {
 	const uint8_t bin[] = {
-		LE32(0x46534D42u), LE32(1), LE32(3), LE32(0),
-		LE32(42), LE32(1), LE32(ref_low), LE32(0), LE64(IP_A),
+		LE32(0x46534D42u),
+		LE32(1),
+		LE32(3),
+		LE32(0),
+		LE32(42),
+		LE32(1),
+		LE32(ref_low),
+		LE32(0),
+		LE64(IP_A),
 		/* a map of 2^24 slots (bits 23) hands out ids far above 2^22 */
-		LE32((1u << 23) + 7), LE32(1), LE32(ref_high), LE32(0), LE64(IP_B),
+		LE32((1u << 23) + 7),
+		LE32(1),
+		LE32(ref_high),
+		LE32(0),
+		LE64(IP_B),
 		/* not a slot of that table: damage, counted, never a stack */
-		LE32((1u << 24) + 1), LE32(1), LE32(5), LE32(0), LE64(IP_C),
+		LE32((1u << 24) + 1),
+		LE32(1),
+		LE32(5),
+		LE32(0),
+		LE64(IP_C),
 	};
 
 	put_file(dir, "stack_map_bin", bin, sizeof(bin));
@@ -857,8 +874,12 @@ static void test_mapsnap_passive_ids_above_2_22(void **state)
 
 static struct stackmap_stat mkstat(uint64_t entries, uint64_t cap, uint64_t succ, uint64_t drops)
 {
-	struct stackmap_stat st = { .entries = entries, .capacity = cap, .table_size = 2 * cap,
-				    .successes = succ, .drops = drops, .success_rate = -1 };
+	struct stackmap_stat st = { .entries = entries,
+				    .capacity = cap,
+				    .table_size = 2 * cap,
+				    .successes = succ,
+				    .drops = drops,
+				    .success_rate = -1 };
 
 	return st;
 }

@@ -97,7 +97,7 @@ static void test_state_restore_newest_first(void **state)
 	assert_int_equal(state_open(fx->tfs, fx->run, &st), 0);
 	assert_int_equal(state_write(st, "options/stackmap", "1"), 0);
 	assert_int_equal(state_write(st, "tracing_on", "0"), 0);
-	assert_int_equal(state_write(st, "tracing_on", "1"), 0); /* back and forth */
+	assert_int_equal(state_write(st, "tracing_on", "1"), 0);	 /* back and forth */
 	assert_int_equal(state_write(st, "options/stacktrace", "0"), 0); /* unchanged: no entry */
 	assert_int_equal(state_mkdir(st, "instances/stacktop.1"), 0);
 	assert_string_equal(get(fx, "options/stackmap"), "1");
@@ -220,8 +220,8 @@ static void test_state_recover_noted(void **state)
 	assert_int_equal(nt.pid, 999990);
 	assert_int_equal(nt.err, 0);
 	/* newest first; what was inside the removed instance is not named */
-	assert_string_equal(nt.what,
-			    "removed instance stacktop.9; restored tracing_on=1, options/stackmap=0");
+	assert_string_equal(
+		nt.what, "removed instance stacktop.9; restored tracing_on=1, options/stackmap=0");
 	assert_string_equal(get(fx, "tracing_on"), "1");
 	assert_string_equal(get(fx, "options/stackmap"), "0");
 	assert_false(tfs_exists(fx->tfs, "instances/stacktop.9"));
@@ -866,10 +866,12 @@ static void test_state_emergency_no_symlink(void **state)
 		struct state *st;
 		char cmd[512];
 
-		if (state_open(fx->tfs, fx->run, &st) || state_write(st, "events/sched/enable", "1"))
+		if (state_open(fx->tfs, fx->run, &st) ||
+		    state_write(st, "events/sched/enable", "1"))
 			_exit(1);
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/events/sched' && ln -s '%s' '%s/events/sched'",
-			 fx->root, target, fx->root);
+		snprintf(cmd, sizeof(cmd),
+			 "rm -rf '%s/events/sched' && ln -s '%s' '%s/events/sched'", fx->root,
+			 target, fx->root);
 		if (system(cmd) != 0)
 			_exit(2);
 		state_emergency_restore();
@@ -985,7 +987,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_emergency_no_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tfs_refuses_unsafe_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_recover_housekeeping, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_recover_unsafe_rundir_quiet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_recover_unsafe_rundir_quiet, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_state_full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_lock_top_any_rundir, setup, teardown),
 		/* last: it turns openat2() off for the rest of the process */

@@ -43,7 +43,8 @@ static void test_text(void **state)
 {
 	(void)state;
 	check("make: all done\n\ttab\r\n", "make: all done\n\ttab\r\n");
-	check("caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xc2\xa9", "caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xc2\xa9");
+	check("caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xc2\xa9",
+	      "caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xc2\xa9");
 	check("a\bb", "a\bb");
 }
 
@@ -57,27 +58,45 @@ static void test_colours_pass(void **state)
 static void test_queries_dropped(void **state)
 {
 	(void)state;
-	check("a\x1b[6nb", "ab");        /* cursor position report */
-	check("a\x1b[cb", "ab");         /* device attributes */
-	check("a\x1b[>cb", "ab");        /* secondary DA */
-	check("a\x1b[21tb", "ab");       /* window title report */
-	check("a\x1b[?1049hb", "ab");    /* private modes */
-	check("a\x1bPq$q\"p\x1b\\b", "ab");     /* DECRQSS */
-	check("a\x1b]0;pwned\x07" "b", "ab");      /* window title */
-	check("a\x1b]52;c;aWQK\x1b\\b", "ab");  /* clipboard */
-	check("a\x1b_apc\x1b\\b\x1b^pm\x07" "c", "abc");
-	check("a\x1b" "cb", "ab");       /* full reset */
-	check("a\x1b(0b", "ab");         /* a charset switch */
-	check("a\x1b[3" "1;" "1111111111111111111111111111111111111111mb", "ab"); /* too long */
+	check("a\x1b[6nb", "ab");	    /* cursor position report */
+	check("a\x1b[cb", "ab");	    /* device attributes */
+	check("a\x1b[>cb", "ab");	    /* secondary DA */
+	check("a\x1b[21tb", "ab");	    /* window title report */
+	check("a\x1b[?1049hb", "ab");	    /* private modes */
+	check("a\x1bPq$q\"p\x1b\\b", "ab"); /* DECRQSS */
+	check("a\x1b]0;pwned\x07"
+	      "b",
+	      "ab");			       /* window title */
+	check("a\x1b]52;c;aWQK\x1b\\b", "ab"); /* clipboard */
+	check("a\x1b_apc\x1b\\b\x1b^pm\x07"
+	      "c",
+	      "abc");
+	check("a\x1b"
+	      "cb",
+	      "ab");		 /* full reset */
+	check("a\x1b(0b", "ab"); /* a charset switch */
+	check("a\x1b[3"
+	      "1;"
+	      "1111111111111111111111111111111111111111mb",
+	      "ab"); /* too long */
 }
 
 static void test_controls_dropped(void **state)
 {
 	(void)state;
-	check("a\x07\x0e\x0f\x7f" "b", "ab");
-	check("a\xc2\x9b" "6nb", "a6nb"); /* C1 CSI in UTF-8: dropped, its text stays text */
-	check("a\xc2\x85" "b", "ab");
-	check("a\xc2\xc2\xa9" "b", "a\xc2\xc2\xa9" "b");
+	check("a\x07\x0e\x0f\x7f"
+	      "b",
+	      "ab");
+	check("a\xc2\x9b"
+	      "6nb",
+	      "a6nb"); /* C1 CSI in UTF-8: dropped, its text stays text */
+	check("a\xc2\x85"
+	      "b",
+	      "ab");
+	check("a\xc2\xc2\xa9"
+	      "b",
+	      "a\xc2\xc2\xa9"
+	      "b");
 }
 
 int main(void)

@@ -264,7 +264,8 @@ static void test_truncated(void **state)
 }
 
 #ifdef HAVE_LZMA
-/* a minimal ELF64 file: sections null, .symtab (one function), .strtab, .shstrtab, [.gnu_debugdata] */
+/* a minimal ELF64 file: sections null, .symtab (one function), .strtab, .shstrtab, [.gnu_debugdata]
+ */
 static size_t make_elf(uint8_t *out, size_t cap, const uint8_t *dd, size_t ddlen)
 {
 	static const char shstr[] = "\0.symtab\0.strtab\0.shstrtab\0.gnu_debugdata";
@@ -283,21 +284,28 @@ static size_t make_elf(uint8_t *out, size_t cap, const uint8_t *dd, size_t ddlen
 	sym[1].st_size = 0x40;
 	assert_true(cap > 4096 + ddlen);
 	memcpy(out + off, sym, sizeof(sym));
-	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_SYMTAB, .sh_offset = off,
-			      .sh_size = sizeof(sym), .sh_link = 2, .sh_entsize = sizeof(Elf64_Sym) };
+	sh[1] = (Elf64_Shdr){ .sh_name = 1,
+			      .sh_type = SHT_SYMTAB,
+			      .sh_offset = off,
+			      .sh_size = sizeof(sym),
+			      .sh_link = 2,
+			      .sh_entsize = sizeof(Elf64_Sym) };
 	off += sizeof(sym);
 	memcpy(out + off, str, sizeof(str));
-	sh[2] = (Elf64_Shdr){ .sh_name = 9, .sh_type = SHT_STRTAB, .sh_offset = off,
-			      .sh_size = sizeof(str) };
+	sh[2] = (Elf64_Shdr){
+		.sh_name = 9, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(str)
+	};
 	off += sizeof(str);
 	memcpy(out + off, shstr, sizeof(shstr));
-	sh[3] = (Elf64_Shdr){ .sh_name = 17, .sh_type = SHT_STRTAB, .sh_offset = off,
-			      .sh_size = sizeof(shstr) };
+	sh[3] = (Elf64_Shdr){
+		.sh_name = 17, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr)
+	};
 	off += sizeof(shstr);
 	if (dd) {
 		memcpy(out + off, dd, ddlen);
-		sh[4] = (Elf64_Shdr){ .sh_name = 27, .sh_type = SHT_PROGBITS, .sh_offset = off,
-				      .sh_size = ddlen };
+		sh[4] = (Elf64_Shdr){
+			.sh_name = 27, .sh_type = SHT_PROGBITS, .sh_offset = off, .sh_size = ddlen
+		};
 		off += ddlen;
 		sh[1].sh_type = SHT_NULL; /* the outer file has no .symtab: .gnu_debugdata's */
 	}
@@ -323,8 +331,9 @@ static size_t xz(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
 	size_t pos = 0;
 
-	assert_int_equal(lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL, in, len, out, &pos, cap),
-			 LZMA_OK);
+	assert_int_equal(
+		lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL, in, len, out, &pos, cap),
+		LZMA_OK);
 	return pos;
 }
 
@@ -385,11 +394,29 @@ static void test_debugdata(void **state)
 /* a name whose every nesting level refers twice to the one before */
 static void test_demangle_bomb(void **state)
 {
-	static const char bomb[] =
-		"_Z1f1pI1aS_E" "S0_IS1_S1_E" "S0_IS2_S2_E" "S0_IS3_S3_E" "S0_IS4_S4_E" "S0_IS5_S5_E"
-		"S0_IS6_S6_E" "S0_IS7_S7_E" "S0_IS8_S8_E" "S0_IS9_S9_E" "S0_ISA_SA_E" "S0_ISB_SB_E"
-		"S0_ISC_SC_E" "S0_ISD_SD_E" "S0_ISE_SE_E" "S0_ISF_SF_E" "S0_ISG_SG_E" "S0_ISH_SH_E"
-		"S0_ISI_SI_E" "S0_ISJ_SJ_E" "S0_ISK_SK_E" "S0_ISL_SL_E" "S0_ISM_SM_E";
+	static const char bomb[] = "_Z1f1pI1aS_E"
+				   "S0_IS1_S1_E"
+				   "S0_IS2_S2_E"
+				   "S0_IS3_S3_E"
+				   "S0_IS4_S4_E"
+				   "S0_IS5_S5_E"
+				   "S0_IS6_S6_E"
+				   "S0_IS7_S7_E"
+				   "S0_IS8_S8_E"
+				   "S0_IS9_S9_E"
+				   "S0_ISA_SA_E"
+				   "S0_ISB_SB_E"
+				   "S0_ISC_SC_E"
+				   "S0_ISD_SD_E"
+				   "S0_ISE_SE_E"
+				   "S0_ISF_SF_E"
+				   "S0_ISG_SG_E"
+				   "S0_ISH_SH_E"
+				   "S0_ISI_SI_E"
+				   "S0_ISJ_SJ_E"
+				   "S0_ISK_SK_E"
+				   "S0_ISL_SL_E"
+				   "S0_ISM_SM_E";
 	char *d, *big;
 	bool refused;
 
@@ -425,7 +452,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),  cmocka_unit_test(test_trusted),
-		cmocka_unit_test(test_mapped),    cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_mapped),	  cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_debugdata), cmocka_unit_test(test_demangle_bomb),
 	};
 

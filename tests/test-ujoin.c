@@ -83,8 +83,12 @@ static void on_drop(void *ctx, void *sample)
 static struct ujoin *mk(struct got *g, unsigned int max_pending)
 {
 	struct ujoin_opts o = {
-		.tolerance_ns = 50 * US, .timeout_ns = 100 * MS, .max_pending = max_pending,
-		.emit = on_emit, .drop = on_drop, .ctx = g,
+		.tolerance_ns = 50 * US,
+		.timeout_ns = 100 * MS,
+		.max_pending = max_pending,
+		.emit = on_emit,
+		.drop = on_drop,
+		.ctx = g,
 	};
 	struct ujoin *j;
 
@@ -220,8 +224,11 @@ static void test_same_key_fifo(void **state)
 static void test_samples_lead(void **state)
 {
 	struct ujoin_opts o = {
-		.tolerance_ns = 50 * US, .timeout_ns = 100 * MS, .max_pending = 4096,
-		.emit = on_emit_count, .drop = on_drop,
+		.tolerance_ns = 50 * US,
+		.timeout_ns = 100 * MS,
+		.max_pending = 4096,
+		.emit = on_emit_count,
+		.drop = on_drop,
 	};
 	struct ujoin_stats st;
 	struct ujoin *j;
@@ -253,9 +260,9 @@ static void test_key_mismatch(void **state)
 	struct ujoin_stats st;
 
 	rec(j, 0, 1, 1, 1 * MS, 1);
-	smp(j, 0, 1, 2, 1 * MS, UJOIN_OK);   /* other event */
-	smp(j, 0, 2, 1, 1 * MS, UJOIN_OK);   /* other tid */
-	smp(j, 1, 1, 1, 1 * MS, UJOIN_OK);   /* other CPU */
+	smp(j, 0, 1, 2, 1 * MS, UJOIN_OK); /* other event */
+	smp(j, 0, 2, 1, 1 * MS, UJOIN_OK); /* other tid */
+	smp(j, 1, 1, 1, 1 * MS, UJOIN_OK); /* other CPU */
 	assert_int_equal(g.n, 0);
 	/* 60 us after: an interrupt between the probes, still the record's */
 	smp(j, 0, 1, 1, 1 * MS + 60 * US, UJOIN_OK);
@@ -281,10 +288,10 @@ static void test_missing(void **state)
 	rec(j, 3, 9, 1, 1 * MS, 1);
 	/* samples of CPU 3 lost between 1 ms and 5 ms */
 	ujoin_add_lost(j, 3, 5 * MS, 17);
-	rec(j, 3, 9, 1, 3 * MS, 2);        /* in the lost window */
-	rec(j, 0, 9, 1, 3 * MS, 3);        /* other CPU: nothing lost there */
-	rec(j, 3, 9, 1, 8 * MS, 4);        /* after the window */
-	ujoin_advance(j, 50 * MS);         /* not yet timed out */
+	rec(j, 3, 9, 1, 3 * MS, 2); /* in the lost window */
+	rec(j, 0, 9, 1, 3 * MS, 3); /* other CPU: nothing lost there */
+	rec(j, 3, 9, 1, 8 * MS, 4); /* after the window */
+	ujoin_advance(j, 50 * MS);  /* not yet timed out */
 	assert_int_equal(g.n, 1);
 	ujoin_advance(j, 120 * MS);
 	assert_int_equal(g.n, 4);
@@ -331,9 +338,9 @@ static void test_duplicates(void **state)
 	struct ujoin_stats st;
 
 	smp(j, 0, 5, 1, 1 * MS, UJOIN_OK);
-	smp(j, 0, 5, 1, 1 * MS, UJOIN_OK);   /* pending duplicate */
+	smp(j, 0, 5, 1, 1 * MS, UJOIN_OK); /* pending duplicate */
 	rec(j, 0, 5, 1, 1 * MS, 1);
-	smp(j, 0, 5, 1, 1 * MS, UJOIN_OK);   /* duplicate of a matched one */
+	smp(j, 0, 5, 1, 1 * MS, UJOIN_OK); /* duplicate of a matched one */
 	rec(j, 0, 5, 1, 1 * MS + 10 * US, 2);
 	ujoin_advance(j, 500 * MS);
 	assert_int_equal(g.n, 2);
@@ -365,8 +372,8 @@ static void test_overflow(void **state)
 		smp(j, 1, 1, 1, (uint64_t)(i + 10) * MS, UJOIN_OK);
 	ujoin_stats(j, &st);
 	assert_int_equal(st.overflow, 6);
-	assert_int_equal(g.n, 6);       /* records 2, 3, 4 pushed out */
-	assert_int_equal(g.drops, 1);   /* and the oldest sample */
+	assert_int_equal(g.n, 6);     /* records 2, 3, 4 pushed out */
+	assert_int_equal(g.drops, 1); /* and the oldest sample */
 	ujoin_flush(j);
 	assert_int_equal(g.n, 6);
 	assert_int_equal(g.drops, 5);
@@ -387,9 +394,9 @@ static void test_passed_by(void **state)
 	rec(j, 0, 7, 1, 1 * MS, 1);
 	rec(j, 0, 7, 1, 2 * MS, 2);
 	smp(j, 0, 7, 1, 2 * MS + 5 * US, UJOIN_OK);
-	smp(j, 0, 7, 1, 3 * MS, UJOIN_OK);   /* its record was lost in the ring buffer */
-	smp(j, 0, 8, 1, 3 * MS, UJOIN_OK);   /* another thread's: waits */
-	assert_int_equal(g.n, 0);          /* CPU 0's records are known up to 2 ms */
+	smp(j, 0, 7, 1, 3 * MS, UJOIN_OK); /* its record was lost in the ring buffer */
+	smp(j, 0, 8, 1, 3 * MS, UJOIN_OK); /* another thread's: waits */
+	assert_int_equal(g.n, 0);	   /* CPU 0's records are known up to 2 ms */
 	rec(j, 0, 7, 1, 4 * MS, 3);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(find(&g, 1)->why, UJOIN_NO_SAMPLE);
@@ -412,10 +419,10 @@ static void test_hold(void **state)
 
 	rec(j, 1, 7, 1, 1 * MS, 1);
 	rec(j, 1, 7, 1, 2 * MS, 2);
-	rec(j, 1, 9, 1, 3 * MS, 3);          /* CPU 1's records known past both samples */
+	rec(j, 1, 9, 1, 3 * MS, 3); /* CPU 1's records known past both samples */
 	ujoin_hold(j, 1 * MS + 3 * US);
 	smp(j, 1, 7, 1, 2 * MS + 3 * US, UJOIN_OK);
-	assert_int_equal(g.n, 0);          /* record 1 may be the held sample's */
+	assert_int_equal(g.n, 0); /* record 1 may be the held sample's */
 	smp(j, 1, 7, 1, 1 * MS + 3 * US, UJOIN_OK);
 	ujoin_release(j);
 	assert_int_equal(g.n, 2);
@@ -440,8 +447,11 @@ static void test_hold(void **state)
 static void test_sampled(void **state)
 {
 	struct ujoin_opts o = {
-		.tolerance_ns = 50 * US, .timeout_ns = 100 * MS, .period = 10,
-		.emit = on_emit, .drop = on_drop,
+		.tolerance_ns = 50 * US,
+		.timeout_ns = 100 * MS,
+		.period = 10,
+		.emit = on_emit,
+		.drop = on_drop,
 	};
 	struct ujoin_stats st;
 	struct ujoin *j;
@@ -486,7 +496,9 @@ static void test_sampled(void **state)
 static void test_one_key_many(void **state)
 {
 	struct ujoin_opts o = {
-		.tolerance_ns = 50 * US, .timeout_ns = 100 * MS, .emit = on_emit_count,
+		.tolerance_ns = 50 * US,
+		.timeout_ns = 100 * MS,
+		.emit = on_emit_count,
 		.drop = on_drop,
 	};
 	struct ujoin_stats st;
@@ -538,20 +550,13 @@ static void test_bad_opts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_in_order),
-		cmocka_unit_test(test_out_of_order),
-		cmocka_unit_test(test_same_key_fifo),
-		cmocka_unit_test(test_samples_lead),
-		cmocka_unit_test(test_key_mismatch),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_failed_samples),
-		cmocka_unit_test(test_duplicates),
-		cmocka_unit_test(test_overflow),
-		cmocka_unit_test(test_passed_by),
-		cmocka_unit_test(test_hold),
-		cmocka_unit_test(test_sampled),
-		cmocka_unit_test(test_one_key_many),
-		cmocka_unit_test(test_free_pending),
+		cmocka_unit_test(test_in_order),       cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_same_key_fifo),  cmocka_unit_test(test_samples_lead),
+		cmocka_unit_test(test_key_mismatch),   cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_failed_samples), cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_overflow),       cmocka_unit_test(test_passed_by),
+		cmocka_unit_test(test_hold),	       cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_one_key_many),   cmocka_unit_test(test_free_pending),
 		cmocka_unit_test(test_bad_opts),
 	};
 

@@ -254,8 +254,8 @@ static void test_demangle(void **state)
 	} plain[] = {
 		{ "main", "main" },
 		{ "_start", "_start" },
-		{ "_Rxyz", "_Rxyz" },     /* not a v0 name: unchanged */
-		{ "_ZZZ", "_ZZZ" },       /* not a C++ name either */
+		{ "_Rxyz", "_Rxyz" }, /* not a v0 name: unchanged */
+		{ "_ZZZ", "_ZZZ" },   /* not a C++ name either */
 		{ "_R", "_R" },
 		/* symbol versions are left out, as perf does */
 		{ "__libc_start_main@@GLIBC_2.34", "__libc_start_main" },
@@ -545,16 +545,11 @@ static void test_perf_map(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_maps),
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_own_symbols),
-		cmocka_unit_test(test_none_marks),
-		cmocka_unit_test(test_demangle),
-		cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_limit),
-		cmocka_unit_test(test_after_exit),
-		cmocka_unit_test(test_exec),
-		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_parse_maps),  cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_own_symbols), cmocka_unit_test(test_none_marks),
+		cmocka_unit_test(test_demangle),    cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_limit),	    cmocka_unit_test(test_after_exit),
+		cmocka_unit_test(test_exec),	    cmocka_unit_test(test_perf_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

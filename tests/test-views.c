@@ -165,7 +165,9 @@ static void test_views_group_weights(void **state)
 {
 	struct stack_table *src = stack_table_new(), *dst = stack_table_new();
 	struct stack_group g = { .depth = 1, .skip = skip_tracing, .map = func_of };
-	struct rank_opts o = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1, .weight = true };
+	struct rank_opts o = {
+		.key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1, .weight = true
+	};
 	struct rank_row rows[4];
 
 	(void)state;

@@ -75,9 +75,8 @@ static int check_weight(struct args *a)
 {
 	int i;
 
-	if ((a->so.weight || a->so.offcpu) &&
-	    (a->so.replay || a->so.map_file || a->so.nfiles || (a->diff && a->diff_after) ||
-	     a->list_events)) {
+	if ((a->so.weight || a->so.offcpu) && (a->so.replay || a->so.map_file || a->so.nfiles ||
+					       (a->diff && a->diff_after) || a->list_events)) {
 		cli_error("stacktop: --weight and --offcpu read a live kernel: not with "
 			  "--replay/--map/--diff to a file/--list-events\n");
 		return 2;
@@ -213,8 +212,9 @@ static int add_numbers(int *list, int *n, int max_value, const char *what, const
 static int set_comm(struct args *a, const char *arg)
 {
 	if (!arg[0] || strlen(arg) > 127) {
-		cli_error("stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
-			  arg);
+		cli_error(
+			"stacktop: bad --comm '%s' (a command name or a glob, 1 to 127 characters)\n",
+			arg);
 		return 2;
 	}
 	a->comm = arg;
@@ -252,9 +252,10 @@ static int set_user(struct args *a, const char *arg)
 	} else if (!strncmp(arg, "dwarf,", 6)) {
 		/* perf's --call-graph dwarf,SIZE: the stack copied per sample */
 		if (argval_size(arg + 6, 1, &sz) || sz < USER_STACK_MIN || sz > USER_STACK_MAX) {
-			cli_error("stacktop: bad --user '%s' (dwarf,SIZE: the user stack copied per "
-				  "sample, 64 to 65528 bytes, K suffix)\n",
-				  arg);
+			cli_error(
+				"stacktop: bad --user '%s' (dwarf,SIZE: the user stack copied per "
+				"sample, 64 to 65528 bytes, K suffix)\n",
+				arg);
 			return 2;
 		}
 		a->so.user = SESSION_USER_DWARF;
@@ -348,8 +349,9 @@ static int set_mode(struct args *a, const char *arg)
 /* --format, --folded, --json: one format, said once */
 static int set_format(struct args *a, int c, const char *arg)
 {
-	int r = c == OPT_FOLDED ? EXPORT_FOLDED : c == OPT_JSON ? EXPORT_JSON
-								  : export_format_parse(arg);
+	int r = c == OPT_FOLDED ? EXPORT_FOLDED
+		: c == OPT_JSON ? EXPORT_JSON
+				: export_format_parse(arg);
 
 	if (r < 0) {
 		char names[256];
@@ -389,9 +391,10 @@ static int set_filter(struct args *a, const char *arg)
 		done++;
 	}
 	if (!done || !*arg) {
-		cli_error("stacktop: --filter '%s' applies to the -e events before it (that have no "
-			  "' if ' of their own): none\n",
-			  arg);
+		cli_error(
+			"stacktop: --filter '%s' applies to the -e events before it (that have no "
+			"' if ' of their own): none\n",
+			arg);
 		return 2;
 	}
 	a->filtered = a->so.nevents;
@@ -437,7 +440,8 @@ static int args_option(struct args *a, int c, const char *arg)
 	case 'e':
 		return add_to(a->events, &a->so.nevents, MAX_EVENTS, "-e", arg, true);
 	case OPT_FUNCTION:
-		return add_to(a->functions, &a->so.nfunctions, MAX_EVENTS, "--function", arg, false);
+		return add_to(a->functions, &a->so.nfunctions, MAX_EVENTS, "--function", arg,
+			      false);
 	case OPT_KPROBE:
 		return add_to(a->kprobes, &a->so.nkprobes, MAX_EVENTS, "--kprobe", arg, false);
 	case OPT_TRIGGER:
@@ -525,8 +529,9 @@ static int take_diff(int argc, char **argv, struct args *a)
 	if (!a->diff)
 		return 0;
 	if (optind >= argc) {
-		cli_error("stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live "
-			  "kernel)\n");
+		cli_error(
+			"stacktop: --diff BEFORE AFTER: AFTER is missing (a file, or - for the live "
+			"kernel)\n");
 		return 2;
 	}
 	a->diff_after = strcmp(argv[optind], "-") ? argv[optind] : NULL;
@@ -571,7 +576,8 @@ static int check_together(struct args *a)
 	int r;
 
 	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
-		cli_error("stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
+		cli_error(
+			"stacktop: --list-events lists a kernel's events: not with --replay/--map\n");
 		return 2;
 	}
 	/* perf's samples are the dwarf mode's: fp has nothing to sample or size */
@@ -591,7 +597,8 @@ static int check_together(struct args *a)
 		r = check_files(a);
 	if (r)
 		return r;
-	if (export_format_get(a->format)->flags & EXPORT_F_ONE && !a->output && a->iterations != 1) {
+	if (export_format_get(a->format)->flags & EXPORT_F_ONE && !a->output &&
+	    a->iterations != 1) {
 		cli_error("stacktop: --format %s writes one profile: give -o FILE (one file per "
 			  "refresh) or -n 1\n",
 			  export_format_name((enum export_format)a->format));
@@ -651,8 +658,9 @@ int args_parse(int argc, char **argv, struct args *a)
 	if (r)
 		return r;
 	if (a->cleanup && (a->cmd || a->so.nfiles || a->so.map_file || a->diff || a->list_events)) {
-		cli_error("stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, "
-			  "--rundir and -v go with it\n");
+		cli_error(
+			"stacktop: --cleanup undoes what dead runs left, and exits: only --tracefs, "
+			"--rundir and -v go with it\n");
 		return 2;
 	}
 	if (a->list_events && !a->list_glob && optind + 1 == argc)

@@ -23,7 +23,7 @@ struct args {
 	const char *functions[MAX_EVENTS];
 	const char *kprobes[MAX_EVENTS];
 	const char *triggers[MAX_EVENTS];
-	int filtered;             /* -e arguments --filter has seen */
+	int filtered; /* -e arguments --filter has seen */
 	int pids[MAX_LIST];
 	int tids[MAX_LIST];
 	int cpus[MAX_LIST];
@@ -35,33 +35,33 @@ struct args {
 	int expand;
 	bool mouse;
 	bool color;
-	int format;           /* enum export_format, -1 until known */
-	const char *output;   /* -o FILE */
+	int format;	    /* enum export_format, -1 until known */
+	const char *output; /* -o FILE */
 	enum export_root root;
-	bool lost_stack;      /* --folded-lost */
+	bool lost_stack; /* --folded-lost */
 	bool cumulative;
 	enum rank_key sort;
 	const char *event_filter;
 	int verbose;
 	bool list_events;
 	const char *list_glob;
-	char weight_event[256]; /* SYS:EVENT of --weight */
-	bool count;             /* --count: rank by hits though weighted */
-	const char *files[MAX_FILES];  /* -r */
-	bool sort_set;                 /* --sort or --cumulative given */
-	const char *diff_before;       /* --diff BEFORE AFTER */
-	const char *diff_after;        /* a file, or NULL for the live kernel ("-") */
+	char weight_event[256];	      /* SYS:EVENT of --weight */
+	bool count;		      /* --count: rank by hits though weighted */
+	const char *files[MAX_FILES]; /* -r */
+	bool sort_set;		      /* --sort or --cumulative given */
+	const char *diff_before;      /* --diff BEFORE AFTER */
+	const char *diff_after;	      /* a file, or NULL for the live kernel ("-") */
 	bool diff;
-	bool view_set;                 /* the view comes from a snapshot */
-	bool view_delta;               /* a snapshot ranked by its interval counts */
-	const char *view_filter;       /* a snapshot's text filter (the screen applies it again) */
-	const char *view_comm;         /* a snapshot's comm filter, as `p` takes it */
-	struct rank_opts view;         /* a snapshot's filters (event, pid, cpu, hide_idle) */
-	bool help;                     /* -h: print the help and exit */
-	bool cleanup;                  /* --cleanup: undo what dead runs left, and exit */
-	char **cmd;                    /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
-	const char *preserve_env;      /* --preserve-env[=VAR,...]: "" all, NULL none */
-	bool delay_set;                /* -d given */
+	bool view_set;		 /* the view comes from a snapshot */
+	bool view_delta;	 /* a snapshot ranked by its interval counts */
+	const char *view_filter; /* a snapshot's text filter (the screen applies it again) */
+	const char *view_comm;	 /* a snapshot's comm filter, as `p` takes it */
+	struct rank_opts view;	 /* a snapshot's filters (event, pid, cpu, hide_idle) */
+	bool help;		 /* -h: print the help and exit */
+	bool cleanup;		 /* --cleanup: undo what dead runs left, and exit */
+	char **cmd; /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
+	const char *preserve_env; /* --preserve-env[=VAR,...]: "" all, NULL none */
+	bool delay_set;		  /* -d given */
 };
 
 #endif /* STACKTOP_CLI_ARGSET_H */

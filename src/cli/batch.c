@@ -21,11 +21,11 @@
 #include "output/rows.h"
 #include "session/session.h"
 
-#define DRAIN_MS   50
-#define DRAIN_MIN_MS 2
+#define DRAIN_MS	  50
+#define DRAIN_MIN_MS	  2
 #define BATCH_DRAIN_PAGES 4096
-#define BATCH_UNTIL_EXIT 1e6 /* -- CMD without -d: one interval, the command's life */
-#define BATCH_LAST_MS 500    /* after the command's end: what its last events left */
+#define BATCH_UNTIL_EXIT  1e6 /* -- CMD without -d: one interval, the command's life */
+#define BATCH_LAST_MS	  500 /* after the command's end: what its last events left */
 
 /* how an interval ended */
 enum batch_end { END_TICK, END_STOP, END_CHILD };
@@ -68,7 +68,8 @@ static enum batch_end batch_wait(struct session *s, double secs, struct child *c
 		/* asked before the drain: the drain then reads everything it did */
 		ended = child && child_ended(child);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		el = (double)(now.tv_sec - start.tv_sec) +
+		     (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
 		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
 				  &more);
@@ -80,7 +81,8 @@ static enum batch_end batch_wait(struct session *s, double secs, struct child *c
 			return END_CHILD;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		el = (double)(now.tv_sec - start.tv_sec) +
+		     (double)(now.tv_nsec - start.tv_nsec) / 1e9;
 		if (el >= secs)
 			return END_TICK;
 		if (more)
@@ -138,8 +140,8 @@ static int output_name(char *buf, size_t size, const struct args *a, long i)
  * (and, -u dwarf, had events without a user stack), so that what is built
  * from it is not biased unawares.
  */
-static void batch_note(struct session *s, const struct export_fmt *fe,
-		       const struct report_opts *ro, long i)
+static void batch_note(struct session *s, const struct export_fmt *fe, const struct report_opts *ro,
+		       long i)
 {
 	const char *p, *nl;
 	char note[1024];
@@ -212,8 +214,7 @@ static enum batch_next batch_diff(struct session *s, const struct args *a, struc
 	if (a->output) {
 		char path[PATH_MAX];
 
-		if (output_name(path, sizeof(path), a, i) < 0 ||
-		    !(f = export_create_file(path))) {
+		if (output_name(path, sizeof(path), a, i) < 0 || !(f = export_create_file(path))) {
 			fprintf(stderr, "stacktop: cannot create %s: %s\n", a->output,
 				strerror(errno ? errno : ENAMETOOLONG));
 			return NEXT_FAIL;
@@ -340,8 +341,9 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		if (next != NEXT_GO)
 			return next == NEXT_FAIL ? 1 : 0;
 		if (last) {
-			fprintf(stderr, "stacktop: every process and thread of -p/--tid has exited; "
-					"the last report is the whole run, ranked by its totals\n");
+			fprintf(stderr,
+				"stacktop: every process and thread of -p/--tid has exited; "
+				"the last report is the whole run, ranked by its totals\n");
 			break;
 		}
 		if (!go_on)

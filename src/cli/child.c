@@ -62,7 +62,7 @@ static int parse_id(const char *s, unsigned long *ret)
 	errno = 0;
 	*ret = strtoul(s, &end, 10);
 	return errno || end == s || *end || *s == '-' || *ret >= (unsigned long)UINT_MAX ? -EINVAL
-										       : 0;
+											 : 0;
 }
 
 /* SUDO_UID/SUDO_GID, and that user's groups, as sudo -u would set them */
@@ -77,7 +77,8 @@ static int sudo_creds(struct creds *cr)
 	if (getuid() != 0 || geteuid() != 0 || !u || !*u)
 		return 0;
 	if (parse_id(u, &v) < 0) {
-		fprintf(stderr, "stacktop: SUDO_UID '%.32s' is no user id: not running the command\n", u);
+		fprintf(stderr,
+			"stacktop: SUDO_UID '%.32s' is no user id: not running the command\n", u);
 		return -EINVAL;
 	}
 	if (v == 0)
@@ -87,14 +88,17 @@ static int sudo_creds(struct creds *cr)
 	pw = getpwuid(cr->uid);
 	if (g && *g) {
 		if (parse_id(g, &v) < 0) {
-			fprintf(stderr, "stacktop: SUDO_GID '%.32s' is no group id: not running the command\n", g);
+			fprintf(stderr,
+				"stacktop: SUDO_GID '%.32s' is no group id: not running the command\n",
+				g);
 			return -EINVAL;
 		}
 		cr->gid = (gid_t)v;
 	} else if (pw) {
 		cr->gid = pw->pw_gid;
 	} else {
-		fprintf(stderr, "stacktop: SUDO_UID %u has no SUDO_GID nor a passwd entry: not running the command\n",
+		fprintf(stderr,
+			"stacktop: SUDO_UID %u has no SUDO_GID nor a passwd entry: not running the command\n",
 			(unsigned int)cr->uid);
 		return -EINVAL;
 	}
@@ -547,8 +551,8 @@ bool child_ended(struct child *c)
 			snprintf(c->what, sizeof(c->what), "was killed by SIG%s%s", abbrev,
 				 WCOREDUMP(st) ? " (core dumped)" : "");
 		else
-			snprintf(c->what, sizeof(c->what), "was killed by signal %d%s", WTERMSIG(st),
-				 WCOREDUMP(st) ? " (core dumped)" : "");
+			snprintf(c->what, sizeof(c->what), "was killed by signal %d%s",
+				 WTERMSIG(st), WCOREDUMP(st) ? " (core dumped)" : "");
 	}
 	return true;
 }

@@ -48,7 +48,10 @@ static void batch_sink(void *ctx, enum log_level level, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "stacktop: %s%s\n",
-		level == LOG_LVL_ERR ? "error: " : level == LOG_LVL_WARN ? "warning: " : "", msg);
+		level == LOG_LVL_ERR	? "error: "
+		: level == LOG_LVL_WARN ? "warning: "
+					: "",
+		msg);
 }
 
 static int list_one(void *ctx, const char *name, bool stacks)
@@ -104,7 +107,8 @@ static int guardian_main(int argc, char **argv)
 	pid = argc == 4 ? strtol(argv[2], &end, 10) : 0;
 	if (argc != 4 || errno || *end || pid <= 0 || pid > INT_MAX ||
 	    fstat(STDIN_FILENO, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
-		fprintf(stderr, "stacktop: %s is stacktop's own, for its guardian process\n", GUARD_ARG);
+		fprintf(stderr, "stacktop: %s is stacktop's own, for its guardian process\n",
+			GUARD_ARG);
 		return 2;
 	}
 	return guard_run((int)pid, strcmp(argv[3], "-") ? argv[3] : NULL);
@@ -204,7 +208,8 @@ static int run_screen(struct session *s, const struct args *a, struct session *b
 /* --diff: BEFORE read whole; AFTER, a file, becomes the session's recording */
 static int open_before(struct args *a, struct session **before)
 {
-	struct session_opts bo = { .kallsyms = a->so.kallsyms, .files = &a->diff_before,
+	struct session_opts bo = { .kallsyms = a->so.kallsyms,
+				   .files = &a->diff_before,
 				   .nfiles = 1 };
 	char err[512];
 	int r = session_open(&bo, before, err, sizeof(err));
@@ -230,7 +235,8 @@ static void view_in_after(struct args *a, struct session *before, struct session
 		return;
 	a->view.event = diff_event_map(before, bev, s);
 	if (a->view.event == DIFF_NO_EVENT) {
-		fprintf(stderr, "stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
+		fprintf(stderr,
+			"stacktop: --diff: AFTER has no event %s (BEFORE's view): all events shown\n",
 			session_event(before, (unsigned int)bev));
 		a->view.event = -1;
 	}
@@ -239,7 +245,9 @@ static void view_in_after(struct args *a, struct session *before, struct session
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
-	struct child child = { .pid = 0, .go = -1, .err = -1, .master = -1, .slave = -1, .tty = -1 };
+	struct child child = {
+		.pid = 0, .go = -1, .err = -1, .master = -1, .slave = -1, .tty = -1
+	};
 	char err[512];
 	struct args a;
 	int r, status;
@@ -263,7 +271,8 @@ int main(int argc, char **argv)
 		a.batch = true;
 	if (export_format_get(a.format)->flags & EXPORT_F_BINARY && !a.output &&
 	    isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "stacktop: not writing %s, a binary format, to a terminal: use -o FILE\n",
+		fprintf(stderr,
+			"stacktop: not writing %s, a binary format, to a terminal: use -o FILE\n",
 			export_format_name((enum export_format)a.format));
 		return 2;
 	}
@@ -274,7 +283,8 @@ int main(int argc, char **argv)
 	 * command, waiting to be released (child.h); the guardian, for a run
 	 * that changes tracefs (guard.h).
 	 */
-	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
+	signal(SIGCHLD,
+	       SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
 	if (a.cmd) {
 		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0)
 			return 1;
@@ -286,8 +296,9 @@ int main(int argc, char **argv)
 	    (geteuid() == 0 || a.so.tracefs)) {
 		r = guard_start(a.so.rundir);
 		if (r < 0)
-			log_warn("no guardian process (%s): if stacktop is killed with SIGKILL, tracing stays changed until the next run",
-				 strerror(-r));
+			log_warn(
+				"no guardian process (%s): if stacktop is killed with SIGKILL, tracing stays changed until the next run",
+				strerror(-r));
 	}
 	r = sig_install(a.batch ? NULL : ui_emergency);
 	if (r < 0) {

@@ -609,7 +609,10 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_FLAG,
 	},
 	/* hidden: for the tests and the completion */
-	{ .id = OPT_PRINT_KEYS, .name = "print-keys", .has_arg = no_argument, .complete = CLI_FLAG },
+	{ .id = OPT_PRINT_KEYS,
+	  .name = "print-keys",
+	  .has_arg = no_argument,
+	  .complete = CLI_FLAG },
 	{
 		.id = OPT_PRINT_OPTIONS,
 		.name = "print-options",
@@ -703,7 +706,8 @@ void cli_print_help(FILE *f)
 		if (!o->help)
 			continue;
 		if (o->shrt)
-			w = fprintf(f, "  -%c, --%s%s", o->shrt, o->name, o->metavar ? o->metavar : "");
+			w = fprintf(f, "  -%c, --%s%s", o->shrt, o->name,
+				    o->metavar ? o->metavar : "");
 		else
 			w = fprintf(f, "      --%s%s", o->name, o->metavar ? o->metavar : "");
 		/* wider than the column: the text starts on the next line */
@@ -713,7 +717,8 @@ void cli_print_help(FILE *f)
 		}
 		for (p = o->help; p; p = nl ? nl + 1 : NULL) {
 			nl = strchr(p, '\n');
-			fprintf(f, "%*s%.*s\n", HELP_COL - w, "", nl ? (int)(nl - p) : (int)strlen(p), p);
+			fprintf(f, "%*s%.*s\n", HELP_COL - w, "",
+				nl ? (int)(nl - p) : (int)strlen(p), p);
 			w = 0;
 		}
 		for (k = 0; o->values && o->values(k, &p); k++)
@@ -733,7 +738,7 @@ void cli_print_man(FILE *f)
 void cli_print_complete(FILE *f)
 {
 	static const char *const kinds[] = {
-		[CLI_FLAG] = "flag", [CLI_NONE] = "none", [CLI_EVENTS] = "events",
+		[CLI_FLAG] = "flag",   [CLI_NONE] = "none", [CLI_EVENTS] = "events",
 		[CLI_WORDS] = "words", [CLI_FILE] = "file", [CLI_DIR] = "dir",
 	};
 	unsigned int i, k;

@@ -43,7 +43,6 @@ int array_grow(void **arr, size_t *cap, size_t need, size_t elem);
  *
  * Return: as array_grow().
  */
-#define ARRAY_GROW(arr, cap, need) \
-	array_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define ARRAY_GROW(arr, cap, need) array_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 #endif /* STACKTOP_ARRAY_H */

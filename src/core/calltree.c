@@ -14,7 +14,6 @@
 #define ROOT_KEY_CALLER 0
 #define ROOT_KEY_CALLEE 0x5ca1ab1e0ddba11ULL /* the two trees never share a key */
 
-
 uint64_t calltree_mix(uint64_t parent, uint64_t sym)
 {
 	return hmap_mix(parent, sym); /* never 0: 0 is the caller tree's root */

@@ -175,8 +175,8 @@ enum { HCT_NONE, HCT_LOSS, HCT_MAP, HCT_DAMAGED, HCT_OVER, HCT_NOTE, HCT_OFFCPU 
 enum { HCS_NONE, HCS_LOSS, HCS_EVENTS, HCS_RATES, HCS_MAP };
 /* @screen's @how: bits (the delta shown, only when not 0, an alert), and their names */
 enum { HCS_BIT_DELTA = 1, HCS_BIT_NZ = 2, HCS_BIT_ALERT = 4 };
-#define HCS_SHOW_PLAIN 0
-#define HCS_SHOW_DELTA (HCS_BIT_DELTA | HCS_BIT_ALERT)
+#define HCS_SHOW_PLAIN	  0
+#define HCS_SHOW_DELTA	  (HCS_BIT_DELTA | HCS_BIT_ALERT)
 #define HCS_SHOW_NZ_ALERT (HCS_BIT_NZ | HCS_BIT_ALERT)
 #define HCS_SHOW_NZ_DELTA (HCS_BIT_NZ | HCS_BIT_DELTA)
 /* @extra, bits */
@@ -189,42 +189,44 @@ enum { HCX_NONE = 0, HCX_DIFF = 1, HCX_NOTE = 2 };
  * (HCJP_##json, HCJK_##json, ...), which turns J(ROOT, "x") into
  * HCJP_J(ROOT, "x"): HCJ_ROOT.
  */
-#define HCJP_J(place, key) HCJ_##place
-#define HCJP_JT(place, key) HCJ_##place
-#define HCJP_NONE HCJ_NONE
-#define HCJK_J(place, key) key
-#define HCJK_JT(place, key) key
-#define HCJK_NONE ((const char *)0)
-#define HCJD_J(place, key) 1
-#define HCJD_JT(place, key) 0
-#define HCJD_NONE 0
-#define HCTL_TX(line, pos, words) HCT_##line
-#define HCTL_NONE HCT_NONE
-#define HCTP_TX(line, pos, words) pos
-#define HCTP_NONE 0
-#define HCTW_TX(line, pos, words) words
-#define HCTW_NONE ((const char *)0)
+#define HCJP_J(place, key)		HCJ_##place
+#define HCJP_JT(place, key)		HCJ_##place
+#define HCJP_NONE			HCJ_NONE
+#define HCJK_J(place, key)		key
+#define HCJK_JT(place, key)		key
+#define HCJK_NONE			((const char *)0)
+#define HCJD_J(place, key)		1
+#define HCJD_JT(place, key)		0
+#define HCJD_NONE			0
+#define HCTL_TX(line, pos, words)	HCT_##line
+#define HCTL_NONE			HCT_NONE
+#define HCTP_TX(line, pos, words)	pos
+#define HCTP_NONE			0
+#define HCTW_TX(line, pos, words)	words
+#define HCTW_NONE			((const char *)0)
 #define HCSL_SC(place, pos, label, how) HCS_##place
-#define HCSL_NONE HCS_NONE
+#define HCSL_NONE			HCS_NONE
 #define HCSP_SC(place, pos, label, how) pos
-#define HCSP_NONE 0
+#define HCSP_NONE			0
 #define HCSW_SC(place, pos, label, how) label
-#define HCSW_NONE ((const char *)0)
+#define HCSW_NONE			((const char *)0)
 #define HCSH_SC(place, pos, label, how) HCS_SHOW_##how
-#define HCSH_NONE 0
-#define HCI_ING(member) 1
-#define HCI_SRC 0
+#define HCSH_NONE			0
+#define HCI_ING(member)			1
+#define HCI_SRC				0
 
 /* the C type of a member, and its _delta member */
-#define HC_CTYPE_U64 uint64_t
+#define HC_CTYPE_U64   uint64_t
 #define HC_CTYPE_BYTES uint64_t
-#define HC_CTYPE_U32 uint32_t
-#define HC_CTYPE_BOOL bool
+#define HC_CTYPE_U32   uint32_t
+#define HC_CTYPE_BOOL  bool
 #define HC_DMEMBER_ND(field)
-#define HC_DMEMBER_D(field) uint64_t field##_delta;
+#define HC_DMEMBER_D(field)  uint64_t field##_delta;
 #define HC_DMEMBER_DL(field) uint64_t field##_delta;
 
 /* for struct session_stats: the members of the rows */
-#define HC_MEMBERS(field, type, delta, ...) HC_CTYPE_##type field; HC_DMEMBER_##delta(field)
+#define HC_MEMBERS(field, type, delta, ...)                                                        \
+	HC_CTYPE_##type field;                                                                     \
+	HC_DMEMBER_##delta(field)
 
 #endif /* STACKTOP_COUNTERS_H */

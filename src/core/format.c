@@ -194,10 +194,10 @@ static void out_scaled(struct fmt_out *o, uint64_t hundredths, const char *unit)
 {
 	if (hundredths < 1000)
 		fmt_out_printf(o, "%" PRIu64 ".%02" PRIu64 "%s", hundredths / 100, hundredths % 100,
-			   unit);
+			       unit);
 	else if (hundredths < 10000)
-		fmt_out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100, (hundredths / 10) % 10,
-			   unit);
+		fmt_out_printf(o, "%" PRIu64 ".%" PRIu64 "%s", hundredths / 100,
+			       (hundredths / 10) % 10, unit);
 	else
 		fmt_out_printf(o, "%" PRIu64 "%s", hundredths / 100, unit);
 }
@@ -339,7 +339,8 @@ int fmt_percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 
 		fmt_out_printf(&o, "%" PRIu64, pct);
 	} else {
-		fmt_out_printf(&o, "%u.%u", (unsigned int)(tenths / 10), (unsigned int)(tenths % 10));
+		fmt_out_printf(&o, "%u.%u", (unsigned int)(tenths / 10),
+			       (unsigned int)(tenths % 10));
 	}
 	return fmt_out_ret(&o);
 }

@@ -334,4 +334,3 @@ void stack_top_of(struct stack_table *t, const struct stack *s, bool delta,
 		}
 	}
 }
-

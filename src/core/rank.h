@@ -15,12 +15,12 @@
 struct stack_table;
 
 enum rank_key {
-	RANK_DELTA,  /* hits in the last interval */
-	RANK_TOTAL,  /* hits since start/reset */
-	RANK_DEPTH,  /* number of frames */
-	RANK_ID,     /* lowest kernel id */
-	RANK_EVENT,  /* by event name: the screen orders the busiest stacks it ranked */
-	RANK_COMM,   /* by comm: likewise; stack_table_rank() takes both as RANK_DELTA */
+	RANK_DELTA, /* hits in the last interval */
+	RANK_TOTAL, /* hits since start/reset */
+	RANK_DEPTH, /* number of frames */
+	RANK_ID,    /* lowest kernel id */
+	RANK_EVENT, /* by event name: the screen orders the busiest stacks it ranked */
+	RANK_COMM,  /* by comm: likewise; stack_table_rank() takes both as RANK_DELTA */
 	RANK_KEY_MAX,
 };
 
@@ -63,7 +63,8 @@ struct rank_opts {
 static inline bool rank_attr_passes(const struct rank_opts *o, const struct stack_attr *a)
 {
 	return (o->event < 0 || a->event == o->event) && (o->pid < 0 || a->pid == o->pid) &&
-	       (o->cpu < 0 || a->cpu == o->cpu) && (!o->attr_match || o->attr_match(a, o->attr_ctx));
+	       (o->cpu < 0 || a->cpu == o->cpu) &&
+	       (!o->attr_match || o->attr_match(a, o->attr_ctx));
 }
 
 /**

@@ -33,8 +33,7 @@ static int rb_header_field(const char *text, const char *name, unsigned int *ret
 		size_t len = end ? (size_t)(end - line) : strlen(line);
 
 		semi = memchr(line, ';', len);
-		if (semi && semi - line > (long)nlen &&
-		    !memcmp(semi - nlen, name, nlen) &&
+		if (semi && semi - line > (long)nlen && !memcmp(semi - nlen, name, nlen) &&
 		    (semi[-(long)nlen - 1] == ' ' || semi[-(long)nlen - 1] == '\t')) {
 			unsigned int off, size;
 

@@ -19,8 +19,8 @@
  * user-space address, so it never collides with a real frame; fmt_frame()
  * prints it as "[unresolved stack_id N]".
  */
-#define STACK_IP_UNRESOLVED_BASE 0x0000bad500000000ULL
-#define STACK_IP_UNRESOLVED(id) (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
+#define STACK_IP_UNRESOLVED_BASE   0x0000bad500000000ULL
+#define STACK_IP_UNRESOLVED(id)	   (STACK_IP_UNRESOLVED_BASE | (uint32_t)(id))
 #define STACK_IP_IS_UNRESOLVED(ip) (((ip) >> 32) == (STACK_IP_UNRESOLVED_BASE >> 32))
 /*
  * The frame the kernel's map writes for an ftrace trampoline (stackmap
@@ -32,10 +32,10 @@
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */
 	STACK_F_FALLBACK = 1 << 1, /* seen as a full kernel_stack record */
-	STACK_F_CUT = 1 << 2,      /* deeper than STACK_MAX_DEPTH, cut */
+	STACK_F_CUT = 1 << 2,	   /* deeper than STACK_MAX_DEPTH, cut */
 	STACK_F_MERGED64 = 1 << 3, /* 64 frames from a pre-v4 map: may merge stacks */
 	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
-	STACK_F_OVER = 1 << 5,     /* no frames: the hits of stacks refused by the memory limit */
+	STACK_F_OVER = 1 << 5,	   /* no frames: the hits of stacks refused by the memory limit */
 	STACK_F_NOTREND = 1 << 6,  /* its recent interval counts were refused by the memory limit */
 };
 
@@ -46,7 +46,7 @@ enum stack_flags {
  *   <= STACK_PID_FOLDED   processes that exited, folded into their comm
  *                         (stack_table_fold(); stack_table_folded_comm())
  */
-#define STACK_PID_OVER   (-2)
+#define STACK_PID_OVER	 (-2)
 #define STACK_PID_FOLDED (-3)
 
 /**

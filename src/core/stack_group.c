@@ -73,7 +73,8 @@ static int group_visit(struct stack *s, void *ctx)
 	if (g->g->depth && n > g->g->depth)
 		n = g->g->depth;
 	for (i = 0; i < n; i++)
-		g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[skip + i]) : s->ips[skip + i];
+		g->frames[i] =
+			g->g->map ? g->g->map(g->g->ctx, s->ips[skip + i]) : s->ips[skip + i];
 	d = stack_table_intern(t, g->frames, n);
 	if (!d) {
 		g->err = -ENOMEM;
@@ -104,7 +105,8 @@ static int group_visit(struct stack *s, void *ctx)
 	t->w_total += wt;
 	t->w_last += wd;
 	for (a = s->attrs; a; a = a->next) {
-		struct stack_attr *da = stack_table_attr_get(t, d, a->event, a->cpu, a->pid, a->origin);
+		struct stack_attr *da =
+			stack_table_attr_get(t, d, a->event, a->cpu, a->pid, a->origin);
 
 		if (!da) {
 			g->err = -ENOMEM;
@@ -190,4 +192,3 @@ int stack_table_group(struct stack_table *dst, const struct stack_table *src,
 	free(g);
 	return r;
 }
-

@@ -66,7 +66,8 @@ static int fold_pid(struct stack_table *t, const char *comm)
 }
 
 /* @from's counts into @into, both brought to the current epoch */
-static void attr_merge(struct stack_table *t, struct stack_attr *into, const struct stack_attr *from)
+static void attr_merge(struct stack_table *t, struct stack_attr *into,
+		       const struct stack_attr *from)
 {
 	uint32_t now = t->epoch, ie = into->epoch;
 
@@ -132,7 +133,8 @@ static void attr_rehash(struct stack_table *t)
 			struct stack_attr *a;
 
 			for (a = s->attrs; a; a = a->next) {
-				for (i = attr_hash(s, a->event, a->cpu, a->pid, a->origin) & (n - 1);
+				for (i = attr_hash(s, a->event, a->cpu, a->pid, a->origin) &
+					 (n - 1);
 				     t->aslots[i]; i = (i + 1) & (n - 1))
 					;
 				t->aslots[i] = a;
@@ -178,7 +180,8 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 					if (fresh) {
 						memset(comm, 0, sizeof(comm));
 						if (exited(ctx, a->pid, comm))
-							*v = (uint32_t)fold_pid(t, comm[0] ? comm : "?");
+							*v = (uint32_t)fold_pid(t, comm[0] ? comm
+											   : "?");
 					}
 					if (*v)
 						fpid = (int32_t)(uint32_t)*v;
@@ -221,4 +224,3 @@ long stack_table_fold(struct stack_table *t, bool (*exited)(void *ctx, int pid, 
 	attr_rehash(t);
 	return r < 0 ? r : folded;
 }
-

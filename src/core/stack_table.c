@@ -39,8 +39,9 @@ static void *arena_alloc(struct stack_table *t, struct arena *a, size_t size, si
 	size = (size + 7) & ~(size_t)7;
 	if (!c || c->size - c->used < size) {
 		/* the arena doubles, from ARENA_MIN up to chunks of ARENA_CHUNK */
-		size_t csize = a->bytes < ARENA_MIN ? ARENA_MIN :
-			       a->bytes > ARENA_CHUNK ? ARENA_CHUNK : a->bytes;
+		size_t csize = a->bytes < ARENA_MIN	? ARENA_MIN
+			       : a->bytes > ARENA_CHUNK ? ARENA_CHUNK
+							: a->bytes;
 
 		if (csize < size)
 			csize = size;
@@ -184,8 +185,7 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	h = stack_hash(ips, depth);
 	mask = t->nslots - 1;
 	for (i = h & mask; (s = t->slots[i]); i = (i + 1) & mask) {
-		if (s->hash == h && s->depth == depth &&
-		    !memcmp(s->ips, ips, depth * sizeof(*ips)))
+		if (s->hash == h && s->depth == depth && !memcmp(s->ips, ips, depth * sizeof(*ips)))
 			return s;
 	}
 	if ((t->nstacks + 1) * 4 > t->nslots * 3) {
@@ -201,7 +201,9 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	}
 	s = arena_alloc(t, &t->stacks, stack_bytes(t, depth), cap_normal(t));
 	if (!s)
-		return table_fits(t, stack_bytes(t, depth) + ARENA_MIN, cap_normal(t)) ? NULL : stack_over(t);
+		return table_fits(t, stack_bytes(t, depth) + ARENA_MIN, cap_normal(t))
+			       ? NULL
+			       : stack_over(t);
 	memset(s, 0, sizeof(*s));
 	s->hash = h;
 	s->depth = (uint16_t)depth;
@@ -209,7 +211,7 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 		memset(stack_wc(s), 0, sizeof(struct wcount) + sizeof(struct whist));
 	s->flags = flags;
 	s->epoch = t->epoch - 1; /* its first hit puts it on the active list */
-	if (depth) /* an empty stack may come with no frame array at all */
+	if (depth)		 /* an empty stack may come with no frame array at all */
 		memcpy(s->ips, ips, depth * sizeof(*ips));
 	t->slots[i] = s;
 	t->nstacks++;
@@ -252,8 +254,8 @@ static int attr_grow(struct stack_table *t, size_t cap)
 
 		if (!a)
 			continue;
-		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid, a->origin) & (n - 1); slots[j];
-		     j = (j + 1) & (n - 1))
+		for (j = attr_hash(a->stack, a->event, a->cpu, a->pid, a->origin) & (n - 1);
+		     slots[j]; j = (j + 1) & (n - 1))
 			;
 		slots[j] = a;
 	}
@@ -276,8 +278,7 @@ static struct stack_attr *attr_new(struct stack_table *t, size_t cap)
 }
 
 static struct stack_attr *attr_find_cap(struct stack_table *t, struct stack *s, unsigned int event,
-					unsigned int cpu, int pid, unsigned int origin,
-					size_t cap)
+					unsigned int cpu, int pid, unsigned int origin, size_t cap)
 {
 	struct stack_attr *a;
 	size_t i, mask;
@@ -314,9 +315,10 @@ static struct stack_attr *attr_find_cap(struct stack_table *t, struct stack *s, 
 }
 
 /* past the limit, a new (event, cpu, pid) counts on the stack's STACK_PID_OVER record */
-static __attribute__((noinline)) struct stack_attr *
-attr_find(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu, int pid,
-	  unsigned int origin)
+static __attribute__((noinline)) struct stack_attr *attr_find(struct stack_table *t,
+							      struct stack *s, unsigned int event,
+							      unsigned int cpu, int pid,
+							      unsigned int origin)
 {
 	struct stack_attr *a = attr_find_cap(t, s, event, cpu, pid, origin, cap_normal(t));
 
@@ -406,8 +408,8 @@ int stack_table_hit(struct stack_table *t, struct stack *s, unsigned int event, 
 	return hit_counts(t, s, event, cpu, pid, n) ? 0 : -ENOMEM;
 }
 
-int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
-		      unsigned int cpu, int pid, uint64_t n, uint64_t w)
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		      int pid, uint64_t n, uint64_t w)
 {
 	uint32_t s_epoch = s->epoch, a_epoch;
 	struct stack_attr *a;
@@ -523,8 +525,8 @@ void stack_add_id(struct stack *s, uint32_t id)
 
 /* stack_table_tick(), the interval roll, is stack_trend.c's: it records the trends */
 
-bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret,
-			     size_t *ret_n, size_t *ret_nhit)
+bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret, size_t *ret_n,
+			     size_t *ret_nhit)
 {
 	unsigned int w = (t->epoch - 1) & 1;
 
@@ -622,4 +624,3 @@ int stack_table_foreach(struct stack_table *t, int (*fn)(struct stack *s, void *
 	}
 	return 0;
 }
-

@@ -88,8 +88,8 @@ bool stack_table_weighted(const struct stack_table *t);
  *
  * Return: 0, or -ENOMEM (the stack's own counts are still updated).
  */
-int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event,
-		      unsigned int cpu, int pid, uint64_t n, uint64_t w);
+int stack_table_hit_w(struct stack_table *t, struct stack *s, unsigned int event, unsigned int cpu,
+		      int pid, uint64_t n, uint64_t w);
 
 /**
  * stack_weight() - the weight of @s since start or reset (0 when unweighted)
@@ -323,8 +323,8 @@ uint64_t stack_attr_delta(const struct stack_table *t, const struct stack_attr *
  *
  * Return: false when the list is incomplete (memory ran out): walk them all.
  */
-bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret,
-			     size_t *ret_n, size_t *ret_nhit);
+bool stack_table_last_active(const struct stack_table *t, struct stack *const **ret, size_t *ret_n,
+			     size_t *ret_nhit);
 
 /**
  * stack_table_foreach() - call @fn for every stack, in insertion order

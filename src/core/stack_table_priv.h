@@ -60,10 +60,10 @@ struct stack_table {
 	struct stack **active[2];
 	size_t nactive[2];
 	size_t active_cap[2];
-	size_t nhit; /* stacks with at least one hit */
+	size_t nhit;	  /* stacks with at least one hit */
 	bool active_lost; /* an active list could not grow (OOM) */
 
-	bool weighted; /* a struct wcount follows every stack and record */
+	bool weighted;	    /* a struct wcount follows every stack and record */
 	uint8_t hist_scale; /* enum hist_scale of the stacks' struct whist */
 	uint64_t w_total;
 	uint64_t w_cur;
@@ -73,11 +73,11 @@ struct stack_table {
 	size_t top_cap;
 	/* memory limit (0: none), see the top of this file */
 	size_t limit;
-	struct stack *over;		/* STACK_F_OVER, made when first needed */
-	struct stack_attr *free_attrs;	/* folded away, reused first */
+	struct stack *over;	       /* STACK_F_OVER, made when first needed */
+	struct stack_attr *free_attrs; /* folded away, reused first */
 	size_t nfree;
 	uint64_t folded, over_stacks, over_hits;
-	char (*fcomm)[FOLD_COMM];	/* names of folded pids */
+	char (*fcomm)[FOLD_COMM]; /* names of folded pids */
 	size_t nfcomm, fcomm_cap;
 
 	/*
@@ -87,11 +87,11 @@ struct stack_table {
 	 */
 	struct trend_slot *trend;
 	uint64_t (*trend_w)[STACK_TREND]; /* weighted tables: the weights, by slot */
-	uint32_t ntrend;       /* slots used or free */
+	uint32_t ntrend;		  /* slots used or free */
 	uint32_t trend_cap;
-	uint32_t trend_free;   /* first free slot + 1, 0: none */
+	uint32_t trend_free; /* first free slot + 1, 0: none */
 	uint32_t trend_used;
-	uint32_t trend_start;  /* the first interval recorded */
+	uint32_t trend_start; /* the first interval recorded */
 	uint64_t trend_refused;
 };
 
@@ -102,7 +102,7 @@ struct stack_table {
  */
 struct trend_slot {
 	struct stack *st;   /* NULL: free */
-	uint32_t upto;      /* the newest interval written */
+	uint32_t upto;	    /* the newest interval written */
 	uint32_t next_free; /* free list: next free slot + 1 */
 	uint32_t hits[STACK_TREND];
 };

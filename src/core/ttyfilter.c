@@ -13,13 +13,13 @@
 
 enum {
 	TF_TEXT,
-	TF_ESC,     /* after ESC */
+	TF_ESC,	    /* after ESC */
 	TF_ESC_INT, /* ESC and intermediates: up to its final byte, dropped */
-	TF_CSI,     /* collecting a CSI sequence */
+	TF_CSI,	    /* collecting a CSI sequence */
 	TF_CSI_BAD, /* a CSI sequence judged already: dropped up to its final byte */
-	TF_STR,     /* a control string: dropped up to ST or BEL */
+	TF_STR,	    /* a control string: dropped up to ST or BEL */
 	TF_STR_ESC, /* ESC inside a control string */
-	TF_C2,      /* a 0xc2 lead byte: U+0080-U+009F are C1 controls */
+	TF_C2,	    /* a 0xc2 lead byte: U+0080-U+009F are C1 controls */
 };
 
 /* a CSI sequence that may reach the terminal: SGR, cursor moves, erasing, numeric parameters */
@@ -68,7 +68,8 @@ size_t ttyfilter_run(struct ttyfilter *f, const char *in, size_t len, char *out)
 			} else if (c >= 0x20 && c <= 0x2f) {
 				f->state = TF_ESC_INT;
 			} else {
-				f->state = c == 0x1b ? TF_ESC : TF_TEXT; /* ESC and its final, dropped */
+				f->state = c == 0x1b ? TF_ESC
+						     : TF_TEXT; /* ESC and its final, dropped */
 			}
 			continue;
 		case TF_ESC_INT:

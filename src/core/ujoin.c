@@ -35,10 +35,10 @@
 #include "core/array.h"
 #include "core/ujoin.h"
 
-#define NIL UINT32_MAX
+#define NIL	     UINT32_MAX
 #define LOST_WINDOWS 32
-#define RECENT 1024
-#define VOTES 32 /* decisive pairs against the order before it changes */
+#define RECENT	     1024
+#define VOTES	     32 /* decisive pairs against the order before it changes */
 
 enum kind { K_FREE, K_REC, K_SAMPLE };
 
@@ -46,9 +46,9 @@ struct entry {
 	uint64_t ts;
 	uint64_t rec;
 	void *sample;
-	uint32_t q;             /* its key's queue */
-	uint32_t qnext, qprev;  /* its queue's list of its kind, by time */
-	uint32_t lnext, lprev;  /* arrival order; the free list through lnext */
+	uint32_t q;	       /* its key's queue */
+	uint32_t qnext, qprev; /* its queue's list of its kind, by time */
+	uint32_t lnext, lprev; /* arrival order; the free list through lnext */
 	uint8_t why;
 	uint8_t kind;
 };
@@ -58,21 +58,21 @@ struct queue {
 	struct ujoin_key key;
 	uint32_t head[2], tail[2];
 	uint32_t n;
-	uint32_t hnext;         /* hash chain; the free list */
-	uint32_t anext, aprev;  /* the queues with entries */
+	uint32_t hnext;	       /* hash chain; the free list */
+	uint32_t anext, aprev; /* the queues with entries */
 };
 
 struct lost_win {
 	uint64_t from, to;
-	uint64_t left;          /* records still to call "sample lost" (UINT64_MAX: unknown) */
-	uint64_t seen;          /* records of an unknown loss under a period */
+	uint64_t left; /* records still to call "sample lost" (UINT64_MAX: unknown) */
+	uint64_t seen; /* records of an unknown loss under a period */
 };
 
 struct cpu_state {
 	uint64_t last_sample_ts;
-	uint64_t rec_hw;        /* the newest record of the CPU added */
+	uint64_t rec_hw; /* the newest record of the CPU added */
 	struct lost_win win[LOST_WINDOWS];
-	unsigned int nwin;  /* total added; slot = nwin % LOST_WINDOWS */
+	unsigned int nwin; /* total added; slot = nwin % LOST_WINDOWS */
 };
 
 /* which stream leads in a hit of an event, and the pairs that said so */
@@ -92,17 +92,17 @@ struct ujoin {
 	struct entry *pool;
 	uint32_t npool;
 	uint32_t free_head;
-	struct queue *queues;   /* npool of them: a queue holds an entry at least */
+	struct queue *queues; /* npool of them: a queue holds an entry at least */
 	uint32_t free_queue;
-	uint32_t active;        /* the queues with entries (anext) */
+	uint32_t active; /* the queues with entries (anext) */
 	uint32_t *buckets;
-	uint32_t nbuckets;      /* power of two */
-	uint32_t head, tail;    /* arrival list: head is the oldest */
+	uint32_t nbuckets;   /* power of two */
+	uint32_t head, tail; /* arrival list: head is the oldest */
 	uint32_t used;
-	uint64_t hold_from;     /* a sample held back is this old (UINT64_MAX: none) */
-	uint64_t floor;         /* both streams are complete up to here (ujoin_advance()) */
+	uint64_t hold_from; /* a sample held back is this old (UINT64_MAX: none) */
+	uint64_t floor;	    /* both streams are complete up to here (ujoin_advance()) */
 	struct cpu_state *cpus;
-	size_t ncpus;           /* entries of @cpus, all in use */
+	size_t ncpus; /* entries of @cpus, all in use */
 	struct ev_order *order;
 	size_t norder;
 	struct recent recent[RECENT];
@@ -295,8 +295,9 @@ static enum ujoin_why missing_why(struct ujoin *j, uint32_t cpu, uint64_t ts)
 				continue;
 			/* how many unknown, one hit in the period was to be sampled */
 			if (w->left == UINT64_MAX)
-				return j->o.period > 1 && ++w->seen % j->o.period ? UJOIN_NOT_SAMPLED
-										  : UJOIN_SAMPLE_LOST;
+				return j->o.period > 1 && ++w->seen % j->o.period
+					       ? UJOIN_NOT_SAMPLED
+					       : UJOIN_SAMPLE_LOST;
 			w->left--;
 			return UJOIN_SAMPLE_LOST;
 		}
@@ -308,8 +309,12 @@ static void emit(struct ujoin *j, const struct ujoin_key *key, uint64_t rec_ts, 
 		 void *sample, uint64_t sample_ts, enum ujoin_why why)
 {
 	struct ujoin_match m = {
-		.key = *key, .rec_ts = rec_ts, .rec = rec,
-		.sample = sample, .sample_ts = sample_ts, .why = why,
+		.key = *key,
+		.rec_ts = rec_ts,
+		.rec = rec,
+		.sample = sample,
+		.sample_ts = sample_ts,
+		.why = why,
 	};
 
 	j->st.why[why]++;

@@ -24,8 +24,9 @@ static void costs_init(struct ingest *ing)
 	uint32_t off = f && f->kstack_caller_off > 0 ? (uint32_t)f->kstack_caller_off : 8 + lsize;
 	unsigned int d;
 
-	ing->id_cost = rb_bytes(f && f->stackid_type >= 0 && f->stackid_off > 0 ?
-					((uint32_t)f->stackid_off + 4 + 3) & ~3u : 12);
+	ing->id_cost = rb_bytes(f && f->stackid_type >= 0 && f->stackid_off > 0
+					? ((uint32_t)f->stackid_off + 4 + 3) & ~3u
+					: 12);
 	for (d = 0; d <= STACK_MAX_DEPTH; d++)
 		ing->full_cost[d] = (uint16_t)rb_bytes((off + d * lsize + 3) & ~3u);
 }
@@ -129,8 +130,7 @@ struct ingest_stats *ingest_stats(struct ingest *ing)
 	return &ing->st;
 }
 
-unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
-			     const char *const **ret_comms)
+unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret, const char *const **ret_comms)
 {
 	unsigned int i;
 

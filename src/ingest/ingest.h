@@ -28,9 +28,9 @@
 #define INGEST_ID_DEFAULT (1u << 22)
 #define INGEST_ID_MAX	  (1u << 31) /* the kernel returns ids as an int */
 
-#define INGEST_OFFCPU_MAX 65536 /* tasks followed off the CPU at once */
-#define INGEST_OFFCPU_MARKS 1024 /* switches and wakeups held per task between settles */
-#define INGEST_PREEMPTED  0x100 /* sched_switch prev_state: TASK_REPORT_MAX, "R+" */
+#define INGEST_OFFCPU_MAX   65536 /* tasks followed off the CPU at once */
+#define INGEST_OFFCPU_MARKS 1024  /* switches and wakeups held per task between settles */
+#define INGEST_PREEMPTED    0x100 /* sched_switch prev_state: TASK_REPORT_MAX, "R+" */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,7 +101,7 @@ struct ingest_stats {
 	uint64_t bad_ids;
 	uint64_t bytes;
 	uint64_t kstack_records;
-	uint64_t ustack_records;  /* ftrace user_stack records */
+	uint64_t ustack_records; /* ftrace user_stack records */
 	uint64_t kstack_bytes;
 	uint64_t stackid_records;
 	uint64_t stackid_bytes;

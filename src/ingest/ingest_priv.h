@@ -26,13 +26,13 @@
 #include "kernel/evfmt.h"
 #include "sym/usym.h"
 
-#define WAIT_MAX       8
-#define QUEUE_MAX      INGEST_QUEUE_MAX
+#define WAIT_MAX  8
+#define QUEUE_MAX INGEST_QUEUE_MAX
 
 enum wait_kind {
-	W_HIT,    /* count the stack: one hit, @value its weight */
+	W_HIT,	  /* count the stack: one hit, @value its weight */
 	W_OFFCPU, /* a task left the CPU at @ts: counted when it comes back */
-	W_SKIP,   /* a switch not wanted (preemption): its stack is dropped */
+	W_SKIP,	  /* a switch not wanted (preemption): its stack is dropped */
 };
 
 struct waiting {
@@ -44,9 +44,9 @@ struct waiting {
 
 /* what happened to a task, held in time order until ingest_offcpu_settle() */
 enum omark_kind {
-	M_OUT,  /* switched out, blocked (or any with --offcpu=all): counted */
+	M_OUT,	/* switched out, blocked (or any with --offcpu=all): counted */
 	M_SKIP, /* switched out, not counted (a preemption): ends the one before */
-	M_IN,   /* switched in */
+	M_IN,	/* switched in */
 	M_WAKE, /* woken */
 };
 
@@ -93,7 +93,7 @@ struct pending {
 	int64_t id; /* a stack_id record (stackmap mode): its id; -1: frames */
 	bool on;
 	bool stale;
-	bool fallback; /* a kernel_stack in stackmap mode */
+	bool fallback;	  /* a kernel_stack in stackmap mode */
 	uint64_t *frames; /* STACK_MAX_DEPTH, allocated with the first one */
 };
 
@@ -101,7 +101,7 @@ struct pending {
 #define USER_MAX (USYM_FP_FRAMES + 2)
 
 struct func_slot {
-	uint64_t ip; /* 0: empty */
+	uint64_t ip;   /* 0: empty */
 	int32_t event; /* negative: ignored */
 };
 
@@ -115,7 +115,7 @@ struct cpu_state {
 	 * option) the kernel writes event, user_stack, then the trigger's stack
 	 */
 	bool early_on;
-	int early_depth; /* events waiting when it came */
+	int early_depth;      /* events waiting when it came */
 	unsigned int early_n; /* words in @early (0: a kernel thread's) */
 	uint64_t early[USER_MAX];
 };
@@ -127,8 +127,8 @@ struct queued {
 	uint16_t cpu;
 	int32_t pid;
 	uint8_t kind;
-	uint8_t nuser;  /* words of its user part (0: none) */
-	uint32_t uoff;  /* where they are in ingest.upool */
+	uint8_t nuser; /* words of its user part (0: none) */
+	uint32_t uoff; /* where they are in ingest.upool */
 };
 
 struct ingest {
@@ -164,19 +164,19 @@ struct ingest {
 	unsigned int nwf;
 	struct ingest_offcpu off;
 	bool offcpu;
-	bool special; /* weights or off-CPU: records carry a value */
+	bool special;	  /* weights or off-CPU: records carry a value */
 	struct opend *op; /* open addressing by pid */
 	uint32_t nop;
-	uint32_t opcap; /* power of two, 0 until the first switch */
+	uint32_t opcap;	      /* power of two, 0 until the first switch */
 	uint64_t off_last_ts; /* the latest time stamp of a mark */
 
 	struct ingest_stats st;
-	uint32_t id_cost; /* ring-buffer bytes of a stack_id record */
+	uint32_t id_cost;			 /* ring-buffer bytes of a stack_id record */
 	uint16_t full_cost[STACK_MAX_DEPTH + 1]; /* ... of a kernel_stack record, by depth */
-	struct usym *usym; /* user stacks on */
-	uint64_t *upool; /* the user parts of queued ids (stackmap mode) */
+	struct usym *usym;			 /* user stacks on */
+	uint64_t *upool;			 /* the user parts of queued ids (stackmap mode) */
 	uint32_t nupool, cupool;
-	uint64_t *ubuf; /* a mapped kernel stack and a user part, joined */
+	uint64_t *ubuf;	     /* a mapped kernel stack and a user part, joined */
 	ingest_hold_fn hold; /* dwarf user stacks: kernel stacks wait elsewhere */
 	void *hold_ctx;
 	uint64_t frames[STACK_MAX_DEPTH];
@@ -230,8 +230,7 @@ static inline bool pid_wanted(struct ingest *ing, int pid)
 }
 
 /* the newest event waiting on @c for its stack into @ret, taken off; false when none */
-static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c,
-				struct waiting *ret)
+static inline bool take_waiting(const struct ingest *ing, struct cpu_state *c, struct waiting *ret)
 {
 	if (!c->n)
 		return false;
@@ -276,8 +275,8 @@ static inline bool take_early(struct cpu_state *c, int depth)
 }
 
 /* a field of @size bytes at @p in the trace's byte order, sign-extended when @sgn */
-static inline uint64_t read_field(const struct ringbuf_layout *l, const unsigned char *p, uint32_t size,
-			   bool sgn)
+static inline uint64_t read_field(const struct ringbuf_layout *l, const unsigned char *p,
+				  uint32_t size, bool sgn)
 {
 	switch (size) {
 	case 1:

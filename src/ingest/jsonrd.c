@@ -14,7 +14,6 @@
 #include "core/format.h"
 #include "ingest/jsonrd.h"
 
-
 int jr_fail(struct json_rd *r, int e, const char *fmt, ...)
 {
 	char raw[256];
@@ -142,8 +141,10 @@ static int literal(struct json_rd *r, const char *word)
 
 static int hexval(int c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
 }
 
 static int sput(struct json_rd *r, const char *b, size_t n, bool keep)
@@ -152,7 +153,7 @@ static int sput(struct json_rd *r, const char *b, size_t n, bool keep)
 		return 0;
 	if (r->slen + n >= JSON_RD_STRING)
 		return jr_fail(r, -EBADMSG, "a string at byte %" PRIu64 " is longer than %u bytes",
-			    jr_off(r), JSON_RD_STRING);
+			       jr_off(r), JSON_RD_STRING);
 	if (r->slen + n + 1 > r->scap && ARRAY_GROW(r->s, r->scap, r->slen + n + 1) < 0)
 		return -ENOMEM;
 	memcpy(r->s + r->slen, b, n);
@@ -194,7 +195,8 @@ int jr_string(struct json_rd *r, bool keep)
 		size_t j = r->i;
 
 		/* a run of plain bytes at once */
-		while (j < r->n && r->p[j] != '"' && r->p[j] != '\\' && (unsigned char)r->p[j] >= 0x20)
+		while (j < r->n && r->p[j] != '"' && r->p[j] != '\\' &&
+		       (unsigned char)r->p[j] >= 0x20)
 			j++;
 		if (j > r->i) {
 			e = sput(r, r->p + r->i, j - r->i, keep);
@@ -228,14 +230,26 @@ int jr_string(struct json_rd *r, bool keep)
 			size_t n = 1;
 
 			switch (c) {
-			case '"': case '\\': case '/':
+			case '"':
+			case '\\':
+			case '/':
 				u[0] = (char)c;
 				break;
-			case 'b': u[0] = '\b'; break;
-			case 'f': u[0] = '\f'; break;
-			case 'n': u[0] = '\n'; break;
-			case 'r': u[0] = '\r'; break;
-			case 't': u[0] = '\t'; break;
+			case 'b':
+				u[0] = '\b';
+				break;
+			case 'f':
+				u[0] = '\f';
+				break;
+			case 'n':
+				u[0] = '\n';
+				break;
+			case 'r':
+				u[0] = '\r';
+				break;
+			case 't':
+				u[0] = '\t';
+				break;
 			case 'u':
 				e = hex4(r, &cp);
 				if (e)
@@ -283,8 +297,6 @@ int jr_string(struct json_rd *r, bool keep)
 	}
 }
 
-
-
 int jr_number(struct json_rd *r, struct json_num *ret)
 {
 	char b[72];
@@ -294,12 +306,12 @@ int jr_number(struct json_rd *r, struct json_num *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	jr_ws(r);
-#define TAKE()                                                                  \
-	do {                                                                    \
-		if (n + 1 >= sizeof(b))                                         \
-			return bad(r, "number too long");                       \
-		b[n++] = (char)c;                                               \
-		r->i++;                                                         \
+#define TAKE()                                                                                     \
+	do {                                                                                       \
+		if (n + 1 >= sizeof(b))                                                            \
+			return bad(r, "number too long");                                          \
+		b[n++] = (char)c;                                                                  \
+		r->i++;                                                                            \
 	} while (0)
 	c = peekc(r);
 	if (c == '-')
@@ -505,7 +517,7 @@ int jr_count(struct json_rd *r, uint64_t *ret, const char *where, const char *na
 
 /* an integer in [lo, hi], or null (-1) when @nullable */
 int jr_int(struct json_rd *r, long lo, long hi, bool nullable, int *ret, const char *where,
-		   const char *name)
+	   const char *name)
 {
 	struct json_num x;
 	int64_t v;
@@ -584,7 +596,9 @@ int jr_parse_hex(const char *s, uint64_t *ret)
 	if (s[0] != '0' || s[1] != 'x' || !s[2])
 		return -1;
 	for (s += 2; *s; s++, n++) {
-		int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
+			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+						 : -1;
 
 		if (d < 0 || n >= 16)
 			return -1;
@@ -595,7 +609,7 @@ int jr_parse_hex(const char *s, uint64_t *ret)
 }
 
 int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int *ret_n,
-		     const char *name)
+		 const char *name)
 {
 	size_t cap = 0, i = 0;
 	bool first = true;
@@ -629,4 +643,3 @@ int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int 
 }
 
 /* ---- the header (pass 2) ------------------------------------------------------------- */
-

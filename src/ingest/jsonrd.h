@@ -21,35 +21,34 @@
 #endif
 #define JSON_RD_STRING (64u << 10) /* a longer string is no symbol, name or comm */
 
-
 /**
  * struct json_rd - a reader: set @p, @n, @len (a buffer, @fd -1) or @fd,
  * @buf of JSON_RD_WINDOW bytes and @len (a file); @err, @errsz receive the
  * first error
  */
 struct json_rd {
-	const char *p;  /* the window */
-	size_t n;       /* bytes in it */
-	size_t i;       /* position in it */
-	uint64_t base;  /* input offset of p[0] */
-	uint64_t len;   /* input length */
-	int fd;         /* -1: @p is the whole input */
-	char *buf;      /* storage of the window (a file) */
-	char *s;        /* the last string read, decoded, NUL-terminated */
+	const char *p; /* the window */
+	size_t n;      /* bytes in it */
+	size_t i;      /* position in it */
+	uint64_t base; /* input offset of p[0] */
+	uint64_t len;  /* input length */
+	int fd;	       /* -1: @p is the whole input */
+	char *buf;     /* storage of the window (a file) */
+	char *s;       /* the last string read, decoded, NUL-terminated */
 	size_t slen;
 	size_t scap;
 	char *err;
 	size_t errsz;
-	bool syntax;    /* the error is a JSON syntax error */
+	bool syntax; /* the error is a JSON syntax error */
 };
 
 enum ntype { N_INT, N_NEG, N_FLOAT };
 
 struct json_num {
 	enum ntype type;
-	uint64_t u;    /* N_INT: the value; N_NEG: its magnitude */
-	double d;      /* every number */
-	bool big;      /* an integer beyond 64 bits */
+	uint64_t u; /* N_INT: the value; N_NEG: its magnitude */
+	double d;   /* every number */
+	bool big;   /* an integer beyond 64 bits */
 };
 
 /* the first error (user-facing, with where it was) into r->err; returns @e */
@@ -90,7 +89,7 @@ int jr_count(struct json_rd *r, uint64_t *ret, const char *where, const char *na
 
 /* an integer in [lo, hi], or null (-1) when @nullable */
 int jr_int(struct json_rd *r, long lo, long hi, bool nullable, int *ret, const char *where,
-		   const char *name);
+	   const char *name);
 
 /* true or false; anything else is skipped and false (as before: lenient) */
 int jr_bool(struct json_rd *r, bool *ret);
@@ -114,6 +113,6 @@ int jr_parse_hex(const char *s, uint64_t *ret);
  * Return: 0, -EBADMSG (said with jr_fail()) or -ENOMEM.
  */
 int jr_str_array(struct json_rd *r, unsigned int max, char ***ret, unsigned int *ret_n,
-		     const char *name);
+		 const char *name);
 
 #endif /* STACKTOP_JSONRD_H */

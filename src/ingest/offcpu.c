@@ -55,7 +55,8 @@ static int op_grow(struct ingest *ing)
 
 		if (!e->pid)
 			continue;
-		for (j = ((uint32_t)e->pid * 2654435761u) & (n - 1); t[j].pid; j = (j + 1) & (n - 1))
+		for (j = ((uint32_t)e->pid * 2654435761u) & (n - 1); t[j].pid;
+		     j = (j + 1) & (n - 1))
 			;
 		t[j] = *e;
 	}
@@ -104,8 +105,8 @@ static inline void offcpu_hit(struct ingest *ing, struct stack *st, unsigned int
  * A switch-out @o ended by @in (NULL: its switch-in was not recorded) with
  * the wakeup @wk between them (NULL: none read)
  */
-static void offcpu_count(struct ingest *ing, int pid, const struct omark *o,
-			 const struct omark *wk, const struct omark *in)
+static void offcpu_count(struct ingest *ing, int pid, const struct omark *o, const struct omark *wk,
+			 const struct omark *in)
 {
 	const struct ingest_offcpu *c = &ing->off;
 	uint64_t end = in ? in->ts : wk->ts;

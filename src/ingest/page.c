@@ -173,8 +173,12 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		return; /* counted with its user_stack */
 	if (ing->hold && !ing->cfg.stackmap) {
 		struct ingest_held h = {
-			.ts = ev->ts, .value = w.value, .pid = w.pid, .cpu = (uint16_t)cpu,
-			.event = w.event, .kind = w.kind,
+			.ts = ev->ts,
+			.value = w.value,
+			.pid = w.pid,
+			.cpu = (uint16_t)cpu,
+			.event = w.event,
+			.kind = w.kind,
 		};
 
 		if (ing->hold(ing->hold_ctx, &h, ing->frames, n))
@@ -295,8 +299,8 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		uint64_t state;
 		int next;
 
-		if (o->next_pid.offset + 4 > ev->size || o->prev_state.offset + o->prev_state.size >
-								 ev->size) {
+		if (o->next_pid.offset + 4 > ev->size ||
+		    o->prev_state.offset + o->prev_state.size > ev->size) {
 			/* damaged: its stack must not be paired with another event */
 			ing->st.damaged++;
 			push_waiting(c, (uint16_t)idx, pid, W_SKIP);
@@ -311,7 +315,8 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		 * preemption, the low byte the state it blocked in (0: runnable,
 		 * a yield)
 		 */
-		kind = o->all || ((state & 0xff) && !(state & INGEST_PREEMPTED)) ? W_OFFCPU : W_SKIP;
+		kind = o->all || ((state & 0xff) && !(state & INGEST_PREEMPTED)) ? W_OFFCPU
+										 : W_SKIP;
 		if (kind == W_OFFCPU && pid > 0 && pid_wanted(ing, pid))
 			ingest_offcpu_mark(ing, pid, ev->ts, M_OUT, true);
 		else if (pid > 0)

@@ -29,7 +29,7 @@ struct replay {
 
 struct run_ctx {
 	struct ingest *ing;
-	unsigned int base; /* first slot of the buffer being read */
+	unsigned int base;	/* first slot of the buffer being read */
 	unsigned long long *ts; /* every record's timestamp, for the duration */
 	size_t nts, cap;
 	unsigned long long *prev; /* last timestamp per slot */
@@ -71,8 +71,10 @@ static int get(struct tdat *d, uint64_t off, void *buf, size_t len, const char *
 	ssize_t n;
 
 	if (off > d->size || len > d->size - off)
-		return bad(d, "cut short: %s (%zu bytes at byte %llu) ends past the end of the file (%llu bytes)",
-			   what, len, (unsigned long long)off, (unsigned long long)d->size);
+		return bad(
+			d,
+			"cut short: %s (%zu bytes at byte %llu) ends past the end of the file (%llu bytes)",
+			what, len, (unsigned long long)off, (unsigned long long)d->size);
 	n = pread(d->fd, buf, len, (off_t)off);
 	if (n < 0)
 		return -errno;
@@ -126,16 +128,17 @@ static int next_str(struct tdat *d, char *buf, size_t max, const char *what)
 static int skip(struct tdat *d, uint64_t len, const char *what)
 {
 	if (d->pos > d->size || len > d->size - d->pos)
-		return bad(d, "cut short: %s (%llu bytes at byte %llu) ends past the end of the file (%llu bytes)",
-			   what, (unsigned long long)len, (unsigned long long)d->pos,
-			   (unsigned long long)d->size);
+		return bad(
+			d,
+			"cut short: %s (%llu bytes at byte %llu) ends past the end of the file (%llu bytes)",
+			what, (unsigned long long)len, (unsigned long long)d->pos,
+			(unsigned long long)d->size);
 	d->pos += len;
 	return 0;
 }
 
 /* a v7 section: 2-byte id, 2-byte flags, 4-byte string id, 8-byte size */
-static int v7_section(struct tdat *d, uint64_t off, const char *what, uint64_t *ret_size,
-		      bool meta)
+static int v7_section(struct tdat *d, uint64_t off, const char *what, uint64_t *ret_size, bool meta)
 {
 	uint8_t h[16];
 	uint64_t size;
@@ -149,10 +152,13 @@ static int v7_section(struct tdat *d, uint64_t off, const char *what, uint64_t *
 		return r;
 	size = num(d, h + 8, 8);
 	if (size > d->size - off - 16)
-		return bad(d, "cut short: %s at byte %llu claims %llu bytes, the file has %llu after it",
-			   what, (unsigned long long)off, (unsigned long long)size,
-			   (unsigned long long)(d->size - off - 16));
-	if (meta && (num(d, h + 2, 2) & 1)) { /* compressed: 4-byte packed size, 4-byte size, data */
+		return bad(
+			d,
+			"cut short: %s at byte %llu claims %llu bytes, the file has %llu after it",
+			what, (unsigned long long)off, (unsigned long long)size,
+			(unsigned long long)(d->size - off - 16));
+	if (meta &&
+	    (num(d, h + 2, 2) & 1)) { /* compressed: 4-byte packed size, 4-byte size, data */
 		uint8_t c[8];
 
 		if (size < 8)
@@ -162,9 +168,11 @@ static int v7_section(struct tdat *d, uint64_t off, const char *what, uint64_t *
 		if (r < 0)
 			return r;
 		if (num(d, c, 4) > size - 8 || num(d, c + 4, 4) > (1u << 30))
-			return bad(d, "damaged: a compressed %s at byte %llu claims %llu bytes packed into %llu, its section has %llu",
-				   what, (unsigned long long)off, (unsigned long long)num(d, c + 4, 4),
-				   (unsigned long long)num(d, c, 4), (unsigned long long)(size - 8));
+			return bad(
+				d,
+				"damaged: a compressed %s at byte %llu claims %llu bytes packed into %llu, its section has %llu",
+				what, (unsigned long long)off, (unsigned long long)num(d, c + 4, 4),
+				(unsigned long long)num(d, c, 4), (unsigned long long)(size - 8));
 	}
 	if (ret_size)
 		*ret_size = size;
@@ -198,9 +206,11 @@ static int v7_buffer(struct tdat *d, const uint8_t *p, uint64_t len)
 		uint64_t off = num(d, p + i + 4, 8), sz = num(d, p + i + 12, 8);
 
 		if (off > d->size || sz > d->size - off)
-			return bad(d, "cut short: the data of CPU %llu (%llu bytes at byte %llu) ends past the end of the file (%llu bytes)",
-				   (unsigned long long)num(d, p + i, 4), (unsigned long long)sz,
-				   (unsigned long long)off, (unsigned long long)d->size);
+			return bad(
+				d,
+				"cut short: the data of CPU %llu (%llu bytes at byte %llu) ends past the end of the file (%llu bytes)",
+				(unsigned long long)num(d, p + i, 4), (unsigned long long)sz,
+				(unsigned long long)off, (unsigned long long)d->size);
 	}
 	return 0;
 }
@@ -228,7 +238,8 @@ static int check_v7(struct tdat *d)
 		if (r < 0)
 			return r;
 		if (size > (64u << 20))
-			return bad(d, "an options section claims %llu bytes", (unsigned long long)size);
+			return bad(d, "an options section claims %llu bytes",
+				   (unsigned long long)size);
 		opts = malloc(size ? size : 1);
 		if (!opts)
 			return -ENOMEM;
@@ -245,7 +256,8 @@ static int check_v7(struct tdat *d)
 			len = num(d, opts + end + 2, 4);
 			end += 6;
 			if (len > size - end) {
-				r = bad(d, "cut short: option %llu claims %llu bytes, its section has %llu",
+				r = bad(d,
+					"cut short: option %llu claims %llu bytes, its section has %llu",
 					(unsigned long long)id, (unsigned long long)len,
 					(unsigned long long)(size - end));
 				break;
@@ -332,7 +344,9 @@ static int check_file(int fd, char *why, size_t whysz)
 	d.size = (uint64_t)sb.st_size;
 	if (d.size < sizeof(m) || get(&d, 0, m, sizeof(m), "the magic") < 0 ||
 	    memcmp(m, magic, sizeof(m)))
-		return bad(&d, "neither a trace-cmd trace.dat nor a stacktop JSON snapshot (-r reads those two; a folded, pprof or speedscope file is not read back)");
+		return bad(
+			&d,
+			"neither a trace-cmd trace.dat nor a stacktop JSON snapshot (-r reads those two; a folded, pprof or speedscope file is not read back)");
 	d.pos = sizeof(m);
 	r = next_str(&d, ver, sizeof(ver), "the version");
 	if (r < 0)
@@ -391,7 +405,8 @@ static int probe(const char *path, char *why, size_t whysz)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status))
-		snprintf(why, whysz, "damaged: the trace-cmd library crashed opening it (signal %d)",
+		snprintf(why, whysz,
+			 "damaged: the trace-cmd library crashed opening it (signal %d)",
 			 WTERMSIG(status));
 	else
 		snprintf(why, whysz, "not a trace-cmd trace.dat, or a damaged one");

@@ -36,13 +36,14 @@
 struct header {
 	bool schema, version, mode, view, stacks;
 	bool counts[HC_N][2]; /* counter (and its delta) seen */
-	char *view_event; /* resolved once "events" is known */
+	char *view_event;     /* resolved once "events" is known */
 	bool view_event_set;
 };
 
-static const char *const sort_names[] = { [RANK_DELTA] = "hits", [RANK_TOTAL] = "total",
-					  [RANK_DEPTH] = "depth", [RANK_ID] = "id",
-					  [RANK_EVENT] = "event", [RANK_COMM] = "comm" };
+static const char *const sort_names[] = {
+	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth",
+	[RANK_ID] = "id",      [RANK_EVENT] = "event", [RANK_COMM] = "comm"
+};
 
 static int parse_view(struct json_rd *r, struct snapshot *sn, struct header *h)
 {
@@ -80,7 +81,8 @@ static int parse_view(struct json_rd *r, struct snapshot *sn, struct header *h)
 			else if (!strcmp(r->s, "total"))
 				w->delta = false;
 			else
-				return jr_fail(r, -EBADMSG, "view: \"counts\" is neither delta nor total");
+				return jr_fail(r, -EBADMSG,
+					       "view: \"counts\" is neither delta nor total");
 			counts = true;
 		} else if (!strcmp(r->s, "ascending")) {
 			e = jr_bool(r, &w->ascending);
@@ -148,7 +150,8 @@ static int parse_weight(struct json_rd *r, struct snapshot *sn)
 			e = jr_need_string(r, "weight: ", "unit");
 			if (e)
 				return e;
-			if (strcmp(r->s, "bytes") && strcmp(r->s, "nanoseconds") && strcmp(r->s, "count"))
+			if (strcmp(r->s, "bytes") && strcmp(r->s, "nanoseconds") &&
+			    strcmp(r->s, "count"))
 				return jr_fail(r, -EBADMSG, "weight: unknown \"unit\"");
 			snprintf(sn->weight_unit, sizeof(sn->weight_unit), "%s", r->s);
 		} else if (!strcmp(r->s, "ranked")) {
@@ -202,12 +205,12 @@ static int parse_group(struct json_rd *r, struct snapshot *sn)
 }
 
 /* the counters a snapshot carries at its root: the rows of core/counters.h read */
-#define HC_READ_ROW(field, type, delta, from, json, read, ...)                                 \
+#define HC_READ_ROW(field, type, delta, from, json, read, ...)                                     \
 	{ HCJK_##json, HCR_##read, HCJD_##json && HCD_##delta != HCD_ND },
 static const struct {
 	const char *key;
 	unsigned char read; /* HCR_* */
-	bool delta;         /* with "key_delta" */
+	bool delta;	    /* with "key_delta" */
 } counters[HC_N] = { SESSION_COUNTERS(HC_READ_ROW) };
 #undef HC_READ_ROW
 
@@ -225,9 +228,11 @@ static int parse_counter(struct json_rd *r, struct snapshot *sn, struct header *
 		if (counters[i].read == HCR_NO)
 			continue;
 		l = strlen(counters[i].key);
-		d = !strcmp(key, counters[i].key) ? 0 :
-		    counters[i].delta && kl == l + 6 && !strncmp(key, counters[i].key, l) &&
-				    !strcmp(key + l, "_delta") ? 1 : -1;
+		d = !strcmp(key, counters[i].key) ? 0
+		    : counters[i].delta && kl == l + 6 && !strncmp(key, counters[i].key, l) &&
+				    !strcmp(key + l, "_delta")
+			    ? 1
+			    : -1;
 		if (d < 0)
 			continue;
 		snprintf(name, sizeof(name), "%s", key);
@@ -262,7 +267,8 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 
 	if (jr_kind(r) != '{') {
 		e = jr_skip(r, 0);
-		return e < 0 ? e : jr_fail(r, -EBADMSG, "not a stacktop snapshot (not a JSON object)");
+		return e < 0 ? e
+			     : jr_fail(r, -EBADMSG, "not a stacktop snapshot (not a JSON object)");
 	}
 	r->i++;
 	while ((e = jr_next_key(r, &first)) == 1) {
@@ -271,8 +277,9 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 		if (!strcmp(key, "schema")) {
 			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
 			    strcmp(r->s, "stacktop-snapshot")) {
-				e = jr_fail(r, -EBADMSG,
-					 "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+				e = jr_fail(
+					r, -EBADMSG,
+					"not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
 				break;
 			}
 			h.schema = true;
@@ -288,8 +295,9 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 				break;
 			if (x.type != N_INT || x.u != 2) {
 				e = jr_fail(r, -EPROTONOSUPPORT,
-					 "snapshot version %s%" PRIu64 ": this stacktop reads version 2",
-					 x.type == N_NEG ? "-" : "", x.u);
+					    "snapshot version %s%" PRIu64
+					    ": this stacktop reads version 2",
+					    x.type == N_NEG ? "-" : "", x.u);
 				break;
 			}
 			h.version = true;
@@ -322,9 +330,11 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 				e = jr_skip(r, 1);
 			}
 		} else if (!strcmp(key, "events")) {
-			e = jr_str_array(r, SNAPSHOT_MAX_EVENTS, &sn->events, &sn->nevents, "events");
+			e = jr_str_array(r, SNAPSHOT_MAX_EVENTS, &sn->events, &sn->nevents,
+					 "events");
 		} else if (!strcmp(key, "origins")) {
-			e = jr_str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins, "origins");
+			e = jr_str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins,
+					 "origins");
 		} else if (!strcmp(key, "view")) {
 			e = parse_view(r, sn, &h);
 		} else if (!strcmp(key, "group")) {
@@ -352,7 +362,8 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 	if (e)
 		goto out;
 	if (!h.schema) {
-		e = jr_fail(r, -EBADMSG, "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+		e = jr_fail(r, -EBADMSG,
+			    "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
 		goto out;
 	}
 	e = -EBADMSG;
@@ -459,4 +470,3 @@ int snapshot_is_json(const char *path)
 	}
 	return 0;
 }
-

@@ -27,8 +27,8 @@
 #include "core/stack_table.h"
 #include "core/rank.h"
 
-#define SNAPSHOT_MAX_BYTES (256u << 20)
-#define SNAPSHOT_MAX_EVENTS 4096
+#define SNAPSHOT_MAX_BYTES   (256u << 20)
+#define SNAPSHOT_MAX_EVENTS  4096
 #define SNAPSHOT_MAX_ORIGINS 256
 
 /**

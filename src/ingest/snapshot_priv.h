@@ -12,7 +12,7 @@
 
 /* pass 2: the header of the value at the reader, "stacks" (at @stacks_at) seeked over */
 int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stacks_at,
-			uint64_t stacks_end);
+			  uint64_t stacks_end);
 
 /* the index of event @name in the snapshot's "events", -1 when it is not there */
 int snapshot_find_event(const struct snapshot *sn, const char *name);

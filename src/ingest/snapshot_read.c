@@ -37,7 +37,8 @@ static int list_open(struct json_rd *r, bool seen, const char *where, const char
 	return 0;
 }
 
-static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by *b, const char *where)
+static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by *b,
+		    const char *where)
 {
 	bool first = true, ev = false, cpu = false, pid = false, total = false, delta = false;
 	uint64_t v = 0;
@@ -69,7 +70,7 @@ static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by
 			pid = true;
 		} else if (!strcmp(r->s, "origin")) {
 			e = jr_int(r, 0, sn->norigins ? (long)sn->norigins - 1 : 0, true, &i, where,
-				    "origin");
+				   "origin");
 			b->origin = i < 0 ? 0 : (unsigned int)i;
 		} else if (!strcmp(r->s, "comm")) {
 			e = jr_need_string(r, where, "comm");
@@ -99,8 +100,12 @@ static int parse_by(struct json_rd *r, const struct snapshot *sn, struct snap_by
 		return e;
 	if (!ev || !cpu || !pid || !b->comm || !total || !delta)
 		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
-			    !ev ? "event" : !cpu ? "cpu" : !pid ? "pid" : !b->comm ? "comm"
-			    : !total ? "total" : "delta");
+			       !ev	  ? "event"
+			       : !cpu	  ? "cpu"
+			       : !pid	  ? "pid"
+			       : !b->comm ? "comm"
+			       : !total	  ? "total"
+					  : "delta");
 	if (v > b->total || v > UINT32_MAX)
 		return jr_fail(r, -EBADMSG, "%s\"delta\" is larger than \"total\"", where);
 	b->delta = (uint32_t)v;
@@ -122,9 +127,10 @@ static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, 
 		if (!strcmp(r->s, "addr")) {
 			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
 			    jr_parse_hex(r->s, &st->uaddrs[j]) < 0)
-				return e < 0 ? e : jr_fail(r, -EBADMSG,
-						    "%s\"user_frames\"[%zu]: \"addr\" is not a hex address",
-						    where, j);
+				return e < 0 ? e
+					     : jr_fail(r, -EBADMSG,
+						       "%s\"user_frames\"[%zu]: \"addr\" is not a hex address",
+						       where, j);
 			addr = true;
 		} else if (!strcmp(r->s, "symbol")) {
 			e = jr_need_string(r, where, "symbol");
@@ -144,7 +150,7 @@ static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, 
 		return e;
 	if (!addr || !st->usyms[j])
 		return jr_fail(r, -EBADMSG, "%s\"user_frames\"[%zu]: \"%s\" is missing", where, j,
-			    addr ? "symbol" : "addr");
+			       addr ? "symbol" : "addr");
 	return 0;
 }
 
@@ -250,9 +256,11 @@ static int parse_ids(struct json_rd *r, struct snap_stack *st, const char *where
 	while ((e = jr_next_elem(r, &fe)) == 1) {
 		struct json_num x;
 
-		if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT || x.u > UINT32_MAX)
-			return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"ids\"[%zu] is not a stack id",
-						   where, j);
+		if (jr_kind(r) != '0' || (e = jr_number(r, &x)) || x.type != N_INT ||
+		    x.u > UINT32_MAX)
+			return e < 0 ? e
+				     : jr_fail(r, -EBADMSG, "%s\"ids\"[%zu] is not a stack id",
+					       where, j);
 		if (st->nids < 2)
 			st->ids[st->nids++] = (uint32_t)x.u;
 		else
@@ -272,13 +280,15 @@ static int parse_frames(struct json_rd *r, struct snap_stack *st, bool again, co
 		return e;
 	while ((e = jr_next_elem(r, &fe)) == 1) {
 		if (st->depth >= STACK_MAX_DEPTH)
-			return jr_fail(r, -EBADMSG, "%smore than %d frames", where, STACK_MAX_DEPTH);
+			return jr_fail(r, -EBADMSG, "%smore than %d frames", where,
+				       STACK_MAX_DEPTH);
 		if (ARRAY_GROW(st->ips, cap, st->depth + 1) < 0)
 			return -ENOMEM;
 		if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
 		    jr_parse_hex(r->s, &st->ips[st->depth]) < 0)
-			return e < 0 ? e : jr_fail(r, -EBADMSG, "%s\"frames\"[%u] is not a hex address",
-						   where, st->depth);
+			return e < 0 ? e
+				     : jr_fail(r, -EBADMSG, "%s\"frames\"[%u] is not a hex address",
+					       where, st->depth);
 		st->depth++;
 	}
 	return e;
@@ -294,7 +304,8 @@ static int parse_symbols(struct json_rd *r, struct snap_stack *st, bool again, c
 		return e;
 	while ((e = jr_next_elem(r, &fe)) == 1) {
 		if (st->nsyms >= STACK_MAX_DEPTH)
-			return jr_fail(r, -EBADMSG, "%smore than %d symbols", where, STACK_MAX_DEPTH);
+			return jr_fail(r, -EBADMSG, "%smore than %d symbols", where,
+				       STACK_MAX_DEPTH);
 		if (jr_kind(r) != '"')
 			return jr_fail(r, -EBADMSG, "%s\"symbols\"[%u] is not a string", where,
 				       st->nsyms);
@@ -378,7 +389,8 @@ static int parse_user_missing(struct json_rd *r, struct snap_stack *st, const ch
 	if (!e)
 		st->user_missing = (uint8_t)ujoin_why_parse(r->s);
 	if (!e && !st->user_missing)
-		e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes", where);
+		e = jr_fail(r, -EBADMSG, "%s\"user_missing\" is not a reason stacktop writes",
+			    where);
 	return e;
 }
 
@@ -393,7 +405,8 @@ static int parse_user_cut_why(struct json_rd *r, struct snap_stack *st, const ch
 			break;
 	if (!e && i == sizeof(why) / sizeof(why[0]))
 		e = jr_fail(r, -EBADMSG,
-			    "%s\"user_cut_why\" is not depth, stack, unwind, memory or refused", where);
+			    "%s\"user_cut_why\" is not depth, stack, unwind, memory or refused",
+			    where);
 	if (!e)
 		st->user_cut_why = (uint8_t)i;
 	return e;
@@ -536,7 +549,10 @@ static int check_stack(struct json_rd *r, struct snap_stack *st, struct stack_se
 	}
 	if (!v->ids || !v->frames || !v->syms || !v->by)
 		return jr_fail(r, -EBADMSG, "%s\"%s\" is missing", where,
-			       !v->ids ? "ids" : !v->frames ? "frames" : !v->syms ? "symbols" : "by");
+			       !v->ids	    ? "ids"
+			       : !v->frames ? "frames"
+			       : !v->syms   ? "symbols"
+					    : "by");
 	if (st->nsyms != st->depth)
 		return jr_fail(r, -EBADMSG, "%s\"symbols\" and \"frames\" differ in length", where);
 	if (v->delta > v->total || v->delta > UINT32_MAX)
@@ -552,11 +568,13 @@ static int check_stack(struct json_rd *r, struct snap_stack *st, struct stack_se
 	/* (and no cut mark: the separator and the mark are its two words) */
 	if (st->user_missing && (!st->uaddrs || st->nuser || st->user_cut || st->tgid < 0))
 		return jr_fail(r, -EBADMSG,
-			       "%s\"user_missing\" with user frames, a cut or without \"tgid\"", where);
+			       "%s\"user_missing\" with user frames, a cut or without \"tgid\"",
+			       where);
 	return 0;
 }
 
-static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st, size_t idx)
+static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap_stack *st,
+		       size_t idx)
 {
 	struct stack_seen v = { 0 };
 	bool first = true;
@@ -594,8 +612,8 @@ static int parse_stack(struct json_rd *r, const struct snapshot *sn, struct snap
 /* ---- pass 1: the values of the input -------------------------------------------------- */
 
 struct extent {
-	uint64_t start;      /* the last top-level value */
-	uint64_t stacks_at;  /* its "stacks" value, UINT64_MAX: none */
+	uint64_t start;	    /* the last top-level value */
+	uint64_t stacks_at; /* its "stacks" value, UINT64_MAX: none */
 	uint64_t stacks_end;
 };
 
@@ -788,4 +806,3 @@ int snapshot_load(const char *path, struct snapshot **ret, char *err, size_t err
 {
 	return snapshot_load_each(path, NULL, NULL, ret, err, errsz);
 }
-

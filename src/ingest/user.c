@@ -72,7 +72,8 @@ static int user_part(struct ingest *ing, const struct ringbuf_event *ev, uint64_
 	tgid = ringbuf_read_u32(l, ev->data + f->ustack_tgid_off);
 	out[0] = usym_sep(tgid);
 	for (i = 0; i < USYM_FP_FRAMES; i++) {
-		uint64_t ip = ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
+		uint64_t ip =
+			ringbuf_read_long(l, ev->data + f->ustack_caller_off + i * l->long_size);
 		uint64_t tok;
 
 		if (!ip || ip == ~0ULL)
@@ -109,8 +110,8 @@ void ingest_on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 		 * record if an event of the same task waits.
 		 */
 		if (!c->n || (uint32_t)ing->fmt->pid_off + 4 > ev->size ||
-		    c->w[c->n - 1].pid !=
-			    (int32_t)ringbuf_read_u32(&ing->fmt->layout, ev->data + ing->fmt->pid_off))
+		    c->w[c->n - 1].pid != (int32_t)ringbuf_read_u32(&ing->fmt->layout,
+								    ev->data + ing->fmt->pid_off))
 			return;
 		nw = user_part(ing, ev, c->early);
 		if (nw < 0) {
@@ -130,10 +131,11 @@ void ingest_on_user_stack(struct ingest *ing, struct cpu_state *c, unsigned int 
 	}
 	c->p.on = false;
 	if (c->p.id >= 0)
-		ingest_count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames, (unsigned int)nw);
+		ingest_count_id(ing, (uint32_t)c->p.id, &c->p.w, cpu, c->p.frames,
+				(unsigned int)nw);
 	else
 		ingest_count_frames(ing, c->p.frames, c->p.n + (unsigned int)nw, &c->p.w, cpu,
-			     c->p.fallback);
+				    c->p.fallback);
 }
 
 void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const uint64_t *frames,

@@ -5,10 +5,9 @@
  * Names come, in this order, from the source's own lookup (a recording's
  * saved cmdlines), /proc/<pid>/comm, the event that first showed the pid
  * (sched_switch's prev_comm: for a task that ended before stacktop asked),
- * and last the kernel's saved_cmdlines, for pids that are gone. A saved_cmdlines line never renames a pid already
- * named, and a line that could be the tail of a name holding a newline is
- * not believed (see comm.c). A pid nobody could name is cached as unknown
- * until the next tick.
+ * and last the kernel's saved_cmdlines, for pids that are gone. A saved_cmdlines line never renames
+ * a pid already named, and a line that could be the tail of a name holding a newline is not
+ * believed (see comm.c). A pid nobody could name is cached as unknown until the next tick.
  */
 #ifndef STACKTOP_COMM_H
 #define STACKTOP_COMM_H

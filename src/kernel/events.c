@@ -44,8 +44,10 @@ static int write_trigger(struct trace *t, const char *sys, const char *ev,
 		return 0;
 	trace_kernel_error(t, log, seen, why, sizeof(why));
 	return fmt_error(err, errsz, r, "the kernel refused the trigger '%s' on %s:%s: %s", line,
-			 sys, ev, why[0] ? why : r == -EEXIST ? "it has a stacktrace trigger already"
-						      : strerror(-r));
+			 sys, ev,
+			 why[0]		? why
+			 : r == -EEXIST ? "it has a stacktrace trigger already"
+					: strerror(-r));
 }
 
 static int enable_event(struct trace *t, const char *sys, const char *ev,
@@ -196,8 +198,9 @@ static void suggest_events(struct trace *t, const char *pat, char *out, size_t s
 	}
 	trace_free_list(systems, nsys);
 	for (k = 0; k < nbest && len < size; k++)
-		len += (size_t)snprintf(out + len, size - len, "%s%s", k ? (k == nbest - 1 ? " or " : ", ") :
-					": did you mean ", best[k]);
+		len += (size_t)snprintf(out + len, size - len, "%s%s",
+					k ? (k == nbest - 1 ? " or " : ", ") : ": did you mean ",
+					best[k]);
 	if (nbest && len < size)
 		snprintf(out + len, size - len, "?");
 }
@@ -253,14 +256,14 @@ static int enable_pattern(struct trace *t, const struct event_spec *sp, char *er
 		char hint[700];
 
 		suggest_events(t, pat, hint, sizeof(hint));
-		return fmt_error(err, errsz, -ENOENT, "unknown event '%s'%s (see %s/available_events)",
-				 pat, hint, t->tfs->root);
+		return fmt_error(err, errsz, -ENOENT,
+				 "unknown event '%s'%s (see %s/available_events)", pat, hint,
+				 t->tfs->root);
 	}
 	return matched;
 }
 
-static int enable_text(struct trace *t, const char *text, bool counted, char *err,
-		       size_t errsz)
+static int enable_text(struct trace *t, const char *text, bool counted, char *err, size_t errsz)
 {
 	struct event_spec sp;
 	int r;
@@ -268,7 +271,8 @@ static int enable_text(struct trace *t, const char *text, bool counted, char *er
 	if (events_parse_spec(text, counted, &sp) < 0)
 		return fmt_error(err, errsz, -EINVAL,
 				 counted ? "bad --trigger '%s': use SYS:EVENT[:N] [if FILTER]"
-					 : "bad event '%s': use SYS:EVENT [if FILTER]", text);
+					 : "bad event '%s': use SYS:EVENT [if FILTER]",
+				 text);
 	r = enable_pattern(t, &sp, err, errsz);
 	if (r < 0)
 		return r;

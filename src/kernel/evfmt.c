@@ -216,7 +216,6 @@ fail:
 	return r;
 }
 
-
 int evfmt_from_tep(void *tep, struct evfmt **ret)
 {
 	struct evfmt *f = evfmt_alloc();
@@ -230,8 +229,8 @@ int evfmt_from_tep(void *tep, struct evfmt **ret)
 		f->layout.long_size = 8;
 	f->layout.big_endian = tep_is_file_bigendian(tep);
 	f->layout.data_offset = 8 + f->layout.long_size;
-	f->layout.subbuf_size = tep_get_page_size(tep) > 0 ? (unsigned int)tep_get_page_size(tep)
-							    : 4096;
+	f->layout.subbuf_size =
+		tep_get_page_size(tep) > 0 ? (unsigned int)tep_get_page_size(tep) : 4096;
 	if (stack_events(f, NULL) < 0) {
 		evfmt_free(f);
 		return -EBADMSG;
@@ -388,8 +387,7 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 	return r;
 }
 
-int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
-		struct evfmt_field *ret)
+int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name, struct evfmt_field *ret)
 {
 	struct tep_format_field *fl;
 	struct tep_event *ev;

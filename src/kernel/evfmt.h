@@ -144,8 +144,7 @@ struct evfmt_field {
  * Return: 0, -ENOENT when the event has no such field, -EINVAL when it is
  * not a 1, 2, 4 or 8-byte number (an array, a string).
  */
-int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name,
-		struct evfmt_field *ret);
+int evfmt_field(const struct evfmt *f, unsigned int idx, const char *name, struct evfmt_field *ret);
 
 /**
  * evfmt_add_named() - an index with a name of its own and no type of its own

@@ -51,7 +51,8 @@ int evlist_read(struct tfs *t, const char *glob, evlist_visit_fn visit, void *ct
 		snprintf(rel, sizeof(rel), "events/%s/%s/enable", line, colon + 1);
 		r = visit(ctx, name,
 			  can_stack && !strchr(line, '/') && !strchr(colon + 1, '/') &&
-				  strcmp(line, "..") && strcmp(colon + 1, "..") && tfs_exists(t, rel));
+				  strcmp(line, "..") && strcmp(colon + 1, "..") &&
+				  tfs_exists(t, rel));
 		if (r < 0) {
 			n = r;
 			break;

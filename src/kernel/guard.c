@@ -21,7 +21,7 @@
 
 extern char **environ;
 
-static int guard_fd = -1;       /* the pipe's write end: the guardian's EOF is our end */
+static int guard_fd = -1;	 /* the pipe's write end: the guardian's EOF is our end */
 static const char *guard_rundir; /* --rundir (argv's), NULL for the default */
 
 /*
@@ -48,8 +48,8 @@ static __attribute__((noreturn)) void guard_child(int rfd, int efd, char **argv)
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (e >= 0)
 		ch = e;
-	if (r < 0 || e < 0 || null < 0 || dup2(r, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
-	    dup3(e, 3, O_CLOEXEC) < 0)
+	if (r < 0 || e < 0 || null < 0 || dup2(r, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0 || dup3(e, 3, O_CLOEXEC) < 0)
 		goto fail;
 	ch = 3;
 	close_range(4, ~0U, 0);
@@ -106,7 +106,8 @@ int guard_start(const char *rundir)
 		if (n == (ssize_t)sizeof(st))
 			err = st > 0 ? -st : -EIO;
 		else if (n > 0)
-			err = -EIO; /* the guardian died between exec and its own start: no guardian */
+			err = -EIO; /* the guardian died between exec and its own start: no guardian
+				     */
 	}
 	close(e[0]);
 	if (err) {
@@ -142,8 +143,8 @@ void guard_done(void)
 
 int guard_run(int pid, const char *rundir)
 {
-	static const int ignored[] = { SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
-				       SIGPIPE };
+	static const int ignored[] = { SIGHUP,	SIGINT,	 SIGTERM, SIGQUIT,
+				       SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
 	size_t i;
 	ssize_t n;
 	char c;

@@ -90,7 +90,8 @@ int perfsamp_ring_open(struct ring *r, int cpu, unsigned int pages, long page)
 	 * a poll wakes at a quarter, at most 1 MiB: a large ring is read as
 	 * often as a small one, its room left for when the reader is late
 	 */
-	a.wakeup_watermark = (uint32_t)(pages * page / 4 < (1u << 20) ? pages * page / 4 : 1u << 20);
+	a.wakeup_watermark =
+		(uint32_t)(pages * page / 4 < (1u << 20) ? pages * page / 4 : 1u << 20);
 	fd = perfsamp_sys_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -163,26 +164,26 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	int i;
 
 	memset(&s, 0, sizeof(s));
-	s.event = event_of(p, rd_u64(r));       /* IDENTIFIER */
-	v = rd_u64(r);                           /* TID */
+	s.event = event_of(p, rd_u64(r)); /* IDENTIFIER */
+	v = rd_u64(r);			  /* TID */
 	s.pid = (uint32_t)v;
 	s.tid = (uint32_t)(v >> 32);
-	s.time = rd_u64(r);                      /* TIME */
-	s.cpu = (uint32_t)rd_u64(r);             /* CPU */
-	s.abi = rd_u64(r);                       /* REGS_USER */
+	s.time = rd_u64(r);	     /* TIME */
+	s.cpu = (uint32_t)rd_u64(r); /* CPU */
+	s.abi = rd_u64(r);	     /* REGS_USER */
 	if (s.abi) {
 		for (i = 0; i < DWUNWIND_NREGS; i++)
 			if (DWUNWIND_REGS_MASK & (1ULL << i))
 				s.regs[i] = rd_u64(r);
 	}
-	size = rd_u64(r);                        /* STACK_USER */
+	size = rd_u64(r); /* STACK_USER */
 	if (size) {
 		if (r->len - r->pos < size) {
 			r->bad = true;
 		} else {
 			s.stack = r->b + r->pos;
 			r->pos += size;
-			s.stack_size = rd_u64(r);        /* dyn_size */
+			s.stack_size = rd_u64(r); /* dyn_size */
 			if (s.stack_size > size)
 				s.stack_size = size;
 		}
@@ -254,13 +255,15 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 		uint32_t pt[2];
 		const char *comm = (const char *)b + sizeof(*h) + 8;
 
-		if (h->size < sizeof(*h) + 8 + 32 + 1 || !memchr(comm, 0, h->size - sizeof(*h) - 8 - 32)) {
+		if (h->size < sizeof(*h) + 8 + 32 + 1 ||
+		    !memchr(comm, 0, h->size - sizeof(*h) - 8 - 32)) {
 			p->st.bad++;
 			break;
 		}
 		memcpy(pt, b + sizeof(*h), 8);
 		if (p->cb.comm)
-			p->cb.comm(p->cb.ctx, pt[0], pt[1], comm, h->misc & PERF_RECORD_MISC_COMM_EXEC);
+			p->cb.comm(p->cb.ctx, pt[0], pt[1], comm,
+				   h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -520,4 +523,3 @@ void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)
 		if (p->cpus[i].r.size > st->ring_max)
 			st->ring_max = p->cpus[i].r.size;
 }
-

@@ -140,7 +140,8 @@ struct perfsamp_cb {
 	void (*sample)(void *ctx, const struct perfsamp_sample *s);
 	void (*mmap)(void *ctx, const struct perfsamp_mmap *m);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-	void (*task)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time);
+	void (*task)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
+		     uint64_t time);
 	void (*lost)(void *ctx, uint32_t cpu, uint64_t count, uint64_t time);
 	void *ctx;
 };

@@ -98,11 +98,13 @@ static int open_refused(int r, const struct perfsamp_opts *opts, int e, int c, c
 			size_t errsz)
 {
 	if (r == -EACCES || r == -EPERM)
-		return errf(err, errsz, r, "perf_event_open %s: %s (needs root or "
+		return errf(err, errsz, r,
+			    "perf_event_open %s: %s (needs root or "
 			    "CAP_PERFMON, and kernel.perf_event_paranoid)",
 			    opts->events[e], strerror(-r));
 	if (r == -EOPNOTSUPP || r == -EINVAL)
-		return errf(err, errsz, r, "perf_event_open %s: %s (the kernel "
+		return errf(err, errsz, r,
+			    "perf_event_open %s: %s (the kernel "
 			    "cannot sample user registers and stack here)",
 			    opts->events[e], strerror(-r));
 	return errf(err, errsz, r, "perf_event_open %s on CPU %d: %s", opts->events[e], c,
@@ -113,8 +115,8 @@ static int open_refused(int r, const struct perfsamp_opts *opts, int e, int c, c
  * The event @fd of CPU @c known by its id, filtered, writing to the CPU's
  * ring (opened with its first event: *@first is then the ring's fd)
  */
-static int event_attach(struct perfsamp *p, const struct perfsamp_opts *opts, int fd, int e,
-			int c, int *first, unsigned int pages, char *err, size_t errsz)
+static int event_attach(struct perfsamp *p, const struct perfsamp_opts *opts, int fd, int e, int c,
+			int *first, unsigned int pages, char *err, size_t errsz)
 {
 	struct pcpu *pc = &p->cpus[p->ncpus];
 	int r;
@@ -136,7 +138,8 @@ static int event_attach(struct perfsamp *p, const struct perfsamp_opts *opts, in
 			r = perfsamp_ring_map(&pc->r, fd, pages, p->page);
 		if (r < 0)
 			return errf(err, errsz, r, "mmap of the perf ring of CPU %d: %s%s", c,
-				    strerror(-r), r == -EPERM ? " (kernel.perf_event_mlock_kb)" : "");
+				    strerror(-r),
+				    r == -EPERM ? " (kernel.perf_event_mlock_kb)" : "");
 		*first = pc->r.fd;
 		p->ncpus++;
 	}
@@ -198,8 +201,9 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 		r = tracepoint_id(tracefs, opts->events[e], &tp[e]);
 		if (r < 0) {
 			r = errf(err, errsz, r, "%s: %s", opts->events[e],
-				 r == -ENOENT ? "no such tracepoint" : r == -EINVAL ?
-				 "not a system:event name" : strerror(-r));
+				 r == -ENOENT	? "no such tracepoint"
+				 : r == -EINVAL ? "not a system:event name"
+						: strerror(-r));
 			goto fail;
 		}
 	}

@@ -17,50 +17,51 @@
 
 #include "kernel/perfsamp.h"
 
-#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		     PERF_SAMPLE_CPU | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |           \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
-#define RING_MAX_TOTAL (256ULL << 20) /* the rings together when they grow */
+#define RING_MAX_TOTAL (256ULL << 20)	      /* the rings together when they grow */
 #define RING_RETIRE_NS (200ULL * 1000 * 1000) /* an old ring kept empty this long goes */
 
 struct ring {
-	int fd;                 /* the event whose mapping it is */
-	bool own;               /* @fd is a dummy event: the ring can be replaced */
+	int fd;	  /* the event whose mapping it is */
+	bool own; /* @fd is a dummy event: the ring can be replaced */
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
-	uint64_t size;          /* data bytes, a power of two */
+	uint64_t size; /* data bytes, a power of two */
 	size_t mmap_len;
 };
 
 struct pcpu {
 	int cpu;
 	struct ring r;
-	struct ring old;        /* replaced, read to its end (fd -1: none) */
-	uint64_t switched;      /* when @old was replaced (CLOCK_MONOTONIC ns) */
-	bool full;              /* found full, not read to its end since */
-	bool lost;              /* a LOST record in this read */
-	bool hup;               /* hung up (its tasks exited): read, never polled */
+	struct ring old;   /* replaced, read to its end (fd -1: none) */
+	uint64_t switched; /* when @old was replaced (CLOCK_MONOTONIC ns) */
+	bool full;	   /* found full, not read to its end since */
+	bool lost;	   /* a LOST record in this read */
+	bool hup;	   /* hung up (its tasks exited): read, never polled */
 };
 
 struct pevent {
 	uint64_t id;
 	int event;
 	int fd;
-	int pc;                 /* its CPU's index in cpus[] */
+	int pc; /* its CPU's index in cpus[] */
 };
 
 struct perfsamp {
 	struct perfsamp_cb cb;
 	struct pcpu *cpus;
 	int ncpus;
-	struct pevent *evs;     /* every fd, for the id -> event lookup */
+	struct pevent *evs; /* every fd, for the id -> event lookup */
 	int nevs;
 	long page;
 	unsigned int max_pages; /* grow up to this (0: never) */
 	uint64_t max_total;
 	unsigned int period;
-	int rot;                /* the CPU a drain starts at: where the last one was cut */
-	uint64_t full_room;     /* a ring with less room than this was full: samples lost */
+	int rot;	    /* the CPU a drain starts at: where the last one was cut */
+	uint64_t full_room; /* a ring with less room than this was full: samples lost */
 	uint8_t bounce[65536];
 	struct perfsamp_stats st;
 };

@@ -49,7 +49,8 @@ static char *pid_filter_list(struct trace *t)
 				free(buf);
 				return NULL;
 			}
-			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "", tids[j]);
+			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? " " : "",
+						tids[j]);
 		}
 		if (tids != &one)
 			free(tids);
@@ -125,12 +126,14 @@ int pidfilter_setup(struct trace *t, char *err, size_t errsz)
 	if (o->npids) {
 		trace_path(t, rel, sizeof(rel), "options/record-tgid");
 		if (tfs_exists(t->tfs, rel) && tfs_write(t->tfs, rel, "1") < 0)
-			log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
+			log_warn(
+				"cannot turn on record-tgid: threads that end quickly may be missed");
 		trace_path(t, rel, sizeof(rel), "options/event-fork");
 		r = tfs_exists(t->tfs, rel) ? tfs_write(t->tfs, rel, "1") : -ENOENT;
 		if (r < 0)
-			log_warn("cannot turn on event-fork (%s): threads started later are counted only if the kernel records them",
-				 strerror(-r));
+			log_warn(
+				"cannot turn on event-fork (%s): threads started later are counted only if the kernel records them",
+				strerror(-r));
 	}
 	trace_path(t, rel, sizeof(rel), "set_event_pid");
 	if (!tfs_exists(t->tfs, rel))
@@ -161,10 +164,10 @@ int pidfilter_setup(struct trace *t, char *err, size_t errsz)
 	}
 	if (r < 0)
 		return fmt_error(err, errsz, r, "cannot write set_event_pid: %s", strerror(-r));
-	log_warn("set_event_pid: threads still start faster than the filter takes them: some may not be traced");
+	log_warn(
+		"set_event_pid: threads still start faster than the filter takes them: some may not be traced");
 	return 0;
 }
-
 
 int pidfilter_exclude_self(struct trace *t)
 {
@@ -184,14 +187,16 @@ int pidfilter_exclude_self(struct trace *t)
 		if (!tfs_exists(t->tfs, rel))
 			continue; /* kernels before 5.10 (events), 5.9 (functions) */
 		/* a private instance goes whole; at the top level the list is the user's */
-		r = t->instance ? tfs_write(t->tfs, rel, pid) : state_append_pid(t->state, rel, getpid());
+		r = t->instance ? tfs_write(t->tfs, rel, pid)
+				: state_append_pid(t->state, rel, getpid());
 		if (r < 0 && i == 1 && (r == -EPERM || r == -EACCES || r == -ENODEV)) {
 			/* ftrace is off here (lockdown, kernel.ftrace_enabled=0): no
 			 * function tracer can trace stacktop either */
 			log_debug("%s: %s (no function tracing here)", rel, strerror(-r));
 		} else if (r < 0) {
-			log_warn("cannot add stacktop's pid to %s: %s; its own reads of tracefs may be traced",
-				 rel, strerror(-r));
+			log_warn(
+				"cannot add stacktop's pid to %s: %s; its own reads of tracefs may be traced",
+				rel, strerror(-r));
 			if (!first)
 				first = r;
 		}

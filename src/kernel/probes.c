@@ -74,9 +74,10 @@ int probes_setup_kprobes(struct trace *t, char *err, size_t errsz)
 	else if (tfs_exists(t->tfs, "dynamic_events"))
 		file = "dynamic_events";
 	else
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-				 "this kernel has no kprobe events (no kprobe_events or dynamic_events in %s: CONFIG_KPROBE_EVENTS is off)",
-				 t->tfs->root);
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"this kernel has no kprobe events (no kprobe_events or dynamic_events in %s: CONFIG_KPROBE_EVENTS is off)",
+			t->tfs->root);
 	t->probe_events = calloc((size_t)t->opts->nkprobes, sizeof(*t->probe_events));
 	if (!t->probe_events)
 		return -ENOMEM;
@@ -105,17 +106,19 @@ int probes_setup_kprobes(struct trace *t, char *err, size_t errsz)
 			snprintf(line, sizeof(line), "p:stacktop_%d/%s %s+%lu\n", (int)getpid(), ev,
 				 sym, off);
 		else
-			snprintf(line, sizeof(line), "p:stacktop_%d/%s %s\n", (int)getpid(), ev, sym);
+			snprintf(line, sizeof(line), "p:stacktop_%d/%s %s\n", (int)getpid(), ev,
+				 sym);
 		snprintf(undo, sizeof(undo), "-:stacktop_%d/%s\n", (int)getpid(), ev);
 		seen = trace_error_log_len(t, "error_log");
 		r = state_append(t->state, file, line, undo);
 		if (r < 0) {
 			trace_kernel_error(t, "error_log", seen, why, sizeof(why));
-			return fmt_error(err, errsz, r, "the kernel refused a kprobe on %s: %s%s",
-					 spec, why[0] ? why : strerror(-r),
-					 !why[0] && r == -EINVAL && strcmp(file, "kprobe_events")
-						 ? " (dynamic_events without kprobe_events: no CONFIG_KPROBE_EVENTS?)"
-						 : "");
+			return fmt_error(
+				err, errsz, r, "the kernel refused a kprobe on %s: %s%s", spec,
+				why[0] ? why : strerror(-r),
+				!why[0] && r == -EINVAL && strcmp(file, "kprobe_events")
+					? " (dynamic_events without kprobe_events: no CONFIG_KPROBE_EVENTS?)"
+					: "");
 		}
 		t->probe_events[t->nprobe_events] = strdup(name);
 		if (!t->probe_events[t->nprobe_events])
@@ -147,8 +150,9 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz)
 	trace_path(t, rel, sizeof(rel), "available_tracers");
 	if (tfs_read(t->tfs, rel, &tracers, NULL) < 0 || !word_in(tracers, "function")) {
 		free(tracers);
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-				 "this kernel has no function tracer (CONFIG_FUNCTION_TRACER is off): --function cannot work");
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"this kernel has no function tracer (CONFIG_FUNCTION_TRACER is off): --function cannot work");
 	}
 	free(tracers);
 	for (i = 0; i < t->opts->nfunctions; i++) {
@@ -173,14 +177,17 @@ int probes_setup_function(struct trace *t, char *err, size_t errsz)
 	trace_path(t, rel, sizeof(rel), "set_ftrace_filter");
 	r = trace_write(t, rel, globs);
 	if (r == -EPERM || r == -EACCES || r == -ENOENT || r == -ENODEV)
-		return fmt_error(err, errsz, r,
-				 "the kernel refuses the function tracer (%s writing %s%s)",
-				 strerror(-r), rel,
-				 r == -EPERM ? ": lockdown, or ftrace disabled by sysctl kernel.ftrace_enabled?" : "");
+		return fmt_error(
+			err, errsz, r, "the kernel refuses the function tracer (%s writing %s%s)",
+			strerror(-r), rel,
+			r == -EPERM
+				? ": lockdown, or ftrace disabled by sysctl kernel.ftrace_enabled?"
+				: "");
 	if (r < 0)
-		return fmt_error(err, errsz, r,
-				 "no traceable function matches '%.*s' (see available_filter_functions): %s",
-				 (int)strlen(globs) - 1, globs, strerror(-r));
+		return fmt_error(
+			err, errsz, r,
+			"no traceable function matches '%.*s' (see available_filter_functions): %s",
+			(int)strlen(globs) - 1, globs, strerror(-r));
 	trace_path(t, rel, sizeof(rel), "options/func_stack_trace");
 	r = trace_write(t, rel, "1");
 	if (r < 0)
@@ -208,7 +215,8 @@ int probes_func_cb(void *ctx, uint64_t ip)
 
 	if (ksym_lookup(t->ksym, ip, &hit) == 0 && hit.name) {
 		if (hit.module)
-			snprintf(name, sizeof(name), "ftrace:function %s [%s]", hit.name, hit.module);
+			snprintf(name, sizeof(name), "ftrace:function %s [%s]", hit.name,
+				 hit.module);
 		else
 			snprintf(name, sizeof(name), "ftrace:function %s", hit.name);
 	} else {

@@ -21,16 +21,16 @@
 #include "kernel/proctree.h"
 
 #define PROCTREE_RCVBUF (4 << 20) /* some 5000 fork reports between two reads */
-#define PROCTREE_DEPTH  64        /* parents walked up in /proc at most */
+#define PROCTREE_DEPTH	64	  /* parents walked up in /proc at most */
 
 /* what the map says of a tid */
 #define OUTSIDE 1
-#define INSIDE  2
+#define INSIDE	2
 
 struct proctree {
 	int root;
-	int fd;      /* the connector's socket, -1 without */
-	int err;     /* why there is none */
+	int fd;	 /* the connector's socket, -1 without */
+	int err; /* why there is none */
 	uint64_t lost;
 	struct hmap known; /* tid -> OUTSIDE or INSIDE */
 };

@@ -18,10 +18,10 @@
 #include "kernel/signals.h"
 #include "kernel/state.h"
 
-#define SIG_GRACE_MS 700 /* the normal way out after a stop signal, then the safety net */
+#define SIG_GRACE_MS	  700	/* the normal way out after a stop signal, then the safety net */
 #define SIG_EXTEND_MAX_MS 10000 /* what sig_stop_extend() may add, in all */
-#define SIG_LEAVE_MAX_MS 15000 /* a run still writing its last report out (sig_progress()) */
-#define SIG_POLL_MS  100 /* without a signalfd, the watchdog looks this often */
+#define SIG_LEAVE_MAX_MS  15000 /* a run still writing its last report out (sig_progress()) */
+#define SIG_POLL_MS	  100	/* without a signalfd, the watchdog looks this often */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIG_ASAN 1
@@ -41,8 +41,8 @@ static void (*sig_emergency_hook)(void);
 
 /* the crashes, and every other signal whose default action ends the process */
 static const int sig_fatals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP,
-	SIGUSR1, SIGUSR2, SIGALRM, SIGPROF, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGIO,
+	SIGSEGV,   SIGBUS,  SIGILL,  SIGFPE,	SIGABRT, SIGSYS,  SIGTRAP, SIGUSR1,
+	SIGUSR2,   SIGALRM, SIGPROF, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGIO,
 #ifdef SIGPWR
 	SIGPWR,
 #endif
@@ -149,8 +149,8 @@ static void sig_on_fatal(int sig, siginfo_t *info, void *uctx)
  * that blocks every signal leaves them to the watchdog at once.
  */
 static pthread_t sig_main;
-static sem_t sig_ready; /* posted once the watchdog waits */
-static atomic_uint sig_extra_ms; /* asked for by sig_stop_extend(), not yet waited */
+static sem_t sig_ready;		   /* posted once the watchdog waits */
+static atomic_uint sig_extra_ms;   /* asked for by sig_stop_extend(), not yet waited */
 static atomic_uint sig_progress_n; /* sig_progress() calls */
 
 void sig_stop_extend(unsigned int ms)

@@ -613,8 +613,7 @@ static char *dup_n(const char *s, size_t len)
 	return d;
 }
 
-int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f,
-			  uint64_t *ret)
+int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f, uint64_t *ret)
 {
 	struct named *e;
 	size_t h;
@@ -630,7 +629,8 @@ int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame 
 		if (!v)
 			break;
 		if (names_eq(&n->ents[v - 1], f)) {
-			*ret = STACKMAP_NAMED_BASE + (uint64_t)(v - 1) * STACKMAP_NAMED_SPAN + f->off;
+			*ret = STACKMAP_NAMED_BASE + (uint64_t)(v - 1) * STACKMAP_NAMED_SPAN +
+			       f->off;
 			return 0;
 		}
 	}

@@ -22,12 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STACKMAP_BIN_MAGIC	0x46534D42u /* v4: 'FSMB', version 1 */
-#define STACKMAP_BIN_MAGIC_OLD	0x464D5342u /* v1-v3, version 2 */
-#define STACKMAP_TRAMPOLINE	0x7fffffffULL /* v4 FTRACE_TRAMPOLINE_MARKER */
-#define STACKMAP_MAX_DEPTH	64
-#define STACKMAP_BIN_HDR_SIZE	16
-#define STACKMAP_BIN_REC_SIZE	16
+#define STACKMAP_BIN_MAGIC     0x46534D42u   /* v4: 'FSMB', version 1 */
+#define STACKMAP_BIN_MAGIC_OLD 0x464D5342u   /* v1-v3, version 2 */
+#define STACKMAP_TRAMPOLINE    0x7fffffffULL /* v4 FTRACE_TRAMPOLINE_MARKER */
+#define STACKMAP_MAX_DEPTH     64
+#define STACKMAP_BIN_HDR_SIZE  16
+#define STACKMAP_BIN_REC_SIZE  16
 
 /**
  * struct stackmap_bin_info - what the header of a stack_map_bin said
@@ -183,8 +183,7 @@ void stackmap_names_free(struct stackmap_names *n);
  * Return: 0, -EINVAL for a frame without a symbol or with an offset of
  * STACKMAP_NAMED_SPAN or more, -ENOSPC when the range is full, -ENOMEM.
  */
-int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f,
-			  uint64_t *ret);
+int stackmap_names_intern(struct stackmap_names *n, const struct stackmap_frame *f, uint64_t *ret);
 
 /**
  * stackmap_names_lookup() - the symbol a synthetic address stands for

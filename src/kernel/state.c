@@ -47,12 +47,12 @@
 #include "kernel/state_undo.h"
 #include "kernel/tfs.h"
 
-#define STATE_MAX    256
+#define STATE_MAX 256
 
 struct state {
 	struct tfs *tfs;
 	int dirfd;
-	int lockfd; /* the top-level claim (the flock()ed tracefs root), -1 when not held */
+	int lockfd;  /* the top-level claim (the flock()ed tracefs root), -1 when not held */
 	int alivefd; /* <pid>.lock, flock()ed for the life of the process */
 	char name[64];
 	char lockname[64];
@@ -77,7 +77,7 @@ static void state_take(void)
 	while (!atomic_compare_exchange_strong(&state_owner, &was, 1)) {
 		if (was == 1)
 			return; /* already ours */
-		pause(); /* the watchdog restores and ends the process */
+		pause();	/* the watchdog restores and ends the process */
 		was = 0;
 	}
 }
@@ -211,7 +211,8 @@ int state_open(struct tfs *tfs, const char *rundir, struct state **ret)
 		/* held while we live: a recoverer that can take it knows we are gone */
 		snprintf(lock, sizeof(lock), "%d.lock", (int)getpid());
 		snprintf(st->lockname, sizeof(st->lockname), "%s", lock);
-		st->alivefd = openat(st->dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		st->alivefd =
+			openat(st->dirfd, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (st->alivefd < 0 || flock(st->alivefd, LOCK_EX | LOCK_NB) < 0) {
 			r = -errno;
 			if (st->alivefd >= 0) {
@@ -593,12 +594,14 @@ void state_emergency_restore(void)
 			failed |= state_undo_one(st->tfs, e->kind, e->rel, e->value) < 0;
 			continue;
 		}
-		fd = tfs_open_file(st->tfs, e->rel, O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
+		fd = tfs_open_file(st->tfs, e->rel,
+				   O_WRONLY | (e->kind == 'A' ? O_APPEND : O_TRUNC));
 		if (fd < 0) {
 			failed |= fd != -ENOENT;
 			continue;
 		}
-		if (write(fd, e->value, strlen(e->value)) < 0 && (e->kind != 'A' || errno != ENOENT))
+		if (write(fd, e->value, strlen(e->value)) < 0 &&
+		    (e->kind != 'A' || errno != ENOENT))
 			failed = 1;
 		close(fd);
 	}

@@ -217,8 +217,7 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid, char *what, size_t wh
 			root = state_hex_get(line + 5, strlen(line + 5));
 			continue;
 		}
-		if (!line[0] || !strchr("WDAP", line[0]) || line[1] != ' ' ||
-		    n >= STATE_MAX)
+		if (!line[0] || !strchr("WDAP", line[0]) || line[1] != ' ' || n >= STATE_MAX)
 			continue;
 		a = line + 2;
 		b = strchr(a, ' ');
@@ -262,8 +261,9 @@ static int recover_file(struct tfs *tfs, FILE *f, int pid, char *what, size_t wh
 
 			/* the same checks as --tracefs: root writes only beneath a safe root */
 			fmt_sanitize(safe, sizeof(safe), root, strlen(root));
-			log_warn("not undoing the journal of killed stacktop %d: its tracefs root %s is reached through a symlink, or is neither tracefs nor a root-owned directory only root can write",
-				 pid, safe);
+			log_warn(
+				"not undoing the journal of killed stacktop %d: its tracefs root %s is reached through a symlink, or is neither tracefs nor a root-owned directory only root can write",
+				pid, safe);
 		}
 	} else if (!root && !tfs) {
 		r = -EINVAL; /* no root named: nothing to undo it on */

@@ -125,4 +125,3 @@ int state_undo_one(struct tfs *t, char kind, const char *rel, const char *value)
 	/* the instance it lived in is gone already: nothing to restore */
 	return r == -ENOENT ? 0 : r;
 }
-

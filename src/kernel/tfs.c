@@ -17,8 +17,8 @@
 #include "core/array.h"
 #include "kernel/tfs.h"
 
-#define TRACEFS_MAGIC 0x74726163
-#define TFS_SYS_ROOT  "/sys/kernel/tracing"
+#define TRACEFS_MAGIC  0x74726163
+#define TFS_SYS_ROOT   "/sys/kernel/tracing"
 #define TFS_DEBUG_ROOT "/sys/kernel/debug/tracing"
 
 /* set once the kernel said ENOSYS to openat2(): walk the components instead
@@ -200,7 +200,8 @@ int tfs_open_file(struct tfs *t, const char *rel, int flags)
 }
 
 /* the directory holding @rel's last component, and that component */
-static int tfs_parent(struct tfs *t, const char *rel, char *buf, size_t bufsz, const char **ret_base)
+static int tfs_parent(struct tfs *t, const char *rel, char *buf, size_t bufsz,
+		      const char **ret_base)
 {
 	size_t len = strlen(rel);
 	char *slash;

@@ -20,7 +20,7 @@
 /* a thread's entry in the cache */
 struct tgid_slot {
 	int32_t tgid; /* -1: unknown until the next tick */
-	bool saved; /* from saved_tgids, not checked against /proc yet */
+	bool saved;   /* from saved_tgids, not checked against /proc yet */
 };
 
 struct tgid_cache {

@@ -44,8 +44,7 @@ int trace_type_cb(void *ctx, int type)
 	return evfmt_add_type(t->fmt, t->tfs, type);
 }
 
-void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char *buf,
-			size_t size)
+void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char *buf, size_t size)
 {
 	char *log = NULL, *entry, *p, *msg, *eol;
 	size_t len = 0;
@@ -55,7 +54,7 @@ void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char 
 		return;
 	entry = len >= seen ? log + seen : log;
 	/* the newest entry starts at the last line opening with '[' */
-	for (p = entry; (p = strstr(p, "\n[")); )
+	for (p = entry; (p = strstr(p, "\n["));)
 		entry = ++p;
 	if (*entry == '[') {
 		eol = entry + strcspn(entry, "\n");

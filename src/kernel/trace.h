@@ -120,8 +120,7 @@ size_t trace_error_log_len(struct trace *t, const char *log_rel);
  * @buf: receives the text ("" when there is none)
  * @size: size of @buf
  */
-void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char *buf,
-			size_t size);
+void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char *buf, size_t size);
 
 /**
  * trace_write_filter() - write the kernel filter of an event of the

@@ -10,34 +10,33 @@
 #include "output/counters.h"
 #include "source/stats.h"
 
-#define HC_ROW(field_, type_, delta_, from_, json_, read_, text_, screen_, extra_, help_)      \
-	[HC_##field_] = {                                                                      \
-		.field = #field_,                                                              \
-		.off = HC_OFF(field_),                                                         \
-		.doff = HC_DOFF_##delta_(field_),                                              \
-		.type = HCY_##type_,                                                           \
-		.delta = HCD_##delta_,                                                         \
-		.jplace = HCJP_##json_,                                                        \
-		.jkey = HCJK_##json_,                                                          \
-		.jdelta = HCJD_##json_ && HCD_##delta_ != HCD_ND,                              \
-		.read = HCR_##read_,                                                           \
-		.tline = HCTL_##text_,                                                         \
-		.tpos = HCTP_##text_,                                                          \
-		.text = HCTW_##text_,                                                          \
-		.splace = HCSL_##screen_,                                                      \
-		.spos = HCSP_##screen_,                                                        \
-		.show = HCSH_##screen_,                                                        \
-		.slabel = HCSW_##screen_,                                                      \
-		.extra = HCX_##extra_,                                                         \
-		.help = help_,                                                                 \
+#define HC_ROW(field_, type_, delta_, from_, json_, read_, text_, screen_, extra_, help_)          \
+	[HC_##field_] = {                                                                          \
+		.field = #field_,                                                                  \
+		.off = HC_OFF(field_),                                                             \
+		.doff = HC_DOFF_##delta_(field_),                                                  \
+		.type = HCY_##type_,                                                               \
+		.delta = HCD_##delta_,                                                             \
+		.jplace = HCJP_##json_,                                                            \
+		.jkey = HCJK_##json_,                                                              \
+		.jdelta = HCJD_##json_ && HCD_##delta_ != HCD_ND,                                  \
+		.read = HCR_##read_,                                                               \
+		.tline = HCTL_##text_,                                                             \
+		.tpos = HCTP_##text_,                                                              \
+		.text = HCTW_##text_,                                                              \
+		.splace = HCSL_##screen_,                                                          \
+		.spos = HCSP_##screen_,                                                            \
+		.show = HCSH_##screen_,                                                            \
+		.slabel = HCSW_##screen_,                                                          \
+		.extra = HCX_##extra_,                                                             \
+		.help = help_,                                                                     \
 	},
 
 const struct head_counter head_counters[HC_N] = { SESSION_COUNTERS(HC_ROW) };
 
 /* a count is 64 bits wide, its delta too; the others are what their type says */
-#define HC_CHECK(field_, type_, ...)                                                           \
-	_Static_assert(sizeof(((struct session_stats *)0)->field_) ==                         \
-			       sizeof(HC_CTYPE_##type_),                                       \
+#define HC_CHECK(field_, type_, ...)                                                               \
+	_Static_assert(sizeof(((struct session_stats *)0)->field_) == sizeof(HC_CTYPE_##type_),    \
 		       "the member of " #field_ " is not of its row's type");
 SESSION_COUNTERS(HC_CHECK)
 #undef HC_CHECK
@@ -94,8 +93,7 @@ unsigned int head_counters_at(bool text, unsigned int where, const struct head_c
 }
 
 /* @v as the header writes it: bytes, a flag, a count in full or made short */
-static void hc_format(char *buf, size_t size, const struct head_counter *c, uint64_t v,
-		      bool human)
+static void hc_format(char *buf, size_t size, const struct head_counter *c, uint64_t v, bool human)
 {
 	if (c->type == HCY_BOOL)
 		snprintf(buf, size, "%s", v ? "on" : "off");
@@ -144,8 +142,7 @@ int head_counter_words(char *buf, size_t size, const struct session_stats *st,
 	return (int)len;
 }
 
-int head_counters_brief(char *buf, size_t size, const struct session_stats *st,
-			unsigned int extra)
+int head_counters_brief(char *buf, size_t size, const struct session_stats *st, unsigned int extra)
 {
 	const char *sep = "";
 	size_t len = 0;
@@ -160,8 +157,8 @@ int head_counters_brief(char *buf, size_t size, const struct session_stats *st,
 
 		if (!(c->extra & extra) || !v)
 			continue;
-		n = snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "%s%s %llu",
-			     sep, c->jkey ? c->jkey : c->field, (unsigned long long)v);
+		n = snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+			     "%s%s %llu", sep, c->jkey ? c->jkey : c->field, (unsigned long long)v);
 		if (n > 0)
 			len += (size_t)n;
 		sep = ", ";

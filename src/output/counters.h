@@ -118,7 +118,6 @@ int head_counter_words(char *buf, size_t size, const struct session_stats *st,
  *
  * Return: the length written (cut to @size), 0 when there are none.
  */
-int head_counters_brief(char *buf, size_t size, const struct session_stats *st,
-			unsigned int extra);
+int head_counters_brief(char *buf, size_t size, const struct session_stats *st, unsigned int extra);
 
 #endif /* STACKTOP_OUTPUT_COUNTERS_H */

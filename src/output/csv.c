@@ -80,8 +80,7 @@ static void csv_stack(FILE *f, struct ksym *ks, const struct stack *sk)
 }
 
 /* the command and pid that hit @sk most ("", -1 when none) */
-static void csv_who(FILE *f, struct session *s, const struct report_opts *o,
-		    const struct stack *sk)
+static void csv_who(FILE *f, struct session *s, const struct report_opts *o, const struct stack *sk)
 {
 	struct stack_top top;
 
@@ -107,7 +106,8 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 	r = export_rows(s, &o->rank, o->top > 0 ? (size_t)o->top : SIZE_MAX, &rows, &n, &sum);
 	if (r < 0)
 		return r;
-	fprintf(f, "refresh,rank,key,%s,%s_total,percent,%s_per_sec,event,comm,pid,pids,depth,stack\n",
+	fprintf(f,
+		"refresh,rank,key,%s,%s_total,percent,%s_per_sec,event,comm,pid,pids,depth,stack\n",
 		o->rank.weight ? "weight" : "hits", o->rank.weight ? "weight" : "hits",
 		o->rank.weight ? "weight" : "hits");
 	for (i = 0; i < n; i++) {
@@ -116,8 +116,8 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 		uint64_t all = o->delta ? sum.delta : sum.total;
 
 		fprintf(f, "%d,%zu,%016" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%.2f,%.1f,",
-			iteration > 0 ? iteration : 1, i + 1, export_stack_key(ks, sk), rows[i].delta,
-			rows[i].total, all ? 100.0 * (double)v / (double)all : 0.0,
+			iteration > 0 ? iteration : 1, i + 1, export_stack_key(ks, sk),
+			rows[i].delta, rows[i].total, all ? 100.0 * (double)v / (double)all : 0.0,
 			(double)rows[i].delta / dt);
 		csv_who(f, s, o, sk);
 		fprintf(f, "%u,", sk->depth);

@@ -107,7 +107,8 @@ int diff_compute(struct session *before, struct session *after, const struct rep
 	n = nb;
 	for (i = 0; i < na; i++) {
 		uint64_t c = o->delta ? ra[i].delta : ra[i].total;
-		struct diff_row k = { .key = export_stack_key(session_ksym(after), ra[i].stack) }, *hit;
+		struct diff_row k = { .key = export_stack_key(session_ksym(after), ra[i].stack) },
+				*hit;
 
 		if (!c)
 			continue;
@@ -198,7 +199,8 @@ static void write_json(FILE *f, struct session *before, struct session *after,
 {
 	size_t n = o->top > 0 && (size_t)o->top < d->n ? (size_t)o->top : d->n, i;
 
-	fprintf(f, "{\"schema\":\"stacktop-diff\",\"version\":%d,\"stacktop\":\"%s\",\"iteration\":%d,"
+	fprintf(f,
+		"{\"schema\":\"stacktop-diff\",\"version\":%d,\"stacktop\":\"%s\",\"iteration\":%d,"
 		"\"counts\":\"%s\",\"before\":",
 		DIFF_JSON_VERSION, STACKTOP_VERSION, iteration, o->delta ? "delta" : "total");
 	side_json(f, before, d, true);
@@ -217,7 +219,8 @@ static void write_json(FILE *f, struct session *before, struct session *after,
 			fprintf(f, "\"%s\"", !r->before ? "new" : "gone");
 		else
 			fputs("null", f);
-		fprintf(f, ",\"hits_before\":%" PRIu64 ",\"hits_after\":%" PRIu64
+		fprintf(f,
+			",\"hits_before\":%" PRIu64 ",\"hits_after\":%" PRIu64
 			",\"share_before\":%.4f,\"share_after\":%.4f,\"change\":%.4f,\"depth\":%u,"
 			"\"symbols\":[",
 			r->hits_before, r->hits_after, r->share_before, r->share_after, r->change,
@@ -245,9 +248,11 @@ static void write_text(FILE *f, struct session *before, struct session *after,
 	fprintf(f, "stacktop %s - diff - iteration %d\n", STACKTOP_VERSION, iteration);
 	side_text(f, "before:", before, d->total_before);
 	side_text(f, "after: ", after, d->total_after);
-	fprintf(f, "%zu stacks: %zu new, %zu gone; share = hits %s / all hits; showing %zu, ranked by the change of share\n\n",
+	fprintf(f,
+		"%zu stacks: %zu new, %zu gone; share = hits %s / all hits; showing %zu, ranked by the change of share\n\n",
 		d->n, d->nnew, d->ngone, o->delta ? "in the interval" : "in total", n);
-	fprintf(f, "%4s %8s %8s %8s %-4s %s\n", "RANK", "BEFORE%", "AFTER%", "CHANGE", "", "STACK (leaf < callers)");
+	fprintf(f, "%4s %8s %8s %8s %-4s %s\n", "RANK", "BEFORE%", "AFTER%", "CHANGE", "",
+		"STACK (leaf < callers)");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = &d->rows[i];
 		const struct stack *sk;
@@ -264,8 +269,8 @@ static void write_text(FILE *f, struct session *before, struct session *after,
 	fputc('\n', f);
 }
 
-int diff_write(FILE *f, struct session *before, struct session *after,
-	       const struct report_opts *o, bool json, int iteration)
+int diff_write(FILE *f, struct session *before, struct session *after, const struct report_opts *o,
+	       bool json, int iteration)
 {
 	struct diff d;
 	int r;

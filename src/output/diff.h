@@ -106,7 +106,7 @@ void diff_free(struct diff *d);
  *
  * Return: 0 or -errno.
  */
-int diff_write(FILE *f, struct session *before, struct session *after,
-	       const struct report_opts *o, bool json, int iteration);
+int diff_write(FILE *f, struct session *before, struct session *after, const struct report_opts *o,
+	       bool json, int iteration);
 
 #endif /* STACKTOP_DIFF_H */

@@ -152,7 +152,8 @@ static int suffix_match(const char *path, size_t *ret_len)
 	for (i = 0; i < EXPORT_FORMAT_MAX; i++)
 		for (j = 0; j < EXPORT_SUFFIXES && formats[i].suffixes[j]; j++) {
 			m = strlen(formats[i].suffixes[j]);
-			if (n > m && m > best && !strcasecmp(base + n - m, formats[i].suffixes[j])) {
+			if (n > m && m > best &&
+			    !strcasecmp(base + n - m, formats[i].suffixes[j])) {
 				best = m;
 				fmt = i;
 			}
@@ -238,7 +239,8 @@ static int file_err(char *err, size_t errsz, int r, const char *path, const char
 		snprintf(err, errsz, "cannot write %s: %s is on a read-only file system", p, d);
 		break;
 	case ENOSPC:
-		snprintf(err, errsz, "cannot write %s: no space left in %s (nothing written)", p, d);
+		snprintf(err, errsz, "cannot write %s: no space left in %s (nothing written)", p,
+			 d);
 		break;
 	case EDQUOT:
 		snprintf(err, errsz, "cannot write %s: disk quota exceeded in %s (nothing written)",
@@ -273,11 +275,11 @@ static const struct {
 	unsigned long magic;
 	const char *name;
 } kernel_fss[] = {
-	{ PROC_SUPER_MAGIC, "procfs" },	   { SYSFS_MAGIC, "sysfs" },
-	{ TRACEFS_MAGIC, "tracefs" },	   { DEBUGFS_MAGIC, "debugfs" },
+	{ PROC_SUPER_MAGIC, "procfs" },	    { SYSFS_MAGIC, "sysfs" },
+	{ TRACEFS_MAGIC, "tracefs" },	    { DEBUGFS_MAGIC, "debugfs" },
 	{ CGROUP_SUPER_MAGIC, "cgroupfs" }, { CGROUP2_SUPER_MAGIC, "cgroup2" },
 	{ SECURITYFS_MAGIC, "securityfs" }, { BPF_FS_MAGIC, "bpffs" },
-	{ DEVPTS_SUPER_MAGIC, "devpts" },  { PSTOREFS_MAGIC, "pstore" },
+	{ DEVPTS_SUPER_MAGIC, "devpts" },   { PSTOREFS_MAGIC, "pstore" },
 	{ EFIVARFS_MAGIC, "efivarfs" },
 };
 
@@ -346,9 +348,10 @@ int export_write_file(struct session *s, const struct report_opts *o, enum expor
 			char p[PATH_MAX];
 
 			fmt_sanitize(p, sizeof(p), path, strlen(path));
-			snprintf(err, errsz,
-				 "cannot write %s: it is on %s, a kernel file system, not a place for a file",
-				 p, kernel_fs_name(r));
+			snprintf(
+				err, errsz,
+				"cannot write %s: it is on %s, a kernel file system, not a place for a file",
+				p, kernel_fs_name(r));
 		}
 		return -EINVAL;
 	}
@@ -416,4 +419,3 @@ FILE *export_create_file(const char *path)
 	}
 	return f;
 }
-

@@ -31,7 +31,8 @@ enum flame_kind {
 	FLAME_TRACING, /* leaf-side tracing machinery (brief_skip()) */
 	FLAME_COMM,    /* --folded-root: the command */
 	FLAME_PID,     /* --folded-root pid: the process */
-	FLAME_OTHER,   /* markers: unresolved ids, trampolines, empty stacks, cut walks, lost events */
+	FLAME_OTHER,   /* markers: unresolved ids, trampolines, empty stacks, cut walks, lost events
+			*/
 	FLAME_KIND_MAX,
 };
 

@@ -293,4 +293,3 @@ int export_folded(FILE *f, struct session *s, const struct rank_opts *rank, bool
 		o.rank = (struct rank_opts){ .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
 	return export_folded_root(f, s, &o);
 }
-

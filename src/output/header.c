@@ -63,9 +63,9 @@ static void head_user_ring(FILE *f, const struct session_stats *st)
 		return;
 	fmt_bytes(ring, sizeof(ring), st->user_ring);
 	fprintf(f, "; %u bytes of stack a sample, perf ring %s a CPU%s", st->user_stack, ring,
-		!st->user_ring_auto    ? " (--user-buffer)" :
-		st->user_ring_grown ? " (grown on losses)" :
-					    "");
+		!st->user_ring_auto   ? " (--user-buffer)"
+		: st->user_ring_grown ? " (grown on losses)"
+				      : "");
 }
 
 /* -u: how user stacks are taken, and (dwarf) how many events got none, why */
@@ -89,8 +89,9 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 		fprintf(f, ", 1 event in %u sampled (--user-sample)", st->user_period);
 	fprintf(f, "; %llu events with a user stack (%.1f%%), %llu without",
 		(unsigned long long)j->why[UJOIN_OK],
-		j->why[UJOIN_OK] + without ? 100.0 * (double)j->why[UJOIN_OK] /
-						     (double)(j->why[UJOIN_OK] + without) : 0.0,
+		j->why[UJOIN_OK] + without
+			? 100.0 * (double)j->why[UJOIN_OK] / (double)(j->why[UJOIN_OK] + without)
+			: 0.0,
 		(unsigned long long)without);
 	if (without) {
 		const char *sep = ": ";
@@ -188,7 +189,8 @@ static void head_pool_lines(FILE *f, const struct session_stats *st)
 	if (h->full || h->drops_run) {
 		head_share(in, sizeof(in), h->successes_delta, h->drops_delta);
 		head_share(run, sizeof(run), h->successes_run, h->drops_run);
-		fprintf(f, "; events falling back to full stacks: %s in the interval (%llu drops), %s since start (%llu)",
+		fprintf(f,
+			"; events falling back to full stacks: %s in the interval (%llu drops), %s since start (%llu)",
 			in, (unsigned long long)h->drops_delta, run,
 			(unsigned long long)h->drops_run);
 	}
@@ -210,18 +212,22 @@ static void head_pool_lines(FILE *f, const struct session_stats *st)
 		fputs("It belongs to the tool that records (r only rebases stacktop's counts): writing 0 to stack_map with tracing off empties it",
 		      f);
 	else
-		fputs("r on the screen (--reset-first at start) empties it and restarts the counts", f);
+		fputs("r on the screen (--reset-first at start) empties it and restarts the counts",
+		      f);
 	if (!h->bits_advice) {
 		fputs("\n", f);
 		return;
 	}
-	room = h->settled ? "and a minute more at this rate" :
-			    "twice over (the rate is not measured over 10 s yet)";
+	room = h->settled ? "and a minute more at this rate"
+			  : "twice over (the rate is not measured over 10 s yet)";
 	if (h->advice_short)
-		fprintf(f, "; even ftrace_stackmap.bits=%u (%llu entries, the kernel's maximum) would not hold the %llu stacks seen %s\n",
-			h->bits_advice, 1ULL << h->bits_advice, (unsigned long long)h->demand, room);
+		fprintf(f,
+			"; even ftrace_stackmap.bits=%u (%llu entries, the kernel's maximum) would not hold the %llu stacks seen %s\n",
+			h->bits_advice, 1ULL << h->bits_advice, (unsigned long long)h->demand,
+			room);
 	else
-		fprintf(f, "; for room, boot with ftrace_stackmap.bits=%u (2^%u = %llu entries, against %llu now) to hold the %llu stacks seen %s\n",
+		fprintf(f,
+			"; for room, boot with ftrace_stackmap.bits=%u (2^%u = %llu entries, against %llu now) to hold the %llu stacks seen %s\n",
 			h->bits_advice, h->bits_advice, 1ULL << h->bits_advice,
 			(unsigned long long)h->capacity, (unsigned long long)h->demand, room);
 }
@@ -231,7 +237,7 @@ enum { LINE_ALL, LINE_ANY, LINE_EACH };
 static const struct {
 	const char *head, *sep, *tail;
 	unsigned char when; /* every counter; the line when one is not 0; a line for each not 0 */
-	bool human;         /* counts made short ("1.2k"), else in full */
+	bool human;	    /* counts made short ("1.2k"), else in full */
 } head_lines[] = {
 	[HCT_LOSS] = { "", " ", "", LINE_ALL, true },
 	[HCT_MAP] = { "; ", "; ", "\n", LINE_ALL, false },
@@ -260,7 +266,8 @@ static void head_line(FILE *f, const struct session_stats *st, unsigned int line
 		if (head_lines[line].when == LINE_EACH)
 			fprintf(f, "%s%s", words, head_lines[line].tail);
 		else
-			fprintf(f, "%s%s", first ? head_lines[line].head : head_lines[line].sep, words);
+			fprintf(f, "%s%s", first ? head_lines[line].head : head_lines[line].sep,
+				words);
 		first = false;
 	}
 	if (head_lines[line].when != LINE_EACH)
@@ -280,8 +287,7 @@ static void head_first_lines(FILE *f, const struct report_head *h, int iteration
 			st->tracefs, st->interval_sec);
 	else
 		fprintf(f, "stacktop %s - mode %s - kernel %s - iteration %d - %.2fs\n",
-			STACKTOP_VERSION, h->mode, st->kernel, iteration,
-			st->interval_sec);
+			STACKTOP_VERSION, h->mode, st->kernel, iteration, st->interval_sec);
 	fprintf(f, "events: %s\n", h->traced);
 	if (h->norigins > 1) {
 		unsigned int i;
@@ -328,14 +334,17 @@ static void head_data_lines(FILE *f, const struct report_head *h)
 
 	if (session_ringbuf_saving(st, &rb)) {
 		if (st->mode == SESSION_STACKMAP)
-			fprintf(f, "ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
+			fprintf(f,
+				"ring buffer: %.1f B per event read, %.1f B with full stacks: map saves %.0f%%\n",
 				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
 		else
-			fprintf(f, "ring buffer: %.1f B of stack per event, %.1f B as stack ids: stackmap would cut ring-buffer use by %.0f%%\n",
+			fprintf(f,
+				"ring buffer: %.1f B of stack per event, %.1f B as stack ids: stackmap would cut ring-buffer use by %.0f%%\n",
 				rb.read_per_event, rb.alt_per_event, rb.saving_pct);
 	}
 	if (st->mode == SESSION_REPLAY && st->unresolved && !h->norigins)
-		fprintf(f, "unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
+		fprintf(f,
+			"unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
 			(unsigned long long)st->unresolved);
 	head_line(f, st, HCT_DAMAGED);
 }
@@ -415,7 +424,8 @@ static void head_view_lines(FILE *f, const struct report_head *h, const struct r
 		return;
 	fputs("filters: ", f);
 	if (o->rank.event >= 0) {
-		fmt_sanitize(clean, sizeof(clean), event ? event : "?", strlen(event ? event : "?"));
+		fmt_sanitize(clean, sizeof(clean), event ? event : "?",
+			     strlen(event ? event : "?"));
 		fprintf(f, "event %s", clean);
 		sep = ", ";
 	}
@@ -438,7 +448,8 @@ static void head_view_lines(FILE *f, const struct report_head *h, const struct r
 	}
 	if (o->filter) {
 		fmt_sanitize(clean, sizeof(clean), o->filter, strlen(o->filter));
-		fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep, clean);
+		fprintf(f, "%stext \"%s\" (the screen's: the stacks written passed it)", sep,
+			clean);
 	}
 	fputc('\n', f);
 }
@@ -454,8 +465,8 @@ void report_head_print(FILE *f, const struct report_head *h, const struct report
 	head_view_lines(f, h, o, event);
 	fprintf(f, "showing %zu of %zu stacks, ranked by %s%s%s\n\n",
 		sum->matched < (size_t)o->top ? sum->matched : (size_t)o->top, sum->matched,
-		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits") :
-		o->rank.key == RANK_TOTAL ? (o->rank.weight ? "total weight" : "total hits")
+		o->rank.key == RANK_DELTA   ? (o->rank.weight ? "weight" : "hits")
+		: o->rank.key == RANK_TOTAL ? (o->rank.weight ? "total weight" : "total hits")
 		: o->rank.key == RANK_DEPTH ? "depth"
 					    : "kernel id",
 		o->rank.key == RANK_DELTA ? " in the interval" : "",

@@ -44,8 +44,8 @@ static void json_time(FILE *f)
 }
 
 static const char *const rank_key_names[] = {
-	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth", [RANK_ID] = "id",
-	[RANK_EVENT] = "event", [RANK_COMM] = "comm",
+	[RANK_DELTA] = "hits", [RANK_TOTAL] = "total", [RANK_DEPTH] = "depth",
+	[RANK_ID] = "id",      [RANK_EVENT] = "event", [RANK_COMM] = "comm",
 };
 
 /* "user": how user stacks are taken; dwarf: the join's outcome by reason */
@@ -59,7 +59,8 @@ static void json_user_stats(FILE *f, const struct session_stats *st)
 		st->user == SESSION_USER_DWARF ? "dwarf" : "fp");
 	export_json_str(f, st->user_note);
 	if (st->user == SESSION_USER_DWARF)
-		fprintf(f, ",\"with_stack\":%llu,\"no_sample\":%llu,\"sample_lost\":%llu,"
+		fprintf(f,
+			",\"with_stack\":%llu,\"no_sample\":%llu,\"sample_lost\":%llu,"
 			"\"unwind_failed\":%llu,\"no_maps\":%llu,\"samples\":%llu,"
 			"\"samples_lost\":%llu,\"duplicates\":%llu,\"unclaimed\":%llu,"
 			"\"overflow\":%llu",
@@ -67,13 +68,13 @@ static void json_user_stats(FILE *f, const struct session_stats *st)
 			(unsigned long long)j->why[UJOIN_NO_SAMPLE],
 			(unsigned long long)j->why[UJOIN_SAMPLE_LOST],
 			(unsigned long long)j->why[UJOIN_UNWIND_FAILED],
-			(unsigned long long)j->why[UJOIN_NO_MAPS],
-			(unsigned long long)j->samples, (unsigned long long)j->lost,
-			(unsigned long long)j->dup_samples, (unsigned long long)j->orphan_samples,
-			(unsigned long long)j->overflow);
+			(unsigned long long)j->why[UJOIN_NO_MAPS], (unsigned long long)j->samples,
+			(unsigned long long)j->lost, (unsigned long long)j->dup_samples,
+			(unsigned long long)j->orphan_samples, (unsigned long long)j->overflow);
 	/* --user-sample (1: every event), and the perf rings (bytes a CPU) */
 	if (st->user == SESSION_USER_DWARF)
-		fprintf(f, ",\"period\":%u,\"not_sampled\":%llu,\"stack_bytes\":%u,"
+		fprintf(f,
+			",\"period\":%u,\"not_sampled\":%llu,\"stack_bytes\":%u,"
 			"\"ring_bytes\":%llu,\"ring_bytes_total\":%llu,\"ring_grown\":%llu,"
 			"\"ring_full\":%llu,\"ring_auto\":%s",
 			st->user_period ? st->user_period : 1,
@@ -349,7 +350,8 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 	unsigned int j;
 
 	if (none) {
-		fprintf(f, ",\"tgid\":0,\"user_frames\":[],\"user_cut\":false,\"user_missing\":\"%s\"",
+		fprintf(f,
+			",\"tgid\":0,\"user_frames\":[],\"user_cut\":false,\"user_missing\":\"%s\"",
 			ujoin_why_name((enum ujoin_why)usym_none_why(none)));
 		return;
 	}
@@ -430,21 +432,21 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	unsigned int kd = usym_user_start(sk->ips, sk->depth), j;
 	bool any = false;
 
-	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,",
-		first ? "" : ",", key, (unsigned long long)row->total,
-		(unsigned long long)row->delta);
+	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,", first ? "" : ",",
+		key, (unsigned long long)row->total, (unsigned long long)row->delta);
 	if (stack_table_weighted(t)) {
 		uint64_t wd, wt = stack_weight(t, sk, &wd);
 
-		fprintf(f, "\"hits\":%llu,\"hits_delta\":%llu,\"weight\":%llu,\"weight_delta\":%llu,",
-			(unsigned long long)sk->total,
-			(unsigned long long)stack_delta(t, sk), (unsigned long long)wt,
-			(unsigned long long)wd);
+		fprintf(f,
+			"\"hits\":%llu,\"hits_delta\":%llu,\"weight\":%llu,\"weight_delta\":%llu,",
+			(unsigned long long)sk->total, (unsigned long long)stack_delta(t, sk),
+			(unsigned long long)wt, (unsigned long long)wd);
 	}
 	fprintf(f, "\"depth\":%u,\"ids\":[", kd);
 	for (j = 0; j < sk->nids; j++)
 		fprintf(f, "%s%u", j ? "," : "", sk->ids[j]);
-	fprintf(f, "],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
+	fprintf(f,
+		"],%s\"more_ids\":%s,\"fallback\":%s,\"mapped\":%s,\"merged64\":%s,"
 		"\"cut\":%s,\"frames\":[",
 		sk->flags & STACK_F_OVER ? "\"over_limit\":true," : "",
 		sk->flags & STACK_F_MOREIDS ? "true" : "false",

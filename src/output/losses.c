@@ -104,9 +104,8 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 		n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,
 			      "1 event in %u sampled, ", st->user_period);
 	n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,
-		     "%" PRIu64 " of %" PRIu64 " events (%.1f%%) with one",
-		     j->why[UJOIN_OK], all,
-		     all ? 100.0 * (double)j->why[UJOIN_OK] / (double)all : 100.0);
+		      "%" PRIu64 " of %" PRIu64 " events (%.1f%%) with one", j->why[UJOIN_OK], all,
+		      all ? 100.0 * (double)j->why[UJOIN_OK] / (double)all : 100.0);
 	if (!without)
 		return n;
 	n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,

@@ -114,23 +114,23 @@ static void pb_msg(struct pbuf *b, unsigned int field, struct pbuf *sub)
 struct pprof {
 	struct session *s;
 	struct ksym *ks;
-	struct pbuf out;     /* the Profile message */
-	struct pbuf sub;     /* a nested message being built */
-	struct pbuf sub2;    /* one level deeper (Line in Location, Label in Sample) */
-	char **strs;         /* string table, index order */
+	struct pbuf out;  /* the Profile message */
+	struct pbuf sub;  /* a nested message being built */
+	struct pbuf sub2; /* one level deeper (Line in Location, Label in Sample) */
+	char **strs;	  /* string table, index order */
 	size_t nstrs;
 	size_t capstrs;
 	struct hmap strmap; /* FNV hash of a string -> index + 1 (hmap_chain()) */
 	struct hmap funcs;  /* name index << 32 | file index -> function id */
 	struct hmap locs;   /* address -> location id */
 	uint64_t nfuncs;    /* function ids given: 1 .. nfuncs */
-	uint64_t nlocs;     /* location ids given: 1 .. nlocs */
-	uint64_t lo, hi;     /* address range of the locations */
-	uint64_t ulo, uhi;   /* ... of the user-space ones (-u), mapping 2 */
-	bool user;           /* some location is a user frame */
+	uint64_t nlocs;	    /* location ids given: 1 .. nlocs */
+	uint64_t lo, hi;    /* address range of the locations */
+	uint64_t ulo, uhi;  /* ... of the user-space ones (-u), mapping 2 */
+	bool user;	    /* some location is a user frame */
 	uint64_t *locids;
 	size_t caplocids;
-	uint64_t sum_total;  /* the values written: what --folded-lost scales */
+	uint64_t sum_total; /* the values written: what --folded-lost scales */
 	uint64_t sum_delta;
 	bool oom;
 };

@@ -22,9 +22,9 @@ struct session;
 
 /* the root frame of folded lines */
 enum export_root {
-	EXPORT_ROOT_NONE,  /* the outermost kernel frame */
-	EXPORT_ROOT_COMM,  /* "comm;..." */
-	EXPORT_ROOT_PID,   /* "comm;pid;..." */
+	EXPORT_ROOT_NONE, /* the outermost kernel frame */
+	EXPORT_ROOT_COMM, /* "comm;..." */
+	EXPORT_ROOT_PID,  /* "comm;pid;..." */
 };
 
 /**

@@ -21,10 +21,10 @@
 #include "sym/usym.h"
 
 struct ss {
-	uint64_t *addrs;   /* every frame address, sorted, unique */
+	uint64_t *addrs; /* every frame address, sorted, unique */
 	size_t naddrs;
-	char **keys;       /* "name\tfile" of each address */
-	char **frames;     /* sorted unique keys: the shared frames */
+	char **keys;   /* "name\tfile" of each address */
+	char **frames; /* sorted unique keys: the shared frames */
 	size_t nframes;
 	uint32_t *frame_of; /* frame index of each address */
 };
@@ -76,9 +76,10 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 			/* -u: the file of "func (file)"; a cut mark has none */
 			fmt_func(full, sizeof(full), ks, c->addrs[i], 1);
 			l = strlen(full);
-			if (l > nl + 3 && !strncmp(full, name, nl) && !strncmp(full + nl, " (", 2) &&
-			    full[l - 1] == ')')
-				snprintf(file, sizeof(file), "%.*s", (int)(l - nl - 3), full + nl + 2);
+			if (l > nl + 3 && !strncmp(full, name, nl) &&
+			    !strncmp(full + nl, " (", 2) && full[l - 1] == ')')
+				snprintf(file, sizeof(file), "%.*s", (int)(l - nl - 3),
+					 full + nl + 2);
 			else
 				snprintf(file, sizeof(file), "[user]");
 		} else if (ks && ksym_lookup_frame(ks, c->addrs[i], &h) == 0 && h.module) {
@@ -101,8 +102,8 @@ static int ss_build(struct ss *c, struct ksym *ks, const struct rank_row *rows, 
 			c->frames[j++] = c->frames[i];
 	c->nframes = j;
 	for (i = 0; i < c->naddrs; i++) {
-		char **hit = bsearch(&c->keys[i], c->frames, c->nframes, sizeof(*c->frames),
-				     str_cmp);
+		char **hit =
+			bsearch(&c->keys[i], c->frames, c->nframes, sizeof(*c->frames), str_cmp);
 
 		c->frame_of[i] = hit ? (uint32_t)(hit - c->frames) : 0;
 	}
@@ -190,8 +191,10 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 	    head_counters_brief(user, sizeof(user), session_stats(s), HCX_NOTE) > 0)
 		snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
 	lost_est = o->lost_stack ? &l : NULL;
-	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		   "\"exporter\":\"stacktop %s\",\"name\":", STACKTOP_VERSION);
+	fprintf(f,
+		"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		"\"exporter\":\"stacktop %s\",\"name\":",
+		STACKTOP_VERSION);
 	export_json_str(f, name);
 	fprintf(f, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
 	for (i = 0; i < c.nframes; i++) {
@@ -225,8 +228,8 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			snprintf(pname, sizeof(pname), "%s", session_event(s, (unsigned int)ev));
 		fprintf(f, "%s{\"type\":\"sampled\",\"name\":", profiles ? "," : "");
 		export_json_str(f, pname);
-		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
-			   ",\"samples\":[",
+		fprintf(f,
+			",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
 			o->rank.weight && session_unit(s) == UNIT_BYTES ? "bytes"
 			: o->rank.weight && session_unit(s) == UNIT_NS	? "nanoseconds"
 									: "none",
@@ -242,7 +245,8 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 			/* down to the first frame after the tracing machinery */
 			for (j = sk->depth - 1; j >= skip; j--) {
 				if (usym_is_sep(sk->ips[j]))
-					continue; /* -u: user frames run straight into kernel ones */
+					continue; /* -u: user frames run straight into kernel ones
+						   */
 				fprintf(f, "%s%u", lead ? "" : ",", ss_frame(&c, sk->ips[j]));
 				lead = false;
 			}

@@ -143,14 +143,14 @@ static void svg_amount(char *buf, size_t size, uint64_t v, struct session *s, bo
 
 /* the layout of a flame tree: each node's total, left edge and parent */
 struct svg_layout {
-	uint64_t *tot;   /* the ranked amount: hits, or the weight */
-	uint64_t *totw;  /* the other one (0 when unweighted) */
-	uint64_t *next;  /* where a node's next child starts */
+	uint64_t *tot;	 /* the ranked amount: hits, or the weight */
+	uint64_t *totw;	 /* the other one (0 when unweighted) */
+	uint64_t *next;	 /* where a node's next child starts */
 	uint64_t *start; /* the node's left edge, in amounts */
 	uint32_t *parent;
-	uint32_t *path;  /* the last node seen at each depth */
-	uint32_t maxd;   /* the deepest row drawn */
-	bool weight;     /* boxes are weights */
+	uint32_t *path; /* the last node seen at each depth */
+	uint32_t maxd;	/* the deepest row drawn */
+	bool weight;	/* boxes are weights */
 };
 
 static void svg_layout_free(struct svg_layout *g)
@@ -209,20 +209,22 @@ static void svg_head(FILE *f, struct session *s, const struct report_opts *o,
 	char host[256], buf[512];
 	struct utsname un;
 
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
 		SVG_WIDTH, height, SVG_WIDTH, height);
-	fprintf(f, "<!-- stacktop %s, format svg: a static flame graph (no script); "
-		   "the interactive one is the html format -->\n",
+	fprintf(f,
+		"<!-- stacktop %s, format svg: a static flame graph (no script); "
+		"the interactive one is the html format -->\n",
 		STACKTOP_VERSION);
 	fputs("<style>text { font: 12px 'DejaVu Sans Mono', Menlo, Consolas, monospace; fill: #000; }"
 	      " .title { font: bold 17px sans-serif; } .facts { font: 12px sans-serif; fill: #555; }"
 	      " .notes { font: 12px sans-serif; fill: #a40000; }"
 	      " rect.f:hover { stroke: #000; stroke-width: 1; }</style>\n",
 	      f);
-	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_WIDTH,
-		height);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		SVG_WIDTH, height);
 	if (session_norigins(s) == 1)
 		snprintf(host, sizeof(host), "%s", session_origin(s, 0));
 	else if (gethostname(host, sizeof(host)) < 0)
@@ -290,8 +292,9 @@ static void svg_box(FILE *f, struct session *s, const struct flame_tree *ft,
 		svg_colour(colour, sizeof(colour), nm);
 	else
 		snprintf(colour, sizeof(colour), "rgb(199,199,199)");
-	fprintf(f, ")</title><rect class=\"f\" x=\"%ld\" y=\"%d\" width=\"%ld\" height=\"%d\" "
-		   "fill=\"%s\"/>",
+	fprintf(f,
+		")</title><rect class=\"f\" x=\"%ld\" y=\"%d\" width=\"%ld\" height=\"%d\" "
+		"fill=\"%s\"/>",
 		x0, y, w, SVG_ROW - 1, colour);
 	if (w >= 22) {
 		fprintf(f, "<text x=\"%ld\" y=\"%d\">", x0 + 3, y + SVG_ROW - 4);

@@ -97,8 +97,8 @@ static void report_wall(FILE *f, struct session *s, const struct report_opts *o,
 		}
 		if (o->delta) {
 			fmt_percent(pct, sizeof(pct), ns[i], (uint64_t)(dt * 1e9));
-			fprintf(f, "      off-CPU %s/%d: %s%s, %s%% of the interval\n", comm, pids[i],
-				tm, parts, pct);
+			fprintf(f, "      off-CPU %s/%d: %s%s, %s%% of the interval\n", comm,
+				pids[i], tm, parts, pct);
 		} else {
 			fprintf(f, "      off-CPU %s/%d: %s%s\n", comm, pids[i], tm, parts);
 		}
@@ -195,7 +195,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	n = stack_table_rank(t, &o->rank, rows, (size_t)top, &sum);
 	report_head_fill(&head, s);
 	report_head_print(f, &head, o, iteration, &sum,
-			  o->rank.event >= 0 ? session_event(s, (unsigned int)o->rank.event) : NULL);
+			  o->rank.event >= 0 ? session_event(s, (unsigned int)o->rank.event)
+					     : NULL);
 	report_head_done(&head);
 	/* leaf frames every row shares are said once, the rows start after them */
 	common = brief_common(ks, rows, n);
@@ -206,8 +207,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fprintf(f, "every stack below starts with: %s (left out as \"...\")\n", shared);
 	}
 	fprintf(f, "%4s %-11s %7s %8s %6s %7s %-24s %-22s ", "RANK", "IDS",
-		!o->rank.weight ? "HITS" : session_unit(s) == UNIT_NS ? "TIME" : "WEIGHT", "TOTAL",
-		"%", o->rank.weight ? "PER s" : "RATE/s", "EVENT", "COMM/PID");
+		!o->rank.weight		     ? "HITS"
+		: session_unit(s) == UNIT_NS ? "TIME"
+					     : "WEIGHT",
+		"TOTAL", "%", o->rank.weight ? "PER s" : "RATE/s", "EVENT", "COMM/PID");
 	if (origins)
 		fprintf(f, "%-16s ", "ORIGIN");
 	fprintf(f, "%s\n", "STACK (leaf < callers)");
@@ -226,7 +229,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fmt_percent(pct, sizeof(pct), o->delta ? rows[i].delta : rows[i].total,
 			    o->delta ? sum.delta : sum.total);
 		if (unit != UNIT_NONE)
-			fmt_weight(rate, sizeof(rate), (uint64_t)((double)rows[i].delta / dt), unit);
+			fmt_weight(rate, sizeof(rate), (uint64_t)((double)rows[i].delta / dt),
+				   unit);
 		else
 			fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
 		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
@@ -239,7 +243,9 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 				snprintf(more, sizeof(more), " +%u", top_of.npids - 1);
 			room = 22 - (int)strlen(more) - snprintf(NULL, 0, "/%d", top_of.pid);
 			fmt_fit(comm, sizeof(comm), session_comm(s, top_of.pid),
-				room < 6 ? 6 : room > 15 ? 15 : room);
+				room < 6    ? 6
+				: room > 15 ? 15
+					    : room);
 			snprintf(who, sizeof(who), "%s/%d%s", comm, top_of.pid, more);
 		} else if (top_of.pid < -1) {
 			/* exited processes folded into their command */
@@ -259,7 +265,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 			bool more;
 			int og = export_top_origin(s, sk, &o->rank, o->delta, &more);
 
-			snprintf(org, sizeof(org), "%s%s", og >= 0 ? session_origin(s, (unsigned int)og) : "-",
+			snprintf(org, sizeof(org), "%s%s",
+				 og >= 0 ? session_origin(s, (unsigned int)og) : "-",
 				 more ? "+" : "");
 			text_cell(f, org, 16);
 		}
@@ -287,9 +294,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		name = top_of.event >= 0 ? session_event(s, (unsigned int)top_of.event) : "-";
 		fmt_sanitize(ev, sizeof(ev), name, strlen(name));
 		fprintf(f, "\n#%zu  %s %s  total %s  depth %u  ids %s  event %s%s%s%s\n", i + 1,
-			o->rank.weight ? session_weight_name(s) : "hits", dv, tv, sk->depth, ids, ev,
-			sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
-			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]" : "",
+			o->rank.weight ? session_weight_name(s) : "hits", dv, tv, sk->depth, ids,
+			ev, sk->flags & STACK_F_FALLBACK ? "  [full kernel_stack]" : "",
+			sk->flags & STACK_F_MERGED64 ? "  [64 frames: may merge deeper stacks]"
+						     : "",
 			sk->flags & STACK_F_CUT ? "  [cut]" : "");
 		for (j = 0; j < sk->depth; j++) {
 			char fr[320];

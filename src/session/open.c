@@ -81,7 +81,8 @@ static int undo_leftovers(struct tfs *tfs, const char *rundir, state_note_fn not
 		if (state_pid_is_stacktop(rundir, (int)pid, instance_ctime(tfs, rel, &since)))
 			continue;
 		if (tfs_rmdir(tfs, rel) == 0 && note) {
-			snprintf(what, sizeof(what), "removed instance %.200s (it had no journal)", names[i]);
+			snprintf(what, sizeof(what), "removed instance %.200s (it had no journal)",
+				 names[i]);
 			note(ctx, (int)pid, 0, what);
 		}
 	}
@@ -98,9 +99,10 @@ static void leftover_note(void *ctx, int pid, int err, const char *what)
 	if (err == -EPERM)
 		return; /* a refused root: state_recover() said why */
 	if (err)
-		snprintf(line, sizeof(line),
-			 "stacktop %d ended without restoring tracing; undoing it failed (%s), kept for the next run: %s",
-			 pid, strerror(-err), what);
+		snprintf(
+			line, sizeof(line),
+			"stacktop %d ended without restoring tracing; undoing it failed (%s), kept for the next run: %s",
+			pid, strerror(-err), what);
 	else
 		snprintf(line, sizeof(line), "stacktop %d ended without restoring tracing: %s", pid,
 			 what);
@@ -132,8 +134,9 @@ int session_cleanup(const struct session_opts *opts, session_note_fn note, void 
 	if (err && errsz)
 		err[0] = '\0';
 	if (!opts->tracefs && geteuid() != 0)
-		return fmt_error(err, errsz, -EPERM,
-				 "--cleanup restores tracefs: it needs root (try: sudo stacktop --cleanup)");
+		return fmt_error(
+			err, errsz, -EPERM,
+			"--cleanup restores tracefs: it needs root (try: sudo stacktop --cleanup)");
 	r = tfs_open(opts->tracefs, &tfs);
 	if (r < 0)
 		return fmt_error(err, errsz, r, "cannot open tracefs%s%s: %s",
@@ -169,30 +172,34 @@ static int open_tables(struct session *s, const struct session_opts *opts)
 }
 
 /* tracefs opened and checked, what a killed stacktop left undone, the formats and symbols */
-static int open_tracefs(struct session *s, const struct session_opts *opts, char *err,
-			size_t errsz)
+static int open_tracefs(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
 	int r = tfs_open(opts->tracefs, &s->c.tr.tfs);
 
 	if (r < 0) {
 		if (r == -EPERM && opts->tracefs)
-			return fmt_error(err, errsz, r,
-				  "refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
-				  opts->tracefs);
+			return fmt_error(
+				err, errsz, r,
+				"refusing --tracefs %s: neither tracefs nor a root-owned directory only root can write",
+				opts->tracefs);
 		if (r == -EPERM)
-			return fmt_error(err, errsz, r, "not allowed to mount tracefs (run as root)");
+			return fmt_error(err, errsz, r,
+					 "not allowed to mount tracefs (run as root)");
 		if (opts->tracefs)
-			return fmt_error(err, errsz, r, "cannot open tracefs at %s: %s", opts->tracefs,
-					 strerror(-r));
-		return fmt_error(err, errsz, r,
-			     "no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
+			return fmt_error(err, errsz, r, "cannot open tracefs at %s: %s",
+					 opts->tracefs, strerror(-r));
+		return fmt_error(
+			err, errsz, r,
+			"no tracefs: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (kernel without CONFIG_FTRACE?)");
 	}
 	s->c.comms = comm_cache_new(s->c.tr.tfs, !opts->tracefs);
 	if (!s->c.comms)
 		return -ENOMEM;
-	fmt_sanitize(s->c.stats.tracefs, sizeof(s->c.stats.tracefs), s->c.tr.tfs->root, strlen(s->c.tr.tfs->root));
+	fmt_sanitize(s->c.stats.tracefs, sizeof(s->c.stats.tracefs), s->c.tr.tfs->root,
+		     strlen(s->c.tr.tfs->root));
 	if (!tfs_exists(s->c.tr.tfs, "events/header_page"))
-		return fmt_error(err, errsz, -ENODEV, "%s does not look like tracefs (no events/header_page)",
+		return fmt_error(err, errsz, -ENODEV,
+				 "%s does not look like tracefs (no events/header_page)",
 				 s->c.tr.tfs->root);
 	r = undo_leftovers(s->c.tr.tfs, opts->rundir, leftover_note, s);
 	if (r < 0 && !s->nleftovers)
@@ -200,9 +207,11 @@ static int open_tracefs(struct session *s, const struct session_opts *opts, char
 
 	r = evfmt_new(s->c.tr.tfs, &s->c.tr.fmt);
 	if (r < 0)
-		return fmt_error(err, errsz, r, "%s",
-		     r == -ENODEV ? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
-			       : "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
+		return fmt_error(
+			err, errsz, r, "%s",
+			r == -ENODEV
+				? "this kernel cannot record stack traces (no ftrace/kernel_stack event)"
+				: "cannot use the ring-buffer page header (events/header_page) or the stack event formats");
 	r = ksym_load(s->c.tr.ksym, NULL);
 	if (r == -EACCES)
 		log_warn("kernel addresses are hidden (kptr_restrict): frames stay numeric");
@@ -216,11 +225,12 @@ static int open_tracefs(struct session *s, const struct session_opts *opts, char
 static void pick_user_auto(struct session *s, const struct session_opts *opts)
 {
 	s->c.user_mode = STACKTOP_USER_UNWIND && !opts->tracefs && s->c.tr.mode == SESSION_STACKS
-			       ? SESSION_USER_DWARF
-			       : SESSION_USER_FP;
+				 ? SESSION_USER_DWARF
+				 : SESSION_USER_FP;
 	if (s->c.tr.mode != SESSION_STACKS)
-		snprintf(s->user_note, sizeof(s->user_note),
-			 "fp: the stackmap mode's records join no perf sample (--user=dwarf takes the stacks mode)");
+		snprintf(
+			s->user_note, sizeof(s->user_note),
+			"fp: the stackmap mode's records join no perf sample (--user=dwarf takes the stacks mode)");
 	else if (!STACKTOP_USER_UNWIND)
 		snprintf(s->user_note, sizeof(s->user_note),
 			 "fp: this build has no libunwind (no dwarf mode)");
@@ -232,33 +242,38 @@ static void pick_user_auto(struct session *s, const struct session_opts *opts)
 /* the mode (stacks, stackmap, passive) and the user stacks' mode, or why not */
 static int pick_modes(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
-	bool have_map = tfs_exists(s->c.tr.tfs, "options/stackmap") &&
-			(tfs_exists(s->c.tr.tfs, "stack_map") || tfs_exists(s->c.tr.tfs, "stack_map_bin"));
+	bool have_map =
+		tfs_exists(s->c.tr.tfs, "options/stackmap") &&
+		(tfs_exists(s->c.tr.tfs, "stack_map") || tfs_exists(s->c.tr.tfs, "stack_map_bin"));
 
 	s->c.tr.mode = opts->mode;
 	if (s->c.tr.mode == SESSION_AUTO)
 		s->c.tr.mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
 									    : SESSION_STACKS;
 	if (opts->user && s->c.tr.mode == SESSION_PASSIVE)
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user needs --mode stacks or stackmap (passive mode changes no option)");
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--user needs --mode stacks or stackmap (passive mode changes no option)");
 	if (opts->user == SESSION_USER_DWARF && s->c.tr.mode != SESSION_STACKS)
 		return fmt_error(err, errsz, -EOPNOTSUPP, "--user=dwarf needs --mode stacks");
 	s->c.user_on = opts->user != SESSION_USER_OFF;
 	s->c.user_mode = opts->user;
 	if (opts->user == SESSION_USER_DWARF && !STACKTOP_USER_UNWIND)
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
 	/* perf samples this kernel: a --tracefs (a simulator, say) is not it */
 	if (opts->user == SESSION_USER_DWARF && opts->tracefs)
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--user=dwarf samples this machine's kernel with perf: not with --tracefs (--user=fp works)");
 	if (opts->user == SESSION_USER_AUTO)
 		pick_user_auto(s, opts);
 	if ((s->c.tr.mode == SESSION_STACKMAP || s->c.tr.mode == SESSION_PASSIVE) && !have_map)
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-			 "--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
-			 session_mode_name(s->c.tr.mode), s->c.tr.tfs->root);
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--mode %s needs a kernel with the ftrace stackmap series (no options/stackmap or stack_map in %s)",
+			session_mode_name(s->c.tr.mode), s->c.tr.tfs->root);
 	s->c.stats.mode = s->c.tr.mode;
 	return 0;
 }
@@ -271,15 +286,16 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 	s->c.ing = ingest_new(s->c.tr.fmt, s->c.table, trace_count_cpus(&s->c.tr));
 	if (!s->c.ing || session_set_filters(s, !opts->tracefs) < 0)
 		return -ENOMEM;
-	ingest_configure(s->c.ing, &(struct ingest_config){
-		.stackmap = s->c.tr.mode == SESSION_STACKMAP,
-		.defer = s->c.tr.mode == SESSION_STACKMAP,
-		.self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
-		.type_cb = trace_type_cb,
-		.type_ctx = &s->c.tr,
-		.func_cb = probes_func_cb,
-		.func_ctx = &s->c.tr,
-	});
+	ingest_configure(s->c.ing,
+			 &(struct ingest_config){
+				 .stackmap = s->c.tr.mode == SESSION_STACKMAP,
+				 .defer = s->c.tr.mode == SESSION_STACKMAP,
+				 .self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
+				 .type_cb = trace_type_cb,
+				 .type_ctx = &s->c.tr,
+				 .func_cb = probes_func_cb,
+				 .func_ctx = &s->c.tr,
+			 });
 	if (s->c.user_mode == SESSION_USER_FP)
 		ingest_set_user(s->c.ing, s->c.usym);
 	s->c.tr.trigger_mode = opts->ntriggers > 0;
@@ -290,8 +306,7 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 }
 
 /* the restore journal, and the top level claimed for the stackmap mode */
-static int open_journal(struct session *s, const struct session_opts *opts, char *err,
-			size_t errsz)
+static int open_journal(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
 	struct ingest_config cfg;
 	int owner, r;
@@ -305,30 +320,34 @@ static int open_journal(struct session *s, const struct session_opts *opts, char
 	r = state_lock_top(s->c.tr.state, &owner);
 	if (r == -EBUSY && opts->mode == SESSION_AUTO) {
 		/* the top level is taken: a private instance still works */
-		log_warn("another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
-			 owner);
+		log_warn(
+			"another stacktop (pid %d) owns the top-level tracing; using the stacks mode",
+			owner);
 		s->c.tr.mode = s->c.stats.mode = SESSION_STACKS;
 		cfg = *ingest_config(s->c.ing);
 		cfg.stackmap = cfg.defer = false;
 		ingest_configure(s->c.ing, &cfg);
 	} else if (r < 0) {
-		return fmt_error(err, errsz, r,
-			     r == -EBUSY ? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
-				      : "cannot claim the top-level tracing (pid %d): %s",
-			     owner, strerror(-r));
+		return fmt_error(
+			err, errsz, r,
+			r == -EBUSY
+				? "another stacktop (pid %d) owns the top-level tracing: use --mode stacks or --mode passive"
+				: "cannot claim the top-level tracing (pid %d): %s",
+			owner, strerror(-r));
 	}
 	return 0;
 }
 
 /* the probes, the mode's source, the user stacks, weights and grouping */
-static int open_sources(struct session *s, const struct session_opts *opts, char *err,
-			size_t errsz)
+static int open_sources(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
 	int r;
 
-	if (s->c.tr.mode == SESSION_PASSIVE && (opts->nkprobes || opts->nfunctions || opts->ntriggers))
-		return fmt_error(err, errsz, -EINVAL,
-				 "--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
+	if (s->c.tr.mode == SESSION_PASSIVE &&
+	    (opts->nkprobes || opts->nfunctions || opts->ntriggers))
+		return fmt_error(
+			err, errsz, -EINVAL,
+			"--mode passive changes nothing in tracefs: no --function, --kprobe or --trigger");
 	/* before the source: its instance must go first on restore (probes.c) */
 	r = probes_setup_kprobes(&s->c.tr, err, errsz);
 	if (r < 0)
@@ -392,8 +411,9 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	if (err && errsz)
 		err[0] = '\0';
 	if ((opts->replay || opts->map_file || opts->nfiles) && opts->user)
-		return fmt_error(err, errsz, -EOPNOTSUPP,
-				 "--user needs a live kernel: a recording has no processes to name frames from");
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--user needs a live kernel: a recording has no processes to name frames from");
 	if (opts->replay || opts->map_file || opts->nfiles) {
 		/* recordings: read once, at the first drain; no kernel is touched */
 		s = session_new(opts);

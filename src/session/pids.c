@@ -47,8 +47,9 @@ static int session_set_tree(struct session *s)
 		return -ENOMEM;
 	r = proctree_error(s->tree);
 	if (r < 0)
-		log_warn("the command's processes are placed through /proc only (the kernel's proc connector: %s): those that end before their events are read may be missed",
-			 strerror(-r));
+		log_warn(
+			"the command's processes are placed through /proc only (the kernel's proc connector: %s): those that end before their events are read may be missed",
+			strerror(-r));
 	return ingest_set_procs(s->c.ing, s->opts.pids, 1, session_tree_tgid, s);
 }
 
@@ -134,15 +135,15 @@ int session_check_pids(const struct session_opts *o, char *err, size_t errsz)
 			continue; /* the idle task */
 		r = tgid_of_proc(o->pids[i], &tgid);
 		if (r == -ENOENT || r == -ESRCH)
-			return fmt_error(err, errsz, -ESRCH, "-p %d: no such process",
-					 o->pids[i]);
+			return fmt_error(err, errsz, -ESRCH, "-p %d: no such process", o->pids[i]);
 		if (r < 0)
 			return fmt_error(err, errsz, r, "-p %d: cannot read /proc/%d/status: %s",
 					 o->pids[i], o->pids[i], strerror(-r));
 		if (tgid != o->pids[i])
-			return fmt_error(err, errsz, -EINVAL,
-					 "-p %d: %d is a thread of process %d (-p %d: the whole process; --tid %d: this thread)",
-					 o->pids[i], o->pids[i], tgid, tgid, o->pids[i]);
+			return fmt_error(
+				err, errsz, -EINVAL,
+				"-p %d: %d is a thread of process %d (-p %d: the whole process; --tid %d: this thread)",
+				o->pids[i], o->pids[i], tgid, tgid, o->pids[i]);
 	}
 	for (i = 0; i < o->ntids; i++) {
 		r = tgid_of_proc(o->tids[i], &tgid);

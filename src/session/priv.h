@@ -53,21 +53,22 @@ struct session {
 	struct stack_table *view;
 	unsigned int group_depth;
 	bool group_func;
-	bool recording;        /* read once; the recording is one interval */
+	bool recording; /* read once; the recording is one interval */
 	bool replayed;
 
-	uint64_t last[HC_N];   /* the counters at the last tick (core/counters.h) */
+	uint64_t last[HC_N]; /* the counters at the last tick (core/counters.h) */
 	struct timespec last_tick;
 	struct timeval last_cpu;
 
 	struct tgid_cache *tgids; /* tid -> tgid for -p (live, on this system) */
-	struct proctree *tree;    /* -- CMD: the command's process tree */
-	char user_note[160];   /* why -u took fp rather than dwarf */
-	char *found_map;       /* a stack map found next to the trace.dat */
-	bool proc_pids;        /* pids are this machine's: exited ones can fold */
-	uint64_t fold_floor;   /* fold again only past this (bytes in use) */
-	char leftovers[STATE_NOTE_MAX + 128]; /* the first run whose leftovers were undone at open */
-	int nleftovers;        /* runs whose leftovers were undone (or tried) at open */
+	struct proctree *tree;	  /* -- CMD: the command's process tree */
+	char user_note[160];	  /* why -u took fp rather than dwarf */
+	char *found_map;	  /* a stack map found next to the trace.dat */
+	bool proc_pids;		  /* pids are this machine's: exited ones can fold */
+	uint64_t fold_floor;	  /* fold again only past this (bytes in use) */
+	char leftovers[STATE_NOTE_MAX +
+		       128]; /* the first run whose leftovers were undone at open */
+	int nleftovers;	     /* runs whose leftovers were undone (or tried) at open */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */
@@ -85,8 +86,8 @@ int session_check_pids(const struct session_opts *o, char *err, size_t errsz);
 /* run.c: a session with nothing open yet (its context wired), or NULL */
 struct session *session_new(const struct session_opts *opts);
 /* run.c: add one source (@arg: its file, or NULL) and open it */
-int session_add_source(struct session *s, const struct source_ops *ops, const char *arg,
-		       char *err, size_t errsz);
+int session_add_source(struct session *s, const struct source_ops *ops, const char *arg, char *err,
+		       size_t errsz);
 /* run.c: drop every count (a source's reset took effect) */
 void session_zero_counts(struct session *s);
 /* run.c: copy ingest's counters into the header's */

@@ -72,9 +72,10 @@ static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
 			continue;
 		}
 		if (s->opts.replay)
-			return fmt_error(err, errsz, -EINVAL,
-					 "-r %s: one trace.dat at a time (several -r are JSON snapshots)",
-					 o->files[i]);
+			return fmt_error(
+				err, errsz, -EINVAL,
+				"-r %s: one trace.dat at a time (several -r are JSON snapshots)",
+				o->files[i]);
 		s->opts.replay = o->files[i];
 	}
 	if (*nsnap && s->opts.replay)
@@ -103,8 +104,8 @@ int session_open_replay(struct session *s, char *err, size_t errsz)
 	s->c.comms = comm_cache_new(NULL, false);
 	s->c.table = stack_table_new();
 	if (s->c.table)
-		stack_table_set_limit(s->c.table, opts->max_memory ? opts->max_memory
-								 : SESSION_MAX_MEMORY);
+		stack_table_set_limit(s->c.table,
+				      opts->max_memory ? opts->max_memory : SESSION_MAX_MEMORY);
 	s->c.tr.ksym = ksym_new(opts->kallsyms);
 	s->c.map_names = stackmap_names_new();
 	if (!s->c.comms || !s->c.table || !s->c.tr.ksym || !s->c.map_names)
@@ -126,7 +127,8 @@ int session_open_replay(struct session *s, char *err, size_t errsz)
 	} else if (!s->opts.replay && !nsnap) {
 		r = ksym_load(s->c.tr.ksym, NULL);
 		if (r < 0)
-			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric", ksym_strerror(r));
+			log_warn("cannot read /proc/kallsyms (%s): frames stay numeric",
+				 ksym_strerror(r));
 	}
 	/* the sources: the events first, then the map that resolves their ids */
 	r = 0;
@@ -151,4 +153,3 @@ int session_open_replay(struct session *s, char *err, size_t errsz)
 		return -ENOMEM;
 	return 0;
 }
-

@@ -84,8 +84,8 @@ static void memory_check(struct session *s)
 	 * dwarf unwinder's tables (at most an eighth) leave
 	 */
 	if (s->c.usym && s->c.mem_limit)
-		stack_table_set_limit(s->c.table, s->c.mem_limit - usym_memory(s->c.usym) -
-							  unwind_memory(s));
+		stack_table_set_limit(s->c.table,
+				      s->c.mem_limit - usym_memory(s->c.usym) - unwind_memory(s));
 
 	stack_table_mem(s->c.table, &m);
 	used = m.bytes - m.free_bytes;
@@ -140,7 +140,7 @@ static void comm_learn_new(struct session *s)
 }
 
 /* where each counter is (core/counters.h): the session's, its interval's, ingest's */
-#define HC_AT_ROW(field, type, delta, from, ...)                                               \
+#define HC_AT_ROW(field, type, delta, from, ...)                                                   \
 	{ HC_OFF(field), HC_DOFF_##delta(field), HC_IOFF_##from, HCD_##delta },
 static const struct {
 	size_t off, doff, ioff;
@@ -202,8 +202,9 @@ static int replay_all(struct session *s)
 	 */
 	for (i = 0; i < HC_N; i++)
 		if (hc_at[i].delta != HCD_ND)
-			hc_set_delta(s, i, s->c.snapdb ? s->c.snap_delta[i] :
-					 session_counter_get(&s->c.stats, hc_at[i].off));
+			hc_set_delta(s, i,
+				     s->c.snapdb ? s->c.snap_delta[i]
+						 : session_counter_get(&s->c.stats, hc_at[i].off));
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 
@@ -306,8 +307,9 @@ int session_tick(struct session *s)
 		timeradd(&ru.ru_utime, &ru.ru_stime, &used);
 		if (dt > 0)
 			s->c.stats.self_cpu = 100.0 *
-					    ((double)(used.tv_sec - s->last_cpu.tv_sec) +
-					     (double)(used.tv_usec - s->last_cpu.tv_usec) / 1e6) / dt;
+					      ((double)(used.tv_sec - s->last_cpu.tv_sec) +
+					       (double)(used.tv_usec - s->last_cpu.tv_usec) / 1e6) /
+					      dt;
 		s->last_cpu = used;
 	}
 	s->last_tick = now;
@@ -396,8 +398,8 @@ int session_reset(struct session *s)
 }
 
 /* one more source; its open is called right away */
-int session_add_source(struct session *s, const struct source_ops *ops, const char *arg,
-		       char *err, size_t errsz)
+int session_add_source(struct session *s, const struct source_ops *ops, const char *arg, char *err,
+		       size_t errsz)
 {
 	struct source *src;
 

@@ -23,11 +23,8 @@
 #include "session/session.h"
 
 static const char *const mode_names[SESSION_MODE_MAX] = {
-	[SESSION_AUTO] = "auto",
-	[SESSION_STACKMAP] = "stackmap",
-	[SESSION_STACKS] = "stacks",
-	[SESSION_PASSIVE] = "passive",
-	[SESSION_REPLAY] = "replay",
+	[SESSION_AUTO] = "auto",       [SESSION_STACKMAP] = "stackmap", [SESSION_STACKS] = "stacks",
+	[SESSION_PASSIVE] = "passive", [SESSION_REPLAY] = "replay",
 };
 
 const char *session_mode_name(enum session_mode mode)
@@ -149,7 +146,8 @@ static int event_split(struct session *s, unsigned int idx, char *sys, char *ev,
 {
 	const char *name, *colon;
 
-	if (!s->c.tr.tfs || !s->c.tr.fmt || idx >= s->c.tr.fmt->nnames || s->c.tr.fmt->types[idx] < 0 || s->c.map_events)
+	if (!s->c.tr.tfs || !s->c.tr.fmt || idx >= s->c.tr.fmt->nnames ||
+	    s->c.tr.fmt->types[idx] < 0 || s->c.map_events)
 		return -EOPNOTSUPP;
 	name = s->c.tr.fmt->names[idx];
 	colon = strchr(name, ':');
@@ -171,8 +169,7 @@ int session_set_filter(struct session *s, unsigned int idx, const char *expr, ch
 		err[0] = '\0';
 	r = event_split(s, idx, sys, ev, sizeof(sys));
 	if (r < 0)
-		return fmt_error(err, errsz, r, "%s has no kernel filter",
-				 session_event(s, idx));
+		return fmt_error(err, errsz, r, "%s has no kernel filter", session_event(s, idx));
 	if (s->c.tr.mode == SESSION_PASSIVE)
 		return fmt_error(err, errsz, -EOPNOTSUPP,
 				 "passive mode changes nothing in tracefs");

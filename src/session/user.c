@@ -62,13 +62,13 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	r = session_add_source(s, &source_perf_user_ops, NULL, why, sizeof(why));
 	if (r >= 0) {
 		r = user_start_instance(s);
-		return r < 0 ? fmt_error(err, errsz, r, "cannot start tracing: %s", strerror(-r)) : 0;
+		return r < 0 ? fmt_error(err, errsz, r, "cannot start tracing: %s", strerror(-r))
+			     : 0;
 	}
 	s->nsources--;
 	source_perf_user_ops.close(&s->sources[s->nsources]);
 	if (s->opts.user != SESSION_USER_AUTO)
-		return fmt_error(err, errsz, r, "--user=dwarf: %s",
-				 why[0] ? why : strerror(-r));
+		return fmt_error(err, errsz, r, "--user=dwarf: %s", why[0] ? why : strerror(-r));
 	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)",
 		 why[0] ? why : strerror(-r));
 	log_warn("user stacks: %s", s->user_note);
@@ -88,8 +88,6 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	return 0;
 #endif
 }
-
-
 
 int session_set_user(struct session *s, bool on)
 {
@@ -125,5 +123,3 @@ int session_set_user(struct session *s, bool on)
 	ingest_set_user(s->c.ing, on ? s->c.usym : NULL);
 	return 0;
 }
-
-

@@ -49,21 +49,24 @@ int session_setup_weight(struct session *s, char *err, size_t errsz)
 		if (evfmt_field(s->c.tr.fmt, oc.event, "prev_state", &oc.prev_state) < 0 ||
 		    evfmt_field(s->c.tr.fmt, oc.event, "next_pid", &oc.next_pid) < 0 ||
 		    oc.next_pid.size != 4)
-			return fmt_error(err, errsz, -EBADMSG,
-					 "--offcpu: sched_switch has no prev_state/next_pid fields");
+			return fmt_error(
+				err, errsz, -EBADMSG,
+				"--offcpu: sched_switch has no prev_state/next_pid fields");
 		/*
 		 * sched_waking (the wakeup's start, in the waker's context): splits
 		 * the time for --offcpu=wait, and ends it where the kernel did
 		 * not record the switch-in (doc/design.md)
 		 */
 		idx = evfmt_add(s->c.tr.fmt, s->c.tr.tfs, "sched", "sched_waking");
-		if (idx >= 0 && evfmt_field(s->c.tr.fmt, (unsigned int)idx, "pid", &oc.wake_pid) == 0 &&
+		if (idx >= 0 &&
+		    evfmt_field(s->c.tr.fmt, (unsigned int)idx, "pid", &oc.wake_pid) == 0 &&
 		    oc.wake_pid.size == 4) {
 			oc.wake = true;
 			oc.wake_event = (unsigned int)idx;
 		} else if (o->offcpu == SESSION_OFFCPU_WAIT) {
-			return fmt_error(err, errsz, -ENOENT,
-					 "--offcpu=wait: no sched:sched_waking event with a pid field");
+			return fmt_error(
+				err, errsz, -ENOENT,
+				"--offcpu=wait: no sched:sched_waking event with a pid field");
 		}
 		if (o->offcpu == SESSION_OFFCPU_WAIT) {
 			idx = evfmt_add_named(s->c.tr.fmt, "offcpu:blocked");
@@ -83,8 +86,9 @@ int session_setup_weight(struct session *s, char *err, size_t errsz)
 			trace_path(&s->c.tr, rel, sizeof(rel), "trace_clock");
 			if (tfs_read(s->c.tr.tfs, rel, &clk, NULL) == 0 &&
 			    (strstr(clk, "[x86-tsc]") || strstr(clk, "[counter]")))
-				log_warn("--offcpu: the trace clock counts %s, not nanoseconds: times are in those units",
-					 strstr(clk, "[counter]") ? "events" : "TSC cycles");
+				log_warn(
+					"--offcpu: the trace clock counts %s, not nanoseconds: times are in those units",
+					strstr(clk, "[counter]") ? "events" : "TSC cycles");
 			free(clk);
 		}
 		s->c.unit = UNIT_NS;
@@ -95,9 +99,10 @@ int session_setup_weight(struct session *s, char *err, size_t errsz)
 	if (!o->weight)
 		return 0;
 	if (sscanf(o->weight, "%127[^:]:%127[^:]:%63s", sys, ev, field) != 3)
-		return fmt_error(err, errsz, -EINVAL,
-				 "bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. kmem:kmalloc:bytes_alloc)",
-				 o->weight);
+		return fmt_error(
+			err, errsz, -EINVAL,
+			"bad --weight '%s' (SYSTEM:EVENT:FIELD, e.g. kmem:kmalloc:bytes_alloc)",
+			o->weight);
 	idx = evfmt_add(s->c.tr.fmt, s->c.tr.tfs, sys, ev);
 	if (idx < 0)
 		return fmt_error(err, errsz, idx, "--weight: unknown event '%s:%s'", sys, ev);

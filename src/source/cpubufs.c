@@ -125,7 +125,8 @@ int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *
 			n = read(c->fd, b->page, s->tr.fmt->layout.subbuf_size);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR) {
-					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu, strerror(errno));
+					log_warn("cpu%d: trace_pipe_raw: %s", c->cpu,
+						 strerror(errno));
 					close(c->fd);
 					c->fd = -1;
 				}
@@ -139,8 +140,9 @@ int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *
 			ingest_page(s->ing, (unsigned int)i, (unsigned int)c->cpu, b->page,
 				    (size_t)n);
 			/* room for a whole page of ids (16 bytes each) before the next one */
-			if (full && ingest_pending(s->ing) >
-			    INGEST_QUEUE_MAX - s->tr.fmt->layout.subbuf_size / 16 - 1)
+			if (full &&
+			    ingest_pending(s->ing) >
+				    INGEST_QUEUE_MAX - s->tr.fmt->layout.subbuf_size / 16 - 1)
 				full(ctx);
 		}
 	}

@@ -18,7 +18,7 @@ struct source_ctx;
 struct cpu_reader {
 	int cpu;
 	int fd;
-	uint64_t overrun;      /* since the reader opened (the counters' history left out) */
+	uint64_t overrun; /* since the reader opened (the counters' history left out) */
 	uint64_t dropped;
 	uint64_t seen_overrun; /* the counters as last read */
 	uint64_t seen_dropped;

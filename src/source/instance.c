@@ -75,12 +75,12 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 	snprintf(s->tr.prefix, sizeof(s->tr.prefix), "instances/stacktop.%d/", (int)getpid());
 	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
 	if (s->tr.fmt->kstack_type < 0)
-		return fmt_error(err, errsz, -ENODEV,
-				 "this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
+		return fmt_error(
+			err, errsz, -ENODEV,
+			"this kernel records no kernel_stack events (CONFIG_STACKTRACE off?)");
 	r = state_mkdir(s->tr.state, rel);
 	if (r < 0)
-		return fmt_error(err, errsz, r, "cannot create instance %s: %s", rel,
-				 strerror(-r));
+		return fmt_error(err, errsz, r, "cannot create instance %s: %s", rel, strerror(-r));
 	s->tr.instance = true;
 	trace_path(&s->tr, rel, sizeof(rel), "options/stacktrace");
 	if (!tfs_exists(s->tr.tfs, rel))
@@ -111,7 +111,8 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		trace_path(&s->tr, rel, sizeof(rel), "tracing_on");
 		r = tfs_write(s->tr.tfs, rel, "0");
 		if (r < 0)
-			return fmt_error(err, errsz, r, "cannot stop the new instance's tracing: %s",
+			return fmt_error(err, errsz, r,
+					 "cannot stop the new instance's tracing: %s",
 					 strerror(-r));
 	}
 	/* our own reads are not recorded at all (kernels since 5.10), nor do
@@ -135,8 +136,9 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 		/* the kernel's frame-pointer walk: a user_stack after each kernel_stack */
 		trace_path(&s->tr, rel, sizeof(rel), "options/userstacktrace");
 		if (!tfs_exists(s->tr.tfs, rel) || s->tr.fmt->ustack_type < 0)
-			return fmt_error(err, errsz, -EOPNOTSUPP,
-					 "this kernel has no userstacktrace option in instances (--user=fp)");
+			return fmt_error(
+				err, errsz, -EOPNOTSUPP,
+				"this kernel has no userstacktrace option in instances (--user=fp)");
 		r = tfs_write(s->tr.tfs, rel, "1");
 		if (r < 0)
 			return fmt_error(err, errsz, r, "cannot enable userstacktrace: %s",

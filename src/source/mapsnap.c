@@ -17,9 +17,8 @@
 #include "kernel/stackmap.h"
 #include "kernel/tfs.h"
 
-void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing,
-		  struct stack_table *table, struct ksym *ksym, struct session_stats *stats,
-		  bool count_refs)
+void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing, struct stack_table *table,
+		  struct ksym *ksym, struct session_stats *stats, bool count_refs)
 {
 	memset(m, 0, sizeof(*m));
 	m->tfs = tfs;
@@ -70,9 +69,9 @@ void mapsnap_health_tick(struct mapsnap *m)
 	const struct ingest_stats *is = ingest_stats(m->ing);
 	struct stackmap_rb rb = { is->sized_records, is->sized_bytes, is->alt_bytes };
 
-	stackmap_watch_tick(&m->watch, mono_sec(),
-			    is->fallback_stacks >= m->fb_base ? is->fallback_stacks - m->fb_base : 0,
-			    &rb);
+	stackmap_watch_tick(
+		&m->watch, mono_sec(),
+		is->fallback_stacks >= m->fb_base ? is->fallback_stacks - m->fb_base : 0, &rb);
 	m->stats->health = m->watch.h;
 }
 

@@ -58,7 +58,7 @@ struct mapsnap {
 	bool discard_ids;
 	bool old_abi;
 	struct stackmap_names *names; /* saved-map frames kallsyms does not know, or NULL */
-	uint64_t named_frames;        /* frames interned in @names */
+	uint64_t named_frames;	      /* frames interned in @names */
 	struct stackmap_watch watch;
 	uint64_t fb_base;
 };
@@ -73,9 +73,8 @@ struct mapsnap {
  * @stats: counters to update
  * @count_refs: count ref_count deltas as hits
  */
-void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing,
-		  struct stack_table *table, struct ksym *ksym, struct session_stats *stats,
-		  bool count_refs);
+void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing, struct stack_table *table,
+		  struct ksym *ksym, struct session_stats *stats, bool count_refs);
 
 /**
  * mapsnap_read() - read the kernel's snapshot of the current generation

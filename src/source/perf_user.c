@@ -46,10 +46,15 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	struct perf_user *pu = ctx;
 	struct perf_user_stack st = {
 		.key = { .cpu = s->cpu, .tid = s->tid, .event = (uint32_t)s->event },
-		.pid = s->pid, .time = s->time, .ips = pu->ips,
+		.pid = s->pid,
+		.time = s->time,
+		.ips = pu->ips,
 	};
 	struct dwunwind_sample in = {
-		.regs = s->regs, .stack = s->stack, .stack_size = s->stack_size, .pid = s->pid,
+		.regs = s->regs,
+		.stack = s->stack,
+		.stack_size = s->stack_size,
+		.pid = s->pid,
 	};
 	int n = -EINVAL;
 
@@ -100,8 +105,8 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	} else if (!in.nmaps || n == -ENOENT) {
 		st.why = UJOIN_NO_MAPS;
 		pu->nomaps++;
-		log_debug("user stacks: no maps for pid %u tid %u ip %#llx (%zu maps)", s->pid, s->tid,
-			  (unsigned long long)s->regs[PERF_REG_X86_IP], in.nmaps);
+		log_debug("user stacks: no maps for pid %u tid %u ip %#llx (%zu maps)", s->pid,
+			  s->tid, (unsigned long long)s->regs[PERF_REG_X86_IP], in.nmaps);
 	} else {
 		st.why = UJOIN_UNWIND_FAILED;
 		pu->failed++;

@@ -182,7 +182,9 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 {
 	struct perf_user *pu = calloc(1, sizeof(*pu));
 	struct glue *g = calloc(1, sizeof(*g));
-	struct ujoin_opts jo = { .timeout_ns = PU_TIMEOUT_NS, .emit = join_emit, .drop = join_drop };
+	struct ujoin_opts jo = { .timeout_ns = PU_TIMEOUT_NS,
+				 .emit = join_emit,
+				 .drop = join_drop };
 
 	if (!pu || !g) {
 		free(pu);

@@ -24,11 +24,11 @@
 #include "source/perf_user_priv.h"
 #include "sym/usym.h"
 
-#define PU_EXIT_TICKS  4          /* an exited process's maps are kept this many refreshes */
-#define PU_MAPS_MAX    (1u << 20) /* lines of a /proc/PID/maps read at most */
-#define PU_MAPS_CHUNK  65536      /* bytes of /proc/PID/maps read at a time */
-#define PU_READ_LINES  (256u << 10) /* lines of maps read in one refresh, all processes */
-#define PU_VDSO_MAX    (1u << 20) /* a [vdso] larger than this is not copied */
+#define PU_EXIT_TICKS 4		   /* an exited process's maps are kept this many refreshes */
+#define PU_MAPS_MAX   (1u << 20)   /* lines of a /proc/PID/maps read at most */
+#define PU_MAPS_CHUNK 65536	   /* bytes of /proc/PID/maps read at a time */
+#define PU_READ_LINES (256u << 10) /* lines of maps read in one refresh, all processes */
+#define PU_VDSO_MAX   (1u << 20)   /* a [vdso] larger than this is not copied */
 
 static uint32_t tgid_hash(uint32_t tgid)
 {
@@ -299,8 +299,8 @@ static size_t first_after(const struct pu_proc *p, uint64_t addr)
  * no munmap). The overlapped entries are found by binary search and
  * replaced in one move: a /proc/PID/maps read in order appends.
  */
-static int proc_map(struct glue *g, struct pu_proc *p, uint64_t start, uint64_t end,
-		    uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
+static int proc_map(struct glue *g, struct pu_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+		    uint64_t dev, uint64_t ino, const char *path)
 {
 	struct umap nw[3];
 	size_t lo, hi, i, k = 0;
@@ -326,8 +326,9 @@ static int proc_map(struct glue *g, struct pu_proc *p, uint64_t start, uint64_t 
 		nw[k++].end = start;
 		str_of(nw[k - 1].path)->refs++;
 	}
-	nw[k++] = (struct umap){ .start = start, .end = end, .pgoff = pgoff, .path = dup,
-				 .dev = dev, .ino = ino };
+	nw[k++] = (struct umap){
+		.start = start, .end = end, .pgoff = pgoff, .path = dup, .dev = dev, .ino = ino
+	};
 	if (lo < hi && p->m[hi - 1].end > end) {
 		nw[k] = p->m[hi - 1];
 		nw[k].pgoff += end - nw[k].start;
@@ -506,8 +507,7 @@ void pu_on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool ex
 	 */
 }
 
-void pu_on_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
-		uint64_t time)
+void pu_on_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time)
 {
 	struct perf_user *pu = ctx;
 	struct pu_proc *p;

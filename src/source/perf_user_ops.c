@@ -26,10 +26,10 @@
  * delays one of them).
  */
 #define PU_SLACK_NS    (10ULL * 1000 * 1000)
-#define PU_MIN_RECORDS 256        /* read per drain even when the budget is spent */
-#define PU_RING_PAGES  512        /* 2 MiB a CPU to start with (4 KiB pages) */
-#define PU_RING_MAX    16384      /* grown where samples are lost, up to 64 MiB a CPU */
-#define PU_TASKS_MAX   4096       /* per-thread perf events at most (threads x CPUs x events) */
+#define PU_MIN_RECORDS 256   /* read per drain even when the budget is spent */
+#define PU_RING_PAGES  512   /* 2 MiB a CPU to start with (4 KiB pages) */
+#define PU_RING_MAX    16384 /* grown where samples are lost, up to 64 MiB a CPU */
+#define PU_TASKS_MAX   4096  /* per-thread perf events at most (threads x CPUs x events) */
 
 static uint64_t mono_now(void)
 {
@@ -51,8 +51,8 @@ static char *event_filter(struct source_ctx *s, const char *name)
 
 	if (!colon || !s->tr.tfs)
 		return NULL;
-	snprintf(rel, sizeof(rel), "%sevents/%.*s/%s/filter", s->tr.prefix, (int)(colon - name), name,
-		 colon + 1);
+	snprintf(rel, sizeof(rel), "%sevents/%.*s/%s/filter", s->tr.prefix, (int)(colon - name),
+		 name, colon + 1);
 	if (tfs_read(s->tr.tfs, rel, &buf, NULL) < 0)
 		return NULL;
 	nl = strchr(buf, '\n');
@@ -283,17 +283,18 @@ static int pu_tick(struct source *src)
 	}
 	perfsamp_stats(pu->ps, &st);
 	dwunwind_stats(pu->uw, &ds);
-	log_debug("user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound (%llu walked, %llu replayed), %llu failed, %llu without maps; rings %llu bytes (largest %llu, grown %llu); stack bytes read by whole walks: <=512 %llu, 1K %llu, 2K %llu, 4K %llu, 8K %llu, 16K %llu, 32K %llu, more %llu",
-		  (unsigned long long)st.samples, (unsigned long long)pu->skipped,
-		  (unsigned long long)st.lost,
-		  (unsigned long long)pu->unwound, (unsigned long long)ds.walked,
-		  (unsigned long long)ds.replayed, (unsigned long long)pu->failed,
-		  (unsigned long long)pu->nomaps, (unsigned long long)st.ring_bytes,
-		  (unsigned long long)st.ring_max, (unsigned long long)st.grown,
-		  (unsigned long long)ds.used[0], (unsigned long long)ds.used[1],
-		  (unsigned long long)ds.used[2], (unsigned long long)ds.used[3],
-		  (unsigned long long)ds.used[4], (unsigned long long)ds.used[5],
-		  (unsigned long long)ds.used[6], (unsigned long long)ds.used[7]);
+	log_debug(
+		"user stacks: %llu samples (%llu not wanted), %llu lost, %llu unwound (%llu walked, %llu replayed), %llu failed, %llu without maps; rings %llu bytes (largest %llu, grown %llu); stack bytes read by whole walks: <=512 %llu, 1K %llu, 2K %llu, 4K %llu, 8K %llu, 16K %llu, 32K %llu, more %llu",
+		(unsigned long long)st.samples, (unsigned long long)pu->skipped,
+		(unsigned long long)st.lost, (unsigned long long)pu->unwound,
+		(unsigned long long)ds.walked, (unsigned long long)ds.replayed,
+		(unsigned long long)pu->failed, (unsigned long long)pu->nomaps,
+		(unsigned long long)st.ring_bytes, (unsigned long long)st.ring_max,
+		(unsigned long long)st.grown, (unsigned long long)ds.used[0],
+		(unsigned long long)ds.used[1], (unsigned long long)ds.used[2],
+		(unsigned long long)ds.used[3], (unsigned long long)ds.used[4],
+		(unsigned long long)ds.used[5], (unsigned long long)ds.used[6],
+		(unsigned long long)ds.used[7]);
 	return 0;
 }
 

@@ -28,42 +28,42 @@
 #include "source/source.h"
 #include "sym/dwunwind.h"
 
-#define PU_TIMEOUT_NS  (500ULL * 1000 * 1000) /* a record waits for its sample (a read was cut) */
-#define PU_DEFER_MAX   64         /* samples waiting for their process's maps */
-#define PU_VDSOS_MAX   8          /* images kept (the kernel has 3: 64-bit, x32, 32-bit) */
+#define PU_TIMEOUT_NS (500ULL * 1000 * 1000) /* a record waits for its sample (a read was cut) */
+#define PU_DEFER_MAX  64		     /* samples waiting for their process's maps */
+#define PU_VDSOS_MAX  8 /* images kept (the kernel has 3: 64-bit, x32, 32-bit) */
 
 struct pu_proc {
 	uint32_t tgid;
-	uint32_t gen;         /* bumped by every change of @m */
-	unsigned int exited;  /* refreshes since its exit, 0 while it runs */
-	bool given;           /* handed to the symbolizer (usym_add_maps()) */
-	bool vdso_tried;      /* its [vdso] image was looked for */
-	uint32_t fork_of;     /* forked from this process, no map of its own since */
-	bool dropped;         /* its table dropped for memory: read again when asked for */
-	bool unread;          /* its /proc maps not read yet (a refresh's reads were spent) */
-	uint64_t used;        /* when its table was last asked for (struct glue @clock) */
-	struct umap *m;       /* paths interned (perf_user_maps.c) */
+	uint32_t gen;	     /* bumped by every change of @m */
+	unsigned int exited; /* refreshes since its exit, 0 while it runs */
+	bool given;	     /* handed to the symbolizer (usym_add_maps()) */
+	bool vdso_tried;     /* its [vdso] image was looked for */
+	uint32_t fork_of;    /* forked from this process, no map of its own since */
+	bool dropped;	     /* its table dropped for memory: read again when asked for */
+	bool unread;	     /* its /proc maps not read yet (a refresh's reads were spent) */
+	uint64_t used;	     /* when its table was last asked for (struct glue @clock) */
+	struct umap *m;	     /* paths interned (perf_user_maps.c) */
 	size_t n, cap;
 };
 
 struct pu_held {
 	struct ingest_held h;
 	unsigned int n;
-	uint64_t *frames;     /* room for the user part too */
+	uint64_t *frames; /* room for the user part too */
 };
 
 /* a sample's user part: what the matched record gets */
 struct pu_ustack {
 	uint32_t tgid;
-	unsigned int n;       /* tokens, USYM_CUT included */
+	unsigned int n; /* tokens, USYM_CUT included */
 	uint64_t toks[];
 };
 
 struct glue {
 	struct source_ctx *s;
 	struct ujoin *join;
-	bool on;              /* `u` turned it off: records are counted at once */
-	bool discard;         /* a reset: matches are dropped, not counted */
+	bool on;		 /* `u` turned it off: records are counted at once */
+	bool discard;		 /* a reset: matches are dropped, not counted */
 	struct ujoin_stats base; /* the join's counts at the last reset */
 	uint32_t self;
 	/* processes: @procs, and an open-addressing index tgid -> slot + 1 */
@@ -77,22 +77,22 @@ struct glue {
 	size_t nstrs, cstrs;
 	size_t maps_bytes, maps_limit;
 	uint64_t maps_dropped;
-	size_t read_lines;    /* lines of /proc maps read this refresh */
+	size_t read_lines; /* lines of /proc maps read this refresh */
 	uint64_t clock;
 	/* held records: slots, a free list of their numbers */
 	struct pu_held *held;
 	uint32_t nheld, cheld;
 	uint32_t *free;
 	uint32_t nfree;
-	int *evmap;           /* perfsamp event number -> session event index */
-	bool *sampled;        /* by session event index: has a perf event */
+	int *evmap;    /* perfsamp event number -> session event index */
+	bool *sampled; /* by session event index: has a perf event */
 	unsigned int nsampled;
 };
 
 /* a copy of a [vdso] image: the unwind tables of its code are in no file */
 struct pu_vdso {
 	uint8_t bid[64];
-	int bidlen;           /* 0: no build-id, compared byte for byte */
+	int bidlen; /* 0: no build-id, compared byte for byte */
 	uint8_t *image;
 	size_t len;
 };
@@ -110,14 +110,14 @@ struct perf_user {
 	bool retrying;
 	struct perfsamp *ps;
 	struct dwunwind *uw;
-	struct glue *g;       /* opened by the session */
+	struct glue *g; /* opened by the session */
 	const char **events;
-	char **filters;       /* per perf event, NULL: none */
-	pid_t *tasks;         /* -p/--tid: the threads sampled */
+	char **filters; /* per perf event, NULL: none */
+	pid_t *tasks;	/* -p/--tid: the threads sampled */
 	unsigned int ntasks, ctasks;
 	unsigned int nevents;
 	uint64_t unwound, failed, nomaps, skipped;
-	uint64_t restarted;   /* when the sample period's count started again (mono ns) */
+	uint64_t restarted; /* when the sample period's count started again (mono ns) */
 	struct pu_vdso vdsos[PU_VDSOS_MAX];
 	unsigned int nvdsos;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
@@ -133,8 +133,7 @@ void pu_on_mmap(void *ctx, const struct perfsamp_mmap *m);
 /* perf_user_maps.c: a COMM record: on exec, @pid's maps start again (MMAP2 records follow) */
 void pu_on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 /* perf_user_maps.c: a FORK or EXIT record of @tid: a process's table made or marked ended */
-void pu_on_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
-		uint64_t time);
+void pu_on_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit, uint64_t time);
 /* perf_user_maps.c: struct perf_user_cfg @maps_for: the table of @pid, its identity */
 size_t pu_maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *id);
 /* perf_user_maps.c: the symbolizer reads /proc/<tgid>/maps; ours serve when that is gone */

@@ -37,8 +37,7 @@ static int replay_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 				  &ret->size) == 0)
 		return 0;
 	if (!src->priv ||
-	    tep_find_function_info(replay_tep(src->priv), addr, &name, &start, &size) == 0 ||
-	    !name)
+	    tep_find_function_info(replay_tep(src->priv), addr, &name, &start, &size) == 0 || !name)
 		return -ENOENT;
 	ret->name = name;
 	ret->module = NULL;
@@ -98,22 +97,26 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	comm_cache_set_lookup(s->comms, replay_comm, rp);
 	r = evfmt_from_tep(replay_tep(rp), &s->tr.fmt);
 	if (r < 0)
-		return fmt_error(err, errsz, r,
-				 r == -EBADMSG ? "%s has impossible event formats (see above)"
-					       : "%s has no stack trace events (record with -T or -O stacktrace)",
-				 path);
+		return fmt_error(
+			err, errsz, r,
+			r == -EBADMSG
+				? "%s has impossible event formats (see above)"
+				: "%s has no stack trace events (record with -T or -O stacktrace)",
+			path);
 	s->ing = ingest_new(s->tr.fmt, s->table, replay_slots(rp));
 	if (!s->ing)
 		return -ENOMEM;
-	ingest_configure(s->ing, &(struct ingest_config){
-		.type_cb = trace_type_cb,
-		.type_ctx = &s->tr,
-		/* function-tracer entries (trace-cmd record -p function -T): by function */
-		.func_cb = probes_func_cb,
-		.func_ctx = &s->tr,
-		/* ids no saved map resolves still count, each on its own row */
-		.keep_unresolved = true,
-	});
+	ingest_configure(
+		s->ing,
+		&(struct ingest_config){
+			.type_cb = trace_type_cb,
+			.type_ctx = &s->tr,
+			/* function-tracer entries (trace-cmd record -p function -T): by function */
+			.func_cb = probes_func_cb,
+			.func_ctx = &s->tr,
+			/* ids no saved map resolves still count, each on its own row */
+			.keep_unresolved = true,
+		});
 	snprintf(s->stats.kernel, sizeof(s->stats.kernel), "recording");
 	fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	/* the recording's own kallsyms: the live one may be another boot */
@@ -144,11 +147,13 @@ static int replay_dat_drain(struct source *src, struct drain_budget *budget)
 	if (!source_nevents(s))
 		trace_traced_append(&s->tr, "none with a stack");
 	if (ingest_stats(s->ing)->unresolved)
-		log_warn("%llu stack_id records name ids %s: each id is ranked as '[unresolved stack_id N]'; "
-			 "give --map with the stack_map_bin (or stack_map) saved with the recording "
-			 "(cat /sys/kernel/tracing/stack_map_bin > stack_map_bin next to the trace.dat)",
-			 (unsigned long long)ingest_stats(s->ing)->unresolved,
-			 s->tr.opts->map_file ? "the stack map does not hold" : "no stack map resolves");
+		log_warn(
+			"%llu stack_id records name ids %s: each id is ranked as '[unresolved stack_id N]'; "
+			"give --map with the stack_map_bin (or stack_map) saved with the recording "
+			"(cat /sys/kernel/tracing/stack_map_bin > stack_map_bin next to the trace.dat)",
+			(unsigned long long)ingest_stats(s->ing)->unresolved,
+			s->tr.opts->map_file ? "the stack map does not hold"
+					     : "no stack map resolves");
 	return n > 0 ? (int)(n > 0x7fffffff ? 0x7fffffff : n) : 0;
 }
 

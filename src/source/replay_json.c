@@ -83,11 +83,11 @@ struct snapdb {
 	struct snap_view view;
 	unsigned int group_depth; /* the first file's grouping */
 	bool group_func;
-	bool count;               /* the first file was weighted and ranked hits */
+	bool count; /* the first file was weighted and ranked hits */
 	char filter[256];
 	char comm[256];
 	double interval;
-	int nfiles;               /* snapshots opened */
+	int nfiles; /* snapshots opened */
 };
 
 static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
@@ -306,7 +306,8 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 					return -ENOMEM;
 			}
 			if (ss->user_cut)
-				buf[depth++] = USYM_CUT | ss->user_cut_why; /* the reason it was cut */
+				buf[depth++] =
+					USYM_CUT | ss->user_cut_why; /* the reason it was cut */
 			/* an event without its user stack, and why */
 			if (ss->user_missing)
 				buf[depth++] = usym_none(ss->user_missing);
@@ -334,11 +335,11 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 				return -ENOMEM;
 			}
 		}
-		stack_table_add(s->table, st,
-				&(struct stack_key){ (unsigned int)l->evmap[b->event], b->cpu, b->pid,
-						     (unsigned int)l->omap[sn->norigins ? b->origin : 0] },
-				&(struct stack_counts){ b->total, b->delta, b->weight,
-							b->weight_delta });
+		stack_table_add(
+			s->table, st,
+			&(struct stack_key){ (unsigned int)l->evmap[b->event], b->cpu, b->pid,
+					     (unsigned int)l->omap[sn->norigins ? b->origin : 0] },
+			&(struct stack_counts){ b->total, b->delta, b->weight, b->weight_delta });
 		rest -= b->total < rest ? b->total : rest;
 		drest -= b->delta < drest ? b->delta : drest;
 		wrest -= b->weight < wrest ? b->weight : wrest;
@@ -347,8 +348,8 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	/* hits no record carries (none written): keep the stack's own counts */
 	if (rest)
 		stack_table_add(s->table, st,
-				&(struct stack_key){ sn->nevents ? (unsigned int)l->evmap[0] : 0, 0, -1,
-						     (unsigned int)l->omap[0] },
+				&(struct stack_key){ sn->nevents ? (unsigned int)l->evmap[0] : 0, 0,
+						     -1, (unsigned int)l->omap[0] },
 				&(struct stack_counts){ rest, drest, wrest, wdrest });
 	/* the single weights' buckets, and the intervals before the last (which the tick closes) */
 	for (j = 0; ss->have_hist && j < HIST_BUCKETS; j++)
@@ -356,19 +357,20 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 			stack_table_add_hist(s->table, st, (unsigned int)j, ss->hist[j]);
 	if (ss->ntrend > 1)
 		stack_table_add_trend(s->table, st, ss->trend,
-				      ss->ntrend_w == ss->ntrend ? ss->trend_w : NULL, ss->ntrend - 1);
+				      ss->ntrend_w == ss->ntrend ? ss->trend_w : NULL,
+				      ss->ntrend - 1);
 	return 0;
 }
 
 /* where a counter read goes: ingest's counter, else the session's (core/counters.h) */
-#define HC_LOAD_ROW(field, type, delta, from, json, read, ...)                                 \
+#define HC_LOAD_ROW(field, type, delta, from, json, read, ...)                                     \
 	{ HC_OFF(field), HC_IOFF_##from, HCR_##read },
 static const struct {
 	size_t off, ioff;
 	unsigned char read;
 } load_at[HC_N] = { SESSION_COUNTERS(HC_LOAD_ROW) };
 #undef HC_LOAD_ROW
-#define HC_LOAD_CHECK(field, type, delta, from, json, read, ...)                              \
+#define HC_LOAD_CHECK(field, type, delta, from, json, read, ...)                                   \
 	_Static_assert(HCR_##read == HCR_NO || HCY_##type == HCY_U64, #field " is read: a count");
 SESSION_COUNTERS(HC_LOAD_CHECK)
 #undef HC_LOAD_CHECK
@@ -438,8 +440,7 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	if (!s->stats.tracefs[0])
 		fmt_sanitize(s->stats.tracefs, sizeof(s->stats.tracefs), path, strlen(path));
 	else
-		snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%d snapshots",
-			 db->nfiles);
+		snprintf(s->stats.tracefs, sizeof(s->stats.tracefs), "%d snapshots", db->nfiles);
 	if (!s->tr.traced) {
 		unsigned int i;
 

@@ -53,14 +53,15 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 	if (r < 0)
 		return fmt_error(err, errsz, r, "cannot read the stack map %s: %s", path,
 				 r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
-					    : strerror(-r));
+					       : strerror(-r));
 	if (m->named_frames) {
 		/* with a trace.dat and no --kallsyms its resolver answers names first */
 		if (!s->tr.opts->replay || s->tr.opts->kallsyms)
 			ksym_set_resolver(s->tr.ksym, names_sym, s->map_names);
 		if (s->tr.opts->replay && !s->tr.opts->kallsyms)
-			log_warn("%s: %llu frames kept as written (names become addresses only with --kallsyms)",
-				 path, (unsigned long long)m->named_frames);
+			log_warn(
+				"%s: %llu frames kept as written (names become addresses only with --kallsyms)",
+				path, (unsigned long long)m->named_frames);
 		else
 			log_warn("%s: %llu frames name symbols not in %s: shown as written", path,
 				 (unsigned long long)m->named_frames,

@@ -69,7 +69,8 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	if (r < 0)
 		return r;
 	/* -p: saved_tgids places threads that end before stacktop looks (tgid.h) */
-	if (s->tr.opts->npids && !s->tr.opts->tracefs && tfs_exists(s->tr.tfs, "options/record-tgid") &&
+	if (s->tr.opts->npids && !s->tr.opts->tracefs &&
+	    tfs_exists(s->tr.tfs, "options/record-tgid") &&
 	    state_write(s->tr.state, "options/record-tgid", "1") < 0)
 		log_warn("cannot turn on record-tgid: threads that end quickly may be missed");
 	/* --trigger: the stacks come from the triggers alone */
@@ -184,8 +185,9 @@ static int stackmap_reset(struct source *src)
 		if (more) {
 			r2 = tfs_write(s->tr.tfs, "trace", "");
 			if (r2 < 0)
-				log_warn("cannot clear the buffers after a reset: %s; ids of the old map are dropped until they are read",
-					 strerror(-r2));
+				log_warn(
+					"cannot clear the buffers after a reset: %s; ids of the old map are dropped until they are read",
+					strerror(-r2));
 			else
 				ingest_forget_waiting(s->ing);
 			more = r2 < 0;

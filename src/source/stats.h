@@ -61,47 +61,48 @@ struct session_view {
  */
 struct session_stats {
 	enum session_mode mode;
-	char kernel[96];            /* uname release, sanitized */
-	char tracefs[128];          /* root in use */
-	double interval_sec;        /* length of the last closed interval */
+	char kernel[96];     /* uname release, sanitized */
+	char tracefs[128];   /* root in use */
+	double interval_sec; /* length of the last closed interval */
 	/*
 	 * the header's counters: one member per row of SESSION_COUNTERS
 	 * (core/counters.h: what each counts), and a member field_delta, the
 	 * last closed interval's count, where the row keeps one
 	 */
 	SESSION_COUNTERS(HC_MEMBERS)
-	uint64_t map_reads;         /* stack_map_bin snapshots read */
+	uint64_t map_reads; /* stack_map_bin snapshots read */
 	bool have_map_stat;
-	struct stackmap_stat map;   /* valid when have_map_stat */
-	struct stackmap_health health; /* the map's pool: fill, growth, since when full (health.known) */
-	int map_abi;                /* 1-4 when known from the files, else 0 */
-	double self_cpu;            /* stacktop's CPU % over the last interval */
-	bool behind;                /* the last drain ran out of budget, data left */
-	bool targets_gone;          /* every -p process / --tid thread exited (at the last tick) */
-	enum session_user user;     /* the way user stacks are taken (OFF, FP or DWARF) */
-	char user_note[160];        /* why -u took fp rather than dwarf, "" if it did not */
-	struct ujoin_stats ujoin;   /* dwarf: events with and without a user stack, and why */
-	unsigned int user_period;   /* dwarf: one event in this many has a sample (1: all) */
-	unsigned int user_stack;    /* dwarf: user stack bytes copied per sample */
-	uint64_t user_ring;         /* dwarf: the largest perf ring of a CPU, bytes */
-	uint64_t user_ring_total;   /* dwarf: every CPU's perf ring, bytes */
-	uint64_t user_ring_grown;   /* dwarf: rings replaced by a larger one after losses */
-	uint64_t user_ring_full;    /* dwarf: rings found full when read (samples lost) */
-	bool user_ring_auto;        /* dwarf: rings grow where samples are lost (no --user-buffer)
-				     */
+	struct stackmap_stat map; /* valid when have_map_stat */
+	struct stackmap_health
+		health;		  /* the map's pool: fill, growth, since when full (health.known) */
+	int map_abi;		  /* 1-4 when known from the files, else 0 */
+	double self_cpu;	  /* stacktop's CPU % over the last interval */
+	bool behind;		  /* the last drain ran out of budget, data left */
+	bool targets_gone;	  /* every -p process / --tid thread exited (at the last tick) */
+	enum session_user user;	  /* the way user stacks are taken (OFF, FP or DWARF) */
+	char user_note[160];	  /* why -u took fp rather than dwarf, "" if it did not */
+	struct ujoin_stats ujoin; /* dwarf: events with and without a user stack, and why */
+	unsigned int user_period; /* dwarf: one event in this many has a sample (1: all) */
+	unsigned int user_stack;  /* dwarf: user stack bytes copied per sample */
+	uint64_t user_ring;	  /* dwarf: the largest perf ring of a CPU, bytes */
+	uint64_t user_ring_total; /* dwarf: every CPU's perf ring, bytes */
+	uint64_t user_ring_grown; /* dwarf: rings replaced by a larger one after losses */
+	uint64_t user_ring_full;  /* dwarf: rings found full when read (samples lost) */
+	bool user_ring_auto;	  /* dwarf: rings grow where samples are lost (no --user-buffer)
+				   */
 };
 
 /*
  * Where a row of SESSION_COUNTERS keeps its count in struct session_stats,
  * and its interval's (HC_DOFF_##delta(field): SIZE_MAX when it has none)
  */
-#define HC_OFF(field) offsetof(struct session_stats, field)
+#define HC_OFF(field)	  offsetof(struct session_stats, field)
 #define HC_DOFF_ND(field) SIZE_MAX
-#define HC_DOFF_D(field) offsetof(struct session_stats, field##_delta)
+#define HC_DOFF_D(field)  offsetof(struct session_stats, field##_delta)
 #define HC_DOFF_DL(field) offsetof(struct session_stats, field##_delta)
 /* and in struct ingest_stats (HC_IOFF_##from: expanded where ingest/ingest.h is) */
 #define HC_IOFF_ING(member) offsetof(struct ingest_stats, member)
-#define HC_IOFF_SRC SIZE_MAX
+#define HC_IOFF_SRC	    SIZE_MAX
 
 /*
  * session_counter_add() - add @v to the 64-bit counter at @off of @base
@@ -194,7 +195,8 @@ static inline int session_map_saves_split(const struct session_stats *st, double
 		r |= 1;
 	}
 	if (st->sized_records > f->records && st->alt_bytes > f->alt) {
-		double a = (double)(st->alt_bytes - f->alt), b = (double)(st->sized_bytes - f->bytes);
+		double a = (double)(st->alt_bytes - f->alt),
+		       b = (double)(st->sized_bytes - f->bytes);
 
 		*after = 100.0 * (a - b) / a;
 		r |= 2;

@@ -14,9 +14,17 @@
 #include "sym/usym.h"
 
 static const char *const machinery[] = {
-	"trace_event_raw_event_", "perf_trace_", "__traceiter_", "__do_trace_", "__bpf_trace_",
-	"trace_event_buffer_", "__trace_stack", "__ftrace_trace_stack", "ftrace_",
-	"trace_buffer_unlock_commit", "trace_",
+	"trace_event_raw_event_",
+	"perf_trace_",
+	"__traceiter_",
+	"__do_trace_",
+	"__bpf_trace_",
+	"trace_event_buffer_",
+	"__trace_stack",
+	"__ftrace_trace_stack",
+	"ftrace_",
+	"trace_buffer_unlock_commit",
+	"trace_",
 };
 
 static int is_machinery(const char *name)
@@ -140,7 +148,8 @@ unsigned int brief_common(struct ksym *ks, const struct rank_row *rows, size_t n
 		if (s->depth - skip - 1 < common)
 			common = s->depth - skip - 1;
 		for (k = 0; k < common; k++) {
-			const char *a = brief_name(ks, s0, skip0 + k), *b = brief_name(ks, s, skip + k);
+			const char *a = brief_name(ks, s0, skip0 + k),
+				   *b = brief_name(ks, s, skip + k);
 
 			if (!a || !b || strcmp(a, b))
 				break;

@@ -67,15 +67,24 @@ static void rd_skip(struct rd *r, uint64_t n)
 static int enc_size(uint8_t enc)
 {
 	switch (enc & 0x0f) {
-	case 0x00: return 8;  /* absptr */
-	case 0x01: return 0;  /* uleb128 */
-	case 0x02: return 2;  /* udata2 */
-	case 0x03: return 4;  /* udata4 */
-	case 0x04: return 8;  /* udata8 */
-	case 0x09: return 0;  /* sleb128 */
-	case 0x0a: return 2;  /* sdata2 */
-	case 0x0b: return 4;  /* sdata4 */
-	case 0x0c: return 8;  /* sdata8 */
+	case 0x00:
+		return 8; /* absptr */
+	case 0x01:
+		return 0; /* uleb128 */
+	case 0x02:
+		return 2; /* udata2 */
+	case 0x03:
+		return 4; /* udata4 */
+	case 0x04:
+		return 8; /* udata8 */
+	case 0x09:
+		return 0; /* sleb128 */
+	case 0x0a:
+		return 2; /* sdata2 */
+	case 0x0b:
+		return 4; /* sdata4 */
+	case 0x0c:
+		return 8; /* sdata8 */
 	}
 	return -1;
 }
@@ -102,25 +111,44 @@ static int op_fixed(uint8_t op, int *nleb)
 	*nleb = 0;
 	if ((op >= 0x30 && op <= 0x6f) || (op >= 0x12 && op <= 0x14) ||
 	    (op >= 0x16 && op <= 0x22) || (op >= 0x24 && op <= 0x27) ||
-	    (op >= 0x29 && op <= 0x2e) || op == 0x06 ||
-	    op == 0x96 || op == 0x97 || op == 0x9c || op == 0x9f)
+	    (op >= 0x29 && op <= 0x2e) || op == 0x06 || op == 0x96 || op == 0x97 || op == 0x9c ||
+	    op == 0x9f)
 		return 0; /* literals, registers, stack and arithmetic ops, nop */
 	if (op >= 0x70 && op <= 0x8f) {
 		*nleb = 1; /* breg0..31 SLEB */
 		return 0;
 	}
 	switch (op) {
-	case 0x03: return 8;                    /* addr */
-	case 0x08: case 0x09: case 0x15:        /* const1u/s, pick */
-	case 0x94: case 0x95: return 1;         /* deref_size, xderef_size */
-	case 0x0a: case 0x0b: case 0x28: case 0x2f: return 2; /* const2u/s, bra, skip */
-	case 0x0c: case 0x0d: return 4;         /* const4u/s */
-	case 0x0e: case 0x0f: return 8;         /* const8u/s */
-	case 0x10: case 0x11: case 0x23: case 0x90: case 0x91: case 0x93:
-		*nleb = 1;                      /* constu, consts, plus_uconst, regx, fbreg, piece */
+	case 0x03:
+		return 8; /* addr */
+	case 0x08:
+	case 0x09:
+	case 0x15: /* const1u/s, pick */
+	case 0x94:
+	case 0x95:
+		return 1; /* deref_size, xderef_size */
+	case 0x0a:
+	case 0x0b:
+	case 0x28:
+	case 0x2f:
+		return 2; /* const2u/s, bra, skip */
+	case 0x0c:
+	case 0x0d:
+		return 4; /* const4u/s */
+	case 0x0e:
+	case 0x0f:
+		return 8; /* const8u/s */
+	case 0x10:
+	case 0x11:
+	case 0x23:
+	case 0x90:
+	case 0x91:
+	case 0x93:
+		*nleb = 1; /* constu, consts, plus_uconst, regx, fbreg, piece */
 		return 0;
-	case 0x92: case 0x9d:
-		*nleb = 2;                      /* bregx, bit_piece */
+	case 0x92:
+	case 0x9d:
+		*nleb = 2; /* bregx, bit_piece */
 		return 0;
 	}
 	return -1;
@@ -166,8 +194,8 @@ static enum cfi_verdict scan_expr(struct rd *r, uint64_t n)
 
 /* what a program's scan needs of its CIE */
 struct prog {
-	uint8_t fde_enc;        /* DW_CFA_set_loc's operand */
-	unsigned int depth;     /* remember_state nesting so far */
+	uint8_t fde_enc;    /* DW_CFA_set_loc's operand */
+	unsigned int depth; /* remember_state nesting so far */
 };
 
 /* the call frame instructions in [p, end) */
@@ -190,7 +218,8 @@ static enum cfi_verdict scan_program(const uint8_t *p, const uint8_t *end, struc
 			continue;
 		}
 		switch (op) {
-		case 0x00: case 0x0b: /* nop, restore_state */
+		case 0x00:
+		case 0x0b: /* nop, restore_state */
 			if (op == 0x0b && pg->depth)
 				pg->depth--;
 			break;
@@ -201,20 +230,41 @@ static enum cfi_verdict scan_program(const uint8_t *p, const uint8_t *end, struc
 		case 0x01: /* set_loc */
 			rd_enc(&r, pg->fde_enc);
 			break;
-		case 0x02: rd_skip(&r, 1); break; /* advance_loc1 */
-		case 0x03: rd_skip(&r, 2); break; /* advance_loc2 */
-		case 0x04: rd_skip(&r, 4); break; /* advance_loc4 */
-		case 0x1d: rd_skip(&r, 8); break; /* MIPS_advance_loc8 */
-		case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x13: case 0x2e:
+		case 0x02:
+			rd_skip(&r, 1);
+			break; /* advance_loc1 */
+		case 0x03:
+			rd_skip(&r, 2);
+			break; /* advance_loc2 */
+		case 0x04:
+			rd_skip(&r, 4);
+			break; /* advance_loc4 */
+		case 0x1d:
+			rd_skip(&r, 8);
+			break; /* MIPS_advance_loc8 */
+		case 0x06:
+		case 0x07:
+		case 0x08:
+		case 0x0d:
+		case 0x0e:
+		case 0x13:
+		case 0x2e:
 			rd_leb(&r); /* restore_extended, undefined, same_value, def_cfa_register,
 				     * def_cfa_offset, def_cfa_offset_sf, GNU_args_size */
 			break;
-		case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14: case 0x15:
+		case 0x05:
+		case 0x09:
+		case 0x0c:
+		case 0x11:
+		case 0x12:
+		case 0x14:
+		case 0x15:
 		case 0x2f:
 			rd_leb(&r); /* offset_extended, register, def_cfa, offset_extended_sf, */
 			rd_leb(&r); /* def_cfa_sf, val_offset, val_offset_sf, GNU_neg_offset_ext */
 			break;
-		case 0x10: case 0x16: /* expression, val_expression: register, block */
+		case 0x10:
+		case 0x16: /* expression, val_expression: register, block */
 			rd_leb(&r);
 			/* fall through */
 		case 0x0f: /* def_cfa_expression: block */
@@ -279,8 +329,8 @@ static enum cfi_verdict scan_cie(const uint8_t *buf, size_t len, size_t off, str
 	rd_skip(&r, naug + 1);
 	if (version == 4)
 		rd_skip(&r, 2); /* address_size, segment_size */
-	rd_leb(&r);             /* code alignment */
-	rd_leb(&r);             /* data alignment */
+	rd_leb(&r);		/* code alignment */
+	rd_leb(&r);		/* data alignment */
 	if (version == 1)
 		rd_skip(&r, 1); /* return address register */
 	else
@@ -314,7 +364,9 @@ static enum cfi_verdict scan_cie(const uint8_t *buf, size_t len, size_t off, str
 				rd_enc(&a, enc);
 				break;
 			}
-			case 'S': case 'B': case 'G':
+			case 'S':
+			case 'B':
+			case 'G':
 				break;
 			default:
 				return CFI_MALFORMED; /* libunwind would refuse it too */
@@ -352,8 +404,8 @@ enum cfi_verdict cfi_scan_fde(const uint8_t *buf, size_t len, size_t fde)
 	n = enc_size(pg.fde_enc);
 	if (n < 0)
 		return CFI_MALFORMED;
-	rd_enc(&r, pg.fde_enc);          /* initial location */
-	rd_enc(&r, pg.fde_enc & 0x0f);   /* address range: never relative */
+	rd_enc(&r, pg.fde_enc);	       /* initial location */
+	rd_enc(&r, pg.fde_enc & 0x0f); /* address range: never relative */
 	if (aug_z)
 		rd_skip(&r, rd_leb(&r)); /* the FDE's augmentation data */
 	if (!r.ok)
@@ -364,13 +416,20 @@ enum cfi_verdict cfi_scan_fde(const uint8_t *buf, size_t len, size_t fde)
 const char *cfi_verdict_name(enum cfi_verdict v)
 {
 	switch (v) {
-	case CFI_OK: return "ok";
-	case CFI_MALFORMED: return "malformed call frame information";
-	case CFI_TOO_LONG: return "call frame program too long";
-	case CFI_NESTING: return "remember_state nested too deep";
-	case CFI_EXPR_LOOP: return "CFA expression loop";
-	case CFI_BUDGET: return "unwind read budget spent";
-	case CFI_VERDICT_MAX: break;
+	case CFI_OK:
+		return "ok";
+	case CFI_MALFORMED:
+		return "malformed call frame information";
+	case CFI_TOO_LONG:
+		return "call frame program too long";
+	case CFI_NESTING:
+		return "remember_state nested too deep";
+	case CFI_EXPR_LOOP:
+		return "CFA expression loop";
+	case CFI_BUDGET:
+		return "unwind read budget spent";
+	case CFI_VERDICT_MAX:
+		break;
 	}
 	return "?";
 }

@@ -24,8 +24,8 @@
 #include <stdint.h>
 
 #define CFI_MAX_PROGRAM 16384 /* bytes of one CIE's or FDE's instructions */
-#define CFI_MAX_DEPTH   16    /* DW_CFA_remember_state nesting */
-#define CFI_MAX_EXPR    512   /* bytes of one DWARF expression */
+#define CFI_MAX_DEPTH	16    /* DW_CFA_remember_state nesting */
+#define CFI_MAX_EXPR	512   /* bytes of one DWARF expression */
 
 /**
  * enum cfi_verdict - what the scan found

@@ -100,18 +100,18 @@ static int walk(struct rd *r, char **ret, size_t *ret_len)
 	if (rd_bytes(r, &endian, 1) || rd_bytes(r, &lsize, 1) || endian > 1)
 		return -EBADMSG;
 	r->big = endian == 1;
-	if (rd_uint(r, 4, &v))			/* page size */
+	if (rd_uint(r, 4, &v)) /* page size */
 		return -EBADMSG;
 	if (rd_tag(r, "header_page") || rd_uint(r, 8, &n) || rd_skip(r, n))
 		return -EBADMSG;
 	if (rd_tag(r, "header_event") || rd_uint(r, 8, &n) || rd_skip(r, n))
 		return -EBADMSG;
-	if (rd_uint(r, 4, &n))			/* ftrace event formats */
+	if (rd_uint(r, 4, &n)) /* ftrace event formats */
 		return -EBADMSG;
 	for (i = 0; i < n; i++)
 		if (rd_uint(r, 8, &len) || rd_skip(r, len))
 			return -EBADMSG;
-	if (rd_uint(r, 4, &sys))		/* event systems */
+	if (rd_uint(r, 4, &sys)) /* event systems */
 		return -EBADMSG;
 	for (; sys; sys--) {
 		if (rd_name(r) || rd_uint(r, 4, &n))
@@ -120,7 +120,7 @@ static int walk(struct rd *r, char **ret, size_t *ret_len)
 			if (rd_uint(r, 8, &len) || rd_skip(r, len))
 				return -EBADMSG;
 	}
-	if (rd_uint(r, 4, &len))		/* kallsyms */
+	if (rd_uint(r, 4, &len)) /* kallsyms */
 		return -EBADMSG;
 	if (!len)
 		return -ENOENT;

@@ -50,14 +50,14 @@
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
-					       unw_dyn_info_t *di, unw_proc_info_t *pi,
-					       int need_unwind_info, void *arg);
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
 #define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
-#define LOADS_MAX    8            /* files read for one sample (each a restart) */
-#define MEMO_SLOTS   512          /* walks kept for replay, by maps_id, IP, SP */
-#define MEMO_READS   256          /* a walk that reads more is not kept */
+#define LOADS_MAX     8		  /* files read for one sample (each a restart) */
+#define MEMO_SLOTS    512	  /* walks kept for replay, by maps_id, IP, SP */
+#define MEMO_READS    256	  /* a walk that reads more is not kept */
 
 /* one value a walk read: a stack word (@off >= 0 from the SP) or register -1 - @off */
 struct mread {
@@ -69,11 +69,11 @@ struct mread {
 struct memo {
 	uint64_t maps_id, ip, sp;
 	uint64_t stack_size;
-	uint32_t max;           /* the room it had: the depth limit is part of the result */
+	uint32_t max; /* the room it had: the depth limit is part of the result */
 	uint32_t nreads;
 	uint32_t n;
 	uint8_t end;
-	struct mread *reads;    /* nreads, then n frames as uint64_t */
+	struct mread *reads; /* nreads, then n frames as uint64_t */
 };
 
 /* an address space whose cache belongs to one maps_id */
@@ -86,14 +86,14 @@ struct uspace {
 #define NSPACES 8
 
 struct dwunwind {
-	unw_addr_space_t as;    /* maps_id 0: no caching */
+	unw_addr_space_t as; /* maps_id 0: no caching */
 	struct uspace spaces[NSPACES];
-	struct uwfiles files;   /* the files' unwind tables (dwunwind_file.c) */
-	uint64_t clock;         /* the spaces' stamps */
+	struct uwfiles files; /* the files' unwind tables (dwunwind_file.c) */
+	uint64_t clock;	      /* the spaces' stamps */
 	struct memo memo[MEMO_SLOTS];
 	size_t memo_bytes;
 	struct dwunwind_stats st;
-	int refusal;            /* dwunwind_refusal() */
+	int refusal; /* dwunwind_refusal() */
 	/* what the current walk read */
 	struct mread log[MEMO_READS];
 	uint32_t nlog;
@@ -105,10 +105,10 @@ struct uctx {
 	struct dwunwind *u;
 	const struct dwunwind_sample *s;
 	uint64_t sp;
-	bool beyond_stack;      /* libunwind wanted stack bytes not copied */
+	bool beyond_stack; /* libunwind wanted stack bytes not copied */
 	bool noinfo;
 	enum cfi_verdict refused; /* an FDE refused, or the read budget spent */
-	uint32_t reads;         /* access_mem calls of this walk */
+	uint32_t reads;		  /* access_mem calls of this walk */
 	/* a mapping whose file must be read before the unwind can go on */
 	const struct umap *need;
 	/* the file of the last find_proc_info, for addresses in no mapping */
@@ -139,8 +139,8 @@ static const struct umap *map_find(const struct dwunwind_sample *s, uint64_t add
 /* a mapping whose code can be read: a file's, or an image given (the vdso) */
 static bool map_is_file(const struct umap *m)
 {
-	return m && ((m->image && m->image_size) ||
-		     (m->path && m->path[0] == '/' && m->dev && m->ino));
+	return m &&
+	       ((m->image && m->image_size) || (m->path && m->path[0] == '/' && m->dev && m->ino));
 }
 
 /* the offset in its file (or image) of @m's start: an image is copied from there */
@@ -383,11 +383,11 @@ static int acc_access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *
 			  void *arg)
 {
 	static const int8_t perf_of[] = {
-		[UNW_X86_64_RAX] = PERF_REG_X86_AX, [UNW_X86_64_RDX] = PERF_REG_X86_DX,
-		[UNW_X86_64_RCX] = PERF_REG_X86_CX, [UNW_X86_64_RBX] = PERF_REG_X86_BX,
-		[UNW_X86_64_RSI] = PERF_REG_X86_SI, [UNW_X86_64_RDI] = PERF_REG_X86_DI,
-		[UNW_X86_64_RBP] = PERF_REG_X86_BP, [UNW_X86_64_RSP] = PERF_REG_X86_SP,
-		[UNW_X86_64_R8] = PERF_REG_X86_R8, [UNW_X86_64_R9] = PERF_REG_X86_R9,
+		[UNW_X86_64_RAX] = PERF_REG_X86_AX,  [UNW_X86_64_RDX] = PERF_REG_X86_DX,
+		[UNW_X86_64_RCX] = PERF_REG_X86_CX,  [UNW_X86_64_RBX] = PERF_REG_X86_BX,
+		[UNW_X86_64_RSI] = PERF_REG_X86_SI,  [UNW_X86_64_RDI] = PERF_REG_X86_DI,
+		[UNW_X86_64_RBP] = PERF_REG_X86_BP,  [UNW_X86_64_RSP] = PERF_REG_X86_SP,
+		[UNW_X86_64_R8] = PERF_REG_X86_R8,   [UNW_X86_64_R9] = PERF_REG_X86_R9,
 		[UNW_X86_64_R10] = PERF_REG_X86_R10, [UNW_X86_64_R11] = PERF_REG_X86_R11,
 		[UNW_X86_64_R12] = PERF_REG_X86_R12, [UNW_X86_64_R13] = PERF_REG_X86_R13,
 		[UNW_X86_64_R14] = PERF_REG_X86_R14, [UNW_X86_64_R15] = PERF_REG_X86_R15,
@@ -519,9 +519,10 @@ static int unwind_once(struct uctx *c, uint64_t *ips, unsigned int max, enum dwu
 			break;
 		}
 		if (r < 0 || c->refused != CFI_OK) {
-			end = c->refused != CFI_OK ? DWUNWIND_END_REFUSED :
-			      c->beyond_stack ? DWUNWIND_END_STACK :
-			      c->noinfo ? DWUNWIND_END_NOINFO : DWUNWIND_END_ERROR;
+			end = c->refused != CFI_OK ? DWUNWIND_END_REFUSED
+			      : c->beyond_stack	   ? DWUNWIND_END_STACK
+			      : c->noinfo	   ? DWUNWIND_END_NOINFO
+						   : DWUNWIND_END_ERROR;
 			break;
 		}
 		if (n == max) {
@@ -681,12 +682,18 @@ int dwunwind_refusal(const struct dwunwind *u)
 const char *dwunwind_end_name(enum dwunwind_end why)
 {
 	switch (why) {
-	case DWUNWIND_END_OUTERMOST: return "outermost frame";
-	case DWUNWIND_END_STACK: return "end of the copied stack";
-	case DWUNWIND_END_DEPTH: return "depth limit";
-	case DWUNWIND_END_NOINFO: return "no unwind table";
-	case DWUNWIND_END_ERROR: return "unwind error";
-	case DWUNWIND_END_REFUSED: return "unwind info refused";
+	case DWUNWIND_END_OUTERMOST:
+		return "outermost frame";
+	case DWUNWIND_END_STACK:
+		return "end of the copied stack";
+	case DWUNWIND_END_DEPTH:
+		return "depth limit";
+	case DWUNWIND_END_NOINFO:
+		return "no unwind table";
+	case DWUNWIND_END_ERROR:
+		return "unwind error";
+	case DWUNWIND_END_REFUSED:
+		return "unwind info refused";
 	}
 	return "?";
 }

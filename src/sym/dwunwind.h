@@ -29,7 +29,7 @@
 
 /* the registers a sample needs, as bits of perf_event_attr.sample_regs_user */
 #define DWUNWIND_REGS_MASK 0xff0fffULL /* AX..SS and R8..R15: not DS/ES/FS/GS */
-#define DWUNWIND_NREGS 24               /* PERF_REG_X86_64_MAX */
+#define DWUNWIND_NREGS	   24	       /* PERF_REG_X86_64_MAX */
 
 /**
  * struct dwunwind_sample - what perf copied at the event
@@ -59,11 +59,11 @@ struct dwunwind_sample {
 /* why the list of frames ends where it does (dwunwind_stack()'s @why) */
 enum dwunwind_end {
 	DWUNWIND_END_OUTERMOST, /* the unwinder reached the last frame */
-	DWUNWIND_END_STACK,     /* a frame lies beyond the copied stack bytes */
-	DWUNWIND_END_DEPTH,     /* @max frames */
-	DWUNWIND_END_NOINFO,    /* no unwind table for a frame's code */
-	DWUNWIND_END_ERROR,     /* libunwind gave up (bad table, loop) */
-	DWUNWIND_END_REFUSED,   /* call frame info past stacktop's bounds (cfi_scan.h), or the
+	DWUNWIND_END_STACK,	/* a frame lies beyond the copied stack bytes */
+	DWUNWIND_END_DEPTH,	/* @max frames */
+	DWUNWIND_END_NOINFO,	/* no unwind table for a frame's code */
+	DWUNWIND_END_ERROR,	/* libunwind gave up (bad table, loop) */
+	DWUNWIND_END_REFUSED,	/* call frame info past stacktop's bounds (cfi_scan.h), or the
 				 * walk's read budget spent: dwunwind_stack()'s @refused says which */
 };
 

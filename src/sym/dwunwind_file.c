@@ -19,9 +19,9 @@
 #include "sym/dwunwind_file.h"
 #include "sym/ufile.h"
 
-#define PHNUM_MAX    1024
-#define SHNUM_MAX    65536
-#define SHSTR_MAX    (1u << 20)
+#define PHNUM_MAX 1024
+#define SHNUM_MAX 65536
+#define SHSTR_MAX (1u << 20)
 
 static size_t file_cost(const struct uwfile *f)
 {
@@ -40,11 +40,19 @@ static void file_close(struct uwfiles *fs, struct uwfile *f)
 static uint64_t enc_size(uint8_t enc)
 {
 	switch (enc & 0x0f) {
-	case 0x00: return 8; /* absptr */
-	case 0x02: case 0x0a: return 2;
-	case 0x03: case 0x0b: return 4;
-	case 0x04: case 0x0c: return 8;
-	default: return 0;
+	case 0x00:
+		return 8; /* absptr */
+	case 0x02:
+	case 0x0a:
+		return 2;
+	case 0x03:
+	case 0x0b:
+		return 4;
+	case 0x04:
+	case 0x0c:
+		return 8;
+	default:
+		return 0;
 	}
 }
 
@@ -55,7 +63,8 @@ bool dw_file_vaddr_off(const struct uwfile *f, uint64_t vaddr, uint64_t *off)
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *p = &f->phdr[i];
 
-		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz) {
+		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr &&
+		    vaddr < p->p_vaddr + p->p_filesz) {
 			*off = p->p_offset + (vaddr - p->p_vaddr);
 			return true;
 		}
@@ -83,7 +92,8 @@ static void file_parse_hdr(struct uwfile *f, const Elf64_Phdr *gnu)
 		return;
 	n = enc_size(h[1]);
 	pos = 4 + n;
-	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz || !dw_win_at(f, gnu->p_offset, pos + 4))
+	if (!n || enc_size(h[2]) != 4 || pos + 4 > gnu->p_filesz ||
+	    !dw_win_at(f, gnu->p_offset, pos + 4))
 		return;
 	memcpy(&cnt, h + pos, 4);
 	n = cnt;
@@ -111,8 +121,7 @@ static bool ehdr_ok(const Elf64_Ehdr *eh, uint64_t size)
  * it. No section headers (stripped of them): the rest of the segment
  * holding .eh_frame_hdr, as linkers place .eh_frame right after it.
  */
-static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t *lo,
-			   uint64_t *hi)
+static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t *lo, uint64_t *hi)
 {
 	Elf64_Shdr *sh = NULL, *str;
 	unsigned int n = eh->e_shnum, i;
@@ -137,8 +146,8 @@ static void eh_frame_range(int fd, const Elf64_Ehdr *eh, uint64_t size, uint64_t
 	}
 	for (i = 0; names && i < n; i++) {
 		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_name >= str->sh_size ||
-		    strcmp(names + sh[i].sh_name, ".eh_frame") ||
-		    sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
+		    strcmp(names + sh[i].sh_name, ".eh_frame") || sh[i].sh_offset > size ||
+		    sh[i].sh_size > size - sh[i].sh_offset)
 			continue;
 		if (sh[i].sh_offset < *lo)
 			*lo = sh[i].sh_offset;
@@ -187,8 +196,8 @@ static void file_read(struct uwfiles *fs, struct uwfile *f, const struct umap *m
 		for (i = 0; i < f->phnum; i++) {
 			const Elf64_Phdr *p = &f->phdr[i];
 
-			if (p->p_type == PT_LOAD && lo >= p->p_offset && lo - p->p_offset < p->p_filesz &&
-			    p->p_offset + p->p_filesz <= st.size)
+			if (p->p_type == PT_LOAD && lo >= p->p_offset &&
+			    lo - p->p_offset < p->p_filesz && p->p_offset + p->p_filesz <= st.size)
 				hi = p->p_offset + p->p_filesz;
 		}
 	}
@@ -200,8 +209,8 @@ static void file_read(struct uwfiles *fs, struct uwfile *f, const struct umap *m
 		int k;
 
 		for (k = 0; k < DW_NFILES; k++)
-			if (&fs->f[k] != f && (fs->f[k].win || fs->f[k].phdr) &&
-			    !fs->f[k].image && (!old || fs->f[k].stamp < old->stamp))
+			if (&fs->f[k] != f && (fs->f[k].win || fs->f[k].phdr) && !fs->f[k].image &&
+			    (!old || fs->f[k].stamp < old->stamp))
 				old = &fs->f[k];
 		if (!old)
 			goto out;
@@ -249,9 +258,9 @@ struct uwfile *dw_file_find(struct uwfiles *fs, const struct umap *m)
 	for (i = 0; i < DW_NFILES; i++) {
 		struct uwfile *f = &fs->f[i];
 
-		if (m->image ? f->image == m->image :
-			       !f->image && f->dev == m->dev && f->ino == m->ino && (f->win || f->phdr ||
-											 f->failed)) {
+		if (m->image ? f->image == m->image
+			     : !f->image && f->dev == m->dev && f->ino == m->ino &&
+				       (f->win || f->phdr || f->failed)) {
 			f->stamp = ++fs->clock;
 			return f;
 		}

@@ -27,20 +27,20 @@
  * code bytes are not read.
  */
 struct uwfile {
-	uint64_t dev, ino;      /* a file's, or */
-	const uint8_t *image;   /* the caller's image (struct umap @image) */
-	bool failed;            /* could not be read: not tried again */
-	uint8_t *win;           /* bytes [win_off, win_off + win_len) of the file */
+	uint64_t dev, ino;    /* a file's, or */
+	const uint8_t *image; /* the caller's image (struct umap @image) */
+	bool failed;	      /* could not be read: not tried again */
+	uint8_t *win;	      /* bytes [win_off, win_off + win_len) of the file */
 	uint64_t win_off;
 	size_t win_len;
-	uint64_t stamp;         /* last use, for eviction */
-	bool elf_ok;            /* an x86_64 ELF64 file */
-	bool have_hdr;          /* .eh_frame_hdr with a binary-search table */
+	uint64_t stamp; /* last use, for eviction */
+	bool elf_ok;	/* an x86_64 ELF64 file */
+	bool have_hdr;	/* .eh_frame_hdr with a binary-search table */
 	uint64_t hdr_vaddr;
 	uint64_t table_vaddr;
-	uint64_t table_off;     /* its file offset: the table is in @win */
+	uint64_t table_off; /* its file offset: the table is in @win */
 	uint64_t fde_count;
-	Elf64_Phdr *phdr;       /* a copy */
+	Elf64_Phdr *phdr; /* a copy */
 	unsigned int phnum;
 };
 

@@ -54,4 +54,3 @@ int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_modu
 {
 	return frame_common(buf, size, ks, ip, false, with_module);
 }
-

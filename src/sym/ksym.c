@@ -39,9 +39,9 @@
 #define KSYM_PENDING_MAX  64
 #define KSYM_KNOWN_SLOTS  1024 /* power of two */
 /* far above a real kallsyms (~20 MiB, ~300k lines with modules), far below harm */
-#define KSYM_MAX_BYTES	  (256ull << 20)
-#define KSYM_MAX_LINES	  (4u << 20)
-#define KSYM_MAX_LINE	  1024 /* KSYM_NAME_LEN 512 + address, type, [module] */
+#define KSYM_MAX_BYTES (256ull << 20)
+#define KSYM_MAX_LINES (4u << 20)
+#define KSYM_MAX_LINE  1024 /* KSYM_NAME_LEN 512 + address, type, [module] */
 
 struct ksym_ent {
 	uint64_t addr;

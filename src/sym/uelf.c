@@ -18,12 +18,12 @@
 #include "sym/uelf_priv.h"
 #include "sym/ufile.h"
 
-#define SHNUM_MAX      65536       /* sections: real files have a few dozen */
-#define PHNUM_MAX      4096
-#define SHSTR_MAX      (1u << 20)  /* the section names */
-#define NOTE_MAX       (64u << 10) /* one note segment or section */
-#define NAME_LEN_MAX   16384       /* a longer symbol name is cut there */
-#define SYM_CHUNK      1024        /* symbols read at once */
+#define SHNUM_MAX    65536 /* sections: real files have a few dozen */
+#define PHNUM_MAX    4096
+#define SHSTR_MAX    (1u << 20)	 /* the section names */
+#define NOTE_MAX     (64u << 10) /* one note segment or section */
+#define NAME_LEN_MAX 16384	 /* a longer symbol name is cut there */
+#define SYM_CHUNK    1024	 /* symbols read at once */
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "uelf reads little-endian ELF files in host order"

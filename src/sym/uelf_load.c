@@ -144,8 +144,8 @@ int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf
 		return err;
 	}
 	syms_finish(e);
-	e->bytes = sizeof(*e) + cap * sizeof(*e->syms) + e->names_cap +
-		   e->nloads * sizeof(*e->loads);
+	e->bytes =
+		sizeof(*e) + cap * sizeof(*e->syms) + e->names_cap + e->nloads * sizeof(*e->loads);
 	*ret = e;
 	return 0;
 }

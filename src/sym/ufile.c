@@ -19,7 +19,7 @@
 #include "sym/ufile.h"
 
 #define MOUNTINFO_MAX (4u << 20) /* a mount table larger than this is cut */
-#define LINK_HOPS     8          /* trusted symlinks followed in one walk */
+#define LINK_HOPS     8		 /* trusted symlinks followed in one walk */
 
 enum mnt_kind {
 	MNT_OK,
@@ -108,7 +108,8 @@ static int mtab_add(struct mtab *t, const char *file)
 			}
 			t->m[t->n].id = id;
 			t->m[t->n].dev = dev_of(maj, min);
-			t->m[t->n].kind = (uint8_t)fs_kind(type, end ? (size_t)(end - type) : strlen(type));
+			t->m[t->n].kind =
+				(uint8_t)fs_kind(type, end ? (size_t)(end - type) : strlen(type));
 			t->n++;
 		}
 		p = eol ? eol + 1 : NULL;

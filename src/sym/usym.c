@@ -17,7 +17,7 @@
 #include "sym/usym_priv.h"
 
 #define USYM_NAMES_MAX (16u << 20) /* bytes of cached names */
-#define USYM_FDS_MAX   256         /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
+#define USYM_FDS_MAX   256	   /* mapped files kept open (and a quarter of RLIMIT_NOFILE) */
 
 uint32_t usym_idx(const struct hmap *m, uint64_t key)
 {

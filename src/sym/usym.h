@@ -53,7 +53,7 @@
  * The cut mark says why the user part ends there (its low bits; every one
  * is a USYM_CUT by usym_is_cut()):
  */
-#define USYM_CUT_STACK  (USYM_CUT | 1) /* dwarf: the sample's copy of the stack ends */
+#define USYM_CUT_STACK	(USYM_CUT | 1) /* dwarf: the sample's copy of the stack ends */
 #define USYM_CUT_FAILED (USYM_CUT | 2) /* dwarf: no unwind table for a frame's code */
 #define USYM_CUT_MEMORY (USYM_CUT | 3) /* the symbolizer's share of --max-memory is full */
 /* dwarf: the walk refused call frame info past its bounds, or spent its read

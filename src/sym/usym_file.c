@@ -36,18 +36,23 @@
 #include "sym/ufile.h"
 #include "sym/usym_priv.h"
 
-#define USYM_LOADED_MAX 64          /* files with symbols loaded at once */
-#define USYM_VDSO_MAX   (1u << 20)  /* a [vdso] larger than this is not read */
+#define USYM_LOADED_MAX 64	   /* files with symbols loaded at once */
+#define USYM_VDSO_MAX	(1u << 20) /* a [vdso] larger than this is not read */
 #define USYM_DEBUG_ROOT "/usr/lib/debug/.build-id"
 
 static const char *refusal(int err)
 {
 	switch (err) {
-	case -ELOOP: return "a symlink";
-	case -EINVAL: return "not a regular file";
-	case -EXDEV: return "on a FUSE or unknown mount";
-	case -EACCES: return "owner or mode refused";
-	default: return strerror(-err);
+	case -ELOOP:
+		return "a symlink";
+	case -EINVAL:
+		return "not a regular file";
+	case -EXDEV:
+		return "on a FUSE or unknown mount";
+	case -EACCES:
+		return "owner or mode refused";
+	default:
+		return strerror(-err);
 	}
 }
 
@@ -279,8 +284,9 @@ static bool file_load(struct usym *u, struct usfile *f)
 		f->failed = true;
 		if (r == -E2BIG) {
 			u->files_big++;
-			log_info("user symbols: %s: larger than the symbolizer's share of --max-memory",
-				 f->path);
+			log_info(
+				"user symbols: %s: larger than the symbolizer's share of --max-memory",
+				f->path);
 		} else if (r != -ENOEXEC) {
 			log_info("user symbols: %s: %s", f->path, strerror(-r));
 		}

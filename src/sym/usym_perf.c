@@ -22,7 +22,7 @@
 #include "sym/usym_priv.h"
 
 #define PERF_CHUNK    (64u << 10) /* read at once */
-#define PERF_NAME_MAX 1024        /* a longer name is cut there */
+#define PERF_NAME_MAX 1024	  /* a longer name is cut there */
 
 static size_t perf_cost(const struct uperf *p)
 {

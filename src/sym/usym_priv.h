@@ -28,12 +28,12 @@
 struct uelf;
 
 enum tok_state {
-	TOK_NEW,     /* not resolved yet */
-	TOK_SYM,     /* @name + @symoff in @file */
-	TOK_FILE,    /* no symbol: @fileoff in @file */
-	TOK_PERF,    /* @name + @symoff from perf-<pid>.map */
-	TOK_NOMAP,   /* no mapping holds the address */
-	TOK_TEXT,    /* named by a snapshot read back: @name is the frame as written */
+	TOK_NEW,   /* not resolved yet */
+	TOK_SYM,   /* @name + @symoff in @file */
+	TOK_FILE,  /* no symbol: @fileoff in @file */
+	TOK_PERF,  /* @name + @symoff from perf-<pid>.map */
+	TOK_NOMAP, /* no mapping holds the address */
+	TOK_TEXT,  /* named by a snapshot read back: @name is the frame as written */
 };
 
 struct utok {
@@ -65,10 +65,10 @@ struct uperf {
 	char *names;
 	size_t nlen, ncap;
 	uint64_t dev, ino; /* the file read */
-	uint64_t off;      /* bytes parsed (up to a newline) */
+	uint64_t off;	   /* bytes parsed (up to a newline) */
 	uint32_t checked;  /* usym epoch of the last look at the file (+1) */
 	bool sorted;
-	bool full;         /* stopped at the symbolizer's share */
+	bool full; /* stopped at the symbolizer's share */
 };
 
 /*
@@ -89,7 +89,7 @@ struct uproc {
 	size_t nmaps;
 	uint32_t *mfile; /* file index per map, UINT32_MAX: none */
 	bool retried;
-	bool gone;       /* its /proc entry went away: nothing more to read */
+	bool gone; /* its /proc entry went away: nothing more to read */
 	struct uperf perf;
 };
 
@@ -100,16 +100,16 @@ struct uproc {
 struct usfile {
 	uint64_t dev;
 	uint64_t ino;
-	char *path;     /* as the process named it */
-	uint32_t tgid;  /* the last process seen mapping it, */
+	char *path;	/* as the process named it */
+	uint32_t tgid;	/* the last process seen mapping it, */
 	uint64_t start; /* ... and where: to open it again */
 	uint64_t end;
 	int fd;
-	bool failed;    /* its symbols could not be loaded: not tried again */
-	bool refused;   /* not opened: not a regular file, FUSE, ... */
-	bool vdso;      /* an image copied from a process's memory: */
-	size_t len;     /* ... its size */
-	uint8_t *image; /* ... its bytes (the next process's is compared to them) */
+	bool failed;	  /* its symbols could not be loaded: not tried again */
+	bool refused;	  /* not opened: not a regular file, FUSE, ... */
+	bool vdso;	  /* an image copied from a process's memory: */
+	size_t len;	  /* ... its size */
+	uint8_t *image;	  /* ... its bytes (the next process's is compared to them) */
 	struct uelf *elf; /* its symbols, when loaded */
 	uint64_t used;
 	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
@@ -130,14 +130,14 @@ struct usym {
 	struct usfile *files;
 	size_t nfiles, cfiles;
 	size_t name_bytes;
-	size_t maps_bytes;  /* the processes' maps */
-	size_t image_bytes; /* the vdso copies */
-	size_t sym_bytes;   /* loaded symbol tables and their demangled names */
-	size_t perf_bytes;  /* perf maps */
-	size_t limit;       /* usym_set_limit(), 0: none */
-	uint64_t refused;   /* new frames not interned: at the limit */
+	size_t maps_bytes;	/* the processes' maps */
+	size_t image_bytes;	/* the vdso copies */
+	size_t sym_bytes;	/* loaded symbol tables and their demangled names */
+	size_t perf_bytes;	/* perf maps */
+	size_t limit;		/* usym_set_limit(), 0: none */
+	uint64_t refused;	/* new frames not interned: at the limit */
 	uint64_t files_refused; /* files not read: not regular, FUSE, ... */
-	uint64_t files_big;     /* files whose symbols did not fit the share */
+	uint64_t files_big;	/* files whose symbols did not fit the share */
 	unsigned int nfds;
 	unsigned int maxfds; /* the per-CPU readers need descriptors too */
 	unsigned int nloaded;

@@ -19,7 +19,7 @@
 #include "core/array.h"
 #include "sym/usym_priv.h"
 
-#define USYM_MAPS_MAX  (16u << 20) /* a maps file larger than this is cut */
+#define USYM_MAPS_MAX (16u << 20) /* a maps file larger than this is cut */
 
 static int map_cmp(const void *pa, const void *pb)
 {
@@ -54,8 +54,8 @@ int usym_parse_maps(const char *text, struct usym_map **ret, size_t *ret_n)
 		if (len < sizeof(line)) {
 			memcpy(line, p, len);
 			line[len] = '\0';
-			if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms, &off,
-				   &maj, &min, &ino, &used) == 7 &&
+			if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms,
+				   &off, &maj, &min, &ino, &used) == 7 &&
 			    strlen(perms) >= 3 && perms[2] == 'x' && end > start) {
 				const char *path = line + used;
 
@@ -215,9 +215,10 @@ void usym_proc_snapshot(struct usym *u, struct uproc *pr)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		mf[i] = m[i].ino && m[i].path[0] == '/' ? usym_file_get(u, pr->tgid, &m[i]) :
-			!m[i].ino && !strcmp(m[i].path, "[vdso]") ? usym_vdso_get(u, pr->tgid, &m[i]) :
-								      UINT32_MAX;
+		mf[i] = m[i].ino && m[i].path[0] == '/' ? usym_file_get(u, pr->tgid, &m[i])
+			: !m[i].ino && !strcmp(m[i].path, "[vdso]")
+				? usym_vdso_get(u, pr->tgid, &m[i])
+				: UINT32_MAX;
 	u->maps_bytes -= maps_cost(pr->maps, pr->nmaps);
 	usym_maps_free(pr->maps, pr->nmaps);
 	free(pr->mfile);
@@ -312,7 +313,8 @@ int usym_add_maps(struct usym *u, uint32_t tgid, const struct usym_map *m, size_
 			free(mf);
 			return -ENOMEM;
 		}
-		mf[i] = c[i].ino && c[i].path[0] == '/' ? usym_file_get(u, tgid, &c[i]) : UINT32_MAX;
+		mf[i] = c[i].ino && c[i].path[0] == '/' ? usym_file_get(u, tgid, &c[i])
+							: UINT32_MAX;
 	}
 	usym_maps_free(pr->maps, pr->nmaps); /* a zombie's maps are empty */
 	free(pr->mfile);

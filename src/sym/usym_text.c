@@ -123,4 +123,3 @@ uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const ch
 	u->toks[u->ntoks].state = TOK_TEXT;
 	return USYM_TAG_FRAME | u->ntoks++;
 }
-

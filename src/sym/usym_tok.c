@@ -203,8 +203,9 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 		snprintf(file, sizeof(file), "perf-%u.map", pr->nspid);
 	else if (t->state == TOK_SYM || t->state == TOK_FILE)
 		snprintf(file, sizeof(file), "%s",
-			 t->file != UINT32_MAX ? base_name(usym_file_path(u, t->file)) :
-			 pr->maps[t->map].path[0] ? pr->maps[t->map].path : "[anon]");
+			 t->file != UINT32_MAX	    ? base_name(usym_file_path(u, t->file))
+			 : pr->maps[t->map].path[0] ? pr->maps[t->map].path
+						    : "[anon]");
 	switch (t->state) {
 	case TOK_SYM:
 	case TOK_PERF:
@@ -218,10 +219,11 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 		break;
 	case TOK_FILE:
 		if (offset)
-			snprintf(raw, sizeof(raw), "[unknown] 0x%" PRIx64 " (%s+0x%" PRIx64 ")", t->addr,
-				 file, t->fileoff);
+			snprintf(raw, sizeof(raw), "[unknown] 0x%" PRIx64 " (%s+0x%" PRIx64 ")",
+				 t->addr, file, t->fileoff);
 		else
-			snprintf(raw, sizeof(raw), "[unknown] (%s+0x%" PRIx64 ")", file, t->fileoff);
+			snprintf(raw, sizeof(raw), "[unknown] (%s+0x%" PRIx64 ")", file,
+				 t->fileoff);
 		break;
 	default:
 		snprintf(raw, sizeof(raw), "[unknown] 0x%" PRIx64, t->addr);

@@ -191,8 +191,9 @@ static int act_delta(struct ui *ui, enum ui_action act)
 		ui->rank.key = RANK_DELTA;
 	else if (!ui->delta && ui->rank.key == RANK_DELTA)
 		ui->rank.key = RANK_TOTAL;
-	ui_status(ui, false, ui->delta ? "delta: counts of the last interval" :
-		  "cumulative: counts since start or reset");
+	ui_status(ui, false,
+		  ui->delta ? "delta: counts of the last interval"
+			    : "cumulative: counts since start or reset");
 	return ui->view->ops->flags & UVF_RESORT ? R_RESORT : R_REFRESH;
 }
 
@@ -209,7 +210,8 @@ static int act_pause(struct ui *ui, enum ui_action act)
 			ui->loop.rerank_at = 0;
 			ui_rank(ui, true);
 		}
-		ui_status(ui, false, "PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
+		ui_status(ui, false,
+			  "PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
 		return R_REDRAW;
 	}
 	ui_status(ui, false, "resumed");
@@ -240,9 +242,10 @@ static int act_reset(struct ui *ui, enum ui_action act)
 	if (!ui->msg.confirm_reset || ui_now() > ui->msg.confirm_until) {
 		ui->msg.confirm_reset = true;
 		ui->msg.confirm_until = ui_now() + UI_CONFIRM_SEC;
-		ui_status(ui, true, map ?
-			  "press r again to reset the kernel stack map and all counts (other key: cancel)" :
-			  "press r again to clear all counts (other key: cancel)");
+		ui_status(
+			ui, true,
+			map ? "press r again to reset the kernel stack map and all counts (other key: cancel)"
+			    : "press r again to clear all counts (other key: cancel)");
 		return R_REDRAW;
 	}
 	ui->msg.confirm_reset = false;
@@ -340,7 +343,8 @@ static int act_kfilter(struct ui *ui, enum ui_action act)
 	}
 	r = session_get_filter(ui->s, (unsigned int)ev, cur, sizeof(cur));
 	if (r < 0) {
-		ui_status(ui, true, "%s has no kernel filter to edit%s", session_event(ui->s, (unsigned int)ev),
+		ui_status(ui, true, "%s has no kernel filter to edit%s",
+			  session_event(ui->s, (unsigned int)ev),
 			  r == -EOPNOTSUPP ? "" : ": cannot read it");
 		return R_REDRAW;
 	}

@@ -36,5 +36,4 @@ int ui_dispatch(struct ui *ui, enum ui_action act);
  */
 int ui_key(struct ui *ui, int key, bool fkey);
 
-
 #endif /* STACKTOP_UI_ACTIONS_H */

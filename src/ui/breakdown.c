@@ -247,25 +247,27 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 	 */
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != sub->node_key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
-	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu || strcmp(bd->f_comm, ui->flt.comm) ||
-	    (!ui->paused && bd->epoch != ui->loop.ranked_epoch))
+	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu ||
+	    strcmp(bd->f_comm, ui->flt.comm) || (!ui->paused && bd->epoch != ui->loop.ranked_epoch))
 		bd_compute(ui, bd, sub, rows);
 	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
 			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
-			 frame < st->depth ?
-				 symcache_name(ui->syms, symcache_id(ui->syms, st->ips[frame])) :
-				 "?",
+			 frame < st->depth
+				 ? symcache_name(ui->syms, symcache_id(ui->syms, st->ips[frame]))
+				 : "?",
 			 ui->delta ? "interval" : "total", n1, st->depth,
 			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
 			 st->flags & STACK_F_CUT ? ", CUT" : "", origins ? ", origin" : "");
 	else
-		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
-			 symcache_name(ui->syms, symcache_id(ui->syms, sub->node_ip)),
-			 ui->delta ? "interval" : "total", n1, bd->nstacks, origins ? ", origin" : "");
+		snprintf(
+			buf, sizeof(buf),
+			" breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
+			symcache_name(ui->syms, symcache_id(ui->syms, sub->node_ip)),
+			ui->delta ? "interval" : "total", n1, bd->nstacks,
+			origins ? ", origin" : "");
 	ui_put(ui->lay.bd_y, 0, ui->cols, t, buf);
 	bd_columns(ui, bd, rows, ncol, x, wd);
 	if (!bd->sum)
@@ -287,8 +289,8 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 			wall = ui_wall_pct(ui, pct, sizeof(pct), bd->pid[i].n);
 			if (!wall)
 				fmt_percent(pct, sizeof(pct), bd->pid[i].n, bd->sum);
-			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct, wall ? " wall" : "",
-				 bd->comms[i], bd->pid[i].key);
+			snprintf(buf, sizeof(buf), "%6s %5s%%%s %s(%ld)", n1, pct,
+				 wall ? " wall" : "", bd->comms[i], bd->pid[i].key);
 			ui_put(ui->lay.bd_y + 1 + i, x[1], wd[1] - 1, ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (i < bd->ncpu) {
@@ -303,7 +305,8 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_origin(ui->s, (unsigned int)bd->org[i].key));
-			ui_put(ui->lay.bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL), buf);
+			ui_put(ui->lay.bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL),
+			       buf);
 		}
 	}
 }

@@ -21,12 +21,12 @@
 
 struct uidiff_ent {
 	uint64_t key;
-	uint64_t delta;   /* under the screen's event, pid and CPU filters */
+	uint64_t delta; /* under the screen's event, pid and CPU filters */
 	uint64_t total;
-	struct stack *st; /* the first BEFORE stack of the key */
+	struct stack *st;    /* the first BEFORE stack of the key */
 	struct stack **more; /* the others of the key (one symbol text, two stacks) */
 	size_t nmore;
-	uint32_t seen;    /* the uidiff_finish() round that saw the key in AFTER */
+	uint32_t seen; /* the uidiff_finish() round that saw the key in AFTER */
 };
 
 /* what BEFORE's counts were taken under: recounted when it changes */
@@ -44,9 +44,9 @@ struct uidiff {
 	uint64_t sum_total;
 	struct session *before;
 	struct uidiff_sig sig;
-	struct ksym *ks;    /* BEFORE's symbols */
-	struct hmap mine;   /* BEFORE's stack pointers -> 1 */
-	struct hmap keys;   /* AFTER's stack pointers -> key (cache) */
+	struct ksym *ks;  /* BEFORE's symbols */
+	struct hmap mine; /* BEFORE's stack pointers -> 1 */
+	struct hmap keys; /* AFTER's stack pointers -> key (cache) */
 	uint32_t round;
 	size_t ngone; /* GONE rows the last uidiff_finish() added */
 };
@@ -181,8 +181,10 @@ static void count_stack(struct uidiff *d, const struct stack *st, int bev, uint6
 void uidiff_recount(struct ui *ui)
 {
 	struct uidiff *d = ui->diff;
-	struct uidiff_sig sig = { .event = ui->rank.event, .pid = ui->rank.pid,
-				  .cpu = ui->rank.cpu, .weight = ui->rank.weight };
+	struct uidiff_sig sig = { .event = ui->rank.event,
+				  .pid = ui->rank.pid,
+				  .cpu = ui->rank.cpu,
+				  .weight = ui->rank.weight };
 	size_t i, k;
 	int bev;
 

@@ -110,7 +110,8 @@ static enum flame_kind fv_kind_of(struct flame_view *fv, const struct calltree_n
 		return FK_SEP;
 	if (usym_is_user(n->ip))
 		return FK_USER;
-	if (ui->syms->ks && ksym_lookup_frame(ui->syms->ks, n->ip, &hit) == 0 && hit.module && hit.module[0])
+	if (ui->syms->ks && ksym_lookup_frame(ui->syms->ks, n->ip, &hit) == 0 && hit.module &&
+	    hit.module[0])
 		return FK_MODULE;
 	return FK_KERNEL;
 }
@@ -159,7 +160,8 @@ void flame_build(struct flame_view *fv)
 		struct rank_row *a = realloc(fv->all, k * sizeof(*a));
 
 		if (!a) {
-			ui_status(ui, true, "out of memory building the flame graph of %zu stacks", k);
+			ui_status(ui, true, "out of memory building the flame graph of %zu stacks",
+				  k);
 			return;
 		}
 		fv->all = a;
@@ -485,7 +487,8 @@ bool flame_search(struct flame_view *fv, int dir, bool include_current)
 		}
 	}
 	/* matches, but in boxes too narrow to show */
-	ui_status(ui, false, "'%s' matches only frames too narrow to show here: zoom in", ui->flt.search);
+	ui_status(ui, false, "'%s' matches only frames too narrow to show here: zoom in",
+		  ui->flt.search);
 	return true;
 }
 

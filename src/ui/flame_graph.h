@@ -19,12 +19,12 @@
 
 /* what a flame graph box stands for (its colour) */
 enum flame_kind {
-	FK_ROOT,   /* "all" */
+	FK_ROOT, /* "all" */
 	FK_KERNEL,
 	FK_MODULE, /* kernel code in a module */
 	FK_USER,
-	FK_TRACE,  /* the tracing machinery (brief_skip()) */
-	FK_SEP,    /* where a process's user stack ends and the kernel's begins */
+	FK_TRACE, /* the tracing machinery (brief_skip()) */
+	FK_SEP,	  /* where a process's user stack ends and the kernel's begins */
 };
 
 #define FLAME_ZOOM_MAX 256

@@ -58,7 +58,8 @@ int flame_order(const struct calltree *ct, struct flame_link *links,
 			tmp = t;
 			cap = n->nchild;
 		}
-		for (c = n->first_child; c != CALLTREE_NONE && k < n->nchild; c = ct->nodes[c].next_sibling)
+		for (c = n->first_child; c != CALLTREE_NONE && k < n->nchild;
+		     c = ct->nodes[c].next_sibling)
 			tmp[k++] = c;
 		if (k > 1)
 			qsort_r(tmp, k, sizeof(*tmp), order_cmp, &o);
@@ -104,7 +105,8 @@ size_t flame_layout(const struct calltree *ct, const struct flame_link *links, u
 	for (head = n - 1; head < n && n < max; head++) {
 		uint32_t c;
 
-		for (c = links[out[head].node].first; c != CALLTREE_NONE && n < max; c = links[c].next) {
+		for (c = links[out[head].node].first; c != CALLTREE_NONE && n < max;
+		     c = links[c].next) {
 			uint64_t rel = links[c].off - base;
 			int x0 = flame_edge(rel, total, width);
 			int x1 = flame_edge(rel + ct->nodes[c].count, total, width);

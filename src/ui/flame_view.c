@@ -25,7 +25,7 @@ static attr_t fv_attr(struct flame_view *fv, const struct flame_box *b)
 {
 	struct ui *ui = fv->v.ui;
 	static const enum ui_color by_kind[] = {
-		[FK_ROOT] = UC_FLAME_SEP,     [FK_KERNEL] = UC_FLAME_KERNEL,
+		[FK_ROOT] = UC_FLAME_SEP,      [FK_KERNEL] = UC_FLAME_KERNEL,
 		[FK_MODULE] = UC_FLAME_MODULE, [FK_USER] = UC_FLAME_USER,
 		[FK_TRACE] = UC_FLAME_TRACE,   [FK_SEP] = UC_FLAME_SEP,
 	};
@@ -50,7 +50,8 @@ static void fv_draw_box(struct flame_view *fv, const struct flame_box *b, int y)
 		char cnt[16];
 
 		ui_fmt_count(ui, cnt, sizeof(cnt), fv->ct.total);
-		snprintf(text, sizeof(text), "all (%s %s)", cnt, ui->rank.weight ? "weight" : "hits");
+		snprintf(text, sizeof(text), "all (%s %s)", cnt,
+			 ui->rank.weight ? "weight" : "hits");
 		name = text;
 	}
 	/*
@@ -108,8 +109,8 @@ static uint64_t fv_other(struct flame_view *fv, uint32_t node)
 }
 
 static const char *const kind_name[] = {
-	[FK_ROOT] = "every stack", [FK_KERNEL] = "kernel", [FK_MODULE] = "kernel module",
-	[FK_USER] = "user", [FK_TRACE] = "tracing machinery", [FK_SEP] = "user/kernel seam",
+	[FK_ROOT] = "every stack", [FK_KERNEL] = "kernel",	     [FK_MODULE] = "kernel module",
+	[FK_USER] = "user",	   [FK_TRACE] = "tracing machinery", [FK_SEP] = "user/kernel seam",
 };
 
 /* the selected box in full: its name, count, shares, self, the other count */
@@ -146,11 +147,11 @@ static void fv_draw_info(struct flame_view *fv, int y)
 		else
 			fmt_weight(other, sizeof(other), o, (int)ui->head.unit);
 	}
-	len = (size_t)snprintf(line, sizeof(line), "%s  [%s]  %s %s%s%s  %s%% of all", nm,
-			       kind_name[fv->kind[fv->sel] <= FK_SEP ? fv->kind[fv->sel] : FK_KERNEL],
-			       cnt, ui->rank.weight ? ui->head.weight_name : "hits",
-			       ui->head.unit != UNIT_NONE && !ui->rank.weight ? ", weight " : "",
-			       other, pct);
+	len = (size_t)snprintf(
+		line, sizeof(line), "%s  [%s]  %s %s%s%s  %s%% of all", nm,
+		kind_name[fv->kind[fv->sel] <= FK_SEP ? fv->kind[fv->sel] : FK_KERNEL], cnt,
+		ui->rank.weight ? ui->head.weight_name : "hits",
+		ui->head.unit != UNIT_NONE && !ui->rank.weight ? ", weight " : "", other, pct);
 	if (fv->zoom_node && len < sizeof(line))
 		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %s%% of the zoom", zp);
 	if (len < sizeof(line))
@@ -180,12 +181,13 @@ static void fv_draw_graph(struct flame_view *fv)
 		fmt_percent(pct, sizeof(pct), msum, fv->ct.total);
 		ui_fmt_count(ui, cnt, sizeof(cnt), msum);
 		len += (size_t)snprintf(title + len, sizeof(title) - len,
-					"  match '%s': %s%% (%s) in %zu frames", ui->flt.search, pct, cnt, nm);
+					"  match '%s': %s%% (%s) in %zu frames", ui->flt.search,
+					pct, cnt, nm);
 	}
 	if (len < sizeof(title))
 		snprintf(title + len, sizeof(title) - len,
-			 "  (roots on top, callees below; width: share of %s%s)", ui_weight_note(ui),
-			 ui->delta ? "last interval" : "cumulative");
+			 "  (roots on top, callees below; width: share of %s%s)",
+			 ui_weight_note(ui), ui->delta ? "last interval" : "cumulative");
 	move(ui->lay.coltitle_y, 0);
 	attron(ta);
 	hline(' ', ui->cols);
@@ -271,8 +273,9 @@ static const char *fv_header(struct ui_view *v, char *shown, size_t size)
 static void fv_open(struct ui_view *v, struct ui_view *from)
 {
 	fv_of(v)->back = from;
-	ui_status(v->ui, false,
-		  "flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
+	ui_status(
+		v->ui, false,
+		"flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
 }
 
 /* another view takes the screen: the nodes go, the zoom and selection (keys) stay */

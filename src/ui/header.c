@@ -141,15 +141,16 @@ void ui_draw_header(struct ui *ui)
 
 		if (depth || func) {
 			if (depth)
-				snprintf(buf, sizeof(buf), "first %u%s", depth, func ? ", by function" : "");
+				snprintf(buf, sizeof(buf), "first %u%s", depth,
+					 func ? ", by function" : "");
 			else
 				snprintf(buf, sizeof(buf), "by function");
 			seg_set(&segs[n], "group", buf);
 			segs[n++].alert = true;
 		}
 	}
-	seg_set(&segs[n], "event", ui->rank.event >= 0 ?
-		session_event(ui->s, (unsigned int)ui->rank.event) : "all");
+	seg_set(&segs[n], "event",
+		ui->rank.event >= 0 ? session_event(ui->s, (unsigned int)ui->rank.event) : "all");
 	segs[n++].alert = ui->rank.event >= 0;
 	if (ui->rank.pid >= 0) {
 		snprintf(buf, sizeof(buf), "%d", ui->rank.pid);
@@ -205,9 +206,9 @@ void ui_draw_bottom(struct ui *ui)
 	static const struct {
 		const char *key, *text;
 	} bar[] = {
-		{ "F1", "Help" }, { "F3", "Search" }, { "F4", "Filter" }, { "F5", "Tree" },
-		{ "F6", "SortBy" }, { "f", "Event" }, { "p", "Pid" }, { "z", "Delta" },
-		{ "Z", "Pause" }, { "r", "Reset" }, { "P", "Save" }, { "F10", "Quit" },
+		{ "F1", "Help" },   { "F3", "Search" }, { "F4", "Filter" }, { "F5", "Tree" },
+		{ "F6", "SortBy" }, { "f", "Event" },	{ "p", "Pid" },	    { "z", "Delta" },
+		{ "Z", "Pause" },   { "r", "Reset" },	{ "P", "Save" },    { "F10", "Quit" },
 	};
 	int y = ui->lines - 1, x = 0;
 	size_t i;

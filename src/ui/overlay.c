@@ -171,8 +171,8 @@ static void help_draw_row(struct list_view *lv, int row, int y, bool selected)
 
 	(void)selected;
 	help_line(row, buf, sizeof(buf), &title);
-	ui_put(y, 1, hv->ui->cols - 2, title ? ui_attr(hv->ui, UC_HEADER_VALUE) :
-	       ui_attr(hv->ui, UC_NORMAL), buf);
+	ui_put(y, 1, hv->ui->cols - 2,
+	       title ? ui_attr(hv->ui, UC_HEADER_VALUE) : ui_attr(hv->ui, UC_NORMAL), buf);
 }
 
 static const struct list_view_ops help_ops = {
@@ -196,10 +196,12 @@ void help_draw(struct ui *ui)
 
 	list_view_set_area(lv, 1, ui->lines - 2);
 	ui_put(0, 0, ui->cols, ui_attr(ui, UC_COLTITLE),
-	       " stacktop " STACKTOP_VERSION " help - keys (one table drives this screen, -h and the man page)");
+	       " stacktop " STACKTOP_VERSION
+	       " help - keys (one table drives this screen, -h and the man page)");
 	list_view_draw(lv);
 	snprintf(buf, sizeof(buf), " lines %d-%d of %d   Up/Down/PgUp/PgDn scroll, q/Esc/h closes",
-		 lv->top + 1, lv->top + lv->height < lv->nr ? lv->top + lv->height : lv->nr, lv->nr);
+		 lv->top + 1, lv->top + lv->height < lv->nr ? lv->top + lv->height : lv->nr,
+		 lv->nr);
 	ui_put(ui->lines - 1, 0, ui->cols, ui_attr(ui, UC_KEYBAR_TEXT), buf);
 }
 
@@ -283,7 +285,8 @@ static void picker_fill(struct ui *ui)
 			pk->items[pk->nitems++] = -1;
 		n = (int)session_nevents(ui->s);
 		for (i = 0; i < n && pk->nitems < UI_PICK_MAX; i++)
-			if (!terms.n || uifmt_terms_match(&terms, session_event(ui->s, (unsigned int)i)))
+			if (!terms.n ||
+			    uifmt_terms_match(&terms, session_event(ui->s, (unsigned int)i)))
 				pk->items[pk->nitems++] = i;
 	}
 	list_view_set_rows(&pk->lv, pk->nitems);
@@ -296,7 +299,7 @@ static void picker_draw_row(struct list_view *lv, int row, int y, bool selected)
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
 	int item = pk->items[row];
 	bool current = pk->kind == PK_SORT     ? (ui->diff && ui->diff_sort ? item == RANK_KEY_MAX
-										   : item == (int)ui->rank.key)
+									    : item == (int)ui->rank.key)
 		       : pk->kind == PK_FORMAT ? false
 					       : item == ui->rank.event;
 	char buf[256];
@@ -339,7 +342,7 @@ void picker_draw(struct ui *ui)
 	if (h < 2)
 		h = 2;
 	snprintf(buf, sizeof(buf), " %s  (type to narrow, Enter picks, Esc cancels)",
-		 pk->kind == PK_SORT     ? "Sort by"
+		 pk->kind == PK_SORT	 ? "Sort by"
 		 : pk->kind == PK_FORMAT ? "Save the view as"
 					 : "Filter by event");
 	ui_put(y, x, w, ui_attr(ui, UC_COLTITLE), buf);
@@ -466,9 +469,7 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 		struct ui_view **vp;
 
 		/* what Esc goes back to, and where each typed key searches from */
-		ui_for_each_view(ui, vp)
-			if ((*vp)->ops->search_save)
-				(*vp)->ops->search_save(*vp);
+		ui_for_each_view(ui, vp) if ((*vp)->ops->search_save)(*vp)->ops->search_save(*vp);
 	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
 	ui->in.fresh = initial[0] != '\0';
@@ -599,7 +600,8 @@ static int prompt_done(struct ui *ui, bool accept)
 			ui_status(ui, false, "only hits of comm '%s'",
 				  ui->flt.comm + (ui->flt.comm[0] == '='));
 		else if (ui->flt.comm[0])
-			ui_status(ui, false, "only hits of comms containing '%s' (=%s: that name only)",
+			ui_status(ui, false,
+				  "only hits of comms containing '%s' (=%s: that name only)",
 				  ui->flt.comm, ui->flt.comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;

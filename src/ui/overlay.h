@@ -99,5 +99,4 @@ int prompt_key(struct ui *ui, int key, bool fkey);
  */
 int ui_search(struct ui *ui, int dir, bool include_current);
 
-
 #endif /* STACKTOP_UI_OVERLAY_H */

@@ -52,9 +52,7 @@ void ui_forget_stacks(struct ui *ui)
 	struct ui_view **vp;
 
 	uidiff_forget(ui);
-	ui_for_each_view(ui, vp)
-		if ((*vp)->ops->forget)
-			(*vp)->ops->forget(*vp);
+	ui_for_each_view(ui, vp) if ((*vp)->ops->forget)(*vp)->ops->forget(*vp);
 	textmatch_forget_stacks(&ui->flt.fmatch);
 	textmatch_forget_stacks(&ui->flt.cmatch);
 	textmatch_forget_stacks(&ui->flt.smatch);
@@ -90,9 +88,8 @@ void ui_rank(struct ui *ui, bool live)
 		how |= UV_HOME;
 	}
 	/* each view decides what it does: build when shown, rank even when hidden... */
-	ui_for_each_view(ui, vp)
-		if ((*vp)->ops->rank)
-			(*vp)->ops->rank(*vp, how | (ui_view_shown(*vp) ? UV_SHOWN : 0));
+	ui_for_each_view(ui, vp) if ((*vp)->ops->rank)(*vp)->ops->rank(
+		*vp, how | (ui_view_shown(*vp) ? UV_SHOWN : 0));
 	/* a live ranking is what a debounced one would do: none is due any more */
 	if (live) {
 		ui->loop.rerank_at = 0;

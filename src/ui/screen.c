@@ -56,7 +56,6 @@ static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
 
 /* ---- layout --------------------------------------------------------------- */
 
-
 static void ui_layout(struct ui *ui)
 {
 	struct ui_view **vp;
@@ -77,9 +76,7 @@ static void ui_layout(struct ui *ui)
 	if (ui->lay.list_h < 0)
 		ui->lay.list_h = 0;
 	ui->lay.bd_y = ui->lay.list_y + ui->lay.list_h;
-	ui_for_each_view(ui, vp)
-		if ((*vp)->ops->layout)
-			(*vp)->ops->layout(*vp);
+	ui_for_each_view(ui, vp) if ((*vp)->ops->layout)(*vp)->ops->layout(*vp);
 	ui->loop.dirty = true;
 }
 
@@ -92,14 +89,6 @@ static void ui_resize(struct ui *ui)
 	clearok(curscr, TRUE);
 	ui_layout(ui);
 }
-
-
-
-
-
-
-
-
 
 static bool ui_holding(const struct ui *ui, double now)
 {
@@ -250,8 +239,8 @@ static int ui_read_keys(struct ui *ui)
 	return flags;
 }
 
-#define UI_POLL_MAX 257 /* stdin + up to 256 CPUs */
-#define UI_LAST_DRAINS 16 /* after -- CMD's end: what it left, at most this many drains */
+#define UI_POLL_MAX    257 /* stdin + up to 256 CPUs */
+#define UI_LAST_DRAINS 16  /* after -- CMD's end: what it left, at most this many drains */
 
 /* -- CMD has ended: what it left is read, the view refreshed a last time and kept */
 static void ui_cmd_ended(struct ui *ui)
@@ -308,7 +297,8 @@ static void ui_loop(struct ui *ui)
 		pfd->fd = ui->term.ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
-		nfds = 1 + (ui->loop.cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
+		nfds = 1 +
+		       (ui->loop.cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
 		r = poll(pfds, (nfds_t)nfds, timeout);
 		/* a hung-up tty reports POLLIN too: check the hang-up first */
 		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -328,7 +318,8 @@ static void ui_loop(struct ui *ui)
 		}
 		/* asked before the drain: that drain reads what it did to the end */
 		if (ui->opts.child_ended &&
-		    ui->opts.child_ended(ui->opts.child_ctx, ui->loop.cmd_what, sizeof(ui->loop.cmd_what))) {
+		    ui->opts.child_ended(ui->opts.child_ctx, ui->loop.cmd_what,
+					 sizeof(ui->loop.cmd_what))) {
 			ui_cmd_ended(ui);
 			continue;
 		}
@@ -435,8 +426,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 {
 	struct ui_view **vp;
 
-	ui_for_each_view(ui, vp)
-		(*vp)->ops->destroy(*vp);
+	ui_for_each_view(ui, vp)(*vp)->ops->destroy(*vp);
 	textmatch_done(&ui->flt.fmatch);
 	textmatch_done(&ui->flt.cmatch);
 	textmatch_done(&ui->flt.smatch);
@@ -468,7 +458,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->term.color = o->color && !ui_env_nocolor();
 	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
 	ui->rank.event = o->event_filter;
-	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable */
+	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable
+	 */
 	ui->rank.invert = o->ascending;
 	ui->rank.pid = o->pid;
 	ui->rank.cpu = o->cpu;
@@ -500,7 +491,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 		ui_free(ui, &syms);
 		return -ENOMEM;
 	}
-	/* diff mode ranks by the change of share, as the batch diff, unless --sort says otherwise */
+	/* diff mode ranks by the change of share, as the batch diff, unless --sort says otherwise
+	 */
 	ui->diff_sort = ui->diff && !o->sort_given;
 
 	setlocale(LC_CTYPE, "");
@@ -544,7 +536,9 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui_layout(ui);
 	ui_rank(ui, true);
 	if (ui->diff)
-		ui_status(ui, false, "diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
+		ui_status(
+			ui, false,
+			"diff: CHG%% is each stack's change of share against BEFORE (BEF%%); NEW: not in BEFORE, GONE: only in BEFORE");
 	{
 		int nleft;
 		const char *left = session_leftovers(s, &nleft);

@@ -24,18 +24,25 @@
 #include "ui/views.h"
 
 static const char *const col_title[COL_MAX] = {
-	[COL_RANK] = "#",	  [COL_ID] = "ID",     [COL_DELTA] = "DELTA",
-	[COL_TOTAL] = "TOTAL",	  [COL_PCT] = "%",     [COL_RATE] = "RATE/s",
-	[COL_DIFF] = "CHG%",	  [COL_ORIGIN] = "ORIGIN", [COL_BEFORE] = "BEF%",
-	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT", [COL_COMM] = "COMM(PID)",
+	[COL_RANK] = "#",
+	[COL_ID] = "ID",
+	[COL_DELTA] = "DELTA",
+	[COL_TOTAL] = "TOTAL",
+	[COL_PCT] = "%",
+	[COL_RATE] = "RATE/s",
+	[COL_DIFF] = "CHG%",
+	[COL_ORIGIN] = "ORIGIN",
+	[COL_BEFORE] = "BEF%",
+	[COL_DEPTH] = "DEP",
+	[COL_EVENT] = "EVENT",
+	[COL_COMM] = "COMM(PID)",
 	[COL_FUNC] = "FUNCTION [module] < CALLERS",
 	[COL_TREND] = "TREND",
 };
 
 static const bool col_right[COL_MAX] = {
-	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
-	[COL_PCT] = true,   [COL_RATE] = true,  [COL_DEPTH] = true,
-	[COL_DIFF] = true,  [COL_BEFORE] = true,
+	[COL_RANK] = true, [COL_DELTA] = true, [COL_TOTAL] = true, [COL_PCT] = true,
+	[COL_RATE] = true, [COL_DEPTH] = true, [COL_DIFF] = true,  [COL_BEFORE] = true,
 };
 static enum ui_col sort_col(const struct ui *ui);
 
@@ -125,14 +132,14 @@ void stack_view_draw_titles(struct stack_view *sv, int y)
 
 		if (!p->w)
 			continue;
-		const char *name = c == COL_DELTA && ui->rank.weight ? ui_count_title(ui)
-				   : c == COL_RATE && ui->rank.weight  ? "PER s"
-								       : col_title[c];
+		const char *name = c == COL_DELTA && ui->rank.weight  ? ui_count_title(ui)
+				   : c == COL_RATE && ui->rank.weight ? "PER s"
+								      : col_title[c];
 
 		snprintf(title, sizeof(title), "%s%s", name,
-			 c == (int)sc ? (ui->rank.invert ? (ui->term.utf8 ? "\u25b2" : "^") :
-							  (ui->term.utf8 ? "\u25bc" : "v")) :
-					"");
+			 c == (int)sc ? (ui->rank.invert ? (ui->term.utf8 ? "\u25b2" : "^")
+							 : (ui->term.utf8 ? "\u25bc" : "v"))
+				      : "");
 		len = (int)strlen(name) + (c == (int)sc ? 1 : 0);
 		if (c == COL_FUNC && (sv->common || sv->per_event)) {
 			/* the rows start after the frames they all share: say which */
@@ -192,8 +199,8 @@ static void sv_draw_frame(struct stack_view *sv, const struct sv_row *r, int y, 
 	bool last = r->frame == r->st->depth - 1;
 
 	/* the frames the one-line summary leaves out are dimmed */
-	if (r->frame < (int)(ui_stack_skip(ui, r->st) +
-			     stack_view_common(sv, &sv->ranked[r->rank])) &&
+	if (r->frame <
+		    (int)(ui_stack_skip(ui, r->st) + stack_view_common(sv, &sv->ranked[r->rank])) &&
 	    base == ui_attr(ui, UC_FRAME))
 		base = ui_attr(ui, UC_DIM);
 	fmt_frame(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
@@ -231,8 +238,9 @@ static void sv_draw_extra(struct stack_view *sv, const struct sv_row *r, int y, 
 		uifmt_spark(line + len, sizeof(line) - len, in->trend, in->ntrend, STACK_TREND,
 			    ui->term.utf8);
 		len = strlen(line);
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %s per interval, oldest first:",
-					ui->rank.weight ? "weight" : "hits");
+		len += (size_t)snprintf(
+			line + len, sizeof(line) - len,
+			"  %s per interval, oldest first:", ui->rank.weight ? "weight" : "hits");
 		for (i = 0; i < in->ntrend && len < sizeof(line); i++) {
 			char c[16];
 
@@ -254,7 +262,8 @@ static void sv_draw_extra(struct stack_view *sv, const struct sv_row *r, int y, 
 		sum += ex.counts[b];
 	}
 	if (k == 0) {
-		snprintf(line, sizeof(line), "   %s per hit, log2 buckets (%llu hits since start%s):",
+		snprintf(line, sizeof(line),
+			 "   %s per hit, log2 buckets (%llu hits since start%s):",
 			 ui->head.weight_name, (unsigned long long)sum,
 			 scale == HIST_TIME ? "" : "; K = 1024");
 		ui_put(y, x, ui->cols - x, base, line);
@@ -301,12 +310,13 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		sv_draw_frame(sv, r, y, selected ? base : ui_attr(ui, UC_FRAME));
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%c%*u", st->depth ?
-		 (hmap_get(&sv->expanded, (uintptr_t)st, NULL) ? '-' : '+') : ' ',
+	snprintf(buf, sizeof(buf), "%c%*u",
+		 st->depth ? (hmap_get(&sv->expanded, (uintptr_t)st, NULL) ? '-' : '+') : ' ',
 		 sv->cols[COL_RANK].w > 1 ? sv->cols[COL_RANK].w - 1 : 1, r->rank + 1);
 	sv_cell(sv, y, COL_RANK, base, buf);
 	if (sv->cols[COL_ID].w) {
-		fmt_ids(buf, sizeof(buf), st->ids, st->nids < STACK_MAX_IDS ? st->nids : STACK_MAX_IDS,
+		fmt_ids(buf, sizeof(buf), st->ids,
+			st->nids < STACK_MAX_IDS ? st->nids : STACK_MAX_IDS,
 			(st->flags & STACK_F_MOREIDS) != 0);
 		sv_cell(sv, y, COL_ID, base, buf);
 	}
@@ -326,9 +336,11 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		snprintf(buf, sizeof(buf), kind == UIDIFF_NEW ? "-" : "%.1f", before);
 		sv_cell(sv, y, COL_BEFORE, base, buf);
 		snprintf(buf, sizeof(buf), "%+.1f%s", change,
-			 kind == UIDIFF_NEW ? " NEW" : kind == UIDIFF_GONE ? " GONE" : "");
-		sv_cell(sv, y, COL_DIFF, kind != UIDIFF_BOTH && !selected ? ui_attr(ui, UC_ALERT) : base,
-			buf);
+			 kind == UIDIFF_NEW    ? " NEW"
+			 : kind == UIDIFF_GONE ? " GONE"
+					       : "");
+		sv_cell(sv, y, COL_DIFF,
+			kind != UIDIFF_BOTH && !selected ? ui_attr(ui, UC_ALERT) : base, buf);
 	}
 	if (sv->cols[COL_RATE].w) {
 		ui_fmt_rate(ui, buf, sizeof(buf), rr->delta);
@@ -361,7 +373,8 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	if (sv->cols[COL_COMM].w && in) {
 		if (in->pid >= 0) {
 			char pid[32], comm[64];
-			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid, in->npids - 1)
+			int pw = in->npids > 1 ? snprintf(pid, sizeof(pid), "(%d) +%u", in->pid,
+							  in->npids - 1)
 					       : snprintf(pid, sizeof(pid), "(%d)", in->pid);
 
 			/* too narrow: the comm is cut, never the pid ("+3": three more pids) */
@@ -377,8 +390,8 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	}
 	if (st->depth) {
 		/* the first frame that is not tracing machinery, then its callers */
-		brief_format_after(buf, sizeof(buf), uidiff_ksym(ui, st), st, stack_view_common(sv, rr),
-				   16, 1);
+		brief_format_after(buf, sizeof(buf), uidiff_ksym(ui, st), st,
+				   stack_view_common(sv, rr), 16, 1);
 		sv_cell(sv, y, COL_FUNC, selected ? base : base | A_BOLD, buf);
 	} else
 		sv_cell(sv, y, COL_FUNC, base, "(no frames)");

@@ -148,9 +148,9 @@ const struct sv_info *stack_view_info(struct stack_view *sv, const struct rank_r
 	if (in->ntrend < 0)
 		in->ntrend = -1;
 	in->origins = false;
-	in->origin = session_norigins(ui->s) > 1 ?
-			     export_top_origin(ui->s, rr->stack, &ui->rank, ui->delta, &in->origins) :
-			     -1;
+	in->origin = session_norigins(ui->s) > 1 ? export_top_origin(ui->s, rr->stack, &ui->rank,
+								     ui->delta, &in->origins)
+						 : -1;
 	return in;
 }
 
@@ -200,9 +200,10 @@ static int sv_cmp(const void *pa, const void *pb)
 		if (!x || !y)
 			break;
 		if (ui->rank.key == RANK_EVENT)
-			r = x->event == y->event ? 0 :
-			    strcmp(stack_view_event_label(sort_sv, x->event),
-				   stack_view_event_label(sort_sv, y->event));
+			r = x->event == y->event
+				    ? 0
+				    : strcmp(stack_view_event_label(sort_sv, x->event),
+					     stack_view_event_label(sort_sv, y->event));
 		else
 			r = strcasecmp(x->comm, y->comm);
 		if (!r && ui->delta)
@@ -306,7 +307,8 @@ void stack_view_rank(struct stack_view *sv, bool live)
 
 		if (k < (size_t)ui->lay.list_h)
 			k = (size_t)ui->lay.list_h;
-		/* diff mode: every stack of AFTER (what is not there is GONE), and room for those */
+		/* diff mode: every stack of AFTER (what is not there is GONE), and room for those
+		 */
 		if (ui->diff)
 			k = stack_table_count(ui->t) + uidiff_room(ui) + 1;
 		if (k > sv->cap) {
@@ -431,7 +433,8 @@ int stack_view_extra(struct stack_view *sv, const struct stack *st, struct sv_ex
 		return 0;
 	/* a line for the trend once there are intervals (or to say memory refused it) */
 	ex->trend = n != 0;
-	ex->hist = stack_hist(ui->t, st, ex->counts) && hist_range(ex->counts, &ex->first, &ex->last);
+	ex->hist =
+		stack_hist(ui->t, st, ex->counts) && hist_range(ex->counts, &ex->first, &ex->last);
 	return ex->trend + (ex->hist ? 1 + (int)(ex->last - ex->first + 1) : 0);
 }
 
@@ -456,7 +459,8 @@ void stack_view_rebuild(struct stack_view *sv, bool keep_selection)
 			continue;
 		{
 			struct sv_extra ex;
-			/* the frames, then the trend and the histogram (frame rows past the depth) */
+			/* the frames, then the trend and the histogram (frame rows past the depth)
+			 */
 			int rows = st->depth + stack_view_extra(sv, st, &ex);
 
 			for (d = 0; d < rows; d++)

@@ -29,7 +29,7 @@ enum ui_col {
 	COL_BEFORE, /* --diff: the share before */
 	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,
-	COL_TREND,  /* the last intervals' counts as a sparkline */
+	COL_TREND, /* the last intervals' counts as a sparkline */
 	COL_DEPTH,
 	COL_EVENT,
 	COL_COMM,
@@ -272,6 +272,5 @@ void stack_view_event_labels(struct stack_view *sv);
  * @rr: the row's ranking
  */
 unsigned int stack_view_common(struct stack_view *sv, const struct rank_row *rr);
-
 
 #endif /* STACKTOP_UI_STACK_RANK_H */

@@ -175,7 +175,8 @@ static bool sv_row_matches(struct stack_view *sv, const struct sv_row *r)
 	if (r->frame >= (int)r->st->depth)
 		return false; /* the trend and histogram lines */
 	if (r->frame >= 0)
-		return textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, r->st->ips[r->frame]));
+		return textmatch_sym(&ui->flt.smatch, ui->syms,
+				     symcache_id(ui->syms, r->st->ips[r->frame]));
 	return textmatch_frames(&ui->flt.smatch, ui->syms, r->st) ||
 	       textmatch_comm(&ui->flt.smatch, ui->s, r->st);
 }
@@ -349,7 +350,9 @@ static int sv_sort_by(struct stack_view *sv, int x)
 		return R_RESORT;
 	}
 	if (!ok) {
-		ui_status(ui, true, "this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
+		ui_status(
+			ui, true,
+			"this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 		return R_REDRAW;
 	}
 	if (key == ui->rank.key && !ui->diff_sort)

@@ -28,11 +28,11 @@
 
 /* a node of the screen's copy of the tree */
 struct tnode {
-	uint64_t key;    /* hash of the path from the root */
-	uint64_t sym;    /* symbol start (the merge key) */
-	uint64_t ip;     /* a representative address */
-	uint64_t count;  /* hits through this node */
-	uint64_t self;   /* hits of stacks ending here */
+	uint64_t key;	 /* hash of the path from the root */
+	uint64_t sym;	 /* symbol start (the merge key) */
+	uint64_t ip;	 /* a representative address */
+	uint64_t count;	 /* hits through this node */
+	uint64_t self;	 /* hits of stacks ending here */
 	uint32_t parent; /* UINT32_MAX for roots */
 	uint32_t first_child;
 	uint32_t next_sibling;
@@ -88,7 +88,6 @@ struct tree_view {
 };
 
 static void tv_draw_row(struct list_view *lv, int row, int y, bool selected);
-
 
 static const struct list_view_ops tv_ops = {
 	.draw_row = tv_draw_row,
@@ -341,13 +340,15 @@ static void tv_draw_titles(struct tree_view *tv, int y)
 	hline(' ', ui->cols);
 	attroff(a);
 	if (tv->callee)
-		snprintf(buf, sizeof(buf),
-			 "%6s %6s %6s %6s  CALLEE TREE (leaf first, expands to callers; %s%s, merged by function; CHILD%%/SELF%%: the function's, as perf --children)",
-			 "%", ui_count_title(ui), "CHILD%", "SELF%", ui_weight_note(ui),
-			 ui->delta ? "last interval" : "cumulative");
+		snprintf(
+			buf, sizeof(buf),
+			"%6s %6s %6s %6s  CALLEE TREE (leaf first, expands to callers; %s%s, merged by function; CHILD%%/SELF%%: the function's, as perf --children)",
+			"%", ui_count_title(ui), "CHILD%", "SELF%", ui_weight_note(ui),
+			ui->delta ? "last interval" : "cumulative");
 	else
-		snprintf(buf, sizeof(buf), "%6s %6s %6s  CALLER TREE (root first; %s%s, merged by function)",
-			 "%", ui_count_title(ui), "SELF", ui_weight_note(ui),
+		snprintf(buf, sizeof(buf),
+			 "%6s %6s %6s  CALLER TREE (root first; %s%s, merged by function)", "%",
+			 ui_count_title(ui), "SELF", ui_weight_note(ui),
 			 ui->delta ? "last interval" : "cumulative");
 	ui_put(y, 0, ui->cols, a, buf);
 }
@@ -580,8 +581,9 @@ static void tv_open(struct ui_view *v, struct ui_view *from)
 {
 	(void)from;
 	tv_of(v)->callee = false;
-	ui_status(v->ui, false,
-		  "caller tree: Enter/Right expands a node (and its call chain), Left collapses, t: callee tree");
+	ui_status(
+		v->ui, false,
+		"caller tree: Enter/Right expands a node (and its call chain), Left collapses, t: callee tree");
 }
 
 static int tv_action(struct ui_view *v, enum ui_action act)
@@ -598,8 +600,9 @@ static int tv_action(struct ui_view *v, enum ui_action act)
 	if (!tv->callee) {
 		tv->callee = true;
 		tv_drop(tv);
-		ui_status(v->ui, false,
-			  "callee tree: leaf functions first, Enter/Right expands toward the callers, t: back to the list");
+		ui_status(
+			v->ui, false,
+			"callee tree: leaf functions first, Enter/Right expands toward the callers, t: back to the list");
 		return R_LAYOUT | R_REFRESH;
 	}
 	tv->callee = false;

@@ -60,14 +60,14 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 
-#define UI_MIN_COLS 80
+#define UI_MIN_COLS  80
 #define UI_MIN_LINES 24
 
-#define UI_DRAIN_MS 50       /* longest sleep between two drains */
-#define UI_DRAIN_PAGES 256   /* pages per drain: bounded work per pass */
-#define UI_HOLD_SEC 2.0      /* no re-sort this long after a navigation key */
-#define UI_CONFIRM_SEC 5.0   /* window for the second r */
-#define UI_DCLICK_SEC 0.4    /* two presses on a row within this: a double click */
+#define UI_DRAIN_MS	50   /* longest sleep between two drains */
+#define UI_DRAIN_PAGES	256  /* pages per drain: bounded work per pass */
+#define UI_HOLD_SEC	2.0  /* no re-sort this long after a navigation key */
+#define UI_CONFIRM_SEC	5.0  /* window for the second r */
+#define UI_DCLICK_SEC	0.4  /* two presses on a row within this: a double click */
 #define UI_DEBOUNCE_SEC 0.12 /* typing in the filter re-ranks after this pause */
 
 enum {
@@ -75,11 +75,11 @@ enum {
 	R_RESORT = 1 << 1,  /* re-rank; a paused snapshot is only re-sorted */
 	R_REFRESH = 1 << 2, /* re-rank from live data even when paused */
 	R_QUIT = 1 << 3,
-	R_NAV = 1 << 4,     /* the user moved: hold the order for a while */
-	R_LAYOUT = 1 << 5,  /* screen areas changed */
-	R_CLEAR = 1 << 6,   /* repaint every cell (Ctrl-L) */
-	R_GONE = 1 << 7,    /* the terminal is gone */
-	R_PASS = 1 << 8,    /* a view's action hook: not mine, the screen's action runs */
+	R_NAV = 1 << 4,	   /* the user moved: hold the order for a while */
+	R_LAYOUT = 1 << 5, /* screen areas changed */
+	R_CLEAR = 1 << 6,  /* repaint every cell (Ctrl-L) */
+	R_GONE = 1 << 7,   /* the terminal is gone */
+	R_PASS = 1 << 8,   /* a view's action hook: not mine, the screen's action runs */
 };
 
 #define UI_EMPTY_READS 200 /* readable but no key, this often in a row: hung up */
@@ -115,7 +115,6 @@ struct list_view {
 	int height;
 };
 
-
 /* ---- views ---------------------------------------------------------------- */
 
 struct ui;
@@ -131,7 +130,7 @@ enum {
 /* what a view is (struct ui_view_ops.flags) */
 enum {
 	UVF_BREAKDOWN = 1 << 0, /* the breakdown pane (b) shows under it */
-	UVF_RESORT = 1 << 1,    /* w and z re-sort its rows; other views re-rank */
+	UVF_RESORT = 1 << 1,	/* w and z re-sort its rows; other views re-rank */
 };
 
 /**
@@ -226,10 +225,10 @@ enum ui_prompt {
 enum ui_picker {
 	PK_EVENT,
 	PK_SORT,
-	PK_FORMAT,  /* P: the format to save the view in */
+	PK_FORMAT, /* P: the format to save the view in */
 };
 
-#define UI_TEXT 128
+#define UI_TEXT	    128
 #define UI_PICK_MAX 512
 
 struct ui;

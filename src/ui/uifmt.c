@@ -212,15 +212,17 @@ int uifmt_reset_result(char *buf, size_t size, int err, bool stackmap)
 {
 	switch (err) {
 	case 0:
-		return snprintf(buf, size, stackmap ?
-				"reset: kernel map and counts start from zero" :
-				"reset: counts start from zero");
+		return snprintf(buf, size,
+				stackmap ? "reset: kernel map and counts start from zero"
+					 : "reset: counts start from zero");
 	case -EBUSY:
-		return snprintf(buf, size,
-				"reset refused: EBUSY (the kernel map is busy: tracing could not be stopped or another reset runs)");
+		return snprintf(
+			buf, size,
+			"reset refused: EBUSY (the kernel map is busy: tracing could not be stopped or another reset runs)");
 	case -EINVAL:
-		return snprintf(buf, size,
-				"reset refused: EINVAL (the kernel rejected the write to stack_map)");
+		return snprintf(
+			buf, size,
+			"reset refused: EINVAL (the kernel rejected the write to stack_map)");
 	case -EPERM:
 	case -EACCES:
 		return snprintf(buf, size, "reset failed: %s (run as root)", uifmt_errname(-err));
@@ -236,15 +238,18 @@ int uifmt_stackmap_result(char *buf, size_t size, int err, bool on)
 	case 0:
 		return snprintf(buf, size, "kernel stackmap option turned %s", on ? "on" : "off");
 	case -EOPNOTSUPP:
-		return snprintf(buf, size,
-				"cannot turn stackmap %s: kernel has no stackmap option (EOPNOTSUPP)",
-				on ? "on" : "off");
+		return snprintf(
+			buf, size,
+			"cannot turn stackmap %s: kernel has no stackmap option (EOPNOTSUPP)",
+			on ? "on" : "off");
 	case -EINVAL:
-		return snprintf(buf, size,
-				"cannot turn stackmap %s: EINVAL (the kernel refused: the option is global-only or the map failed to initialise)",
-				on ? "on" : "off");
+		return snprintf(
+			buf, size,
+			"cannot turn stackmap %s: EINVAL (the kernel refused: the option is global-only or the map failed to initialise)",
+			on ? "on" : "off");
 	case -EBUSY:
-		return snprintf(buf, size, "cannot turn stackmap %s: EBUSY (the kernel map is busy)",
+		return snprintf(buf, size,
+				"cannot turn stackmap %s: EBUSY (the kernel map is busy)",
 				on ? "on" : "off");
 	default:
 		return snprintf(buf, size, "cannot turn stackmap %s: %s (%s)", on ? "on" : "off",
@@ -297,8 +302,8 @@ static void seg_total_delta(struct uifmt_seg *sg, uint64_t total, uint64_t delta
  * segment each, "total" or "total (+n)"; those shown only when not 0 are
  * left out at 0
  */
-static void seg_counters(const struct session_stats *st, unsigned int place,
-			 struct uifmt_seg *segs, int *n, int max)
+static void seg_counters(const struct session_stats *st, unsigned int place, struct uifmt_seg *segs,
+			 int *n, int max)
 {
 	const struct head_counter *c[HC_N];
 	unsigned int k = head_counters_at(false, place, c), i;
@@ -307,7 +312,8 @@ static void seg_counters(const struct session_stats *st, unsigned int place,
 		uint64_t v = head_counter_value(st, c[i]);
 		struct uifmt_seg *sg;
 
-		if (((c[i]->show & HCS_BIT_NZ) && !v) || !(sg = seg_add(segs, n, max, c[i]->slabel)))
+		if (((c[i]->show & HCS_BIT_NZ) && !v) ||
+		    !(sg = seg_add(segs, n, max, c[i]->slabel)))
 			continue;
 		if (c[i]->show & HCS_BIT_DELTA) {
 			seg_total_delta(sg, v, head_counter_delta(st, c[i]));
@@ -347,7 +353,8 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		for (w = 0; w < UJOIN_WHY_MAX; w++)
 			all += st->ujoin.why[w];
 		if (st->user == SESSION_USER_FP)
-			snprintf(sg->value, sizeof(sg->value), "%s", st->user_note[0] ? "fp (no dwarf)" : "fp");
+			snprintf(sg->value, sizeof(sg->value), "%s",
+				 st->user_note[0] ? "fp (no dwarf)" : "fp");
 		else if (!all)
 			snprintf(sg->value, sizeof(sg->value), "dwarf");
 		else {
@@ -407,8 +414,11 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
 		return 0;
 	if ((sg = seg_add(segs, &n, max, "stackmap")))
 		snprintf(sg->value, sizeof(sg->value), "%s%s", st->stackmap_on ? "on" : "off",
-			 st->map_abi ? (st->map_abi == 4 ? " v4" : st->map_abi == 3 ? " v3" :
-					st->map_abi == 2 ? " v2" : " v1") : "");
+			 st->map_abi ? (st->map_abi == 4   ? " v4"
+					: st->map_abi == 3 ? " v3"
+					: st->map_abi == 2 ? " v2"
+							   : " v1")
+				     : "");
 	if (!st->have_map_stat) {
 		if ((sg = seg_add(segs, &n, max, "map")))
 			snprintf(sg->value, sizeof(sg->value), "no stats");
@@ -433,14 +443,15 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
 			if (st->map.success_rate < 0)
 				snprintf(sg->value, sizeof(sg->value), "-");
 			else
-				snprintf(sg->value, sizeof(sg->value), "%d%%", st->map.success_rate);
+				snprintf(sg->value, sizeof(sg->value), "%d%%",
+					 st->map.success_rate);
 			sg->alert = st->map.success_rate >= 0 && st->map.success_rate < 100;
 		}
 	}
 	seg_counters(st, HCS_MAP, segs, &n, max);
 	if (session_ringbuf_saving(st, &rb) && (sg = seg_add(segs, &n, max, "map saves")))
-		snprintf(sg->value, sizeof(sg->value), "%.0f%% (%.0f of %.0f B/ev)",
-			 rb.saving_pct, rb.read_per_event, rb.alt_per_event);
+		snprintf(sg->value, sizeof(sg->value), "%.0f%% (%.0f of %.0f B/ev)", rb.saving_pct,
+			 rb.read_per_event, rb.alt_per_event);
 	return n;
 }
 
@@ -556,8 +567,9 @@ int uifmt_header_pool(const struct session_stats *st, struct uifmt_seg *segs, in
 	}
 	if (h->warn && (sg = seg_add(segs, &n, max, "fix"))) {
 		int k = snprintf(sg->value, sizeof(sg->value), "%s",
-				 st->mode == SESSION_PASSIVE ? "the map is another tool's" :
-				 h->full ? "r empties it" : "r resets it");
+				 st->mode == SESSION_PASSIVE ? "the map is another tool's"
+				 : h->full		     ? "r empties it"
+							     : "r resets it");
 
 		if (h->bits_advice && k > 0 && (size_t)k < sizeof(sg->value)) {
 			fmt_count(c, sizeof(c), 1ULL << h->bits_advice);

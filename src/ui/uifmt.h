@@ -65,7 +65,7 @@ int uifmt_layout(const struct col_spec *specs, int n, int width, struct col_pos 
 /* ---- text match (search, filters) ------------------------------------- */
 
 #define UIFMT_MAX_TERMS 8
-#define UIFMT_TERM_LEN 64
+#define UIFMT_TERM_LEN	64
 
 /**
  * struct uifmt_terms - a filter text split at '|' (htop style: any term)

@@ -36,9 +36,7 @@ struct ui_view *ui_view_opened_by(struct ui *ui, enum ui_action act)
 {
 	struct ui_view **vp;
 
-	ui_for_each_view(ui, vp)
-		if ((*vp)->ops->opens == act && act != ACT_NONE)
-			return *vp;
+	ui_for_each_view(ui, vp) if ((*vp)->ops->opens == act && act != ACT_NONE) return *vp;
 	return NULL;
 }
 
@@ -72,8 +70,9 @@ void ui_draw_empty(struct ui *ui)
 	size_t len = 0;
 
 	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY) {
-		snprintf(msg, sizeof(msg),
-			 "Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
+		snprintf(
+			msg, sizeof(msg),
+			"Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");
 	} else if (!ui->nstacks && ui->head.st.mode == SESSION_REPLAY) {
 		snprintf(msg, sizeof(msg), "The recording holds no stacks of %s.",
 			 session_traced(ui->s));
@@ -91,12 +90,13 @@ void ui_draw_empty(struct ui *ui)
 			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " comm '%s'",
 						ui->flt.comm);
 		if (ui->flt.filter[0] && len < sizeof(filters))
-			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " filter '%s'",
-						ui->flt.filter);
+			len += (size_t)snprintf(filters + len, sizeof(filters) - len,
+						" filter '%s'", ui->flt.filter);
 		if (len)
-			snprintf(msg, sizeof(msg),
-				 "No stack matches the filters (%s) among %zu stacks; x clears them.",
-				 filters + 1, ui->nstacks);
+			snprintf(
+				msg, sizeof(msg),
+				"No stack matches the filters (%s) among %zu stacks; x clears them.",
+				filters + 1, ui->nstacks);
 		else
 			snprintf(msg, sizeof(msg), "No stacks to show yet (%zu recorded).",
 				 ui->nstacks);
@@ -105,12 +105,8 @@ void ui_draw_empty(struct ui *ui)
 }
 
 const char *const rank_key_name[RANK_KEY_MAX] = {
-	[RANK_DELTA] = "DELTA",
-	[RANK_TOTAL] = "TOTAL",
-	[RANK_DEPTH] = "DEPTH",
-	[RANK_ID] = "ID",
-	[RANK_EVENT] = "EVENT",
-	[RANK_COMM] = "COMM",
+	[RANK_DELTA] = "DELTA", [RANK_TOTAL] = "TOTAL", [RANK_DEPTH] = "DEPTH",
+	[RANK_ID] = "ID",	[RANK_EVENT] = "EVENT", [RANK_COMM] = "COMM",
 };
 
 const char *ui_sort_name(const struct ui *ui)
@@ -139,8 +135,7 @@ int ui_fmt_rate(const struct ui *ui, char *buf, size_t size, uint64_t delta)
 
 	if (ui_unit(ui) == UNIT_NONE)
 		return fmt_rate(buf, size, dt > 0 ? (double)delta / dt : 0);
-	return fmt_weight(buf, size, dt > 0 ? (uint64_t)((double)delta / dt) : 0,
-			  (int)ui_unit(ui));
+	return fmt_weight(buf, size, dt > 0 ? (uint64_t)((double)delta / dt) : 0, (int)ui_unit(ui));
 }
 
 /* what a breakdown record counts in the view: hits or weight, interval or total */

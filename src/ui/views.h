@@ -156,5 +156,4 @@ uint64_t ui_attr_count(const struct ui *ui, const struct stack_attr *a);
  */
 bool ui_wall_pct(const struct ui *ui, char *buf, size_t size, uint64_t ns);
 
-
 #endif /* STACKTOP_UI_VIEWS_H */
