@@ -334,6 +334,20 @@ static int set_offcpu(struct args *a, const char *arg)
 	return 0;
 }
 
+/* --oncpu[=HZ]: perf's cpu-clock at HZ per CPU (999: off the kernel's 1000 Hz tick) */
+static int set_oncpu(struct args *a, const char *arg)
+{
+	long hz = 999;
+
+	if (arg && argval_int(arg, 1, 100000, &hz)) {
+		cli_error("stacktop: bad --oncpu '%s' (samples a second per CPU, 1 to 100000)\n",
+			  arg);
+		return 2;
+	}
+	a->so.oncpu_hz = (unsigned int)hz;
+	return 0;
+}
+
 static int set_mode(struct args *a, const char *arg)
 {
 	int r = session_mode_parse(arg);
@@ -468,6 +482,8 @@ static int args_option(struct args *a, int c, const char *arg)
 		return set_root(a, arg);
 	case OPT_OFFCPU:
 		return set_offcpu(a, arg);
+	case OPT_ONCPU:
+		return set_oncpu(a, arg);
 	case OPT_FOLDED:
 	case OPT_JSON:
 	case OPT_FORMAT:
@@ -570,10 +586,33 @@ static int check_files(struct args *a)
 	return 0;
 }
 
+/* --oncpu samples the CPUs: what traces events, or reads files, does not go with it */
+static int check_oncpu(const struct args *a)
+{
+	if (!a->so.oncpu_hz)
+		return 0;
+	if (a->so.nevents || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||
+	    a->so.weight || a->so.offcpu || a->so.nfiles || a->so.map_file || a->diff ||
+	    a->list_events) {
+		cli_error("stacktop: --oncpu samples the CPUs: not with -e, --function, --kprobe, "
+			  "--trigger, --weight, --offcpu, -r, --map, --diff or --list-events\n");
+		return 2;
+	}
+	if (a->so.user_sample || a->so.user_buffer) {
+		cli_error("stacktop: --oncpu: the user chains come with each sample (no "
+			  "--user-sample or --user-buffer)\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* the options together, once all are read */
 static int check_together(struct args *a)
 {
-	int r;
+	int r = check_oncpu(a);
+
+	if (r)
+		return r;
 
 	if (a->list_events && (a->so.nfiles || a->so.map_file)) {
 		cli_error(

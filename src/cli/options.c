@@ -269,6 +269,20 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_NONE,
 	},
 	{
+		.id = OPT_ONCPU,
+		.name = "oncpu",
+		.has_arg = optional_argument,
+		.metavar = "[=HZ]",
+		.help = "on-CPU profile: where the CPUs spend their time, as\n"
+			"perf record -F HZ -g: each CPU's clock sampled HZ\n"
+			"times a second (default 999), the call chain of the\n"
+			"interrupted code (-u: its user part too, by frame\n"
+			"pointers); nothing in tracefs changes. With -- CMD:\n"
+			"the command's CPU time",
+		.man = ".BR \\-\\-oncpu [ =\\fIHZ\\fR ]",
+		.complete = CLI_NONE,
+	},
+	{
 		.id = OPT_OFFCPU,
 		.name = "offcpu",
 		.has_arg = optional_argument,

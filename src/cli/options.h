@@ -57,6 +57,7 @@ enum {
 	OPT_USER_SAMPLE,
 	OPT_CLEANUP,
 	OPT_PRESERVE_ENV,
+	OPT_ONCPU,
 };
 
 /* what the bash completion offers for an option's value */

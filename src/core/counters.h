@@ -74,6 +74,11 @@
 	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT, NONE,                     \
 	  SC(EVENTS, 1, "left out", NZ_DELTA), NONE,                                           \
 	  "events with a stack that the pid filter left out")                                  \
+	X(throttled, U64, D, SRC, J(ROOT, "throttled"), OPT,                                  \
+	  TX(NOTE, 4, "note: perf throttled the sampling %s times (over "                     \
+		      "kernel.perf_event_max_sample_rate: fewer samples than asked)"),          \
+	  SC(LOSS, 3, "throttled", NZ_ALERT), NONE,                                            \
+	  "--oncpu: times perf throttled the cpu-clock sampling")                              \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \
 	  TX(DAMAGED, 2, "%s stack records with no event before them (not counted)"), NONE,   \
 	  NONE, "stack records with no event before them")                                     \

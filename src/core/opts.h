@@ -19,6 +19,7 @@ enum session_mode {
 	SESSION_STACKS,
 	SESSION_PASSIVE,
 	SESSION_REPLAY,
+	SESSION_ONCPU, /* --oncpu: perf's cpu-clock samples, nothing in tracefs changes */
 	SESSION_MODE_MAX,
 };
 
@@ -87,6 +88,8 @@ enum session_user {
  * @pid_tree: @pids holds one process whose descendants count too, started
  *            later or not, threads and processes (stacktop -- CMD: the
  *            command's process tree; kernel/proctree.h)
+ * @oncpu_hz: on-CPU profiling (SESSION_ONCPU): samples a second per CPU,
+ *            0: off
  * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
  *              near it the breakdown records of exited pids are folded into
  *              their comm, at it new stacks and breakdowns are counted
@@ -121,6 +124,7 @@ struct session_opts {
 	unsigned int user_sample;
 	size_t user_buffer;
 	unsigned int user_stack;
+	unsigned int oncpu_hz;
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;

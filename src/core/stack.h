@@ -28,6 +28,8 @@
  * fmt_frame() prints it as "[FTRACE TRAMPOLINE]".
  */
 #define STACK_IP_TRAMPOLINE 0x7fffffffULL
+/* an on-CPU sample taken while the CPU ran user code, without -u: a row of its own */
+#define STACK_IP_USER_MODE 0x7ffffffeULL
 
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */

@@ -486,6 +486,22 @@ void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const ui
 		       unsigned int n);
 
 /**
+ * ingest_count_stack() - count one hit whose stack a source read itself
+ *	(an on-CPU sample's call chain), under the pid filter and the memory
+ *	limit as every other hit
+ * @ing: ingest
+ * @event: the session's event index
+ * @tgid: the process
+ * @tid: the thread (the hit's pid in the breakdown)
+ * @cpu: the CPU
+ * @frames: kernel frames leaf first, then (when known) usym_sep(tgid) and
+ *	the user frames as tokens
+ * @n: how many (at least 1)
+ */
+void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int tid, unsigned int cpu,
+			const uint64_t *frames, unsigned int n);
+
+/**
  * ingest_flush_user() - count kernel stacks whose user_stack never came
  * @ing: ingest
  *

@@ -148,6 +148,23 @@ void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const ui
 		count(ing, st, &w, h->cpu);
 }
 
+void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int tid, unsigned int cpu,
+			const uint64_t *frames, unsigned int n)
+{
+	struct waiting w = { .value = 1, .event = (uint16_t)event, .kind = W_HIT, .pid = tid };
+	struct stack *st;
+
+	if (!n)
+		return;
+	if (!ingest_wants(ing, tgid, tid)) {
+		ing->st.filtered++;
+		return;
+	}
+	st = stack_table_intern(ing->table, frames, n);
+	if (st)
+		count(ing, st, &w, cpu);
+}
+
 void ingest_flush_user(struct ingest *ing)
 {
 	unsigned int i;

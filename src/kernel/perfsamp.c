@@ -170,7 +170,18 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	s.tid = (uint32_t)(v >> 32);
 	s.time = rd_u64(r);	     /* TIME */
 	s.cpu = (uint32_t)rd_u64(r); /* CPU */
-	s.abi = rd_u64(r);	     /* REGS_USER */
+	if (p->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		s.nchain = rd_u64(r);
+		if (s.nchain > (r->len - r->pos) / 8) {
+			r->bad = true;
+		} else {
+			s.chain = (const uint64_t *)(const void *)(r->b + r->pos);
+			r->pos += s.nchain * 8;
+		}
+	}
+	if (!(p->sample_type & PERF_SAMPLE_REGS_USER))
+		goto done;
+	s.abi = rd_u64(r); /* REGS_USER */
 	if (s.abi) {
 		for (i = 0; i < DWUNWIND_NREGS; i++)
 			if (DWUNWIND_REGS_MASK & (1ULL << i))
@@ -188,6 +199,7 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 				s.stack_size = size;
 		}
 	}
+done:
 	if (r->bad || s.event < 0) {
 		p->st.bad++;
 		return;
@@ -281,6 +293,9 @@ static void parse_record(struct perfsamp *p, const struct perf_event_header *h, 
 			p->cb.task(p->cb.ctx, v[0], v[1], v[2], h->type == PERF_RECORD_EXIT, t);
 		break;
 	}
+	case PERF_RECORD_THROTTLE:
+		p->st.throttled++;
+		break;
 	case PERF_RECORD_LOST: {
 		uint64_t n;
 

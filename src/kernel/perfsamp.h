@@ -53,6 +53,13 @@ struct pollfd;
  * @filters: NULL, or per event a tracepoint filter expression (the
  *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
  *	passes are sampled
+ * @clock_hz: 0: the tracepoints of @events, with the user registers and
+ *	stack; else on-CPU sampling instead: one cpu-clock event per CPU
+ *	(PERF_COUNT_SW_CPU_CLOCK, a frequency of @clock_hz per CPU), the kernel
+ *	call chain of each sample (@events: one name, the samples' event 0)
+ * @user_chain: with @clock_hz, the user part of the call chain too (the
+ *	kernel's frame-pointer walk), else the kernel part only
+ * @max_stack: with @clock_hz, frames per chain at most (0: 127)
  */
 struct perfsamp_opts {
 	const char *tracefs;
@@ -68,6 +75,9 @@ struct perfsamp_opts {
 	int ntasks;
 	bool inherit;
 	const char *const *filters;
+	unsigned int clock_hz;
+	bool user_chain;
+	unsigned int max_stack;
 };
 
 /**
@@ -82,6 +92,9 @@ struct perfsamp_opts {
  * @stack: the copied user stack, from regs[PERF_REG_X86_SP] upwards;
  *	valid during the callback only
  * @stack_size: bytes of @stack that hold data (the sample's dyn_size)
+ * @chain: the call chain (on-CPU sampling), PERF_CONTEXT_* markers
+ *	included; valid during the callback only
+ * @nchain: its entries
  */
 struct perfsamp_sample {
 	int event;
@@ -93,6 +106,8 @@ struct perfsamp_sample {
 	uint64_t regs[24];
 	const uint8_t *stack;
 	uint64_t stack_size;
+	const uint64_t *chain;
+	uint64_t nchain;
 };
 
 /**
@@ -161,6 +176,8 @@ struct perfsamp_cb {
  * @grow_failed: growths the kernel refused (memory, perf_event_mlock_kb)
  * @lost_unknown: rings found full: samples lost, how many said later by a
  *	LOST record (the lost callback with @count 0)
+ * @throttled: times the kernel throttled an event (PERF_RECORD_THROTTLE:
+ *	samples not taken for a while, perf_event_max_sample_rate)
  */
 struct perfsamp_stats {
 	uint64_t samples;
@@ -174,6 +191,7 @@ struct perfsamp_stats {
 	uint64_t grown;
 	uint64_t grow_failed;
 	uint64_t lost_unknown;
+	uint64_t throttled;
 };
 
 struct perfsamp;

@@ -73,9 +73,11 @@ static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uin
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = tp;
 	a->sample_period = p->period;
-	a->sample_type = SAMPLE_TYPE;
-	a->sample_regs_user = DWUNWIND_REGS_MASK;
-	a->sample_stack_user = stack;
+	a->sample_type = p->sample_type;
+	if (p->sample_type & PERF_SAMPLE_REGS_USER) {
+		a->sample_regs_user = DWUNWIND_REGS_MASK;
+		a->sample_stack_user = stack;
+	}
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->sample_id_all = 1;
@@ -83,6 +85,15 @@ static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uin
 	a->inherit = inherit;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(pages * p->page / 4);
+	if (p->clock_hz) {
+		/* on-CPU: the CPU's clock at a frequency, its call chains */
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->freq = 1;
+		a->sample_freq = p->clock_hz;
+		a->exclude_callchain_user = !p->user_chain;
+		a->sample_max_stack = (uint16_t)p->max_stack;
+	}
 	if (first) {
 		/* a task's first event reports its maps too */
 		a->mmap = 1;
@@ -102,6 +113,11 @@ static int open_refused(int r, const struct perfsamp_opts *opts, int e, int c, c
 			    "perf_event_open %s: %s (needs root or "
 			    "CAP_PERFMON, and kernel.perf_event_paranoid)",
 			    opts->events[e], strerror(-r));
+	if ((r == -EOPNOTSUPP || r == -EINVAL) && opts->clock_hz)
+		return errf(err, errsz, r,
+			    "perf_event_open cpu-clock at %u Hz: %s (over "
+			    "kernel.perf_event_max_sample_rate?)",
+			    opts->clock_hz, strerror(-r));
 	if (r == -EOPNOTSUPP || r == -EINVAL)
 		return errf(err, errsz, r,
 			    "perf_event_open %s: %s (the kernel "
@@ -191,13 +207,21 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	p->max_total = opts->ring_max_total ? opts->ring_max_total : RING_MAX_TOTAL;
 	p->period = opts->period > 1 ? opts->period : 1;
 	p->full_room = (uint64_t)stack + 1024; /* a sample: its stack, registers, header */
+	p->sample_type = SAMPLE_TYPE;
+	if (opts->clock_hz) {
+		p->clock_hz = opts->clock_hz;
+		p->user_chain = opts->user_chain;
+		p->max_stack = opts->max_stack ? opts->max_stack : 127;
+		p->sample_type = CLOCK_SAMPLE_TYPE;
+		p->full_room = 16 * 1024; /* a sample: its chains, header */
+	}
 	p->cpus = calloc(ncpu, sizeof(*p->cpus));
 	p->evs = calloc((size_t)ncpu * opts->nevents * ntasks, sizeof(*p->evs));
 	if (!p->cpus || !p->evs) {
 		r = errf(err, errsz, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (e = 0; e < opts->nevents; e++) {
+	for (e = 0; e < opts->nevents && !opts->clock_hz; e++) {
 		r = tracepoint_id(tracefs, opts->events[e], &tp[e]);
 		if (r < 0) {
 			r = errf(err, errsz, r, "%s: %s", opts->events[e],

@@ -21,6 +21,11 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |           \
 	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
+/* on-CPU sampling: the kernel (and user) call chain, no registers or stack */
+#define CLOCK_SAMPLE_TYPE                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |           \
+	 PERF_SAMPLE_CALLCHAIN)
+
 #define RING_MAX_TOTAL (256ULL << 20)	      /* the rings together when they grow */
 #define RING_RETIRE_NS (200ULL * 1000 * 1000) /* an old ring kept empty this long goes */
 
@@ -60,8 +65,12 @@ struct perfsamp {
 	unsigned int max_pages; /* grow up to this (0: never) */
 	uint64_t max_total;
 	unsigned int period;
-	int rot;	    /* the CPU a drain starts at: where the last one was cut */
-	uint64_t full_room; /* a ring with less room than this was full: samples lost */
+	uint64_t sample_type;	/* SAMPLE_TYPE, or CLOCK_SAMPLE_TYPE (on-CPU) */
+	unsigned int clock_hz;	/* on-CPU: the cpu-clock's frequency (0: tracepoints) */
+	bool user_chain;	/* on-CPU: the user part of the chains too */
+	unsigned int max_stack; /* on-CPU: frames per chain */
+	int rot;		/* the CPU a drain starts at: where the last one was cut */
+	uint64_t full_room;	/* a ring with less room than this was full: samples lost */
 	uint8_t bounce[65536];
 	struct perfsamp_stats st;
 };

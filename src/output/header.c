@@ -77,6 +77,11 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 
 	if (st->user == SESSION_USER_OFF)
 		return;
+	if (st->user == SESSION_USER_FP && st->mode == SESSION_ONCPU) {
+		fprintf(f,
+			"user stacks: fp (perf's call chains, the kernel's frame-pointer walk)\n");
+		return;
+	}
 	if (st->user == SESSION_USER_FP) {
 		fprintf(f, "user stacks: fp (the kernel's frame-pointer walk, %d frames)%s%s\n",
 			USYM_FP_FRAMES, st->user_note[0] ? "; " : "", st->user_note);
@@ -377,7 +382,8 @@ static void head_memory_lines(FILE *f, const struct report_head *h)
 	fputc('\n', f);
 	head_line(f, st, HCT_OVER);
 	head_line(f, st, HCT_NOTE);
-	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY)
+	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY &&
+	    st->mode != SESSION_ONCPU)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 }
 

@@ -194,6 +194,7 @@ const char *source_event(const struct source_ctx *c, unsigned int idx);
 extern const struct source_ops source_instance_ops;
 extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
+extern const struct source_ops source_oncpu_ops;
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;

@@ -27,6 +27,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 	fmt_out_init(&o, buf, size);
 	if (ip == STACK_IP_TRAMPOLINE) {
 		fmt_out_str(&o, TRAMPOLINE_LABEL);
+	} else if (ip == STACK_IP_USER_MODE) {
+		fmt_out_str(&o, "[user space]");
 	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
 		fmt_out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
 	} else if (ks && ksym_lookup_frame(ks, ip, &h) == 0) {

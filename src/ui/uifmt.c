@@ -389,7 +389,7 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		sg->alert = (st->user == SESSION_USER_FP && st->user_note[0]) ||
 			    (all && st->ujoin.why[UJOIN_OK] * 10 < all * 9);
 	}
-	if (!st->tracing_on && st->mode != SESSION_REPLAY &&
+	if (!st->tracing_on && st->mode != SESSION_REPLAY && st->mode != SESSION_ONCPU &&
 	    (sg = seg_add(segs, &n, max, "tracing"))) {
 		snprintf(sg->value, sizeof(sg->value), "OFF");
 		sg->alert = true;

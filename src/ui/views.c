@@ -69,7 +69,8 @@ void ui_draw_empty(struct ui *ui)
 	int y = ui->lay.list_y + (ui->lay.list_h > 2 ? ui->lay.list_h / 3 : 0);
 	size_t len = 0;
 
-	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY) {
+	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY &&
+	    ui->head.st.mode != SESSION_ONCPU) {
 		snprintf(
 			msg, sizeof(msg),
 			"Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");

@@ -1,0 +1,82 @@
+#!/bin/sh
+# --oncpu: on-CPU profiling by perf's cpu-clock, beside perf itself. The same
+# process (a dd reading /dev/zero: known kernel leaves) sampled at the same
+# time by `perf record -F 999 -g -p` and `stacktop --oncpu -p`: the leaf
+# functions' shares agree (within 3 points, or 4 standard deviations of the
+# difference of two binomial shares when the machine gave the process few
+# samples); the leaf is the interrupted function (no timer-interrupt frame,
+# no __pfx_ padding symbol); nothing in tracefs changes; -- CMD profiles the
+# command; user-mode samples are a row of their own.
+. "$(dirname "$0")/lib.sh"
+command -v perf > /dev/null || skip "perf is not installed (scripts/deps.sh installs it)"
+
+snapshot "$WORK/before"
+dd if=/dev/zero of=/dev/null bs=64k 2> /dev/null &
+WORKLOAD_PID=$!
+sleep 0.3
+
+perf record -F 999 -g -p "$WORKLOAD_PID" -o "$WORK/p.data" -- sleep 5 > "$WORK/perf.log" 2>&1 &
+PERF=$!
+EXTRA_PIDS=$PERF
+"$STACKTOP" --oncpu -p "$WORKLOAD_PID" -b -n 1 -d 5 --format folded > "$WORK/st.folded" 2> "$WORK/st.err" ||
+	{ cat "$WORK/st.err"; fail "stacktop --oncpu failed"; }
+wait "$PERF" || { cat "$WORK/perf.log"; fail "perf record failed"; }
+EXTRA_PIDS=
+snapshot "$WORK/after"
+diff "$WORK/before" "$WORK/after" > /dev/null || fail "--oncpu changed tracefs: $(diff "$WORK/before" "$WORK/after")"
+
+perf report -i "$WORK/p.data" --no-children --sort sym -g none --stdio -q 2> /dev/null |
+	awk '/%/ { p = $1; sub(/%/, "", p); sym = $3; print sym, p }' > "$WORK/perf.shares"
+[ -s "$WORK/perf.shares" ] || fail "perf report gave no shares"
+perf_n=$(perf script -i "$WORK/p.data" -F period 2> /dev/null | wc -l)
+
+python3 - "$WORK/st.folded" "$WORK/perf.shares" "$perf_n" << 'PY' || fail "stacktop and perf disagree"
+import math, sys
+leaf, total = {}, 0
+for line in open(sys.argv[1]):
+    frames, n = line.rstrip("\n").rsplit(" ", 1)
+    f = frames.split(";")[-1]
+    f = f[:-4] if f.endswith("_[k]") else f
+    leaf[f] = leaf.get(f, 0) + int(n)
+    total += int(n)
+assert total > 200, "stacktop has %d samples of dd" % total
+perf = {}
+for line in open(sys.argv[2]):
+    sym, p = line.split()
+    perf[sym] = perf.get(sym, 0) + float(p)
+pn = max(int(sys.argv[3]), 1)
+bad = [f for f in leaf if f.startswith("__pfx_") or f.startswith("asm_sysvec") or
+       "apic_timer_interrupt" in f]
+assert not bad, "interrupt or padding leaves: %s" % bad
+top = sorted(perf.items(), key=lambda kv: -kv[1])[:3]
+print("stacktop %d samples, perf %d" % (total, pn))
+for sym, p in top:
+    if p < 5:
+        continue
+    s = 100.0 * leaf.get(sym, 0) / total
+    sd = 100 * math.sqrt((p / 100) * (1 - p / 100) * (1.0 / total + 1.0 / pn))
+    tol = max(3.0, 4 * sd)
+    print("  %-30s perf %5.2f%%  stacktop %5.2f%%  (within %.1f)" % (sym, p, s, tol))
+    assert abs(s - p) <= tol, "%s: perf %.2f%%, stacktop %.2f%%" % (sym, p, s)
+PY
+
+# -- CMD: the command's CPU time, its user-mode samples a row of their own
+"$STACKTOP" --oncpu -b --json -- sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; \
+	dd if=/dev/zero of=/dev/null bs=64k count=50000 2>/dev/null' > "$WORK/cmd.json" 2> "$WORK/cmd.err" ||
+	{ cat "$WORK/cmd.err"; fail "--oncpu -- CMD failed"; }
+python3 - "$WORK/cmd.json" << 'PY' || fail "--oncpu -- CMD: wrong report"
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert d["mode"] == "oncpu", d["mode"]
+assert d["events"] == ["perf:cpu-clock"], d["events"]
+comms = {b["comm"] for s in d["stacks"] for b in s["by"]}
+assert comms <= {"sh", "dd"} and "sh" in comms, comms
+leaves = {s["symbols"][0].split("+")[0] for s in d["stacks"]}
+assert "[user space]" in leaves, leaves
+assert "read_zero" in leaves or any(l.startswith("clear_user") for l in leaves), leaves
+PY
+"$STACKTOP" --oncpu -e sched:sched_switch -b -n 1 2> "$WORK/err" && fail "--oncpu with -e was accepted"
+grep -q "oncpu samples the CPUs: not with -e" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+"$STACKTOP" --oncpu=0 -b -n 1 2> "$WORK/err" && fail "--oncpu=0 was accepted"
+grep -q "bad --oncpu '0'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+echo "PASS: --oncpu agrees with perf record -F 999 -g, leaves are the interrupted functions"
