@@ -288,10 +288,11 @@ const struct cli_option cli_options[] = {
 		.has_arg = optional_argument,
 		.metavar = "[=blocked|all|wait]",
 		.help = "rank by the time tasks spend switched out, at the\n"
-			"stack where they left the CPU (sched_switch until the\n"
-			"same pid is switched in); blocked tasks only (the\n"
-			"default, =blocked), =all:\n"
-			"preemptions too; =wait: split in offcpu:blocked\n"
+			"stack where they left the CPU: from sched_switch until\n"
+			"the same pid is switched in, or until its wakeup where\n"
+			"the kernel records no switch-in (the header says how\n"
+			"often); blocked tasks only (the default, =blocked),\n"
+			"=all: preemptions too; =wait: split in offcpu:blocked\n"
 			"(until woken) and offcpu:runqueue (woken, no CPU yet)",
 		.man = ".BR \\-\\-offcpu [ =blocked | =all | =wait ]",
 		.complete = CLI_WORDS,
