@@ -9,7 +9,8 @@
  *	draw if something changed
  *	poll(stdin, at most UI_DRAIN_MS, less when the next refresh is due)
  *	answer every key that is waiting
- *	session_drain(s, UI_DRAIN_PAGES)       bounded work, every pass
+ *	session_drain_for(s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS)
+ *	                                        bounded work, every pass
  *	every `delay`: session_tick(s), re-rank (unless paused, or held
  *	               while the user is moving through the list)
  *
@@ -323,8 +324,14 @@ static void ui_loop(struct ui *ui)
 			ui_cmd_ended(ui);
 			continue;
 		}
-		r = session_drain(ui->s, UI_DRAIN_PAGES);
-		more = r >= UI_DRAIN_PAGES;
+		/*
+		 * as the batch loop reads: until the buffers are empty or the
+		 * time budget is spent (a busy machine fills them faster than
+		 * 256 pages a pass read: the screen lost events batch did not,
+		 * issue 27); keys wait at most UI_DRAIN_BUDGET_MS
+		 */
+		more = false;
+		r = session_drain_for(ui->s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS, &more);
 		if (r < 0 && r != drain_err)
 			ui_status(ui, true, "reading the ring buffer: %s", strerror(-r));
 		drain_err = r < 0 ? r : 0;
@@ -495,6 +502,8 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	 */
 	ui->diff_sort = ui->diff && !o->sort_given;
 
+	/* what came since the session opened: read before the terminal is set up */
+	session_drain_for(s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS, NULL);
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
 	ui->term.utf8 = cs && !strcmp(cs, "UTF-8");

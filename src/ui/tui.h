@@ -63,12 +63,13 @@
 #define UI_MIN_COLS  80
 #define UI_MIN_LINES 24
 
-#define UI_DRAIN_MS	50   /* longest sleep between two drains */
-#define UI_DRAIN_PAGES	256  /* pages per drain: bounded work per pass */
-#define UI_HOLD_SEC	2.0  /* no re-sort this long after a navigation key */
-#define UI_CONFIRM_SEC	5.0  /* window for the second r */
-#define UI_DCLICK_SEC	0.4  /* two presses on a row within this: a double click */
-#define UI_DEBOUNCE_SEC 0.12 /* typing in the filter re-ranks after this pause */
+#define UI_DRAIN_MS	   50	/* longest sleep between two drains */
+#define UI_DRAIN_PAGES	   4096 /* pages per drain at most, as the batch loop */
+#define UI_DRAIN_BUDGET_MS 25	/* and for this long at most: keys wait no longer */
+#define UI_HOLD_SEC	   2.0	/* no re-sort this long after a navigation key */
+#define UI_CONFIRM_SEC	   5.0	/* window for the second r */
+#define UI_DCLICK_SEC	   0.4	/* two presses on a row within this: a double click */
+#define UI_DEBOUNCE_SEC	   0.12 /* typing in the filter re-ranks after this pause */
 
 enum {
 	R_REDRAW = 1 << 0,  /* draw again */
