@@ -50,10 +50,17 @@ static void seg_set(struct uifmt_seg *sg, const char *label, const char *value)
 	sg->alert = false;
 }
 
+bool ui_compact(const struct ui *ui)
+{
+	return ui->cols < UI_FULL_COLS || ui->lines < UI_FULL_LINES;
+}
+
 int ui_header_lines(const struct ui *ui)
 {
 	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 
+	if (ui_compact(ui))
+		return 1;
 	return map ? 5 : 3;
 }
 
@@ -84,8 +91,8 @@ void ui_draw_header(struct ui *ui)
 	ui_put(0, rx, ui->cols - rx, ui_attr(ui, UC_HEADER_VALUE),
 	       ui->delta ? " [DELTA] " : " [CUMULATIVE] ");
 
-	/* line 1: rates and losses */
-	y = 1;
+	/* line 1: rates and losses (a small terminal: the header's one line) */
+	y = ui_compact(ui) ? 0 : 1;
 	move(y, 0);
 	clrtoeol();
 	n = uifmt_header_rates(&ui->head.st, ui->nstacks, segs, 16);
@@ -106,6 +113,12 @@ void ui_draw_header(struct ui *ui)
 		segs[n++].alert = ui->head.st.mem_usym_refused > 0;
 	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
+	if (ui_compact(ui)) {
+		/* the one line: a frozen view still says so */
+		if (ui->paused)
+			ui_put(0, ui->cols - 8, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
+		return;
+	}
 
 	/* lines 2 and 3: the kernel map and its pool (stackmap and passive modes) */
 	if (ui_header_lines(ui) == 5) {

@@ -32,9 +32,17 @@ void ui_draw_header(struct ui *ui);
 void ui_draw_bottom(struct ui *ui);
 
 /**
- * ui_header_lines() - lines the header takes (4 with the kernel map's line)
+ * ui_header_lines() - lines the header takes: 3, 5 with the kernel map and its
+ *	pool, 1 on a small terminal (ui_compact())
  * @ui: screen
  */
 int ui_header_lines(const struct ui *ui);
+
+/**
+ * ui_compact() - the terminal is under 80x24: a one-line header (the rates
+ *	and losses), the essential columns
+ * @ui: screen
+ */
+bool ui_compact(const struct ui *ui);
 
 #endif /* STACKTOP_UI_HEADER_H */

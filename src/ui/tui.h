@@ -60,8 +60,10 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 
-#define UI_MIN_COLS  80
-#define UI_MIN_LINES 24
+#define UI_MIN_COLS   40 /* top and htop work at 40x10: so does the screen, compact */
+#define UI_MIN_LINES  10
+#define UI_FULL_COLS  80 /* below either: a one-line header, the essential columns */
+#define UI_FULL_LINES 24
 
 #define UI_DRAIN_MS	   50	/* longest sleep between two drains */
 #define UI_DRAIN_PAGES	   4096 /* pages per drain at most, as the batch loop */

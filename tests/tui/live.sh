@@ -347,7 +347,7 @@ tui_wait_gone ' PAUSED ' 3
 tui_wheel down 10 $((Y + 2))
 tui_wait 'order +held' 2
 
-say "resize: 80x24, too small, very wide"
+say "resize: 80x24, small (40x10), too small, very wide"
 tui_resize 80 24
 tui_keys Home
 # stacks mode at 80 columns: the ID column (always "-") is the first to go
@@ -355,12 +355,19 @@ tui_wait '^ +# +(ID +)?DELTA. +TOTAL +%' 5
 tui_wait '^[-+ ] +1 ' 5
 tui_wait 'FUNCTION' 2
 tui_wait 'F1Help' 8
+# under 80x24 (issue 27): a one-line header (rates and losses), the
+# essential columns, the rows; under 40x10 only the message
+tui_resize 40 10
+tui_wait '^ events/s [0-9.kM]+ +lost ' 5
+tui_wait '^ +[0-9.kM]+ .*<' 5
+tui_wait 'F1Help' 5
 tui_resize 79 24
-tui_wait 'terminal too small: 79x24' 5
-tui_resize 80 23
-tui_wait 'terminal too small: 80x23' 5
-tui_resize 30 10
-tui_wait 'stacktop needs 80x24' 5
+tui_wait '^ events/s [0-9.kM]+ +lost ' 5
+tui_wait_gone 'terminal too small' 3
+tui_resize 39 10
+tui_wait 'terminal too small: 39x10' 5
+tui_resize 30 9
+tui_wait 'stacktop needs 40x10' 5
 tui_resize 250 50
 tui_wait 'RATE/s +TREND +DEP' 5
 # the selection follows its stack wherever the ranking moves it: go home first
