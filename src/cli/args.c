@@ -348,6 +348,21 @@ static int set_oncpu(struct args *a, const char *arg)
 	return 0;
 }
 
+/* --sample N: a stack for one hit in N (2 to 10^9) */
+static int set_sample(struct args *a, const char *arg)
+{
+	long n;
+
+	if (argval_int(arg, 2, 1000000000, &n)) {
+		cli_error("stacktop: bad --sample '%s' (one hit in N gets its stack: 2 to "
+			  "1000000000)\n",
+			  arg);
+		return 2;
+	}
+	a->so.sample_period = (unsigned int)n;
+	return 0;
+}
+
 static int set_mode(struct args *a, const char *arg)
 {
 	int r = session_mode_parse(arg);
@@ -484,6 +499,8 @@ static int args_option(struct args *a, int c, const char *arg)
 		return set_offcpu(a, arg);
 	case OPT_ONCPU:
 		return set_oncpu(a, arg);
+	case OPT_SAMPLE:
+		return set_sample(a, arg);
 	case OPT_FOLDED:
 	case OPT_JSON:
 	case OPT_FORMAT:
@@ -586,9 +603,27 @@ static int check_files(struct args *a)
 	return 0;
 }
 
+/* --sample N: perf's tracepoint samples of the -e events */
+static int check_sample(const struct args *a)
+{
+	if (!a->so.sample_period)
+		return 0;
+	if (a->so.oncpu_hz || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||
+	    a->so.weight || a->so.offcpu || a->so.nfiles || a->so.map_file || a->diff ||
+	    a->list_events || a->so.user_sample || a->so.user_buffer) {
+		cli_error("stacktop: --sample samples tracepoints with perf: not with --oncpu, "
+			  "--function, --kprobe, --trigger, --weight, --offcpu, -r, --map, --diff, "
+			  "--list-events, --user-sample or --user-buffer\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* --oncpu samples the CPUs: what traces events, or reads files, does not go with it */
 static int check_oncpu(const struct args *a)
 {
+	if (check_sample(a))
+		return 2;
 	if (!a->so.oncpu_hz)
 		return 0;
 	if (a->so.nevents || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||

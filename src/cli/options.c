@@ -269,6 +269,19 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_NONE,
 	},
 	{
+		.id = OPT_SAMPLE,
+		.name = "sample",
+		.has_arg = required_argument,
+		.metavar = " N",
+		.help = "a kernel stack for one hit in N of the -e events\n"
+			"(perf, the period randomized around N), every hit\n"
+			"counted exactly: the header's exact count, the rows'\n"
+			"hits estimated as samples x N; a hot event then costs\n"
+			"its workload about what counting it does",
+		.man = ".BI \\-\\-sample \" N\"",
+		.complete = CLI_NONE,
+	},
+	{
 		.id = OPT_ONCPU,
 		.name = "oncpu",
 		.has_arg = optional_argument,

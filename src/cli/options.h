@@ -58,6 +58,7 @@ enum {
 	OPT_CLEANUP,
 	OPT_PRESERVE_ENV,
 	OPT_ONCPU,
+	OPT_SAMPLE,
 };
 
 /* what the bash completion offers for an option's value */

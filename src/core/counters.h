@@ -79,6 +79,13 @@
 		      "kernel.perf_event_max_sample_rate: fewer samples than asked)"),          \
 	  SC(LOSS, 3, "throttled", NZ_ALERT), NONE,                                            \
 	  "--oncpu: times perf throttled the cpu-clock sampling")                              \
+	X(exact_events, U64, D, SRC, J(ROOT, "exact_events"), OPT,                             \
+	  TX(NOTE, 5, "exact: %s events counted by perf (+%s); a stack's hits are "            \
+		      "estimates: each sample stands for the hits since the one before"),       \
+	  SC(EVENTS, 2, "exact", NZ_DELTA), NONE,                                              \
+	  "--sample: every hit of the sampled events, counted by perf")                        \
+	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NONE,         \
+	  "--sample: one hit in this many gets its stack (0: every hit)")                      \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \
 	  TX(DAMAGED, 2, "%s stack records with no event before them (not counted)"), NONE,   \
 	  NONE, "stack records with no event before them")                                     \

@@ -19,7 +19,8 @@ enum session_mode {
 	SESSION_STACKS,
 	SESSION_PASSIVE,
 	SESSION_REPLAY,
-	SESSION_ONCPU, /* --oncpu: perf's cpu-clock samples, nothing in tracefs changes */
+	SESSION_ONCPU,	 /* --oncpu: perf's cpu-clock samples, nothing in tracefs changes */
+	SESSION_SAMPLED, /* --sample N: perf's tracepoint samples, every hit counted */
 	SESSION_MODE_MAX,
 };
 
@@ -90,6 +91,9 @@ enum session_user {
  *            command's process tree; kernel/proctree.h)
  * @oncpu_hz: on-CPU profiling (SESSION_ONCPU): samples a second per CPU,
  *            0: off
+ * @sample_period: --sample N (SESSION_SAMPLED): one hit in N of @events gets
+ *                 its kernel stack (the period randomized around N), every
+ *                 hit is counted; 0: off
  * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
  *              near it the breakdown records of exited pids are folded into
  *              their comm, at it new stacks and breakdowns are counted
@@ -125,6 +129,7 @@ struct session_opts {
 	size_t user_buffer;
 	unsigned int user_stack;
 	unsigned int oncpu_hz;
+	unsigned int sample_period;
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;

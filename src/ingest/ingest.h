@@ -497,9 +497,10 @@ void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const ui
  * @frames: kernel frames leaf first, then (when known) usym_sep(tgid) and
  *	the user frames as tokens
  * @n: how many (at least 1)
+ * @hits: the hits it stands for (1; about N for a stack sampled 1 in N)
  */
 void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int tid, unsigned int cpu,
-			const uint64_t *frames, unsigned int n);
+			const uint64_t *frames, unsigned int n, uint64_t hits);
 
 /**
  * ingest_flush_user() - count kernel stacks whose user_stack never came

@@ -149,7 +149,7 @@ void ingest_count_held(struct ingest *ing, const struct ingest_held *h, const ui
 }
 
 void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int tid, unsigned int cpu,
-			const uint64_t *frames, unsigned int n)
+			const uint64_t *frames, unsigned int n, uint64_t hits)
 {
 	struct waiting w = { .value = 1, .event = (uint16_t)event, .kind = W_HIT, .pid = tid };
 	struct stack *st;
@@ -160,9 +160,25 @@ void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int ti
 		ing->st.filtered++;
 		return;
 	}
+	/* a thread's first hit: its name is asked while it still runs (ingest_new_pids()) */
+	if (tid > 0 && tid < INGEST_PID_MAX &&
+	    !(ing->pid_seen[tid >> 3] & (uint8_t)(1u << (tid & 7)))) {
+		ing->pid_seen[tid >> 3] |= (uint8_t)(1u << (tid & 7));
+		if (ing->nnew_pids < INGEST_NEW_PIDS) {
+			ing->new_pids[ing->nnew_pids] = tid;
+			ing->new_comms[ing->nnew_pids][0] = '\0';
+			ing->nnew_pids++;
+		}
+	}
 	st = stack_table_intern(ing->table, frames, n);
-	if (st)
+	if (!st)
+		return;
+	if (hits <= 1 || ing->special) {
 		count(ing, st, &w, cpu);
+		return;
+	}
+	stack_table_hit(ing->table, st, event, cpu, tid, hits);
+	ing->st.events += hits;
 }
 
 void ingest_flush_user(struct ingest *ing)

@@ -119,7 +119,7 @@ int perfsamp_pollfds(const struct perfsamp *p, struct pollfd *fds, int max)
 	return n;
 }
 
-static int event_of(const struct perfsamp *p, uint64_t id)
+static struct pevent *pevent_of(struct perfsamp *p, uint64_t id)
 {
 	size_t lo = 0, hi = p->nevs;
 
@@ -127,13 +127,22 @@ static int event_of(const struct perfsamp *p, uint64_t id)
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (p->evs[mid].id == id)
-			return p->evs[mid].event;
+			return &p->evs[mid];
 		if (p->evs[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	return NULL;
+}
+
+/* a period drawn uniformly from [mean / 2, 3 * mean / 2] (xorshift64) */
+static uint64_t random_period(struct perfsamp *p, unsigned int mean)
+{
+	p->rnd ^= p->rnd << 13;
+	p->rnd ^= p->rnd >> 7;
+	p->rnd ^= p->rnd << 17;
+	return mean / 2 + p->rnd % (mean + 1);
 }
 
 /* a bounds-checked reader over one record */
@@ -157,19 +166,56 @@ static uint64_t rd_u64(struct rd *r)
 	return v;
 }
 
+/*
+ * --sample: the event's next sample after a new random period, set as soon
+ * as a sample is read (each sample wakes the reader), so that the samples
+ * keep no stride that periodic code aliases with. The kernel samples the
+ * first hit after a period is set (PERF_EVENT_IOC_PERIOD clears what was
+ * left of the old one): that sample sets none, the one after it does. Each
+ * sample is weighed by the hits since the one before (PERF_SAMPLE_READ), so
+ * the weights add up to the exact count.
+ */
+static void next_period(struct perfsamp *p, struct pevent *ev)
+{
+	uint64_t period;
+
+	if (!p->random_mean)
+		return;
+	if (ev->immediate) {
+		ev->immediate = false;
+		return;
+	}
+	period = random_period(p, p->random_mean);
+	if (ioctl(ev->fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
+		ev->immediate = true;
+}
+
 static void parse_sample(struct perfsamp *p, struct rd *r)
 {
+	struct pevent *ev;
 	struct perfsamp_sample s;
 	uint64_t v, size;
 	int i;
 
 	memset(&s, 0, sizeof(s));
-	s.event = event_of(p, rd_u64(r)); /* IDENTIFIER */
-	v = rd_u64(r);			  /* TID */
+	ev = pevent_of(p, rd_u64(r)); /* IDENTIFIER */
+	s.event = ev ? ev->event : -1;
+	s.weight = 1;
+	v = rd_u64(r); /* TID */
 	s.pid = (uint32_t)v;
 	s.tid = (uint32_t)(v >> 32);
 	s.time = rd_u64(r);	     /* TIME */
 	s.cpu = (uint32_t)rd_u64(r); /* CPU */
+	if (p->sample_type & PERF_SAMPLE_READ) {
+		uint64_t count = rd_u64(r); /* READ: the event's count now */
+
+		if (ev) {
+			/* the hits this sample stands for: every one since the last */
+			s.weight = count - ev->last_count;
+			ev->last_count = count;
+			next_period(p, ev);
+		}
+	}
 	if (p->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		s.nchain = rd_u64(r);
 		if (s.nchain > (r->len - r->pos) / 8) {
@@ -525,6 +571,34 @@ void perfsamp_restart_period(struct perfsamp *p)
 		return;
 	for (i = 0; i < p->nevs; i++)
 		ioctl(p->evs[i].fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
+void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n)
+{
+	int i;
+
+	memset(ret, 0, (size_t)n * sizeof(*ret));
+	for (i = 0; i < p->nevs; i++) {
+		uint64_t v;
+
+		if (p->evs[i].event >= 0 && p->evs[i].event < n &&
+		    read(p->evs[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			ret[p->evs[i].event] += v;
+	}
+}
+
+void perfsamp_randomize_period(struct perfsamp *p, unsigned int mean)
+{
+	int i;
+
+	if (mean < 2)
+		return;
+	p->random_mean = mean;
+	for (i = 0; i < p->nevs; i++) {
+		uint64_t period = random_period(p, mean);
+
+		p->evs[i].immediate = ioctl(p->evs[i].fd, PERF_EVENT_IOC_PERIOD, &period) == 0;
+	}
 }
 
 void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)

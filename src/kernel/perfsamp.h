@@ -59,7 +59,10 @@ struct pollfd;
  *	call chain of each sample (@events: one name, the samples' event 0)
  * @user_chain: with @clock_hz, the user part of the call chain too (the
  *	kernel's frame-pointer walk), else the kernel part only
- * @max_stack: with @clock_hz, frames per chain at most (0: 127)
+ * @max_stack: with @clock_hz or @chains, frames per chain at most (0: 127)
+ * @chains: the tracepoints of @events sampled with their call chains
+ *	instead of the user registers and stack (--sample: one hit in
+ *	@period gets its stack, every hit is counted: perfsamp_counts())
  */
 struct perfsamp_opts {
 	const char *tracefs;
@@ -78,6 +81,7 @@ struct perfsamp_opts {
 	unsigned int clock_hz;
 	bool user_chain;
 	unsigned int max_stack;
+	bool chains;
 };
 
 /**
@@ -95,6 +99,9 @@ struct perfsamp_opts {
  * @chain: the call chain (on-CPU sampling), PERF_CONTEXT_* markers
  *	included; valid during the callback only
  * @nchain: its entries
+ * @weight: the hits of the event this sample stands for: 1, or with @chains
+ *	(--sample) every hit since the event's sample before (their sum is
+ *	the exact count)
  */
 struct perfsamp_sample {
 	int event;
@@ -108,6 +115,7 @@ struct perfsamp_sample {
 	uint64_t stack_size;
 	const uint64_t *chain;
 	uint64_t nchain;
+	uint64_t weight;
 };
 
 /**
@@ -240,6 +248,25 @@ int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more);
  * @p: the sampler
  */
 void perfsamp_restart_period(struct perfsamp *p);
+
+/**
+ * perfsamp_counts() - every hit of each event so far, sampled or not, as
+ *	the kernel counts them (a read() of each descriptor)
+ * @p: the sampler
+ * @ret: one count per event of perfsamp_opts.events, summed over the CPUs
+ * @n: entries in @ret
+ */
+void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n);
+
+/**
+ * perfsamp_randomize_period() - each event's next sample after a period
+ *	drawn uniformly from [@mean / 2, 3 * @mean / 2] (its mean @mean), so
+ *	that the samples do not lock onto periodic code (three call sites in
+ *	a fixed order, sampled with a fixed period, alias)
+ * @p: the sampler
+ * @mean: the mean period (at least 2)
+ */
+void perfsamp_randomize_period(struct perfsamp *p, unsigned int mean);
 
 /**
  * perfsamp_stats() - the counters

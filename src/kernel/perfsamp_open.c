@@ -85,6 +85,13 @@ static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uin
 	a->inherit = inherit;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(pages * p->page / 4);
+	if (p->chains) {
+		a->exclude_callchain_user = !p->user_chain;
+		a->sample_max_stack = (uint16_t)p->max_stack;
+		/* each sample wakes the reader: its next period is drawn at once */
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 	if (p->clock_hz) {
 		/* on-CPU: the CPU's clock at a frequency, its call chains */
 		a->type = PERF_TYPE_SOFTWARE;
@@ -208,6 +215,14 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	p->period = opts->period > 1 ? opts->period : 1;
 	p->full_room = (uint64_t)stack + 1024; /* a sample: its stack, registers, header */
 	p->sample_type = SAMPLE_TYPE;
+	if (opts->chains && !opts->clock_hz) {
+		p->chains = true;
+		p->user_chain = opts->user_chain;
+		p->max_stack = opts->max_stack ? opts->max_stack : 127;
+		p->sample_type = CLOCK_SAMPLE_TYPE | PERF_SAMPLE_READ;
+		p->full_room = 16 * 1024;
+		p->rnd = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	}
 	if (opts->clock_hz) {
 		p->clock_hz = opts->clock_hz;
 		p->user_chain = opts->user_chain;

@@ -52,7 +52,9 @@ struct pevent {
 	uint64_t id;
 	int event;
 	int fd;
-	int pc; /* its CPU's index in cpus[] */
+	int pc;		     /* its CPU's index in cpus[] */
+	uint64_t last_count; /* --sample: the event's count at its last sample */
+	bool immediate;	     /* a new period was set: the next sample comes at once */
 };
 
 struct perfsamp {
@@ -65,12 +67,15 @@ struct perfsamp {
 	unsigned int max_pages; /* grow up to this (0: never) */
 	uint64_t max_total;
 	unsigned int period;
-	uint64_t sample_type;	/* SAMPLE_TYPE, or CLOCK_SAMPLE_TYPE (on-CPU) */
-	unsigned int clock_hz;	/* on-CPU: the cpu-clock's frequency (0: tracepoints) */
-	bool user_chain;	/* on-CPU: the user part of the chains too */
-	unsigned int max_stack; /* on-CPU: frames per chain */
-	int rot;		/* the CPU a drain starts at: where the last one was cut */
-	uint64_t full_room;	/* a ring with less room than this was full: samples lost */
+	uint64_t sample_type;	  /* SAMPLE_TYPE, or CLOCK_SAMPLE_TYPE (on-CPU) */
+	unsigned int clock_hz;	  /* on-CPU: the cpu-clock's frequency (0: tracepoints) */
+	bool user_chain;	  /* on-CPU: the user part of the chains too */
+	unsigned int max_stack;	  /* on-CPU: frames per chain */
+	bool chains;		  /* tracepoints sampled with their call chains (--sample) */
+	uint64_t rnd;		  /* perfsamp_randomize_period()'s state */
+	unsigned int random_mean; /* a new random period after each sample (0: fixed) */
+	int rot;		  /* the CPU a drain starts at: where the last one was cut */
+	uint64_t full_room;	  /* a ring with less room than this was full: samples lost */
 	uint8_t bounce[65536];
 	struct perfsamp_stats st;
 };

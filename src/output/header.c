@@ -77,7 +77,8 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 
 	if (st->user == SESSION_USER_OFF)
 		return;
-	if (st->user == SESSION_USER_FP && st->mode == SESSION_ONCPU) {
+	if (st->user == SESSION_USER_FP &&
+	    (st->mode == SESSION_ONCPU || st->mode == SESSION_SAMPLED)) {
 		fprintf(f,
 			"user stacks: fp (perf's call chains, the kernel's frame-pointer walk)\n");
 		return;
@@ -383,7 +384,7 @@ static void head_memory_lines(FILE *f, const struct report_head *h)
 	head_line(f, st, HCT_OVER);
 	head_line(f, st, HCT_NOTE);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY &&
-	    st->mode != SESSION_ONCPU)
+	    st->mode != SESSION_ONCPU && st->mode != SESSION_SAMPLED)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);
 }
 

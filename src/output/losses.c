@@ -91,7 +91,8 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 		buf[0] = '\0';
 	if (st->user == SESSION_USER_OFF)
 		return 0;
-	if (st->user == SESSION_USER_FP && st->mode == SESSION_ONCPU)
+	if (st->user == SESSION_USER_FP &&
+	    (st->mode == SESSION_ONCPU || st->mode == SESSION_SAMPLED))
 		return snprintf(buf, size, "user stacks: fp (perf's call chains)");
 	if (st->user == SESSION_USER_FP)
 		return snprintf(buf, size,

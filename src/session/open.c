@@ -242,19 +242,22 @@ static void pick_user_auto(struct session *s, const struct session_opts *opts)
 /* --oncpu: a mode of its own; -u takes the user chains by frame pointers */
 static int pick_oncpu(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
-	if (opts->mode != SESSION_AUTO && opts->mode != SESSION_ONCPU)
-		return fmt_error(err, errsz, -EINVAL,
-				 "--oncpu is a mode of its own: not with --mode %s",
-				 session_mode_name(opts->mode));
+	enum session_mode m = opts->oncpu_hz ? SESSION_ONCPU : SESSION_SAMPLED;
+	const char *opt = opts->oncpu_hz ? "--oncpu" : "--sample";
+
+	if (opts->mode != SESSION_AUTO && opts->mode != m)
+		return fmt_error(err, errsz, -EINVAL, "%s is a mode of its own: not with --mode %s",
+				 opt, session_mode_name(opts->mode));
 	if (opts->user == SESSION_USER_DWARF)
 		return fmt_error(err, errsz, -EOPNOTSUPP,
-				 "--oncpu takes the user stacks from perf's call chains, by frame "
-				 "pointers: -u or --user=fp (not dwarf)");
+				 "%s takes the user stacks from perf's call chains, by frame "
+				 "pointers: -u or --user=fp (not dwarf)",
+				 opt);
 	if (opts->tracefs)
-		return fmt_error(
-			err, errsz, -EOPNOTSUPP,
-			"--oncpu samples this machine's CPUs with perf: not with --tracefs");
-	s->c.tr.mode = s->c.stats.mode = SESSION_ONCPU;
+		return fmt_error(err, errsz, -EOPNOTSUPP,
+				 "%s samples this machine's kernel with perf: not with --tracefs",
+				 opt);
+	s->c.tr.mode = s->c.stats.mode = m;
 	s->c.user_on = opts->user != SESSION_USER_OFF;
 	s->c.user_mode = s->c.user_on ? SESSION_USER_FP : SESSION_USER_OFF;
 	return 0;
@@ -268,7 +271,7 @@ static int pick_modes(struct session *s, const struct session_opts *opts, char *
 		(tfs_exists(s->c.tr.tfs, "stack_map") || tfs_exists(s->c.tr.tfs, "stack_map_bin"));
 
 	s->c.tr.mode = opts->mode;
-	if (opts->oncpu_hz)
+	if (opts->oncpu_hz || opts->sample_period)
 		return pick_oncpu(s, opts, err, errsz);
 	if (s->c.tr.mode == SESSION_AUTO)
 		s->c.tr.mode = have_map && opts->user != SESSION_USER_DWARF ? SESSION_STACKMAP
@@ -319,7 +322,8 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 				 .func_cb = probes_func_cb,
 				 .func_ctx = &s->c.tr,
 			 });
-	if (s->c.user_mode == SESSION_USER_FP && s->c.tr.mode != SESSION_ONCPU)
+	if (s->c.user_mode == SESSION_USER_FP && s->c.tr.mode != SESSION_ONCPU &&
+	    s->c.tr.mode != SESSION_SAMPLED)
 		ingest_set_user(s->c.ing, s->c.usym);
 	s->c.tr.trigger_mode = opts->ntriggers > 0;
 	if (uname(&un) == 0)
@@ -388,6 +392,7 @@ static int open_sources(struct session *s, const struct session_opts *opts, char
 		r = session_add_source(s, &source_passive_ops, NULL, err, errsz);
 		break;
 	case SESSION_ONCPU:
+	case SESSION_SAMPLED:
 		r = session_add_source(s, &source_oncpu_ops, NULL, err, errsz);
 		break;
 	default:

@@ -25,6 +25,7 @@
 static const char *const mode_names[SESSION_MODE_MAX] = {
 	[SESSION_AUTO] = "auto",       [SESSION_STACKMAP] = "stackmap", [SESSION_STACKS] = "stacks",
 	[SESSION_PASSIVE] = "passive", [SESSION_REPLAY] = "replay",	[SESSION_ONCPU] = "oncpu",
+	[SESSION_SAMPLED] = "sampled",
 };
 
 const char *session_mode_name(enum session_mode mode)

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/stack.h"
 #include "ingest/ingest.h"
+#include "kernel/comm.h"
 #include "kernel/evfmt.h"
 #include "kernel/perfsamp.h"
 #include "source/source.h"
@@ -36,10 +37,16 @@
 #define ONCPU_RING_MAX	  1024 /* grown where samples are lost */
 #define ONCPU_MIN_RECORDS 4096 /* read per drain even when the budget is spent */
 
+#define SAMPLE_EVENTS_MAX 64
+
 struct oncpu {
 	struct perfsamp *ps;
 	struct source_ctx *s;
-	int event; /* the session's event index of the samples */
+	int events[SAMPLE_EVENTS_MAX]; /* the session's index of each sampled event */
+	int nevents;
+	uint64_t per_sample;		  /* the hits a sample stands for: 1, or --sample's N */
+	char *names[SAMPLE_EVENTS_MAX];	  /* --sample: "sys:ev" of each -e */
+	char *filters[SAMPLE_EVENTS_MAX]; /* and its " if FILTER" part, or NULL */
 	uint64_t frames[STACK_MAX_DEPTH];
 	uint64_t user_samples; /* taken in user space, without -u: "[user space]" */
 	pid_t *tasks;
@@ -103,8 +110,21 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 		n = 1;
 		o->user_samples++;
 	}
-	ingest_count_stack(o->s->ing, (unsigned int)o->event, (int)smp->pid, (int)smp->tid,
-			   smp->cpu, o->frames, n);
+	if (smp->event < 0 || smp->event >= o->nevents)
+		return;
+	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
+			   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
+}
+
+/* a thread named itself, or exec'd: its name while it lives (it may be gone when shown) */
+static void oncpu_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct oncpu *o = ctx;
+	int32_t t = (int32_t)tid;
+
+	(void)pid;
+	(void)exec;
+	comm_cache_learn(o->s->comms, &t, &comm, 1);
 }
 
 static void oncpu_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
@@ -138,32 +158,70 @@ static int oncpu_tasks(struct oncpu *o, struct perfsamp_opts *po)
 	return 0;
 }
 
+/* --sample: the -e events ("sys:ev" or "sys:ev if FILTER"; none: sched:sched_switch) */
+static int sample_events(struct oncpu *o, struct perfsamp_opts *po)
+{
+	const struct session_opts *so = o->s->tr.opts;
+	static const char *const dflt = "sched:sched_switch";
+	int n = so->nevents ? so->nevents : 1, i;
+
+	if (n > SAMPLE_EVENTS_MAX)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		const char *e = so->nevents ? so->events[i] : dflt;
+		const char *sp = strstr(e, " if ");
+
+		o->names[i] = sp ? strndup(e, (size_t)(sp - e)) : strdup(e);
+		o->filters[i] = sp ? strdup(sp + 4) : NULL;
+		if (!o->names[i] || (sp && !o->filters[i]))
+			return -ENOMEM;
+		o->events[i] = evfmt_add_named(o->s->tr.fmt, o->names[i]);
+		if (o->events[i] < 0)
+			return o->events[i];
+	}
+	o->nevents = n;
+	po->events = (const char *const *)o->names;
+	po->nevents = n;
+	po->filters = (const char *const *)o->filters;
+	po->period = so->sample_period;
+	po->chains = true;
+	o->per_sample = so->sample_period;
+	return 0;
+}
+
 static int oncpu_open(struct source *src, char *err, size_t errsz)
 {
 	struct source_ctx *s = src->ctx;
 	const struct session_opts *so = s->tr.opts;
-	const char *name = "perf:cpu-clock";
+	static const char *const clock_name = "perf:cpu-clock";
 	struct perfsamp_opts po = {
-		.events = &name,
-		.nevents = 1,
 		.pid = -1,
 		.ring_pages = ONCPU_RING_PAGES,
 		.ring_max_pages = ONCPU_RING_MAX,
 		.clock_hz = so->oncpu_hz,
 		.user_chain = s->user_on,
 	};
-	struct perfsamp_cb cb = { .sample = oncpu_sample, .lost = oncpu_lost };
+	struct perfsamp_cb cb = { .sample = oncpu_sample, .comm = oncpu_comm, .lost = oncpu_lost };
 	struct oncpu *o = calloc(1, sizeof(*o));
-	char traced[96];
+	char traced[512];
 	int r;
 
 	if (!o)
 		return -ENOMEM;
 	src->priv = o;
 	o->s = s;
-	o->event = evfmt_add_named(s->tr.fmt, name);
-	if (o->event < 0)
-		return o->event;
+	if (so->oncpu_hz) {
+		po.events = &clock_name;
+		po.nevents = 1;
+		o->per_sample = 1;
+		o->nevents = 1;
+		o->events[0] = evfmt_add_named(s->tr.fmt, clock_name);
+		r = o->events[0];
+	} else {
+		r = sample_events(o, &po);
+	}
+	if (r < 0)
+		return r;
 	r = oncpu_tasks(o, &po);
 	if (r < 0)
 		return r;
@@ -171,12 +229,20 @@ static int oncpu_open(struct source *src, char *err, size_t errsz)
 	r = perfsamp_open(&o->ps, &po, &cb, err, errsz);
 	if (r < 0)
 		return r;
-	snprintf(traced, sizeof(traced), "cpu-clock at %u Hz per CPU (perf%s)", so->oncpu_hz,
-		 s->user_on ? ", user chains by frame pointers" : "");
+	if (so->oncpu_hz) {
+		snprintf(traced, sizeof(traced), "cpu-clock at %u Hz per CPU (perf%s)",
+			 so->oncpu_hz, s->user_on ? ", user chains by frame pointers" : "");
+	} else {
+		perfsamp_randomize_period(o->ps, so->sample_period);
+		snprintf(traced, sizeof(traced),
+			 "%s%s (perf: every hit counted, a stack for about 1 in %u, the period "
+			 "randomized; a stack's hits are those its samples stand for)",
+			 o->names[0], o->nevents > 1 ? " and more" : "", so->sample_period);
+	}
 	free(s->tr.traced);
 	s->tr.traced = strdup(traced);
 	s->stats.tracing_on = true;
-	log_info("on-CPU: %s", traced);
+	log_info("%s", traced);
 	return s->tr.traced ? 0 : -ENOMEM;
 }
 
@@ -198,6 +264,9 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 	if (!drain_budget_spent(b) && b->pages > b->used)
 		left += (b->pages - b->used) * 8;
 	r = perfsamp_drain(o->ps, left, &more);
+	/* a new period for each event's next sample: no lock-step with periodic code */
+	if (o->per_sample > 1 && r > 0)
+		perfsamp_randomize_period(o->ps, (unsigned int)o->per_sample);
 	if (r > 0)
 		b->used += (unsigned int)r / 8;
 	if (more)
@@ -214,6 +283,16 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 		return;
 	perfsamp_stats(o->ps, &ps);
 	st->throttled = ps.throttled;
+	if (o->per_sample > 1) {
+		uint64_t c[SAMPLE_EVENTS_MAX];
+		int k;
+
+		perfsamp_counts(o->ps, c, o->nevents);
+		st->exact_events = 0;
+		for (k = 0; k < o->nevents; k++)
+			st->exact_events += c[k];
+		st->sample_period = (unsigned int)o->per_sample;
+	}
 	st->tracing_on = true;
 }
 
@@ -224,6 +303,10 @@ static void oncpu_close(struct source *src)
 	if (!o)
 		return;
 	perfsamp_close(o->ps);
+	for (int k = 0; k < SAMPLE_EVENTS_MAX; k++) {
+		free(o->names[k]);
+		free(o->filters[k]);
+	}
 	free(o->tasks);
 	free(o);
 	src->priv = NULL;

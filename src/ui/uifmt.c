@@ -390,7 +390,7 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 			    (all && st->ujoin.why[UJOIN_OK] * 10 < all * 9);
 	}
 	if (!st->tracing_on && st->mode != SESSION_REPLAY && st->mode != SESSION_ONCPU &&
-	    (sg = seg_add(segs, &n, max, "tracing"))) {
+	    st->mode != SESSION_SAMPLED && (sg = seg_add(segs, &n, max, "tracing"))) {
 		snprintf(sg->value, sizeof(sg->value), "OFF");
 		sg->alert = true;
 	}

@@ -70,7 +70,7 @@ void ui_draw_empty(struct ui *ui)
 	size_t len = 0;
 
 	if (!ui->head.st.tracing_on && ui->head.st.mode != SESSION_REPLAY &&
-	    ui->head.st.mode != SESSION_ONCPU) {
+	    ui->head.st.mode != SESSION_ONCPU && ui->head.st.mode != SESSION_SAMPLED) {
 		snprintf(
 			msg, sizeof(msg),
 			"Tracing is off (tracing_on is 0): the kernel records nothing. Restart tracing or stacktop.");

@@ -1,0 +1,48 @@
+#!/bin/sh
+# --sample N: a kernel (and with -u user) stack for about one hit in N, every
+# hit counted. A program making exactly 1,000,000 getpid() calls from three
+# call sites in the fixed order a a a a a b b b c c (5:3:2), the pattern a
+# fixed period aliases with: the exact count is 1,000,000 (as perf stat
+# counts it), the stacks' hits add up to it (less the hits after the last
+# sample), and the sites' shares are 50/30/20 within 4 standard deviations.
+. "$(dirname "$0")/lib.sh"
+command -v perf > /dev/null || skip "perf is not installed (scripts/deps.sh installs it)"
+[ -x "${GETPID_LOOP:-}" ] || fail "no GETPID_LOOP helper"
+
+perf stat -x, -e syscalls:sys_enter_getpid -- "$GETPID_LOOP" 1000000 fixed 2> "$WORK/stat" ||
+	{ cat "$WORK/stat"; fail "perf stat failed"; }
+want=$(awk -F, '/sys_enter_getpid/ { print $1 }' "$WORK/stat")
+[ "$want" = 1000000 ] || fail "perf stat counts $want getpid calls, not 1000000"
+
+"$STACKTOP" --sample 100 -u -e syscalls:sys_enter_getpid -b --json -- \
+	"$GETPID_LOOP" 1000000 fixed > "$WORK/s.json" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "stacktop --sample failed"; }
+python3 - "$WORK/s.json" "$want" << 'PY' || fail "--sample: wrong counts or shares"
+import json, math, sys
+d = json.loads(open(sys.argv[1]).readline())
+want = int(sys.argv[2])
+assert d["mode"] == "sampled", d["mode"]
+assert d["sample_period"] == 100, d.get("sample_period")
+assert d["exact_events"] == want, "exact %s, perf stat %d" % (d.get("exact_events"), want)
+assert "1 in 100" in d["traced"] and "randomized" in d["traced"], d["traced"]
+total = sum(s["total"] for s in d["stacks"])
+assert want * 0.99 <= total <= want, "the stacks' hits %d against %d" % (total, want)
+site = {}
+for s in d["stacks"]:
+    for f in s.get("user_frames", []):
+        name = f["symbol"] if isinstance(f, dict) else str(f)
+        if name.startswith("site_"):
+            site[name[:6]] = site.get(name[:6], 0) + s["total"]
+            break
+n = total / 100.0  # samples at least (two a period with the period's reset)
+for k, p in (("site_a", 0.5), ("site_b", 0.3), ("site_c", 0.2)):
+    share = site.get(k, 0) / total
+    sd = math.sqrt(p * (1 - p) / n)
+    print("%s %.3f (want %.1f, sd %.4f)" % (k, share, p, sd))
+    assert abs(share - p) <= 4 * sd, "%s: %.3f, want %.2f: aliasing?" % (k, share, p)
+PY
+"$STACKTOP" --sample 1 -b -n 1 2> "$WORK/err" && fail "--sample 1 was accepted"
+grep -q "bad --sample '1'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+"$STACKTOP" --sample 10 --oncpu -b -n 1 2> "$WORK/err" && fail "--sample with --oncpu was accepted"
+grep -q "not with --oncpu" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+echo "PASS: --sample 100: exact count 1000000, shares 50/30/20 without aliasing"
