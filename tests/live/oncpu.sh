@@ -26,7 +26,8 @@ snapshot "$WORK/after"
 diff "$WORK/before" "$WORK/after" > /dev/null || fail "--oncpu changed tracefs: $(diff "$WORK/before" "$WORK/after")"
 
 perf report -i "$WORK/p.data" --no-children --sort sym -g none --stdio -q 2> /dev/null |
-	awk '/%/ { p = $1; sub(/%/, "", p); sym = $3; print sym, p }' > "$WORK/perf.shares"
+	awk '/%/ { p = $1; sub(/%/, "", p); sym = $2 == "[k]" ? $3 : "[user_space]"; print sym, p }' \
+		> "$WORK/perf.shares"
 [ -s "$WORK/perf.shares" ] || fail "perf report gave no shares"
 perf_n=$(perf script -i "$WORK/p.data" -F period 2> /dev/null | wc -l)
 
@@ -36,7 +37,7 @@ leaf, total = {}, 0
 for line in open(sys.argv[1]):
     frames, n = line.rstrip("\n").rsplit(" ", 1)
     f = frames.split(";")[-1]
-    f = f[:-4] if f.endswith("_[k]") else f
+    f = f[:-4] if f.endswith("_[k]") else f  # "[user space]" is "[user_space]" here
     leaf[f] = leaf.get(f, 0) + int(n)
     total += int(n)
 assert total > 200, "stacktop has %d samples of dd" % total
@@ -48,7 +49,8 @@ pn = max(int(sys.argv[3]), 1)
 bad = [f for f in leaf if f.startswith("__pfx_") or f.startswith("asm_sysvec") or
        "apic_timer_interrupt" in f]
 assert not bad, "interrupt or padding leaves: %s" % bad
-top = sorted(perf.items(), key=lambda kv: -kv[1])[:3]
+# the kernel's top three leaves, and the user-mode samples' share ([.] in perf)
+top = sorted(perf.items(), key=lambda kv: -kv[1])[:4]
 print("stacktop %d samples, perf %d" % (total, pn))
 for sym, p in top:
     if p < 5:
