@@ -521,6 +521,38 @@ async function main() {
 			const st3 = await p.evaluate(() => window.stacktopFlame.state());
 			check(st3.zoom === 0, 'Esc did not reset the zoom');
 
+			// left-heavy (l): every frame's callees heaviest first, the order in the URL
+			const lh = await p.evaluate(() => {
+				document.getElementById('flame').focus();
+				document.dispatchEvent(new KeyboardEvent('keydown', { key: 'l' }));
+				const fr = window.stacktopFlame.frames();
+				const st = window.stacktopFlame.state();
+				const bad = [];
+				const byParent = new Map();
+				for (const f of fr) {
+					if (f.path.length < 1)
+						continue;
+					const key = JSON.stringify(f.path.slice(0, -1));
+					if (!byParent.has(key))
+						byParent.set(key, []);
+					byParent.get(key).push(f);
+				}
+				for (const sibs of byParent.values()) {
+					sibs.sort((a, b) => a.x - b.x);
+					for (let k = 1; k < sibs.length; k++)
+						if (sibs[k].hits > sibs[k - 1].hits && sibs[k].weight === null)
+							bad.push(sibs[k - 1].name + ' before ' + sibs[k].name);
+				}
+				const hash = location.hash;
+				document.dispatchEvent(new KeyboardEvent('keydown', { key: 'l' }));
+				return { on: st.leftHeavy, off: window.stacktopFlame.state().leftHeavy, bad, hash,
+					after: location.hash };
+			});
+			check(lh.on && !lh.off, 'l does not toggle left-heavy');
+			check(!lh.bad.length, 'left-heavy: a lighter frame left of a heavier one: ' + lh.bad.slice(0, 3));
+			check(lh.hash === '#left-heavy' && lh.after === '', 'left-heavy not kept in the URL: ' +
+				JSON.stringify([lh.hash, lh.after]));
+
 			// the tracing machinery: hidden, then shown by t
 			const nt = await p.evaluate(() => {
 				const before = window.stacktopFlame.frames().filter((f) => f.kind === 'tracing').length;

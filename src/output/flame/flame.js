@@ -3,7 +3,7 @@
 //
 // The writer (src/output/html.c) embeds the profile once, as JSON in
 // #stacktop-data: deduplicated frame names and the call tree, merged and
-// ordered by the writer (children alphabetical), in preorder. This script
+// ordered by the writer (children alphabetical; left-heavy on demand), in preorder. This script
 // only lays it out and draws it on a canvas; it reads nothing else and
 // requests nothing (the page's Content-Security-Policy forbids it anyway).
 // Every string of the profile reaches the page through textContent or the
@@ -99,6 +99,9 @@
 	const start = new Float64Array(N);          // a frame's left edge, in tot units
 	let showTracing = false;
 	let inverted = false;
+	// left-heavy (speedscope's): each frame's callees heaviest first, not
+	// alphabetical; kept in the URL fragment, so a shared link opens on it
+	let leftHeavy = /(^#|,)left-heavy(,|$)/.test(location.hash);
 	let zoom = 0;
 	let cursor = -1;                            // the keyboard's frame
 	let hover = -1;
@@ -109,6 +112,19 @@
 
 	function layout() {
 		tot = byWeight ? totW : totH;
+		if (leftHeavy) {
+			// a parent's index is below its callees' (preorder): placed first
+			for (let p = 0; p < N; p++) {
+				const ks = Array.from(kids.subarray(cstart[p], cstart[p + 1]));
+				ks.sort((a, b) => tot[b] - tot[a] || a - b);
+				let x = start[p];
+				for (const k of ks) {
+					start[k] = x;
+					x += tot[k];
+				}
+			}
+			return;
+		}
 		const next = new Float64Array(N);
 		for (let i = 1; i < N; i++) {
 			const p = parent[i];
@@ -605,6 +621,13 @@
 		inverted = $('invert').checked;
 		draw();
 	});
+	$('heavy').checked = leftHeavy;
+	$('heavy').addEventListener('change', () => {
+		leftHeavy = $('heavy').checked;
+		history.replaceState(null, '', leftHeavy ? '#left-heavy' : location.pathname + location.search);
+		layout();
+		refresh();
+	});
 	$('measure').addEventListener('change', () => {
 		byWeight = weighted && !$('measure').checked;
 		layout();
@@ -619,7 +642,8 @@
 		for (let k = cstart[n]; k < cstart[n + 1]; k++)
 			if (!hidden(kids[k]) && tot[kids[k]] > 0)
 				out.push(kids[k]);
-		return out;
+		// in the order they are drawn (left-heavy or alphabetical)
+		return out.sort((a, b) => start[a] - start[b]);
 	}
 	function moveCursor(to) {
 		if (to < 0)
@@ -696,6 +720,8 @@
 			$('tracing').click();
 		} else if (ev.key === 'i') {
 			$('invert').click();
+		} else if (ev.key === 'l') {
+			$('heavy').click();
 		} else if (ev.key === 'w' && weighted) {
 			$('measure').click();
 		}
@@ -719,7 +745,8 @@
 		},
 		state() {
 			return { zoom, zoomName: label(zoom), cursor, width: cssW, nodes: N, names: names.length,
-				measure: measureName(), total: tot[0], tracing: showTracing, inverted };
+				measure: measureName(), total: tot[0], tracing: showTracing, inverted,
+				leftHeavy };
 		},
 	};
 
