@@ -171,23 +171,28 @@ static uint64_t rd_u64(struct rd *r)
  * as a sample is read (each sample wakes the reader), so that the samples
  * keep no stride that periodic code aliases with. The kernel samples the
  * first hit after a period is set (PERF_EVENT_IOC_PERIOD clears what was
- * left of the old one): that sample sets none, the one after it does. Each
- * sample is weighed by the hits since the one before (PERF_SAMPLE_READ), so
- * the weights add up to the exact count.
+ * left of the old one): that sample is no random one (system-wide it is
+ * most often the reader's own next switch) and is dropped; the one after
+ * it, a random period later, sets the next. Each sample kept is weighed by
+ * the hits since the one kept before (PERF_SAMPLE_READ), so the weights add
+ * up to the exact count.
+ *
+ * Return: true to keep the sample, false for the one the change caused.
  */
-static void next_period(struct perfsamp *p, struct pevent *ev)
+static bool next_period(struct perfsamp *p, struct pevent *ev)
 {
 	uint64_t period;
 
 	if (!p->random_mean)
-		return;
+		return true;
 	if (ev->immediate) {
 		ev->immediate = false;
-		return;
+		return false;
 	}
 	period = random_period(p, p->random_mean);
 	if (ioctl(ev->fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
 		ev->immediate = true;
+	return true;
 }
 
 static void parse_sample(struct perfsamp *p, struct rd *r)
@@ -209,11 +214,14 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	if (p->sample_type & PERF_SAMPLE_READ) {
 		uint64_t count = rd_u64(r); /* READ: the event's count now */
 
+		if (ev && !next_period(p, ev)) {
+			p->st.period_samples++;
+			return; /* its hits go to the next sample kept */
+		}
 		if (ev) {
-			/* the hits this sample stands for: every one since the last */
+			/* the hits this sample stands for: every one since the last kept */
 			s.weight = count - ev->last_count;
 			ev->last_count = count;
-			next_period(p, ev);
 		}
 	}
 	if (p->sample_type & PERF_SAMPLE_CALLCHAIN) {

@@ -186,6 +186,8 @@ struct perfsamp_cb {
  *	LOST record (the lost callback with @count 0)
  * @throttled: times the kernel throttled an event (PERF_RECORD_THROTTLE:
  *	samples not taken for a while, perf_event_max_sample_rate)
+ * @period_samples: --sample: samples the change of period caused (the
+ *	kernel samples the next hit), dropped: their hits go to the next one
  */
 struct perfsamp_stats {
 	uint64_t samples;
@@ -200,6 +202,7 @@ struct perfsamp_stats {
 	uint64_t grow_failed;
 	uint64_t lost_unknown;
 	uint64_t throttled;
+	uint64_t period_samples;
 };
 
 struct perfsamp;
