@@ -57,6 +57,9 @@ struct tnode {
  * @nall: rows of @all the tree was built from
  * @total: hits of all roots
  * @callee: the inverted tree: leaf first
+ * @opened: the first root's call chain was expanded (once, on the first
+ *	build that had a root: a build of nothing, under a filter that matched
+ *	nothing yet, does not use that up)
  * @ct: the core's tree; @nodes is the screen's copy
  * @bd: cached breakdown of the selected node
  * @saved: the view when a search prompt opened
@@ -77,6 +80,7 @@ struct tree_view {
 	size_t nall;
 	uint64_t total;
 	bool callee;
+	bool opened;
 	struct calltree ct;
 	struct breakdown *bd;
 	struct tv_saved {
@@ -252,7 +256,7 @@ static void tv_build(struct tree_view *tv)
 {
 	struct ui *ui = tv->v.ui;
 	size_t k = stack_table_count(ui->t), n, i;
-	bool first = !hmap_len(&tv->expanded) && !tv->nnodes;
+	bool first = !hmap_len(&tv->expanded) && !tv->opened;
 	/* before nodes[] is rebuilt: rows[] still indexes the old nodes */
 	uint64_t sel_key = tv->nnodes ? tv_sel_key(tv) : 0;
 	struct calltree_ops ops;
@@ -306,8 +310,10 @@ static void tv_build(struct tree_view *tv)
 	}
 	tv->nnodes = tv->ct.nnodes;
 	tv->total = tv->ct.total;
-	if (first && tv->nnodes && tv->nodes[0].first_child != TV_NONE)
+	if (first && tv->nnodes && tv->nodes[0].first_child != TV_NONE) {
 		tv_expand_chain(tv, tv->nodes[0].first_child);
+		tv->opened = true;
+	}
 	tv_flatten_to(tv, sel_key);
 }
 
