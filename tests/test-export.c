@@ -326,6 +326,24 @@ static void test_csv_field(void **state)
 		assert_null(strchr(buf, '\x1b'));
 		free(buf);
 	}
+	/* a field longer than any fixed buffer (a deep stack) is never cut */
+	{
+		size_t n = 20000;
+		char *in = malloc(n + 1);
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(in);
+		assert_non_null(f);
+		memset(in, 'x', n);
+		in[n] = '\0';
+		in[n - 1] = ',';
+		export_csv_field(f, in);
+		fclose(f);
+		assert_int_equal(len, n + 2);
+		assert_int_equal(buf[n], ',');
+		free(buf);
+		free(in);
+	}
 }
 
 /* the top-level fields of a protobuf message, checked well-formed */

@@ -25,12 +25,11 @@
 #include "sym/frame.h"
 #include "sym/ksym.h"
 
-void export_csv_field(FILE *f, const char *s)
+/* @clean, sanitized, as one field: quoted and defused as needed */
+static void csv_put(FILE *f, const char *clean)
 {
-	char clean[4096];
 	const char *p;
 
-	fmt_sanitize(clean, sizeof(clean), s, strlen(s));
 	if (!strpbrk(clean, ",\"\r\n") && !strchr("=+-@", clean[0] ? clean[0] : 'x')) {
 		fputs(clean, f);
 		return;
@@ -44,6 +43,20 @@ void export_csv_field(FILE *f, const char *s)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+void export_csv_field(FILE *f, const char *s)
+{
+	char small[4096], *big;
+	size_t len = strlen(s), want;
+
+	want = fmt_sanitize(small, sizeof(small), s, len);
+	/* a deep stack's frames stay whole: sanitized again at their length */
+	big = want >= sizeof(small) ? malloc(want + 1) : NULL;
+	if (big)
+		fmt_sanitize(big, want + 1, s, len);
+	csv_put(f, big ? big : small);
+	free(big);
 }
 
 /* the frames of @sk, leaf first, as function names joined by ';' */
