@@ -148,6 +148,14 @@ static const struct {
 } hc_at[HC_N] = { SESSION_COUNTERS(HC_AT_ROW) };
 #undef HC_AT_ROW
 
+/* what is copied from ingest, or has an interval count, is read as 64 bits */
+#define HC_AT_CHECK(field, type, delta, from, ...)                                                 \
+	_Static_assert((HCD_##delta == HCD_ND && !HCI_##from) ||                                   \
+			       sizeof(((struct session_stats *)0)->field) == sizeof(uint64_t),     \
+		       #field ": a row with a delta or from ingest is a 64-bit count");
+SESSION_COUNTERS(HC_AT_CHECK)
+#undef HC_AT_CHECK
+
 /* the interval's count of counter @i: @v */
 static inline void hc_set_delta(struct session *s, int i, uint64_t v)
 {
@@ -337,10 +345,12 @@ int session_tick(struct session *s)
 		s->c.stats.stackmap_on = v != 0;
 
 	for (i = 0; i < HC_N; i++) {
-		uint64_t cur = session_counter_get(&s->c.stats, hc_at[i].off);
+		uint64_t cur;
 
+		/* a flag or a plain number has no interval: it is not 64 bits either */
 		if (hc_at[i].delta == HCD_ND)
 			continue;
+		cur = session_counter_get(&s->c.stats, hc_at[i].off);
 		hc_set_delta(s, i, cur - s->last[i]);
 		s->last[i] = cur;
 	}
