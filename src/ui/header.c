@@ -14,6 +14,9 @@
 #include "ui/uifmt.h"
 #include "ui/views.h"
 
+/* segments one header line has room for (the terminal's width cuts them first) */
+#define UI_HEADER_SEGS 24
+
 static int ui_draw_segs(struct ui *ui, int y, int x, int maxx, const struct uifmt_seg *segs, int n)
 {
 	int i;
@@ -64,20 +67,19 @@ int ui_header_lines(const struct ui *ui)
 	return map ? 5 : 3;
 }
 
-void ui_draw_header(struct ui *ui)
+/* line 0: identity; the mode markers are right-aligned and never dropped */
+static void header_identity(struct ui *ui)
 {
-	struct uifmt_seg segs[16];
-	char right[64], buf[64], shown[64];
-	int n, rx, y = 0;
+	struct uifmt_seg segs[4];
+	char right[64], buf[64];
+	int n = 0, rx;
 
-	/* line 0: identity; the mode markers are right-aligned and never dropped */
 	snprintf(right, sizeof(right), "%s%s", ui->paused ? " PAUSED " : "",
 		 ui->delta ? " [DELTA] " : " [CUMULATIVE] ");
 	rx = ui->cols - (int)strlen(right);
 	move(0, 0);
 	clrtoeol();
 	ui_put(0, 0, 9, ui_attr(ui, UC_HEADER_VALUE), "stacktop");
-	n = 0;
 	seg_set(&segs[n++], "mode", ui->head.mode);
 	uifmt_delay(buf, sizeof(buf), ui->delay);
 	seg_set(&segs[n++], "delay", buf);
@@ -90,13 +92,19 @@ void ui_draw_header(struct ui *ui)
 	}
 	ui_put(0, rx, ui->cols - rx, ui_attr(ui, UC_HEADER_VALUE),
 	       ui->delta ? " [DELTA] " : " [CUMULATIVE] ");
+}
 
-	/* line 1: rates and losses (a small terminal: the header's one line) */
-	y = ui_compact(ui) ? 0 : 1;
+/* line @y: rates and losses (the counters, ui/uifmt.c), memory against --max-memory */
+static void header_rates(struct ui *ui, int y)
+{
+	struct uifmt_seg segs[UI_HEADER_SEGS];
+	char buf[64];
+	int n;
+
 	move(y, 0);
 	clrtoeol();
-	n = uifmt_header_rates(&ui->head.st, ui->nstacks, segs, 16);
-	if (n < 16 && ui->head.st.mem_limit) {
+	n = uifmt_header_rates(&ui->head.st, ui->nstacks, segs, UI_HEADER_SEGS);
+	if (n < UI_HEADER_SEGS && ui->head.st.mem_limit) {
 		char lim[16];
 
 		/* stacktop's own memory against --max-memory; alert once over it */
@@ -106,39 +114,81 @@ void ui_draw_header(struct ui *ui)
 		seg_set(&segs[n], "mem", buf);
 		segs[n++].alert = ui->head.st.mem_over_stacks || ui->head.st.mem_over_hits;
 	}
-	if (n < 16 && ui->head.st.mem_limit && ui->head.user) {
+	if (n < UI_HEADER_SEGS && ui->head.st.mem_limit && ui->head.user) {
 		/* the user symbolizer's share of the same limit; alert once it refused frames */
 		fmt_bytes(buf, sizeof(buf), ui->head.st.mem_usym);
 		seg_set(&segs[n], "usym", buf);
 		segs[n++].alert = ui->head.st.mem_usym_refused > 0;
 	}
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
-	if (ui_compact(ui)) {
-		/* the one line: a frozen view still says so */
-		if (ui->paused)
-			ui_put(0, ui->cols - 8, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
-		return;
-	}
+}
 
-	/* lines 2 and 3: the kernel map and its pool (stackmap and passive modes) */
-	if (ui_header_lines(ui) == 5) {
-		y = 2;
-		move(y, 0);
-		clrtoeol();
-		n = uifmt_header_map(&ui->head.st, segs, 16);
-		ui_draw_segs(ui, y, 1, ui->cols, segs, n);
-		y = 3;
-		move(y, 0);
-		clrtoeol();
-		n = uifmt_header_pool(&ui->head.st, segs, 16);
-		ui_draw_segs(ui, y, 1, ui->cols, segs, n);
-	}
+/* lines 2 and 3: the kernel map and its pool (stackmap and passive modes) */
+static void header_map(struct ui *ui)
+{
+	struct uifmt_seg segs[UI_HEADER_SEGS];
+	int n;
 
-	/* last header line: view, sort, filters */
-	y = ui->lay.coltitle_y - 1;
+	move(2, 0);
+	clrtoeol();
+	n = uifmt_header_map(&ui->head.st, segs, UI_HEADER_SEGS);
+	ui_draw_segs(ui, 2, 1, ui->cols, segs, n);
+	move(3, 0);
+	clrtoeol();
+	n = uifmt_header_pool(&ui->head.st, segs, UI_HEADER_SEGS);
+	ui_draw_segs(ui, 3, 1, ui->cols, segs, n);
+}
+
+/* @segs[@n] @label: @value, in the alert colour */
+static int seg_alert(struct uifmt_seg *segs, int n, const char *label, const char *value)
+{
+	seg_set(&segs[n], label, value);
+	segs[n].alert = true;
+	return n + 1;
+}
+
+/* the view's filters after @n segments of @segs: each one that is set, in the alert colour */
+static int header_filters(struct ui *ui, struct uifmt_seg *segs, int n)
+{
+	char buf[64];
+
+	if (ui->head.group_depth || ui->head.group_func) {
+		if (ui->head.group_depth)
+			snprintf(buf, sizeof(buf), "first %u%s", ui->head.group_depth,
+				 ui->head.group_func ? ", by function" : "");
+		else
+			snprintf(buf, sizeof(buf), "by function");
+		n = seg_alert(segs, n, "group", buf);
+	}
+	seg_set(&segs[n], "event",
+		ui->rank.event >= 0 ? session_event(ui->s, (unsigned int)ui->rank.event) : "all");
+	segs[n++].alert = ui->rank.event >= 0;
+	if (ui->rank.pid >= 0) {
+		snprintf(buf, sizeof(buf), "%d", ui->rank.pid);
+		n = seg_alert(segs, n, "pid", buf);
+	}
+	if (ui->rank.cpu >= 0) {
+		snprintf(buf, sizeof(buf), "%d", ui->rank.cpu);
+		n = seg_alert(segs, n, "cpu", buf);
+	}
+	if (ui->rank.hide_idle)
+		n = seg_alert(segs, n, "idle", "hidden");
+	if (ui->flt.comm[0])
+		n = seg_alert(segs, n, "comm", ui->flt.comm);
+	if (ui->flt.filter[0])
+		n = seg_alert(segs, n, "filter", ui->flt.filter);
+	return n;
+}
+
+/* last header line: view, sort, filters */
+static void header_view(struct ui *ui)
+{
+	struct uifmt_seg segs[UI_HEADER_SEGS];
+	char buf[64], shown[64];
+	int n = 0, y = ui->lay.coltitle_y - 1;
+
 	move(y, 0);
 	clrtoeol();
-	n = 0;
 	/* the view's own segments: its name here, what it shows last */
 	seg_set(&segs[n++], "view", ui->view->ops->header(ui->view, shown, sizeof(shown)));
 	snprintf(buf, sizeof(buf), "%s %s", ui_sort_name(ui), ui->rank.invert ? "asc" : "desc");
@@ -148,60 +198,34 @@ void ui_draw_header(struct ui *ui)
 		buf[strlen(buf) - 2] = '\0'; /* the note ends in ", " */
 		seg_set(&segs[n++], "count", buf);
 	}
-	{
-		unsigned int depth = ui->head.group_depth;
-		bool func = ui->head.group_func;
-
-		if (depth || func) {
-			if (depth)
-				snprintf(buf, sizeof(buf), "first %u%s", depth,
-					 func ? ", by function" : "");
-			else
-				snprintf(buf, sizeof(buf), "by function");
-			seg_set(&segs[n], "group", buf);
-			segs[n++].alert = true;
-		}
-	}
-	seg_set(&segs[n], "event",
-		ui->rank.event >= 0 ? session_event(ui->s, (unsigned int)ui->rank.event) : "all");
-	segs[n++].alert = ui->rank.event >= 0;
-	if (ui->rank.pid >= 0) {
-		snprintf(buf, sizeof(buf), "%d", ui->rank.pid);
-		seg_set(&segs[n], "pid", buf);
-		segs[n++].alert = true;
-	}
-	if (ui->rank.cpu >= 0) {
-		snprintf(buf, sizeof(buf), "%d", ui->rank.cpu);
-		seg_set(&segs[n], "cpu", buf);
-		segs[n++].alert = true;
-	}
-	if (ui->rank.hide_idle) {
-		seg_set(&segs[n], "idle", "hidden");
-		segs[n++].alert = true;
-	}
-	if (ui->flt.comm[0]) {
-		seg_set(&segs[n], "comm", ui->flt.comm);
-		segs[n++].alert = true;
-	}
-	if (ui->flt.filter[0]) {
-		seg_set(&segs[n], "filter", ui->flt.filter);
-		segs[n++].alert = true;
-	}
+	n = header_filters(ui, segs, n);
 	if (ui->flt.search[0])
 		seg_set(&segs[n++], "search", ui->flt.search);
-	if (ui->loop.cmd_done) {
-		/* -- CMD: how it ended; the view is its last */
-		seg_set(&segs[n], "cmd", ui->loop.cmd_what);
-		segs[n++].alert = true;
-	} else if (ui->head.st.targets_gone && !ui->opts.child_ended) {
+	if (ui->loop.cmd_done) /* -- CMD: how it ended; the view is its last */
+		n = seg_alert(segs, n, "cmd", ui->loop.cmd_what);
+	else if (ui->head.st.targets_gone && !ui->opts.child_ended)
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
-		seg_set(&segs[n], "-p", "all exited");
-		segs[n++].alert = true;
-	}
+		n = seg_alert(segs, n, "-p", "all exited");
 	seg_set(&segs[n++], "shown", shown);
 	if (!ui->paused && ui->loop.last_nav && ui_now() - ui->loop.last_nav < UI_HOLD_SEC)
 		seg_set(&segs[n++], "order", "held");
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
+}
+
+void ui_draw_header(struct ui *ui)
+{
+	header_identity(ui);
+	/* a small terminal: the rates and losses are the header's one line */
+	header_rates(ui, ui_compact(ui) ? 0 : 1);
+	if (ui_compact(ui)) {
+		/* the one line: a frozen view still says so */
+		if (ui->paused)
+			ui_put(0, ui->cols - 8, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
+		return;
+	}
+	if (ui_header_lines(ui) == 5)
+		header_map(ui);
+	header_view(ui);
 }
 
 /* ---- bottom line ------------------------------------------------------------ */
