@@ -257,13 +257,148 @@ static int counters_missing(struct json_rd *r, const struct header *h)
 	return 0;
 }
 
+/* "schema": "stacktop-snapshot" */
+static int parse_schema(struct json_rd *r, struct header *h)
+{
+	int e;
+
+	if (jr_kind(r) != '"' || (e = jr_string(r, true)) || strcmp(r->s, "stacktop-snapshot"))
+		return jr_fail(r, -EBADMSG,
+			       "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+	h->schema = true;
+	return 0;
+}
+
+/* "version": 2, the one this reader reads */
+static int parse_version(struct json_rd *r, struct header *h)
+{
+	struct json_num x;
+	int e;
+
+	if (jr_kind(r) != '0')
+		return jr_fail(r, -EBADMSG, "\"version\" has the wrong type");
+	e = jr_number(r, &x);
+	if (e)
+		return e;
+	if (x.type != N_INT || x.u != 2)
+		return jr_fail(r, -EPROTONOSUPPORT,
+			       "snapshot version %s%" PRIu64 ": this stacktop reads version 2",
+			       x.type == N_NEG ? "-" : "", x.u);
+	h->version = true;
+	return 0;
+}
+
+/* "interval": seconds, anything but a number skipped */
+static int parse_interval(struct json_rd *r, struct snapshot *sn)
+{
+	struct json_num x;
+	int e;
+
+	if (jr_kind(r) != '0')
+		return jr_skip(r, 1);
+	e = jr_number(r, &x);
+	if (e)
+		return e;
+	sn->interval = x.type == N_NEG ? -x.d : x.d;
+	if (!(sn->interval >= 0 && sn->interval < 1e9))
+		return jr_fail(r, -EBADMSG, "\"interval\" is out of range");
+	return 0;
+}
+
+/* "stacks": only its place here, its stacks are read in pass 3 */
+static int parse_stacks_place(struct json_rd *r, struct header *h, uint64_t stacks_at,
+			      uint64_t stacks_end)
+{
+	h->stacks = true;
+	if (jr_kind(r) != '[')
+		return jr_fail(r, -EBADMSG, "\"stacks\" has the wrong type");
+	/* read in pass 3: seek over it */
+	if (jr_off(r) == stacks_at)
+		return jr_seek(r, stacks_end);
+	return jr_skip(r, 1);
+}
+
+/* one member @key of the root object, its value next in @r */
+static int parse_member(struct json_rd *r, struct snapshot *sn, struct header *h, const char *key,
+			uint64_t stacks_at, uint64_t stacks_end)
+{
+	int e;
+
+	if (!strcmp(key, "schema"))
+		return parse_schema(r, h);
+	if (!strcmp(key, "version"))
+		return parse_version(r, h);
+	if (!strcmp(key, "host"))
+		return jr_copy_clean(r, sn->host, sizeof(sn->host));
+	if (!strcmp(key, "kernel"))
+		return jr_copy_clean(r, sn->kernel, sizeof(sn->kernel));
+	if (!strcmp(key, "source"))
+		return jr_copy_clean(r, sn->source, sizeof(sn->source));
+	if (!strcmp(key, "time"))
+		return jr_copy_clean(r, sn->time, sizeof(sn->time));
+	if (!strcmp(key, "mode")) {
+		e = jr_need_string(r, "", "mode");
+		if (!e)
+			fmt_sanitize(sn->mode, sizeof(sn->mode), r->s, r->slen);
+		h->mode = true;
+		return e;
+	}
+	if (!strcmp(key, "interval"))
+		return parse_interval(r, sn);
+	if (!strcmp(key, "events"))
+		return jr_str_array(r, SNAPSHOT_MAX_EVENTS, &sn->events, &sn->nevents, "events");
+	if (!strcmp(key, "origins"))
+		return jr_str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins,
+				    "origins");
+	if (!strcmp(key, "view"))
+		return parse_view(r, sn, h);
+	if (!strcmp(key, "group"))
+		return parse_group(r, sn);
+	if (!strcmp(key, "weight"))
+		return parse_weight(r, sn);
+	if (!strcmp(key, "stacks"))
+		return parse_stacks_place(r, h, stacks_at, stacks_end);
+	e = parse_counter(r, sn, h, key);
+	return e == 0 ? jr_skip(r, 1) : e < 0 ? e : 0;
+}
+
+/* what a snapshot must have, once its root is read; the view's event resolved */
+static int header_complete(struct json_rd *r, struct snapshot *sn, const struct header *h)
+{
+	int e = -EBADMSG, i;
+
+	if (!h->schema)
+		return jr_fail(r, e,
+			       "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
+	if (!h->version)
+		return jr_fail(r, e, "\"version\" is missing");
+	if (!h->mode)
+		return jr_fail(r, e, "\"mode\" is missing");
+	if (counters_missing(r, h))
+		return e;
+	if (!sn->events)
+		return jr_fail(r, e, "\"events\" is missing");
+	if (!h->view)
+		return jr_fail(r, e, "\"view\" is missing");
+	if (!h->stacks)
+		return jr_fail(r, e, "\"stacks\" is missing");
+	if (h->view_event) {
+		for (i = 0; i < (int)sn->nevents; i++)
+			if (!strcmp(sn->events[i], h->view_event))
+				sn->view.event = i;
+		if (sn->view.event < 0)
+			return jr_fail(r, e, "view: event not in \"events\"");
+	}
+	return 0;
+}
+
 /* the root object's fields but "stacks"; @stacks_at/@stacks_end: where that is */
 int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stacks_at,
 			  uint64_t stacks_end)
 {
 	struct header h = { 0 };
 	bool first = true;
-	int e, i;
+	int e;
 
 	if (jr_kind(r) != '{') {
 		e = jr_skip(r, 0);
@@ -272,134 +407,12 @@ int snapshot_parse_header(struct json_rd *r, struct snapshot *sn, uint64_t stack
 	}
 	r->i++;
 	while ((e = jr_next_key(r, &first)) == 1) {
-		const char *key = r->s;
-
-		if (!strcmp(key, "schema")) {
-			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
-			    strcmp(r->s, "stacktop-snapshot")) {
-				e = jr_fail(
-					r, -EBADMSG,
-					"not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
-				break;
-			}
-			h.schema = true;
-		} else if (!strcmp(key, "version")) {
-			struct json_num x;
-
-			if (jr_kind(r) != '0') {
-				e = jr_fail(r, -EBADMSG, "\"version\" has the wrong type");
-				break;
-			}
-			e = jr_number(r, &x);
-			if (e)
-				break;
-			if (x.type != N_INT || x.u != 2) {
-				e = jr_fail(r, -EPROTONOSUPPORT,
-					    "snapshot version %s%" PRIu64
-					    ": this stacktop reads version 2",
-					    x.type == N_NEG ? "-" : "", x.u);
-				break;
-			}
-			h.version = true;
-		} else if (!strcmp(key, "host")) {
-			e = jr_copy_clean(r, sn->host, sizeof(sn->host));
-		} else if (!strcmp(key, "kernel")) {
-			e = jr_copy_clean(r, sn->kernel, sizeof(sn->kernel));
-		} else if (!strcmp(key, "source")) {
-			e = jr_copy_clean(r, sn->source, sizeof(sn->source));
-		} else if (!strcmp(key, "time")) {
-			e = jr_copy_clean(r, sn->time, sizeof(sn->time));
-		} else if (!strcmp(key, "mode")) {
-			e = jr_need_string(r, "", "mode");
-			if (!e)
-				fmt_sanitize(sn->mode, sizeof(sn->mode), r->s, r->slen);
-			h.mode = true;
-		} else if (!strcmp(key, "interval")) {
-			if (jr_kind(r) == '0') {
-				struct json_num x;
-
-				e = jr_number(r, &x);
-				if (e)
-					break;
-				sn->interval = x.type == N_NEG ? -x.d : x.d;
-				if (!(sn->interval >= 0 && sn->interval < 1e9)) {
-					e = jr_fail(r, -EBADMSG, "\"interval\" is out of range");
-					break;
-				}
-			} else {
-				e = jr_skip(r, 1);
-			}
-		} else if (!strcmp(key, "events")) {
-			e = jr_str_array(r, SNAPSHOT_MAX_EVENTS, &sn->events, &sn->nevents,
-					 "events");
-		} else if (!strcmp(key, "origins")) {
-			e = jr_str_array(r, SNAPSHOT_MAX_ORIGINS, &sn->origins, &sn->norigins,
-					 "origins");
-		} else if (!strcmp(key, "view")) {
-			e = parse_view(r, sn, &h);
-		} else if (!strcmp(key, "group")) {
-			e = parse_group(r, sn);
-		} else if (!strcmp(key, "weight")) {
-			e = parse_weight(r, sn);
-		} else if (!strcmp(key, "stacks")) {
-			h.stacks = true;
-			if (jr_kind(r) != '[') {
-				e = jr_fail(r, -EBADMSG, "\"stacks\" has the wrong type");
-				break;
-			}
-			/* read in pass 3: seek over it */
-			if (jr_off(r) == stacks_at)
-				e = jr_seek(r, stacks_end);
-			else
-				e = jr_skip(r, 1);
-		} else {
-			e = parse_counter(r, sn, &h, key);
-			e = e == 0 ? jr_skip(r, 1) : e < 0 ? e : 0;
-		}
+		e = parse_member(r, sn, &h, r->s, stacks_at, stacks_end);
 		if (e)
 			break;
 	}
-	if (e)
-		goto out;
-	if (!h.schema) {
-		e = jr_fail(r, -EBADMSG,
-			    "not a stacktop snapshot (no \"schema\": \"stacktop-snapshot\")");
-		goto out;
-	}
-	e = -EBADMSG;
-	if (!h.version) {
-		jr_fail(r, e, "\"version\" is missing");
-		goto out;
-	}
-	if (!h.mode) {
-		jr_fail(r, e, "\"mode\" is missing");
-		goto out;
-	}
-	if (counters_missing(r, &h))
-		goto out;
-	if (!sn->events) {
-		jr_fail(r, e, "\"events\" is missing");
-		goto out;
-	}
-	if (!h.view) {
-		jr_fail(r, e, "\"view\" is missing");
-		goto out;
-	}
-	if (!h.stacks) {
-		jr_fail(r, e, "\"stacks\" is missing");
-		goto out;
-	}
-	if (h.view_event) {
-		for (i = 0; i < (int)sn->nevents; i++)
-			if (!strcmp(sn->events[i], h.view_event))
-				sn->view.event = i;
-		if (sn->view.event < 0) {
-			jr_fail(r, e, "view: event not in \"events\"");
-			goto out;
-		}
-	}
-	e = 0;
-out:
+	if (!e)
+		e = header_complete(r, sn, &h);
 	free(h.view_event);
 	return e;
 }
