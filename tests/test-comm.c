@@ -124,6 +124,41 @@ static void test_comm_sanitized(void **state)
 }
 
 /*
+ * comm_unnamed's count: a lookup no source answers, once a pid in an
+ * interval (its "?" is cached until the tick), already when the pid's first
+ * event named no task
+ */
+static void test_comm_unnamed(void **state)
+{
+	struct fx *fx = *state;
+	const int32_t pids[] = { 60, 61, 62 };
+	const char *const comms[] = { "named", "", "" };
+
+	put_cmdlines(fx, "61 listed\n");
+	assert_int_equal(comm_cache_unnamed(fx->c), 0);
+	/* 60 by its event, 61 by saved_cmdlines, 62 by nothing */
+	comm_cache_learn(fx->c, pids, comms, 3);
+	assert_int_equal(comm_cache_unnamed(fx->c), 1);
+	assert_string_equal(comm_cache_get(fx->c, 60), "named");
+	assert_string_equal(comm_cache_get(fx->c, 61), "listed");
+	assert_string_equal(comm_cache_get(fx->c, 62), "?");
+	assert_string_equal(comm_cache_get(fx->c, 63), "?");
+	assert_string_equal(comm_cache_get(fx->c, 63), "?");
+	assert_int_equal(comm_cache_unnamed(fx->c), 2);
+	/* idle and the unknown pid are no failed lookup */
+	assert_string_equal(comm_cache_get(fx->c, 0), "<idle>");
+	assert_string_equal(comm_cache_get(fx->c, -1), "?");
+	assert_int_equal(comm_cache_unnamed(fx->c), 2);
+	/* learned again in the interval it was found unnamed in: not twice */
+	comm_cache_learn(fx->c, &pids[2], &comms[2], 1);
+	assert_int_equal(comm_cache_unnamed(fx->c), 2);
+	/* the next interval asks again */
+	comm_cache_tick(fx->c);
+	assert_string_equal(comm_cache_get(fx->c, 62), "?");
+	assert_int_equal(comm_cache_unnamed(fx->c), 3);
+}
+
+/*
  * saved_tgids is the kernel's map by pid, never cleared: it names pids
  * reused since by other tasks, and pids not given out yet (a thread -p
  * will start later). Read whole at the first miss, it must not decide for a
@@ -161,6 +196,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_comm_injection_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_never_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_unnamed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tgid_saved_stale, setup, teardown),
 	};
 

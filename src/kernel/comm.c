@@ -38,6 +38,7 @@ struct comm_cache {
 	size_t ncmdlines;
 	comm_lookup_fn lookup;
 	void *lookup_ctx;
+	uint64_t unnamed; /* lookups no source answered (comm_cache_unnamed()) */
 };
 
 struct comm_cache *comm_cache_new(struct tfs *tfs, bool use_proc)
@@ -216,6 +217,7 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 	if (!c->tfs) {
 		/* a recording: its own cmdlines were asked above, nothing else applies */
 		comm_set(c, pid, "?", 1, true);
+		c->unnamed++;
 		return "?";
 	}
 	/* the running process first: saved_cmdlines only names pids that are gone */
@@ -229,6 +231,7 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 		return comm_slot(c, pid)->comm;
 	}
 	comm_set(c, pid, "?", 1, true);
+	c->unnamed++;
 	return "?";
 }
 
@@ -246,14 +249,29 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 		 * The running task's name now (after its exec or prctl), else the
 		 * name its first event carried (it ended since)
 		 */
-		if (!comm_from_proc(c, pids[i]) && comms && comms[i] && comms[i][0])
+		if (comm_from_proc(c, pids[i]))
+			continue;
+		if (comms && comms[i] && comms[i][0]) {
 			comm_set(c, pids[i], comms[i], strnlen(comms[i], COMM_NAME_MAX), false);
+			continue;
+		}
+		/*
+		 * else what a row would ask (the source's lookup, saved_cmdlines)
+		 * now: a pid none of them names counts as unnamed in the interval
+		 * it was seen in, not in the next one, after the rows showed "?"
+		 */
+		comm_cache_get(c, pids[i]);
 	}
 }
 
 static bool comm_negative(const void *val)
 {
 	return ((const struct comm_slot *)val)->negative;
+}
+
+uint64_t comm_cache_unnamed(const struct comm_cache *c)
+{
+	return c->unnamed;
 }
 
 void comm_cache_tick(struct comm_cache *c)

@@ -67,7 +67,9 @@ const char *comm_cache_get(struct comm_cache *c, int pid);
  *         longer has the pid; @comms itself may be NULL
  * @n: entries in @pids
  *
- * A pid already named keeps its name.
+ * A pid already named keeps its name; one that neither /proc nor its event
+ * names is looked up as comm_cache_get() does, and counted when nothing names
+ * it (comm_cache_unnamed()).
  */
 void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *const *comms,
 		      unsigned int n);
@@ -78,6 +80,18 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
  * @c: cache
  */
 void comm_cache_tick(struct comm_cache *c);
+
+/**
+ * comm_cache_unnamed() - lookups that found no name: the pid is shown as "?"
+ * @c: cache
+ *
+ * A pid no source could name stays "?" in the cache until comm_cache_tick(),
+ * so it counts once in each interval it is looked up in; comm_cache_learn()
+ * looks up the pids their first event did not name.
+ *
+ * Return: how many since the cache was made.
+ */
+uint64_t comm_cache_unnamed(const struct comm_cache *c);
 
 /**
  * comm_match() - does a whole command name match a pattern (--comm, and
