@@ -674,6 +674,57 @@ static void test_losses_json(void **state)
 	session_close(back);
 }
 
+/*
+ * A counter is one row of core/counters.h: comm_unnamed (pid lookups that
+ * found no name) read from a snapshot, said by the text header, written to
+ * JSON and read back; a pid the replay cannot name adds to it at once
+ */
+static void test_counter_comm_unnamed(void **state)
+{
+	struct fx *fx = *state;
+	char path[128], err[256], *buf = write_mem(fx, EXPORT_JSON), *at;
+	const char *files[1] = { path };
+	struct session_opts so = { 0 };
+	struct session *back;
+	FILE *f;
+
+	/* lost.json predates the counter: 0, and written as 0 */
+	assert_int_equal(session_stats(fx->s)->comm_unnamed, 0);
+	assert_non_null(strstr(buf, "\"drains_cut\":0,\"comm_unnamed\":0,\"comm_unnamed_delta\":0,"
+				    "\"memory\":"));
+	/* the same snapshot with 7 of them, 3 in its interval */
+	at = strstr(buf, "\"comm_unnamed\":0,\"comm_unnamed_delta\":0");
+	assert_non_null(at);
+	snprintf(path, sizeof(path), "%s/unnamed.json", fx->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s\"comm_unnamed\":7,\"comm_unnamed_delta\":3%s", (int)(at - buf), buf,
+		at + strlen("\"comm_unnamed\":0,\"comm_unnamed_delta\":0"));
+	fclose(f);
+	free(buf);
+	so.files = files;
+	so.nfiles = 1;
+	assert_int_equal(session_open(&so, &back, err, sizeof(err)), 0);
+	assert_true(session_drain(back, 0) >= 0);
+	session_tick(back);
+	assert_int_equal(session_stats(back)->comm_unnamed, 7);
+	assert_int_equal(session_stats(back)->comm_unnamed_delta, 3);
+	session_close(fx->s);
+	fx->s = back;
+	buf = write_mem(fx, EXPORT_TEXT);
+	assert_non_null(strstr(buf, "\nnote: 7 pid lookups found no command name (+3 in the "
+				    "interval; their rows show ?: "));
+	free(buf);
+	buf = write_mem(fx, EXPORT_JSON);
+	assert_non_null(strstr(buf, "\"comm_unnamed\":7,\"comm_unnamed_delta\":3,"));
+	free(buf);
+	/* the snapshot's rows are named; a pid it does not name counts, once */
+	assert_string_equal(session_comm(back, 42), "sleeper");
+	assert_string_equal(session_comm(back, 4242), "?");
+	assert_string_equal(session_comm(back, 4242), "?");
+	assert_int_equal(session_stats(back)->comm_unnamed, 8);
+}
+
 static void test_losses_pprof(void **state)
 {
 	struct fx *fx = *state;
@@ -776,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_losses_user_text),
 		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_counter_comm_unnamed, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_pprof, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_speedscope, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_flame, setup_lost, teardown),

@@ -115,6 +115,12 @@
 	  TX(NOTE, 3, "note: reading fell behind the kernel (%s reads ended on their time "   \
 		      "budget with data left; what the kernel overwrote is in lost/overrun)"),  \
 	  NONE, NONE, "drains that ran out of budget")                                         \
+	X(comm_unnamed, U64, D, SRC, J(ROOT, "comm_unnamed"), OPT,                             \
+	  TX(NOTE, 6, "note: %s pid lookups found no command name (+%s in the interval; "      \
+		      "their rows show ?: the process ended before stacktop asked, and "        \
+		      "saved_cmdlines or the recording did not name it)"),                      \
+	  SC(RATES, 0, "unnamed", NZ_DELTA), NONE,                                             \
+	  "pid -> command lookups no source answered (kernel/comm.c)")                         \
 	X(mem_bytes, BYTES, ND, SRC, J(MEM, "bytes"), NO, NONE, NONE, NONE,                    \
 	  "held by the stack table")                                                           \
 	X(mem_limit, BYTES, ND, SRC, J(MEM, "limit"), NO, NONE, NONE, NONE,                    \

@@ -56,7 +56,8 @@ struct session {
 	bool recording; /* read once; the recording is one interval */
 	bool replayed;
 
-	uint64_t last[HC_N]; /* the counters at the last tick (core/counters.h) */
+	uint64_t last[HC_N];	    /* the counters at the last tick (core/counters.h) */
+	uint64_t comm_unnamed_seen; /* comm_cache_unnamed() at the last sync */
 	struct timespec last_tick;
 	struct timeval last_cpu;
 
@@ -92,6 +93,9 @@ int session_add_source(struct session *s, const struct source_ops *ops, const ch
 void session_zero_counts(struct session *s);
 /* run.c: copy ingest's counters into the header's */
 void session_sync_stats(struct session *s);
+
+/* session.c: add the comm cache's failed lookups since the last call to comm_unnamed */
+void session_sync_comm(struct session *s);
 
 /* user.c: the dwarf user-stack source, or fp when plain -u cannot have it */
 int session_setup_user_dwarf(struct session *s, char *err, size_t errsz);

@@ -182,6 +182,7 @@ void session_sync_stats(struct session *s)
 		if (hc_at[i].delta == HCD_DL)
 			hc_set_delta(s, i, v >= s->last[i] ? v - s->last[i] : v);
 	}
+	session_sync_comm(s);
 }
 
 /* replay: everything at once, at the first drain */
@@ -380,6 +381,7 @@ void session_zero_counts(struct session *s)
 	stack_table_clear(s->c.table);
 	session_regroup(s, false);
 	memset(ingest_stats(s->c.ing), 0, sizeof(struct ingest_stats));
+	s->c.stats.comm_unnamed = 0;
 	session_sync_stats(s);
 	memset(s->last, 0, sizeof(s->last)); /* the sources zero theirs with the counts */
 }

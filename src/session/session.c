@@ -96,8 +96,19 @@ const char *session_leftovers(const struct session *s, int *ret_n)
 	return s->leftovers[0] ? s->leftovers : NULL;
 }
 
+void session_sync_comm(struct session *s)
+{
+	/* added, not copied: a snapshot read back brings a count of its own */
+	if (s->c.comms) {
+		s->c.stats.comm_unnamed += comm_cache_unnamed(s->c.comms) - s->comm_unnamed_seen;
+		s->comm_unnamed_seen = comm_cache_unnamed(s->c.comms);
+	}
+}
+
 const char *session_comm(struct session *s, int pid)
 {
+	const char *name;
+
 	if (stack_pid_folded(pid)) {
 		const char *c = stack_table_folded_comm(s->c.table, pid);
 
@@ -105,7 +116,10 @@ const char *session_comm(struct session *s, int pid)
 	}
 	if (pid == STACK_PID_OVER)
 		return "[memory limit]";
-	return comm_cache_get(s->c.comms, pid);
+	name = comm_cache_get(s->c.comms, pid);
+	/* a row's "?" counts at once: the next header says so */
+	session_sync_comm(s);
+	return name;
 }
 
 bool session_user(const struct session *s)

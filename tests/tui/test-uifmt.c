@@ -340,6 +340,15 @@ static void test_uifmt_header_rates(void **state)
 	sg = seg_find(segs, n, "user");
 	assert_string_equal(sg->value, "dwarf 1/10 10% (2% sample lost)");
 	assert_true(sg->alert);
+
+	/* comm_unnamed (one row of core/counters.h): a segment once not 0, no alert */
+	assert_false(seg_has(segs, n, "unnamed"));
+	st.comm_unnamed = 7;
+	st.comm_unnamed_delta = 3;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "unnamed");
+	assert_string_equal(sg->value, "7 (+3)");
+	assert_false(sg->alert);
 }
 
 /* the pool line: filling, warning, full; every segment an alert on a warning */
