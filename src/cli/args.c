@@ -334,13 +334,23 @@ static int set_offcpu(struct args *a, const char *arg)
 	return 0;
 }
 
-/* --oncpu[=HZ]: perf's cpu-clock at HZ per CPU (999: off the kernel's 1000 Hz tick) */
+/*
+ * --oncpu[=HZ]: perf's cpu-clock at HZ per CPU (999: off the kernel's 1000 Hz
+ * tick); --oncpu=tick: the kernel's tick as a traced event
+ */
 static int set_oncpu(struct args *a, const char *arg)
 {
 	long hz = 999;
 
+	if (arg && !strcmp(arg, "tick")) {
+		a->so.oncpu_tick = true;
+		a->so.oncpu_hz = 0;
+		return 0;
+	}
+	a->so.oncpu_tick = false;
 	if (arg && argval_int(arg, 1, 100000, &hz)) {
-		cli_error("stacktop: bad --oncpu '%s' (samples a second per CPU, 1 to 100000)\n",
+		cli_error("stacktop: bad --oncpu '%s' (samples a second per CPU, 1 to 100000, "
+			  "or tick)\n",
 			  arg);
 		return 2;
 	}
@@ -624,6 +634,17 @@ static int check_oncpu(const struct args *a)
 {
 	if (check_sample(a))
 		return 2;
+	if (a->so.oncpu_tick) {
+		if (a->so.nevents || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||
+		    a->so.weight || a->so.offcpu || a->so.nfiles || a->so.map_file || a->diff ||
+		    a->list_events || a->so.sample_period || a->so.mode == SESSION_PASSIVE) {
+			cli_error("stacktop: --oncpu=tick traces the kernel's tick: not with -e, "
+				  "--function, --kprobe, --trigger, --weight, --offcpu, --sample, "
+				  "-r, --map, --diff, --list-events or --mode passive\n");
+			return 2;
+		}
+		return 0;
+	}
 	if (!a->so.oncpu_hz)
 		return 0;
 	if (a->so.nevents || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||

@@ -285,14 +285,16 @@ const struct cli_option cli_options[] = {
 		.id = OPT_ONCPU,
 		.name = "oncpu",
 		.has_arg = optional_argument,
-		.metavar = "[=HZ]",
+		.metavar = "[=HZ|tick]",
 		.help = "on-CPU profile: where the CPUs spend their time, as\n"
 			"perf record -F HZ -g: each CPU's clock sampled HZ\n"
 			"times a second (default 999), the call chain of the\n"
 			"interrupted code (-u: its user part too, by frame\n"
 			"pointers); nothing in tracefs changes. With -- CMD:\n"
-			"the command's CPU time",
-		.man = ".BR \\-\\-oncpu [ =\\fIHZ\\fR ]",
+			"the command's CPU time. =tick: the kernel's timer\n"
+			"tick traced instead (through the stack map where the\n"
+			"kernel has one), cut at the interrupted function",
+		.man = ".BR \\-\\-oncpu [ =\\fIHZ\\fR | =tick ]",
 		.complete = CLI_NONE,
 	},
 	{

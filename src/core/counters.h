@@ -74,6 +74,11 @@
 	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT, NONE,                     \
 	  SC(EVENTS, 1, "left out", NZ_DELTA), NONE,                                           \
 	  "events with a stack that the pid filter left out")                                  \
+	X(tick_whole, U64, ND, ING(tick_whole), J(ROOT, "tick_whole"), OPT,                   \
+	  TX(NOTE, 7, "note: %s tick stacks had no interrupt entry frame: kept whole "        \
+		      "(--oncpu=tick starts a stack at the interrupted function)"),             \
+	  SC(EVENTS, 3, "untrimmed", NZ_ALERT), NONE,                                          \
+	  "--oncpu=tick: stacks with no interrupt entry frame (kept whole)")                   \
 	X(throttled, U64, D, SRC, J(ROOT, "throttled"), OPT,                                  \
 	  TX(NOTE, 4, "note: perf throttled the sampling %s times (over "                     \
 		      "kernel.perf_event_max_sample_rate: fewer samples than asked)"),          \

@@ -91,6 +91,9 @@ enum session_user {
  *            command's process tree; kernel/proctree.h)
  * @oncpu_hz: on-CPU profiling (SESSION_ONCPU): samples a second per CPU,
  *            0: off
+ * @oncpu_tick: --oncpu=tick: the kernel's timer tick traced as an event
+ *              (the stacks or stackmap mode; session/tick.c picks it), each
+ *              stack cut after its interrupt entry frame
  * @sample_period: --sample N (SESSION_SAMPLED): one hit in N of @events gets
  *                 its kernel stack (the period randomized around N), every
  *                 hit is counted; 0: off
@@ -129,6 +132,7 @@ struct session_opts {
 	size_t user_buffer;
 	unsigned int user_stack;
 	unsigned int oncpu_hz;
+	bool oncpu_tick;
 	unsigned int sample_period;
 	const char *const *files;
 	int nfiles;

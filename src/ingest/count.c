@@ -15,11 +15,48 @@
 #include "kernel/stackmap.h"
 #include "sym/usym.h"
 
+static bool in_trim(const struct ingest *ing, uint64_t ip)
+{
+	unsigned int k;
+
+	for (k = 0; k < ing->cfg.ntrim; k++)
+		if (ip >= ing->cfg.trim[2 * k] && ip < ing->cfg.trim[2 * k + 1])
+			return true;
+	return false;
+}
+
+const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n)
+{
+	static const uint64_t user_mode = STACK_IP_USER_MODE;
+	unsigned int i;
+
+	if (!ing->cfg.ntrim)
+		return f;
+	/* the first entry frame from the leaf: a softirq the tick interrupted
+	 * ran below another interrupt's exit, and is CPU time of its own */
+	for (i = 0; i < *n && !usym_is_sep(f[i]); i++)
+		if (in_trim(ing, f[i]))
+			break;
+	if (i == *n || usym_is_sep(f[i])) {
+		ing->st.tick_whole++;
+		return f;
+	}
+	*n -= i + 1;
+	if (!*n) {
+		*n = 1;
+		return &user_mode;
+	}
+	return f + i + 1;
+}
+
 /* @n frames of a kernel_stack record (and a user part after them) counted */
 void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
 			 const struct waiting *w, unsigned int cpu, bool fallback)
 {
-	struct stack *st = stack_table_intern(ing->table, frames, n);
+	struct stack *st;
+
+	frames = ingest_trim(ing, frames, &n);
+	st = stack_table_intern(ing->table, frames, n);
 
 	if (!st)
 		return;

@@ -34,6 +34,7 @@ static int grow_ids(struct ingest *ing, uint32_t id)
 struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ips, uint32_t nr,
 			     bool old_abi)
 {
+	uint32_t depth = nr; /* as the map holds it */
 	struct stack *st;
 
 	if (id >= ing->id_limit) {
@@ -42,11 +43,13 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 	}
 	if (id >= ing->nby_id && grow_ids(ing, id) < 0)
 		return NULL;
+	/* --oncpu=tick: ids whose interrupt paths differ are one stack */
+	ips = ingest_trim(ing, ips, &nr);
 	st = stack_table_intern(ing->table, ips, nr);
 	if (!st)
 		return NULL;
 	st->flags |= STACK_F_MAPPED;
-	if (old_abi && nr >= STACKMAP_MAX_DEPTH)
+	if (old_abi && depth >= STACKMAP_MAX_DEPTH)
 		st->flags |= STACK_F_MERGED64;
 	stack_add_id(st, id);
 	ing->by_id[id] = st;

@@ -114,6 +114,7 @@ struct ingest_stats {
 	uint64_t offcpu_unpaired;
 	uint64_t damaged;
 	uint64_t filtered;
+	uint64_t tick_whole; /* --oncpu=tick: stacks with no interrupt entry frame, kept whole */
 };
 
 /**
@@ -153,6 +154,13 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
  *           negative to ignore the entry; called once per address. NULL:
  *           every function entry counts under the one ftrace:function event
  * @func_ctx: passed to @func_cb
+ * @trim: --oncpu=tick: @ntrim address ranges, [trim[2k], trim[2k+1]), of
+ *        the interrupt entry code (x86's __irqentry_text): every stack is
+ *        cut after its first frame in one of them, so that it starts at
+ *        the interrupted function; a stack cut to nothing is the one frame
+ *        STACK_IP_USER_MODE (the interrupt came from user space); a stack
+ *        with no such frame is kept whole and counted (@tick_whole)
+ * @ntrim: ranges in @trim; 0: stacks are kept as they come
  */
 struct ingest_config {
 	bool stackmap;
@@ -163,6 +171,8 @@ struct ingest_config {
 	void *type_ctx;
 	int (*func_cb)(void *ctx, uint64_t ip);
 	void *func_ctx;
+	const uint64_t *trim;
+	unsigned int ntrim;
 };
 
 /**

@@ -321,6 +321,8 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 				 .type_ctx = &s->c.tr,
 				 .func_cb = probes_func_cb,
 				 .func_ctx = &s->c.tr,
+				 .trim = s->tick_trim,
+				 .ntrim = opts->oncpu_tick ? 1 : 0,
 			 });
 	if (s->c.user_mode == SESSION_USER_FP && s->c.tr.mode != SESSION_ONCPU &&
 	    s->c.tr.mode != SESSION_SAMPLED)
@@ -471,6 +473,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	r = open_tables(s, opts);
 	if (r == 0)
 		r = open_tracefs(s, opts, err, errsz);
+	if (r == 0)
+		r = session_setup_tick(s, err, errsz);
 	if (r == 0)
 		r = pick_modes(s, opts, err, errsz);
 	if (r == 0)

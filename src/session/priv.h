@@ -68,12 +68,18 @@ struct session {
 	bool proc_pids;		  /* pids are this machine's: exited ones can fold */
 	uint64_t fold_floor;	  /* fold again only past this (bytes in use) */
 	char leftovers[STATE_NOTE_MAX +
-		       128]; /* the first run whose leftovers were undone at open */
-	int nleftovers;	     /* runs whose leftovers were undone (or tried) at open */
+		       128];	    /* the first run whose leftovers were undone at open */
+	int nleftovers;		    /* runs whose leftovers were undone (or tried) at open */
+	char tick_event[96];	    /* --oncpu=tick: the event (tick.c) */
+	const char *tick_events[1]; /* the session's -e list then */
+	uint64_t tick_trim[2];	    /* the interrupt entry code's addresses */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */
 void session_regroup(struct session *s, bool keep);
+
+/* tick.c: --oncpu=tick's event in the -e list, and where its stacks are cut */
+int session_setup_tick(struct session *s, char *err, size_t errsz);
 
 /* weight.c: the events and fields --weight or --offcpu needs */
 int session_setup_weight(struct session *s, char *err, size_t errsz);

@@ -6,7 +6,10 @@
 # difference of two binomial shares when the machine gave the process few
 # samples); the leaf is the interrupted function (no timer-interrupt frame,
 # no __pfx_ padding symbol); nothing in tracefs changes; -- CMD profiles the
-# command; user-mode samples are a row of their own.
+# command; user-mode samples are a row of their own. --oncpu=tick (the
+# kernel's tick traced in a private instance, cut at the interrupt entry)
+# runs at the same time and agrees with perf the same way, with no frame of
+# the interrupt's own left in any stack.
 . "$(dirname "$0")/lib.sh"
 command -v perf > /dev/null || skip "perf is not installed (scripts/deps.sh installs it)"
 
@@ -17,10 +20,13 @@ sleep 0.3
 
 perf record -F 999 -g -p "$WORKLOAD_PID" -o "$WORK/p.data" -- sleep 5 > "$WORK/perf.log" 2>&1 &
 PERF=$!
-EXTRA_PIDS=$PERF
+"$STACKTOP" --oncpu=tick -p "$WORKLOAD_PID" -b -n 1 -d 5 --json > "$WORK/tick.json" 2> "$WORK/tick.err" &
+TICK=$!
+EXTRA_PIDS="$PERF $TICK"
 "$STACKTOP" --oncpu -p "$WORKLOAD_PID" -b -n 1 -d 5 --format folded > "$WORK/st.folded" 2> "$WORK/st.err" ||
 	{ cat "$WORK/st.err"; fail "stacktop --oncpu failed"; }
 wait "$PERF" || { cat "$WORK/perf.log"; fail "perf record failed"; }
+wait "$TICK" || { cat "$WORK/tick.err"; fail "stacktop --oncpu=tick failed"; }
 EXTRA_PIDS=
 snapshot "$WORK/after"
 diff "$WORK/before" "$WORK/after" > /dev/null || fail "--oncpu changed tracefs: $(diff "$WORK/before" "$WORK/after")"
@@ -31,8 +37,8 @@ perf report -i "$WORK/p.data" --no-children --sort sym -g none --stdio -q 2> /de
 [ -s "$WORK/perf.shares" ] || fail "perf report gave no shares"
 perf_n=$(perf script -i "$WORK/p.data" -F period 2> /dev/null | wc -l)
 
-python3 - "$WORK/st.folded" "$WORK/perf.shares" "$perf_n" << 'PY' || fail "stacktop and perf disagree"
-import math, sys
+python3 - "$WORK/st.folded" "$WORK/perf.shares" "$perf_n" "$WORK/tick.json" << 'PY' || fail "stacktop and perf disagree"
+import json, math, sys
 leaf, total = {}, 0
 for line in open(sys.argv[1]):
     frames, n = line.rstrip("\n").rsplit(" ", 1)
@@ -41,6 +47,22 @@ for line in open(sys.argv[1]):
     leaf[f] = leaf.get(f, 0) + int(n)
     total += int(n)
 assert total > 200, "stacktop has %d samples of dd" % total
+# --oncpu=tick: the same leaves from the tick event, no interrupt frame at all
+d = json.loads(open(sys.argv[4]).readline())
+assert d["mode"] in ("stacks", "stackmap"), d["mode"]
+assert len(d["events"]) == 1 and d["events"][0].split()[0] in (
+    "timer:hrtimer_expire_entry", "irq_vectors:local_timer_entry"), d["events"]
+tleaf, ttotal = {}, 0
+for s in d["stacks"]:
+    syms = [f.split("+")[0] for f in s["symbols"]]
+    bad = [f for f in syms if f.startswith("asm_sysvec") or "apic_timer_interrupt" in f or
+           f.startswith("hrtimer_interrupt") or f.startswith("trace_event_raw_event")]
+    assert not bad, "--oncpu=tick kept interrupt frames: %s" % syms
+    f = "[user_space]" if syms[0] == "[user space]" else syms[0]
+    tleaf[f] = tleaf.get(f, 0) + s["total"]
+    ttotal += s["total"]
+assert ttotal > 100, "--oncpu=tick has %d ticks of dd" % ttotal
+assert not d.get("tick_whole"), "%s tick stacks were not cut" % d.get("tick_whole")
 perf = {}
 for line in open(sys.argv[2]):
     sym, p = line.split()
@@ -60,6 +82,11 @@ for sym, p in top:
     tol = max(3.0, 4 * sd)
     print("  %-30s perf %5.2f%%  stacktop %5.2f%%  (within %.1f)" % (sym, p, s, tol))
     assert abs(s - p) <= tol, "%s: perf %.2f%%, stacktop %.2f%%" % (sym, p, s)
+    t = 100.0 * tleaf.get(sym, 0) / ttotal
+    sd = 100 * math.sqrt((p / 100) * (1 - p / 100) * (1.0 / ttotal + 1.0 / pn))
+    tol = max(3.0, 4 * sd)
+    print("  %-30s perf %5.2f%%  tick     %5.2f%%  (within %.1f, %d ticks)" % (sym, p, t, tol, ttotal))
+    assert abs(t - p) <= tol, "%s: perf %.2f%%, --oncpu=tick %.2f%%" % (sym, p, t)
 PY
 
 # -- CMD: the command's CPU time, its user-mode samples a row of their own
@@ -81,4 +108,6 @@ PY
 grep -q "oncpu samples the CPUs: not with -e" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 "$STACKTOP" --oncpu=0 -b -n 1 2> "$WORK/err" && fail "--oncpu=0 was accepted"
 grep -q "bad --oncpu '0'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+"$STACKTOP" --oncpu=tick -e sched:sched_switch -b -n 1 2> "$WORK/err" && fail "--oncpu=tick with -e was accepted"
+grep -q "oncpu=tick traces the kernel's tick: not with -e" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 echo "PASS: --oncpu agrees with perf record -F 999 -g, leaves are the interrupted functions"
