@@ -168,9 +168,11 @@
 	  NONE, NONE, "their ring-buffer bytes as read,")                                      \
 	X(alt_bytes, BYTES, ND, ING(alt_bytes), J(RINGBUF, "alt_bytes"), NO, NONE, NONE,       \
 	  NONE, "and in the other representation")                                             \
-	X(offcpu_woken, U64, ND, ING(offcpu_woken), J(OFFCPU, "ended_at_wakeup"), NO,          \
-	  TX(OFFCPU, 0, "%s times ended at the wakeup (no switch-in recorded)"), NONE, NONE,   \
-	  "--offcpu: times ended at the wakeup (no switch-in)")                                \
+	X(offcpu_sleeps, U64, ND, ING(offcpu_sleeps), J(OFFCPU, "sleeps"), NO, NONE, NONE,     \
+	  NONE, "--offcpu: switch-outs ended (a sentence of output/header.c and a screen "    \
+		"segment give the share of them ended at the wakeup)")                          \
+	X(offcpu_woken, U64, ND, ING(offcpu_woken), J(OFFCPU, "ended_at_wakeup"), NO, NONE,    \
+	  NONE, NONE, "--offcpu: times ended at the wakeup (no switch-in)")                    \
 	X(offcpu_unpaired, U64, ND, ING(offcpu_unpaired), J(OFFCPU, "unpaired"), NO,           \
 	  TX(OFFCPU, 1, "%s switch-outs with neither (not counted)"), NONE, NONE,              \
 	  "--offcpu: switch-outs with neither: not counted")                                   \

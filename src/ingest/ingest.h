@@ -110,6 +110,7 @@ struct ingest_stats {
 	uint64_t sized_bytes;
 	uint64_t alt_bytes;
 	uint64_t offcpu_dropped;
+	uint64_t offcpu_sleeps; /* switch-outs ended: at a switch-in or at the wakeup */
 	uint64_t offcpu_woken;
 	uint64_t offcpu_unpaired;
 	uint64_t damaged;

@@ -112,6 +112,7 @@ static void offcpu_count(struct ingest *ing, int pid, const struct omark *o, con
 	uint64_t end = in ? in->ts : wk->ts;
 	uint64_t woke = wk ? wk->ts : end;
 
+	ing->st.offcpu_sleeps++;
 	if (!in)
 		ing->st.offcpu_woken++;
 	if (!c->split) {

@@ -408,8 +408,18 @@ static void head_weight_lines(FILE *f, const struct report_head *h, const struct
 	}
 	fprintf(f, "%s\n", o->rank.weight ? "" : " (ranked by hits)");
 	/* doc/design.md, "Off-CPU" */
-	if (h->unit == UNIT_NS)
-		head_line(f, &h->st, HCT_OFFCPU);
+	if (h->unit != UNIT_NS)
+		return;
+	if (h->st.offcpu_woken)
+		fprintf(f,
+			"off-CPU: %llu of %llu sleeps (%.1f%%) ended at the wakeup: the kernel "
+			"recorded no switch-in for them (an idle CPU giving itself up is not "
+			"traced), so their time leaves out the wait in the run queue\n",
+			(unsigned long long)h->st.offcpu_woken,
+			(unsigned long long)h->st.offcpu_sleeps,
+			100.0 * (double)h->st.offcpu_woken /
+				(double)(h->st.offcpu_sleeps ? h->st.offcpu_sleeps : 1));
+	head_line(f, &h->st, HCT_OFFCPU);
 }
 
 /* how the view is grouped, and what it is limited to (a snapshot read back brings its own) */

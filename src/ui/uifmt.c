@@ -394,6 +394,14 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		snprintf(sg->value, sizeof(sg->value), "OFF");
 		sg->alert = true;
 	}
+	/*
+	 * --offcpu: the sleeps that ended at the wakeup (no switch-in recorded)
+	 * leave out their run-queue wait: how many, as the batch header says
+	 */
+	if (st->offcpu_woken && (sg = seg_add(segs, &n, max, "ended at wakeup")))
+		snprintf(sg->value, sizeof(sg->value), "%.0f%%",
+			 100.0 * (double)st->offcpu_woken /
+				 (double)(st->offcpu_sleeps ? st->offcpu_sleeps : 1));
 	/* stacks mode: what the stack map would save on this workload */
 	if (st->mode == SESSION_STACKS && session_ringbuf_saving(st, &rb) &&
 	    (sg = seg_add(segs, &n, max, "stackmap")))

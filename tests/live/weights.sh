@@ -191,6 +191,11 @@ validate_snapshot "$WORK/o.json"
 [ "$r2" = 0 ] || { cat "$WORK/o.txt"; fail "stacktop --offcpu (text) failed"; }
 cat "$WORK/o.txt"
 grep -q '^weight: off-CPU .*s total' "$WORK/o.txt" || fail "no off-CPU weight line"
+# the sleeps that ended at the wakeup, as a share of all (when there were any)
+if grep -q 'ended at the wakeup' "$WORK/o.txt"; then
+	grep -Eq '^off-CPU: [0-9]+ of [0-9]+ sleeps \([0-9.]+%\) ended at the wakeup: ' "$WORK/o.txt" ||
+		fail "the ended-at-wakeup share is not said as N of M sleeps (P%)"
+fi
 grep -Eq '^RANK +IDS +TIME +TOTAL' "$WORK/o.txt" || fail "no TIME column"
 # the expanded stack gives its time in a unit and exactly, never a bare number
 grep -Eq '^#1  off-CPU [0-9.]+(ns|us|ms|s) \([0-9]+ns\)  total [0-9.]+(ns|us|ms|s) \([0-9]+ns\)' "$WORK/o.txt" ||
@@ -215,6 +220,8 @@ per = top["weight"] / n / 1e6
 print("ok: --offcpu first stack: %d sleeps, %.1f ms each (%d ended at the wakeup: no switch-in recorded)" %
       (n, per, w["ended_at_wakeup"]))
 assert w["unpaired"] == 0 and w["dropped"] == 0, w
+# the share the header gives: sleeps ended, and of them those at the wakeup
+assert w["sleeps"] >= n and w["sleeps"] >= w["ended_at_wakeup"], w
 # 2.2 s hold 10 sleeps, 11 at most; fewer than 8 is sleeps lost (the
 # pairing before the fix counted 0 to 7 whenever CPU 1 went idle)
 assert 8 <= n <= 12, n

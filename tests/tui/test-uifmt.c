@@ -349,6 +349,15 @@ static void test_uifmt_header_rates(void **state)
 	sg = seg_find(segs, n, "unnamed");
 	assert_string_equal(sg->value, "7 (+3)");
 	assert_false(sg->alert);
+
+	/* --offcpu: the share of sleeps that ended at the wakeup, once any did */
+	assert_false(seg_has(segs, n, "ended at wakeup"));
+	st.offcpu_sleeps = 966;
+	st.offcpu_woken = 543;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "ended at wakeup");
+	assert_string_equal(sg->value, "56%");
+	assert_false(sg->alert);
 }
 
 /* the pool line: filling, warning, full; every segment an alert on a warning */

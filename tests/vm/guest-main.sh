@@ -3,6 +3,20 @@
 # what each one asserts). Sourced after guest-lib.sh; cases run in this
 # order on one kernel, each leaving tracefs as it found it.
 
+# ---- fresh: on the freshly booted kernel, the top-level ring buffer is
+# not expanded (buffer_size_kb "7 (expanded: 1408)") and the modes that
+# trace in an instance or with perf leave it so (issue 27 #7: a write to the
+# top level's set_event_notrace_pid alone expands it, 1408 KiB a CPU) -----
+case_begin fresh
+cat "$T/buffer_size_kb" > "$C/boot"
+st_run stacks --mode stacks -b -n 1 -d 0.5
+cat "$T/buffer_size_kb" > "$C/after-stacks"
+st_run oncpu --oncpu -b -n 1 -d 0.5
+cat "$T/buffer_size_kb" > "$C/after-oncpu"
+st_run tick --oncpu=tick --mode stacks -b -n 1 -d 0.5
+cat "$T/buffer_size_kb" > "$C/after-tick"
+case_end
+
 # ---- probe: the tracefs facts the simulator must agree with -------------
 # first, on the freshly booted kernel (an empty map)
 case_begin probe
@@ -23,6 +37,20 @@ wait "$STPID"
 echo $? > "$C/auto.rc"
 wait "$WPID"
 state_dump "$C/after"
+case_end
+
+# ---- tick: --oncpu=tick through the stack map (the periodic kernel's
+# tick is irq_vectors:local_timer_entry), cut at the interrupt entry ------
+case_begin tick
+state_dump "$C/before"
+st_bg tick --oncpu=tick -b --json -n 2 -d 1 --top 100000
+wait_lines "$C/tick.out" 1 120
+workload pingpong 3
+wait "$STPID"
+echo $? > "$C/tick.rc"
+wait "$WPID"
+state_dump "$C/after"
+reset_map
 case_end
 
 # ---- refcounts: hits and ids against the kernel's ref counts -------------

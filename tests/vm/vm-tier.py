@@ -424,6 +424,58 @@ def c_auto(out):
                                                        r["ringbuf"]["map_saves_pct"])
 
 
+def c_fresh(out):
+    c = Case(out, "fresh")
+    c.guest_ok()
+    boot = c.text("boot").strip()
+    check("expanded" in boot, "the boot's top-level buffer_size_kb is %r: not the unexpanded "
+          "boot size, the case is void" % boot)
+    for run in ("stacks", "oncpu", "tick"):
+        check(c.rc(run) == 0, "%s exited %d: %s" % (run, c.rc(run), c.text(run + ".err")[-300:]))
+        after = c.text("after-" + run).strip()
+        check(after == boot, "after the %s run the top-level buffer_size_kb is %r, at boot %r: "
+              "the top level was expanded" % (run, after, boot))
+    return "the top level stays %r through the stacks mode, --oncpu and --oncpu=tick" % boot
+
+
+INTERRUPT_FRAMES = ("asm_sysvec", "sysvec_apic_timer_interrupt", "__sysvec_apic_timer_interrupt",
+                    "trace_event_raw_event")
+
+
+def c_tick(out):
+    c = Case(out, "tick")
+    c.guest_ok()
+    reps = c.ran("tick")
+    check(len(reps) == 2, "%d reports, wanted 2" % len(reps))
+    r = reps[-1]
+    check(r["mode"] == "stackmap", "mode %s, wanted stackmap" % r["mode"])
+    check(r["events"] == ["irq_vectors:local_timer_entry"], "events %s: the periodic kernel's "
+          "tick is the local APIC timer" % r["events"])
+    check(r["hits"] > 0 and r["stacks"], "nothing counted")
+    check(r["unresolved"] == 0 and r["bad_ids"] == 0, "%d unresolved, %d bad ids" %
+          (r["unresolved"], r["bad_ids"]))
+    check(not r.get("tick_whole"), "%s stacks had no interrupt entry frame" % r.get("tick_whole"))
+    nids = 0
+    for st in r["stacks"]:
+        check(st["ids"] and st["mapped"], "a tick stack without an id: %s" % st["symbols"][:3])
+        nids += len(st["ids"])
+        names = [s.split("+")[0] for s in st["symbols"]]
+        check(not any(n.startswith(INTERRUPT_FRAMES) for n in names[:1]) and
+              not any(n.startswith("trace_event_raw_event") for n in names),
+              "interrupt frames left: %s" % names[:6])
+    leaves = {st["symbols"][0].split("+")[0] for st in r["stacks"]}
+    check("[user space]" in leaves or any(l.startswith(("pv_native_safe_halt", "default_idle"))
+                                          for l in leaves), "leaves %s" % sorted(leaves)[:10])
+    work = [st for st in r["stacks"] if st["top"] and st["top"]["comm"] == "vm-work"]
+    check(work, "no tick landed in the vm-work ping-pong")
+    check(r["ringbuf"]["bytes_per_event"] == 16.0, "a tick record is %s bytes, wanted 16 (a "
+          "stack id)" % r["ringbuf"]["bytes_per_event"])
+    same_state(c, "before", "after")
+    return "%d ticks, %d stacks from %d map ids, leaves e.g. %s; map saves %.0f%%" % (
+        r["hits"], len(r["stacks"]), nids, ", ".join(sorted(leaves)[:3]),
+        r["ringbuf"]["map_saves_pct"])
+
+
 def same_symbols(kernel, ours):
     """stacktop's names of a stack's frames against the kernel's stack_map
     text: the same, but for a return address at a function's first byte
@@ -794,8 +846,12 @@ def c_restore(out):
 
 
 MAIN = [
+    ("fresh", "a fresh boot's top-level ring buffer stays unexpanded (stacks, --oncpu, tick)",
+     c_fresh),
     ("probe", "the tracefs of the kernel and of the simulator answer alike", c_probe),
     ("auto", "stackmap mode chosen on its own, default events, ids resolved", c_auto),
+    ("tick", "--oncpu=tick through the map: local_timer_entry, cut at the interrupt entry",
+     c_tick),
     ("refcounts", "hits and ids agree with the kernel's ref counts, frames and symbols",
      c_refcounts),
     ("reset-first", "--reset-first empties a map another tool filled", c_reset_first),
