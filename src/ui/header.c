@@ -70,7 +70,7 @@ int ui_header_lines(const struct ui *ui)
 /* line 0: identity; the mode markers are right-aligned and never dropped */
 static void header_identity(struct ui *ui)
 {
-	struct uifmt_seg segs[4];
+	struct uifmt_seg segs[5];
 	char right[64], buf[64];
 	int n = 0, rx;
 
@@ -81,8 +81,15 @@ static void header_identity(struct ui *ui)
 	clrtoeol();
 	ui_put(0, 0, 9, ui_attr(ui, UC_HEADER_VALUE), "stacktop");
 	seg_set(&segs[n++], "mode", ui->head.mode);
-	uifmt_delay(buf, sizeof(buf), ui->delay);
-	seg_set(&segs[n++], "delay", buf);
+	if (ui->head.st.mode == SESSION_REPLAY) {
+		/* a recording is read once: no refresh, its span and its file instead */
+		snprintf(buf, sizeof(buf), "%.2fs", ui->head.st.interval_sec);
+		seg_set(&segs[n++], "recorded", buf);
+		seg_set(&segs[n++], "from", ui->head.st.tracefs);
+	} else {
+		uifmt_delay(buf, sizeof(buf), ui->delay);
+		seg_set(&segs[n++], "delay", buf);
+	}
 	seg_set(&segs[n++], "events", ui->head.traced);
 	seg_set(&segs[n++], "kernel", ui->head.st.kernel);
 	ui_draw_segs(ui, 0, 9, rx - 1, segs, n);

@@ -140,6 +140,9 @@ say "the screen without --diff has no CHG% column"
 tui_run -r "$TUI_WORK/snap.json"
 tui_wait 'FUNCTION (\[module\] )?< CALLERS' 10
 tui_capture | grep -q 'CHG%' && fail "CHG% without --diff"
+# a recording has no refresh delay: the header gives its span and its file
+tui_wait '^stacktop +mode replay +recorded [0-9.]+s +from .*snap\.json' 5
+tui_capture | head -n 1 | grep -q ' delay ' && fail "the replay's header gives a refresh delay"
 tui_keys q
 tui_quit_restored
 say "several -r snapshots: an ORIGIN column, the breakdown by origin"
