@@ -99,6 +99,15 @@ static void test_evfmt_ftrace_names(void **state)
 	i = evfmt_add_type(f, t, 777);
 	assert_true(i >= 0);
 	assert_string_equal(f->names[i], "event#777");
+	/* a live session's reader: a type neither enabled nor ftrace's own is
+	 * not its event (a record left from a run before): ignored, and
+	 * remembered so that the next record of it reads no tracefs file */
+	assert_int_equal(evfmt_known_type(f, t, 778), -ENOENT);
+	assert_int_equal(f->index[778], EVFMT_IGNORED);
+	assert_int_equal(evfmt_known_type(f, t, 778), -ENOENT);
+	i = evfmt_known_type(f, t, 5);
+	assert_true(i >= 0);
+	assert_string_equal(f->names[i], "ftrace:print");
 	/* named indexes: one per name, no type of their own */
 	{
 		int a = evfmt_add_named(f, "ftrace:function schedule");

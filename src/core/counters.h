@@ -74,6 +74,10 @@
 	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT, NONE,                     \
 	  SC(EVENTS, 1, "left out", NZ_DELTA), NONE,                                           \
 	  "events with a stack that the pid filter left out")                                  \
+	X(foreign, U64, ND, ING(foreign), J(ROOT, "foreign"), OPT,                             \
+	  TX(NOTE, 8, "note: %s records of events this run does not trace were skipped, "     \
+		      "with their stacks (left in the ring buffer by a run before it)"),        \
+	  NONE, NONE, "records of events not traced, skipped (page.c)")                        \
 	X(tick_whole, U64, ND, ING(tick_whole), J(ROOT, "tick_whole"), OPT,                   \
 	  TX(NOTE, 7, "note: %s tick stacks had no interrupt entry frame: kept whole "        \
 		      "(--oncpu=tick starts a stack at the interrupted function)"),             \

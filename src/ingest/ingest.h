@@ -115,6 +115,7 @@ struct ingest_stats {
 	uint64_t offcpu_unpaired;
 	uint64_t damaged;
 	uint64_t filtered;
+	uint64_t foreign;    /* records of events the session does not trace, skipped */
 	uint64_t tick_whole; /* --oncpu=tick: stacks with no interrupt entry frame, kept whole */
 };
 

@@ -279,10 +279,17 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 		return;
 	}
 	idx = f->index[type];
-	if (idx == EVFMT_NONE) {
-		idx = ing->cfg.type_cb ? ing->cfg.type_cb(ing->cfg.type_ctx, (int)type) : -1;
-		if (idx < 0)
+	if (idx == EVFMT_NONE || idx == EVFMT_IGNORED) {
+		idx = idx == EVFMT_NONE && ing->cfg.type_cb
+			      ? ing->cfg.type_cb(ing->cfg.type_ctx, (int)type)
+			      : -1;
+		if (idx < 0) {
+			/* not one of the session's (a record left in the buffer by
+			 * a run before it): its stack is its own, skipped with it */
+			ing->st.foreign++;
+			push_waiting(c, EVFMT_NONE, -1, W_SKIP);
 			return;
+		}
 	}
 	if ((uint32_t)f->pid_off + 4 > ev->size) {
 		ing->st.damaged++; /* shorter than its own common fields */

@@ -323,7 +323,19 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
 	return add_index(f, ev->id, full, ev);
 }
 
+static int add_type(struct evfmt *f, struct tfs *t, int type, bool known_only);
+
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
+{
+	return add_type(f, t, type, false);
+}
+
+int evfmt_known_type(struct evfmt *f, struct tfs *t, int type)
+{
+	return add_type(f, t, type, true);
+}
+
+static int add_type(struct evfmt *f, struct tfs *t, int type, bool known_only)
 {
 	char full[256], *buf = NULL;
 	struct tep_event *found = NULL;
@@ -331,6 +343,8 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 
 	if (type < 0 || type > 0xffff)
 		return -EINVAL;
+	if (f->index[type] == EVFMT_IGNORED)
+		return -ENOENT;
 	if (f->index[type] != EVFMT_NONE)
 		return f->index[type];
 	snprintf(full, sizeof(full), "event#%d", type);
@@ -382,6 +396,10 @@ int evfmt_add_type(struct evfmt *f, struct tfs *t, int type)
 		}
 		if (d)
 			closedir(d);
+	}
+	if (known_only && !found) {
+		f->index[type] = EVFMT_IGNORED;
+		return -ENOENT;
 	}
 	r = add_index(f, type, full, found);
 	return r;

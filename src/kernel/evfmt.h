@@ -20,6 +20,8 @@
 struct tfs;
 
 #define EVFMT_NONE 0xffff
+/* a type the session does not trace (evfmt_known_type()): skipped, its stack too */
+#define EVFMT_IGNORED 0xfffe
 
 /**
  * struct evfmt - formats of the events in use
@@ -121,6 +123,19 @@ int evfmt_add(struct evfmt *f, struct tfs *t, const char *system, const char *na
  * else "event#<type>".
  */
 int evfmt_add_type(struct evfmt *f, struct tfs *t, int type);
+
+/**
+ * evfmt_known_type() - evfmt_add_type() for a live session: a type enabled
+ * now (set_event) or one of ftrace's own entries gets its index; any other
+ * is a record the session did not ask for (left in the top-level buffer by
+ * a run before it, say) and is marked EVFMT_IGNORED in @f->index
+ * @f: formats
+ * @t: tracefs root
+ * @type: common_type
+ *
+ * Return: the index, or -ENOENT for a type the session does not trace.
+ */
+int evfmt_known_type(struct evfmt *f, struct tfs *t, int type);
 
 /**
  * struct evfmt_field - where a numeric field of an event's records is

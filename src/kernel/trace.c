@@ -41,7 +41,7 @@ int trace_type_cb(void *ctx, int type)
 {
 	struct trace *t = ctx;
 
-	return evfmt_add_type(t->fmt, t->tfs, type);
+	return evfmt_known_type(t->fmt, t->tfs, type);
 }
 
 void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char *buf, size_t size)
