@@ -514,8 +514,8 @@ const struct cli_option cli_options[] = {
 		.hint = "KiB per CPU, 4 to 4194304",
 		.has_arg = required_argument,
 		.metavar = " N",
-		.help = "per-CPU ring buffer of the private instance, KiB (default: the kernel's, "
-			"the top level's buffer_size_kb)",
+		.help = "per-CPU ring buffer of the private instance, KiB (default: 4096, at "
+			"most 65536 over all CPUs, or the kernel's if larger)",
 		.man = ".BI \\-\\-buffer\\-kb \" N\"",
 		.complete = CLI_NONE,
 	},

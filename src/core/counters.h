@@ -113,6 +113,8 @@
 	X(bad_ids, U64, ND, ING(bad_ids), J(ROOT, "bad_ids"), NO, TX(MAP, 2, "bad ids %s"),   \
 	  SC(MAP, 2, "bad ids", NZ_ALERT), NONE,                                               \
 	  "stack ids at or above the map's table_size")                                        \
+	X(buffer_kb, U32, ND, SRC, J(ROOT, "buffer_kb"), NO, NONE, NONE, NONE,                 \
+	  "the per-CPU ring buffer read, KiB (what a loss's hint says to raise)")              \
 	X(generation, U32, ND, SRC, J(ROOT, "generation"), NO, TX(MAP, 3, "generation %s"),   \
 	  SC(MAP, 3, "gen", PLAIN), NONE,                                                      \
 	  "bumped by every reset")                                                             \

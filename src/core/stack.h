@@ -39,6 +39,7 @@ enum stack_flags {
 	STACK_F_MOREIDS = 1 << 4,  /* seen under more ids than kept inline */
 	STACK_F_OVER = 1 << 5,	   /* no frames: the hits of stacks refused by the memory limit */
 	STACK_F_NOTREND = 1 << 6,  /* its recent interval counts were refused by the memory limit */
+	STACK_F_WHOLE = 1 << 7,	   /* --oncpu=tick: no interrupt entry frame to cut at */
 };
 
 /*

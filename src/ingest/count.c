@@ -25,11 +25,12 @@ static bool in_trim(const struct ingest *ing, uint64_t ip)
 	return false;
 }
 
-const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n)
+const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n, bool *whole)
 {
 	static const uint64_t user_mode = STACK_IP_USER_MODE;
 	unsigned int i;
 
+	*whole = false;
 	if (!ing->cfg.ntrim)
 		return f;
 	/* the first entry frame from the leaf: a softirq the tick interrupted
@@ -38,7 +39,7 @@ const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int 
 		if (in_trim(ing, f[i]))
 			break;
 	if (i == *n || usym_is_sep(f[i])) {
-		ing->st.tick_whole++;
+		*whole = true;
 		return f;
 	}
 	*n -= i + 1;
@@ -54,12 +55,14 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 			 const struct waiting *w, unsigned int cpu, bool fallback)
 {
 	struct stack *st;
+	bool whole;
 
-	frames = ingest_trim(ing, frames, &n);
+	frames = ingest_trim(ing, frames, &n, &whole);
 	st = stack_table_intern(ing->table, frames, n);
-
 	if (!st)
 		return;
+	if (whole)
+		ing->st.tick_whole++;
 	if (fallback) {
 		/* a stack the map had no room for (deeper ones never go in it) */
 		if (!(st->flags & STACK_F_FALLBACK) &&
@@ -117,6 +120,8 @@ void ingest_count_mapped(struct ingest *ing, struct stack *kst, const struct wai
 {
 	struct stack *st = ingest_with_user(ing, kst, user, nuser);
 
+	if (kst->flags & STACK_F_WHOLE)
+		ing->st.tick_whole++; /* its id's stack had nothing to cut at */
 	if (st)
 		count(ing, st, w, cpu);
 	size_id(ing, kst); /* the record stood for the kernel frames only */

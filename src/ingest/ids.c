@@ -36,6 +36,7 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 {
 	uint32_t depth = nr; /* as the map holds it */
 	struct stack *st;
+	bool whole;
 
 	if (id >= ing->id_limit) {
 		ing->st.bad_ids++;
@@ -44,11 +45,11 @@ struct stack *ingest_map_put(struct ingest *ing, uint32_t id, const uint64_t *ip
 	if (id >= ing->nby_id && grow_ids(ing, id) < 0)
 		return NULL;
 	/* --oncpu=tick: ids whose interrupt paths differ are one stack */
-	ips = ingest_trim(ing, ips, &nr);
+	ips = ingest_trim(ing, ips, &nr, &whole);
 	st = stack_table_intern(ing->table, ips, nr);
 	if (!st)
 		return NULL;
-	st->flags |= STACK_F_MAPPED;
+	st->flags |= STACK_F_MAPPED | (whole ? STACK_F_WHOLE : 0);
 	if (old_abi && depth >= STACKMAP_MAX_DEPTH)
 		st->flags |= STACK_F_MERGED64;
 	stack_add_id(st, id);

@@ -332,8 +332,8 @@ static inline void count(struct ingest *ing, struct stack *st, const struct wait
 
 /* count.c: @n frames of a kernel_stack record (and a user part after them) counted */
 /* count.c: --oncpu=tick's cut (struct ingest_config @trim): @f from the
- * interrupted frame on, *@n its frames */
-const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n);
+ * interrupted frame on, *@n its frames; *@whole: no frame to cut at */
+const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n, bool *whole);
 void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
 			 const struct waiting *w, unsigned int cpu, bool fallback);
 /* count.c: @kst with a user part (@nuser words from usym_sep()) below it */

@@ -67,6 +67,20 @@ void trace_kernel_error(struct trace *t, const char *log_rel, size_t seen, char 
 	free(log);
 }
 
+unsigned int trace_buffer_kb(struct trace *t)
+{
+	char rel[160], *buf = NULL, *p;
+	unsigned long kb = 0;
+
+	trace_path(t, rel, sizeof(rel), "buffer_size_kb");
+	if (tfs_read(t->tfs, rel, &buf, NULL) < 0)
+		return 0;
+	p = strstr(buf, "expanded:");
+	kb = strtoul(p ? p + 9 : buf, NULL, 10);
+	free(buf);
+	return kb > UINT32_MAX ? 0 : (unsigned int)kb;
+}
+
 size_t trace_error_log_len(struct trace *t, const char *log_rel)
 {
 	char *log = NULL;

@@ -104,6 +104,17 @@ void trace_free_list(char **l, int n);
 void trace_traced_append(struct trace *t, const char *name);
 
 /**
+ * trace_buffer_kb() - the per-CPU ring buffer of the instance read, KiB
+ * @t: trace
+ *
+ * A top level not used since boot says "7 (expanded: 1408)": the size it
+ * takes once used (what tracing there gives it) is the one returned.
+ *
+ * Return: KiB, 0 when unknown.
+ */
+unsigned int trace_buffer_kb(struct trace *t);
+
+/**
  * trace_error_log_len() - bytes the kernel's error_log holds now: what a
  *	refused write adds comes after them
  * @t: trace

@@ -280,6 +280,27 @@ static void head_line(FILE *f, const struct session_stats *st, unsigned int line
 		fputs(head_lines[line].tail, f);
 }
 
+bool report_lost_hint(const struct session_stats *st, char *buf, size_t size)
+{
+	unsigned int kb = st->buffer_kb, more = kb < (1u << 20) ? kb * 4 : 1u << 22;
+
+	if (!st->lost || !kb)
+		return false;
+	if (st->mode == SESSION_STACKS)
+		snprintf(buf, size,
+			 "lost events: the ring buffer (%u KiB a CPU) filled before stacktop "
+			 "read it; give it more room: --buffer-kb %u",
+			 kb, more);
+	else if (st->mode == SESSION_STACKMAP)
+		snprintf(buf, size,
+			 "lost events: the top level's ring buffer (%u KiB a CPU) filled before "
+			 "stacktop read it; give it more room: buffer_size_kb (e.g. %u)",
+			 kb, more);
+	else
+		return false;
+	return true;
+}
+
 /* the first lines: who, what is traced, the origins, the hits and losses, user stacks */
 static void head_first_lines(FILE *f, const struct report_head *h, int iteration)
 {
@@ -359,7 +380,7 @@ static void head_data_lines(FILE *f, const struct report_head *h)
 static void head_memory_lines(FILE *f, const struct report_head *h)
 {
 	const struct session_stats *st = &h->st;
-	char mem[16], lim[16], rss[16];
+	char mem[16], lim[16], rss[16], hint[200];
 
 	fmt_bytes(mem, sizeof(mem), st->mem_bytes);
 	fmt_bytes(lim, sizeof(lim), st->mem_limit);
@@ -383,6 +404,8 @@ static void head_memory_lines(FILE *f, const struct report_head *h)
 	fputc('\n', f);
 	head_line(f, st, HCT_OVER);
 	head_line(f, st, HCT_NOTE);
+	if (report_lost_hint(st, hint, sizeof(hint)))
+		fprintf(f, "note: %s\n", hint);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY &&
 	    st->mode != SESSION_ONCPU && st->mode != SESSION_SAMPLED)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);

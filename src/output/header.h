@@ -55,6 +55,18 @@ struct report_head {
 };
 
 /**
+ * report_lost_hint() - what to do about records lost in the ring buffer,
+ * in words (the batch header's note, the screen's status line)
+ * @st: session statistics (@lost not 0)
+ * @buf: receives the sentence
+ * @size: its size
+ *
+ * Return: true when there is something to say (a ring buffer stacktop reads
+ * through tracefs, of known size).
+ */
+bool report_lost_hint(const struct session_stats *st, char *buf, size_t size);
+
+/**
  * report_head_fill() - read the header of @s (after its session_tick())
  * @h: head; zeroed before its first fill, refilled as often as wanted
  * @s: session

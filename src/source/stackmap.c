@@ -52,6 +52,7 @@ static int stackmap_open(struct source *src, char *err, size_t errsz)
 	 * an event): its pid joins the user's notrace lists, before the events
 	 */
 	pidfilter_exclude_self(&s->tr);
+	s->stats.buffer_kb = trace_buffer_kb(&s->tr);
 	/*
 	 * The option before the events, triggers and the function tracer: a
 	 * stack recorded in between would come as a full kernel_stack record

@@ -128,6 +128,14 @@ static void ui_tick(struct ui *ui, double now)
 		return;
 	}
 	report_head_fill(&ui->head, ui->s);
+	if (ui->head.st.lost_delta && !ui->loop.lost_said) {
+		char hint[160];
+
+		/* the header's lost is in the alert colour; the fix, in words, once */
+		ui->loop.lost_said = true;
+		if (report_lost_hint(&ui->head.st, hint, sizeof(hint)))
+			ui_status(ui, true, "%s", hint);
+	}
 	if (ui->lay.coltitle_y != ui_header_lines(ui))
 		ui_layout(ui);
 	if (ui_holding(ui, now)) {

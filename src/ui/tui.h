@@ -316,6 +316,7 @@ struct ui_term {
  * @generation: the core's table generation the views' pointers are of
  * @cmd_done: -- CMD has ended: the view stays, nothing is read
  * @cmd_what: how it ended ("make exited with status 2")
+ * @lost_said: the status line said how to lose no more (once a run)
  */
 struct ui_loop {
 	bool dirty;
@@ -329,6 +330,7 @@ struct ui_loop {
 	uint32_t generation;
 	bool cmd_done;
 	char cmd_what[128];
+	bool lost_said;
 };
 
 /**

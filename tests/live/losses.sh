@@ -73,6 +73,13 @@ assert j["records_delta"] > 0 and j["records"] >= j["records_delta"], j
 assert j["lost_delta"] > 0, j
 PY
 
+# --- text: the losses, and what to do about them in words -------------------------
+run
+grep -Eq '^note: lost events: the ring buffer \([0-9]+ KiB a CPU\) filled before stacktop read it; give it more room: --buffer-kb [0-9]+$' "$WORK/out" ||
+	fail "the text report does not say how to lose less: $(grep -E '^(hits|note)' "$WORK/out")"
+kb=$(sed -n 's/^note: lost events: the ring buffer (\([0-9]*\) KiB a CPU).*/\1/p' "$WORK/out")
+[ "$kb" -ge 4 ] && [ "$kb" -le 16 ] || fail "--buffer-kb 4 gave a ring buffer of $kb KiB a CPU, says the note"
+
 # --- pprof: the comments go tool pprof -top prints, and the lost sample ------------
 go_tool
 run -o "$WORK/out.pb.gz" --folded-lost

@@ -40,6 +40,12 @@ SNAP=$(ls "$TUI_WORK"/stacktop-*.json 2> /dev/null | head -n 1)
 [ -s "$SNAP" ] || fail "no JSON saved from the screen"
 tui_keys q
 tui_quit_restored
+
+say "a ring buffer too small: the loss in the alert colour, the fix in words"
+tui_run --mode stacks -d 1 --buffer-kb 4
+tui_wait 'lost events: the ring buffer \([0-9]+ KiB a CPU\) filled before stacktop read it; give it more room: --buffer-kb [0-9]+' 15
+tui_keys q
+tui_quit_restored
 kill "$LOAD" 2> /dev/null
 wait "$LOAD" 2> /dev/null
 
