@@ -596,6 +596,9 @@ static void test_ingest_user_stacks(void **state)
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* 8 frames: the walk's limit */
 	pagegen_kstack(&fx->pg, 51, A, 3);
 	pagegen_ustack(&fx->pg, 51, 50, DEEP, 8);
+	pagegen_event(&fx->pg, PG_EVENT_TYPE, 51); /* the leaf alone: no frame pointers */
+	pagegen_kstack(&fx->pg, 51, A, 3);
+	pagegen_ustack(&fx->pg, 51, 50, U, 1);
 	pagegen_event(&fx->pg, PG_EVENT_TYPE, 60); /* last: its user_stack may come later */
 	pagegen_kstack(&fx->pg, 60, B, 2);
 	pagegen_finish(&fx->pg, 0);
@@ -614,7 +617,9 @@ static void test_ingest_user_stacks(void **state)
 	assert_int_equal(find(fx, B, 2)->total, 1);
 	assert_int_equal(find(fx, IRQ, 1)->total, 1);
 	/* A with each user part, B, IRQ: A alone was never interned */
-	assert_int_equal(stack_table_count(fx->t), 4);
+	assert_int_equal(stack_table_count(fx->t), 5);
+	/* the single-frame user stack is said (the header's note) */
+	assert_int_equal(ingest_stats(fx->ing)->ustack_one, 1);
 	{
 		uint64_t w[3 + 1 + 8 + 1];
 		size_t i;
@@ -628,13 +633,13 @@ static void test_ingest_user_stacks(void **state)
 		assert_int_equal(find(fx, w, 13)->total, 1);
 	}
 	/* the last one waits; two refreshes without its user_stack count it alone */
-	assert_int_equal(ingest_stats(fx->ing)->events, 4);
-	ingest_flush_user(fx->ing);
-	assert_int_equal(ingest_stats(fx->ing)->events, 4);
+	assert_int_equal(ingest_stats(fx->ing)->events, 5);
 	ingest_flush_user(fx->ing);
 	assert_int_equal(ingest_stats(fx->ing)->events, 5);
+	ingest_flush_user(fx->ing);
+	assert_int_equal(ingest_stats(fx->ing)->events, 6);
 	assert_int_equal(hits_of(find(fx, B, 2), 0, 60), 1);
-	assert_int_equal(ingest_stats(fx->ing)->ustack_records, 3);
+	assert_int_equal(ingest_stats(fx->ing)->ustack_records, 4);
 	ingest_set_user(fx->ing, NULL);
 	usym_free(u);
 }

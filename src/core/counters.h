@@ -74,6 +74,11 @@
 	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT, NONE,                     \
 	  SC(EVENTS, 1, "left out", NZ_DELTA), NONE,                                           \
 	  "events with a stack that the pid filter left out")                                  \
+	X(ustack_one, U64, ND, ING(ustack_one), J(ROOT, "user_one_frame"), OPT,                \
+	  TX(NOTE, 9, "note: %s user stacks were a single frame: the frame-pointer walk found " \
+		      "no chain (code built without frame pointers; --user=dwarf walks it)"),   \
+	  SC(RATES, 1, "1-frame user stacks", NZ_ALERT), NONE,                                 \
+	  "-u fp: user stacks of the leaf alone (no frame-pointer chain)")                     \
 	X(foreign, U64, ND, ING(foreign), J(ROOT, "foreign"), OPT,                             \
 	  TX(NOTE, 8, "note: %s records of events this run does not trace were skipped, "     \
 		      "with their stacks (left in the ring buffer by a run before it)"),        \

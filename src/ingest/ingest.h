@@ -102,6 +102,7 @@ struct ingest_stats {
 	uint64_t bytes;
 	uint64_t kstack_records;
 	uint64_t ustack_records; /* ftrace user_stack records */
+	uint64_t ustack_one;	 /* of them, a single frame (no frame-pointer chain) */
 	uint64_t kstack_bytes;
 	uint64_t stackid_records;
 	uint64_t stackid_bytes;

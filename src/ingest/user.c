@@ -90,6 +90,9 @@ static int user_part(struct ingest *ing, const struct ringbuf_event *ev, uint64_
 		out[1 + nu++] = USYM_CUT_MEMORY;
 	else if (nu == USYM_FP_FRAMES)
 		out[1 + nu++] = USYM_CUT;
+	/* the leaf alone: the walk found no frame pointer to follow */
+	if (nu == 1)
+		ing->st.ustack_one++;
 	/* a kernel thread has no user frames: its stack is the kernel one */
 	return nu ? (int)(1 + nu) : 0;
 }

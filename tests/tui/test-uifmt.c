@@ -358,6 +358,14 @@ static void test_uifmt_header_rates(void **state)
 	sg = seg_find(segs, n, "ended at wakeup");
 	assert_string_equal(sg->value, "56%");
 	assert_false(sg->alert);
+
+	/* -u fp: user stacks of one frame (no frame-pointer chain), an alert */
+	assert_false(seg_has(segs, n, "1-frame user stacks"));
+	st.ustack_one = 5;
+	n = uifmt_header_rates(&st, 42, segs, 16);
+	sg = seg_find(segs, n, "1-frame user stacks");
+	assert_string_equal(sg->value, "5");
+	assert_true(sg->alert);
 }
 
 /* the pool line: filling, warning, full; every segment an alert on a warning */
