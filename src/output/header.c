@@ -315,7 +315,14 @@ static void head_first_lines(FILE *f, const struct report_head *h, int iteration
 	else
 		fprintf(f, "stacktop %s - mode %s - kernel %s - iteration %d - %.2fs\n",
 			STACKTOP_VERSION, h->mode, st->kernel, iteration, st->interval_sec);
-	fprintf(f, "events: %s\n", h->traced);
+	/* the default is not CPU time: say what it is, and what is (-- CMD, issue 27) */
+	if (!strcmp(h->traced, "sched:sched_switch (default)"))
+		fprintf(f,
+			"events: %s: context switches, where tasks block or yield (--oncpu "
+			"counts CPU time)\n",
+			h->traced);
+	else
+		fprintf(f, "events: %s\n", h->traced);
 	if (h->norigins > 1) {
 		unsigned int i;
 

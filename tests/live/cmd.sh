@@ -84,6 +84,10 @@ mkdir -m 0777 "$WORK/tree"
 	> "$WORK/tree.json" 2> "$WORK/tree.err"
 st=$?
 [ "$st" = 0 ] || { cat "$WORK/tree.err"; fail "the tree run: status $st"; }
+# the text report says what -- CMD counts by default, and what counts CPU time
+"$STACKTOP" -b -- sleep 0.1 > "$WORK/what.txt" 2> "$WORK/what.err" || { cat "$WORK/what.err"; fail "-- sleep failed"; }
+grep -q '^events: sched:sched_switch (default): context switches, where tasks block or yield (--oncpu counts CPU time)$' "$WORK/what.txt" ||
+	fail "-- CMD does not say what it counts: $(grep '^events' "$WORK/what.txt")"
 json_pids "$WORK/tree.json" > "$WORK/tree.seen"
 [ -s "$WORK/tree.seen" ] || fail "nothing counted of the command's tree"
 sort -u "$WORK/tree/pids" > "$WORK/tree.want"
