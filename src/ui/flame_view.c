@@ -342,7 +342,7 @@ static void fv_search_restore(struct ui_view *v)
 const struct ui_view_ops flame_view_ops = {
 	.name = "flame",
 	.opens = ACT_FLAME,
-	.flags = 0, /* the graph takes the breakdown pane's height */
+	.flags = UVF_TALL, /* the graph takes the breakdown pane's height, and the header's */
 	.create = fv_create,
 	.destroy = fv_destroy,
 	.rank = fv_refresh,

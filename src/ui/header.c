@@ -58,12 +58,22 @@ bool ui_compact(const struct ui *ui)
 	return ui->cols < UI_FULL_COLS || ui->lines < UI_FULL_LINES;
 }
 
+/* the flame graph below UI_TALL_LINES: the rates and the view line only, a level
+ * more for each line given up (the identity and the map's lines) */
+static bool ui_tall(const struct ui *ui)
+{
+	return ui->view && (ui->view->ops->flags & UVF_TALL) && ui->lines < UI_TALL_LINES &&
+	       !ui_compact(ui);
+}
+
 int ui_header_lines(const struct ui *ui)
 {
 	bool map = ui->head.st.mode == SESSION_STACKMAP || ui->head.st.mode == SESSION_PASSIVE;
 
 	if (ui_compact(ui))
 		return 1;
+	if (ui_tall(ui))
+		return 2;
 	return map ? 5 : 3;
 }
 
@@ -221,9 +231,18 @@ static void header_view(struct ui *ui)
 
 void ui_draw_header(struct ui *ui)
 {
-	header_identity(ui);
+	bool one = ui_compact(ui) || ui_tall(ui);
+
+	if (!one)
+		header_identity(ui);
 	/* a small terminal: the rates and losses are the header's one line */
-	header_rates(ui, ui_compact(ui) ? 0 : 1);
+	header_rates(ui, one ? 0 : 1);
+	if (ui_tall(ui)) {
+		if (ui->paused)
+			ui_put(0, ui->cols - 8, 8, ui_attr(ui, UC_PAUSED), " PAUSED ");
+		header_view(ui);
+		return;
+	}
 	if (ui_compact(ui)) {
 		/* the one line: a frozen view still says so */
 		if (ui->paused)

@@ -64,6 +64,7 @@
 #define UI_MIN_LINES  10
 #define UI_FULL_COLS  80 /* below either: a one-line header, the essential columns */
 #define UI_FULL_LINES 24
+#define UI_TALL_LINES 40 /* a UVF_TALL view has the one-line header below this */
 
 #define UI_DRAIN_MS	   50	/* longest sleep between two drains */
 #define UI_DRAIN_PAGES	   4096 /* pages per drain at most, as the batch loop */
@@ -134,6 +135,7 @@ enum {
 enum {
 	UVF_BREAKDOWN = 1 << 0, /* the breakdown pane (b) shows under it */
 	UVF_RESORT = 1 << 1,	/* w and z re-sort its rows; other views re-rank */
+	UVF_TALL = 1 << 2,	/* every row is a level: a one-line header below UI_TALL_LINES */
 };
 
 /**

@@ -145,6 +145,10 @@ sleep 0.5
 check_level "$(flame_line 1)" 1 80
 check_level "$(flame_line 4)" 4 80
 tui_stable | sed -n '23p' | grep -q -E '^all  \[every stack\]' || fail "no selected box line at 80x24"
+# every row a level: the header is the rates and the view line, the title on
+# line 3, so 19 levels between it and the selected box's line (issue 27)
+tui_stable | sed -n '3p' | grep -q '^FLAME GRAPH' || fail "the flame graph's title is not on line 3 at 80x24"
+tui_stable | sed -n '2p' | grep -q -E '^ ?view flame' || fail "no view line above the flame graph at 80x24"
 tui_resize 100 30
 sleep 0.5
 check_level "$(flame_line 1)" 1 100
