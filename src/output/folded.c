@@ -14,6 +14,7 @@
 
 #include "core/array.h"
 #include "core/format.h"
+#include "core/stack.h"
 #include "core/rank.h"
 #include "output/formats.h"
 #include "output/losses.h"
@@ -59,7 +60,8 @@ static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool
 	int j, skip = (int)brief_skip(ks, sk);
 
 	for (j = sk->depth - 1; j >= skip; j--) {
-		bool user = usym_is_user(sk->ips[j]);
+		/* the [user space] row is no kernel frame: no suffix, as a user frame */
+		bool user = usym_is_user(sk->ips[j]) || sk->ips[j] == STACK_IP_USER_MODE;
 		char fn[256];
 
 		if (usym_is_sep(sk->ips[j]))
