@@ -98,6 +98,8 @@
 		      "estimates: each sample stands for the hits since the one before"),       \
 	  SC(EVENTS, 2, "exact", NZ_DELTA), NONE,                                              \
 	  "--sample: every hit of the sampled events, counted by perf")                        \
+	X(samples, U64, ND, SRC, J(ROOT, "samples"), OPT, NONE, NONE, NONE,                    \
+	  "--sample: samples counted; hits / samples is the weight a sample stands for")     \
 	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NONE,         \
 	  "--sample: one hit in this many gets its stack (0: every hit)")                      \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \

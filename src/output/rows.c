@@ -3,6 +3,7 @@
  * rows.c - see rows.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "core/rank.h"
 #include "output/rows.h"
 #include "session/session.h"
+#include "source/stats.h"
 #include "sym/brief.h"
 #include "sym/frame.h"
 
@@ -128,4 +130,15 @@ int export_top_origin(struct session *s, const struct stack *sk, const struct ra
 		}
 	}
 	return top;
+}
+
+uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st)
+{
+	double w;
+
+	if (st->sample_period <= 1 || !hits)
+		return 0;
+	w = st->samples && st->events ? (double)st->events / (double)st->samples
+				      : (double)st->sample_period;
+	return (uint64_t)ceil(1.96 * sqrt((double)hits * 1.5 * w));
 }

@@ -94,6 +94,27 @@ int export_flush(FILE *f);
  */
 uint64_t export_stack_key(struct ksym *ks, const struct stack *sk);
 
+struct session_stats;
+
+/**
+ * export_sample_ci95() - the half width of the 95% interval of a hit count
+ * estimated from samples (--sample N: each sample kept stands for the hits
+ * since the one kept before: a period drawn uniformly in [N/2, 3N/2], plus
+ * the hits while the reader set the next)
+ * @hits: the estimate (the weights of a row's samples added up)
+ * @st: the session's counters: @sample_period (0 or 1: every hit has its
+ *      stack, the count is exact), @events and @samples (the mean weight)
+ *
+ * A row's samples are a thinning of its hits, about Poisson, each weighing
+ * w: the estimate's variance is hits * E[w^2] / E[w], taken as hits * 1.5 *
+ * the mean weight (a coefficient of variation of the weights up to 0.7:
+ * the uniform period alone gives 1 + 1/12); the interval is 1.96 standard
+ * deviations (doc/performance.md, "Sampled stacks").
+ *
+ * Return: the half width, rounded up; 0 when the count is exact.
+ */
+uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st);
+
 /**
  * export_top_origin() - the origin (see session_origin()) with most hits
  * of @sk among the breakdown records passing @o

@@ -49,6 +49,7 @@ struct oncpu {
 	char *filters[SAMPLE_EVENTS_MAX]; /* and its " if FILTER" part, or NULL */
 	uint64_t frames[STACK_MAX_DEPTH];
 	uint64_t user_samples; /* taken in user space, without -u: "[user space]" */
+	uint64_t kept;	       /* samples counted (--sample: what the hits are estimated from) */
 	pid_t *tasks;
 	unsigned int ntasks;
 };
@@ -114,6 +115,7 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 		return;
 	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
 			   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
+	o->kept++;
 }
 
 /* a thread named itself, or exec'd: its name while it lives (it may be gone when shown) */
@@ -292,6 +294,7 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 		for (k = 0; k < o->nevents; k++)
 			st->exact_events += c[k];
 		st->sample_period = (unsigned int)o->per_sample;
+		st->samples = o->kept;
 	}
 	st->tracing_on = true;
 }

@@ -17,6 +17,7 @@
 #include "ui/draw.h"
 #include "ui/list_view.h"
 #include "ui/stack_draw.h"
+#include "output/rows.h"
 #include "ui/stack_rank.h"
 #include "ui/symcache.h"
 #include "ui/tui.h"
@@ -24,25 +25,20 @@
 #include "ui/views.h"
 
 static const char *const col_title[COL_MAX] = {
-	[COL_RANK] = "#",
-	[COL_ID] = "ID",
-	[COL_DELTA] = "DELTA",
-	[COL_TOTAL] = "TOTAL",
-	[COL_PCT] = "%",
-	[COL_RATE] = "RATE/s",
-	[COL_DIFF] = "CHG%",
-	[COL_ORIGIN] = "ORIGIN",
-	[COL_BEFORE] = "BEF%",
-	[COL_DEPTH] = "DEP",
-	[COL_EVENT] = "EVENT",
-	[COL_COMM] = "COMM(PID)",
-	[COL_FUNC] = "FUNCTION [module] < CALLERS",
+	[COL_RANK] = "#",	  [COL_ID] = "ID",
+	[COL_DELTA] = "DELTA",	  [COL_TOTAL] = "TOTAL",
+	[COL_PCT] = "%",	  [COL_CI] = "CI95",
+	[COL_RATE] = "RATE/s",	  [COL_DIFF] = "CHG%",
+	[COL_ORIGIN] = "ORIGIN",  [COL_BEFORE] = "BEF%",
+	[COL_DEPTH] = "DEP",	  [COL_EVENT] = "EVENT",
+	[COL_COMM] = "COMM(PID)", [COL_FUNC] = "FUNCTION [module] < CALLERS",
 	[COL_TREND] = "TREND",
 };
 
 static const bool col_right[COL_MAX] = {
-	[COL_RANK] = true, [COL_DELTA] = true, [COL_TOTAL] = true, [COL_PCT] = true,
-	[COL_RATE] = true, [COL_DEPTH] = true, [COL_DIFF] = true,  [COL_BEFORE] = true,
+	[COL_RANK] = true,  [COL_DELTA] = true, [COL_TOTAL] = true,
+	[COL_PCT] = true,   [COL_CI] = true,	[COL_RATE] = true,
+	[COL_DEPTH] = true, [COL_DIFF] = true,	[COL_BEFORE] = true,
 };
 static enum ui_col sort_col(const struct ui *ui);
 
@@ -59,6 +55,11 @@ void stack_view_columns(struct stack_view *sv)
 		[COL_DELTA] = { .min = 6, .want = 6, .prio = 0 },
 		[COL_TOTAL] = { .min = 6, .want = 6, .prio = 2 },
 		[COL_PCT] = { .min = 5, .want = 5, .prio = 1 },
+		/* --sample only: the counts are estimates */
+		[COL_CI] = { .min = 6,
+			     .want = 7,
+			     .prio = 2,
+			     .hidden = ui->head.st.sample_period <= 1 },
 		[COL_BEFORE] = { .min = 5, .want = 6, .prio = 1 },
 		/* "-20.0 GONE" */
 		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
@@ -328,6 +329,14 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	whole = ui->delta ? ui->sum.delta : ui->sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(sv, y, COL_PCT, base, buf);
+	if (sv->cols[COL_CI].w) {
+		char n[16];
+
+		ui_fmt_count(ui, n, sizeof(n),
+			     export_sample_ci95(ui->delta ? rr->delta : rr->total, &ui->head.st));
+		snprintf(buf, sizeof(buf), "%s%s", ui->term.utf8 ? "±" : "+-", n);
+		sv_cell(sv, y, COL_CI, base, buf);
+	}
 	if (ui->diff) {
 		double before, change;
 		enum uidiff_kind kind = uidiff_row(ui, rr, &before, &change);

@@ -26,6 +26,7 @@ enum ui_col {
 	COL_DELTA,
 	COL_TOTAL,
 	COL_PCT,
+	COL_CI,	    /* --sample: the 95% half width of the count shown */
 	COL_BEFORE, /* --diff: the share before */
 	COL_DIFF,   /* --diff: the change of the share against BEFORE */
 	COL_RATE,

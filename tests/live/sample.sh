@@ -44,7 +44,34 @@ for k, p in (("site_a", 0.5), ("site_b", 0.3), ("site_c", 0.2)):
     sd = math.sqrt(1.5 * p * (1 - p) / n)
     print("%s %.3f (want %.1f, sd %.4f)" % (k, share, p, sd))
     assert abs(share - p) <= 4 * sd, "%s: %.3f, want %.2f: aliasing?" % (k, share, p)
+# the stated error: every row an estimate with its 95% half width; a site's
+# is the rows' added in quadrature. Each site's true count (5:3:2 of the
+# million) lies within twice it (a 95% interval misses once in 20; three of
+# them would fail a run in 7: twice the half width misses once in ~15,000)
+assert d["samples"] > 0, d.get("samples")
+ci = {}
+for s in d["stacks"]:
+    assert "total_ci95" in s and "delta_ci95" in s, s.keys()
+    assert 0 < s["total_ci95"] < s["total"] or s["total"] < 1000, s
+    for f in s.get("user_frames", []):
+        name = f["symbol"] if isinstance(f, dict) else str(f)
+        if name.startswith("site_"):
+            ci[name[:6]] = ci.get(name[:6], 0) + s["total_ci95"] ** 2
+            break
+covered = 0
+for k, p in (("site_a", 0.5), ("site_b", 0.3), ("site_c", 0.2)):
+    half = math.sqrt(ci[k])
+    true = p * want
+    print("%s %d +- %.0f (95%%), true %d%s" % (k, site[k], half, true,
+          "" if abs(site[k] - true) <= half else "  (outside the 95% interval)"))
+    covered += abs(site[k] - true) <= half
+    assert abs(site[k] - true) <= 2 * half, "%s: %d +- %.0f, true %d" % (k, site[k], half, true)
+print("%d of 3 true counts inside the stated 95%% intervals" % covered)
 PY
+"$STACKTOP" --sample 100 -e syscalls:sys_enter_getpid -b -n 1 --expand 1 -- "$GETPID_LOOP" 100000 fixed \
+	> "$WORK/s.txt" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop --sample (text) failed"; }
+grep -Eq '^#1  hits [0-9]+ ±[0-9]+  total [0-9]+ ±[0-9]+  ' "$WORK/s.txt" ||
+	fail "the text report's expanded stack has no interval: $(grep "^#1" "$WORK/s.txt")"
 "$STACKTOP" --sample 1 -b -n 1 2> "$WORK/err" && fail "--sample 1 was accepted"
 grep -q "bad --sample '1'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 "$STACKTOP" --sample 10 --oncpu -b -n 1 2> "$WORK/err" && fail "--sample with --oncpu was accepted"
