@@ -174,6 +174,19 @@ static void text_cell(FILE *f, const char *src, int width)
 	fprintf(f, "%s%*s ", buf, cols < width ? width - cols : 0, "");
 }
 
+/* an expanded stack's count; --sample: an estimate, with its 95% interval (rows.h) */
+static void expand_count(char *buf, size_t size, uint64_t v, enum session_unit unit,
+			 const struct session_stats *st)
+{
+	size_t l;
+
+	expand_amount(buf, size, v, unit);
+	l = strlen(buf);
+	if (st->sample_period > 1 && l < size)
+		snprintf(buf + l, size - l, " ±%llu",
+			 (unsigned long long)export_sample_ci95(v, st));
+}
+
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
 	struct stack_table *t = session_table(s);
@@ -276,7 +289,6 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		fprintf(f, "  (no stacks yet%s)\n",
 			sum.matched ? "" : ": no event with a stack has been recorded");
 	for (i = 0; i < n && (int)i < o->expand; i++) {
-		uint32_t period = session_stats(s)->sample_period;
 		const struct stack *sk = rows[i].stack;
 		char ids[32], dv[48], tv[48];
 		unsigned int j;
@@ -286,20 +298,8 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		char ev[512];
 
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		expand_amount(dv, sizeof(dv), rows[i].delta, unit);
-		expand_amount(tv, sizeof(tv), rows[i].total, unit);
-		/* --sample: an estimate, with its 95% interval (rows.h) */
-		if (period > 1) {
-			size_t l = strlen(tv);
-
-			snprintf(tv + l, sizeof(tv) - l, " ±%llu",
-				 (unsigned long long)export_sample_ci95(rows[i].total,
-									session_stats(s)));
-			l = strlen(dv);
-			snprintf(dv + l, sizeof(dv) - l, " ±%llu",
-				 (unsigned long long)export_sample_ci95(rows[i].delta,
-									session_stats(s)));
-		}
+		expand_count(dv, sizeof(dv), rows[i].delta, unit, session_stats(s));
+		expand_count(tv, sizeof(tv), rows[i].total, unit, session_stats(s));
 		/* its event whole, as the table's EVENT column may have cut it */
 		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
 		if (top_of.event < 0 && o->delta)
