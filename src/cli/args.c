@@ -373,6 +373,26 @@ static int set_sample(struct args *a, const char *arg)
 	return 0;
 }
 
+/* --overhead PCT: --sample with N chosen so that the stacks cost about PCT% of the CPUs */
+static int set_overhead(struct args *a, const char *arg)
+{
+	char *end;
+	double pct;
+
+	errno = 0;
+	pct = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(pct >= 0.1 && pct <= 50)) {
+		cli_error("stacktop: bad --overhead '%s' (a share of the CPUs in percent: 0.1 to "
+			  "50)\n",
+			  arg);
+		return 2;
+	}
+	a->so.overhead_milli = (unsigned int)(pct * 1000 + 0.5);
+	return 0;
+}
+
 static int set_mode(struct args *a, const char *arg)
 {
 	int r = session_mode_parse(arg);
@@ -511,6 +531,8 @@ static int args_option(struct args *a, int c, const char *arg)
 		return set_oncpu(a, arg);
 	case OPT_SAMPLE:
 		return set_sample(a, arg);
+	case OPT_OVERHEAD:
+		return set_overhead(a, arg);
 	case OPT_FOLDED:
 	case OPT_JSON:
 	case OPT_FORMAT:
@@ -614,23 +636,32 @@ static int check_files(struct args *a)
 }
 
 /* --sample N: perf's tracepoint samples of the -e events */
-static int check_sample(const struct args *a)
+static int check_sample(struct args *a)
 {
+	if (a->so.overhead_milli) {
+		if (a->so.sample_period) {
+			cli_error("stacktop: --overhead chooses N itself: not with --sample\n");
+			return 2;
+		}
+		/* the first period, until the first rate is known (session/oncpu.c) */
+		a->so.sample_period = 1000;
+	}
 	if (!a->so.sample_period)
 		return 0;
 	if (a->so.oncpu_hz || a->so.nfunctions || a->so.nkprobes || a->so.ntriggers ||
 	    a->so.weight || a->so.offcpu || a->so.nfiles || a->so.map_file || a->diff ||
 	    a->list_events || a->so.user_sample || a->so.user_buffer) {
-		cli_error("stacktop: --sample samples tracepoints with perf: not with --oncpu, "
+		cli_error("stacktop: --%s samples tracepoints with perf: not with --oncpu, "
 			  "--function, --kprobe, --trigger, --weight, --offcpu, -r, --map, --diff, "
-			  "--list-events, --user-sample or --user-buffer\n");
+			  "--list-events, --user-sample or --user-buffer\n",
+			  a->so.overhead_milli ? "overhead" : "sample");
 		return 2;
 	}
 	return 0;
 }
 
 /* --oncpu samples the CPUs: what traces events, or reads files, does not go with it */
-static int check_oncpu(const struct args *a)
+static int check_oncpu(struct args *a)
 {
 	if (check_sample(a))
 		return 2;

@@ -282,6 +282,17 @@ const struct cli_option cli_options[] = {
 		.complete = CLI_NONE,
 	},
 	{
+		.id = OPT_OVERHEAD,
+		.name = "overhead",
+		.has_arg = required_argument,
+		.metavar = " PCT",
+		.help = "--sample with N chosen and adapted so that the stacks\n"
+			"cost about PCT% of the CPUs (0.1 to 50): a stack's\n"
+			"cost measured at start, the event's rate each interval",
+		.man = ".BI \\-\\-overhead \" PCT\"",
+		.complete = CLI_NONE,
+	},
+	{
 		.id = OPT_ONCPU,
 		.name = "oncpu",
 		.has_arg = optional_argument,

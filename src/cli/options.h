@@ -59,6 +59,7 @@ enum {
 	OPT_PRESERVE_ENV,
 	OPT_ONCPU,
 	OPT_SAMPLE,
+	OPT_OVERHEAD,
 };
 
 /* what the bash completion offers for an option's value */

@@ -100,6 +100,12 @@
 	  "--sample: every hit of the sampled events, counted by perf")                        \
 	X(samples, U64, ND, SRC, J(ROOT, "samples"), OPT, NONE, NONE, NONE,                    \
 	  "--sample: samples counted; hits / samples is the weight a sample stands for")     \
+	X(overhead_target, U32, ND, SRC, J(ROOT, "overhead_target_milli"), NO, NONE, NONE, NONE, \
+	  "--overhead: the share of the CPUs the stacks may cost, thousandths of a percent")   \
+	X(overhead_est, U32, ND, SRC, J(ROOT, "overhead_est_milli"), NO, NONE, NONE, NONE,     \
+	  "--overhead: what they cost at the N in force, estimated (the same unit)")           \
+	X(stack_cost_ns, U32, ND, SRC, J(ROOT, "stack_cost_ns"), NO, NONE, NONE, NONE,         \
+	  "--overhead: what a stack costs the task, calibrated and scaled by depth")           \
 	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NONE,         \
 	  "--sample: one hit in this many gets its stack (0: every hit)")                      \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \

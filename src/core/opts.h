@@ -97,6 +97,10 @@ enum session_user {
  * @sample_period: --sample N (SESSION_SAMPLED): one hit in N of @events gets
  *                 its kernel stack (the period randomized around N), every
  *                 hit is counted; 0: off
+ * @overhead_milli: --overhead PCT, in thousandths of a percent: --sample with
+ *                  N chosen and adapted (source/oncpu.c) so that the stacks
+ *                  cost about PCT% of the CPUs; 0: off (@sample_period is
+ *                  then the first N)
  * @max_memory: bound on the stack table in bytes (0: SESSION_MAX_MEMORY);
  *              near it the breakdown records of exited pids are folded into
  *              their comm, at it new stacks and breakdowns are counted
@@ -134,6 +138,7 @@ struct session_opts {
 	unsigned int oncpu_hz;
 	bool oncpu_tick;
 	unsigned int sample_period;
+	unsigned int overhead_milli;
 	const char *const *files;
 	int nfiles;
 	size_t max_memory;

@@ -272,6 +272,33 @@ void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n);
 void perfsamp_randomize_period(struct perfsamp *p, unsigned int mean);
 
 /**
+ * struct perfsamp_cal - what a kernel stack costs the task it is taken in
+ * @stack_ns: a sample with its kernel call chain, less counting the hit
+ * @count_ns: a rename of the thread to its own name, counted by perf (the
+ *	      calibration's own call: task:task_rename)
+ * @depth: kernel frames of the calibration's chain (a stack of @depth
+ *         frames costs @stack_ns; deeper ones more)
+ */
+struct perfsamp_cal {
+	double stack_ns;
+	double count_ns;
+	unsigned int depth;
+};
+
+/**
+ * perfsamp_calibrate() - measure @ret on this machine, now (--overhead): a
+ *	tracepoint (task:task_rename: prctl(PR_SET_NAME) to the thread's own
+ *	name) of this thread only, counted, then sampled with its kernel call
+ *	chain at every hit, CAL_CALLS calls each, the fastest of three
+ *	alternating rounds of each kept; ~0.1 s
+ * @tracefs: where the event's id is read (NULL: /sys/kernel/tracing)
+ * @ret: filled
+ *
+ * Return: 0, or negative errno (no syscalls:sys_enter_getppid, perf refused).
+ */
+int perfsamp_calibrate(const char *tracefs, struct perfsamp_cal *ret);
+
+/**
  * perfsamp_stats() - the counters
  * @p: the sampler
  * @st: filled

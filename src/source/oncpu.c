@@ -17,19 +17,24 @@
  * throttling (kernel.perf_event_max_sample_rate) is counted and said.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
+#include "core/format.h"
 #include "core/log.h"
 #include "core/stack.h"
 #include "ingest/ingest.h"
 #include "kernel/comm.h"
 #include "kernel/evfmt.h"
 #include "kernel/perfsamp.h"
+#include "kernel/tfs.h"
 #include "source/source.h"
 #include "sym/usym.h"
 
@@ -38,6 +43,26 @@
 #define ONCPU_MIN_RECORDS 4096 /* read per drain even when the budget is spent */
 
 #define SAMPLE_EVENTS_MAX 64
+
+#define OVERHEAD_EVERY_NS 250000000ULL /* --overhead: N adapted at most this often */
+
+/*
+ * --overhead PCT: N chosen so that the stacks cost about PCT% of the CPUs.
+ * A stack's cost is measured at start (perfsamp_calibrate(): @cal), scaled
+ * by the mean kernel depth of the samples kept against the calibration's
+ * (the unwinder's work grows with the frames), and the event's rate is the
+ * exact count's growth: N = rate * cost / (PCT% * CPUs * 1 s), at least 2.
+ */
+struct overhead {
+	struct perfsamp_cal cal;
+	double budget_ns; /* CPU time a second the stacks may take: PCT% x CPUs */
+	uint64_t last_count, last_ns;
+	uint64_t last_cpu_ns, last_kept; /* stacktop's CPU time and samples at the last look */
+	double reader_ns;		 /* stacktop's CPU time per sample read */
+	double cost_ns;			 /* a stack now: the calibration scaled by depth */
+	double est_pct;			 /* what the stacks cost at the N in force */
+	unsigned int ncpus;
+};
 
 struct oncpu {
 	struct perfsamp *ps;
@@ -50,6 +75,8 @@ struct oncpu {
 	uint64_t frames[STACK_MAX_DEPTH];
 	uint64_t user_samples; /* taken in user space, without -u: "[user space]" */
 	uint64_t kept;	       /* samples counted (--sample: what the hits are estimated from) */
+	uint64_t kframes;      /* their kernel frames, added up (--overhead: the mean depth) */
+	struct overhead ovh;   /* --overhead */
 	pid_t *tasks;
 	unsigned int ntasks;
 };
@@ -116,6 +143,7 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
 			   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
 	o->kept++;
+	o->kframes += usym_user_start(o->frames, n);
 }
 
 /* a thread named itself, or exec'd: its name while it lives (it may be gone when shown) */
@@ -191,6 +219,87 @@ static int sample_events(struct oncpu *o, struct perfsamp_opts *po)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* stacktop's CPU time, all threads */
+static uint64_t self_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* --overhead: what a stack costs here, and the budget */
+static int overhead_open(struct oncpu *o, char *err, size_t errsz)
+{
+	const struct session_opts *so = o->s->tr.opts;
+	struct overhead *v = &o->ovh;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int r = perfsamp_calibrate(o->s->tr.tfs->root, &v->cal);
+
+	if (r < 0)
+		return fmt_error(
+			err, errsz, r,
+			"--overhead: cannot measure what a stack costs here (perf sampling "
+			"syscalls:sys_enter_getppid of stacktop itself): %s",
+			strerror(-r));
+	if (v->cal.stack_ns < 50)
+		v->cal.stack_ns = 50; /* under the noise of the measure: never free */
+	v->ncpus = ncpus > 0 ? (unsigned int)ncpus : 1;
+	v->budget_ns = so->overhead_milli / 100000.0 * v->ncpus * 1e9;
+	v->cost_ns = v->cal.stack_ns;
+	v->last_ns = mono_ns();
+	v->last_cpu_ns = self_cpu_ns();
+	log_info("--overhead: a stack of %u kernel frames costs %.0f ns here (a counted hit %.0f "
+		 "ns)",
+		 v->cal.depth, v->cal.stack_ns, v->cal.count_ns);
+	return 0;
+}
+
+/* --overhead: N from the event's rate since the last look */
+static void overhead_adapt(struct oncpu *o)
+{
+	struct overhead *v = &o->ovh;
+	uint64_t c[SAMPLE_EVENTS_MAX], count = 0, now = mono_ns(), n, cpu;
+	double rate, depth;
+	int k;
+
+	if (now - v->last_ns < OVERHEAD_EVERY_NS)
+		return;
+	perfsamp_counts(o->ps, c, o->nevents);
+	for (k = 0; k < o->nevents; k++)
+		count += c[k];
+	rate = (double)(count - v->last_count) * 1e9 / (double)(now - v->last_ns);
+	v->last_count = count;
+	v->last_ns = now;
+	depth = o->kept ? (double)o->kframes / (double)o->kept : v->cal.depth;
+	v->cost_ns = v->cal.stack_ns;
+	if (v->cal.depth && depth > v->cal.depth)
+		v->cost_ns *= depth / v->cal.depth;
+	/* and what reading it costs stacktop (a wakeup a sample: the period's draw) */
+	cpu = self_cpu_ns();
+	if (o->kept > v->last_kept + 16)
+		v->reader_ns = (double)(cpu - v->last_cpu_ns) / (double)(o->kept - v->last_kept);
+	v->last_cpu_ns = cpu;
+	v->last_kept = o->kept;
+	v->cost_ns += v->reader_ns;
+	n = (uint64_t)ceil(rate * v->cost_ns / v->budget_ns);
+	n = n < 2 ? 2 : n > 1000000000 ? 1000000000 : n;
+	/* a change of a quarter or more: each costs every event one dropped sample */
+	if (n * 4 < o->per_sample * 3 || n * 4 > o->per_sample * 5) {
+		o->per_sample = n;
+		perfsamp_randomize_period(o->ps, (unsigned int)n);
+	}
+	v->est_pct = rate * v->cost_ns / (double)o->per_sample / (v->ncpus * 1e9) * 100;
+}
+
 static int oncpu_open(struct source *src, char *err, size_t errsz)
 {
 	struct source_ctx *s = src->ctx;
@@ -228,6 +337,12 @@ static int oncpu_open(struct source *src, char *err, size_t errsz)
 	if (r < 0)
 		return r;
 	cb.ctx = o;
+	/* before the events: the calibration's own calls are no one's hits */
+	if (so->overhead_milli) {
+		r = overhead_open(o, err, errsz);
+		if (r < 0)
+			return r;
+	}
 	r = perfsamp_open(&o->ps, &po, &cb, err, errsz);
 	if (r < 0)
 		return r;
@@ -236,10 +351,19 @@ static int oncpu_open(struct source *src, char *err, size_t errsz)
 			 so->oncpu_hz, s->user_on ? ", user chains by frame pointers" : "");
 	} else {
 		perfsamp_randomize_period(o->ps, so->sample_period);
-		snprintf(traced, sizeof(traced),
-			 "%s%s (perf: every hit counted, a stack for about 1 in %u, the period "
-			 "randomized; a stack's hits are those its samples stand for)",
-			 o->names[0], o->nevents > 1 ? " and more" : "", so->sample_period);
+		if (so->overhead_milli)
+			snprintf(traced, sizeof(traced),
+				 "%s%s (perf: every hit counted, a stack for 1 in N, N chosen for "
+				 "--overhead %.1f%%, the period randomized; a stack's hits are "
+				 "those its samples stand for)",
+				 o->names[0], o->nevents > 1 ? " and more" : "",
+				 so->overhead_milli / 1000.0);
+		else
+			snprintf(traced, sizeof(traced),
+				 "%s%s (perf: every hit counted, a stack for about 1 in %u, the "
+				 "period randomized; a stack's hits are those its samples stand "
+				 "for)",
+				 o->names[0], o->nevents > 1 ? " and more" : "", so->sample_period);
 	}
 	free(s->tr.traced);
 	s->tr.traced = strdup(traced);
@@ -265,6 +389,8 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 
 	if (!drain_budget_spent(b) && b->pages > b->used)
 		left += (b->pages - b->used) * 8;
+	if (o->s->tr.opts->overhead_milli)
+		overhead_adapt(o);
 	r = perfsamp_drain(o->ps, left, &more);
 	/* a new period for each event's next sample: no lock-step with periodic code */
 	if (o->per_sample > 1 && r > 0)
@@ -295,6 +421,9 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 			st->exact_events += c[k];
 		st->sample_period = (unsigned int)o->per_sample;
 		st->samples = o->kept;
+		st->overhead_target = o->s->tr.opts->overhead_milli;
+		st->overhead_est = (uint32_t)(o->ovh.est_pct * 1000 + 0.5);
+		st->stack_cost_ns = (uint32_t)(o->ovh.cost_ns + 0.5);
 	}
 	st->tracing_on = true;
 }

@@ -402,6 +402,12 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 		snprintf(sg->value, sizeof(sg->value), "%.0f%%",
 			 100.0 * (double)st->offcpu_woken /
 				 (double)(st->offcpu_sleeps ? st->offcpu_sleeps : 1));
+	/* --overhead: the N in force and what the stacks cost at it */
+	if (st->overhead_target && (sg = seg_add(segs, &n, max, "overhead"))) {
+		snprintf(sg->value, sizeof(sg->value), "1/%u ~%.1f%%", st->sample_period,
+			 st->overhead_est / 1000.0);
+		sg->alert = st->overhead_est > 2 * st->overhead_target;
+	}
 	/* stacks mode: what the stack map would save on this workload */
 	if (st->mode == SESSION_STACKS && session_ringbuf_saving(st, &rb) &&
 	    (sg = seg_add(segs, &n, max, "stackmap")))

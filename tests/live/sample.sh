@@ -72,6 +72,45 @@ PY
 	> "$WORK/s.txt" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop --sample (text) failed"; }
 grep -Eq '^#1  hits [0-9]+ ±[0-9]+  total [0-9]+ ±[0-9]+  ' "$WORK/s.txt" ||
 	fail "the text report's expanded stack has no interval: $(grep "^#1" "$WORK/s.txt")"
+# --overhead 5: N chosen so that the stacks cost about 5% of the CPUs: a
+# hot event (a getpid() loop, ~10^5-10^6 a second) gets a large N, a cold
+# one (the switches of a process sleeping 10 ms at a time) the smallest, 2
+"$GETPID_LOOP" 2000000000 fixed > /dev/null &
+HOT=$!
+EXTRA_PIDS="$EXTRA_PIDS $HOT"
+"$STACKTOP" --overhead 5 -e syscalls:sys_enter_getpid -p "$HOT" -b -n 3 -d 1 --json \
+	> "$WORK/hot.json" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop --overhead (hot) failed"; }
+kill "$HOT"
+wait "$HOT" 2> /dev/null
+sh -c 'while :; do sleep 0.01; done' &
+COLD=$!
+EXTRA_PIDS="$EXTRA_PIDS $COLD"
+"$STACKTOP" --overhead 5 -e sched:sched_switch -p "$COLD" -b -n 3 -d 1 --json \
+	> "$WORK/cold.json" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop --overhead (cold) failed"; }
+kill "$COLD"
+wait "$COLD" 2> /dev/null
+python3 - "$WORK/hot.json" "$WORK/cold.json" << 'PY' || fail "--overhead did not adapt N to the event's rate"
+import json, sys
+hot = [json.loads(l) for l in open(sys.argv[1])][-1]
+cold = [json.loads(l) for l in open(sys.argv[2])][-1]
+for d in (hot, cold):
+    assert d["mode"] == "sampled" and d["overhead_target_milli"] == 5000, d.get("overhead_target_milli")
+    assert d["stack_cost_ns"] > 0, d["stack_cost_ns"]
+    assert d["exact_events"] >= d["hits"] * 0.9, (d["exact_events"], d["hits"])
+print("hot: %d/s, 1 in %d, a stack %d ns, about %.1f%%; cold: %d/s, 1 in %d" % (
+    hot["exact_events_delta"], hot["sample_period"], hot["stack_cost_ns"],
+    hot["overhead_est_milli"] / 1000.0, cold["exact_events_delta"], cold["sample_period"]))
+assert hot["sample_period"] > 2 * cold["sample_period"], (hot["sample_period"], cold["sample_period"])
+assert cold["sample_period"] <= 10, cold["sample_period"]
+# at the N in force the estimate is near the target (N moves by a quarter at least)
+assert hot["overhead_est_milli"] <= 2 * 5000, hot["overhead_est_milli"]
+PY
+"$STACKTOP" --overhead 5 --sample 100 -b -n 1 2> "$WORK/err" && fail "--overhead with --sample was accepted"
+grep -q "overhead chooses N itself: not with --sample" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+"$STACKTOP" --overhead 0 -b -n 1 2> "$WORK/err" && fail "--overhead 0 was accepted"
+grep -q "bad --overhead '0'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
+"$STACKTOP" --overhead 5 --offcpu -b -n 1 2> "$WORK/err" && fail "--overhead with --offcpu was accepted"
+grep -q "overhead samples tracepoints with perf: not with" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 "$STACKTOP" --sample 1 -b -n 1 2> "$WORK/err" && fail "--sample 1 was accepted"
 grep -q "bad --sample '1'" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 "$STACKTOP" --sample 10 --oncpu -b -n 1 2> "$WORK/err" && fail "--sample with --oncpu was accepted"
