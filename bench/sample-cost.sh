@@ -1,23 +1,36 @@
 #!/bin/sh
-# sample-cost.sh BUILD [ROUNDS] - what a hot event's stacks cost its
-# workload (issue 29; doc/performance.md), in interleaved rounds of one run:
-# dd copying /dev/zero to /dev/null one byte at a time (two system calls a
-# byte), one per CPU, for 3 s; raw_syscalls:sys_enter traced system-wide by:
-# nothing, stacktop with a stack for every event, stacktop --sample 100 and
-# --sample 1000, bpftrace counting kstack, perf stat (counting only: the
-# limit for exact counts). Prints each round, then per collector the median
-# share of the baseline the workload kept. Root.
+# sample-cost.sh BUILD [ROUNDS] [WORKLOAD] - what a hot event's stacks cost
+# its workload (issue 29; doc/performance.md), in interleaved rounds of one
+# run. WORKLOAD read (default): dd copying /dev/zero to /dev/null one byte
+# at a time (two system calls a byte), one per CPU, for 3 s, the event
+# raw_syscalls:sys_enter; pingpong: perf bench sched pipe -T (two threads
+# passing a byte, a context switch each way), the event sched:sched_switch.
+# The event is traced system-wide by: nothing, stacktop with a stack for
+# every event, stacktop --sample 10/100/1000, --overhead 5, bpftrace
+# counting kstack, perf record -g, perf record --no-period -c 100 -g, perf
+# stat (counting only: the limit for exact counts). Prints each round, then
+# per collector the median share of the baseline the workload kept and the
+# collector's own CPU. Root.
 set -u
 BUILD=${1:?usage: sample-cost.sh BUILD [ROUNDS]}
 ROUNDS=${2:-5}
+WORKLOAD=${3:-read}
 ST=$BUILD/stacktop
 SECS=3
 NCPU=$(nproc)
 TMP=$(mktemp -d /tmp/oncpu-cost.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-# bytes a second of $NCPU dd's over $SECS seconds
+# the workload's rate over $SECS seconds: bytes a second of $NCPU dd's, or
+# ping-pong round trips a second
 load() {
+	if [ "$WORKLOAD" = pingpong ]; then
+		# a fixed number of round trips (interrupted, perf bench prints
+		# nothing): ~3 s untraced here
+		perf bench sched pipe -T -l 100000 > "$TMP/pp" 2>&1
+		awk '/ops\/sec/ { print $1; f = 1 } END { if (!f) print 0 }' "$TMP/pp"
+		return
+	fi
 	i=0
 	while [ "$i" -lt "$NCPU" ]; do
 		timeout -s INT "$SECS" dd if=/dev/zero of=/dev/null bs=1 2> "$TMP/dd.$i" &
@@ -43,23 +56,33 @@ run() { # name, command...
 	pid=$!
 	sleep 1 # set up
 	c0=$(cpu_of "$pid")
+	t0=$(date +%s.%N)
 	bps=$(load)
+	t1=$(date +%s.%N)
 	c1=$(cpu_of "$pid")
 	kill -INT "$pid" 2> /dev/null
 	wait "$pid" 2> /dev/null
-	echo "$bps $(echo "$c0 $c1" | awk '{ printf "%.1f", 100 * ($2 - $1) / '"$SECS"' }')"
+	echo "$bps $(echo "$c0 $c1 $t0 $t1" | awk '{ printf "%.1f", 100 * ($2 - $1) / ($4 - $3) }')"
 }
 
+COLLECTORS="none every sample10 sample100 sample1000 overhead5 bpftrace perfrecord perfc100 perfstat"
+E=raw_syscalls:sys_enter
+BE=raw_syscalls:sys_enter
+if [ "$WORKLOAD" = pingpong ]; then
+	E=sched:sched_switch
+	BE=sched:sched_switch
+fi
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-	for c in none every sample100 sample1000 bpftrace perfstat; do
-		E=raw_syscalls:sys_enter
+	for c in $COLLECTORS; do
 		case $c in
 		none) out=$(run none) ;;
 		every) out=$(run every "$ST" -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
-		sample100) out=$(run sample100 "$ST" --sample 100 -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
-		sample1000) out=$(run sample1000 "$ST" --sample 1000 -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
-		bpftrace) out=$(run bpftrace bpftrace -e "tracepoint:raw_syscalls:sys_enter { @[kstack] = count(); }") ;;
+		sample*) out=$(run $c "$ST" --sample "${c#sample}" -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
+		overhead5) out=$(run $c "$ST" --overhead 5 -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
+		bpftrace) out=$(run bpftrace bpftrace -e "tracepoint:$BE { @[kstack] = count(); }") ;;
+		perfrecord) out=$(run $c perf record -a -g -e $E -o "$TMP/p.data") ;;
+		perfc100) out=$(run $c perf record -a -g --no-period -c 100 -e $E -o "$TMP/p.data") ;;
 		perfstat) out=$(run perfstat perf stat -a -e $E) ;;
 		esac
 		echo "round $r $c $out"
@@ -70,7 +93,8 @@ python3 - "$TMP/rounds" << 'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 base = {int(r[1]): float(r[3]) for r in rows if r[2] == "none"}
-for c in ("every", "sample100", "sample1000", "bpftrace", "perfstat"):
+for c in ("every", "sample10", "sample100", "sample1000", "overhead5", "bpftrace", "perfrecord",
+          "perfc100", "perfstat"):
     keep = [100 * float(r[3]) / base[int(r[1])] for r in rows if r[2] == c and base.get(int(r[1]))]
     own = [float(r[4]) for r in rows if r[2] == c]
     if keep:
