@@ -53,6 +53,38 @@ state_dump "$C/after"
 reset_map
 case_end
 
+# ---- sample: --sample on the stack map's kernel (perf's path: the map is
+# not used) and what each mode costs the ping-pong here (informational: TCG)
+case_begin sample
+state_dump "$C/before"
+cat "$T/stack_map_stat" > "$C/stat-before"
+st_bg sample --sample 100 -e sched:sched_switch -b --json -n 2 -d 1 --top 100000
+wait_lines "$C/sample.out" 1 120
+workload pingpong 3
+wait "$STPID"
+echo $? > "$C/sample.rc"
+wait "$WPID"
+cat "$T/stack_map_stat" > "$C/stat-after"
+for r in 1 2; do
+	for m in none stackmap stacks sample100; do
+		P=
+		case $m in
+		stackmap) "$ST" -e sched:sched_switch -b -d 60 -n 1 > /dev/null 2> "$C/cost-$m-$r.err" & P=$! ;;
+		stacks) "$ST" --mode stacks -e sched:sched_switch -b -d 60 -n 1 > /dev/null 2> "$C/cost-$m-$r.err" & P=$! ;;
+		sample100) "$ST" --sample 100 -e sched:sched_switch -b -d 60 -n 1 > /dev/null 2> "$C/cost-$m-$r.err" & P=$! ;;
+		esac
+		[ -n "$P" ] && sleep 4
+		"$W" pingpong 2 > "$C/cost-$m-$r"
+		if [ -n "$P" ]; then
+			kill -INT "$P"
+			wait "$P"
+		fi
+	done
+done
+state_dump "$C/after"
+reset_map
+case_end
+
 # ---- refcounts: hits and ids against the kernel's ref counts -------------
 case_begin refcounts
 state_dump "$C/before"

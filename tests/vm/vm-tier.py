@@ -476,6 +476,39 @@ def c_tick(out):
         r["ringbuf"]["map_saves_pct"])
 
 
+def c_sample(out):
+    c = Case(out, "sample")
+    c.guest_ok()
+    reps = c.ran("sample")
+    check(len(reps) == 2, "%d reports, wanted 2" % len(reps))
+    r = reps[-1]
+    check(r["mode"] == "sampled" and r["sample_period"] == 100, "mode %s, period %s" %
+          (r["mode"], r.get("sample_period")))
+    check(r["exact_events"] > 0 and 0 < r["hits"] <= r["exact_events"] * 1.1,
+          "exact %s, hits %s" % (r.get("exact_events"), r.get("hits")))
+    names = [s.split("+")[0] for st in r["stacks"] for s in st["symbols"]]
+    check(any(n in ("__schedule", "schedule") for n in names), "no sched_switch chain: %s" %
+          names[:8])
+    for st in r["stacks"]:
+        check(not st["ids"] and not st["mapped"], "a perf sample with a map id: %s" % st["ids"])
+    # perf's path: the map is not used (its entries and successes unchanged)
+    before, after = c.text("stat-before"), c.text("stat-after")
+    check(before == after, "the map changed under --sample: %r -> %r" % (before, after))
+    same_state(c, "before", "after")
+    rate = {}
+    for m in ("none", "stackmap", "stacks", "sample100"):
+        v = []
+        for rnd in (1, 2):
+            f = c.text("cost-%s-%d" % (m, rnd)).split()
+            check(len(f) == 4 and f[0] == "pingpong", "cost run %s %d: %r" % (m, rnd, f))
+            v.append(float(f[3]))
+        rate[m] = sum(v) / len(v)
+    return ("%d samples of %d switches, the map untouched; ping-pong kept (TCG, 2 rounds): "
+            "stackmap %.0f%%, stacks %.0f%%, --sample 100 %.0f%%" %
+            (r["samples"], r["exact_events"], 100 * rate["stackmap"] / rate["none"],
+             100 * rate["stacks"] / rate["none"], 100 * rate["sample100"] / rate["none"]))
+
+
 def same_symbols(kernel, ours):
     """stacktop's names of a stack's frames against the kernel's stack_map
     text: the same, but for a return address at a function's first byte
@@ -852,6 +885,8 @@ MAIN = [
     ("auto", "stackmap mode chosen on its own, default events, ids resolved", c_auto),
     ("tick", "--oncpu=tick through the map: local_timer_entry, cut at the interrupt entry",
      c_tick),
+    ("sample", "--sample on the map's kernel: perf's path, the map untouched; each mode's cost",
+     c_sample),
     ("refcounts", "hits and ids agree with the kernel's ref counts, frames and symbols",
      c_refcounts),
     ("reset-first", "--reset-first empties a map another tool filled", c_reset_first),
