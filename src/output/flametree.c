@@ -59,6 +59,11 @@ struct ftb {
 	struct hnode *nodes;
 	size_t nnodes, cnodes;
 	struct hmap index; /* parent << 32 | name -> node */
+	struct flame_attr *attrs;
+	size_t nattrs, cattrs;
+	struct hmap attr_index;	    /* event << 48 | cpu << 32 | pid -> attr */
+	struct flame_split *splits; /* .node: an hnode until nodes_order() */
+	size_t nsplits, csplits;
 	bool weighted;
 };
 
@@ -370,7 +375,8 @@ static int node_child(struct ftb *c, uint32_t parent, uint32_t name, uint32_t *r
 }
 
 /* one stack under @node (the root, or its command/pid): root first */
-static int tree_add(struct ftb *c, const struct stack *sk, uint32_t node, uint64_t h, uint64_t w)
+static int tree_add(struct ftb *c, const struct stack *sk, uint32_t node, uint64_t h, uint64_t w,
+		    uint32_t *ret_leaf)
 {
 	unsigned int skip = brief_skip(session_ksym(c->s), sk);
 	uint32_t id;
@@ -391,6 +397,69 @@ static int tree_add(struct ftb *c, const struct stack *sk, uint32_t node, uint64
 	}
 	c->nodes[node].h += h;
 	c->nodes[node].w += w;
+	*ret_leaf = node;
+	return 0;
+}
+
+/* the id of a record's (event, pid, CPU), added when new */
+static int attr_intern(struct ftb *c, const struct stack_attr *a, uint32_t *ret)
+{
+	uint64_t key = (uint64_t)a->event << 48 | (uint64_t)a->cpu << 32 | (uint32_t)a->pid, v;
+	int r;
+
+	if (hmap_get(&c->attr_index, key, &v)) {
+		*ret = (uint32_t)v;
+		return 0;
+	}
+	if (ARRAY_GROW(c->attrs, c->cattrs, c->nattrs + 1) < 0)
+		return -ENOMEM;
+	r = hmap_put(&c->attr_index, key, c->nattrs);
+	if (r < 0)
+		return r;
+	c->attrs[c->nattrs] =
+		(struct flame_attr){ .event = a->event, .pid = a->pid, .cpu = a->cpu };
+	*ret = (uint32_t)c->nattrs++;
+	return 0;
+}
+
+/* does record @a belong under root @rt (--folded-root: its command, its pid) */
+static bool attr_in_root(struct ftb *c, const struct stack_attr *a, const struct hroot *rt)
+{
+	char comm[64];
+	const char *name;
+
+	if (c->o->root == EXPORT_ROOT_NONE)
+		return true;
+	if (c->o->root == EXPORT_ROOT_PID && a->pid != rt->pid)
+		return false;
+	name = a->pid == -1 ? FT_UNKNOWN : session_comm(c->s, a->pid);
+	fmt_sanitize(comm, sizeof(comm), name, strlen(name));
+	return !strcmp(comm, rt->comm);
+}
+
+/* the records of @sk under root @rt, as splits of the self count of @leaf */
+static int splits_add(struct ftb *c, const struct stack *sk, const struct hroot *rt, uint32_t leaf)
+{
+	const struct stack_attr *a;
+
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t h, w;
+		uint32_t id;
+		int r;
+
+		if (!export_attr_passes(&c->o->rank, a) || !attr_in_root(c, a, rt))
+			continue;
+		attr_counts(c, a, &h, &w);
+		if (!h && !w)
+			continue;
+		r = attr_intern(c, a, &id);
+		if (r < 0)
+			return r;
+		if (ARRAY_GROW(c->splits, c->csplits, c->nsplits + 1) < 0)
+			return -ENOMEM;
+		c->splits[c->nsplits++] =
+			(struct flame_split){ .h = h, .w = w, .node = leaf, .attr = id };
+	}
 	return 0;
 }
 
@@ -412,7 +481,7 @@ static int tree_build(struct ftb *c, const struct rank_row *rows, size_t n, size
 		if (nr < 0)
 			r = nr;
 		for (k = 0; k < nr && r >= 0; k++) {
-			uint32_t node = 0, id;
+			uint32_t node = 0, id, leaf;
 			char pid[16];
 
 			if (!root_value(c, &roots[k]))
@@ -430,7 +499,9 @@ static int tree_build(struct ftb *c, const struct rank_row *rows, size_t n, size
 					r = node_child(c, node, id, &node);
 			}
 			if (r >= 0)
-				r = tree_add(c, sk, node, roots[k].h, roots[k].w);
+				r = tree_add(c, sk, node, roots[k].h, roots[k].w, &leaf);
+			if (r >= 0)
+				r = splits_add(c, sk, &roots[k], leaf);
 			any = true;
 		}
 		if (any)
@@ -481,12 +552,14 @@ static int nodes_order(struct ftb *c, struct flame_tree *ft)
 {
 	uint32_t *st = malloc(c->nnodes * sizeof(*st));
 	uint64_t *kids = malloc(c->nnodes * sizeof(*kids));
+	uint32_t *pre = malloc(c->nnodes * sizeof(*pre)); /* hnode -> preorder index */
 	size_t len = 0;
 
 	ft->nodes = malloc(c->nnodes * sizeof(*ft->nodes));
-	if (!st || !kids || !ft->nodes) {
+	if (!st || !kids || !pre || !ft->nodes) {
 		free(st);
 		free(kids);
+		free(pre);
 		return -ENOMEM;
 	}
 	/* every node is pushed once: the stack never holds more than nnodes */
@@ -496,6 +569,7 @@ static int nodes_order(struct ftb *c, struct flame_tree *ft)
 		const struct hnode *nd = &c->nodes[n];
 		size_t cnt = 0, i;
 
+		pre[n] = (uint32_t)ft->nnodes;
 		ft->nodes[ft->nnodes++] =
 			(struct flame_node){ .h = nd->h,
 					     .w = nd->w,
@@ -508,8 +582,11 @@ static int nodes_order(struct ftb *c, struct flame_tree *ft)
 		for (i = 0; i < cnt; i++)
 			st[len++] = (uint32_t)kids[i];
 	}
+	for (len = 0; len < c->nsplits; len++)
+		c->splits[len].node = pre[c->splits[len].node];
 	free(st);
 	free(kids);
+	free(pre);
 	return 0;
 }
 
@@ -527,8 +604,11 @@ static void ftb_free(struct ftb *c)
 	free(c->ip_name);
 	free(c->ip_mach);
 	free(c->nodes);
+	free(c->attrs);
+	free(c->splits);
 	hmap_done(&c->index);
 	hmap_done(&c->name_index);
+	hmap_done(&c->attr_index);
 }
 
 int flametree_build(struct flame_tree *ft, struct session *s, const struct report_opts *o)
@@ -544,6 +624,7 @@ int flametree_build(struct flame_tree *ft, struct session *s, const struct repor
 	ft->weighted = c.weighted;
 	hmap_init(&c.index);
 	hmap_init(&c.name_index);
+	hmap_init(&c.attr_index);
 	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &ft->sum);
 	if (r < 0)
 		return r;
@@ -576,6 +657,13 @@ int flametree_build(struct flame_tree *ft, struct session *s, const struct repor
 		ft->names[i] = c.names[order[i]];
 	ft->nnames = c.nnames;
 	c.nnames = 0;
+	/* the records: the tree owns them now */
+	ft->attrs = c.attrs;
+	ft->nattrs = c.nattrs;
+	ft->splits = c.splits;
+	ft->nsplits = c.nsplits;
+	c.attrs = NULL;
+	c.splits = NULL;
 out:
 	free(order);
 	ftb_free(&c);
@@ -593,5 +681,7 @@ void flametree_free(struct flame_tree *ft)
 	}
 	free(ft->names);
 	free(ft->nodes);
+	free(ft->attrs);
+	free(ft->splits);
 	memset(ft, 0, sizeof(*ft));
 }

@@ -64,6 +64,33 @@ struct flame_node {
 };
 
 /**
+ * struct flame_attr - what a record of a stack was taken under (stack_attr)
+ * @event: the event's index (session_event())
+ * @pid: the process, -1 for none known
+ * @cpu: the CPU
+ */
+struct flame_attr {
+	uint32_t event;
+	int32_t pid;
+	uint32_t cpu;
+};
+
+/**
+ * struct flame_split - the share of one record in the self count of a node,
+ * so that the page can filter by event, process and CPU
+ * @node: index in &flame_tree.nodes (preorder)
+ * @attr: index in &flame_tree.attrs
+ * @h: hits
+ * @w: weight (0 when the table is unweighted)
+ */
+struct flame_split {
+	uint64_t h;
+	uint64_t w;
+	uint32_t node;
+	uint32_t attr;
+};
+
+/**
  * struct flame_tree - the merged tree of a view
  * @names: sorted, unique
  * @nnames: names
@@ -72,6 +99,12 @@ struct flame_node {
  * @stacks: stacks merged in
  * @weighted: @w counts a weight (--weight, --offcpu)
  * @sum: the ranking's summary of the view (matched stacks, totals)
+ * @attrs: the distinct (event, pid, CPU) of the records in the tree
+ * @nattrs: attrs
+ * @splits: the self counts of the nodes by record; a node's splits add up
+ *          to its self count, but for stacks without records (none) and the
+ *          lost-events root
+ * @nsplits: splits
  */
 struct flame_tree {
 	struct flame_name *names;
@@ -81,6 +114,10 @@ struct flame_tree {
 	size_t stacks;
 	bool weighted;
 	struct rank_summary sum;
+	struct flame_attr *attrs;
+	size_t nattrs;
+	struct flame_split *splits;
+	size_t nsplits;
 };
 
 /**

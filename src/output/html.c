@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/hmap.h"
 #include "core/stack_table.h"
 #include "core/rank.h"
 #include "output/flame_page.h"
@@ -195,6 +196,53 @@ static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
 	fputc('}', f);
 }
 
+/*
+ * The records under the self counts, for the page's filters (when there are
+ * any): "ev" the event names, "attrs" flat (event, pid, cpu) triples,
+ * "comms" [pid, command] pairs, "splits" flat (node, attr, hits[, weight]).
+ */
+static void html_splits(FILE *f, struct session *s, const struct flame_tree *ft)
+{
+	size_t i, nev = session_nevents(s);
+	struct hmap seen;
+	uint64_t v;
+
+	if (!ft->nsplits)
+		return;
+	fputs(",\"ev\":[", f);
+	for (i = 0; i < nev; i++) {
+		fputs(i ? "," : "", f);
+		html_str(f, session_event(s, (unsigned int)i));
+	}
+	fputs("],\"attrs\":[", f);
+	for (i = 0; i < ft->nattrs; i++)
+		fprintf(f, "%s%u,%d,%u", i ? "," : "", ft->attrs[i].event, ft->attrs[i].pid,
+			ft->attrs[i].cpu);
+	fputs("],\"comms\":[", f);
+	hmap_init(&seen);
+	for (i = 0; i < ft->nattrs; i++) {
+		int pid = ft->attrs[i].pid;
+
+		/* written once a pid (a failed put writes it again: harmless) */
+		if (pid == -1 || hmap_get(&seen, (uint32_t)pid + 1ULL, &v))
+			continue;
+		hmap_put(&seen, (uint32_t)pid + 1ULL, 1);
+		fprintf(f, "[%d,", pid);
+		html_str(f, session_comm(s, pid));
+		fputs("],", f);
+	}
+	hmap_done(&seen);
+	fputs("null],\"splits\":[", f);
+	for (i = 0; i < ft->nsplits; i++) {
+		const struct flame_split *sp = &ft->splits[i];
+
+		fprintf(f, "%s%u,%u,%" PRIu64, i ? "," : "", sp->node, sp->attr, sp->h);
+		if (ft->weighted)
+			fprintf(f, ",%" PRIu64, sp->w);
+	}
+	fputc(']', f);
+}
+
 int export_html(FILE *f, struct session *s, const struct report_opts *o)
 {
 	struct flame_tree ft;
@@ -232,7 +280,9 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 		else
 			fprintf(f, "%s%u,%d,%" PRIu64, i ? "," : "", nd->depth, nd->name, nd->h);
 	}
-	fputs("]}", f);
+	fputc(']', f);
+	html_splits(f, s, &ft);
+	fputc('}', f);
 	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
 	r = export_flush(f);
 out:
