@@ -38,70 +38,127 @@
 	const names = data.names;
 	const stride = data.stride;
 	const raw = data.nodes;
-	const N = Math.floor(raw.length / stride);
 	const weighted = stride === 4;
+	const NN = names.length;
 
-	// ---- the tree: typed arrays, in the writer's preorder -------------------------
-	const nameOf = new Int32Array(N);
-	const depthOf = new Uint16Array(N);
-	const parent = new Int32Array(N);
-	const selfH = new Float64Array(N);
-	const selfW = weighted ? new Float64Array(N) : null;
-	const totH = new Float64Array(N);
-	const totW = weighted ? new Float64Array(N) : null;
-	const kindOf = new Uint8Array(N);
+	// ---- a tree: typed arrays, parents before their callees -----------------------
+	// The writer's tree (preorder, children in name order) is the base; the
+	// views (filters, transforms, inverted, sandwich) are trees derived from
+	// it by derive() in the same shape. Children are in kids[cstart[i]..]:
+	// name order (the names are sorted), or by weight when left-heavy.
+	function shape(t) {
+		const n = t.N;
+		t.totH = new Float64Array(n);
+		t.totW = weighted ? new Float64Array(n) : null;
+		for (let i = n - 1; i >= 0; i--) {
+			t.totH[i] += t.selfH[i];
+			if (weighted)
+				t.totW[i] += t.selfW[i];
+			if (i > 0) {
+				t.totH[t.parent[i]] += t.totH[i];
+				if (weighted)
+					t.totW[t.parent[i]] += t.totW[i];
+			}
+		}
+		t.kindOf = new Uint8Array(n);
+		for (let i = 1; i < n; i++) {
+			const nm = names[t.nameOf[i]];
+			t.kindOf[i] = nm ? nm[1] : 6;
+		}
+		const nchild = new Int32Array(n + 1);
+		for (let i = 1; i < n; i++)
+			nchild[t.parent[i]]++;
+		t.cstart = new Int32Array(n + 1);
+		for (let i = 0; i < n; i++)
+			t.cstart[i + 1] = t.cstart[i] + nchild[i];
+		t.kids = new Int32Array(Math.max(n - 1, 1));
+		const fill = t.cstart.slice(0, n);
+		for (let i = 1; i < n; i++)
+			t.kids[fill[t.parent[i]]++] = i;
+		t.start = new Float64Array(n);
+		t.order = 'name';
+		return t;
+	}
+	let base;
 	{
+		const n = Math.floor(raw.length / stride);
+		base = { N: n, nameOf: new Int32Array(n), depthOf: new Uint16Array(n), parent: new Int32Array(n),
+			selfH: new Float64Array(n), selfW: weighted ? new Float64Array(n) : null };
 		const path = new Int32Array(65536);
-		for (let i = 0, o = 0; i < N; i++, o += stride) {
+		for (let i = 0, o = 0; i < n; i++, o += stride) {
 			const d = raw[o];
-			if (i === 0 ? d !== 0 : (d < 1 || d > depthOf[i - 1] + 1 || d >= path.length)) {
+			if (i === 0 ? d !== 0 : (d < 1 || d > base.depthOf[i - 1] + 1 || d >= path.length)) {
 				$('notes').textContent = 'the profile in this file is damaged (node ' + i + ')';
 				return;
 			}
-			depthOf[i] = d;
-			parent[i] = i === 0 ? -1 : path[d - 1];
+			base.depthOf[i] = d;
+			base.parent[i] = i === 0 ? -1 : path[d - 1];
 			path[d] = i;
-			nameOf[i] = raw[o + 1];
-			selfH[i] = raw[o + 2];
+			base.nameOf[i] = raw[o + 1];
+			base.selfH[i] = raw[o + 2];
 			if (weighted)
-				selfW[i] = raw[o + 3];
-			const nm = names[nameOf[i]];
-			kindOf[i] = nm ? nm[1] : 6;
+				base.selfW[i] = raw[o + 3];
 		}
-		for (let i = N - 1; i >= 0; i--) {
-			totH[i] += selfH[i];
-			if (weighted)
-				totW[i] += selfW[i];
-			if (i > 0) {
-				totH[parent[i]] += totH[i];
-				if (weighted)
-					totW[parent[i]] += totW[i];
-			}
-		}
+		shape(base);
 	}
-	// children, in order (CSR)
-	const nchild = new Int32Array(N + 1);
-	for (let i = 1; i < N; i++)
-		nchild[parent[i]]++;
-	const cstart = new Int32Array(N + 1);
-	for (let i = 0; i < N; i++)
-		cstart[i + 1] = cstart[i] + nchild[i];
-	const kids = new Int32Array(Math.max(N - 1, 1));
-	{
-		const fill = cstart.slice(0, N);
-		for (let i = 1; i < N; i++)
-			kids[fill[parent[i]]++] = i;
+	// the tree on show (base or derived): these name its arrays
+	let T, N, nameOf, depthOf, parent, selfH, selfW, totH, totW, kindOf, cstart, kids, start;
+	function useTree(t) {
+		T = t;
+		({ N, nameOf, depthOf, parent, selfH, selfW, totH, totW, kindOf, cstart, kids, start } = t);
+	}
+	useTree(base);
+
+	// a tree grown node by node (derive()): a child looked up by (parent, name)
+	function grower() {
+		const g = { nameOf: [-1], parent: [-1], depthOf: [0], selfH: [0], selfW: [0], index: new Map() };
+		g.child = (p, nm) => {
+			const key = p * NN + nm;
+			let c = g.index.get(key);
+			if (c === undefined) {
+				c = g.nameOf.length;
+				g.index.set(key, c);
+				g.nameOf.push(nm);
+				g.parent.push(p);
+				g.depthOf.push(g.depthOf[p] + 1);
+				g.selfH.push(0);
+				g.selfW.push(0);
+			}
+			return c;
+		};
+		g.done = () => {
+			const n = g.nameOf.length;
+			const t = { N: n, nameOf: Int32Array.from(g.nameOf), parent: Int32Array.from(g.parent),
+				depthOf: Uint16Array.from(g.depthOf), selfH: Float64Array.from(g.selfH),
+				selfW: weighted ? Float64Array.from(g.selfW) : null };
+			shape(t);
+			// children in name order, as the writer's
+			for (let p = 0; p < n; p++)
+				if (t.cstart[p + 1] - t.cstart[p] > 1)
+					t.kids.subarray(t.cstart[p], t.cstart[p + 1]).sort((a, b) => t.nameOf[a] - t.nameOf[b]);
+			return t;
+		};
+		return g;
 	}
 
 	// ---- state ------------------------------------------------------------------
 	let byWeight = weighted && !!(meta.weight && meta.weight.ranked);
 	let tot = byWeight ? totW : totH;           // what widths are proportional to
-	const start = new Float64Array(N);          // a frame's left edge, in tot units
 	let showTracing = false;
-	let inverted = false;
+	let inverted = false;                       // drawn root at the bottom (flip)
 	// left-heavy (speedscope's): each frame's callees heaviest first, not
 	// alphabetical; kept in the URL fragment, so a shared link opens on it
-	let leftHeavy = /(^#|,)left-heavy(,|$)/.test(location.hash);
+	let leftHeavy = false;
+	// the view (state.js-like, all in the URL fragment, see saveHash()):
+	const view = {
+		mode: 'flame',      // 'flame' or 'sandwich'
+		leafRooted: false,  // the inverted graph: leaves at the root, callers up
+		transforms: [],     // [{t: 'focus'|'merge', name}] in order, undone from the end
+		fn: -1,             // the sandwich's function (a name id)
+		event: -1,          // filters: an event index, -1 for all
+		proc: '',           // 'comm:NAME' or 'pid:N', '' for all
+		cpu: -1,
+	};
 	let zoom = 0;
 	let cursor = -1;                            // the keyboard's frame
 	let hover = -1;
@@ -110,27 +167,194 @@
 	let cssW = 0;
 	const drawn = { node: [], x: [], w: [], y: [] }; // what the last draw painted
 
+	// each frame's callees in name order, or heaviest first (left-heavy),
+	// laid out left to right in that order
 	function layout() {
 		tot = byWeight ? totW : totH;
-		if (leftHeavy) {
-			// a parent's index is below its callees' (preorder): placed first
-			for (let p = 0; p < N; p++) {
-				const ks = Array.from(kids.subarray(cstart[p], cstart[p + 1]));
-				ks.sort((a, b) => tot[b] - tot[a] || a - b);
-				let x = start[p];
-				for (const k of ks) {
-					start[k] = x;
-					x += tot[k];
-				}
+		const want = leftHeavy ? (byWeight ? 'heavyW' : 'heavyH') : 'name';
+		if (T.order !== want) {
+			const cmp = leftHeavy ? (x, y) => tot[y] - tot[x] || nameOf[x] - nameOf[y]
+				: (x, y) => nameOf[x] - nameOf[y];
+			for (let p = 0; p < N; p++)
+				if (cstart[p + 1] - cstart[p] > 1)
+					kids.subarray(cstart[p], cstart[p + 1]).sort(cmp);
+			T.order = want;
+		}
+		for (let p = 0; p < N; p++) {
+			let x = start[p];
+			for (let k = cstart[p]; k < cstart[p + 1]; k++) {
+				start[kids[k]] = x;
+				x += tot[kids[k]];
 			}
-			return;
 		}
-		const next = new Float64Array(N);
-		for (let i = 1; i < N; i++) {
-			const p = parent[i];
-			start[i] = start[p] + next[p];
-			next[p] += tot[i];
+	}
+
+	// ---- the views: trees derived from the base --------------------------------
+	const splits = Array.isArray(data.splits) ? data.splits : [];
+	const sstride = weighted ? 4 : 3;
+	const attrs = Array.isArray(data.attrs) ? data.attrs : [];
+	const evNames = Array.isArray(data.ev) ? data.ev : [];
+	const comms = new Map();
+	for (const c of Array.isArray(data.comms) ? data.comms : [])
+		if (Array.isArray(c))
+			comms.set(c[0], String(c[1]));
+	function nameId(label) {
+		for (let k = 0; k < NN; k++)
+			if (String(names[k][0]) === label)
+				return k;
+		return -1;
+	}
+	function filtering() {
+		return view.event >= 0 || view.proc !== '' || view.cpu >= 0;
+	}
+	// does a record (attrs index) pass the page's filters
+	function attrPasses(a) {
+		const ev = attrs[3 * a], pid = attrs[3 * a + 1], cpu = attrs[3 * a + 2];
+		if (view.event >= 0 && ev !== view.event)
+			return false;
+		if (view.cpu >= 0 && cpu !== view.cpu)
+			return false;
+		if (view.proc.startsWith('pid:') && String(pid) !== view.proc.slice(4))
+			return false;
+		if (view.proc.startsWith('comm:') && comms.get(pid) !== view.proc.slice(5))
+			return false;
+		return true;
+	}
+	// the base's self counts under the filters
+	function filteredSelf() {
+		if (!filtering())
+			return [base.selfH, base.selfW];
+		const h = new Float64Array(base.N), w = weighted ? new Float64Array(base.N) : null;
+		const ok = new Map();
+		for (let o = 0; o + sstride <= splits.length; o += sstride) {
+			const a = splits[o + 1];
+			let pass = ok.get(a);
+			if (pass === undefined)
+				ok.set(a, (pass = attrPasses(a)));
+			if (!pass)
+				continue;
+			h[splits[o]] += splits[o + 2];
+			if (weighted)
+				w[splits[o]] += splits[o + 3];
 		}
+		return [h, w];
+	}
+	// Transforms (Firefox Profiler's): "merge" drops a function's frames (its
+	// callees join its caller); "focus" keeps the stacks through it, rooted
+	// at its outermost frame; tracing frames hidden are merged too. @src is
+	// a tree, parents before callees; @sh, @sw its self counts.
+	function transform(src, sh, sw, merge, focus, dropTracing) {
+		const g = grower();
+		const map = new Int32Array(src.N), stage = new Int32Array(src.N);
+		map[0] = focus.length ? -1 : 0;
+		for (let i = 1; i < src.N; i++) {
+			const p = src.parent[i], nm = src.nameOf[i];
+			let m = map[p], st = stage[p];
+			if (merge.has(nm) || (dropTracing && src.kindOf[i] === K_TRACING)) {
+				// as the caller
+			} else if (st < focus.length) {
+				if (nm === focus[st] && ++st === focus.length)
+					m = g.child(0, nm);
+			} else if (m >= 0) {
+				m = g.child(m, nm);
+			}
+			map[i] = m;
+			stage[i] = st;
+		}
+		for (let i = 0; i < src.N; i++) {
+			if (map[i] < 0 || (i === 0 && focus.length))
+				continue;
+			g.selfH[map[i]] += sh[i];
+			if (weighted)
+				g.selfW[map[i]] += sw[i];
+		}
+		return g.done();
+	}
+	// the inverted graph: each stack from its leaf up to its root; with
+	// @upTo, only the stacks through that function, from its outermost frame
+	// up (the sandwich's callers)
+	function invert(src, upTo) {
+		const g = grower();
+		for (let n = 1; n < src.N; n++) {
+			const h = src.selfH[n], w = weighted ? src.selfW[n] : 0;
+			if (!h && !w)
+				continue;
+			let from = n;
+			if (upTo >= 0) {
+				from = -1;
+				for (let a = n; a > 0; a = src.parent[a])
+					if (src.nameOf[a] === upTo)
+						from = a;
+				if (from < 0)
+					continue;
+			}
+			let cur = 0;
+			for (let a = from; a > 0; a = src.parent[a])
+				cur = g.child(cur, src.nameOf[a]);
+			g.selfH[cur] += h;
+			if (weighted)
+				g.selfW[cur] += w;
+		}
+		return g.done();
+	}
+	// each function's self and total (a stack through it twice counts once)
+	function functions(src) {
+		const self = new Float64Array(NN), total = new Float64Array(NN);
+		const selfw = new Float64Array(NN), totalw = new Float64Array(NN);
+		const on = new Int32Array(NN);
+		const st = [0];
+		while (st.length) {
+			const n = st.pop();
+			if (n < 0) {
+				on[src.nameOf[~n]]--;
+				continue;
+			}
+			if (n > 0) {
+				const nm = src.nameOf[n];
+				self[nm] += src.selfH[n];
+				if (weighted)
+					selfw[nm] += src.selfW[n];
+				if (!on[nm]++) {
+					total[nm] += src.totH[n];
+					if (weighted)
+						totalw[nm] += src.totW[n];
+				}
+				st.push(~n);
+			}
+			for (let k = src.cstart[n]; k < src.cstart[n + 1]; k++)
+				st.push(src.kids[k]);
+		}
+		return { self, total, selfw, totalw };
+	}
+	let flat = null;     // the graph the views start from: filters, transforms
+	let fns = null;      // functions(flat)
+	let callers = null;  // the sandwich's callers (inverted), or null
+	// the tree on show from the view's state
+	function derive() {
+		const [sh, sw] = filteredSelf();
+		const merge = new Set(), focus = [];
+		for (const t of view.transforms) {
+			if (t.t === 'merge')
+				merge.add(t.name);
+			else
+				focus.push(t.name);
+		}
+		const plain = !filtering() && !view.transforms.length && view.mode === 'flame' && !view.leafRooted;
+		flat = plain ? base : transform(base, sh, sw, merge, focus, !showTracing);
+		fns = null;
+		callers = null;
+		let t = flat;
+		if (view.mode === 'sandwich' && view.fn >= 0) {
+			callers = invert(flat, view.fn);
+			t = transform(flat, flat.selfH, flat.selfW, new Set(), [view.fn], false);
+		} else if (view.leafRooted) {
+			t = invert(flat, -1);
+		}
+		useTree(t);
+		zoom = 0;
+		cursor = -1;
+		hover = -1;
+		layout();
 	}
 
 	function hidden(i) {
@@ -449,8 +673,10 @@
 				w += ', ' + pct(totW[i], totW[zoom]) + ' of ' + label(zoom);
 			lines.push(w);
 		}
-		if (self > 0 || selfw > 0)
-			lines.push('self: ' + num(self) + ' hits' + (weighted ? ', ' + amount(selfw) : ''));
+		// what the stacks ending here count (hidden callees included)
+		lines.push('self: ' + num(self) + ' hits, ' + pct(self, totH[0]) + ' of all' +
+			(weighted ? '; ' + (meta.weight.name || 'weight') + ' ' + amount(selfw) + ', ' +
+				pct(selfw, totW[0]) : ''));
 		return lines;
 	}
 	function showTip(i, cx, cy) {
@@ -565,6 +791,10 @@
 	}
 	function refresh() {
 		runSearch();
+		if (view.mode === 'sandwich') {
+			tableDraw();
+			callersDraw();
+		}
 		draw();
 		if (cursor >= 0)
 			status(cursor);
@@ -594,7 +824,11 @@
 			return;
 		cursor = i;
 		setZoom(i);
-		showTip(frameAt(ev.clientX - r.left, ev.clientY - r.top), ev.clientX, ev.clientY);
+		// the tooltip and status follow the zoom: the frame now under the pointer
+		hover = frameAt(ev.clientX - r.left, ev.clientY - r.top);
+		status(hover);
+		showTip(hover, ev.clientX, ev.clientY);
+		updateButtons();
 	});
 	// the reset starts over: whole graph, no cursor (the next arrow starts at the root)
 	function reset() {
@@ -613,21 +847,366 @@
 		$(id).addEventListener('change', refresh);
 	$('tracing').addEventListener('change', () => {
 		showTracing = $('tracing').checked;
+		if (T !== base) {
+			derive();
+			sandwichDraw();
+		}
 		if (cursor >= 0 && hidden(cursor))
 			cursor = parent[cursor];
+		saveHash();
 		refresh();
 	});
 	$('invert').addEventListener('change', () => {
 		inverted = $('invert').checked;
 		draw();
 	});
-	$('heavy').checked = leftHeavy;
 	$('heavy').addEventListener('change', () => {
 		leftHeavy = $('heavy').checked;
-		history.replaceState(null, '', leftHeavy ? '#left-heavy' : location.pathname + location.search);
+		saveHash();
 		layout();
+		sandwichDraw();
 		refresh();
 	});
+
+	// ---- the view's controls: inverted, sandwich, transforms, filters ---------------
+	function rebuild() {
+		derive();
+		$('reset').disabled = true;
+		saveHash();
+		updateButtons();
+		sandwichDraw();
+		refresh();
+	}
+	$('leafrooted').addEventListener('change', () => {
+		view.leafRooted = $('leafrooted').checked;
+		rebuild();
+	});
+	$('view').addEventListener('change', () => {
+		view.mode = $('view').value === 'sandwich' ? 'sandwich' : 'flame';
+		rebuild();
+	});
+	// the function of the selected frame (the keyboard's or the last clicked)
+	function selectedName() {
+		if (cursor > 0)
+			return nameOf[cursor];
+		if (view.mode === 'sandwich' && view.fn >= 0)
+			return view.fn;
+		return zoom > 0 ? nameOf[zoom] : -1;
+	}
+	function addTransform(t) {
+		const nm = selectedName();
+		if (nm < 0)
+			return;
+		view.transforms.push({ t, name: nm });
+		rebuild();
+	}
+	function undoTo(len) {
+		view.transforms.length = Math.max(0, Math.min(len, view.transforms.length));
+		rebuild();
+	}
+	$('focus').addEventListener('click', () => addTransform('focus'));
+	$('merge').addEventListener('click', () => addTransform('merge'));
+	$('undo').addEventListener('click', () => undoTo(view.transforms.length - 1));
+	function tname(nm) {
+		const n = names[nm];
+		return n ? String(n[0]) : '?';
+	}
+	function updateButtons() {
+		const nm = selectedName();
+		$('focus').disabled = $('merge').disabled = nm < 0;
+		$('undo').disabled = !view.transforms.length;
+		const el = $('crumbs');
+		el.textContent = '';
+		// the breadcrumb: each step goes back to the view after it
+		const all = [{ text: 'complete profile' }].concat(view.transforms.map((t) =>
+			({ text: (t.t === 'merge' ? 'merge ' : 'focus ') + tname(t.name) })));
+		all.forEach((c, k) => {
+			if (k)
+				el.appendChild(Object.assign(document.createElement('span'), { textContent: ' > ' }));
+			if (k === all.length - 1) {
+				el.appendChild(Object.assign(document.createElement('span'), { textContent: c.text }));
+				return;
+			}
+			const b = document.createElement('button');
+			b.type = 'button';
+			b.textContent = c.text;
+			b.title = 'back to this view';
+			b.addEventListener('click', () => undoTo(k));
+			el.appendChild(b);
+		});
+	}
+	// the filters offered: what the records hold
+	function fillFilters() {
+		if (!attrs.length || !splits.length)
+			return;
+		const evs = new Set(), procs = new Map(), cpus = new Set();
+		for (let a = 0; a + 3 <= attrs.length; a += 3) {
+			evs.add(attrs[a]);
+			cpus.add(attrs[a + 2]);
+			const pid = attrs[a + 1];
+			if (pid >= 0)
+				procs.set(pid, comms.get(pid) || '?');
+		}
+		const opt = (sel, value, text) => {
+			const o = document.createElement('option');
+			o.value = value;
+			o.textContent = text;
+			$(sel).appendChild(o);
+		};
+		for (const e of [...evs].sort((x, y) => x - y))
+			opt('f-event', e, evNames[e] !== undefined ? String(evNames[e]) : 'event ' + e);
+		for (const c of [...new Set(procs.values())].sort())
+			opt('f-proc', 'comm:' + c, 'command ' + c);
+		for (const [pid, c] of [...procs].sort((x, y) => x[0] - y[0]))
+			opt('f-proc', 'pid:' + pid, 'pid ' + pid + ' (' + c + ')');
+		for (const c of [...cpus].sort((x, y) => x - y))
+			opt('f-cpu', c, 'CPU ' + c);
+		$('filters').hidden = false;
+	}
+	for (const id of ['f-event', 'f-proc', 'f-cpu'])
+		$(id).addEventListener('change', () => {
+			view.event = Number($('f-event').value);
+			view.proc = $('f-proc').value;
+			view.cpu = Number($('f-cpu').value);
+			rebuild();
+		});
+
+	// ---- the sandwich: the function table, the callers above, the callees below ---
+	let sortKey = 'total', sortDesc = true, tableRows = [];
+	const TABLE_MAX = 500;
+	function tableData() {
+		if (!fns)
+			fns = functions(flat);
+		const all = flat.totH[0], allw = weighted ? flat.totW[0] : 0;
+		const rows = [];
+		for (let k = 0; k < NN; k++) {
+			if (!fns.total[k] && !fns.totalw[k])
+				continue;
+			if (matchName && !matchName[k])
+				continue;
+			const bw = byWeight;
+			const self = bw ? fns.selfw[k] : fns.self[k], total = bw ? fns.totalw[k] : fns.total[k];
+			const den = bw ? allw : all;
+			rows.push({ name: k, label: tname(k), where: names[k][2] ? String(names[k][2]) : '',
+				self, total, selfp: den ? self / den : 0, totalp: den ? total / den : 0 });
+		}
+		const key = sortKey, dir = sortDesc ? -1 : 1;
+		rows.sort((x, y) => {
+			let c;
+			if (key === 'name' || key === 'where')
+				c = (key === 'name' ? x.label : x.where).localeCompare(key === 'name' ? y.label : y.where);
+			else
+				c = x[key] - y[key];
+			return c * dir || x.label.localeCompare(y.label);
+		});
+		return rows;
+	}
+	function tableDraw() {
+		const body = $('fns').tBodies[0];
+		body.textContent = '';
+		tableRows = tableData();
+		const fmt = (v) => (byWeight ? amount(v) : num(v));
+		for (const r of tableRows.slice(0, TABLE_MAX)) {
+			const tr = document.createElement('tr');
+			tr.tabIndex = 0;
+			tr.dataset.name = r.name;
+			tr.setAttribute('aria-selected', r.name === view.fn ? 'true' : 'false');
+			for (const v of [r.label, r.where, fmt(r.self), fmt(r.total), pct(r.selfp, 1), pct(r.totalp, 1)])
+				tr.appendChild(Object.assign(document.createElement('td'), { textContent: v }));
+			body.appendChild(tr);
+		}
+		$('fns-more').textContent = tableRows.length > TABLE_MAX ?
+			'the first ' + TABLE_MAX + ' of ' + tableRows.length + ' functions (search to find others)' :
+			tableRows.length + ' functions' + (matchName ? ' matching the search' : '');
+		for (const th of $('fns').tHead.querySelectorAll('button')) {
+			const on = th.dataset.key === sortKey;
+			th.parentElement.setAttribute('aria-sort', on ? (sortDesc ? 'descending' : 'ascending') : 'none');
+			th.textContent = th.textContent.replace(/ [▲▼]$/, '') + (on ? (sortDesc ? ' ▼' : ' ▲') : '');
+		}
+	}
+	function chooseFunction(nm) {
+		view.fn = nm;
+		rebuild();
+		const row = $('fns').tBodies[0].querySelector('tr[data-name="' + nm + '"]');
+		if (row)
+			row.focus();
+	}
+	$('fns').tHead.addEventListener('click', (ev) => {
+		const b = ev.target.closest('button');
+		if (!b)
+			return;
+		if (sortKey === b.dataset.key)
+			sortDesc = !sortDesc;
+		else {
+			sortKey = b.dataset.key;
+			sortDesc = sortKey !== 'name' && sortKey !== 'where';
+		}
+		tableDraw();
+	});
+	$('fns').tBodies[0].addEventListener('click', (ev) => {
+		const tr = ev.target.closest('tr');
+		if (tr)
+			chooseFunction(Number(tr.dataset.name));
+	});
+	$('fns').tBodies[0].addEventListener('keydown', (ev) => {
+		const tr = ev.target.closest('tr');
+		if (!tr)
+			return;
+		if (ev.key === 'Enter' || ev.key === ' ') {
+			ev.preventDefault();
+			chooseFunction(Number(tr.dataset.name));
+		} else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+			ev.preventDefault();
+			const to = ev.key === 'ArrowDown' ? tr.nextElementSibling : tr.previousElementSibling;
+			if (to)
+				to.focus();
+		}
+	});
+	// the callers: a static flame graph, root (the function) at the bottom
+	const ccanvas = $('callers');
+	const cctx = ccanvas.getContext('2d', { alpha: false });
+	const cdrawn = [];
+	function callersDraw() {
+		cdrawn.length = 0;
+		if (!callers || callers.N < 2) {
+			ccanvas.hidden = true;
+			return;
+		}
+		ccanvas.hidden = false;
+		const saved = T, savedZoom = zoom;
+		useTree(callers);
+		zoom = 0;
+		layout();
+		let md = 0;
+		for (let i = 0; i < N; i++)
+			md = Math.max(md, depthOf[i]);
+		const w = Math.max(canvas.parentElement.clientWidth - 24, 100), h = PAD_TOP * 2 + md * ROW;
+		const dpr = window.devicePixelRatio || 1;
+		ccanvas.width = Math.round(w * dpr);
+		ccanvas.height = Math.round(h * dpr);
+		ccanvas.style.height = h + 'px';
+		cctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		cctx.fillStyle = getComputedStyle(document.body).backgroundColor || '#fff';
+		cctx.fillRect(0, 0, w, h);
+		cctx.font = '12px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace';
+		const scale = tot[0] ? w / tot[0] : 0;
+		for (let i = 1; i < N; i++) {
+			const x0 = Math.round(start[i] * scale), x1 = Math.round((start[i] + tot[i]) * scale);
+			if (x1 <= x0)
+				continue;
+			const y = PAD_TOP + (md - depthOf[i]) * ROW, fw = x1 - x0 >= 2 ? x1 - x0 - 1 : 1;
+			cctx.fillStyle = isMatch(i) ? MATCH : colour(i);
+			cctx.fillRect(x0, y, fw, ROW - 1);
+			cdrawn.push({ node: i, x: x0, w: fw, y, name: label(i), hits: totH[i], weight: weighted ? totW[i] : null,
+				path: pathOf(i) });
+			if (fw >= TEXT_MIN) {
+				const max = Math.floor((fw - 6) / charW);
+				let t = label(i);
+				if (t.length > max)
+					t = max >= 3 ? t.slice(0, max - 2) + '..' : '';
+				cctx.fillStyle = isMatch(i) ? '#fff' : '#000';
+				cctx.fillText(t, x0 + 3, y + ROW - 6);
+			}
+		}
+		useTree(saved);
+		zoom = savedZoom;
+	}
+	function pathOf(i) {
+		const p = [];
+		for (let a = i; a > 0; a = parent[a])
+			p.unshift(label(a));
+		return p;
+	}
+	ccanvas.addEventListener('mousemove', (ev) => {
+		const r = ccanvas.getBoundingClientRect();
+		const x = ev.clientX - r.left, y = ev.clientY - r.top;
+		const f = cdrawn.find((d) => x >= d.x && x < d.x + d.w + 1 && y >= d.y && y < d.y + ROW);
+		if (!f) {
+			showTip(-1);
+			return;
+		}
+		const saved = T, savedZoom = zoom;
+		useTree(callers);
+		zoom = 0;
+		showTip(f.node, ev.clientX, ev.clientY);
+		useTree(saved);
+		zoom = savedZoom;
+	});
+	ccanvas.addEventListener('mouseleave', () => showTip(-1));
+	function sandwichDraw() {
+		const on = view.mode === 'sandwich';
+		$('sandwich').hidden = !on;
+		$('leafrooted').disabled = on;
+		if (!on)
+			return;
+		tableDraw();
+		const f = view.fn >= 0 ? tname(view.fn) : '';
+		$('callers-title').textContent = f ? 'Callers of ' + f + ' (from it up; every place it is called, merged)' :
+			'Choose a function in the table (click, or Enter on a row)';
+		$('callees-title').textContent = f ? f + ' and its callees' : 'The whole profile';
+		callersDraw();
+	}
+
+	// ---- the URL fragment keeps the view: a copied link or file opens on it --------
+	function saveHash() {
+		const q = new URLSearchParams();
+		if (view.mode !== 'flame')
+			q.set('view', view.mode);
+		if (leftHeavy)
+			q.set('left-heavy', '1');
+		if (view.leafRooted)
+			q.set('inverted', '1');
+		if (showTracing)
+			q.set('tracing', '1');
+		if (view.transforms.length)
+			q.set('tf', view.transforms.map((t) => t.t + ':' + tname(t.name)).join('~'));
+		if (view.fn >= 0)
+			q.set('fn', tname(view.fn));
+		if (view.event >= 0)
+			q.set('event', evNames[view.event] !== undefined ? String(evNames[view.event]) : String(view.event));
+		if (view.proc)
+			q.set('proc', view.proc);
+		if (view.cpu >= 0)
+			q.set('cpu', String(view.cpu));
+		const h = q.toString();
+		history.replaceState(null, '', h ? '#' + h : location.pathname + location.search);
+	}
+	function loadHash() {
+		const h = location.hash.slice(1);
+		if (!h)
+			return;
+		if (h === 'left-heavy') { // the first form of the fragment
+			leftHeavy = true;
+			return;
+		}
+		const q = new URLSearchParams(h);
+		view.mode = q.get('view') === 'sandwich' ? 'sandwich' : 'flame';
+		leftHeavy = q.has('left-heavy');
+		view.leafRooted = q.get('inverted') === '1';
+		showTracing = q.get('tracing') === '1';
+		for (const part of (q.get('tf') || '').split('~')) {
+			const m = /^(focus|merge):(.+)$/.exec(part);
+			const nm = m ? nameId(m[2]) : -1;
+			if (nm >= 0)
+				view.transforms.push({ t: m[1], name: nm });
+		}
+		view.fn = q.has('fn') ? nameId(q.get('fn')) : -1;
+		if (q.has('event')) {
+			const e = evNames.findIndex((x) => String(x) === q.get('event'));
+			view.event = e >= 0 ? e : -1;
+		}
+		view.proc = q.get('proc') || '';
+		view.cpu = q.has('cpu') ? Number(q.get('cpu')) : -1;
+	}
+	function syncControls() {
+		$('heavy').checked = leftHeavy;
+		$('tracing').checked = showTracing;
+		$('leafrooted').checked = view.leafRooted;
+		$('view').value = view.mode;
+		$('f-event').value = String(view.event);
+		$('f-proc').value = view.proc;
+		$('f-cpu').value = String(view.cpu);
+	}
 	$('measure').addEventListener('change', () => {
 		byWeight = weighted && !$('measure').checked;
 		layout();
@@ -724,6 +1303,24 @@
 			$('heavy').click();
 		} else if (ev.key === 'w' && weighted) {
 			$('measure').click();
+		} else if (ev.key === 'r' && view.mode === 'flame') {
+			$('leafrooted').click();
+		} else if (ev.key === 's' || ev.key === 'g') {
+			$('view').value = ev.key === 's' ? 'sandwich' : 'flame';
+			$('view').dispatchEvent(new Event('change'));
+			if (ev.key === 's') {
+				const row = $('fns').tBodies[0].querySelector('tr[aria-selected="true"]') ||
+					$('fns').tBodies[0].querySelector('tr');
+				if (row)
+					row.focus();
+			} else {
+				canvas.focus();
+			}
+		} else if (ev.key === 'f' || ev.key === 'm') {
+			addTransform(ev.key === 'f' ? 'focus' : 'merge');
+		} else if (ev.key === 'u') {
+			if (view.transforms.length)
+				undoTo(view.transforms.length - 1);
 		}
 	});
 
@@ -746,13 +1343,40 @@
 		state() {
 			return { zoom, zoomName: label(zoom), cursor, width: cssW, nodes: N, names: names.length,
 				measure: measureName(), total: tot[0], tracing: showTracing, inverted,
-				leftHeavy };
+				leftHeavy, view: view.mode, leafRooted: view.leafRooted,
+				transforms: view.transforms.map((t) => t.t + ':' + tname(t.name)),
+				fn: view.fn >= 0 ? tname(view.fn) : null, event: view.event, proc: view.proc, cpu: view.cpu,
+				hash: location.hash };
+		},
+		// the function table as shown (sorted, searched)
+		table() {
+			return tableRows.map((r) => ({ name: r.label, where: r.where, self: r.self, total: r.total,
+				selfp: r.selfp, totalp: r.totalp }));
+		},
+		// the sandwich's callers as drawn (root, the function, first)
+		callers() {
+			return cdrawn.map((d) => ({ name: d.name, path: d.path, hits: d.hits, weight: d.weight,
+				x: d.x, w: d.w, y: d.y }));
+		},
+		// the text of the tooltip now shown ('' when hidden)
+		tip() {
+			return tip.hidden ? '' : tip.textContent;
 		},
 	};
 
 	facts();
 	legend();
-	layout();
+	fillFilters();
+	loadHash();
+	syncControls();
+	if (filtering() || view.transforms.length || view.mode !== 'flame' || view.leafRooted)
+		derive();
+	else
+		layout();
+	updateButtons();
+	sandwichDraw();
+	if (matchName === null && $('search').value)
+		runSearch();
 	draw();
 	requestAnimationFrame(() => {
 		// open time as the browser measures it: navigation start to the first draw painted
