@@ -13,6 +13,12 @@
 //   literal  [name, ...]: frame names that must be shown exactly (escaping)
 //   kinds    {name: kind}: the kind a frame must be coloured as
 //   apart    [[name, name]]: frames whose colours must differ in hue band
+//   node flame-browser.js MODULES CHROMIUM views PAGE.html OUTDIR
+//            the page of tests/fixtures/flame/gen-known.py's snapshot: its
+//            views (left-heavy, inverted, sandwich, transforms, filters,
+//            the URL fragment) with the counts that workload must give,
+//            driven by the keyboard where the page offers it; screenshots
+//            in OUTDIR
 //   node flame-browser.js MODULES CHROMIUM svg IMAGE.svg EXPECT.json OUTDIR
 //            the static image: every frame of the stacks at least 2 px wide
 //            is where the stacks put it (laid out here, root at the bottom,
@@ -175,9 +181,209 @@ async function svgCheck(p, expect, summary, shot) {
 	await shot();
 }
 
+// ---- views: the known workload of tests/fixtures/flame/gen-known.py ----------
+//   main;a;b;c 40 (sched_switch alpha/10 cpu0 30, kmalloc beta/20 cpu1 10)
+//   main;a;c 30 (kmalloc beta/20 cpu1), main;d 75 (sched_switch alpha/10 cpu1)
+//   main;r;r;c 10 (kmalloc beta/20 cpu0); 155 in all
+async function viewsCheck(p, outdir, summary) {
+	const api = (fn, ...args) => p.evaluate((f, a) => window.stacktopFlame[f](...a), fn, args);
+	const graph = async () => {
+		const out = {};
+		for (const f of await api('frames')) {
+			// drawn where it belongs: a place and a width of at least a pixel
+			check(Number.isFinite(f.x) && Number.isFinite(f.w) && f.w >= 1,
+				'frame ' + f.path.join(';') + ' drawn at ' + f.x + ' width ' + f.w);
+			out[f.path.join(';') || 'all'] = f;
+		}
+		return out;
+	};
+	const counts = async () => {
+		const g = await graph(), out = {};
+		for (const k of Object.keys(g))
+			out[k] = g[k].hits;
+		return out;
+	};
+	const same = (got, want, what) => check(JSON.stringify(got) === JSON.stringify(want),
+		what + ': got ' + JSON.stringify(got) + ', want ' + JSON.stringify(want));
+	const sorted = (o) => Object.fromEntries(Object.entries(o).sort());
+	const key = async (k) => {
+		await p.keyboard.press(k);
+		await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+	};
+	const shot = (name) => p.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+	const FULL = { all: 155, main: 155, 'main;a': 70, 'main;a;b': 40, 'main;a;b;c': 40,
+		'main;a;c': 30, 'main;d': 75, 'main;r': 10, 'main;r;r': 10, 'main;r;r;c': 10 };
+	await p.focus('#flame');
+	same(sorted(await counts()), sorted(FULL), 'the graph');
+	// alphabetical, then left-heavy (l): d (75) before a (70) before r (10)
+	let g = await graph();
+	check(g['main;a'].x < g['main;d'].x && g['main;d'].x < g['main;r'].x, 'not alphabetical');
+	await key('l');
+	g = await graph();
+	check(g['main;d'].x < g['main;a'].x && g['main;a'].x < g['main;r'].x,
+		'left-heavy: d, a, r expected, at ' + [g['main;d'].x, g['main;a'].x, g['main;r'].x]);
+	check(g['main;a;b'].x < g['main;a;c'].x, 'left-heavy: b (40) before c (30) under a');
+	check((await api('state')).hash.includes('left-heavy'), 'left-heavy is not in the URL');
+	await key('l');
+	// inverted (r): the leaves at the root, with their self counts
+	await key('r');
+	const inv = await counts();
+	same(sorted(inv), sorted({ all: 155, c: 80, 'c;b': 40, 'c;b;a': 40, 'c;b;a;main': 40, 'c;a': 30,
+		'c;a;main': 30, 'c;r': 10, 'c;r;r': 10, 'c;r;r;main': 10, d: 75, 'd;main': 75 }), 'inverted');
+	await shot('inverted');
+	await key('r');
+	same(sorted(await counts()), sorted(FULL), 'inverted off');
+	// the sandwich (s): the function table, keyboard only
+	await key('s');
+	const table = {};
+	for (const r of await api('table'))
+		table[r.name] = [r.self, r.total];
+	same(sorted(table), sorted({ main: [0, 155], a: [0, 70], b: [0, 40], c: [80, 80], d: [75, 75], r: [0, 10] }),
+		'the function table (self, total; r recursive, counted once)');
+	check((await api('table'))[0].name === 'main', 'the table is not by total');
+	await p.click('#fns th button[data-key="self"]');
+	check((await api('table'))[0].name === 'c', 'sorting by self: ' + JSON.stringify(await api('table')));
+	await p.click('#fns th button[data-key="name"]');
+	same((await api('table')).map((r) => r.name), ['a', 'b', 'c', 'd', 'main', 'r'], 'sorted by name');
+	// searched
+	await p.type('#search', 'a');
+	await p.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+	same((await api('table')).map((r) => r.name), ['a', 'main'], 'the table searched "a"');
+	await p.evaluate(() => { document.getElementById('search').value = ''; });
+	await p.focus('#search');
+	await key('Escape');
+	// choose with the keyboard: the rows in name order a, b, c, ...; Down twice, Enter: c
+	await p.focus('#fns tbody tr');
+	await key('ArrowDown');
+	await key('ArrowDown');
+	await key('Enter');
+	const sandwich = async (fn, wantCallers, wantCallees, total) => {
+		const st = await api('state');
+		check(st.fn === fn, 'the sandwich is of ' + st.fn + ', not ' + fn);
+		const cl = {};
+		for (const f of await api('callers'))
+			cl[f.path.join(';')] = f.hits;
+		same(sorted(cl), sorted(wantCallers), 'the callers of ' + fn);
+		const ce = await counts();
+		delete ce.all;
+		same(sorted(ce), sorted(wantCallees), 'the callees of ' + fn);
+		// what adds up: the callers one level up, the callees one level down
+		// with its self count, each to the function's total
+		const up = Object.entries(cl).filter(([k]) => k.split(';').length === 2).reduce((a, [, v]) => a + v, 0);
+		const down = Object.entries(ce).filter(([k]) => k.split(';').length === 2).reduce((a, [, v]) => a + v, 0);
+		const selfOf = table[fn][0];
+		check(cl[fn] === total && ce[fn] === total, fn + ': callers ' + cl[fn] + ', callees ' + ce[fn] + ', total ' + total);
+		check(up + (st.fn === 'main' ? total : 0) === total || up === total,
+			fn + ': its callers add up to ' + up + ', not ' + total);
+		check(down + selfOf === total, fn + ': its callees and self add up to ' + (down + selfOf) + ', not ' + total);
+	};
+	await sandwich('c', { c: 80, 'c;b': 40, 'c;b;a': 40, 'c;b;a;main': 40, 'c;a': 30, 'c;a;main': 30,
+		'c;r': 10, 'c;r;r': 10, 'c;r;r;main': 10 }, { c: 80 }, 80);
+	await shot('sandwich-c');
+	await p.click('#fns tbody tr[data-name]'); // 'a', the first by name
+	await sandwich('a', { a: 70, 'a;main': 70 }, { a: 70, 'a;b': 40, 'a;b;c': 40, 'a;c': 30 }, 70);
+	// recursive: counted once, callers from its outermost frame
+	const rrow = await p.$$eval('#fns tbody tr', (rs) => rs.findIndex((r) => r.firstChild.textContent === 'r'));
+	await (await p.$$('#fns tbody tr'))[rrow].click();
+	await sandwich('r', { r: 10, 'r;main': 10 }, { r: 10, 'r;r': 10, 'r;r;c': 10 }, 10);
+	await shot('sandwich-r');
+	await p.focus('#flame');
+	await key('g');
+	same(sorted(await counts()), sorted(FULL), 'back to the flame graph');
+	// transforms: select main;a (arrow keys: Down to main, Down to its heaviest, d; Left: a)
+	await key('ArrowDown');
+	await key('ArrowDown');
+	await key('ArrowDown');
+	await key('ArrowLeft');
+	check((await api('state')).cursor >= 0, 'no cursor');
+	await key('f');
+	same(sorted(await counts()), sorted({ all: 70, a: 70, 'a;b': 40, 'a;b;c': 40, 'a;c': 30 }), 'focus on a');
+	same((await api('state')).transforms, ['focus:a'], 'the transforms');
+	await shot('focus-a');
+	await key('u');
+	same(sorted(await counts()), sorted(FULL), 'undo of the focus');
+	// merge a: its callees join main
+	for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowLeft'])
+		await key(k);
+	await key('m');
+	same(sorted(await counts()), sorted({ all: 155, main: 155, 'main;b': 40, 'main;b;c': 40, 'main;c': 30,
+		'main;d': 75, 'main;r': 10, 'main;r;r': 10, 'main;r;r;c': 10 }), 'merge a');
+	// merge r too, then back to the first step by the breadcrumb
+	g = await graph();
+	await p.mouse.click((await p.$eval('#flame', (c) => c.getBoundingClientRect().left)) + g['main;r'].x + 2,
+		(await p.$eval('#flame', (c) => c.getBoundingClientRect().top)) + g['main;r'].y + 5);
+	await key('m');
+	same(sorted(await counts()), sorted({ all: 155, main: 155, 'main;b': 40, 'main;b;c': 40, 'main;c': 40,
+		'main;d': 75 }), 'merge a, then r');
+	same((await api('state')).transforms, ['merge:a', 'merge:r'], 'the transforms');
+	await p.click('#crumbs button:last-of-type');
+	same((await api('state')).transforms, ['merge:a'], 'the breadcrumb back one step');
+	await p.click('#crumbs button');
+	same(sorted(await counts()), sorted(FULL), 'the breadcrumb back to the complete profile');
+	// filters
+	const filter = async (id, value, want, what) => {
+		await p.select('#' + id, value);
+		same(sorted(await counts()), sorted(want), what);
+	};
+	await filter('f-event', '1', { all: 50, main: 50, 'main;a': 40, 'main;a;b': 10, 'main;a;b;c': 10,
+		'main;a;c': 30, 'main;r': 10, 'main;r;r': 10, 'main;r;r;c': 10 }, 'event kmem:kmalloc');
+	await filter('f-event', '-1', FULL, 'no event filter');
+	await filter('f-proc', 'comm:alpha', { all: 105, main: 105, 'main;a': 30, 'main;a;b': 30,
+		'main;a;b;c': 30, 'main;d': 75 }, 'command alpha');
+	await filter('f-proc', 'pid:20', { all: 50, main: 50, 'main;a': 40, 'main;a;b': 10, 'main;a;b;c': 10,
+		'main;a;c': 30, 'main;r': 10, 'main;r;r': 10, 'main;r;r;c': 10 }, 'pid 20');
+	await filter('f-proc', '', FULL, 'no process filter');
+	await filter('f-cpu', '1', { all: 115, main: 115, 'main;a': 40, 'main;a;b': 10, 'main;a;b;c': 10,
+		'main;a;c': 30, 'main;d': 75 }, 'CPU 1');
+	await shot('cpu1');
+	await filter('f-cpu', '-1', FULL, 'no CPU filter');
+	// the tooltip: self count, and it follows a click-zoom
+	g = await graph();
+	const box = await p.$eval('#flame', (c) => { const r = c.getBoundingClientRect(); return [r.left, r.top]; });
+	const at = (f) => [box[0] + f.x + 3, box[1] + f.y + 5];
+	await p.mouse.move(...at(g['main;d']));
+	let tip = await api('tip');
+	check(/^d\n/.test(tip) && /hits: 75/.test(tip) && /self: 75 hits/.test(tip), 'the tooltip of d: ' + tip);
+	await p.mouse.move(...at(g['main;a']));
+	tip = await api('tip');
+	check(/^a\n/.test(tip) && /self: 0 hits/.test(tip), 'the tooltip of a: ' + tip);
+	await p.mouse.click(...at(g['main;a;c']));
+	tip = await api('tip');
+	check(/^c\n/.test(tip) && /hits: 30/.test(tip), 'the tooltip after zooming into main;a;c: ' + tip);
+	// then hovering where main;a;c now is shows main;a;c, not what was there
+	const z = await graph();
+	await p.mouse.move(...at(z['main;a']));
+	tip = await api('tip');
+	check(/^a\n/.test(tip), 'the tooltip on the zoomed graph: ' + tip);
+	await key('Escape');
+	// the URL fragment keeps the view: sandwich of r, left-heavy, a merge, a filter
+	await p.select('#f-event', '1');
+	for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowLeft'])
+		await key(k);
+	await key('m'); // merge a
+	await key('l');
+	await key('s');
+	const rr = await p.$$eval('#fns tbody tr', (rs) => rs.findIndex((r) => r.firstChild.textContent === 'r'));
+	await (await p.$$('#fns tbody tr'))[rr].click();
+	const before = await api('state'), cbefore = await counts(), callersBefore = await api('callers');
+	check(before.hash.includes('view=sandwich') && before.hash.includes('fn=r') && before.hash.includes('event='),
+		'the URL fragment: ' + before.hash);
+	await shot('before-reload');
+	await p.reload({ waitUntil: 'load' });
+	await p.waitForSelector('body[data-ready="1"]');
+	const after = await api('state');
+	for (const k of ['view', 'leftHeavy', 'transforms', 'fn', 'event', 'proc', 'cpu', 'hash'])
+		same(after[k], before[k], 'after a reload, ' + k);
+	same(await counts(), cbefore, 'after a reload, the callees');
+	same(await api('callers'), callersBefore, 'after a reload, the callers');
+	same(await p.$eval('#f-event', (e) => e.value), '1', 'after a reload, the event filter shown');
+	await shot('after-reload');
+	summary.views = 'ok';
+}
+
 async function main() {
-	const outdir = cmd === 'open' ? rest[0] : rest[1];
-	const expect = cmd === 'open' ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
+	const outdir = cmd === 'open' || cmd === 'views' ? rest[0] : rest[1];
+	const expect = cmd === 'open' || cmd === 'views' ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
 	const fileUrl = 'file://' + path.resolve(page);
 	const browser = await puppeteer.launch({
 		executablePath: chromium,
@@ -196,7 +402,7 @@ async function main() {
 		const requests = [];
 		await p.setRequestInterception(true);
 		p.on('request', (r) => {
-			if (r.url() === fileUrl) {
+			if (r.url().split('#')[0] === fileUrl) {
 				r.continue();
 			} else {
 				requests.push(r.url());
@@ -305,6 +511,8 @@ async function main() {
 				return out;
 			});
 		}
+		if (cmd === 'views')
+			await viewsCheck(p, outdir, summary);
 		if (cmd === 'check') {
 			// the expected tree, from the folded stacks; without them (a live
 			// run) the page's own counts, so that the pixels are still checked

@@ -106,8 +106,20 @@
 	function useTree(t) {
 		T = t;
 		({ N, nameOf, depthOf, parent, selfH, selfW, totH, totW, kindOf, cstart, kids, start } = t);
+		tot = byWeight ? totW : totH;
 	}
-	useTree(base);
+	// run fn on another tree (the sandwich's callers), the one on show after
+	function withTree(t, fn) {
+		const saved = T, savedZoom = zoom;
+		useTree(t);
+		zoom = 0;
+		try {
+			return fn();
+		} finally {
+			useTree(saved);
+			zoom = savedZoom;
+		}
+	}
 
 	// a tree grown node by node (derive()): a child looked up by (parent, name)
 	function grower() {
@@ -143,7 +155,7 @@
 
 	// ---- state ------------------------------------------------------------------
 	let byWeight = weighted && !!(meta.weight && meta.weight.ranked);
-	let tot = byWeight ? totW : totH;           // what widths are proportional to
+	let tot;                                    // what widths are proportional to
 	let showTracing = false;
 	let inverted = false;                       // drawn root at the bottom (flip)
 	// left-heavy (speedscope's): each frame's callees heaviest first, not
@@ -160,6 +172,7 @@
 		cpu: -1,
 	};
 	let zoom = 0;
+	useTree(base);
 	let cursor = -1;                            // the keyboard's frame
 	let hover = -1;
 	let matchName = null;                       // Uint8Array over names, or null
@@ -870,6 +883,8 @@
 
 	// ---- the view's controls: inverted, sandwich, transforms, filters ---------------
 	function rebuild() {
+		showTip(-1);
+		status(-1);
 		derive();
 		$('reset').disabled = true;
 		saveHash();
@@ -917,6 +932,9 @@
 		$('undo').disabled = !view.transforms.length;
 		const el = $('crumbs');
 		el.textContent = '';
+		// what the view counts, when not the whole graph
+		const vt = flat && flat !== base ? flat.totH[0] : -1;
+		$('viewtotal').textContent = vt >= 0 ? num(vt) + ' hits in this view (' + pct(vt, base.totH[0]) + ')' : '';
 		// the breadcrumb: each step goes back to the view after it
 		const all = [{ text: 'complete profile' }].concat(view.transforms.map((t) =>
 			({ text: (t.t === 'merge' ? 'merge ' : 'focus ') + tname(t.name) })));
@@ -1073,9 +1091,9 @@
 			return;
 		}
 		ccanvas.hidden = false;
-		const saved = T, savedZoom = zoom;
-		useTree(callers);
-		zoom = 0;
+		withTree(callers, callersPaint);
+	}
+	function callersPaint() {
 		layout();
 		let md = 0;
 		for (let i = 0; i < N; i++)
@@ -1108,8 +1126,6 @@
 				cctx.fillText(t, x0 + 3, y + ROW - 6);
 			}
 		}
-		useTree(saved);
-		zoom = savedZoom;
 	}
 	function pathOf(i) {
 		const p = [];
@@ -1125,12 +1141,7 @@
 			showTip(-1);
 			return;
 		}
-		const saved = T, savedZoom = zoom;
-		useTree(callers);
-		zoom = 0;
-		showTip(f.node, ev.clientX, ev.clientY);
-		useTree(saved);
-		zoom = savedZoom;
+		withTree(callers, () => showTip(f.node, ev.clientX, ev.clientY));
 	});
 	ccanvas.addEventListener('mouseleave', () => showTip(-1));
 	function sandwichDraw() {
