@@ -508,6 +508,24 @@ async function main() {
 				out.search = time(() => document.getElementById('case').click());
 				out.regex = time(() => document.getElementById('regex').click());
 				out.matched = document.getElementById('matched').textContent;
+				document.getElementById('regex').click();
+				document.getElementById('search').value = '';
+				document.getElementById('case').click();
+				// the derived views (issue 28): each a tree built from the page's
+				const $ = (id) => document.getElementById(id);
+				const change = (id, v) => {
+					$(id).value = v;
+					$(id).dispatchEvent(new Event('change'));
+				};
+				out.inverted = time(() => $('leafrooted').click());
+				$('leafrooted').click();
+				out.sandwich = time(() => change('view', 'sandwich'));
+				const row = document.querySelector('#fns tbody tr');
+				out.sandwich_fn = time(() => row && row.click());
+				change('view', 'flame');
+				const ev = $('f-event').options[1];
+				out.filter = ev ? time(() => change('f-event', ev.value)) : null;
+				change('f-event', '-1');
 				return out;
 			});
 		}

@@ -1160,41 +1160,38 @@
 
 	// ---- the URL fragment keeps the view: a copied link or file opens on it --------
 	function saveHash() {
-		const q = new URLSearchParams();
+		// flags bare (#left-heavy, as the first form of the fragment), the rest key=value
+		const parts = [];
+		const kv = (k, v) => parts.push(k + '=' + encodeURIComponent(v));
 		if (view.mode !== 'flame')
-			q.set('view', view.mode);
+			kv('view', view.mode);
 		if (leftHeavy)
-			q.set('left-heavy', '1');
+			parts.push('left-heavy');
 		if (view.leafRooted)
-			q.set('inverted', '1');
+			parts.push('inverted');
 		if (showTracing)
-			q.set('tracing', '1');
+			parts.push('tracing');
 		if (view.transforms.length)
-			q.set('tf', view.transforms.map((t) => t.t + ':' + tname(t.name)).join('~'));
+			kv('tf', view.transforms.map((t) => t.t + ':' + tname(t.name)).join('~'));
 		if (view.fn >= 0)
-			q.set('fn', tname(view.fn));
+			kv('fn', tname(view.fn));
 		if (view.event >= 0)
-			q.set('event', evNames[view.event] !== undefined ? String(evNames[view.event]) : String(view.event));
+			kv('event', evNames[view.event] !== undefined ? String(evNames[view.event]) : String(view.event));
 		if (view.proc)
-			q.set('proc', view.proc);
+			kv('proc', view.proc);
 		if (view.cpu >= 0)
-			q.set('cpu', String(view.cpu));
-		const h = q.toString();
-		history.replaceState(null, '', h ? '#' + h : location.pathname + location.search);
+			kv('cpu', String(view.cpu));
+		history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname + location.search);
 	}
 	function loadHash() {
 		const h = location.hash.slice(1);
 		if (!h)
 			return;
-		if (h === 'left-heavy') { // the first form of the fragment
-			leftHeavy = true;
-			return;
-		}
 		const q = new URLSearchParams(h);
 		view.mode = q.get('view') === 'sandwich' ? 'sandwich' : 'flame';
 		leftHeavy = q.has('left-heavy');
-		view.leafRooted = q.get('inverted') === '1';
-		showTracing = q.get('tracing') === '1';
+		view.leafRooted = q.has('inverted');
+		showTracing = q.has('tracing');
 		for (const part of (q.get('tf') || '').split('~')) {
 			const m = /^(focus|merge):(.+)$/.exec(part);
 			const nm = m ? nameId(m[2]) : -1;
