@@ -517,6 +517,8 @@ async function main() {
 					$(id).value = v;
 					$(id).dispatchEvent(new Event('change'));
 				};
+				if (!$('leafrooted'))
+					return out; // a page without the views of issue 28
 				out.inverted = time(() => $('leafrooted').click());
 				$('leafrooted').click();
 				out.sandwich = time(() => change('view', 'sandwich'));

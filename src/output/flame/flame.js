@@ -121,21 +121,54 @@
 		}
 	}
 
-	// a tree grown node by node (derive()): a child looked up by (parent, name)
+	// a tree grown node by node (derive()): a child looked up by (parent,
+	// name) in an open-addressing hash of typed arrays (a Map of numbers past
+	// 2^31 is several times slower on the 10^5-stack page)
 	function grower() {
-		const g = { nameOf: [-1], parent: [-1], depthOf: [0], selfH: [0], selfW: [0], index: new Map() };
-		g.child = (p, nm) => {
-			const key = p * NN + nm;
-			let c = g.index.get(key);
-			if (c === undefined) {
-				c = g.nameOf.length;
-				g.index.set(key, c);
-				g.nameOf.push(nm);
-				g.parent.push(p);
-				g.depthOf.push(g.depthOf[p] + 1);
-				g.selfH.push(0);
-				g.selfW.push(0);
+		const g = { nameOf: [-1], parent: [-1], depthOf: [0], selfH: [0], selfW: [0] };
+		let cap = 1 << 12, used = 0;
+		let kp = new Int32Array(cap).fill(-1), kn = new Int32Array(cap), kv = new Int32Array(cap);
+		const slot = (p, nm, m) => (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm + 1, 0x85ebca77)) >>> 0 & m;
+		function grow() {
+			const op = kp, on = kn, ov = kv;
+			cap *= 2;
+			kp = new Int32Array(cap).fill(-1);
+			kn = new Int32Array(cap);
+			kv = new Int32Array(cap);
+			for (let k = 0; k < op.length; k++) {
+				if (op[k] < 0)
+					continue;
+				let h = slot(op[k], on[k], cap - 1);
+				while (kp[h] >= 0)
+					h = (h + 1) & (cap - 1);
+				kp[h] = op[k];
+				kn[h] = on[k];
+				kv[h] = ov[k];
 			}
+		}
+		// a new node, known to be new (invert() groups its children first)
+		g.add = (p, nm) => {
+			const c = g.nameOf.length;
+			g.nameOf.push(nm);
+			g.parent.push(p);
+			g.depthOf.push(g.depthOf[p] + 1);
+			g.selfH.push(0);
+			g.selfW.push(0);
+			return c;
+		};
+		g.child = (p, nm) => {
+			let h = slot(p, nm, cap - 1);
+			while (kp[h] >= 0) {
+				if (kp[h] === p && kn[h] === nm)
+					return kv[h];
+				h = (h + 1) & (cap - 1);
+			}
+			const c = g.add(p, nm);
+			kp[h] = p;
+			kn[h] = nm;
+			kv[h] = c;
+			if (++used * 2 > cap)
+				grow();
 			return c;
 		};
 		g.done = () => {
@@ -217,6 +250,9 @@
 				return k;
 		return -1;
 	}
+	let baseTracing = false; // the base has tracing frames (to merge when hidden)
+	for (let i = 1; i < base.N && !baseTracing; i++)
+		baseTracing = base.kindOf[i] === K_TRACING;
 	function filtering() {
 		return view.event >= 0 || view.proc !== '' || view.cpu >= 0;
 	}
@@ -288,6 +324,9 @@
 	// up (the sandwich's callers)
 	function invert(src, upTo) {
 		const g = grower();
+		// the stacks as (frame, hits, weight): from the leaf, or from the
+		// outermost frame of upTo; each step goes one caller up
+		const start = [], hs = [], ws = [];
 		for (let n = 1; n < src.N; n++) {
 			const h = src.selfH[n], w = weighted ? src.selfW[n] : 0;
 			if (!h && !w)
@@ -301,12 +340,55 @@
 				if (from < 0)
 					continue;
 			}
-			let cur = 0;
-			for (let a = from; a > 0; a = src.parent[a])
-				cur = g.child(cur, src.nameOf[a]);
-			g.selfH[cur] += h;
-			if (weighted)
-				g.selfW[cur] += w;
+			start.push(from);
+			hs.push(h);
+			ws.push(w);
+		}
+		// grouped by the name of their next frame, a level at a time: each
+		// inverted node made once, no lookup
+		const slot = new Int32Array(NN).fill(-1);
+		const work = [[0, Int32Array.from(start), Float64Array.from(hs), Float64Array.from(ws)]];
+		while (work.length) {
+			const [inv, at, h, w] = work.pop();
+			const groups = [], gname = [];
+			for (let k = 0; k < at.length; k++) {
+				const a = at[k];
+				if (a <= 0) {
+					g.selfH[inv] += h[k];
+					if (weighted)
+						g.selfW[inv] += w[k];
+					continue;
+				}
+				const nm = src.nameOf[a];
+				let gi = slot[nm];
+				if (gi < 0) {
+					gi = slot[nm] = groups.length;
+					groups.push([]);
+					gname.push(nm);
+				}
+				groups[gi].push(k);
+			}
+			for (let gi = 0; gi < groups.length; gi++) {
+				slot[gname[gi]] = -1;
+				const c = g.add(inv, gname[gi]), ks = groups[gi];
+				if (ks.length === 1) {
+					// one stack left: its callers are a chain, made at once
+					let node = c;
+					for (let a = src.parent[at[ks[0]]]; a > 0; a = src.parent[a])
+						node = g.add(node, src.nameOf[a]);
+					g.selfH[node] += h[ks[0]];
+					if (weighted)
+						g.selfW[node] += w[ks[0]];
+					continue;
+				}
+				const nat = new Int32Array(ks.length), nh = new Float64Array(ks.length), nw = new Float64Array(ks.length);
+				for (let j = 0; j < ks.length; j++) {
+					nat[j] = src.parent[at[ks[j]]];
+					nh[j] = h[ks[j]];
+					nw[j] = w[ks[j]];
+				}
+				work.push([c, nat, nh, nw]);
+			}
 		}
 		return g.done();
 	}
@@ -352,7 +434,10 @@
 			else
 				focus.push(t.name);
 		}
-		const plain = !filtering() && !view.transforms.length && view.mode === 'flame' && !view.leafRooted;
+		// the base as it is when nothing changes its stacks: the flame graph
+		// hides its tracing frames itself (hidden()), the other views need them merged
+		const plain = !filtering() && !view.transforms.length &&
+			((view.mode === 'flame' && !view.leafRooted) || showTracing || !baseTracing);
 		flat = plain ? base : transform(base, sh, sw, merge, focus, !showTracing);
 		fns = null;
 		callers = null;
