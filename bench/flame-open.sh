@@ -5,8 +5,9 @@
 # second one): the cost of writing it, its size against the folded output
 # of the same view, and how long Debian's chromium takes to open it (the
 # page's own performance.now() from navigation start to its first drawing
-# painted) and to hover, zoom, reset and search in it (doc/performance.md,
-# "The flame graph page"). Best of 3. Needs no root; needs chromium and
+# painted) and to hover, zoom, reset and search in it, and to build its
+# derived views (inverted, sandwich, a function chosen, a filter by event:
+# issue 28) (doc/performance.md, "The flame graph page"). Best of 3. Needs no root; needs chromium and
 # node, and puppeteer-core (npm, installed into BUILD like the live tests do).
 set -eu
 build=${1:?usage: $0 BUILD [STACKS] [FRAMES] [USER]}
