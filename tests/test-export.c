@@ -417,8 +417,10 @@ static void test_html_tree(void **state)
 		strstr(data, "\"nodes\":[0,-1,0,1,0,0,2,4,0,3,3,7,1,1,0,2,2,5,1,5,0,2,3,3]"));
 	/* the records under the self counts, for the page's filters: the map's
 	 * hits have no event name and no process (-1), on CPU 0 */
-	assert_non_null(strstr(data, "3,3],\"ev\":[],\"attrs\":[0,-1,0],\"comms\":[null],"
-				     "\"splits\":[3,0,7,5,0,5,7,0,3]}"));
+	assert_non_null(strstr(data, "3,3],\"ev\":[],\"attrs\":[0,-1,0],\"comms\":[null]}"));
+	/* and their splits in an element of their own, parsed at the first filter */
+	assert_non_null(strstr(end + 1, "<script id=\"stacktop-splits\" type=\"application/json\">"
+					"{\"splits\":[3,0,7,5,0,5,7,0,3]}</script>"));
 	assert_non_null(strstr(end + 1, "</html>"));
 	free(buf);
 

@@ -199,7 +199,7 @@ static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
 /*
  * The records under the self counts, for the page's filters (when there are
  * any): "ev" the event names, "attrs" flat (event, pid, cpu) triples,
- * "comms" [pid, command] pairs, "splits" flat (node, attr, hits[, weight]).
+ * "comms" [pid, command] pairs; the splits follow in html_splits_element().
  */
 static void html_splits(FILE *f, struct session *s, const struct flame_tree *ft)
 {
@@ -232,7 +232,22 @@ static void html_splits(FILE *f, struct session *s, const struct flame_tree *ft)
 		fputs("],", f);
 	}
 	hmap_done(&seen);
-	fputs("null],\"splits\":[", f);
+	fputs("null]", f);
+}
+
+/*
+ * The splits, the bulk of the records, in an element of their own after the
+ * profile's (the page parses them at the first filter, not at open):
+ * {"splits":[node, attr, hits[, weight], ...]}
+ */
+static void html_splits_element(FILE *f, const struct flame_tree *ft)
+{
+	size_t i;
+
+	if (!ft->nsplits)
+		return;
+	fputs("</script>\n<script id=\"stacktop-splits\" type=\"application/json\">{\"splits\":[",
+	      f);
 	for (i = 0; i < ft->nsplits; i++) {
 		const struct flame_split *sp = &ft->splits[i];
 
@@ -240,7 +255,7 @@ static void html_splits(FILE *f, struct session *s, const struct flame_tree *ft)
 		if (ft->weighted)
 			fprintf(f, ",%" PRIu64, sp->w);
 	}
-	fputc(']', f);
+	fputs("]}", f);
 }
 
 int export_html(FILE *f, struct session *s, const struct report_opts *o)
@@ -283,6 +298,7 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 	fputc(']', f);
 	html_splits(f, s, &ft);
 	fputc('}', f);
+	html_splits_element(f, &ft);
 	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
 	r = export_flush(f);
 out:

@@ -236,7 +236,23 @@
 	}
 
 	// ---- the views: trees derived from the base --------------------------------
-	const splits = Array.isArray(data.splits) ? data.splits : [];
+	// the self counts by record, in an element of their own: parsed at the
+	// first filter, not at open (the bulk of the records)
+	let splits = null;
+	function getSplits() {
+		if (splits === null) {
+			splits = [];
+			const el = $('stacktop-splits');
+			try {
+				const d = el ? JSON.parse(el.textContent) : null;
+				if (d && Array.isArray(d.splits))
+					splits = d.splits;
+			} catch (e) {
+				$('notes').textContent = 'cannot read the records in this file: ' + e.message;
+			}
+		}
+		return splits;
+	}
 	const sstride = weighted ? 4 : 3;
 	const attrs = Array.isArray(data.attrs) ? data.attrs : [];
 	const evNames = Array.isArray(data.ev) ? data.ev : [];
@@ -275,6 +291,7 @@
 			return [base.selfH, base.selfW];
 		const h = new Float64Array(base.N), w = weighted ? new Float64Array(base.N) : null;
 		const ok = new Map();
+		const splits = getSplits();
 		for (let o = 0; o + sstride <= splits.length; o += sstride) {
 			const a = splits[o + 1];
 			let pass = ok.get(a);
@@ -1040,7 +1057,7 @@
 	}
 	// the filters offered: what the records hold
 	function fillFilters() {
-		if (!attrs.length || !splits.length)
+		if (!attrs.length || !$('stacktop-splits'))
 			return;
 		const evs = new Set(), procs = new Map(), cpus = new Set();
 		for (let a = 0; a + 3 <= attrs.length; a += 3) {
