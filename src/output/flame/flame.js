@@ -1403,7 +1403,7 @@
 			return;
 		}
 		if (inSearch || ev.ctrlKey || ev.metaKey || ev.altKey ||
-		    (document.activeElement && document.activeElement.tagName === 'INPUT'))
+		    (document.activeElement && /^(INPUT|SELECT)$/.test(document.activeElement.tagName)))
 			return;
 		if (ev.key === 't') {
 			$('tracing').click();
