@@ -157,7 +157,7 @@ static void test_format_table(void **state)
 	assert_int_equal(export_format_list(buf, sizeof(buf), EXPORT_F_ROOT, 0, " and "), 3);
 	assert_string_equal(buf, "folded, html and svg");
 	export_format_list(buf, sizeof(buf), EXPORT_F_DIFF, 0, " or ");
-	assert_string_equal(buf, "text or json");
+	assert_string_equal(buf, "text, json or html");
 	export_format_list(buf, sizeof(buf), 0, EXPORT_F_LOST, " and ");
 	assert_string_equal(buf, "text, json and csv");
 	assert_int_equal(export_format_list(buf, 8, 0, 0, ", "), EXPORT_FORMAT_MAX);

@@ -548,6 +548,9 @@ static int args_option(struct args *a, int c, const char *arg)
 		a->diff = true;
 		a->diff_before = arg;
 		return 0;
+	case OPT_DIFF_BASE:
+		a->diff_base = arg;
+		return 0;
 	case OPT_PRESERVE_ENV:
 		a->preserve_env = arg ? arg : "";
 		return 0;
@@ -588,9 +591,39 @@ static int take_cmd(int argc, char **argv, struct args *a)
 	return check_cmd(a);
 }
 
+/* --diff: the formats that write a comparison (-o's suffix is guessed later: check_output) */
+static int diff_format(struct args *a)
+{
+	int fmt = a->format != -1 ? a->format : a->output ? export_format_guess(a->output) : -1;
+
+	if (fmt >= 0 && !(export_format_get(fmt)->flags & EXPORT_F_DIFF)) {
+		char names[128];
+
+		export_format_list(names, sizeof(names), EXPORT_F_DIFF, 0, " or ");
+		cli_error("stacktop: --diff writes %s\n", names);
+		return 2;
+	}
+	if (a->format >= 0 || a->output)
+		a->batch = true;
+	return 0;
+}
+
 /* --diff BEFORE AFTER: the second side, and what goes with it */
 static int take_diff(int argc, char **argv, struct args *a)
 {
+	if (a->diff_base) {
+		/* -r AFTER --diff-base BEFORE: --diff BEFORE AFTER */
+		if (a->diff || a->so.nfiles != 1 || a->so.map_file) {
+			cli_error("stacktop: --diff-base BEFORE compares one -r AFTER with it (not "
+				  "with --diff, --map or several -r)\n");
+			return 2;
+		}
+		a->diff = true;
+		a->diff_before = a->diff_base;
+		a->diff_after = a->so.files[0];
+		a->so.nfiles = 0;
+		return diff_format(a);
+	}
 	if (!a->diff)
 		return 0;
 	if (optind >= argc) {
@@ -605,16 +638,7 @@ static int take_diff(int argc, char **argv, struct args *a)
 		cli_error("stacktop: --diff reads its own two sides: not with -r/--map\n");
 		return 2;
 	}
-	if (a->format != -1 && !(export_format_get(a->format)->flags & EXPORT_F_DIFF)) {
-		char names[128];
-
-		export_format_list(names, sizeof(names), EXPORT_F_DIFF, 0, " or ");
-		cli_error("stacktop: --diff writes %s\n", names);
-		return 2;
-	}
-	if (a->format >= 0 || a->output)
-		a->batch = true;
-	return 0;
+	return diff_format(a);
 }
 
 /* recordings (-r, --map, --diff of files): what does not apply, one report at once */

@@ -51,6 +51,7 @@ struct args {
 	bool sort_set;		      /* --sort or --cumulative given */
 	const char *diff_before;      /* --diff BEFORE AFTER */
 	const char *diff_after;	      /* a file, or NULL for the live kernel ("-") */
+	const char *diff_base;	      /* -r AFTER --diff-base BEFORE */
 	bool diff;
 	bool view_set;		 /* the view comes from a snapshot */
 	bool view_delta;	 /* a snapshot ranked by its interval counts */

@@ -17,6 +17,7 @@
 #include "kernel/comm.h"
 #include "kernel/signals.h"
 #include "output/diff.h"
+#include "output/formats.h"
 #include "output/export.h"
 #include "output/rows.h"
 #include "session/session.h"
@@ -220,7 +221,11 @@ static enum batch_next batch_diff(struct session *s, const struct args *a, struc
 			return NEXT_FAIL;
 		}
 	}
-	r = diff_write(f, before, s, ro, a->format == EXPORT_JSON, (int)i);
+	/* the page: the differential flame graph; text and JSON: the table */
+	if (a->format == EXPORT_HTML)
+		r = export_html_diff(f, before, s, ro);
+	else
+		r = diff_write(f, before, s, ro, a->format == EXPORT_JSON, (int)i);
 	if (f == out && r >= 0)
 		r = export_flush(out);
 	if (f != out && fclose(f) && r >= 0)

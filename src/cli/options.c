@@ -462,9 +462,20 @@ const struct cli_option cli_options[] = {
 			"with the live kernel when AFTER is '-': stacks\n"
 			"ranked by the change of their share of the hits,\n"
 			"NEW and GONE marked (text, or JSON with --json;\n"
+			"-o d.html: the differential flame graph;\n"
 			"on a terminal the screen, with BEF%, CHG% and\n"
 			"GONE rows, ranked the same way)",
 		.man = ".BI \\-\\-diff \" BEFORE AFTER\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_DIFF_BASE,
+		.name = "diff-base",
+		.has_arg = required_argument,
+		.metavar = " BEFORE",
+		.help = "with -r AFTER: as --diff BEFORE AFTER (-o d.html:\n"
+			"the differential flame graph, pprof's -diff_base)",
+		.man = ".BI \\-\\-diff\\-base \" BEFORE\"",
 		.complete = CLI_FILE,
 	},
 	{

@@ -60,6 +60,7 @@ enum {
 	OPT_ONCPU,
 	OPT_SAMPLE,
 	OPT_OVERHEAD,
+	OPT_DIFF_BASE,
 };
 
 /* what the bash completion offers for an option's value */

@@ -98,7 +98,7 @@ static const struct export_fmt formats[EXPORT_FORMAT_MAX] = {
 		.name = "html",
 		.suffixes = { ".html", ".htm" },
 		.help = "flame graph page for a browser",
-		.flags = EXPORT_F_ONE | EXPORT_F_ROOT | EXPORT_F_LOST,
+		.flags = EXPORT_F_ONE | EXPORT_F_ROOT | EXPORT_F_LOST | EXPORT_F_DIFF,
 		.write = write_html,
 	},
 	[EXPORT_SVG] = {

@@ -156,6 +156,22 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o);
 int export_html(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
+ * export_html_diff() - the differential flame graph page (--diff BEFORE
+ * AFTER -o d.html): export_html() of @after, with @before's tree in the
+ * profile as "base": the page draws @after's widths and colours each frame
+ * by the change of its share of all hits (red grows, blue shrinks, as
+ * difffolded.pl), lists the frames gone, and its tooltip gives both counts
+ * @f: output
+ * @before: the older side
+ * @after: the newer side (its view: @o)
+ * @o: view
+ *
+ * Return: @after's stacks in the graph, or -errno.
+ */
+int export_html_diff(FILE *f, struct session *before, struct session *after,
+		     const struct report_opts *o);
+
+/**
  * export_svg() - the flame graph as a static SVG image in the style of
  * flamegraph.pl (root at the bottom, a <title> tooltip per frame, no
  * script), the tree of export_html() without the tracing machinery

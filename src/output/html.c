@@ -258,23 +258,14 @@ static void html_splits_element(FILE *f, const struct flame_tree *ft)
 	fputs("]}", f);
 }
 
-int export_html(FILE *f, struct session *s, const struct report_opts *o)
+/* a tree's frame names and nodes, as the page reads a profile ("names", "stride", "nodes") */
+static void html_tree(FILE *f, const struct flame_tree *ft)
 {
-	struct flame_tree ft;
-	size_t i, stacks;
-	int r;
+	size_t i;
 
-	r = flametree_build(&ft, s, o);
-	if (r < 0)
-		goto out;
-	fwrite(flame_page_head, 1, flame_page_head_len, f);
-	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", f);
-	html_meta(f, s, o, &ft.sum);
-	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\",\"other\"]"
-	      ",\"names\":[",
-	      f);
-	for (i = 0; i < ft.nnames; i++) {
-		const struct flame_name *nm = &ft.names[i];
+	fputs("\"names\":[", f);
+	for (i = 0; i < ft->nnames; i++) {
+		const struct flame_name *nm = &ft->names[i];
 
 		fputs(i ? ",[" : "[", f);
 		html_str(f, nm->label);
@@ -285,18 +276,77 @@ int export_html(FILE *f, struct session *s, const struct report_opts *o)
 		}
 		fputc(']', f);
 	}
-	fprintf(f, "],\"stride\":%d,\"nodes\":[", ft.weighted ? 4 : 3);
-	for (i = 0; i < ft.nnodes; i++) {
-		const struct flame_node *nd = &ft.nodes[i];
+	fprintf(f, "],\"stride\":%d,\"nodes\":[", ft->weighted ? 4 : 3);
+	for (i = 0; i < ft->nnodes; i++) {
+		const struct flame_node *nd = &ft->nodes[i];
 
-		if (ft.weighted)
+		if (ft->weighted)
 			fprintf(f, "%s%u,%d,%" PRIu64 ",%" PRIu64, i ? "," : "", nd->depth,
 				nd->name, nd->h, nd->w);
 		else
 			fprintf(f, "%s%u,%d,%" PRIu64, i ? "," : "", nd->depth, nd->name, nd->h);
 	}
 	fputc(']', f);
+}
+
+/*
+ * --diff BEFORE AFTER -o d.html: BEFORE's tree as "base" (its names, nodes
+ * and where it came from); the page draws AFTER's widths and colours each
+ * frame by the change of its share (doc/formats.md, "html")
+ */
+static int html_base(FILE *f, struct session *before, const struct report_opts *o,
+		     struct session *after)
+{
+	struct report_opts bo = *o;
+	struct flame_tree fb;
+	int r;
+
+	/* the view's event is AFTER's index: BEFORE's, by name (none: all its events) */
+	if (o->rank.event >= 0) {
+		const char *name = session_event(after, (unsigned int)o->rank.event);
+		unsigned int i;
+
+		bo.rank.event = -1;
+		for (i = 0; name && i < session_nevents(before); i++)
+			if (!strcmp(session_event(before, i), name))
+				bo.rank.event = (int)i;
+	}
+	r = flametree_build(&fb, before, &bo);
+	if (r == 0) {
+		fputs(",\"base\":{\"source\":", f);
+		html_str(f, session_stats(before)->tracefs);
+		fputc(',', f);
+		html_tree(f, &fb);
+		fputc('}', f);
+	}
+	flametree_free(&fb);
+	return r;
+}
+
+/* the page of @s; with @before, the differential page */
+static int html_page(FILE *f, struct session *s, const struct report_opts *o,
+		     struct session *before)
+{
+	struct flame_tree ft;
+	size_t stacks;
+	int r;
+
+	r = flametree_build(&ft, s, o);
+	if (r < 0)
+		goto out;
+	fwrite(flame_page_head, 1, flame_page_head_len, f);
+	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", f);
+	html_meta(f, s, o, &ft.sum);
+	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
+	      "\"other\"],",
+	      f);
+	html_tree(f, &ft);
 	html_splits(f, s, &ft);
+	if (before) {
+		r = html_base(f, before, o, s);
+		if (r < 0)
+			goto out;
+	}
 	fputc('}', f);
 	html_splits_element(f, &ft);
 	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
@@ -307,4 +357,15 @@ out:
 	if (r < 0)
 		return r;
 	return stacks > INT32_MAX ? INT32_MAX : (int)stacks;
+}
+
+int export_html(FILE *f, struct session *s, const struct report_opts *o)
+{
+	return html_page(f, s, o, NULL);
+}
+
+int export_html_diff(FILE *f, struct session *before, struct session *after,
+		     const struct report_opts *o)
+{
+	return html_page(f, after, o, before);
 }

@@ -101,6 +101,39 @@
 		}
 		shape(base);
 	}
+
+	// ---- the differential page (--diff BEFORE AFTER -o d.html) -------------------
+	// BEFORE's tree ("base" in the profile): each frame of the graph is looked
+	// up by its path from the root (names, kinds and modules alike); its change
+	// is the change of its share of all hits, each side's share of its own
+	// total (difffolded.pl's normalised mode): red grew, blue shrank, white the
+	// same. It colours the caller-rooted graph without transforms or filters.
+	const before = (function () {
+		const b = data.base;
+		if (!b || !Array.isArray(b.nodes) || !Array.isArray(b.names) || !(b.stride >= 3))
+			return null;
+		const n = Math.floor(b.nodes.length / b.stride);
+		const key = (nm) => (nm ? nm[0] + '\u0001' + nm[1] + '\u0001' + (nm[2] || '') : '?');
+		const child = new Map();
+		const tot = new Float64Array(n), par = new Int32Array(n), path = new Int32Array(65536);
+		for (let i = 0, o = 0; i < n; i++, o += b.stride) {
+			const d = b.nodes[o];
+			if (i === 0 ? d !== 0 : (d < 1 || d >= path.length))
+				return null;
+			par[i] = i === 0 ? -1 : path[d - 1];
+			path[d] = i;
+			tot[i] = b.nodes[o + 2];
+			if (i > 0)
+				child.set(par[i] + '\u0000' + key(b.names[b.nodes[o + 1]]), i);
+		}
+		for (let i = n - 1; i > 0; i--)
+			tot[par[i]] += tot[i];
+		const label = (j) => {
+			const nm = b.names[b.nodes[j * b.stride + 1]];
+			return nm ? String(nm[0]) : '?';
+		};
+		return { n, key, child, tot, par, label, source: String(b.source || 'BEFORE') };
+	})();
 	// the tree on show (base or derived): these name its arrays
 	let T, N, nameOf, depthOf, parent, selfH, selfW, totH, totW, kindOf, cstart, kids, start;
 	function useTree(t) {
@@ -502,7 +535,66 @@
 		[0, 0, 0, 82, 4],      // other: light grey
 	];
 	const colourCache = new Map();
+	// the differential's colours are on (a BEFORE, and the plain caller-rooted graph)
+	function diffOn() {
+		return before !== null && view.mode === 'flame' && !view.leafRooted &&
+			!view.transforms.length && !filtering();
+	}
+	// the tree on show mapped into BEFORE's (-1: a path BEFORE does not have), once a tree
+	function diffMap() {
+		if (!T.bmap) {
+			const m = new Int32Array(N);
+			for (let k = 1; k < N; k++) {
+				const p = m[parent[k]];
+				const j = p < 0 ? undefined : before.child.get(p + '\u0000' + before.key(names[nameOf[k]]));
+				m[k] = j === undefined ? -1 : j;
+			}
+			T.bmap = m;
+			let mx = 0;
+			for (let k = 1; k < N; k++)
+				mx = Math.max(mx, Math.abs(diffChange(k)));
+			T.bmax = mx;
+		}
+		return T.bmap;
+	}
+	function diffBefore(i) {
+		const j = diffMap()[i];
+		return j < 0 ? 0 : before.tot[j];
+	}
+	// the change of a frame's share of all hits, in points (after minus before)
+	function diffChange(i) {
+		const j = T.bmap[i], b = j < 0 ? 0 : before.tot[j];
+		return 100 * (totH[i] / (totH[0] || 1) - b / (before.tot[0] || 1));
+	}
+	function diffColour(i) {
+		diffMap();
+		const c = diffChange(i);
+		if (Math.abs(c) < 1e-9)
+			return 'hsl(0,0%,94%)';
+		const r = T.bmax ? Math.min(1, Math.abs(c) / T.bmax) : 0;
+		return 'hsl(' + (c > 0 ? 0 : 220) + ',85%,' + (92 - 42 * r).toFixed(1) + '%)';
+	}
+	// BEFORE's frames gone from the graph: the top of each subtree it no longer has
+	function diffGone() {
+		const m = diffMap(), seen = new Uint8Array(before.n), out = [];
+		for (let k = 1; k < N; k++)
+			if (m[k] >= 0)
+				seen[m[k]] = 1;
+		seen[0] = 1;
+		for (let j = 1; j < before.n; j++) {
+			if (seen[j] || !seen[before.par[j]])
+				continue;
+			const path = [];
+			for (let a = j; a > 0; a = before.par[a])
+				path.unshift(before.label(a));
+			out.push({ path, hits: before.tot[j], share: 100 * before.tot[j] / (before.tot[0] || 1) });
+		}
+		return out.sort((a, b) => b.hits - a.hits);
+	}
+
 	function colour(i) {
+		if (i > 0 && diffOn())
+			return diffColour(i);
 		if (i === 0)
 			return 'hsl(0,0%,78%)';
 		const key = nameOf[i];
@@ -534,6 +626,14 @@
 		}
 		if (!present.size)
 			return;
+		// the differential's colours (the kinds' when they are off: inverted, transforms)
+		for (const [c, t] of before ? [['hsl(0,85%,50%)', 'share grew'], ['hsl(220,85%,50%)', 'share shrank'],
+			['hsl(0,0%,94%)', 'the same']] : []) {
+			const d = document.createElement('span');
+			d.style.setProperty('--swatch', c);
+			d.textContent = t;
+			el.appendChild(d);
+		}
 		const m = document.createElement('span');
 		m.style.setProperty('--swatch', MATCH);
 		m.textContent = 'search match';
@@ -609,6 +709,17 @@
 			notes.push(meta.user_stacks + ' (those are the [user stack ...] boxes)');
 		if (!N || totH[0] === 0)
 			notes.push('no stacks to show');
+		if (before) {
+			notes.push('differential: widths are this run (' + num(totH[0]) + ' hits), colours the ' +
+				'change of each frame\'s share of all hits against ' + before.source + ' (' +
+				num(before.tot[0]) + ' hits), each side normalised to its own total: red grew, ' +
+				'blue shrank (the caller-rooted graph without transforms or filters)');
+			const gone = diffGone();
+			if (gone.length)
+				notes.push('gone since then: ' + gone.slice(0, 8).map((g) => g.path.join(' < ') + ' (' +
+					num(g.hits) + ' hits, ' + g.share.toFixed(1) + '%)').join(', ') +
+					(gone.length > 8 ? ' and ' + (gone.length - 8) + ' more' : ''));
+		}
 		$('notes').textContent = notes.join('; ');
 		let tracing = false;
 		for (let i = 1; i < N && !tracing; i++)
@@ -792,6 +903,14 @@
 		lines.push('self: ' + num(self) + ' hits, ' + pct(self, totH[0]) + ' of all' +
 			(weighted ? '; ' + (meta.weight.name || 'weight') + ' ' + amount(selfw) + ', ' +
 				pct(selfw, totW[0]) : ''));
+		if (diffOn()) {
+			const b = diffBefore(i), c = diffChange(i);
+			lines.push('before (' + before.source + '): ' + num(b) + ' hits, ' + pct(b, before.tot[0]) +
+				' of all' + (b === 0 && i ? ': new' : ''));
+			lines.push('change of the share: ' + (c >= 0 ? '+' : '') + c.toFixed(2) + ' points (' +
+				pct(totH[i], totH[0]) + ' of this run\'s ' + num(totH[0]) + ' hits, ' +
+				pct(b, before.tot[0]) + ' of ' + num(before.tot[0]) + ' before)');
+		}
 		return lines;
 	}
 	function showTip(i, cx, cy) {
@@ -1469,6 +1588,17 @@
 				x: d.x, w: d.w, y: d.y }));
 		},
 		// the text of the tooltip now shown ('' when hidden)
+		// the differential: each painted frame's BEFORE hits and change, BEFORE's frames gone
+		diff() {
+			if (!before)
+				return null;
+			const on = diffOn();
+			return { on, source: before.source, total: before.tot[0],
+				frames: drawn.node.map((i) => ({ name: label(i), hits: totH[i],
+					before: on ? diffBefore(i) : null, change: on ? diffChange(i) : null,
+					colour: colour(i) })),
+				gone: diffGone() };
+		},
 		tip() {
 			return tip.hidden ? '' : tip.textContent;
 		},

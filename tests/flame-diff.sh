@@ -1,0 +1,69 @@
+#!/bin/sh
+# The differential flame graph page (issue 28): --diff BEFORE AFTER -o
+# d.html and -r AFTER --diff-base BEFORE on a constructed pair whose
+# shares are known (X doubled, Y halved, Z the same, W gone, V new), checked in
+# Debian's chromium, headless (tests/live/flame-diff.js). Needs no root.
+# 77: skipped (no chromium, node or npm; fails instead under CI=true).
+set -eu
+: "${STACKTOP:?}" "${SRCDIR:?}" "${TOOLS:?}"
+skip() {
+	[ "${CI:-}" = true ] && { echo "FAIL: $1" >&2; exit 1; }
+	echo "SKIP: $1"
+	exit 77
+}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (scripts/deps.sh test)"
+command -v node > /dev/null || skip "no node"
+V=$(sed -n 's/^PUPPETEER_VERSION=//p' "$SRCDIR/tests/live/export-tools.sh")
+if [ ! -f "$TOOLS/browser/node_modules/puppeteer-core/package.json" ]; then
+	command -v npm > /dev/null || skip "no npm"
+	mkdir -p "$TOOLS/browser"
+	PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$TOOLS/browser" --no-audit --no-fund \
+		--loglevel=error "puppeteer-core@$V" > /dev/null || skip "npm install puppeteer-core failed"
+fi
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/stacktop-flamediff.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+python3 - "$OUT/before.json" "$OUT/after.json" << 'PY'
+import json, sys
+def snap(counts, shift, host):
+    stacks = []
+    for i, (name, n) in enumerate(sorted(counts.items(), key=lambda x: -x[1])):
+        base = 0xffffffff81000000 + 0x1000 * (ord(name) - 64) + shift
+        stacks.append({"key": "%016x" % (0x1000 + i), "total": n, "delta": n, "depth": 2,
+            "ids": [], "more_ids": False, "fallback": False, "mapped": False,
+            "merged64": False, "cut": False,
+            "frames": ["0x%x" % (base + 0x10), "0x%x" % (base + 0x800)],
+            "symbols": ["leaf_%s+0x10/0x100" % name, "caller_%s+0x0/0x80" % name],
+            "by": [{"event": "sched:sched_switch", "cpu": 0, "pid": 100, "comm": "w",
+                    "total": n, "delta": n}]})
+    hits = sum(counts.values())
+    return {"schema": "stacktop-snapshot", "version": 2, "stacktop": "0.1.0",
+            "timestamp": 1.0, "time": "1970-01-01T00:00:01.000Z", "host": host,
+            "kernel": "6.18.0", "source": "/sys/kernel/tracing", "iteration": 1,
+            "mode": "stacks", "interval": 1.0, "events": ["sched:sched_switch"],
+            "traced": "sched:sched_switch",
+            "view": {"sort": "hits", "ascending": False, "counts": "delta", "event": None,
+                     "pid": None, "cpu": None, "filter": None, "hide_idle": False, "top": 0},
+            "hits": hits, "hits_delta": hits, "unique": len(counts), "matched": len(counts),
+            "matched_total": hits, "matched_delta": hits, "lost": 0, "overrun": 0,
+            "dropped": 0, "orphans": 0, "bad_pages": 0, "fallbacks": 0, "unresolved": 0,
+            "generation": 0, "tracing_on": True, "stackmap_on": False, "stacks": stacks}
+# BEFORE: X 20, Y 40, Z 30, W 10 (of 100); AFTER: X 80, Y 40, Z 60, V 20 (of
+# 200): X's share doubled, Y's halved, Z's the same, W gone, V new
+open(sys.argv[1], "w").write(json.dumps(snap({"X": 20, "Y": 40, "Z": 30, "W": 10}, 0, "one")) + "\n")
+open(sys.argv[2], "w").write(json.dumps(snap({"X": 80, "Y": 40, "Z": 60, "V": 20}, 0x200000, "two")) + "\n")
+PY
+"$STACKTOP" --diff "$OUT/before.json" "$OUT/after.json" -o "$OUT/d.html"
+"$STACKTOP" -r "$OUT/after.json" --diff-base "$OUT/before.json" -o "$OUT/d2.html"
+# the same page either way, but for the time it was written
+sed 's/"time":"[^"]*"//' "$OUT/d.html" > "$OUT/a"
+sed 's/"time":"[^"]*"//' "$OUT/d2.html" > "$OUT/b"
+cmp -s "$OUT/a" "$OUT/b" || { echo "FAIL: --diff-base wrote another page than --diff" >&2; exit 1; }
+if "$STACKTOP" --diff "$OUT/before.json" "$OUT/after.json" -o "$OUT/d.folded" 2> "$OUT/err"; then
+	echo "FAIL: --diff -o x.folded was accepted" >&2
+	exit 1
+fi
+grep -q 'diff writes text, json or html' "$OUT/err" || { cat "$OUT/err"; exit 1; }
+node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/d.html" "$OUT"
+cp "$OUT/diff.png" "${TMPDIR:-/tmp}/stacktop-flame-diff.png" 2> /dev/null || true
+echo "PASS: the differential flame page colours, counts and lists what changed"
