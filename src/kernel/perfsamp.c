@@ -218,7 +218,12 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 			p->st.period_samples++;
 			return; /* its hits go to the next sample kept */
 		}
-		if (ev) {
+		/* a child's sample (inherit): counts are per task from now on */
+		if (ev && ev->task > 0 && s.tid != (uint32_t)ev->task)
+			p->mean_weights = true;
+		if (ev && p->mean_weights) {
+			s.weight = p->random_mean ? p->random_mean : 1;
+		} else if (ev) {
 			/* the hits this sample stands for: every one since the last kept */
 			s.weight = count - ev->last_count;
 			ev->last_count = count;

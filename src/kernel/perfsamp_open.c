@@ -279,6 +279,7 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 			r = event_attach(p, opts, fd, e, c, &first, pages, err, errsz);
 			if (r < 0)
 				goto fail;
+			p->evs[p->nevs - 1].task = tasks[t];
 		}
 	}
 	if (!p->ncpus && opts->ntasks > 0) {

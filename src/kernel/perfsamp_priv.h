@@ -54,6 +54,7 @@ struct pevent {
 	int fd;
 	int pc;		     /* its CPU's index in cpus[] */
 	uint64_t last_count; /* --sample: the event's count at its last sample */
+	int task;	     /* the thread it was opened on, -1: every task of its CPU */
 	bool immediate;	     /* a new period was set: the next sample comes at once */
 };
 
@@ -62,6 +63,14 @@ struct perfsamp {
 	struct pcpu *cpus;
 	int ncpus;
 	struct pevent *evs; /* every fd, for the id -> event lookup */
+	/*
+	 * --sample with tasks followed into their children (inherit): a sample
+	 * of a child came under its parent's id. Its count is the child's own
+	 * counter, and a child's count joins its parent's when it exits, so a
+	 * count's growth is no longer the hits since the last sample: from the
+	 * first such sample on, each one weighs the mean period
+	 */
+	bool mean_weights;
 	int nevs;
 	long page;
 	unsigned int max_pages; /* grow up to this (0: never) */
