@@ -82,6 +82,14 @@ static int act_zoom_out(struct ui *ui, enum ui_action act)
 	return R_REDRAW;
 }
 
+/* L, i, H where the view on screen is not the flame graph */
+static int act_flame_only(struct ui *ui, enum ui_action act)
+{
+	(void)act;
+	ui_status(ui, true, "L, i and H change the flame graph (v shows it)");
+	return R_REDRAW;
+}
+
 static int act_depth(struct ui *ui, enum ui_action act)
 {
 	unsigned int depth;
@@ -386,6 +394,9 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_KFILTER] = act_kfilter,
 	[ACT_FLAME] = act_open,
 	[ACT_ZOOM_OUT] = act_zoom_out,
+	[ACT_FLAME_ORDER] = act_flame_only,
+	[ACT_FLAME_INVERT] = act_flame_only,
+	[ACT_FLAME_TRACING] = act_flame_only,
 };
 
 int ui_dispatch(struct ui *ui, enum ui_action act)

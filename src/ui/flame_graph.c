@@ -63,7 +63,8 @@ void flame_ops(struct flame_view *fv, struct calltree_ops *ops)
 	ops->skip = fv_skip;
 	ops->sym = fv_sym;
 	ops->ctx = ui;
-	ops->mark_skip = true; /* the machinery's frames are the leaves, coloured apart */
+	/* the machinery's frames are the leaves, coloured apart; H leaves them out */
+	ops->mark_skip = !fv->hide_trace && !fv->inverted;
 }
 
 /* a node's name on its box: the function, "all", or the process at the user/kernel seam */
@@ -84,14 +85,20 @@ const char *flame_name(struct flame_view *fv, uint32_t node, char *buf, size_t s
 	return symcache_name(ui->syms, symcache_id(ui->syms, n->ip));
 }
 
-/* the order of siblings: by name, then by the merge key (a total order) */
+/*
+ * The order of siblings: by name (left-heavy: by count, heaviest first,
+ * then by name), then by the merge key (a total order)
+ */
 static int fv_cmp(void *ctx, uint32_t a, uint32_t b)
 {
 	struct flame_view *fv = ctx;
 	const struct calltree_node *na = &fv->ct.nodes[a], *nb = &fv->ct.nodes[b];
 	char ba[96], bb[96];
-	int r = strcmp(flame_name(fv, a, ba, sizeof(ba)), flame_name(fv, b, bb, sizeof(bb)));
+	int r;
 
+	if (fv->left_heavy && na->count != nb->count)
+		return na->count > nb->count ? -1 : 1;
+	r = strcmp(flame_name(fv, a, ba, sizeof(ba)), flame_name(fv, b, bb, sizeof(bb)));
 	if (r)
 		return r;
 	if (na->sym != nb->sym)
@@ -170,7 +177,7 @@ void flame_build(struct flame_view *fv)
 	n = k ? stack_table_rank(ui->t, &ui->rank, fv->all, k, NULL) : 0;
 	fv->nall = n;
 	flame_ops(fv, &ops);
-	r = calltree_build(&fv->ct, fv->all, n, ui->delta, false, &ops);
+	r = calltree_build(&fv->ct, fv->all, n, ui->delta, fv->inverted, &ops);
 	if (r < 0)
 		ui_status(ui, true, "the flame graph is incomplete: %s",
 			  r == -E2BIG ? "too many frames" : "out of memory");
@@ -204,6 +211,34 @@ void flame_build(struct flame_view *fv)
 	for (i = 1; i < fv->ct.nnodes; i++)
 		fv->kind[i] = (uint8_t)fv_kind_of(fv, &fv->ct.nodes[i]);
 	flame_resolve(fv);
+}
+
+int flame_set_mode(struct flame_view *fv, enum ui_action act)
+{
+	struct ui *ui = fv->v.ui;
+
+	if (act == ACT_FLAME_ORDER) {
+		fv->left_heavy = !fv->left_heavy;
+		ui_status(ui, false, "flame graph: %s",
+			  fv->left_heavy ? "left-heavy (heaviest first; L: alphabetical)"
+					 : "alphabetical (L: left-heavy)");
+	} else if (act == ACT_FLAME_INVERT) {
+		fv->inverted = !fv->inverted;
+		/* the path keys of one orientation are not the other's */
+		fv->nzoom = 0;
+		fv->sel_key = 0;
+		fv->down_key = 0;
+		fv->top = 0;
+		ui_status(ui, false, "flame graph: %s",
+			  fv->inverted ? "inverted: leaf functions on top, callers below (i: back)"
+				       : "callers on top, callees below (i: inverted)");
+	} else {
+		fv->hide_trace = !fv->hide_trace;
+		ui_status(ui, false, "flame graph: tracing machinery %s (H: %s)",
+			  fv->hide_trace ? "hidden" : "shown", fv->hide_trace ? "show" : "hide");
+	}
+	flame_build(fv);
+	return R_REDRAW | R_NAV;
 }
 
 /* ---- layout, search --------------------------------------------------------------- */
@@ -254,7 +289,7 @@ static int fv_box_of(const struct flame_view *fv, uint32_t node)
 	size_t i;
 
 	for (i = 0; i < fv->nboxes; i++)
-		if (fv->boxes[i].node == node)
+		if (fv->boxes[i].node == node && !fv->boxes[i].more)
 			return (int)i;
 	return -1;
 }
@@ -350,6 +385,8 @@ static bool fv_side(struct flame_view *fv, int dir)
 	for (j = i + dir; j >= 0 && (size_t)j < fv->nboxes; j += dir) {
 		if (fv->boxes[j].level != fv->boxes[i].level)
 			return false;
+		if (fv->boxes[j].more)
+			continue; /* a marker of narrow frames: not a frame to select */
 		fv_select(fv, fv->boxes[j].node);
 		return true;
 	}
@@ -481,7 +518,7 @@ bool flame_search(struct flame_view *fv, int dir, bool include_current)
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int j = ((start + dir * i) % n + n) % n;
 
-		if (fv->match[fv->boxes[j].node] & 1) {
+		if (!fv->boxes[j].more && (fv->match[fv->boxes[j].node] & 1)) {
 			fv_select(fv, fv->boxes[j].node);
 			return true;
 		}
@@ -506,6 +543,12 @@ int flame_click(struct flame_view *fv, int y, int x, bool dclick)
 
 		if (b->level != lvl || x < b->x || x >= b->x + b->w)
 			continue;
+		if (b->more) {
+			ui_status(ui, false,
+				  "+%u: %u frames each under half a column; zoom into their caller",
+				  b->more, b->more);
+			return R_REDRAW;
+		}
 		fv_select(fv, b->node);
 		if (dclick)
 			flame_zoom(fv);

@@ -60,6 +60,12 @@ enum flame_kind {
  * @other_build: @build when @other was summed
  * @other_node: the node @other was summed for
  * @other: the selected box's other count (hits or weight), cached
+ * @left_heavy: siblings heaviest first (L), else by name; kept across
+ *              refreshes and zooms
+ * @inverted: the callee tree's graph (i): leaf functions on top, their
+ *            callers below (the tracing machinery is never in it)
+ * @hide_trace: the tracing machinery's frames left out (H): brief_skip()'s
+ *              frames, as the folded output and the HTML page's default
  */
 struct flame_view {
 	struct ui_view v;
@@ -88,11 +94,15 @@ struct flame_view {
 	uint32_t other_build;
 	uint32_t other_node;
 	uint64_t other;
+	bool left_heavy;
+	bool inverted;
+	bool hide_trace;
 };
 
 /**
  * flame_ops() - how the stacks become the graph's tree: the screen's skip
- *	and symbols, the machinery kept (marked, as leaves)
+ *	and symbols, the machinery kept (marked, as leaves) unless hidden or
+ *	inverted
  * @fv: the view
  * @ops: filled
  */
@@ -134,6 +144,17 @@ uint64_t flame_match(struct flame_view *fv, size_t *nmatch);
  * @fv: the view
  */
 void flame_build(struct flame_view *fv);
+
+/**
+ * flame_set_mode() - L, i, H: the order, the orientation, the machinery;
+ *	the graph is built again (an orientation's zoom and selection do not
+ *	hold in the other: they go)
+ * @fv: the view
+ * @act: ACT_FLAME_ORDER, ACT_FLAME_INVERT or ACT_FLAME_TRACING
+ *
+ * Return: R_* flags.
+ */
+int flame_set_mode(struct flame_view *fv, enum ui_action act);
 
 /**
  * flame_forget() - every node goes (the table was cleared, or the view

@@ -74,6 +74,72 @@ int flame_order(const struct calltree *ct, struct flame_link *links,
 	return 0;
 }
 
+/* a run of narrow siblings, [@off, @end) of the counts: what flame_layout() aggregates */
+struct narrow_run {
+	uint32_t first;
+	uint32_t n;
+	uint64_t off;
+	uint64_t end;
+};
+
+/* the marker of a run of narrow siblings, when together they reach a column */
+static size_t flush_run(struct narrow_run *r, int level, uint64_t total, int width,
+			struct flame_box *out, size_t n, size_t max)
+{
+	int x0 = flame_edge(r->off, total, width), x1 = flame_edge(r->end, total, width);
+
+	/* a lone narrow frame is its own box when its rounded edges part (as before) */
+	if (x1 > x0 && n < max) {
+		out[n].node = r->first;
+		out[n].level = level;
+		out[n].x = x0;
+		out[n].w = x1 - x0;
+		out[n].ancestor = false;
+		out[n].more = r->n > 1 ? r->n : 0;
+		n++;
+	}
+	r->n = 0;
+	return n;
+}
+
+/* the children of the box @head, left to right; runs of narrow ones as markers */
+static size_t layout_children(const struct calltree *ct, const struct flame_link *links,
+			      const struct flame_box *head, uint64_t base, uint64_t total,
+			      int width, struct flame_box *out, size_t n, size_t max)
+{
+	struct narrow_run run = { 0 };
+	uint32_t c;
+
+	for (c = links[head->node].first; c != CALLTREE_NONE && n < max; c = links[c].next) {
+		uint64_t rel = links[c].off - base;
+		int x0 = flame_edge(rel, total, width);
+		int x1 = flame_edge(rel + ct->nodes[c].count, total, width);
+
+		/* under half a column (its exact share): counted in the run */
+		if ((unsigned __int128)ct->nodes[c].count * 2 * (unsigned int)width <
+		    (unsigned __int128)total) {
+			if (!run.n) {
+				run.first = c;
+				run.off = rel;
+			}
+			run.n++;
+			run.end = rel + ct->nodes[c].count;
+			continue;
+		}
+		n = flush_run(&run, head->level + 1, total, width, out, n, max);
+		if (n >= max || x1 <= x0)
+			continue; /* no room; or half a column exactly, rounded away */
+		out[n].node = c;
+		out[n].level = ct->nodes[c].depth + 1;
+		out[n].x = x0;
+		out[n].w = x1 - x0;
+		out[n].ancestor = false;
+		out[n].more = 0;
+		n++;
+	}
+	return flush_run(&run, head->level + 1, total, width, out, n, max);
+}
+
 size_t flame_layout(const struct calltree *ct, const struct flame_link *links, uint32_t zoom,
 		    int width, struct flame_box *out, size_t max)
 {
@@ -97,29 +163,14 @@ size_t flame_layout(const struct calltree *ct, const struct flame_link *links, u
 		out[n].x = 0;
 		out[n].w = width;
 		out[n].ancestor = p != zoom;
+		out[n].more = 0;
 		n++;
 	}
 	total = zoom ? ct->nodes[zoom].count : ct->total;
 	base = links[zoom].off;
 	/* level by level: each box's children in their order, left to right */
-	for (head = n - 1; head < n && n < max; head++) {
-		uint32_t c;
-
-		for (c = links[out[head].node].first; c != CALLTREE_NONE && n < max;
-		     c = links[c].next) {
-			uint64_t rel = links[c].off - base;
-			int x0 = flame_edge(rel, total, width);
-			int x1 = flame_edge(rel + ct->nodes[c].count, total, width);
-
-			if (x1 <= x0)
-				continue; /* under half a column: neither it nor its callees */
-			out[n].node = c;
-			out[n].level = ct->nodes[c].depth + 1;
-			out[n].x = x0;
-			out[n].w = x1 - x0;
-			out[n].ancestor = false;
-			n++;
-		}
-	}
+	for (head = n - 1; head < n && n < max; head++)
+		if (!out[head].more)
+			n = layout_children(ct, links, &out[head], base, total, width, out, n, max);
 	return n;
 }

@@ -15,8 +15,14 @@
  * rounded to the nearest column, so every box is within half a column of
  * its share at either edge (its width within one column of it), children
  * nest inside their parent, and boxes of one level never overlap. The
- * zoomed node and its ancestors take the whole width. A box narrower than
- * half a column is not drawn, nor is anything below it.
+ * zoomed node and its ancestors take the whole width.
+ *
+ * A frame whose share is under half a column is narrow. Narrow siblings
+ * side by side are one marker box (@more: how many frames it stands for,
+ * drawn "+N") from the rounded edge of the first to that of the last, so
+ * that many small callees show as there rather than vanish; nothing is
+ * drawn below a marker. A lone narrow frame is its own box when its rounded
+ * edges part, else left out with its callees (as is a run whose edges meet).
  */
 #ifndef STACKTOP_UI_FLAME_LAYOUT_H
 #define STACKTOP_UI_FLAME_LAYOUT_H
@@ -46,6 +52,9 @@ struct flame_link {
  * @x: first column
  * @w: columns (at least 1)
  * @ancestor: above the zoomed node (drawn dimmed, full width)
+ * @more: 0 for a frame's box; for a marker, the number of narrow sibling
+ *        frames it aggregates (@node is the first of them; nothing is
+ *        drawn below a marker)
  */
 struct flame_box {
 	uint32_t node;
@@ -53,6 +62,7 @@ struct flame_box {
 	int x;
 	int w;
 	bool ancestor;
+	uint32_t more;
 };
 
 /**

@@ -43,9 +43,18 @@ static void fv_draw_box(struct flame_view *fv, const struct flame_box *b, int y)
 {
 	struct ui *ui = fv->v.ui;
 	char buf[160], text[200];
-	const char *name = flame_name(fv, b->node, buf, sizeof(buf));
-	attr_t a = fv_attr(fv, b);
+	const char *name;
+	attr_t a;
 
+	if (b->more) {
+		/* narrow siblings, together: "+N", dimmed */
+		snprintf(text, sizeof(text), "+%u", b->more);
+		ui_put(y, b->x, b->w >= 2 ? b->w - 1 : 1, ui_attr(ui, UC_FLAME_ANCESTOR),
+		       b->w >= 2 ? text : "+");
+		return;
+	}
+	name = flame_name(fv, b->node, buf, sizeof(buf));
+	a = fv_attr(fv, b);
 	if (!b->node) {
 		char cnt[16];
 
@@ -124,8 +133,12 @@ static void fv_draw_info(struct flame_view *fv, int y)
 	uint32_t c;
 	size_t len;
 
-	for (c = fv->links[fv->sel].first; c != CALLTREE_NONE; c = fv->links[c].next)
+	/* inverted: a root's stacks end in it (all self), a caller's self is not its box's */
+	for (c = fv->links[fv->sel].first; c != CALLTREE_NONE && !fv->inverted;
+	     c = fv->links[c].next)
 		self -= fv->ct.nodes[c].count <= self ? fv->ct.nodes[c].count : self;
+	if (fv->inverted && (!fv->sel || n->depth))
+		self = 0;
 	zc = fv->zoom_node ? fv->ct.nodes[fv->zoom_node].count : fv->ct.total;
 	ui_fmt_count(ui, cnt, sizeof(cnt), count);
 	fmt_percent(pct, sizeof(pct), count, fv->ct.total);
@@ -185,8 +198,11 @@ static void fv_draw_graph(struct flame_view *fv)
 					pct, cnt, nm);
 	}
 	if (len < sizeof(title))
-		snprintf(title + len, sizeof(title) - len,
-			 "  (roots on top, callees below; width: share of %s%s)",
+		snprintf(title + len, sizeof(title) - len, "  (%s; %s%s; width: share of %s%s)",
+			 fv->inverted ? "leaves on top, callers below"
+				      : "roots on top, callees below",
+			 fv->left_heavy ? "heaviest first" : "by name",
+			 fv->hide_trace && !fv->inverted ? ", no tracing frames" : "",
 			 ui_weight_note(ui), ui->delta ? "last interval" : "cumulative");
 	move(ui->lay.coltitle_y, 0);
 	attron(ta);
@@ -266,16 +282,30 @@ static const char *fv_header(struct ui_view *v, char *shown, size_t size)
 {
 	struct flame_view *fv = fv_of(v);
 
-	snprintf(shown, size, "%zu frames", fv->ct.nnodes ? fv->ct.nnodes - 1 : 0);
-	return "flame";
+	snprintf(shown, size, "%zu frames%s%s", fv->ct.nnodes ? fv->ct.nnodes - 1 : 0,
+		 fv->left_heavy ? ", left-heavy" : "",
+		 fv->hide_trace && !fv->inverted ? ", no tracing" : "");
+	return fv->inverted ? "flame inverted" : "flame";
 }
 
 static void fv_open(struct ui_view *v, struct ui_view *from)
 {
-	fv_of(v)->back = from;
+	struct flame_view *fv = fv_of(v);
+	bool inv = from && from->ops->leaf_first && from->ops->leaf_first(from);
+
+	fv->back = from;
+	if (inv != fv->inverted) {
+		/* from the callee tree: inverted; from another view: the callers' graph */
+		fv->inverted = inv;
+		fv->nzoom = 0;
+		fv->sel_key = 0;
+		fv->down_key = 0;
+		fv->top = 0;
+	}
 	ui_status(
 		v->ui, false,
-		"flame graph: arrows move, Enter zooms, Backspace zooms out, / highlights, v: back");
+		"flame graph%s: arrows move, Enter zooms, Backspace zooms out, / highlights, L i H, v: back",
+		inv ? " (inverted)" : "");
 }
 
 /* another view takes the screen: the nodes go, the zoom and selection (keys) stay */
@@ -299,6 +329,10 @@ static int fv_action(struct ui_view *v, enum ui_action act)
 	switch (act) {
 	case ACT_ZOOM_OUT:
 		return flame_zoom_out(fv) | R_NAV;
+	case ACT_FLAME_ORDER:
+	case ACT_FLAME_INVERT:
+	case ACT_FLAME_TRACING:
+		return flame_set_mode(fv, act);
 	case ACT_FLAME:
 		/* v again: back to the view it came from */
 		return ui_view_open(v->ui, fv->back ? fv->back : v->ui->views[0], false);

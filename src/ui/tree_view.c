@@ -648,6 +648,12 @@ static void tv_search_restore(struct ui_view *v)
 	tv_restore(tv_of(v));
 }
 
+/* the callee tree: v opens the inverted flame graph */
+static bool tv_leaf_first(struct ui_view *v)
+{
+	return tv_of(v)->callee;
+}
+
 const struct ui_view_ops tree_view_ops = {
 	.name = "tree",
 	.opens = ACT_TREE,
@@ -658,6 +664,7 @@ const struct ui_view_ops tree_view_ops = {
 	.rank = tv_refresh,
 	.forget = tv_forget,
 	.draw = tv_draw,
+	.leaf_first = tv_leaf_first,
 	.header = tv_header,
 	.action = tv_action,
 	.click = tv_click,

@@ -173,6 +173,8 @@ enum {
  * @nav: the user moved through it (a key or the mouse: R_NAV)
  * @stack: the stack the selection stands for, NULL when none (F edits
  *	that stack's main event's kernel filter)
+ * @leaf_first: whether it shows the stacks merged by their leaf (the callee
+ *	tree): the flame graph it opens is then the inverted one
  *
  * Every hook but @create, @destroy, @draw, @header and @action may be NULL.
  */
@@ -197,6 +199,7 @@ struct ui_view_ops {
 	void (*leave)(struct ui_view *v);
 	void (*nav)(struct ui_view *v);
 	struct stack *(*stack)(struct ui_view *v);
+	bool (*leaf_first)(struct ui_view *v);
 };
 
 /**

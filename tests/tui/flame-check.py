@@ -10,7 +10,8 @@
         siblings in the order of their names, each box's edges the counts
         left of it and at its end scaled to WIDTH columns and rounded, so
         its width is within one column of its share; its name at its
-        first column (cut with '~').
+        first column (cut with '~'). Narrow siblings (each under half a
+        column) side by side are one "+N" marker, nothing below it.
 
     flame-check.py share FOLDED TERM [FRAME]
         Prints the share in % (one decimal, as the screen prints it) of
@@ -105,15 +106,33 @@ def boxes(lines, level, zoom, width):
 
     def walk(prefix, off):
         kids = sorted(k for k in tree if len(k) == len(prefix) + 1 and k[:len(prefix)] == prefix)
+        # the boxes of this parent's children, as flame_layout.c makes them:
+        # (frame or None for a marker, name, first count, end count)
+        made, run = [], []
+
+        def flush():
+            if len(run) == 1:
+                made.append((run[0][0], run[0][0][-1], run[0][1], run[0][2]))
+            elif run:
+                made.append((None, "+%d" % len(run), run[0][1], run[-1][2]))
+            del run[:]
         for k in kids:
             c = tree[k]
-            if len(k) == level:
-                x0, x1 = edge(off, total, width), edge(off + c, total, width)
-                if x1 > x0:
-                    out.append((k[-1], x0, x1 - x0))
+            if 2 * c * width < total:  # under half a column: narrow
+                run.append((k, off, off + c))
             else:
-                walk(k, off)
+                flush()
+                made.append((k, k[-1], off, off + c))
             off += c
+        flush()
+        for k, name, a, b in made:
+            x0, x1 = edge(a, total, width), edge(b, total, width)
+            if x1 <= x0:
+                continue  # rounded away: neither it nor its callees
+            if len(prefix) + 1 == level:
+                out.append((name, x0, x1 - x0))
+            elif k is not None:
+                walk(k, a)
     walk(tuple(zoom), 0)
     return out, total
 
