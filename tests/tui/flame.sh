@@ -73,7 +73,7 @@ N=$(tui_stable | sed -n 's/.* events \([0-9][0-9]*\)  cpu.*/\1/p' | head -n 1)
 
 say "v: the flame graph, every box as wide as its share"
 tui_keys v
-tui_wait 'FLAME GRAPH  \(roots on top, callees below; width: share of cumulative\)' 5
+tui_wait 'FLAME GRAPH  \(roots on top, callees below; by name; width: share of cumulative\)' 5
 tui_wait 'view flame' 3
 tui_wait "^all \\($N hits\\)" 5
 save_folded

@@ -29,9 +29,9 @@
 /* ---- layout -------------------------------------------------------------- */
 
 static const struct col_spec specs[] = {
-	{ .min = 4, .want = 5, .prio = 5 },		  /* 0 rank */
-	{ .min = 6, .want = 6, .prio = 0 },		  /* 1 delta */
-	{ .min = 6, .want = 6, .prio = 8 },		  /* 2 rate */
+	{ .min = 4, .want = 5, .prio = 5 },		    /* 0 rank */
+	{ .min = 6, .want = 6, .prio = 0 },		    /* 1 delta */
+	{ .min = 6, .want = 6, .prio = 8 },		    /* 2 rate */
 	{ .min = 10, .want = 18, .prio = 6, .flex = true }, /* 3 event */
 	{ .min = 20, .want = 40, .prio = 0, .flex = true }, /* 4 function */
 };
@@ -823,7 +823,8 @@ static void test_flame_layout(void **state)
 			for (j = 0; p != CALLTREE_NONE && j < n; j++)
 				if (boxes[j].node == p)
 					assert_true(boxes[i].x >= boxes[j].x &&
-						    boxes[i].x + boxes[i].w <= boxes[j].x + boxes[j].w);
+						    boxes[i].x + boxes[i].w <=
+							    boxes[j].x + boxes[j].w);
 		}
 	}
 	/* at 2000 columns C has its one column */
@@ -849,6 +850,76 @@ static void test_flame_layout(void **state)
 	assert_int_equal(n, 5);
 	/* no room: as many as fit */
 	assert_int_equal(flame_layout(&ct, links, 0, 80, boxes, 2), 2);
+	calltree_free(&ct);
+	stack_table_free(t);
+}
+
+/*
+ * Narrow siblings side by side (each under half a column) are one "+N"
+ * marker from the first one's edge to the last one's, nothing below it; a
+ * wide sibling between two runs parts them
+ */
+static void test_flame_layout_markers(void **state)
+{
+	struct stack_table *t = stack_table_new();
+	struct rank_opts ro = { .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
+	struct calltree_ops ops = { .sym = test_sym_id };
+	struct rank_row rows[64];
+	struct flame_link links[128];
+	struct flame_box boxes[128];
+	const struct flame_box *m1 = NULL, *m2 = NULL, *big = NULL;
+	struct calltree ct;
+	size_t n, nr, i;
+	uint64_t s[3];
+
+	(void)state;
+	assert_non_null(t);
+	/* R=0x100 > 0x200 (a caller of each) > leaf: 20 of 1 (0x300..), B 960 (0x400), 20 of 1
+	 * (0x500..) */
+	s[1] = 0x200;
+	s[2] = 0x100;
+	for (i = 0; i < 20; i++) {
+		s[0] = 0x300 + i;
+		stack_table_hit(t, stack_table_intern(t, s, 3), 0, 0, 1, 1);
+		s[0] = 0x500 + i;
+		stack_table_hit(t, stack_table_intern(t, s, 3), 0, 0, 1, 1);
+	}
+	s[0] = 0x400;
+	stack_table_hit(t, stack_table_intern(t, s, 3), 0, 0, 1, 960);
+	nr = stack_table_rank(t, &ro, rows, 64, NULL);
+	assert_int_equal(nr, 41);
+	calltree_init(&ct);
+	assert_int_equal(calltree_build(&ct, rows, nr, false, false, &ops), 0);
+	assert_int_equal(flame_order(&ct, links, by_sym, &ct), 0);
+	/* 80 columns of 1000: each small one 0.08 of a column, 20 of them 1.6 */
+	n = flame_layout(&ct, links, 0, 80, boxes, 128);
+	for (i = 0; i < n; i++) {
+		if (boxes[i].level != 3)
+			continue;
+		if (boxes[i].more && !m1)
+			m1 = &boxes[i];
+		else if (boxes[i].more)
+			m2 = &boxes[i];
+		else
+			big = &boxes[i];
+	}
+	assert_non_null(m1);
+	assert_non_null(m2);
+	assert_non_null(big);
+	assert_int_equal(m1->more, 20);
+	assert_int_equal(m1->x, 0);
+	assert_int_equal(m1->w, 2);
+	assert_int_equal(big->x, 2);
+	assert_int_equal(big->w, 76);
+	assert_int_equal(m2->more, 20);
+	assert_int_equal(m2->x, 78);
+	assert_int_equal(m2->w, 2);
+	/* no level below: the markers have nothing under them, B is a leaf */
+	assert_int_equal(boxes[n - 1].level, 3);
+	/* at 800 columns each has its 0.8 of a column: boxes of their own, no marker */
+	n = flame_layout(&ct, links, 0, 800, boxes, 128);
+	for (i = 0; i < n; i++)
+		assert_int_equal(boxes[i].more, 0);
 	calltree_free(&ct);
 	stack_table_free(t);
 }
@@ -902,8 +973,8 @@ static void test_calltree_mark_skip(void **state)
 	assert_int_equal(b.nodes[n].flags, CALLTREE_F_SKIPPED);
 	assert_int_equal(b.nodes[n].count, 7);
 	assert_true(calltree_path_has(&b, n, st1, &mark));
-	assert_false(calltree_path_has(&b, node_of(&b, (uint64_t[]){ 0x10, 0x31, 0x1 }, 3), st1,
-				       &mark));
+	assert_false(
+		calltree_path_has(&b, node_of(&b, (uint64_t[]){ 0x10, 0x31, 0x1 }, 3), st1, &mark));
 	calltree_free(&a);
 	calltree_free(&b);
 	stack_table_free(t);
@@ -930,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_symcache_textmatch),
 		cmocka_unit_test(test_uifmt_spark),
 		cmocka_unit_test(test_flame_layout),
+		cmocka_unit_test(test_flame_layout_markers),
 		cmocka_unit_test(test_calltree_mark_skip),
 	};
 
