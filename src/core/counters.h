@@ -96,7 +96,7 @@
 	X(exact_events, U64, D, SRC, J(ROOT, "exact_events"), OPT,                             \
 	  TX(NOTE, 5, "exact: %s events counted by perf (+%s); a stack's hits are "            \
 		      "estimates: each sample stands for the hits since the one before"),       \
-	  SC(EVENTS, 2, "exact", NZ_DELTA), NONE,                                              \
+	  SC(EVENTS, 2, "exact", NZ_DELTA), NOTE,                                              \
 	  "--sample: every hit of the sampled events, counted by perf")                        \
 	X(samples, U64, ND, SRC, J(ROOT, "samples"), OPT, NONE, NONE, NONE,                    \
 	  "--sample: samples counted; hits / samples is the weight a sample stands for")     \
@@ -106,7 +106,7 @@
 	  "--overhead: what they cost at the N in force, estimated (the same unit)")           \
 	X(stack_cost_ns, U32, ND, SRC, J(ROOT, "stack_cost_ns"), NO, NONE, NONE, NONE,         \
 	  "--overhead: what a stack costs the task, calibrated and scaled by depth")           \
-	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NONE,         \
+	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NOTE,         \
 	  "--sample: one hit in this many gets its stack (0: every hit)")                      \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \
 	  TX(DAMAGED, 2, "%s stack records with no event before them (not counted)"), NONE,   \

@@ -70,6 +70,11 @@ print("%d of 3 true counts inside the stated 95%% intervals" % covered)
 PY
 "$STACKTOP" --sample 100 -e syscalls:sys_enter_getpid -b -n 1 --expand 1 -- "$GETPID_LOOP" 100000 fixed \
 	> "$WORK/s.txt" 2> "$WORK/err" || { cat "$WORK/err"; fail "stacktop --sample (text) failed"; }
+# the exports say it too: speedscope's name and pprof's comments carry the period
+"$STACKTOP" --sample 100 -e syscalls:sys_enter_getpid -b -o "$WORK/s.speedscope.json" -- \
+	"$GETPID_LOOP" 100000 fixed > /dev/null 2> "$WORK/err" || { cat "$WORK/err"; fail "--sample -o speedscope failed"; }
+python3 -c 'import json, sys; n = json.load(open(sys.argv[1]))["name"]; assert "sample_period 100" in n and "exact_events 100000" in n, n' \
+	"$WORK/s.speedscope.json" || fail "the speedscope export does not say the stacks are sampled"
 grep -Eq '^#1  hits [0-9]+ ±[0-9]+  total [0-9]+ ±[0-9]+  ' "$WORK/s.txt" ||
 	fail "the text report's expanded stack has no interval: $(grep "^#1" "$WORK/s.txt")"
 # --overhead 5: N chosen so that the stacks cost about 5% of the CPUs: a
