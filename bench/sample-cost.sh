@@ -8,7 +8,8 @@
 # The event is traced system-wide by: nothing, stacktop with a stack for
 # every event, stacktop --sample 10/100/1000, --overhead 5, bpftrace
 # counting kstack, perf record -g, perf record --no-period -c 100 -g, perf
-# stat (counting only: the limit for exact counts). Prints each round, then
+# stat (counting only: the limit for exact counts); COLLECTORS='none ...'
+# picks some (none first). Prints each round, then
 # per collector the median share of the baseline the workload kept and the
 # collector's own CPU. Root.
 set -u
@@ -68,7 +69,7 @@ run() { # name, command...
 	echo "$bps $(echo "$c0 $c1 $t0 $t1" | awk '{ printf "%.1f", 100 * ($2 - $1) / ($4 - $3) }')"
 }
 
-COLLECTORS="none every sample10 sample100 sample1000 overhead5 bpftrace perfrecord perfc100 perfstat"
+COLLECTORS=${COLLECTORS:-"none every sample10 sample100 sample1000 overhead5 bpftrace perfrecord perfc100 perfstat"}
 E=raw_syscalls:sys_enter
 BE=raw_syscalls:sys_enter
 if [ "$WORKLOAD" = pingpong ]; then

@@ -108,6 +108,9 @@
 	  "--overhead: what a stack costs the task, calibrated and scaled by depth")           \
 	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO, NONE, NONE, NOTE,         \
 	  "--sample: one hit in this many gets its stack (0: every hit)")                      \
+	X(sample_deff, U32, ND, SRC, J(ROOT, "sample_deff_milli"), NO, NONE, NONE, NONE,       \
+	  "--sample: the design effect of the samples' batches, 1/1000 (each row's interval "  \
+	  "is widened by its square root)")                                                    \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ,                             \
 	  TX(DAMAGED, 2, "%s stack records with no event before them (not counted)"), NONE,   \
 	  NONE, "stack records with no event before them")                                     \

@@ -136,15 +136,6 @@ static struct pevent *pevent_of(struct perfsamp *p, uint64_t id)
 	return NULL;
 }
 
-/* a period drawn uniformly from [mean / 2, 3 * mean / 2] (xorshift64) */
-static uint64_t random_period(struct perfsamp *p, unsigned int mean)
-{
-	p->rnd ^= p->rnd << 13;
-	p->rnd ^= p->rnd >> 7;
-	p->rnd ^= p->rnd << 17;
-	return mean / 2 + p->rnd % (mean + 1);
-}
-
 /* a bounds-checked reader over one record */
 struct rd {
 	const uint8_t *b;
@@ -166,35 +157,6 @@ static uint64_t rd_u64(struct rd *r)
 	return v;
 }
 
-/*
- * --sample: the event's next sample after a new random period, set as soon
- * as a sample is read (each sample wakes the reader), so that the samples
- * keep no stride that periodic code aliases with. The kernel samples the
- * first hit after a period is set (PERF_EVENT_IOC_PERIOD clears what was
- * left of the old one): that sample is no random one (system-wide it is
- * most often the reader's own next switch) and is dropped; the one after
- * it, a random period later, sets the next. Each sample kept is weighed by
- * the hits since the one kept before (PERF_SAMPLE_READ), so the weights add
- * up to the exact count.
- *
- * Return: true to keep the sample, false for the one the change caused.
- */
-static bool next_period(struct perfsamp *p, struct pevent *ev)
-{
-	uint64_t period;
-
-	if (!p->random_mean)
-		return true;
-	if (ev->immediate) {
-		ev->immediate = false;
-		return false;
-	}
-	period = random_period(p, p->random_mean);
-	if (ioctl(ev->fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
-		ev->immediate = true;
-	return true;
-}
-
 static void parse_sample(struct perfsamp *p, struct rd *r)
 {
 	struct pevent *ev;
@@ -214,7 +176,7 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	if (p->sample_type & PERF_SAMPLE_READ) {
 		uint64_t count = rd_u64(r); /* READ: the event's count now */
 
-		if (ev && !next_period(p, ev)) {
+		if (ev && !perfsamp_batch_keep(&p->batch, &ev->b, s.time)) {
 			p->st.period_samples++;
 			return; /* its hits go to the next sample kept */
 		}
@@ -222,7 +184,7 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 		if (ev && ev->task > 0 && s.tid != (uint32_t)ev->task)
 			p->mean_weights = true;
 		if (ev && p->mean_weights) {
-			s.weight = p->random_mean ? p->random_mean : 1;
+			s.weight = p->batch.mean ? p->batch.mean : 1;
 		} else if (ev) {
 			/* the hits this sample stands for: every one since the last kept */
 			s.weight = count - ev->last_count;
@@ -236,6 +198,8 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 		} else {
 			s.chain = (const uint64_t *)(const void *)(r->b + r->pos);
 			r->pos += s.nchain * 8;
+			if (ev)
+				perfsamp_batch_note(&p->batch, &ev->b, s.chain, s.nchain);
 		}
 	}
 	if (!(p->sample_type & PERF_SAMPLE_REGS_USER))
@@ -537,6 +501,16 @@ static void ring_grow(struct perfsamp *p, struct pcpu *pc)
 	p->st.grown++;
 }
 
+/* --sample: each event sampled since its period was set gets a new one */
+static void batches_next(struct perfsamp *p)
+{
+	int i;
+
+	for (i = 0; i < p->nevs; i++)
+		if (p->evs[i].b.redraw)
+			perfsamp_batch_next(&p->batch, &p->evs[i].b, p->evs[i].fd);
+}
+
 int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more)
 {
 	unsigned int n = 0;
@@ -572,6 +546,8 @@ int perfsamp_drain(struct perfsamp *p, unsigned int budget, bool *more)
 	}
 	if (!n)
 		mark_hung_up(p);
+	else if (done)
+		batches_next(p); /* a batch ends where a drain read every ring */
 	return (int)n;
 }
 
@@ -604,14 +580,11 @@ void perfsamp_randomize_period(struct perfsamp *p, unsigned int mean)
 {
 	int i;
 
-	if (mean < 2)
+	if (mean < 2 || mean == p->batch.mean)
 		return;
-	p->random_mean = mean;
-	for (i = 0; i < p->nevs; i++) {
-		uint64_t period = random_period(p, mean);
-
-		p->evs[i].immediate = ioctl(p->evs[i].fd, PERF_EVENT_IOC_PERIOD, &period) == 0;
-	}
+	p->batch.mean = mean;
+	for (i = 0; i < p->nevs; i++)
+		perfsamp_batch_next(&p->batch, &p->evs[i].b, p->evs[i].fd);
 }
 
 void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)
@@ -619,6 +592,7 @@ void perfsamp_stats(const struct perfsamp *p, struct perfsamp_stats *st)
 	int i;
 
 	*st = p->st;
+	st->batch = p->batch.st;
 	st->ring_bytes = rings_bytes(p);
 	st->rings = (uint64_t)p->ncpus;
 	for (i = 0; i < p->ncpus; i++)

@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernel/perfsamp_batch.h"
+
 struct pollfd;
 
 /**
@@ -188,6 +190,8 @@ struct perfsamp_cb {
  *	samples not taken for a while, perf_event_max_sample_rate)
  * @period_samples: --sample: samples the change of period caused (the
  *	kernel samples the next hit), dropped: their hits go to the next one
+ * @batch: --sample: how alike the samples of a batch were (its design
+ *	effect: perfsamp_batch_design_effect())
  */
 struct perfsamp_stats {
 	uint64_t samples;
@@ -203,6 +207,7 @@ struct perfsamp_stats {
 	uint64_t lost_unknown;
 	uint64_t throttled;
 	uint64_t period_samples;
+	struct perfsamp_batch_stats batch;
 };
 
 struct perfsamp;
@@ -265,7 +270,9 @@ void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n);
  * perfsamp_randomize_period() - each event's next sample after a period
  *	drawn uniformly from [@mean / 2, 3 * @mean / 2] (its mean @mean), so
  *	that the samples do not lock onto periodic code (three call sites in
- *	a fixed order, sampled with a fixed period, alias)
+ *	a fixed order, sampled with a fixed period, alias); from then on a new
+ *	one after each drain that read samples of the event (perfsamp_batch.c).
+ *	Nothing when @mean is the one in force.
  * @p: the sampler
  * @mean: the mean period (at least 2)
  */

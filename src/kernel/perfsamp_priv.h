@@ -55,7 +55,8 @@ struct pevent {
 	int pc;		     /* its CPU's index in cpus[] */
 	uint64_t last_count; /* --sample: the event's count at its last sample */
 	int task;	     /* the thread it was opened on, -1: every task of its CPU */
-	bool immediate;	     /* a new period was set: the next sample comes at once */
+
+	struct perfsamp_batch_ev b; /* --sample: its period's batch */
 };
 
 struct perfsamp {
@@ -76,15 +77,14 @@ struct perfsamp {
 	unsigned int max_pages; /* grow up to this (0: never) */
 	uint64_t max_total;
 	unsigned int period;
-	uint64_t sample_type;	  /* SAMPLE_TYPE, or CLOCK_SAMPLE_TYPE (on-CPU) */
-	unsigned int clock_hz;	  /* on-CPU: the cpu-clock's frequency (0: tracepoints) */
-	bool user_chain;	  /* on-CPU: the user part of the chains too */
-	unsigned int max_stack;	  /* on-CPU: frames per chain */
-	bool chains;		  /* tracepoints sampled with their call chains (--sample) */
-	uint64_t rnd;		  /* perfsamp_randomize_period()'s state */
-	unsigned int random_mean; /* a new random period after each sample (0: fixed) */
-	int rot;		  /* the CPU a drain starts at: where the last one was cut */
-	uint64_t full_room;	  /* a ring with less room than this was full: samples lost */
+	uint64_t sample_type;	     /* SAMPLE_TYPE, or CLOCK_SAMPLE_TYPE (on-CPU) */
+	unsigned int clock_hz;	     /* on-CPU: the cpu-clock's frequency (0: tracepoints) */
+	bool user_chain;	     /* on-CPU: the user part of the chains too */
+	unsigned int max_stack;	     /* on-CPU: frames per chain */
+	bool chains;		     /* tracepoints sampled with their call chains (--sample) */
+	struct perfsamp_batch batch; /* --sample: the random periods (mean 0: fixed) */
+	int rot;		     /* the CPU a drain starts at: where the last one was cut */
+	uint64_t full_room;	     /* a ring with less room than this was full: samples lost */
 	uint8_t bounce[65536];
 	struct perfsamp_stats st;
 };

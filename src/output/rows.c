@@ -140,5 +140,8 @@ uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st)
 		return 0;
 	w = st->samples && st->events ? (double)st->events / (double)st->samples
 				      : (double)st->sample_period;
+	/* a batch's samples keep one stride: the variance widened by their design effect */
+	if (st->sample_deff > 1000)
+		w *= st->sample_deff / 1000.0;
 	return (uint64_t)ceil(1.96 * sqrt((double)hits * 1.5 * w));
 }

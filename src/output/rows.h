@@ -103,12 +103,15 @@ struct session_stats;
  * the hits while the reader set the next)
  * @hits: the estimate (the weights of a row's samples added up)
  * @st: the session's counters: @sample_period (0 or 1: every hit has its
- *      stack, the count is exact), @events and @samples (the mean weight)
+ *      stack, the count is exact), @events and @samples (the mean weight),
+ *      @sample_deff
  *
  * A row's samples are a thinning of its hits, about Poisson, each weighing
  * w: the estimate's variance is hits * E[w^2] / E[w], taken as hits * 1.5 *
  * the mean weight (a coefficient of variation of the weights up to 0.7:
- * the uniform period alone gives 1 + 1/12); the interval is 1.96 standard
+ * the uniform period alone gives 1 + 1/12), times the design effect of the
+ * samples' batches (@sample_deff: the samples of one batch keep one
+ * stride, kernel/perfsamp_batch.c); the interval is 1.96 standard
  * deviations (doc/performance.md, "Sampled stacks").
  *
  * Return: the half width, rounded up; 0 when the count is exact.

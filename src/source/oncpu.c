@@ -283,7 +283,7 @@ static void overhead_adapt(struct oncpu *o)
 	v->cost_ns = v->cal.stack_ns;
 	if (v->cal.depth && depth > v->cal.depth)
 		v->cost_ns *= depth / v->cal.depth;
-	/* and what reading it costs stacktop (a wakeup a sample: the period's draw) */
+	/* and what reading it costs stacktop (its share of a batch: a wakeup, a new period) */
 	cpu = self_cpu_ns();
 	if (o->kept > v->last_kept + 16)
 		v->reader_ns = (double)(cpu - v->last_cpu_ns) / (double)(o->kept - v->last_kept);
@@ -391,10 +391,8 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 		left += (b->pages - b->used) * 8;
 	if (o->s->tr.opts->overhead_milli)
 		overhead_adapt(o);
+	/* each event sampled gets a new period at the end (perfsamp_batch.c) */
 	r = perfsamp_drain(o->ps, left, &more);
-	/* a new period for each event's next sample: no lock-step with periodic code */
-	if (o->per_sample > 1 && r > 0)
-		perfsamp_randomize_period(o->ps, (unsigned int)o->per_sample);
 	if (r > 0)
 		b->used += (unsigned int)r / 8;
 	if (more)
@@ -421,6 +419,7 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 			st->exact_events += c[k];
 		st->sample_period = (unsigned int)o->per_sample;
 		st->samples = o->kept;
+		st->sample_deff = (uint32_t)(perfsamp_batch_design_effect(&ps.batch) * 1000 + 0.5);
 		st->overhead_target = o->s->tr.opts->overhead_milli;
 		st->overhead_est = (uint32_t)(o->ovh.est_pct * 1000 + 0.5);
 		st->stack_cost_ns = (uint32_t)(o->ovh.cost_ns + 0.5);

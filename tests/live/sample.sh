@@ -35,14 +35,16 @@ for s in d["stacks"]:
         if name.startswith("site_"):
             site[name[:6]] = site.get(name[:6], 0) + s["total"]
             break
-# the samples kept: one a period plus the hits the reader took to set the
-# next (at most another period, conservatively); their weights vary, which
-# widens the spread of a share (a design effect of 1.5 in variance)
-n = total / 200.0
+# a share's spread: the samples kept, their weights varying (1.5 in
+# variance), and the batches' design effect the run measured (the samples
+# of a batch keep one stride: on this fixed order it is about 3)
+n = d["samples"]
+deff = d.get("sample_deff_milli", 0) / 1000.0
+assert 1 <= deff <= 16, "design effect %s" % deff
 for k, p in (("site_a", 0.5), ("site_b", 0.3), ("site_c", 0.2)):
     share = site.get(k, 0) / total
-    sd = math.sqrt(1.5 * p * (1 - p) / n)
-    print("%s %.3f (want %.1f, sd %.4f)" % (k, share, p, sd))
+    sd = math.sqrt(1.5 * deff * p * (1 - p) / n)
+    print("%s %.3f (want %.1f, sd %.4f, design effect %.2f)" % (k, share, p, sd, deff))
     assert abs(share - p) <= 4 * sd, "%s: %.3f, want %.2f: aliasing?" % (k, share, p)
 # the stated error: every row an estimate with its 95% half width; a site's
 # is the rows' added in quadrature. Each site's true count (5:3:2 of the
