@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/format.h"
 #include "core/rank.h"
 #include "output/formats.h"
+#include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
 #include "sym/frame.h"
@@ -113,16 +115,19 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 	struct ksym *ks = session_ksym(s);
 	struct rank_summary sum;
 	struct rank_row *rows;
+	bool sampled = st->sample_period > 1;
 	size_t n, i;
 	int r;
 
 	r = export_rows(s, &o->rank, o->top > 0 ? (size_t)o->top : SIZE_MAX, &rows, &n, &sum);
 	if (r < 0)
 		return r;
+	/* --sample: each count an estimate, its 95% half width beside it */
 	fprintf(f,
-		"refresh,rank,key,%s,%s_total,percent,%s_per_sec,event,comm,pid,pids,depth,stack\n",
+		"refresh,rank,key,%s,%s_total,percent,%s_per_sec,%sevent,comm,pid,pids,depth,stack\n",
 		o->rank.weight ? "weight" : "hits", o->rank.weight ? "weight" : "hits",
-		o->rank.weight ? "weight" : "hits");
+		o->rank.weight ? "weight" : "hits",
+		sampled ? "hits_total_ci95,sample_period," : "");
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		uint64_t v = o->delta ? rows[i].delta : rows[i].total;
@@ -132,6 +137,9 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 			iteration > 0 ? iteration : 1, i + 1, export_stack_key(ks, sk),
 			rows[i].delta, rows[i].total, all ? 100.0 * (double)v / (double)all : 0.0,
 			(double)rows[i].delta / dt);
+		if (sampled)
+			fprintf(f, "%" PRIu64 ",%u,", export_sample_ci95(rows[i].total, st),
+				st->sample_period);
 		csv_who(f, s, o, sk);
 		fprintf(f, "%u,", sk->depth);
 		csv_stack(f, ks, sk);
@@ -140,4 +148,23 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 	free(rows);
 	r = export_flush(f);
 	return r < 0 ? r : (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+int export_csv_note(char *buf, size_t size, struct session *s, const struct report_opts *o)
+{
+	struct export_losses l;
+	char text[320];
+	struct fmt_out out;
+
+	fmt_out_init(&out, buf, size);
+	export_losses_get(s, o->delta, &l);
+	if (export_losses_any(&l)) {
+		export_losses_text(text, sizeof(text), &l);
+		fmt_out_str(&out, text);
+	}
+	if (export_sample_text(text, sizeof(text), session_stats(s)) > 0) {
+		fmt_out_str(&out, out.len ? "\n" : "");
+		fmt_out_str(&out, text);
+	}
+	return fmt_out_ret(&out);
 }

@@ -115,6 +115,7 @@ static const struct export_fmt formats[EXPORT_FORMAT_MAX] = {
 		.flags = EXPORT_F_ALL_ROWS,
 		.between = "\n",
 		.write = export_csv,
+		.note = export_csv_note,
 	},
 };
 

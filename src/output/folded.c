@@ -272,6 +272,10 @@ int export_folded_note(char *buf, size_t size, struct session *s, const struct r
 		if (!o->lost_stack)
 			fmt_out_str(&out, " (--folded-lost adds them as the stack [lost_events])");
 	}
+	if (export_sample_text(text, sizeof(text), st) > 0) {
+		fmt_out_str(&out, out.len ? "\n" : "");
+		fmt_out_str(&out, text);
+	}
 	/* dwarf: the events without a user stack are in it under a frame that says why */
 	if (st->user == SESSION_USER_DWARF) {
 		export_user_text(text, sizeof(text), st);

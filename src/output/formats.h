@@ -91,7 +91,8 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
  * export_csv() - the ranked rows as comma-separated values: a header line,
  * then one row per matching stack (every one, or @o->top), best first:
  * refresh, rank, key, hits (or weight) of the interval and since start,
- * percent of the view's count, rate, the event, command and pid that hit it
+ * percent of the view's count, rate (with --sample: the total's 95% half
+ * width and the mean period), the event, command and pid that hit it
  * most, the pids that hit it, its depth and its frames leaf first joined
  * by ';'. Strings sanitized, quoted as RFC 4180 says, a leading =, +, - or
  * @ defused with a '
@@ -103,6 +104,20 @@ int export_json(FILE *f, struct session *s, const struct report_opts *o, int ite
  * Return: the rows written, or -errno (write error).
  */
 int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iteration);
+
+/**
+ * export_csv_note() - what the rows cannot say: the ring buffer's losses
+ *	over the view's period and --sample's estimates (the rows carry each
+ *	one's hits_total_ci95 and the sample_period); a line each, for the
+ *	batch loop's standard error (struct export_fmt's @note)
+ * @buf: output
+ * @size: its size
+ * @s: session
+ * @o: view (@o->delta)
+ *
+ * Return: the wanted length (snprintf semantics), 0: nothing to say.
+ */
+int export_csv_note(char *buf, size_t size, struct session *s, const struct report_opts *o);
 
 /**
  * export_csv_field() - one CSV field: @s sanitized (fmt_sanitize()), quoted

@@ -177,6 +177,12 @@ static void html_meta(FILE *f, struct session *s, const struct report_opts *o,
 	else
 		fputs("null", f);
 	html_losses(f, s, o);
+	/* --sample: the counts are estimates, the notes say so */
+	fputs(",\"sampled\":", f);
+	if (export_sample_text(buf, sizeof(buf), st) > 0)
+		html_str(f, buf);
+	else
+		fputs("null", f);
 	html_filters(buf, sizeof(buf), s, o);
 	fputs(",\"filters\":", f);
 	if (buf[0])

@@ -145,3 +145,15 @@ uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st)
 		w *= st->sample_deff / 1000.0;
 	return (uint64_t)ceil(1.96 * sqrt((double)hits * 1.5 * w));
 }
+
+int export_sample_text(char *buf, size_t size, const struct session_stats *st)
+{
+	if (st->sample_period <= 1)
+		return 0;
+	return snprintf(buf, size,
+			"stacks sampled: about 1 in %u hits has its stack (perf, the period "
+			"randomized); each count is an estimate with a 95%% interval (JSON "
+			"total_ci95, CSV hits_total_ci95), the %llu hits of the events counted "
+			"exactly",
+			st->sample_period, (unsigned long long)st->exact_events);
+}

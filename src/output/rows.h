@@ -119,6 +119,17 @@ struct session_stats;
 uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st);
 
 /**
+ * export_sample_text() - what a format that has no place for it says of
+ *	--sample's counts: one line, for the batch loop's standard error
+ * @buf: output
+ * @size: its size
+ * @st: the session's counters (@sample_period, @exact_events)
+ *
+ * Return: the wanted length (snprintf semantics), 0 when every hit has its stack.
+ */
+int export_sample_text(char *buf, size_t size, const struct session_stats *st);
+
+/**
  * export_top_origin() - the origin (see session_origin()) with most hits
  * of @sk among the breakdown records passing @o
  * @s: session

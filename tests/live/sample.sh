@@ -77,6 +77,29 @@ PY
 	"$GETPID_LOOP" 100000 fixed > /dev/null 2> "$WORK/err" || { cat "$WORK/err"; fail "--sample -o speedscope failed"; }
 python3 -c 'import json, sys; n = json.load(open(sys.argv[1]))["name"]; assert "sample_period 100" in n and "exact_events 100000" in n, n' \
 	"$WORK/s.speedscope.json" || fail "the speedscope export does not say the stacks are sampled"
+# folded and csv have no place for it in their lines: the batch's standard
+# error says it; csv's rows carry each count's 95% half width and the period
+for fmt in folded csv; do
+	"$STACKTOP" --sample 100 -e syscalls:sys_enter_getpid -b -o "$WORK/s.$fmt" -- \
+		"$GETPID_LOOP" 100000 fixed > /dev/null 2> "$WORK/err" ||
+		{ cat "$WORK/err"; fail "--sample -o $fmt failed"; }
+	grep -q "$fmt refresh 1: stacks sampled: about 1 in 100 hits has its stack" "$WORK/err" ||
+		fail "-o x.$fmt does not say the stacks are sampled: $(cat "$WORK/err")"
+done
+# the flame page's notes
+"$STACKTOP" --sample 100 -e syscalls:sys_enter_getpid -b -o "$WORK/s.html" -- \
+	"$GETPID_LOOP" 100000 fixed > /dev/null 2> "$WORK/err" || { cat "$WORK/err"; fail "--sample -o html failed"; }
+grep -q '"sampled":"stacks sampled: about 1 in 100 hits has its stack' "$WORK/s.html" ||
+	fail "the flame page does not say the stacks are sampled"
+python3 - "$WORK/s.csv" << 'PY' || fail "csv: no interval or period column"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows, "no rows"
+for r in rows:
+    assert r["sample_period"] == "100", r
+    assert int(r["hits_total_ci95"]) > 0 or int(r["hits_total"]) == 0, r
+print("csv: %d rows, the first %s +- %s" % (len(rows), rows[0]["hits_total"], rows[0]["hits_total_ci95"]))
+PY
 grep -Eq '^#1  hits [0-9]+ ±[0-9]+  total [0-9]+ ±[0-9]+  ' "$WORK/s.txt" ||
 	fail "the text report's expanded stack has no interval: $(grep "^#1" "$WORK/s.txt")"
 # --overhead 5: N chosen so that the stacks cost about 5% of the CPUs: a

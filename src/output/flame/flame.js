@@ -705,6 +705,8 @@
 			notes.push(meta.losses);
 		else if (delta && meta.lost > 0)
 			notes.push(num(meta.lost) + ' events were lost since start, none in the last interval');
+		if (meta.sampled)
+			notes.push(meta.sampled);
 		if (meta.user_stacks && / without/.test(meta.user_stacks))
 			notes.push(meta.user_stacks + ' (those are the [user stack ...] boxes)');
 		if (!N || totH[0] === 0)
