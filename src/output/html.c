@@ -18,11 +18,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/format.h"
 #include "core/hmap.h"
@@ -34,6 +38,9 @@
 #include "output/losses.h"
 #include "output/rows.h"
 #include "session/session.h"
+
+/* a document of the page from this size on is written compressed (html_element()) */
+#define HTML_GZIP_MIN (256 * 1024)
 
 /*
  * A JSON string that is safe inside an HTML <script> element: sanitized,
@@ -246,14 +253,11 @@ static void html_splits(FILE *f, struct session *s, const struct flame_tree *ft)
  * profile's (the page parses them at the first filter, not at open):
  * {"splits":[node, attr, hits[, weight], ...]}
  */
-static void html_splits_element(FILE *f, const struct flame_tree *ft)
+static void html_splits_json(FILE *f, const struct flame_tree *ft)
 {
 	size_t i;
 
-	if (!ft->nsplits)
-		return;
-	fputs("</script>\n<script id=\"stacktop-splits\" type=\"application/json\">{\"splits\":[",
-	      f);
+	fputs("{\"splits\":[", f);
 	for (i = 0; i < ft->nsplits; i++) {
 		const struct flame_split *sp = &ft->splits[i];
 
@@ -262,6 +266,82 @@ static void html_splits_element(FILE *f, const struct flame_tree *ft)
 			fprintf(f, ",%" PRIu64, sp->w);
 	}
 	fputs("]}", f);
+}
+
+/* base64 of @n bytes (RFC 4648, padded) */
+static void html_base64(FILE *f, const unsigned char *b, size_t n)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char out[4096];
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)b[i] << 16;
+
+		if (i + 1 < n)
+			v |= (uint32_t)b[i + 1] << 8;
+		if (i + 2 < n)
+			v |= b[i + 2];
+		out[o++] = a[v >> 18];
+		out[o++] = a[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? a[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? a[v & 63] : '=';
+		if (o + 4 > sizeof(out)) {
+			fwrite(out, 1, o, f);
+			o = 0;
+		}
+	}
+	fwrite(out, 1, o, f);
+}
+
+/*
+ * A JSON document of the page in element @id: as it is when small, else
+ * gzip-compressed in base64 in an element @id-gzip: the HTML parser reads
+ * about a quarter of the bytes, and most of a large page's open time was
+ * its parsing (doc/performance.md). @inside: the page's element @id is open
+ * (the profile's; the page's tail closes what is open), else the element is
+ * written whole.
+ */
+static int html_element(FILE *f, const char *id, bool inside, const char *json, size_t len)
+{
+	z_stream z;
+	unsigned char *gz;
+	uLong cap;
+	int zr;
+
+	if (len < HTML_GZIP_MIN) {
+		if (!inside)
+			fprintf(f, "<script id=\"%s\" type=\"application/json\">", id);
+		fwrite(json, 1, len, f);
+		if (!inside)
+			fputs("</script>\n", f);
+		return 0;
+	}
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, (uLong)len);
+	gz = malloc(cap);
+	if (!gz) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)(uintptr_t)json;
+	z.avail_in = (uInt)len;
+	z.next_out = gz;
+	z.avail_out = (uInt)cap;
+	zr = deflate(&z, Z_FINISH);
+	if (zr == Z_STREAM_END) {
+		fprintf(f, "%s<script id=\"%s-gzip\" type=\"application/octet-stream\">",
+			inside ? "</script>\n" : "", id);
+		html_base64(f, gz, z.total_out);
+		if (!inside)
+			fputs("</script>\n", f);
+	}
+	deflateEnd(&z);
+	free(gz);
+	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
 /* a tree's frame names and nodes, as the page reads a profile ("names", "stride", "nodes") */
@@ -329,35 +409,83 @@ static int html_base(FILE *f, struct session *before, const struct report_opts *
 	return r;
 }
 
+/* close the memstream @m: 0, or -ENOMEM when a write to it failed */
+static int html_json_done(FILE *m, char **json, size_t *len)
+{
+	bool bad = ferror(m);
+
+	if (fclose(m) != 0 || bad || !*json)
+		return -ENOMEM;
+	(void)len;
+	return 0;
+}
+
 /* the page of @s; with @before, the differential page */
 static int html_page(FILE *f, struct session *s, const struct report_opts *o,
 		     struct session *before)
 {
 	struct flame_tree ft;
-	size_t stacks;
+	const char *body;
+	char *json = NULL;
+	size_t stacks, len = 0;
+	FILE *m = NULL;
 	int r;
 
 	r = flametree_build(&ft, s, o);
 	if (r < 0)
 		goto out;
 	fwrite(flame_page_head, 1, flame_page_head_len, f);
-	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", f);
-	html_meta(f, s, o, &ft.sum);
+	m = open_memstream(&json, &len);
+	if (!m) {
+		r = -errno;
+		goto out;
+	}
+	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", m);
+	html_meta(m, s, o, &ft.sum);
 	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
 	      "\"other\"],",
-	      f);
-	html_tree(f, &ft);
-	html_splits(f, s, &ft);
+	      m);
+	html_tree(m, &ft);
+	html_splits(m, s, &ft);
 	if (before) {
-		r = html_base(f, before, o, s);
+		r = html_base(m, before, o, s);
 		if (r < 0)
 			goto out;
 	}
-	fputc('}', f);
-	html_splits_element(f, &ft);
-	fwrite(flame_page_tail, 1, flame_page_tail_len, f);
+	fputc('}', m);
+	r = html_json_done(m, &json, &len);
+	m = NULL;
+	if (r == 0)
+		r = html_element(f, "stacktop-data", true, json, len);
+	if (r < 0)
+		goto out;
+	/* the splits after the script: it runs before they are parsed */
+	body = memmem(flame_page_tail, flame_page_tail_len, "</body>", 7);
+	if (!body)
+		body = flame_page_tail + flame_page_tail_len;
+	fwrite(flame_page_tail, 1, (size_t)(body - flame_page_tail), f);
+	if (ft.nsplits) {
+		free(json);
+		json = NULL;
+		m = open_memstream(&json, &len);
+		if (!m) {
+			r = -errno;
+			goto out;
+		}
+		html_splits_json(m, &ft);
+		r = html_json_done(m, &json, &len);
+		m = NULL;
+		if (r == 0)
+			r = html_element(f, "stacktop-splits", false, json, len);
+		if (r < 0)
+			goto out;
+	}
+	fwrite(body, 1, flame_page_tail_len - (size_t)(body - flame_page_tail), f);
 	r = export_flush(f);
 out:
+	if (m)
+		fclose(m);
+	free(json);
 	stacks = ft.stacks;
 	flametree_free(&ft);
 	if (r < 0)

@@ -49,6 +49,26 @@ expect_from_folded "$WORK/map.folded" '{
 	"apart": [["nvme_queue_rq", "schedule_timeout"]]}' "$WORK/map.json"
 flame_check "$WORK/map.html" "$WORK/map.json" map
 
+# a large profile (12,000 stacks of 24 frames, two events): written
+# compressed (gzip, base64: a quarter of the bytes for the HTML parser) and
+# read back by the page: the same frames, widths and pixels; a filter by
+# event reads the compressed records
+python3 "$SRCDIR/bench/snapshot-gen.py" "$WORK/big.json" 12000 24 8 > /dev/null
+"$STACKTOP" -r "$WORK/big.json" -o "$WORK/big.html" || fail "-o big.html failed"
+grep -q '<script id="stacktop-data-gzip" type="application/octet-stream">' "$WORK/big.html" ||
+	fail "a large profile is not compressed"
+grep -q '<script id="stacktop-splits-gzip" type="application/octet-stream">' "$WORK/big.html" ||
+	fail "a large profile's records are not compressed"
+"$STACKTOP" -r "$WORK/big.json" --format folded > "$WORK/big.folded" || fail "big folded failed"
+# the first event's hits of the last interval, as the view counts them (the
+# snapshot's counts are "delta")
+ev0=$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+print(sum(b["delta"] for s in d["stacks"] for b in s["by"] if b["event"] == d["events"][0]))' "$WORK/big.json")
+expect_from_folded "$WORK/big.folded" "{\"filter_event\": {\"value\": 0, \"total\": $ev0}}" "$WORK/big-e.json"
+flame_check "$WORK/big.html" "$WORK/big-e.json" big
+
 # the static image of the same view
 st -o "$WORK/map.svg" || fail "-o map.svg failed"
 head -c 5 "$WORK/map.svg" | grep -q '<?xml' || fail ".svg is not the image"

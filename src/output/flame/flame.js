@@ -9,7 +9,7 @@
 // Every string of the profile reaches the page through textContent or the
 // canvas, never as markup.
 'use strict';
-(function () {
+(async function () {
 	const KIND = ['kernel', 'module', 'user', 'tracing', 'command', 'pid', 'other'];
 	const K_TRACING = 3;
 	const KIND_TEXT = ['kernel', 'kernel module', 'user', 'tracing machinery (hidden unless "tracing frames")',
@@ -23,9 +23,34 @@
 	const ctx = canvas.getContext('2d', { alpha: false });
 	const tip = $('tip');
 
+	// A large profile comes gzip-compressed, in base64, in an element ID-gzip
+	// (the HTML parser reads a quarter of the bytes: most of a large page's
+	// open time was its parsing); a small one as plain JSON in ID.
+	function fromBase64(text) {
+		if (typeof Uint8Array.fromBase64 === 'function')
+			return Uint8Array.fromBase64(text.trim());
+		const bin = atob(text.trim());
+		const out = new Uint8Array(bin.length);
+		for (let k = 0; k < bin.length; k++)
+			out[k] = bin.charCodeAt(k);
+		return out;
+	}
+	async function readJSON(id) {
+		const gz = $(id + '-gzip');
+		if (!gz) {
+			const el = $(id);
+			return el ? JSON.parse(el.textContent) : null;
+		}
+		if (typeof DecompressionStream !== 'function')
+			throw new Error('this browser cannot decompress the profile (no DecompressionStream)');
+		const stream = new Blob([fromBase64(gz.textContent)]).stream()
+			.pipeThrough(new DecompressionStream('gzip'));
+		return JSON.parse(await new Response(stream).text());
+	}
+
 	let data;
 	try {
-		data = JSON.parse($('stacktop-data').textContent);
+		data = await readJSON('stacktop-data');
 		if (!data || data.format !== 'stacktop-flame' || !Array.isArray(data.nodes) ||
 		    !Array.isArray(data.names))
 			throw new Error('not a stacktop flame graph');
@@ -269,22 +294,44 @@
 	}
 
 	// ---- the views: trees derived from the base --------------------------------
-	// the self counts by record, in an element of their own: parsed at the
-	// first filter, not at open (the bulk of the records)
-	let splits = null;
-	function getSplits() {
-		if (splits === null) {
-			splits = [];
-			const el = $('stacktop-splits');
-			try {
-				const d = el ? JSON.parse(el.textContent) : null;
-				if (d && Array.isArray(d.splits))
-					splits = d.splits;
-			} catch (e) {
-				$('notes').textContent = 'cannot read the records in this file: ' + e.message;
-			}
+	// the self counts by record, in an element of their own after this
+	// script: parsed at the first filter, not at open (the bulk of the records)
+	// (compressed: read in the background once the graph is drawn)
+	let splits = null, splitsRead = null;
+	function splitsFailed(e) {
+		splits = [];
+		$('notes').textContent = 'cannot read the records in this file: ' + e.message;
+	}
+	function loadSplits() {
+		if (splitsRead)
+			return splitsRead;
+		if (document.readyState === 'loading') {
+			/* they come after this script: read once the page is parsed */
+			splitsRead = new Promise((done) =>
+				document.addEventListener('DOMContentLoaded', done, { once: true }))
+				.then(() => {
+					splitsRead = null;
+					return loadSplits();
+				});
+			return splitsRead;
 		}
-		return splits;
+		if ($('stacktop-splits-gzip')) {
+			splitsRead = readJSON('stacktop-splits').then((d) => {
+				splits = d && Array.isArray(d.splits) ? d.splits : [];
+			}, splitsFailed);
+			return splitsRead;
+		}
+		try { /* plain JSON: at once */
+			const el = $('stacktop-splits');
+			const d = el ? JSON.parse(el.textContent) : null;
+			splits = d && Array.isArray(d.splits) ? d.splits : [];
+		} catch (e) {
+			splitsFailed(e);
+		}
+		return (splitsRead = Promise.resolve());
+	}
+	function getSplits() {
+		return splits || [];
 	}
 	const sstride = weighted ? 4 : 3;
 	const attrs = Array.isArray(data.attrs) ? data.attrs : [];
@@ -734,21 +781,6 @@
 	}
 
 	// ---- drawing ----------------------------------------------------------------
-	function visibleDepth() {
-		// the deepest visible frame under the zoomed one
-		let m = depthOf[zoom];
-		const st = [zoom];
-		while (st.length) {
-			const n = st.pop();
-			if (depthOf[n] > m)
-				m = depthOf[n];
-			for (let k = cstart[n]; k < cstart[n + 1]; k++)
-				if (!hidden(kids[k]))
-					st.push(kids[k]);
-		}
-		return m;
-	}
-
 	function rowY(d) {
 		return inverted ? PAD_TOP + (maxDepth - d) * ROW : PAD_TOP + d * ROW;
 	}
@@ -764,56 +796,87 @@
 	// pixels or more keep their last column as a gap to the next one.
 	let charW = 7;
 	let keyboard = false; // the cursor is outlined while the keyboard drives
-	function drawFrame(i, x0, x1, y, dim) {
-		const fw = x1 - x0 >= 2 ? x1 - x0 - 1 : x1 - x0;
+	// one frame's label, cut to its width (none under TEXT_MIN px)
+	function frameText(i, fw) {
+		if (fw < TEXT_MIN)
+			return '';
+		const max = Math.floor((fw - 6) / charW);
+		const t = label(i);
+		return t.length <= max ? t : max >= 3 ? t.slice(0, max - 2) + '..' : '';
+	}
+
+	function frameWidth(x0, x1) {
+		return x1 - x0 >= 2 ? x1 - x0 - 1 : x1 - x0;
+	}
+
+	// the zoomed frame's callers: full width, dimmed
+	function drawCaller(i, y) {
+		const fw = frameWidth(0, cssW);
 		ctx.fillStyle = isMatch(i) ? MATCH : colour(i);
-		ctx.globalAlpha = dim ? 0.55 : 1;
-		ctx.fillRect(x0, y, fw, ROW - 1);
+		ctx.globalAlpha = 0.55;
+		ctx.fillRect(0, y, fw, ROW - 1);
 		ctx.globalAlpha = 1;
 		drawn.node.push(i);
-		drawn.x.push(x0);
+		drawn.x.push(0);
 		drawn.w.push(fw);
 		drawn.y.push(y);
-		if (fw >= TEXT_MIN) {
-			const max = Math.floor((fw - 6) / charW);
-			let t = label(i);
-			if (t.length > max)
-				t = max >= 3 ? t.slice(0, max - 2) + '..' : '';
-			if (t) {
-				ctx.fillStyle = isMatch(i) ? '#fff' : '#000';
-				ctx.fillText(t, x0 + 3, y + ROW - 6);
-			}
-		}
-		if (i === cursor && keyboard) {
-			ctx.strokeStyle = '#000';
-			ctx.lineWidth = 2;
-			ctx.strokeRect(x0 + 1, y + 1, Math.max(fw - 2, 1), ROW - 3);
+		const t = frameText(i, fw);
+		if (t) {
+			ctx.fillStyle = isMatch(i) ? '#fff' : '#000';
+			ctx.fillText(t, 3, y + ROW - 6);
 		}
 	}
 
-	function draw() {
-		cssW = canvas.parentElement.clientWidth - 24;
-		if (cssW < 100)
-			cssW = 100;
-		maxDepth = visibleDepth();
-		const cssH = PAD_TOP * 2 + (maxDepth + 1) * ROW;
-		const dpr = window.devicePixelRatio || 1;
-		if (canvas.width !== Math.round(cssW * dpr) || canvas.height !== Math.round(cssH * dpr)) {
-			canvas.width = Math.round(cssW * dpr);
-			canvas.height = Math.round(cssH * dpr);
-			canvas.style.height = cssH + 'px';
+	// A CSS colour as a pixel of ImageData (RGBA bytes, little-endian). The
+	// page's own colours are hsl() and rgb(): computed here; anything else
+	// as the canvas reads it back (slow: a CSS parse each, cached).
+	let pixels = null;
+	const rgbaCache = new Map();
+	function hslPx(h, s, l) {
+		s /= 100;
+		l /= 100;
+		const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
+		const f = (n) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1))));
+		return ((255 << 24) | (f(4) << 16) | (f(8) << 8) | f(0)) >>> 0;
+	}
+	function rgba(css) {
+		let v = rgbaCache.get(css);
+		if (v !== undefined)
+			return v;
+		let m = /^hsl\(([\d.]+),([\d.]+)%,([\d.]+)%\)$/.exec(css);
+		if (m) {
+			v = hslPx(Number(m[1]) % 360, Number(m[2]), Number(m[3]));
+		} else if ((m = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(css))) {
+			v = ((255 << 24) | (Number(m[3]) << 16) | (Number(m[2]) << 8) | Number(m[1])) >>> 0;
+		} else {
+			ctx.fillStyle = '#000';
+			ctx.fillStyle = css;
+			const n = String(ctx.fillStyle);
+			let r = 0, g = 0, b = 0, a = 255;
+			if (/^#[0-9a-f]{6}$/i.test(n)) {
+				r = parseInt(n.slice(1, 3), 16);
+				g = parseInt(n.slice(3, 5), 16);
+				b = parseInt(n.slice(5, 7), 16);
+			} else {
+				const d = n.match(/[\d.]+/g) || [];
+				[r, g, b] = d.slice(0, 3).map(Number);
+				a = d.length > 3 ? Math.round(Number(d[3]) * 255) : 255;
+			}
+			v = ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
 		}
-		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-		ctx.fillStyle = getComputedStyle(document.body).backgroundColor || '#fff';
-		ctx.fillRect(0, 0, cssW, cssH);
-		ctx.font = '12px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace';
-		charW = ctx.measureText('mmmmmmmmmm').width / 10 || 7;
-		drawn.node.length = drawn.x.length = drawn.w.length = drawn.y.length = 0;
-		// the zoomed frame's callers: full width, dimmed
-		for (let a = parent[zoom]; a >= 0; a = parent[a])
-			drawFrame(a, 0, cssW, rowY(depthOf[a]), true);
+		rgbaCache.set(css, v);
+		return v;
+	}
+
+	// The frames under the zoomed one that cover a pixel column (their
+	// extents rounded), in preorder: what draw() paints. The graph is as
+	// deep as the deepest of them.
+	const pick = { node: [], x0: [], x1: [] };
+	function pickFrames() {
+		pick.node.length = pick.x0.length = pick.x1.length = 0;
+		let m = depthOf[zoom];
 		if (!tot[zoom])
-			return;
+			return m;
 		const scale = cssW / tot[zoom], base = start[zoom];
 		const st = [zoom];
 		while (st.length) {
@@ -822,9 +885,79 @@
 			const x0 = Math.round(x), x1 = Math.round(x + tot[n] * scale);
 			if (x1 <= x0 || hidden(n))
 				continue;
-			drawFrame(n, x0, x1, rowY(depthOf[n]), false);
+			pick.node.push(n);
+			pick.x0.push(x0);
+			pick.x1.push(x1);
+			if (depthOf[n] > m)
+				m = depthOf[n];
 			for (let k = cstart[n + 1] - 1; k >= cstart[n]; k--)
 				st.push(kids[k]);
+		}
+		return m;
+	}
+
+	function draw() {
+		cssW = canvas.parentElement.clientWidth - 24;
+		if (cssW < 100)
+			cssW = 100;
+		maxDepth = pickFrames();
+		const cssH = PAD_TOP * 2 + (maxDepth + 1) * ROW;
+		const dpr = window.devicePixelRatio || 1;
+		if (canvas.width !== Math.round(cssW * dpr) || canvas.height !== Math.round(cssH * dpr)) {
+			canvas.width = Math.round(cssW * dpr);
+			canvas.height = Math.round(cssH * dpr);
+			canvas.style.height = cssH + 'px';
+		}
+		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		ctx.font = '12px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace';
+		charW = ctx.measureText('mmmmmmmmmm').width / 10 || 7;
+		drawn.node.length = drawn.x.length = drawn.w.length = drawn.y.length = 0;
+		// the boxes straight into the pixels, a level's first row and then its
+		// copies (tens of thousands of fillRect calls, or of fills of each
+		// row, were most of a large graph's first draw), then the callers of
+		// the zoomed frame dimmed, the labels and the keyboard's cursor
+		const W = canvas.width, H = canvas.height;
+		if (!pixels || pixels.width !== W || pixels.height !== H)
+			pixels = ctx.createImageData(W, H);
+		const px = new Uint32Array(pixels.data.buffer);
+		px.fill(rgba(getComputedStyle(document.body).backgroundColor || '#fff'));
+		for (let k = 0; k < pick.node.length; k++) {
+			const i = pick.node[k], x0 = pick.x0[k], w = frameWidth(x0, pick.x1[k]), y = rowY(depthOf[i]);
+			drawn.node.push(i);
+			drawn.x.push(x0);
+			drawn.w.push(w);
+			drawn.y.push(y);
+			// the first pixel row of its level only: the level's other rows are copies
+			const r0 = Math.round(y * dpr) * W;
+			px.fill(rgba(isMatch(i) ? MATCH : colour(i)), r0 + Math.round(x0 * dpr),
+				r0 + Math.min(Math.round((x0 + w) * dpr), W));
+		}
+		for (let d = 0; d <= maxDepth; d++) {
+			const y = rowY(d), r0 = Math.round(y * dpr), r1 = Math.min(Math.round((y + ROW - 1) * dpr), H);
+			for (let r = r0 + 1; r < r1; r++)
+				px.copyWithin(r * W, r0 * W, r0 * W + W);
+		}
+		ctx.putImageData(pixels, 0, 0);
+		for (let a = parent[zoom]; a >= 0; a = parent[a])
+			drawCaller(a, rowY(depthOf[a]));
+		for (const white of [false, true]) {
+			ctx.fillStyle = white ? '#fff' : '#000';
+			for (let k = 0; k < pick.node.length; k++) {
+				const i = pick.node[k];
+				if (drawn.w[k] < TEXT_MIN || isMatch(i) !== white)
+					continue;
+				const t = frameText(i, drawn.w[k]);
+				if (t)
+					ctx.fillText(t, drawn.x[k] + 3, drawn.y[k] + ROW - 6);
+			}
+		}
+		if (keyboard) {
+			const k = drawn.node.indexOf(cursor);
+			if (k >= 0) {
+				ctx.strokeStyle = '#000';
+				ctx.lineWidth = 2;
+				ctx.strokeRect(drawn.x[k] + 1, drawn.y[k] + 1, Math.max(drawn.w[k] - 2, 1), ROW - 3);
+			}
 		}
 	}
 
@@ -841,7 +974,7 @@
 		}
 		if (!tot[zoom])
 			return -1;
-		// the frame that painted the pixel column (see drawFrame())
+		// the frame that painted the pixel column (see pickFrames())
 		const v = start[zoom] + (Math.floor(px) + 0.5) / cssW * tot[zoom];
 		let n = zoom;
 		while (depthOf[n] < d) {
@@ -1178,7 +1311,7 @@
 	}
 	// the filters offered: what the records hold
 	function fillFilters() {
-		if (!attrs.length || !$('stacktop-splits'))
+		if (!attrs.length) /* the records' splits come after this script */
 			return;
 		const evs = new Set(), procs = new Map(), cpus = new Set();
 		for (let a = 0; a + 3 <= attrs.length; a += 3) {
@@ -1209,7 +1342,10 @@
 			view.event = Number($('f-event').value);
 			view.proc = $('f-proc').value;
 			view.cpu = Number($('f-cpu').value);
-			rebuild();
+			if (filtering() && splits === null && (loadSplits(), splits === null))
+				splitsRead.then(rebuild); /* still being decompressed */
+			else
+				rebuild();
 		});
 
 	// ---- the sandwich: the function table, the callers above, the callees below ---
@@ -1611,6 +1747,8 @@
 	fillFilters();
 	loadHash();
 	syncControls();
+	if (filtering())
+		await loadSplits();
 	if (filtering() || view.transforms.length || view.mode !== 'flame' || view.leafRooted)
 		derive();
 	else
@@ -1625,5 +1763,7 @@
 		window.stacktopReady = performance.now();
 		performance.mark('stacktop-ready');
 		document.body.dataset.ready = '1';
+		if (attrs.length) /* the records, read while nobody needs them yet */
+			setTimeout(loadSplits, 0);
 	});
 })();
