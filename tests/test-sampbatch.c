@@ -111,6 +111,36 @@ static void test_immediate(void **state)
 	assert_null(ev.keys);
 }
 
+/* a change's own sample weighs 1, the strides the rest: the gap spread over them */
+static void test_weights(void **state)
+{
+	struct perfsamp_batch pb = { .rnd = 1, .mean = 100 };
+	struct perfsamp_batch_ev ev = { .period = 100 };
+	uint64_t sum = 0, all = 0;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 100; k++) {
+		/* a batch: the census after 20 hits of reaction, then 9 strides */
+		sum += perfsamp_batch_weight(&pb, &ev, 21, true);
+		all += 21;
+		for (int j = 0; j < 9; j++) {
+			sum += perfsamp_batch_weight(&pb, &ev, 100, false);
+			all += 100;
+		}
+	}
+	assert_int_equal(pb.st.gap, 2000);
+	assert_int_equal(pb.st.covered, 90000);
+	/* the weights add up to the count (the ratio is the run's so far: the
+	 * first batches' weigh a little more) */
+	assert_true(sum >= all * 99 / 100 && sum <= all * 101 / 100);
+	/* a late sample (more than its stride): the rest is gap, not its weight */
+	assert_true(perfsamp_batch_weight(&pb, &ev, 250, false) < 110);
+	/* a fixed period: the count's growth */
+	pb.mean = 0;
+	assert_int_equal(perfsamp_batch_weight(&pb, &ev, 250, false), 250);
+}
+
 static void test_ci95(void **state)
 {
 	struct session_stats st;
@@ -136,7 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_independent), cmocka_unit_test(test_alike),
 		cmocka_unit_test(test_few),	    cmocka_unit_test(test_immediate),
-		cmocka_unit_test(test_ci95),
+		cmocka_unit_test(test_ci95),	    cmocka_unit_test(test_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,6 +161,7 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 {
 	struct pevent *ev;
 	struct perfsamp_sample s;
+	bool census = false;
 	uint64_t v, size;
 	int i;
 
@@ -176,18 +177,19 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	if (p->sample_type & PERF_SAMPLE_READ) {
 		uint64_t count = rd_u64(r); /* READ: the event's count now */
 
-		if (ev && !perfsamp_batch_keep(&p->batch, &ev->b, s.time)) {
+		census = ev && !perfsamp_batch_keep(&p->batch, &ev->b, s.time);
+		if (census)
 			p->st.period_samples++;
-			return; /* its hits go to the next sample kept */
-		}
+		s.census = census;
 		/* a child's sample (inherit): counts are per task from now on */
 		if (ev && ev->task > 0 && s.tid != (uint32_t)ev->task)
 			p->mean_weights = true;
 		if (ev && p->mean_weights) {
-			s.weight = p->batch.mean ? p->batch.mean : 1;
+			s.weight = census ? 1 : p->batch.mean ? p->batch.mean : 1;
 		} else if (ev) {
-			/* the hits this sample stands for: every one since the last kept */
-			s.weight = count - ev->last_count;
+			/* the hits this sample stands for (perfsamp_batch_weight()) */
+			s.weight = perfsamp_batch_weight(&p->batch, &ev->b, count - ev->last_count,
+							 census);
 			ev->last_count = count;
 		}
 	}
@@ -198,7 +200,7 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 		} else {
 			s.chain = (const uint64_t *)(const void *)(r->b + r->pos);
 			r->pos += s.nchain * 8;
-			if (ev)
+			if (ev && !census)
 				perfsamp_batch_note(&p->batch, &ev->b, s.chain, s.nchain);
 		}
 	}

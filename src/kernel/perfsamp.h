@@ -102,8 +102,10 @@ struct perfsamp_opts {
  *	included; valid during the callback only
  * @nchain: its entries
  * @weight: the hits of the event this sample stands for: 1, or with @chains
- *	(--sample) every hit since the event's sample before (their sum is
- *	the exact count)
+ *	(--sample) its stride scaled by the run's share of hits between
+ *	batches (perfsamp_batch_weight(): their sum is about the exact count)
+ * @census: --sample: the sample a change of period caused, weight 1: not a
+ *	random draw (not counted among the samples of the intervals)
  */
 struct perfsamp_sample {
 	int event;
@@ -118,6 +120,7 @@ struct perfsamp_sample {
 	const uint64_t *chain;
 	uint64_t nchain;
 	uint64_t weight;
+	bool census;
 };
 
 /**
@@ -189,7 +192,7 @@ struct perfsamp_cb {
  * @throttled: times the kernel throttled an event (PERF_RECORD_THROTTLE:
  *	samples not taken for a while, perf_event_max_sample_rate)
  * @period_samples: --sample: samples the change of period caused (the
- *	kernel samples the next hit), dropped: their hits go to the next one
+ *	kernel samples the next hit): each a census of its one hit, weight 1
  * @batch: --sample: how alike the samples of a batch were (its design
  *	effect: perfsamp_batch_design_effect())
  */

@@ -84,6 +84,27 @@ bool perfsamp_batch_keep(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, 
 	return true;
 }
 
+uint64_t perfsamp_batch_weight(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
+			       uint64_t delta, bool census)
+{
+	uint64_t cover, out;
+	double w;
+
+	if (!b->mean)
+		return delta;
+	if (census) {
+		b->st.gap += delta ? delta - 1 : 0;
+		return 1;
+	}
+	cover = e->period && delta > e->period ? e->period : delta;
+	b->st.gap += delta - cover;
+	b->st.covered += cover;
+	w = (double)cover * (double)(b->st.covered + b->st.gap) / (double)b->st.covered + e->carry;
+	out = (uint64_t)w;
+	e->carry = w - (double)out;
+	return out;
+}
+
 void perfsamp_batch_note(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
 			 const uint64_t *chain, uint64_t n)
 {
@@ -149,6 +170,7 @@ void perfsamp_batch_next(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, 
 		return;
 	batch_end(&b->st, e);
 	period = random_period(b);
+	e->period = period;
 	e->t_set = now_ns();
 	e->immediate = ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) == 0;
 	e->redraw = false;

@@ -21,6 +21,9 @@
  * @same_in: of which had the same stack ([0] chain, [1] leaf address)
  * @pairs_across: pairs of samples of two consecutive batches of an event
  * @same_across: of which had the same stack
+ * @covered: hits the kept samples' strides covered
+ * @gap: hits no stride covered: between a batch's last sample and the
+ *	change of period (the reader's reaction), spread over the samples
  */
 struct perfsamp_batch_stats {
 	uint64_t batches;
@@ -30,6 +33,8 @@ struct perfsamp_batch_stats {
 	uint64_t same_in[2];
 	uint64_t pairs_across;
 	uint64_t same_across[2];
+	uint64_t covered;
+	uint64_t gap;
 };
 
 /**
@@ -51,12 +56,16 @@ struct perfsamp_batch_keys;
  * @immediate: a new period was set: the next sample after @t_set comes at once
  * @redraw: samples kept since the period was set
  * @t_set: when it was set (CLOCK_MONOTONIC, as the samples' time)
+ * @period: the period in force (its stride)
+ * @carry: the fraction of a hit the last weight rounded off
  * @keys: the stacks of its current and last batch
  */
 struct perfsamp_batch_ev {
 	bool immediate;
 	bool redraw;
 	uint64_t t_set;
+	uint64_t period;
+	double carry;
 	struct perfsamp_batch_keys *keys;
 };
 
@@ -68,9 +77,30 @@ struct perfsamp_batch_ev {
  *
  * Return: false for the sample a change of period caused (the kernel
  * samples the first hit after PERF_EVENT_IOC_PERIOD): the first with a
- * time from the change on; its hits go to the next one kept.
+ * time from the change on. It is no random draw but a census of that one
+ * hit (perfsamp_batch_weight() weighs it 1), and not in the batch's stacks.
  */
 bool perfsamp_batch_keep(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, uint64_t time);
+
+/**
+ * perfsamp_batch_weight() - the hits a sample stands for
+ * @b: the periods
+ * @e: the event's batch
+ * @delta: the event's count since the sample before (PERF_SAMPLE_READ)
+ * @census: the sample the change of period caused (perfsamp_batch_keep())
+ *
+ * A change's sample stands for its own hit: 1; the hits before it since the
+ * last batch's last sample (the reader's reaction) were sampled by no
+ * stride: the gap. Any other sample stands for its stride, scaled by the
+ * run's (covered + gap) / covered, so that the weights add up to the count
+ * without giving the gap to the stack that happens to come first in a
+ * batch (a fixed phase: a bias of 3 points on a ping-pong, beyond the
+ * stated interval). With a fixed period, @delta.
+ *
+ * Return: the weight (whole hits; the fractions carried to the next).
+ */
+uint64_t perfsamp_batch_weight(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
+			       uint64_t delta, bool census);
 
 /**
  * perfsamp_batch_note() - a kept sample's call chain, for the correlation

@@ -142,8 +142,11 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 		return;
 	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
 			   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
-	o->kept++;
-	o->kframes += usym_user_start(o->frames, n);
+	/* a change of period's own sample is no draw: not among the samples */
+	if (!smp->census) {
+		o->kept++;
+		o->kframes += usym_user_start(o->frames, n);
+	}
 }
 
 /* a thread named itself, or exec'd: its name while it lives (it may be gone when shown) */
