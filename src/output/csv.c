@@ -152,19 +152,9 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 
 int export_csv_note(char *buf, size_t size, struct session *s, const struct report_opts *o)
 {
-	struct export_losses l;
-	char text[320];
 	struct fmt_out out;
 
 	fmt_out_init(&out, buf, size);
-	export_losses_get(s, o->delta, &l);
-	if (export_losses_any(&l)) {
-		export_losses_text(text, sizeof(text), &l);
-		fmt_out_str(&out, text);
-	}
-	if (export_sample_text(text, sizeof(text), session_stats(s)) > 0) {
-		fmt_out_str(&out, out.len ? "\n" : "");
-		fmt_out_str(&out, text);
-	}
+	export_losses_note(&out, s, o->delta, "");
 	return fmt_out_ret(&out);
 }

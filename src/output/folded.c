@@ -260,22 +260,13 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 int export_folded_note(char *buf, size_t size, struct session *s, const struct report_opts *o)
 {
 	const struct session_stats *st = session_stats(s);
-	struct export_losses l;
 	char text[320];
 	struct fmt_out out;
 
 	fmt_out_init(&out, buf, size);
-	export_losses_get(s, o->delta, &l);
-	if (export_losses_any(&l)) {
-		export_losses_text(text, sizeof(text), &l);
-		fmt_out_str(&out, text);
-		if (!o->lost_stack)
-			fmt_out_str(&out, " (--folded-lost adds them as the stack [lost_events])");
-	}
-	if (export_sample_text(text, sizeof(text), st) > 0) {
-		fmt_out_str(&out, out.len ? "\n" : "");
-		fmt_out_str(&out, text);
-	}
+	export_losses_note(&out, s, o->delta,
+			   o->lost_stack ? ""
+					 : " (--folded-lost adds them as the stack [lost_events])");
 	/* dwarf: the events without a user stack are in it under a frame that says why */
 	if (st->user == SESSION_USER_DWARF) {
 		export_user_text(text, sizeof(text), st);

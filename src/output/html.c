@@ -409,15 +409,60 @@ static int html_base(FILE *f, struct session *before, const struct report_opts *
 	return r;
 }
 
-/* close the memstream @m: 0, or -ENOMEM when a write to it failed */
-static int html_json_done(FILE *m, char **json, size_t *len)
-{
-	bool bad = ferror(m);
+/* what the page's documents are written from */
+struct html_doc {
+	struct session *s;
+	const struct report_opts *o;
+	const struct flame_tree *ft;
+	struct session *before;
+};
 
-	if (fclose(m) != 0 || bad || !*json)
-		return -ENOMEM;
-	(void)len;
+/* the profile: {"format":"stacktop-flame",...} */
+static int html_data_json(FILE *m, const struct html_doc *d)
+{
+	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", m);
+	html_meta(m, d->s, d->o, &d->ft->sum);
+	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
+	      "\"other\"],",
+	      m);
+	html_tree(m, d->ft);
+	html_splits(m, d->s, d->ft);
+	if (d->before) {
+		int r = html_base(m, d->before, d->o, d->s);
+
+		if (r < 0)
+			return r;
+	}
+	fputc('}', m);
 	return 0;
+}
+
+static int html_splits_doc(FILE *m, const struct html_doc *d)
+{
+	html_splits_json(m, d->ft);
+	return 0;
+}
+
+/* a document written by @write into memory, then as element @id (html_element()) */
+static int html_doc_element(FILE *f, const char *id, bool inside,
+			    int (*write)(FILE *, const struct html_doc *), const struct html_doc *d)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&json, &len);
+	bool bad;
+	int r;
+
+	if (!m)
+		return -errno;
+	r = write(m, d);
+	bad = ferror(m);
+	if (fclose(m) != 0 || bad || !json)
+		r = r < 0 ? r : -ENOMEM;
+	if (r == 0)
+		r = html_element(f, id, inside, json, len);
+	free(json);
+	return r;
 }
 
 /* the page of @s; with @before, the differential page */
@@ -425,38 +470,16 @@ static int html_page(FILE *f, struct session *s, const struct report_opts *o,
 		     struct session *before)
 {
 	struct flame_tree ft;
+	struct html_doc d = { .s = s, .o = o, .ft = &ft, .before = before };
 	const char *body;
-	char *json = NULL;
-	size_t stacks, len = 0;
-	FILE *m = NULL;
+	size_t stacks;
 	int r;
 
 	r = flametree_build(&ft, s, o);
 	if (r < 0)
 		goto out;
 	fwrite(flame_page_head, 1, flame_page_head_len, f);
-	m = open_memstream(&json, &len);
-	if (!m) {
-		r = -errno;
-		goto out;
-	}
-	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", m);
-	html_meta(m, s, o, &ft.sum);
-	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
-	      "\"other\"],",
-	      m);
-	html_tree(m, &ft);
-	html_splits(m, s, &ft);
-	if (before) {
-		r = html_base(m, before, o, s);
-		if (r < 0)
-			goto out;
-	}
-	fputc('}', m);
-	r = html_json_done(m, &json, &len);
-	m = NULL;
-	if (r == 0)
-		r = html_element(f, "stacktop-data", true, json, len);
+	r = html_doc_element(f, "stacktop-data", true, html_data_json, &d);
 	if (r < 0)
 		goto out;
 	/* the splits after the script: it runs before they are parsed */
@@ -465,27 +488,13 @@ static int html_page(FILE *f, struct session *s, const struct report_opts *o,
 		body = flame_page_tail + flame_page_tail_len;
 	fwrite(flame_page_tail, 1, (size_t)(body - flame_page_tail), f);
 	if (ft.nsplits) {
-		free(json);
-		json = NULL;
-		m = open_memstream(&json, &len);
-		if (!m) {
-			r = -errno;
-			goto out;
-		}
-		html_splits_json(m, &ft);
-		r = html_json_done(m, &json, &len);
-		m = NULL;
-		if (r == 0)
-			r = html_element(f, "stacktop-splits", false, json, len);
+		r = html_doc_element(f, "stacktop-splits", false, html_splits_doc, &d);
 		if (r < 0)
 			goto out;
 	}
 	fwrite(body, 1, flame_page_tail_len - (size_t)(body - flame_page_tail), f);
 	r = export_flush(f);
 out:
-	if (m)
-		fclose(m);
-	free(json);
 	stacks = ft.stacks;
 	flametree_free(&ft);
 	if (r < 0)

@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/ujoin.h"
 #include "output/losses.h"
+#include "output/rows.h"
 #include "session/session.h"
 #include "source/stats.h"
 #include "sym/usym.h"
@@ -122,4 +123,21 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 		sep = ", ";
 	}
 	return n;
+}
+
+void export_losses_note(struct fmt_out *out, struct session *s, bool delta, const char *hint)
+{
+	struct export_losses l;
+	char text[320];
+
+	export_losses_get(s, delta, &l);
+	if (export_losses_any(&l)) {
+		export_losses_text(text, sizeof(text), &l);
+		fmt_out_str(out, text);
+		fmt_out_str(out, hint);
+	}
+	if (export_sample_text(text, sizeof(text), session_stats(s)) > 0) {
+		fmt_out_str(out, out->len ? "\n" : "");
+		fmt_out_str(out, text);
+	}
 }

@@ -95,6 +95,20 @@ uint64_t export_losses_scale(const struct export_losses *l, uint64_t shown);
  */
 int export_losses_text(char *buf, size_t size, const struct export_losses *l);
 
+struct fmt_out;
+
+/**
+ * export_losses_note() - what a format whose lines have no place for it
+ *	says on the batch loop's standard error: the losses over the view's
+ *	period (export_losses_text(), then @hint) and --sample's estimates
+ *	(export_sample_text()), a line each
+ * @out: appended to
+ * @s: session
+ * @delta: the view counts the last interval
+ * @hint: after the losses' line ("" for none)
+ */
+void export_losses_note(struct fmt_out *out, struct session *s, bool delta, const char *hint);
+
 /**
  * export_user_text() - "" without -u; else how user stacks are taken and,
  *	for dwarf, how many events have none: "user stacks: dwarf, 950 of 1000
