@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "output/colblob.h"
 #include "output/export.h"
 #include "output/formats.h"
 #include "output/losses.h"
@@ -437,6 +438,87 @@ static void test_html_tree(void **state)
 	free(buf);
 }
 
+/*
+ * The flame page's large documents (colblob.h): the header's length, the
+ * header, each column little-endian from a multiple of 8 bytes on, the
+ * narrowest type for its values; a column given the wrong number of values
+ * is an error, not a page the browser misreads.
+ */
+static void test_colblob_layout(void **state)
+{
+	static const uint64_t vals[] = { 0, 255, 256, 65535, 65536, UINT32_MAX };
+	static const enum colblob_type want[] = { COLBLOB_U8,  COLBLOB_U8,  COLBLOB_U16,
+						  COLBLOB_U16, COLBLOB_U32, COLBLOB_U32 };
+	const unsigned char *u;
+	struct colblob c;
+	char *doc = NULL, *head = NULL;
+	size_t len = 0, hlen = 0, i;
+	double d;
+	FILE *h;
+
+	(void)state;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		assert_int_equal(colblob_type_for(vals[i]), want[i]);
+	assert_int_equal(colblob_type_for(UINT32_MAX + 1ULL), COLBLOB_F64);
+
+	assert_int_equal(colblob_init(&c), 0);
+	colblob_column(&c, "up", COLBLOB_U8, 3);
+	colblob_put(&c, 0);
+	colblob_put(&c, 1);
+	colblob_put(&c, 2);
+	colblob_column(&c, "name", COLBLOB_U16, 2);
+	colblob_put(&c, 0x1234);
+	colblob_put(&c, 7);
+	colblob_column(&c, "big", COLBLOB_F64, 1);
+	colblob_put(&c, 1ULL << 40);
+	h = open_memstream(&head, &hlen);
+	assert_non_null(h);
+	fputs("{\"n\":3,", h);
+	colblob_spec(&c, h);
+	fputc('}', h);
+	assert_int_equal(fclose(h), 0);
+	assert_string_equal(head, "{\"n\":3,\"columns\":[[\"up\",\"u8\",3],[\"name\",\"u16\",2],"
+				  "[\"big\",\"f64\",1]]}");
+	assert_int_equal(colblob_finish(&c, head, hlen, &doc, &len), 0);
+	u = (const unsigned char *)doc;
+	/* 4 + 66 bytes of header, to 72; up at 72, name at 80, big at 88 */
+	assert_int_equal(hlen, 66);
+	assert_int_equal(len, 96);
+	assert_int_equal(u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24, hlen);
+	assert_memory_equal(doc + 4, head, hlen);
+	for (i = 4 + hlen; i < 72; i++)
+		assert_int_equal(u[i], 0);
+	assert_int_equal(u[72], 0);
+	assert_int_equal(u[73], 1);
+	assert_int_equal(u[74], 2);
+	for (i = 75; i < 80; i++)
+		assert_int_equal(u[i], 0);
+	assert_int_equal(u[80], 0x34);
+	assert_int_equal(u[81], 0x12);
+	assert_int_equal(u[82], 7);
+	assert_int_equal(u[83], 0);
+	memcpy(&d, doc + 88, sizeof(d)); /* little-endian here, as the browsers */
+	assert_true(d == 1099511627776.0);
+	free(doc);
+	free(head);
+	colblob_free(&c);
+
+	/* one value short: the document is refused */
+	assert_int_equal(colblob_init(&c), 0);
+	colblob_column(&c, "up", COLBLOB_U8, 2);
+	colblob_put(&c, 0);
+	assert_int_equal(colblob_finish(&c, "{}", 2, &doc, &len), -EINVAL);
+	assert_null(doc);
+	colblob_free(&c);
+	/* one too many */
+	assert_int_equal(colblob_init(&c), 0);
+	colblob_column(&c, "up", COLBLOB_U8, 1);
+	colblob_put(&c, 0);
+	colblob_put(&c, 1);
+	assert_int_equal(colblob_finish(&c, "{}", 2, &doc, &len), -EINVAL);
+	colblob_free(&c);
+}
+
 static void test_pprof_well_formed(void **state)
 {
 	struct fx *fx = *state;
@@ -828,6 +910,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
 		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test_setup_teardown(test_html_tree, setup, teardown),
+		cmocka_unit_test(test_colblob_layout),
 		cmocka_unit_test(test_return_address_names),
 		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),
 		cmocka_unit_test(test_losses_user_text),

@@ -32,6 +32,7 @@
 #include "core/hmap.h"
 #include "core/stack_table.h"
 #include "core/rank.h"
+#include "output/colblob.h"
 #include "output/flame_page.h"
 #include "output/flametree.h"
 #include "output/formats.h"
@@ -268,6 +269,59 @@ static void html_splits_json(FILE *f, const struct flame_tree *ft)
 	fputs("]}", f);
 }
 
+static int html_split_cmp(const void *a, const void *b)
+{
+	const struct flame_split *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->attr < y->attr ? -1 : x->attr > y->attr;
+}
+
+/*
+ * The splits as columns, in node order: "node_gap" each one's node less
+ * the previous one's (the first's from 0), "attr", "h", "w"
+ */
+static int html_splits_cols(FILE *f, const struct flame_tree *ft, struct colblob *c)
+{
+	struct flame_split *sp = malloc((ft->nsplits ? ft->nsplits : 1) * sizeof(*sp));
+	uint64_t maxgap = 0, maxattr = 0, maxh = 0, maxw = 0;
+	size_t i, n = ft->nsplits;
+
+	if (!sp)
+		return -ENOMEM;
+	if (n)
+		memcpy(sp, ft->splits, n * sizeof(*sp));
+	qsort(sp, n, sizeof(*sp), html_split_cmp);
+	for (i = 0; i < n; i++) {
+		uint64_t gap = sp[i].node - (i ? sp[i - 1].node : 0);
+
+		maxgap = gap > maxgap ? gap : maxgap;
+		maxattr = sp[i].attr > maxattr ? sp[i].attr : maxattr;
+		maxh = sp[i].h > maxh ? sp[i].h : maxh;
+		maxw = sp[i].w > maxw ? sp[i].w : maxw;
+	}
+	colblob_column(c, "node_gap", colblob_type_for(maxgap), n);
+	for (i = 0; i < n; i++)
+		colblob_put(c, sp[i].node - (i ? sp[i - 1].node : 0));
+	colblob_column(c, "attr", colblob_type_for(maxattr), n);
+	for (i = 0; i < n; i++)
+		colblob_put(c, sp[i].attr);
+	colblob_column(c, "h", colblob_type_for(maxh), n);
+	for (i = 0; i < n; i++)
+		colblob_put(c, sp[i].h);
+	if (ft->weighted) {
+		colblob_column(c, "w", colblob_type_for(maxw), n);
+		for (i = 0; i < n; i++)
+			colblob_put(c, sp[i].w);
+	}
+	free(sp);
+	fprintf(f, "{\"splits_n\":%zu,", n);
+	colblob_spec(c, f);
+	fputc('}', f);
+	return 0;
+}
+
 /* base64 of @n bytes (RFC 4648, padded) */
 static void html_base64(FILE *f, const unsigned char *b, size_t n)
 {
@@ -295,24 +349,26 @@ static void html_base64(FILE *f, const unsigned char *b, size_t n)
 }
 
 /*
- * A JSON document of the page in element @id: as it is when small, else
- * gzip-compressed in base64 in an element @id-gzip: the HTML parser reads
- * about a quarter of the bytes, and most of a large page's open time was
- * its parsing (doc/performance.md). @inside: the page's element @id is open
- * (the profile's; the page's tail closes what is open), else the element is
- * written whole.
+ * A document of the page in element @id: JSON as it is when small; else
+ * gzip-compressed in base64, in an element @id-gzip (JSON) or @id-cols (a
+ * document of columns, colblob.h, @cols): the HTML parser reads a fraction
+ * of the bytes, and most of a large page's open time was its parsing, then
+ * the parsing of its numbers (doc/performance.md). @inside: the page's
+ * element @id is open (the profile's; the page's tail closes what is
+ * open), else the element is written whole.
  */
-static int html_element(FILE *f, const char *id, bool inside, const char *json, size_t len)
+static int html_element(FILE *f, const char *id, bool inside, const char *doc, size_t len,
+			bool cols)
 {
 	z_stream z;
 	unsigned char *gz;
 	uLong cap;
 	int zr;
 
-	if (len < HTML_GZIP_MIN) {
+	if (!cols && len < HTML_GZIP_MIN) {
 		if (!inside)
 			fprintf(f, "<script id=\"%s\" type=\"application/json\">", id);
-		fwrite(json, 1, len, f);
+		fwrite(doc, 1, len, f);
 		if (!inside)
 			fputs("</script>\n", f);
 		return 0;
@@ -327,14 +383,14 @@ static int html_element(FILE *f, const char *id, bool inside, const char *json, 
 		deflateEnd(&z);
 		return -ENOMEM;
 	}
-	z.next_in = (Bytef *)(uintptr_t)json;
+	z.next_in = (Bytef *)(uintptr_t)doc;
 	z.avail_in = (uInt)len;
 	z.next_out = gz;
 	z.avail_out = (uInt)cap;
 	zr = deflate(&z, Z_FINISH);
 	if (zr == Z_STREAM_END) {
-		fprintf(f, "%s<script id=\"%s-gzip\" type=\"application/octet-stream\">",
-			inside ? "</script>\n" : "", id);
+		fprintf(f, "%s<script id=\"%s-%s\" type=\"application/octet-stream\">",
+			inside ? "</script>\n" : "", id, cols ? "cols" : "gzip");
 		html_base64(f, gz, z.total_out);
 		if (!inside)
 			fputs("</script>\n", f);
@@ -344,8 +400,60 @@ static int html_element(FILE *f, const char *id, bool inside, const char *json, 
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-/* a tree's frame names and nodes, as the page reads a profile ("names", "stride", "nodes") */
-static void html_tree(FILE *f, const struct flame_tree *ft)
+/*
+ * A tree's nodes as columns (colblob.h): "up" how many levels above the
+ * node before it each node is, less one (its depth is that node's plus one
+ * minus up: mostly 0, a run of callees), "name" its name, and the self
+ * counts of the nodes that have any: "self_gap" each such node's index
+ * less the previous one's (the first's from 0), "self_h", "self_w"
+ */
+static void html_tree_cols(struct colblob *c, const struct flame_tree *ft)
+{
+	uint64_t maxup = 0, maxh = 0, maxw = 0, maxgap = 0;
+	size_t i, nself = 0, last = 0;
+
+	for (i = 0; i < ft->nnodes; i++) {
+		const struct flame_node *nd = &ft->nodes[i];
+		uint64_t up = i ? ft->nodes[i - 1].depth + 1ULL - nd->depth : 0;
+
+		maxup = up > maxup ? up : maxup;
+		if (nd->h || nd->w) {
+			maxgap = i - last > maxgap ? i - last : maxgap;
+			last = i;
+			nself++;
+		}
+		maxh = nd->h > maxh ? nd->h : maxh;
+		maxw = nd->w > maxw ? nd->w : maxw;
+	}
+	colblob_column(c, "up", colblob_type_for(maxup), ft->nnodes);
+	for (i = 0; i < ft->nnodes; i++)
+		colblob_put(c, i ? ft->nodes[i - 1].depth + 1ULL - ft->nodes[i].depth : 0);
+	colblob_column(c, "name", colblob_type_for(ft->nnames), ft->nnodes);
+	for (i = 0; i < ft->nnodes; i++)
+		colblob_put(c, ft->nodes[i].name < 0 ? 0 : (uint64_t)ft->nodes[i].name);
+	colblob_column(c, "self_gap", colblob_type_for(maxgap), nself);
+	for (i = 0, last = 0; i < ft->nnodes; i++)
+		if (ft->nodes[i].h || ft->nodes[i].w) {
+			colblob_put(c, i - last);
+			last = i;
+		}
+	colblob_column(c, "self_h", colblob_type_for(maxh), nself);
+	for (i = 0; i < ft->nnodes; i++)
+		if (ft->nodes[i].h || ft->nodes[i].w)
+			colblob_put(c, ft->nodes[i].h);
+	if (!ft->weighted)
+		return;
+	colblob_column(c, "self_w", colblob_type_for(maxw), nself);
+	for (i = 0; i < ft->nnodes; i++)
+		if (ft->nodes[i].h || ft->nodes[i].w)
+			colblob_put(c, ft->nodes[i].w);
+}
+
+/*
+ * a tree's frame names and nodes, as the page reads a profile ("names",
+ * "stride", and "nodes" or, with @c, "nodes_n" and the nodes as columns)
+ */
+static void html_tree(FILE *f, const struct flame_tree *ft, struct colblob *c)
 {
 	size_t i;
 
@@ -362,7 +470,13 @@ static void html_tree(FILE *f, const struct flame_tree *ft)
 		}
 		fputc(']', f);
 	}
-	fprintf(f, "],\"stride\":%d,\"nodes\":[", ft->weighted ? 4 : 3);
+	fprintf(f, "],\"stride\":%d,", ft->weighted ? 4 : 3);
+	if (c) {
+		fprintf(f, "\"nodes_n\":%zu", ft->nnodes);
+		html_tree_cols(c, ft);
+		return;
+	}
+	fputs("\"nodes\":[", f);
 	for (i = 0; i < ft->nnodes; i++) {
 		const struct flame_node *nd = &ft->nodes[i];
 
@@ -402,30 +516,48 @@ static int html_base(FILE *f, struct session *before, const struct report_opts *
 		fputs(",\"base\":{\"source\":", f);
 		html_str(f, session_stats(before)->tracefs);
 		fputc(',', f);
-		html_tree(f, &fb);
+		html_tree(f, &fb, NULL);
 		fputc('}', f);
 	}
 	flametree_free(&fb);
 	return r;
 }
 
-/* what the page's documents are written from */
+/*
+ * what the page's documents are written from; @cols: as columns (a large
+ * tree: html_compact())
+ */
 struct html_doc {
 	struct session *s;
 	const struct report_opts *o;
 	const struct flame_tree *ft;
 	struct session *before;
+	bool cols;
 };
 
+/*
+ * A tree this large goes into the page as columns, gzip'd (html_element()):
+ * its JSON would be about this long (the nodes' numbers, the splits', the
+ * names)
+ */
+static bool html_compact(const struct flame_tree *ft)
+{
+	size_t i, est = ft->nnodes * 10 + ft->nsplits * 12;
+
+	for (i = 0; i < ft->nnames && est < HTML_GZIP_MIN; i++)
+		est += strlen(ft->names[i].label) + strlen(ft->names[i].where) + 8;
+	return est >= HTML_GZIP_MIN;
+}
+
 /* the profile: {"format":"stacktop-flame",...} */
-static int html_data_json(FILE *m, const struct html_doc *d)
+static int html_data_json(FILE *m, const struct html_doc *d, struct colblob *c)
 {
 	fputs("{\"format\":\"stacktop-flame\",\"version\":1,", m);
 	html_meta(m, d->s, d->o, &d->ft->sum);
 	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
 	      "\"other\"],",
 	      m);
-	html_tree(m, d->ft);
+	html_tree(m, d->ft, c);
 	html_splits(m, d->s, d->ft);
 	if (d->before) {
 		int r = html_base(m, d->before, d->o, d->s);
@@ -433,34 +565,58 @@ static int html_data_json(FILE *m, const struct html_doc *d)
 		if (r < 0)
 			return r;
 	}
+	if (c) {
+		fputc(',', m);
+		colblob_spec(c, m);
+	}
 	fputc('}', m);
 	return 0;
 }
 
-static int html_splits_doc(FILE *m, const struct html_doc *d)
+static int html_splits_doc(FILE *m, const struct html_doc *d, struct colblob *c)
 {
+	if (c)
+		return html_splits_cols(m, d->ft, c);
 	html_splits_json(m, d->ft);
 	return 0;
 }
 
-/* a document written by @write into memory, then as element @id (html_element()) */
+/*
+ * a document written by @write into memory (JSON, or a JSON header and
+ * columns), then as element @id (html_element())
+ */
 static int html_doc_element(FILE *f, const char *id, bool inside,
-			    int (*write)(FILE *, const struct html_doc *), const struct html_doc *d)
+			    int (*write)(FILE *, const struct html_doc *, struct colblob *),
+			    const struct html_doc *d)
 {
-	char *json = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&json, &len);
+	struct colblob c;
+	char *json = NULL, *doc = NULL;
+	size_t len = 0, dlen = 0;
+	FILE *m;
 	bool bad;
 	int r;
 
-	if (!m)
-		return -errno;
-	r = write(m, d);
+	r = d->cols ? colblob_init(&c) : 0;
+	if (r < 0)
+		return r;
+	m = open_memstream(&json, &len);
+	if (!m) {
+		r = -errno;
+		goto out;
+	}
+	r = write(m, d, d->cols ? &c : NULL);
 	bad = ferror(m);
 	if (fclose(m) != 0 || bad || !json)
 		r = r < 0 ? r : -ENOMEM;
+	if (r == 0 && d->cols)
+		r = colblob_finish(&c, json, len, &doc, &dlen);
 	if (r == 0)
-		r = html_element(f, id, inside, json, len);
+		r = d->cols ? html_element(f, id, inside, doc, dlen, true)
+			    : html_element(f, id, inside, json, len, false);
+out:
+	if (d->cols)
+		colblob_free(&c);
+	free(doc);
 	free(json);
 	return r;
 }
@@ -478,6 +634,7 @@ static int html_page(FILE *f, struct session *s, const struct report_opts *o,
 	r = flametree_build(&ft, s, o);
 	if (r < 0)
 		goto out;
+	d.cols = html_compact(&ft);
 	fwrite(flame_page_head, 1, flame_page_head_len, f);
 	r = html_doc_element(f, "stacktop-data", true, html_data_json, &d);
 	if (r < 0)

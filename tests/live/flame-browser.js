@@ -19,6 +19,9 @@
 //            the URL fragment) with the counts that workload must give,
 //            driven by the keyboard where the page offers it; screenshots
 //            in OUTDIR
+//   node flame-browser.js MODULES CHROMIUM damaged PAGE.html OUTDIR
+//            a page whose profile was altered: the notes say it cannot be
+//            read, nothing is drawn, no script error
 //   node flame-browser.js MODULES CHROMIUM svg IMAGE.svg EXPECT.json OUTDIR
 //            the static image: every frame of the stacks at least 2 px wide
 //            is where the stacks put it (laid out here, root at the bottom,
@@ -382,8 +385,9 @@ async function viewsCheck(p, outdir, summary) {
 }
 
 async function main() {
-	const outdir = cmd === 'open' || cmd === 'views' ? rest[0] : rest[1];
-	const expect = cmd === 'open' || cmd === 'views' ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
+	const one = cmd === 'open' || cmd === 'views' || cmd === 'damaged';
+	const outdir = one ? rest[0] : rest[1];
+	const expect = one ? {} : JSON.parse(fs.readFileSync(rest[0], 'utf8'));
 	const fileUrl = 'file://' + path.resolve(page);
 	const browser = await puppeteer.launch({
 		executablePath: chromium,
@@ -441,6 +445,17 @@ async function main() {
 			check(requests.length === 0, 'requests left the image: ' + requests.join(' '));
 			check(problems.length === 0, problems.join('; '));
 			summary.requests = 0;
+			console.log(JSON.stringify(summary));
+			return;
+		}
+		if (cmd === 'damaged') {
+			// a page whose data was altered: it says so, draws nothing, throws nothing
+			await p.waitForFunction('/cannot read|damaged/.test(document.getElementById("notes").textContent)',
+				{ timeout: 60000 });
+			summary.notes = await p.$eval('#notes', (e) => e.textContent);
+			check(await p.evaluate(() => document.body.dataset.ready !== '1'), 'a damaged page was drawn');
+			check(requests.length === 0 && problems.length === 0,
+				'the damaged page: ' + problems.concat(requests).join('; '));
 			console.log(JSON.stringify(summary));
 			return;
 		}
@@ -829,8 +844,10 @@ async function main() {
 				// or compressed when large: issue 28), data, not script; one script
 				data: document.querySelectorAll('script#stacktop-data[type="application/json"],' +
 					'script#stacktop-data-gzip[type="application/octet-stream"],' +
+					'script#stacktop-data-cols[type="application/octet-stream"],' +
 					'script#stacktop-splits[type="application/json"],' +
-					'script#stacktop-splits-gzip[type="application/octet-stream"]').length,
+					'script#stacktop-splits-gzip[type="application/octet-stream"],' +
+					'script#stacktop-splits-cols[type="application/octet-stream"]').length,
 				code: Array.from(document.scripts).filter((e) => !e.id && !e.type).length,
 			}));
 			summary.kinds = Array.from(new Set(frames.map((f) => f.kind))).sort();

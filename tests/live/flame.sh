@@ -50,14 +50,15 @@ expect_from_folded "$WORK/map.folded" '{
 flame_check "$WORK/map.html" "$WORK/map.json" map
 
 # a large profile (12,000 stacks of 24 frames, two events): written
-# compressed (gzip, base64: a quarter of the bytes for the HTML parser) and
+# as binary columns, compressed (gzip, base64: a third of the bytes for the
+# HTML parser, no number parsed as text) and
 # read back by the page: the same frames, widths and pixels; a filter by
 # event reads the compressed records
 python3 "$SRCDIR/bench/snapshot-gen.py" "$WORK/big.json" 12000 24 8 > /dev/null
 "$STACKTOP" -r "$WORK/big.json" -o "$WORK/big.html" || fail "-o big.html failed"
-grep -q '<script id="stacktop-data-gzip" type="application/octet-stream">' "$WORK/big.html" ||
+grep -q '<script id="stacktop-data-cols" type="application/octet-stream">' "$WORK/big.html" ||
 	fail "a large profile is not compressed"
-grep -q '<script id="stacktop-splits-gzip" type="application/octet-stream">' "$WORK/big.html" ||
+grep -q '<script id="stacktop-splits-cols" type="application/octet-stream">' "$WORK/big.html" ||
 	fail "a large profile's records are not compressed"
 "$STACKTOP" -r "$WORK/big.json" --format folded > "$WORK/big.folded" || fail "big folded failed"
 # the first event's hits of the last interval, as the view counts them (the
@@ -68,6 +69,44 @@ d = json.loads(open(sys.argv[1]).readline())
 print(sum(b["delta"] for s in d["stacks"] for b in s["by"] if b["event"] == d["events"][0]))' "$WORK/big.json")
 expect_from_folded "$WORK/big.folded" "{\"filter_event\": {\"value\": 0, \"total\": $ev0}}" "$WORK/big-e.json"
 flame_check "$WORK/big.html" "$WORK/big-e.json" big
+
+# the same page altered: its columns cut short, a self count placed past
+# the last node, not gzip at all: the page says it cannot read the profile
+# (and draws nothing, throws nothing)
+python3 - "$WORK/big.html" "$WORK" <<'PY' || fail "cannot alter the large page"
+import base64, gzip, json, re, struct, sys
+page = open(sys.argv[1]).read()
+m = re.search(r'(<script id="stacktop-data-cols"[^>]*>)([^<]*)(</script>)', page)
+doc = gzip.decompress(base64.b64decode(m.group(2)))
+n = struct.unpack_from("<I", doc)[0]
+head = json.loads(doc[4:4 + n])
+at = (4 + n + 7) // 8 * 8
+size = {"u8": 1, "u16": 2, "u32": 4, "f64": 8}
+for name, ty, k in head["columns"]:
+    if name == "self_gap":
+        gap = bytearray(doc)
+        gap[at:at + size[ty]] = b"\xff" * size[ty]
+    at += (k * size[ty] + 7) // 8 * 8
+def write(name, data):
+    b = base64.b64encode(data).decode() if isinstance(data, (bytes, bytearray)) else data
+    open(sys.argv[2] + "/" + name + ".html", "w").write(page[:m.start(2)] + b + page[m.end(2):])
+write("cut", gzip.compress(doc[:len(doc) // 2]))
+write("gap", gzip.compress(bytes(gap)))
+write("junk", "bm90IGd6aXA=")
+PY
+for bad in cut gap junk; do
+	mkdir -p "$WORK/$bad"
+	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" damaged \
+		"$WORK/$bad.html" "$WORK/$bad" > "$WORK/$bad.out" 2> "$WORK/$bad.err" ||
+		{ cat "$WORK/$bad.err"; fail "the page with its profile $bad"; }
+	echo "$bad: $(cat "$WORK/$bad.out")"
+done
+grep -q 'cannot read the profile in this file: its column [a-z_]* is damaged' "$WORK/cut.out" ||
+	fail "columns cut short not explained: $(cat "$WORK/cut.out")"
+grep -q 'the profile in this file is damaged (self count [0-9]*)' "$WORK/gap.out" ||
+	fail "a self count past the last node not explained: $(cat "$WORK/gap.out")"
+grep -q 'cannot read the profile in this file: its compressed data is damaged' "$WORK/junk.out" ||
+	fail "a profile that is not gzip not explained: $(cat "$WORK/junk.out")"
 
 # the static image of the same view
 st -o "$WORK/map.svg" || fail "-o map.svg failed"

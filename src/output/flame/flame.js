@@ -23,9 +23,12 @@
 	const ctx = canvas.getContext('2d', { alpha: false });
 	const tip = $('tip');
 
-	// A large profile comes gzip-compressed, in base64, in an element ID-gzip
-	// (the HTML parser reads a quarter of the bytes: most of a large page's
-	// open time was its parsing); a small one as plain JSON in ID.
+	// A large profile comes gzip-compressed, in base64 (the HTML parser reads
+	// a fraction of the bytes: most of a large page's open time was its
+	// parsing): in an element ID-cols, a JSON header and its numbers as
+	// binary columns, made typed arrays here without parsing a digit
+	// (doc/formats.md, "html"); in ID-gzip, JSON; a small one as plain
+	// JSON in ID.
 	function fromBase64(text) {
 		if (typeof Uint8Array.fromBase64 === 'function')
 			return Uint8Array.fromBase64(text.trim());
@@ -35,24 +38,55 @@
 			out[k] = bin.charCodeAt(k);
 		return out;
 	}
-	async function readJSON(id) {
-		const gz = $(id + '-gzip');
-		if (!gz) {
-			const el = $(id);
-			return el ? JSON.parse(el.textContent) : null;
-		}
+	async function inflate(el) {
 		if (typeof DecompressionStream !== 'function')
 			throw new Error('this browser cannot decompress the profile (no DecompressionStream)');
-		const stream = new Blob([fromBase64(gz.textContent)]).stream()
+		const stream = new Blob([fromBase64(el.textContent)]).stream()
 			.pipeThrough(new DecompressionStream('gzip'));
-		return JSON.parse(await new Response(stream).text());
+		try {
+			return await new Response(stream).arrayBuffer();
+		} catch (e) {
+			throw new Error('its compressed data is damaged (' + e.message + ')');
+		}
+	}
+	const COLUMN = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64Array };
+	const align8 = (x) => Math.ceil(x / 8) * 8;
+	// the header's length (4 bytes), the JSON header, then each column
+	// (little-endian) from a multiple of 8 bytes on, as "columns" lists them
+	function columns(buf) {
+		if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1)
+			throw new Error('this browser is big-endian; the profile\'s numbers are little-endian');
+		const len = buf.byteLength >= 4 ? new DataView(buf).getUint32(0, true) : -1;
+		if (len < 2 || 4 + len > buf.byteLength)
+			throw new Error('its header is cut short');
+		const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 4, len)));
+		let at = align8(4 + len);
+		head.cols = {};
+		for (const c of Array.isArray(head.columns) ? head.columns : []) {
+			const T = Array.isArray(c) ? COLUMN[c[1]] : undefined, n = Array.isArray(c) ? c[2] : -1;
+			if (!T || !Number.isInteger(n) || n < 0 || at + n * T.BYTES_PER_ELEMENT > buf.byteLength)
+				throw new Error('its column ' + String(Array.isArray(c) ? c[0] : c) + ' is damaged');
+			head.cols[String(c[0])] = new T(buf, at, n);
+			at = align8(at + n * T.BYTES_PER_ELEMENT);
+		}
+		return head;
+	}
+	async function readDoc(id) {
+		const cols = $(id + '-cols');
+		if (cols)
+			return columns(await inflate(cols));
+		const gz = $(id + '-gzip');
+		if (gz)
+			return JSON.parse(new TextDecoder().decode(await inflate(gz)));
+		const el = $(id);
+		return el ? JSON.parse(el.textContent) : null;
 	}
 
 	let data;
 	try {
-		data = await readJSON('stacktop-data');
-		if (!data || data.format !== 'stacktop-flame' || !Array.isArray(data.nodes) ||
-		    !Array.isArray(data.names))
+		data = await readDoc('stacktop-data');
+		if (!data || data.format !== 'stacktop-flame' || !Array.isArray(data.names) ||
+		    !(Array.isArray(data.nodes) || (data.cols && data.cols.up && data.cols.name)))
 			throw new Error('not a stacktop flame graph');
 	} catch (e) {
 		$('notes').textContent = 'cannot read the profile in this file: ' + e.message;
@@ -62,9 +96,11 @@
 	const meta = data.meta || {};
 	const names = data.names;
 	const stride = data.stride;
-	const raw = data.nodes;
 	const weighted = stride === 4;
 	const NN = names.length;
+	const nameKind = new Uint8Array(NN);
+	for (let k = 0; k < NN; k++)
+		nameKind[k] = names[k] ? names[k][1] : 6;
 
 	// ---- a tree: typed arrays, parents before their callees -----------------------
 	// The writer's tree (preorder, children in name order) is the base; the
@@ -72,59 +108,78 @@
 	// it by derive() in the same shape. Children are in kids[cstart[i]..]:
 	// name order (the names are sorted), or by weight when left-heavy.
 	function shape(t) {
-		const n = t.N;
-		t.totH = new Float64Array(n);
-		t.totW = weighted ? new Float64Array(n) : null;
-		for (let i = n - 1; i >= 0; i--) {
-			t.totH[i] += t.selfH[i];
-			if (weighted)
-				t.totW[i] += t.selfW[i];
-			if (i > 0) {
-				t.totH[t.parent[i]] += t.totH[i];
-				if (weighted)
-					t.totW[t.parent[i]] += t.totW[i];
-			}
+		const n = t.N, parent = t.parent, selfH = t.selfH, selfW = t.selfW, nameOf = t.nameOf;
+		const totH = new Float64Array(selfH), totW = weighted ? new Float64Array(selfW) : null;
+		for (let i = n - 1; i > 0; i--) {
+			totH[parent[i]] += totH[i];
+			if (totW)
+				totW[parent[i]] += totW[i];
 		}
-		t.kindOf = new Uint8Array(n);
+		// (loops fused: this runs once at open, before the JIT has compiled it)
+		const kindOf = new Uint8Array(n), cstart = new Int32Array(n + 1);
 		for (let i = 1; i < n; i++) {
-			const nm = names[t.nameOf[i]];
-			t.kindOf[i] = nm ? nm[1] : 6;
+			const k = nameOf[i];
+			kindOf[i] = k >= 0 && k < NN ? nameKind[k] : 6;
+			cstart[parent[i] + 1]++;
 		}
-		const nchild = new Int32Array(n + 1);
-		for (let i = 1; i < n; i++)
-			nchild[t.parent[i]]++;
-		t.cstart = new Int32Array(n + 1);
 		for (let i = 0; i < n; i++)
-			t.cstart[i + 1] = t.cstart[i] + nchild[i];
-		t.kids = new Int32Array(Math.max(n - 1, 1));
-		const fill = t.cstart.slice(0, n);
+			cstart[i + 1] += cstart[i];
+		const kids = new Int32Array(Math.max(n - 1, 1));
+		const fill = cstart.slice(0, n);
 		for (let i = 1; i < n; i++)
-			t.kids[fill[t.parent[i]]++] = i;
-		t.start = new Float64Array(n);
-		t.order = 'name';
+			kids[fill[parent[i]]++] = i;
+		Object.assign(t, { totH, totW, kindOf, cstart, kids, start: new Float64Array(n), order: 'name' });
 		return t;
 	}
-	let base;
-	{
-		const n = Math.floor(raw.length / stride);
-		base = { N: n, nameOf: new Int32Array(n), depthOf: new Uint16Array(n), parent: new Int32Array(n),
+	// the writer's tree from its nodes: [depth, name, self hits(, self
+	// weight)] each in JSON, or columns (html.c: "up", "name", and the self
+	// counts of the nodes that have any, "self_gap", "self_h", "self_w")
+	function readBase() {
+		const c = data.cols;
+		const n = c ? c.up.length : Math.floor(data.nodes.length / stride);
+		const t = { N: n, nameOf: new Int32Array(n), depthOf: new Uint16Array(n), parent: new Int32Array(n),
 			selfH: new Float64Array(n), selfW: weighted ? new Float64Array(n) : null };
-		const path = new Int32Array(65536);
-		for (let i = 0, o = 0; i < n; i++, o += stride) {
-			const d = raw[o];
-			if (i === 0 ? d !== 0 : (d < 1 || d > base.depthOf[i - 1] + 1 || d >= path.length)) {
-				$('notes').textContent = 'the profile in this file is damaged (node ' + i + ')';
-				return;
-			}
-			base.depthOf[i] = d;
-			base.parent[i] = i === 0 ? -1 : path[d - 1];
+		const path = new Int32Array(65536), depthOf = t.depthOf, parent = t.parent;
+		const raw = c ? null : data.nodes, up = c ? c.up : null;
+		for (let i = 0, o = 0, prev = -1; i < n; i++, o += stride) {
+			const d = c ? prev + 1 - up[i] : raw[o];
+			if (i === 0 ? d !== 0 : (d < 1 || d > prev + 1 || d >= path.length))
+				throw new Error('node ' + i);
+			depthOf[i] = prev = d;
+			parent[i] = i === 0 ? -1 : path[d - 1];
 			path[d] = i;
-			base.nameOf[i] = raw[o + 1];
-			base.selfH[i] = raw[o + 2];
-			if (weighted)
-				base.selfW[i] = raw[o + 3];
 		}
-		shape(base);
+		if (c) {
+			if (c.name.length !== n)
+				throw new Error('names');
+			t.nameOf.set(c.name);
+			const gap = c.self_gap, h = c.self_h, w = c.self_w;
+			if (!gap || !h || h.length !== gap.length || (weighted && (!w || w.length !== gap.length)))
+				throw new Error('self counts');
+			for (let k = 0, i = 0; k < gap.length; k++) {
+				if ((i += gap[k]) >= n)
+					throw new Error('self count ' + k);
+				t.selfH[i] = h[k];
+				if (weighted)
+					t.selfW[i] = w[k];
+			}
+		} else {
+			for (let i = 0, o = 1; i < n; i++, o += stride) {
+				t.nameOf[i] = raw[o];
+				t.selfH[i] = raw[o + 1];
+				if (weighted)
+					t.selfW[i] = raw[o + 2];
+			}
+		}
+		t.nameOf[0] = -1;
+		return shape(t);
+	}
+	let base;
+	try {
+		base = readBase();
+	} catch (e) {
+		$('notes').textContent = 'the profile in this file is damaged (' + e.message + ')';
+		return;
 	}
 
 	// ---- the differential page (--diff BEFORE AFTER -o d.html) -------------------
@@ -297,9 +352,37 @@
 	// the self counts by record, in an element of their own after this
 	// script: parsed at the first filter, not at open (the bulk of the records)
 	// (compressed: read in the background once the graph is drawn)
+	// {n, node, attr, h, w}: typed arrays, from the JSON's flat [node, attr,
+	// hits(, weight)] or from columns ("node_gap", "attr", "h", "w")
+	const NO_SPLITS = { n: 0, node: [], attr: [], h: [], w: [] };
 	let splits = null, splitsRead = null;
+	function splitsFrom(d) {
+		const c = d && d.cols;
+		if (c) {
+			const n = c.node_gap ? c.node_gap.length : -1;
+			if (n < 0 || !c.attr || c.attr.length !== n || !c.h || c.h.length !== n ||
+			    (weighted && (!c.w || c.w.length !== n)))
+				throw new Error('its columns are damaged');
+			const node = new Uint32Array(n);
+			for (let k = 0, i = 0; k < n; k++)
+				node[k] = (i += c.node_gap[k]);
+			return { n, node, attr: c.attr, h: c.h, w: c.w };
+		}
+		const a = d && Array.isArray(d.splits) ? d.splits : [], st = weighted ? 4 : 3;
+		const n = Math.floor(a.length / st);
+		const sp = { n, node: new Uint32Array(n), attr: new Uint32Array(n), h: new Float64Array(n),
+			w: weighted ? new Float64Array(n) : null };
+		for (let k = 0, o = 0; k < n; k++, o += st) {
+			sp.node[k] = a[o];
+			sp.attr[k] = a[o + 1];
+			sp.h[k] = a[o + 2];
+			if (weighted)
+				sp.w[k] = a[o + 3];
+		}
+		return sp;
+	}
 	function splitsFailed(e) {
-		splits = [];
+		splits = NO_SPLITS;
 		$('notes').textContent = 'cannot read the records in this file: ' + e.message;
 	}
 	function loadSplits() {
@@ -315,25 +398,23 @@
 				});
 			return splitsRead;
 		}
-		if ($('stacktop-splits-gzip')) {
-			splitsRead = readJSON('stacktop-splits').then((d) => {
-				splits = d && Array.isArray(d.splits) ? d.splits : [];
-			}, splitsFailed);
+		if ($('stacktop-splits-cols') || $('stacktop-splits-gzip')) {
+			splitsRead = readDoc('stacktop-splits').then((d) => {
+				splits = splitsFrom(d);
+			}).catch(splitsFailed);
 			return splitsRead;
 		}
 		try { /* plain JSON: at once */
 			const el = $('stacktop-splits');
-			const d = el ? JSON.parse(el.textContent) : null;
-			splits = d && Array.isArray(d.splits) ? d.splits : [];
+			splits = splitsFrom(el ? JSON.parse(el.textContent) : null);
 		} catch (e) {
 			splitsFailed(e);
 		}
 		return (splitsRead = Promise.resolve());
 	}
 	function getSplits() {
-		return splits || [];
+		return splits || NO_SPLITS;
 	}
-	const sstride = weighted ? 4 : 3;
 	const attrs = Array.isArray(data.attrs) ? data.attrs : [];
 	const evNames = Array.isArray(data.ev) ? data.ev : [];
 	const comms = new Map();
@@ -371,17 +452,17 @@
 			return [base.selfH, base.selfW];
 		const h = new Float64Array(base.N), w = weighted ? new Float64Array(base.N) : null;
 		const ok = new Map();
-		const splits = getSplits();
-		for (let o = 0; o + sstride <= splits.length; o += sstride) {
-			const a = splits[o + 1];
+		const sp = getSplits();
+		for (let k = 0; k < sp.n; k++) {
+			const a = sp.attr[k], i = sp.node[k];
 			let pass = ok.get(a);
 			if (pass === undefined)
 				ok.set(a, (pass = attrPasses(a)));
-			if (!pass)
+			if (!pass || i >= base.N)
 				continue;
-			h[splits[o]] += splits[o + 2];
+			h[i] += sp.h[k];
 			if (weighted)
-				w[splits[o]] += splits[o + 3];
+				w[i] += sp.w[k];
 		}
 		return [h, w];
 	}
@@ -647,13 +728,17 @@
 		const key = nameOf[i];
 		let c = colourCache.get(key);
 		if (!c) {
-			const b = BAND[kindOf[i]] || BAND[6];
-			const v = hash(label(i)), v2 = hash(label(i) + '.');
-			c = 'hsl(' + ((b[0] + b[1] * v) % 360).toFixed(1) + ',' + b[2] + '%,' +
-				(b[3] + b[4] * v2).toFixed(1) + '%)';
+			const [h, s, l] = nameHsl(i);
+			c = 'hsl(' + h + ',' + s + '%,' + l + '%)';
 			colourCache.set(key, c);
 		}
 		return c;
+	}
+	// a frame's colour by its name: hue, saturation, lightness (one decimal)
+	function nameHsl(i) {
+		const b = BAND[kindOf[i]] || BAND[6];
+		const t = label(i), v = hash(t), v2 = hash(t + '.');
+		return [Number(((b[0] + b[1] * v) % 360).toFixed(1)), b[2], Number((b[3] + b[4] * v2).toFixed(1))];
 	}
 	const MATCH = 'rgb(230,0,230)';
 
@@ -688,8 +773,10 @@
 	}
 
 	// ---- numbers ----------------------------------------------------------------
+	// 1,234,567 (as toLocaleString('en-US'), without loading the locale's
+	// data at open: a tenth of a small page's open time)
 	function num(n) {
-		return Math.round(n).toLocaleString('en-US');
+		return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 	}
 	function pct(a, b) {
 		if (!b)
@@ -868,6 +955,18 @@
 		return v;
 	}
 
+	// a frame's colour by its name as a pixel, computed once a name (a large
+	// graph has tens of thousands of frames to fill)
+	const namePx = new Uint32Array(NN);
+	function namePixel(i) {
+		const nm = nameOf[i];
+		if (!namePx[nm]) {
+			const [h, s, l] = nameHsl(i);
+			namePx[nm] = hslPx(h % 360, s, l);
+		}
+		return namePx[nm];
+	}
+
 	// The frames under the zoomed one that cover a pixel column (their
 	// extents rounded), in preorder: what draw() paints. The graph is as
 	// deep as the deepest of them.
@@ -921,6 +1020,7 @@
 			pixels = ctx.createImageData(W, H);
 		const px = new Uint32Array(pixels.data.buffer);
 		px.fill(rgba(getComputedStyle(document.body).backgroundColor || '#fff'));
+		const byName = !diffOn();
 		for (let k = 0; k < pick.node.length; k++) {
 			const i = pick.node[k], x0 = pick.x0[k], w = frameWidth(x0, pick.x1[k]), y = rowY(depthOf[i]);
 			drawn.node.push(i);
@@ -929,7 +1029,8 @@
 			drawn.y.push(y);
 			// the first pixel row of its level only: the level's other rows are copies
 			const r0 = Math.round(y * dpr) * W;
-			px.fill(rgba(isMatch(i) ? MATCH : colour(i)), r0 + Math.round(x0 * dpr),
+			px.fill(isMatch(i) ? rgba(MATCH) : byName && i > 0 ? namePixel(i) : rgba(colour(i)),
+				r0 + Math.round(x0 * dpr),
 				r0 + Math.min(Math.round((x0 + w) * dpr), W));
 		}
 		for (let d = 0; d <= maxDepth; d++) {
