@@ -66,4 +66,14 @@ fi
 grep -q 'diff writes text, json or html' "$OUT/err" || { cat "$OUT/err"; exit 1; }
 node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/d.html" "$OUT"
 cp "$OUT/diff.png" "${TMPDIR:-/tmp}/stacktop-flame-diff.png" 2> /dev/null || true
+# a large pair (3,000 and 2,500 stacks of bench/snapshot-gen.py: both trees
+# as binary columns): each frame's two counts are its path's in the folded
+# outputs of the two sides
+python3 "$SRCDIR/bench/snapshot-gen.py" "$OUT/big-a.json" 3000 24 8 > /dev/null
+python3 "$SRCDIR/bench/snapshot-gen.py" "$OUT/big-b.json" 2500 24 8 > /dev/null
+"$STACKTOP" --diff "$OUT/big-b.json" "$OUT/big-a.json" -o "$OUT/big.html"
+"$STACKTOP" -r "$OUT/big-b.json" --format folded > "$OUT/big-b.folded"
+"$STACKTOP" -r "$OUT/big-a.json" --format folded > "$OUT/big-a.folded"
+node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/big.html" "$OUT" \
+	"$OUT/big-b.folded" "$OUT/big-a.folded"
 echo "PASS: the differential flame page colours, counts and lists what changed"

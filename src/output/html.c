@@ -405,10 +405,13 @@ static int html_element(FILE *f, const char *id, bool inside, const char *doc, s
  * node before it each node is, less one (its depth is that node's plus one
  * minus up: mostly 0, a run of callees), "name" its name, and the self
  * counts of the nodes that have any: "self_gap" each such node's index
- * less the previous one's (the first's from 0), "self_h", "self_w"
+ * less the previous one's (the first's from 0), "self_h", "self_w"; each
+ * name after @prefix ("base_" for a differential page's BEFORE)
  */
-static void html_tree_cols(struct colblob *c, const struct flame_tree *ft)
+static void html_tree_cols(struct colblob *c, const struct flame_tree *ft, const char *prefix)
 {
+	char col[32];
+
 	uint64_t maxup = 0, maxh = 0, maxw = 0, maxgap = 0;
 	size_t i, nself = 0, last = 0;
 
@@ -425,25 +428,30 @@ static void html_tree_cols(struct colblob *c, const struct flame_tree *ft)
 		maxh = nd->h > maxh ? nd->h : maxh;
 		maxw = nd->w > maxw ? nd->w : maxw;
 	}
-	colblob_column(c, "up", colblob_type_for(maxup), ft->nnodes);
+	snprintf(col, sizeof(col), "%sup", prefix);
+	colblob_column(c, col, colblob_type_for(maxup), ft->nnodes);
 	for (i = 0; i < ft->nnodes; i++)
 		colblob_put(c, i ? ft->nodes[i - 1].depth + 1ULL - ft->nodes[i].depth : 0);
-	colblob_column(c, "name", colblob_type_for(ft->nnames), ft->nnodes);
+	snprintf(col, sizeof(col), "%sname", prefix);
+	colblob_column(c, col, colblob_type_for(ft->nnames), ft->nnodes);
 	for (i = 0; i < ft->nnodes; i++)
 		colblob_put(c, ft->nodes[i].name < 0 ? 0 : (uint64_t)ft->nodes[i].name);
-	colblob_column(c, "self_gap", colblob_type_for(maxgap), nself);
+	snprintf(col, sizeof(col), "%sself_gap", prefix);
+	colblob_column(c, col, colblob_type_for(maxgap), nself);
 	for (i = 0, last = 0; i < ft->nnodes; i++)
 		if (ft->nodes[i].h || ft->nodes[i].w) {
 			colblob_put(c, i - last);
 			last = i;
 		}
-	colblob_column(c, "self_h", colblob_type_for(maxh), nself);
+	snprintf(col, sizeof(col), "%sself_h", prefix);
+	colblob_column(c, col, colblob_type_for(maxh), nself);
 	for (i = 0; i < ft->nnodes; i++)
 		if (ft->nodes[i].h || ft->nodes[i].w)
 			colblob_put(c, ft->nodes[i].h);
 	if (!ft->weighted)
 		return;
-	colblob_column(c, "self_w", colblob_type_for(maxw), nself);
+	snprintf(col, sizeof(col), "%sself_w", prefix);
+	colblob_column(c, col, colblob_type_for(maxw), nself);
 	for (i = 0; i < ft->nnodes; i++)
 		if (ft->nodes[i].h || ft->nodes[i].w)
 			colblob_put(c, ft->nodes[i].w);
@@ -453,7 +461,7 @@ static void html_tree_cols(struct colblob *c, const struct flame_tree *ft)
  * a tree's frame names and nodes, as the page reads a profile ("names",
  * "stride", and "nodes" or, with @c, "nodes_n" and the nodes as columns)
  */
-static void html_tree(FILE *f, const struct flame_tree *ft, struct colblob *c)
+static void html_tree(FILE *f, const struct flame_tree *ft, struct colblob *c, const char *prefix)
 {
 	size_t i;
 
@@ -473,7 +481,7 @@ static void html_tree(FILE *f, const struct flame_tree *ft, struct colblob *c)
 	fprintf(f, "],\"stride\":%d,", ft->weighted ? 4 : 3);
 	if (c) {
 		fprintf(f, "\"nodes_n\":%zu", ft->nnodes);
-		html_tree_cols(c, ft);
+		html_tree_cols(c, ft, prefix);
 		return;
 	}
 	fputs("\"nodes\":[", f);
@@ -492,10 +500,11 @@ static void html_tree(FILE *f, const struct flame_tree *ft, struct colblob *c)
 /*
  * --diff BEFORE AFTER -o d.html: BEFORE's tree as "base" (its names, nodes
  * and where it came from); the page draws AFTER's widths and colours each
- * frame by the change of its share (doc/formats.md, "html")
+ * frame by the change of its share (doc/formats.md, "html"); with @c, its
+ * nodes as columns too ("base_up", ...)
  */
 static int html_base(FILE *f, struct session *before, const struct report_opts *o,
-		     struct session *after)
+		     struct session *after, struct colblob *c)
 {
 	struct report_opts bo = *o;
 	struct flame_tree fb;
@@ -516,7 +525,7 @@ static int html_base(FILE *f, struct session *before, const struct report_opts *
 		fputs(",\"base\":{\"source\":", f);
 		html_str(f, session_stats(before)->tracefs);
 		fputc(',', f);
-		html_tree(f, &fb, NULL);
+		html_tree(f, &fb, c, "base_");
 		fputc('}', f);
 	}
 	flametree_free(&fb);
@@ -557,10 +566,10 @@ static int html_data_json(FILE *m, const struct html_doc *d, struct colblob *c)
 	fputs(",\"kinds\":[\"kernel\",\"module\",\"user\",\"tracing\",\"command\",\"pid\","
 	      "\"other\"],",
 	      m);
-	html_tree(m, d->ft, c);
+	html_tree(m, d->ft, c, "");
 	html_splits(m, d->s, d->ft);
 	if (d->before) {
-		int r = html_base(m, d->before, d->o, d->s);
+		int r = html_base(m, d->before, d->o, d->s, c);
 
 		if (r < 0)
 			return r;

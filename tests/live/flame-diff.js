@@ -4,6 +4,10 @@
 // Debian's chromium, headless, driven by puppeteer-core: what a user sees.
 //
 //   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR
+//   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR BEFORE.folded AFTER.folded
+//            a large pair (both trees as binary columns): every frame drawn
+//            has BEFORE's and AFTER's hits of its path, as the folded
+//            outputs of the two sides add them up
 //
 // The pair: BEFORE X 20, Y 40, Z 30, W 10 (of 100); AFTER X 80, Y 40, Z 60,
 // V 20 (of 200): X's share doubled (20% -> 40%: red), Y's halved (40% ->
@@ -13,7 +17,8 @@
 'use strict';
 const path = require('path');
 
-const [modules, chromium, page, outdir] = process.argv.slice(2);
+const [modules, chromium, page, outdir, beforeFolded, afterFolded] = process.argv.slice(2);
+const fs = require('fs');
 const puppeteer = require(path.join(modules, 'puppeteer-core'));
 
 function fail(msg) {
@@ -29,6 +34,51 @@ function hsl(c) {
 	const m = /^hsl\(([\d.]+),([\d.]+)%,([\d.]+)%\)$/.exec(c);
 	check(m, 'not an hsl colour: ' + c);
 	return m.slice(1).map(Number);
+}
+
+// each path's hits, its callees' included, from a folded file
+function prefixSums(file) {
+	const sums = new Map();
+	let total = 0;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		const m = /^(.*) (\d+)$/.exec(line);
+		if (!m)
+			continue;
+		// (the folded output's annotations off: _[k] kernel, _[j] user)
+		const n = Number(m[2]), fr = m[1].split(';').map((f) => f.replace(/_\[[a-z]\]$/, ''));
+		total += n;
+		for (let k = 1; k <= fr.length; k++) {
+			const key = fr.slice(0, k).join(';');
+			sums.set(key, (sums.get(key) || 0) + n);
+		}
+	}
+	return { sums, total };
+}
+
+async function large(p, d) {
+	const b = prefixSums(beforeFolded), a = prefixSums(afterFolded);
+	const cols = await p.evaluate(() => document.querySelectorAll('#stacktop-data-cols').length);
+	check(cols === 1, 'the large pair is not written as columns');
+	check(d.total === b.total, 'BEFORE total ' + d.total + ', its folded output ' + b.total);
+	const frames = await p.evaluate(() => window.stacktopFlame.frames());
+	check(frames.length === d.frames.length && frames.length > 1000,
+		'frames drawn: ' + frames.length + ' / ' + d.frames.length);
+	let grew = 0, shrank = 0;
+	for (let k = 1; k < frames.length; k++) {
+		const key = frames[k].path.join(';'), f = d.frames[k];
+		const want = b.sums.get(key) || 0, hits = a.sums.get(key) || 0;
+		check(f.name === frames[k].name && f.hits === hits && f.before === want,
+			key + ': hits ' + f.hits + ' before ' + f.before + ', the folded outputs say ' + hits + ' and ' + want);
+		const ch = 100 * (hits / a.total - want / b.total);
+		check(Math.abs(f.change - ch) < 1e-6, key + ': change ' + f.change + ', wanted ' + ch);
+		if (ch > 1e-9 && /^hsl\(0,/.test(f.colour))
+			grew++;
+		if (ch < -1e-9 && /^hsl\(220,/.test(f.colour))
+			shrank++;
+	}
+	check(grew > 0 && shrank > 0, 'no red or no blue frame: ' + grew + ' / ' + shrank);
+	await p.screenshot({ path: path.join(outdir, 'diff-large.png') });
+	console.log(JSON.stringify({ frames: frames.length, before: b.total, after: a.total, grew, shrank }));
 }
 
 async function main() {
@@ -47,6 +97,11 @@ async function main() {
 		await p.waitForFunction(() => window.stacktopReady !== undefined, { timeout: 20000 });
 		const d = await p.evaluate(() => window.stacktopFlame.diff());
 		check(d && d.on, 'the page is not differential: ' + JSON.stringify(d));
+		if (beforeFolded) {
+			await large(p, d);
+			check(!problems.length, problems.join('; '));
+			return;
+		}
 		check(d.total === 100, 'BEFORE total ' + d.total + ', wanted 100');
 		const by = {};
 		for (const f of d.frames)

@@ -131,52 +131,56 @@
 		Object.assign(t, { totH, totW, kindOf, cstart, kids, start: new Float64Array(n), order: 'name' });
 		return t;
 	}
-	// the writer's tree from its nodes: [depth, name, self hits(, self
-	// weight)] each in JSON, or columns (html.c: "up", "name", and the self
-	// counts of the nodes that have any, "self_gap", "self_h", "self_w")
-	function readBase() {
-		const c = data.cols;
-		const n = c ? c.up.length : Math.floor(data.nodes.length / stride);
+	// A tree's nodes, as the writer wrote them: [depth, name, self hits(,
+	// self weight)] each in JSON (@src.nodes, @st numbers a node), or
+	// columns in @c (html.c: PREFIXup, PREFIXname, and the self counts of
+	// the nodes that have any, PREFIXself_gap, _self_h, _self_w)
+	function readNodes(src, c, prefix, st) {
+		const up = c ? c[prefix + 'up'] : null, w8 = st === 4;
+		const raw = up ? null : src.nodes;
+		if (!up && !Array.isArray(raw))
+			throw new Error('no nodes');
+		const n = up ? up.length : Math.floor(raw.length / st);
 		const t = { N: n, nameOf: new Int32Array(n), depthOf: new Uint16Array(n), parent: new Int32Array(n),
-			selfH: new Float64Array(n), selfW: weighted ? new Float64Array(n) : null };
+			selfH: new Float64Array(n), selfW: w8 ? new Float64Array(n) : null };
 		const path = new Int32Array(65536), depthOf = t.depthOf, parent = t.parent;
-		const raw = c ? null : data.nodes, up = c ? c.up : null;
-		for (let i = 0, o = 0, prev = -1; i < n; i++, o += stride) {
-			const d = c ? prev + 1 - up[i] : raw[o];
+		for (let i = 0, o = 0, prev = -1; i < n; i++, o += st) {
+			const d = up ? prev + 1 - up[i] : raw[o];
 			if (i === 0 ? d !== 0 : (d < 1 || d > prev + 1 || d >= path.length))
 				throw new Error('node ' + i);
 			depthOf[i] = prev = d;
 			parent[i] = i === 0 ? -1 : path[d - 1];
 			path[d] = i;
 		}
-		if (c) {
-			if (c.name.length !== n)
+		if (up) {
+			const name = c[prefix + 'name'], gap = c[prefix + 'self_gap'];
+			const h = c[prefix + 'self_h'], w = c[prefix + 'self_w'];
+			if (!name || name.length !== n)
 				throw new Error('names');
-			t.nameOf.set(c.name);
-			const gap = c.self_gap, h = c.self_h, w = c.self_w;
-			if (!gap || !h || h.length !== gap.length || (weighted && (!w || w.length !== gap.length)))
+			t.nameOf.set(name);
+			if (!gap || !h || h.length !== gap.length || (w8 && (!w || w.length !== gap.length)))
 				throw new Error('self counts');
 			for (let k = 0, i = 0; k < gap.length; k++) {
 				if ((i += gap[k]) >= n)
 					throw new Error('self count ' + k);
 				t.selfH[i] = h[k];
-				if (weighted)
+				if (w8)
 					t.selfW[i] = w[k];
 			}
 		} else {
-			for (let i = 0, o = 1; i < n; i++, o += stride) {
+			for (let i = 0, o = 1; i < n; i++, o += st) {
 				t.nameOf[i] = raw[o];
 				t.selfH[i] = raw[o + 1];
-				if (weighted)
+				if (w8)
 					t.selfW[i] = raw[o + 2];
 			}
 		}
 		t.nameOf[0] = -1;
-		return shape(t);
+		return t;
 	}
 	let base;
 	try {
-		base = readBase();
+		base = shape(readNodes(data, data.cols, '', stride));
 	} catch (e) {
 		$('notes').textContent = 'the profile in this file is damaged (' + e.message + ')';
 		return;
@@ -190,29 +194,39 @@
 	// same. It colours the caller-rooted graph without transforms or filters.
 	const before = (function () {
 		const b = data.base;
-		if (!b || !Array.isArray(b.nodes) || !Array.isArray(b.names) || !(b.stride >= 3))
+		if (!b || !Array.isArray(b.names) || !(b.stride >= 3))
 			return null;
-		const n = Math.floor(b.nodes.length / b.stride);
-		const key = (nm) => (nm ? nm[0] + '\u0001' + nm[1] + '\u0001' + (nm[2] || '') : '?');
-		const child = new Map();
-		const tot = new Float64Array(n), par = new Int32Array(n), path = new Int32Array(65536);
-		for (let i = 0, o = 0; i < n; i++, o += b.stride) {
-			const d = b.nodes[o];
-			if (i === 0 ? d !== 0 : (d < 1 || d >= path.length))
-				return null;
-			par[i] = i === 0 ? -1 : path[d - 1];
-			path[d] = i;
-			tot[i] = b.nodes[o + 2];
-			if (i > 0)
-				child.set(par[i] + '\u0000' + key(b.names[b.nodes[o + 1]]), i);
+		let t;
+		try {
+			t = readNodes(b, data.cols && data.cols.base_up ? data.cols : null, 'base_', b.stride);
+		} catch (e) {
+			return null;
 		}
+		const n = t.N, par = t.parent, tot = new Float64Array(t.selfH);
 		for (let i = n - 1; i > 0; i--)
 			tot[par[i]] += tot[i];
+		// BEFORE's names as this tree's name ids (by label, kind and module;
+		// -1: none here), then its nodes by (parent, that id)
+		const key = (nm) => (nm ? nm[0] + '\u0001' + nm[1] + '\u0001' + (nm[2] || '') : '?');
+		const ids = new Map();
+		for (let k = 0; k < NN; k++)
+			ids.set(key(names[k]), k);
+		const as = new Int32Array(b.names.length);
+		for (let k = 0; k < b.names.length; k++) {
+			const v = ids.get(key(b.names[k]));
+			as[k] = v === undefined ? -1 : v;
+		}
+		const child = pairTable();
+		for (let i = 1; i < n; i++) {
+			const nm = t.nameOf[i], a = nm >= 0 && nm < as.length ? as[nm] : -1;
+			if (a >= 0)
+				child.put(par[i], a, i);
+		}
 		const label = (j) => {
-			const nm = b.names[b.nodes[j * b.stride + 1]];
+			const nm = b.names[t.nameOf[j]];
 			return nm ? String(nm[0]) : '?';
 		};
-		return { n, key, child, tot, par, label, source: String(b.source || 'BEFORE') };
+		return { n, child, tot, par, label, source: String(b.source || 'BEFORE') };
 	})();
 	// the tree on show (base or derived): these name its arrays
 	let T, N, nameOf, depthOf, parent, selfH, selfW, totH, totW, kindOf, cstart, kids, start;
@@ -234,14 +248,19 @@
 		}
 	}
 
-	// a tree grown node by node (derive()): a child looked up by (parent,
-	// name) in an open-addressing hash of typed arrays (a Map of numbers past
-	// 2^31 is several times slower on the 10^5-stack page)
-	function grower() {
-		const g = { nameOf: [-1], parent: [-1], depthOf: [0], selfH: [0], selfW: [0] };
+	// (parent, name) -> node, -1 for none: open addressing in typed arrays
+	// (a Map of numbers past 2^31 is several times slower on the 10^5-stack
+	// page, a Map of strings slower still)
+	function pairTable() {
 		let cap = 1 << 12, used = 0;
 		let kp = new Int32Array(cap).fill(-1), kn = new Int32Array(cap), kv = new Int32Array(cap);
 		const slot = (p, nm, m) => (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm + 1, 0x85ebca77)) >>> 0 & m;
+		function find(p, nm) {
+			let h = slot(p, nm, cap - 1);
+			while (kp[h] >= 0 && (kp[h] !== p || kn[h] !== nm))
+				h = (h + 1) & (cap - 1);
+			return h;
+		}
 		function grow() {
 			const op = kp, on = kn, ov = kv;
 			cap *= 2;
@@ -251,14 +270,36 @@
 			for (let k = 0; k < op.length; k++) {
 				if (op[k] < 0)
 					continue;
-				let h = slot(op[k], on[k], cap - 1);
-				while (kp[h] >= 0)
-					h = (h + 1) & (cap - 1);
+				const h = find(op[k], on[k]);
 				kp[h] = op[k];
 				kn[h] = on[k];
 				kv[h] = ov[k];
 			}
 		}
+		return {
+			get(p, nm) {
+				const h = find(p, nm);
+				return kp[h] >= 0 ? kv[h] : -1;
+			},
+			put(p, nm, v) {
+				const h = find(p, nm);
+				if (kp[h] < 0) {
+					kp[h] = p;
+					kn[h] = nm;
+					used++;
+				}
+				kv[h] = v;
+				if (used * 2 > cap)
+					grow();
+			},
+		};
+	}
+
+	// a tree grown node by node (derive()): a child looked up by (parent,
+	// name) in a pairTable()
+	function grower() {
+		const g = { nameOf: [-1], parent: [-1], depthOf: [0], selfH: [0], selfW: [0] };
+		const tab = pairTable();
 		// a new node, known to be new (invert() groups its children first)
 		g.add = (p, nm) => {
 			const c = g.nameOf.length;
@@ -270,18 +311,11 @@
 			return c;
 		};
 		g.child = (p, nm) => {
-			let h = slot(p, nm, cap - 1);
-			while (kp[h] >= 0) {
-				if (kp[h] === p && kn[h] === nm)
-					return kv[h];
-				h = (h + 1) & (cap - 1);
+			let c = tab.get(p, nm);
+			if (c < 0) {
+				c = g.add(p, nm);
+				tab.put(p, nm, c);
 			}
-			const c = g.add(p, nm);
-			kp[h] = p;
-			kn[h] = nm;
-			kv[h] = c;
-			if (++used * 2 > cap)
-				grow();
 			return c;
 		};
 		g.done = () => {
@@ -674,8 +708,7 @@
 			const m = new Int32Array(N);
 			for (let k = 1; k < N; k++) {
 				const p = m[parent[k]];
-				const j = p < 0 ? undefined : before.child.get(p + '\u0000' + before.key(names[nameOf[k]]));
-				m[k] = j === undefined ? -1 : j;
+				m[k] = p < 0 ? -1 : before.child.get(p, nameOf[k]);
 			}
 			T.bmap = m;
 			let mx = 0;
