@@ -75,5 +75,14 @@ python3 "$SRCDIR/bench/snapshot-gen.py" "$OUT/big-b.json" 2500 24 8 > /dev/null
 "$STACKTOP" -r "$OUT/big-b.json" --format folded > "$OUT/big-b.folded"
 "$STACKTOP" -r "$OUT/big-a.json" --format folded > "$OUT/big-a.folded"
 node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/big.html" "$OUT" \
-	"$OUT/big-b.folded" "$OUT/big-a.folded"
+	"$OUT/big-b.folded" "$OUT/big-a.folded" > "$OUT/big.out"
+cat "$OUT/big.out"
+grep -q '"form":"cols"' "$OUT/big.out" || { echo "FAIL: the large pair is not columns" >&2; exit 1; }
+# a small AFTER against the large BEFORE: its JSON (BEFORE's tree) gzip'd
+"$STACKTOP" --diff "$OUT/big-b.json" "$OUT/after.json" -o "$OUT/mixed.html"
+"$STACKTOP" -r "$OUT/after.json" --format folded > "$OUT/after.folded"
+node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/mixed.html" "$OUT" \
+	"$OUT/big-b.folded" "$OUT/after.folded" > "$OUT/mixed.out"
+cat "$OUT/mixed.out"
+grep -q '"form":"gzip"' "$OUT/mixed.out" || { echo "FAIL: the mixed pair is not gzip'd JSON" >&2; exit 1; }
 echo "PASS: the differential flame page colours, counts and lists what changed"

@@ -5,9 +5,10 @@
 //
 //   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR
 //   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR BEFORE.folded AFTER.folded
-//            a large pair (both trees as binary columns): every frame drawn
-//            has BEFORE's and AFTER's hits of its path, as the folded
-//            outputs of the two sides add them up
+//            a large pair (both trees as binary columns, or a small AFTER
+//            against a large BEFORE: gzip'd JSON): every frame drawn has
+//            BEFORE's and AFTER's hits of its path, as the folded outputs
+//            of the two sides add them up
 //
 // The pair: BEFORE X 20, Y 40, Z 30, W 10 (of 100); AFTER X 80, Y 40, Z 60,
 // V 20 (of 200): X's share doubled (20% -> 40%: red), Y's halved (40% ->
@@ -57,11 +58,13 @@ function prefixSums(file) {
 
 async function large(p, d) {
 	const b = prefixSums(beforeFolded), a = prefixSums(afterFolded);
-	const cols = await p.evaluate(() => document.querySelectorAll('#stacktop-data-cols').length);
-	check(cols === 1, 'the large pair is not written as columns');
+	// columns (a large AFTER), or gzip'd JSON (a small AFTER, a large BEFORE)
+	const form = await p.evaluate(() => (document.getElementById('stacktop-data-cols') ? 'cols'
+		: document.getElementById('stacktop-data-gzip') ? 'gzip' : 'json'));
+	check(form !== 'json', 'the large pair is written as plain JSON');
 	check(d.total === b.total, 'BEFORE total ' + d.total + ', its folded output ' + b.total);
 	const frames = await p.evaluate(() => window.stacktopFlame.frames());
-	check(frames.length === d.frames.length && frames.length > 1000,
+	check(frames.length === d.frames.length && frames.length > (form === 'cols' ? 1000 : 2),
 		'frames drawn: ' + frames.length + ' / ' + d.frames.length);
 	let grew = 0, shrank = 0;
 	for (let k = 1; k < frames.length; k++) {
@@ -76,9 +79,12 @@ async function large(p, d) {
 		if (ch < -1e-9 && /^hsl\(220,/.test(f.colour))
 			shrank++;
 	}
-	check(grew > 0 && shrank > 0, 'no red or no blue frame: ' + grew + ' / ' + shrank);
-	await p.screenshot({ path: path.join(outdir, 'diff-large.png') });
-	console.log(JSON.stringify({ frames: frames.length, before: b.total, after: a.total, grew, shrank }));
+	// (a small AFTER of other functions: all its frames grew, BEFORE's are gone)
+	check(grew > 0 && (shrank > 0 || (form === 'gzip' && d.gone.length > 0)),
+		'no red or no blue frame: ' + grew + ' / ' + shrank + ', ' + d.gone.length + ' gone');
+	await p.screenshot({ path: path.join(outdir, 'diff-' + form + '.png') });
+	console.log(JSON.stringify({ form, frames: frames.length, before: b.total, after: a.total, grew, shrank,
+		gone: d.gone.length }));
 }
 
 async function main() {
