@@ -236,8 +236,11 @@ async function viewsCheck(p, outdir, summary) {
 	await shot('inverted');
 	await key('r');
 	same(sorted(await counts()), sorted(FULL), 'inverted off');
-	// the sandwich (s): the function table, keyboard only
+	// the sandwich (s): the function table, keyboard only; before a function
+	// is chosen, no callers' canvas (it showed as a black box)
 	await key('s');
+	check(await p.$eval('#callers', (c) => c.hidden && c.getBoundingClientRect().height === 0),
+		'the callers\' canvas shows with no function chosen');
 	const table = {};
 	for (const r of await api('table'))
 		table[r.name] = [r.self, r.total];
@@ -298,6 +301,9 @@ async function viewsCheck(p, outdir, summary) {
 	await key('ArrowDown');
 	await key('ArrowDown');
 	await key('ArrowLeft');
+	// the buttons follow the keyboard's frame (a keyboard user can Tab to them)
+	check(await p.evaluate(() => !document.getElementById('focus').disabled &&
+		!document.getElementById('merge').disabled), 'focus and merge stay disabled for the keyboard\'s frame');
 	check((await api('state')).cursor >= 0, 'no cursor');
 	await key('f');
 	same(sorted(await counts()), sorted({ all: 70, a: 70, 'a;b': 40, 'a;b;c': 40, 'a;c': 30 }), 'focus on a');

@@ -71,8 +71,9 @@ expect_from_folded "$WORK/big.folded" "{\"filter_event\": {\"value\": 0, \"total
 flame_check "$WORK/big.html" "$WORK/big-e.json" big
 
 # the same page altered: its columns cut short, a self count placed past
-# the last node, not gzip at all: the page says it cannot read the profile
-# (and draws nothing, throws nothing)
+# the last node, not gzip at all, a name id past the names, 64 MiB of zeros
+# after the columns: the page says it cannot read the profile (and draws
+# nothing, throws nothing, holds no 64 MiB)
 python3 - "$WORK/big.html" "$WORK" <<'PY' || fail "cannot alter the large page"
 import base64, gzip, json, re, struct, sys
 page = open(sys.argv[1]).read()
@@ -86,6 +87,9 @@ for name, ty, k in head["columns"]:
     if name == "self_gap":
         gap = bytearray(doc)
         gap[at:at + size[ty]] = b"\xff" * size[ty]
+    if name == "name":
+        nm = bytearray(doc)
+        nm[at + size[ty]:at + 2 * size[ty]] = b"\xff" * size[ty]
     at += (k * size[ty] + 7) // 8 * 8
 def write(name, data):
     b = base64.b64encode(data).decode() if isinstance(data, (bytes, bytearray)) else data
@@ -93,8 +97,11 @@ def write(name, data):
 write("cut", gzip.compress(doc[:len(doc) // 2]))
 write("gap", gzip.compress(bytes(gap)))
 write("junk", "bm90IGd6aXA=")
+write("name", gzip.compress(bytes(nm)))
+# zeros past the last column: 64 MiB from 64 KiB
+write("bomb", gzip.compress(doc + bytes(64 << 20)))
 PY
-for bad in cut gap junk; do
+for bad in cut gap junk name bomb; do
 	mkdir -p "$WORK/$bad"
 	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" damaged \
 		"$WORK/$bad.html" "$WORK/$bad" > "$WORK/$bad.out" 2> "$WORK/$bad.err" ||
@@ -107,6 +114,10 @@ grep -q 'the profile in this file is damaged (self count [0-9]*)' "$WORK/gap.out
 	fail "a self count past the last node not explained: $(cat "$WORK/gap.out")"
 grep -q 'cannot read the profile in this file: its compressed data is damaged' "$WORK/junk.out" ||
 	fail "a profile that is not gzip not explained: $(cat "$WORK/junk.out")"
+grep -q 'the profile in this file is damaged (the name of node 1)' "$WORK/name.out" ||
+	fail "a name id past the names not explained: $(cat "$WORK/name.out")"
+grep -q 'cannot read the profile in this file: it inflates past the end of its columns' "$WORK/bomb.out" ||
+	fail "a profile inflating past its columns not refused: $(cat "$WORK/bomb.out")"
 
 # the static image of the same view
 st -o "$WORK/map.svg" || fail "-o map.svg failed"

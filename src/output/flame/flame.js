@@ -38,46 +38,91 @@
 			out[k] = bin.charCodeAt(k);
 		return out;
 	}
-	async function inflate(el) {
-		if (typeof DecompressionStream !== 'function')
-			throw new Error('this browser cannot decompress the profile (no DecompressionStream)');
-		const stream = new Blob([fromBase64(el.textContent)]).stream()
-			.pipeThrough(new DecompressionStream('gzip'));
-		try {
-			return await new Response(stream).arrayBuffer();
-		} catch (e) {
-			throw new Error('its compressed data is damaged (' + e.message + ')');
-		}
-	}
 	const COLUMN = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64Array };
 	const align8 = (x) => Math.ceil(x / 8) * 8;
-	// the header's length (4 bytes), the JSON header, then each column
-	// (little-endian) from a multiple of 8 bytes on, as "columns" lists them
-	function columns(buf) {
+	const JSON_MAX = 512 * 1048576, HEAD_MAX = 256 * 1048576;
+	function concat(parts, len) {
+		const out = new Uint8Array(len);
+		for (let k = 0, at = 0; k < parts.length && at < len; k++) {
+			const p = parts[k].subarray(0, len - at);
+			out.set(p, at);
+			at += p.length;
+		}
+		return out;
+	}
+	// A document of columns: the header's length (4 bytes), the JSON
+	// header, then each column (little-endian) from a multiple of 8 bytes
+	// on, as "columns" lists them: where each lies, and where they end
+	function docLayout(bytes) {
 		if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1)
 			throw new Error('this browser is big-endian; the profile\'s numbers are little-endian');
-		const len = buf.byteLength >= 4 ? new DataView(buf).getUint32(0, true) : -1;
-		if (len < 2 || 4 + len > buf.byteLength)
+		const len = bytes.length >= 4 ? new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true) : -1;
+		if (len < 2 || len > HEAD_MAX || 4 + len > bytes.length)
 			throw new Error('its header is cut short');
-		const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 4, len)));
+		const head = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + len)));
 		let at = align8(4 + len);
-		head.cols = {};
+		const cols = [];
 		for (const c of Array.isArray(head.columns) ? head.columns : []) {
 			const T = Array.isArray(c) ? COLUMN[c[1]] : undefined, n = Array.isArray(c) ? c[2] : -1;
-			if (!T || !Number.isInteger(n) || n < 0 || at + n * T.BYTES_PER_ELEMENT > buf.byteLength)
+			if (!T || !Number.isInteger(n) || n < 0 || n > 1 << 30)
 				throw new Error('its column ' + String(Array.isArray(c) ? c[0] : c) + ' is damaged');
-			head.cols[String(c[0])] = new T(buf, at, n);
+			cols.push({ name: String(c[0]), T, at, n });
 			at = align8(at + n * T.BYTES_PER_ELEMENT);
+		}
+		return { head, cols, end: at };
+	}
+	// The inflated bytes of an element. A document of columns may not
+	// inflate past the end of its columns, nor JSON past JSON_MAX: a page
+	// whose payload inflates to gigabytes is refused, not held in the tab.
+	async function inflate(el, cols) {
+		if (typeof DecompressionStream !== 'function')
+			throw new Error('this browser cannot decompress the profile (no DecompressionStream)');
+		const reader = new Blob([fromBase64(el.textContent)]).stream()
+			.pipeThrough(new DecompressionStream('gzip')).getReader();
+		const parts = [];
+		let len = 0, max = cols ? HEAD_MAX + 4 : JSON_MAX;
+		for (;;) {
+			let r;
+			try {
+				r = await reader.read();
+			} catch (e) {
+				throw new Error('its compressed data is damaged (not gzip, or cut short)');
+			}
+			if (r.done)
+				break;
+			parts.push(r.value);
+			len += r.value.length;
+			if (cols && max === HEAD_MAX + 4 && len >= 4) {
+				const hl = new DataView(concat(parts, 4).buffer).getUint32(0, true);
+				if (hl > HEAD_MAX)
+					throw new Error('its header is damaged');
+				if (len >= 4 + hl)
+					max = docLayout(concat(parts, Math.min(len, 4 + hl))).end;
+			}
+			if (len > max) {
+				reader.cancel();
+				throw new Error('it inflates past ' + (cols ? 'the end of its columns' : JSON_MAX + ' bytes'));
+			}
+		}
+		return concat(parts, len);
+	}
+	function columns(bytes) {
+		const { head, cols } = docLayout(bytes);
+		head.cols = {};
+		for (const c of cols) {
+			if (c.at + c.n * c.T.BYTES_PER_ELEMENT > bytes.length)
+				throw new Error('its column ' + c.name + ' is damaged');
+			head.cols[c.name] = new c.T(bytes.buffer, bytes.byteOffset + c.at, c.n);
 		}
 		return head;
 	}
 	async function readDoc(id) {
 		const cols = $(id + '-cols');
 		if (cols)
-			return columns(await inflate(cols));
+			return columns(await inflate(cols, true));
 		const gz = $(id + '-gzip');
 		if (gz)
-			return JSON.parse(new TextDecoder().decode(await inflate(gz)));
+			return JSON.parse(new TextDecoder().decode(await inflate(gz, false)));
 		const el = $(id);
 		return el ? JSON.parse(el.textContent) : null;
 	}
@@ -135,7 +180,15 @@
 	// self weight)] each in JSON (@src.nodes, @st numbers a node), or
 	// columns in @c (html.c: PREFIXup, PREFIXname, and the self counts of
 	// the nodes that have any, PREFIXself_gap, _self_h, _self_w)
-	function readNodes(src, c, prefix, st) {
+	// a names table: [label, kind(, module)] each
+	function checkNames(nms) {
+		for (let k = 0; k < nms.length; k++) {
+			const nm = nms[k];
+			if (!Array.isArray(nm) || typeof nm[0] !== 'string' || !(nm[1] >= 0 && nm[1] < KIND.length))
+				throw new Error('name ' + k);
+		}
+	}
+	function readNodes(src, c, prefix, st, nn) {
 		const up = c ? c[prefix + 'up'] : null, w8 = st === 4;
 		const raw = up ? null : src.nodes;
 		if (!up && !Array.isArray(raw))
@@ -152,12 +205,13 @@
 			parent[i] = i === 0 ? -1 : path[d - 1];
 			path[d] = i;
 		}
+		const nameOf = t.nameOf;
 		if (up) {
 			const name = c[prefix + 'name'], gap = c[prefix + 'self_gap'];
 			const h = c[prefix + 'self_h'], w = c[prefix + 'self_w'];
 			if (!name || name.length !== n)
 				throw new Error('names');
-			t.nameOf.set(name);
+			nameOf.set(name);
 			if (!gap || !h || h.length !== gap.length || (w8 && (!w || w.length !== gap.length)))
 				throw new Error('self counts');
 			for (let k = 0, i = 0; k < gap.length; k++) {
@@ -175,12 +229,16 @@
 					t.selfW[i] = raw[o + 2];
 			}
 		}
-		t.nameOf[0] = -1;
+		for (let i = 1; i < n; i++)
+			if (!(nameOf[i] >= 0 && nameOf[i] < nn))
+				throw new Error('the name of node ' + i);
+		nameOf[0] = -1;
 		return t;
 	}
 	let base;
 	try {
-		base = shape(readNodes(data, data.cols, '', stride));
+		checkNames(names);
+		base = shape(readNodes(data, data.cols, '', stride, NN));
 	} catch (e) {
 		$('notes').textContent = 'the profile in this file is damaged (' + e.message + ')';
 		return;
@@ -192,14 +250,19 @@
 	// is the change of its share of all hits, each side's share of its own
 	// total (difffolded.pl's normalised mode): red grew, blue shrank, white the
 	// same. It colours the caller-rooted graph without transforms or filters.
+	let beforeDamaged = '';
 	const before = (function () {
 		const b = data.base;
 		if (!b || !Array.isArray(b.names) || !(b.stride >= 3))
 			return null;
 		let t;
 		try {
-			t = readNodes(b, data.cols && data.cols.base_up ? data.cols : null, 'base_', b.stride);
+			checkNames(b.names);
+			t = readNodes(b, data.cols && data.cols.base_up ? data.cols : null, 'base_', b.stride,
+				b.names.length);
 		} catch (e) {
+			beforeDamaged = 'the BEFORE side of this differential page is damaged (' + e.message +
+				'): shown as a plain flame graph';
 			return null;
 		}
 		const n = t.N, par = t.parent, tot = new Float64Array(t.selfH);
@@ -878,6 +941,8 @@
 			notes.push(meta.user_stacks + ' (those are the [user stack ...] boxes)');
 		if (!N || totH[0] === 0)
 			notes.push('no stacks to show');
+		if (beforeDamaged)
+			notes.push(beforeDamaged);
 		if (before) {
 			notes.push('differential: widths are this run (' + num(totH[0]) + ' hits), colours the ' +
 				'change of each frame\'s share of all hits against ' + before.source + ' (' +
@@ -1285,6 +1350,7 @@
 			cursor = zoom;
 		runSearch();
 		draw();
+		updateFocusMerge();
 	}
 	function isAncestorOfZoom(i) {
 		for (let a = parent[zoom]; a >= 0; a = parent[a])
@@ -1416,9 +1482,13 @@
 		const n = names[nm];
 		return n ? String(n[0]) : '?';
 	}
+	// focus and merge act on the selected frame's function: enabled when
+	// there is one (the keyboard's cursor, a zoom, the sandwich's choice)
+	function updateFocusMerge() {
+		$('focus').disabled = $('merge').disabled = selectedName() < 0;
+	}
 	function updateButtons() {
-		const nm = selectedName();
-		$('focus').disabled = $('merge').disabled = nm < 0;
+		updateFocusMerge();
 		$('undo').disabled = !view.transforms.length;
 		const el = $('crumbs');
 		el.textContent = '';
@@ -1731,6 +1801,7 @@
 		cursor = to;
 		keyboard = true;
 		draw();
+		updateFocusMerge();
 		status(cursor);
 		// the tooltip next to the frame
 		const k = drawn.node.lastIndexOf(cursor);
