@@ -421,8 +421,9 @@ int replay_open(const char *path, struct replay **ret, char *why, size_t whysz)
 
 	if (whysz)
 		why[0] = '\0';
-	/* a clear errno for a missing or unreadable file */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a clear errno for a missing or unreadable file; a FIFO does not block
+	 * the open (another user's /tmp), check_file() refuses it */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	e = check_file(fd, why, whysz);

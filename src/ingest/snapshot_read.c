@@ -771,7 +771,8 @@ int snapshot_load_each(const char *path, snapshot_stack_fn fn, void *ctx, struct
 	*ret = NULL;
 	if (err && errsz)
 		err[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open returns at once, to be refused below */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {

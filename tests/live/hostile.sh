@@ -9,6 +9,7 @@
 #   fifo-debug a stripped binary whose .gnu_debuglink names a FIFO in the
 #              attacker's directory (and in its .debug/): never looked at
 #   fifo-perf  /tmp/perf-PID.map replaced by a FIFO
+#   fifo-rec   a FIFO handed to -r or --diff as the recording
 #   truncate   the victim's library cut short (to the end of its code)
 #              while stacktop reads it: no SIGBUS
 #   secret     /tmp/perf-PID.map a symlink to a root-only file, and
@@ -461,4 +462,18 @@ if want fuse; then
 		wait "$NS_PID" 2> /dev/null
 	fi
 fi
+# replay: a FIFO in the attacker's directory handed to -r (a recording
+# root was told is there) or as --diff's BEFORE: refused at once, not a hang
+att mkfifo "$A/rec.json" "$A/rec.dat" || fail "mkfifo as nobody"
+for f in rec.json rec.dat; do
+	timeout 20 "$STACKTOP" -r "$A/$f" -b -n 1 > /dev/null 2> "$WORK/fifo-r.err"
+	rc=$?
+	[ "$rc" -ne 124 ] || fail "-r on a FIFO ($f) hangs"
+	[ "$rc" -ne 0 ] && grep -q "cannot read $A/$f" "$WORK/fifo-r.err" ||
+		fail "-r on a FIFO ($f) not refused: rc $rc, $(cat "$WORK/fifo-r.err")"
+done
+timeout 20 "$STACKTOP" --diff "$A/rec.json" "$A/rec.dat" \
+	> /dev/null 2> "$WORK/fifo-d.err"
+[ $? -ne 124 ] || fail "--diff with a FIFO as BEFORE hangs"
+echo "ok: a FIFO given to -r or --diff is refused"
 echo "ok: hostile"
