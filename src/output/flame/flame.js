@@ -71,16 +71,18 @@
 		}
 		return { head, cols, end: at };
 	}
-	// The inflated bytes of an element. A document of columns may not
-	// inflate past the end of its columns, nor JSON past JSON_MAX: a page
-	// whose payload inflates to gigabytes is refused, not held in the tab.
+	// The inflated bytes of an element, and with @cols the columns' layout
+	// (docLayout(), read once, as soon as the header is in). A document of
+	// columns may not inflate past the end of its columns, nor JSON past
+	// JSON_MAX: a page whose payload inflates to gigabytes is refused, not
+	// held in the tab.
 	async function inflate(el, cols) {
 		if (typeof DecompressionStream !== 'function')
 			throw new Error('this browser cannot decompress the profile (no DecompressionStream)');
 		const reader = new Blob([fromBase64(el.textContent)]).stream()
 			.pipeThrough(new DecompressionStream('gzip')).getReader();
 		const parts = [];
-		let len = 0, max = cols ? HEAD_MAX + 4 : JSON_MAX;
+		let len = 0, max = cols ? HEAD_MAX + 4 : JSON_MAX, lay = null;
 		for (;;) {
 			let r;
 			try {
@@ -92,22 +94,24 @@
 				break;
 			parts.push(r.value);
 			len += r.value.length;
-			if (cols && max === HEAD_MAX + 4 && len >= 4) {
+			if (cols && !lay && len >= 4) {
 				const hl = new DataView(concat(parts, 4).buffer).getUint32(0, true);
 				if (hl > HEAD_MAX)
 					throw new Error('its header is damaged');
-				if (len >= 4 + hl)
-					max = docLayout(concat(parts, Math.min(len, 4 + hl))).end;
+				if (len >= 4 + hl) {
+					lay = docLayout(concat(parts, 4 + hl));
+					max = lay.end;
+				}
 			}
 			if (len > max) {
 				reader.cancel();
 				throw new Error('it inflates past ' + (cols ? 'the end of its columns' : JSON_MAX + ' bytes'));
 			}
 		}
-		return concat(parts, len);
+		return { bytes: concat(parts, len), lay };
 	}
-	function columns(bytes) {
-		const { head, cols } = docLayout(bytes);
+	function columns({ bytes, lay }) {
+		const { head, cols } = lay || docLayout(bytes);
 		head.cols = {};
 		for (const c of cols) {
 			if (c.at + c.n * c.T.BYTES_PER_ELEMENT > bytes.length)
@@ -122,7 +126,7 @@
 			return columns(await inflate(cols, true));
 		const gz = $(id + '-gzip');
 		if (gz)
-			return JSON.parse(new TextDecoder().decode(await inflate(gz, false)));
+			return JSON.parse(new TextDecoder().decode((await inflate(gz, false)).bytes));
 		const el = $(id);
 		return el ? JSON.parse(el.textContent) : null;
 	}
