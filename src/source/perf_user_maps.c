@@ -28,7 +28,6 @@
 #define PU_MAPS_MAX   (1u << 20)   /* lines of a /proc/PID/maps read at most */
 #define PU_MAPS_CHUNK 65536	   /* bytes of /proc/PID/maps read at a time */
 #define PU_READ_LINES (256u << 10) /* lines of maps read in one refresh, all processes */
-#define PU_VDSO_MAX   (1u << 20)   /* a [vdso] larger than this is not copied */
 
 static uint32_t tgid_hash(uint32_t tgid)
 {
@@ -272,11 +271,6 @@ static struct pu_proc *proc_new(struct glue *g, uint32_t tgid)
 	return p;
 }
 
-static bool is_vdso(const char *path)
-{
-	return !strcmp(path, "[vdso]");
-}
-
 /* the first entry of @p that ends after @addr (entries are sorted and do not overlap) */
 static size_t first_after(const struct pu_proc *p, uint64_t addr)
 {
@@ -306,9 +300,9 @@ static int proc_map(struct glue *g, struct pu_proc *p, uint64_t start, uint64_t 
 	size_t lo, hi, i, k = 0;
 	const char *dup;
 
-	if (end <= start || (path[0] != '/' && !is_vdso(path)))
+	if (end <= start || (path[0] != '/' && !pu_is_vdso(path)))
 		return 0;
-	if (is_vdso(path)) {
+	if (pu_is_vdso(path)) {
 		pgoff = 0;
 		p->vdso_tried = false;
 	}
@@ -358,7 +352,7 @@ static bool maps_line(struct glue *g, struct pu_proc *p, char *line)
 	line += used;
 	while (*line == ' ' || *line == '\t')
 		line++;
-	if (!ino && !is_vdso(line))
+	if (!ino && !pu_is_vdso(line))
 		return true;
 	return proc_map(g, p, start, end, off, (uint64_t)maj << 32 | min, ino, line) == 0;
 }
@@ -567,79 +561,6 @@ void pu_procs_expire(struct glue *g)
 		log_warn("user stacks: out of memory");
 }
 
-/*
- * The image of @m, the [vdso] of @tgid, copied from the process's memory
- * (once per process: it lives, a sample of it was just taken) and kept once
- * per build-id - every process of a kernel has the same few.
- */
-static const struct pu_vdso *vdso_get(struct perf_user *pu, uint32_t tgid, const struct umap *m)
-{
-	size_t len = (size_t)(m->end - m->start);
-	uint8_t bid[64], *img;
-	struct pu_vdso *v;
-	char path[64];
-	unsigned int i;
-	int fd, bidlen;
-	ssize_t n;
-
-	if (len > PU_VDSO_MAX)
-		return NULL;
-	snprintf(path, sizeof(path), "/proc/%u/mem", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	img = malloc(len);
-	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
-	close(fd);
-	if (n != (ssize_t)len) {
-		free(img);
-		return NULL;
-	}
-	bidlen = dwunwind_image_buildid(img, len, bid, sizeof(bid));
-	if (bidlen < 0)
-		bidlen = 0;
-	for (i = 0; i < pu->nvdsos; i++) {
-		v = &pu->vdsos[i];
-		if (v->bidlen == bidlen && v->len == len &&
-		    (bidlen ? !memcmp(v->bid, bid, (size_t)bidlen) : !memcmp(v->image, img, len))) {
-			free(img);
-			return v;
-		}
-	}
-	if (pu->nvdsos == PU_VDSOS_MAX) {
-		free(img);
-		return NULL;
-	}
-	v = &pu->vdsos[pu->nvdsos++];
-	memcpy(v->bid, bid, (size_t)bidlen);
-	v->bidlen = bidlen;
-	v->image = img;
-	v->len = len;
-	log_debug("user stacks: a [vdso] image of %zu bytes copied from %u", len, tgid);
-	return v;
-}
-
-/* the [vdso] mappings of @p get their image */
-static void vdso_attach(struct perf_user *pu, struct pu_proc *p)
-{
-	const struct pu_vdso *v;
-	size_t i;
-
-	if (p->vdso_tried)
-		return;
-	p->vdso_tried = true;
-	for (i = 0; i < p->n; i++) {
-		if (p->m[i].image || !is_vdso(p->m[i].path))
-			continue;
-		v = vdso_get(pu, p->tgid, &p->m[i]);
-		if (!v)
-			continue;
-		p->m[i].image = v->image;
-		p->m[i].image_size = v->len;
-		p->gen++;
-	}
-}
-
 size_t pu_maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *id)
 {
 	struct perf_user *pu = ctx;
@@ -648,7 +569,7 @@ size_t pu_maps_for(void *ctx, uint32_t pid, const struct umap **ret, uint64_t *i
 	if (!p || !p->n)
 		return 0;
 	p->used = ++pu->g->clock;
-	vdso_attach(pu, p);
+	pu_vdso_attach(pu, p);
 	*ret = p->m;
 	*id = (uint64_t)p->tgid << 32 | p->gen;
 	return p->n;

@@ -7,8 +7,8 @@
  * after perf_user.h, calls none of the others):
  *	perf_user.c       the sample path: each sample unwound, or deferred
  *	                  to the end of the drain when its maps are not in yet
- *	perf_user_maps.c  the processes' maps (perf's records, /proc), the
- *	                  [vdso] copies
+ *	perf_user_vdso.c  the [vdso] copies (its unwind tables are in no file)
+ *	perf_user_maps.c  the processes' maps (perf's records, /proc)
  *	perf_user_join.c  the wiring to the session: held kernel stacks,
  *	                  samples as tokens, the join, what is counted
  *	perf_user_ops.c   the source's operations
@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "core/ujoin.h"
@@ -127,6 +128,15 @@ struct perf_user {
 void pu_sample(void *ctx, const struct perfsamp_sample *s);
 /* perf_user.c: the samples that waited for maps (every ring was read since) */
 void pu_retry(struct perf_user *pu);
+
+/* a [vdso] mapping's name */
+static inline bool pu_is_vdso(const char *path)
+{
+	return !strcmp(path, "[vdso]");
+}
+
+/* perf_user_vdso.c: the [vdso] mappings of @p get their image (once per process) */
+void pu_vdso_attach(struct perf_user *pu, struct pu_proc *p);
 
 /* perf_user_maps.c: perfsamp's callbacks that change the maps (@ctx: struct perf_user) */
 void pu_on_mmap(void *ctx, const struct perfsamp_mmap *m);

@@ -21,17 +21,8 @@
  * interrupted. A walk that needs a file not read yet stops;
  * dwunwind_stack() reads it and walks again.
  *
- * A walk is a function of what the accessors answered: the unwind tables
- * (the same for one maps_id), the registers and the stack words libunwind
- * read. Each walk of a sample with a maps_id logs the registers and stack
- * words it read (by their offset from the stack pointer); the next sample
- * with the same maps_id, IP, stack pointer and copy size whose registers
- * and words at those offsets hold the same values gets the same frames
- * without a walk (struct memo). Samples of a tracepoint are taken at a few
- * system-call sites, and a thread in a loop makes its calls from the same
- * stack depth, with the same return addresses: most samples are replays,
- * and a replay is a few dozen compares instead of libunwind's walk (with
- * two sigprocmask calls a frame, libunwind's lock_acquire()).
+ * A walk with a maps_id is kept (dwunwind_memo.h): a later sample that
+ * would read the same registers and stack words is replayed, not walked.
  */
 #include <elf.h>
 #include <errno.h>
@@ -46,6 +37,7 @@
 
 #include "sym/dwunwind.h"
 #include "sym/dwunwind_file.h"
+#include "sym/dwunwind_memo.h"
 
 /* libunwind exports this but has no header line for it (perf declares it
  * the same way) */
@@ -56,25 +48,6 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 #define LIMIT_DEFAULT (64u << 20) /* bytes of unwind tables kept (dwunwind_set_limit()) */
 #define LOADS_MAX     8		  /* files read for one sample (each a restart) */
-#define MEMO_SLOTS    512	  /* walks kept for replay, by maps_id, IP, SP */
-#define MEMO_READS    256	  /* a walk that reads more is not kept */
-
-/* one value a walk read: a stack word (@off >= 0 from the SP) or register -1 - @off */
-struct mread {
-	uint64_t val;
-	int32_t off;
-};
-
-/* a walk kept: its key, what it read, the frames it gave */
-struct memo {
-	uint64_t maps_id, ip, sp;
-	uint64_t stack_size;
-	uint32_t max; /* the room it had: the depth limit is part of the result */
-	uint32_t nreads;
-	uint32_t n;
-	uint8_t end;
-	struct mread *reads; /* nreads, then n frames as uint64_t */
-};
 
 /* an address space whose cache belongs to one maps_id */
 struct uspace {
@@ -90,14 +63,9 @@ struct dwunwind {
 	struct uspace spaces[NSPACES];
 	struct uwfiles files; /* the files' unwind tables (dwunwind_file.c) */
 	uint64_t clock;	      /* the spaces' stamps */
-	struct memo memo[MEMO_SLOTS];
-	size_t memo_bytes;
+	struct dw_memos memo; /* the walks kept for replay (dwunwind_memo.c) */
 	struct dwunwind_stats st;
 	int refusal; /* dwunwind_refusal() */
-	/* what the current walk read */
-	struct mread log[MEMO_READS];
-	uint32_t nlog;
-	bool log_full;
 };
 
 /* the state of one dwunwind_stack() call, libunwind's "arg" */
@@ -169,112 +137,6 @@ static bool map_bias(const struct uwfile *f, const struct umap *m, uint64_t *bia
 		}
 	}
 	return false;
-}
-
-/* a register or stack word the walk read (the stack sizes are below 64 KiB) */
-static void log_read(struct dwunwind *u, int32_t off, uint64_t val)
-{
-	if (u->nlog == MEMO_READS) {
-		u->log_full = true;
-		return;
-	}
-	u->log[u->nlog].off = off;
-	u->log[u->nlog].val = val;
-	u->nlog++;
-}
-
-static struct memo *memo_slot(struct dwunwind *u, const struct dwunwind_sample *s)
-{
-	uint64_t h = s->maps_id * 0x9e3779b97f4a7c15ULL;
-
-	h ^= s->regs[PERF_REG_X86_IP] * 0xff51afd7ed558ccdULL;
-	h ^= s->regs[PERF_REG_X86_SP] * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return &u->memo[h % MEMO_SLOTS];
-}
-
-/* the frames of a kept walk that read the same as @s would, or -1 */
-static int memo_replay(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips,
-		       unsigned int max, enum dwunwind_end *why)
-{
-	const struct memo *m = memo_slot(u, s);
-	uint32_t i;
-
-	if (!m->reads || m->maps_id != s->maps_id || m->ip != s->regs[PERF_REG_X86_IP] ||
-	    m->sp != s->regs[PERF_REG_X86_SP] || m->stack_size != s->stack_size || m->max != max)
-		return -1;
-	for (i = 0; i < m->nreads; i++) {
-		const struct mread *r = &m->reads[i];
-		uint64_t v;
-
-		if (r->off < 0)
-			v = s->regs[-1 - r->off];
-		else
-			memcpy(&v, s->stack + r->off, sizeof(v)); /* it was read: in the copy */
-		if (v != r->val)
-			return -1;
-	}
-	memcpy(ips, m->reads + m->nreads, m->n * sizeof(*ips));
-	*why = (enum dwunwind_end)m->end;
-	return (int)m->n;
-}
-
-/* keep the walk just made (what it read is in u->log) */
-static void memo_keep(struct dwunwind *u, const struct dwunwind_sample *s, const uint64_t *ips,
-		      int n, unsigned int max, enum dwunwind_end end)
-{
-	struct memo *m = memo_slot(u, s);
-	size_t sz = u->nlog * sizeof(struct mread) + (size_t)n * sizeof(uint64_t);
-	struct mread *r;
-
-	if (u->log_full || n < 1)
-		return;
-	r = malloc(sz);
-	if (!r)
-		return;
-	if (m->reads)
-		u->memo_bytes -= m->nreads * sizeof(struct mread) + m->n * sizeof(uint64_t);
-	free(m->reads);
-	memcpy(r, u->log, u->nlog * sizeof(*r));
-	memcpy(r + u->nlog, ips, (size_t)n * sizeof(*ips));
-	m->reads = r;
-	m->maps_id = s->maps_id;
-	m->ip = s->regs[PERF_REG_X86_IP];
-	m->sp = s->regs[PERF_REG_X86_SP];
-	m->stack_size = s->stack_size;
-	m->max = max;
-	m->nreads = u->nlog;
-	m->n = (uint32_t)n;
-	m->end = (uint8_t)end;
-	u->memo_bytes += sz;
-}
-
-/* how far up the stack a whole walk read (its log): into the used[] buckets */
-static void count_used(struct dwunwind *u)
-{
-	int32_t top = 0;
-	unsigned int b = 0;
-	uint32_t i;
-
-	if (u->log_full)
-		return;
-	for (i = 0; i < u->nlog; i++)
-		if (u->log[i].off + 8 > top)
-			top = u->log[i].off + 8;
-	while (b < 7 && top > (512 << b))
-		b++;
-	u->st.used[b]++;
-}
-
-static void memo_drop(struct dwunwind *u)
-{
-	int i;
-
-	for (i = 0; i < MEMO_SLOTS; i++) {
-		free(u->memo[i].reads);
-		u->memo[i].reads = NULL;
-	}
-	u->memo_bytes = 0;
 }
 
 static int read_file_word(const struct uwfile *f, uint64_t off, unw_word_t *val)
@@ -354,7 +216,7 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp
 	if (addr >= c->sp && addr - c->sp < s->stack_size &&
 	    s->stack_size - (addr - c->sp) >= sizeof(*valp)) {
 		memcpy(valp, s->stack + (addr - c->sp), sizeof(*valp));
-		log_read(c->u, (int32_t)(addr - c->sp), *valp);
+		dw_memo_log(&c->u->memo, (int32_t)(addr - c->sp), *valp);
 		return 0;
 	}
 	m = c->last_map;
@@ -400,7 +262,7 @@ static int acc_access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *
 	if (regnum < 0 || (size_t)regnum >= sizeof(perf_of) / sizeof(perf_of[0]))
 		return -UNW_EBADREG;
 	*valp = c->s->regs[perf_of[regnum]];
-	log_read(c->u, -1 - perf_of[regnum], *valp);
+	dw_memo_log(&c->u->memo, -1 - perf_of[regnum], *valp);
 	return 0;
 }
 
@@ -561,6 +423,7 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		   unsigned int max, enum dwunwind_end *why)
 {
 	struct uctx c = { .u = u, .s = s };
+	struct dw_memo_in mi = { s->maps_id, s->regs, s->stack, s->stack_size };
 	enum dwunwind_end end = DWUNWIND_END_ERROR;
 	const struct umap *m;
 	int n = 0, loads;
@@ -572,7 +435,10 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		return -ENOENT;
 	/* the maps_id promises the same tables: a walk that read the same, replayed */
 	if (s->maps_id) {
-		n = memo_replay(u, s, ips, max, &end);
+		int e = DWUNWIND_END_ERROR;
+
+		n = dw_memo_replay(&u->memo, &mi, ips, max, &e);
+		end = (enum dwunwind_end)e;
 		if (n > 0) {
 			u->st.replayed++;
 			if (why)
@@ -595,16 +461,17 @@ int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t
 		c.last_file = NULL;
 		c.refused = CFI_OK;
 		c.reads = 0;
-		u->nlog = 0;
-		u->log_full = false;
+		dw_memo_start(&u->memo);
 		n = unwind_once(&c, ips, max, &end);
 		if (end == DWUNWIND_END_REFUSED)
 			u->refusal = (int)c.refused;
 		if (!c.need || end == DWUNWIND_END_REFUSED) {
-			if (end == DWUNWIND_END_OUTERMOST)
-				count_used(u);
+			int b = dw_memo_used(&u->memo);
+
+			if (end == DWUNWIND_END_OUTERMOST && b >= 0)
+				u->st.used[b]++;
 			if (s->maps_id && end != DWUNWIND_END_REFUSED) /* refusal() must hold */
-				memo_keep(u, s, ips, n, max, end);
+				dw_memo_keep(&u->memo, &mi, ips, n, max, (int)end);
 			break;
 		}
 		dw_file_get(&u->files, c.need, s->pid);
@@ -666,7 +533,7 @@ void dwunwind_set_limit(struct dwunwind *u, size_t bytes)
 
 size_t dwunwind_memory(const struct dwunwind *u)
 {
-	return u->files.bytes + u->memo_bytes;
+	return u->files.bytes + u->memo.bytes;
 }
 
 void dwunwind_stats(const struct dwunwind *u, struct dwunwind_stats *st)
@@ -703,7 +570,7 @@ void dwunwind_forget(struct dwunwind *u)
 	int i;
 
 	dw_files_drop(&u->files);
-	memo_drop(u);
+	dw_memo_drop(&u->memo);
 	for (i = 0; i < NSPACES; i++)
 		if (u->spaces[i].as)
 			unw_flush_cache(u->spaces[i].as, 0, 0);
