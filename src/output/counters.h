@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * counters.h - the header's counters as a table the writers iterate: one
- * entry per row of SESSION_COUNTERS (core/counters.h, which says what each
- * column means), in the list's order. The batch header (output/header.c),
- * the JSON snapshot (output/json.c), the diff, pprof's comments,
- * speedscope's name and the screen's header (ui/uifmt.c) print a counter
- * from its entry, never by its name.
+ * counters.h - the header's counters as tables the writers iterate: the
+ * numbers, one entry per row of SESSION_COUNTERS (core/counters.h, which
+ * says what each column means), in the list's order; and the words, one
+ * row per place a counter is said in (a line of the batch header, a place
+ * of the screen's header, the notes of a profile), in the order they are
+ * said there. The batch header (output/header.c), the JSON snapshot
+ * (output/json.c), the diff, pprof's comments, speedscope's name and the
+ * screen's header (ui/uifmt.c) print a counter from its entry, never by
+ * its name.
  */
 #ifndef STACKTOP_OUTPUT_COUNTERS_H
 #define STACKTOP_OUTPUT_COUNTERS_H
@@ -29,15 +32,6 @@ struct session_stats;
  * @jkey: its key there
  * @jdelta: "key_delta" is written after it (or after its place's totals)
  * @read: HCR_*: whether the reader needs it
- * @tline: its line of the batch header (HCT_*)
- * @tpos: its position among the line's
- * @text: its words there, "%s" the value, a second "%s" the delta
- * @splace: its place in the screen's header (HCS_*)
- * @spos: its position among the place's
- * @slabel: the segment's label
- * @show: HCS_SHOW_* bits
- * @extra: HCX_DIFF, HCX_NOTE bits
- * @help: what it counts
  */
 struct head_counter {
 	const char *field;
@@ -49,19 +43,52 @@ struct head_counter {
 	const char *jkey;
 	bool jdelta;
 	unsigned char read;
-	unsigned char tline;
-	unsigned char tpos;
-	const char *text;
-	unsigned char splace;
-	unsigned char spos;
-	unsigned char show;
-	const char *slabel;
-	unsigned char extra;
-	const char *help;
 };
 
 /* the rows, HC_N of them, indexed by enum session_counter */
 extern const struct head_counter head_counters[HC_N];
+
+/* where a counter is said: the places of the table of words (counter_words) */
+enum counter_place {
+	/* the lines of the batch header (output/header.c) */
+	CP_LOSS,
+	CP_MAP,
+	CP_DAMAGED,
+	CP_OVER,
+	CP_NOTE,
+	CP_OFFCPU,
+	/* the places of the screen's header (ui/uifmt.c) */
+	CP_SCREEN_LOSS,
+	CP_SCREEN_EVENTS,
+	CP_SCREEN_RATES,
+	CP_SCREEN_MAP,
+	/* named when not 0: each side of --diff; pprof's comments and speedscope's name */
+	CP_DIFF,
+	CP_PROFILE,
+	CP_N
+};
+
+/* a screen segment's @show: bits (the delta shown, only when not 0, an alert) */
+enum { CW_DELTA = 1, CW_NZ = 2, CW_ALERT = 4 };
+#define CW_SHOW_PLAIN	 0
+#define CW_SHOW_DELTA	 (CW_DELTA | CW_ALERT)
+#define CW_SHOW_NZ_ALERT (CW_NZ | CW_ALERT)
+#define CW_SHOW_NZ_DELTA (CW_NZ | CW_DELTA)
+
+/**
+ * struct counter_word - a counter said in one place
+ * @place: enum counter_place
+ * @counter: enum session_counter (its entry of head_counters)
+ * @show: a screen segment's CW_SHOW_* bits, 0 elsewhere
+ * @words: a line's sentence ("%s" the value, a second "%s" the delta), a
+ *	segment's label; NULL where the counter is named (by its JSON key)
+ */
+struct counter_word {
+	unsigned char place;
+	unsigned char counter;
+	unsigned char show;
+	const char *words;
+};
 
 /**
  * head_counter_value() - a counter's value in @st
@@ -82,42 +109,39 @@ uint64_t head_counter_value(const struct session_stats *st, const struct head_co
 uint64_t head_counter_delta(const struct session_stats *st, const struct head_counter *c);
 
 /**
- * head_counters_at() - the counters of one line or place, in their
- *	position's order
- * @text: true: @where is a line of the batch header (HCT_*); false: a
- *	  place of the screen's header (HCS_*)
- * @where: the line or place
- * @ret: receives up to HC_N entries
+ * counter_words_at() - the counters said in one place, in the table's order
+ * @place: enum counter_place
+ * @ret: receives up to HC_N rows
  *
  * Return: how many.
  */
-unsigned int head_counters_at(bool text, unsigned int where, const struct head_counter **ret);
+unsigned int counter_words_at(unsigned int place, const struct counter_word **ret);
 
 /**
- * head_counter_words() - a counter's words with its value: @c's text (or,
- *	without one, "key value") with the first "%s" replaced by the value
+ * counter_said() - a counter's words with its value: @w's words (or,
+ *	without them, "key value") with the first "%s" replaced by the value
  *	and a second by the delta
  * @buf: output
  * @size: its size
  * @st: stats
- * @c: the counter
+ * @w: the row
  * @human: the counts as fmt_count() makes them ("1.2k"), else in full
  *
  * Return: the length written (cut to @size), as snprintf().
  */
-int head_counter_words(char *buf, size_t size, const struct session_stats *st,
-		       const struct head_counter *c, bool human);
+int counter_said(char *buf, size_t size, const struct session_stats *st,
+		 const struct counter_word *w, bool human);
 
 /**
- * head_counters_brief() - "key N, key N": the counters whose row has
- *	@extra (HCX_DIFF, HCX_NOTE) and are not 0
+ * counters_named() - "key N, key N": the counters of place @place (CP_DIFF,
+ *	CP_PROFILE) that are not 0
  * @buf: output ("" when there are none)
  * @size: its size
  * @st: stats
- * @extra: the bit
+ * @place: the place
  *
  * Return: the length written (cut to @size), 0 when there are none.
  */
-int head_counters_brief(char *buf, size_t size, const struct session_stats *st, unsigned int extra);
+int counters_named(char *buf, size_t size, const struct session_stats *st, unsigned int place);
 
 #endif /* STACKTOP_OUTPUT_COUNTERS_H */

@@ -166,18 +166,19 @@ static void row_stack(const struct diff_row *r, struct session *before, struct s
 static void side_json(FILE *f, struct session *s, const struct diff *d, bool before)
 {
 	const struct session_stats *st = session_stats(s);
-	int i;
+	const struct counter_word *w[HC_N];
+	unsigned int n, i;
 
 	fputs("{\"source\":", f);
 	export_json_str(f, st->tracefs);
 	fprintf(f, ",\"mode\":\"%s\",\"hits\":%" PRIu64 ",\"unique\":%zu",
 		session_mode_name(st->mode), before ? d->total_before : d->total_after,
 		stack_table_count(session_table(s)));
-	/* the counters that say what a side's counts leave out (core/counters.h) */
-	for (i = 0; i < HC_N; i++)
-		if (head_counters[i].extra & HCX_DIFF)
-			fprintf(f, ",\"%s\":%" PRIu64, head_counters[i].jkey,
-				head_counter_value(st, &head_counters[i]));
+	/* the counters that say what a side's counts leave out (output/counters.c) */
+	n = counter_words_at(CP_DIFF, w);
+	for (i = 0; i < n; i++)
+		fprintf(f, ",\"%s\":%" PRIu64, head_counters[w[i]->counter].jkey,
+			head_counter_value(st, &head_counters[w[i]->counter]));
 	fputc('}', f);
 }
 
@@ -189,7 +190,7 @@ static void side_text(FILE *f, const char *name, struct session *s, uint64_t hit
 
 	fprintf(f, "%s %s (%s), %" PRIu64 " hits", name, st->tracefs, session_mode_name(st->mode),
 		hits);
-	if (head_counters_brief(more, sizeof(more), st, HCX_DIFF) > 0)
+	if (counters_named(more, sizeof(more), st, CP_DIFF) > 0)
 		fprintf(f, "; %s", more);
 	fputc('\n', f);
 }

@@ -238,37 +238,38 @@ static void head_pool_lines(FILE *f, const struct session_stats *st)
 			(unsigned long long)h->capacity, (unsigned long long)h->demand, room);
 }
 
-/* the lines of the batch header the counters are placed in (HCT_*, core/counters.h) */
+/* the lines of the batch header the counters are said in (CP_*, output/counters.c) */
 enum { LINE_ALL, LINE_ANY, LINE_EACH };
 static const struct {
 	const char *head, *sep, *tail;
 	unsigned char when; /* every counter; the line when one is not 0; a line for each not 0 */
 	bool human;	    /* counts made short ("1.2k"), else in full */
 } head_lines[] = {
-	[HCT_LOSS] = { "", " ", "", LINE_ALL, true },
-	[HCT_MAP] = { "; ", "; ", "\n", LINE_ALL, false },
-	[HCT_DAMAGED] = { "damaged data: ", ", ", "\n", LINE_ANY, false },
-	[HCT_OVER] = { "note: over --max-memory: ", ", ", "\n", LINE_ANY, false },
-	[HCT_NOTE] = { "", "", "\n", LINE_EACH, false },
-	[HCT_OFFCPU] = { "off-CPU pairing: ", ", ", "\n", LINE_ANY, false },
+	[CP_LOSS] = { "", " ", "", LINE_ALL, true },
+	[CP_MAP] = { "; ", "; ", "\n", LINE_ALL, false },
+	[CP_DAMAGED] = { "damaged data: ", ", ", "\n", LINE_ANY, false },
+	[CP_OVER] = { "note: over --max-memory: ", ", ", "\n", LINE_ANY, false },
+	[CP_NOTE] = { "", "", "\n", LINE_EACH, false },
+	[CP_OFFCPU] = { "off-CPU pairing: ", ", ", "\n", LINE_ANY, false },
 };
 
 /* the counters of line @line, as the line's shape says */
 static void head_line(FILE *f, const struct session_stats *st, unsigned int line)
 {
-	const struct head_counter *c[HC_N];
-	unsigned int n = head_counters_at(true, line, c), i;
+	const struct counter_word *c[HC_N];
+	unsigned int n = counter_words_at(line, c), i;
 	bool any = head_lines[line].when == LINE_ALL, first = true;
 	char words[512];
 
 	for (i = 0; i < n && !any; i++)
-		any = head_counter_value(st, c[i]) != 0;
+		any = head_counter_value(st, &head_counters[c[i]->counter]) != 0;
 	if (!any)
 		return;
 	for (i = 0; i < n; i++) {
-		if (head_lines[line].when == LINE_EACH && !head_counter_value(st, c[i]))
+		if (head_lines[line].when == LINE_EACH &&
+		    !head_counter_value(st, &head_counters[c[i]->counter]))
 			continue;
-		head_counter_words(words, sizeof(words), st, c[i], head_lines[line].human);
+		counter_said(words, sizeof(words), st, c[i], head_lines[line].human);
 		if (head_lines[line].when == LINE_EACH)
 			fprintf(f, "%s%s", words, head_lines[line].tail);
 		else
@@ -334,7 +335,7 @@ static void head_first_lines(FILE *f, const struct report_head *h, int iteration
 	fprintf(f, "hits: %llu total, %llu in interval (%s/s); stacks: %zu unique; ",
 		(unsigned long long)st->events, (unsigned long long)st->events_delta, rate,
 		h->nstacks);
-	head_line(f, st, HCT_LOSS);
+	head_line(f, st, CP_LOSS);
 	fprintf(f, "; self cpu %.1f%%\n", st->self_cpu);
 	head_user_line(f, st);
 }
@@ -356,7 +357,7 @@ static void head_map_lines(FILE *f, const struct session_stats *st)
 	} else {
 		fprintf(f, "stat unavailable");
 	}
-	head_line(f, st, HCT_MAP);
+	head_line(f, st, CP_MAP);
 	head_pool_lines(f, st);
 }
 
@@ -380,7 +381,7 @@ static void head_data_lines(FILE *f, const struct report_head *h)
 		fprintf(f,
 			"unresolved stack ids: %llu hits of ids no stack map resolves, one row per id (give --map with the stack_map_bin saved with the recording)\n",
 			(unsigned long long)st->unresolved);
-	head_line(f, st, HCT_DAMAGED);
+	head_line(f, st, CP_DAMAGED);
 }
 
 /* memory against --max-memory, and what the limit cost */
@@ -409,8 +410,8 @@ static void head_memory_lines(FILE *f, const struct report_head *h)
 		fprintf(f, "; %llu records of exited processes folded into their command",
 			(unsigned long long)st->mem_folded);
 	fputc('\n', f);
-	head_line(f, st, HCT_OVER);
-	head_line(f, st, HCT_NOTE);
+	head_line(f, st, CP_OVER);
+	head_line(f, st, CP_NOTE);
 	if (report_lost_hint(st, hint, sizeof(hint)))
 		fprintf(f, "note: %s\n", hint);
 	if (st->overhead_target)
@@ -456,7 +457,7 @@ static void head_weight_lines(FILE *f, const struct report_head *h, const struct
 			(unsigned long long)h->st.offcpu_sleeps,
 			100.0 * (double)h->st.offcpu_woken /
 				(double)(h->st.offcpu_sleeps ? h->st.offcpu_sleeps : 1));
-	head_line(f, &h->st, HCT_OFFCPU);
+	head_line(f, &h->st, CP_OFFCPU);
 }
 
 /* how the view is grouped, and what it is limited to (a snapshot read back brings its own) */

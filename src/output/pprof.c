@@ -434,9 +434,9 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 	}
 	if (export_user_text(comment, sizeof(comment), st) > 0)
 		pb_uint(&p->out, 13, pp_str(p, comment));
-	/* the counters that say what the samples leave out (core/counters.h) */
+	/* the counters that say what the samples leave out (output/counters.c) */
 	memcpy(comment, "counters: ", 10);
-	if (head_counters_brief(comment + 10, sizeof(comment) - 10, st, HCX_NOTE) > 0)
+	if (counters_named(comment + 10, sizeof(comment) - 10, st, CP_PROFILE) > 0)
 		pb_uint(&p->out, 13, pp_str(p, comment));
 }
 

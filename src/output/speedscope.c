@@ -186,9 +186,9 @@ int export_speedscope(FILE *f, struct session *s, const struct report_opts *o)
 	}
 	if (export_user_text(user, sizeof(user), session_stats(s)) > 0 && strstr(user, " without"))
 		len += snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
-	/* the counters that say what the samples leave out (core/counters.h) */
+	/* the counters that say what the samples leave out (output/counters.c) */
 	if (len < (int)sizeof(name) - 2 &&
-	    head_counters_brief(user, sizeof(user), session_stats(s), HCX_NOTE) > 0)
+	    counters_named(user, sizeof(user), session_stats(s), CP_PROFILE) > 0)
 		snprintf(name + len, sizeof(name) - (size_t)len, "; %s", user);
 	lost_est = o->lost_stack ? &l : NULL;
 	fprintf(f,

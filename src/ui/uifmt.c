@@ -298,35 +298,35 @@ static void seg_total_delta(struct uifmt_seg *sg, uint64_t total, uint64_t delta
 }
 
 /*
- * The counters of place @place of the header (core/counters.h, HCS_*): a
+ * The counters of place @place of the header (output/counters.c, CP_SCREEN_*): a
  * segment each, "total" or "total (+n)"; those shown only when not 0 are
  * left out at 0
  */
 static void seg_counters(const struct session_stats *st, unsigned int place, struct uifmt_seg *segs,
 			 int *n, int max)
 {
-	const struct head_counter *c[HC_N];
-	unsigned int k = head_counters_at(false, place, c), i;
+	const struct counter_word *w[HC_N];
+	unsigned int k = counter_words_at(place, w), i;
 
 	for (i = 0; i < k; i++) {
-		uint64_t v = head_counter_value(st, c[i]);
+		const struct head_counter *c = &head_counters[w[i]->counter];
+		uint64_t v = head_counter_value(st, c);
 		struct uifmt_seg *sg;
 
-		if (((c[i]->show & HCS_BIT_NZ) && !v) ||
-		    !(sg = seg_add(segs, n, max, c[i]->slabel)))
+		if (((w[i]->show & CW_NZ) && !v) || !(sg = seg_add(segs, n, max, w[i]->words)))
 			continue;
-		if (c[i]->show & HCS_BIT_DELTA) {
-			seg_total_delta(sg, v, head_counter_delta(st, c[i]));
-			sg->alert = sg->alert && (c[i]->show & HCS_BIT_ALERT);
+		if (w[i]->show & CW_DELTA) {
+			seg_total_delta(sg, v, head_counter_delta(st, c));
+			sg->alert = sg->alert && (w[i]->show & CW_ALERT);
 			continue;
 		}
-		if (c[i]->type == HCY_U32)
+		if (c->type == HCY_U32)
 			snprintf(sg->value, sizeof(sg->value), "%u", (unsigned int)v);
-		else if (c[i]->type == HCY_BYTES)
+		else if (c->type == HCY_BYTES)
 			fmt_bytes(sg->value, sizeof(sg->value), v);
 		else
 			fmt_count(sg->value, sizeof(sg->value), v);
-		sg->alert = (c[i]->show & HCS_BIT_ALERT) && v;
+		sg->alert = (w[i]->show & CW_ALERT) && v;
 	}
 }
 
@@ -340,10 +340,10 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 	if ((sg = seg_add(segs, &n, max, "events/s")))
 		fmt_rate(sg->value, sizeof(sg->value),
 			 st->interval_sec > 0 ? (double)st->events_delta / st->interval_sec : 0);
-	seg_counters(st, HCS_LOSS, segs, &n, max);
+	seg_counters(st, CP_SCREEN_LOSS, segs, &n, max);
 	if ((sg = seg_add(segs, &n, max, "stacks")))
 		fmt_count(sg->value, sizeof(sg->value), nstacks);
-	seg_counters(st, HCS_EVENTS, segs, &n, max);
+	seg_counters(st, CP_SCREEN_EVENTS, segs, &n, max);
 	if ((sg = seg_add(segs, &n, max, "cpu")))
 		snprintf(sg->value, sizeof(sg->value), "%.1f%%", st->self_cpu);
 	if (st->user != SESSION_USER_OFF && (sg = seg_add(segs, &n, max, "user"))) {
@@ -413,7 +413,7 @@ int uifmt_header_rates(const struct session_stats *st, size_t nstacks, struct ui
 	    (sg = seg_add(segs, &n, max, "stackmap")))
 		snprintf(sg->value, sizeof(sg->value), "would cut ring-buffer use by %.0f%%",
 			 rb.saving_pct);
-	seg_counters(st, HCS_RATES, segs, &n, max);
+	seg_counters(st, CP_SCREEN_RATES, segs, &n, max);
 	return n;
 }
 
@@ -462,7 +462,7 @@ int uifmt_header_map(const struct session_stats *st, struct uifmt_seg *segs, int
 			sg->alert = st->map.success_rate >= 0 && st->map.success_rate < 100;
 		}
 	}
-	seg_counters(st, HCS_MAP, segs, &n, max);
+	seg_counters(st, CP_SCREEN_MAP, segs, &n, max);
 	if (session_ringbuf_saving(st, &rb) && (sg = seg_add(segs, &n, max, "map saves")))
 		snprintf(sg->value, sizeof(sg->value), "%.0f%% (%.0f of %.0f B/ev)", rb.saving_pct,
 			 rb.read_per_event, rb.alt_per_event);
