@@ -8,7 +8,7 @@
 # painted) and to hover, zoom, reset and search in it, and to build its
 # derived views (inverted, sandwich, a function chosen, a filter by event:
 # issue 28) (doc/performance.md, "The flame graph page"). Best of 3. Needs no root; needs chromium and
-# node, and puppeteer-core (npm, installed into BUILD like the live tests do).
+# node, and puppeteer-core (npm: scripts/deps.sh test installs it, once).
 set -eu
 build=${1:?usage: $0 BUILD [STACKS] [FRAMES] [USER]}
 n=${2:-100000}
@@ -21,13 +21,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/stacktop-flamebench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || { echo "no $CHROMIUM (Debian's chromium: scripts/deps.sh test)" >&2; exit 1; }
-tools=$build/tests/live/export-tools/browser
-PUPPETEER_VERSION=$(sed -n 's/^PUPPETEER_VERSION=//p' "$here/../tests/live/export-tools.sh")
-if [ ! -f "$tools/node_modules/puppeteer-core/package.json" ]; then
-	mkdir -p "$tools"
-	PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$tools" --no-audit --no-fund \
-		--loglevel=error "puppeteer-core@$PUPPETEER_VERSION" > /dev/null
-fi
+SRCDIR=$here/..
+. "$here/../tests/lib/npm-tools.sh"
+modules=$(npm_modules) || exit 1
 
 python3 "$here/snapshot-gen.py" "$work/big.json" "$n" "$frames" "$user"
 echo "snapshot: $(wc -c < "$work/big.json") bytes, $n stacks of $frames frames (+$user user frames on half)"
@@ -49,6 +45,6 @@ echo "html:   $(wc -c < "$work/big.html") bytes; svg: $(wc -c < "$work/big.svg")
 	"folded: $(wc -c < "$work/big.folded") bytes"
 for i in 1 2 3; do
 	mkdir -p "$work/o$i"
-	node "$here/../tests/live/flame-browser.js" "$tools/node_modules" "$CHROMIUM" open \
+	node "$here/../tests/live/flame-browser.js" "$modules" "$CHROMIUM" open \
 		"$work/big.html" "$work/o$i"
 done

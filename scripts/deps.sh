@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install what stacktop needs, from Debian's packages. Only what is missing
 # is installed; safe to run again. Not root: through sudo, or a clear message.
-#   scripts/deps.sh [build|test|package|vm|all]...   (default: all)
+#   scripts/deps.sh [build|test|package|vm|npm|all]...   (default: all)
 #   scripts/deps.sh --list GROUP|debian            print a group's packages
 #                                                  (debian: the Build-Depends)
 set -eu
@@ -15,17 +15,25 @@ CC="gcc libc6-dev"
 # the test tiers: unit (cmocka; clang-format-14: the pinned version
 # tests/check-format.py checks with), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev clang-format-14 python3
-util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace"
+util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace
+linux-perf"
+# linux-perf: perf stat and perf record count the same events in the same
+# run as the peers stacktop's numbers are checked against (tui-loss,
+# tui-sample, the truth tier)
 # bpftrace: its hist() is what the off-CPU histograms are compared with
 # (tests/live/weights.sh)
 # chromium: the browser the flame graph page (--format html) is opened in,
 # headless, by tests/live/flame.sh (puppeteer-core from npm drives it)
 # node and npm run the readers of the speedscope and JSON-schema outputs
-# (speedscope's importer, ajv-cli: npm packages the live tests install into
-# the build directory); a nodejs from elsewhere (NodeSource) ships its own
-# npm, so look for the commands
+# (speedscope's importer, ajv-cli) and puppeteer-core: npm packages pinned
+# by tests/tools/package-lock.json, installed below (group npm, part of test
+# and all) into one fixed folder the tests only read; a nodejs from
+# elsewhere (NodeSource) ships its own npm, so look for the commands
 command -v node > /dev/null 2>&1 || TEST="$TEST nodejs"
 command -v npm > /dev/null 2>&1 || TEST="$TEST npm"
+NODE=
+command -v node > /dev/null 2>&1 || NODE="$NODE nodejs"
+command -v npm > /dev/null 2>&1 || NODE="$NODE npm"
 # building and checking the Debian package (suite package)
 PACKAGE="debhelper dpkg-dev fakeroot lintian man-db"
 # the vm tier (suite vm): the shared rfc-kernel/build.sh builds Debian's 6.12
@@ -41,8 +49,9 @@ group() {
 	test) echo $BUILD $CC $TEST $VM ;;
 	package) echo $BUILD $PACKAGE ;;
 	vm) echo $VM ;;
+	npm) echo $NODE ;;
 	all) echo $BUILD $CC $TEST $PACKAGE $VM ;;
-	*) echo "scripts/deps.sh: unknown group '$1' (build, test, package, vm, all)" >&2; exit 2 ;;
+	*) echo "scripts/deps.sh: unknown group '$1' (build, test, package, vm, npm, all)" >&2; exit 2 ;;
 	esac
 }
 
@@ -56,7 +65,11 @@ fi
 
 [ $# -gt 0 ] || set -- all
 pkgs=
-for g; do pkgs="$pkgs $(group "$g")"; done
+npm_tools=
+for g; do
+	pkgs="$pkgs $(group "$g")"
+	case $g in test | npm | all) npm_tools=1 ;; esac
+done
 
 missing=
 for p in $pkgs; do
@@ -87,17 +100,63 @@ case " $pkgs " in *" linux-source-6.12 "*)
 		ksrc=1
 	missing=$(echo " $missing " | sed 's/ linux-source-6.12 / /') ;;
 esac
-[ -z "$(echo $missing)" ] && [ -z "$ksrc" ] && exit 0
 
-echo "stacktop: installing:$missing" >&2
+# The npm test tools: the exact tree tests/tools/package-lock.json pins
+# (npm ci: no version is resolved here), installed into
+# $STACKTOP_TEST_TOOLS/KEY, KEY the lock file's hash (tests/lib/npm-tools.sh
+# computes the same), so that clones and worktrees of one version share it
+# and another version gets its own. The tree is built in a private folder
+# and renamed into place when complete: two runs at once cannot mix their
+# files, and a test sees the whole tree or none. Tests never install.
+TOOLS_SRC=$(cd "$(dirname "$0")/../tests/tools" && pwd)
+TOOLS_BASE=${STACKTOP_TEST_TOOLS:-/usr/local/lib/stacktop/test-tools}
+TOOLS_DIR=$TOOLS_BASE/$(sha256sum < "$TOOLS_SRC/package-lock.json" | cut -c1-16)
+[ -z "$npm_tools" ] || [ -f "$TOOLS_DIR/.installed" ] || npm_tools=missing
+
 SUDO=
-if [ "$(id -u)" != 0 ]; then
+need_root() {
+	[ "$(id -u)" != 0 ] || return 0
 	if ! command -v sudo > /dev/null 2>&1; then
 		echo "stacktop: installing packages needs root and there is no sudo: run this as root" >&2
 		exit 1
 	fi
 	SUDO=sudo
+}
+
+install_npm_tools() {
+	[ "$npm_tools" = missing ] || return 0
+	for c in node npm; do
+		command -v $c > /dev/null 2>&1 ||
+			{ echo "stacktop: no $c: cannot install the npm test tools" >&2; exit 1; }
+	done
+	echo "stacktop: installing the npm test tools into $TOOLS_DIR" >&2
+	need_root
+	$SUDO mkdir -p "$TOOLS_BASE"
+	tmp=$($SUDO mktemp -d "$TOOLS_BASE/.install.XXXXXX")
+	$SUDO cp "$TOOLS_SRC/package.json" "$TOOLS_SRC/package-lock.json" "$tmp/"
+	# no package's install script runs (none of these needs one); puppeteer
+	# never downloads a browser (the tests drive Debian's chromium)
+	if ! $SUDO env PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefix "$tmp" --ignore-scripts \
+		--no-audit --no-fund --update-notifier=false --loglevel=error >&2; then
+		$SUDO rm -rf "$tmp"
+		echo "stacktop: npm ci of tests/tools/package-lock.json failed" >&2
+		exit 1
+	fi
+	$SUDO touch "$tmp/.installed"
+	$SUDO chmod -R a+rX "$tmp"
+	# another run may have finished first: its tree is the same one
+	$SUDO mv -T "$tmp" "$TOOLS_DIR" 2> /dev/null || $SUDO rm -rf "$tmp"
+	[ -f "$TOOLS_DIR/.installed" ] ||
+		{ echo "stacktop: the npm test tools are not in $TOOLS_DIR" >&2; exit 1; }
+}
+
+if [ -z "$(echo $missing)" ] && [ -z "$ksrc" ]; then
+	install_npm_tools
+	exit 0
 fi
+
+echo "stacktop: installing:$missing" >&2
+need_root
 export DEBIAN_FRONTEND=noninteractive
 # a fresh machine's unattended upgrades (or another build) may hold the dpkg
 # lock for minutes: wait for it rather than give up at once (apt >= 1.9)
@@ -137,3 +196,4 @@ if [ -n "$unwind" ]; then
 			"stacktop builds without user stacks in dwarf mode (meson option user_unwind)" >&2
 	fi
 fi
+install_npm_tools

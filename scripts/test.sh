@@ -12,7 +12,8 @@ set -eu
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo > /dev/null 2>&1; then
-		exec sudo env CI="${CI:-}" BUILD_DIR="${BUILD_DIR:-build-test}" sh scripts/test.sh "$@"
+		exec sudo env CI="${CI:-}" BUILD_DIR="${BUILD_DIR:-build-test}" \
+			STACKTOP_TEST_TOOLS="${STACKTOP_TEST_TOOLS:-}" sh scripts/test.sh "$@"
 	fi
 	echo "stacktop: the tests need root (live tracing, FUSE) and there is no sudo: run this as root" >&2
 	exit 1

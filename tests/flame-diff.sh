@@ -3,9 +3,10 @@
 # d.html and -r AFTER --diff-base BEFORE on a constructed pair whose
 # shares are known (X doubled, Y halved, Z the same, W gone, V new), checked in
 # Debian's chromium, headless (tests/live/flame-diff.js). Needs no root.
-# 77: skipped (no chromium, node or npm; fails instead under CI=true).
+# 77: skipped (no chromium, node or the npm test tools
+# scripts/deps.sh installs; fails instead under CI=true).
 set -eu
-: "${STACKTOP:?}" "${SRCDIR:?}" "${TOOLS:?}"
+: "${STACKTOP:?}" "${SRCDIR:?}"
 skip() {
 	[ "${CI:-}" = true ] && { echo "FAIL: $1" >&2; exit 1; }
 	echo "SKIP: $1"
@@ -14,13 +15,8 @@ skip() {
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || skip "no $CHROMIUM (scripts/deps.sh test)"
 command -v node > /dev/null || skip "no node"
-V=$(sed -n 's/^PUPPETEER_VERSION=//p' "$SRCDIR/tests/live/export-tools.sh")
-if [ ! -f "$TOOLS/browser/node_modules/puppeteer-core/package.json" ]; then
-	command -v npm > /dev/null || skip "no npm"
-	mkdir -p "$TOOLS/browser"
-	PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$TOOLS/browser" --no-audit --no-fund \
-		--loglevel=error "puppeteer-core@$V" > /dev/null || skip "npm install puppeteer-core failed"
-fi
+. "$SRCDIR/tests/lib/npm-tools.sh"
+MODULES=$(npm_modules) || skip "no npm test tools"
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/stacktop-flamediff.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 python3 - "$OUT/before.json" "$OUT/after.json" << 'PY'
@@ -64,7 +60,7 @@ if "$STACKTOP" --diff "$OUT/before.json" "$OUT/after.json" -o "$OUT/d.folded" 2>
 	exit 1
 fi
 grep -q 'diff writes text, json or html' "$OUT/err" || { cat "$OUT/err"; exit 1; }
-node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/d.html" "$OUT"
+node "$SRCDIR/tests/live/flame-diff.js" "$MODULES" "$CHROMIUM" "$OUT/d.html" "$OUT"
 cp "$OUT/diff.png" "${TMPDIR:-/tmp}/stacktop-flame-diff.png" 2> /dev/null || true
 # a large pair (3,000 and 2,500 stacks of bench/snapshot-gen.py: both trees
 # as binary columns): each frame's two counts are its path's in the folded
@@ -74,14 +70,14 @@ python3 "$SRCDIR/bench/snapshot-gen.py" "$OUT/big-b.json" 2500 24 8 > /dev/null
 "$STACKTOP" --diff "$OUT/big-b.json" "$OUT/big-a.json" -o "$OUT/big.html"
 "$STACKTOP" -r "$OUT/big-b.json" --format folded > "$OUT/big-b.folded"
 "$STACKTOP" -r "$OUT/big-a.json" --format folded > "$OUT/big-a.folded"
-node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/big.html" "$OUT" \
+node "$SRCDIR/tests/live/flame-diff.js" "$MODULES" "$CHROMIUM" "$OUT/big.html" "$OUT" \
 	"$OUT/big-b.folded" "$OUT/big-a.folded" > "$OUT/big.out"
 cat "$OUT/big.out"
 grep -q '"form":"cols"' "$OUT/big.out" || { echo "FAIL: the large pair is not columns" >&2; exit 1; }
 # a small AFTER against the large BEFORE: its JSON (BEFORE's tree) gzip'd
 "$STACKTOP" --diff "$OUT/big-b.json" "$OUT/after.json" -o "$OUT/mixed.html"
 "$STACKTOP" -r "$OUT/after.json" --format folded > "$OUT/after.folded"
-node "$SRCDIR/tests/live/flame-diff.js" "$TOOLS/browser/node_modules" "$CHROMIUM" "$OUT/mixed.html" "$OUT" \
+node "$SRCDIR/tests/live/flame-diff.js" "$MODULES" "$CHROMIUM" "$OUT/mixed.html" "$OUT" \
 	"$OUT/big-b.folded" "$OUT/after.folded" > "$OUT/mixed.out"
 cat "$OUT/mixed.out"
 grep -q '"form":"gzip"' "$OUT/mixed.out" || { echo "FAIL: the mixed pair is not gzip'd JSON" >&2; exit 1; }

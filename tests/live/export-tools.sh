@@ -1,7 +1,8 @@
 # Readers of the export formats (sourced after lib.sh): go tool pprof from
 # Debian's golang-go; speedscope (its own importer, from its npm package)
-# and ajv-cli from npm, installed once into a cache directory
-# ($EXPORT_TOOLS, under the build directory) and reused by later runs.
+# and ajv-cli from npm, which scripts/deps.sh installs once
+# (tests/lib/npm-tools.sh says where; a test never runs npm). go's build
+# cache goes to $EXPORT_TOOLS, under the build directory.
 # A missing tool skips the test, and fails it under CI=true.
 
 need_tool() {
@@ -11,27 +12,17 @@ need_tool() {
 	skip "$1"
 }
 
-SPEEDSCOPE_VERSION=1.25.0
-AJV_CLI_VERSION=5.0.0
 EXPORT_TOOLS=${EXPORT_TOOLS:-/tmp/stacktop-export-tools}
+. "$(dirname "$0")/../lib/npm-tools.sh"
 
-# npm packages into $EXPORT_TOOLS (network on the first run only)
+# speedscope and ajv-cli, as scripts/deps.sh installed them
 npm_tools() {
 	command -v node > /dev/null || need_tool "node is not installed"
-	if [ ! -x "$EXPORT_TOOLS/node_modules/.bin/ajv" ] ||
-	   [ ! -f "$EXPORT_TOOLS/node_modules/speedscope/package.json" ] ||
-	   ! grep -q "\"version\": \"$SPEEDSCOPE_VERSION\"" \
-		"$EXPORT_TOOLS/node_modules/speedscope/package.json"; then
-		command -v npm > /dev/null || need_tool "npm is not installed"
-		mkdir -p "$EXPORT_TOOLS"
-		npm install --prefix "$EXPORT_TOOLS" --no-audit --no-fund --loglevel=error \
-			"speedscope@$SPEEDSCOPE_VERSION" "ajv-cli@$AJV_CLI_VERSION" \
-			> "$WORK/npm.log" 2>&1 ||
-			{ cat "$WORK/npm.log"; need_tool "npm install speedscope ajv-cli failed"; }
-	fi
-	AJV="$EXPORT_TOOLS/node_modules/.bin/ajv"
-	SS_SCHEMA="$EXPORT_TOOLS/node_modules/speedscope/dist/release/file-format-schema.json"
-	SS_BUNDLE=$(ls "$EXPORT_TOOLS"/node_modules/speedscope/dist/release/speedscope-*.js | head -1)
+	NODE_MODULES=$(npm_modules) || need_tool "no npm test tools"
+	AJV="$NODE_MODULES/.bin/ajv"
+	SS_SCHEMA="$NODE_MODULES/speedscope/dist/release/file-format-schema.json"
+	SS_BUNDLE=$(ls "$NODE_MODULES"/speedscope/dist/release/speedscope-*.js | head -1)
+	[ -x "$AJV" ] || fail "no ajv in $NODE_MODULES"
 	[ -f "$SS_BUNDLE" ] || fail "no speedscope bundle in the npm package"
 }
 
@@ -63,25 +54,16 @@ speedscope_import() {
 }
 
 # A real browser for the flame graph page (--format html): Debian's chromium
-# (scripts/deps.sh installs it), driven by puppeteer-core from npm, installed
-# like the tools above. puppeteer-core is pointed at /usr/bin/chromium and
-# never downloads a browser of its own.
-PUPPETEER_VERSION=24.43.1
+# (scripts/deps.sh installs it), driven by puppeteer-core (installed like
+# the tools above), pointed at /usr/bin/chromium: it never downloads a
+# browser of its own.
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 browser_tools() {
 	[ -x "$CHROMIUM" ] || need_tool "chromium is not installed (Debian's chromium)"
 	command -v node > /dev/null || need_tool "node is not installed"
-	if [ ! -f "$EXPORT_TOOLS/browser/node_modules/puppeteer-core/package.json" ] ||
-	   ! grep -q "\"version\": \"$PUPPETEER_VERSION\"" \
-		"$EXPORT_TOOLS/browser/node_modules/puppeteer-core/package.json"; then
-		command -v npm > /dev/null || need_tool "npm is not installed"
-		mkdir -p "$EXPORT_TOOLS/browser"
-		PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$EXPORT_TOOLS/browser" --no-audit \
-			--no-fund --loglevel=error "puppeteer-core@$PUPPETEER_VERSION" \
-			> "$WORK/npm-browser.log" 2>&1 ||
-			{ cat "$WORK/npm-browser.log"; need_tool "npm install puppeteer-core failed"; }
-	fi
-	BROWSER_MODULES="$EXPORT_TOOLS/browser/node_modules"
+	BROWSER_MODULES=$(npm_modules) || need_tool "no npm test tools"
+	[ -f "$BROWSER_MODULES/puppeteer-core/package.json" ] ||
+		fail "no puppeteer-core in $BROWSER_MODULES"
 }
 
 # flame_check PAGE.html EXPECT.json NAME [svg]: the page (or the svg image)

@@ -51,9 +51,26 @@ tui_wait '#0 +trace_event_raw_event_sched_' 5
 tui_wait '#2 +[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+' 2
 tui_keys Left
 tui_wait_gone '#0 +trace_event_raw' 5
+# E expands every stack: the first two must both show their frames. The
+# real kernel's stacks are as deep as the machine's work makes them (a
+# wakeup from a block-I/O interrupt inside a syscall runs past 30 frames),
+# and on a busy host a deep first stack filled the 40 lines and hid the
+# second one's frames (issue 35). Paused, the rows stay put: the pane grows
+# to hold both stacks' depths (DEP), the header, the breakdown and the keys.
+tui_keys Z
+tui_wait ' PAUSED ' 3
+DEPS=$(tui_column DEP | head -n 2 | tr '\n' ' ')
+set -- $DEPS
+[ $# = 2 ] || fail "no two ranked rows with a depth: '$DEPS'"
+TALL=$(($1 + $2 + 2 + 20))
+[ "$TALL" -ge 40 ] || TALL=40
+tui_resize 120 "$TALL"
 tui_keys E
 tui_wait '#0 +trace_event_raw' 5
 tui_wait_count '#0 +trace_event_raw' 2 5
+tui_resize 120 40
+tui_keys Space
+tui_wait_gone ' PAUSED ' 3
 tui_keys C
 tui_wait_gone '#0 ' 5
 tui_keys Right
