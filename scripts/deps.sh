@@ -9,17 +9,20 @@ set -eu
 # what building stacktop needs; debian/control's Build-Depends is this list
 # (plus debhelper), tests/pkg/deb.sh checks that both agree
 BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
-libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev"
+libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev
+libmicrohttpd-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka; clang-format-14: the pinned version
 # tests/check-format.py checks with), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev clang-format-14 python3
 util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace
-linux-perf"
+linux-perf prometheus"
 # linux-perf: perf stat and perf record count the same events in the same
 # run as the peers stacktop's numbers are checked against (tui-loss,
 # tui-sample, the truth tier)
+# prometheus: the real server that scrapes --serve's /metrics in
+# tests/live/serve-prom.sh (its service is not started: the test runs its own)
 # bpftrace: its hist() is what the off-CPU histograms are compared with
 # (tests/live/weights.sh)
 # chromium: the browser the flame graph page (--format html) is opened in,

@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/argval.h"
 #include "cli/options.h"
+#include "output/metrics.h"
 #include "core/rank.h"
 #include "output/export.h"
 #include "session/session.h"
@@ -777,12 +778,13 @@ static void args_defaults(struct args *a)
 	a->view = (struct rank_opts){ .event = -1, .pid = -1, .cpu = -1 };
 	a->sort = RANK_DELTA;
 	a->format = -1;
+	a->serve.top = METRICS_TOP_DEFAULT;
 }
 
 int args_parse(int argc, char **argv, struct args *a)
 {
-	struct option long_opts[64];
-	char short_opts[64];
+	struct option long_opts[96];
+	char short_opts[96];
 	int c, r;
 
 	args_defaults(a);

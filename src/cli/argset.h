@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "core/opts.h"
+#include "cli/serve_conf.h"
 #include "core/rank.h"
 #include "output/export.h"
 
@@ -63,6 +64,8 @@ struct args {
 	char **cmd; /* -- CMD [ARGS]: the command to start and trace, NULL-terminated */
 	const char *preserve_env; /* --preserve-env[=VAR,...]: "" all, NULL none */
 	bool delay_set;		  /* -d given */
+	struct serve_opts serve;  /* --serve and its options */
+	bool quiet;		  /* -q: no report on standard output */
 };
 
 #endif /* STACKTOP_CLI_ARGSET_H */

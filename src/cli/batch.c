@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/batch.h"
 #include "cli/child.h"
+#include "cli/serve.h"
 #include "kernel/comm.h"
 #include "kernel/signals.h"
 #include "output/diff.h"
@@ -54,7 +55,8 @@ static void batch_drain_last(struct session *s)
  * when the buffers never empty; a stop signal ends it within one page, the
  * end of -- CMD's command (@child) after what it left was read.
  */
-static enum batch_end batch_wait(struct session *s, double secs, struct child *child)
+static enum batch_end batch_wait(struct session *s, double secs, struct child *child,
+				 struct serve *sv)
 {
 	struct pollfd fds[MAX_LIST];
 	struct timespec start, now;
@@ -74,6 +76,7 @@ static enum batch_end batch_wait(struct session *s, double secs, struct child *c
 		ms = el >= secs ? 1 : (int)((secs - el) * 1000) + 1;
 		session_drain_for(s, BATCH_DRAIN_PAGES, ms > DRAIN_MS ? DRAIN_MS : (unsigned int)ms,
 				  &more);
+		serve_work(sv, s);
 		if (sig_stop)
 			return END_STOP;
 		if (ended) {
@@ -181,9 +184,10 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
 }
 
 static int batch_loop(struct session *s, const struct args *a, struct session *before,
-		      struct child *child, FILE *out);
+		      struct child *child, FILE *out, struct serve *sv);
 
-int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child)
+int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child,
+	      struct serve *sv)
 {
 	cookie_io_functions_t io = { .write = out_write };
 	FILE *out = fopencookie(NULL, "w", io);
@@ -194,7 +198,7 @@ int batch_run(struct session *s, const struct args *a, struct session *before, s
 		return 1;
 	}
 	fflush(stdout);
-	r = batch_loop(s, a, before, child, out);
+	r = batch_loop(s, a, before, child, out, sv);
 	if (fclose(out) && !r && errno != EPIPE) {
 		fprintf(stderr, "stacktop: cannot write the report: %s\n", strerror(errno));
 		r = 1;
@@ -287,7 +291,7 @@ static enum batch_next batch_stream(struct session *s, const struct args *a,
 }
 
 static int batch_loop(struct session *s, const struct args *a, struct session *before,
-		      struct child *child, FILE *out)
+		      struct child *child, FILE *out, struct serve *sv)
 {
 	struct comm_filter cf = { .s = s, .pattern = a->comm };
 	const struct export_fmt *fe = export_format_get(a->format);
@@ -321,10 +325,11 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		ro.comm = a->view_comm; /* a snapshot's: its stacks passed it */
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
-		bool go_on = batch_wait(s, delay, child) == END_TICK;
+		bool go_on = batch_wait(s, delay, child, sv) == END_TICK;
 		bool last;
 
 		session_tick(s);
+		serve_tick(sv, s);
 		/*
 		 * without -n, as perf record -p: the run ends with what it
 		 * watched. Its last interval is mostly after the exit (an
@@ -341,6 +346,8 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 			next = batch_diff(s, a, before, &ro, i, out);
 		else if (a->output)
 			next = batch_file(s, a, &ro, i);
+		else if (a->quiet)
+			next = NEXT_GO; /* -q: the agent, its reports served (--serve) */
 		else
 			next = batch_stream(s, a, &ro, i, out);
 		if (next != NEXT_GO)

@@ -9,6 +9,7 @@
 
 struct args;
 struct child;
+struct serve;
 struct session;
 
 /**
@@ -20,9 +21,12 @@ struct session;
  * @a: the arguments
  * @before: --diff's BEFORE, or NULL
  * @child: -- CMD's command, or NULL
+ * @sv: --serve's server, or NULL: given a copy at each refresh, its jobs
+ *	done after each read (serve.h)
  *
  * Return: the exit status.
  */
-int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child);
+int batch_run(struct session *s, const struct args *a, struct session *before, struct child *child,
+	      struct serve *sv);
 
 #endif /* STACKTOP_CLI_BATCH_H */

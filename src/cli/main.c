@@ -16,6 +16,7 @@
 #include "cli/batch.h"
 #include "cli/child.h"
 #include "cli/options.h"
+#include "cli/serve.h"
 #include "core/log.h"
 #include "kernel/evlist.h"
 #include "kernel/guard.h"
@@ -170,9 +171,18 @@ static bool child_ended_cb(void *ctx, char *what, size_t size)
 	return true;
 }
 
+/* a ui_opts callback: the screen has read (@tick: and refreshed): --serve's share */
+static void serve_cb(void *ctx, struct session *s, bool tick)
+{
+	if (tick)
+		serve_tick(ctx, s);
+	else
+		serve_work(ctx, s);
+}
+
 /* the screen, with what the command line asked of its view */
 static int run_screen(struct session *s, const struct args *a, struct session *before,
-		      struct child *child)
+		      struct child *child, struct serve *sv)
 {
 	struct ui_opts uo = {
 		.delay = a->delay,
@@ -195,6 +205,8 @@ static int run_screen(struct session *s, const struct args *a, struct session *b
 		.child_ended = a->cmd ? child_ended_cb : NULL,
 		.child_ctx = child,
 		.child_note = child->output,
+		.collect = sv ? serve_cb : NULL,
+		.collect_ctx = sv,
 	};
 	int r = ui_run(s, &uo);
 
@@ -242,9 +254,59 @@ static void view_in_after(struct args *a, struct session *before, struct session
 	}
 }
 
+/*
+ * --serve: the server started before the session (a refused address or a
+ * busy port changes nothing in tracefs); what the JSON snapshot, the flame
+ * page and the profiles show is the command line's view
+ */
+static int serve_begin(const struct args *a, struct serve **ret)
+{
+	char err[512];
+	int r;
+
+	*ret = NULL;
+	if (!a->serve.addr) {
+		if (a->serve.cert || a->serve.key || a->serve.auth) {
+			fprintf(stderr, "stacktop: --serve-cert, --serve-key and --serve-auth "
+					"go with --serve\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	r = serve_start(&a->serve, ret, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
+		return r;
+	}
+	fprintf(stderr,
+		"stacktop: serving %s (metrics, debug/pprof/profile, snapshot.json, "
+		"flame.html)\n",
+		serve_url(*ret));
+	return 0;
+}
+
+/* the view the server's snapshots and profiles show: the command line's, every stack */
+static void serve_view(struct serve *sv, const struct args *a, struct session *s)
+{
+	struct report_opts ro = {
+		.rank = a->view,
+		.root = a->root,
+		.lost_stack = a->lost_stack,
+	};
+
+	if (!sv)
+		return;
+	ro.rank.key = RANK_TOTAL;
+	ro.rank.match = NULL;
+	ro.rank.attr_match = NULL;
+	ro.rank.weight = session_unit(s) != UNIT_NONE && !a->count;
+	serve_set_view(sv, &ro);
+}
+
 int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
+	struct serve *sv = NULL;
 	struct child child = {
 		.pid = 0, .go = -1, .err = -1, .master = -1, .slave = -1, .tty = -1
 	};
@@ -308,7 +370,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (serve_begin(&a, &sv) < 0) {
+		child_finish(&child, false);
+		guard_done();
+		return 1;
+	}
 	if (a.diff && open_before(&a, &before) < 0) {
+		serve_stop(sv);
 		guard_done();
 		return 1;
 	}
@@ -316,6 +384,7 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "stacktop: %s%s\n", a.diff ? "--diff AFTER: " : "",
 			err[0] ? err : strerror(-r));
+		serve_stop(sv);
 		session_close(before);
 		guard_done();
 		child_finish(&child, false);
@@ -325,6 +394,7 @@ int main(int argc, char **argv)
 	if (a.cmd) {
 		status = child_release(&child);
 		if (status) {
+			serve_stop(sv);
 			session_close(s);
 			guard_done();
 			return status;
@@ -332,10 +402,12 @@ int main(int argc, char **argv)
 	}
 	args_apply_view(&a, before ? before : s);
 	view_in_after(&a, before, s);
+	serve_view(sv, &a, s);
 	if (a.batch)
-		status = batch_run(s, &a, before, a.cmd ? &child : NULL);
+		status = batch_run(s, &a, before, a.cmd ? &child : NULL, sv);
 	else
-		status = run_screen(s, &a, before, &child);
+		status = run_screen(s, &a, before, &child, sv);
+	serve_stop(sv);
 	session_close(s);
 	args_free();
 	session_close(before);

@@ -16,6 +16,7 @@
 #include "core/stack.h"
 #include "core/format.h"
 #include "output/export.h"
+#include "output/metrics.h"
 
 #define HELP_COL 26
 
@@ -599,6 +600,87 @@ const struct cli_option cli_options[] = {
 			"exited processes are folded into their command",
 		.man = ".BI \\-\\-max\\-memory \" SIZE\"",
 		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_SERVE,
+		.name = "serve",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, serve.addr),
+		.min = 1,
+		.has_arg = required_argument,
+		.metavar = " [ADDR:]PORT",
+		.help = "answer HTTP while collecting: /metrics (Prometheus),\n"
+			"/debug/pprof/profile?seconds=N, /snapshot.json,\n"
+			"/flame.html; ADDR 127.0.0.1 by default; another\n"
+			"address needs --serve-cert/-key and --serve-auth",
+		.man = ".BI \\-\\-serve \" \\fR[\\fIADDR\\fB:\\fR]\\fIPORT\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_SERVE_TOP,
+		.name = "serve-top",
+		.kind = CLI_K_UINT,
+		.off = offsetof(struct args, serve.top),
+		.min = 0,
+		.max = METRICS_TOP_MAX,
+		.hint = "0 to 1000",
+		.has_arg = required_argument,
+		.metavar = " K",
+		.help = "--serve: /metrics lists the K stacks with most\n"
+			"hits (default 50): at most K series of them",
+		.man = ".BI \\-\\-serve\\-top \" K\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = OPT_SERVE_CERT,
+		.name = "serve-cert",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, serve.cert),
+		.min = 1,
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "--serve over TLS: the certificate chain (PEM)",
+		.man = ".BI \\-\\-serve\\-cert \" FILE\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_SERVE_KEY,
+		.name = "serve-key",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, serve.key),
+		.min = 1,
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "--serve over TLS: its private key (PEM, a file\n"
+			"only root reads)",
+		.man = ".BI \\-\\-serve\\-key \" FILE\"",
+		.complete = CLI_FILE,
+	},
+	{
+		.id = OPT_SERVE_AUTH,
+		.name = "serve-auth",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, serve.auth),
+		.min = 1,
+		.has_arg = required_argument,
+		.metavar = " bearer:FILE|basic:FILE",
+		.help = "--serve: answer only requests with this bearer token\n"
+			"or USER:PASSWORD (basic), the first line of FILE\n"
+			"(a file only root reads)",
+		.man = ".BR \\-\\-serve\\-auth \" bearer:\\fIFILE\\fR|\\fBbasic:\\fIFILE\\fR\"",
+		.complete = CLI_NONE,
+	},
+	{
+		.id = 'q',
+		.name = "quiet",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, quiet),
+		.shrt = 'q',
+		.has_arg = no_argument,
+		.help = "batch: no report on standard output (with --serve:\n"
+			"an agent that answers HTTP only)",
+		.man = ".BR \\-q \", \" \\-\\-quiet",
+		.complete = CLI_FLAG,
 	},
 	{
 		.id = OPT_LIST_EVENTS,

@@ -61,6 +61,11 @@ enum {
 	OPT_SAMPLE,
 	OPT_OVERHEAD,
 	OPT_DIFF_BASE,
+	OPT_SERVE,
+	OPT_SERVE_TOP,
+	OPT_SERVE_CERT,
+	OPT_SERVE_KEY,
+	OPT_SERVE_AUTH,
 };
 
 /* what the bash completion offers for an option's value */

@@ -30,6 +30,7 @@
 #include "output/formats.h"
 #include "output/losses.h"
 #include "output/rows.h"
+#include "output/since.h"
 #include "core/format.h"
 #include "core/hmap.h"
 #include "sym/frame.h"
@@ -344,6 +345,54 @@ static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t de
 	pb_msg(&p->out, 2, &p->sub);
 }
 
+/*
+ * The window's samples (@o->since): each record's count since the window
+ * opened; a record folded into its command's in the window (a new record
+ * holding the old ones' counts) is held to what the stack counted in it
+ */
+static int pp_stack_since(struct pprof *p, const struct report_opts *o, const struct rank_row *row,
+			  unsigned int n_locs)
+{
+	struct stack_table *t = session_table(p->s);
+	const struct stack *sk = row->stack;
+	const struct stack_attr *a;
+	uint64_t win = export_since_stack(o->since, p->s, sk, row->total), sum = 0, excess;
+	int n = 0;
+
+	if (!win)
+		return 0;
+	for (a = sk->attrs; a; a = a->next)
+		if (export_attr_passes(&o->rank, a))
+			sum += export_since_attr(o->since, p->s, a,
+						 export_attr_total(t, &o->rank, a, NULL));
+	excess = !rank_filters_attrs(&o->rank) && sum > win ? sum - win : 0;
+	sum = 0;
+	for (a = sk->attrs; a; a = a->next) {
+		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d), v;
+
+		if (!export_attr_passes(&o->rank, a))
+			continue;
+		v = export_since_attr(o->since, p->s, a, tot);
+		if (excess && stack_pid_folded(a->pid)) {
+			uint64_t cut = v < excess ? v : excess;
+
+			v -= cut;
+			excess -= cut;
+		}
+		if (!v)
+			continue;
+		pp_sample(p, n_locs, v, d, a);
+		sum += v;
+		n++;
+	}
+	/* hits no record holds: unlabelled */
+	if (!rank_filters_attrs(&o->rank) && win > sum) {
+		pp_sample(p, n_locs, win - sum, 0, NULL);
+		n++;
+	}
+	return p->oom || p->sub.oom || p->sub2.oom || p->out.oom ? -ENOMEM : n;
+}
+
 static int pp_stack(struct pprof *p, const struct report_opts *o, const struct rank_row *row)
 {
 	struct stack_table *t = session_table(p->s);
@@ -365,6 +414,8 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 	for (j = brief_skip(p->ks, sk); j < sk->depth; j++)
 		if (!usym_is_sep(sk->ips[j])) /* the separator is no location */
 			p->locids[n_locs++] = pp_loc(p, sk->ips[j]);
+	if (o->since)
+		return pp_stack_since(p, o, row, n_locs);
 	for (a = sk->attrs; a; a = a->next) {
 		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d);
 
@@ -411,10 +462,12 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
 	pp_value_type(p, 1, iname, unit);
 	pp_value_type(p, 11, name, unit);
 	pb_uint(&p->out, 12, 1);
-	pb_uint(&p->out, 14, pp_str(p, o->delta ? iname : name));
+	pb_uint(&p->out, 14, pp_str(p, o->delta && !o->since ? iname : name));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	pb_uint(&p->out, 9, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	if (st->interval_sec > 0)
+	if (o->since)
+		pb_uint(&p->out, 10, (uint64_t)(export_since_seconds(o->since) * 1e9));
+	else if (st->interval_sec > 0)
 		pb_uint(&p->out, 10, (uint64_t)(st->interval_sec * 1e9));
 	snprintf(comment, sizeof(comment), "stacktop %s, mode %s, kernel %s", STACKTOP_VERSION,
 		 session_mode_name(st->mode), st->kernel);

@@ -102,6 +102,8 @@ static void ui_tick(struct ui *ui, double now)
 	static int last_err;
 	bool cleared;
 
+	if (ui->opts.collect)
+		ui->opts.collect(ui->opts.collect_ctx, ui->s, true);
 	if (err && err != last_err)
 		ui_status(ui, true, "refresh: %s", strerror(-err));
 	last_err = err;
@@ -340,6 +342,8 @@ static void ui_loop(struct ui *ui)
 		 */
 		more = false;
 		r = session_drain_for(ui->s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS, &more);
+		if (ui->opts.collect)
+			ui->opts.collect(ui->opts.collect_ctx, ui->s, false);
 		if (r < 0 && r != drain_err)
 			ui_status(ui, true, "reading the ring buffer: %s", strerror(-r));
 		drain_err = r < 0 ? r : 0;

@@ -42,6 +42,9 @@ struct session;
  * @child_ctx: @child_ended's argument
  * @child_note: said on the status line at start (where the command's
  *	output goes), NULL or "" for nothing
+ * @collect: called after each read (@tick false) and each refresh (@tick
+ *	true, after session_tick()): --serve's copy and jobs; NULL for none
+ * @collect_ctx: @collect's argument
  */
 struct ui_opts {
 	double delay;
@@ -64,6 +67,8 @@ struct ui_opts {
 	bool (*child_ended)(void *ctx, char *what, size_t size);
 	void *child_ctx;
 	const char *child_note;
+	void (*collect)(void *ctx, struct session *s, bool tick);
+	void *collect_ctx;
 };
 
 /**

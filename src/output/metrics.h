@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics.h - what --serve's /metrics says (doc/serve.md): a copy of the
+ * session's figures that the collector takes at each refresh
+ * (metrics_snap_take(), on the collector's thread) and that any number of
+ * scrapes then write out (metrics_write(), on the server's thread) without
+ * touching the session: the header's counters (every row of
+ * output/counters.h's table), each event's count, the stack map's
+ * statistics and pool health, stacktop's own CPU, and the top stacks as
+ * labelled counters (their stable key, their leaf function).
+ */
+#ifndef STACKTOP_METRICS_H
+#define STACKTOP_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct session;
+struct metrics_snap;
+
+/* the most stacks /metrics lists (--serve-top): the series' bound */
+#define METRICS_TOP_MAX 1000
+/* ... by default */
+#define METRICS_TOP_DEFAULT 50
+
+/**
+ * metrics_snap_take() - copy what /metrics says of @s now
+ * @s: session (read on the caller's thread, the collector's)
+ * @top: how many stacks to list, the most hits since start first (at most
+ *	 METRICS_TOP_MAX)
+ * @refresh: the refresh it was taken at (1, 2, ...)
+ *
+ * Return: the copy (metrics_snap_free() it), NULL when out of memory.
+ */
+struct metrics_snap *metrics_snap_take(struct session *s, unsigned int top, uint64_t refresh);
+
+/**
+ * metrics_snap_free() - free a copy
+ * @m: the copy, or NULL
+ */
+void metrics_snap_free(struct metrics_snap *m);
+
+/**
+ * metrics_write() - the copy in the Prometheus text exposition format
+ *	(version 0.0.4), or OpenMetrics 1.0.0 (counters' families without
+ *	their _total suffix, units, "# EOF")
+ * @f: output
+ * @m: the copy (only read: scrapes may write it at once)
+ * @openmetrics: the OpenMetrics form
+ *
+ * Return: 0, or -errno of a failed write.
+ */
+int metrics_write(FILE *f, const struct metrics_snap *m, bool openmetrics);
+
+/**
+ * metrics_snap_refresh() - the refresh a copy was taken at
+ * @m: the copy
+ */
+uint64_t metrics_snap_refresh(const struct metrics_snap *m);
+
+#endif /* STACKTOP_METRICS_H */
