@@ -134,8 +134,8 @@ const struct cli_option cli_options[] = {
 		.help = "also take the user stack of each event, shown below\n"
 			"the kernel frames (dwarf: perf samples unwound with\n"
 			".eh_frame, binaries without frame pointers too,\n"
-			"stacks mode only, SIZE bytes of stack copied per\n"
-			"sample, default 8K; fp: the kernel's frame-pointer\n"
+			"stacks mode and --oncpu, SIZE bytes of stack copied\n"
+			"per sample, default 8K; fp: the kernel's frame-pointer\n"
 			"walk, 8 frames, stacks or stackmap mode; default\n"
 			"dwarf where it works, else fp)",
 		.man = ".BR \\-u \", \" \\-\\-user [ =fp | =dwarf [ ,\\fISIZE\\fR ]]",
@@ -301,8 +301,9 @@ const struct cli_option cli_options[] = {
 		.help = "on-CPU profile: where the CPUs spend their time, as\n"
 			"perf record -F HZ -g: each CPU's clock sampled HZ\n"
 			"times a second (default 999), the call chain of the\n"
-			"interrupted code (-u: its user part too, by frame\n"
-			"pointers); nothing in tracefs changes. With -- CMD:\n"
+			"interrupted code (-u: its user part too, unwound by\n"
+			"dwarf as perf --call-graph dwarf, or --user=fp: by\n"
+			"frame pointers); nothing in tracefs changes. With -- CMD:\n"
 			"the command's CPU time. =tick: the kernel's timer\n"
 			"tick traced instead (through the stack map where the\n"
 			"kernel has one), cut at the interrupted function",

@@ -61,6 +61,9 @@ struct pollfd;
  *	call chain of each sample (@events: one name, the samples' event 0)
  * @user_chain: with @clock_hz, the user part of the call chain too (the
  *	kernel's frame-pointer walk), else the kernel part only
+ * @user_regs: with @clock_hz, the user registers and @stack_size bytes of
+ *	the user stack with each sample too (for dwarf unwinding, as with
+ *	tracepoints); the chain is then the kernel part only
  * @max_stack: with @clock_hz or @chains, frames per chain at most (0: 127)
  * @chains: the tracepoints of @events sampled with their call chains
  *	instead of the user registers and stack (--sample: one hit in
@@ -82,6 +85,7 @@ struct perfsamp_opts {
 	const char *const *filters;
 	unsigned int clock_hz;
 	bool user_chain;
+	bool user_regs;
 	unsigned int max_stack;
 	bool chains;
 };

@@ -232,10 +232,15 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 	}
 	if (opts->clock_hz) {
 		p->clock_hz = opts->clock_hz;
-		p->user_chain = opts->user_chain;
+		p->user_chain = opts->user_chain && !opts->user_regs;
 		p->max_stack = opts->max_stack ? opts->max_stack : 127;
 		p->sample_type = CLOCK_SAMPLE_TYPE;
 		p->full_room = 16 * 1024; /* a sample: its chains, header */
+		if (opts->user_regs) {
+			/* and what dwarf unwinds the user part from */
+			p->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			p->full_room += stack;
+		}
 	}
 	p->cpus = calloc(ncpu, sizeof(*p->cpus));
 	p->evs = calloc((size_t)ncpu * opts->nevents * ntasks, sizeof(*p->evs));

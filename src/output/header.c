@@ -15,6 +15,7 @@
 #include "core/rank.h"
 #include "output/counters.h"
 #include "output/header.h"
+#include "output/losses.h"
 #include "session/session.h"
 #include "sym/usym.h"
 
@@ -90,6 +91,16 @@ static void head_user_line(FILE *f, const struct session_stats *st)
 	}
 	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
 		without += j->why[w];
+	if (st->mode == SESSION_ONCPU) {
+		/* each sample unwound from its copy of the stack: no join */
+		char text[320];
+
+		export_user_text(text, sizeof(text), st);
+		fprintf(f, "%s", text);
+		head_user_ring(f, st);
+		fputc('\n', f);
+		return;
+	}
 	fprintf(f, "user stacks: dwarf");
 	if (st->user_period > 1)
 		fprintf(f, ", 1 event in %u sampled (--user-sample)", st->user_period);

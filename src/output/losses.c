@@ -102,6 +102,15 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 	for (w = UJOIN_OK + 1; w < UJOIN_WHY_MAX; w++)
 		without += j->why[w];
 	all = j->why[UJOIN_OK] + without;
+	if (st->mode == SESSION_ONCPU) {
+		/* --oncpu: every sample of a process has its stack copied and unwound */
+		n = snprintf(buf, size,
+			     "user stacks: dwarf, %" PRIu64 " of %" PRIu64
+			     " samples of processes (%.1f%%) with one",
+			     j->why[UJOIN_OK], all,
+			     all ? 100.0 * (double)j->why[UJOIN_OK] / (double)all : 100.0);
+		goto why;
+	}
 	/* --user-sample N: the share is a sampling's, and says so */
 	n = snprintf(buf, size, "user stacks: dwarf, ");
 	if (st->user_period > 1)
@@ -110,6 +119,7 @@ int export_user_text(char *buf, size_t size, const struct session_stats *st)
 	n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,
 		      "%" PRIu64 " of %" PRIu64 " events (%.1f%%) with one", j->why[UJOIN_OK], all,
 		      all ? 100.0 * (double)j->why[UJOIN_OK] / (double)all : 100.0);
+why:
 	if (!without)
 		return n;
 	n += snprintf(n < (int)size ? buf + n : NULL, n < (int)size ? size - (size_t)n : 0,

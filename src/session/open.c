@@ -239,7 +239,11 @@ static void pick_user_auto(struct session *s, const struct session_opts *opts)
 			 "fp: dwarf samples this machine's kernel, not a --tracefs");
 }
 
-/* --oncpu: a mode of its own; -u takes the user chains by frame pointers */
+/*
+ * --oncpu: a mode of its own; -u unwinds each sample's copy of the user
+ * stack by dwarf where this build can (--user=fp: perf's frame-pointer
+ * chains); --sample takes the chains by frame pointers
+ */
 static int pick_oncpu(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
 	enum session_mode m = opts->oncpu_hz ? SESSION_ONCPU : SESSION_SAMPLED;
@@ -248,18 +252,29 @@ static int pick_oncpu(struct session *s, const struct session_opts *opts, char *
 	if (opts->mode != SESSION_AUTO && opts->mode != m)
 		return fmt_error(err, errsz, -EINVAL, "%s is a mode of its own: not with --mode %s",
 				 opt, session_mode_name(opts->mode));
-	if (opts->user == SESSION_USER_DWARF)
+	if (opts->user == SESSION_USER_DWARF && !opts->oncpu_hz)
 		return fmt_error(err, errsz, -EOPNOTSUPP,
 				 "%s takes the user stacks from perf's call chains, by frame "
 				 "pointers: -u or --user=fp (not dwarf)",
 				 opt);
+	if (opts->user == SESSION_USER_DWARF && !STACKTOP_USER_UNWIND)
+		return fmt_error(
+			err, errsz, -EOPNOTSUPP,
+			"--user=dwarf: this stacktop was built without libunwind (see the build summary; --user=fp works)");
 	if (opts->tracefs)
 		return fmt_error(err, errsz, -EOPNOTSUPP,
 				 "%s samples this machine's kernel with perf: not with --tracefs",
 				 opt);
 	s->c.tr.mode = s->c.stats.mode = m;
 	s->c.user_on = opts->user != SESSION_USER_OFF;
-	s->c.user_mode = s->c.user_on ? SESSION_USER_FP : SESSION_USER_OFF;
+	s->c.user_mode = !s->c.user_on			    ? SESSION_USER_OFF
+			 : opts->user == SESSION_USER_DWARF ? SESSION_USER_DWARF
+			 : opts->user == SESSION_USER_AUTO && opts->oncpu_hz && STACKTOP_USER_UNWIND
+				 ? SESSION_USER_DWARF
+				 : SESSION_USER_FP;
+	if (opts->user == SESSION_USER_AUTO && opts->oncpu_hz && !STACKTOP_USER_UNWIND)
+		snprintf(s->user_note, sizeof(s->user_note),
+			 "fp: this build has no libunwind (no dwarf mode)");
 	return 0;
 }
 
@@ -367,6 +382,25 @@ static int open_journal(struct session *s, const struct session_opts *opts, char
 	return 0;
 }
 
+/*
+ * --oncpu -u: perf refused the user registers and stack (a kernel or CPU
+ * without them): its frame-pointer chains instead, and the header says why
+ */
+static int oncpu_user_fp(struct session *s, char *err, size_t errsz)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "%s", err && err[0] ? err : "perf_event_open failed");
+	s->nsources--;
+	source_oncpu_ops.close(&s->sources[s->nsources]);
+	s->c.user_mode = SESSION_USER_FP;
+	snprintf(s->user_note, sizeof(s->user_note), "fp: dwarf unavailable (%.120s)", why);
+	log_warn("user stacks: %s", s->user_note);
+	if (err && errsz)
+		err[0] = '\0';
+	return session_add_source(s, &source_oncpu_ops, NULL, err, errsz);
+}
+
 /* the probes, the mode's source, the user stacks, weights and grouping */
 static int open_sources(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
 {
@@ -396,6 +430,9 @@ static int open_sources(struct session *s, const struct session_opts *opts, char
 	case SESSION_ONCPU:
 	case SESSION_SAMPLED:
 		r = session_add_source(s, &source_oncpu_ops, NULL, err, errsz);
+		if (r < 0 && s->c.user_mode == SESSION_USER_DWARF &&
+		    opts->user == SESSION_USER_AUTO)
+			r = oncpu_user_fp(s, err, errsz);
 		break;
 	default:
 		r = -EINVAL;

@@ -62,6 +62,8 @@ static size_t unwind_memory(const struct session *s)
 	for (i = 0; i < s->nsources; i++)
 		if (s->sources[i].ops == &source_perf_user_ops)
 			b += perf_user_memory(&s->sources[i]);
+		else if (s->sources[i].ops == &source_oncpu_ops)
+			b += oncpu_memory(&s->sources[i]); /* --oncpu -u dwarf */
 #else
 	(void)s;
 #endif

@@ -57,7 +57,8 @@ int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 	char why[256] = "";
 	int r;
 
-	if (s->c.user_mode != SESSION_USER_DWARF)
+	/* --oncpu unwinds its own samples (source/oncpu.c) */
+	if (s->c.user_mode != SESSION_USER_DWARF || s->c.tr.mode != SESSION_STACKS)
 		return 0;
 	r = session_add_source(s, &source_perf_user_ops, NULL, why, sizeof(why));
 	if (r >= 0) {

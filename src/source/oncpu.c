@@ -10,7 +10,12 @@
  * tracepoint on the tick (the recipe before: every stack began with
  * asm_sysvec_apic_timer_interrupt). A sample taken in user space has no
  * kernel part: it is the row "[user space]" of its process, or, with -u,
- * its user chain (the kernel's frame-pointer walk, as `perf record -g`).
+ * its user chain: with --user=dwarf (-u's default where perf can sample the
+ * user registers) each sample brings the user registers and a copy of the
+ * user stack, unwound by the dwarf source's unwinder (perf_user.h: the same
+ * maps, unwind tables, budgets and hostile-file rules as for events), as
+ * `perf record --call-graph dwarf`; with --user=fp the kernel's
+ * frame-pointer walk, as `perf record -g`.
  *
  * Nothing in tracefs changes: the session journals nothing for this mode.
  * Samples the kernel lost (a full ring) are the header's lost events; its
@@ -37,10 +42,16 @@
 #include "kernel/tfs.h"
 #include "source/source.h"
 #include "sym/usym.h"
+#if STACKTOP_USER_UNWIND
+#include "source/perf_user.h"
+#endif
 
 #define ONCPU_RING_PAGES  64   /* 256 KiB a CPU: ~1 s of 999 Hz chains of 127 frames */
 #define ONCPU_RING_MAX	  1024 /* grown where samples are lost */
 #define ONCPU_MIN_RECORDS 4096 /* read per drain even when the budget is spent */
+/* -u dwarf: a sample carries 8 KiB of stack, 8 MB/s a busy CPU at 999 Hz */
+#define ONCPU_DWARF_PAGES 512  /* 2 MiB a CPU to start with */
+#define ONCPU_DWARF_MAX	  8192 /* grown where samples are lost, up to 32 MiB a CPU */
 
 #define SAMPLE_EVENTS_MAX 64
 
@@ -79,6 +90,9 @@ struct oncpu {
 	struct overhead ovh;   /* --overhead */
 	pid_t *tasks;
 	unsigned int ntasks;
+	struct perf_user *pu; /* -u dwarf: the user stacks unwound (perf_user.h), else NULL */
+	uint64_t
+		uwhy[UJOIN_WHY_MAX]; /* -u dwarf: user-space samples, by what their user part got */
 };
 
 /*
@@ -124,11 +138,9 @@ static unsigned int chain_frames(struct oncpu *o, const struct perfsamp_sample *
 	return n;
 }
 
-static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
+/* one sample's stack counted: @n frames in o->frames */
+static void oncpu_count(struct oncpu *o, const struct perfsamp_sample *smp, unsigned int n)
 {
-	struct oncpu *o = ctx;
-	unsigned int n = chain_frames(o, smp, o->frames);
-
 	if (!n) {
 		/*
 		 * user code: no kernel part, and the user part not asked for
@@ -149,16 +161,86 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 	}
 }
 
+#if STACKTOP_USER_UNWIND
+/*
+ * -u dwarf: a sample unwound (at once, or after the drain when its
+ * process's maps were not in yet): its kernel chain, then its process's
+ * separator and user frames; a user part that could not be had is a mark
+ * that says why ("[user stack lost: unwind failed]"), as for events.
+ */
+static void oncpu_stack(void *ctx, const struct perf_user_stack *st)
+{
+	struct oncpu *o = ctx;
+	const struct perfsamp_sample *smp = st->sample;
+	unsigned int n = chain_frames(o, smp, o->frames), k = 0;
+
+	if (smp->abi && n < STACK_MAX_DEPTH - 1) {
+		if (st->why == UJOIN_OK && st->n)
+			k = perf_user_tokens(o->pu, st, o->frames + n + 1, STACK_MAX_DEPTH - n - 1);
+		enum ujoin_why why = k			   ? UJOIN_OK
+				     : st->why == UJOIN_OK ? UJOIN_UNWIND_FAILED
+							   : st->why;
+
+		o->frames[n] = usym_sep(k ? smp->pid : 0);
+		if (!k)
+			o->frames[n + 1] = usym_none(why);
+		n += 1 + (k ? k : 1);
+		o->uwhy[why] += smp->weight;
+	}
+	oncpu_count(o, smp, n);
+}
+#endif
+
+static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
+{
+	struct oncpu *o = ctx;
+
+#if STACKTOP_USER_UNWIND
+	/* -u dwarf: unwound, then counted (oncpu_stack()); not for nothing: -p, stacktop */
+	if (o->pu && smp->event >= 0 && smp->event < o->nevents &&
+	    ingest_wants(o->s->ing, (int)smp->pid, (int)smp->tid)) {
+		perf_user_sample(o->pu, smp);
+		return;
+	}
+#endif
+	oncpu_count(o, smp, chain_frames(o, smp, o->frames));
+}
+
 /* a thread named itself, or exec'd: its name while it lives (it may be gone when shown) */
 static void oncpu_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
 {
 	struct oncpu *o = ctx;
 	int32_t t = (int32_t)tid;
 
+	comm_cache_learn(o->s->comms, &t, &comm, 1);
+#if STACKTOP_USER_UNWIND
+	if (o->pu)
+		perf_user_comm(o->pu, pid, tid, comm, exec);
+#else
 	(void)pid;
 	(void)exec;
-	comm_cache_learn(o->s->comms, &t, &comm, 1);
+#endif
 }
+
+#if STACKTOP_USER_UNWIND
+/* -u dwarf: the processes' maps, from perf's records */
+static void oncpu_mmap(void *ctx, const struct perfsamp_mmap *m)
+{
+	struct oncpu *o = ctx;
+
+	if (o->pu)
+		perf_user_mmap(o->pu, m);
+}
+
+static void oncpu_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
+		       uint64_t time)
+{
+	struct oncpu *o = ctx;
+
+	if (o->pu)
+		perf_user_task(o->pu, pid, ppid, tid, exit, time);
+}
+#endif
 
 static void oncpu_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
 {
@@ -303,6 +385,35 @@ static void overhead_adapt(struct oncpu *o)
 	v->est_pct = rate * v->cost_ns / (double)o->per_sample / (v->ncpus * 1e9) * 100;
 }
 
+/*
+ * -u dwarf (--oncpu only): each sample with the user registers and stack,
+ * the unwinder that turns them into frames, perf's records of the maps
+ */
+static int oncpu_user_dwarf(struct oncpu *o, struct perfsamp_opts *po, struct perfsamp_cb *cb)
+{
+#if STACKTOP_USER_UNWIND
+	const struct session_opts *so = o->s->tr.opts;
+
+	if (!po->clock_hz || !o->s->user_on || o->s->user_mode != SESSION_USER_DWARF)
+		return 0;
+	o->pu = perf_user_unwinder_new(o->s, oncpu_stack, o);
+	if (!o->pu)
+		return -ENOMEM;
+	po->user_regs = true;
+	po->user_chain = false;
+	po->stack_size = so->user_stack; /* dwarf,SIZE; 0: 8 KiB */
+	po->ring_pages = ONCPU_DWARF_PAGES;
+	po->ring_max_pages = ONCPU_DWARF_MAX;
+	cb->mmap = oncpu_mmap;
+	cb->task = oncpu_task;
+#else
+	(void)o;
+	(void)po;
+	(void)cb;
+#endif
+	return 0;
+}
+
 static int oncpu_open(struct source *src, char *err, size_t errsz)
 {
 	struct source_ctx *s = src->ctx;
@@ -346,12 +457,22 @@ static int oncpu_open(struct source *src, char *err, size_t errsz)
 		if (r < 0)
 			return r;
 	}
+	r = oncpu_user_dwarf(o, &po, &cb);
+	if (r < 0)
+		return r;
 	r = perfsamp_open(&o->ps, &po, &cb, err, errsz);
 	if (r < 0)
 		return r;
+#if STACKTOP_USER_UNWIND
+	if (o->pu)
+		perf_user_started(o->pu);
+#endif
 	if (so->oncpu_hz) {
 		snprintf(traced, sizeof(traced), "cpu-clock at %u Hz per CPU (perf%s)",
-			 so->oncpu_hz, s->user_on ? ", user chains by frame pointers" : "");
+			 so->oncpu_hz,
+			 !s->user_on ? ""
+			 : o->pu     ? ", user stacks unwound by dwarf"
+				     : ", user chains by frame pointers");
 	} else {
 		perfsamp_randomize_period(o->ps, so->sample_period);
 		if (so->overhead_milli)
@@ -396,11 +517,40 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 		overhead_adapt(o);
 	/* each event sampled gets a new period at the end (perfsamp_batch.c) */
 	r = perfsamp_drain(o->ps, left, &more);
+#if STACKTOP_USER_UNWIND
+	if (o->pu)
+		perf_user_drained(o->pu); /* the samples that waited for their maps */
+#endif
 	if (r > 0)
 		b->used += (unsigned int)r / 8;
 	if (more)
 		b->more = true;
 	return r;
+}
+
+static int oncpu_tick(struct source *src)
+{
+#if STACKTOP_USER_UNWIND
+	struct oncpu *o = src->priv;
+
+	if (o && o->pu)
+		perf_user_tick(o->pu);
+#else
+	(void)src;
+#endif
+	return 0;
+}
+
+size_t oncpu_memory(const struct source *src)
+{
+#if STACKTOP_USER_UNWIND
+	const struct oncpu *o = src->priv;
+
+	return o ? perf_user_unwinder_memory(o->pu) : 0;
+#else
+	(void)src;
+	return 0;
+#endif
 }
 
 static void oncpu_stats(const struct source *src, struct session_stats *st)
@@ -412,6 +562,19 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 		return;
 	perfsamp_stats(o->ps, &ps);
 	st->throttled = ps.throttled;
+	if (o->pu) {
+		/* -u dwarf: the samples of user processes, with or without a user stack */
+		memcpy(st->ujoin.why, o->uwhy, sizeof(st->ujoin.why));
+		st->ujoin.samples = ps.samples;
+		st->ujoin.lost = ps.lost;
+		st->user_period = 1;
+		st->user_stack = o->s->tr.opts->user_stack ? o->s->tr.opts->user_stack : 8192;
+		st->user_ring = ps.ring_max;
+		st->user_ring_total = ps.ring_bytes;
+		st->user_ring_grown = ps.grown;
+		st->user_ring_full = ps.lost_unknown;
+		st->user_ring_auto = true;
+	}
 	if (o->per_sample > 1) {
 		uint64_t c[SAMPLE_EVENTS_MAX];
 		int k;
@@ -437,6 +600,9 @@ static void oncpu_close(struct source *src)
 	if (!o)
 		return;
 	perfsamp_close(o->ps);
+#if STACKTOP_USER_UNWIND
+	perf_user_unwinder_free(o->pu);
+#endif
 	for (int k = 0; k < SAMPLE_EVENTS_MAX; k++) {
 		free(o->names[k]);
 		free(o->filters[k]);
@@ -451,6 +617,7 @@ const struct source_ops source_oncpu_ops = {
 	.open = oncpu_open,
 	.pollfds = oncpu_pollfds,
 	.drain = oncpu_drain,
+	.tick = oncpu_tick,
 	.stats = oncpu_stats,
 	.close = oncpu_close,
 };

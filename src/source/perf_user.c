@@ -26,9 +26,8 @@ void *perf_user_priv(const struct perf_user_cfg *cfg)
 	return pu;
 }
 
-size_t perf_user_memory(const struct source *src)
+size_t perf_user_unwinder_memory(const struct perf_user *pu)
 {
-	const struct perf_user *pu = src->priv;
 	size_t b = 0;
 	unsigned int i;
 
@@ -41,6 +40,11 @@ size_t perf_user_memory(const struct source *src)
 	return b + (pu->uw ? dwunwind_memory(pu->uw) : 0);
 }
 
+size_t perf_user_memory(const struct source *src)
+{
+	return perf_user_unwinder_memory(src->priv);
+}
+
 void pu_sample(void *ctx, const struct perfsamp_sample *s)
 {
 	struct perf_user *pu = ctx;
@@ -49,6 +53,7 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 		.pid = s->pid,
 		.time = s->time,
 		.ips = pu->ips,
+		.sample = s,
 	};
 	struct dwunwind_sample in = {
 		.regs = s->regs,
@@ -84,15 +89,22 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 	if ((!in.nmaps || n == -ENOENT) && s->stack_size && pu->g && !pu->retrying &&
 	    pu->ndefer < PU_DEFER_MAX) {
 		struct pu_defer *d = &pu->defer[pu->ndefer];
+		/* --oncpu: the kernel chain comes with the sample, after the stack */
+		size_t at = (s->stack_size + 7) & ~(size_t)7;
 
-		d->stack = malloc(s->stack_size);
+		d->stack = malloc(at + s->nchain * sizeof(uint64_t));
 		if (d->stack) {
 			memcpy(d->stack, s->stack, s->stack_size);
 			d->s = *s;
 			d->s.stack = d->stack;
+			if (s->nchain) {
+				memcpy(d->stack + at, s->chain, s->nchain * sizeof(uint64_t));
+				d->s.chain = (const uint64_t *)(const void *)(d->stack + at);
+			}
 			pu->ndefer++;
 			/* its record waits for it: newer samples of its key come first */
-			ujoin_hold(pu->g->join, s->time);
+			if (pu->g->join)
+				ujoin_hold(pu->g->join, s->time);
 			return;
 		}
 	}
@@ -126,6 +138,6 @@ void pu_retry(struct perf_user *pu)
 	}
 	pu->ndefer = 0;
 	pu->retrying = false;
-	if (pu->g)
+	if (pu->g && pu->g->join)
 		ujoin_release(pu->g->join);
 }

@@ -104,14 +104,51 @@ static void join_drop(void *ctx, void *sample)
 	free(sample);
 }
 
+/* the frames of @st as tokens into @toks (room for @max), a cut mark when the walk stopped short */
+static unsigned int pu_tokens(struct glue *g, const struct perf_user_stack *st, uint64_t *toks,
+			      unsigned int max)
+{
+	unsigned int i, n = 0, want = (unsigned int)st->n;
+
+	if (st->why != UJOIN_OK || !st->n || !max)
+		return 0;
+	pu_give_maps(g, st->pid);
+	if (want > max - 1)
+		want = max - 1; /* room for the mark */
+	for (i = 0; i < want; i++) {
+		/*
+		 * a caller's frame is its return address: the call is the
+		 * byte before it (after a noreturn call it may be the next
+		 * function's first byte); perf shows callers the same way
+		 */
+		uint64_t ip = i ? st->ips[i] - 1 : st->ips[i];
+		uint64_t tok = usym_intern(g->s->usym, st->pid, ip);
+
+		if (!tok)
+			break;
+		toks[n++] = tok;
+	}
+	/* the walk stopped short of the outermost frame: say where and why */
+	if (n && n < want)
+		toks[n++] = USYM_CUT_MEMORY; /* the symbolizer's share is full */
+	else if (n && (want < (unsigned int)st->n || st->end == DWUNWIND_END_DEPTH))
+		toks[n++] = USYM_CUT;
+	else if (n && st->end == DWUNWIND_END_STACK)
+		toks[n++] = USYM_CUT_STACK;
+	else if (n && st->end == DWUNWIND_END_NOINFO)
+		toks[n++] = USYM_CUT_FAILED;
+	else if (n && st->end == DWUNWIND_END_REFUSED)
+		toks[n++] = USYM_CUT | (0x10 + (uint64_t)st->refusal);
+	return n;
+}
+
 /* a sample unwound: its frames as tokens, to the join */
-static void on_stack(void *ctx, const struct perf_user_stack *st)
+static void join_stack(void *ctx, const struct perf_user_stack *st)
 {
 	struct perf_user *pu = ctx;
 	struct glue *g = pu->g;
 	struct ujoin_key key = st->key;
 	struct pu_ustack *u = NULL;
-	unsigned int i, n = 0;
 
 	if (st->pid == g->self || !g->on || key.event >= g->nsampled)
 		return;
@@ -121,33 +158,7 @@ static void on_stack(void *ctx, const struct perf_user_stack *st)
 		if (!u)
 			return;
 		u->tgid = st->pid;
-		if (st->n)
-			pu_give_maps(g, st->pid);
-		for (i = 0; i < (unsigned int)st->n; i++) {
-			/*
-			 * a caller's frame is its return address: the call is the
-			 * byte before it (after a noreturn call it may be the next
-			 * function's first byte); perf shows callers the same way
-			 */
-			uint64_t ip = i ? st->ips[i] - 1 : st->ips[i];
-			uint64_t tok = usym_intern(g->s->usym, st->pid, ip);
-
-			if (!tok)
-				break;
-			u->toks[n++] = tok;
-		}
-		/* the walk stopped short of the outermost frame: say where and why */
-		if (n && n < (unsigned int)st->n)
-			u->toks[n++] = USYM_CUT_MEMORY; /* the symbolizer's share is full */
-		else if (n && st->end == DWUNWIND_END_DEPTH)
-			u->toks[n++] = USYM_CUT;
-		else if (n && st->end == DWUNWIND_END_STACK)
-			u->toks[n++] = USYM_CUT_STACK;
-		else if (n && st->end == DWUNWIND_END_NOINFO)
-			u->toks[n++] = USYM_CUT_FAILED;
-		else if (n && st->end == DWUNWIND_END_REFUSED)
-			u->toks[n++] = USYM_CUT | (0x10 + (uint64_t)st->refusal);
-		u->n = n;
+		u->n = pu_tokens(g, st, u->toks, (unsigned int)st->n + 1);
 	}
 	ujoin_add_sample(g->join, &key, st->time, u, st->why);
 }
@@ -165,7 +176,7 @@ void pu_glue_free(struct glue *g)
 
 	if (!g)
 		return;
-	if (g->s && g->s->ing)
+	if (g->s && g->s->ing && g->join)
 		ingest_set_user_hold(g->s->ing, NULL, NULL);
 	ujoin_free(g->join);
 	for (i = 0; i < g->cheld; i++)
@@ -178,7 +189,8 @@ void pu_glue_free(struct glue *g)
 	free(g);
 }
 
-struct perf_user *pu_glue_new(struct source_ctx *s)
+/* the wiring, with the join (@join) or without (another source's unwinder) */
+static struct perf_user *glue_new(struct source_ctx *s, bool join)
 {
 	struct perf_user *pu = calloc(1, sizeof(*pu));
 	struct glue *g = calloc(1, sizeof(*g));
@@ -199,8 +211,8 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 	jo.ctx = g;
 	/* --user-sample N: a record without a sample is expected, not lost */
 	jo.period = s->tr.opts ? s->tr.opts->user_sample : 0;
-	g->join = ujoin_new(&jo);
-	if (!g->join) {
+	g->join = join ? ujoin_new(&jo) : NULL;
+	if (join && !g->join) {
 		free(pu);
 		pu_glue_free(g);
 		return NULL;
@@ -208,7 +220,7 @@ struct perf_user *pu_glue_new(struct source_ctx *s)
 	pu->g = g;
 	pu->cfg.pid = -1;
 	pu->cfg.maps_for = pu_maps_for;
-	pu->cfg.on_stack = on_stack;
+	pu->cfg.on_stack = join_stack;
 	pu->cfg.ctx = pu;
 	pu->cfg.perf.mmap = pu_on_mmap;
 	pu->cfg.perf.comm = pu_on_comm;
@@ -223,4 +235,95 @@ void perf_user_set_on(struct source *src, bool on)
 
 	if (pu && pu->g)
 		pu->g->on = on;
+}
+
+struct perf_user *pu_glue_new(struct source_ctx *s)
+{
+	return glue_new(s, true);
+}
+
+/* another source's unwinder: the sample to its callback */
+static void unwinder_stack(void *ctx, const struct perf_user_stack *st)
+{
+	struct perf_user *pu = ctx;
+
+	pu->to(pu->to_ctx, st);
+}
+
+struct perf_user *
+perf_user_unwinder_new(struct source_ctx *s,
+		       void (*on_stack)(void *ctx, const struct perf_user_stack *st), void *ctx)
+{
+	struct perf_user *pu = glue_new(s, false);
+
+	if (!pu)
+		return NULL;
+	pu->uw = dwunwind_new();
+	if (!pu->uw) {
+		perf_user_unwinder_free(pu);
+		return NULL;
+	}
+	/* the unwind tables read: an eighth of --max-memory, as the dwarf source's */
+	dwunwind_set_limit(pu->uw, s->mem_limit / 8);
+	pu->cfg.on_stack = unwinder_stack; /* cfg.ctx stays @pu: pu_maps_for() takes it */
+	pu->to = on_stack;
+	pu->to_ctx = ctx;
+	return pu;
+}
+
+void perf_user_started(struct perf_user *pu)
+{
+	pu_procs_scan(pu->g);
+}
+
+void perf_user_sample(struct perf_user *pu, const struct perfsamp_sample *smp)
+{
+	pu_sample(pu, smp);
+}
+
+void perf_user_mmap(struct perf_user *pu, const struct perfsamp_mmap *m)
+{
+	pu_on_mmap(pu, m);
+}
+
+void perf_user_comm(struct perf_user *pu, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	pu_on_comm(pu, pid, tid, comm, exec);
+}
+
+void perf_user_task(struct perf_user *pu, uint32_t pid, uint32_t ppid, uint32_t tid, bool exit,
+		    uint64_t time)
+{
+	pu_on_task(pu, pid, ppid, tid, exit, time);
+}
+
+void perf_user_drained(struct perf_user *pu)
+{
+	pu_retry(pu);
+}
+
+void perf_user_tick(struct perf_user *pu)
+{
+	pu_procs_expire(pu->g);
+}
+
+unsigned int perf_user_tokens(struct perf_user *pu, const struct perf_user_stack *st,
+			      uint64_t *toks, unsigned int max)
+{
+	return pu_tokens(pu->g, st, toks, max);
+}
+
+void perf_user_unwinder_free(struct perf_user *pu)
+{
+	unsigned int i;
+
+	if (!pu)
+		return;
+	while (pu->ndefer)
+		free(pu->defer[--pu->ndefer].stack);
+	pu_glue_free(pu->g);
+	dwunwind_free(pu->uw);
+	for (i = 0; i < pu->nvdsos; i++)
+		free(pu->vdsos[i].image);
+	free(pu);
 }

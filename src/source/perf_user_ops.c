@@ -348,18 +348,12 @@ static void pu_close(struct source *src)
 	if (!pu)
 		return;
 	perfsamp_close(pu->ps);
-	while (pu->ndefer)
-		free(pu->defer[--pu->ndefer].stack);
-	pu_glue_free(pu->g);
-	dwunwind_free(pu->uw);
-	for (i = 0; i < pu->nvdsos; i++)
-		free(pu->vdsos[i].image);
 	for (i = 0; pu->filters && i < pu->nevents; i++)
 		free(pu->filters[i]);
 	free(pu->filters);
 	free(pu->tasks);
 	free(pu->events);
-	free(pu);
+	perf_user_unwinder_free(pu);
 	src->priv = NULL;
 }
 

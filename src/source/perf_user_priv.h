@@ -122,6 +122,9 @@ struct perf_user {
 	struct pu_vdso vdsos[PU_VDSOS_MAX];
 	unsigned int nvdsos;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
+	/* another source's unwinder (perf_user_unwinder_new()): where samples go */
+	void (*to)(void *ctx, const struct perf_user_stack *st);
+	void *to_ctx;
 };
 
 /* perf_user.c: perfsamp's sample callback (@ctx: struct perf_user) */

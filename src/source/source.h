@@ -195,6 +195,8 @@ extern const struct source_ops source_instance_ops;
 extern const struct source_ops source_stackmap_ops;
 extern const struct source_ops source_passive_ops;
 extern const struct source_ops source_oncpu_ops;
+/* oncpu.c: bytes of unwind tables, maps and vdso copies (-u dwarf) */
+size_t oncpu_memory(const struct source *src);
 extern const struct source_ops source_replay_dat_ops;
 extern const struct source_ops source_replay_map_ops;
 extern const struct source_ops source_replay_json_ops;

@@ -42,7 +42,6 @@ struct utok {
 	uint32_t proc;
 	uint8_t state;
 	uint32_t file; /* index in u->files, UINT32_MAX: the map's pseudo name */
-	uint32_t map;  /* index in the proc's maps (TOK_FILE with no file) */
 	uint64_t symoff;
 	uint64_t fileoff;
 	char *name;
@@ -89,7 +88,8 @@ struct uproc {
 	size_t nmaps;
 	uint32_t *mfile; /* file index per map, UINT32_MAX: none */
 	bool retried;
-	bool gone; /* its /proc entry went away: nothing more to read */
+	bool gone;	  /* its /proc entry went away: nothing more to read */
+	uint32_t snapped; /* usym epoch + 1 of the last maps read for a new address */
 	struct uperf perf;
 };
 

@@ -77,6 +77,16 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 		struct uproc *pr = &u->procs[pi];
 		const struct usym_map *m = usym_find_map(pr->maps, pr->nmaps, addr);
 
+		/*
+		 * in no mapping known: mapped since its maps were read (a
+		 * library the loader maps after the process's first sample,
+		 * dlopen): read them again now, while it lives (once a refresh)
+		 */
+		if (!m && !pr->gone && pr->snapped != u->epoch + 1) {
+			pr->snapped = u->epoch + 1;
+			usym_proc_snapshot(u, pr);
+			m = usym_find_map(pr->maps, pr->nmaps, addr);
+		}
 		if (!m || !m->ino)
 			perf_refresh(u, pr);
 	}
@@ -126,8 +136,7 @@ static void tok_resolve(struct usym *u, struct utok *t)
 		t->state = TOK_NOMAP;
 		return;
 	}
-	t->map = (uint32_t)(m - pr->maps);
-	t->file = pr->mfile[t->map];
+	t->file = pr->mfile[m - pr->maps];
 	t->fileoff = t->addr - m->start + m->pgoff;
 	t->state = TOK_FILE;
 	if (t->file != UINT32_MAX) {
@@ -201,11 +210,14 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 	file[0] = '\0';
 	if (t->state == TOK_PERF)
 		snprintf(file, sizeof(file), "perf-%u.map", pr->nspid);
-	else if (t->state == TOK_SYM || t->state == TOK_FILE)
-		snprintf(file, sizeof(file), "%s",
-			 t->file != UINT32_MAX	    ? base_name(usym_file_path(u, t->file))
-			 : pr->maps[t->map].path[0] ? pr->maps[t->map].path
-						    : "[anon]");
+	else if ((t->state == TOK_SYM || t->state == TOK_FILE) && t->file != UINT32_MAX)
+		snprintf(file, sizeof(file), "%s", base_name(usym_file_path(u, t->file)));
+	else if (t->state == TOK_SYM || t->state == TOK_FILE) {
+		/* the mapping's pseudo name: looked up again (the maps may have been read since) */
+		const struct usym_map *m = usym_find_map(pr->maps, pr->nmaps, t->addr);
+
+		snprintf(file, sizeof(file), "%s", m && m->path[0] ? m->path : "[anon]");
+	}
 	switch (t->state) {
 	case TOK_SYM:
 	case TOK_PERF:
