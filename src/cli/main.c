@@ -255,9 +255,10 @@ static void view_in_after(struct args *a, struct session *before, struct session
 }
 
 /*
- * --serve: the server started before the session (a refused address or a
- * busy port changes nothing in tracefs); what the JSON snapshot, the flame
- * page and the profiles show is the command line's view
+ * --serve: its configuration read and its socket listening first of all (a
+ * refused address or a busy port changes nothing, in tracefs or elsewhere),
+ * its thread started once the session is open (serve_go(): a scrape before
+ * waits in the socket's backlog)
  */
 static int serve_begin(const struct args *a, struct serve **ret)
 {
@@ -273,7 +274,21 @@ static int serve_begin(const struct args *a, struct serve **ret)
 		}
 		return 0;
 	}
-	r = serve_start(&a->serve, ret, err, sizeof(err));
+	r = serve_prepare(&a->serve, ret, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
+	return r;
+}
+
+static int serve_go(struct serve *sv, struct session *s)
+{
+	char err[512];
+	int r;
+
+	if (!sv)
+		return 0;
+	serve_tick(sv, s); /* the first scrape finds figures: those of the first read */
+	r = serve_start(sv, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "stacktop: %s\n", err[0] ? err : strerror(-r));
 		return r;
@@ -281,7 +296,7 @@ static int serve_begin(const struct args *a, struct serve **ret)
 	fprintf(stderr,
 		"stacktop: serving %s (metrics, debug/pprof/profile, snapshot.json, "
 		"flame.html)\n",
-		serve_url(*ret));
+		serve_url(sv));
 	return 0;
 }
 
@@ -345,11 +360,15 @@ int main(int argc, char **argv)
 	 * command, waiting to be released (child.h); the guardian, for a run
 	 * that changes tracefs (guard.h).
 	 */
+	if (serve_begin(&a, &sv) < 0)
+		return 1;
 	signal(SIGCHLD,
 	       SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
 	if (a.cmd) {
-		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0)
+		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0) {
+			serve_stop(sv);
 			return 1;
+		}
 		a.pids[0] = child.pid;
 		a.so.npids = 1;
 		a.so.pid_tree = true;
@@ -365,16 +384,12 @@ int main(int argc, char **argv)
 	r = sig_install(a.batch ? NULL : ui_emergency);
 	if (r < 0) {
 		fprintf(stderr, "stacktop: cannot install signal handlers: %s\n", strerror(-r));
+		serve_stop(sv);
 		child_finish(&child, false);
 		guard_done();
 		return 1;
 	}
 
-	if (serve_begin(&a, &sv) < 0) {
-		child_finish(&child, false);
-		guard_done();
-		return 1;
-	}
 	if (a.diff && open_before(&a, &before) < 0) {
 		serve_stop(sv);
 		guard_done();
@@ -403,6 +418,14 @@ int main(int argc, char **argv)
 	args_apply_view(&a, before ? before : s);
 	view_in_after(&a, before, s);
 	serve_view(sv, &a, s);
+	if (serve_go(sv, s) < 0) {
+		serve_stop(sv);
+		session_close(s);
+		session_close(before);
+		guard_done();
+		child_finish(&child, false);
+		return 1;
+	}
 	if (a.batch)
 		status = batch_run(s, &a, before, a.cmd ? &child : NULL, sv);
 	else

@@ -57,6 +57,9 @@ struct pub {
 
 struct serve {
 	struct MHD_Daemon *d;
+	int lfd;	   /* the listening socket until the daemon has it */
+	unsigned int port; /* the port it listens on */
+	const char *addr;  /* --serve's argument */
 	struct serve_conf conf;
 	struct report_opts view;
 	char url[96];
@@ -162,8 +165,6 @@ void serve_work(struct serve *sv, struct session *s)
 
 	if (!sv)
 		return;
-	if (!sv->pub)
-		serve_tick(sv, s); /* the first copy, before the first refresh */
 	if (!__atomic_load_n(&sv->work, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&sv->lock);
@@ -502,30 +503,39 @@ void serve_set_view(struct serve *sv, const struct report_opts *view)
 	sv->view.rank.attr_match = NULL;
 }
 
-int serve_start(const struct serve_opts *o, struct serve **ret, char *err, size_t errsz)
+int serve_prepare(const struct serve_opts *o, struct serve **ret, char *err, size_t errsz)
 {
 	struct serve *sv = calloc(1, sizeof(*sv));
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-			     MHD_ALLOW_SUSPEND_RESUME,
-		     port;
-	int fd, r;
+	int r;
 
 	if (!sv)
 		return -ENOMEM;
+	sv->lfd = -1;
 	r = serve_conf_read(o, &sv->conf, err, errsz);
-	if (r < 0)
-		goto fail;
-	fd = serve_conf_listen(&sv->conf, &port, err, errsz);
-	if (fd < 0) {
-		r = fd;
-		goto fail;
+	if (r >= 0)
+		r = sv->lfd = serve_conf_listen(&sv->conf, &sv->port, err, errsz);
+	if (r < 0) {
+		serve_conf_done(&sv->conf);
+		free(sv);
+		return r;
 	}
+	sv->addr = o->addr;
 	sv->view.rank = (struct rank_opts){ .key = RANK_TOTAL, .event = -1, .pid = -1, .cpu = -1 };
 	pthread_mutex_init(&sv->lock, NULL);
+	serve_set_url(sv, sv->port);
+	*ret = sv;
+	return 0;
+}
+
+int serve_start(struct serve *sv, char *err, size_t errsz)
+{
+	unsigned int flags =
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+
 	if (sv->conf.cert)
 		flags |= MHD_USE_TLS;
 	sv->d = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, sv, MHD_OPTION_LISTEN_SOCKET, fd,
+		flags, 0, NULL, NULL, on_request, sv, MHD_OPTION_LISTEN_SOCKET, sv->lfd,
 		MHD_OPTION_CONNECTION_LIMIT, conn_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		sv->conf.loopback ? 0u : (unsigned int)SERVE_IP_CONN_MAX,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_TIMEOUT_SEC,
@@ -536,22 +546,14 @@ int serve_start(const struct serve_opts *o, struct serve **ret, char *err, size_
 		sv->conf.cert ? "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" : NULL,
 		MHD_OPTION_END);
 	if (!sv->d) {
-		close(fd);
-		snprintf(err, errsz, "--serve %s: the HTTP server did not start%s", o->addr,
+		snprintf(err, errsz, "--serve %s: the HTTP server did not start%s", sv->addr,
 			 sv->conf.cert ? " (are --serve-cert and --serve-key a PEM certificate "
 					 "and its key?)"
 				       : "");
-		pthread_mutex_destroy(&sv->lock);
-		r = -EINVAL;
-		goto fail;
+		return -EINVAL;
 	}
-	serve_set_url(sv, port);
-	*ret = sv;
+	sv->lfd = -1; /* the daemon's: closed when it stops */
 	return 0;
-fail:
-	serve_conf_done(&sv->conf);
-	free(sv);
-	return r;
 }
 
 const char *serve_url(const struct serve *sv)
@@ -576,7 +578,10 @@ void serve_stop(struct serve *sv)
 		j->err = -ECANCELED;
 		job_finish(sv, j);
 	}
-	MHD_stop_daemon(sv->d);
+	if (sv->d)
+		MHD_stop_daemon(sv->d);
+	if (sv->lfd >= 0)
+		close(sv->lfd);
 	pub_put(sv, sv->pub);
 	pthread_mutex_destroy(&sv->lock);
 	serve_conf_done(&sv->conf);

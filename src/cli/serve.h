@@ -29,16 +29,28 @@ struct session;
 struct serve;
 
 /**
- * serve_start() - start the server (before the session: nothing in tracefs
- *	changes when the address is refused)
+ * serve_prepare() - read the configuration and listen: a refused address,
+ *	a credentials file others can read or a busy port are said before
+ *	anything else is done (no thread is started: the guardian and the
+ *	command are forked after it)
  * @o: the options (@o->addr set)
- * @ret: the server
+ * @ret: the server, not answering yet (serve_stop() frees it)
+ * @err: the reason, for the user
+ * @errsz: its size
+ *
+ * Return: 0, or -errno.
+ */
+int serve_prepare(const struct serve_opts *o, struct serve **ret, char *err, size_t errsz);
+
+/**
+ * serve_start() - start answering (the server's thread)
+ * @sv: the server serve_prepare() made
  * @err: the reason it could not start, for the user
  * @errsz: its size
  *
  * Return: 0, or -errno.
  */
-int serve_start(const struct serve_opts *o, struct serve **ret, char *err, size_t errsz);
+int serve_start(struct serve *sv, char *err, size_t errsz);
 
 /**
  * serve_set_view() - what the JSON snapshot, the flame page and the
