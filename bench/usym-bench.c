@@ -4,19 +4,24 @@
  * counts (valgrind --tool=callgrind; doc/performance.md "Reading other
  * users' files"):
  *
- *   usym-bench PID N [ROUNDS [print]]
+ *   usym-bench [--reader] PID N [ROUNDS [print]]
  *
  * N addresses spread over every executable file mapping of process PID
  * (its binary and libraries), each interned and formatted ROUNDS times
  * (default 2): the first round opens the files and loads their symbol
  * tables, the others name from what is kept. Prints the frames named and
- * the symbolizer's memory (with "print": every frame of the last round).
+ * the symbolizer's memory (with "print": every frame of the last round),
+ * and each round's wall time. --reader: the files opened and read by a
+ * reader process (sym/ufile.h, ufile_reader_start()), as a run reads them;
+ * without it, in this process (what the reader itself does).
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "sym/ufile.h"
 #include "sym/usym.h"
 
 int main(int argc, char **argv)
@@ -30,6 +35,12 @@ int main(int argc, char **argv)
 	struct usym *u;
 	FILE *f;
 
+	if (argc > 1 && !strcmp(argv[1], "--reader")) {
+		if (ufile_reader_start(NULL) < 0)
+			return 1;
+		argc--;
+		argv++;
+	}
 	if (argc < 3)
 		return 2;
 	pid = (unsigned int)atoi(argv[1]);
@@ -56,6 +67,9 @@ int main(int argc, char **argv)
 	u = usym_new(NULL);
 	usym_set_limit(u, 64u << 20); /* a quarter of the default --max-memory */
 	for (r = 0; r < rounds; r++) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		named = 0;
 		for (k = 0; k < want; k++) {
 			uint64_t off = span / want * k, tok;
@@ -77,9 +91,20 @@ int main(int argc, char **argv)
 				printf("%s\n", buf);
 		}
 		usym_tick(u);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("round %u: %.3f ms\n", r + 1,
+		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	}
 	printf("mappings %zu addresses %u named %u memory %zu\n", files, want, named,
 	       usym_memory(u));
+	{
+		struct ufile_reader_stats rs;
+
+		ufile_reader_stats(&rs);
+		if (rs.readers)
+			printf("reader requests %llu\n", (unsigned long long)rs.requests);
+	}
 	usym_free(u);
 	usym_maps_free(m, n);
 	free(txt);

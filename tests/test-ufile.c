@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -119,13 +121,13 @@ static void test_refusals(void **state)
 	w.nuids = 2;
 	fd = open_in("plain", UFILE_OWNER, &w);
 	assert_true(fd >= 0);
-	close(fd);
+	ufile_close(fd);
 	/* the same through our own /proc/PID/root */
 	path_of(p, sizeof(p), "plain");
 	fd = ufile_open_at("/proc", (uint32_t)getpid(), p, 0, NULL, &st);
 	assert_true(fd >= 0);
 	assert_int_equal(st.size, 8);
-	close(fd);
+	ufile_close(fd);
 }
 
 /* trusted paths: root's directories only root can write, root's links */
@@ -147,13 +149,13 @@ static void test_trusted(void **state)
 	chmod(tdir, 0755);
 	fd = ufile_open_at("/proc", 0, p, UFILE_TRUSTED, NULL, NULL);
 	assert_true(fd >= 0);
-	close(fd);
+	ufile_close(fd);
 	/* root's link in root's directory is followed */
 	snprintf(q, sizeof(q), "%s/dbglink", tdir);
 	assert_int_equal(symlink("dbg", q), 0);
 	fd = ufile_open_at("/proc", 0, q, UFILE_TRUSTED, NULL, NULL);
 	assert_true(fd >= 0);
-	close(fd);
+	ufile_close(fd);
 	/* another user's link is not */
 	assert_int_equal(lchown(q, 65534, 65534), 0);
 	assert_int_equal(ufile_open_at("/proc", 0, q, UFILE_TRUSTED, NULL, NULL), -ELOOP);
@@ -200,7 +202,7 @@ static void test_mapped(void **state)
 	assert_true(k >= 0);
 	assert_int_equal(ufile_pread(k, buf, 8, 0), 0);
 	assert_memory_equal(buf, "ABCDEFGH", 8);
-	close(k);
+	ufile_close(k);
 	/* another inode than the mapping's: refused, and the FIFO not opened */
 	w.ino++;
 	assert_true(ufile_open_mapped("/proc", (uint32_t)getpid(), (uintptr_t)m,
@@ -223,7 +225,7 @@ static void test_mapped(void **state)
 	assert_true(k >= 0);
 	assert_int_equal(ufile_pread(k, buf, 8, 0), 0);
 	assert_memory_equal(buf, "memfd-ok", 8);
-	close(k);
+	ufile_close(k);
 	munmap(m, 4096);
 }
 
@@ -232,7 +234,6 @@ static void test_truncated(void **state)
 {
 	struct uelf_src src = { .fd = -1 };
 	struct uelf *e = NULL;
-	struct stat sb;
 	char p[128], buf[64];
 	int in, out, fd;
 	ssize_t n;
@@ -249,18 +250,17 @@ static void test_truncated(void **state)
 	close(out);
 	fd = open_in("self", 0, NULL);
 	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(ufile_size(fd, &src.size), 0);
 	src.fd = fd;
-	src.size = (uint64_t)sb.st_size;
 	assert_int_equal(uelf_load(&src, NULL, &e), 0);
 	assert_true(e->nsyms > 0 && (e->from & UELF_SYMTAB));
 	uelf_free(e);
 	/* cut to its first kilobyte behind the reader's back */
 	assert_int_equal(truncate(p, 1024), 0);
-	assert_int_equal(ufile_pread(fd, buf, 16, (uint64_t)sb.st_size - 16), -EIO);
+	assert_int_equal(ufile_pread(fd, buf, 16, src.size - 16), -EIO);
 	assert_int_equal(uelf_load(&src, NULL, &e), -EIO);
 	assert_null(e);
-	close(fd);
+	ufile_close(fd);
 }
 
 #ifdef HAVE_LZMA
@@ -448,6 +448,208 @@ static void test_demangle_bomb(void **state)
 	free(big);
 }
 
+/* the fields of /proc/PID/stat after its comm: its ppid and session */
+static void proc_ids(pid_t pid, long *ppid, long *sid)
+{
+	char p[64], buf[512], *c;
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	f = fopen(p, "re");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	c = strrchr(buf, ')');
+	assert_non_null(c);
+	assert_int_equal(sscanf(c + 2, "%*c %ld %*d %ld", ppid, sid), 2);
+}
+
+/* gone (or a zombie) within 2 s */
+static bool gone_within(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		char p[64], buf[512], *c;
+		FILE *f;
+		size_t n;
+
+		snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+		f = fopen(p, "re");
+		if (!f)
+			return true;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		c = strrchr(buf, ')');
+		if (c && c[2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* the reader: not our child, a session of its own, /dev/null and its socket */
+static void test_reader_process(void **state)
+{
+	struct ufile_reader_stats rs;
+	char p[128], link[256];
+	long ppid, sid;
+	int fd, i, sockets = 0, files = 0;
+
+	(void)state;
+	write_file("plain", "12345678", 8);
+	fd = open_in("plain", 0, NULL);
+	assert_true(fd >= 0);
+	ufile_reader_stats(&rs);
+	assert_true(rs.pid > 0 && rs.readers >= 1);
+	proc_ids(rs.pid, &ppid, &sid);
+	assert_true(ppid != getpid());
+	assert_true(sid != getsid(0) && sid != getpid());
+	for (i = 0; i < 64; i++) {
+		ssize_t n;
+
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)rs.pid, i);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (i <= 2)
+			assert_string_equal(link, "/dev/null");
+		else if (!strncmp(link, "socket:", 7))
+			sockets++;
+		else
+			files++;
+	}
+	assert_int_equal(sockets, 1);
+	assert_int_equal(files, 1); /* "plain", open in the reader */
+	ufile_close(fd);
+}
+
+/* a large file read through the reader: every chunk, in order */
+static void test_reader_big(void **state)
+{
+	size_t len = 3 * (64u << 10) + 123, i;
+	uint8_t *data = malloc(len), *got;
+	uint64_t size;
+	int fd;
+
+	(void)state;
+	assert_non_null(data);
+	for (i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 7 + i / 251);
+	write_file("big", data, len);
+	fd = open_in("big", 0, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(ufile_size(fd, &size), 0);
+	assert_int_equal(size, len);
+	got = ufile_read(fd, 0, len);
+	assert_non_null(got);
+	assert_memory_equal(got, data, len);
+	free(got);
+	got = ufile_read(fd, 65530, 20);
+	assert_non_null(got);
+	assert_memory_equal(got, data + 65530, 20);
+	free(got);
+	/* past the end: cut short */
+	assert_null(ufile_read(fd, len - 10, 20));
+	ufile_close(fd);
+	free(data);
+}
+
+/* a reader that died: the next request starts another, the handle reopened */
+static void test_reader_died(void **state)
+{
+	struct ufile_reader_stats a, b;
+	char buf[8];
+	int fd;
+
+	(void)state;
+	write_file("plain", "12345678", 8);
+	fd = open_in("plain", 0, NULL);
+	assert_true(fd >= 0);
+	ufile_reader_stats(&a);
+	assert_int_equal(kill(a.pid, SIGKILL), 0);
+	assert_true(gone_within(a.pid));
+	assert_int_equal(ufile_pread(fd, buf, 8, 0), 0);
+	assert_memory_equal(buf, "12345678", 8);
+	ufile_reader_stats(&b);
+	assert_true(b.pid > 0 && b.pid != a.pid);
+	assert_int_equal(b.readers, a.readers + 1);
+	assert_int_equal(b.stalls, a.stalls);
+	ufile_close(fd);
+}
+
+/* @fd's read with the reader stopped: abandoned at the deadline; the time taken */
+static long stalled_read(int fd, int want)
+{
+	struct ufile_reader_stats a, b;
+	struct timespec t0, t1;
+	char buf[8];
+
+	ufile_reader_stats(&a);
+	assert_true(a.pid > 0);
+	assert_int_equal(kill(a.pid, SIGSTOP), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ufile_pread(fd, buf, 8, 0), want);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ufile_reader_stats(&b);
+	assert_int_equal(b.stalls, a.stalls + 1);
+	assert_int_equal(b.pid, 0);
+	/* killed though stopped */
+	assert_true(gone_within(a.pid));
+	return (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+}
+
+/*
+ * A reader that does not answer (stopped: what a FUSE daemon that never
+ * answers does to it): the request fails at the deadline, the device is not
+ * asked again, and after UFILE_STALLS_MAX stalls no file is read at all
+ */
+static void test_reader_stall(void **state)
+{
+	struct ufile_reader_stats rs;
+	struct timespec t0, t1;
+	char buf[8], shm[64];
+	long ms;
+	int fd, fd2, r;
+
+	(void)state;
+	ufile_reader_set_deadline(200);
+	write_file("plain", "12345678", 8);
+	fd = open_in("plain", 0, NULL);
+	assert_true(fd >= 0);
+	ms = stalled_read(fd, -ETIMEDOUT);
+	assert_true(ms >= 190 && ms < 2000);
+	/* its device (known to the handle): refused at once from now on */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ufile_pread(fd, buf, 8, 0), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 150);
+	ufile_close(fd);
+	/* a file on another device is read (by a new reader) */
+	snprintf(shm, sizeof(shm), "/dev/shm/test-ufile.%d", (int)getpid());
+	r = open(shm, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(r >= 0);
+	assert_int_equal(write(r, "abcdefgh", 8), 8);
+	close(r);
+	fd2 = ufile_open_at("/proc", 0, shm, 0, NULL, NULL);
+	assert_true(fd2 >= 0);
+	assert_int_equal(ufile_pread(fd2, buf, 8, 0), 0);
+	assert_memory_equal(buf, "abcdefgh", 8);
+	/* the second stall: nothing is read any more, at once */
+	stalled_read(fd2, -ETIMEDOUT);
+	ufile_reader_stats(&rs);
+	assert_true(rs.gave_up);
+	assert_int_equal(rs.stalls, UFILE_STALLS_MAX);
+	assert_int_equal(ufile_open_at("/proc", 0, "/etc/passwd", 0, NULL, NULL), -ETIMEDOUT);
+	ufile_close(fd2);
+	unlink(shm);
+	ufile_reader_set_deadline(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +657,21 @@ int main(void)
 		cmocka_unit_test(test_mapped),	  cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_debugdata), cmocka_unit_test(test_demangle_bomb),
 	};
+	/* the same through a reader process, then the reader itself (its stalls last) */
+	const struct CMUnitTest reader[] = {
+		cmocka_unit_test(test_reader_process),
+		cmocka_unit_test(test_reader_big),
+		cmocka_unit_test(test_reader_died),
+		cmocka_unit_test(test_reader_stall),
+	};
+	int r = cmocka_run_group_tests_name("in-process", tests, setup, teardown);
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	if (getuid() != 0) {
+		printf("(not root: the reader's tests need /proc/PID/map_files of this process)\n");
+		return r;
+	}
+	assert_int_equal(ufile_reader_start(NULL), 0);
+	r |= cmocka_run_group_tests_name("reader", tests, setup, teardown);
+	r |= cmocka_run_group_tests_name("reader-process", reader, setup, teardown);
+	return r;
 }

@@ -25,6 +25,7 @@
 #include "output/diff.h"
 #include "output/export.h"
 #include "session/session.h"
+#include "sym/ufile.h"
 #include "ui/ui.h"
 
 static void usage(FILE *f)
@@ -364,6 +365,13 @@ int main(int argc, char **argv)
 		return 1;
 	signal(SIGCHLD,
 	       SIG_DFL); /* an ignored SIGCHLD (inherited) would hide the command's status */
+	/* the files of other users are opened and read by processes the run can abandon */
+	if (!a.so.nfiles && !a.so.map_file && !(a.diff && a.diff_after)) {
+		r = ufile_reader_start(&sig_stop);
+		if (r < 0)
+			log_warn("no reader process (%s): files of other users are not read",
+				 strerror(-r));
+	}
 	if (a.cmd) {
 		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0) {
 			serve_stop(sv);
@@ -435,6 +443,7 @@ int main(int argc, char **argv)
 	args_free();
 	session_close(before);
 	guard_done();
+	ufile_reader_end();
 	/* its exit status is stacktop's (as time and perf record do), unless stacktop failed */
 	if (a.cmd) {
 		child_finish(&child, sig_stop != 0);

@@ -133,6 +133,8 @@
 	X(usym_files_refused, U64, ND, SRC, J(MEM, "usym_files_refused"), NO)                   \
 	/* files whose symbols did not fit the share */                                         \
 	X(usym_files_big, U64, ND, SRC, J(MEM, "usym_files_big"), NO)                           \
+	/* reads of other users' files abandoned past their deadline (sym/ufile.h) */           \
+	X(user_files_stalled, U64, ND, SRC, J(MEM, "user_files_stalled"), NO)                   \
 	/* ring-buffer bytes read (struct ingest_stats.bytes) */                                \
 	X(rb_bytes, BYTES, ND, ING(bytes), J(RINGBUF, "bytes"), NO)                             \
 	/* stack records of known depth, */                                                     \

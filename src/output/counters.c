@@ -10,6 +10,10 @@
 #include "core/format.h"
 #include "output/counters.h"
 #include "source/stats.h"
+#include "sym/ufile.h"
+
+#define UFILE_STR_(x) #x
+#define UFILE_STR(x)  UFILE_STR_(x)
 
 #define HC_ROW(field_, type_, delta_, from_, json_, read_)                                         \
 	[HC_##field_] = {                                                                          \
@@ -78,8 +82,12 @@ static const struct counter_word counter_words[] = {
 	     "note: over --max-memory: the symbols of %s files not loaded (larger than the "
 	     "symbolizer's quarter; their frames show the file offset)"),
 	LINE(NOTE, usym_files_refused,
-	     "note: %s mapped files not read (not a regular file, or on a FUSE mount; their "
-	     "frames show the file offset)"),
+	     "note: %s mapped files not read (not a regular file, on a FUSE mount, or its "
+	     "reads stalled; their frames show the file offset)"),
+	LINE(NOTE, user_files_stalled,
+	     "note: %s reads of other users' files stalled (abandoned after "
+	     UFILE_STR(UFILE_DEADLINE_MS) " ms; after " UFILE_STR(UFILE_STALLS_MAX) ", none "
+	     "is read: their frames show the file offset)"),
 	LINE(NOTE, drains_cut,
 	     "note: reading fell behind the kernel (%s reads ended on their time budget "
 	     "with data left; what the kernel overwrote is in lost/overrun)"),

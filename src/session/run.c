@@ -34,6 +34,7 @@
 #include "session/priv.h"
 #include "session/session.h"
 #include "sym/ksym.h"
+#include "sym/ufile.h"
 #include "sym/usym.h"
 
 static double ts_diff(const struct timespec *a, const struct timespec *b)
@@ -104,6 +105,7 @@ static void memory_check(struct session *s)
 
 static void memory_stats(struct session *s)
 {
+	struct ufile_reader_stats rs;
 	struct stack_mem m;
 	long pages = 0, rss = 0;
 	FILE *f;
@@ -116,6 +118,8 @@ static void memory_stats(struct session *s)
 	s->c.stats.mem_unwind = unwind_memory(s);
 	s->c.stats.usym_files_refused = s->c.usym ? usym_files_refused(s->c.usym) : 0;
 	s->c.stats.usym_files_big = s->c.usym ? usym_files_big(s->c.usym) : 0;
+	ufile_reader_stats(&rs);
+	s->c.stats.user_files_stalled = rs.stalls;
 	s->c.stats.mem_folded = m.folded;
 	s->c.stats.mem_over_stacks = m.over_stacks;
 	s->c.stats.mem_over_hits = m.over_hits;

@@ -225,7 +225,7 @@ static void file_read(struct uwfiles *fs, struct uwfile *f, const struct umap *m
 	file_parse_hdr(f, gnu);
 	f->failed = false;
 out:
-	close(fd);
+	ufile_close(fd);
 }
 
 /* an image (the [vdso]): a copy of memory, offsets in it are offsets in the mapping */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sym/uelf_priv.h"
+#include "sym/ufile.h"
 
 #define BUDGET_DEFAULT (256u << 20)
 
@@ -33,11 +34,8 @@ static int add_debugfile(struct rd *r, struct uelf *e, size_t *cap, const struct
 	if (fd < 0)
 		return fd;
 	ds.fd = fd;
-	{
-		off_t end = lseek(fd, 0, SEEK_END);
-
-		ds.size = end > 0 ? (uint64_t)end : 0;
-	}
+	if (ufile_size(fd, &ds.size) < 0)
+		ds.size = 0;
 	err = uelf_rd_open(&dr, &ds, r->a);
 	if (err == 0) {
 		/* the debug file of this very build, nothing else */
@@ -50,7 +48,7 @@ static int add_debugfile(struct rd *r, struct uelf *e, size_t *cap, const struct
 			err = -ENOENT;
 		uelf_rd_free(&dr);
 	}
-	close(fd);
+	ufile_close(fd);
 	return err;
 }
 

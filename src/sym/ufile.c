@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ufile.c - see ufile.h. The mount tables are read when a check needs
- * them, after the file checked was pinned by its O_PATH descriptor: the
- * answer is about that file's mount, not about one mounted since.
+ * ufile.c - the checks of ufile.h, made where they are called: in the
+ * reader process (ufile_reader.c) during a run, in the caller's own
+ * process where no reader was started (tests, tools). The mount tables are
+ * read when a check needs them, after the file checked was pinned by its
+ * O_PATH descriptor: the answer is about that file's mount, not about one
+ * mounted since.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "sym/ufile.h"
+#include "sym/ufile_priv.h"
 
 #define MOUNTINFO_MAX (4u << 20) /* a mount table larger than this is cut */
 #define LINK_HOPS     8		 /* trusted symlinks followed in one walk */
@@ -442,16 +446,16 @@ restart:
 	return r;
 }
 
-int ufile_open_at(const char *proc, uint32_t pid, const char *path, unsigned int flags,
-		  const struct ufile_want *want, struct ufile_stat *st)
+int ufile_local_open_at(const char *proc, uint32_t pid, const char *path, unsigned int flags,
+			const struct ufile_want *want, struct ufile_stat *st)
 {
 	int r = walk(proc, pid, path, flags, want, st);
 
 	return r == -ESRCH ? -ENOENT : r;
 }
 
-int ufile_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t end,
-		      const char *path, const struct ufile_want *want, struct ufile_stat *st)
+int ufile_local_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t end,
+			    const char *path, const struct ufile_want *want, struct ufile_stat *st)
 {
 	struct mtab t = { 0 };
 	struct statx sx;
@@ -487,7 +491,7 @@ int ufile_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t e
 	return r;
 }
 
-int ufile_pread(int fd, void *buf, size_t len, uint64_t off)
+int ufile_local_pread(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 
@@ -505,20 +509,4 @@ int ufile_pread(int fd, void *buf, size_t len, uint64_t off)
 		done += (size_t)r;
 	}
 	return 0;
-}
-
-void *ufile_read(int fd, uint64_t off, size_t len)
-{
-	void *b = malloc(len ? len : 1);
-	int r;
-
-	if (!b)
-		return NULL;
-	r = ufile_pread(fd, b, len, off);
-	if (r < 0) {
-		free(b);
-		errno = -r;
-		return NULL;
-	}
-	return b;
 }

@@ -26,14 +26,33 @@
  * Reading is pread() into memory (ufile_pread()): never mmap, which a file
  * its owner truncates turns into SIGBUS. A short read is -EIO.
  *
+ * No blocking read of a user's file in the run: any file a user controls
+ * can be made to block an open or a read for ever (a FUSE daemon behind an
+ * overlay the user mounted in a namespace of their own, a stalled NFS
+ * server, the next stacking filesystem), and no filesystem-type list
+ * foresees them all. Once ufile_reader_start() was called, the opens,
+ * checks and reads are made by a reader process (ufile_reader.c) and the
+ * descriptors these calls give are handles of its descriptors (use them
+ * with ufile_pread(), ufile_read(), ufile_size(), ufile_close() only).
+ * Each answer is awaited UFILE_DEADLINE_MS at most; past it the call fails
+ * with -ETIMEDOUT, the reader is abandoned and a new one started; after
+ * UFILE_STALLS_MAX stalls (or one after a stop signal) every call fails
+ * with -ETIMEDOUT at once (ufile_client.c). Without ufile_reader_start()
+ * (tests, tools) the calls are made in the caller's process.
+ *
  * Devices are major << 32 | minor, as struct usym_map keeps them.
  */
 #ifndef STACKTOP_UFILE_H
 #define STACKTOP_UFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#define UFILE_DEADLINE_MS 500 /* an answer of the reader awaited this long at most */
+#define UFILE_STALLS_MAX  2   /* stalls after which no file is read any more */
 
 /**
  * struct ufile_stat - what an opened file is
@@ -90,9 +109,11 @@ struct ufile_want {
  * a path that names another file in this mount namespace (or a FIFO, a
  * symlink, a device put there since) opens nothing.
  *
- * Return: the descriptor (O_RDONLY | O_CLOEXEC), or -errno: -ELOOP (a
+ * Return: the descriptor (O_RDONLY | O_CLOEXEC; a handle once
+ * ufile_reader_start() was called: ufile_close() it), or -errno: -ELOOP (a
  * symlink), -EFTYPE-like -EINVAL (not a regular file), -EXDEV (a FUSE or
- * unknown mount), -ESTALE (another file), -ENOENT, -EPERM...
+ * unknown mount), -ESTALE (another file), -ENOENT, -EPERM, -ETIMEDOUT (the
+ * reader did not answer in time, or no longer reads), -ENOTCONN (no reader)...
  */
 int ufile_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t end,
 		      const char *path, const struct ufile_want *want, struct ufile_stat *st);
@@ -107,19 +128,21 @@ int ufile_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint64_t e
  * @want: more checks, or NULL
  * @st: receives what was opened, or NULL
  *
- * Return: the descriptor, or -errno (-EACCES: an owner or a mode refused).
+ * Return: the descriptor (a handle, as above), or -errno (-EACCES: an
+ * owner or a mode refused; -ETIMEDOUT, -ENOTCONN as above).
  */
 int ufile_open_at(const char *proc, uint32_t pid, const char *path, unsigned int flags,
 		  const struct ufile_want *want, struct ufile_stat *st);
 
 /**
  * ufile_pread() - read exactly @len bytes at @off
- * @fd: descriptor
+ * @fd: descriptor (or handle) from ufile_open_*()
  * @buf: destination
  * @len: bytes
  * @off: file offset
  *
- * Return: 0, or -EIO when the file ends before (truncated), -errno.
+ * Return: 0, or -EIO when the file ends before (truncated), -ETIMEDOUT (the
+ * reader stalled: abandoned), -errno.
  */
 int ufile_pread(int fd, void *buf, size_t len, uint64_t off);
 
@@ -132,6 +155,74 @@ int ufile_pread(int fd, void *buf, size_t len, uint64_t off);
  * Return: the buffer (free()), or NULL (errno).
  */
 void *ufile_read(int fd, uint64_t off, size_t len);
+
+/**
+ * ufile_size() - the size of an opened file (as it was when opened, for a
+ * handle: no request)
+ * @fd: descriptor (or handle) from ufile_open_*()
+ * @size: receives it
+ *
+ * Return: 0, or -errno.
+ */
+int ufile_size(int fd, uint64_t *size);
+
+/**
+ * ufile_close() - let go of what ufile_open_*() gave (a handle's file is
+ * closed by its reader); a negative @fd is ignored
+ * @fd: descriptor (or handle)
+ */
+void ufile_close(int fd);
+
+/**
+ * ufile_reader_start() - from now on, every file opened and read through
+ * this module is opened and read by a reader process the run can abandon
+ * @stop: a flag a stop signal sets (the deadline then shortens to 100 ms,
+ *	and one stall ends all reading), or NULL
+ *
+ * Call it early, while the process has no thread and holds nothing it
+ * should not hand on (no tracefs descriptor, no terminal it opened): it
+ * forks the zygote that forks the readers. Without it, the calls read in
+ * the calling process.
+ *
+ * Return: 0, or -errno: then no file is read at all (the calls fail with
+ * -ENOTCONN), which is safe.
+ */
+int ufile_reader_start(const volatile sig_atomic_t *stop);
+
+/**
+ * ufile_reader_end() - let go of the reader and the zygote (they end at the
+ * end of their sockets; one stuck in the kernel later); never waits. Every
+ * handle is let go of too.
+ */
+void ufile_reader_end(void);
+
+/**
+ * struct ufile_reader_stats - the readers of a run
+ * @requests: requests sent
+ * @stalls: requests abandoned past their deadline (their files not read)
+ * @readers: reader processes started
+ * @gave_up: no file is read any more (UFILE_STALLS_MAX stalls)
+ * @pid: the reader now, 0: none
+ */
+struct ufile_reader_stats {
+	uint64_t requests;
+	uint64_t stalls;
+	uint64_t readers;
+	bool gave_up;
+	pid_t pid;
+};
+
+/**
+ * ufile_reader_stats() - what the readers did so far
+ * @st: receives it
+ */
+void ufile_reader_stats(struct ufile_reader_stats *st);
+
+/**
+ * ufile_reader_set_deadline() - the deadline of an answer (tests)
+ * @ms: milliseconds, 0: UFILE_DEADLINE_MS
+ */
+void ufile_reader_set_deadline(unsigned int ms);
 
 /**
  * ufile_fs_refused() - whether a file of device @dev (as /proc/PID/maps

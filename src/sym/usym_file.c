@@ -51,6 +51,8 @@ static const char *refusal(int err)
 		return "on a FUSE or unknown mount";
 	case -EACCES:
 		return "owner or mode refused";
+	case -ETIMEDOUT:
+		return "its reads stalled (abandoned)";
 	default:
 		return strerror(-err);
 	}
@@ -58,7 +60,8 @@ static const char *refusal(int err)
 
 static bool is_refusal(int err)
 {
-	return err == -ELOOP || err == -EINVAL || err == -EXDEV || err == -EACCES;
+	return err == -ELOOP || err == -EINVAL || err == -EXDEV || err == -EACCES ||
+	       err == -ETIMEDOUT;
 }
 
 static int file_open(struct usym *u, struct usfile *f)
@@ -265,7 +268,8 @@ static bool file_load(struct usym *u, struct usfile *f)
 			u->nfds++;
 		}
 		src.fd = f->fd;
-		src.size = (uint64_t)lseek(f->fd, 0, SEEK_END);
+		if (ufile_size(f->fd, &src.size) < 0)
+			src.size = 0;
 	}
 	o.budget = sym_budget(u, f);
 	r = uelf_load(&src, &o, &f->elf);
@@ -276,7 +280,7 @@ static bool file_load(struct usym *u, struct usfile *f)
 		r = uelf_load(&src, &o, &f->elf);
 	}
 	if (opened && u->nfds > u->maxfds / 2) {
-		close(f->fd); /* opened again if ever needed */
+		ufile_close(f->fd); /* opened again if ever needed */
 		f->fd = -1;
 		u->nfds--;
 	}
@@ -378,7 +382,7 @@ void usym_files_free(struct usym *u)
 	for (i = 0; i < u->nfiles; i++) {
 		file_unload(u, &u->files[i]);
 		if (u->files[i].fd >= 0)
-			close(u->files[i].fd);
+			ufile_close(u->files[i].fd);
 		free(u->files[i].path);
 		free(u->files[i].image);
 	}

@@ -175,7 +175,7 @@ void perf_refresh(struct usym *u, struct uproc *pr)
 	}
 	if (!p->full && st.size > p->off)
 		perf_read(u, p, fd, st.size);
-	close(fd);
+	ufile_close(fd);
 }
 
 static int perf_cmp(const void *pa, const void *pb)

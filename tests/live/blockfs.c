@@ -9,11 +9,15 @@
  *
  * The root directory holds lib.so, FILE's bytes (read at start). Every
  * request but those about the root directory itself is written to LOG
- * ("op pid uid path"), and a request from uid 0 is then never answered:
- * its thread waits until the daemon is killed (the kernel then fails what
- * waits with ENOTCONN). Others are served: a process of another user can
- * map lib.so and run from it. Files created by others are accepted and
- * their bytes dropped.
+ * ("op pid uid path ruid"), and a request from uid 0, or from a process whose
+ * real uid is 0, is then never answered: its thread waits until the daemon
+ * is killed (the kernel then fails what waits with ENOTCONN). The second
+ * is how a daemon tells root's reads that come through an overlay the
+ * user mounted over it (in a user namespace of their own): overlayfs
+ * passes them on with the mounter's credentials, so the request carries
+ * the user's uid but root's process's pid. Others are served: a process of
+ * another user can map lib.so and run from it. Files created by others are
+ * accepted and their bytes dropped.
  */
 #define FUSE_USE_VERSION 31
 
@@ -31,16 +35,36 @@ static size_t liblen;
 static FILE *logfile;
 static pthread_mutex_t logm = PTHREAD_MUTEX_INITIALIZER;
 
-/* logged; root waits forever */
+/* the real uid of @pid (from its status), -1 when unknown (gone, kernel) */
+static long real_uid(int pid)
+{
+	char p[64], line[256];
+	long uid = -1;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return uid;
+}
+
+/* logged; root (or a process of root's, through an overlay) waits forever */
 static void gate(const char *op, const char *path)
 {
 	struct fuse_context *c = fuse_get_context();
+	long ruid = real_uid((int)c->pid);
 
 	pthread_mutex_lock(&logm);
-	fprintf(logfile, "%s %d %u %s\n", op, (int)c->pid, (unsigned int)c->uid, path);
+	fprintf(logfile, "%s %d %u %s %ld\n", op, (int)c->pid, (unsigned int)c->uid, path, ruid);
 	fflush(logfile);
 	pthread_mutex_unlock(&logm);
-	if (c->uid == 0)
+	if (c->uid == 0 || ruid == 0)
 		for (;;)
 			pause();
 }
