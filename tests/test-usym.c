@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <elf.h>
 #include <dirent.h>
 #include <sys/auxv.h>
 #include <time.h>
@@ -52,6 +53,85 @@ __attribute__((noinline)) int usym_test_rust_v0(int x)
 {
 	__asm__ volatile("" ::: "memory");
 	return x + 11;
+}
+
+/*
+ * A stripped file's functions: the .eh_frame_hdr search table lists where
+ * they start (uelf_func_start()); a damaged table is no list, and a table
+ * encoded otherwise than the linkers write it is not read.
+ */
+static size_t fde_image(uint8_t *img, size_t size, uint8_t table_enc, uint32_t count)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)(void *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(void *)(img + sizeof(*eh));
+	static const int32_t starts[] = { 0x100, 0x180, 0x400 }; /* from the header */
+	uint8_t *h = img + 0x200;
+	uint32_t i;
+
+	memset(img, 0, size);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phnum = 2;
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_ehsize = sizeof(*eh);
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_offset = 0;
+	ph[0].p_vaddr = 0x1000;
+	ph[0].p_filesz = ph[0].p_memsz = 0x800;
+	ph[1].p_type = PT_GNU_EH_FRAME;
+	ph[1].p_offset = 0x200;
+	ph[1].p_vaddr = 0x1200;
+	ph[1].p_filesz = 12 + 8 * 3;
+	h[0] = 1;
+	h[1] = 0x1b; /* pcrel | sdata4 */
+	h[2] = 0x03; /* udata4 */
+	h[3] = table_enc;
+	memcpy(h + 8, &count, 4);
+	for (i = 0; i < 3; i++)
+		memcpy(h + 12 + 8 * i, &starts[i], 4);
+	return 0x800;
+}
+
+static void test_fde_starts(void **state)
+{
+	uint8_t img[0x800];
+	struct uelf_src src = { .fd = -1, .mem = img };
+	struct uelf *e = NULL;
+	uint64_t start = 0;
+
+	(void)state;
+	src.size = fde_image(img, sizeof(img), 0x3b, 3);
+	assert_int_equal(uelf_load(&src, NULL, &e), 0);
+	assert_int_equal(e->nfstarts, 3);
+	assert_int_equal(uelf_func_start(e, 0x1300, &start), 0);
+	assert_true(start == 0x1300);
+	assert_int_equal(uelf_func_start(e, 0x1377, &start), 0);
+	assert_true(start == 0x1300);
+	assert_int_equal(uelf_func_start(e, 0x1381, &start), 0);
+	assert_true(start == 0x1380);
+	/* the last function ends with its segment */
+	assert_int_equal(uelf_func_start(e, 0x17ff, &start), 0);
+	assert_true(start == 0x1600);
+	assert_int_equal(uelf_func_start(e, 0x1800, &start), -ENOENT);
+	assert_int_equal(uelf_func_start(e, 0x12ff, &start), -ENOENT);
+	uelf_free(e);
+	/* a count past the segment: no list, the file's symbols still load */
+	src.size = fde_image(img, sizeof(img), 0x3b, 1000000);
+	assert_int_equal(uelf_load(&src, NULL, &e), 0);
+	assert_int_equal(e->nfstarts, 0);
+	assert_int_equal(uelf_func_start(e, 0x1300, &start), -ENOENT);
+	uelf_free(e);
+	/* another table encoding: not read */
+	src.size = fde_image(img, sizeof(img), 0x1b, 3);
+	assert_int_equal(uelf_load(&src, NULL, &e), 0);
+	assert_int_equal(e->nfstarts, 0);
+	uelf_free(e);
 }
 
 static const char maps_text[] =
@@ -550,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_demangle),    cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_limit),	    cmocka_unit_test(test_after_exit),
 		cmocka_unit_test(test_exec),	    cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_fde_starts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,15 +15,19 @@
 #include "session/session.h"
 #include "sym/brief.h"
 #include "sym/ksym.h"
+#include "sym/usym.h"
 
 /*
  * a frame's function: the start of its symbol (the address when unknown);
- * the frames grouped are return addresses, whatever the naming's setting
+ * the frames grouped are return addresses, whatever the naming's setting.
+ * A user frame: the token of its function's start (usym_start()).
  */
 static uint64_t func_of(void *ctx, uint64_t ip)
 {
 	struct ksym_hit h;
 
+	if (usym_is_user(ip))
+		return usym_start(ksym_usym(ctx), ip);
 	if (ksym_lookup_ret(ctx, ip, &h) == 0)
 		return h.start;
 	return ip;

@@ -22,8 +22,10 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 	struct ksym_hit h;
 	struct fmt_out o;
 
+	/* --by-func: a user frame is its function's start too, named without an offset */
 	if (usym_is_user(ip))
-		return usym_format(ksym_usym(ks), ip, buf, size, offset, with_module);
+		return usym_format(ksym_usym(ks), ip, buf, size, offset && !ksym_funcs(ks),
+				   with_module);
 	fmt_out_init(&o, buf, size);
 	if (ip == STACK_IP_TRAMPOLINE) {
 		fmt_out_str(&o, TRAMPOLINE_LABEL);

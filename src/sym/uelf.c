@@ -151,6 +151,11 @@ static int read_phdrs(struct rd *r, uint64_t phoff, unsigned int phnum, unsigned
 			r->notes[r->nnotes].size = filesz;
 			r->notes[r->nnotes++].align = align;
 		}
+		if (type == PT_GNU_EH_FRAME) {
+			r->ehhdr.off = off;
+			r->ehhdr.filesz = filesz;
+			r->ehhdr.vaddr = vaddr;
+		}
 		if (type != PT_LOAD)
 			continue;
 		r->loads[i].off = off;
@@ -527,10 +532,38 @@ const struct uelf_sym *uelf_find(const struct uelf *e, uint64_t vaddr)
 	return NULL;
 }
 
+int uelf_func_start(const struct uelf *e, uint64_t vaddr, uint64_t *ret)
+{
+	size_t lo = 0, hi = e->nfstarts;
+	unsigned int i;
+
+	while (lo < hi) { /* the first start above @vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->fstarts[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	/* the last function ends with its segment at the latest */
+	for (i = 0; i < e->nloads; i++) {
+		const struct uelf_load *l = &e->loads[i];
+
+		if (e->fstarts[lo - 1] >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*ret = e->fstarts[lo - 1];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 void uelf_free(struct uelf *e)
 {
 	if (!e)
 		return;
+	free(e->fstarts);
 	free(e->syms);
 	free(e->names);
 	free(e->loads);

@@ -70,6 +70,10 @@ struct uelf_sym {
  * @names: their names, NUL-terminated
  * @bytes: memory held by all of this
  * @from: UELF_* bits
+ * @fstarts: a file without a .symtab (nor one in a debug file): where its
+ *	functions start (ELF virtual addresses, sorted), from the search table
+ *	of its .eh_frame_hdr, for the functions no symbol names; else NULL
+ * @nfstarts: how many
  */
 struct uelf {
 	struct uelf_sym *syms;
@@ -77,6 +81,8 @@ struct uelf {
 	char *names;
 	size_t bytes;
 	unsigned int from;
+	uint64_t *fstarts;
+	size_t nfstarts;
 	/* private */
 	struct uelf_load *loads;
 	unsigned int nloads;
@@ -123,6 +129,18 @@ int uelf_vaddr(const struct uelf *e, uint64_t off, uint64_t *ret);
  * Return: the symbol (index into @e->syms), or NULL.
  */
 const struct uelf_sym *uelf_find(const struct uelf *e, uint64_t vaddr);
+
+/**
+ * uelf_func_start() - the start of the function holding @vaddr that no
+ *	symbol names, from the unwind tables' list of functions (@fstarts)
+ * @e: the file's symbols
+ * @vaddr: address
+ * @ret: receives the start
+ *
+ * Return: 0, or -ENOENT (no list, or @vaddr before the first function or
+ * past the last one's segment).
+ */
+int uelf_func_start(const struct uelf *e, uint64_t vaddr, uint64_t *ret);
 
 /**
  * uelf_free() - free what uelf_load() returned; NULL is a no-op

@@ -128,6 +128,9 @@ int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf
 			}
 		}
 	}
+	/* stripped: where the functions no symbol names start (optional: a failure is no list) */
+	if (err == 0 && !(e->from & (UELF_SYMTAB | UELF_DEBUGFILE)))
+		uelf_add_fstarts(&r, e);
 	if (err == 0) {
 		/* the PT_LOAD segments, to place file offsets */
 		for (i = 0; i < r.nloads; i++)
@@ -142,8 +145,8 @@ int uelf_load(const struct uelf_src *src, const struct uelf_opts *o, struct uelf
 		return err;
 	}
 	syms_finish(e);
-	e->bytes =
-		sizeof(*e) + cap * sizeof(*e->syms) + e->names_cap + e->nloads * sizeof(*e->loads);
+	e->bytes = sizeof(*e) + cap * sizeof(*e->syms) + e->names_cap +
+		   e->nloads * sizeof(*e->loads) + e->nfstarts * sizeof(*e->fstarts);
 	*ret = e;
 	return 0;
 }

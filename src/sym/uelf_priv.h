@@ -4,6 +4,7 @@
  * the ones before it (uelf.c, named after uelf.h, calls neither):
  *	uelf.c       one file read: headers, sections, notes, a symbol table
  *	uelf_xz.c    .gnu_debugdata: the .symtab of an xz-compressed ELF file
+ *	uelf_fde.c   .eh_frame_hdr: where the functions no symbol names start
  *	uelf_load.c  uelf_load(): which tables make a file's symbols
  */
 #ifndef STACKTOP_UELF_PRIV_H
@@ -57,6 +58,7 @@ struct rd {
 	unsigned int nnotes;
 	struct uelf_load *loads;
 	unsigned int nloads;
+	struct uelf_load ehhdr; /* PT_GNU_EH_FRAME (filesz 0: none) */
 };
 
 /* uelf.c */
@@ -79,5 +81,13 @@ int uelf_add_symbols(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx
 
 /* uelf_xz.c: the .symtab of section @idx's xz-compressed ELF file into @e */
 int uelf_add_debugdata(struct rd *r, struct uelf *e, size_t *cap, unsigned int idx);
+
+/*
+ * uelf_fde.c: the functions' starts of @r's .eh_frame_hdr search table into
+ * @e->fstarts (none when it has no table, or one encoded otherwise than the
+ * GNU linkers write it); 0, or -errno when it could not be read (the file's
+ * symbols do without it)
+ */
+int uelf_add_fstarts(struct rd *r, struct uelf *e);
 
 #endif /* STACKTOP_UELF_PRIV_H */

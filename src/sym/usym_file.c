@@ -356,16 +356,21 @@ char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_
 {
 	struct usfile *f = &u->files[fi];
 	const struct uelf_sym *s;
-	uint64_t vaddr;
+	uint64_t vaddr, start;
 
+	*ret_symoff = 0;
 	if (!file_load(u, f))
 		return NULL;
 	f->used = ++u->clock;
 	if (uelf_vaddr(f->elf, off, &vaddr) < 0)
 		return NULL;
 	s = uelf_find(f->elf, vaddr);
-	if (!s)
+	if (!s) {
+		/* no symbol: its function's start from the unwind tables, if known */
+		if (uelf_func_start(f->elf, vaddr, &start) == 0)
+			*ret_symoff = vaddr - start;
 		return NULL;
+	}
 	*ret_symoff = vaddr - s->start;
 	return strdup(sym_name(u, f, s));
 }

@@ -41,8 +41,8 @@ struct utok {
 	uint32_t tgid;
 	uint32_t proc;
 	uint8_t state;
-	uint32_t file; /* index in u->files, UINT32_MAX: the map's pseudo name */
-	uint64_t symoff;
+	uint32_t file;	 /* index in u->files, UINT32_MAX: the map's pseudo name */
+	uint64_t symoff; /* from the symbol's start (TOK_FILE: the function's, 0: unknown) */
 	uint64_t fileoff;
 	char *name;
 };
@@ -170,7 +170,8 @@ uint32_t usym_file_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
 uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
 /*
  * the symbol at offset @off of file @fi: a strdup()ed name, its offset in
- * *@ret_symoff; NULL when none
+ * *@ret_symoff; NULL when none (*@ret_symoff then the offset from the start
+ * of its function the unwind tables list, 0 when unknown)
  */
 char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_symoff);
 /* the path of file @fi (owned by @u) */

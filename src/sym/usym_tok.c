@@ -257,7 +257,8 @@ uint64_t usym_start(struct usym *u, uint64_t ip)
 		return usym_text_start(u, t, ip);
 	if (t->state == TOK_NEW)
 		tok_resolve(u, t);
-	if ((t->state != TOK_SYM && t->state != TOK_PERF) || !t->symoff)
+	/* TOK_FILE: a function no symbol names, its start from the unwind tables */
+	if ((t->state != TOK_SYM && t->state != TOK_PERF && t->state != TOK_FILE) || !t->symoff)
 		return ip;
 	tok = usym_intern(u, t->tgid, t->addr - t->symoff);
 	return tok ? tok : ip;

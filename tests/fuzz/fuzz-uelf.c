@@ -54,6 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			(void)uelf_vaddr(e, e->syms[i].start, &v);
 		}
+		/* the functions' starts of a stripped file: sorted, lookups inside them */
+		for (i = 0; i < e->nfstarts; i++) {
+			uint64_t st;
+
+			if (i && e->fstarts[i] < e->fstarts[i - 1])
+				abort();
+			if (uelf_func_start(e, e->fstarts[i], &st) == 0 && st > e->fstarts[i])
+				abort();
+		}
 		uelf_free(e);
 	}
 	free(copy);

@@ -7,8 +7,9 @@
 # standard deviations of the difference of two binomial shares), and the
 # leaf functions' self shares agree with `perf report --sort sym` within 2
 # points (or 4 standard deviations when the machine gave few samples). -- CMD
-# takes dwarf by default (-u), says so in the header and its JSON; --user=fp
-# still takes perf's frame-pointer chains.
+# takes dwarf by default (-u), says so in the header and its JSON; --by-func
+# merges the user frames by function (a few dozen rows); --user=fp still
+# takes perf's frame-pointer chains.
 . "$(dirname "$0")/lib.sh"
 command -v perf > /dev/null || skip "perf is not installed (scripts/deps.sh installs it)"
 PY=/usr/bin/python3 # Debian's, not one on PATH (pyenv)
@@ -108,6 +109,21 @@ assert n > 100 and reach >= 0.9 * n, (reach, n)
 libc = {f["symbol"].split("+")[0] for s in d["stacks"] for f in s.get("user_frames", [])
         if "(libc.so.6)" in f["symbol"]}
 assert "__libc_start_call_main" in libc, libc
+PY
+# --by-func: user frames merged by function, as kernel ones (a function no
+# symbol names by its start in the unwind tables): a few dozen rows
+"$STACKTOP" --oncpu -u --by-func -b --json -- "$PY" "$WORK/loop.py" 2 > "$WORK/func.json" \
+	2> "$WORK/func.err" || { cat "$WORK/func.err"; fail "--oncpu -u --by-func failed"; }
+python3 - "$WORK/func.json" << 'PY' || fail "--by-func: user frames not merged by function"
+import json, sys
+d = json.loads(open(sys.argv[1]).readlines()[-1])
+user = [s for s in d["stacks"] if s.get("user_frames")]
+n = sum(s["total"] for s in user)
+print("--by-func: %d rows with user frames, %d samples" % (len(user), n))
+assert n > 100 and len(user) <= 60, len(user)
+# a function's frames carry no offset: one per function
+offs = [f["symbol"] for s in user for f in s["user_frames"] if "+0x" in f["symbol"].split(" (")[0]]
+assert not offs, offs[:5]
 PY
 # --user=fp: perf's frame-pointer chains, as before
 "$STACKTOP" --oncpu --user=fp -b -- "$PY" "$WORK/loop.py" 1 > "$WORK/fp.txt" 2>&1 ||
