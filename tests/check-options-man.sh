@@ -1,6 +1,6 @@
 #!/bin/sh
 # options-man: the OPTIONS section of stacktop(8) lists exactly the options
-# of the option table (src/cli/options.c), in its order: the tag line of
+# of the option table (src/cli/options_*.c), in its order: the tag line of
 # each entry (the line after .TP) is what `stacktop --print-options=man`
 # prints for it. An option added to the table without its man entry, an
 # entry left for an option that is gone, or a different order fails. The
@@ -24,7 +24,7 @@ awk '/^\.SH / { p = ($0 == ".SH OPTIONS"); next }
 	p && /^\.TP$/ { tp = 1 }' "$MAN" > "$tmp/have"
 
 if ! diff -u "$tmp/have" "$tmp/want"; then
-	echo "FAIL: the OPTIONS entries of $MAN (-) are not the option table's (+, src/cli/options.c):" >&2
+	echo "FAIL: the OPTIONS entries of $MAN (-) are not the option table's (+, src/cli/options_*.c):" >&2
 	echo "      add, remove or move the man page's entries, or fix the table's .man lines" >&2
 	exit 1
 fi
