@@ -232,7 +232,7 @@ static void test_sampling(void **state)
 	assert_refused("--user-sample sets the dwarf mode's", "--user=fp", "--user-sample", "4");
 }
 
-/* -r: a recording is one report, at once */
+/* -r: a recording is one report, at once; what a live run chooses is refused */
 static void test_replay(void **state)
 {
 	(void)state;
@@ -243,6 +243,13 @@ static void test_replay(void **state)
 		"-e, --function, --kprobe, --trigger, --mode, --tracefs and --reset-first do "
 		"not apply",
 		"-r", "a.json", "-e", "a:b");
+	/* these were taken and silently ignored before issue 37 */
+	assert_refused("-p applies to a live run", "-r", "a.json", "-p", "1");
+	assert_refused("--tid applies to a live run", "-r", "a.json", "--tid", "1");
+	assert_refused("-C applies to a live run", "-C", "0", "--diff", "a.json", "b.json");
+	assert_refused("-d applies to a live run", "-r", "a.json", "-d", "2");
+	assert_refused("--buffer-kb applies to a live run", "-r", "a.json", "--buffer-kb", "8192");
+	assert_refused("--show-self applies to a live run", "--map", "m", "--show-self");
 	assert_refused("--list-events lists a kernel's events", "--list-events", "-r", "a.json");
 	/* the live side of --diff takes them */
 	assert_ok(parse("--diff", "a.json", "-", "-p", "1", "-d", "0.5", NULL));
@@ -395,7 +402,7 @@ static void test_apply_view(void **state)
 	assert_int_equal(A.top, 9);
 	assert_string_equal(A.view_comm, "=sleeper");
 	assert_null(A.comm);
-	/* the command line wins */
+	/* the command line wins, and a --comm that differs is said */
 	assert_ok(parse("-r", path, "--sort", "id", "--top", "3", "--comm", "writer", NULL));
 	apply(s);
 	assert_false(A.view_set);
@@ -403,6 +410,11 @@ static void test_apply_view(void **state)
 	assert_int_equal(A.view.key, RANK_ID);
 	assert_int_equal(A.top, 3);
 	assert_string_equal(A.comm, "writer");
+	assert_non_null(strstr(err, "showing the commands '=sleeper': --comm writer selects"));
+	/* the same command: nothing to say */
+	assert_ok(parse("-r", path, "--comm", "sleeper", NULL));
+	apply(s);
+	assert_string_equal(err, "");
 	session_close(s);
 	unlink(path);
 }

@@ -180,6 +180,14 @@ void args_apply_view(struct args *a, struct session *s)
 	a->view.hide_idle = v.hide_idle;
 	a->view_filter = v.filter;
 	a->view_comm = v.comm;
+	/*
+	 * --comm takes the place of the snapshot's own comm filter in the
+	 * header and the screen's p: its stacks passed that one, so both hold
+	 */
+	if (a->comm && v.comm && v.comm[0] && strcmp(v.comm + (v.comm[0] == '='), a->comm))
+		cli_error("stacktop: note: the snapshot was written showing the commands '%s': "
+			  "--comm %s selects among those\n",
+			  v.comm, a->comm);
 	/* a weighted snapshot ranked by hits stays so, unless --sort says otherwise */
 	if (!a->sort_set && v.count)
 		a->count = true;

@@ -23,8 +23,10 @@
 int args_parse(int argc, char **argv, struct args *a);
 
 /**
- * args_apply_view() - a snapshot read back keeps its view, unless the
- *	command line says otherwise
+ * args_apply_view() - a snapshot read back keeps its view (its sort, top,
+ *	filters), unless the command line says otherwise: --sort and
+ *	--cumulative, --top, --count win; --comm selects among the stacks the
+ *	snapshot's own comm filter kept, which is said when they differ
  * @a: arguments
  * @s: the session that read it
  */

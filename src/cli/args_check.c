@@ -110,12 +110,29 @@ int args_check_cmd(const struct args *a)
 /* recordings (-r, --map, --diff of files): what does not apply, one report at once */
 static int check_files(struct args *a)
 {
+	const char *live = a->so.npids	     ? "-p"
+			   : a->so.ntids     ? "--tid"
+			   : a->so.ncpus     ? "-C"
+			   : a->delay_set    ? "-d"
+			   : a->so.buffer_kb ? "--buffer-kb"
+			   : a->so.show_self ? "--show-self"
+					     : NULL;
+
 	if (!a->so.nfiles && !a->so.map_file && !(a->diff && a->diff_after))
 		return 0;
 	if (a->so.tracefs || a->so.nevents || a->so.mode != SESSION_AUTO || a->so.reset_first ||
 	    a->so.nfunctions || a->so.nkprobes || a->so.ntriggers) {
 		cli_error("stacktop: --replay/--map/--diff read files: -e, --function, --kprobe, "
 			  "--trigger, --mode, --tracefs and --reset-first do not apply\n");
+		return 2;
+	}
+	/* what a live run chooses to record: refused, not ignored (they were, silently) */
+	if (live) {
+		cli_error(
+			"stacktop: %s applies to a live run: a recording (--replay/--map/--diff "
+			"of files) is shown as it was recorded, at once (--comm, and the screen's "
+			"filters, select in it)\n",
+			live);
 		return 2;
 	}
 	/* a recording is one interval: one report, at once */
