@@ -5,8 +5,7 @@
 #    names its layer and reaches only its own layer and those below; no
 #    call (read from the objects of the build directory, $1) goes from a
 #    lower layer to a higher one; no circle of includes or calls between
-#    files or modules (file length: one concern a file, --report warns
-#    past 800 lines);
+#    files or modules; no .c file over 700 lines (one concern a file);
 #  - curses is used in src/ui/ only;
 #  - the core never prints: no stdout/stderr output outside src/ui/ except
 #    src/cli/ (the command line) and output/export.c (writes to the
