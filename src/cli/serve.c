@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -532,8 +533,19 @@ int serve_start(struct serve *sv, char *err, size_t errsz)
 	unsigned int flags =
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
 
+	sigset_t all, old;
+	int e;
+
 	if (sv->conf.cert)
 		flags |= MHD_USE_TLS;
+	/*
+	 * the server's thread takes no signal (it inherits this mask): a stop
+	 * signal is the main thread's, whose loop ends the run; one taken by
+	 * the server's thread left libmicrohttpd unable to stop it (an abort
+	 * in MHD_stop_daemon() in 2 runs of 5)
+	 */
+	sigfillset(&all);
+	e = pthread_sigmask(SIG_BLOCK, &all, &old);
 	sv->d = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, sv, MHD_OPTION_LISTEN_SOCKET, sv->lfd,
 		MHD_OPTION_CONNECTION_LIMIT, conn_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -545,6 +557,8 @@ int serve_start(struct serve *sv, char *err, size_t errsz)
 		sv->conf.key, MHD_OPTION_HTTPS_PRIORITIES,
 		sv->conf.cert ? "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" : NULL,
 		MHD_OPTION_END);
+	if (!e)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!sv->d) {
 		snprintf(err, errsz, "--serve %s: the HTTP server did not start%s", sv->addr,
 			 sv->conf.cert ? " (are --serve-cert and --serve-key a PEM certificate "

@@ -2,8 +2,9 @@
 # The Debian package, as a user gets it: debian/control agrees with
 # scripts/deps.sh, dpkg-buildpackage builds a .deb from a copy of the tree
 # (optimised, no sanitizers, its own build dir), lintian has nothing to say,
-# and the installed package runs, has its man page and completion, and
-# `dpkg -r` leaves nothing behind. Needs root (dpkg -i); the package is
+# and the installed package runs, has its man page and completion, its
+# agent's unit verifies (not enabled), and `dpkg -r` then `-P` leave
+# nothing behind. Needs root (dpkg -i); the package is
 # removed again whatever happens.
 set -u
 SRC=${SRC:?}
@@ -86,13 +87,28 @@ out=$(bash --norc --noprofile -c '
 	printf "%s\n" "${COMPREPLY[@]}"' sh "$comp")
 echo "$out" | grep -qx 'sleep' || fail "completion of '-- sle' offered: $(echo $out)"
 
+# the agent (doc/serve.md): its unit verifies as installed (its binary, its
+# man page), its options are a conffile, and it is neither enabled nor started
+unit=/lib/systemd/system/stacktop.service
+[ -f "$unit" ] || fail "no unit at $unit"
+systemd-analyze verify "$unit" > "$W/verify.log" 2>&1 || { cat "$W/verify.log"; fail "systemd-analyze verify $unit"; }
+[ -s "$W/verify.log" ] && { cat "$W/verify.log"; fail "systemd-analyze verify has something to say"; }
+dpkg-query -W -f='${Conffiles}' stacktop | grep -q '/etc/default/stacktop' ||
+	fail "/etc/default/stacktop is not a conffile"
+[ ! -e /etc/systemd/system/multi-user.target.wants/stacktop.service ] ||
+	fail "installing the package enabled the agent"
+
 dpkg -r stacktop > "$W/dpkg.log" 2>&1 || { cat "$W/dpkg.log"; fail "dpkg -r failed"; }
+status=$(dpkg-query -W -f='${Status}' stacktop 2>/dev/null)
+case $status in *" installed" | *half-*) fail "after dpkg -r: $status" ;; esac
+# the agent's options stay until a purge, as any conffile
+dpkg -P stacktop > "$W/dpkg.log" 2>&1 || { cat "$W/dpkg.log"; fail "dpkg -P failed"; }
 INSTALLED=
 status=$(dpkg-query -W -f='${Status}' stacktop 2>/dev/null)
-case $status in *" installed" | *config-files | *half-*) fail "after dpkg -r: $status" ;; esac
+case $status in *" installed" | *config-files | *half-*) fail "after dpkg -P: $status" ;; esac
 for f in $files; do
 	[ -d "$f" ] && continue
 	[ -e "$f" ] && fail "$f left behind by dpkg -r"
 done
 [ ! -e /usr/share/doc/stacktop ] || fail "/usr/share/doc/stacktop left behind by dpkg -r"
-echo "ok: built, lintian clean, installed, ran, removed"
+echo "ok: built, lintian clean, installed, ran, its agent unit verified, removed"

@@ -1958,6 +1958,85 @@ def case_losses():
         sim.stop()
 
 
+def case_serve_map():
+    """issue 39: --serve's /metrics on a stackmap kernel: stack_map_stat's
+    figures and the pool's health, each event's count and the run's, at
+    the refresh the JSON report of the same tick shows, equal to the
+    simulator's counters: a map filling, then full (drops, the boot
+    parameter advised)"""
+    import re
+    import select
+    import urllib.request
+    sim = Sim("v4", "--step", "--seed", "7", "--bits", "10", "--stacks", "2000")
+    try:
+        top = Stacktop(sim, "--serve", "127.0.0.1:0", delay="0.3")
+        try:
+            url = None
+            end = time.time() + 10
+            err = ""
+            while time.time() < end and not url:
+                r, _, _ = select.select([top.proc.stderr], [], [], 0.2)
+                if r:
+                    err += top.proc.stderr.readline()
+                    m = re.search(r"serving (http://\S+)", err)
+                    url = m and m.group(1)
+            check(url, "stacktop did not say where it serves: %r" % err)
+            wait_enabled(sim, top)
+
+            def metrics(refresh):
+                """/metrics once its copy is of @refresh's tick"""
+                for _ in range(100):
+                    text = urllib.request.urlopen(url + "metrics", timeout=5).read().decode()
+                    m = {}
+                    for line in text.splitlines():
+                        if line and not line.startswith("#"):
+                            k, v = line.rsplit(" ", 1)
+                            m[k] = float(v)
+                    if m["stacktop_refresh"] >= refresh:
+                        check(m["stacktop_refresh"] == refresh, "refresh %s, the report's %d" %
+                              (m["stacktop_refresh"], refresh))
+                        return m
+                    time.sleep(0.05)
+                raise Fail("no copy of refresh %d" % refresh)
+
+            for step, emit in (("filling", 400), ("full", 4000)):
+                if step == "full":
+                    sim.ctl("fill-pool 5")
+                sim.ctl("emit %d" % emit)
+                rep = top.settle(400 if step == "filling" else 4400)
+                m = metrics(rep["iteration"])
+                entries, succ, drops = sim_map_counters(sim)
+                stat = sim.read("stack_map_stat")
+                print("%s: entries %d successes %d drops %d; /metrics %s" %
+                      (step, entries, succ, drops,
+                       {k: v for k, v in m.items() if k.startswith("stacktop_stackmap")}))
+                check(m["stacktop_stackmap_entries"] == entries == rep["map"]["entries"],
+                      "entries %s, the simulator's %d" % (m["stacktop_stackmap_entries"], entries))
+                check(m["stacktop_stackmap_successes_total"] == succ and
+                      m["stacktop_stackmap_drops_total"] == drops, "successes/drops")
+                check(m["stacktop_stackmap_capacity"] == 1024, "capacity")
+                check(str(int(m["stacktop_stackmap_table_size"])) in stat, stat)
+                check(m["stacktop_events_total"] == rep["hits"], "events %s, report %d" %
+                      (m["stacktop_events_total"], rep["hits"]))
+                ev = sum(v for k, v in m.items() if k.startswith("stacktop_event_hits_total{"))
+                check(ev == rep["hits"], "event hits %s, report %d" % (ev, rep["hits"]))
+                p = rep["map"]["pool"]
+                check(m["stacktop_stackmap_full"] == (1 if p["full"] else 0) and
+                      m["stacktop_stackmap_warn"] == (1 if p["warn"] else 0), "full/warn")
+                check(m["stacktop_stackmap_demand"] == p["demand"], "demand")
+                if step == "full":
+                    check(m["stacktop_stackmap_full"] == 1 and drops > 0, "not full")
+                    check(m["stacktop_stackmap_bits_advice"] == p["advice_bits"] and
+                          p["advice_bits"] > 10, "advice %s" % p["advice_bits"])
+                else:
+                    check(m["stacktop_stackmap_full"] == 0 and 0 < entries < 1024, "full early")
+        finally:
+            rc, err = top.stop()
+            check(rc == 0, "stacktop exited %s: %s" % (rc, err))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -1969,6 +2048,7 @@ CASES = {
     "deep-fallback": case_deep,
     "pool-full": case_pool_full,
     "pool-health": case_pool_health,
+    "serve-map": case_serve_map,
     "stale-reset-v3": case_stale_reset("v3"),
     "stale-reset-v4": case_stale_reset("v4"),
     "own-reset-ebusy": case_own_reset,
