@@ -328,6 +328,14 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		bool go_on = batch_wait(s, delay, child, sv) == END_TICK;
 		bool last;
 
+		/*
+		 * the last report: the command's output no longer relayed, so
+		 * nothing its tree writes (on the SIGTERM that follows, say)
+		 * lands over or after it
+		 */
+		if (child && (!go_on || i == a->iterations))
+			child_output_end(child);
+
 		session_tick(s);
 		serve_tick(sv, s);
 		/*

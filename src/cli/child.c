@@ -24,6 +24,7 @@
 
 #include "cli/child.h"
 #include "cli/child_env.h"
+#include "cli/child_relay.h"
 #include "core/format.h"
 #include "kernel/proctree.h"
 #include "kernel/signals.h"
@@ -137,33 +138,35 @@ static __attribute__((noreturn)) void child_fail(int fd, int step)
 
 /* what the child does with its stdio: see child_stdio() */
 struct child_io {
-	int slave;     /* the pty's slave, -1 without */
-	bool screen;   /* the screen: stdin /dev/null, stdout+stderr to @keep_err or the pty */
-	bool keep_err; /* (screen) stacktop's stderr is no terminal: both go there */
+	int slave;   /* the pty's slave (or the pipe's write end), -1 without */
+	bool pty;    /* @slave is a pty's: its controlling terminal */
+	bool screen; /* the screen: stdin /dev/null */
 };
 
-/* its own session, the pty as its terminal, its stdio */
+/*
+ * Its own session, the pty as its terminal, its stdio: stdout and stderr
+ * the pty or pipe (never one of stacktop's descriptors: the report may be
+ * behind them); stdin /dev/null (the screen), the pty (stacktop's was a
+ * terminal), else stacktop's.
+ */
 static int child_stdio(const struct child_io *io)
 {
-	int fd, i;
+	int fd;
 
 	if (setsid() < 0)
 		return -STEP_SESSION;
-	if (io->slave >= 0 && ioctl(io->slave, TIOCSCTTY, 0) < 0)
+	if (io->pty && ioctl(io->slave, TIOCSCTTY, 0) < 0)
 		return -STEP_SESSION;
 	if (io->screen) {
 		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
 			return -STEP_STDIO;
-		fd = io->keep_err ? STDERR_FILENO : io->slave;
-		if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-			return -STEP_STDIO;
-		return 0;
+	} else if (io->pty && isatty(STDIN_FILENO) && dup2(io->slave, STDIN_FILENO) < 0) {
+		return -STEP_STDIO;
 	}
-	/* batch: each of stacktop's terminals becomes the pty, the rest stays */
-	for (i = 0; i <= STDERR_FILENO && io->slave >= 0; i++)
-		if (isatty(i) && dup2(io->slave, i) < 0)
-			return -STEP_STDIO;
+	if (io->slave >= 0 &&
+	    (dup2(io->slave, STDOUT_FILENO) < 0 || dup2(io->slave, STDERR_FILENO) < 0))
+		return -STEP_STDIO;
 	return 0;
 }
 
@@ -210,199 +213,98 @@ static __attribute__((noreturn)) void child_body(char **argv, char **envp, const
 	child_fail(rep, STEP_EXEC);
 }
 
-/* all of @buf to @fd (a terminal, blocking or not) */
-static void write_all(int fd, const char *buf, size_t len)
-{
-	struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN) {
-			poll(&p, 1, 100);
-			continue;
-		}
-		if (w <= 0)
-			return; /* (its reader is gone: dropped) */
-		buf += w;
-		len -= (size_t)w;
-	}
-}
-
-/*
- * the pty's output to c->out (or nowhere) until there is none to read:
- * text, colours and cursor moves; no sequence that makes root's terminal
- * answer, retitle, reset or copy (core/ttyfilter.h)
- */
-static void relay_out(struct child *c)
-{
-	char buf[4096], safe[sizeof(buf) + TTYFILTER_SEQ + 2];
-	ssize_t n;
-
-	while ((n = read(c->master, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && c->out >= 0)
-			write_all(c->out, safe, ttyfilter_run(&c->tf, buf, (size_t)n, safe));
-}
-
-/*
- * The relay: the pty's output to stacktop's terminal (batch) or nowhere
- * (the screen); stacktop's terminal input to the pty (batch, while stacktop
- * is in the foreground), held while the pty's input is full. Every signal
- * is blocked here: a read of the terminal from the background fails (EIO)
- * instead of stopping stacktop, and the relay of input stops.
- */
-static void *relay_main(void *arg)
-{
-	struct child *c = arg;
-	struct winsize ws, last = { 0 };
-	char pend[1024];
-	size_t npend = 0;
-	bool in = c->in;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (;;) {
-		struct pollfd p[3] = {
-			{ .fd = c->stop[0], .events = POLLIN },
-			{ .fd = c->master, .events = POLLIN | (npend ? POLLOUT : 0) },
-			{ .fd = in && !npend ? STDIN_FILENO : -1, .events = POLLIN },
-		};
-
-		if (poll(p, 3, c->tty >= 0 ? 250 : -1) < 0 && errno != EINTR)
-			break;
-		if (p[0].revents)
-			break;
-		/* stacktop's terminal resized: the pty too (its foreground gets SIGWINCH) */
-		if (c->tty >= 0 && ioctl(c->tty, TIOCGWINSZ, &ws) == 0 &&
-		    memcmp(&ws, &last, sizeof(ws))) {
-			ioctl(c->master, TIOCSWINSZ, &ws);
-			last = ws;
-		}
-		if (p[1].revents & POLLIN)
-			relay_out(c);
-		if (npend && (p[1].revents & POLLOUT)) {
-			ssize_t w = write(c->master, pend, npend);
-
-			if (w > 0) {
-				memmove(pend, pend + w, npend - (size_t)w);
-				npend -= (size_t)w;
-			}
-		}
-		if (p[2].revents) {
-			ssize_t n = read(STDIN_FILENO, pend, sizeof(pend));
-			struct termios tio;
-
-			if (n > 0) {
-				npend = (size_t)n;
-			} else if (n == 0 && ioctl(c->slave, TCGETS, &tio) == 0) {
-				/* ^D on stacktop's terminal: the same end of file on the pty */
-				pend[0] = (char)tio.c_cc[VEOF];
-				npend = 1;
-			} else if (n < 0 && errno != EINTR && errno != EAGAIN) {
-				in = false; /* stacktop in the background, or its terminal gone */
-			}
-		}
-	}
-	relay_out(c);
-	return NULL;
-}
-
 /* the relay stopped, the pty and environment let go */
 static void child_close(struct child *c)
 {
-	if (c->relaying) {
-		if (write(c->stop[1], "S", 1) < 0) {
-			/* (cannot be full: one byte, once) */
-		}
-		pthread_join(c->relay, NULL);
-		c->relaying = false;
-	}
+	child_relay_end(&c->rl);
+	if (c->rl.out_own)
+		close(c->rl.out);
+	c->rl.out = -1;
+	c->rl.out_own = false;
 	for (int i = 0; i < 2; i++)
-		if (c->stop[i] >= 0) {
-			close(c->stop[i]);
-			c->stop[i] = -1;
+		if (c->rl.stop[i] >= 0) {
+			close(c->rl.stop[i]);
+			c->rl.stop[i] = -1;
 		}
-	if (c->master >= 0)
-		close(c->master);
-	if (c->slave >= 0)
-		close(c->slave);
-	c->master = c->slave = -1;
+	if (c->rl.master >= 0)
+		close(c->rl.master);
+	if (c->rl.slave >= 0)
+		close(c->rl.slave);
+	c->rl.master = c->rl.slave = -1;
 	child_env_free(c->envp);
 	c->envp = NULL;
 }
 
-/* the relay thread, once the command is about to run */
-static int relay_start(struct child *c)
-{
-	int r;
-
-	if (c->master < 0)
-		return 0;
-	if (pipe2(c->stop, O_CLOEXEC) < 0)
-		return -errno;
-	fcntl(c->master, F_SETFL, fcntl(c->master, F_GETFL) | O_NONBLOCK);
-	r = pthread_create(&c->relay, NULL, relay_main, c);
-	if (r)
-		return -r;
-	c->relaying = true;
-	return 0;
-}
-
 /* the pty, when stacktop has a terminal: its window and modes copied */
-static int child_pty(struct child *c, bool screen)
+static int child_pty(struct child *c, bool screen, bool report_out)
 {
 	int tty = isatty(STDIN_FILENO)	  ? STDIN_FILENO
 		  : isatty(STDOUT_FILENO) ? STDOUT_FILENO
 		  : isatty(STDERR_FILENO) ? STDERR_FILENO
 					  : -1;
+	/* where its output is relayed: never where the report is written, but on the terminal */
+	int out = screen ? (isatty(STDERR_FILENO) ? -1 : STDERR_FILENO)
+		  : isatty(STDOUT_FILENO) || !report_out ? STDOUT_FILENO
+							 : STDERR_FILENO;
 	char name[64];
 	struct termios tio;
 	struct winsize ws;
+	int p[2];
 
-	if (tty < 0 && !screen)
-		return 0; /* no terminal: no controlling tty at all */
-	c->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (c->master < 0 || grantpt(c->master) < 0 || unlockpt(c->master) < 0 ||
-	    ptsname_r(c->master, name, sizeof(name)))
+	/* a terminal that is not UTF-8 takes every byte 0x80-0x9f for a C1 control */
+	c->rl.tf.eight_bit = !ttyfilter_utf8_locale();
+	if (tty < 0 && !screen) {
+		/* no terminal: no controlling tty at all; its output a pipe, relayed */
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -errno;
+		c->rl.master = p[0];
+		c->rl.slave = p[1];
+		c->rl.out = out;
+		return 0;
+	}
+	c->rl.pty = true;
+	c->rl.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (c->rl.master < 0 || grantpt(c->rl.master) < 0 || unlockpt(c->rl.master) < 0 ||
+	    ptsname_r(c->rl.master, name, sizeof(name)))
 		return -errno;
-	c->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (c->slave < 0)
+	c->rl.slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (c->rl.slave < 0)
 		return -errno;
 	if (tty >= 0 && ioctl(tty, TCGETS, &tio) == 0) {
 		/* stacktop's terminal echoes what it relays: the pty must not again */
 		if (!screen && isatty(STDIN_FILENO))
 			tio.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-		ioctl(c->slave, TCSETS, &tio);
+		/* relayed to a file: its bytes as it wrote them (no \r before \n) */
+		if (out >= 0 && !isatty(out))
+			tio.c_oflag &= ~(tcflag_t)OPOST;
+		ioctl(c->rl.slave, TCSETS, &tio);
 	}
 	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
-		ioctl(c->master, TIOCSWINSZ, &ws);
-	c->tty = tty;
-	c->out = screen			 ? -1
-		 : isatty(STDOUT_FILENO) ? STDOUT_FILENO
-		 : isatty(STDERR_FILENO) ? STDERR_FILENO
-					 : -1;
-	c->in = !screen && isatty(STDIN_FILENO);
+		ioctl(c->rl.master, TIOCSWINSZ, &ws);
+	c->rl.tty = tty;
+	c->rl.out = out < 0 ? -1 : child_relay_out(out);
+	c->rl.out_own = c->rl.out != out;
+	c->rl.out_tty = c->rl.out >= 0 && isatty(c->rl.out);
+	c->rl.in = !screen && isatty(STDIN_FILENO);
 	return 0;
 }
 
-int child_start(struct child *c, char **argv, bool screen, const char *preserve_env)
+int child_start(struct child *c, char **argv, bool screen, bool report_out,
+		const char *preserve_env)
 {
-	struct child_io io = { .slave = -1, .screen = screen, .keep_err = !isatty(STDERR_FILENO) };
+	struct child_io io = { .slave = -1, .screen = screen };
 	int go[2], rep[2], r;
 	struct creds cr;
 
 	memset(c, 0, sizeof(*c));
-	c->go = c->err = c->master = c->slave = c->out = c->tty = -1;
-	c->stop[0] = c->stop[1] = -1;
+	c->go = c->err = c->rl.master = c->rl.slave = c->rl.out = c->rl.tty = -1;
+	c->rl.stop[0] = c->rl.stop[1] = -1;
 	fmt_sanitize(c->name, sizeof(c->name), argv[0], strlen(argv[0]));
 	if (screen)
 		snprintf(c->output, sizeof(c->output),
 			 "%s: its input is /dev/null, its output goes to %s", c->name,
-			 io.keep_err ? "stacktop's stderr"
-				     : "a pty of its own, not shown (2>FILE keeps it)");
+			 !isatty(STDERR_FILENO) ? "stacktop's stderr"
+						: "a pty of its own, not shown (2>FILE keeps it)");
 	r = sudo_creds(&cr);
 	if (r < 0)
 		return r;
@@ -416,7 +318,7 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 			return -ENOMEM;
 		}
 	}
-	r = child_pty(c, screen);
+	r = child_pty(c, screen, report_out);
 	if (r < 0 || pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
 		r = r < 0 ? r : -errno;
 		fprintf(stderr, "stacktop: cannot start %s: %s\n", c->name, strerror(-r));
@@ -424,7 +326,8 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 		child_close(c);
 		return r;
 	}
-	io.slave = c->slave;
+	io.slave = c->rl.slave;
+	io.pty = c->rl.pty;
 	c->pid = fork();
 	if (c->pid == 0) {
 		close(go[1]);
@@ -485,7 +388,7 @@ int child_release(struct child *c)
 		fprintf(stderr,
 			"stacktop: not a child subreaper (%s): processes %s leaves behind may outlive the run\n",
 			strerror(errno), c->name);
-	r = relay_start(c);
+	r = child_relay_start(&c->rl);
 	/* (no relay: its output fills the pty, then it waits; it is ended at the end) */
 	if (r < 0)
 		fprintf(stderr, "stacktop: cannot relay %s's terminal: %s\n", c->name,
@@ -535,6 +438,8 @@ bool child_ended(struct child *c)
 	if (w == 0 || (w < 0 && errno == EINTR))
 		return false;
 	c->reaped = true;
+	/* what the command wrote is relayed; what its tree writes later is not */
+	child_relay_end(&c->rl);
 	if (w < 0) {
 		/* (ECHILD: reaped by someone else; cannot happen with SIGCHLD at its default) */
 		c->status = 0;
@@ -634,4 +539,9 @@ int child_exit_status(const struct child *c)
 	if (WIFSIGNALED(c->status))
 		return 128 + WTERMSIG(c->status);
 	return 1;
+}
+
+void child_output_end(struct child *c)
+{
+	child_relay_end(&c->rl);
 }

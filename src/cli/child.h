@@ -20,13 +20,21 @@
  * input (TIOCSTI) stays there. Without a terminal it has no controlling
  * tty at all. Every file descriptor past stderr is closed at its exec.
  *
- * Its standard input, output and error: in batch mode stacktop's (a
- * terminal's replaced by the pty: its output relayed to stacktop's
- * terminal, stacktop's terminal input relayed to it while stacktop is in
- * the foreground); on the screen, stdin is /dev/null, and stdout and
- * stderr go to stacktop's stderr when that is not the terminal
- * (`stacktop -- make 2>make.log`), else to the pty, whose output is read
- * and dropped. A stop signal stacktop takes (a ^C) is passed on to it.
+ * Its standard output and error are never one of stacktop's descriptors
+ * (the command could truncate or rewrite root's report through it): they
+ * are the pty, or without a terminal a pipe, whose output stacktop relays
+ * (child_relay.c), filtered: in batch mode to stacktop's stdout when that
+ * is the terminal, else to its stderr (`stacktop -b -- make > report.txt`:
+ * make's output on the terminal, the report alone in the file); on the
+ * screen to stacktop's stderr when that is not the terminal (`stacktop --
+ * make 2>make.log`), else nowhere. Its standard input: in batch mode
+ * stacktop's (a terminal's replaced by the pty, stacktop's terminal input
+ * relayed to it while stacktop is in the foreground); on the screen
+ * /dev/null. The relay ends before the last report (child_output_end():
+ * bounded, the terminal's attributes reset), so nothing the command's tree
+ * writes after it, nor a process outside the tree holding the pty,
+ * reaches root's terminal after or over the report. A stop signal
+ * stacktop takes (a ^C) is passed on to it.
  *
  * Its environment is reset as sudo's env_reset does (PATH a safe default,
  * HOME, SHELL, USER, LOGNAME of the user it runs as, TERM, LANG, LANGUAGE,
@@ -40,11 +48,10 @@
 #ifndef STACKTOP_CLI_CHILD_H
 #define STACKTOP_CLI_CHILD_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "core/ttyfilter.h"
+#include "cli/child_relay.h"
 
 /**
  * struct child - the command
@@ -59,17 +66,8 @@
  *        by SIGTERM")
  * @output: where its output went, for the screen's first line ("" when
  *          it kept stacktop's)
- * @master: its pty's master (-1 without a pty)
- * @slave: its pty's slave, kept open so the pty outlives its holders
- * @out: where the relay writes the pty's output (-1: dropped)
- * @tty: stacktop's terminal, whose size the pty follows (-1: none)
- * @in: whether the relay feeds stacktop's stdin (a terminal) to the pty
- * @stop: the pipe that stops the relay
- * @relay: the relay thread (while @relaying)
- * @relaying: the relay thread runs
+ * @rl: its pty (or pipe) and the relay of its output (child_relay.h)
  * @envp: its environment (NULL-terminated, owned)
- * @tf: what the relay lets through to @out (core/ttyfilter.h: the
- *	command's bytes are its user's, @out is root's terminal)
  */
 struct child {
 	pid_t pid;
@@ -80,16 +78,8 @@ struct child {
 	char name[64];
 	char what[96];
 	char output[192];
-	int master;
-	int slave;
-	int out;
-	int tty;
-	bool in;
-	int stop[2];
-	pthread_t relay;
-	bool relaying;
+	struct child_relay rl;
 	char **envp;
-	struct ttyfilter tf;
 };
 
 /**
@@ -97,12 +87,15 @@ struct child {
  * @c: receives it
  * @argv: the command and its arguments (NULL-terminated)
  * @screen: the screen will draw on the terminal: the command gets none
+ * @report_out: (batch) the reports are written to stdout: the command's
+ *	output is relayed to stderr then, unless stdout is the terminal
  * @preserve_env: NULL: a reset environment; "" (--preserve-env): all of
  *	stacktop's; "VAR,VAR": the reset one plus these of stacktop's
  *
  * Return: 0, or -errno (said on stderr).
  */
-int child_start(struct child *c, char **argv, bool screen, const char *preserve_env);
+int child_start(struct child *c, char **argv, bool screen, bool report_out,
+		const char *preserve_env);
 
 /**
  * child_release() - let the command run, now that it is traced
@@ -115,10 +108,21 @@ int child_start(struct child *c, char **argv, bool screen, const char *preserve_
 int child_release(struct child *c);
 
 /**
- * child_ended() - whether the command has ended (reaped if so); never blocks
+ * child_ended() - whether the command has ended (reaped if so); never
+ * blocks, but for the relay's end once it has (child_output_end())
  * @c: the command
  */
 bool child_ended(struct child *c);
+
+/**
+ * child_output_end() - the relay of the command's output ends, before a
+ * last report: what is pending relayed within 300 ms and 1 MiB, the
+ * terminal's attributes reset (SGR 0) and a line begun ended; nothing is
+ * relayed after. Idempotent; child_ended() (once it has) and
+ * child_finish() call it too.
+ * @c: the command
+ */
+void child_output_end(struct child *c);
 
 /**
  * child_finish() - the trace ends: the command too

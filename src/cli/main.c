@@ -323,9 +323,10 @@ int main(int argc, char **argv)
 {
 	struct session *s = NULL, *before = NULL;
 	struct serve *sv = NULL;
-	struct child child = {
-		.pid = 0, .go = -1, .err = -1, .master = -1, .slave = -1, .tty = -1
-	};
+	struct child child = { .pid = 0,
+			       .go = -1,
+			       .err = -1,
+			       .rl = { .master = -1, .slave = -1, .out = -1, .tty = -1 } };
 	char err[512];
 	struct args a;
 	int r, status;
@@ -373,7 +374,8 @@ int main(int argc, char **argv)
 				 strerror(-r));
 	}
 	if (a.cmd) {
-		if (child_start(&child, a.cmd, !a.batch, a.preserve_env) < 0) {
+		if (child_start(&child, a.cmd, !a.batch, a.batch && !a.output && !a.quiet,
+				a.preserve_env) < 0) {
 			serve_stop(sv);
 			return 1;
 		}
