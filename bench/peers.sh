@@ -209,7 +209,8 @@ tool_stop() { # tool
 	case $1 in
 	stacktop)
 		wait $TPIDS 2>/dev/null || true
-		lost=$(sed -n 's/.*lost: \([^ ]*\) .*overrun: \([^ ]*\) dropped: \([^;]*\);.*/\1+\2ovr+\3drp/p' "$W/out")
+		# events: lost is overrun + dropped (issue 35)
+		lost=$(sed -n 's/.*lost: \([^ ]*\) .*/\1/p' "$W/out" | head -n 1)
 		;;
 	bpftrace | stackcount | perf)
 		# INT makes them print and exit, but a background job of a
@@ -234,7 +235,10 @@ tool_stop() { # tool
 		;;
 	drain)
 		echo 0 > "$I/tracing_on"
-		lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^overrun:|^dropped events:/ {n += $NF} END {print n + 0}')
+		# the kernel counts records: an event and its stack are two
+		lost=$(cat "$I"/per_cpu/cpu*/stats |
+			awk '/^overrun:/ {o += $NF} /^dropped events:|^commit overrun:/ {n += $NF}
+			     END {printf "%d\n", o / 2 + n}')
 		stop_pids TERM $TPIDS
 		wait $TPIDS 2>/dev/null || true
 		# busy until the killed readers have closed their files

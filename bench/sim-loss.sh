@@ -4,8 +4,9 @@
 # the simulator generates stack_id-carrying events on CPUS CPUs and stacktop
 # (-b --json, stackmap mode) reads them for SECONDS; printed: the rate asked,
 # the events the simulator's truth says were written, read and lost, and what
-# stacktop reports (hits, lost, overrun: the kernel's overrun counts
-# entries, two per event), and the CPU (% of one core over the run's 2 x
+# stacktop reports (hits, lost and of them overrun, both in events: the
+# kernel counts records, two an event, and stacktop turns them into events),
+# and the CPU (% of one core over the run's 2 x
 # SECONDS) of stacktop and of the simulator (generating and serving reads).
 #
 # Run as root:  bench/sim-loss.sh BUILD_DIR [SECONDS [CPUS [RATES...]]]
@@ -29,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-echo "| rate asked (per CPU) | written | read | lost (truth) | stacktop hits | stacktop lost+overrun | stacktop CPU | simulator CPU |"
+echo "| rate asked (per CPU) | written | read | lost (truth) | stacktop hits | stacktop lost (overrun) | stacktop CPU | simulator CPU |"
 echo "|---|---|---|---|---|---|---|---|"
 for r in $RATES; do
 	mkdir -p "$W/t"
@@ -53,7 +54,7 @@ open(sys.argv[3], "w").write("%.2f" % (r.ru_utime + r.ru_stime))
 import json, sys
 j = json.load(open(sys.argv[1]))
 w, rd, l = open(sys.argv[2]).read().split()
-print("| %s | %s | %s | %s | %d | %d+%d | %.0f%% | %.0f%% |" % (sys.argv[3], w, rd, l, j["hits"],
+print("| %s | %s | %s | %s | %d | %d (%d) | %.0f%% | %.0f%% |" % (sys.argv[3], w, rd, l, j["hits"],
       j["lost"], j["overrun"], 100 * float(sys.argv[4]) / (2 * float(sys.argv[6])),
       100 * float(sys.argv[5]) / (2 * float(sys.argv[6]))))
 ' "$W/last" "$W/truth" "$r" "$(cat "$W/cpu")" "$simcpu" "$S"

@@ -64,7 +64,7 @@ with_stacktop() {
 	wait $_st
 	_hz=$(getconf CLK_TCK 2> /dev/null || echo 100)
 	_cpu=$(awk -v a="$_t0" -v b="$_t1" -v hz="$_hz" 'BEGIN { printf "%.3f", (b - a) / hz }')
-	_lost=$(( $(json_field /tmp/st.out lost) + $(json_field /tmp/st.out overrun) + $(json_field /tmp/st.out dropped) ))
+	_lost=$(json_field /tmp/st.out lost) # events: overrun + dropped (issue 35)
 	echo "rate=$_rate cpu=$_cpu events=$(json_field /tmp/st.out hits)" \
 		"bytes=$(json_field /tmp/st.out bytes ringbuf)" \
 		"stackrecs=$(json_field /tmp/st.out sized_records ringbuf)" \

@@ -652,7 +652,8 @@ static void test_losses_counts(void **state)
 	assert_int_equal(l.lost, 5);
 	assert_int_equal(l.overrun, 30);
 	assert_int_equal(l.dropped, 0);
-	assert_int_equal(l.records, 60);
+	assert_true(l.records_unit); /* lost.json predates events_read */
+	assert_int_equal(l.read, 60);
 	assert_int_equal(export_losses_gone(&l), 30);
 	assert_int_equal(export_losses_scale(&l, 30), 15);
 	assert_true(export_losses_share(&l) > 0.333 && export_losses_share(&l) < 0.334);
@@ -667,11 +668,32 @@ static void test_losses_counts(void **state)
 	l.dropped = 20;
 	assert_int_equal(export_losses_gone(&l), 120);
 	/* nothing read to compare with: no share, no estimate */
-	l.records = 0;
+	l.read = 0;
 	assert_true(export_losses_share(&l) < 0);
 	assert_int_equal(export_losses_scale(&l, 100), 0);
 	export_losses_text(text, sizeof(text), &l);
 	assert_non_null(strstr(text, "how many records were read is not known"));
+}
+
+/* counts in events (issue 35): lost is every event missing, out of those read whole */
+static void test_losses_events(void **state)
+{
+	struct export_losses l = {
+		.delta = true, .lost = 30, .overrun = 25, .dropped = 5, .read = 60
+	};
+	char text[512];
+
+	(void)state;
+	assert_int_equal(export_losses_gone(&l), 30);
+	assert_int_equal(export_losses_scale(&l, 30), 15);
+	assert_true(export_losses_share(&l) > 0.333 && export_losses_share(&l) < 0.334);
+	export_losses_text(text, sizeof(text), &l);
+	assert_string_equal(text, "lost 30 events in the last interval (overrun 25, dropped 5; 60 "
+				  "read): 33.3% of the events are missing from the counts");
+	/* nothing read (a period that read nothing whole): all of it is missing */
+	l.read = 0;
+	assert_true(export_losses_share(&l) == 1.0);
+	assert_int_equal(export_losses_scale(&l, 100), 0);
 }
 
 /* -u: how user stacks were taken, and (dwarf) the events without one, why */
@@ -876,9 +898,11 @@ static void test_losses_flame(void **state)
 	char *buf = write_mem(fx, EXPORT_HTML);
 
 	assert_non_null(strstr(buf, "\"lost\":8,\"lost_delta\":5,\"overrun\":100,\"dropped\":0,"));
-	assert_non_null(strstr(buf, "\"overrun_delta\":30,\"dropped_delta\":0,\"records\":200,"
-				    "\"records_delta\":60,\"gone\":30,\"missing\":0.333333,"
-				    "\"losses\":\"lost 5, overrun 30,"));
+	assert_non_null(strstr(
+		buf,
+		"\"overrun_delta\":30,\"dropped_delta\":0,\"records\":200,"
+		"\"records_delta\":60,\"gone\":30,\"gone_unit\":\"records\",\"missing\":0.333333,"
+		"\"losses\":\"lost 5, overrun 30,"));
 	assert_null(strstr(buf, "[lost events]"));
 	free(buf);
 	buf = write_mem(fx, EXPORT_SVG);
@@ -913,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_colblob_layout),
 		cmocka_unit_test(test_return_address_names),
 		cmocka_unit_test_setup_teardown(test_losses_counts, setup_lost, teardown),
+		cmocka_unit_test(test_losses_events),
 		cmocka_unit_test(test_losses_user_text),
 		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),

@@ -50,14 +50,16 @@
 #define SESSION_COUNTERS(X)                                                                    \
 	/* stack-carrying events counted */                                                     \
 	X(events, U64, D, ING(events), J(HEAD, "hits"), REQ2)                                   \
-	/* missed events from page headers */                                                   \
+	/* events missing from the counts: overrun + dropped (+ perf's lost samples) */         \
 	X(lost, U64, DL, ING(lost), J(LOSS, "lost"), REQ)                                       \
-	/* per_cpu/cpuN/stats overrun, summed */                                                \
-	X(overrun, U64, D, SRC, J(LOSS, "overrun"), REQ)                                        \
-	/* per_cpu/cpuN/stats dropped events */                                                 \
-	X(dropped, U64, D, SRC, J(LOSS, "dropped"), REQ)                                        \
-	/* ring-buffer records read (what lost_delta is out of) */                              \
+	/* events the kernel overwrote before they were read (ingest_stats()) */                \
+	X(overrun, U64, DL, ING(overrun), J(LOSS, "overrun"), REQ)                              \
+	/* events the kernel refused: per_cpu stats' dropped events + commit overrun */         \
+	X(dropped, U64, DL, ING(dropped), J(LOSS, "dropped"), REQ)                              \
+	/* ring-buffer records read: events, their stacks */                                    \
 	X(records, U64, D, ING(records), J(ROOT, "records"), OPT)                               \
+	/* events read whole, each with its stack (what lost is out of: lost / (it + lost)) */  \
+	X(events_read, U64, DL, ING(events_read), J(ROOT, "events_read"), OPT)                  \
 	/* events with a stack that the pid filter left out */                                  \
 	X(filtered, U64, D, ING(filtered), J(ROOT, "filtered"), OPT)                            \
 	/* -u fp: user stacks of the leaf alone (no frame-pointer chain) */                     \

@@ -122,12 +122,56 @@ int ingest_set_procs(struct ingest *ing, const int *tgids, int n, ingest_tgid_fn
 	return copy_ints(&ing->tgids, &ing->ntgids, tgids, n);
 }
 
+/*
+ * @v gains what the derived count @now gained since it was @was: a count a
+ * snapshot added to @v stays (replay of JSON), and a reset zeroes all three
+ */
+static void derive(uint64_t *v, uint64_t *was, uint64_t now)
+{
+	*v += now - *was;
+	*was = now;
+}
+
+/* the events the missed records stand for (ingest_stats() says how) */
+static uint64_t overrun_events(const struct ingest *ing)
+{
+	const struct ingest_stats *st = &ing->st;
+	uint64_t g = st->gap_records > st->k_overrun ? st->gap_records : st->k_overrun;
+	uint64_t sum = g + st->cut_events + st->orphans, k = ing->cfg.records_per_event;
+	uint64_t all =
+		st->event_records + st->kstack_records + st->stackid_records + st->ustack_records;
+	double per;
+
+	if (!g)
+		return 0;
+	if (k)
+		return (sum + k / 2) / k;
+	sum = sum > st->cut_pending ? sum - st->cut_pending : 0;
+	/* the event records read over the records read (none read: an event and its stack) */
+	per = st->event_records ? (double)st->event_records / (double)all : 0.5;
+	return (uint64_t)((double)sum * per + 0.5);
+}
+
 struct ingest_stats *ingest_stats(struct ingest *ing)
 {
+	struct ingest_stats *st = &ing->st;
+	uint64_t overrun = overrun_events(ing);
+	uint64_t read = st->event_records > st->cut_events ? st->event_records - st->cut_events : 0;
+
 	/* derived here, not per record: stack_id records all have one size */
-	ing->st.sized_records = ing->st.kstack_records + ing->st.stackid_counted;
-	ing->st.sized_bytes = ing->st.kstack_bytes + ing->st.stackid_counted * ing->id_cost;
-	return &ing->st;
+	st->sized_records = st->kstack_records + st->stackid_counted;
+	st->sized_bytes = st->kstack_bytes + st->stackid_counted * ing->id_cost;
+	st->lost += overrun - st->was_overrun + st->k_refused - st->was_dropped;
+	derive(&st->overrun, &st->was_overrun, overrun);
+	derive(&st->dropped, &st->was_dropped, st->k_refused);
+	derive(&st->events_read, &st->was_read, read);
+	return st;
+}
+
+void ingest_set_kernel_losses(struct ingest *ing, uint64_t overwritten, uint64_t refused)
+{
+	ing->st.k_overrun = overwritten;
+	ing->st.k_refused = refused;
 }
 
 unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret, const char *const **ret_comms)

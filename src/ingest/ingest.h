@@ -46,7 +46,16 @@ struct ingest;
  * struct ingest_stats - counters since start or the last reset
  * @events: stack-carrying events counted
  * @records: ring-buffer records read
- * @lost: events the pages say were missed (a page with an unknown count adds 1)
+ * @lost: events missing from the counts: @overrun + @dropped, plus what a
+ *        source adds itself (perf's lost samples, --oncpu)
+ * @overrun: events the kernel overwrote before they were read, whole or in
+ *           part (an event read whose stack was overwritten is one); from
+ *           the records the kernel overwrote (see ingest_set_kernel_losses())
+ * @dropped: events the kernel refused (a full buffer, a commit overrun):
+ *           each refused record is one event missing, its own record or
+ *           its stack's
+ * @events_read: event records read with their stack: what @lost is out of
+ *               (0 without a ring buffer: the events counted stand for it)
  * @orphans: stack records with no event before them
  * @bad_pages: pages or records that failed to parse
  * @fallbacks: full kernel_stack records while in stackmap mode
@@ -93,6 +102,9 @@ struct ingest_stats {
 	uint64_t events;
 	uint64_t records;
 	uint64_t lost;
+	uint64_t overrun;
+	uint64_t dropped;
+	uint64_t events_read;
 	uint64_t orphans;
 	uint64_t bad_pages;
 	uint64_t fallbacks;
@@ -118,6 +130,16 @@ struct ingest_stats {
 	uint64_t filtered;
 	uint64_t foreign;    /* records of events the session does not trace, skipped */
 	uint64_t tick_whole; /* --oncpu=tick: stacks with no interrupt entry frame, kept whole */
+	/* what @overrun, @dropped and @events_read are derived from (ingest_stats()) */
+	uint64_t event_records; /* records read that are events (not stacks) */
+	uint64_t gap_records;	/* records the pages say were missed (one for an unknown count) */
+	uint64_t k_overrun;	/* records the kernel says it overwrote (per-CPU stats) */
+	uint64_t k_refused;	/* records it refused (dropped events, commit overrun) */
+	uint64_t cut_events;	/* events read whose stack was in a gap */
+	uint64_t cut_pending;	/* kernel stacks read whose user stack was in a gap */
+	uint64_t was_overrun;	/* @overrun, @dropped, @events_read as last derived */
+	uint64_t was_dropped;
+	uint64_t was_read;
 };
 
 /**
@@ -164,9 +186,15 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
  *        STACK_IP_USER_MODE (the interrupt came from user space); a stack
  *        with no such frame is kept whole and counted (@tick_whole)
  * @ntrim: ranges in @trim; 0: stacks are kept as they come
+ * @records_per_event: the ring-buffer records every event writes (2: the
+ *                     event and its stack); 0 when it varies (user stacks
+ *                     the kernel walks: none in NMI; --trigger: a stack only
+ *                     where the trigger fires), and the ratio of the records
+ *                     read stands for it: @overrun is then an estimate
  */
 struct ingest_config {
 	bool stackmap;
+	unsigned int records_per_event;
 	bool defer;
 	bool keep_unresolved;
 	int self_pid;
@@ -547,9 +575,34 @@ void ingest_clear_new_pids(struct ingest *ing);
 
 /**
  * ingest_stats() - the counters (writable: the session zeroes them on reset);
- * the derived ones (@sized_records, @sized_bytes) are brought up to date
+ * the derived ones (@sized_records, @sized_bytes, @overrun, @dropped,
+ * @events_read) are brought up to date
  * @ing: consumer
+ *
+ * The kernel counts ring-buffer records, not events: an event and its stack
+ * are two records (three with a user stack), and a page it overwrites
+ * loses whole records, which may cut an event from its stack. @overrun
+ * turns the records into events. Of the G records missed (the larger of the
+ * pages' counts and the kernel's per-CPU count, @gap_records and
+ * @k_overrun), A events were read whose stack was missed (@cut_events) and
+ * O stack records were read whose event was missed (@orphans), so that
+ * with k records an event G = k * (events missed whole) + (k - 1) * A + O,
+ * and for k = 2 the events missing are exactly (G + A + O) / 2. With
+ * @records_per_event 0 the same sum (less the kernel stacks read whose user
+ * stack was missed, counted) is scaled by the event records read over the
+ * records read: an estimate.
  */
 struct ingest_stats *ingest_stats(struct ingest *ing);
+
+/**
+ * ingest_set_kernel_losses() - what the kernel says it lost: the records it
+ *	overwrote and those it refused, summed over the CPUs read, since
+ *	start or the last reset (per_cpu/cpuN/stats: overrun; dropped events
+ *	and commit overrun)
+ * @ing: consumer
+ * @overwritten: records overwritten
+ * @refused: records refused
+ */
+void ingest_set_kernel_losses(struct ingest *ing, uint64_t overwritten, uint64_t refused);
 
 #endif /* STACKTOP_INGEST_H */

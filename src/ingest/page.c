@@ -264,6 +264,7 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 	if (type == 0)
 		return;
+	ing->st.event_records++;
 	if ((int)type == f->func_type && ing->cfg.func_cb) {
 		if ((uint32_t)f->func_ip_off + l->long_size > ev->size)
 			return;
@@ -349,6 +350,24 @@ static inline void one_record(struct ingest *ing, struct cpu_state *c, unsigned 
 	}
 }
 
+/*
+ * A gap before a page (or a record): the kernel overwrote @missed records
+ * (-1: it could not say how many; the per-CPU count says, at the next
+ * tick). The events waiting for their stack lost it in the gap, and a
+ * kernel stack waiting for its user stack lost that (it is counted
+ * without): both are counted for ingest_stats() to turn records into
+ * events, and the stacks read next find no event (@orphans).
+ */
+static void on_gap(struct ingest *ing, struct cpu_state *c, unsigned int cpu, long long missed)
+{
+	ing->st.gap_records += missed > 0 ? (uint64_t)missed : 1;
+	ing->st.cut_events += (uint64_t)c->n;
+	ing->st.cut_pending += c->p.on;
+	c->n = 0;
+	c->early_on = false;
+	ingest_pending_flush(ing, c, cpu);
+}
+
 int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const void *buf,
 		size_t len)
 {
@@ -361,12 +380,8 @@ int ingest_page(struct ingest *ing, unsigned int slot, unsigned int cpu, const v
 		ing->st.bad_pages++;
 		return -EBADMSG;
 	}
-	if (pg.missed) {
-		ing->st.lost += pg.missed > 0 ? (uint64_t)pg.missed : 1;
-		c->n = 0;
-		c->early_on = false;
-		ingest_pending_flush(ing, c, cpu);
-	}
+	if (pg.missed)
+		on_gap(ing, c, cpu, pg.missed);
 	ing->st.bytes += pg.end - pg.pos; /* the committed data: once per page, not per record */
 	while ((r = ringbuf_page_next(&pg, &ev)) > 0)
 		one_record(ing, c, cpu, &ev);
@@ -389,12 +404,8 @@ void ingest_record_at(struct ingest *ing, unsigned int slot, unsigned int cpu, c
 	struct cpu_state *c = &ing->cpus[slot < ing->ncpus ? slot : 0];
 	struct ringbuf_event ev = { .data = data, .size = size, .ts = ts };
 
-	if (missed) {
-		ing->st.lost += missed > 0 ? (uint64_t)missed : 1;
-		c->n = 0;
-		c->early_on = false;
-		ingest_pending_flush(ing, c, cpu);
-	}
+	if (missed)
+		on_gap(ing, c, cpu, missed);
 	if (size >= 8)
 		ing->st.bytes += rb_bytes(size);
 	one_record(ing, c, cpu, &ev);

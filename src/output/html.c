@@ -114,9 +114,10 @@ static void html_losses(FILE *f, struct session *s, const struct report_opts *o)
 	share = export_losses_share(&l);
 	fprintf(f,
 		",\"overrun_delta\":%" PRIu64 ",\"dropped_delta\":%" PRIu64 ",\"records\":%" PRIu64
-		",\"records_delta\":%" PRIu64 ",\"gone\":%" PRIu64 ",\"missing\":",
+		",\"records_delta\":%" PRIu64 ",\"gone\":%" PRIu64
+		",\"gone_unit\":\"%s\",\"missing\":",
 		st->overrun_delta, st->dropped_delta, st->records, st->records_delta,
-		export_losses_gone(&l));
+		export_losses_gone(&l), l.records_unit ? "records" : "events");
 	if (share >= 0)
 		fprintf(f, "%.6f", share);
 	else

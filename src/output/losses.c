@@ -22,7 +22,14 @@ void export_losses_get(struct session *s, bool delta, struct export_losses *l)
 	l->lost = delta ? st->lost_delta : st->lost;
 	l->overrun = delta ? st->overrun_delta : st->overrun;
 	l->dropped = delta ? st->dropped_delta : st->dropped;
-	l->records = delta ? st->records_delta : st->records;
+	/* records read but no event read whole: a snapshot from before events_read */
+	l->records_unit = !st->events_read && st->records;
+	if (l->records_unit)
+		l->read = delta ? st->records_delta : st->records;
+	else if (st->events_read)
+		l->read = delta ? st->events_read_delta : st->events_read;
+	else
+		l->read = delta ? st->events_delta : st->events; /* perf's samples */
 }
 
 bool export_losses_any(const struct export_losses *l)
@@ -32,7 +39,9 @@ bool export_losses_any(const struct export_losses *l)
 
 uint64_t export_losses_gone(const struct export_losses *l)
 {
-	return (l->lost > l->overrun ? l->lost : l->overrun) + l->dropped;
+	if (l->records_unit)
+		return (l->lost > l->overrun ? l->lost : l->overrun) + l->dropped;
+	return l->lost;
 }
 
 double export_losses_share(const struct export_losses *l)
@@ -41,18 +50,18 @@ double export_losses_share(const struct export_losses *l)
 
 	if (!gone)
 		return 0;
-	if (!l->records)
+	if (!l->read && l->records_unit)
 		return -1;
-	return gone / ((double)l->records + gone);
+	return gone / ((double)l->read + gone);
 }
 
 uint64_t export_losses_scale(const struct export_losses *l, uint64_t shown)
 {
 	long double v;
 
-	if (!l->records || !export_losses_gone(l))
+	if (!l->read || !export_losses_gone(l))
 		return 0;
-	v = (long double)shown * (long double)export_losses_gone(l) / (long double)l->records;
+	v = (long double)shown * (long double)export_losses_gone(l) / (long double)l->read;
 	return v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)llroundl(v);
 }
 
@@ -63,17 +72,23 @@ int export_losses_text(char *buf, size_t size, const struct export_losses *l)
 	int n;
 
 	if (!export_losses_any(l))
-		return snprintf(buf, size, "no ring-buffer records lost %s", when);
-	n = snprintf(buf, size,
-		     "lost %" PRIu64 ", overrun %" PRIu64 ", dropped %" PRIu64
-		     " ring-buffer records %s (%" PRIu64 " read)",
-		     l->lost, l->overrun, l->dropped, when, l->records);
+		return snprintf(buf, size, "no events lost %s", when);
+	if (l->records_unit)
+		n = snprintf(buf, size,
+			     "lost %" PRIu64 ", overrun %" PRIu64 ", dropped %" PRIu64
+			     " ring-buffer records %s (%" PRIu64 " read)",
+			     l->lost, l->overrun, l->dropped, when, l->read);
+	else
+		n = snprintf(buf, size,
+			     "lost %" PRIu64 " events %s (overrun %" PRIu64 ", dropped %" PRIu64
+			     "; %" PRIu64 " read)",
+			     l->lost, when, l->overrun, l->dropped, l->read);
 	if (n < 0 || (size_t)n >= size)
 		return n;
 	if (share > 0)
 		n += snprintf(buf + n, size - (size_t)n,
-			      ": about %.1f%% of the events are missing from the counts",
-			      100.0 * share);
+			      ": %s%.1f%% of the events are missing from the counts",
+			      l->records_unit ? "about " : "", 100.0 * share);
 	else if (share < 0)
 		n += snprintf(
 			buf + n, size - (size_t)n,

@@ -10,16 +10,18 @@
  * with --folded-lost the stacks formats also get a stack of their own,
  * EXPORT_LOST_FRAME, as wide as the estimated share.
  *
- * The numbers: overrun (per-CPU stats) counts the records the writer
- * overwrote before stacktop read them; lost (page headers) counts the same
- * records as the reader meets the gap, at least one per gap (the kernel
- * stores the exact count on the page only when it fits); dropped (per-CPU
- * stats) the records a full buffer refused (overwrite off). The records
- * gone are max(lost, overrun) + dropped. A record is an event, its stack,
- * its user stack, or an event whose stack is not counted (a wakeup of
- * --offcpu): the share is records gone per record written, gone / (read +
- * gone), and the events a view misses are its count times gone / read, on
- * the assumption that the losses strike every stack alike.
+ * The numbers are events (ingest_stats() says how the kernel's counts of
+ * records become events): overrun, the events the kernel overwrote before
+ * stacktop read them (an event read whose stack was overwritten is one);
+ * dropped, those it refused; lost, every event missing from the counts,
+ * overrun + dropped (+ the samples perf lost: --oncpu). The share is lost
+ * per event written, lost / (events read + lost), and the events a view
+ * misses are its count times lost / events read, on the assumption that
+ * the losses strike every stack alike. Without a ring buffer (perf's
+ * samples) the hits stand for the events read. A snapshot written before
+ * these counted events (no "events_read") counted records: its losses are
+ * read as it meant them, max(lost, overrun) + dropped records gone out of
+ * the records read.
  */
 #ifndef STACKTOP_LOSSES_H
 #define STACKTOP_LOSSES_H
@@ -37,17 +39,20 @@ struct session_stats;
 /**
  * struct export_losses - the losses of one period
  * @delta: the last interval (false: since start)
- * @lost: records the ring buffer reported missing
- * @overrun: records the kernel overwrote (the same records as @lost)
- * @dropped: records the kernel refused
- * @records: records read in the period (0: not known, an older snapshot)
+ * @records_unit: an older snapshot's: the counts below are records
+ * @lost: events missing from the counts (records: reported missing)
+ * @overrun: of them, events the kernel overwrote
+ * @dropped: of them, events the kernel refused
+ * @read: what @lost is out of: the events read whole (records read; the
+ *        hits without a ring buffer); 0: not known (an older snapshot)
  */
 struct export_losses {
 	bool delta;
+	bool records_unit;
 	uint64_t lost;
 	uint64_t overrun;
 	uint64_t dropped;
-	uint64_t records;
+	uint64_t read;
 };
 
 /**
@@ -61,32 +66,32 @@ void export_losses_get(struct session *s, bool delta, struct export_losses *l);
 /* whether anything was lost, overrun or dropped */
 bool export_losses_any(const struct export_losses *l);
 
-/* records that never reached stacktop: max(lost, overrun) + dropped */
+/* events missing from the counts (@lost; an older snapshot's records gone) */
 uint64_t export_losses_gone(const struct export_losses *l);
 
 /**
- * export_losses_share() - the share of the records written that never
- *	reached stacktop, gone / (records + gone)
+ * export_losses_share() - the share of the events written that are missing
+ *	from the counts, gone / (read + gone)
  * @l: losses
  *
- * Return: 0..1, or -1 when the records read are not known.
+ * Return: 0..1, or -1 when what was read is not known.
  */
 double export_losses_share(const struct export_losses *l);
 
 /**
  * export_losses_scale() - what a view counting @shown misses:
- *	@shown * gone / records, rounded
+ *	@shown * gone / read, rounded
  * @l: losses
  * @shown: the view's count (hits or a weight) in the same period
  *
- * Return: the estimate, 0 when nothing was lost or the records are not known.
+ * Return: the estimate, 0 when nothing was lost or what was read is not known.
  */
 uint64_t export_losses_scale(const struct export_losses *l, uint64_t shown);
 
 /**
- * export_losses_text() - one line for a reader: "lost 1234, overrun 1234,
- *	dropped 0 ring-buffer records in the last interval (10000 read): about
- *	11.0% of the events are missing from the counts"
+ * export_losses_text() - one line for a reader: "lost 1234 events in the
+ *	last interval (overrun 1234, dropped 0; 10000 read): 11.0% of the
+ *	events are missing from the counts"
  * @buf: output
  * @size: its size
  * @l: losses

@@ -251,8 +251,9 @@ static void svg_head(FILE *f, struct session *s, const struct report_opts *o,
 		fputc(' ', f);
 		svg_str(f, session_weight_name(s));
 	}
-	fprintf(f, " (%s) · lost records %" PRIu64 "</text>\n",
-		o->delta ? "the last interval" : "since start", export_losses_gone(l));
+	fprintf(f, " (%s) · lost %s %" PRIu64 "</text>\n",
+		o->delta ? "the last interval" : "since start",
+		l->records_unit ? "records" : "events", export_losses_gone(l));
 	if (notes[0]) {
 		fprintf(f, "<text class=\"notes\" x=\"%d\" y=\"%d\">", SVG_PAD, 44 + SVG_ROW);
 		svg_str(f, notes);

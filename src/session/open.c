@@ -323,6 +323,8 @@ static int pick_modes(struct session *s, const struct session_opts *opts, char *
 static int open_ingest(struct session *s, const struct session_opts *opts)
 {
 	struct utsname un;
+	bool user_fp = s->c.user_mode == SESSION_USER_FP && s->c.tr.mode != SESSION_ONCPU &&
+		       s->c.tr.mode != SESSION_SAMPLED;
 
 	s->c.ing = ingest_new(s->c.tr.fmt, s->c.table, trace_count_cpus(&s->c.tr));
 	if (!s->c.ing || session_set_filters(s, !opts->tracefs) < 0)
@@ -330,6 +332,9 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 	ingest_configure(s->c.ing,
 			 &(struct ingest_config){
 				 .stackmap = s->c.tr.mode == SESSION_STACKMAP,
+				 /* the event and its stack, unless the kernel walks
+				  * user stacks too (not in NMI) or a trigger decides */
+				 .records_per_event = user_fp || opts->ntriggers ? 0 : 2,
 				 .defer = s->c.tr.mode == SESSION_STACKMAP,
 				 .self_pid = !opts->show_self && !opts->tracefs ? (int)getpid() : 0,
 				 .type_cb = trace_type_cb,
@@ -339,8 +344,7 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 				 .trim = s->tick_trim,
 				 .ntrim = opts->oncpu_tick ? 1 : 0,
 			 });
-	if (s->c.user_mode == SESSION_USER_FP && s->c.tr.mode != SESSION_ONCPU &&
-	    s->c.tr.mode != SESSION_SAMPLED)
+	if (user_fp)
 		ingest_set_user(s->c.ing, s->c.usym);
 	s->c.tr.trigger_mode = opts->ntriggers > 0;
 	if (uname(&un) == 0)

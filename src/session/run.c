@@ -330,7 +330,6 @@ int session_tick(struct session *s)
 	s->last_tick = now;
 	s->c.stats.interval_sec = dt;
 
-	s->c.stats.overrun = s->c.stats.dropped = 0;
 	for (i = 0; i < s->nsources; i++) {
 		struct source *src = &s->sources[i];
 

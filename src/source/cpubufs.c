@@ -97,6 +97,7 @@ int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errs
 	/* the counters' history is not ours: count from here on */
 	cpubufs_read_stats(b, s);
 	cpubufs_zero_stats(b);
+	ingest_set_kernel_losses(s->ing, 0, 0);
 	return 0;
 }
 
@@ -156,27 +157,50 @@ static void stat_advance(uint64_t *count, uint64_t *seen, uint64_t now)
 	*seen = now;
 }
 
+/* the number after @key at a line's start in @buf, or -1 when there is none */
+static long long stat_field(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = buf;
+
+	while (p && strncmp(p, key, n))
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	return p ? strtoll(p + n, NULL, 10) : -1;
+}
+
+/*
+ * The kernel counts records (an event, its stack) in per_cpu/cpuN/stats:
+ * "overrun" those its writer overwrote, "dropped events" those a full
+ * buffer refused with overwrite off, "commit overrun" those refused when
+ * the writer came round to an unfinished commit (an interrupt writing a
+ * buffer's worth); ingest turns them into events (ingest_stats()).
+ */
 void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s)
 {
+	uint64_t overrun = 0, refused = 0;
 	int i;
 
 	for (i = 0; i < b->ncpus; i++) {
 		struct cpu_reader *c = &b->cpus[i];
-		char rel[160], *buf, *p;
+		long long v;
+		char rel[160], *buf;
 
 		snprintf(rel, sizeof(rel), "%sper_cpu/cpu%d/stats", s->tr.prefix, c->cpu);
 		if (tfs_read(s->tr.tfs, rel, &buf, NULL) < 0)
 			continue;
-		p = strstr(buf, "\noverrun:");
-		if (!p && !strncmp(buf, "overrun:", 8))
-			p = buf - 1;
-		if (p)
-			stat_advance(&c->overrun, &c->seen_overrun, strtoull(p + 9, NULL, 10));
-		p = strstr(buf, "dropped events:");
-		if (p)
-			stat_advance(&c->dropped, &c->seen_dropped, strtoull(p + 15, NULL, 10));
+		if ((v = stat_field(buf, "overrun:")) >= 0)
+			stat_advance(&c->overrun, &c->seen_overrun, (uint64_t)v);
+		if ((v = stat_field(buf, "dropped events:")) >= 0)
+			stat_advance(&c->dropped, &c->seen_dropped, (uint64_t)v);
+		if ((v = stat_field(buf, "commit overrun:")) >= 0)
+			stat_advance(&c->commit, &c->seen_commit, (uint64_t)v);
 		free(buf);
 	}
+	for (i = 0; i < b->ncpus; i++) {
+		overrun += b->cpus[i].overrun;
+		refused += b->cpus[i].dropped + b->cpus[i].commit;
+	}
+	ingest_set_kernel_losses(s->ing, overrun, refused);
 }
 
 void cpubufs_zero_stats(struct cpubufs *b)
@@ -184,17 +208,7 @@ void cpubufs_zero_stats(struct cpubufs *b)
 	int i;
 
 	for (i = 0; i < b->ncpus; i++)
-		b->cpus[i].overrun = b->cpus[i].dropped = 0;
-}
-
-void cpubufs_stats(const struct cpubufs *b, struct session_stats *st)
-{
-	int i;
-
-	for (i = 0; i < b->ncpus; i++) {
-		st->overrun += b->cpus[i].overrun;
-		st->dropped += b->cpus[i].dropped;
-	}
+		b->cpus[i].overrun = b->cpus[i].dropped = b->cpus[i].commit = 0;
 }
 
 int cpubufs_pollfds(const struct cpubufs *b, struct pollfd *fds, int max)

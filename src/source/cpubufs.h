@@ -18,10 +18,12 @@ struct source_ctx;
 struct cpu_reader {
 	int cpu;
 	int fd;
-	uint64_t overrun; /* since the reader opened (the counters' history left out) */
+	uint64_t overrun; /* records, since the reader opened (the counters' history left out) */
 	uint64_t dropped;
+	uint64_t commit;
 	uint64_t seen_overrun; /* the counters as last read */
 	uint64_t seen_dropped;
+	uint64_t seen_commit;
 };
 
 /**
@@ -44,7 +46,7 @@ int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errs
 /* read pages round-robin within @budget into ingest; @full when its queue fills */
 int cpubufs_drain(struct cpubufs *b, struct source_ctx *s, struct drain_budget *budget,
 		  cpubufs_full_fn full, void *ctx);
-/* read per_cpu/cpuN/stats (overrun, dropped events) */
+/* read per_cpu/cpuN/stats (overrun, dropped events, commit overrun) into ingest */
 void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s);
 /*
  * (cpubufs_open() reads them once: the top level's counters run since its
@@ -54,8 +56,6 @@ void cpubufs_read_stats(struct cpubufs *b, struct source_ctx *s);
  */
 /* a reset: the counts since start restart from 0 */
 void cpubufs_zero_stats(struct cpubufs *b);
-/* add the counters read into @st */
-void cpubufs_stats(const struct cpubufs *b, struct session_stats *st);
 /* the readers' descriptors, for poll() */
 int cpubufs_pollfds(const struct cpubufs *b, struct pollfd *fds, int max);
 /* close every reader */

@@ -195,11 +195,6 @@ static int instance_tick(struct source *src)
 	return 0;
 }
 
-static void instance_stats(const struct source *src, struct session_stats *st)
-{
-	cpubufs_stats(src->priv, st);
-}
-
 /*
  * The buffer is ours alone: what it holds is wiped (opening the instance's
  * `trace` with O_TRUNC, constant time however fast the buffer fills), then
@@ -240,7 +235,6 @@ const struct source_ops source_instance_ops = {
 	.pollfds = instance_pollfds,
 	.drain = instance_drain,
 	.tick = instance_tick,
-	.stats = instance_stats,
 	.reset = instance_reset,
 	.close = instance_close,
 };

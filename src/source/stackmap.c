@@ -138,13 +138,6 @@ static int stackmap_tick(struct source *src)
 	return 0;
 }
 
-static void stackmap_stats(const struct source *src, struct session_stats *st)
-{
-	const struct stackmap_src *m = src->priv;
-
-	cpubufs_stats(&m->bufs, st);
-}
-
 /*
  * tracing_on is saved and cleared, the buffers drained (within a budget),
  * `0` written to stack_map, tracing_on restored. With tracing off the
@@ -224,7 +217,6 @@ const struct source_ops source_stackmap_ops = {
 	.pollfds = stackmap_pollfds,
 	.drain = stackmap_drain,
 	.tick = stackmap_tick,
-	.stats = stackmap_stats,
 	.reset = stackmap_reset,
 	.close = stackmap_close,
 };

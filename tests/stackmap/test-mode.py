@@ -1949,11 +1949,18 @@ def case_losses():
             out, err, (read, lost) = run_burst(sim, mode, ["--json", "--cumulative"] + size,
                                                3000)
             j = json.loads(out.splitlines()[-1])
-            check(j["overrun"] >= lost and j["overrun_delta"] == j["overrun"] and
-                  j["lost"] >= 1 and j["records"] > 0 and j["records_delta"] == j["records"],
+            # events, not records (issue 35): an event and its stack are two
+            # records the kernel counts apart; the events missing are the
+            # stacks overwritten, give or take the one event a gap can cut
+            # from its stack at each end
+            check(abs(j["lost"] - lost) <= max(4, lost // 100) and
+                  j["lost"] == j["overrun"] + j["dropped"] and
+                  j["overrun_delta"] == j["overrun"] and
+                  j["events_read"] > 0 and j["records"] > 0 and
+                  j["records_delta"] == j["records"],
                   "%s: snapshot counters %s (truth: %d stacks overwritten)" %
-                  (mode, {k: j[k] for k in ("lost", "overrun", "records", "records_delta")},
-                   lost))
+                  (mode, {k: j[k] for k in ("lost", "overrun", "dropped", "records",
+                                            "records_delta", "events_read")}, lost))
     finally:
         sim.stop()
 

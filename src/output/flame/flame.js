@@ -932,7 +932,7 @@
 		if (meta.user) c.push('user stacks: ' + meta.user);
 		// the losses of the period the graph counts
 		const delta = meta.counts === 'delta';
-		c.push('lost records: ' + num(meta.gone || 0));
+		c.push('lost ' + (meta.gone_unit || 'events') + ': ' + num(meta.gone || 0));
 		$('counts').textContent = c.join(' · ');
 		const notes = [];
 		if (meta.losses)
