@@ -62,7 +62,9 @@ const struct cli_option cli_options_measure[] = {
 		.hint = "1 to 100000",
 		.has_arg = required_argument,
 		.metavar = " N",
-		.help = "stacks in the table (default 20 in batch; JSON: all)",
+		.help = "rows of the table and csv (default 20 in batch); shares\n"
+			"are of every matching stack; JSON, folded, pprof,\n"
+			"speedscope, html and svg hold them all",
 		.man = ".BI \\-\\-top \" N\"",
 		.complete = CLI_NONE,
 	},

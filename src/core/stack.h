@@ -30,6 +30,12 @@
 #define STACK_IP_TRAMPOLINE 0x7fffffffULL
 /* an on-CPU sample taken while the CPU ran user code, without -u: a row of its own */
 #define STACK_IP_USER_MODE 0x7ffffffeULL
+/*
+ * The one frame of the row that holds the hits of the stacks a snapshot
+ * left out (one written with --top before snapshots held every stack):
+ * read back, its shares stay those of the whole interval
+ */
+#define STACK_IP_LEFT_OUT 0x7ffffffdULL
 
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */

@@ -38,6 +38,7 @@ struct header {
 	bool counts[HC_N][2]; /* counter (and its delta) seen */
 	char *view_event;     /* resolved once "events" is known */
 	bool view_event_set;
+	unsigned int matched; /* bits: "matched", "matched_total", "matched_delta" seen */
 };
 
 static const char *const sort_names[] = {
@@ -318,6 +319,19 @@ static int parse_stacks_place(struct json_rd *r, struct header *h, uint64_t stac
 	return jr_skip(r, 1);
 }
 
+/* "matched", "matched_total", "matched_delta": what the view matched when written */
+static int parse_matched(struct json_rd *r, struct snapshot *sn, struct header *h, const char *key)
+{
+	uint64_t *v = !strcmp(key, "matched")	      ? &sn->matched
+		      : !strcmp(key, "matched_total") ? &sn->matched_total
+						      : &sn->matched_delta;
+	int e = jr_count(r, v, "", key);
+
+	h->matched |= v == &sn->matched ? 1 : v == &sn->matched_total ? 2 : 4;
+	sn->have_matched = h->matched == 7;
+	return e < 0 ? e : 0;
+}
+
 /* one member @key of the root object, its value next in @r */
 static int parse_member(struct json_rd *r, struct snapshot *sn, struct header *h, const char *key,
 			uint64_t stacks_at, uint64_t stacks_end)
@@ -358,6 +372,9 @@ static int parse_member(struct json_rd *r, struct snapshot *sn, struct header *h
 		return parse_weight(r, sn);
 	if (!strcmp(key, "stacks"))
 		return parse_stacks_place(r, h, stacks_at, stacks_end);
+	if (!strcmp(key, "matched") || !strcmp(key, "matched_total") ||
+	    !strcmp(key, "matched_delta"))
+		return parse_matched(r, sn, h, key);
 	e = parse_counter(r, sn, h, key);
 	return e == 0 ? jr_skip(r, 1) : e < 0 ? e : 0;
 }

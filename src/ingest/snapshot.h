@@ -170,6 +170,12 @@ struct snap_view {
  * @group_depth: the stacks were grouped by their first N frames ("group"), 0: no
  * @group_func: the stacks were grouped by function
  * @view: the view
+ * @matched: stacks the view matched when written ("matched"), and their
+ *	hits ("matched_total", "matched_delta"); @have_matched: all three given.
+ *	A file written with --top before snapshots held every stack has fewer
+ * @matched_total: see @matched
+ * @matched_delta: see @matched
+ * @have_matched: see @matched
  * @stacks: the stacks, ranked (NULL from snapshot_load_each())
  * @nstacks: entries in @stacks (snapshot_load_each(): stacks handed over)
  */
@@ -194,6 +200,10 @@ struct snapshot {
 	unsigned int group_depth;
 	bool group_func;
 	struct snap_view view;
+	uint64_t matched;
+	uint64_t matched_total;
+	uint64_t matched_delta;
+	bool have_matched;
 	struct snap_stack *stacks;
 	size_t nstacks;
 };

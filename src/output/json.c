@@ -518,7 +518,9 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 
 int export_json(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
-	size_t limit = o->top > 0 ? (size_t)o->top : SIZE_MAX;
+	/* every stack the view matches, whatever --top: a snapshot read back
+	 * (-r, --diff) takes its shares over the whole interval (issue 35) */
+	size_t limit = SIZE_MAX;
 	struct rank_summary sum;
 	struct rank_row *rows;
 	size_t n, i;

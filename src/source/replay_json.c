@@ -212,6 +212,9 @@ struct loading {
 	bool ready;
 	int evmap[SNAPSHOT_MAX_EVENTS];
 	int omap[SNAPSHOT_MAX_ORIGINS];
+	uint64_t nstacks; /* the file's stacks, and their counts under its view */
+	uint64_t sum_total;
+	uint64_t sum_delta;
 };
 
 /* the header of a file, before its first stack */
@@ -290,6 +293,9 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 
 	if (!l->ready && (r = load_header(l, sn)) < 0)
 		return r;
+	l->nstacks++;
+	l->sum_total += ss->total;
+	l->sum_delta += ss->delta;
 	if (!st) {
 		uint64_t *ips = ss->ips, buf[STACK_MAX_DEPTH];
 		uint32_t depth = ss->depth;
@@ -394,6 +400,44 @@ static void load_counts(struct source_ctx *s, struct snapdb *db, const struct sn
 		db->interval = sn->interval;
 }
 
+/*
+ * A snapshot written with --top (before snapshots held every stack) kept
+ * fewer stacks than its view matched: the hits of the others are one row,
+ * [stacks not in the snapshot], on the view's event, pid and CPU, so that
+ * every share read back is of the whole interval's hits, as written
+ */
+static int load_left_out(struct loading *l, const struct snapshot *sn)
+{
+	const struct snap_view *v = &sn->view;
+	static const uint64_t ip = STACK_IP_LEFT_OUT;
+	uint64_t rest = sn->matched_total > l->sum_total ? sn->matched_total - l->sum_total : 0;
+	uint64_t drest = sn->matched_delta > l->sum_delta ? sn->matched_delta - l->sum_delta : 0;
+	bool weighted = stack_table_weighted(l->s->table);
+	char path[256];
+	struct stack *st;
+
+	if (!sn->have_matched || l->nstacks >= sn->matched || (!rest && !drest))
+		return 0;
+	st = stack_table_intern(l->s->table, &ip, 1);
+	if (!st)
+		return -ENOMEM;
+	fmt_sanitize(path, sizeof(path), l->path, strlen(l->path));
+	stack_table_add(l->s->table, st,
+			&(struct stack_key){ v->event >= 0 ? (unsigned int)l->evmap[v->event]
+					     : sn->nevents ? (unsigned int)l->evmap[0]
+							   : 0,
+					     v->cpu >= 0 ? v->cpu : 0, v->pid >= 0 ? v->pid : -1,
+					     (unsigned int)l->omap[0] },
+			&(struct stack_counts){ weighted ? 0 : rest, weighted ? 0 : drest,
+						weighted ? rest : 0, weighted ? drest : 0 });
+	log_warn("%s holds %" PRIu64 " of the %" PRIu64 " stacks its view matched (written "
+		 "with --top %d): the %" PRIu64 " %s of the others are the row [stacks not in "
+		 "the snapshot]",
+		 path, l->nstacks, sn->matched, v->top, v->delta ? drest : rest,
+		 weighted ? "of the weight" : "hits");
+	return 0;
+}
+
 static int replay_json_open(struct source *src, char *err, size_t errsz)
 {
 	struct source_ctx *s = src->ctx;
@@ -423,6 +467,8 @@ static int replay_json_open(struct source *src, char *err, size_t errsz)
 	r = snapshot_load_each(path, load_stack, l, &sn, why, sizeof(why));
 	if (r == 0 && !l->ready)
 		r = load_header(l, sn); /* no stacks */
+	if (r == 0)
+		r = load_left_out(l, sn);
 	free(l);
 	if (r < 0) {
 		snapshot_free(sn);

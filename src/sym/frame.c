@@ -31,6 +31,8 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 		fmt_out_str(&o, TRAMPOLINE_LABEL);
 	} else if (ip == STACK_IP_USER_MODE) {
 		fmt_out_str(&o, "[user space]");
+	} else if (ip == STACK_IP_LEFT_OUT) {
+		fmt_out_str(&o, "[stacks not in the snapshot]");
 	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
 		fmt_out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
 	} else if (ks && ksym_lookup_frame(ks, ip, &h) == 0) {

@@ -99,7 +99,53 @@ for s in a["stacks"] + b["stacks"]:
 assert a["stacks"] == b["stacks"]
 PY
 
-# 4. bad snapshots: a clear error, exit 1
+# 4. --top limits the rows shown, never the snapshot (issue 35): -o x.json
+# --top 3 holds every stack, and read back each row's share is of the whole
+# interval; a snapshot an older stacktop cut to its --top reads back with
+# the others' hits as one row, so that its shares are still the interval's
+"$STACKTOP" -b -n 1 -d 1 --top 3 -o "$WORK/top3.json" 2> /dev/null || fail "--top 3 -o json failed"
+"$STACKTOP" -r "$WORK/top3.json" --expand 0 > "$WORK/top3.txt" 2> "$WORK/err" || fail "-r top3.json failed"
+cat "$WORK/top3.txt"
+python3 - "$WORK/top3.json" "$WORK/top3.txt" << 'PY' || fail "--top cut the snapshot, or the shares read back are not the interval's"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["view"]["top"] == 3, d["view"]
+assert len(d["stacks"]) == d["matched"] > 3, (len(d["stacks"]), d["matched"])
+assert sum(s["delta"] for s in d["stacks"]) == d["matched_delta"]
+rows = [l.split() for l in open(sys.argv[2]) if re.match(r"^ +[0-9]+ ", l)]
+assert len(rows) == 3, rows
+def pct(part, whole):  # as fmt_percent() prints it: tenths, truncated
+    t = part * 1000 // whole
+    return str(t // 10) if t >= 1000 else "%d.%d" % (t // 10, t % 10)
+for r, s in zip(rows, d["stacks"]):
+    assert r[4] == pct(s["delta"], d["matched_delta"]), (r, s["delta"], d["matched_delta"])
+# what an older stacktop wrote: the first 3 stacks only
+d["stacks"] = d["stacks"][:3]
+open(sys.argv[1].replace("top3", "cut3"), "w").write(json.dumps(d) + "\n")
+PY
+"$STACKTOP" -r "$WORK/cut3.json" --top 5 --expand 0 > "$WORK/cut3.txt" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "-r cut3.json failed"; }
+cat "$WORK/err" "$WORK/cut3.txt"
+grep -q 'cut3.json holds 3 of the [0-9]* stacks its view matched (written with --top 3)' "$WORK/err" ||
+	fail "reading a cut snapshot does not say so"
+python3 - "$WORK/top3.json" "$WORK/cut3.txt" << 'PY' || fail "a cut snapshot's shares are not the interval's"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+rows = [l for l in open(sys.argv[2]) if re.match(r"^ +[0-9]+ ", l)]
+assert len(rows) == 4, rows
+other = [r.split() for r in rows if "[stacks not in the snapshot]" in r]
+kept = [r.split() for r in rows if "[stacks not in the snapshot]" not in r]
+assert len(other) == 1, rows
+def pct(part, whole):  # as fmt_percent() prints it: tenths, truncated
+    t = part * 1000 // whole
+    return str(t // 10) if t >= 1000 else "%d.%d" % (t // 10, t % 10)
+rest = d["matched_delta"] - sum(s["delta"] for s in d["stacks"][:3])
+assert other[0][4] == pct(rest, d["matched_delta"]), (other, rest)
+for r, s in zip(kept, d["stacks"][:3]):
+    assert r[4] == pct(s["delta"], d["matched_delta"]), (r, s["delta"], d["matched_delta"])
+PY
+
+# 5. bad snapshots: a clear error, exit 1
 expect() {
 	"$STACKTOP" "$@" > /dev/null 2> "$WORK/err2" && fail "'$*' succeeded"
 	cat "$WORK/err2"
