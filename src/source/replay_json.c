@@ -74,9 +74,10 @@ struct origin {
 };
 
 struct snapdb {
-	struct hmap syms;  /* address -> struct snapsym */
-	struct hmap keys;  /* stack key -> struct stack (owned by the table) */
-	struct hmap comms; /* pid + 1 -> char * */
+	struct hmap syms;   /* address -> struct snapsym */
+	struct hmap starts; /* a symbol's start -> its struct snapsym (in syms) */
+	struct hmap keys;   /* stack key -> struct stack (owned by the table) */
+	struct hmap comms;  /* pid + 1 -> char * */
 	struct origin *origins;
 	unsigned int norigins;
 	bool have_view;
@@ -92,8 +93,12 @@ struct snapdb {
 
 static int snap_sym(void *ctx, uint64_t addr, struct ksym_hit *ret)
 {
-	const struct snapsym *y = map_ptr(&((struct snapdb *)ctx)->syms, addr);
+	const struct snapdb *db = ctx;
+	const struct snapsym *y = map_ptr(&db->syms, addr);
 
+	/* --by-func names functions by their start, which no frame may be */
+	if (!y)
+		y = map_ptr(&db->starts, addr);
 	if (!y)
 		return -ENOENT;
 	ret->name = y->name;
@@ -137,6 +142,8 @@ static int add_sym(struct snapdb *db, uint64_t ip, const char *text)
 		free(y);
 		return -ENOMEM;
 	}
+	if (!map_ptr(&db->starts, y->start) && map_put_ptr(&db->starts, y->start, y) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -530,6 +537,7 @@ void replay_json_free(struct source_ctx *s)
 
 	if (!db)
 		return;
+	map_free(&db->starts, false);
 	map_free(&db->syms, true);
 	map_free(&db->keys, false);
 	map_free(&db->comms, true);

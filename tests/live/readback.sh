@@ -145,7 +145,25 @@ for r, s in zip(kept, d["stacks"][:3]):
     assert r[4] == pct(s["delta"], d["matched_delta"]), (r, s["delta"], d["matched_delta"])
 PY
 
-# 5. bad snapshots: a clear error, exit 1
+# 5. -r --by-func names the functions, as --depth 1 and a live --by-func do:
+# a function's start is no frame of the snapshot, and was printed as a raw
+# address (issue 35); every frame it shows is a function the snapshot named
+"$STACKTOP" -r "$WORK/live.json" --by-func --top 5 --expand 5 > "$WORK/func.txt" 2>&1 ||
+	{ cat "$WORK/func.txt"; fail "-r --by-func failed"; }
+sed -n '1,20p' "$WORK/func.txt"
+python3 - "$WORK/live.json" "$WORK/func.txt" << 'PY' || fail "-r --by-func does not name the functions"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+names = {y.split("+")[0] for s in d["stacks"] for y in s["symbols"]}
+text = open(sys.argv[2]).read()
+assert "grouped by function" in text, text[:300]
+assert not re.search(r"0x[0-9a-f]{8,}", text), re.search(r".*0x[0-9a-f]{8,}.*", text).group(0)
+frames = re.findall(r"^    ([A-Za-z_][A-Za-z0-9_.]*)\+0x0/0x[0-9a-f]+", text, re.M)
+assert len(frames) >= 5, text
+assert set(frames) <= names, set(frames) - names
+PY
+
+# 6. bad snapshots: a clear error, exit 1
 expect() {
 	"$STACKTOP" "$@" > /dev/null 2> "$WORK/err2" && fail "'$*' succeeded"
 	cat "$WORK/err2"
