@@ -10,7 +10,7 @@ set -eu
 # (plus debhelper), tests/pkg/deb.sh checks that both agree
 BUILD="meson ninja-build pkg-config libtracefs-dev libtraceevent-dev
 libtracecmd-dev libncurses-dev bash-completion zlib1g-dev libunwind-dev liblzma-dev libiberty-dev
-libmicrohttpd-dev"
+libmicrohttpd-dev libdw-dev"
 # the compiler (build-essential, implied in a Debian package build)
 CC="gcc libc6-dev"
 # the test tiers: unit (cmocka; clang-format-14: the pinned version

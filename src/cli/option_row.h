@@ -60,6 +60,7 @@ enum {
 	OPT_SERVE_CERT,
 	OPT_SERVE_KEY,
 	OPT_SERVE_AUTH,
+	OPT_NO_INLINE,
 };
 
 /* what the bash completion offers for an option's value */

@@ -80,6 +80,17 @@ const struct cli_option cli_options_output[] = {
 		.words = "none comm pid",
 	},
 	{
+		.id = OPT_NO_INLINE,
+		.name = "no-inline",
+		.kind = CLI_K_TRUE,
+		.off = offsetof(struct args, so.no_inline),
+		.has_arg = no_argument,
+		.help = "-u: no DWARF read: no inlined frames, no source\n"
+			"lines (as perf report --no-inline)",
+		.man = ".B \\-\\-no\\-inline",
+		.complete = CLI_FLAG,
+	},
+	{
 		.id = OPT_FOLDED_LOST,
 		.name = "folded-lost",
 		.kind = CLI_K_TRUE,

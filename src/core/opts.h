@@ -82,6 +82,8 @@ enum session_user {
  *          (offcpu:blocked, offcpu:runqueue)
  * @group_depth: group stacks by their first N frames (leaf side), 0: no
  * @group_func: group frames by function (symbol start), not by address
+ * @no_inline: read no DWARF: user frames without their inlined calls and
+ *             source lines (--no-inline)
  * @files: the -r files: trace.dat recordings (told by their magic) or JSON
  *         snapshots (told by a leading '{'); at most one trace.dat, which
  *         becomes @replay; several snapshots merge (SESSION_REPLAY)
@@ -146,6 +148,7 @@ struct session_opts {
 	int offcpu;
 	unsigned int group_depth;
 	bool group_func;
+	bool no_inline;
 };
 
 #define SESSION_OFFCPU_BLOCKED 1

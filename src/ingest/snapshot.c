@@ -442,12 +442,15 @@ void snapshot_stack_clear(struct snap_stack *st)
 		free(st->syms[j]);
 	for (j = 0; st->usyms && j < st->nuser; j++)
 		free(st->usyms[j]);
+	for (j = 0; st->ulines && j < st->nuser; j++)
+		free(st->ulines[j]);
 	for (j = 0; j < st->nby; j++)
 		free(st->by[j].comm);
 	free(st->syms);
 	free(st->ips);
 	free(st->uaddrs);
 	free(st->usyms);
+	free(st->ulines);
 	free(st->by);
 	memset(st, 0, sizeof(*st));
 }

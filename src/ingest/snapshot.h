@@ -70,8 +70,11 @@ struct snap_by {
  * @nsyms: entries in @syms (@depth once the stack is read)
  * @tgid: the process of the user part, -1 when the stack has none
  * @uaddrs: user addresses, leaf first ("user_frames"), NULL for none
- * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized)
- * @nuser: entries in @uaddrs and @usyms
+ * @usyms: their symbols as written, e.g. "main+0x1c (app)" (sanitized;
+ *	an inlined call's "name (inlined) (app)")
+ * @ulines: their source lines ("line": "path:123", sanitized), NULL each
+ *	when not written
+ * @nuser: entries in @uaddrs, @usyms and @ulines
  * @user_cut: the user walk stopped before its end ("user_cut")
  * @user_missing: why the event has no user stack ("user_missing", enum
  *	ujoin_why), 0 when it has one or none was wanted
@@ -106,6 +109,7 @@ struct snap_stack {
 	int64_t tgid;
 	uint64_t *uaddrs;
 	char **usyms;
+	char **ulines;
 	uint32_t nuser;
 	bool user_cut;
 	uint8_t user_missing;

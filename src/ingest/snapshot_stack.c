@@ -121,6 +121,7 @@ static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, 
 		return jr_fail(r, -EBADMSG, "%s\"user_frames\"[%zu] is not an object", where, j);
 	r->i++;
 	st->usyms[j] = NULL;
+	st->ulines[j] = NULL;
 	while ((e = jr_next_key(r, &first)) == 1) {
 		if (!strcmp(r->s, "addr")) {
 			if (jr_kind(r) != '"' || (e = jr_string(r, true)) ||
@@ -136,6 +137,15 @@ static int parse_user_frame(struct json_rd *r, struct snap_stack *st, size_t j, 
 				free(st->usyms[j]);
 				st->usyms[j] = jr_dup_clean(r);
 				if (!st->usyms[j])
+					e = -ENOMEM;
+			}
+		} else if (!strcmp(r->s, "line")) {
+			/* its source line (an inlined call's, or the call's in its caller) */
+			e = jr_need_string(r, where, "line");
+			if (!e) {
+				free(st->ulines[j]);
+				st->ulines[j] = jr_dup_clean(r);
+				if (!st->ulines[j])
 					e = -ENOMEM;
 			}
 		} else {
@@ -353,13 +363,14 @@ static int parse_user_frames(struct json_rd *r, struct snap_stack *st, const cha
 	if (!st->uaddrs)
 		return -ENOMEM;
 	while ((e = jr_next_elem(r, &fe)) == 1) {
-		size_t c2 = capu;
+		size_t c2 = capu, c3 = capu;
 
 		if (st->nuser >= STACK_MAX_DEPTH)
 			return jr_fail(r, -EBADMSG, "%smore than %d user frames", where,
 				       STACK_MAX_DEPTH);
 		if (ARRAY_GROW(st->uaddrs, capu, st->nuser + 1) < 0 ||
-		    ARRAY_GROW(st->usyms, c2, st->nuser + 1) < 0)
+		    ARRAY_GROW(st->usyms, c2, st->nuser + 1) < 0 ||
+		    ARRAY_GROW(st->ulines, c3, st->nuser + 1) < 0)
 			return -ENOMEM;
 		st->nuser++;
 		e = parse_user_frame(r, st, st->nuser - 1, where);

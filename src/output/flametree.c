@@ -175,6 +175,11 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 		if (m > n + 3 && !strncmp(full, label, n) && !strncmp(full + n, " (", 2) &&
 		    full[m - 1] == ')')
 			snprintf(where, wsize, "%.*s", (int)(m - n - 3), full + n + 2);
+		/* its source line (DWARF): the tooltip says where in the file */
+		if (usym_srcline(ksym_usym(ks), ip, full, sizeof(full), false) > 0) {
+			n = strlen(where);
+			snprintf(where + n, wsize - n, "%s%s", n ? ", " : "", full);
+		}
 		return FLAME_USER;
 	}
 	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip))

@@ -62,13 +62,19 @@ static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool
 	for (j = sk->depth - 1; j >= skip; j--) {
 		/* the [user space] row is no kernel frame: no suffix, as a user frame */
 		bool user = usym_is_user(sk->ips[j]) || sk->ips[j] == STACK_IP_USER_MODE;
+		/* an inlined call: a frame of its own, "_[i]" as FlameGraph's --inline writes it */
+		bool inl = user && usym_is_inline(ksym_usym(ks), sk->ips[j]);
 		char fn[256];
+		size_t l;
 
 		if (usym_is_sep(sk->ips[j]))
 			continue;
 		fmt_func(fn, sizeof(fn), ks, sk->ips[j], 0);
+		l = strlen(fn);
+		if (inl && l > 10 && !strcmp(fn + l - 10, " (inlined)"))
+			fn[l - 10] = '\0';
 		folded_clean(fn);
-		fprintf(f, "%s%s%s", first ? "" : ";", fn, user ? "" : "_[k]");
+		fprintf(f, "%s%s%s", first ? "" : ";", fn, inl ? "_[i]" : user ? "" : "_[k]");
 		first = false;
 	}
 }

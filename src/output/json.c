@@ -371,6 +371,13 @@ static void json_user(FILE *f, struct ksym *ks, const struct stack *sk, unsigned
 		fprintf(f, "%s{\"addr\":\"0x%llx\",\"symbol\":", any ? "," : "",
 			(unsigned long long)addr);
 		export_json_str(f, fr);
+		/* an inlined call (a frame of its own at its caller's address), the source line */
+		if (usym_is_inline(u, sk->ips[j]))
+			fputs(",\"inlined\":true", f);
+		if (usym_srcline(u, sk->ips[j], fr, sizeof(fr), true) > 0) {
+			fputs(",\"line\":", f);
+			export_json_str(f, fr);
+		}
 		fputc('}', f);
 		any = true;
 	}

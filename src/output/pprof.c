@@ -33,6 +33,7 @@
 #include "output/since.h"
 #include "core/format.h"
 #include "core/hmap.h"
+#include "core/mix64.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "session/session.h"
@@ -188,17 +189,30 @@ static uint64_t pp_str(struct pprof *p, const char *str)
 	}
 }
 
-/* the function of a kernel address: its name, its module as the file name */
-static uint64_t pp_func(struct pprof *p, uint64_t ip)
+/*
+ * the function of a frame: its name, its module as the file name (a user
+ * frame's file; its source file when the DWARF gave its line, *@line)
+ */
+static uint64_t pp_func(struct pprof *p, uint64_t ip, int64_t *line)
 {
-	char name[256], file[128];
+	char name[256], file[512], src[512], *colon;
 	struct ksym_hit h;
 	uint64_t ni, fi, *slot;
+	size_t l;
 
+	*line = 0;
 	fmt_func(name, sizeof(name), p->ks, ip, 0);
-	if (usym_is_user(ip)) {
+	/* an inlined call is a Line of its caller's Location: no mark in its name */
+	l = strlen(name);
+	if (usym_is_inline(ksym_usym(p->ks), ip) && l > 10 && !strcmp(name + l - 10, " (inlined)"))
+		name[l - 10] = '\0';
+	if (usym_srcline(ksym_usym(p->ks), ip, src, sizeof(src), true) > 0 &&
+	    (colon = strrchr(src, ':')) != NULL) {
+		*colon = '\0';
+		*line = strtoll(colon + 1, NULL, 10);
+		snprintf(file, sizeof(file), "%s", src);
+	} else if (usym_is_user(ip)) {
 		char full[400], *o;
-		size_t l;
 
 		/* "func (file)": the file is the function's */
 		fmt_func(full, sizeof(full), p->ks, ip, 1);
@@ -237,10 +251,46 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip)
 	return *slot;
 }
 
-static uint64_t pp_loc(struct pprof *p, uint64_t ip)
-{
-	uint64_t *slot = hmap_slot(&p->locs, ip, NULL), fid, id;
+#define PP_LINES_MAX 64 /* Lines of one Location at most (the innermost calls go) */
 
+/* a Location's Lines into p->sub: each frame's function (written first) and source line */
+static void pp_lines(struct pprof *p, const uint64_t *ips, unsigned int n)
+{
+	uint64_t fid[PP_LINES_MAX];
+	int64_t line[PP_LINES_MAX];
+	unsigned int k;
+
+	if (n > PP_LINES_MAX) {
+		ips += n - PP_LINES_MAX;
+		n = PP_LINES_MAX;
+	}
+	/* the Functions go to the profile through p->sub: before the Location uses it */
+	for (k = 0; k < n; k++)
+		fid[k] = pp_func(p, ips[k], &line[k]);
+	for (k = 0; k < n; k++) {
+		pb_uint(&p->sub2, 1, fid[k]);
+		if (line[k] > 0)
+			pb_uint(&p->sub2, 2, (uint64_t)line[k]);
+		pb_msg(&p->sub, 4, &p->sub2);
+	}
+}
+
+/*
+ * The Location of @n frames: the calls inlined at an address (innermost
+ * first) and the frame they were inlined into, the last one (@n 1: a frame
+ * alone). Its Lines in that order, as pprof expects them.
+ */
+static uint64_t pp_loc(struct pprof *p, const uint64_t *ips, unsigned int n)
+{
+	uint64_t ip = ips[n - 1], key = ip, *slot, id;
+	unsigned int k;
+
+	/* a group's key: a hash of its frames (an inlined call's token follows its caller's) */
+	if (n > 1)
+		key = mix64(ip);
+	for (k = 0; k + 1 < n; k++)
+		key = mix64(key ^ ips[k]);
+	slot = hmap_slot(&p->locs, key, NULL);
 	if (!slot) {
 		p->oom = true;
 		return 0;
@@ -248,7 +298,7 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 	if (*slot)
 		return *slot;
 	id = *slot = ++p->nlocs;
-	fid = pp_func(p, ip); /* may grow other maps, not this one: @slot stays valid */
+	/* the functions may grow other maps, not this one: @slot stays valid */
 	if (usym_is_user(ip)) {
 		/* a user frame: its own mapping, its real address (the function's
 		 * file is the frame's file, from its name) */
@@ -262,11 +312,10 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 		if (!p->user || addr > p->uhi)
 			p->uhi = addr;
 		p->user = true;
-		pb_uint(&p->sub2, 1, fid);
+		pp_lines(p, ips, n);
 		pb_uint(&p->sub, 1, id);
 		pb_uint(&p->sub, 2, 2);
 		pb_uint(&p->sub, 3, addr);
-		pb_msg(&p->sub, 4, &p->sub2);
 		pb_msg(&p->out, 4, &p->sub);
 		return id;
 	}
@@ -274,11 +323,10 @@ static uint64_t pp_loc(struct pprof *p, uint64_t ip)
 		p->lo = ip;
 	if (id == 1 || ip > p->hi)
 		p->hi = ip;
-	pb_uint(&p->sub2, 1, fid);
+	pp_lines(p, ips, n);
 	pb_uint(&p->sub, 1, id);
 	pb_uint(&p->sub, 2, 1);
 	pb_uint(&p->sub, 3, ip);
-	pb_msg(&p->sub, 4, &p->sub2);
 	pb_msg(&p->out, 4, &p->sub);
 	return id;
 }
@@ -410,10 +458,22 @@ static int pp_stack(struct pprof *p, const struct report_opts *o, const struct r
 		p->locids = nl;
 		p->caplocids = sk->depth;
 	}
-	/* from the first frame after the tracing machinery, as folded */
-	for (j = brief_skip(p->ks, sk); j < sk->depth; j++)
-		if (!usym_is_sep(sk->ips[j])) /* the separator is no location */
-			p->locids[n_locs++] = pp_loc(p, sk->ips[j]);
+	/*
+	 * from the first frame after the tracing machinery, as folded; the
+	 * calls inlined at an address are Lines of the Location of the frame
+	 * they were inlined into (the next one that is not inlined)
+	 */
+	for (j = brief_skip(p->ks, sk); j < sk->depth; j++) {
+		unsigned int k = j;
+
+		if (usym_is_sep(sk->ips[j]))
+			continue; /* the separator is no location */
+		while (k + 1 < sk->depth && usym_is_inline(ksym_usym(p->ks), sk->ips[k]) &&
+		       !usym_is_sep(sk->ips[k + 1]))
+			k++;
+		p->locids[n_locs++] = pp_loc(p, sk->ips + j, k - j + 1);
+		j = k;
+	}
 	if (o->since)
 		return pp_stack_since(p, o, row, n_locs);
 	for (a = sk->attrs; a; a = a->next) {

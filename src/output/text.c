@@ -313,9 +313,9 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 						     : "",
 			sk->flags & STACK_F_CUT ? "  [cut]" : "");
 		for (j = 0; j < sk->depth; j++) {
-			char fr[320];
+			char fr[600];
 
-			fmt_frame(fr, sizeof(fr), ks, sk->ips[j]);
+			fmt_frame_src(fr, sizeof(fr), ks, sk->ips[j]);
 			fprintf(f, "    %s\n", fr);
 		}
 		if (unit == UNIT_NS)

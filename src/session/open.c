@@ -159,6 +159,7 @@ static int open_tables(struct session *s, const struct session_opts *opts)
 	if (!s->c.table || !s->c.tr.ksym || !s->c.usym)
 		return -ENOMEM;
 	ksym_set_usym(s->c.tr.ksym, s->c.usym);
+	usym_set_dwarf(s->c.usym, !opts->no_inline);
 	/* before anything is interned: the weights live next to the counts */
 	if (opts->weight || opts->offcpu)
 		stack_table_set_weighted(s->c.table, true);

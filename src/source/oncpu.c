@@ -104,7 +104,7 @@ struct oncpu {
 static unsigned int chain_frames(struct oncpu *o, const struct perfsamp_sample *smp, uint64_t *f)
 {
 	struct usym *u = o->s->user_on ? o->s->usym : NULL;
-	unsigned int n = 0, nuser = 0;
+	unsigned int n = 0, nuser = 0, k;
 	bool user = false;
 	uint64_t i;
 
@@ -126,10 +126,11 @@ static unsigned int chain_frames(struct oncpu *o, const struct perfsamp_sample *
 			f[n++] = ip;
 			continue;
 		}
-		ip = usym_intern(u, smp->pid, ip);
-		if (!ip)
+		/* the calls inlined there too; a caller's frame is a return address */
+		k = usym_intern_chain(u, smp->pid, ip, nuser > 0, f + n, STACK_MAX_DEPTH - 1 - n);
+		if (!k)
 			break; /* its process is gone, or the symbolizer's share is full */
-		f[n++] = ip;
+		n += k;
 		nuser++;
 	}
 	/* a separator with nothing after it says nothing */

@@ -27,6 +27,7 @@
 #include "core/ujoin.h"
 
 #define PERF_USER_MAX_FRAMES 128
+#define PERF_USER_MAX_TOKENS 512 /* a sample's user tokens: frames and their inlined calls */
 
 /**
  * struct perf_user_stack - one sample after unwinding
@@ -166,11 +167,12 @@ void perf_user_tick(struct perf_user *pu);
 
 /**
  * perf_user_tokens() - an unwound sample's frames as user tokens (usym.h):
- *	the frames interned, and a cut mark when the walk stopped short
+ *	the frames interned, each after the calls inlined there, and a cut
+ *	mark when the walk stopped short
  * @pu: the unwinder
  * @st: the sample, @why UJOIN_OK
  * @toks: receives the tokens, leaf first
- * @max: room in @toks (PERF_USER_MAX_FRAMES + 1 takes every one)
+ * @max: room in @toks (PERF_USER_MAX_TOKENS takes every one with its inlined calls)
  *
  * Return: how many (0: none could be interned).
  */

@@ -83,6 +83,15 @@ static void join_emit(void *ctx, const struct ujoin_match *m)
 	unsigned int n = e->n;
 
 	if (!g->discard) {
+		if (m->why == UJOIN_OK && u && u->n > PERF_USER_MAX_FRAMES + 1) {
+			/* inlined calls made the user part longer than the room kept */
+			uint64_t *f = realloc(e->frames, (n + 2 + u->n) * sizeof(uint64_t));
+
+			if (f)
+				e->frames = f;
+			else
+				u->n = PERF_USER_MAX_FRAMES + 1;
+		}
 		if (m->why == UJOIN_OK && u && u->n) {
 			e->frames[n++] = usym_sep(u->tgid);
 			memcpy(e->frames + n, u->toks, u->n * sizeof(uint64_t));
@@ -104,34 +113,39 @@ static void join_drop(void *ctx, void *sample)
 	free(sample);
 }
 
-/* the frames of @st as tokens into @toks (room for @max), a cut mark when the walk stopped short */
+/*
+ * the frames of @st as tokens into @toks (room for @max), each with the
+ * calls inlined there before it (usym_intern_chain()), and a cut mark when
+ * the walk (or the room) stopped short
+ */
 static unsigned int pu_tokens(struct glue *g, const struct perf_user_stack *st, uint64_t *toks,
 			      unsigned int max)
 {
-	unsigned int i, n = 0, want = (unsigned int)st->n;
+	unsigned int i, n = 0, k = 0;
+	bool refused = false;
 
-	if (st->why != UJOIN_OK || !st->n || !max)
+	if (st->why != UJOIN_OK || !st->n || max < 2)
 		return 0;
 	pu_give_maps(g, st->pid);
-	if (want > max - 1)
-		want = max - 1; /* room for the mark */
-	for (i = 0; i < want; i++) {
+	for (i = 0; i < (unsigned int)st->n && n < max - 1; i++) {
 		/*
 		 * a caller's frame is its return address: the call is the
 		 * byte before it (after a noreturn call it may be the next
 		 * function's first byte); perf shows callers the same way
 		 */
 		uint64_t ip = i ? st->ips[i] - 1 : st->ips[i];
-		uint64_t tok = usym_intern(g->s->usym, st->pid, ip);
 
-		if (!tok)
+		k = usym_intern_chain(g->s->usym, st->pid, ip, false, toks + n, max - 1 - n);
+		if (!k) {
+			refused = true;
 			break;
-		toks[n++] = tok;
+		}
+		n += k;
 	}
 	/* the walk stopped short of the outermost frame: say where and why */
-	if (n && n < want)
+	if (n && refused)
 		toks[n++] = USYM_CUT_MEMORY; /* the symbolizer's share is full */
-	else if (n && (want < (unsigned int)st->n || st->end == DWUNWIND_END_DEPTH))
+	else if (n && (i < (unsigned int)st->n || st->end == DWUNWIND_END_DEPTH))
 		toks[n++] = USYM_CUT;
 	else if (n && st->end == DWUNWIND_END_STACK)
 		toks[n++] = USYM_CUT_STACK;
@@ -154,11 +168,14 @@ static void join_stack(void *ctx, const struct perf_user_stack *st)
 		return;
 	key.event = (uint32_t)g->evmap[key.event];
 	if (st->why == UJOIN_OK) {
-		u = malloc(sizeof(*u) + (size_t)(st->n + 1) * sizeof(uint64_t));
+		unsigned int n = pu_tokens(g, st, pu->utoks, PERF_USER_MAX_TOKENS);
+
+		u = malloc(sizeof(*u) + (size_t)n * sizeof(uint64_t));
 		if (!u)
 			return;
 		u->tgid = st->pid;
-		u->n = pu_tokens(g, st, u->toks, (unsigned int)st->n + 1);
+		u->n = n;
+		memcpy(u->toks, pu->utoks, (size_t)n * sizeof(uint64_t));
 	}
 	ujoin_add_sample(g->join, &key, st->time, u, st->why);
 }

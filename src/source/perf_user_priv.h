@@ -122,6 +122,7 @@ struct perf_user {
 	struct pu_vdso vdsos[PU_VDSOS_MAX];
 	unsigned int nvdsos;
 	uint64_t ips[PERF_USER_MAX_FRAMES];
+	uint64_t utoks[PERF_USER_MAX_TOKENS]; /* a sample's tokens, inlined calls included */
 	/* another source's unwinder (perf_user_unwinder_new()): where samples go */
 	void (*to)(void *ctx, const struct perf_user_stack *st);
 	void *to_ctx;

@@ -313,8 +313,9 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 				memcpy(buf, ss->ips, ss->depth * sizeof(*buf));
 			buf[depth++] = usym_sep((uint32_t)ss->tgid);
 			for (j = 0; j < ss->nuser; j++) {
-				buf[depth] = usym_intern_text(s->usym, (uint32_t)ss->tgid,
-							      ss->uaddrs[j], ss->usyms[j]);
+				buf[depth] = usym_intern_text_line(
+					s->usym, (uint32_t)ss->tgid, ss->uaddrs[j], ss->usyms[j],
+					ss->ulines ? ss->ulines[j] : NULL);
 				if (!buf[depth++])
 					return -ENOMEM;
 			}

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/format.h"
@@ -59,4 +60,15 @@ int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip)
 int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_module)
 {
 	return frame_common(buf, size, ks, ip, false, with_module);
+}
+
+int fmt_frame_src(char *buf, size_t size, struct ksym *ks, uint64_t ip)
+{
+	char src[256];
+	int n = fmt_frame(buf, size, ks, ip);
+
+	if (usym_is_user(ip) && usym_srcline(ksym_usym(ks), ip, src, sizeof(src), false) > 0)
+		n += snprintf((size_t)n < size ? buf + n : NULL,
+			      (size_t)n < size ? size - (size_t)n : 0, "  %s", src);
+	return n;
 }

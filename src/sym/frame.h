@@ -27,6 +27,18 @@ struct ksym;
 int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip);
 
 /**
+ * fmt_frame_src() - fmt_frame(), then "  file.c:123" when the frame's
+ *	source line is known (user frames with DWARF: usym_srcline())
+ * @buf: output
+ * @size: size of @buf
+ * @ks: symbols (may be NULL)
+ * @ip: address or user token
+ *
+ * Return: wanted length.
+ */
+int fmt_frame_src(char *buf, size_t size, struct ksym *ks, uint64_t ip);
+
+/**
  * fmt_func() - just "func" (or "func [module]" when @with_module), for
  * narrow columns and folded output
  * @buf: output

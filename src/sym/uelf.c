@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,8 +226,10 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 			d->name = s.sh_name;
 			d->type = s.sh_type;
 			d->link = s.sh_link;
+			d->flags = s.sh_flags;
 			d->offset = s.sh_offset;
 			d->size = s.sh_size;
+			d->addralign = s.sh_addralign;
 			d->entsize = s.sh_entsize;
 		} else {
 			Elf32_Shdr s;
@@ -235,8 +238,10 @@ static int read_shdrs(struct rd *r, uint64_t shoff, unsigned int shnum, unsigned
 			d->name = s.sh_name;
 			d->type = s.sh_type;
 			d->link = s.sh_link;
+			d->flags = s.sh_flags;
 			d->offset = s.sh_offset;
 			d->size = s.sh_size;
+			d->addralign = s.sh_addralign;
 			d->entsize = s.sh_entsize;
 		}
 		if (d->type == SHT_NOTE && r->nnotes < NOTES_MAX) {
@@ -275,6 +280,8 @@ int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
 		Elf64_Ehdr eh;
 
 		err = src_read(src, &eh, sizeof(eh), 0);
+		r->type = eh.e_type;
+		r->machine = eh.e_machine;
 		phoff = eh.e_phoff;
 		phnum = eh.e_phnum;
 		phentsize = eh.e_phentsize;
@@ -286,6 +293,8 @@ int uelf_rd_open(struct rd *r, const struct uelf_src *src, struct acct *a)
 		Elf32_Ehdr eh;
 
 		err = src_read(src, &eh, sizeof(eh), 0);
+		r->type = eh.e_type;
+		r->machine = eh.e_machine;
 		phoff = eh.e_phoff;
 		phnum = eh.e_phnum;
 		phentsize = eh.e_phentsize;
@@ -365,6 +374,42 @@ int uelf_buildid(const struct uelf_src *src, uint8_t *bid, size_t max)
 	err = uelf_rd_buildid(&r, bid, max);
 	uelf_rd_free(&r);
 	return err;
+}
+
+int uelf_sections(const struct uelf_src *src, bool (*want)(const char *name), struct uelf_sec *ret,
+		  unsigned int max, struct uelf_info *info)
+{
+	struct acct a = { .budget = 8u << 20 };
+	unsigned int i, n = 0;
+	struct rd r;
+	int err = uelf_rd_open(&r, src, &a);
+
+	if (err < 0)
+		return err;
+	info->is64 = r.is64;
+	info->type = r.type;
+	info->machine = r.machine;
+	for (i = 1; i < r.shnum && n < max; i++) {
+		const struct shdr *sh = &r.sh[i];
+		const char *name = sec_name(&r, sh);
+
+		if (!name[0] || !want(name) || sh->type == SHT_NOBITS)
+			continue;
+		if (!in_file(src, sh->offset, sh->size)) {
+			err = -ENOEXEC; /* a section past the file's end */
+			break;
+		}
+		snprintf(ret[n].name, sizeof(ret[n].name), "%s", name);
+		ret[n].type = sh->type;
+		ret[n].flags = sh->flags;
+		ret[n].offset = sh->offset;
+		ret[n].size = sh->size;
+		ret[n].addralign = sh->addralign;
+		ret[n].entsize = sh->entsize;
+		n++;
+	}
+	uelf_rd_free(&r);
+	return err < 0 ? err : (int)n;
 }
 
 /* grow @e's arrays within the budget */

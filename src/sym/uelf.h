@@ -14,6 +14,7 @@
 #ifndef STACKTOP_UELF_H
 #define STACKTOP_UELF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -129,6 +130,54 @@ int uelf_vaddr(const struct uelf *e, uint64_t off, uint64_t *ret);
  * Return: the symbol (index into @e->syms), or NULL.
  */
 const struct uelf_sym *uelf_find(const struct uelf *e, uint64_t vaddr);
+
+/**
+ * struct uelf_sec - a section of an ELF file, inside the file
+ * @name: its name (cut at 31 bytes)
+ * @type: SHT_*
+ * @flags: SHF_* (SHF_COMPRESSED: its bytes start with an Elf64_Chdr)
+ * @offset: where its bytes are
+ * @size: how many
+ * @addralign: its alignment
+ * @entsize: the size of its entries, 0 if none
+ */
+struct uelf_sec {
+	char name[32];
+	uint32_t type;
+	uint64_t flags;
+	uint64_t offset;
+	uint64_t size;
+	uint64_t addralign;
+	uint64_t entsize;
+};
+
+/**
+ * struct uelf_info - what kind of ELF file
+ * @is64: ELFCLASS64
+ * @type: e_type
+ * @machine: e_machine
+ */
+struct uelf_info {
+	bool is64;
+	uint16_t type;
+	uint16_t machine;
+};
+
+/**
+ * uelf_sections() - the sections of a file whose names @want takes (the
+ *	first @max, in the file's order), each checked to lie inside the file;
+ *	sections without bytes (SHT_NOBITS) are left out
+ * @src: the file
+ * @want: which names
+ * @ret: receives them
+ * @max: room in @ret
+ * @info: receives the file's class, type and machine
+ *
+ * Return: how many, or -ENOEXEC (not an ELF file this reads, a section past
+ * its end), -EIO, -ENOMEM.
+ */
+int uelf_sections(const struct uelf_src *src, bool (*want)(const char *name), struct uelf_sec *ret,
+		  unsigned int max, struct uelf_info *info);
 
 /**
  * uelf_func_start() - the start of the function holding @vaddr that no

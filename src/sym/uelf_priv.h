@@ -28,8 +28,10 @@ struct shdr {
 	uint32_t name;
 	uint32_t type;
 	uint32_t link;
+	uint64_t flags;
 	uint64_t offset;
 	uint64_t size;
+	uint64_t addralign;
 	uint64_t entsize;
 };
 
@@ -50,6 +52,7 @@ struct rd {
 	const struct uelf_src *src;
 	struct acct *a;
 	bool is64;
+	uint16_t type, machine; /* e_type, e_machine */
 	unsigned int shnum;
 	struct shdr *sh;
 	char *shstr;

@@ -252,6 +252,56 @@ void usym_free(struct usym *u);
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
 
 /**
+ * usym_intern_chain() - the tokens of @addr in process @tgid with its
+ *	inlined calls: each call inlined at the address a token of its own
+ *	(innermost first, named "func (inlined)"), then the token of @addr,
+ *	from the DWARF of the file mapped there (its own, its debug file by
+ *	build-id or .gnu_debuglink; read once per file, under the share)
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @addr: user address
+ * @ret: @addr is a return address: the call, and its line, is the byte
+ *	before
+ * @toks: receives the tokens, innermost first
+ * @max: room in @toks (the innermost calls are kept when it is short)
+ *
+ * Return: how many (at least 1), 0 as usym_intern().
+ */
+unsigned int usym_intern_chain(struct usym *u, uint32_t tgid, uint64_t addr, bool ret,
+			       uint64_t *toks, unsigned int max);
+
+/**
+ * usym_set_dwarf() - whether usym_intern_chain() reads DWARF (default:
+ *	yes); off, frames have no inlined calls and no source lines
+ *	(--no-inline)
+ * @u: symbolizer
+ * @on: read it
+ */
+void usym_set_dwarf(struct usym *u, bool on);
+
+/**
+ * usym_is_inline() - whether a token is an inlined call (of
+ *	usym_intern_chain(), or read back as one)
+ * @u: symbolizer (NULL: false)
+ * @tok: frame word
+ */
+bool usym_is_inline(const struct usym *u, uint64_t tok);
+
+/**
+ * usym_srcline() - a frame's source line, "file.c:123", from the DWARF (or
+ *	as read back); "" when unknown. The line of an inlined call's frame is
+ *	in the function inlined; of the frame it was inlined into, the call's.
+ * @u: symbolizer (NULL: "")
+ * @tok: frame word
+ * @buf: output
+ * @size: its size
+ * @full: the path as the DWARF gives it, not its last part
+ *
+ * Return: the length of the full text (as snprintf), 0 when unknown.
+ */
+int usym_srcline(const struct usym *u, uint64_t tok, char *buf, size_t size, bool full);
+
+/**
  * usym_intern_text() - the token of a frame named by a snapshot read back
  * @u: symbolizer
  * @tgid: thread-group id (of the machine the snapshot was taken on)
@@ -265,6 +315,20 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr);
  * Return: the token, or 0 on OOM.
  */
 uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const char *text);
+
+/**
+ * usym_intern_text_line() - usym_intern_text(), with the frame's source
+ *	line as read back ("path:123"; NULL or "": none)
+ * @u: symbolizer
+ * @tgid: thread-group id
+ * @addr: user address
+ * @text: the frame as written (an inlined call: "name (inlined) (file)")
+ * @line: its source line, or NULL
+ *
+ * Return: the token, or 0 on OOM.
+ */
+uint64_t usym_intern_text_line(struct usym *u, uint32_t tgid, uint64_t addr, const char *text,
+			       const char *line);
 
 /**
  * usym_tick() - a new refresh: each process is checked for an exec again

@@ -32,6 +32,7 @@
 #include "core/array.h"
 #include "core/log.h"
 #include "core/mix64.h"
+#include "sym/udwarf.h"
 #include "sym/uelf.h"
 #include "sym/ufile.h"
 #include "sym/usym_priv.h"
@@ -212,7 +213,7 @@ static bool evict_one(struct usym *u, const struct usfile *keep)
 }
 
 /* the debug file of a build-id: under /usr/lib/debug/.build-id, root's alone */
-static int debug_open(const uint8_t *bid, int len, void *ctx)
+int usym_debug_open(const uint8_t *bid, int len, void *ctx)
 {
 	struct usym *u = ctx;
 	char path[sizeof(USYM_DEBUG_ROOT) + 160];
@@ -243,7 +244,7 @@ static size_t sym_budget(struct usym *u, const struct usfile *f)
 
 static bool file_load(struct usym *u, struct usfile *f)
 {
-	struct uelf_opts o = { .debug_open = debug_open, .ctx = u };
+	struct uelf_opts o = { .debug_open = usym_debug_open, .ctx = u };
 	struct uelf_src src = { .fd = -1 };
 	bool opened = false;
 	int r;
@@ -375,6 +376,16 @@ char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_
 	return strdup(sym_name(u, f, s));
 }
 
+bool usym_file_load(struct usym *u, uint32_t fi)
+{
+	return file_load(u, &u->files[fi]);
+}
+
+int usym_file_open(struct usym *u, uint32_t fi)
+{
+	return file_open(u, &u->files[fi]);
+}
+
 const char *usym_file_path(const struct usym *u, uint32_t fi)
 {
 	return u->files[fi].path;
@@ -386,6 +397,7 @@ void usym_files_free(struct usym *u)
 
 	for (i = 0; i < u->nfiles; i++) {
 		file_unload(u, &u->files[i]);
+		udwarf_free(u->files[i].dw);
 		if (u->files[i].fd >= 0)
 			ufile_close(u->files[i].fd);
 		free(u->files[i].path);

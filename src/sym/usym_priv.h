@@ -12,6 +12,7 @@
  *	usym_file.c     the files processes map and their symbol tables
  *	usym_perf.c     perf-<pid>.map files
  *	usym_proc.c     processes: their images, maps and uids
+ *	usym_dwarf.c    inlined calls and source lines (libdw, udwarf.h)
  *	usym_tok.c      tokens: interned, named, formatted
  */
 #ifndef STACKTOP_USYM_PRIV_H
@@ -26,6 +27,7 @@
 #include "sym/usym.h"
 
 struct uelf;
+struct udwarf;
 
 enum tok_state {
 	TOK_NEW,   /* not resolved yet */
@@ -34,6 +36,7 @@ enum tok_state {
 	TOK_PERF,  /* @name + @symoff from perf-<pid>.map */
 	TOK_NOMAP, /* no mapping holds the address */
 	TOK_TEXT,  /* named by a snapshot read back: @name is the frame as written */
+	TOK_INL,   /* an inlined call at @addr (usym_dwarf.c): @name is the function's */
 };
 
 struct utok {
@@ -45,6 +48,10 @@ struct utok {
 	uint64_t symoff; /* from the symbol's start (TOK_FILE: the function's, 0: unknown) */
 	uint64_t fileoff;
 	char *name;
+	char *src;    /* its source line, "path:line" (usym_dwarf.c), NULL: unknown */
+	uint32_t inl; /* the first of its @ninl inlined calls (TOK_INL tokens), innermost first */
+	uint8_t ninl;
+	bool dwarf; /* its DWARF was looked at (usym_dwarf_chain()) */
 };
 
 /* a perf-<pid>.map entry: @name is an offset in struct uperf @names */
@@ -105,12 +112,14 @@ struct usfile {
 	uint64_t start; /* ... and where: to open it again */
 	uint64_t end;
 	int fd;
-	bool failed;	  /* its symbols could not be loaded: not tried again */
-	bool refused;	  /* not opened: not a regular file, FUSE, ... */
-	bool vdso;	  /* an image copied from a process's memory: */
-	size_t len;	  /* ... its size */
-	uint8_t *image;	  /* ... its bytes (the next process's is compared to them) */
-	struct uelf *elf; /* its symbols, when loaded */
+	bool failed;	   /* its symbols could not be loaded: not tried again */
+	bool refused;	   /* not opened: not a regular file, FUSE, ... */
+	bool vdso;	   /* an image copied from a process's memory: */
+	size_t len;	   /* ... its size */
+	uint8_t *image;	   /* ... its bytes (the next process's is compared to them) */
+	struct uelf *elf;  /* its symbols, when loaded */
+	struct udwarf *dw; /* its DWARF (or its debug file's), when loaded */
+	bool dw_tried;	   /* looked for: not again */
 	uint64_t used;
 	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
 	struct hmap dm;
@@ -134,6 +143,7 @@ struct usym {
 	size_t image_bytes;	/* the vdso copies */
 	size_t sym_bytes;	/* loaded symbol tables and their demangled names */
 	size_t perf_bytes;	/* perf maps */
+	size_t dw_bytes;	/* the files' DWARF, inlined calls' names, source lines */
 	size_t limit;		/* usym_set_limit(), 0: none */
 	uint64_t refused;	/* new frames not interned: at the limit */
 	uint64_t files_refused; /* files not read: not regular, FUSE, ... */
@@ -143,6 +153,7 @@ struct usym {
 	unsigned int nloaded;
 	uint64_t clock;
 	uint32_t epoch; /* usym_tick() */
+	bool no_dwarf;	/* usym_set_dwarf(): no DWARF read */
 };
 
 /* usym.c */
@@ -174,6 +185,12 @@ uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m);
  * of its function the unwind tables list, 0 when unknown)
  */
 char *usym_file_symbol(struct usym *u, uint32_t fi, uint64_t off, uint64_t *ret_symoff);
+/* file @fi's symbols (and program headers) loaded within the share; false when they cannot be */
+bool usym_file_load(struct usym *u, uint32_t fi);
+/* file @fi opened again (a handle, ufile_close() it), or -errno */
+int usym_file_open(struct usym *u, uint32_t fi);
+/* the debug file of build-id @bid under /usr/lib/debug/.build-id, root's alone (uelf_opts) */
+int usym_debug_open(const uint8_t *bid, int len, void *ctx);
 /* the path of file @fi (owned by @u) */
 const char *usym_file_path(const struct usym *u, uint32_t fi);
 /* every file of @u closed and freed */
@@ -197,5 +214,17 @@ uint32_t usym_proc_get(struct usym *u, uint32_t tgid);
 void usym_proc_snapshot(struct usym *u, struct uproc *pr);
 /* every process freed, with its maps and perf map */
 void usym_procs_free(struct usym *u);
+
+/* usym_dwarf.c */
+/*
+ * token @ti's inlined calls (TOK_INL tokens after it in u->toks, t->inl and
+ * t->ninl) and source line (t->src), from its file's DWARF, once; @ret: its
+ * address is a return address (the call is the byte before)
+ */
+void usym_dwarf_chain(struct usym *u, uint32_t ti, bool ret);
+/* whether @t names an inlined call (TOK_INL, or read back as "name (inlined)") */
+bool usym_tok_inlined(const struct utok *t);
+/* every file's DWARF freed (the tokens keep what they took from it) */
+void usym_dwarf_drop(struct usym *u);
 
 #endif /* STACKTOP_USYM_PRIV_H */

@@ -97,6 +97,12 @@ static bool tok_is_text(const struct utok *t, const void *ctx)
 
 uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const char *text)
 {
+	return usym_intern_text_line(u, tgid, addr, text, NULL);
+}
+
+uint64_t usym_intern_text_line(struct usym *u, uint32_t tgid, uint64_t addr, const char *text,
+			       const char *line)
+{
 	struct tok_text want = { addr, tgid, text };
 	uint64_t key = mix64(addr) ^ ((uint64_t)tgid << 32) ^ 0x7465787400000000ULL;
 	uint32_t i = usym_tok_find(u, key, tok_is_text, &want, &key);
@@ -121,5 +127,10 @@ uint64_t usym_intern_text(struct usym *u, uint32_t tgid, uint64_t addr, const ch
 	u->toks[u->ntoks].proc = UINT32_MAX;
 	u->toks[u->ntoks].file = UINT32_MAX;
 	u->toks[u->ntoks].state = TOK_TEXT;
+	if (line && line[0]) {
+		u->toks[u->ntoks].src = strdup(line);
+		if (u->toks[u->ntoks].src)
+			u->dw_bytes += strlen(line) + 1;
+	}
 	return USYM_TAG_FRAME | u->ntoks++;
 }

@@ -204,6 +204,14 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 	t = &u->toks[i];
 	if (t->state == TOK_TEXT)
 		return usym_text_format(t->name, buf, size, offset, with_file);
+	if (t->state == TOK_INL) {
+		/* an inlined call: its function, no offset of its own */
+		snprintf(raw, sizeof(raw), "%s (inlined)%s%s%s", t->name ? t->name : "[unknown]",
+			 with_file ? " (" : "",
+			 with_file ? base_name(usym_file_path(u, t->file)) : "",
+			 with_file ? ")" : "");
+		return (int)fmt_sanitize(buf, size, raw, strlen(raw));
+	}
 	if (t->state == TOK_NEW)
 		tok_resolve(u, t);
 	pr = &u->procs[t->proc];
@@ -255,6 +263,15 @@ uint64_t usym_start(struct usym *u, uint64_t ip)
 	t = &u->toks[i];
 	if (t->state == TOK_TEXT)
 		return usym_text_start(u, t, ip);
+	if (t->state == TOK_INL) {
+		/* an inlined function's frames, wherever inlined: one key per process */
+		char text[600];
+
+		snprintf(text, sizeof(text), "%s (inlined) (%s)", t->name ? t->name : "[unknown]",
+			 base_name(usym_file_path(u, t->file)));
+		tok = usym_intern_text(u, t->tgid, 0, text);
+		return tok ? tok : ip;
+	}
 	if (t->state == TOK_NEW)
 		tok_resolve(u, t);
 	/* TOK_FILE: a function no symbol names, its start from the unwind tables */
@@ -264,14 +281,59 @@ uint64_t usym_start(struct usym *u, uint64_t ip)
 	return tok ? tok : ip;
 }
 
+unsigned int usym_intern_chain(struct usym *u, uint32_t tgid, uint64_t addr, bool ret,
+			       uint64_t *toks, unsigned int max)
+{
+	uint64_t tok = max ? usym_intern(u, tgid, addr) : 0;
+	uint32_t i = (uint32_t)(tok & ~USYM_TAG_MASK);
+	const struct utok *t;
+	unsigned int n, k;
+
+	if (!tok)
+		return 0;
+	usym_dwarf_chain(u, i, ret);
+	t = &u->toks[i];
+	n = t->ninl < max - 1 ? t->ninl : max - 1;
+	for (k = 0; k < n; k++)
+		toks[k] = USYM_TAG_FRAME | (t->inl + k);
+	toks[n] = tok;
+	return n + 1;
+}
+
+bool usym_is_inline(const struct usym *u, uint64_t tok)
+{
+	uint64_t i = tok & ~USYM_TAG_MASK;
+
+	return u && (tok & USYM_TAG_MASK) == USYM_TAG_FRAME && i < u->ntoks &&
+	       usym_tok_inlined(&u->toks[i]);
+}
+
+int usym_srcline(const struct usym *u, uint64_t tok, char *buf, size_t size, bool full)
+{
+	uint64_t i = tok & ~USYM_TAG_MASK;
+	const char *src, *slash;
+
+	if (size)
+		buf[0] = '\0';
+	if (!u || (tok & USYM_TAG_MASK) != USYM_TAG_FRAME || i >= u->ntoks || !u->toks[i].src)
+		return 0;
+	src = u->toks[i].src;
+	/* "path:line": the file's name alone unless @full */
+	slash = full ? NULL : strrchr(src, '/');
+	return (int)fmt_sanitize(buf, size, slash ? slash + 1 : src,
+				 strlen(slash ? slash + 1 : src));
+}
+
 void usym_free(struct usym *u)
 {
 	size_t i;
 
 	if (!u)
 		return;
-	for (i = 0; i < u->ntoks; i++)
+	for (i = 0; i < u->ntoks; i++) {
 		free(u->toks[i].name);
+		free(u->toks[i].src);
+	}
 	usym_procs_free(u);
 	usym_files_free(u);
 	hmap_done(&u->tokmap);

@@ -204,7 +204,7 @@ static void sv_draw_frame(struct stack_view *sv, const struct sv_row *r, int y, 
 		    (int)(ui_stack_skip(ui, r->st) + stack_view_common(sv, &sv->ranked[r->rank])) &&
 	    base == ui_attr(ui, UC_FRAME))
 		base = ui_attr(ui, UC_DIM);
-	fmt_frame(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
+	fmt_frame_src(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
 	snprintf(line, sizeof(line), "%s #%-3d %s",
 		 ui->term.utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
 		 r->frame, buf);

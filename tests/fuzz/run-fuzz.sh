@@ -124,6 +124,23 @@ seed_uelf() {
 	printf '\x00\x7fELF\x02\x01\x01' >"$d/header-only"
 }
 
+seed_udwarf() {
+	local d=$1 src
+	# small files with DWARF (the runs read at most 16 KiB): an object file
+	# with an inlined function, the same linked without the C library, and
+	# a program with its DWARF compressed
+	command -v gcc >/dev/null || return 0
+	src="$d/inl.c"
+	printf '%s\n' 'static inline __attribute__((always_inline)) int f(int x) { return x * 3 + 1; }' \
+		'__attribute__((noinline)) int g(int x) { return f(x) ^ f(x + 1); }' \
+		'void _start(void) { volatile int r = g(2); (void)r; for (;;); }' >"$src"
+	gcc -O2 -g -c -o "$d/inl.o" "$src" 2>/dev/null
+	gcc -O2 -g -nostdlib -static -o "$d/inl" "$src" 2>/dev/null
+	gcc -O2 -g -gz=zlib -nostdlib -static -o "$d/inl-z" "$src" 2>/dev/null
+	rm -f "$src"
+	return 0
+}
+
 seed_cfi() {
 	local d=$1
 	# a gcc-like CIE at 0 and an FDE at 0x1c; the same FDE with the audit's

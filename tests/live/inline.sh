@@ -1,0 +1,148 @@
+#!/bin/sh
+# Inlined frames and source lines from DWARF (issue 38): a -O2 -g program
+# whose hot code is mix_step(), inlined into hot_loop() (tests/ustack/
+# inline.c), under `--oncpu -u`. In text, folded, JSON and pprof mix_step
+# is a frame of its own, marked inlined, at its source line, under hot_loop
+# at the line of the call - each address's chain as `addr2line -i` gives it
+# from the same file. Then the same from a stripped copy whose DWARF is in
+# a separate file: found by build-id under /usr/lib/debug/.build-id (put
+# there for the test, removed at exit), and by .gnu_debuglink next to the
+# copy. perf's own view of the run (`perf report --inline`) is printed
+# beside it.
+. "$(dirname "$0")/lib.sh"
+[ -n "${INLINE_BIN:-}" ] && [ -x "$INLINE_BIN" ] || fail "no INLINE_BIN test program"
+command -v objcopy > /dev/null && command -v addr2line > /dev/null ||
+	skip "binutils is not installed (scripts/deps.sh installs it)"
+
+BIN=${INLINE_BIN##*/}
+DEBUG_LINK=
+
+cleanup_inline() {
+	[ -n "$DEBUG_LINK" ] && rm -f "$DEBUG_LINK"
+	cleanup
+}
+trap cleanup_inline EXIT
+
+# check OUT.json FILE: the JSON's chains against addr2line -i on FILE (the
+# program with its DWARF), mix_step inlined in hot_loop with its lines
+check_json() {
+	python3 - "$1" "$2" "${3:-$BIN}" << 'PY' || fail "JSON of $2: wrong inlined frames or lines"
+import json, re, subprocess, sys
+snap = None
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if isinstance(d, dict) and "stacks" in d:
+        snap = d
+syms = {}
+for l in subprocess.run(["nm", sys.argv[2]], capture_output=True, text=True).stdout.split("\n"):
+    f = l.split()
+    if len(f) == 3:
+        syms[f[2]] = int(f[0], 16)
+seen = checked = 0
+for s in snap["stacks"]:
+    fr = s.get("user_frames", [])
+    for i, f in enumerate(fr):
+        # the program's (the C library may have its debug file installed too)
+        if not f.get("inlined") or not f["symbol"].endswith("(%s)" % sys.argv[3]):
+            continue
+        seen += s["total"]
+        assert f["symbol"].startswith("mix_step (inlined)"), f
+        caller = fr[i + 1]
+        assert not caller.get("inlined") and caller["addr"] == f["addr"], (f, caller)
+        m = re.match(r"hot_loop\+0x([0-9a-f]+) ", caller["symbol"])
+        assert m, caller
+        # addr2line -i at the same address of the file: innermost first
+        out = subprocess.run(["addr2line", "-i", "-f", "-e", sys.argv[2],
+                              hex(syms["hot_loop"] + int(m.group(1), 16))],
+                             capture_output=True, text=True).stdout.split("\n")
+        want = [(out[k], out[k + 1].split(" ")[0]) for k in range(0, len(out) - 1, 2)]
+        got = [("mix_step", f["line"]), ("hot_loop", caller["line"])]
+        assert [w[0] for w in want] == ["mix_step", "hot_loop"], want
+        for (wn, wl), (gn, gl) in zip(want, got):
+            assert gl.endswith("/" + wl.split("/")[-1]) and gl.split(":")[-1] == wl.split(":")[-1], (want, got)
+        assert caller["line"].endswith("inline.c:35"), caller
+        checked += 1
+total = sum(s["total"] for s in snap["stacks"])
+print("  %d of %d samples in mix_step (inlined); %d chains checked against addr2line -i" % (seen, total, checked))
+assert total > 100 and seen > total / 3 and checked >= 3, (seen, total, checked)
+PY
+}
+
+run_st() { # out file, program, then stacktop options
+	out=$1
+	prog=$2
+	shift 2
+	"$STACKTOP" --oncpu -u -b "$@" -- "$prog" 1.5 > "$out" 2> "$out.err" ||
+		{ cat "$out.err"; fail "stacktop --oncpu -u $* -- $prog failed"; }
+}
+
+echo "== the program's own DWARF"
+run_st "$WORK/text" "$INLINE_BIN" --top 3 --expand 3
+grep -Eq "^    mix_step \\(inlined\\) \\($BIN\\)  inline\\.c:2[0-4]\$" "$WORK/text" ||
+	{ cat "$WORK/text"; fail "text: no inlined mix_step with its line"; }
+grep -Eq "^    hot_loop\\+0x[0-9a-f]+ \\($BIN\\)  inline\\.c:35\$" "$WORK/text" ||
+	{ cat "$WORK/text"; fail "text: hot_loop not at the line of the call"; }
+run_st "$WORK/folded" "$INLINE_BIN" --format folded
+grep -q ';main;hot_loop;mix_step_\[i\] [0-9]' "$WORK/folded" ||
+	{ cat "$WORK/folded"; fail "folded: no mix_step_[i] frame"; }
+run_st "$WORK/json" "$INLINE_BIN" --json
+check_json "$WORK/json" "$INLINE_BIN"
+# -r: read back, the same frames and lines
+"$STACKTOP" -r "$WORK/json" --json --cumulative > "$WORK/json2" 2> "$WORK/rerr" ||
+	{ cat "$WORK/rerr"; fail "-r of the snapshot failed"; }
+check_json "$WORK/json2" "$INLINE_BIN"
+"$STACKTOP" -r "$WORK/json" --format folded --cumulative | grep -q 'hot_loop;mix_step_\[i\] ' ||
+	fail "folded of the read-back snapshot lost the inlined frame"
+if command -v go > /dev/null 2>&1; then
+	run_st "$WORK/out" "$INLINE_BIN" -o "$WORK/p.pb.gz"
+	go tool pprof -lines -top "$WORK/p.pb.gz" > "$WORK/top" 2>&1 ||
+		{ cat "$WORK/top"; fail "pprof cannot read the profile"; }
+	grep -Eq ' mix_step [^ ]*inline\.c:2[0-4] \(inline\)$' "$WORK/top" ||
+		{ cat "$WORK/top"; fail "pprof -lines: no inlined mix_step with its line"; }
+	grep -Eq ' hot_loop [^ ]*inline\.c:3[45]$' "$WORK/top" ||
+		{ cat "$WORK/top"; fail "pprof -lines: no hot_loop line"; }
+	go tool pprof -raw "$WORK/p.pb.gz" 2> /dev/null | grep -A1 -E ' mix_step .*inline\.c:2[0-4]' |
+		grep -Eq '^ +hot_loop .*inline\.c:35' ||
+		fail "pprof: mix_step's Location has no hot_loop Line after it"
+	sed -n '/flat%/,+4p' "$WORK/top"
+fi
+
+echo "== a stripped copy, its DWARF in /usr/lib/debug/.build-id"
+objcopy --only-keep-debug "$INLINE_BIN" "$WORK/$BIN.debug" || fail "objcopy --only-keep-debug"
+# as Debian's packages ship it: no .symtab either (the names come from the debug file too)
+mkdir -p "$WORK/bid"
+objcopy --strip-unneeded "$INLINE_BIN" "$WORK/bid/$BIN" || fail "objcopy --strip-unneeded"
+bid=$(readelf -n "$INLINE_BIN" | awk '/Build ID/ { print $3 }')
+[ -n "$bid" ] || fail "the test program has no build-id"
+dir=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)
+DEBUG_LINK=$dir/$(echo "$bid" | cut -c3-).debug
+[ ! -e "$DEBUG_LINK" ] || fail "$DEBUG_LINK exists already"
+mkdir -p "$dir"
+cp "$WORK/$BIN.debug" "$DEBUG_LINK"
+run_st "$WORK/json-bid" "$WORK/bid/$BIN" --json
+check_json "$WORK/json-bid" "$INLINE_BIN"
+rm -f "$DEBUG_LINK"
+DEBUG_LINK=
+
+echo "== a stripped copy with a .gnu_debuglink to its debug file beside it"
+mkdir -p "$WORK/link/.debug"
+cp "$WORK/$BIN.debug" "$WORK/link/.debug/$BIN.debug"
+objcopy --strip-debug --add-gnu-debuglink="$WORK/$BIN.debug" "$INLINE_BIN" "$WORK/link/$BIN" ||
+	fail "objcopy --add-gnu-debuglink"
+run_st "$WORK/json-link" "$WORK/link/$BIN" --json
+check_json "$WORK/json-link" "$INLINE_BIN"
+# a debug file that is not the one linked (its CRC differs): not used
+printf 'x' >> "$WORK/link/.debug/$BIN.debug"
+run_st "$WORK/json-bad" "$WORK/link/$BIN" --json
+if grep -q 'mix_step (inlined)' "$WORK/json-bad"; then
+	fail "a debug file whose CRC is not the link's was read"
+fi
+
+if command -v perf > /dev/null; then
+	echo "== perf record --call-graph dwarf of the same program, perf report --inline"
+	perf record -F 999 --call-graph dwarf -o "$WORK/perf.data" -- "$INLINE_BIN" 1.5 \
+		> /dev/null 2>&1 &&
+		perf report -i "$WORK/perf.data" --stdio --no-children --inline -g caller \
+			--sort sym,srcline 2> /dev/null | grep -E 'mix_step|hot_loop' | head -6
+fi
+echo "PASS: inlined frames and source lines in text, folded, JSON, pprof, by build-id and debuglink"

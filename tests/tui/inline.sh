@@ -1,0 +1,35 @@
+#!/bin/sh
+# tui-inline: an inlined call on the screen (issue 38). The -O2 -g program
+# of tests/ustack/inline.c spends its time in mix_step(), inlined into
+# hot_loop(): under `--oncpu -u` the top stack, expanded, shows mix_step as
+# a frame of its own marked inlined with its source line, then hot_loop at
+# the line of the call; the caller tree has it as a node of its own.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${INLINE_BIN:-}" ] && [ -x "$INLINE_BIN" ] || fail "no INLINE_BIN test program"
+BIN=${INLINE_BIN##*/}
+
+"$INLINE_BIN" 60 &
+PROG=$!
+TUI_PIDS="$TUI_PIDS $PROG"
+
+tui_start 150 40
+tui_run --oncpu -u -d 0.5 -p "$PROG"
+say "the top stack: mix_step inlined, at its line, in hot_loop at the call"
+tui_wait 'mode oncpu' 10
+tui_wait 'mix_step \(inlined\)' 15
+tui_keys Home Enter
+tui_wait "#[0-9]+ +mix_step \\(inlined\\) \\($BIN\\)  inline\\.c:2[0-4]" 5
+tui_wait "#[0-9]+ +hot_loop\\+0x[0-9a-f]+ \\($BIN\\)  inline\\.c:35" 5
+mline=$(tui_capture | grep -n -E '#[0-9]+ +mix_step \(inlined\)' | head -1 | cut -d: -f1)
+hline=$(tui_capture | grep -n -E '#[0-9]+ +hot_loop\+' | head -1 | cut -d: -f1)
+[ "$mline" -lt "$hline" ] || fail "the inlined frame is not above the frame it was inlined into"
+
+say "the caller tree: the inlined call a node of its own"
+tui_keys t
+tui_keys E
+tui_wait "mix_step \\(inlined\\) \\($BIN\\)" 5
+tui_wait "hot_loop \\($BIN\\)" 5
+tui_keys q
+tui_wait '__RC=0__' 10
+echo "PASS: tui-inline"
