@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * flame_page.h - the flame graph page of `--format html` (html.c), built
- * in from output/flame/page.html, flame.css and flame.js by
- * output/flame/embed.py (the build's flame_page.c): the page up to its
- * profile data, and the rest after it.
+ * in from output/flame/page.html, flame.css and the page's modules
+ * (output/flame/, bundled into one script) by output/flame/embed.py
+ * (the build's flame_page.c): the page up to its profile data, and the
+ * rest after it.
  */
 #ifndef STACKTOP_FLAME_PAGE_H
 #define STACKTOP_FLAME_PAGE_H

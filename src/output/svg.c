@@ -92,7 +92,7 @@ static uint32_t svg_hash(const char *s)
 	return h;
 }
 
-/* the page's palette (output/flame/flame.js, BAND): hue, spread, saturation, lightness, spread */
+/* the page's palette (output/flame/colour.js, BAND): hue, spread, saturation, lightness, spread */
 static const double svg_band[FLAME_KIND_MAX][5] = {
 	[FLAME_KERNEL] = { 20, 15, 82, 57, 8 }, [FLAME_MODULE] = { 48, 12, 78, 52, 8 },
 	[FLAME_USER] = { 345, 18, 72, 62, 8 },	[FLAME_TRACING] = { 215, 0, 8, 72, 8 },

@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-# embed.py PAGE CSS JS OUT.c: the flame graph page of `--format html` as two
-# C strings (the page before and after its profile data), built into
-# stacktop so that it needs no data file at run time. The CSS and the
-# script go inline; the page's Content-Security-Policy allows exactly them
-# (by their sha256), nothing else: no request, no other script.
+# embed.py OUT.c PAGE CSS ENTRY.js [MODULE.js]...: the flame graph page of
+# `--format html` as two C strings (the page before and after its profile
+# data), built into stacktop so that it needs no data file at run time.
+# The CSS and the script go inline; the page's Content-Security-Policy
+# allows exactly them (by their sha256), nothing else: no request, no
+# other script.
+#
+# The script is the page's modules (CommonJS files, as node --test loads
+# them: tests/flame/) bundled into one: each in a function of its own,
+# require() resolving './NAME.js' among them, ENTRY required first.
 import base64
 import hashlib
+import os
 import sys
 
-page_path, css_path, js_path, out_path = sys.argv[1:5]
+out_path, page_path, css_path = sys.argv[1:4]
+js_paths = sys.argv[4:]
+if not js_paths:
+    sys.exit("embed.py: no script given")
 
 
 def read(path):
@@ -17,7 +26,32 @@ def read(path):
         return f.read()
 
 
-page, css, js = read(page_path), read(css_path), read(js_path)
+def bundle(paths):
+    names = ["./" + os.path.basename(p) for p in paths]
+    if len(set(names)) != len(names):
+        sys.exit("embed.py: two modules of one name")
+    parts = ["// stacktop's flame graph page: src/output/flame/*.js bundled by embed.py\n"
+             "'use strict';\n(function () {\nconst modules = {\n"]
+    for name, path in zip(names, paths):
+        text = read(path)
+        if not text.endswith("\n"):
+            text += "\n"
+        parts.append("%r: function (module, exports, require) {\n%s},\n" % (name, text))
+    parts.append("};\nconst done = {};\n"
+                 "function require(name) {\n"
+                 "\tif (!modules[name])\n"
+                 "\t\tthrow new Error('no module ' + name);\n"
+                 "\tif (!done[name]) {\n"
+                 "\t\tdone[name] = { exports: {} };\n"
+                 "\t\tmodules[name](done[name], done[name].exports, require);\n"
+                 "\t}\n"
+                 "\treturn done[name].exports;\n"
+                 "}\n"
+                 "require(%r);\n})();\n" % names[0])
+    return "".join(parts)
+
+
+page, css, js = read(page_path), read(css_path), bundle(js_paths)
 for name, text in (("CSS", css), ("script", js)):
     # the page must stay well-formed whatever the sources hold
     if "</" in text.replace("<\\/", ""):
