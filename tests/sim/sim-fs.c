@@ -10,7 +10,8 @@
  * trace_pipe_raw is a stream: each read() consumes and returns exactly one
  * 4096-byte sub-buffer page; when the ring is empty it fails with EAGAIN if
  * the file was opened O_NONBLOCK, otherwise it waits up to --block-ms and
- * then returns 0.  poll() is supported.
+ * then returns 0.  poll() reports it readable at the instance's
+ * buffer_percent, as the kernel does (sim-ring.c).
  *
  * Hidden directory .sim/ (not part of tracefs): control, truth, kallsyms.
  */
@@ -1031,6 +1032,8 @@ static int do_write(const struct loc *l, const char *buf, size_t len)
 		if (parse_ulong(buf, len, &v) || v > 100)
 			return -EINVAL;
 		in->buffer_percent = (unsigned int)v;
+		for (i = 0; i < SIM_MAX_CPUS; i++)
+			in->ring[i].percent = in->buffer_percent;
 		return 0;
 	case K_CURRENT_TRACER: {
 		size_t n = len;
@@ -1157,9 +1160,13 @@ struct fh {
 	unsigned int page_len;
 };
 
+/*
+ * New records on @r: a blocking read waits for any data, a poll() for the
+ * watermark (buffer_percent: rb_wakeups() wakes the full waiters then)
+ */
 void sim_notify_data(struct sim_ring *r)
 {
-	if (r->ph) {
+	if (r->ph && ring_watermark(r)) {
 		fuse_notify_poll(r->ph);
 		fuse_pollhandle_destroy(r->ph);
 		r->ph = NULL;
@@ -1493,7 +1500,7 @@ static int sim_poll(const char *path, struct fuse_file_info *fi, struct fuse_pol
 	}
 	r = &fh->loc.in->ring[fh->loc.cpu];
 	pthread_mutex_lock(&sim.lock);
-	if (!ring_empty(r) || fh->page_off < fh->page_len) {
+	if (ring_watermark(r) || fh->page_off < fh->page_len) {
 		*reventsp = POLLIN | POLLRDNORM;
 		if (ph)
 			fuse_pollhandle_destroy(ph);

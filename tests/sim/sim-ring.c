@@ -22,6 +22,16 @@
  * writer that needs a new page drops the oldest one: its entries count as
  * overrun and the next page handed to a reader carries the missed-events
  * flag (and the count, when there is room after the data).
+ *
+ * Reads follow ring_buffer_read_page(): a page the writer has left and
+ * nobody read is handed out whole, its commit ending where the padding
+ * starts (real_end); a page the writer is still on is copied, the records
+ * written so far, and stays the writer's: the next read returns only what
+ * came since (nothing: EAGAIN), and once the writer has moved on, the rest
+ * of the page, its padding included.  A page read in part is the kernel's
+ * reader page: out of the ring, never overwritten; the missed-events flag
+ * goes on the next page taken from the ring.  poll() waits for
+ * buffer_percent of the pages (ring_watermark(), rb_watermark_hit()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,34 +82,54 @@ void ring_init(struct sim_ring *r, unsigned int size_kb, struct sim_truth *truth
 	r->nr_pages = pages_for(size_kb);
 	r->overwrite = true;
 	r->truth = truth;
+	r->percent = 50;
 }
 
-/* Drop the oldest page; @lost says whether it was overwritten or cleared. */
-static void drop_head(struct sim_ring *r, bool lost)
+/*
+ * Drop @pg (the head, or the page after a head read in part) with what is
+ * unread on it; @lost says whether it was overwritten or cleared.
+ */
+static void drop_page(struct sim_ring *r, struct sim_page *pg, bool lost)
 {
-	struct sim_page *pg = r->head;
+	struct sim_page **pp = &r->head, *prev = NULL;
 	unsigned int i;
 
-	if (!pg)
+	while (*pp && *pp != pg) {
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	if (!*pp)
 		return;
-	r->head = pg->next;
+	*pp = pg->next;
 	if (r->tail == pg) {
-		r->tail = NULL;
+		r->tail = prev;
 		r->tail_open = false;
 	}
 	r->npages--;
-	for (i = 0; i < pg->ntruth; i++) {
+	for (i = pg->read_truth; i < pg->ntruth; i++) {
 		if (lost)
 			r->truth[pg->truth[i]].lost++;
 		else
 			r->truth[pg->truth[i]].cleared++;
 	}
 	if (lost) {
-		r->overrun += pg->entries;
-		r->lost_pending += pg->entries;
+		r->overrun += pg->entries - pg->read_entries;
+		r->lost_pending += pg->entries - pg->read_entries;
 	}
 	free(pg->truth);
 	free(pg);
+}
+
+static void drop_head(struct sim_ring *r, bool lost)
+{
+	if (r->head)
+		drop_page(r, r->head, lost);
+}
+
+/* the head is the kernel's reader page: read in part, out of the ring */
+static bool reader_page(const struct sim_ring *r)
+{
+	return r->head && r->head->read_off;
 }
 
 /**
@@ -143,6 +173,7 @@ static void close_tail(struct sim_ring *r, bool pad)
 	rem = SIM_PAGE_DATA - pg->tail;
 	if (!pad || rem < 4)
 		return;
+	pg->real_end = pg->tail;
 	if (rem < 8) {
 		/* No room for a padding record: marker beyond commit only. */
 		put_u32(pg->raw + SIM_PAGE_HDR + pg->tail, event_header(SIM_TYPE_PADDING, 0));
@@ -158,12 +189,13 @@ static int open_page(struct sim_ring *r, uint64_t ts)
 {
 	struct sim_page *pg;
 
-	if (r->npages >= r->nr_pages) {
+	if (r->npages - reader_page(r) >= r->nr_pages) {
 		if (!r->overwrite) {
 			r->dropped++;
 			return -ENOSPC;
 		}
-		drop_head(r, true);
+		/* the oldest page of the ring: never the reader's */
+		drop_page(r, reader_page(r) ? r->head->next : r->head, true);
 	}
 	pg = calloc(1, sizeof(*pg));
 	if (!pg)
@@ -277,60 +309,118 @@ int ring_write(struct sim_ring *r, uint64_t ts, const void *payload, unsigned in
  */
 bool ring_would_drop(const struct sim_ring *r, unsigned int len)
 {
-	if (r->overwrite || r->npages < r->nr_pages)
+	if (r->overwrite || r->npages - reader_page(r) < r->nr_pages)
 		return false;
 	if (!r->tail_open)
 		return true;
 	return r->tail->tail + 8 + ring_event_len(len) > SIM_PAGE_DATA;
 }
 
+/* the writer is on @pg */
+static bool writing(const struct sim_ring *r, const struct sim_page *pg)
+{
+	return pg == r->tail && r->tail_open;
+}
+
+/* a page read to its end that the writer has left: the reader takes the next */
+static void skip_read(struct sim_ring *r)
+{
+	while (r->head && !writing(r, r->head) && r->head->read_off &&
+	       r->head->read_off >= r->head->tail) {
+		r->head->ntruth = r->head->read_truth;
+		r->head->entries = r->head->read_entries;
+		drop_head(r, false);
+	}
+}
+
 bool ring_empty(const struct sim_ring *r)
 {
-	return !r->head;
+	const struct sim_page *pg = r->head;
+
+	/* a page read to its end: the writer's, or left with nothing after */
+	while (pg && pg->read_off && pg->read_off >= pg->tail) {
+		if (writing(r, pg))
+			return true;
+		pg = pg->next;
+	}
+	return !pg;
 }
 
 /**
- * ring_read() - consume the oldest page, as a read of trace_pipe_raw does
+ * ring_watermark() - whether poll() reports the ring readable, as
+ * ring_buffer_poll_wait() with the instance's buffer_percent: any data at
+ * 0; else not while the reader's page is the writer's, and only once the
+ * pages written and not taken by the reader, plus one, reach that share
+ * of the ring (rb_watermark_hit(), full_hit())
+ * @r: ring
+ */
+bool ring_watermark(const struct sim_ring *r)
+{
+	unsigned int dirty;
+
+	if (ring_empty(r))
+		return false;
+	if (!r->percent)
+		return true;
+	if (writing(r, r->head))
+		return false;
+	dirty = r->npages - reader_page(r);
+	return (uint64_t)(dirty + 1) * 100 >= (uint64_t)r->percent * r->nr_pages;
+}
+
+/**
+ * ring_read() - a read of trace_pipe_raw (ring_buffer_read_page())
  * @r: ring
  * @page: receives SIM_PAGE_SIZE bytes
  *
- * A partly written page is taken as it is (the writer goes on with a new
- * page).  The missed-events bits are set when pages were overwritten since
- * the last read.
+ * A page the writer has left and nobody read is handed out whole, up to
+ * its padding; of a page read in part, the rest (its padding included); of
+ * the page the writer is on, the records written since the last read, the
+ * page staying the writer's. The missed-events bits are set when pages
+ * were overwritten since the last read.
  *
- * Return: 1 when a page was copied, 0 when the ring is empty.
+ * Return: 1 when a page was copied, 0 when there was nothing to read.
  */
 int ring_read(struct sim_ring *r, uint8_t *page)
 {
-	struct sim_page *pg = r->head;
+	struct sim_page *pg;
+	unsigned int from, end, i;
 	uint64_t commit;
-	unsigned int i, end;
+	bool busy;
 
-	if (!pg)
+	skip_read(r);
+	pg = r->head;
+	if (!pg || ring_empty(r))
 		return 0;
-	if (pg == r->tail)
-		close_tail(r, false);
-	commit = pg->tail;
-	end = pg->tail;
-	if (r->lost_pending) {
-		if (SIM_PAGE_DATA - pg->tail >= 8) {
-			put_u64(pg->raw + SIM_PAGE_HDR + pg->tail, r->lost_pending);
+	busy = writing(r, pg);
+	from = pg->read_off;
+	end = !busy && !from && pg->real_end ? pg->real_end : pg->tail;
+	commit = end - from;
+	memset(page, 0, SIM_PAGE_SIZE);
+	memcpy(page + SIM_PAGE_HDR, pg->raw + SIM_PAGE_HDR + from, end - from);
+	if (r->lost_pending && !from) {
+		if (SIM_PAGE_DATA - (end - from) >= 8) {
+			put_u64(page + SIM_PAGE_HDR + (end - from), r->lost_pending);
 			commit |= SIM_MISSED_STORED;
-			end += 8;
 		}
 		commit |= SIM_MISSED_EVENTS;
 		r->lost_pending = 0;
 	}
-	put_u64(pg->raw, pg->ts_first);
-	put_u64(pg->raw + 8, commit);
-	memset(pg->raw + SIM_PAGE_HDR + end, 0, SIM_PAGE_DATA - end);
-	memcpy(page, pg->raw, SIM_PAGE_SIZE);
+	put_u64(page, from ? pg->ts_read : pg->ts_first);
+	put_u64(page + 8, commit);
 
-	for (i = 0; i < pg->ntruth; i++)
+	for (i = pg->read_truth; i < pg->ntruth; i++)
 		r->truth[pg->truth[i]].read++;
-	r->read_entries += pg->entries;
-	pg->ntruth = 0;
-	pg->entries = 0;
+	r->read_entries += pg->entries - pg->read_entries;
+	pg->read_truth = pg->ntruth;
+	pg->read_entries = pg->entries;
+	if (busy) {
+		/* the writer goes on with this page: the next read starts here */
+		pg->read_off = pg->tail;
+		pg->ts_read = pg->ts_last;
+		return 1;
+	}
+	pg->read_off = pg->tail;
 	drop_head(r, false);
 	return 1;
 }
@@ -347,8 +437,8 @@ void ring_stats(const struct sim_ring *r, uint64_t now, struct sbuf *sb)
 	uint64_t entries = 0, bytes = 0, oldest = 0;
 
 	for (pg = r->head; pg; pg = pg->next) {
-		entries += pg->entries;
-		bytes += pg->tail;
+		entries += pg->entries - pg->read_entries;
+		bytes += pg->tail - pg->read_off;
 	}
 	if (r->head)
 		oldest = r->head->ts_first;

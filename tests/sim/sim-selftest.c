@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -394,11 +395,84 @@ static bool is_event_type(unsigned int type)
 	return false;
 }
 
+/* check one page read from trace_pipe_raw with kbuffer; @pending: events waiting for a stack */
+static void scan_one(struct kbuffer *kb, char *page, struct page_scan *ps, int *pending)
+{
+	struct kbuffer_raw_info info = { .next = page + 16 };
+	char key[4096];
+	unsigned long long ts;
+	void *rec;
+	int missed;
+
+	ps->pages++;
+	CHECK(!kbuffer_load_subbuffer(kb, page), "kbuffer_load_subbuffer");
+	missed = kbuffer_missed_events(kb);
+	if (missed) {
+		ps->missed_pages++;
+		if (missed < 0)
+			ps->missed_unknown++;
+		*pending = 0;	/* the events of the lost stacks are gone */
+	}
+	while (kbuffer_raw_get(kb, page, &info)) {
+		if (info.type == 30)
+			ps->extends++;
+		else if (info.type == 31)
+			ps->stamps++;
+		else if (info.type == 29)
+			ps->paddings++;
+	}
+	for (rec = kbuffer_read_event(kb, &ts); rec; rec = kbuffer_next_event(kb, &ts)) {
+		unsigned int size = kbuffer_event_size(kb);
+		uint16_t type;
+
+		ps->records++;
+		CHECK(ts >= ps->last_ts, "time went back: %llu < %llu", ts, ps->last_ts);
+		ps->last_ts = ts;
+		memcpy(&type, rec, 2);
+		if (is_event_type(type)) {
+			ps->events++;
+			(*pending)++;
+			continue;
+		}
+		if (!*pending)
+			ps->orphans++;
+		else
+			(*pending)--;
+		if (type == 20) {
+			int32_t id;
+			const struct bin_stack *bs;
+
+			CHECK(size == 12, "stack_id record of %u bytes", size);
+			memcpy(&id, (char *)rec + 8, 4);
+			ps->stack_ids++;
+			bs = ps->map ? bin_find(ps->map, (uint32_t)id) : NULL;
+			if (!bs) {
+				ps->unresolved++;
+				continue;
+			}
+			frames_key(bs->ips, bs->nr, key, sizeof(key));
+			tally_add(&ps->frames, key, 1);
+		} else if (type == 4) {
+			int32_t nr;
+
+			memcpy(&nr, (char *)rec + 8, 4);
+			CHECK(nr > 0 && size >= 16 + 8U * nr && size < 16 + 8U * nr + 4,
+			      "kernel_stack size %u for %d frames", size, nr);
+			ps->kstacks++;
+			frames_key((char *)rec + 16, nr, key, sizeof(key));
+			tally_add(&ps->frames, key, 1);
+		} else {
+			ps->bad++;
+			CHECK(0, "unknown record type %u", type);
+		}
+	}
+}
+
 /* Read every page of one CPU (non-blocking) and check it with kbuffer. */
 static void scan_cpu(int cpu, struct page_scan *ps)
 {
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
-	char p[512], page[PAGE * 2], key[4096];
+	char p[512], page[PAGE * 2];
 	int fd, pending = 0;
 	ssize_t n;
 
@@ -409,74 +483,8 @@ static void scan_cpu(int cpu, struct page_scan *ps)
 		return;
 	ps->last_ts = 0;
 	while ((n = read(fd, page, sizeof(page))) > 0) {
-		struct kbuffer_raw_info info = { .next = page + 16 };
-		unsigned long long ts;
-		void *rec;
-		int missed;
-
 		CHECK(n == PAGE, "page read returned %zd", n);
-		ps->pages++;
-		CHECK(!kbuffer_load_subbuffer(kb, page), "kbuffer_load_subbuffer");
-		missed = kbuffer_missed_events(kb);
-		if (missed) {
-			ps->missed_pages++;
-			if (missed < 0)
-				ps->missed_unknown++;
-			pending = 0;	/* the events of the lost stacks are gone */
-		}
-		while (kbuffer_raw_get(kb, page, &info)) {
-			if (info.type == 30)
-				ps->extends++;
-			else if (info.type == 31)
-				ps->stamps++;
-			else if (info.type == 29)
-				ps->paddings++;
-		}
-		for (rec = kbuffer_read_event(kb, &ts); rec; rec = kbuffer_next_event(kb, &ts)) {
-			unsigned int size = kbuffer_event_size(kb);
-			uint16_t type;
-
-			ps->records++;
-			CHECK(ts >= ps->last_ts, "time went back: %llu < %llu", ts, ps->last_ts);
-			ps->last_ts = ts;
-			memcpy(&type, rec, 2);
-			if (is_event_type(type)) {
-				ps->events++;
-				pending++;
-				continue;
-			}
-			if (!pending)
-				ps->orphans++;
-			else
-				pending--;
-			if (type == 20) {
-				int32_t id;
-				const struct bin_stack *bs;
-
-				CHECK(size == 12, "stack_id record of %u bytes", size);
-				memcpy(&id, (char *)rec + 8, 4);
-				ps->stack_ids++;
-				bs = ps->map ? bin_find(ps->map, (uint32_t)id) : NULL;
-				if (!bs) {
-					ps->unresolved++;
-					continue;
-				}
-				frames_key(bs->ips, bs->nr, key, sizeof(key));
-				tally_add(&ps->frames, key, 1);
-			} else if (type == 4) {
-				int32_t nr;
-
-				memcpy(&nr, (char *)rec + 8, 4);
-				CHECK(nr > 0 && size >= 16 + 8U * nr && size < 16 + 8U * nr + 4,
-				      "kernel_stack size %u for %d frames", size, nr);
-				ps->kstacks++;
-				frames_key((char *)rec + 16, nr, key, sizeof(key));
-				tally_add(&ps->frames, key, 1);
-			} else {
-				ps->bad++;
-				CHECK(0, "unknown record type %u", type);
-			}
-		}
+		scan_one(kb, page, ps, &pending);
 	}
 	CHECK(n < 0 && errno == EAGAIN, "empty trace_pipe_raw: n=%zd errno=%d", n, errno);
 	close(fd);
@@ -691,7 +699,7 @@ static void test_pages(int abi)
 		CHECK(ps.orphans == 0, "stack records without an event: %ld", ps.orphans);
 		CHECK(ps.extends > 0, "no time extends");
 		CHECK(ps.stamps > 0, "no absolute time stamps");
-		CHECK(ps.paddings > 0, "no padding");
+		/* no padding: a page the writer left ends before it (test_read_semantics) */
 		/* Only v4 sends deep stacks as kernel_stack; v1-v3 truncate them. */
 		CHECK(ps.stack_ids > 0 && (abi < 4 || ps.kstacks > 0), "ids %ld kstacks %ld",
 		      ps.stack_ids, ps.kstacks);
@@ -713,6 +721,114 @@ static void test_pages(int abi)
 		bin_free(&b);
 		tally_free(&ps.frames);
 	}
+}
+
+/* a page's commit: its data bytes */
+static unsigned long page_commit(const char *page)
+{
+	uint64_t c;
+
+	memcpy(&c, page + 8, 8);
+	return (unsigned long)(c & ((1UL << 27) - 1));
+}
+
+/* the last record type on @page (29: padding), -1 when empty */
+static int last_type(char *page)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	struct kbuffer_raw_info info = { .next = page + 16 };
+	int t = -1;
+
+	kbuffer_load_subbuffer(kb, page);
+	while (kbuffer_raw_get(kb, page, &info))
+		t = info.type;
+	kbuffer_free(kb);
+	return t;
+}
+
+static bool readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+/*
+ * What ring_buffer_read_page() hands out: the page the writer is on, the
+ * records written since the last read (the page stays the writer's, the
+ * next read has only what came after); once it is left, the rest of it,
+ * padding included; a page nobody read, whole up to its padding. A page
+ * read in part is the kernel's reader page: never overwritten. poll()
+ * waits for buffer_percent of the ring, never for the writer's page alone.
+ */
+static void test_read_semantics(int abi)
+{
+	char p[512], page[PAGE];
+	unsigned long c1, c2, c3;
+	int fd, n, t;
+
+	enable_stackmap(abi);
+	CHECK(!wr("buffer_size_kb", "40"), "buffer_size_kb");
+	path_of(p, sizeof(p), "per_cpu/cpu0/trace_pipe_raw");
+	fd = open(p, O_RDONLY | O_NONBLOCK);
+	CHECK(fd >= 0, "open %s: %s", p, strerror(errno));
+	if (fd < 0)
+		return;
+	for (n = 0; n < 1000 && read(fd, page, PAGE) > 0; n++)
+		;
+	CHECK(!ctl("emit 2 cpu 0"), "emit");
+	CHECK(!readable(fd), "poll: the writer's page alone is readable at buffer_percent 50");
+	CHECK(read(fd, page, PAGE) == PAGE, "the writer's page");
+	c1 = page_commit(page);
+	CHECK(c1 > 0 && c1 < PAGE / 2, "the writer's page copied: commit %lu", c1);
+	CHECK(read(fd, page, PAGE) < 0 && errno == EAGAIN, "read again: not EAGAIN");
+	CHECK(!ctl("emit 1 cpu 0"), "emit");
+	CHECK(read(fd, page, PAGE) == PAGE, "the writer's page again");
+	c2 = page_commit(page);
+	CHECK(c2 > 0 && c2 < c1, "only what came since: commit %lu after %lu", c2, c1);
+	/* the writer moves on: the rest, its padding included (unless it filled the page) */
+	CHECK(!ctl("emit 400 cpu 0"), "emit");
+	CHECK(read(fd, page, PAGE) == PAGE, "the rest");
+	c3 = page_commit(page);
+	t = last_type(page);
+	CHECK(c1 + c2 + c3 <= PAGE - 16 && (t == 29 || c1 + c2 + c3 >= PAGE - 16 - 4),
+	      "the rest: commit %lu, last record type %d", c3, t);
+	for (n = 0; t != 29 && n < 20; n++) {
+		while (read(fd, page, PAGE) > 0)
+			;
+		CHECK(!ctl("emit 1 cpu 0"), "emit");
+		CHECK(read(fd, page, PAGE) == PAGE, "the writer's page");
+		CHECK(!ctl("emit 400 cpu 0"), "emit");
+		CHECK(read(fd, page, PAGE) == PAGE, "the rest");
+		t = last_type(page);
+	}
+	CHECK(t == 29, "no rest of a page ended in padding in 20 tries");
+	/* a page nobody read: whole, its commit before the padding */
+	CHECK(read(fd, page, PAGE) == PAGE, "a whole page");
+	c3 = page_commit(page);
+	CHECK(c3 > PAGE / 2 && last_type(page) != 29, "a whole page: commit %lu, last type %d",
+	      c3, last_type(page));
+	for (n = 0; n < 1000 && read(fd, page, PAGE) > 0; n++)
+		;
+	/* the watermark: 50% of 10 pages */
+	CHECK(!ctl("emit 50 cpu 0"), "emit");
+	CHECK(!readable(fd), "poll: readable below the watermark");
+	CHECK(!ctl("emit 1000 cpu 0"), "emit");
+	CHECK(readable(fd), "poll: not readable over the watermark");
+	for (n = 0; n < 1000 && read(fd, page, PAGE) > 0; n++)
+		;
+	CHECK(!wr("buffer_percent", "0"), "buffer_percent 0");
+	CHECK(!ctl("emit 1 cpu 0"), "emit");
+	CHECK(readable(fd), "poll at buffer_percent 0: any record");
+	CHECK(!wr("buffer_percent", "50"), "buffer_percent 50");
+	/* the reader's page is not overwritten: its rest comes, then the loss */
+	CHECK(read(fd, page, PAGE) == PAGE, "the writer's page");
+	CHECK(!ctl("emit 2000 cpu 0"), "emit");
+	CHECK(file_value("per_cpu/cpu0/stats", "overrun:") > 0, "no overrun");
+	CHECK(read(fd, page, PAGE) == PAGE && !(page[11] & 0x80),
+	      "the reader page's rest: missed flag (rb_get_reader_page() sets it on the next)");
+	CHECK(read(fd, page, PAGE) == PAGE && (page[11] & 0x80), "the next page: no missed flag");
+	close(fd);
 }
 
 /* feed-on-read: every page read finds new records; off again, the CPU drains */
@@ -1301,6 +1417,10 @@ static void run_abi(int abi)
 	sim_start(name, NULL);
 	test_pages(abi);
 	test_feed_on_read();
+	sim_stop();
+
+	sim_start(name, NULL);
+	test_read_semantics(abi);
 	sim_stop();
 
 	sim_start(name, NULL);

@@ -121,13 +121,19 @@ struct sim_truth {
 /* One sub-buffer page while it is in the ring. */
 struct sim_page {
 	uint8_t raw[SIM_PAGE_SIZE];	/* header + data, exactly as read */
-	unsigned int tail;		/* data bytes used */
+	unsigned int tail;		/* data bytes used (the padding at the end included) */
+	unsigned int real_end;		/* where that padding starts (0: none) */
 	unsigned int entries;		/* data records (not extends/padding) */
 	uint64_t ts_first;
 	uint64_t ts_last;
 	uint32_t *truth;		/* truth indexes of stack records here */
 	unsigned int ntruth;
 	unsigned int truth_cap;
+	/* a reader's copy of the page while it was written (the kernel's reader page) */
+	unsigned int read_off;		/* data bytes handed out */
+	unsigned int read_entries;	/* ... records among them */
+	unsigned int read_truth;	/* ... truth indexes among them */
+	uint64_t ts_read;		/* time of the last record handed out */
 	struct sim_page *next;
 };
 
@@ -149,6 +155,7 @@ struct sim_ring {
 	uint64_t dropped;		/* non-overwrite mode: records refused */
 	struct sim_truth *truth;	/* the owning instance's truth table */
 	struct fuse_pollhandle *ph;	/* pending poll() */
+	unsigned int percent;		/* the instance's buffer_percent: poll's watermark */
 };
 
 void ring_init(struct sim_ring *r, unsigned int size_kb, struct sim_truth *truth);
@@ -159,6 +166,7 @@ int ring_write(struct sim_ring *r, uint64_t ts, const void *payload, unsigned in
 	       int64_t truth_idx, bool abs_ts);
 int ring_read(struct sim_ring *r, uint8_t *page);
 bool ring_empty(const struct sim_ring *r);
+bool ring_watermark(const struct sim_ring *r);
 bool ring_would_drop(const struct sim_ring *r, unsigned int len);
 void ring_stats(const struct sim_ring *r, uint64_t now, struct sbuf *sb);
 unsigned int ring_event_len(unsigned int payload);
