@@ -145,6 +145,12 @@
 	X(sized_bytes, BYTES, ND, ING(sized_bytes), J(RINGBUF, "sized_bytes"), NO)              \
 	/* and in the other representation */                                                   \
 	X(alt_bytes, BYTES, ND, ING(alt_bytes), J(RINGBUF, "alt_bytes"), NO)                    \
+	/* read() calls of trace_pipe_raw that returned a page (source/cpubufs.c) */            \
+	X(rb_reads, U64, ND, SRC, J(RINGBUF, "reads"), NO)                                      \
+	/* of them, pages copied while the kernel still wrote on them: the reader caught up */  \
+	X(rb_partial, U64, ND, SRC, J(RINGBUF, "partial_pages"), NO)                            \
+	/* drains: the reader's wakeups (a poll, a key, the end of an interval) */              \
+	X(rb_drains, U64, ND, SRC, J(RINGBUF, "drains"), NO)                                    \
 	/* --offcpu: switch-outs ended (a sentence of output/header.c and a screen segment give */ \
 	/* the share of them ended at the wakeup) */                                            \
 	X(offcpu_sleeps, U64, ND, ING(offcpu_sleeps), J(OFFCPU, "sleeps"), NO)                  \

@@ -71,6 +71,11 @@ int ringbuf_layout_parse(const char *text, bool big_endian, struct ringbuf_layou
 	return 0;
 }
 
+uint32_t ringbuf_page_commit(const struct ringbuf_layout *l, const void *page)
+{
+	return (uint32_t)(ringbuf_read_long(l, (const uint8_t *)page + 8) & RB_COMMIT_MASK);
+}
+
 int ringbuf_page_init(struct ringbuf_page *pg, const void *buf, size_t len,
 		      const struct ringbuf_layout *layout)
 {

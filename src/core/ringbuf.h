@@ -52,6 +52,14 @@ struct ringbuf_layout {
 int ringbuf_layout_parse(const char *text, bool big_endian, struct ringbuf_layout *ret);
 
 /**
+ * ringbuf_page_commit() - the data bytes a page says it holds (its commit
+ * field without the missed-events flags)
+ * @l: layout
+ * @page: the page as read (at least @l->data_offset bytes)
+ */
+uint32_t ringbuf_page_commit(const struct ringbuf_layout *l, const void *page);
+
+/**
  * struct ringbuf_event - one data event found in a page
  * @ts: absolute time stamp in trace-clock units
  * @data: payload (starts with the u16 common_type); points into the page

@@ -242,6 +242,7 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 	};
 	int i, r, pages = 0;
 
+	s->c.stats.rb_drains++;
 	/* -- CMD: the forks reported so far place the records about to be read */
 	if (s->tree)
 		proctree_update(s->tree);

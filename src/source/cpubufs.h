@@ -18,6 +18,7 @@ struct source_ctx;
 struct cpu_reader {
 	int cpu;
 	int fd;
+	int reads; /* pages read in this drain; -1: done (empty, or its writer's page read) */
 	uint64_t overrun; /* records, since the reader opened (the counters' history left out) */
 	uint64_t dropped;
 	uint64_t commit;

@@ -1815,7 +1815,8 @@ def case_never_hang():
     sim = Sim("v4", "--step", "--seed", "13")
     try:
         before = sim.state()
-        sim.ctl("feed-on-read 40")
+        # more than a page each read: the reader never reaches a page still written
+        sim.ctl("feed-on-read 200")
         for mode in ("stackmap", "stacks"):
             f0 = fired(sim)
             reps, err, took = run_timed(sim, "--mode", mode, "-n", "2", "-d", "0.5")
