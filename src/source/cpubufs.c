@@ -17,6 +17,7 @@
 #include "core/ringbuf.h"
 #include "ingest/ingest.h"
 #include "kernel/evfmt.h"
+#include "kernel/state.h"
 #include "kernel/tfs.h"
 #include "kernel/trace.h"
 #include "source/cpubufs.h"
@@ -27,6 +28,34 @@ static int int_cmp(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return (x > y) - (x < y);
+}
+
+/*
+ * The reader's watermark: a poll() of trace_pipe_raw reports a CPU's
+ * buffer readable once this share of its pages is written (buffer_percent,
+ * rb_watermark_hit()), never for the page still written alone, and the
+ * loops wait at most 50 ms (cli/batch.c, ui/screen.c) for the pages of a
+ * slower CPU. A quarter: at 40 MB/s into 4 MiB a CPU, a drain every 25 ms
+ * of some 250 pages, three quarters of the buffer left for a reader kept
+ * from its CPU. The kernel's default is 50; 0 wakes the reader at every
+ * record. An instance's setting is its own (removed with it); the top
+ * level's is journaled and restored.
+ */
+#define CPUBUFS_WATERMARK "25"
+
+static void cpubufs_watermark(struct source_ctx *s)
+{
+	char rel[128];
+	int r;
+
+	trace_path(&s->tr, rel, sizeof(rel), "buffer_percent");
+	/* before 5.1 there is none: a poll wakes at every record */
+	if (!tfs_exists(s->tr.tfs, rel))
+		return;
+	r = s->tr.instance ? tfs_write(s->tr.tfs, rel, CPUBUFS_WATERMARK)
+			   : state_write(s->tr.state, rel, CPUBUFS_WATERMARK);
+	if (r < 0)
+		log_debug("cannot set %s: %s", rel, strerror(-r));
 }
 
 int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errsz)
@@ -95,6 +124,7 @@ int cpubufs_open(struct cpubufs *b, struct source_ctx *s, char *err, size_t errs
 				 s->tr.prefix[0] ? "this instance" : "this tracefs", have);
 	}
 	trace_free_list(cpus, n);
+	cpubufs_watermark(s);
 	/* the counters' history is not ours: count from here on */
 	cpubufs_read_stats(b, s);
 	cpubufs_zero_stats(b);

@@ -47,6 +47,7 @@ tfs_snapshot() {
 		for _f in "$1"/options/*; do printf '%s=%s\n' "${_f##*/}" "$(cat "$_f")"; done
 		printf 'tracing_on=%s\n' "$(cat "$1/tracing_on")"
 		printf 'current_tracer=%s\n' "$(cat "$1/current_tracer")"
+		printf 'buffer_percent=%s\n' "$(cat "$1/buffer_percent" 2> /dev/null)"
 		# "7 (expanded: 1408)" until the buffer is first used: the same size
 		printf 'buffer_size_kb=%s\n' "$(sed 's/^[0-9]* (expanded: \([0-9]*\))$/\1/' "$1/buffer_size_kb")"
 		echo "set_event:"

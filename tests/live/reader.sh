@@ -8,12 +8,15 @@
 #    1.5 events a read at 320,000 events a second);
 #  - fresh: a few records on a page still being written are in the next
 #    refresh (the drain before each refresh takes the partial pages too),
-#    and the refresh after it counts none of them again.
+#    and the refresh after it counts none of them again;
+#  - the instance's buffer_percent is the reader's watermark, the top
+#    level's is left alone.
 . "$(dirname "$0")/lib.sh"
 [ -x "${GETPID_LOOP:-}" ] || fail "no GETPID_LOOP helper"
 [ -e "$T/events/syscalls/sys_enter_getpid" ] || skip "no syscalls:sys_enter_getpid event"
 
 snapshot "$WORK/before"
+top_pct=$(cat "$T/buffer_percent")
 
 # --- every record once, a read() a page ------------------------------------------
 N=200000
@@ -70,6 +73,22 @@ p.wait()
 assert p.returncode == 0 and done, "no refresh after the calls"
 PY
 
+# --- the watermark: the instance's, not the top level's ------------------------------
+"$STACKTOP" -b -d 5 -n 1 -e sched:sched_switch > /dev/null 2> "$WORK/err" &
+pid=$!
+WORKLOAD_PID=$pid
+pct=
+for _ in $(seq 50); do
+	pct=$(cat "$T/instances/stacktop.$pid/buffer_percent" 2> /dev/null) && [ "$pct" != 50 ] && break
+	sleep 0.1
+done
+[ -n "$pct" ] && [ "$pct" != 50 ] || fail "the instance's buffer_percent stayed at the kernel's 50 ($pct)"
+[ "$(cat "$T/buffer_percent")" = "$top_pct" ] || fail "the top level's buffer_percent changed"
+kill -INT "$pid"
+wait "$pid" || fail "stacktop exited $?"
+WORKLOAD_PID=
+echo "instance buffer_percent $pct, top level $top_pct"
+no_instance_of "$pid"
 snapshot "$WORK/after"
 diff "$WORK/before" "$WORK/after" || fail "tracefs state changed"
 echo "PASS"

@@ -95,6 +95,8 @@ class Sim:
         for o in sorted(os.listdir(os.path.join(self.mnt, "options"))):
             s["options/" + o] = self.read("options/" + o)
         s["tracing_on"] = self.read("tracing_on")
+        # the reader's watermark: set for a run of the stackmap mode, restored after
+        s["buffer_percent"] = self.read("buffer_percent")
         s["set_event"] = self.read("set_event")
         s["instances"] = sorted(os.listdir(os.path.join(self.mnt, "instances")))
         return s
@@ -2045,6 +2047,63 @@ def case_serve_map():
         sim.stop()
 
 
+def case_reader():
+    """the reader on the kernel's pipes (the top level's in the stackmap mode,
+    the instance's in the stacks mode): its watermark is buffer_percent 25
+    (the top level's restored after), a few records on a page still written
+    are in the next refresh and never counted again, and a burst of many
+    pages is read whole, every record once, with at most two pages a CPU a
+    drain read while still written (the simulator's pages are the kernel's:
+    the writer's page is copied in parts)"""
+    sim = Sim("v4", "--step", "--seed", "5", "--nest", "0")
+    try:
+        before = sim.state()
+        for mode in ("stackmap", "stacks"):
+            top = Stacktop(sim, "--mode", mode, "-e", "sched:sched_switch", delay="0.3")
+            try:
+                rep = wait_enabled(sim, top) if mode == "stackmap" else None
+                if mode == "stacks":
+                    for _ in range(200):
+                        if sim.state()["instances"]:
+                            break
+                        time.sleep(0.02)
+                    rep = top.next()
+                inst = "" if mode == "stackmap" else "instances/" + sim.state()["instances"][0] + "/"
+                check(sim.read(inst + "buffer_percent").strip() == "25",
+                      "%s: buffer_percent %s, not the reader's 25" %
+                      (mode, sim.read(inst + "buffer_percent").strip()))
+                if inst:
+                    check(sim.read("buffer_percent") == before["buffer_percent"],
+                          "stacks: the top level's buffer_percent changed")
+                base = rep["hits"]
+                sim.ctl("emit 3")
+                at = time.time()
+                while True:
+                    rep = top.next()
+                    if rep["timestamp"] - 0.15 >= at:
+                        break
+                check(rep["hits"] - base == 3, "%s: the refresh after 3 events counts %d" %
+                      (mode, rep["hits"] - base))
+                rep = top.next()
+                check(rep["hits"] - base == 3 and rep["hits_delta"] == 0,
+                      "%s: counted again: %d" % (mode, rep["hits"] - base))
+                sim.ctl("emit 20000")
+                rep = top.settle(base + 20003)
+                rb = rep["ringbuf"]
+                check(rep["hits"] == base + 20003 and rep["lost"] == 0,
+                      "%s: %d hits of %d, lost %d" % (mode, rep["hits"] - base, 20003,
+                                                       rep["lost"]))
+                check(rb["reads"] > 20 and rb["partial_pages"] <= 2 * 2 * rb["drains"],
+                      "%s: %d pages read while written in %d drains (%d reads)" %
+                      (mode, rb["partial_pages"], rb["drains"], rb["reads"]))
+            finally:
+                rc, err = top.stop()
+            check(rc == 0, "%s: stacktop exited %d: %s" % (mode, rc, err))
+            check(sim.state() == before, "%s: not restored: %s" % (mode, sim.state()))
+    finally:
+        sim.stop()
+
+
 CASES = {
     "abi-v1": case_abi("v1"),
     "abi-v2": case_abi("v2"),
@@ -2086,6 +2145,7 @@ CASES = {
     "user-memory": case_user_memory,
     "user-trigger": case_user_trigger,
     "losses": case_losses,
+    "reader": case_reader,
 }
 
 
