@@ -17,10 +17,12 @@
 #include <trace-cmd.h>
 
 #include "core/array.h"
+#include "core/regfile.h"
 #include "ingest/ingest.h"
 #include "ingest/replay.h"
 
 struct replay {
+	int fd; /* the file, opened once (core/regfile.h): every reader reads it */
 	struct tracecmd_input *top;
 	int nbuf; /* instance buffers, besides the top one */
 	int ncpus;
@@ -372,7 +374,7 @@ static int check_file(int fd, char *why, size_t whysz)
  * never set up). Let a child open every buffer first; if the library dies
  * there, the file is refused instead.
  */
-static int probe(const char *path, char *why, size_t whysz)
+static int probe(int file, char *why, size_t whysz)
 {
 	int status, i, n, fd;
 	pid_t pid;
@@ -386,7 +388,9 @@ static int probe(const char *path, char *why, size_t whysz)
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
-		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		/* the same file as the run will read, a description of its own */
+		fd = regfile_reopen(file);
+		h = fd < 0 ? NULL : tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
 		if (!h)
 			_exit(1);
 		n = tracecmd_buffer_instances(h);
@@ -415,28 +419,46 @@ static int probe(const char *path, char *why, size_t whysz)
 
 int replay_open(const char *path, struct replay **ret, char *why, size_t whysz)
 {
+	int fd = regfile_open(path, 0, 0, NULL);
+
+	if (fd == -EINVAL) {
+		snprintf(why, whysz, "not a regular file");
+		return -EBADMSG;
+	}
+	return fd < 0 ? fd : replay_open_fd(fd, ret, why, whysz);
+}
+
+int replay_open_fd(int fd, struct replay **ret, char *why, size_t whysz)
+{
 	struct replay *r;
 	size_t len;
-	int fd, i, e;
+	int i, e;
 
 	if (whysz)
 		why[0] = '\0';
-	/* a clear errno for a missing or unreadable file; a FIFO does not block
-	 * the open (another user's /tmp), check_file() refuses it */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	/*
+	 * every reader reads this descriptor's file, never a path again: a
+	 * user who renames another file over it (a FIFO, a damaged copy past
+	 * the probe) changes nothing here
+	 */
 	e = check_file(fd, why, whysz);
-	close(fd);
 	if (e == 0)
-		e = probe(path, why, whysz);
-	if (e < 0)
+		e = probe(fd, why, whysz);
+	if (e < 0) {
+		close(fd);
 		return e;
+	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		close(fd);
 		return -ENOMEM;
-	r->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	}
+	r->fd = fd;
+	e = regfile_reopen(fd); /* libtracecmd's own (it seeks, and closes it) */
+	r->top = e < 0 ? NULL : tracecmd_open_fd(e, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!r->top) {
+		/* (libtracecmd closed its descriptor, or kept it: not closed twice here) */
+		close(fd);
 		free(r);
 		snprintf(why, whysz, "not a trace-cmd trace.dat, or a damaged one");
 		return -EBADMSG;
@@ -462,6 +484,11 @@ int replay_open(const char *path, struct replay **ret, char *why, size_t whysz)
 	}
 	*ret = r;
 	return 0;
+}
+
+int replay_fd(const struct replay *r)
+{
+	return r->fd;
 }
 
 void *replay_tep(struct replay *r)
@@ -607,6 +634,7 @@ void replay_close(struct replay *r)
 		return;
 	if (r->top)
 		tracecmd_close(r->top);
+	close(r->fd);
 	free(r->names);
 	free(r);
 }

@@ -32,10 +32,33 @@ struct replay;
  * before libtracecmd reads it: a truncated or damaged file is refused with
  * a reason instead of crashing the library.
  *
+ * The file is opened once (core/regfile.h: a regular file, nothing else
+ * opened on the way); the probe child, libtracecmd and replay_fd()'s
+ * readers read that file, never @path again.
+ *
  * Return: 0, -ENOENT/-EACCES (cannot open), -EBADMSG (not a trace.dat, or
- * a damaged one: see @why).
+ * a damaged one, or not a regular file: see @why).
  */
 int replay_open(const char *path, struct replay **ret, char *why, size_t whysz);
+
+/**
+ * replay_open_fd() - replay_open() of a file opened already
+ * @fd: the file, from regfile_open() (core/regfile.h); the replay owns it
+ *	from now on, whatever the result
+ * @ret: the handle (free with replay_close())
+ * @why: receives what is wrong with the file on -EBADMSG
+ * @whysz: size of @why
+ *
+ * Return: as replay_open().
+ */
+int replay_open_fd(int fd, struct replay **ret, char *why, size_t whysz);
+
+/**
+ * replay_fd() - the recording's descriptor, for other readers of the same
+ * file (datsyms_read()); owned by the replay
+ * @r: replay
+ */
+int replay_fd(const struct replay *r);
 
 /**
  * replay_tep() - the file's event formats and symbols (a struct tep_handle,

@@ -485,23 +485,15 @@ void snapshot_free(struct snapshot *sn)
 	free(sn);
 }
 
-int snapshot_is_json(const char *path)
+int snapshot_is_json(int fd)
 {
-	struct stat sb;
 	char buf[64];
 	ssize_t n;
-	int fd, i;
+	int i;
 
-	/* a regular file only: a FIFO would block the open or the read */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0)
 		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
 	for (i = 0; i < n; i++) {
 		if (strchr(" \t\r\n", buf[i]) && buf[i])
 			continue;

@@ -274,10 +274,10 @@ void snapshot_free(struct snapshot *sn);
 
 /**
  * snapshot_is_json() - whether a file starts like JSON ('{' after blanks)
- * @path: file
+ * @fd: the file, opened (core/regfile.h); read with pread from its start
  *
  * Return: 1 yes, 0 no, -errno when it cannot be read.
  */
-int snapshot_is_json(const char *path);
+int snapshot_is_json(int fd);
 
 #endif /* STACKTOP_SNAPSHOT_H */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/regfile.h"
 #include "ingest/jsonrd.h"
 #include "ingest/snapshot.h"
 #include "ingest/snapshot_priv.h"
@@ -181,23 +182,14 @@ int snapshot_load_each(const char *path, snapshot_stack_fn fn, void *ctx, struct
 	*ret = NULL;
 	if (err && errsz)
 		err[0] = '\0';
-	/* O_NONBLOCK: a FIFO's open returns at once, to be refused below */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* a regular file, reached without opening anything else (a FIFO, a device) */
+	fd = regfile_open(path, 0, SNAPSHOT_MAX_BYTES, &sb);
+	if (fd == -EINVAL && err && errsz)
+		snprintf(err, errsz, "not a regular file");
+	if (fd == -EFBIG && err && errsz)
+		snprintf(err, errsz, "larger than %u MiB", SNAPSHOT_MAX_BYTES >> 20);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		e = fstat(fd, &sb) < 0 ? -errno : -EINVAL;
-		close(fd);
-		if (err && errsz)
-			snprintf(err, errsz, "not a regular file");
-		return e;
-	}
-	if ((uint64_t)sb.st_size > SNAPSHOT_MAX_BYTES) {
-		close(fd);
-		if (err && errsz)
-			snprintf(err, errsz, "larger than %u MiB", SNAPSHOT_MAX_BYTES >> 20);
-		return -EFBIG;
-	}
+		return fd;
 	r.buf = malloc(JSON_RD_WINDOW);
 	if (!r.buf) {
 		close(fd);

@@ -21,6 +21,7 @@
 
 #include "core/format.h"
 #include "core/log.h"
+#include "core/regfile.h"
 #include "core/stack_table.h"
 #include "core/stack_mem.h"
 #include "ingest/snapshot.h"
@@ -31,26 +32,43 @@
 #include "source/source.h"
 #include "sym/ksym.h"
 
-/* a stack map saved next to the recording (stack_map_bin, else stack_map) */
+/*
+ * A stack map saved next to the recording (stack_map_bin, else stack_map),
+ * in a directory its user may write: opened now, once, as every file a user
+ * controls (core/regfile.h): a regular file (a FIFO there does not block,
+ * a symlink to /dev/zero is refused), at most --max-memory's bytes; the
+ * map's source reads that descriptor.
+ */
 static void find_saved_map(struct session *s, const char *dat)
 {
 	static const char *const names[] = { "stack_map_bin", "stack_map" };
 	const char *slash = strrchr(dat, '/');
 	size_t dir = slash ? (size_t)(slash - dat) + 1 : 0, i;
+	size_t max = s->opts.max_memory ? s->opts.max_memory : SESSION_MAX_MEMORY;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *p = malloc(dir + strlen(names[i]) + 1);
+		int fd;
 
 		if (!p)
 			return;
 		memcpy(p, dat, dir);
 		strcpy(p + dir, names[i]);
-		if (access(p, R_OK) == 0) {
+		fd = regfile_open(p, REGFILE_NOFOLLOW, max, NULL);
+		if (fd >= 0) {
 			log_info("using the stack map saved next to the recording: %s", p);
 			s->found_map = p;
 			s->opts.map_file = p;
+			s->c.map_fd = fd;
+			s->c.have_map_fd = true;
 			return;
 		}
+		if (fd != -ENOENT)
+			log_warn("%s next to the recording not used: %s", p,
+				 fd == -ELOOP	 ? "a symlink"
+				 : fd == -EINVAL ? "not a regular file"
+				 : fd == -EFBIG	 ? "larger than --max-memory"
+						 : strerror(-fd));
 		free(p);
 	}
 }
@@ -59,24 +77,42 @@ static void find_saved_map(struct session *s, const char *dat)
 static int sort_files(struct session *s, int *nsnap, char *err, size_t errsz)
 {
 	const struct session_opts *o = &s->opts;
-	int i, r;
+	int i, r, fd;
 
 	*nsnap = 0;
 	for (i = 0; i < o->nfiles; i++) {
-		r = snapshot_is_json(o->files[i]);
-		if (r < 0)
+		/*
+		 * a regular file (a FIFO or a device is never opened), opened once:
+		 * a trace.dat is read through this descriptor from here on, never
+		 * by its name again (a user renaming another file over it in
+		 * their directory changes nothing)
+		 */
+		fd = regfile_open(o->files[i], 0, 0, NULL);
+		r = fd < 0 ? fd : snapshot_is_json(fd);
+		if (r == -EINVAL || r == -ELOOP)
+			return fmt_error(err, errsz, r, "cannot read %s: not a regular file",
+					 o->files[i]);
+		if (r < 0) {
+			if (fd >= 0)
+				close(fd);
 			return fmt_error(err, errsz, r, "cannot read %s: %s", o->files[i],
 					 strerror(-r));
+		}
 		if (r) {
+			close(fd); /* (a snapshot: opened and checked again by its reader) */
 			(*nsnap)++;
 			continue;
 		}
-		if (s->opts.replay)
+		if (s->opts.replay) {
+			close(fd);
 			return fmt_error(
 				err, errsz, -EINVAL,
 				"-r %s: one trace.dat at a time (several -r are JSON snapshots)",
 				o->files[i]);
+		}
 		s->opts.replay = o->files[i];
+		s->c.dat_fd = fd;
+		s->c.have_dat_fd = true;
 	}
 	if (*nsnap && s->opts.replay)
 		return fmt_error(err, errsz, -EINVAL,

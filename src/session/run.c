@@ -477,6 +477,10 @@ void session_close(struct session *s)
 		free(s->c.names[i]);
 	free(s->c.names);
 	free(s->found_map);
+	if (s->c.have_map_fd)
+		close(s->c.map_fd); /* (found, never read: an error before) */
+	if (s->c.have_dat_fd)
+		close(s->c.dat_fd);
 	trace_done(&s->c.tr);
 	free(s);
 }

@@ -11,6 +11,7 @@
 #include "ingest/ingest.h"
 #include "sym/ksym.h"
 #include "core/log.h"
+#include "core/regfile.h"
 #include "source/mapsnap.h"
 #include "source/stats.h"
 #include "core/stack_table.h"
@@ -280,47 +281,21 @@ void mapsnap_new_generation(struct mapsnap *m)
 }
 
 /* a saved stack_map_bin (or stack_map text) for replay */
-int mapsnap_load_file(struct mapsnap *m, const char *path)
+int mapsnap_load_fd(struct mapsnap *m, int fd, uint64_t max, const char *name)
 {
 	struct stackmap_bin_info info;
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	FILE *f;
+	size_t len;
+	char *buf;
 	int r;
 
-	if (!buf)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		free(buf);
+	r = regfile_read(fd, max, &buf, &len);
+	if (r < 0)
 		return r;
-	}
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 2) {
-			char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
 	r = stackmap_bin_parse(buf, len, map_visit_bin, m, &info);
 	if (r == 0) {
 		m->old_abi = info.magic == STACKMAP_BIN_MAGIC_OLD;
 		if (info.truncated)
-			log_warn("%s: cut short after %u of %u stacks", path, info.parsed,
+			log_warn("%s: cut short after %u of %u stacks", name, info.parsed,
 				 info.nr_stacks);
 	} else {
 		r = stackmap_text_parse(buf, len, map_visit_text, m);

@@ -86,13 +86,16 @@ void mapsnap_init(struct mapsnap *m, struct tfs *tfs, struct ingest *ing, struct
 int mapsnap_read(struct mapsnap *m);
 
 /**
- * mapsnap_load_file() - read a saved stack_map_bin or stack_map text
+ * mapsnap_load_fd() - read a saved stack_map_bin or stack_map text
  * @m: reader
- * @path: file
+ * @fd: the file, opened once by regfile_open() (core/regfile.h: a regular
+ *	file; read through this descriptor, never by name)
+ * @max: the most bytes it may hold (--max-memory): -EFBIG past it
+ * @name: its name, for messages
  *
  * Return: 0, -EBADMSG (neither format, or empty), -EFBIG, -errno.
  */
-int mapsnap_load_file(struct mapsnap *m, const char *path);
+int mapsnap_load_fd(struct mapsnap *m, int fd, uint64_t max, const char *name);
 
 /**
  * mapsnap_stat_check() - read stack_map_stat into the counters

@@ -58,14 +58,14 @@ static const char *replay_comm(void *ctx, int pid)
  * into the addresses its kernel had (the tep resolver answers by address
  * only).
  */
-static void load_own_kallsyms(struct source_ctx *s, const char *path)
+static void load_own_kallsyms(struct source_ctx *s, struct replay *rp, const char *path)
 {
 	size_t len;
 	char *txt;
 	FILE *f;
 	int r;
 
-	r = datsyms_read(path, &txt, &len);
+	r = datsyms_read(replay_fd(rp), &txt, &len);
 	if (r < 0) {
 		log_info("%s: no kallsyms text read (%s)", path, strerror(-r));
 		return;
@@ -89,7 +89,13 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 
 	char why[256] = "";
 
-	r = replay_open(path, &rp, why, sizeof(why));
+	/* the file sort_files() opened (session/replay.c): read, never opened again */
+	if (s->have_dat_fd) {
+		s->have_dat_fd = false;
+		r = replay_open_fd(s->dat_fd, &rp, why, sizeof(why));
+	} else {
+		r = replay_open(path, &rp, why, sizeof(why));
+	}
 	if (r < 0)
 		return fmt_error(err, errsz, r, "cannot read %s: %s", path,
 				 r == -EBADMSG ? why : strerror(-r));
@@ -122,7 +128,7 @@ static int replay_dat_open(struct source *src, char *err, size_t errsz)
 	/* the recording's own kallsyms: the live one may be another boot */
 	if (!s->tr.opts->kallsyms) {
 		ksym_set_resolver(s->tr.ksym, replay_sym, src);
-		load_own_kallsyms(s, path);
+		load_own_kallsyms(s, rp, path);
 	}
 	return 0;
 }

@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/format.h"
 #include "core/log.h"
+#include "core/regfile.h"
+#include "core/stack_mem.h"
+#include "core/stack_table.h"
 #include "ingest/ingest.h"
 #include "kernel/stackmap.h"
 #include "kernel/trace.h"
@@ -30,8 +34,9 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 	struct source_ctx *s = src->ctx;
 	const char *path = s->tr.opts->map_file;
 	bool alone = !s->ing;
+	struct stack_mem sm;
 	struct mapsnap *m;
-	int r;
+	int r, fd;
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -49,11 +54,27 @@ static int replay_map_open(struct source *src, char *err, size_t errsz)
 	}
 	mapsnap_init(m, NULL, s->ing, s->table, s->tr.ksym, &s->stats, alone);
 	m->names = s->map_names;
-	r = mapsnap_load_file(m, path);
+	/*
+	 * the file opened once: found next to a recording (in a directory a user
+	 * may write: opened then, no symlink), or --map's; a regular file, at
+	 * most --max-memory's bytes
+	 */
+	stack_table_mem(s->table, &sm);
+	if (s->have_map_fd) {
+		fd = s->map_fd;
+		s->have_map_fd = false;
+	} else {
+		fd = regfile_open(path, 0, sm.limit, NULL);
+	}
+	r = fd < 0 ? fd : mapsnap_load_fd(m, fd, sm.limit, path);
+	if (fd >= 0)
+		close(fd);
 	if (r < 0)
 		return fmt_error(err, errsz, r, "cannot read the stack map %s: %s", path,
-				 r == -EBADMSG ? "neither stack_map_bin nor stack_map text"
-					       : strerror(-r));
+				 r == -EBADMSG	? "neither stack_map_bin nor stack_map text"
+				 : r == -EINVAL ? "not a regular file"
+				 : r == -EFBIG	? "larger than --max-memory"
+						: strerror(-r));
 	if (m->named_frames) {
 		/* with a trace.dat and no --kallsyms its resolver answers names first */
 		if (!s->tr.opts->replay || s->tr.opts->kallsyms)

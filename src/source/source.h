@@ -164,6 +164,10 @@ struct source_ctx {
 	struct stackmap_names *map_names;
 	struct session_stats stats;
 	size_t mem_limit;
+	bool have_map_fd; /* @map_fd: the saved map found next to a recording, opened */
+	int map_fd;	  /* (core/regfile.h; the map's source takes and closes it) */
+	bool have_dat_fd; /* @dat_fd: -r's trace.dat, opened once (the trace.dat source */
+	int dat_fd;	  /* takes it: replay_open_fd()) */
 	bool map_events;
 	bool user_on;
 	enum session_user user_mode;

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/regfile.h"
 #include "sym/datsyms.h"
 
 #define MAX_KALLSYMS (256u << 20)
@@ -141,17 +143,24 @@ static int walk(struct rd *r, char **ret, size_t *ret_len)
 	return 0;
 }
 
-int datsyms_read(const char *path, char **ret, size_t *ret_len)
+int datsyms_read(int fd, char **ret, size_t *ret_len)
 {
 	struct rd r = { 0 };
 	struct stat sb;
-	int e;
+	int e, own;
 
 	*ret = NULL;
 	*ret_len = 0;
-	r.f = fopen(path, "rbe");
-	if (!r.f)
-		return -errno;
+	/* the recording's file, a description of our own (this reader seeks) */
+	own = regfile_reopen(fd);
+	if (own < 0)
+		return own;
+	r.f = fdopen(own, "rb");
+	if (!r.f) {
+		e = -errno;
+		close(own);
+		return e;
+	}
 	if (fstat(fileno(r.f), &sb) < 0) {
 		e = -errno;
 		fclose(r.f);

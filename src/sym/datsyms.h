@@ -15,7 +15,8 @@
 
 /**
  * datsyms_read() - the kallsyms section of a trace.dat
- * @path: the recording
+ * @fd: the recording, opened once (replay_fd(): read through a description
+ *	of its own, never by its name again)
  * @ret: receives the text (NUL-terminated, free() it)
  * @ret_len: receives its length
  *
@@ -23,6 +24,6 @@
  * -EOPNOTSUPP (file version 7: compressed sections), -EBADMSG (not a
  * trace.dat, or a size past its end), -EFBIG, -errno.
  */
-int datsyms_read(const char *path, char **ret, size_t *ret_len);
+int datsyms_read(int fd, char **ret, size_t *ret_len);
 
 #endif /* STACKTOP_DATSYMS_H */
