@@ -849,6 +849,69 @@ static void test_stack_table_hist(void **state)
 	stack_table_free(g);
 }
 
+/* --group-by's keys: by record (the pid's parity), by stack (its first frame) */
+static unsigned int key_pid(void *ctx, const struct stack *s, const struct stack_attr *a,
+			    uint64_t *frames)
+{
+	(void)ctx;
+	(void)s;
+	frames[0] = 0xffffffff81000100 + (uint64_t)(a->pid % 2);
+	return 1;
+}
+
+static unsigned int key_leaf(void *ctx, const struct stack *s, const struct stack_attr *a,
+			     uint64_t *frames)
+{
+	(void)ctx;
+	assert_null(a);
+	frames[0] = s->ips[0] | 0xf000;
+	return s->ips[0] == 0xffffffff81000030 ? 0 : 1; /* one stack left out */
+}
+
+static void test_stack_table_group_key(void **state)
+{
+	struct stack_table *t = *state, *g = stack_table_new();
+	uint64_t a[] = { 0xffffffff81000010, 0xffffffff81000011 };
+	uint64_t b[] = { 0xffffffff81000010, 0xffffffff81000022 };
+	uint64_t c[] = { 0xffffffff81000030 };
+	uint64_t odd[] = { 0xffffffff81000101 }, even[] = { 0xffffffff81000100 };
+	uint64_t lf[] = { 0xffffffff8100f010 };
+	struct stack_group grp = { .key = key_pid, .per_record = true };
+	struct stack *sa = stack_table_intern(t, a, 2), *sb = stack_table_intern(t, b, 2);
+	struct stack *sc = stack_table_intern(t, c, 1), *d;
+	const struct stack_attr *at;
+	uint64_t n;
+
+	assert_non_null(g);
+	stack_table_hit(t, sa, 0, 0, 1, 5);
+	stack_table_hit(t, sa, 0, 1, 2, 3);
+	stack_table_hit(t, sa, 0, 0, 3, 2);
+	stack_table_hit(t, sb, 0, 0, 2, 4);
+	stack_table_hit(t, sc, 0, 0, 5, 1);
+	stack_table_tick(t);
+	/* by record: a stack's hits go to the groups of its records' keys */
+	assert_int_equal(stack_table_group(g, t, &grp), 0);
+	assert_int_equal(stack_table_count(g), 2);
+	d = stack_table_intern(g, odd, 1);
+	assert_int_equal(d->total, 5 + 2 + 1);
+	assert_true(d->flags & STACK_F_NOTREND); /* a stack's trend is not split */
+	for (n = 0, at = d->attrs; at; at = at->next)
+		n += at->total;
+	assert_int_equal(n, d->total);
+	d = stack_table_intern(g, even, 1);
+	assert_int_equal(d->total, 3 + 4);
+	assert_int_equal(stack_table_hits(g, NULL), stack_table_hits(t, NULL));
+	/* by stack: merged by the key, trends kept; a key of no frame leaves the stack out */
+	grp.key = key_leaf;
+	grp.per_record = false;
+	assert_int_equal(stack_table_group(g, t, &grp), 0);
+	assert_int_equal(stack_table_count(g), 1);
+	d = stack_table_intern(g, lf, 1);
+	assert_int_equal(d->total, 5 + 3 + 2 + 4);
+	assert_false(d->flags & STACK_F_NOTREND);
+	stack_table_free(g);
+}
+
 /* trends: each stack's count of its last intervals, recorded at the tick */
 static void test_stack_table_trend(void **state)
 {
@@ -1008,6 +1071,7 @@ int main(void)
 		cmocka_unit_test(test_hist_buckets),
 		cmocka_unit_test_setup_teardown(test_stack_table_hist, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_trend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_group_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_trend_add, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_trend_limit, setup, teardown),
 	};

@@ -222,6 +222,12 @@ int args_check_together(struct args *a)
 	}
 	if (a->cumulative && a->sort == RANK_DELTA)
 		a->sort = RANK_TOTAL;
+	/* one grouping: rows keyed by --group-by, or stacks cut or merged by function */
+	if (a->so.group_by[0] && (a->so.group_depth || a->so.group_func)) {
+		cli_error("stacktop: --group-by keys the rows itself: not with --depth or "
+			  "--by-func\n");
+		return 2;
+	}
 	r = check_weight(a);
 	if (!r)
 		r = check_output(a);

@@ -215,6 +215,36 @@ static int set_root(struct args *a, const char *arg)
 	return 0;
 }
 
+/* --group-by KEYS: sym, dso, comm, ksym, comma-separated, each once */
+static int set_group_by(struct args *a, const char *arg)
+{
+	static const int keys[] = { GROUP_KEY_SYM, GROUP_KEY_DSO, GROUP_KEY_COMM, GROUP_KEY_KSYM };
+	char word[16];
+	const char *p = arg, *comma;
+	unsigned int n = 0, i;
+	int k;
+
+	memset(a->so.group_by, 0, sizeof(a->so.group_by));
+	for (;;) {
+		comma = strchr(p, ',');
+		snprintf(word, sizeof(word), "%.*s", comma ? (int)(comma - p) : (int)strlen(p), p);
+		if (pick_word(word, "sym dso comm ksym", keys, &k) || n == SESSION_GROUP_KEYS)
+			goto bad;
+		for (i = 0; i < n; i++)
+			if (a->so.group_by[i] == k)
+				goto bad;
+		a->so.group_by[n++] = (uint8_t)k;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+bad:
+	cli_error("stacktop: bad --group-by '%s' (sym, dso, comm, ksym, comma-separated, each "
+		  "once: dso,sym)\n",
+		  arg);
+	return 2;
+}
+
 static int set_offcpu(struct args *a, const char *arg)
 {
 	static const int modes[] = { SESSION_OFFCPU_BLOCKED, SESSION_OFFCPU_ALL,
@@ -425,6 +455,8 @@ int args_take_code(struct args *a, int c, const char *arg)
 		return set_root(a, arg);
 	case OPT_OFFCPU:
 		return set_offcpu(a, arg);
+	case OPT_GROUP_BY:
+		return set_group_by(a, arg);
 	case OPT_ONCPU:
 		return set_oncpu(a, arg);
 	case OPT_SAMPLE:

@@ -61,6 +61,7 @@ enum {
 	OPT_SERVE_KEY,
 	OPT_SERVE_AUTH,
 	OPT_NO_INLINE,
+	OPT_GROUP_BY,
 };
 
 /* what the bash completion offers for an option's value */

@@ -204,5 +204,17 @@ const struct cli_option cli_options_measure[] = {
 		.man = ".B \\-\\-by\\-func",
 		.complete = CLI_FLAG,
 	},
+	{
+		.id = OPT_GROUP_BY,
+		.name = "group-by",
+		.has_arg = required_argument,
+		.metavar = " KEYS",
+		.help = "rows keyed like perf's --sort: sym (the leaf user\n"
+			"function), dso (its library), comm, ksym (the kernel\n"
+			"leaf), comma-separated (dso,sym), outermost first",
+		.man = ".BI \\-\\-group\\-by \" KEYS\"",
+		.complete = CLI_WORDS,
+		.words = "sym dso comm ksym dso,sym comm,sym comm,dso",
+	},
 	{ .name = NULL }, /* the end */
 };

@@ -11,6 +11,7 @@
 #define STACKTOP_OPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 enum session_mode {
@@ -31,6 +32,21 @@ enum session_user {
 	SESSION_USER_DWARF, /* perf_event_open samples unwound with DWARF */
 	SESSION_USER_AUTO,  /* -u: dwarf where it works, else fp (with a note why) */
 };
+
+/*
+ * --group-by: rows keyed as perf's --sort keys them (the stacks merged
+ * into one row per combination of the keys' values)
+ */
+enum session_group_key {
+	GROUP_KEY_NONE,
+	GROUP_KEY_SYM,	/* the leaf user function (no user part: the kernel leaf's) */
+	GROUP_KEY_DSO,	/* the library (or program) of the leaf user frame, [kernel.kallsyms] */
+	GROUP_KEY_COMM, /* the command */
+	GROUP_KEY_KSYM, /* the kernel leaf function ([user space] without a kernel part) */
+	GROUP_KEY_MAX,
+};
+
+#define SESSION_GROUP_KEYS 4 /* keys of --group-by at most */
 
 /**
  * struct session_opts - what the user asked for
@@ -84,6 +100,8 @@ enum session_user {
  * @group_func: group frames by function (symbol start), not by address
  * @no_inline: read no DWARF: user frames without their inlined calls and
  *             source lines (--no-inline)
+ * @group_by: --group-by: enum session_group_key, outermost first, 0-ended
+ *            (not with @group_depth and @group_func)
  * @files: the -r files: trace.dat recordings (told by their magic) or JSON
  *         snapshots (told by a leading '{'); at most one trace.dat, which
  *         becomes @replay; several snapshots merge (SESSION_REPLAY)
@@ -149,6 +167,7 @@ struct session_opts {
 	unsigned int group_depth;
 	bool group_func;
 	bool no_inline;
+	uint8_t group_by[SESSION_GROUP_KEYS + 1];
 };
 
 #define SESSION_OFFCPU_BLOCKED 1

@@ -50,6 +50,75 @@ static void group_trend(struct group_ctx *g, struct stack *d, const struct stack
 	stack_table_add_trend(t, d, h, t->weighted ? w : NULL, (unsigned int)n);
 }
 
+/* a record of @s into group @d: its counts and weights */
+static void group_record(struct group_ctx *g, struct stack *d, const struct stack_attr *a)
+{
+	struct stack_table *t = g->dst;
+	struct stack_attr *da = stack_table_attr_get(t, d, a->event, a->cpu, a->pid, a->origin);
+	uint64_t wt, wd;
+
+	if (!da) {
+		g->err = -ENOMEM;
+		return;
+	}
+	if (t->weighted) {
+		if (da->epoch != t->epoch)
+			memset(attr_wc(da), 0, sizeof(struct wcount));
+		wt = stack_attr_weight(g->src, a, &wd);
+		attr_wc(da)->total += wt;
+		attr_wc(da)->last += wd;
+	}
+	merge_count(&da->total, &da->cur, &da->last, &da->epoch, t->epoch, a->total,
+		    stack_attr_delta(g->src, a));
+}
+
+/*
+ * --group-by comm: each record of @s to the group its key names. The stack's
+ * trend and histogram are not split by record: the groups keep none.
+ */
+static int group_split(struct group_ctx *g, struct stack *s)
+{
+	struct stack_table *t = g->dst;
+	const struct stack_attr *a;
+	unsigned int n, i;
+	struct stack *d;
+
+	for (a = s->attrs; a; a = a->next) {
+		uint64_t delta = stack_attr_delta(g->src, a), wt = 0, wd = 0;
+
+		if (!a->total)
+			continue;
+		n = g->g->key(g->g->ctx, s, a, g->frames);
+		if (!n)
+			continue;
+		d = stack_table_intern(t, g->frames, n);
+		if (!d) {
+			g->err = -ENOMEM;
+			return 0;
+		}
+		d->flags |= (s->flags & (uint8_t)~STACK_F_CUT) | STACK_F_NOTREND;
+		for (i = 0; i < s->nids; i++)
+			stack_add_id(d, s->ids[i]);
+		if (!d->total)
+			t->nhit++;
+		if (t->weighted) {
+			wt = stack_attr_weight(g->src, a, &wd);
+			if (d->epoch != t->epoch)
+				memset(stack_wc(d), 0,
+				       sizeof(struct wcount) + sizeof(struct whist));
+			stack_wc(d)->total += wt;
+			stack_wc(d)->last += wd;
+		}
+		merge_count(&d->total, &d->cur, &d->last, &d->epoch, t->epoch, a->total, delta);
+		t->hits += a->total;
+		t->hits_last += delta;
+		t->w_total += wt;
+		t->w_last += wd;
+		group_record(g, d, a);
+	}
+	return 0;
+}
+
 static int group_visit(struct stack *s, void *ctx)
 {
 	struct group_ctx *g = ctx;
@@ -61,20 +130,30 @@ static int group_visit(struct stack *s, void *ctx)
 
 	if (!s->total)
 		return 0;
-	/*
-	 * Groups start after the tracing machinery: whether the kernel went
-	 * through __traceiter_* depends on who else traces the event, and a
-	 * group answers "who", not "how the event was recorded".
-	 */
-	skip = g->g->skip ? g->g->skip(g->g->ctx, s) : 0;
-	if (skip >= s->depth)
-		skip = 0;
-	n = s->depth - skip;
-	if (g->g->depth && n > g->g->depth)
-		n = g->g->depth;
-	for (i = 0; i < n; i++)
-		g->frames[i] =
-			g->g->map ? g->g->map(g->g->ctx, s->ips[skip + i]) : s->ips[skip + i];
+	if (g->g->key && g->g->per_record)
+		return group_split(g, s);
+	if (g->g->key) {
+		/* --group-by: the stack's keys are its group's frames */
+		n = g->g->key(g->g->ctx, s, NULL, g->frames);
+		if (!n)
+			return 0;
+	} else {
+		/*
+		 * Groups start after the tracing machinery: whether the kernel
+		 * went through __traceiter_* depends on who else traces the
+		 * event, and a group answers "who", not "how the event was
+		 * recorded".
+		 */
+		skip = g->g->skip ? g->g->skip(g->g->ctx, s) : 0;
+		if (skip >= s->depth)
+			skip = 0;
+		n = s->depth - skip;
+		if (g->g->depth && n > g->g->depth)
+			n = g->g->depth;
+		for (i = 0; i < n; i++)
+			g->frames[i] = g->g->map ? g->g->map(g->g->ctx, s->ips[skip + i])
+						 : s->ips[skip + i];
+	}
 	d = stack_table_intern(t, g->frames, n);
 	if (!d) {
 		g->err = -ENOMEM;
@@ -104,24 +183,8 @@ static int group_visit(struct stack *s, void *ctx)
 	t->hits_last += sd;
 	t->w_total += wt;
 	t->w_last += wd;
-	for (a = s->attrs; a; a = a->next) {
-		struct stack_attr *da =
-			stack_table_attr_get(t, d, a->event, a->cpu, a->pid, a->origin);
-
-		if (!da) {
-			g->err = -ENOMEM;
-			continue;
-		}
-		if (t->weighted) {
-			if (da->epoch != t->epoch)
-				memset(attr_wc(da), 0, sizeof(struct wcount));
-			wt = stack_attr_weight(g->src, a, &wd);
-			attr_wc(da)->total += wt;
-			attr_wc(da)->last += wd;
-		}
-		merge_count(&da->total, &da->cur, &da->last, &da->epoch, t->epoch, a->total,
-			    stack_attr_delta(g->src, a));
-	}
+	for (a = s->attrs; a; a = a->next)
+		group_record(g, d, a);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct stack;
+struct stack_attr;
 struct stack_table;
 
 /**
@@ -23,6 +24,13 @@ struct stack_table;
  * @keep: keep the stacks already in @dst, their counts zeroed, instead of
  *        clearing it: pointers to them stay valid from one grouping to the
  *        next (a group no longer hit stays, with no hits)
+ * @key: if not NULL, the frames of the group of stack @s (replacing
+ *       @depth, @skip and @map): written to @frames (room for
+ *       STACK_MAX_DEPTH), how many returned (0: @s is left out); with
+ *       @per_record, of its breakdown record @a (else @a is NULL)
+ * @per_record: @key depends on the record (its pid): a stack's records may
+ *       go to several groups, whose trends and histograms are then not
+ *       kept (a stack's are not split by record: STACK_F_NOTREND)
  */
 struct stack_group {
 	unsigned int depth;
@@ -30,6 +38,9 @@ struct stack_group {
 	uint64_t (*map)(void *ctx, uint64_t ip);
 	void *ctx;
 	bool keep;
+	unsigned int (*key)(void *ctx, const struct stack *s, const struct stack_attr *a,
+			    uint64_t *frames);
+	bool per_record;
 };
 
 /**

@@ -19,12 +19,26 @@
 #include "session/session.h"
 #include "sym/usym.h"
 
+int export_group_by_text(char *buf, size_t size, const uint8_t *keys)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; keys && i < SESSION_GROUP_KEYS && keys[i]; i++)
+		n += (size_t)snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s%s",
+				      i ? "," : "", session_group_key_name(keys[i]));
+	return (int)n;
+}
+
 void report_head_settings(struct report_head *h, struct session *s)
 {
 	h->user = session_user(s);
 	h->unit = session_unit(s);
 	h->weight_name = session_weight_name(s);
 	session_group(s, &h->group_depth, &h->group_func);
+	export_group_by_text(h->group_by, sizeof(h->group_by), session_group_by(s));
 }
 
 void report_head_fill(struct report_head *h, struct session *s)
@@ -478,6 +492,8 @@ static void head_view_lines(FILE *f, const struct report_head *h, const struct r
 	const char *sep = "";
 	char clean[512];
 
+	if (h->group_by[0])
+		fprintf(f, "grouped by %s (--group-by)\n", h->group_by);
 	if (h->group_depth || h->group_func) {
 		fprintf(f, "grouped by ");
 		if (h->group_depth)

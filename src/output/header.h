@@ -37,6 +37,7 @@ struct session;
  * @weight_delta: and in the last interval
  * @group_depth: grouped by the first N frames, 0: not by depth
  * @group_func: grouped by function
+ * @group_by: --group-by's keys ("dso,sym"), "" when not
  */
 struct report_head {
 	struct session_stats st;
@@ -52,7 +53,18 @@ struct report_head {
 	uint64_t weight_delta;
 	unsigned int group_depth;
 	bool group_func;
+	char group_by[40];
 };
+
+/**
+ * export_group_by_text() - --group-by's keys as words, "dso,sym" ("" for none)
+ * @buf: output
+ * @size: its size
+ * @keys: enum session_group_key, outermost first, 0-ended (NULL: none)
+ *
+ * Return: the wanted length (snprintf semantics).
+ */
+int export_group_by_text(char *buf, size_t size, const uint8_t *keys);
 
 /**
  * report_lost_hint() - what to do about records lost in the ring buffer,

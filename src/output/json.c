@@ -319,10 +319,22 @@ static void json_header(FILE *f, struct session *s, const struct report_opts *o,
 		unsigned int depth;
 		bool func;
 
+		const uint8_t *keys = session_group_by(s);
+
 		session_group(s, &depth, &func);
 		if (depth || func)
 			fprintf(f, ",\"group\":{\"depth\":%u,\"function\":%s}", depth,
 				func ? "true" : "false");
+		/* --group-by: the rows are these keys' values, outermost first */
+		if (keys[0]) {
+			unsigned int k;
+
+			fputs(",\"group_by\":[", f);
+			for (k = 0; k < SESSION_GROUP_KEYS && keys[k]; k++)
+				fprintf(f, "%s\"%s\"", k ? "," : "",
+					session_group_key_name(keys[k]));
+			fputc(']', f);
+		}
 	}
 	if (st->have_map_stat) {
 		fprintf(f,

@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * group.c - --depth and --by-func (and the grouping a snapshot was written
- * with): a second table of groups, rebuilt from the table at every tick,
- * that session_table() returns instead of the table.
+ * group.c - --depth, --by-func (and the grouping a snapshot was written
+ * with) and --group-by: a second table of groups, rebuilt from the table at
+ * every tick, that session_table() returns instead of the table.
+ *
+ * A --group-by row is a stack of its keys' values, innermost first: the
+ * kernel leaf (ksym, or sym without a user part) in its kernel part, then
+ * after a separator of no process the user ones (sym: the leaf user
+ * function's start token, an inlined call's function; dso: the library,
+ * comm: the command, each a label token), so every view and format shows
+ * it as it shows stacks.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <stdio.h>
+#include <string.h>
 
 #include "core/log.h"
 #include "core/stack_table.h"
@@ -14,6 +24,7 @@
 #include "session/priv.h"
 #include "session/session.h"
 #include "sym/brief.h"
+#include "sym/frame.h"
 #include "sym/ksym.h"
 #include "sym/usym.h"
 
@@ -38,6 +49,86 @@ static unsigned int skip_of(void *ctx, const struct stack *st)
 	return brief_skip(ctx, st);
 }
 
+/* the library of a frame (its file, "[kernel.kallsyms]", a module "[ext4]") as a label */
+static uint64_t dso_of(struct session *s, uint64_t ip)
+{
+	struct ksym *ks = s->c.tr.ksym;
+	char full[512], name[300];
+	struct ksym_hit h;
+	const char *o;
+	size_t l;
+
+	if (usym_is_cut(ip) || usym_is_none(ip))
+		return ip; /* what the user part is instead: its own row */
+	if (!usym_is_user(ip)) {
+		if (ip != STACK_IP_USER_MODE && ksym_lookup_ret(ks, ip, &h) == 0 && h.module)
+			snprintf(name, sizeof(name), "[%s]", h.module);
+		else
+			snprintf(name, sizeof(name), "%s",
+				 ip == STACK_IP_USER_MODE ? "[user space]" : "[kernel.kallsyms]");
+		return usym_intern_label(s->c.usym, name);
+	}
+	/* "func (file)", "[unknown] (file+0xoff)": the last parenthesis, no offset */
+	fmt_func(full, sizeof(full), ks, ip, 1);
+	l = strlen(full);
+	o = strrchr(full, '(');
+	if (!o || !l || full[l - 1] != ')' || o == full)
+		return usym_intern_label(s->c.usym, "[unknown]");
+	snprintf(name, sizeof(name), "%.*s", (int)(full + l - 1 - o - 1), o + 1);
+	name[strcspn(name, "+")] = '\0';
+	return usym_intern_label(s->c.usym, name);
+}
+
+/*
+ * stack_group's key for --group-by: the keys' values of @st (of its record
+ * @a for comm), innermost first, the kernel ones before the separator
+ */
+static unsigned int key_of(void *ctx, const struct stack *st, const struct stack_attr *a,
+			   uint64_t *frames)
+{
+	struct session *s = ctx;
+	struct ksym *ks = s->c.tr.ksym;
+	unsigned int us = usym_user_start(st->ips, st->depth), skip = brief_skip(ks, st);
+	uint64_t kf[SESSION_GROUP_KEYS], uf[SESSION_GROUP_KEYS], v;
+	uint64_t uleaf = us + 1 < st->depth ? st->ips[us + 1] : 0;
+	/* no kernel part (a user-mode sample): the kernel leaf is "[user space]" */
+	uint64_t kleaf = skip < us ? st->ips[skip] : us ? st->ips[0] : STACK_IP_USER_MODE;
+	unsigned int n = 0, nk = 0, nu = 0, i;
+
+	while (s->group_by[n])
+		n++;
+	for (i = n; i-- > 0;) {
+		switch (s->group_by[i]) {
+		case GROUP_KEY_SYM:
+			if (uleaf)
+				uf[nu++] = usym_start(s->c.usym, uleaf);
+			else
+				kf[nk++] = func_of(ks, kleaf);
+			break;
+		case GROUP_KEY_DSO:
+			v = dso_of(s, uleaf ? uleaf : kleaf);
+			if (v)
+				uf[nu++] = v;
+			break;
+		case GROUP_KEY_COMM:
+			v = usym_intern_label(s->c.usym, a ? session_comm(s, a->pid) : "[unknown]");
+			if (v)
+				uf[nu++] = v;
+			break;
+		case GROUP_KEY_KSYM:
+			kf[nk++] = func_of(ks, kleaf);
+			break;
+		}
+	}
+	memcpy(frames, kf, nk * sizeof(*frames));
+	if (nu) {
+		frames[nk] = usym_sep(0);
+		memcpy(frames + nk + 1, uf, nu * sizeof(*frames));
+		return nk + 1 + nu;
+	}
+	return nk;
+}
+
 void session_regroup(struct session *s, bool keep)
 {
 	struct stack_group g = {
@@ -50,6 +141,11 @@ void session_regroup(struct session *s, bool keep)
 
 	if (!s->view)
 		return;
+	if (s->group_by[0]) {
+		g.key = key_of;
+		g.ctx = s;
+		g.per_record = memchr(s->group_by, GROUP_KEY_COMM, SESSION_GROUP_KEYS) != NULL;
+	}
 	if (stack_table_group(s->view, s->c.table, &g) < 0)
 		log_warn("out of memory grouping the stacks: the groups are incomplete");
 }
@@ -60,6 +156,7 @@ int session_set_group(struct session *s, unsigned int depth, bool func)
 		depth = STACK_MAX_DEPTH;
 	s->group_depth = depth;
 	s->group_func = func;
+	memset(s->group_by, 0, sizeof(s->group_by));
 	/* the table shown holds function starts: named as they are, no byte back */
 	ksym_set_funcs(s->c.tr.ksym, func);
 	if (!depth && !func) {
@@ -67,6 +164,29 @@ int session_set_group(struct session *s, unsigned int depth, bool func)
 		s->view = NULL;
 		return 0;
 	}
+	if (!s->view) {
+		s->view = stack_table_new();
+		if (!s->view)
+			return -ENOMEM;
+	}
+	session_regroup(s, false);
+	return 0;
+}
+
+int session_set_group_by(struct session *s, const uint8_t *keys)
+{
+	unsigned int n = 0;
+
+	while (n < SESSION_GROUP_KEYS && keys && keys[n])
+		n++;
+	if (!n)
+		return session_set_group(s, 0, false);
+	s->group_depth = 0;
+	s->group_func = false;
+	memset(s->group_by, 0, sizeof(s->group_by));
+	memcpy(s->group_by, keys, n);
+	/* the rows hold function starts: named as they are */
+	ksym_set_funcs(s->c.tr.ksym, true);
 	if (!s->view) {
 		s->view = stack_table_new();
 		if (!s->view)

@@ -456,6 +456,8 @@ static int open_sources(struct session *s, const struct session_opts *opts, char
 	if ((opts->group_depth || opts->group_func) &&
 	    session_set_group(s, opts->group_depth, opts->group_func) < 0)
 		return -ENOMEM;
+	if (opts->group_by[0] && session_set_group_by(s, opts->group_by) < 0)
+		return -ENOMEM;
 	return 0;
 }
 

@@ -53,7 +53,8 @@ struct session {
 	struct stack_table *view;
 	unsigned int group_depth;
 	bool group_func;
-	bool recording; /* read once; the recording is one interval */
+	uint8_t group_by[SESSION_GROUP_KEYS + 1]; /* --group-by: enum session_group_key, 0-ended */
+	bool recording;				  /* read once; the recording is one interval */
 	bool replayed;
 
 	uint64_t last[HC_N];	    /* the counters at the last tick (core/counters.h) */

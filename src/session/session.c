@@ -64,6 +64,23 @@ void session_group(const struct session *s, unsigned int *ret_depth, bool *ret_f
 	*ret_func = s->group_func;
 }
 
+const uint8_t *session_group_by(const struct session *s)
+{
+	return s->group_by;
+}
+
+const char *session_group_key_name(unsigned int key)
+{
+	static const char *const names[GROUP_KEY_MAX] = {
+		[GROUP_KEY_SYM] = "sym",
+		[GROUP_KEY_DSO] = "dso",
+		[GROUP_KEY_COMM] = "comm",
+		[GROUP_KEY_KSYM] = "ksym",
+	};
+
+	return key < GROUP_KEY_MAX && names[key] ? names[key] : "";
+}
+
 enum session_unit session_unit(const struct session *s)
 {
 	return s->c.unit;

@@ -249,6 +249,34 @@ int session_set_group(struct session *s, unsigned int depth, bool func);
 void session_group(const struct session *s, unsigned int *ret_depth, bool *ret_func);
 
 /**
+ * session_set_group_by() - rank rows keyed as perf's --sort keys them: one
+ *	row per combination of the keys' values (enum session_group_key: the
+ *	leaf user function, its library, the command, the kernel leaf), the
+ *	stacks' counts merged; turns the grouping of session_set_group() off
+ * @s: session
+ * @keys: the keys, outermost first, ended by GROUP_KEY_NONE (none: off)
+ *
+ * Return: 0 or -ENOMEM (the grouping is then off).
+ */
+int session_set_group_by(struct session *s, const uint8_t *keys);
+
+/**
+ * session_group_by() - the keys of session_set_group_by() in force
+ * @s: session
+ *
+ * Return: the keys, outermost first, ended by GROUP_KEY_NONE (owned by @s).
+ */
+const uint8_t *session_group_by(const struct session *s);
+
+/**
+ * session_group_key_name() - a key's name ("sym", "dso", "comm", "ksym")
+ * @key: enum session_group_key
+ *
+ * Return: a static string ("" for GROUP_KEY_NONE).
+ */
+const char *session_group_key_name(unsigned int key);
+
+/**
  * session_unit() - what the table's weights count, UNIT_NONE when unweighted
  * @s: session
  */

@@ -71,7 +71,8 @@ void usym_names_drop(struct usym *u)
 
 	for (i = 0; i < u->ntoks; i++) {
 		/* nothing to look it up from again; an inlined call's name is the DWARF's */
-		if (u->toks[i].state == TOK_TEXT || u->toks[i].state == TOK_INL)
+		if (u->toks[i].state == TOK_TEXT || u->toks[i].state == TOK_INL ||
+		    u->toks[i].state == TOK_LABEL)
 			continue;
 		free(u->toks[i].name);
 		u->toks[i].name = NULL;
@@ -90,8 +91,8 @@ size_t usym_memory(const struct usym *u)
 {
 	return sizeof(*u) + u->ctoks * sizeof(*u->toks) + u->cprocs * sizeof(*u->procs) +
 	       u->cfiles * sizeof(*u->files) + u->name_bytes + u->maps_bytes + u->image_bytes +
-	       u->sym_bytes + u->perf_bytes + u->dw_bytes + hmap_bytes(&u->tokmap) +
-	       hmap_bytes(&u->procmap) + hmap_bytes(&u->filemap);
+	       u->sym_bytes + u->perf_bytes + u->dw_bytes + u->label_bytes +
+	       hmap_bytes(&u->tokmap) + hmap_bytes(&u->procmap) + hmap_bytes(&u->filemap);
 }
 
 void usym_set_limit(struct usym *u, size_t bytes)

@@ -331,6 +331,16 @@ uint64_t usym_intern_text_line(struct usym *u, uint32_t tgid, uint64_t addr, con
 			       const char *line);
 
 /**
+ * usym_intern_label() - the token of a row's key (--group-by: a library,
+ *	a command): shown as @text is, whatever it holds (sanitized)
+ * @u: symbolizer
+ * @text: the text
+ *
+ * Return: the token (one per text), or 0 on OOM.
+ */
+uint64_t usym_intern_label(struct usym *u, const char *text);
+
+/**
  * usym_tick() - a new refresh: each process is checked for an exec again
  * @u: symbolizer
  *

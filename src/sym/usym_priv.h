@@ -37,6 +37,7 @@ enum tok_state {
 	TOK_NOMAP, /* no mapping holds the address */
 	TOK_TEXT,  /* named by a snapshot read back: @name is the frame as written */
 	TOK_INL,   /* an inlined call at @addr (usym_dwarf.c): @name is the function's */
+	TOK_LABEL, /* a row's key (--group-by: a library, a command): @name, shown as it is */
 };
 
 struct utok {
@@ -144,6 +145,7 @@ struct usym {
 	size_t sym_bytes;	/* loaded symbol tables and their demangled names */
 	size_t perf_bytes;	/* perf maps */
 	size_t dw_bytes;	/* the files' DWARF, inlined calls' names, source lines */
+	size_t label_bytes;	/* the rows' keys (usym_intern_label()) */
 	size_t limit;		/* usym_set_limit(), 0: none */
 	uint64_t refused;	/* new frames not interned: at the limit */
 	uint64_t files_refused; /* files not read: not regular, FUSE, ... */

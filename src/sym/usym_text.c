@@ -134,3 +134,45 @@ uint64_t usym_intern_text_line(struct usym *u, uint32_t tgid, uint64_t addr, con
 	}
 	return USYM_TAG_FRAME | u->ntoks++;
 }
+
+struct tok_label {
+	const char *text;
+};
+
+static bool tok_is_label(const struct utok *t, const void *ctx)
+{
+	const struct tok_label *w = ctx;
+
+	return t->state == TOK_LABEL && !strcmp(t->name, w->text);
+}
+
+uint64_t usym_intern_label(struct usym *u, const char *text)
+{
+	struct tok_label want = { text };
+	uint64_t key = 0xcbf29ce484222325ULL, nk;
+	const char *p;
+	uint32_t i;
+
+	for (p = text; *p; p++)
+		key = (key ^ (uint8_t)*p) * 0x100000001b3ULL; /* FNV-1a */
+	key = mix64(key) ^ 0x6c6162656c000000ULL;
+	i = usym_tok_find(u, key, tok_is_label, &want, &nk);
+	if (i != UINT32_MAX)
+		return USYM_TAG_FRAME | i;
+	if (u->ntoks >= 0xffffffffu - 1 || ARRAY_GROW(u->toks, u->ctoks, u->ntoks + 1) < 0)
+		return 0;
+	memset(&u->toks[u->ntoks], 0, sizeof(u->toks[0]));
+	u->toks[u->ntoks].name = strdup(text);
+	if (!u->toks[u->ntoks].name)
+		return 0;
+	if (hmap_put(&u->tokmap, nk, u->ntoks) < 0) {
+		free(u->toks[u->ntoks].name);
+		u->toks[u->ntoks].name = NULL;
+		return 0;
+	}
+	u->toks[u->ntoks].proc = UINT32_MAX;
+	u->toks[u->ntoks].file = UINT32_MAX;
+	u->toks[u->ntoks].state = TOK_LABEL;
+	u->label_bytes += strlen(text) + 1;
+	return USYM_TAG_FRAME | u->ntoks++;
+}

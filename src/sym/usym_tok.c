@@ -204,6 +204,8 @@ int usym_format(struct usym *u, uint64_t ip, char *buf, size_t size, bool offset
 	t = &u->toks[i];
 	if (t->state == TOK_TEXT)
 		return usym_text_format(t->name, buf, size, offset, with_file);
+	if (t->state == TOK_LABEL)
+		return (int)fmt_sanitize(buf, size, t->name, strlen(t->name));
 	if (t->state == TOK_INL) {
 		/* an inlined call: its function, no offset of its own */
 		snprintf(raw, sizeof(raw), "%s (inlined)%s%s%s", t->name ? t->name : "[unknown]",

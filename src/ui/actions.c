@@ -116,6 +116,36 @@ static int act_depth(struct ui *ui, enum ui_action act)
 	return R_REFRESH;
 }
 
+/* o: the next --group-by key of the cycle (whole stacks after the last) */
+static int act_group_by(struct ui *ui, enum ui_action act)
+{
+	static const uint8_t cycle[][3] = {
+		{ GROUP_KEY_SYM },  { GROUP_KEY_DSO },	{ GROUP_KEY_DSO, GROUP_KEY_SYM },
+		{ GROUP_KEY_COMM }, { GROUP_KEY_KSYM }, { 0 },
+	};
+	const uint8_t *now = session_group_by(ui->s);
+	size_t i, n = sizeof(cycle) / sizeof(cycle[0]);
+	char text[40];
+
+	(void)act;
+	for (i = 0; i + 1 < n; i++)
+		if (!memcmp(now, cycle[i], 3) && !now[3])
+			break;
+	i = now[0] ? (i + 1) % n : 0;
+	if (session_set_group_by(ui->s, cycle[i]) < 0) {
+		ui_status(ui, true, "out of memory grouping the stacks");
+		session_set_group(ui->s, 0, false);
+	} else if (cycle[i][0]) {
+		export_group_by_text(text, sizeof(text), cycle[i]);
+		ui_status(ui, false, "rows by %s (o: the next key)", text);
+	} else {
+		ui_status(ui, false, "whole stacks");
+	}
+	report_head_settings(&ui->head, ui->s);
+	ui_regrouped(ui);
+	return R_REFRESH;
+}
+
 static int act_search(struct ui *ui, enum ui_action act)
 {
 	prompt_open(ui, PR_SEARCH, ui->flt.search);
@@ -372,6 +402,7 @@ static int (*const ui_actions[ACT_MAX])(struct ui *ui, enum ui_action act) = {
 	[ACT_WEIGHT] = act_weight,
 	[ACT_DEPTH_LESS] = act_depth,
 	[ACT_DEPTH_MORE] = act_depth,
+	[ACT_GROUP_BY] = act_group_by,
 	[ACT_SEARCH] = act_search,
 	[ACT_SEARCH_NEXT] = act_search_next,
 	[ACT_SEARCH_PREV] = act_search_next,

@@ -169,6 +169,8 @@ static int header_filters(struct ui *ui, struct uifmt_seg *segs, int n)
 {
 	char buf[64];
 
+	if (ui->head.group_by[0])
+		n = seg_alert(segs, n, "group", ui->head.group_by);
 	if (ui->head.group_depth || ui->head.group_func) {
 		if (ui->head.group_depth)
 			snprintf(buf, sizeof(buf), "first %u%s", ui->head.group_depth,

@@ -54,6 +54,8 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { ']' }, "]", ACT_DEPTH_MORE,
 	  "group stacks by one more of their first frames (from whole stacks: 1, who calls the leaf)" },
 	{ NULL, { '[' }, "[", ACT_DEPTH_LESS, "group by one frame fewer (below 1: whole stacks)" },
+	{ NULL, { 'o' }, "o", ACT_GROUP_BY,
+	  "rows keyed like perf --sort, in turn: sym (leaf user function), dso (its library), dso,sym, comm, ksym (kernel leaf), whole stacks" },
 	{ NULL, { 'w' }, "w", ACT_WEIGHT,
 	  "rank by weight (--weight field, --offcpu time) or by hits" },
 

@@ -7,7 +7,9 @@
 # standard deviations of the difference of two binomial shares), and the
 # leaf functions' self shares agree with `perf report --sort sym` within 2
 # points (or 4 standard deviations when the machine gave few samples). -- CMD
-# takes dwarf by default (-u), says so in the header and its JSON; --by-func
+# takes dwarf by default (-u), says so in the header and its JSON; a third
+# run at the same time, --group-by ksym,sym (a row per kernel leaf and user
+# leaf function), agrees with perf report --sort sym the same way; --by-func
 # merges the user frames by function (a few dozen rows); --user=fp still
 # takes perf's frame-pointer chains.
 . "$(dirname "$0")/lib.sh"
@@ -34,10 +36,15 @@ sleep 0.5
 perf record -F 999 --call-graph dwarf -p "$WORKLOAD_PID" -o "$WORK/p.data" -- sleep 5 \
 	> "$WORK/perf.log" 2>&1 &
 PERF=$!
-EXTRA_PIDS=$PERF
+# the rows perf's --sort sym makes: the kernel leaf, else the user leaf
+"$STACKTOP" --oncpu -u -p "$WORKLOAD_PID" -b -n 1 -d 5 --group-by ksym,sym --json \
+	> "$WORK/gb.json" 2> "$WORK/gb.err" &
+GB=$!
+EXTRA_PIDS="$PERF $GB"
 "$STACKTOP" --oncpu -u -p "$WORKLOAD_PID" -b -n 1 -d 5 --format folded > "$WORK/st.folded" \
 	2> "$WORK/st.err" || { cat "$WORK/st.err"; fail "stacktop --oncpu -u failed"; }
-wait "$PERF" || { cat "$WORK/perf.log"; fail "perf record failed"; }
+wait "$PERF" || { rc=$?; cat "$WORK/perf.log"; fail "perf record failed ($rc)"; }
+wait "$GB" || { cat "$WORK/gb.err"; fail "stacktop --group-by ksym,sym failed"; }
 EXTRA_PIDS=
 snapshot "$WORK/after"
 diff "$WORK/before" "$WORK/after" > /dev/null || fail "--oncpu -u changed tracefs"
@@ -47,8 +54,8 @@ perf report -i "$WORK/p.data" --no-children --sort sym -g none --stdio -q 2> /de
 [ -s "$WORK/perf.shares" ] || fail "perf report gave no shares"
 perf script -i "$WORK/p.data" -F ip,sym 2> /dev/null > "$WORK/perf.script"
 
-python3 - "$WORK/st.folded" "$WORK/perf.shares" "$WORK/perf.script" << 'PY' || fail "stacktop and perf disagree"
-import math, sys
+python3 - "$WORK/st.folded" "$WORK/perf.shares" "$WORK/perf.script" "$WORK/gb.json" << 'PY' || fail "stacktop and perf disagree"
+import json, math, sys
 ROOTS = {"main", "Py_BytesMain", "Py_RunMain", "_start", "__libc_start_main", "__libc_start_call_main"}
 leaf, total, reach = {}, 0, 0
 for line in open(sys.argv[1]):
@@ -89,6 +96,30 @@ for sym, p in top:
     print("  %-30s perf %5.2f%%  stacktop %5.2f%%  (within %.1f)" % (sym, p, s, tol))
     assert abs(s - p) <= tol, "%s: perf %.2f%%, stacktop %.2f%%" % (sym, p, s)
 assert top and top[0][0] == "_PyEval_EvalFrameDefault", top
+# --group-by ksym,sym: a row per (kernel leaf, user leaf function), as
+# perf's --sort sym puts a sample under its kernel leaf, else its user one
+g = None
+for line in open(sys.argv[4]):
+    d = json.loads(line)
+    if isinstance(d, dict) and "stacks" in d:
+        g = d
+assert g["group_by"] == ["ksym", "sym"], g.get("group_by")
+rows, gt = {}, 0
+for st in g["stacks"]:
+    k = st["symbols"][0] if st["symbols"] else "[user space]"
+    u = st["user_frames"][0]["symbol"].split(" (")[0] if st.get("user_frames") else None
+    name = u if k == "[user space]" and u else k
+    rows[name] = rows.get(name, 0) + st["total"]
+    gt += st["total"]
+assert gt > 200 and len(g["stacks"]) < len(leaf) + 40, (gt, len(g["stacks"]))
+for sym, p in top:
+    if p < 1:
+        continue
+    s = 100.0 * rows.get(sym, 0) / gt
+    sd = 100 * math.sqrt((p / 100) * (1 - p / 100) * (1.0 / gt + 1.0 / pn))
+    tol = max(2.0, 4 * sd)
+    print("  --group-by ksym,sym %-20s perf %5.2f%%  stacktop %5.2f%%  (within %.1f)" % (sym, p, s, tol))
+    assert abs(s - p) <= tol, "--group-by %s: perf %.2f%%, stacktop %.2f%%" % (sym, p, s)
 PY
 
 # -- CMD: dwarf is -u's default here, the header and the JSON say so

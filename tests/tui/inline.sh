@@ -3,7 +3,9 @@
 # of tests/ustack/inline.c spends its time in mix_step(), inlined into
 # hot_loop(): under `--oncpu -u` the top stack, expanded, shows mix_step as
 # a frame of its own marked inlined with its source line, then hot_loop at
-# the line of the call; the caller tree has it as a node of its own.
+# the line of the call; the caller tree has it as a node of its own; o
+# keys the rows by the leaf user function (mix_step, inlined), then by
+# library.
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${INLINE_BIN:-}" ] && [ -x "$INLINE_BIN" ] || fail "no INLINE_BIN test program"
@@ -30,6 +32,15 @@ tui_keys t
 tui_keys E
 tui_wait "mix_step \\(inlined\\) \\($BIN\\)" 5
 tui_wait "hot_loop \\($BIN\\)" 5
+say "o: rows by the leaf user function, the inlined one"
+tui_keys t t
+tui_keys o
+tui_wait 'rows by sym' 5
+tui_wait 'group sym' 5
+tui_wait "^[-+ ] +1 .* -- < mix_step \\(inlined\\) \\($BIN\\)" 10
+tui_keys o
+tui_wait 'rows by dso' 5
+tui_wait "^[-+ ] +1 .* -- < $BIN\$" 10
 tui_keys q
 tui_wait '__RC=0__' 10
 echo "PASS: tui-inline"
