@@ -21,8 +21,10 @@
 
 #include <cmocka.h>
 
+#include "core/stack.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
+#include "sym/pname.h"
 
 #define FIXTURE_NSYMS 14
 
@@ -439,9 +441,31 @@ static void test_ksym_addr_of_after_reload(void **state)
 	ksym_free(ks);
 }
 
+/* a command's frame: one word per name, named by it, sanitized when printed */
+static void test_pname_commands(void **state)
+{
+	uint64_t a = pname_comm("make"), b = pname_comm("cc1"), esc = pname_comm("\033[2Jx");
+	char buf[128];
+
+	(void)state;
+	assert_true(STACK_IP_IS_COMM(a) && STACK_IP_IS_COMM(b) && a != b);
+	assert_int_equal(pname_comm("make"), a);
+	assert_string_equal(pname_get(b), "cc1");
+	assert_null(pname_get(STACK_IP_USER_MODE));
+	assert_null(pname_get(STACK_IP_COMM(0xfffff)));
+	fmt_frame(buf, sizeof(buf), NULL, a);
+	assert_string_equal(buf, "make");
+	fmt_frame(buf, sizeof(buf), NULL, STACK_IP_COMM(0xfffff));
+	assert_string_equal(buf, "[command ?]");
+	fmt_frame(buf, sizeof(buf), NULL, esc);
+	assert_null(strchr(buf, '\033'));
+	assert_int_equal(pname_comm(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pname_commands),
 		cmocka_unit_test_setup_teardown(test_ksym_load_counts_text_only, setup_fixture,
 						teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_ksym_lookup_start_middle_end, setup_fixture,

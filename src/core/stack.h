@@ -36,6 +36,14 @@
  * read back, its shares stay those of the whole interval
  */
 #define STACK_IP_LEFT_OUT 0x7ffffffdULL
+/*
+ * A frame that stands for a command (sym/pname.h): the root of a
+ * [user space] row of --oncpu without -u, one per command. Like
+ * STACK_IP_UNRESOLVED, a user-space address no kernel frame can be.
+ */
+#define STACK_IP_COMM_BASE   0x0000c03300000000ULL
+#define STACK_IP_COMM(id)    (STACK_IP_COMM_BASE | (uint32_t)(id))
+#define STACK_IP_IS_COMM(ip) (((ip) >> 32) == (STACK_IP_COMM_BASE >> 32))
 
 enum stack_flags {
 	STACK_F_MAPPED = 1 << 0,   /* seen through a kernel stack_id */

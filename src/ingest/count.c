@@ -54,10 +54,17 @@ const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int 
 void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
 			 const struct waiting *w, unsigned int cpu, bool fallback)
 {
+	uint64_t um[2] = { STACK_IP_USER_MODE, 0 };
 	struct stack *st;
 	bool whole;
 
 	frames = ingest_trim(ing, frames, &n, &whole);
+	/* a tick in user code: the row [user space] of its command */
+	if (n == 1 && frames[0] == STACK_IP_USER_MODE && ing->cfg.comm_frame &&
+	    (um[1] = ing->cfg.comm_frame(ing->cfg.comm_ctx, w->pid))) {
+		frames = um;
+		n = 2;
+	}
 	st = stack_table_intern(ing->table, frames, n);
 	if (!st)
 		return;

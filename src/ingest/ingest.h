@@ -186,6 +186,11 @@ struct ingest *ingest_new(struct evfmt *fmt, struct stack_table *table, unsigned
  *        STACK_IP_USER_MODE (the interrupt came from user space); a stack
  *        with no such frame is kept whole and counted (@tick_whole)
  * @ntrim: ranges in @trim; 0: stacks are kept as they come
+ * @comm_frame: with @trim, the frame that names the command of @pid (a
+ *              STACK_IP_COMM() word, 0 for none): a stack cut to
+ *              STACK_IP_USER_MODE gets it as its root, one [user space]
+ *              row per command; NULL: one row for all
+ * @comm_ctx: passed to @comm_frame
  * @records_per_event: the ring-buffer records every event writes (2: the
  *                     event and its stack); 0 when it varies (user stacks
  *                     the kernel walks: none in NMI; --trigger: a stack only
@@ -204,6 +209,8 @@ struct ingest_config {
 	void *func_ctx;
 	const uint64_t *trim;
 	unsigned int ntrim;
+	uint64_t (*comm_frame)(void *ctx, int pid);
+	void *comm_ctx;
 };
 
 /**

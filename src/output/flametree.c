@@ -182,7 +182,8 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 		}
 		return FLAME_USER;
 	}
-	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip))
+	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip) || STACK_IP_IS_COMM(ip) ||
+	    ip == STACK_IP_LEFT_OUT)
 		return FLAME_OTHER;
 	if (ks && ksym_lookup_frame(ks, ip, &h) == 0 && h.module) {
 		fmt_sanitize(where, wsize, h.module, strlen(h.module));
@@ -394,7 +395,9 @@ static int tree_add(struct ftb *c, const struct stack *sk, uint32_t node, uint64
 			return r;
 	}
 	for (j = (int)sk->depth - 1; j >= 0; j--) {
-		if (usym_is_sep(sk->ips[j]))
+		/* a command's [user space]: rooted at its command, the frame says it again */
+		if (usym_is_sep(sk->ips[j]) ||
+		    (STACK_IP_IS_COMM(sk->ips[j]) && c->o->root != EXPORT_ROOT_NONE))
 			continue;
 		r = frame_id(c, sk->ips[j], (unsigned int)j < skip, &id);
 		if (r < 0 || (r = node_child(c, node, id, &node)) < 0)

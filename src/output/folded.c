@@ -55,19 +55,21 @@ static void folded_clean(char *p)
  * the first frame after the tracing machinery (brief_skip(): the screen
  * leaves it out too, and it varies with who else traces the event)
  */
-static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool first)
+static void folded_frames(FILE *f, struct ksym *ks, const struct stack *sk, bool first, bool rooted)
 {
 	int j, skip = (int)brief_skip(ks, sk);
 
 	for (j = sk->depth - 1; j >= skip; j--) {
-		/* the [user space] row is no kernel frame: no suffix, as a user frame */
-		bool user = usym_is_user(sk->ips[j]) || sk->ips[j] == STACK_IP_USER_MODE;
+		/* the [user space] row and its command are no kernel frames: no suffix */
+		bool user = usym_is_user(sk->ips[j]) || sk->ips[j] == STACK_IP_USER_MODE ||
+			    STACK_IP_IS_COMM(sk->ips[j]) || sk->ips[j] == STACK_IP_LEFT_OUT;
 		/* an inlined call: a frame of its own, "_[i]" as FlameGraph's --inline writes it */
-		bool inl = user && usym_is_inline(ksym_usym(ks), sk->ips[j]);
+		bool inl = usym_is_user(sk->ips[j]) && usym_is_inline(ksym_usym(ks), sk->ips[j]);
 		char fn[256];
 		size_t l;
 
-		if (usym_is_sep(sk->ips[j]))
+		/* rooted at its command, a [user space]'s command frame says it again */
+		if (usym_is_sep(sk->ips[j]) || (rooted && STACK_IP_IS_COMM(sk->ips[j])))
 			continue;
 		fmt_func(fn, sizeof(fn), ks, sk->ips[j], 0);
 		l = strlen(fn);
@@ -210,7 +212,7 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 		if (o->root == EXPORT_ROOT_NONE) {
 			long off = ftell(t);
 
-			folded_frames(t, ks, sk, true);
+			folded_frames(t, ks, sk, true, false);
 			fputs(sk->depth ? "" : "[empty]", t);
 			fputc('\0', t);
 			r = off < 0 ? -EIO : fl_add(&lv, &nl, &lcap, (size_t)off, c);
@@ -227,7 +229,7 @@ int export_folded_root(FILE *f, struct session *s, const struct report_opts *o)
 			fputs(roots[k].comm, t);
 			if (o->root == EXPORT_ROOT_PID && roots[k].pid >= 0)
 				fprintf(t, ";%d", roots[k].pid);
-			folded_frames(t, ks, sk, false);
+			folded_frames(t, ks, sk, false, true);
 			fputc('\0', t);
 			r = off < 0 ? -EIO : fl_add(&lv, &nl, &lcap, (size_t)off, roots[k].n);
 		}

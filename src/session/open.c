@@ -33,6 +33,7 @@
 #include "session/priv.h"
 #include "session/session.h"
 #include "sym/ksym.h"
+#include "sym/pname.h"
 #include "sym/usym.h"
 
 /* when instance @rel was made (its ctime), to @ts; NULL when unknown */
@@ -320,6 +321,14 @@ static int pick_modes(struct session *s, const struct session_opts *opts, char *
 	return 0;
 }
 
+/* --oncpu=tick: the frame of @pid's command, the root of its [user space] row */
+static uint64_t comm_frame(void *ctx, int pid)
+{
+	struct session *s = ctx;
+
+	return pid > 0 ? pname_comm(comm_cache_get(s->c.comms, pid)) : 0;
+}
+
 /* the page consumer, configured for the mode */
 static int open_ingest(struct session *s, const struct session_opts *opts)
 {
@@ -344,6 +353,8 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 				 .func_ctx = &s->c.tr,
 				 .trim = s->tick_trim,
 				 .ntrim = opts->oncpu_tick ? 1 : 0,
+				 .comm_frame = comm_frame,
+				 .comm_ctx = s,
 			 });
 	if (user_fp)
 		ingest_set_user(s->c.ing, s->c.usym);

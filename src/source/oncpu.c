@@ -41,6 +41,7 @@
 #include "kernel/perfsamp.h"
 #include "kernel/tfs.h"
 #include "source/source.h"
+#include "sym/pname.h"
 #include "sym/usym.h"
 #if STACKTOP_USER_UNWIND
 #include "source/perf_user.h"
@@ -142,15 +143,20 @@ static unsigned int chain_frames(struct oncpu *o, const struct perfsamp_sample *
 /* one sample's stack counted: @n frames in o->frames */
 static void oncpu_count(struct oncpu *o, const struct perfsamp_sample *smp, unsigned int n)
 {
+	unsigned int kd;
+
 	if (!n) {
 		/*
 		 * user code: no kernel part, and the user part not asked for
-		 * (the chain is empty then) or not walked
+		 * (the chain is empty then) or not walked: the row [user space]
+		 * of the thread's command, the command a frame of its own
 		 */
-		o->frames[0] = STACK_IP_USER_MODE;
-		n = 1;
+		o->frames[n++] = STACK_IP_USER_MODE;
+		o->frames[n] = pname_comm(comm_cache_get(o->s->comms, (int)smp->tid));
+		n += !!o->frames[n];
 		o->user_samples++;
 	}
+	kd = o->frames[0] == STACK_IP_USER_MODE ? 1 : usym_user_start(o->frames, n);
 	if (smp->event < 0 || smp->event >= o->nevents)
 		return;
 	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
@@ -158,7 +164,7 @@ static void oncpu_count(struct oncpu *o, const struct perfsamp_sample *smp, unsi
 	/* a change of period's own sample is no draw: not among the samples */
 	if (!smp->census) {
 		o->kept++;
-		o->kframes += usym_user_start(o->frames, n);
+		o->kframes += kd;
 	}
 }
 

@@ -34,6 +34,7 @@
 #include "kernel/trace.h"
 #include "source/source.h"
 #include "sym/ksym.h"
+#include "sym/pname.h"
 #include "sym/usym.h"
 
 /* a small open-addressing map from a 64-bit key to a pointer */
@@ -306,6 +307,14 @@ static int load_stack(void *ctx, const struct snapshot *sn, struct snap_stack *s
 	if (!st) {
 		uint64_t *ips = ss->ips, buf[STACK_MAX_DEPTH];
 		uint32_t depth = ss->depth;
+
+		/* a command's frame: its word is this run's for the name it gives */
+		for (j = 0; j < ss->depth; j++) {
+			uint64_t w = STACK_IP_IS_COMM(ss->ips[j]) ? pname_comm(ss->syms[j]) : 0;
+
+			if (w)
+				ss->ips[j] = w;
+		}
 
 		if (ss->tgid >= 0) {
 			/* "frames":[] is a stack of no kernel frame: no array to copy */

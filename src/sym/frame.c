@@ -13,6 +13,7 @@
 #include "core/stack.h"
 #include "sym/frame.h"
 #include "sym/ksym.h"
+#include "sym/pname.h"
 #include "sym/usym.h"
 
 #define TRAMPOLINE_LABEL "[FTRACE TRAMPOLINE]"
@@ -34,6 +35,13 @@ static int frame_common(char *buf, size_t size, struct ksym *ks, uint64_t ip, bo
 		fmt_out_str(&o, "[user space]");
 	} else if (ip == STACK_IP_LEFT_OUT) {
 		fmt_out_str(&o, "[stacks not in the snapshot]");
+	} else if (STACK_IP_IS_COMM(ip)) {
+		const char *comm = pname_get(ip);
+
+		if (comm)
+			fmt_out_sanitized(&o, comm, strlen(comm));
+		else
+			fmt_out_str(&o, "[command ?]");
 	} else if (STACK_IP_IS_UNRESOLVED(ip)) {
 		fmt_out_printf(&o, "[unresolved stack_id %u]", (uint32_t)ip);
 	} else if (ks && ksym_lookup_frame(ks, ip, &h) == 0) {

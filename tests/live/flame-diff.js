@@ -4,11 +4,11 @@
 // Debian's chromium, headless, driven by puppeteer-core: what a user sees.
 //
 //   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR
-//   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR BEFORE.folded AFTER.folded
+//   node flame-diff.js MODULES CHROMIUM PAGE.html OUTDIR BEFORE.folded AFTER.folded [any]
 //            a large pair (both trees as binary columns, or a small AFTER
-//            against a large BEFORE: gzip'd JSON): every frame drawn has
-//            BEFORE's and AFTER's hits of its path, as the folded outputs
-//            of the two sides add them up
+//            against a large BEFORE: gzip'd JSON; any: a small pair, plain
+//            JSON too): every frame drawn has BEFORE's and AFTER's hits of
+//            its path, as the folded outputs of the two sides add them up
 //
 // The pair: BEFORE X 20, Y 40, Z 30, W 10 (of 100); AFTER X 80, Y 40, Z 60,
 // V 20 (of 200): X's share doubled (20% -> 40%: red), Y's halved (40% ->
@@ -18,7 +18,7 @@
 'use strict';
 const path = require('path');
 
-const [modules, chromium, page, outdir, beforeFolded, afterFolded] = process.argv.slice(2);
+const [modules, chromium, page, outdir, beforeFolded, afterFolded, anyForm] = process.argv.slice(2);
 const fs = require('fs');
 const puppeteer = require(path.join(modules, 'puppeteer-core'));
 
@@ -61,14 +61,15 @@ async function large(p, d) {
 	// columns (a large AFTER), or gzip'd JSON (a small AFTER, a large BEFORE)
 	const form = await p.evaluate(() => (document.getElementById('stacktop-data-cols') ? 'cols'
 		: document.getElementById('stacktop-data-gzip') ? 'gzip' : 'json'));
-	check(form !== 'json', 'the large pair is written as plain JSON');
+	check(anyForm === 'any' || form !== 'json', 'the large pair is written as plain JSON');
 	check(d.total === b.total, 'BEFORE total ' + d.total + ', its folded output ' + b.total);
 	const frames = await p.evaluate(() => window.stacktopFlame.frames());
 	check(frames.length === d.frames.length && frames.length > (form === 'cols' ? 1000 : 2),
 		'frames drawn: ' + frames.length + ' / ' + d.frames.length);
 	let grew = 0, shrank = 0;
 	for (let k = 1; k < frames.length; k++) {
-		const key = frames[k].path.join(';'), f = d.frames[k];
+		// (folded lines carry no spaces: "[user space]" is "[user_space]" there)
+		const key = frames[k].path.map((x) => x.replace(/ /g, '_')).join(';'), f = d.frames[k];
 		const want = b.sums.get(key) || 0, hits = a.sums.get(key) || 0;
 		check(f.name === frames[k].name && f.hits === hits && f.before === want,
 			key + ': hits ' + f.hits + ' before ' + f.before + ', the folded outputs say ' + hits + ' and ' + want);

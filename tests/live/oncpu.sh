@@ -6,7 +6,8 @@
 # difference of two binomial shares when the machine gave the process few
 # samples); the leaf is the interrupted function (no timer-interrupt frame,
 # no __pfx_ padding symbol); nothing in tracefs changes; -- CMD profiles the
-# command; user-mode samples are a row of their own. --oncpu=tick (the
+# command; user-mode samples are a row of each command's own, [user space]
+# < COMMAND, in the JSON, the text and the folded lines. --oncpu=tick (the
 # kernel's tick traced in a private instance, cut at the interrupt entry)
 # runs at the same time and agrees with perf the same way, with no frame of
 # the interrupt's own left in any stack.
@@ -103,20 +104,56 @@ for sym, p in top:
 PY
 
 # -- CMD: the command's CPU time, its user-mode samples a row of their own
-"$STACKTOP" --oncpu -b --json -- sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; \
-	dd if=/dev/zero of=/dev/null bs=64k count=50000 2>/dev/null' > "$WORK/cmd.json" 2> "$WORK/cmd.err" ||
-	{ cat "$WORK/cmd.err"; fail "--oncpu -- CMD failed"; }
-python3 - "$WORK/cmd.json" << 'PY' || fail "--oncpu -- CMD: wrong report"
-import json, sys
+# for each command (issue 35: one [user space] row held every process's):
+# two shells named apart (copies of sh) loop in user space beside a dd;
+# both modes, perf's samples and the tick's
+cp "$(command -v sh)" "$WORK/stbusya"
+cp "$(command -v sh)" "$WORK/stbusyb"
+LOOP='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
+for mode in oncpu oncpu=tick; do
+	"$STACKTOP" --$mode -b --json -- sh -c "$WORK/stbusya -c '$LOOP' & $WORK/stbusyb -c '$LOOP'; wait; \
+		dd if=/dev/zero of=/dev/null bs=64k count=50000 2>/dev/null" > "$WORK/cmd.json" 2> "$WORK/cmd.err" ||
+		{ cat "$WORK/cmd.err"; fail "--$mode -- CMD failed"; }
+	"$STACKTOP" -r "$WORK/cmd.json" --top 50 --expand 0 > "$WORK/cmd.txt" 2>&1 || fail "-r cmd.json failed"
+	"$STACKTOP" -r "$WORK/cmd.json" --folded > "$WORK/cmd.folded" 2>&1 || fail "-r cmd.json --folded failed"
+	grep -E '^ +[0-9]+ .*\[user space\]' "$WORK/cmd.txt"
+	python3 - "$WORK/cmd.json" "$mode" "$WORK/cmd.txt" "$WORK/cmd.folded" << 'PY' || fail "--$mode -- CMD: wrong report"
+import json, re, sys
 d = json.loads(open(sys.argv[1]).readline())
-assert d["mode"] == "oncpu", d["mode"]
-assert d["events"] == ["perf:cpu-clock"], d["events"]
+if sys.argv[2] == "oncpu":
+    assert d["mode"] == "oncpu", d["mode"]
+    assert d["events"] == ["perf:cpu-clock"], d["events"]
 comms = {b["comm"] for s in d["stacks"] for b in s["by"]}
-assert comms <= {"sh", "dd"} and "sh" in comms, comms
+assert comms <= {"sh", "dd", "stbusya", "stbusyb"} and "stbusya" in comms, comms
 leaves = {s["symbols"][0].split("+")[0] for s in d["stacks"]}
 assert "[user space]" in leaves, leaves
 assert "read_zero" in leaves or any(l.startswith("clear_user") for l in leaves), leaves
+# each command's user time is a row of its own: [user space] < COMMAND,
+# every hit of it that command's
+user = {}
+for s in d["stacks"]:
+    if s["symbols"][0] != "[user space]":
+        continue
+    assert len(s["symbols"]) == 2, s["symbols"]
+    who = {b["comm"] for b in s["by"]}
+    assert who == {s["symbols"][1]}, (s["symbols"], who)
+    user[s["symbols"][1]] = s["total"]
+print("[user space] by command:", user)
+assert {"stbusya", "stbusyb"} <= set(user), user
+rows = {}
+for line in open(sys.argv[3]):
+    m = re.match(r"^ +[0-9]+ +\S+ +\S+ +([0-9]+) .*\[user space\] < (\S+)\s*$", line)
+    if m:
+        rows[m.group(2)] = int(m.group(1))
+assert rows == user, (rows, user)
+folded = {}
+for line in open(sys.argv[4]):
+    m = re.match(r"^(\S+);\[user_space\] ([0-9]+)$", line.strip())
+    if m:
+        folded[m.group(1)] = int(m.group(2))
+assert folded == user, (folded, user)
 PY
+done
 "$STACKTOP" --oncpu -e sched:sched_switch -b -n 1 2> "$WORK/err" && fail "--oncpu with -e was accepted"
 grep -q "oncpu samples the CPUs: not with -e" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
 "$STACKTOP" --oncpu=0 -b -n 1 2> "$WORK/err" && fail "--oncpu=0 was accepted"
