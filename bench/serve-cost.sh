@@ -1,26 +1,35 @@
 #!/bin/sh
 # What --serve's scrapes cost the collection (issue 39, doc/performance.md
 # "--serve"): the FUSE simulator writes stack_id events of 10^4 distinct
-# stacks (--stacks 10000) on CPUS CPUs at RATE events/s each, and
-# stacktop reads them in stackmap mode (-b --json -n 2 -d SECONDS) in
-# three ways, one after the other, ROUNDS times (side by side in time):
+# stacks (--stacks 25000, about 10^4 of them hit) on CPUS CPUs at RATE events/s each, and
+# stacktop reads them in stackmap mode (-b --json -d 1 -n SECONDS) in
+# three ways, one after the other, ROUNDS times (side by side in time;
+# "stacks" is how many distinct ones the run counted):
 #   plain     no --serve
-#   served    --serve, nothing asks
-#   scraped   --serve, 4 scrapers each asking /metrics every 50 ms, and one
-#             /debug/pprof/profile?seconds=1 after another
+#   prom      --serve, one /metrics a second (Prometheus's fastest usual
+#             interval; the copy it is written from taken at each refresh:
+#             -d 1)
+#   metrics   --serve, 4 scrapers each asking /metrics every 50 ms
+#   profiles  the same, and /debug/pprof/profile?seconds=1 one after
+#             another (the worst case: Parca and Alloy ask one every 15 s)
 # Printed for each: what the simulator's truth says was lost, what stacktop
-# says it lost (lost + overrun), its CPU (% of one core over the run), and
-# for "scraped" the scrapes answered and their time (median, slowest), the
-# profiles and their size.
+# says it lost (lost + overrun), its CPU (% of one core over the run, the
+# server's thread included), the distinct stacks it counted, and with
+# scrapers the scrapes answered and their time (median, slowest), the
+# profiles and their size, and the collector's own time on the server's
+# behalf (stacktop_serve_collector_seconds_total at the last scrape: the
+# copies, the windows opened, the profiles written).
 #
-# Run as root:  bench/serve-cost.sh BUILD_DIR [SECONDS [RATE [CPUS [ROUNDS]]]]
-#   defaults:   build-rel 4 100000 2 3
+# Run as root:  bench/serve-cost.sh BUILD_DIR [SECONDS [RATE [CPUS [ROUNDS [STACKS]]]]]
+#   defaults:   build-rel 4 20000 2 3 25000 (the simulator's stacks, drawn
+#               unevenly: about 10^4 of them are hit in a run)
 set -eu
 B=${1:-build-rel}
 S=${2:-4}
-R=${3:-100000}
+R=${3:-20000}
 C=${4:-2}
 N=${5:-3}
+K=${6:-25000}
 SIM=$B/tests/sim/stackmap-sim
 ST=$B/stacktop
 [ -x "$SIM" ] && [ -x "$ST" ] || { echo "serve-cost.sh: build $B first" >&2; exit 1; }
@@ -37,40 +46,47 @@ trap 'exit 130' INT TERM
 run() { # run KIND: one run of stacktop on a fresh simulator; a table row
 	kind=$1
 	mkdir -p "$W/t"
-	"$SIM" "$W/t" --abi v4 --cpus "$C" --rate "$R" --stacks 10000 --bits 15 \
+	"$SIM" "$W/t" --abi v4 --cpus "$C" --rate "$R" --stacks "$K" --bits 16 \
 		--kallsyms-out "$W/ks" > "$W/sim.log" 2>&1 &
 	SP=$!
 	i=0
-	while [ ! -e "$W/t/tracing_on" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	while [ ! -e "$W/t/tracing_on" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
 	serve=
 	[ "$kind" = plain ] || serve="--serve 127.0.0.1:0"
-	python3 - "$kind" "$W" "$S" "$ST" $serve -b --json -n 2 -d "$S" --top 1 --tracefs "$W/t" \
+	python3 - "$kind" "$W" "$S" "$ST" $serve -b --json -n "$S" -d 1 --top 1 --tracefs "$W/t" \
 		--kallsyms "$W/ks" --rundir "$W" << 'PY'
 import json, resource, re, statistics, subprocess, sys, threading, time, urllib.request
 kind, w, secs, argv = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
 err = open(w + "/err", "w+")
 p = subprocess.Popen(argv, stdout=open(w + "/out", "w"), stderr=err)
 times, profiles, stop = [], [], threading.Event()
-def scraper(url):
+fig = {}
+def scraper(url, every):
     while not stop.is_set():
         t0 = time.monotonic()
         try:
             body = urllib.request.urlopen(url + "metrics", timeout=5).read()
             times.append(time.monotonic() - t0)
+            for line in body.decode().splitlines():
+                if line.startswith("stacktop_serve_"):
+                    k, v = line.rsplit(" ", 1)
+                    fig[k] = float(v)
         except Exception as e:
-            times.append(float("inf"))
-        time.sleep(0.05)
+            if p.poll() is None:  # not the end of the run
+                times.append(float("inf"))
+        time.sleep(every)
 def profiler(url):
     while not stop.is_set():
         try:
             body = urllib.request.urlopen(url + "debug/pprof/profile?seconds=1", timeout=10).read()
             profiles.append(len(body))
         except Exception:
-            profiles.append(-1)
+            if p.poll() is None:
+                profiles.append(-1)
 threads = []
-if kind == "scraped":
+if kind in ("prom", "metrics", "profiles"):
     url = None
-    for _ in range(500):
+    for _ in range(3000):
         err.seek(0)
         m = re.search(r"serving (http://\S+)", err.read())
         if m:
@@ -78,8 +94,12 @@ if kind == "scraped":
             break
         time.sleep(0.01)
     assert url, "no server"
-    threads = [threading.Thread(target=scraper, args=(url,)) for _ in range(4)]
-    threads.append(threading.Thread(target=profiler, args=(url,)))
+    if kind == "prom":
+        threads = [threading.Thread(target=scraper, args=(url, 1.0))]
+    else:
+        threads = [threading.Thread(target=scraper, args=(url, 0.05)) for _ in range(4)]
+    if kind == "profiles":
+        threads.append(threading.Thread(target=profiler, args=(url,)))
     for t in threads:
         t.start()
 p.wait()
@@ -88,10 +108,11 @@ for t in threads:
     t.join()
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 open(w + "/cpu", "w").write("%.3f" % (r.ru_utime + r.ru_stime))
-open(w + "/scrapes", "w").write(json.dumps({"times": times, "profiles": profiles}))
+open(w + "/scrapes", "w").write(json.dumps({"times": times, "profiles": profiles, "fig": fig}))
 PY
 	awk '!/^#/ && $1 == "top" { w += $4; rd += $5; l += $6 } END { print w, rd, l }' "$W/t/.sim/truth" > "$W/truth"
 	tail -n 1 "$W/out" > "$W/last"
+	[ -s "$W/last" ] || { cat "$W/err" "$W/sim.log" >&2; exit 1; }
 	python3 - "$kind" "$W" "$S" << 'PY'
 import json, statistics, sys
 kind, w, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -105,11 +126,18 @@ if t:
     scr = "%d (%d failed), %.1f ms median, %.1f ms slowest" % (len(t), len(t) - len(ok),
         1000 * statistics.median(ok), 1000 * max(ok))
     pr = [x for x in sc["profiles"] if x > 0]
-    scr += "; %d profiles of %d KB" % (len(pr), (sum(pr) // max(len(pr), 1)) // 1024)
+    if pr:
+        scr += "; %d profiles of %d KB" % (len(pr), (sum(pr) // len(pr)) // 1024)
+    f = sc["fig"]
+    if f:
+        scr += "; collector: %.1f ms on %d copies, %d profiles (%.2f%% of the run)" % (
+            1000 * f.get("stacktop_serve_collector_seconds_total", 0),
+            f.get("stacktop_serve_copies_total", 0), f.get("stacktop_serve_profiles_total", 0),
+            100 * f.get("stacktop_serve_collector_seconds_total", 0) / secs)
 else:
     scr = "-"
 print("| %s | %s | %s | %d+%d | %.1f%% | %d | %s |" % (kind, wr, lost, j["lost"], j["overrun"],
-      100 * cpu / (2 * secs), j["unique"], scr))
+      100 * cpu / secs, j["unique"], scr))
 PY
 	kill "$SP"
 	wait "$SP" 2>/dev/null || true
@@ -117,14 +145,15 @@ PY
 	fusermount3 -u -q "$W/t" 2>/dev/null || true
 }
 
-echo "$N rounds, $C CPUs at $R events/s each, 10^4 stacks, 2 x $S s a run"
+echo "$N rounds, $C CPUs at $R events/s each, $K stacks in the simulator, $S s a run"
 echo
 echo "| run | written (truth) | lost (truth) | stacktop lost+overrun | stacktop CPU | stacks | scrapes |"
 echo "|---|---|---|---|---|---|---|"
 k=0
 while [ $k -lt "$N" ]; do
 	run plain
-	run served
-	run scraped
+	run prom
+	run metrics
+	run profiles
 	k=$((k + 1))
 done

@@ -328,6 +328,8 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		bool go_on = batch_wait(s, delay, child, sv) == END_TICK;
 		bool last;
 
+		if (sig_stop)
+			serve_quiesce(sv); /* first: the rest may outlast the watchdog */
 		/*
 		 * the last report: the command's output no longer relayed, so
 		 * nothing its tree writes (on the SIGTERM that follows, say)
@@ -335,6 +337,8 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		 */
 		if (child && (!go_on || i == a->iterations))
 			child_output_end(child);
+		if (sig_stop && a->quiet && !a->output && !before)
+			break; /* -q: no last report to write */
 
 		session_tick(s);
 		serve_tick(sv, s);

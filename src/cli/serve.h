@@ -12,7 +12,7 @@
  *
  * serve_conf.c (serve_conf.h) reads the configuration (the address, the
  * TLS files, the credentials) and opens the listening socket; serve.c is
- * the server.
+ * the collector's side, serve_http.c the server (serve_priv.h: their state).
  */
 #ifndef STACKTOP_SERVE_H
 #define STACKTOP_SERVE_H
@@ -83,6 +83,17 @@ void serve_tick(struct serve *sv, struct session *s);
  * @s: session
  */
 void serve_work(struct serve *sv, struct session *s);
+
+/**
+ * serve_quiesce() - stop answering, at once: requests waiting are answered
+ *	503, the server's thread is stopped and its connections closed;
+ *	serve_tick() and serve_work() do nothing after. The batch loop calls
+ *	it as soon as a stop signal is seen: what the run does after (its last
+ *	refresh, tracefs restored) may outlast the signals' watchdog, whose
+ *	safety net closes every descriptor (kernel/signals.c)
+ * @sv: the server, or NULL
+ */
+void serve_quiesce(struct serve *sv);
 
 /**
  * serve_stop() - stop the server: requests waiting are answered 503, then

@@ -19,6 +19,7 @@
 #define SERVE_JOBS_MAX	   16	 /* profiles and snapshots waiting for the collector */
 #define SERVE_SECONDS_MAX  600	 /* the longest profile window */
 #define SERVE_SECONDS_DEF  30	 /* without ?seconds= (Go's net/http/pprof's) */
+#define SERVE_JSON_TOP	   1000	 /* /snapshot.json's stacks without ?top= */
 #define SERVE_SECRET_MAX   4096	 /* a credentials file */
 #define SERVE_PEM_MAX	   65536 /* a certificate or key file */
 #define SERVE_DEFAULT_ADDR "127.0.0.1"

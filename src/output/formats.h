@@ -145,6 +145,18 @@ void export_csv_field(FILE *f, const char *s);
 int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
+ * export_pprof_raw() - export_pprof()'s profile not compressed: the bare
+ *	protobuf (--serve's collector writes it, the server's thread
+ *	compresses it with export_gzip(): the collector is spared the gzip)
+ * @f: output
+ * @s: session
+ * @o: view
+ *
+ * Return: samples written, or -errno.
+ */
+int export_pprof_raw(FILE *f, struct session *s, const struct report_opts *o);
+
+/**
  * export_speedscope() - a speedscope file (its file-format-schema.json):
  * one "sampled" profile per event, weights the counts @o->delta names,
  * frames shared by function name; the losses in the file's and the

@@ -362,7 +362,23 @@ static void write_stacks(FILE *f, bool om, const struct metrics_snap *m)
 		stack_sample(f, "stacktop_stack_weight_total", &m->rows[i], m->rows[i].weight);
 }
 
-int metrics_write(FILE *f, const struct metrics_snap *m, bool om)
+static void write_serve(FILE *f, bool om, const struct metrics_serve *sv)
+{
+	metric_dbl(f, om, "stacktop_serve_collector_seconds", MK_COUNTER,
+		   "the collector's time on the server's behalf: the copies these figures come "
+		   "from, the profiles' windows and writing, the snapshots",
+		   sv->collector_sec);
+	metric_u64(f, om, "stacktop_serve_copies", MK_COUNTER,
+		   "copies of these figures published (one a refresh)", sv->copies);
+	metric_u64(f, om, "stacktop_serve_profiles", MK_COUNTER, "profiles written", sv->profiles);
+	metric_u64(f, om, "stacktop_serve_snapshots", MK_COUNTER,
+		   "JSON snapshots and flame pages written", sv->snapshots);
+	metric_u64(f, om, "stacktop_serve_scrapes", MK_COUNTER, "/metrics answered", sv->scrapes);
+	metric_u64(f, om, "stacktop_serve_refused", MK_COUNTER,
+		   "requests refused (401, 404, 405, 400, 503)", sv->refused);
+}
+
+int metrics_write(FILE *f, const struct metrics_snap *m, const struct metrics_serve *sv, bool om)
 {
 	const struct session_stats *st = &m->st;
 	unsigned int i;
@@ -392,6 +408,8 @@ int metrics_write(FILE *f, const struct metrics_snap *m, bool om)
 		write_counter(f, om, st, &head_counters[i]);
 	write_map(f, om, st);
 	write_stacks(f, om, m);
+	if (sv)
+		write_serve(f, om, sv);
 	if (om)
 		fputs("# EOF\n", f);
 	return export_flush(f);

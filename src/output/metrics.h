@@ -43,16 +43,38 @@ struct metrics_snap *metrics_snap_take(struct session *s, unsigned int top, uint
 void metrics_snap_free(struct metrics_snap *m);
 
 /**
+ * struct metrics_serve - what serving cost the collector (--serve's own
+ *	figures, written after the copy's)
+ * @collector_sec: the collector's time on the server's behalf: the copies
+ *	and the jobs (profiles' windows and writing, snapshots), seconds
+ * @copies: copies published
+ * @profiles: profiles written
+ * @snapshots: JSON snapshots and flame pages written
+ * @scrapes: /metrics answered
+ * @refused: requests refused: 401, 405, 404, 400, 503
+ */
+struct metrics_serve {
+	double collector_sec;
+	uint64_t copies;
+	uint64_t profiles;
+	uint64_t snapshots;
+	uint64_t scrapes;
+	uint64_t refused;
+};
+
+/**
  * metrics_write() - the copy in the Prometheus text exposition format
  *	(version 0.0.4), or OpenMetrics 1.0.0 (counters' families without
  *	their _total suffix, units, "# EOF")
  * @f: output
  * @m: the copy (only read: scrapes may write it at once)
+ * @sv: the server's figures, NULL for none
  * @openmetrics: the OpenMetrics form
  *
  * Return: 0, or -errno of a failed write.
  */
-int metrics_write(FILE *f, const struct metrics_snap *m, bool openmetrics);
+int metrics_write(FILE *f, const struct metrics_snap *m, const struct metrics_serve *sv,
+		  bool openmetrics);
 
 /**
  * metrics_snap_refresh() - the refresh a copy was taken at

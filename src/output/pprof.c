@@ -23,8 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <zlib.h>
-
 #include "sym/brief.h"
 #include "output/counters.h"
 #include "output/formats.h"
@@ -618,37 +616,8 @@ static void pp_trailer(struct pprof *p)
 		pb_bytes(&p->out, 6, p->strs[i], strlen(p->strs[i]));
 }
 
-static int gzip_write(FILE *f, const uint8_t *data, size_t len)
-{
-	uint8_t chunk[16384];
-	z_stream z;
-	int zr;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	z.next_in = (Bytef *)(uintptr_t)data;
-	z.avail_in = (uInt)len; /* a profile over 4 GiB is not written */
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		zr = deflate(&z, Z_FINISH);
-		if (zr == Z_STREAM_ERROR)
-			break;
-		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, f) != sizeof(chunk) - z.avail_out)
-			break;
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&z);
-	if (zr != Z_STREAM_END) {
-		int e = export_flush(f);
-
-		return e ? e : -EIO;
-	}
-	return export_flush(f);
-}
-
-int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
+/* the profile, gzip'd (@gz) or as the bare protobuf */
+static int pprof_write(FILE *f, struct session *s, const struct report_opts *o, bool gz)
 {
 	struct pprof p = { .s = s, .ks = session_ksym(s) };
 	struct rank_summary sum;
@@ -674,8 +643,10 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
 	}
 	if (r >= 0 && p.out.len > UINT32_MAX)
 		r = -EFBIG;
-	if (r >= 0)
-		r = gzip_write(f, p.out.p, p.out.len);
+	if (r >= 0 && gz)
+		r = export_gzip(f, p.out.p, p.out.len);
+	else if (r >= 0)
+		r = fwrite(p.out.p, 1, p.out.len, f) == p.out.len ? export_flush(f) : -EIO;
 	for (i = 0; i < p.nstrs; i++)
 		free(p.strs[i]);
 	free(p.strs);
@@ -688,4 +659,14 @@ int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
 	free(p.sub2.p);
 	free(rows);
 	return r < 0 ? r : samples;
+}
+
+int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
+{
+	return pprof_write(f, s, o, true);
+}
+
+int export_pprof_raw(FILE *f, struct session *s, const struct report_opts *o)
+{
+	return pprof_write(f, s, o, false);
 }

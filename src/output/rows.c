@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
 
 #include "core/stack_table.h"
 #include "core/rank.h"
@@ -156,4 +159,34 @@ int export_sample_text(char *buf, size_t size, const struct session_stats *st)
 			"total_ci95, CSV hits_total_ci95), the %llu hits of the events counted "
 			"exactly",
 			st->sample_period, (unsigned long long)st->exact_events);
+}
+
+int export_gzip(FILE *f, const void *data, size_t len)
+{
+	uint8_t chunk[16384];
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)(uintptr_t)data; /* zlib's API: it does not write it */
+	z.avail_in = (uInt)len;		      /* a profile over 4 GiB is not written */
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			break;
+		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, f) != sizeof(chunk) - z.avail_out)
+			break;
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	if (zr != Z_STREAM_END) {
+		int e = export_flush(f);
+
+		return e ? e : -EIO;
+	}
+	return export_flush(f);
 }

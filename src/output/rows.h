@@ -92,6 +92,16 @@ void export_json_str(FILE *f, const char *str);
 int export_flush(FILE *f);
 
 /**
+ * export_gzip() - @data gzip'd (deflate, the default level) into @f
+ * @f: output
+ * @data: bytes
+ * @len: how many (at most 4 GiB)
+ *
+ * Return: 0, or -errno.
+ */
+int export_gzip(FILE *f, const void *data, size_t len);
+
+/**
  * export_stack_key() - the stable key of a stack (the JSON snapshot's
  * "key"): FNV-1a 64 over its frames as fmt_frame() prints them
  * @ks: symbols

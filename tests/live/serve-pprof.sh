@@ -2,11 +2,13 @@
 # --serve's /debug/pprof/profile?seconds=2 read by `go tool pprof -top`
 # against a batch run's `-o x.pb.gz` of the same load in the same two
 # seconds: a pipe ping-pong between two shells (every switch in
-# anon_pipe_read), both runs filtered to its two pids. The served stacktop
-# has been counting for 5 s before the window opens: the profile's total
-# is the window's (within a third of the batch's 2 s), not the run's
-# (over twice it); and the functions of at least 5% of either profile
-# (-top's cum%) are the same, in the same order.
+# anon_pipe_read), both runs filtered to its two pids: the functions of
+# at least 10% of the batch's profile (-top's cum%) are the served one's,
+# in the same order, and the served one's over 5% are all in the batch's
+# over 2%. The served stacktop has been counting for 5 s before the window
+# opens: the profile's total is the window's, not the run's: no more than
+# the run counted between a snapshot just before the request and one just
+# after, and at least a third of that run's rate times 2 s.
 . "$(dirname "$0")/lib.sh"
 command -v go > /dev/null || fail "go is not installed (scripts/deps.sh installs golang-go)"
 command -v curl > /dev/null || fail "curl is not installed"
@@ -28,7 +30,9 @@ wait_for "$WORK/err" "serving http://127.0.0.1:" 100 || { cat "$WORK/err"; fail 
 PORT=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$WORK/err")
 sleep 5
 
-# the batch run and the window, side by side
+# the batch run and the window, side by side; the run's count before and after
+curl -s -m 10 -o "$WORK/snap0.json" "http://127.0.0.1:$PORT/snapshot.json?top=1" || fail "no snapshot"
+T0=$(ms_now)
 "$STACKTOP" -b -n 1 -d 2 -p "$P1,$P2" -o "$WORK/batch.pb.gz" 2> "$WORK/berr" &
 B_PID=$!
 EXTRA_PIDS="$B_PID $ST_PID $P1 $P2"
@@ -38,10 +42,10 @@ timeout 60 go tool pprof -top "http://127.0.0.1:$PORT/debug/pprof/profile?second
 wait "$B_PID" || { cat "$WORK/berr"; fail "the batch run failed"; }
 go tool pprof -top "$WORK/batch.pb.gz" > "$WORK/batch.top" 2> "$WORK/batch.err" ||
 	{ cat "$WORK/batch.err"; fail "go tool pprof could not read the batch profile"; }
-# the whole run since the start, for the window's check
-curl -s -m 10 -o "$WORK/snap.json" "http://127.0.0.1:$PORT/snapshot.json" || fail "no snapshot"
+curl -s -m 10 -o "$WORK/snap1.json" "http://127.0.0.1:$PORT/snapshot.json?top=1" || fail "no snapshot"
+T1=$(ms_now)
 
-python3 - "$WORK/served.top" "$WORK/batch.top" "$WORK/snap.json" << 'PY' || { head -20 "$WORK/served.top" "$WORK/batch.top"; fail "the served profile is not the batch run's"; }
+python3 - "$WORK/served.top" "$WORK/batch.top" "$WORK/snap0.json" "$WORK/snap1.json" $((T1 - T0)) << 'PY' || { head -20 "$WORK/served.top" "$WORK/batch.top"; fail "the served profile is not the batch run's"; }
 import json, re, sys
 
 def top(path):
@@ -57,12 +61,16 @@ def top(path):
 
 st, sf = top(sys.argv[1])
 bt, bf = top(sys.argv[2])
-run = sum(s["total"] for s in json.load(open(sys.argv[3]))["stacks"])
-print("window: served %s samples, batch %s, the run so far %d" % (st, bt, run))
+h0 = json.load(open(sys.argv[3]))["hits"]
+h1 = json.load(open(sys.argv[4]))["hits"]
+ms = int(sys.argv[5])
+print("window: served %s samples, batch %s; the run %d before, %d after (%d ms later)" %
+      (st, bt, h0, h1, ms))
 assert st and bt, "no total"
-assert 0.67 * bt <= st <= 1.5 * bt, "the served window counts %d, the batch's 2 s %d" % (st, bt)
-assert run > 2 * st, "the run so far (%d) is not over twice the window (%d): not a window?" % (run, st)
-want = [f for f, c in bf if c >= 5.0]
+assert st <= h1 - h0, "the window (%d) counts more than the run did around it (%d)" % (st, h1 - h0)
+assert st >= (h1 - h0) * 2000.0 / ms / 3, "the window (%d) is not 2 s of the run's rate (%d in %d ms)" % (st, h1 - h0, ms)
+assert h1 > 2 * st, "the run so far (%d) is not over twice the window (%d)" % (h1, st)
+want = [f for f, c in bf if c >= 10.0]
 got = [f for f, c in sf if c >= 5.0]
 print("batch top: %s" % want)
 print("served top: %s" % got)

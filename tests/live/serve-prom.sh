@@ -68,8 +68,9 @@ import json, sys
 q1, q2, q3 = (json.load(open(p))["data"]["result"] for p in sys.argv[1:4])
 snaps = {}
 for line in open(sys.argv[4]):
-    line = line.strip()
-    if line:
+    if not line.endswith("\n"):
+        break  # the refresh being written
+    if line.strip():
         d = json.loads(line)
         snaps[d["iteration"]] = d
 assert q3 and q3[0]["value"][1] == "1", "target not up: %s" % q3
