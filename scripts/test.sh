@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what is missing, build with warnings as errors and ASan/UBSan, and
-# run every test tier: unit, sim, live, tui, fuzz, package, vm. Needs root (live tests
+# run every test tier: unit, sim, live, tui, fuzz, package, vm; then build
+# the variant without libunwind and run its unit suite. Needs root (live tests
 # trace the real kernel, the simulator mounts FUSE). Under CI=true a skipped
 # test counts as a failure: CI machines have everything the tests need. The
 # one exception: the vm tier (the real stackmap kernel in qemu, doc/vm-tier.md)
@@ -37,6 +38,35 @@ rc=0
 meson test -C "$B" --print-errorlogs --no-rebuild \
 	--suite unit --suite sim --suite live --suite tui --suite browser --suite fuzz --suite package \
 	--suite vm || rc=$?
+
+# the build meson makes where libunwind is missing (no dwarf user
+# stacks): it builds with warnings as errors and its unit suite passes
+# (kernel stacks, --oncpu, --sample, -u fp). Cheap: no sanitizers (the
+# build above has them), and the unit tests that read only the sources
+# (format, comma, lengths, kernel-doc, the flame page's modules) ran above.
+NB=$B-nounwind
+if [ -f "$NB/build.ninja" ]; then
+	meson setup --reconfigure "$NB" --native-file build-dev.ini -Duser_unwind=disabled \
+		-Db_sanitize=none > /dev/null
+else
+	meson setup "$NB" --native-file build-dev.ini -Duser_unwind=disabled -Db_sanitize=none \
+		> /dev/null
+fi
+if ninja -C "$NB" > "$NB/meson-logs/ninja.txt" 2>&1; then
+	# shellcheck disable=SC2046
+	meson test -C "$NB" --print-errorlogs --no-rebuild $(meson test -C "$NB" --list --suite unit \
+		2> /dev/null | sed -n 's|^stacktop:unit / ||p' |
+		grep -vxE 'clang-format|comma|function-length|kernel-doc|ui-struct|flame-js') \
+		> /dev/null 2>&1 || {
+		tail -30 "$NB/meson-logs/testlog.txt"
+		echo "  FAIL     the unit suite of the build without libunwind ($NB/meson-logs/testlog.txt)"
+		rc=1
+	}
+else
+	tail -30 "$NB/meson-logs/ninja.txt"
+	echo "  FAIL     the build without libunwind (-Duser_unwind=disabled: $NB/meson-logs/ninja.txt)"
+	rc=1
+fi
 
 python3 - "$B/meson-logs/testlog.json" "${CI:-}" <<'PY' || rc=1
 import json, sys

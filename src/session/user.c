@@ -19,6 +19,7 @@
 #include "session/session.h"
 #include "source/source.h"
 
+#if STACKTOP_USER_UNWIND
 /* fp after all: the kernel's walk in the instance (already tracing) */
 static int user_fp_fallback(struct session *s)
 {
@@ -50,6 +51,7 @@ static int user_start_instance(struct session *s)
 	trace_path(&s->c.tr, rel, sizeof(rel), "tracing_on");
 	return tfs_write(s->c.tr.tfs, rel, "1");
 }
+#endif
 
 int session_setup_user_dwarf(struct session *s, char *err, size_t errsz)
 {
