@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -193,5 +194,72 @@ int session_set_group_by(struct session *s, const uint8_t *keys)
 			return -ENOMEM;
 	}
 	session_regroup(s, false);
+	return 0;
+}
+
+uint64_t session_stack_dso(struct session *s, const struct stack *st)
+{
+	unsigned int us = usym_user_start(st->ips, st->depth);
+	unsigned int skip = brief_skip(s->c.tr.ksym, st);
+
+	if (!st->depth)
+		return 0;
+	if (us + 1 < st->depth)
+		return dso_of(s, st->ips[us + 1]);
+	return dso_of(s, skip < us ? st->ips[skip] : st->ips[0]);
+}
+
+struct sources {
+	struct session *s;
+	const struct stack *grp;
+	void (*cb)(void *ctx, const struct stack_table *t, const struct stack *src,
+		   const struct stack_attr *a);
+	void *ctx;
+	uint64_t frames[STACK_MAX_DEPTH];
+};
+
+/* @src's records whose key is the group's */
+static int sources_visit(struct stack *src, void *ctx)
+{
+	struct sources *w = ctx;
+	const struct stack_attr *a;
+	bool per_record = memchr(w->s->group_by, GROUP_KEY_COMM, SESSION_GROUP_KEYS) != NULL;
+	unsigned int n;
+
+	if (!per_record) {
+		n = key_of(w->s, src, NULL, w->frames);
+		if (n != w->grp->depth || memcmp(w->frames, w->grp->ips, n * sizeof(uint64_t)))
+			return 0;
+	}
+	for (a = src->attrs; a; a = a->next) {
+		if (per_record) {
+			n = key_of(w->s, src, a, w->frames);
+			if (n != w->grp->depth ||
+			    memcmp(w->frames, w->grp->ips, n * sizeof(uint64_t)))
+				continue;
+		}
+		w->cb(w->ctx, w->s->c.table, src, a);
+	}
+	return 0;
+}
+
+int session_group_sources(struct session *s, const struct stack *grp,
+			  void (*cb)(void *ctx, const struct stack_table *t,
+				     const struct stack *src, const struct stack_attr *a),
+			  void *ctx)
+{
+	struct sources *w;
+
+	if (!s->group_by[0] || !s->view)
+		return -ENOENT;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->s = s;
+	w->grp = grp;
+	w->cb = cb;
+	w->ctx = ctx;
+	stack_table_foreach(s->c.table, sources_visit, w);
+	free(w);
 	return 0;
 }

@@ -49,6 +49,8 @@
 struct pollfd;
 
 struct session;
+struct stack;
+struct stack_attr;
 struct stack_table;
 struct ksym;
 
@@ -267,6 +269,34 @@ int session_set_group_by(struct session *s, const uint8_t *keys);
  * Return: the keys, outermost first, ended by GROUP_KEY_NONE (owned by @s).
  */
 const uint8_t *session_group_by(const struct session *s);
+
+/**
+ * session_stack_dso() - the library of a stack's leaf (its leaf user
+ *	frame's file; a stack with no user part: [kernel.kallsyms] or its
+ *	module), as a label token (usym.h) the frame formatters name
+ * @s: session
+ * @st: a stack
+ *
+ * Return: the token, 0 when none could be made.
+ */
+uint64_t session_stack_dso(struct session *s, const struct stack *st);
+
+/**
+ * session_group_sources() - with --group-by, the stacks of the session's
+ *	own table whose records make a row of the grouped one: @cb for each
+ *	such record (the table it is in, to count its interval and weights;
+ *	its stack; the record)
+ * @s: session
+ * @grp: a row of session_table()
+ * @cb: called for each
+ * @ctx: its first argument
+ *
+ * Return: 0, -ENOENT (no --group-by), -ENOMEM.
+ */
+int session_group_sources(struct session *s, const struct stack *grp,
+			  void (*cb)(void *ctx, const struct stack_table *t,
+				     const struct stack *src, const struct stack_attr *a),
+			  void *ctx);
 
 /**
  * session_group_key_name() - a key's name ("sym", "dso", "comm", "ksym")

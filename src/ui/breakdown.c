@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * breakdown.c - the pane under the list: who hits the selected stack (or
- * tree node) by event, comm(pid) and CPU, cached while nothing it depends
- * on changes.
+ * tree node) by event, comm(pid) and CPU, with user stacks by the library
+ * of the leaf (a --group-by row: of the stacks it was made of), cached
+ * while nothing it depends on changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
+#include "sym/frame.h"
 #include "ui/breakdown.h"
 #include "ui/draw.h"
 #include "ui/symcache.h"
@@ -33,9 +35,10 @@ struct breakdown {
 	char f_comm[UI_TEXT];
 	uint64_t sum;
 	int rows;
-	int nev, npid, ncpu, norg;
-	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP], org[BD_TOP];
+	int nev, npid, ncpu, norg, nlib;
+	struct bd_item ev[BD_TOP], pid[BD_TOP], cpu[BD_TOP], org[BD_TOP], lib[BD_TOP];
 	char comms[BD_TOP][32];
+	char libs[BD_TOP][48];
 };
 
 struct breakdown *breakdown_new(void)
@@ -89,13 +92,37 @@ static void bd_add(struct hmap *m, long key, uint64_t n)
 }
 
 struct bd_maps {
-	struct hmap ev, pid, cpu, org;
+	struct hmap ev, pid, cpu, org, lib;
+	struct ui *ui;
 };
+
+/* the leaf's library of a stack the row was made of (--group-by), for one of its records */
+static void bd_add_source(void *ctx, const struct stack_table *t, const struct stack *src,
+			  const struct stack_attr *a)
+{
+	struct bd_maps *m = ctx;
+	uint64_t n, d;
+
+	if (!rank_attr_passes(&m->ui->rank, a))
+		return;
+	/* counted in its own table (its interval, its weights), as the row's */
+	if (m->ui->rank.weight) {
+		n = stack_attr_weight(t, a, &d);
+		n = m->ui->delta ? d : n;
+	} else {
+		n = m->ui->delta ? stack_attr_delta(t, a) : a->total;
+	}
+	if (n)
+		bd_add(&m->lib, (long)session_stack_dso(m->ui->s, src), n);
+}
 
 static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 			 const struct stack *st)
 {
 	const struct stack_attr *a;
+	/* the library of its leaf: one per stack, or of the stacks a --group-by row merged */
+	long lib = ui->head.user && !session_group_by(ui->s)[0] ? (long)session_stack_dso(ui->s, st)
+								: 0;
 
 	for (a = st->attrs; a; a = a->next) {
 		uint64_t n;
@@ -111,7 +138,11 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 		bd_add(&m->pid, a->pid, n);
 		bd_add(&m->cpu, a->cpu, n);
 		bd_add(&m->org, a->origin, n);
+		if (lib)
+			bd_add(&m->lib, lib, n);
 	}
+	if (ui->head.user && session_group_by(ui->s)[0])
+		session_group_sources(ui->s, st, bd_add_source, m);
 	bd->nstacks++;
 }
 
@@ -132,7 +163,9 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct bd_subj
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
-	bd->nev = bd->npid = bd->ncpu = bd->norg = 0;
+	bd->nev = bd->npid = bd->ncpu = bd->norg = bd->nlib = 0;
+	m.ui = ui;
+	hmap_init(&m.lib);
 	hmap_init(&m.org);
 	hmap_init(&m.ev);
 	hmap_init(&m.pid);
@@ -150,13 +183,18 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct bd_subj
 	bd_collect(&m.pid, bd->pid, &bd->npid, rows);
 	bd_collect(&m.cpu, bd->cpu, &bd->ncpu, rows);
 	bd_collect(&m.org, bd->org, &bd->norg, rows);
+	bd_collect(&m.lib, bd->lib, &bd->nlib, rows);
 	for (i = 0; i < bd->npid; i++)
 		snprintf(bd->comms[i], sizeof(bd->comms[i]), "%s",
 			 session_comm(ui->s, (int)bd->pid[i].key));
+	for (i = 0; i < bd->nlib; i++)
+		fmt_func(bd->libs[i], sizeof(bd->libs[i]), session_ksym(ui->s),
+			 (uint64_t)bd->lib[i].key, 0);
 	hmap_done(&m.ev);
 	hmap_done(&m.pid);
 	hmap_done(&m.cpu);
 	hmap_done(&m.org);
+	hmap_done(&m.lib);
 }
 
 /* display columns of @s (sanitized, as ui_put() shows it) */
@@ -177,7 +215,7 @@ static int bd_cols(const char *s)
 static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int ncol, int *x,
 		       int *wd)
 {
-	int need[4] = { 0, 0, 0, 0 }, i, w = (ui->cols - 2) / ncol, slack = 0, give;
+	int need[5] = { 0, 0, 0, 0, 0 }, i, w = (ui->cols - 2) / ncol, slack = 0, give;
 
 	for (i = 0; i < rows && i < bd->nev; i++) {
 		int n = 14 + bd_cols(session_event(ui->s, (unsigned int)bd->ev[i].key)) + 1;
@@ -196,6 +234,15 @@ static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int 
 		need[2] = n > need[2] ? n : need[2];
 	}
 	need[3] = w; /* origins: their share */
+	if (bd->nlib) {
+		/* the libraries: the last column, as wide as their names */
+		need[ncol - 1] = 0;
+		for (i = 0; i < rows && i < bd->nlib; i++) {
+			int n = 14 + bd_cols(bd->libs[i]) + 1;
+
+			need[ncol - 1] = n > need[ncol - 1] ? n : need[ncol - 1];
+		}
+	}
 	for (i = 0; i < ncol; i++)
 		wd[i] = w;
 	for (i = 1; i < ncol; i++) {
@@ -221,7 +268,7 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 	unsigned int frame = sub->frame;
 	/* snapshots of several files (-r): a fourth column, by origin */
 	bool origins = session_norigins(ui->s) > 1;
-	int rows = ui->lay.bd_h - 1, i, x[4], wd[4], ncol = origins ? 4 : 3;
+	int rows = ui->lay.bd_h - 1, i, x[5], wd[5], ncol = origins ? 4 : 3, lc;
 	char buf[256], n1[16], pct[16];
 	attr_t t = ui_attr(ui, UC_COLTITLE);
 
@@ -250,24 +297,29 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu ||
 	    strcmp(bd->f_comm, ui->flt.comm) || (!ui->paused && bd->epoch != ui->loop.ranked_epoch))
 		bd_compute(ui, bd, sub, rows);
+	/* with user stacks: a last column, by the library of the leaf */
+	if (bd->nlib)
+		ncol++;
+	lc = bd->nlib ? ncol - 1 : -1;
 	ui_fmt_count(ui, n1, sizeof(n1), bd->sum);
 	if (st)
 		snprintf(buf, sizeof(buf),
-			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s",
+			 " breakdown of %s (%s %s, %u frames%s%s%s) by event, comm(pid), CPU%s%s",
 			 frame < st->depth
 				 ? symcache_name(ui->syms, symcache_id(ui->syms, st->ips[frame]))
 				 : "?",
 			 ui->delta ? "interval" : "total", n1, st->depth,
 			 st->flags & STACK_F_MAPPED ? ", mapped" : "",
 			 st->flags & STACK_F_FALLBACK ? ", full-stack" : "",
-			 st->flags & STACK_F_CUT ? ", CUT" : "", origins ? ", origin" : "");
+			 st->flags & STACK_F_CUT ? ", CUT" : "", origins ? ", origin" : "",
+			 bd->nlib ? ", library" : "");
 	else
 		snprintf(
 			buf, sizeof(buf),
-			" breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s",
+			" breakdown of %s (%s %s, %zu stacks through it) by event, comm(pid), CPU%s%s",
 			symcache_name(ui->syms, symcache_id(ui->syms, sub->node_ip)),
 			ui->delta ? "interval" : "total", n1, bd->nstacks,
-			origins ? ", origin" : "");
+			origins ? ", origin" : "", bd->nlib ? ", library" : "");
 	ui_put(ui->lay.bd_y, 0, ui->cols, t, buf);
 	bd_columns(ui, bd, rows, ncol, x, wd);
 	if (!bd->sum)
@@ -297,7 +349,7 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 			ui_fmt_count(ui, n1, sizeof(n1), bd->cpu[i].n);
 			fmt_percent(pct, sizeof(pct), bd->cpu[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% cpu%ld", n1, pct, bd->cpu[i].key);
-			ui_put(ui->lay.bd_y + 1 + i, x[2], origins ? wd[2] - 1 : ui->cols - x[2],
+			ui_put(ui->lay.bd_y + 1 + i, x[2], ncol > 3 ? wd[2] - 1 : ui->cols - x[2],
 			       ui_attr(ui, UC_NORMAL), buf);
 		}
 		if (origins && i < bd->norg) {
@@ -305,8 +357,15 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 			fmt_percent(pct, sizeof(pct), bd->org[i].n, bd->sum);
 			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct,
 				 session_origin(ui->s, (unsigned int)bd->org[i].key));
-			ui_put(ui->lay.bd_y + 1 + i, x[3], ui->cols - x[3], ui_attr(ui, UC_NORMAL),
-			       buf);
+			ui_put(ui->lay.bd_y + 1 + i, x[3], ncol > 4 ? wd[3] - 1 : ui->cols - x[3],
+			       ui_attr(ui, UC_NORMAL), buf);
+		}
+		if (lc >= 0 && i < bd->nlib) {
+			ui_fmt_count(ui, n1, sizeof(n1), bd->lib[i].n);
+			fmt_percent(pct, sizeof(pct), bd->lib[i].n, bd->sum);
+			snprintf(buf, sizeof(buf), "%6s %5s%% %s", n1, pct, bd->libs[i]);
+			ui_put(ui->lay.bd_y + 1 + i, x[lc], ui->cols - x[lc],
+			       ui_attr(ui, UC_NORMAL), buf);
 		}
 	}
 }

@@ -38,7 +38,7 @@ const struct ui_key ui_keys[] = {
 	{ NULL, { 'E' }, "E", ACT_EXPAND_ALL, "expand all stacks (tree: all nodes)" },
 	{ NULL, { 'C' }, "C", ACT_COLLAPSE_ALL, "collapse all (flame graph: zoom all the way out)" },
 	{ NULL, { 'b' }, "b", ACT_BREAKDOWN,
-	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid and CPU" },
+	  "show/hide the breakdown of the selected stack (tree: node) by event, comm/pid, CPU and (-u) library" },
 	{ NULL, { 't', KEY_F(5) }, "t, F5", ACT_TREE,
 	  "cycle the views: list, caller tree (merged from the root frame), callee tree (merged by leaf, toward the callers; children/self per function)" },
 	{ NULL, { 'v', KEY_F(7) }, "v, F7", ACT_FLAME,

@@ -19,13 +19,19 @@ tui_start 150 40
 tui_run --oncpu -u -d 0.5 -p "$PROG"
 say "the top stack: mix_step inlined, at its line, in hot_loop at the call"
 tui_wait 'mode oncpu' 10
-tui_wait 'mix_step \(inlined\)' 15
+# the first row: mix_step's (the program's first samples may rank first at the start)
+tui_wait '^[-+ ] +1 .*mix_step \(inlined\)' 15
 tui_keys Home Enter
 tui_wait "#[0-9]+ +mix_step \\(inlined\\) \\($BIN\\)  inline\\.c:2[0-4]" 5
 tui_wait "#[0-9]+ +hot_loop\\+0x[0-9a-f]+ \\($BIN\\)  inline\\.c:35" 5
 mline=$(tui_capture | grep -n -E '#[0-9]+ +mix_step \(inlined\)' | head -1 | cut -d: -f1)
 hline=$(tui_capture | grep -n -E '#[0-9]+ +hot_loop\+' | head -1 | cut -d: -f1)
 [ "$mline" -lt "$hline" ] || fail "the inlined frame is not above the frame it was inlined into"
+
+say "the breakdown pane: by the library of the leaf too"
+tui_capture | grep -q 'breakdown of' || tui_keys b
+tui_wait 'breakdown of .* by event, comm\(pid\), CPU, library' 5
+tui_wait "[0-9.]+% $BIN\$" 5
 
 say "the caller tree: the inlined call a node of its own"
 tui_keys t
@@ -41,6 +47,11 @@ tui_wait "^[-+ ] +1 .* -- < mix_step \\(inlined\\) \\($BIN\\)" 10
 tui_keys o
 tui_wait 'rows by dso' 5
 tui_wait "^[-+ ] +1 .* -- < $BIN\$" 10
+# a comm row: its hits by the library of the stacks it merged
+tui_keys o o
+tui_wait 'rows by comm' 5
+tui_keys Home
+tui_wait "[0-9.]+% $BIN\$" 10
 tui_keys q
 tui_wait '__RC=0__' 10
 echo "PASS: tui-inline"
