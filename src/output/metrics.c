@@ -404,6 +404,18 @@ int metrics_write(FILE *f, const struct metrics_snap *m, const struct metrics_se
 		label_value(f, m->events[i].name);
 		fprintf(f, "\"} %llu\n", (unsigned long long)m->events[i].hits);
 	}
+	family(f, om, "stacktop_event_count", MK_COUNTER,
+	       "each event's every hit, exactly: with --sample as perf counts them (most have "
+	       "no stack), else its hits with their stack");
+	for (i = 0; i < m->nevents; i++) {
+		bool sampled = m->st.sample_period > 1 && i < STATS_EXACT_MAX;
+
+		fputs("stacktop_event_count_total{event=\"", f);
+		label_value(f, m->events[i].name);
+		fprintf(f, "\"} %llu\n",
+			(unsigned long long)(sampled ? m->st.exact_by_event[i]
+						     : m->events[i].hits));
+	}
 	for (i = 0; i < HC_N; i++)
 		write_counter(f, om, st, &head_counters[i]);
 	write_map(f, om, st);

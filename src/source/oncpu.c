@@ -588,8 +588,11 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 
 		perfsamp_counts(o->ps, c, o->nevents);
 		st->exact_events = 0;
-		for (k = 0; k < o->nevents; k++)
+		for (k = 0; k < o->nevents; k++) {
 			st->exact_events += c[k];
+			if (o->events[k] >= 0 && o->events[k] < STATS_EXACT_MAX)
+				st->exact_by_event[o->events[k]] = c[k];
+		}
 		st->sample_period = (unsigned int)o->per_sample;
 		st->samples = o->kept;
 		st->sample_deff = (uint32_t)(perfsamp_batch_design_effect(&ps.batch) * 1000 + 0.5);

@@ -20,6 +20,9 @@
 #include "kernel/stackmap.h"
 #include "kernel/stackmap_health.h"
 
+/* the events whose exact counts (--sample) the counters keep apart */
+#define STATS_EXACT_MAX 64
+
 /* what a weight counts, from the field's name */
 enum session_unit {
 	UNIT_NONE,  /* unweighted: hits */
@@ -74,9 +77,11 @@ struct session_stats {
 	bool have_map_stat;
 	struct stackmap_stat map; /* valid when have_map_stat */
 	struct stackmap_health
-		health;		  /* the map's pool: fill, growth, since when full (health.known) */
-	int map_abi;		  /* 1-4 when known from the files, else 0 */
-	double self_cpu;	  /* stacktop's CPU % over the last interval */
+		health;	 /* the map's pool: fill, growth, since when full (health.known) */
+	int map_abi;	 /* 1-4 when known from the files, else 0 */
+	double self_cpu; /* stacktop's CPU % over the last interval */
+	/* --sample: each event's every hit as perf counts it, by the session's event index */
+	uint64_t exact_by_event[STATS_EXACT_MAX];
 	bool behind;		  /* the last drain ran out of budget, data left */
 	bool targets_gone;	  /* every -p process / --tid thread exited (at the last tick) */
 	enum session_user user;	  /* the way user stacks are taken (OFF, FP or DWARF) */
