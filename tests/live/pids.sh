@@ -65,11 +65,21 @@ got=$(comms --comm worker)
 	fail "stacktop --comm worker-a failed"
 grep -E '^ +[0-9]+ ' "$WORK/c.txt" | grep -v " worker-a/$A " && fail "--comm worker-a: rows of others"
 grep -Eq "^ +[0-9]+ .* worker-a/$A " "$WORK/c.txt" || fail "--comm worker-a: no row"
-# batch -p without -n ends when the process exits, as perf record -p does
-sleep 1 &
+# batch -p without -n ends when the process exits, as perf record -p does.
+# The process lives until stacktop has attached and reported, then is ended:
+# a process on a timer (sleep 1) could end before a loaded machine's
+# stacktop had started, and -p of a pid gone at start is an error.
+sleep 600 &
 SHORT=$!
-timeout 30 "$STACKTOP" -b -d 0.3 -p "$SHORT" > "$WORK/short.txt" 2> "$WORK/short.err"
+EXTRA_PIDS=$SHORT
+timeout 60 "$STACKTOP" -b -d 0.3 -p "$SHORT" > "$WORK/short.txt" 2> "$WORK/short.err" &
+st=$!
+wait_for "$WORK/short.txt" '^stacktop .* iteration [0-9]' 600 ||
+	{ kill "$st"; cat "$WORK/short.err"; fail "-p of a live process: no report in 60 s"; }
+kill "$SHORT"
+wait "$st"
 r=$?
+EXTRA_PIDS=
 [ "$r" = 0 ] || { cat "$WORK/short.err"; fail "-p of a process that exits: exit $r (124: it never ended)"; }
 grep -q 'every process and thread of -p/--tid has exited' "$WORK/short.err" ||
 	{ cat "$WORK/short.err"; fail "-p: no word that the process exited"; }
