@@ -286,15 +286,24 @@ assert rq < per / 10, (rq, per)
 
 # --offcpu -p without -n: the run ends when the process exits, and its last
 # report is the whole run ranked by the totals, not a last interval of 0ns
-# rows (issue 18: the answer was only under TOTAL)
+# rows (issue 18: the answer was only under TOTAL). The process sleeps
+# 200 ms at a time until stacktop has reported once, then seven times more
+# and exits: on a timer alone its sleeps could end before a loaded
+# machine's stacktop had started (806 ms of 1.4 s seen at load 20).
 python3 -c '
-import time
+import os, sys, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.2)
 for _ in range(7):
     time.sleep(0.2)
-' &
+' "$WORK/end.go" &
 SHORT=$!
 EXTRA_PIDS="$EXTRA_PIDS $SHORT"
-timeout 30 "$STACKTOP" --offcpu -p "$SHORT" -d 0.5 --json > "$WORK/end.json" 2> "$WORK/end.err"
+timeout 60 "$STACKTOP" --offcpu -p "$SHORT" -d 0.5 --json > "$WORK/end.json" 2> "$WORK/end.err" &
+st=$!
+wait_for "$WORK/end.json" '"stacks"' 600 || { kill "$st"; cat "$WORK/end.err"; fail "--offcpu -p: no report in 60 s"; }
+touch "$WORK/end.go"
+wait "$st"
 r=$?
 [ "$r" = 0 ] || { cat "$WORK/end.err"; fail "--offcpu -p of a process that exits: exit $r"; }
 grep -q 'has exited; the last report is the whole run, ranked by its totals' "$WORK/end.err" ||
@@ -309,8 +318,8 @@ last = reps[-1]
 assert last["view"]["counts"] == "total" and last["view"]["sort"] == "total", last["view"]
 top = last["stacks"][0]
 assert "do_nanosleep" in " ".join(top["symbols"]), top["symbols"]
-# seven 200 ms sleeps: the whole run holds at least five of them
-assert top["weight"] >= 1.0e9, top["weight"]
+# the seven 200 ms sleeps after the first report: the whole run holds them all
+assert top["weight"] >= 7 * 0.2e9, top["weight"]
 print("ok: the last of %d reports is the whole run: %.2f s off-CPU in the sleep" %
       (len(reps), top["weight"] / 1e9))
 ' "$WORK/end.json" || fail "the last report of a run ended by the exit is not the whole run"
