@@ -42,8 +42,9 @@ PROM_PID=$!
 EXTRA_PIDS="$PROM_PID $ST_PID"
 
 # two scrapes of stacktop (bounded: 60 s)
-query() {
-	curl -s -m 5 --get "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1"
+query() { # query PROMQL [TIME]: an instant query, at TIME (the API's time=) if given
+	curl -s -m 5 --get "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" \
+		${2:+--data-urlencode "time=$2"}
 }
 tries=600
 while [ $tries -gt 0 ]; do
@@ -58,13 +59,25 @@ done
 [ $tries -gt 0 ] || { tail -5 "$WORK/prom.log"; fail "prometheus did not scrape stacktop twice in 60 s"; }
 
 # one scrape's samples: every series of one timestamp (the instant query's last scrape)
-query '{__name__=~"stacktop_refresh|stacktop_event_hits_total|stacktop_events_total|stacktop_lost_total"}' > "$WORK/q1.json"
-query 'topk(1, stacktop_stack_hits_total)' > "$WORK/q2.json"
-query 'up{job="stacktop"}' > "$WORK/q3.json"
+# the last scrape's time (its samples' timestamp), then every query at it
+query 'timestamp(stacktop_refresh)' > "$WORK/q0.json"
+at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["result"][0]["value"][1])' "$WORK/q0.json") ||
+	fail "no answer from prometheus: $(cat "$WORK/q0.json")"
+SEL='{__name__=~"stacktop_refresh|stacktop_event_hits_total|stacktop_events_total|stacktop_lost_total"}'
+query "$SEL" "$at" > "$WORK/q1.json"
+# (timestamp() drops the names: one query a family)
+for f in stacktop_refresh stacktop_event_hits_total stacktop_events_total stacktop_lost_total; do
+	query "timestamp($f)" "$at" > "$WORK/q1t.$f.json"
+done
+query 'topk(1, stacktop_stack_hits_total)' "$at" > "$WORK/q2.json"
+query 'up{job="stacktop"}' "$at" > "$WORK/q3.json"
 # the snapshot of that refresh is written a moment after the copy: wait for it
 sleep 1.5
-python3 - "$WORK/q1.json" "$WORK/q2.json" "$WORK/q3.json" "$WORK/snaps.json" << 'PY' || fail "prometheus's figures are not stacktop's"
+python3 - "$WORK/q1.json" "$WORK/q2.json" "$WORK/q3.json" "$WORK/snaps.json" "$WORK"/q1t.*.json << 'PY' || fail "prometheus's figures are not stacktop's"
 import json, sys
+for p in sys.argv[1:4] + sys.argv[5:]:
+    if json.load(open(p)).get("status") != "success":
+        sys.exit("prometheus: %s: %s" % (p, open(p).read()[:300]))
 q1, q2, q3 = (json.load(open(p))["data"]["result"] for p in sys.argv[1:4])
 snaps = {}
 for line in open(sys.argv[4]):
@@ -75,10 +88,10 @@ for line in open(sys.argv[4]):
         snaps[d["iteration"]] = d
 assert q3 and q3[0]["value"][1] == "1", "target not up: %s" % q3
 byname = {}
-ts = set()
 for r in q1:
-    ts.add(r["value"][0])
     byname.setdefault(r["metric"]["__name__"], []).append(r)
+# every sample's own timestamp: one scrape's
+ts = set(r["value"][1] for p in sys.argv[5:] for r in json.load(open(p))["data"]["result"])
 refresh = int(byname["stacktop_refresh"][0]["value"][1])
 print("prometheus: refresh %d, timestamps %s" % (refresh, sorted(ts)))
 assert len(ts) == 1, "the samples are not of one scrape: %s" % ts
