@@ -17,12 +17,14 @@ CC="gcc libc6-dev"
 # tests/check-format.py checks with), sim (FUSE), tui (tmux), fuzz (clang), live
 TEST="libcmocka-dev libfuse3-dev fuse3 tmux clang libclang-rt-14-dev clang-format-14 python3
 util-linux libcap2-bin trace-cmd git golang-go strace xz-utils binutils chromium bpftrace
-linux-perf prometheus"
+linux-perf prometheus curl openssl systemd"
 # linux-perf: perf stat and perf record count the same events in the same
 # run as the peers stacktop's numbers are checked against (tui-loss,
 # tui-sample, the truth tier)
 # prometheus: the real server that scrapes --serve's /metrics in
-# tests/live/serve-prom.sh (its service is not started: the test runs its own)
+# tests/live/serve-prom.sh (its service is not started: the test runs its own);
+# curl, openssl (a certificate for TLS) and systemd (systemd-analyze verify
+# of the agent's unit) for the other --serve tests
 # bpftrace: its hist() is what the off-CPU histograms are compared with
 # (tests/live/weights.sh)
 # chromium: the browser the flame graph page (--format html) is opened in,
