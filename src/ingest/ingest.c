@@ -189,6 +189,16 @@ unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret, const char
 
 void ingest_clear_new_pids(struct ingest *ing)
 {
+	unsigned int i;
+
+	/* more than the list holds: every pid is new again (the bits not listed too) */
+	if (ing->new_pids_full)
+		memset(ing->pid_seen, 0, INGEST_PID_MAX / 8);
+	else
+		for (i = 0; i < ing->nnew_pids; i++)
+			ing->pid_seen[ing->new_pids[i] >> 3] &=
+				(uint8_t) ~(1u << (ing->new_pids[i] & 7));
+	ing->new_pids_full = false;
 	ing->nnew_pids = 0;
 }
 

@@ -575,7 +575,11 @@ unsigned int ingest_new_pids(struct ingest *ing, const int32_t **ret,
 			     const char *const **ret_comms);
 
 /**
- * ingest_clear_new_pids() - empty the list of new pids
+ * ingest_clear_new_pids() - empty the list of new pids; the pids in it are
+ *	new again, so that the next read lists them again with the name
+ *	their events carry then: a name follows the task's renames (an exec,
+ *	prctl(PR_SET_NAME)) from one read to the next, where the events name
+ *	their task (sched_switch's prev_comm)
  * @ing: consumer
  */
 void ingest_clear_new_pids(struct ingest *ing);

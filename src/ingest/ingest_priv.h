@@ -159,6 +159,7 @@ struct ingest {
 	char new_comms[INGEST_NEW_PIDS][16]; /* the event's own name, "" if none */
 	const char *new_comm_ptrs[INGEST_NEW_PIDS];
 	unsigned int nnew_pids;
+	bool new_pids_full; /* a pid was seen with the list full */
 
 	struct wfield *wf; /* by event index */
 	unsigned int nwf;

@@ -74,8 +74,10 @@ static void new_pid(struct ingest *ing, int pid, int idx, const struct ringbuf_e
 	int off, poff;
 	bool known;
 
-	if (n >= INGEST_NEW_PIDS)
+	if (n >= INGEST_NEW_PIDS) {
+		ing->new_pids_full = true;
 		return;
+	}
 	ing->new_pids[n] = pid;
 	ing->new_comms[n][0] = '\0';
 	/* function entries (idx -1) and indices the formats do not know name no task */

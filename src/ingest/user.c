@@ -171,6 +171,8 @@ void ingest_count_stack(struct ingest *ing, unsigned int event, int tgid, int ti
 			ing->new_pids[ing->nnew_pids] = tid;
 			ing->new_comms[ing->nnew_pids][0] = '\0';
 			ing->nnew_pids++;
+		} else {
+			ing->new_pids_full = true;
 		}
 	}
 	st = stack_table_intern(ing->table, frames, n);

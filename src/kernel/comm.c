@@ -235,6 +235,17 @@ const char *comm_cache_get(struct comm_cache *c, int pid)
 	return "?";
 }
 
+/* @e (of @pid) named @comm when its sanitized form is another */
+static void rename_if_other(struct comm_cache *c, struct comm_slot *e, int pid, const char *comm)
+{
+	char now[sizeof(e->comm)];
+	size_t len = strnlen(comm, COMM_NAME_MAX);
+
+	fmt_sanitize(now, sizeof(now), comm, len < 16 ? len : 16);
+	if (strcmp(now, e->comm))
+		comm_set(c, pid, comm, len, false);
+}
+
 void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *const *comms,
 		      unsigned int n)
 {
@@ -243,8 +254,15 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 	for (i = 0; i < n; i++) {
 		struct comm_slot *e = comm_slot(c, pids[i]);
 
-		if (pids[i] <= 0 || (e && !e->negative))
+		if (pids[i] <= 0)
 			continue;
+		if (e && !e->negative) {
+			/* named already: an event's own name, if another, is the one it took since
+			 */
+			if (comms && comms[i] && comms[i][0])
+				rename_if_other(c, e, pids[i], comms[i]);
+			continue;
+		}
 		/*
 		 * The running task's name now (after its exec or prctl), else the
 		 * name its first event carried (it ended since)
@@ -262,6 +280,12 @@ void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *con
 		 */
 		comm_cache_get(c, pids[i]);
 	}
+}
+
+void comm_cache_rename(struct comm_cache *c, int pid, const char *comm)
+{
+	if (pid > 0 && comm && comm[0])
+		comm_set(c, pid, comm, strnlen(comm, COMM_NAME_MAX), false);
 }
 
 static bool comm_negative(const void *val)

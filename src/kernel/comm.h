@@ -67,12 +67,25 @@ const char *comm_cache_get(struct comm_cache *c, int pid);
  *         longer has the pid; @comms itself may be NULL
  * @n: entries in @pids
  *
- * A pid already named keeps its name; one that neither /proc nor its event
- * names is looked up as comm_cache_get() does, and counted when nothing names
- * it (comm_cache_unnamed()).
+ * A pid already named takes the name its event carried when that is
+ * another (it renamed itself: an exec, prctl(PR_SET_NAME)); one that
+ * neither /proc nor its event names is looked up as comm_cache_get() does,
+ * and counted when nothing names it (comm_cache_unnamed()).
  */
 void comm_cache_learn(struct comm_cache *c, const int32_t *pids, const char *const *comms,
 		      unsigned int n);
+
+/**
+ * comm_cache_rename() - the name the kernel says @pid took (an exec, a
+ *	prctl(PR_SET_NAME): perf's PERF_RECORD_COMM), in place of the one
+ *	cached. A pid named once at its exec and renamed after (perf bench
+ *	sched pipe: "perf", then "sched-pipe") shows its name now, as /proc
+ *	and the events of the every-stack modes name it.
+ * @c: cache
+ * @pid: thread id
+ * @comm: its name (sanitized here), at most COMM_NAME_MAX bytes
+ */
+void comm_cache_rename(struct comm_cache *c, int pid, const char *comm);
 
 /**
  * comm_cache_tick() - forget the pids nobody could name, re-read

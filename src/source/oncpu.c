@@ -217,9 +217,9 @@ static void oncpu_sample(void *ctx, const struct perfsamp_sample *smp)
 static void oncpu_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
 {
 	struct oncpu *o = ctx;
-	int32_t t = (int32_t)tid;
 
-	comm_cache_learn(o->s->comms, &t, &comm, 1);
+	/* the thread's name now: an exec's, or a rename's after it */
+	comm_cache_rename(o->s->comms, (int)tid, comm);
 #if STACKTOP_USER_UNWIND
 	if (o->pu)
 		perf_user_comm(o->pu, pid, tid, comm, exec);
