@@ -324,6 +324,43 @@ static void test_none_marks(void **state)
 }
 
 /*
+ * Rows that share their first frames show one past them (issue 35: two
+ * diff rows "finish_task_switch < __schedule < schedule" alike); a row
+ * alone keeps the three; two stacks of the same frames stay alike
+ */
+static void test_brief_apart(void **state)
+{
+	static const uint64_t a[] = { 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 };
+	static const uint64_t b[] = { 0x1000, 0x2000, 0x3000, 0x4000, 0x6000 };
+	static const uint64_t c[] = { 0x1000, 0x2000, 0x3000, 0x7000 };
+	static const uint64_t e[] = { 0x9000, 0x8000 };
+	struct stack_table *t = stack_table_new();
+	const struct stack *st[4];
+	struct ksym *ks[4] = { NULL, NULL, NULL, NULL };
+	int fr[4];
+	char buf[256];
+
+	(void)state;
+	assert_non_null(t);
+	st[0] = stack_table_intern(t, a, 5);
+	st[1] = stack_table_intern(t, b, 5);
+	st[2] = stack_table_intern(t, c, 4);
+	st[3] = stack_table_intern(t, e, 2);
+	assert_int_equal(brief_apart(ks, st, 4, 0, 3, fr), 0);
+	assert_int_equal(fr[0], 5);
+	assert_int_equal(fr[1], 5);
+	assert_int_equal(fr[2], 4);
+	assert_int_equal(fr[3], 3);
+	brief_format(buf, sizeof(buf), NULL, st[2], fr[2], 0);
+	assert_string_equal(buf, "0x1000 < 0x2000 < 0x3000 < 0x7000");
+	/* after the frames every row shares, left out */
+	assert_int_equal(brief_apart(ks, st, 3, 2, 1, fr), 0);
+	assert_int_equal(fr[0], 3);
+	assert_int_equal(fr[2], 2);
+	stack_table_free(t);
+}
+
+/*
  * Names as rustc 1.95 (legacy: -C symbol-mangling-version=legacy; v0: its
  * default) and g++ write them, from the symbol tables of real binaries.
  */
@@ -628,9 +665,9 @@ int main(void)
 		cmocka_unit_test(test_parse_maps),  cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_own_symbols), cmocka_unit_test(test_none_marks),
 		cmocka_unit_test(test_demangle),    cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_limit),	    cmocka_unit_test(test_after_exit),
-		cmocka_unit_test(test_exec),	    cmocka_unit_test(test_perf_map),
-		cmocka_unit_test(test_fde_starts),
+		cmocka_unit_test(test_brief_apart), cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_after_exit),  cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_perf_map),    cmocka_unit_test(test_fde_starts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

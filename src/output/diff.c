@@ -243,6 +243,9 @@ static void write_text(FILE *f, struct session *before, struct session *after,
 		       const struct report_opts *o, const struct diff *d, int iteration)
 {
 	size_t n = (size_t)(o->top > 0 ? o->top : 20), i;
+	const struct stack **sks;
+	struct ksym **kss;
+	int *fr;
 
 	if (n > d->n)
 		n = d->n;
@@ -254,17 +257,30 @@ static void write_text(FILE *f, struct session *before, struct session *after,
 		d->n, d->nnew, d->ngone, o->delta ? "in the interval" : "in total", n);
 	fprintf(f, "%4s %8s %8s %8s %-4s %s\n", "RANK", "BEFORE%", "AFTER%", "CHANGE", "",
 		"STACK (leaf < callers)");
+	/* rows that share their first frames show those that tell them apart */
+	sks = calloc(n ? n : 1, sizeof(*sks));
+	kss = calloc(n ? n : 1, sizeof(*kss));
+	fr = calloc(n ? n : 1, sizeof(*fr));
+	if (sks && kss && fr) {
+		for (i = 0; i < n; i++)
+			row_stack(&d->rows[i], before, after, &sks[i], &kss[i]);
+		if (brief_apart(kss, sks, n, 0, 3, fr) < 0)
+			memset(fr, 0, n * sizeof(*fr));
+	}
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = &d->rows[i];
 		const struct stack *sk;
 		struct ksym *ks;
-		char leaf[256];
+		char leaf[1024];
 
 		row_stack(r, before, after, &sk, &ks);
-		brief_format(leaf, sizeof(leaf), ks, sk, 3, 1);
+		brief_format(leaf, sizeof(leaf), ks, sk, fr && fr[i] ? fr[i] : 3, 1);
 		fprintf(f, "%4zu %7.2f%% %7.2f%% %+7.2f %-4s %s\n", i + 1, r->share_before,
 			r->share_after, r->change, mark(r), leaf);
 	}
+	free(sks);
+	free(kss);
+	free(fr);
 	if (!d->n)
 		fprintf(f, "  (no stacks on either side)\n");
 	fputc('\n', f);

@@ -187,6 +187,36 @@ static void expand_count(char *buf, size_t size, uint64_t v, enum session_unit u
 			 (unsigned long long)export_sample_ci95(v, st));
 }
 
+/*
+ * The frames each row's summary shows: 3, or as many as tell it from the
+ * other rows (issue 35: two rows "finish_task_switch < __schedule <
+ * schedule" that parted at the fourth frame). NULL: 3 each.
+ */
+static int *row_frames(struct ksym *ks, const struct rank_row *rows, size_t n, unsigned int common)
+{
+	const struct stack **st = calloc(n ? n : 1, sizeof(*st));
+	struct ksym **kss = calloc(n ? n : 1, sizeof(*kss));
+	int *fr = calloc(n ? n : 1, sizeof(*fr));
+	size_t i;
+
+	if (st && kss && fr) {
+		for (i = 0; i < n; i++) {
+			st[i] = rows[i].stack;
+			kss[i] = ks;
+		}
+		if (brief_apart(kss, st, n, common, 3, fr) < 0) {
+			free(fr);
+			fr = NULL;
+		}
+	} else {
+		free(fr);
+		fr = NULL;
+	}
+	free(st);
+	free(kss);
+	return fr;
+}
+
 int export_report(FILE *f, struct session *s, const struct report_opts *o, int iteration)
 {
 	struct stack_table *t = session_table(s);
@@ -197,7 +227,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	struct rank_row *rows;
 	unsigned int common;
 	size_t n, i;
-	int top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
+	int *nfr, top = o->top > 0 ? (o->top < EXPORT_MAX_TOP ? o->top : EXPORT_MAX_TOP) : 20;
 	double dt = st->interval_sec > 0 ? st->interval_sec : 1;
 	int unit = o->rank.weight ? (int)session_unit(s) : UNIT_NONE;
 	bool origins = session_norigins(s) > 1;
@@ -227,10 +257,11 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 	if (origins)
 		fprintf(f, "%-16s ", "ORIGIN");
 	fprintf(f, "%s\n", "STACK (leaf < callers)");
+	nfr = row_frames(ks, rows, n, common);
 	for (i = 0; i < n; i++) {
 		const struct stack *sk = rows[i].stack;
 		struct stack_top top_of;
-		char ids[32], hits[16], total[16], pct[16], rate[16], leaf[256], who[64], comm[24];
+		char ids[32], hits[16], total[16], pct[16], rate[16], leaf[1024], who[64], comm[24];
 
 		/* who hits it most by the count the table ranks, under the filters */
 		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
@@ -246,7 +277,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 				   unit);
 		else
 			fmt_rate(rate, sizeof(rate), (double)rows[i].delta / dt);
-		brief_format_after(leaf, sizeof(leaf), ks, sk, common, 3, 1);
+		brief_format_after(leaf, sizeof(leaf), ks, sk, common, nfr ? nfr[i] : 3, 1);
 		if (top_of.pid >= 0) {
 			char more[24] = "";
 			int room;
@@ -285,6 +316,7 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		}
 		fprintf(f, "%s%s\n", leaf, sk->flags & STACK_F_FALLBACK ? " (full stack)" : "");
 	}
+	free(nfr);
 	if (!n)
 		fprintf(f, "  (no stacks yet%s)\n",
 			sum.matched ? "" : ": no event with a stack has been recorded");

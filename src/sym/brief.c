@@ -2,8 +2,10 @@
 /*
  * brief.c - see brief.h.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sym/brief.h"
@@ -11,6 +13,7 @@
 #include "sym/frame.h"
 #include "sym/ksym.h"
 #include "core/rank.h"
+#include "core/stack.h"
 #include "sym/usym.h"
 
 static const char *const machinery[] = {
@@ -77,10 +80,115 @@ int brief_format(char *buf, size_t size, struct ksym *ks, const struct stack *st
 	return brief_format_after(buf, size, ks, st, 0, frames, with_module);
 }
 
+/* the frames of @st brief_format_after() may show: [*i, *end) */
+static void brief_range(struct ksym *ks, const struct stack *st, unsigned int common,
+			unsigned int *i, unsigned int *end)
+{
+	*i = brief_skip(ks, st);
+	*end = st->depth;
+	if (usym_stack_none(st->ips, st->depth))
+		*end = usym_user_start(st->ips, st->depth);
+	if (common && *i + common < *end)
+		*i += common;
+}
+
+/* a frame's text, hashed (FNV-1a): two frames read alike when theirs are */
+static uint64_t frame_hash(struct ksym *ks, uint64_t ip)
+{
+	char fn[256];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *p;
+
+	fmt_func(fn, sizeof(fn), ks, ip, 1);
+	for (p = fn; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+	return h;
+}
+
+struct apart {
+	const uint64_t *h; /* APART_FRAMES hashes a row */
+	const unsigned int *len;
+};
+
+static unsigned int apart_lcp(const struct apart *a, size_t x, size_t y)
+{
+	unsigned int k, m = a->len[x] < a->len[y] ? a->len[x] : a->len[y];
+
+	for (k = 0; k < m && a->h[x * APART_FRAMES + k] == a->h[y * APART_FRAMES + k]; k++)
+		;
+	return k;
+}
+
+static int apart_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct apart *a = ctx;
+	size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+	unsigned int k = apart_lcp(a, x, y);
+
+	if (k < a->len[x] && k < a->len[y])
+		return a->h[x * APART_FRAMES + k] < a->h[y * APART_FRAMES + k] ? -1 : 1;
+	return (a->len[x] > a->len[y]) - (a->len[x] < a->len[y]);
+}
+
+int brief_apart(struct ksym *const *ks, const struct stack *const *st, size_t n,
+		unsigned int common, int min, int *frames)
+{
+	unsigned int *len;
+	uint64_t *h;
+	size_t *order, r;
+	struct apart a;
+
+	for (r = 0; r < n; r++)
+		frames[r] = min;
+	if (n < 2 || n > APART_ROWS)
+		return 0;
+	h = calloc(n * APART_FRAMES, sizeof(*h));
+	len = calloc(n, sizeof(*len));
+	order = calloc(n, sizeof(*order));
+	if (!h || !len || !order) {
+		free(h);
+		free(len);
+		free(order);
+		return -ENOMEM;
+	}
+	for (r = 0; r < n; r++) {
+		unsigned int i, end, k;
+
+		order[r] = r;
+		if (st[r]->flags & STACK_F_OVER || !st[r]->depth)
+			continue;
+		brief_range(ks[r], st[r], common, &i, &end);
+		for (k = 0; i + k < end && k < APART_FRAMES; k++)
+			h[r * APART_FRAMES + k] = frame_hash(ks[r], st[r]->ips[i + k]);
+		len[r] = k;
+	}
+	a = (struct apart){ h, len };
+	qsort_r(order, n, sizeof(*order), apart_cmp, &a);
+	/* a row reads apart from the others once it shows one frame past its
+	 * longest shared start with a neighbour in that order */
+	for (r = 0; r + 1 < n; r++) {
+		size_t x = order[r], y = order[r + 1];
+		int need = (int)apart_lcp(&a, x, y) + 1;
+
+		if (need > frames[x])
+			frames[x] = need < (int)len[x]	? need
+				    : (int)len[x] > min ? (int)len[x]
+							: min;
+		if (need > frames[y])
+			frames[y] = need < (int)len[y]	? need
+				    : (int)len[y] > min ? (int)len[y]
+							: min;
+	}
+	free(h);
+	free(len);
+	free(order);
+	return 0;
+}
+
 int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct stack *st,
 		       unsigned int common, int frames, int with_module)
 {
-	unsigned int i = brief_skip(ks, st), end = st->depth;
+	unsigned int i, end;
 	uint64_t none = usym_stack_none(st->ips, st->depth);
 	size_t len = 0;
 
@@ -94,15 +202,12 @@ int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct sta
 	 * a user stack wanted and not had: said first, where no width cuts it
 	 * off, then the kernel frames
 	 */
-	if (none) {
+	if (none)
 		len = (size_t)snprintf(buf, size, "%s ", usym_none_label(none));
-		end = usym_user_start(st->ips, st->depth);
-	}
-	if (common && i + common < end) {
-		i += common;
+	brief_range(ks, st, common, &i, &end);
+	if (i != brief_skip(ks, st))
 		len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
 					"... ");
-	}
 	return brief_frames(buf, size, ks, st, i, end, frames, with_module, len);
 }
 

@@ -88,4 +88,26 @@ int brief_common_format(char *buf, size_t size, struct ksym *ks, const struct st
 int brief_format_after(char *buf, size_t size, struct ksym *ks, const struct stack *st,
 		       unsigned int common, int frames, int with_module);
 
+/* brief_apart(): the frames of a row compared at most, and the rows at most */
+#define APART_FRAMES 32
+#define APART_ROWS   20000
+
+/**
+ * brief_apart() - how many frames each row's brief_format_after() shows so
+ *	that no two rows read alike: at least @min, and one past the frames
+ *	a row shares with another (two stacks of the same first three
+ *	functions, finish_task_switch < __schedule < schedule, read apart at
+ *	the fourth); the frames compared are their texts, as printed
+ * @ks: the symbols of each row (a diff's rows come from two runs)
+ * @st: the rows' stacks
+ * @n: rows (more than APART_ROWS: each shows @min)
+ * @common: the shared leaf frames every row leaves out (brief_common())
+ * @min: frames shown at least
+ * @frames: receives each row's count
+ *
+ * Return: 0, or -ENOMEM (then every row shows @min).
+ */
+int brief_apart(struct ksym *const *ks, const struct stack *const *st, size_t n,
+		unsigned int common, int min, int *frames);
+
 #endif /* STACKTOP_BRIEF_H */

@@ -74,6 +74,50 @@ grep -q '^1 stacks: 0 new, 0 gone' "$WORK/dk.txt" ||
 grep -q '^do_sys_openat2_\[k\];seq_open_\[k\];__kmalloc_noprof_\[k\] ' "$WORK/ka.folded" ||
 	{ cat "$WORK/ka.folded"; fail "folded keeps the tracing frames"; }
 
+# two stacks that share their first three functions (finish_task_switch <
+# __schedule < schedule) and part at the fourth read apart: each row shows
+# the frames that tell it from the others (issue 35: two identical rows);
+# the text report does the same, a row alone keeps its three
+python3 - "$WORK/sb.json" "$WORK/sa.json" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1].replace("sb.json", "before.json")))
+head = ["finish_task_switch.isra.0+0x97/0x2e0", "__schedule+0x628/0xf60", "schedule+0x23/0xa0"]
+tails = {"p": ["do_nanosleep+0x62/0x160", "hrtimer_nanosleep+0xd6/0x1c0"],
+         "q": ["schedule_timeout+0xb6/0x150", "rcu_gp_fqs_loop+0x103/0x530"],
+         "r": ["worker_thread+0x193/0x350", "kthread+0xfa/0x240"]}
+names = sorted({f for t in tails.values() for f in t} | set(head) | {"worker_leaf+0x10/0x100"})
+def snap(counts):
+    d2 = json.loads(json.dumps(d))
+    one = d2["stacks"][0]
+    d2["stacks"] = []
+    for i, (k, n) in enumerate(counts.items()):
+        s = json.loads(json.dumps(one))
+        s["symbols"] = (head if k != "r" else ["worker_leaf+0x10/0x100"]) + tails[k]
+        s["frames"] = ["0x%x" % (0xffffffff81200000 + 0x1000 * names.index(f) + 0x10)
+                       for f in s["symbols"]]
+        s["depth"] = len(s["symbols"])
+        s["key"] = "%016x" % (0x3000 + i)
+        s["total"] = s["delta"] = n
+        s["by"] = [dict(s["by"][0], total=n, delta=n)]
+        d2["stacks"].append(s)
+    d2["hits"] = d2["hits_delta"] = d2["matched_total"] = d2["matched_delta"] = sum(counts.values())
+    d2["unique"] = d2["matched"] = len(counts)
+    return d2
+open(sys.argv[1], "w").write(json.dumps(snap({"p": 60, "q": 30, "r": 10})) + "\n")
+open(sys.argv[2], "w").write(json.dumps(snap({"p": 20, "q": 70, "r": 10})) + "\n")
+PY
+"$STACKTOP" --diff "$WORK/sb.json" "$WORK/sa.json" > "$WORK/ds.txt" 2> "$WORK/err" ||
+	{ cat "$WORK/err"; fail "--diff (shared start) failed"; }
+cat "$WORK/ds.txt"
+grep -q ' finish_task_switch.isra.0 < __schedule < schedule < schedule_timeout$' "$WORK/ds.txt" &&
+	grep -q ' finish_task_switch.isra.0 < __schedule < schedule < do_nanosleep$' "$WORK/ds.txt" &&
+	grep -q ' worker_leaf < worker_thread < kthread$' "$WORK/ds.txt" ||
+	fail "the diff's rows do not show the frames that tell them apart"
+"$STACKTOP" -r "$WORK/sa.json" --expand 0 > "$WORK/rs.txt" 2> "$WORK/err" || fail "-r sa.json failed"
+grep -q ' finish_task_switch.isra.0 < __schedule < schedule < schedule_timeout$' "$WORK/rs.txt" &&
+	grep -q ' finish_task_switch.isra.0 < __schedule < schedule < do_nanosleep$' "$WORK/rs.txt" ||
+	{ cat "$WORK/rs.txt"; fail "the report's rows do not show the frames that tell them apart"; }
+
 # a snapshot against the live kernel: one diff per refresh
 start_workload
 "$STACKTOP" -b -n 1 -d 0.5 -o "$WORK/live.json" 2> /dev/null || fail "live snapshot failed"
