@@ -7,16 +7,9 @@
 # scripts/deps.sh installs; fails instead under CI=true).
 set -eu
 : "${STACKTOP:?}" "${SRCDIR:?}"
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $1" >&2; exit 1; }
-	echo "SKIP: $1"
-	exit 77
-}
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (scripts/deps.sh test)"
-command -v node > /dev/null || skip "no node"
+. "$SRCDIR/tests/lib/common.sh"
 . "$SRCDIR/tests/lib/npm-tools.sh"
-MODULES=$(npm_modules) || skip "no npm test tools"
+browser_tools
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/stacktop-flamediff.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 python3 "$SRCDIR/tests/fixtures/flame/gen-diff.py" "$OUT/before.json" "$OUT/after.json"

@@ -5,20 +5,13 @@
 # the filters by event, process and CPU, the tooltip, the URL fragment
 # across a reload; in Debian's chromium, headless, driven by puppeteer-core
 # (tests/live/flame-browser.js views). Needs no root. 77: skipped (no
-# chromium, node or the npm test tools scripts/deps.sh installs; fails
-# instead under CI=true).
+# chromium, node or the npm test tools scripts/deps.sh installs; a
+# failure under CI=true, scripts/test.sh says).
 set -eu
 : "${STACKTOP:?}" "${SRCDIR:?}"
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $1" >&2; exit 1; }
-	echo "SKIP: $1"
-	exit 77
-}
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (scripts/deps.sh test)"
-command -v node > /dev/null || skip "no node"
+. "$SRCDIR/tests/lib/common.sh"
 . "$SRCDIR/tests/lib/npm-tools.sh"
-MODULES=$(npm_modules) || skip "no npm test tools"
+browser_tools
 OUT=${FLAME_VIEWS_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/stacktop-flameviews.XXXXXX")}
 mkdir -p "$OUT"
 python3 "$SRCDIR/tests/fixtures/flame/gen-known.py" "$OUT/known.json"

@@ -18,7 +18,7 @@ bad=$(for f in "$flame"/*.js; do
 done; wait)
 [ -z "$bad" ] || { for f in $bad; do node --check "$f" || true; done; fail "do not parse: $bad"; }
 . "$SRCDIR/tests/lib/npm-tools.sh"
-MODULES=$(npm_modules) || skip "no npm test tools"
+MODULES=$(npm_modules) || skip "no npm test tools (scripts/deps.sh test)"
 node "$MODULES/typescript/bin/tsc" -p "$SRCDIR/tests/flame/tsconfig.json" ||
 	fail "tsc: the flame page's modules (above)"
 exec node --test "$SRCDIR/tests/flame/"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Where the npm test tools are (sourced, POSIX sh; needs $SRCDIR): the tree
+# Where the npm test tools are (sourced, POSIX sh, after common.sh; needs
+# $SRCDIR): the tree
 # tests/tools/package-lock.json pins, which scripts/deps.sh installs once
 # into $STACKTOP_TEST_TOOLS (default /usr/local/lib/stacktop/test-tools)
 # under the lock file's hash. Tests only read it: none runs npm, so tests
@@ -17,4 +18,16 @@ npm_modules() {
 		return 1
 	fi
 	echo "$_base/$_key/node_modules"
+}
+
+# browser_tools: CHROMIUM (Debian's chromium, never a browser puppeteer
+# downloads) and MODULES (the node_modules holding puppeteer-core) for a
+# test in a headless browser; what is missing is said by $NEED_TOOL (a
+# command; default common.sh's skip)
+browser_tools() {
+	CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+	[ -x "$CHROMIUM" ] || ${NEED_TOOL:-skip} "no $CHROMIUM (Debian's chromium, scripts/deps.sh test)"
+	command -v node > /dev/null || ${NEED_TOOL:-skip} "no node (scripts/deps.sh test)"
+	MODULES=$(npm_modules) || ${NEED_TOOL:-skip} "no npm test tools (scripts/deps.sh test)"
+	[ -f "$MODULES/puppeteer-core/package.json" ] || fail "no puppeteer-core in $MODULES"
 }

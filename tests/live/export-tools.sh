@@ -57,20 +57,14 @@ speedscope_import() {
 # (scripts/deps.sh installs it), driven by puppeteer-core (installed like
 # the tools above), pointed at /usr/bin/chromium: it never downloads a
 # browser of its own.
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-browser_tools() {
-	[ -x "$CHROMIUM" ] || need_tool "chromium is not installed (Debian's chromium)"
-	command -v node > /dev/null || need_tool "node is not installed"
-	BROWSER_MODULES=$(npm_modules) || need_tool "no npm test tools"
-	[ -f "$BROWSER_MODULES/puppeteer-core/package.json" ] ||
-		fail "no puppeteer-core in $BROWSER_MODULES"
-}
+# (browser_tools of tests/lib/npm-tools.sh, a missing tool said by need_tool)
+NEED_TOOL=need_tool
 
 # flame_check PAGE.html EXPECT.json NAME [svg]: the page (or the svg image)
 # in chromium (flame-browser.js)
 flame_check() {
 	mkdir -p "$WORK/$3"
-	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" "${4:-check}" "$1" "$2" \
+	node "$SRCDIR/tests/live/flame-browser.js" "$MODULES" "$CHROMIUM" "${4:-check}" "$1" "$2" \
 		"$WORK/$3" > "$WORK/$3.out" 2> "$WORK/$3.err" ||
 		{ cat "$WORK/$3.err"; fail "$3: the page in chromium"; }
 	echo "$3: $(cat "$WORK/$3.out")"

@@ -103,7 +103,7 @@ write("bomb", gzip.compress(doc + bytes(64 << 20)))
 PY
 for bad in cut gap junk name bomb; do
 	mkdir -p "$WORK/$bad"
-	node "$SRCDIR/tests/live/flame-browser.js" "$BROWSER_MODULES" "$CHROMIUM" damaged \
+	node "$SRCDIR/tests/live/flame-browser.js" "$MODULES" "$CHROMIUM" damaged \
 		"$WORK/$bad.html" "$WORK/$bad" > "$WORK/$bad.out" 2> "$WORK/$bad.err" ||
 		{ cat "$WORK/$bad.err"; fail "the page with its profile $bad"; }
 	echo "$bad: $(cat "$WORK/$bad.out")"

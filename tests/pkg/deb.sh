@@ -8,8 +8,7 @@
 # removed again whatever happens.
 set -u
 SRC=${SRC:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
+. "$SRC/tests/lib/common.sh"
 
 # debian/control's Build-Depends is scripts/deps.sh's list (plus debhelper)
 want=$(sh "$SRC/scripts/deps.sh" --list debian | tr ' ' '\n' | sort)

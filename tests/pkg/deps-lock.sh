@@ -9,8 +9,8 @@
 # runs the command as it is.
 set -u
 SRC=${SRC:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v apt-get > /dev/null || { echo "SKIP: no apt-get (not a Debian system)" >&2; exit 77; }
+. "$SRC/tests/lib/common.sh"
+command -v apt-get > /dev/null || skip "no apt-get (not a Debian system)"
 command -v python3 > /dev/null || fail "python3 is not installed"
 
 W=$(mktemp -d /tmp/stacktop-depslock.XXXXXX)

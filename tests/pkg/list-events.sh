@@ -4,7 +4,7 @@
 set -u
 STACKTOP=${STACKTOP:?}
 SRC=${SRC:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$SRC/tests/lib/common.sh"
 
 W=$(mktemp -d /tmp/stacktop-listev.XXXXXX)
 trap 'rm -rf "$W"' EXIT

@@ -6,8 +6,7 @@
 # scripts must not use it.
 set -u
 SRC=${SRC:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
+. "$SRC/tests/lib/common.sh"
 
 [ "$(id -u)" = 0 ] || skip "the README command runs as root here"
 command -v git > /dev/null || skip "no git"

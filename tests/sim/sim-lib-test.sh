@@ -3,11 +3,11 @@
 # sim-lib-test.sh - the shell helper works: start, control, stop, no leftovers.
 #	sim-lib-test.sh PATH-TO-stackmap-sim
 set -u
-[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+. "$(dirname "$0")/../lib/common.sh"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
 SIM_BIN=$1
 . "$(dirname "$0")/sim-lib.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 sim_start v4 --step --seed 3 --nest 0 || fail "sim_start"
 [ -s "$SIM_KALLSYMS" ] || fail "no kallsyms"
