@@ -430,12 +430,24 @@ def c_fresh(out):
     boot = c.text("boot").strip()
     check("expanded" in boot, "the boot's top-level buffer_size_kb is %r: not the unexpanded "
           "boot size, the case is void" % boot)
-    for run in ("stacks", "oncpu", "tick"):
+    for run in ("stacks", "oncpu", "tick", "sample", "passive"):
         check(c.rc(run) == 0, "%s exited %d: %s" % (run, c.rc(run), c.text(run + ".err")[-300:]))
         after = c.text("after-" + run).strip()
         check(after == boot, "after the %s run the top-level buffer_size_kb is %r, at boot %r: "
               "the top level was expanded" % (run, after, boot))
-    return "the top level stays %r through the stacks mode, --oncpu and --oncpu=tick" % boot
+    # the stackmap mode traces at the top level: its first run expands it (what
+    # man stacktop, the README and doc/reliability.md say it costs)
+    check(c.rc("stackmap") == 0, "stackmap exited %d: %s" % (c.rc("stackmap"),
+                                                            c.text("stackmap.err")[-300:]))
+    grown = c.text("after-stackmap").strip()
+    check(grown.isdigit() and int(grown) >= 1024,
+          "after the stackmap run the top-level buffer_size_kb is %r: not expanded, what the "
+          "documentation says it costs is wrong" % grown)
+    total = c.text("total-after-stackmap").strip()
+    return ("the top level stays %r through the stacks mode, --oncpu, --oncpu=tick, --sample "
+            "and the passive mode; the stackmap mode's first run makes it %s KiB a CPU (total "
+            "%s KiB)"
+            % (boot, grown, total or "?"))
 
 
 INTERRUPT_FRAMES = ("asm_sysvec", "sysvec_apic_timer_interrupt", "__sysvec_apic_timer_interrupt",
@@ -879,7 +891,8 @@ def c_restore(out):
 
 
 MAIN = [
-    ("fresh", "a fresh boot's top-level ring buffer stays unexpanded (stacks, --oncpu, tick)",
+    ("fresh", "a fresh boot's top-level ring buffer stays unexpanded (stacks, --oncpu, tick, "
+     "--sample, passive); the stackmap mode expands it",
      c_fresh),
     ("probe", "the tracefs of the kernel and of the simulator answer alike", c_probe),
     ("auto", "stackmap mode chosen on its own, default events, ids resolved", c_auto),
