@@ -58,6 +58,7 @@ struct uhandle {
 static struct {
 	bool started;	 /* ufile_reader_start() was called */
 	bool gave_up;	 /* no file is read any more */
+	bool spawning;	 /* a reader asked of the zygote, not received yet */
 	int zsock;	 /* the zygote's socket, -1: none */
 	int sock;	 /* the reader's, -1: none now */
 	int pidfd;	 /* the reader's pidfd, -1: none */
@@ -222,10 +223,16 @@ static int reader_get(void)
 		return -ETIMEDOUT;
 	if (R.zsock < 0)
 		return -ENOTCONN;
-	if (send(R.zsock, "S", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+	/* asked once; a fork slower than the deadline (a loaded machine) is awaited next time */
+	r = 0;
+	if (!R.spawning && send(R.zsock, "S", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
 		r = -errno;
-	else
+	R.spawning = true;
+	if (r == 0)
 		r = wait_in(R.zsock);
+	if (r == -ETIMEDOUT)
+		return r;
+	R.spawning = false;
 	if (r == 0)
 		r = zygote_recv();
 	if (r < 0) {
