@@ -30,7 +30,9 @@ while time.time() < end:
 EOF
 
 snapshot "$WORK/before"
-"$PY" "$WORK/loop.py" 9 &
+# the loop runs until ended below: on a timer it could end before perf's
+# `sleep 5` did on a loaded machine, and perf then ends by SIGTERM (143)
+"$PY" "$WORK/loop.py" 3600 &
 WORKLOAD_PID=$!
 sleep 0.5
 perf record -F 999 --call-graph dwarf -p "$WORKLOAD_PID" -o "$WORK/p.data" -- sleep 5 \
@@ -46,8 +48,11 @@ EXTRA_PIDS="$PERF $GB"
 wait "$PERF" || { rc=$?; cat "$WORK/perf.log"; fail "perf record failed ($rc)"; }
 wait "$GB" || { cat "$WORK/gb.err"; fail "stacktop --group-by ksym,sym failed"; }
 EXTRA_PIDS=
+kill "$WORKLOAD_PID"
+wait "$WORKLOAD_PID" 2> /dev/null
+WORKLOAD_PID=
 snapshot "$WORK/after"
-diff "$WORK/before" "$WORK/after" > /dev/null || fail "--oncpu -u changed tracefs"
+diff "$WORK/before" "$WORK/after" || fail "--oncpu -u changed tracefs"
 
 perf report -i "$WORK/p.data" --no-children --sort sym -g none --stdio -q 2> /dev/null |
 	awk '/%/ { p = $1; sub(/%/, "", p); print $3, p }' > "$WORK/perf.shares"
