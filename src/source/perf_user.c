@@ -108,6 +108,17 @@ void pu_sample(void *ctx, const struct perfsamp_sample *s)
 			return;
 		}
 	}
+	/*
+	 * --oncpu: the sampled instruction in no file the process maps (JIT
+	 * code: node, a JVM) of a process whose maps are known: that frame
+	 * alone, named by its perf map, as perf shows it; the walk cannot go
+	 * on from code with no unwind table
+	 */
+	if (n == -ENOENT && in.nmaps && pu->to) {
+		pu->ips[0] = s->regs[PERF_REG_X86_IP];
+		st.end = DWUNWIND_END_NOINFO;
+		n = 1;
+	}
 	if (n > 0 && st.end == DWUNWIND_END_REFUSED)
 		st.refusal = dwunwind_refusal(pu->uw);
 	if (n > 0) {

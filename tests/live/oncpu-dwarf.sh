@@ -161,6 +161,32 @@ assert n > 100 and len(user) <= 60, len(user)
 offs = [f["symbol"] for s in user for f in s["user_frames"] if "+0x" in f["symbol"].split(" (")[0]]
 assert not offs, offs[:5]
 PY
+# a JIT: node writing its perf map. The sampled instruction in JIT code has
+# no file and no unwind table: the frame alone, named by the perf map (as
+# perf --call-graph dwarf shows it), and --group-by sym ranks the function
+if command -v node > /dev/null 2>&1; then
+	cat > "$WORK/busy.js" << 'EOF'
+function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i % 7); return s; }
+const end = Date.now() + 2000; let t = 0; while (Date.now() < end) t += hot(100000);
+EOF
+	"$STACKTOP" --oncpu -u -b --group-by sym --json -- node --perf-basic-prof "$WORK/busy.js" \
+		> "$WORK/node.json" 2> "$WORK/node.err" || { cat "$WORK/node.err"; fail "--oncpu -u -- node failed"; }
+	python3 - "$WORK/node.json" > "$WORK/node.out" << 'PY' || { cat "$WORK/node.out"; fail "node's JIT frames are not named from its perf map"; }
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+d = [x for x in d if isinstance(x, dict) and "stacks" in x][-1]
+n = sum(s["total"] for s in d["stacks"])
+top = max(d["stacks"], key=lambda s: s["total"])
+sym = top["user_frames"][0]["symbol"]
+print(top["top"]["pid"])
+print("node: %d samples, the top row %s %d" % (n, sym, top["total"]), file=sys.stderr)
+assert sym.startswith("JS:") and "hot" in sym and "perf-" in sym, sym
+assert top["total"] > n / 3, (top["total"], n)
+assert d["user"]["no_maps"] < n / 20, d["user"]
+PY
+	# the perf map node left (ours: this test ran it)
+	rm -f "/tmp/perf-$(head -1 "$WORK/node.out").map"
+fi
 # --user=fp: perf's frame-pointer chains, as before
 "$STACKTOP" --oncpu --user=fp -b -- "$PY" "$WORK/loop.py" 1 > "$WORK/fp.txt" 2>&1 ||
 	{ cat "$WORK/fp.txt"; fail "--oncpu --user=fp failed"; }
