@@ -6,8 +6,16 @@
  * process exits. bench/unwind.py runs it against `perf record
  * --call-graph dwarf` (doc/performance.md, "User stacks (dwarf)").
  *
- *   unwind-bench PID [STACK_BYTES [nocache]]
+ *   unwind-bench PID [STACK_BYTES [nocache|oncpu]]
  * Prints: samples, unwound, failed, lost, mean frames, CPU seconds.
+ *
+ * oncpu (issue 38): --oncpu -u's path instead: cpu-clock at 999 Hz on the
+ * process with the user registers and stack, every sample unwound and its
+ * frames interned with their inlined calls (usym_intern_chain(): DWARF
+ * read as stacktop reads it), every token named at the end (usym_format()):
+ * what a sample costs stacktop beside what `perf report` spends on one of
+ * `perf record --call-graph dwarf` (doc/performance.md, run under
+ * callgrind by bench/oncpu-dwarf-cost.sh).
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +25,19 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define CG_TOGGLE() CALLGRIND_TOGGLE_COLLECT
+#endif
+#endif
+#ifndef CG_TOGGLE
+#define CG_TOGGLE() ((void)0)
+#endif
+
+#include "core/hmap.h"
 #include "sym/dwunwind.h"
+#include "sym/usym.h"
 #include "kernel/perfsamp.h"
 
 #define MAXMAPS 512
@@ -28,6 +48,17 @@ static size_t nmaps;
 static struct dwunwind *uw;
 static unsigned long long nsamp, nok, nfail, frames;
 static int cache = 1;
+static struct usym *usym; /* oncpu: the frames interned and named */
+static uint64_t toks[1024];
+static unsigned long long ntoks;
+static struct hmap seen; /* oncpu: the tokens interned */
+/*
+ * oncpu under callgrind --collect-atstart=no: the samples after the first
+ * CG_WARM are counted (what a sample costs once the files' symbols and
+ * DWARF were read)
+ */
+#define CG_WARM 100
+static unsigned long long nmeasured;
 
 static int cmp_map(const void *a, const void *b)
 {
@@ -69,7 +100,13 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 	uint64_t ips[128];
 	int n;
 
+	bool measure = usym && nsamp >= CG_WARM;
+
 	nsamp++;
+	if (measure) {
+		CG_TOGGLE();
+		nmeasured++;
+	}
 	n = dwunwind_stack(uw, &in, ips, 128, NULL);
 	if (n > 0) {
 		nok++;
@@ -77,6 +114,17 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 	} else {
 		nfail++;
 	}
+	/* oncpu: interned, inlined calls included, as perf_user_join.c does */
+	for (int i = 0; usym && i < n; i++) {
+		unsigned int k = usym_intern_chain(usym, s->pid, i ? ips[i] - 1 : ips[i], false,
+						   toks, 1024);
+
+		ntoks += k;
+		while (k--)
+			hmap_put(&seen, toks[k], 1);
+	}
+	if (measure)
+		CG_TOGGLE();
 }
 
 int main(int argc, char **argv)
@@ -97,6 +145,12 @@ int main(int argc, char **argv)
 	o.stack_size = argc > 2 ? atoi(argv[2]) : 8192;
 	cache = !(argc > 3 && !strcmp(argv[3], "nocache"));
 	o.ring_pages = 512;
+	if (argc > 3 && !strcmp(argv[3], "oncpu")) {
+		o.clock_hz = 999;
+		o.user_regs = true;
+		o.ring_max_pages = 8192;
+		usym = usym_new(NULL);
+	}
 	uw = dwunwind_new();
 	if (!uw || perfsamp_open(&p, &o, &cb, err, sizeof(err)) < 0) {
 		fprintf(stderr, "unwind-bench: %s\n", err);
@@ -127,6 +181,21 @@ int main(int argc, char **argv)
 	       (unsigned long long)ds.walked, (unsigned long long)ds.replayed,
 	       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	if (usym) {
+		/* every frame named once, as a report names them */
+		char name[512];
+		unsigned long long named = 0;
+		size_t i;
+
+		for (i = 0; i < seen.cap; i++)
+			if (seen.keys[i] &&
+			    usym_format(usym, seen.keys[i], name, sizeof(name), true, true) > 0 &&
+			    strncmp(name, "[unknown]", 9))
+				named++;
+		printf("tokens %llu distinct %zu named %llu measured %llu\n", ntoks, hmap_len(&seen),
+		       named, nmeasured);
+		usym_free(usym);
+	}
 	perfsamp_close(p);
 	dwunwind_free(uw);
 	return 0;
