@@ -116,8 +116,8 @@ static void on_sample(void *ctx, const struct perfsamp_sample *s)
 	}
 	/* oncpu: interned, inlined calls included, as perf_user_join.c does */
 	for (int i = 0; usym && i < n; i++) {
-		unsigned int k = usym_intern_chain(usym, s->pid, i ? ips[i] - 1 : ips[i], false,
-						   toks, 1024);
+		unsigned int k =
+			usym_intern_chain(usym, s->pid, i ? ips[i] - 1 : ips[i], false, toks, 1024);
 
 		ntoks += k;
 		while (k--)
@@ -192,8 +192,8 @@ int main(int argc, char **argv)
 			    usym_format(usym, seen.keys[i], name, sizeof(name), true, true) > 0 &&
 			    strncmp(name, "[unknown]", 9))
 				named++;
-		printf("tokens %llu distinct %zu named %llu measured %llu\n", ntoks, hmap_len(&seen),
-		       named, nmeasured);
+		printf("tokens %llu distinct %zu named %llu measured %llu\n", ntoks,
+		       hmap_len(&seen), named, nmeasured);
 		usym_free(usym);
 	}
 	perfsamp_close(p);
