@@ -21,6 +21,7 @@
 #include "ui/overlay.h"
 #include "ui/refresh.h"
 #include "ui/symcache.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
 #include "ui/views.h"
@@ -47,7 +48,7 @@ static void ui_regrouped(struct ui *ui)
 {
 	ui->t = session_table(ui->s);
 	ui_forget_stacks(ui);
-	ui->loop.seen = stack_table_count(ui->t);
+	ui->priv->loop.seen = stack_table_count(ui->t);
 }
 
 static int act_weight(struct ui *ui, enum ui_action act)
@@ -148,7 +149,7 @@ static int act_group_by(struct ui *ui, enum ui_action act)
 
 static int act_search(struct ui *ui, enum ui_action act)
 {
-	prompt_open(ui, PR_SEARCH, ui->flt.search);
+	prompt_open(ui, PR_SEARCH, ui->flt->search);
 	return R_REDRAW;
 }
 
@@ -156,7 +157,7 @@ static int act_search_next(struct ui *ui, enum ui_action act)
 {
 	int dir = act == ACT_SEARCH_PREV ? -1 : 1;
 
-	if (!textmatch_active(&ui->flt.smatch)) {
+	if (!textmatch_active(&ui->flt->smatch)) {
 		ui_status(ui, true, "no search yet: press / first");
 		return R_REDRAW;
 	}
@@ -165,7 +166,7 @@ static int act_search_next(struct ui *ui, enum ui_action act)
 
 static int act_filter(struct ui *ui, enum ui_action act)
 {
-	prompt_open(ui, PR_FILTER, ui->flt.filter);
+	prompt_open(ui, PR_FILTER, ui->flt->filter);
 	return R_REDRAW;
 }
 
@@ -176,17 +177,17 @@ static int act_pid(struct ui *ui, enum ui_action act)
 	if (ui->rank.pid >= 0)
 		snprintf(buf, sizeof(buf), "%d", ui->rank.pid);
 	else
-		snprintf(buf, sizeof(buf), "%s", ui->flt.comm);
+		snprintf(buf, sizeof(buf), "%s", ui->flt->comm);
 	prompt_open(ui, PR_PID, buf);
 	return R_REDRAW;
 }
 
 static int act_clear(struct ui *ui, enum ui_action act)
 {
-	ui->flt.filter[0] = ui->flt.comm[0] = ui->flt.search[0] = '\0';
-	textmatch_set(&ui->flt.fmatch, "");
-	textmatch_set(&ui->flt.cmatch, "");
-	textmatch_set(&ui->flt.smatch, "");
+	ui->flt->filter[0] = ui->flt->comm[0] = ui->flt->search[0] = '\0';
+	textmatch_set(&ui->flt->fmatch, "");
+	textmatch_set(&ui->flt->cmatch, "");
+	textmatch_set(&ui->flt->smatch, "");
 	ui->rank.event = -1;
 	ui->rank.pid = -1;
 	ui->rank.cpu = -1;
@@ -244,8 +245,8 @@ static int act_pause(struct ui *ui, enum ui_action act)
 		 * is made now: it fired later, under the frozen view, and put
 		 * live rows in it (tui-screen on a busy host, issue 25)
 		 */
-		if (ui->loop.rerank_at) {
-			ui->loop.rerank_at = 0;
+		if (ui->priv->loop.rerank_at) {
+			ui->priv->loop.rerank_at = 0;
 			ui_rank(ui, true);
 		}
 		ui_status(ui, false,
@@ -260,7 +261,7 @@ static int act_delay(struct ui *ui, enum ui_action act)
 {
 	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%g", ui->delay);
+	snprintf(buf, sizeof(buf), "%g", ui->priv->delay);
 	prompt_open(ui, PR_DELAY, buf);
 	return R_REDRAW;
 }
@@ -277,16 +278,16 @@ static int act_reset(struct ui *ui, enum ui_action act)
 	char msg[256];
 	int err;
 
-	if (!ui->msg.confirm_reset || ui_now() > ui->msg.confirm_until) {
-		ui->msg.confirm_reset = true;
-		ui->msg.confirm_until = ui_now() + UI_CONFIRM_SEC;
+	if (!ui->priv->msg.confirm_reset || ui_now() > ui->priv->msg.confirm_until) {
+		ui->priv->msg.confirm_reset = true;
+		ui->priv->msg.confirm_until = ui_now() + UI_CONFIRM_SEC;
 		ui_status(
 			ui, true,
 			map ? "press r again to reset the kernel stack map and all counts (other key: cancel)"
 			    : "press r again to clear all counts (other key: cancel)");
 		return R_REDRAW;
 	}
-	ui->msg.confirm_reset = false;
+	ui->priv->msg.confirm_reset = false;
 	err = session_reset(ui->s);
 	uifmt_reset_result(msg, sizeof(msg), err, map);
 	ui_status(ui, err != 0, "%s", msg);
@@ -386,7 +387,7 @@ static int act_kfilter(struct ui *ui, enum ui_action act)
 			  r == -EOPNOTSUPP ? "" : ": cannot read it");
 		return R_REDRAW;
 	}
-	ui->in.kfilter_event = ev;
+	ui->priv->in.kfilter_event = ev;
 	prompt_open(ui, PR_KFILTER, cur);
 	ui_status(ui, false, "kernel filter of %s", session_event(ui->s, (unsigned int)ev));
 	return R_REDRAW;
@@ -435,7 +436,7 @@ int ui_dispatch(struct ui *ui, enum ui_action act)
 	int r;
 
 	if (act != ACT_RESET)
-		ui->msg.confirm_reset = false;
+		ui->priv->msg.confirm_reset = false;
 	if (act <= ACT_NONE || act >= ACT_MAX)
 		return 0;
 	/* the view on screen first: its keys, its moving (htop's Panel_eventHandler) */
@@ -457,20 +458,20 @@ static int ui_mouse(struct ui *ui)
 	if (getmouse(&ev) != OK)
 		return 0;
 	if (ev.bstate & BUTTON4_PRESSED) {
-		if (ui->ov.open == OV_HELP)
-			list_view_scroll(&ui->ov.help.lv, -3);
-		else if (ui->ov.open == OV_PICKER)
-			list_view_action(&ui->ov.pk.lv, ACT_UP);
+		if (ui->priv->ov.open == OV_HELP)
+			list_view_scroll(&ui->priv->ov.help.lv, -3);
+		else if (ui->priv->ov.open == OV_PICKER)
+			list_view_action(&ui->priv->ov.pk.lv, ACT_UP);
 		else if (v->ops->wheel)
 			v->ops->wheel(v, -1);
 		return R_REDRAW | R_NAV;
 	}
 #ifdef BUTTON5_PRESSED
 	if (ev.bstate & BUTTON5_PRESSED) {
-		if (ui->ov.open == OV_HELP)
-			list_view_scroll(&ui->ov.help.lv, 3);
-		else if (ui->ov.open == OV_PICKER)
-			list_view_action(&ui->ov.pk.lv, ACT_DOWN);
+		if (ui->priv->ov.open == OV_HELP)
+			list_view_scroll(&ui->priv->ov.help.lv, 3);
+		else if (ui->priv->ov.open == OV_PICKER)
+			list_view_action(&ui->priv->ov.pk.lv, ACT_DOWN);
 		else if (v->ops->wheel)
 			v->ops->wheel(v, 1);
 		return R_REDRAW | R_NAV;
@@ -478,20 +479,20 @@ static int ui_mouse(struct ui *ui)
 #endif
 	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
 		return 0;
-	if (ui->ov.open == OV_HELP) {
-		ui->ov.open = OV_NONE;
+	if (ui->priv->ov.open == OV_HELP) {
+		ui->priv->ov.open = OV_NONE;
 		return R_REDRAW;
 	}
-	if (ui->ov.open == OV_PICKER) {
-		row = list_view_row_at(&ui->ov.pk.lv, ev.y);
+	if (ui->priv->ov.open == OV_PICKER) {
+		row = list_view_row_at(&ui->priv->ov.pk.lv, ev.y);
 		if (row < 0) {
-			ui->ov.open = OV_NONE;
+			ui->priv->ov.open = OV_NONE;
 			return R_REDRAW;
 		}
-		list_view_select(&ui->ov.pk.lv, row);
+		list_view_select(&ui->priv->ov.pk.lv, row);
 		return picker_pick(ui);
 	}
-	if (ui->in.prompt != PR_NONE || !v->ops->click)
+	if (ui->priv->in.prompt != PR_NONE || !v->ops->click)
 		return 0;
 	return v->ops->click(v, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
 }
@@ -512,21 +513,21 @@ int ui_key(struct ui *ui, int key, bool fkey)
 	}
 	if (fkey && key == KEY_MOUSE)
 		return ui_mouse(ui);
-	if (ui->in.prompt != PR_NONE)
+	if (ui->priv->in.prompt != PR_NONE)
 		return prompt_key(ui, key, fkey);
-	if (ui->ov.open == OV_PICKER)
+	if (ui->priv->ov.open == OV_PICKER)
 		return picker_key(ui, key, fkey);
-	if (ui->ov.open == OV_HELP) {
+	if (ui->priv->ov.open == OV_HELP) {
 		help_key(ui, key, fkey);
 		return R_REDRAW;
 	}
 	if (!fkey && key == 27) {
-		if (ui->msg.confirm_reset) {
-			ui->msg.confirm_reset = false;
+		if (ui->priv->msg.confirm_reset) {
+			ui->priv->msg.confirm_reset = false;
 			ui_status(ui, false, "reset cancelled");
-		} else if (ui->flt.search[0]) {
-			ui->flt.search[0] = '\0';
-			textmatch_set(&ui->flt.smatch, "");
+		} else if (ui->flt->search[0]) {
+			ui->flt->search[0] = '\0';
+			textmatch_set(&ui->flt->smatch, "");
 			ui_status(ui, false, "search cleared");
 		} else {
 			/* the view's step back (the flame graph's zoom), as Backspace */
@@ -539,7 +540,7 @@ int ui_key(struct ui *ui, int key, bool fkey)
 	}
 	act = keys_lookup(key, fkey);
 	if (act == ACT_NONE) {
-		ui->msg.confirm_reset = false;
+		ui->priv->msg.confirm_reset = false;
 		if (ui->lay.too_small)
 			return 0;
 		if (!fkey && key > 32 && key < 127)

@@ -93,7 +93,7 @@ static void bd_add(struct hmap *m, long key, uint64_t n)
 
 struct bd_maps {
 	struct hmap ev, pid, cpu, org, lib;
-	struct ui *ui;
+	const struct ui *ui;
 };
 
 /* the leaf's library of a stack the row was made of (--group-by), for one of its records */
@@ -116,7 +116,7 @@ static void bd_add_source(void *ctx, const struct stack_table *t, const struct s
 		bd_add(&m->lib, (long)session_stack_dso(m->ui->s, src), n);
 }
 
-static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
+static void bd_add_stack(const struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 			 const struct stack *st)
 {
 	const struct stack_attr *a;
@@ -147,7 +147,8 @@ static void bd_add_stack(struct ui *ui, struct breakdown *bd, struct bd_maps *m,
 }
 
 /* one stack, or every stack of the list that passes through the node */
-static void bd_compute(struct ui *ui, struct breakdown *bd, const struct bd_subject *sub, int rows)
+static void bd_compute(const struct ui *ui, struct breakdown *bd, const struct bd_subject *sub,
+		       int rows)
 {
 	struct bd_maps m;
 	int i;
@@ -158,8 +159,8 @@ static void bd_compute(struct ui *ui, struct breakdown *bd, const struct bd_subj
 	bd->f_event = ui->rank.event;
 	bd->f_pid = ui->rank.pid;
 	bd->f_cpu = ui->rank.cpu;
-	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->flt.comm);
-	bd->epoch = ui->loop.ranked_epoch;
+	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->flt->comm);
+	bd->epoch = ui->ranked_epoch;
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
@@ -212,7 +213,7 @@ static int bd_cols(const char *s)
  * name (ftrace:function __x64_sys_newfstatat) is shown whole, then to
  * comm(pid).
  */
-static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int ncol, int *x,
+static void bd_columns(const struct ui *ui, const struct breakdown *bd, int rows, int ncol, int *x,
 		       int *wd)
 {
 	int need[5] = { 0, 0, 0, 0, 0 }, i, w = (ui->cols - 2) / ncol, slack = 0, give;
@@ -261,7 +262,7 @@ static void bd_columns(struct ui *ui, const struct breakdown *bd, int rows, int 
 		x[i] = x[i - 1] + wd[i - 1];
 }
 
-void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject *sub)
+void breakdown_draw(const struct ui *ui, struct breakdown *bd, const struct bd_subject *sub)
 {
 	const struct stack *st = sub->st;
 	const void *nd = st ? NULL : sub->node;
@@ -295,7 +296,7 @@ void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != sub->node_key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu ||
-	    strcmp(bd->f_comm, ui->flt.comm) || (!ui->paused && bd->epoch != ui->loop.ranked_epoch))
+	    strcmp(bd->f_comm, ui->flt->comm) || (!ui->paused && bd->epoch != ui->ranked_epoch))
 		bd_compute(ui, bd, sub, rows);
 	/* with user stacks: a last column, by the library of the leaf */
 	if (bd->nlib)

@@ -67,6 +67,6 @@ struct bd_subject {
  * @bd: the view's cache (breakdown_new())
  * @sub: what is selected
  */
-void breakdown_draw(struct ui *ui, struct breakdown *bd, const struct bd_subject *sub);
+void breakdown_draw(const struct ui *ui, struct breakdown *bd, const struct bd_subject *sub);
 
 #endif /* STACKTOP_UI_BREAKDOWN_H */

@@ -205,7 +205,7 @@ void uidiff_recount(struct ui *ui)
 	}
 }
 
-static uint64_t after_key(struct ui *ui, const struct stack *st)
+static uint64_t after_key(const struct ui *ui, const struct stack *st)
 {
 	struct uidiff *d = ui->diff;
 	uint64_t k;
@@ -229,7 +229,7 @@ bool uidiff_is_before(const struct ui *ui, const struct stack *st)
 	return ui->diff && hmap_get(&ui->diff->mine, (uintptr_t)st, NULL);
 }
 
-struct ksym *uidiff_ksym(struct ui *ui, const struct stack *st)
+struct ksym *uidiff_ksym(const struct ui *ui, const struct stack *st)
 {
 	return uidiff_is_before(ui, st) ? ui->diff->ks : ui->syms->ks;
 }
@@ -244,14 +244,14 @@ size_t uidiff_room(const struct ui *ui)
 	return ui->diff ? ui->diff->n : 0;
 }
 
-enum uidiff_kind uidiff_row(struct ui *ui, const struct rank_row *rr, double *before,
+enum uidiff_kind uidiff_row(const struct ui *ui, const struct rank_row *rr, double *before,
 			    double *change)
 {
 	struct uidiff *d = ui->diff;
 	const struct uidiff_ent *e;
 	uint64_t bsum = ui->delta ? d->sum_delta : d->sum_total, b = 0;
 	uint64_t part = ui->delta ? rr->delta : rr->total;
-	uint64_t whole = ui->delta ? ui->sum.delta : ui->sum.total;
+	uint64_t whole = ui->delta ? ui->rows.sum.delta : ui->rows.sum.total;
 	double after = whole ? 100.0 * (double)part / (double)whole : 0;
 
 	if (uidiff_is_before(ui, rr->stack)) {
@@ -292,7 +292,7 @@ static int sort_cmp(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-void uidiff_sort(struct ui *ui, struct rank_row *rows, size_t n)
+void uidiff_sort(const struct ui *ui, struct rank_row *rows, size_t n)
 {
 	struct sortent *s;
 	size_t i;

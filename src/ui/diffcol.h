@@ -64,7 +64,7 @@ void uidiff_recount(struct ui *ui);
  * @rows: rows
  * @n: entries
  */
-void uidiff_sort(struct ui *ui, struct rank_row *rows, size_t n);
+void uidiff_sort(const struct ui *ui, struct rank_row *rows, size_t n);
 
 /**
  * uidiff_room() - how many GONE rows uidiff_finish() may add at most
@@ -88,7 +88,7 @@ size_t uidiff_ngone(const struct ui *ui);
  *
  * Return: what the row is.
  */
-enum uidiff_kind uidiff_row(struct ui *ui, const struct rank_row *rr, double *before,
+enum uidiff_kind uidiff_row(const struct ui *ui, const struct rank_row *rr, double *before,
 			    double *change);
 
 /**
@@ -103,7 +103,7 @@ bool uidiff_is_before(const struct ui *ui, const struct stack *st);
  * @ui: screen
  * @st: stack
  */
-struct ksym *uidiff_ksym(struct ui *ui, const struct stack *st);
+struct ksym *uidiff_ksym(const struct ui *ui, const struct stack *st);
 
 /**
  * uidiff_forget() - drop the cached keys of AFTER's stacks (its table was cleared)

@@ -10,6 +10,7 @@
 
 #include "core/format.h"
 #include "ui/draw.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 
 #define UI_STATUS_SEC 8.0 /* a message stays this long */
@@ -67,11 +68,11 @@ void ui_colors_init(struct ui *ui)
 	};
 	int i;
 
-	ui->term.color = ui->term.color && has_colors() && start_color() == OK;
-	if (ui->term.color)
+	ui->priv->term.color = ui->priv->term.color && has_colors() && start_color() == OK;
+	if (ui->priv->term.color)
 		use_default_colors();
 	for (i = 0; i < UC_MAX; i++) {
-		if (!ui->term.color) {
+		if (!ui->priv->term.color) {
 			ui_attrs[i] = spec[i].mono;
 			continue;
 		}
@@ -134,7 +135,7 @@ void ui_put(int y, int x, int width, attr_t attr, const char *text)
 	attroff(attr);
 }
 
-void ui_status(struct ui *ui, bool err, const char *fmt, ...)
+void ui_status(const struct ui *ui, bool err, const char *fmt, ...)
 {
 	char raw[512];
 	va_list ap;
@@ -142,8 +143,8 @@ void ui_status(struct ui *ui, bool err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fmt_sanitize(ui->msg.text, sizeof(ui->msg.text), raw, strlen(raw));
-	ui->msg.err = err;
-	ui->msg.until = ui_now() + UI_STATUS_SEC;
-	ui->loop.dirty = true;
+	fmt_sanitize(ui->priv->msg.text, sizeof(ui->priv->msg.text), raw, strlen(raw));
+	ui->priv->msg.err = err;
+	ui->priv->msg.until = ui_now() + UI_STATUS_SEC;
+	ui->priv->loop.dirty = true;
 }

@@ -48,8 +48,8 @@ double ui_now(void);
 
 /**
  * ui_colors_init() - set up the colour pairs (or the monochrome attributes
- * when @ui->term.color is off or the terminal has no colours)
- * @ui: screen; @ui->term.color is cleared when colours cannot be used
+ * when @ui->priv->term.color is off or the terminal has no colours)
+ * @ui: screen; @ui->priv->term.color is cleared when colours cannot be used
  */
 void ui_colors_init(struct ui *ui);
 
@@ -84,6 +84,7 @@ void ui_put(int y, int x, int width, attr_t attr, const char *text);
  * @err: shown as an error
  * @fmt: printf format
  */
-void ui_status(struct ui *ui, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ui_status(const struct ui *ui, bool err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif /* STACKTOP_UI_DRAW_H */

@@ -50,19 +50,19 @@ static unsigned int fv_skip(void *ctx, const struct stack *st)
 
 static uint64_t fv_sym(void *ctx, uint64_t ip)
 {
-	struct ui *ui = ctx;
+	const struct ui *ui = ctx;
 
 	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
 }
 
 void flame_ops(struct flame_view *fv, struct calltree_ops *ops)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 
 	*ops = (struct calltree_ops){ 0 };
 	ops->skip = fv_skip;
 	ops->sym = fv_sym;
-	ops->ctx = ui;
+	ops->ctx = (void *)ui; /* read by fv_skip() and fv_sym() only */
 	/* the machinery's frames are the leaves, coloured apart; H leaves them out */
 	ops->mark_skip = !fv->hide_trace && !fv->inverted;
 }
@@ -70,7 +70,7 @@ void flame_ops(struct flame_view *fv, struct calltree_ops *ops)
 /* a node's name on its box: the function, "all", or the process at the user/kernel seam */
 const char *flame_name(struct flame_view *fv, uint32_t node, char *buf, size_t size)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	const struct calltree_node *n = &fv->ct.nodes[node];
 
 	if (!node)
@@ -108,7 +108,7 @@ static int fv_cmp(void *ctx, uint32_t a, uint32_t b)
 
 static enum flame_kind fv_kind_of(struct flame_view *fv, const struct calltree_node *n)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	struct ksym_hit hit;
 
 	if (n->flags & CALLTREE_F_SKIPPED)
@@ -156,7 +156,7 @@ void flame_resolve(struct flame_view *fv)
 
 void flame_build(struct flame_view *fv)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	size_t k = stack_table_count(ui->t), n, i;
 	struct calltree_ops ops;
 	int r;
@@ -215,7 +215,7 @@ void flame_build(struct flame_view *fv)
 
 int flame_set_mode(struct flame_view *fv, enum ui_action act)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 
 	if (act == ACT_FLAME_ORDER) {
 		fv->left_heavy = !fv->left_heavy;
@@ -251,7 +251,7 @@ static int fv_level(const struct flame_view *fv, uint32_t node)
 /* the boxes for the screen's width, and the first level shown so that the selection is */
 void flame_layout_screen(struct flame_view *fv)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	int rows = ui->lay.list_h - 1, lvl, maxl = 0;
 	size_t i;
 
@@ -296,12 +296,12 @@ static int fv_box_of(const struct flame_view *fv, uint32_t node)
 
 static bool fv_matches(struct flame_view *fv, uint32_t node)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	const struct calltree_node *n = &fv->ct.nodes[node];
 
 	if (!node || usym_is_sep(n->ip))
 		return false;
-	return textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, n->ip));
+	return textmatch_sym(&ui->flt->smatch, ui->syms, symcache_id(ui->syms, n->ip));
 }
 
 /*
@@ -311,8 +311,8 @@ static bool fv_matches(struct flame_view *fv, uint32_t node)
  */
 uint64_t flame_match(struct flame_view *fv, size_t *nmatch)
 {
-	struct ui *ui = fv->v.ui;
-	bool on = textmatch_active(&ui->flt.smatch);
+	const struct ui *ui = fv->v.ui;
+	bool on = textmatch_active(&ui->flt->smatch);
 	uint64_t sum = 0;
 	size_t i;
 
@@ -395,7 +395,7 @@ static bool fv_side(struct flame_view *fv, int dir)
 
 int flame_zoom(struct flame_view *fv)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	char nm[160];
 	int i;
 
@@ -430,7 +430,7 @@ int flame_zoom(struct flame_view *fv)
 
 int flame_zoom_out(struct flame_view *fv)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	uint32_t was = fv->zoom_node;
 	char nm[160];
 
@@ -454,7 +454,7 @@ int flame_zoom_out(struct flame_view *fv)
 
 bool flame_move(struct flame_view *fv, enum ui_action act)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	int i, rows = ui->lay.list_h - 1 > 1 ? ui->lay.list_h - 1 : 1;
 	uint32_t c;
 
@@ -501,11 +501,11 @@ bool flame_move(struct flame_view *fv, enum ui_action act)
 /* the next box the search matches, in the order of the layout (level by level) */
 bool flame_search(struct flame_view *fv, int dir, bool include_current)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	size_t nm;
 	int n, start, i;
 
-	if (!fv->ct.nnodes || !textmatch_active(&ui->flt.smatch))
+	if (!fv->ct.nnodes || !textmatch_active(&ui->flt->smatch))
 		return false;
 	flame_match(fv, &nm);
 	flame_layout_screen(fv);
@@ -525,13 +525,13 @@ bool flame_search(struct flame_view *fv, int dir, bool include_current)
 	}
 	/* matches, but in boxes too narrow to show */
 	ui_status(ui, false, "'%s' matches only frames too narrow to show here: zoom in",
-		  ui->flt.search);
+		  ui->flt->search);
 	return true;
 }
 
 int flame_click(struct flame_view *fv, int y, int x, bool dclick)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	int lvl = fv->top + (y - ui->lay.list_y);
 	size_t i;
 

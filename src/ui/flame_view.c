@@ -23,7 +23,7 @@
 
 static attr_t fv_attr(struct flame_view *fv, const struct flame_box *b)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	static const enum ui_color by_kind[] = {
 		[FK_ROOT] = UC_FLAME_SEP,      [FK_KERNEL] = UC_FLAME_KERNEL,
 		[FK_MODULE] = UC_FLAME_MODULE, [FK_USER] = UC_FLAME_USER,
@@ -41,7 +41,7 @@ static attr_t fv_attr(struct flame_view *fv, const struct flame_box *b)
 
 static void fv_draw_box(struct flame_view *fv, const struct flame_box *b, int y)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	char buf[160], text[200];
 	const char *name;
 	attr_t a;
@@ -77,7 +77,7 @@ static void fv_draw_box(struct flame_view *fv, const struct flame_box *b, int y)
 /* the hits (or weight, whichever the view does not count) of the stacks through @node */
 static uint64_t fv_other(struct flame_view *fv, uint32_t node)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	bool want_w = !ui->rank.weight, filt = rank_filters_attrs(&ui->rank);
 	struct calltree_ops ops;
 	uint64_t sum = 0;
@@ -125,7 +125,7 @@ static const char *const kind_name[] = {
 /* the selected box in full: its name, count, shares, self, the other count */
 static void fv_draw_info(struct flame_view *fv, int y)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	const struct calltree_node *n = &fv->ct.nodes[fv->sel];
 	uint64_t count = fv->sel ? n->count : fv->ct.total, zc, self = count;
 	char name[160], cnt[16], pct[16], zp[16], sp[16], line[512], other[32] = "";
@@ -174,7 +174,7 @@ static void fv_draw_info(struct flame_view *fv, int y)
 
 static void fv_draw_graph(struct flame_view *fv)
 {
-	struct ui *ui = fv->v.ui;
+	const struct ui *ui = fv->v.ui;
 	attr_t ta = ui_attr(ui, UC_COLTITLE);
 	int rows = ui->lay.list_h - 1, y;
 	char title[512], zn[160], cnt[16];
@@ -188,13 +188,13 @@ static void fv_draw_graph(struct flame_view *fv)
 	if (fv->zoom_node)
 		len += (size_t)snprintf(title + len, sizeof(title) - len, "  zoom: %s",
 					flame_name(fv, fv->zoom_node, zn, sizeof(zn)));
-	if (textmatch_active(&ui->flt.smatch) && fv->ct.nnodes && len < sizeof(title)) {
+	if (textmatch_active(&ui->flt->smatch) && fv->ct.nnodes && len < sizeof(title)) {
 		char pct[16];
 
 		fmt_percent(pct, sizeof(pct), msum, fv->ct.total);
 		ui_fmt_count(ui, cnt, sizeof(cnt), msum);
 		len += (size_t)snprintf(title + len, sizeof(title) - len,
-					"  match '%s': %s%% (%s) in %zu frames", ui->flt.search,
+					"  match '%s': %s%% (%s) in %zu frames", ui->flt->search,
 					pct, cnt, nm);
 	}
 	if (len < sizeof(title))

@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "ui/draw.h"
 #include "ui/header.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
 #include "ui/views.h"
@@ -55,14 +56,14 @@ static void seg_set(struct uifmt_seg *sg, const char *label, const char *value)
 
 bool ui_compact(const struct ui *ui)
 {
-	return ui->cols < UI_FULL_COLS || ui->lines < UI_FULL_LINES;
+	return ui->cols < UI_FULL_COLS || ui->priv->lines < UI_FULL_LINES;
 }
 
 /* the flame graph below UI_TALL_LINES: the rates and the view line only, a level
  * more for each line given up (the identity and the map's lines) */
 static bool ui_tall(const struct ui *ui)
 {
-	return ui->view && (ui->view->ops->flags & UVF_TALL) && ui->lines < UI_TALL_LINES &&
+	return ui->view && (ui->view->ops->flags & UVF_TALL) && ui->priv->lines < UI_TALL_LINES &&
 	       !ui_compact(ui);
 }
 
@@ -97,7 +98,7 @@ static void header_identity(struct ui *ui)
 		seg_set(&segs[n++], "recorded", buf);
 		seg_set(&segs[n++], "from", ui->head.st.tracefs);
 	} else {
-		uifmt_delay(buf, sizeof(buf), ui->delay);
+		uifmt_delay(buf, sizeof(buf), ui->priv->delay);
 		seg_set(&segs[n++], "delay", buf);
 	}
 	seg_set(&segs[n++], "events", ui->head.traced);
@@ -192,10 +193,10 @@ static int header_filters(struct ui *ui, struct uifmt_seg *segs, int n)
 	}
 	if (ui->rank.hide_idle)
 		n = seg_alert(segs, n, "idle", "hidden");
-	if (ui->flt.comm[0])
-		n = seg_alert(segs, n, "comm", ui->flt.comm);
-	if (ui->flt.filter[0])
-		n = seg_alert(segs, n, "filter", ui->flt.filter);
+	if (ui->flt->comm[0])
+		n = seg_alert(segs, n, "comm", ui->flt->comm);
+	if (ui->flt->filter[0])
+		n = seg_alert(segs, n, "filter", ui->flt->filter);
 	return n;
 }
 
@@ -218,15 +219,16 @@ static void header_view(struct ui *ui)
 		seg_set(&segs[n++], "count", buf);
 	}
 	n = header_filters(ui, segs, n);
-	if (ui->flt.search[0])
-		seg_set(&segs[n++], "search", ui->flt.search);
-	if (ui->loop.cmd_done) /* -- CMD: how it ended; the view is its last */
-		n = seg_alert(segs, n, "cmd", ui->loop.cmd_what);
-	else if (ui->head.st.targets_gone && !ui->opts.child_ended)
+	if (ui->flt->search[0])
+		seg_set(&segs[n++], "search", ui->flt->search);
+	if (ui->priv->loop.cmd_done) /* -- CMD: how it ended; the view is its last */
+		n = seg_alert(segs, n, "cmd", ui->priv->loop.cmd_what);
+	else if (ui->head.st.targets_gone && !ui->priv->opts.child_ended)
 		/* -p/--tid: what is watched is gone (batch mode ends there) */
 		n = seg_alert(segs, n, "-p", "all exited");
 	seg_set(&segs[n++], "shown", shown);
-	if (!ui->paused && ui->loop.last_nav && ui_now() - ui->loop.last_nav < UI_HOLD_SEC)
+	if (!ui->paused && ui->priv->loop.last_nav &&
+	    ui_now() - ui->priv->loop.last_nav < UI_HOLD_SEC)
 		seg_set(&segs[n++], "order", "held");
 	ui_draw_segs(ui, y, 1, ui->cols, segs, n);
 }
@@ -275,30 +277,32 @@ void ui_draw_bottom(struct ui *ui)
 		{ "F6", "SortBy" }, { "f", "Event" },	{ "p", "Pid" },	    { "z", "Delta" },
 		{ "Z", "Pause" },   { "r", "Reset" },	{ "P", "Save" },    { "F10", "Quit" },
 	};
-	int y = ui->lines - 1, x = 0;
+	int y = ui->priv->lines - 1, x = 0;
 	size_t i;
 
 	move(y, 0);
 	clrtoeol();
-	if (ui->in.prompt != PR_NONE) {
-		const char *label = prompt_label[ui->in.prompt];
+	if (ui->priv->in.prompt != PR_NONE) {
+		const char *label = prompt_label[ui->priv->in.prompt];
 		int ll = (int)strlen(label);
 
 		if (ll > ui->cols / 2)
 			ll = ui->cols / 2;
 		ui_put(y, 0, ll, ui_attr(ui, UC_KEYBAR_TEXT), label);
-		ui_put(y, ll, ui->cols - ll, ui_attr(ui, UC_NORMAL), ui->in.text);
-		if (ui->in.note[0]) {
-			int nx = ll + (int)mbstowcs(NULL, ui->in.text, 0) + 2;
+		ui_put(y, ll, ui->cols - ll, ui_attr(ui, UC_NORMAL), ui->priv->in.text);
+		if (ui->priv->in.note[0]) {
+			int nx = ll + (int)mbstowcs(NULL, ui->priv->in.text, 0) + 2;
 
 			if (nx < ui->cols)
-				ui_put(y, nx, ui->cols - nx, ui_attr(ui, UC_ALERT), ui->in.note);
+				ui_put(y, nx, ui->cols - nx, ui_attr(ui, UC_ALERT),
+				       ui->priv->in.note);
 		}
 		return;
 	}
-	if (ui->msg.text[0] && ui_now() < ui->msg.until) {
-		ui_put(y, 0, ui->cols, ui_attr(ui, ui->msg.err ? UC_STATUS_ERR : UC_STATUS_INFO),
-		       ui->msg.text);
+	if (ui->priv->msg.text[0] && ui_now() < ui->priv->msg.until) {
+		ui_put(y, 0, ui->cols,
+		       ui_attr(ui, ui->priv->msg.err ? UC_STATUS_ERR : UC_STATUS_INFO),
+		       ui->priv->msg.text);
 		return;
 	}
 	for (i = 0; i < sizeof(bar) / sizeof(bar[0]); i++) {

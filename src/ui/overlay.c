@@ -21,6 +21,7 @@
 #include "ui/refresh.h"
 #include "ui/save.h"
 #include "ui/symcache.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
 #include "ui/views.h"
@@ -181,20 +182,20 @@ static const struct list_view_ops help_ops = {
 
 void help_open(struct ui *ui)
 {
-	ui->ov.open = OV_HELP;
-	list_view_init(&ui->ov.help.lv, &help_ops);
-	ui->ov.help.ui = ui;
-	list_view_set_area(&ui->ov.help.lv, 1, ui->lines - 2);
-	list_view_set_rows(&ui->ov.help.lv, help_nlines());
-	ui->ov.help.lv.sel = 0;
+	ui->priv->ov.open = OV_HELP;
+	list_view_init(&ui->priv->ov.help.lv, &help_ops);
+	ui->priv->ov.help.ui = ui;
+	list_view_set_area(&ui->priv->ov.help.lv, 1, ui->priv->lines - 2);
+	list_view_set_rows(&ui->priv->ov.help.lv, help_nlines());
+	ui->priv->ov.help.lv.sel = 0;
 }
 
 void help_draw(struct ui *ui)
 {
-	struct list_view *lv = &ui->ov.help.lv;
+	struct list_view *lv = &ui->priv->ov.help.lv;
 	char buf[160];
 
-	list_view_set_area(lv, 1, ui->lines - 2);
+	list_view_set_area(lv, 1, ui->priv->lines - 2);
 	ui_put(0, 0, ui->cols, ui_attr(ui, UC_COLTITLE),
 	       " stacktop " STACKTOP_VERSION
 	       " help - keys (one table drives this screen, -h and the man page)");
@@ -202,12 +203,12 @@ void help_draw(struct ui *ui)
 	snprintf(buf, sizeof(buf), " lines %d-%d of %d   Up/Down/PgUp/PgDn scroll, q/Esc/h closes",
 		 lv->top + 1, lv->top + lv->height < lv->nr ? lv->top + lv->height : lv->nr,
 		 lv->nr);
-	ui_put(ui->lines - 1, 0, ui->cols, ui_attr(ui, UC_KEYBAR_TEXT), buf);
+	ui_put(ui->priv->lines - 1, 0, ui->cols, ui_attr(ui, UC_KEYBAR_TEXT), buf);
 }
 
 void help_key(struct ui *ui, int key, bool fkey)
 {
-	struct list_view *lv = &ui->ov.help.lv;
+	struct list_view *lv = &ui->priv->ov.help.lv;
 	enum ui_action act = keys_lookup(key, fkey);
 
 	switch (act) {
@@ -231,7 +232,7 @@ void help_key(struct ui *ui, int key, bool fkey)
 		list_view_scroll(lv, lv->nr);
 		return;
 	default:
-		ui->ov.open = OV_NONE;
+		ui->priv->ov.open = OV_NONE;
 		return;
 	}
 }
@@ -252,9 +253,9 @@ static const char diff_sort_help[] = "CHG%    change of share against BEFORE (--
 
 static const char *picker_item(struct ui *ui, int item)
 {
-	if (ui->ov.pk.kind == PK_SORT)
+	if (ui->priv->ov.pk.kind == PK_SORT)
 		return item == RANK_KEY_MAX ? diff_sort_help : sort_help[item];
-	if (ui->ov.pk.kind == PK_FORMAT)
+	if (ui->priv->ov.pk.kind == PK_FORMAT)
 		return export_format_line((enum export_format)item);
 	if (item < 0)
 		return "(all events)";
@@ -263,7 +264,7 @@ static const char *picker_item(struct ui *ui, int item)
 
 static void picker_fill(struct ui *ui)
 {
-	struct picker *pk = &ui->ov.pk;
+	struct picker *pk = &ui->priv->ov.pk;
 	struct uifmt_terms terms;
 	int i, n;
 
@@ -314,10 +315,10 @@ static const struct list_view_ops picker_ops = {
 
 void picker_open(struct ui *ui, enum ui_picker kind)
 {
-	struct picker *pk = &ui->ov.pk;
+	struct picker *pk = &ui->priv->ov.pk;
 	int i;
 
-	ui->ov.open = OV_PICKER;
+	ui->priv->ov.open = OV_PICKER;
 	list_view_init(&pk->lv, &picker_ops);
 	pk->ui = ui;
 	pk->kind = kind;
@@ -332,9 +333,9 @@ void picker_open(struct ui *ui, enum ui_picker kind)
 
 void picker_draw(struct ui *ui)
 {
-	struct picker *pk = &ui->ov.pk;
+	struct picker *pk = &ui->priv->ov.pk;
 	int w = ui->cols > 70 ? 60 : ui->cols - 10, x = (ui->cols - w) / 2;
-	int h = ui->lines - 8, y = 3, i;
+	int h = ui->priv->lines - 8, y = 3, i;
 	char buf[256];
 
 	if (h > pk->nitems + 1)
@@ -360,10 +361,10 @@ void picker_draw(struct ui *ui)
 
 int picker_pick(struct ui *ui)
 {
-	struct picker *pk = &ui->ov.pk;
+	struct picker *pk = &ui->priv->ov.pk;
 	int item;
 
-	ui->ov.open = OV_NONE;
+	ui->priv->ov.open = OV_NONE;
 	if (pk->lv.sel < 0 || pk->lv.sel >= pk->nitems) {
 		ui_status(ui, true, "nothing picked: no entry matches '%s'", pk->query);
 		return R_REDRAW;
@@ -379,7 +380,7 @@ int picker_pick(struct ui *ui)
 		return R_RESORT;
 	}
 	ui->rank.event = item;
-	ui->loop.go_home = true;
+	ui->priv->loop.go_home = true;
 	if (item < 0)
 		ui_status(ui, false, "event filter off");
 	else
@@ -427,10 +428,10 @@ static bool key_is_enter(int key, bool fkey)
 
 int picker_key(struct ui *ui, int key, bool fkey)
 {
-	struct picker *pk = &ui->ov.pk;
+	struct picker *pk = &ui->priv->ov.pk;
 
 	if (!fkey && key == 27) {
-		ui->ov.open = OV_NONE;
+		ui->priv->ov.open = OV_NONE;
 		return R_REDRAW;
 	}
 	if (key_is_enter(key, fkey))
@@ -445,7 +446,7 @@ int picker_key(struct ui *ui, int key, bool fkey)
 		enum ui_action act = keys_lookup(key, fkey);
 
 		if (act == ACT_QUIT) {
-			ui->ov.open = OV_NONE;
+			ui->priv->ov.open = OV_NONE;
 			return R_REDRAW;
 		}
 		list_view_action(&pk->lv, act);
@@ -461,10 +462,10 @@ int picker_key(struct ui *ui, int key, bool fkey)
 
 void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 {
-	ui->in.prompt = p;
-	ui->in.note[0] = '\0';
-	snprintf(ui->in.text, sizeof(ui->in.text), "%s", initial);
-	snprintf(ui->in.saved, sizeof(ui->in.saved), "%s", initial);
+	ui->priv->in.prompt = p;
+	ui->priv->in.note[0] = '\0';
+	snprintf(ui->priv->in.text, sizeof(ui->priv->in.text), "%s", initial);
+	snprintf(ui->priv->in.saved, sizeof(ui->priv->in.saved), "%s", initial);
 	if (p == PR_SEARCH) {
 		struct ui_view **vp;
 
@@ -472,7 +473,7 @@ void prompt_open(struct ui *ui, enum ui_prompt p, const char *initial)
 		ui_for_each_view(ui, vp) if ((*vp)->ops->search_save)(*vp)->ops->search_save(*vp);
 	}
 	/* the old value is shown; typing replaces it (Backspace edits it) */
-	ui->in.fresh = initial[0] != '\0';
+	ui->priv->in.fresh = initial[0] != '\0';
 }
 
 /* the view as it was when the search prompt opened */
@@ -486,29 +487,29 @@ int ui_search(struct ui *ui, int dir, bool include_current)
 {
 	bool found;
 
-	if (!textmatch_active(&ui->flt.smatch))
+	if (!textmatch_active(&ui->flt->smatch))
 		return R_REDRAW;
 	found = ui->view->ops->search && ui->view->ops->search(ui->view, dir, include_current);
 	if (!found)
-		ui_status(ui, true, "search: '%s' not found", ui->flt.search);
-	snprintf(ui->in.note, sizeof(ui->in.note), "%s", found ? "" : "[not found]");
+		ui_status(ui, true, "search: '%s' not found", ui->flt->search);
+	snprintf(ui->priv->in.note, sizeof(ui->priv->in.note), "%s", found ? "" : "[not found]");
 	return R_REDRAW | R_NAV;
 }
 
 static int prompt_changed(struct ui *ui)
 {
-	switch (ui->in.prompt) {
+	switch (ui->priv->in.prompt) {
 	case PR_SEARCH:
-		snprintf(ui->flt.search, sizeof(ui->flt.search), "%s", ui->in.text);
-		ui->in.note[0] = '\0';
+		snprintf(ui->flt->search, sizeof(ui->flt->search), "%s", ui->priv->in.text);
+		ui->priv->in.note[0] = '\0';
 		/* each key searches again from where the prompt opened */
 		ui_search_restore(ui);
-		if (!textmatch_set(&ui->flt.smatch, ui->flt.search))
+		if (!textmatch_set(&ui->flt->smatch, ui->flt->search))
 			return R_REDRAW;
 		return ui_search(ui, 1, true);
 	case PR_FILTER:
-		snprintf(ui->flt.filter, sizeof(ui->flt.filter), "%s", ui->in.text);
-		textmatch_set(&ui->flt.fmatch, ui->flt.filter);
+		snprintf(ui->flt->filter, sizeof(ui->flt->filter), "%s", ui->priv->in.text);
+		textmatch_set(&ui->flt->fmatch, ui->flt->filter);
 		ui_apply_filters(ui);
 		return R_REDRAW;
 	default:
@@ -526,112 +527,114 @@ static int prompt_changed(struct ui *ui)
 static void kfilter_refused(struct ui *ui, unsigned int ev, const char *why)
 {
 	const char *name = session_event(ui->s, ev), *reason = strstr(why, name);
-	char text[sizeof(ui->in.text)];
+	char text[sizeof(ui->priv->in.text)];
 
 	ui_status(ui, true, "%s", why);
 	flushinp();
-	snprintf(text, sizeof(text), "%s", ui->in.text);
+	snprintf(text, sizeof(text), "%s", ui->priv->in.text);
 	prompt_open(ui, PR_KFILTER, text);
-	ui->in.fresh = false; /* typing edits the text, not replaces it */
+	ui->priv->in.fresh = false; /* typing edits the text, not replaces it */
 	/* "the kernel refused the filter 'X' on SYS:EV: REASON": REASON beside X */
 	if (reason && !strncmp(reason + strlen(name), ": ", 2))
-		snprintf(ui->in.note, sizeof(ui->in.note), "refused: %s",
+		snprintf(ui->priv->in.note, sizeof(ui->priv->in.note), "refused: %s",
 			 reason + strlen(name) + 2);
 	else
-		snprintf(ui->in.note, sizeof(ui->in.note), "%s", why);
+		snprintf(ui->priv->in.note, sizeof(ui->priv->in.note), "%s", why);
 }
 
 static int prompt_done(struct ui *ui, bool accept)
 {
-	enum ui_prompt p = ui->in.prompt;
+	enum ui_prompt p = ui->priv->in.prompt;
 	int pid, err;
 	double d;
 
-	ui->in.prompt = PR_NONE;
+	ui->priv->in.prompt = PR_NONE;
 	curs_set(0);
 	if (!accept) {
 		/* Esc: back to what was there before the prompt opened */
-		snprintf(ui->in.text, sizeof(ui->in.text), "%s", ui->in.saved);
+		snprintf(ui->priv->in.text, sizeof(ui->priv->in.text), "%s", ui->priv->in.saved);
 		if (p == PR_SEARCH) {
 			/* folds, selection and scroll as they were */
 			ui_search_restore(ui);
-			snprintf(ui->flt.search, sizeof(ui->flt.search), "%s", ui->in.text);
-			textmatch_set(&ui->flt.smatch, ui->flt.search);
-			ui->in.note[0] = '\0';
+			snprintf(ui->flt->search, sizeof(ui->flt->search), "%s", ui->priv->in.text);
+			textmatch_set(&ui->flt->smatch, ui->flt->search);
+			ui->priv->in.note[0] = '\0';
 			return R_REDRAW;
 		}
 		if (p == PR_FILTER) {
-			ui->in.prompt = p;
+			ui->priv->in.prompt = p;
 			prompt_changed(ui);
-			ui->in.prompt = PR_NONE;
+			ui->priv->in.prompt = PR_NONE;
 		}
 		return R_REDRAW | (p == PR_FILTER ? R_REFRESH : 0);
 	}
 	switch (p) {
 	case PR_SEARCH:
-		if (ui->flt.search[0] && ui->in.note[0])
-			ui_status(ui, true, "search: '%s' not found", ui->flt.search);
-		else if (ui->flt.search[0])
-			ui_status(ui, false, "search '%s': n next, N previous", ui->flt.search);
+		if (ui->flt->search[0] && ui->priv->in.note[0])
+			ui_status(ui, true, "search: '%s' not found", ui->flt->search);
+		else if (ui->flt->search[0])
+			ui_status(ui, false, "search '%s': n next, N previous", ui->flt->search);
 		return R_REDRAW;
 	case PR_FILTER:
 		/* rank now (not after the typing pause): the count is the header's */
-		ui->loop.rerank_at = 0;
+		ui->priv->loop.rerank_at = 0;
 		ui_refresh_now(ui);
-		if (ui->flt.filter[0])
-			ui_status(ui, false, "filter '%s': %zu stacks match", ui->flt.filter,
-				  ui->sum.matched);
+		if (ui->flt->filter[0])
+			ui_status(ui, false, "filter '%s': %zu stacks match", ui->flt->filter,
+				  ui->rows.sum.matched);
 		else
 			ui_status(ui, false, "filter off");
 		return R_REFRESH;
 	case PR_PID:
-		ui->flt.comm[0] = '\0';
+		ui->flt->comm[0] = '\0';
 		ui->rank.pid = -1;
-		if (uifmt_parse_pid(ui->in.text, &pid)) {
+		if (uifmt_parse_pid(ui->priv->in.text, &pid)) {
 			ui->rank.pid = pid;
 			ui_status(ui, false, "only pid %d (%s)", pid, session_comm(ui->s, pid));
-		} else if (ui->in.text[0]) {
-			snprintf(ui->flt.comm, sizeof(ui->flt.comm), "%s", ui->in.text);
+		} else if (ui->priv->in.text[0]) {
+			snprintf(ui->flt->comm, sizeof(ui->flt->comm), "%s", ui->priv->in.text);
 		} else {
 			ui_status(ui, false, "pid/comm filter off");
 		}
-		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
-		if (ui->flt.comm[0] && textmatch_whole(&ui->flt.cmatch))
+		textmatch_set_comm(&ui->flt->cmatch, ui->flt->comm);
+		if (ui->flt->comm[0] && textmatch_whole(&ui->flt->cmatch))
 			ui_status(ui, false, "only hits of comm '%s'",
-				  ui->flt.comm + (ui->flt.comm[0] == '='));
-		else if (ui->flt.comm[0])
+				  ui->flt->comm + (ui->flt->comm[0] == '='));
+		else if (ui->flt->comm[0])
 			ui_status(ui, false,
 				  "only hits of comms containing '%s' (=%s: that name only)",
-				  ui->flt.comm, ui->flt.comm);
+				  ui->flt->comm, ui->flt->comm);
 		ui_apply_filters(ui);
 		return R_REFRESH;
 	case PR_DELAY:
-		err = uifmt_parse_delay(ui->in.text, &d);
+		err = uifmt_parse_delay(ui->priv->in.text, &d);
 		if (err == -ERANGE) {
-			ui_status(ui, true, "delay '%s' out of range (0.1 to 3600 s)", ui->in.text);
+			ui_status(ui, true, "delay '%s' out of range (0.1 to 3600 s)",
+				  ui->priv->in.text);
 		} else if (err) {
-			ui_status(ui, true, "delay '%s' is not a number of seconds", ui->in.text);
+			ui_status(ui, true, "delay '%s' is not a number of seconds",
+				  ui->priv->in.text);
 		} else {
 			char buf[32];
 
-			ui->delay = d;
-			ui->loop.next_tick = ui_now() + d;
+			ui->priv->delay = d;
+			ui->priv->loop.next_tick = ui_now() + d;
 			uifmt_delay(buf, sizeof(buf), d);
 			ui_status(ui, false, "refresh every %s", buf);
 		}
 		return R_REDRAW;
 	case PR_KFILTER: {
 		char why[300];
-		unsigned int ev = (unsigned int)ui->in.kfilter_event;
+		unsigned int ev = (unsigned int)ui->priv->in.kfilter_event;
 
-		err = session_set_filter(ui->s, ev, ui->in.text, why, sizeof(why));
+		err = session_set_filter(ui->s, ev, ui->priv->in.text, why, sizeof(why));
 		if (err < 0) {
 			kfilter_refused(ui, ev, why);
 			return R_REDRAW;
 		}
-		if (ui->in.text[0] && strcmp(ui->in.text, "0"))
+		if (ui->priv->in.text[0] && strcmp(ui->priv->in.text, "0"))
 			ui_status(ui, false, "%s: kernel filter '%s' (applies from now on)",
-				  session_event(ui->s, ev), ui->in.text);
+				  session_event(ui->s, ev), ui->priv->in.text);
 		else
 			ui_status(ui, false, "%s: kernel filter off", session_event(ui->s, ev));
 		return R_REDRAW;
@@ -648,26 +651,26 @@ int prompt_key(struct ui *ui, int key, bool fkey)
 	if (key_is_enter(key, fkey))
 		return prompt_done(ui, true);
 	if (key_is_backspace(key, fkey)) {
-		ui->in.fresh = false;
-		text_backspace(ui->in.text);
+		ui->priv->in.fresh = false;
+		text_backspace(ui->priv->in.text);
 		return prompt_changed(ui);
 	}
 	if (!fkey && key == 0x15) { /* Ctrl-U */
-		ui->in.text[0] = '\0';
+		ui->priv->in.text[0] = '\0';
 		return prompt_changed(ui);
 	}
 	if (fkey) {
-		if (ui->in.prompt == PR_SEARCH && (key == KEY_F(3) || key == KEY_DOWN))
+		if (ui->priv->in.prompt == PR_SEARCH && (key == KEY_F(3) || key == KEY_DOWN))
 			return ui_search(ui, 1, false);
-		if (ui->in.prompt == PR_SEARCH && key == KEY_UP)
+		if (ui->priv->in.prompt == PR_SEARCH && key == KEY_UP)
 			return ui_search(ui, -1, false);
 		return R_REDRAW;
 	}
 	if (key >= 32 && key != 127) {
-		if (ui->in.fresh)
-			ui->in.text[0] = '\0';
-		ui->in.fresh = false;
-		text_append(ui->in.text, sizeof(ui->in.text), (wint_t)key);
+		if (ui->priv->in.fresh)
+			ui->priv->in.text[0] = '\0';
+		ui->priv->in.fresh = false;
+		text_append(ui->priv->in.text, sizeof(ui->priv->in.text), (wint_t)key);
 		return prompt_changed(ui);
 	}
 	return R_REDRAW;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 
 /**

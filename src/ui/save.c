@@ -14,6 +14,7 @@
 #include "output/export.h"
 #include "ui/draw.h"
 #include "ui/save.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/uifmt.h"
 
@@ -24,8 +25,8 @@ int ui_save_view(struct ui *ui, int fmt)
 		.expand = 5,
 		.delta = ui->delta,
 		.rank = ui->rank,
-		.filter = ui->flt.filter[0] ? ui->flt.filter : NULL,
-		.comm = ui->flt.comm[0] ? ui->flt.comm : NULL,
+		.filter = ui->flt->filter[0] ? ui->flt->filter : NULL,
+		.comm = ui->flt->comm[0] ? ui->flt->comm : NULL,
 	};
 	char name[128], err[512];
 	struct stat sb;

@@ -43,6 +43,7 @@
 #include "ui/refresh.h"
 #include "ui/stack_view.h"
 #include "ui/tree_view.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/views.h"
 
@@ -55,6 +56,13 @@ static void ui_log_sink(void *ctx, enum log_level level, const char *msg)
 	ui_status(ui, level <= LOG_LVL_WARN, "%s", msg);
 }
 
+/* the screen: what its views read (struct ui), its own state, the filters */
+struct ui_screen {
+	struct ui ui;
+	struct ui_private priv;
+	struct ui_filters flt;
+};
+
 /* ---- layout --------------------------------------------------------------- */
 
 static void ui_layout(struct ui *ui)
@@ -62,15 +70,15 @@ static void ui_layout(struct ui *ui)
 	struct ui_view **vp;
 	int h;
 
-	ui->lines = LINES;
+	ui->priv->lines = LINES;
 	ui->cols = COLS;
-	ui->lay.too_small = ui->cols < UI_MIN_COLS || ui->lines < UI_MIN_LINES;
+	ui->lay.too_small = ui->cols < UI_MIN_COLS || ui->priv->lines < UI_MIN_LINES;
 	ui->lay.coltitle_y = ui_header_lines(ui);
 	ui->lay.list_y = ui->lay.coltitle_y + 1;
-	h = ui->lines - 1 - ui->lay.list_y;
+	h = ui->priv->lines - 1 - ui->lay.list_y;
 	ui->lay.bd_h = 0;
 	if (ui->lay.breakdown && (ui->view->ops->flags & UVF_BREAKDOWN))
-		ui->lay.bd_h = ui->lines >= 40 ? 9 : 6;
+		ui->lay.bd_h = ui->priv->lines >= 40 ? 9 : 6;
 	if (h - ui->lay.bd_h < 5)
 		ui->lay.bd_h = 0;
 	ui->lay.list_h = h - ui->lay.bd_h;
@@ -78,7 +86,7 @@ static void ui_layout(struct ui *ui)
 		ui->lay.list_h = 0;
 	ui->lay.bd_y = ui->lay.list_y + ui->lay.list_h;
 	ui_for_each_view(ui, vp) if ((*vp)->ops->layout)(*vp)->ops->layout(*vp);
-	ui->loop.dirty = true;
+	ui->priv->loop.dirty = true;
 }
 
 static void ui_resize(struct ui *ui)
@@ -93,7 +101,7 @@ static void ui_resize(struct ui *ui)
 
 static bool ui_holding(const struct ui *ui, double now)
 {
-	return ui->loop.last_nav && now - ui->loop.last_nav < UI_HOLD_SEC;
+	return ui->priv->loop.last_nav && now - ui->priv->loop.last_nav < UI_HOLD_SEC;
 }
 
 static void ui_tick(struct ui *ui, double now)
@@ -102,20 +110,20 @@ static void ui_tick(struct ui *ui, double now)
 	static int last_err;
 	bool cleared;
 
-	if (ui->opts.collect)
-		ui->opts.collect(ui->opts.collect_ctx, ui->s, true);
+	if (ui->priv->opts.collect)
+		ui->priv->opts.collect(ui->priv->opts.collect_ctx, ui->s, true);
 	if (err && err != last_err)
 		ui_status(ui, true, "refresh: %s", strerror(-err));
 	last_err = err;
 	/* comms are learned and change (exec): match them afresh each interval */
-	textmatch_forget_pids(&ui->flt.fmatch);
-	textmatch_forget_pids(&ui->flt.cmatch);
-	textmatch_forget_pids(&ui->flt.smatch);
+	textmatch_forget_pids(&ui->flt->fmatch);
+	textmatch_forget_pids(&ui->flt->cmatch);
+	textmatch_forget_pids(&ui->flt->smatch);
 	cleared = ui_check_generation(ui);
 	if (cleared)
-		ui->loop.pending = true;
+		ui->priv->loop.pending = true;
 	if (ui->paused) {
-		ui->loop.dirty = true;
+		ui->priv->loop.dirty = true;
 		/*
 		 * the table was cleared under a frozen view: it cannot stay. A
 		 * ranking held back before the pause (the user was moving, or
@@ -125,28 +133,28 @@ static void ui_tick(struct ui *ui, double now)
 		 */
 		if (cleared) {
 			ui_rank(ui, true);
-			ui->loop.pending = false;
+			ui->priv->loop.pending = false;
 		}
 		return;
 	}
 	report_head_fill(&ui->head, ui->s);
-	if (ui->head.st.lost_delta && !ui->loop.lost_said) {
+	if (ui->head.st.lost_delta && !ui->priv->loop.lost_said) {
 		char hint[160];
 
 		/* the header's lost is in the alert colour; the fix, in words, once */
-		ui->loop.lost_said = true;
+		ui->priv->loop.lost_said = true;
 		if (report_lost_hint(&ui->head.st, hint, sizeof(hint)))
 			ui_status(ui, true, "%s", hint);
 	}
 	if (ui->lay.coltitle_y != ui_header_lines(ui))
 		ui_layout(ui);
 	if (ui_holding(ui, now)) {
-		ui->loop.pending = true;
-		ui->loop.dirty = true;
+		ui->priv->loop.pending = true;
+		ui->priv->loop.dirty = true;
 		return;
 	}
 	ui_rank(ui, true);
-	ui->loop.pending = false;
+	ui->priv->loop.pending = false;
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
@@ -154,11 +162,11 @@ static void ui_tick(struct ui *ui, double now)
 static void ui_draw_too_small(struct ui *ui)
 {
 	char buf[160];
-	int y = ui->lines / 2;
+	int y = ui->priv->lines / 2;
 
 	erase();
 	/* short lines: the size wanted must show on the smallest terminal */
-	snprintf(buf, sizeof(buf), "terminal too small: %dx%d", ui->cols, ui->lines);
+	snprintf(buf, sizeof(buf), "terminal too small: %dx%d", ui->cols, ui->priv->lines);
 	ui_put(y > 1 ? y - 2 : 0, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
 	snprintf(buf, sizeof(buf), "stacktop needs %dx%d", UI_MIN_COLS, UI_MIN_LINES);
 	ui_put(y > 1 ? y - 1 : 1, 0, ui->cols, ui_attr(ui, UC_ALERT), buf);
@@ -172,7 +180,7 @@ static void ui_draw(struct ui *ui)
 		refresh();
 		return;
 	}
-	if (ui->ov.open == OV_HELP) {
+	if (ui->priv->ov.open == OV_HELP) {
 		erase();
 		help_draw(ui);
 		refresh();
@@ -181,18 +189,18 @@ static void ui_draw(struct ui *ui)
 	ui_draw_header(ui);
 	ui->view->ops->draw(ui->view);
 	ui_draw_bottom(ui);
-	if (ui->ov.open == OV_PICKER)
+	if (ui->priv->ov.open == OV_PICKER)
 		picker_draw(ui);
-	if (ui->in.prompt != PR_NONE) {
-		const char *label = prompt_label[ui->in.prompt];
+	if (ui->priv->in.prompt != PR_NONE) {
+		const char *label = prompt_label[ui->priv->in.prompt];
 		int ll = (int)strlen(label), x;
 
 		if (ll > ui->cols / 2)
 			ll = ui->cols / 2;
-		x = ll + (int)mbstowcs(NULL, ui->in.text, 0);
+		x = ll + (int)mbstowcs(NULL, ui->priv->in.text, 0);
 		if (x >= ui->cols)
 			x = ui->cols - 1;
-		move(ui->lines - 1, x);
+		move(ui->priv->lines - 1, x);
 		curs_set(1);
 	} else {
 		curs_set(0);
@@ -205,7 +213,7 @@ static void ui_draw(struct ui *ui)
 static void ui_apply(struct ui *ui, int r, double now)
 {
 	if (r & R_NAV) {
-		ui->loop.last_nav = now;
+		ui->priv->loop.last_nav = now;
 		if (ui->view->ops->nav)
 			ui->view->ops->nav(ui->view);
 	}
@@ -215,12 +223,12 @@ static void ui_apply(struct ui *ui, int r, double now)
 		clearok(curscr, TRUE);
 	if (r & R_REFRESH) {
 		ui_refresh_now(ui);
-		ui->loop.pending = false;
+		ui->priv->loop.pending = false;
 	} else if (r & R_RESORT) {
 		ui_rank(ui, !ui->paused);
 	}
 	if (r)
-		ui->loop.dirty = true;
+		ui->priv->loop.dirty = true;
 }
 
 static int ui_read_keys(struct ui *ui)
@@ -242,10 +250,10 @@ static int ui_read_keys(struct ui *ui)
 	 * (or half an escape sequence, hence many times in a row)
 	 */
 	if (n == 1) {
-		if (++ui->term.empty_reads > UI_EMPTY_READS)
+		if (++ui->priv->term.empty_reads > UI_EMPTY_READS)
 			flags |= R_GONE;
 	} else {
-		ui->term.empty_reads = 0;
+		ui->priv->term.empty_reads = 0;
 	}
 	return flags;
 }
@@ -262,7 +270,7 @@ static void ui_cmd_ended(struct ui *ui)
 	     i++)
 		;
 	ui->paused = false;
-	ui->loop.last_nav = 0;
+	ui->priv->loop.last_nav = 0;
 	/*
 	 * the last interval is a piece of the end: the last view is the whole
 	 * run, ranked by its totals, as batch mode's last report
@@ -271,10 +279,10 @@ static void ui_cmd_ended(struct ui *ui)
 	if (ui->rank.key == RANK_DELTA)
 		ui->rank.key = RANK_TOTAL;
 	ui_tick(ui, ui_now());
-	ui->loop.cmd_done = true;
+	ui->priv->loop.cmd_done = true;
 	ui_status(ui, false, "%s: this is its last view, the whole run by its totals; q quits",
-		  ui->loop.cmd_what);
-	ui->loop.dirty = true;
+		  ui->priv->loop.cmd_what);
+	ui->priv->loop.dirty = true;
 }
 
 static void ui_loop(struct ui *ui)
@@ -282,7 +290,7 @@ static void ui_loop(struct ui *ui)
 	bool more = false;
 	int drain_err = 0;
 
-	ui->loop.next_tick = ui_now() + (ui->delay < 0.5 ? ui->delay : 0.5);
+	ui->priv->loop.next_tick = ui_now() + (ui->priv->delay < 0.5 ? ui->priv->delay : 0.5);
 	while (!sig_stop) {
 		/* stdin, and the ring buffers: they wake us when half full */
 		struct pollfd pfds[UI_POLL_MAX];
@@ -294,22 +302,24 @@ static void ui_loop(struct ui *ui)
 			sig_winch = 0;
 			ui_resize(ui);
 		}
-		if (ui->loop.dirty) {
+		if (ui->priv->loop.dirty) {
 			ui_draw(ui);
-			ui->loop.dirty = false;
+			ui->priv->loop.dirty = false;
 		}
-		timeout = (int)((ui->loop.next_tick - now) * 1000);
-		if (ui->loop.rerank_at && (int)((ui->loop.rerank_at - now) * 1000) < timeout)
-			timeout = (int)((ui->loop.rerank_at - now) * 1000);
+		timeout = (int)((ui->priv->loop.next_tick - now) * 1000);
+		if (ui->priv->loop.rerank_at &&
+		    (int)((ui->priv->loop.rerank_at - now) * 1000) < timeout)
+			timeout = (int)((ui->priv->loop.rerank_at - now) * 1000);
 		if (timeout > UI_DRAIN_MS)
 			timeout = UI_DRAIN_MS;
 		if (timeout < 0 || more)
 			timeout = 0;
-		pfd->fd = ui->term.ifd;
+		pfd->fd = ui->priv->term.ifd;
 		pfd->events = POLLIN;
 		pfd->revents = 0;
-		nfds = 1 +
-		       (ui->loop.cmd_done ? 0 : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
+		nfds = 1 + (ui->priv->loop.cmd_done
+				    ? 0
+				    : session_pollfds(ui->s, pfds + 1, UI_POLL_MAX - 1));
 		r = poll(pfds, (nfds_t)nfds, timeout);
 		/* a hung-up tty reports POLLIN too: check the hang-up first */
 		if (r > 0 && (pfd->revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -321,16 +331,17 @@ static void ui_loop(struct ui *ui)
 				break;
 		}
 		now = ui_now();
-		if (ui->loop.cmd_done) {
+		if (ui->priv->loop.cmd_done) {
 			/* nothing is read any more; the status line still expires */
-			if (ui->msg.text[0] && now >= ui->msg.until && now - ui->msg.until < 0.2)
-				ui->loop.dirty = true;
+			if (ui->priv->msg.text[0] && now >= ui->priv->msg.until &&
+			    now - ui->priv->msg.until < 0.2)
+				ui->priv->loop.dirty = true;
 			continue;
 		}
 		/* asked before the drain: that drain reads what it did to the end */
-		if (ui->opts.child_ended &&
-		    ui->opts.child_ended(ui->opts.child_ctx, ui->loop.cmd_what,
-					 sizeof(ui->loop.cmd_what))) {
+		if (ui->priv->opts.child_ended &&
+		    ui->priv->opts.child_ended(ui->priv->opts.child_ctx, ui->priv->loop.cmd_what,
+					       sizeof(ui->priv->loop.cmd_what))) {
 			ui_cmd_ended(ui);
 			continue;
 		}
@@ -342,8 +353,8 @@ static void ui_loop(struct ui *ui)
 		 */
 		more = false;
 		r = session_drain_for(ui->s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS, &more);
-		if (ui->opts.collect)
-			ui->opts.collect(ui->opts.collect_ctx, ui->s, false);
+		if (ui->priv->opts.collect)
+			ui->priv->opts.collect(ui->priv->opts.collect_ctx, ui->s, false);
 		if (r < 0 && r != drain_err)
 			ui_status(ui, true, "reading the ring buffer: %s", strerror(-r));
 		drain_err = r < 0 ? r : 0;
@@ -351,24 +362,25 @@ static void ui_loop(struct ui *ui)
 		if (ui_check_generation(ui))
 			ui_rank(ui, true);
 		now = ui_now();
-		if (ui->loop.rerank_at && now >= ui->loop.rerank_at) {
-			ui->loop.rerank_at = 0;
+		if (ui->priv->loop.rerank_at && now >= ui->priv->loop.rerank_at) {
+			ui->priv->loop.rerank_at = 0;
 			ui_rank(ui, true);
 		}
-		if (now >= ui->loop.next_tick) {
+		if (now >= ui->priv->loop.next_tick) {
 			ui_tick(ui, now);
-			ui->loop.next_tick += ui->delay;
-			if (ui->loop.next_tick < now)
-				ui->loop.next_tick = now + ui->delay;
-		} else if (ui->loop.pending && !ui->paused && !ui_holding(ui, now)) {
+			ui->priv->loop.next_tick += ui->priv->delay;
+			if (ui->priv->loop.next_tick < now)
+				ui->priv->loop.next_tick = now + ui->priv->delay;
+		} else if (ui->priv->loop.pending && !ui->paused && !ui_holding(ui, now)) {
 			ui_rank(ui, true);
-			ui->loop.pending = false;
+			ui->priv->loop.pending = false;
 		}
 		/* the "order held" marker and the status line expire on their own */
-		if ((ui->msg.text[0] && now >= ui->msg.until && now - ui->msg.until < 0.2) ||
-		    (ui->loop.last_nav && now - ui->loop.last_nav >= UI_HOLD_SEC &&
-		     now - ui->loop.last_nav < UI_HOLD_SEC + 0.2))
-			ui->loop.dirty = true;
+		if ((ui->priv->msg.text[0] && now >= ui->priv->msg.until &&
+		     now - ui->priv->msg.until < 0.2) ||
+		    (ui->priv->loop.last_nav && now - ui->priv->loop.last_nav >= UI_HOLD_SEC &&
+		     now - ui->priv->loop.last_nav < UI_HOLD_SEC + 0.2))
+			ui->priv->loop.dirty = true;
 	}
 }
 
@@ -446,13 +458,14 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 	struct ui_view **vp;
 
 	ui_for_each_view(ui, vp)(*vp)->ops->destroy(*vp);
-	textmatch_done(&ui->flt.fmatch);
-	textmatch_done(&ui->flt.cmatch);
-	textmatch_done(&ui->flt.smatch);
+	textmatch_done(&ui->flt->fmatch);
+	textmatch_done(&ui->flt->cmatch);
+	textmatch_done(&ui->flt->smatch);
 	symcache_done(syms);
 	report_head_done(&ui->head);
 	uidiff_free(ui);
-	free(ui);
+	free(ui->rows.row);
+	free(container_of(ui, struct ui_screen, ui));
 }
 
 int ui_run(struct session *s, const struct ui_opts *o)
@@ -463,18 +476,22 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	int ifd, saved;
 	FILE *in = NULL;
 	SCREEN *scr;
+	struct ui_screen *sc;
 	struct ui *ui;
 	const char *cs;
 
-	ui = calloc(1, sizeof(*ui));
-	if (!ui)
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
 		return -ENOMEM;
+	ui = &sc->ui;
+	ui->priv = &sc->priv;
+	ui->flt = &sc->flt;
 	ui->s = s;
-	ui->opts = *o;
+	ui->priv->opts = *o;
 	ui->t = session_table(s);
-	ui->delay = o->delay >= 0.1 ? o->delay : (o->delay > 0 ? 0.1 : 1.0);
+	ui->priv->delay = o->delay >= 0.1 ? o->delay : (o->delay > 0 ? 0.1 : 1.0);
 	ui->delta = !o->cumulative;
-	ui->term.color = o->color && !ui_env_nocolor();
+	ui->priv->term.color = o->color && !ui_env_nocolor();
 	ui->rank.key = o->sort >= 0 && o->sort < RANK_KEY_MAX ? (enum rank_key)o->sort : RANK_DELTA;
 	ui->rank.event = o->event_filter;
 	/* a snapshot read back (-r) shows as it was seen: its order and filters, on show, clearable
@@ -485,25 +502,25 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	ui->rank.hide_idle = o->hide_idle;
 	ui->rank.weight = session_unit(s) != UNIT_NONE && !o->count;
 	report_head_fill(&ui->head, s);
-	ui->loop.generation = ui->head.st.generation;
+	ui->priv->loop.generation = ui->head.st.generation;
 	symcache_init(&syms, session_ksym(s));
 	ui->syms = &syms;
-	textmatch_init(&ui->flt.fmatch);
-	textmatch_init(&ui->flt.cmatch);
-	textmatch_init(&ui->flt.smatch);
+	textmatch_init(&ui->flt->fmatch);
+	textmatch_init(&ui->flt->cmatch);
+	textmatch_init(&ui->flt->smatch);
 	if (o->comm) {
 		/* "=" asks for the whole name: --comm is exact or a glob */
-		snprintf(ui->flt.comm, sizeof(ui->flt.comm), "=%s", o->comm);
-		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
+		snprintf(ui->flt->comm, sizeof(ui->flt->comm), "=%s", o->comm);
+		textmatch_set_comm(&ui->flt->cmatch, ui->flt->comm);
 		ui_apply_filters(ui);
 	} else if (o->comm_text && o->comm_text[0]) {
-		snprintf(ui->flt.comm, sizeof(ui->flt.comm), "%s", o->comm_text);
-		textmatch_set_comm(&ui->flt.cmatch, ui->flt.comm);
+		snprintf(ui->flt->comm, sizeof(ui->flt->comm), "%s", o->comm_text);
+		textmatch_set_comm(&ui->flt->cmatch, ui->flt->comm);
 		ui_apply_filters(ui);
 	}
 	if (o->filter && o->filter[0]) {
-		snprintf(ui->flt.filter, sizeof(ui->flt.filter), "%s", o->filter);
-		textmatch_set(&ui->flt.fmatch, ui->flt.filter);
+		snprintf(ui->flt->filter, sizeof(ui->flt->filter), "%s", o->filter);
+		textmatch_set(&ui->flt->fmatch, ui->flt->filter);
 		ui_apply_filters(ui);
 	}
 	if (ui_views_create(ui) < 0 || (o->before && uidiff_new(ui, o->before) < 0)) {
@@ -518,11 +535,11 @@ int ui_run(struct session *s, const struct ui_opts *o)
 	session_drain_for(s, UI_DRAIN_PAGES, UI_DRAIN_BUDGET_MS, NULL);
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
-	ui->term.utf8 = cs && !strcmp(cs, "UTF-8");
-	ui_set_ascii_only(!ui->term.utf8);
+	ui->utf8 = cs && !strcmp(cs, "UTF-8");
+	ui_set_ascii_only(!ui->utf8);
 	ifd = ui_open_input(&saved);
 	ui_stdin_flags = saved;
-	ui->term.ifd = ifd;
+	ui->priv->term.ifd = ifd;
 	in = ifd == STDIN_FILENO ? stdin : fdopen(ifd, "r");
 	scr = in ? newterm(NULL, stdout, in) : NULL;
 	if (!scr) {

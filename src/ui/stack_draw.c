@@ -44,7 +44,7 @@ static enum ui_col sort_col(const struct ui *ui);
 
 void stack_view_columns(struct stack_view *sv)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	bool ids = ui->head.st.mode != SESSION_STACKS; /* kernel ids exist */
 	/* one event (traced or filtered): the header names it, the column says nothing */
 	bool one_event = session_nevents(ui->s) <= 1 || ui->rank.event >= 0;
@@ -116,7 +116,7 @@ static enum ui_col sort_col(const struct ui *ui)
 
 void stack_view_draw_titles(struct stack_view *sv, int y)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	enum ui_col sc = sort_col(ui);
 	attr_t a = ui_attr(ui, UC_COLTITLE);
 	int c;
@@ -138,8 +138,8 @@ void stack_view_draw_titles(struct stack_view *sv, int y)
 								      : col_title[c];
 
 		snprintf(title, sizeof(title), "%s%s", name,
-			 c == (int)sc ? (ui->rank.invert ? (ui->term.utf8 ? "\u25b2" : "^")
-							 : (ui->term.utf8 ? "\u25bc" : "v"))
+			 c == (int)sc ? (ui->rank.invert ? (ui->utf8 ? "\u25b2" : "^")
+							 : (ui->utf8 ? "\u25bc" : "v"))
 				      : "");
 		len = (int)strlen(name) + (c == (int)sc ? 1 : 0);
 		if (c == COL_FUNC && (sv->common || sv->per_event)) {
@@ -194,7 +194,7 @@ static void sv_cell(struct stack_view *sv, int y, enum ui_col c, attr_t a, const
 
 static void sv_draw_frame(struct stack_view *sv, const struct sv_row *r, int y, attr_t base)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	char buf[512], line[600];
 	int x = sv->cols[COL_RANK].w ? sv->cols[COL_RANK].x + sv->cols[COL_RANK].w + 1 : 0;
 	bool last = r->frame == r->st->depth - 1;
@@ -206,7 +206,7 @@ static void sv_draw_frame(struct stack_view *sv, const struct sv_row *r, int y, 
 		base = ui_attr(ui, UC_DIM);
 	fmt_frame_src(buf, sizeof(buf), uidiff_ksym(ui, r->st), r->st->ips[r->frame]);
 	snprintf(line, sizeof(line), "%s #%-3d %s",
-		 ui->term.utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
+		 ui->utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-"),
 		 r->frame, buf);
 	ui_put(y, x, ui->cols - x, base, line);
 }
@@ -218,7 +218,7 @@ static void sv_draw_frame(struct stack_view *sv, const struct sv_row *r, int y, 
  */
 static void sv_draw_extra(struct stack_view *sv, const struct sv_row *r, int y, attr_t base)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	int x = sv->cols[COL_RANK].w ? sv->cols[COL_RANK].x + sv->cols[COL_RANK].w + 1 : 0;
 	int k = r->frame - r->st->depth, lw = 0, bw, i;
 	unsigned int scale = stack_table_hist_scale(ui->t), b;
@@ -237,7 +237,7 @@ static void sv_draw_extra(struct stack_view *sv, const struct sv_row *r, int y, 
 		}
 		len = (size_t)snprintf(line, sizeof(line), "   trend ");
 		uifmt_spark(line + len, sizeof(line) - len, in->trend, in->ntrend, STACK_TREND,
-			    ui->term.utf8);
+			    ui->utf8);
 		len = strlen(line);
 		len += (size_t)snprintf(
 			line + len, sizeof(line) - len,
@@ -288,7 +288,7 @@ static void sv_draw_extra(struct stack_view *sv, const struct sv_row *r, int y, 
 static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 {
 	struct stack_view *sv = container_of(lv, struct stack_view, lv);
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	const struct sv_row *r = &sv->rows[row];
 	const struct rank_row *rr = &sv->ranked[r->rank];
 	struct stack *st = r->st;
@@ -326,7 +326,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 	ui_fmt_count(ui, buf, sizeof(buf), rr->total);
 	sv_cell(sv, y, COL_TOTAL, base, buf);
 	part = ui->delta ? rr->delta : rr->total;
-	whole = ui->delta ? ui->sum.delta : ui->sum.total;
+	whole = ui->delta ? ui->rows.sum.delta : ui->rows.sum.total;
 	fmt_percent(buf, sizeof(buf), part, whole);
 	sv_cell(sv, y, COL_PCT, base, buf);
 	if (sv->cols[COL_CI].w) {
@@ -334,7 +334,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 
 		ui_fmt_count(ui, n, sizeof(n),
 			     export_sample_ci95(ui->delta ? rr->delta : rr->total, &ui->head.st));
-		snprintf(buf, sizeof(buf), "%s%s", ui->term.utf8 ? "±" : "+-", n);
+		snprintf(buf, sizeof(buf), "%s%s", ui->utf8 ? "±" : "+-", n);
 		sv_cell(sv, y, COL_CI, base, buf);
 	}
 	if (ui->diff) {
@@ -362,7 +362,7 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 			snprintf(buf, sizeof(buf), "(mem)");
 		else
 			uifmt_spark(buf, sizeof(buf), in->trend, in->ntrend, sv->cols[COL_TREND].w,
-				    ui->term.utf8);
+				    ui->utf8);
 		/* left-aligned: the newest interval is the last column drawn */
 		sv_cell(sv, y, COL_TREND, selected ? base : base | A_BOLD, buf);
 	}

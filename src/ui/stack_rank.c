@@ -29,7 +29,7 @@
  */
 void stack_view_event_labels(struct stack_view *sv)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	unsigned int n = session_nevents(ui->s), i, j;
 	size_t pre = SIZE_MAX;
 	const char *first = NULL;
@@ -90,7 +90,7 @@ void stack_view_event_labels(struct stack_view *sv)
 /* the EVENT column's text for event index @ev */
 const char *stack_view_event_label(struct stack_view *sv, int ev)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	const char *name;
 
 	if (ev < 0)
@@ -115,7 +115,7 @@ void stack_view_info_forget(struct stack_view *sv)
  */
 const struct sv_info *stack_view_info(struct stack_view *sv, const struct rank_row *rr)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	struct stack_top top;
 	struct sv_info *in;
 	uint64_t v;
@@ -228,7 +228,7 @@ static int sv_cmp(const void *pa, const void *pb)
  */
 static void sv_find_common(struct stack_view *sv)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	unsigned int n = session_nevents(ui->s), e;
 	struct rank_row *group;
 	size_t i, ng;
@@ -297,37 +297,25 @@ static bool sv_by_name(const struct stack_view *sv)
 
 void stack_view_rank(struct stack_view *sv, bool live)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	size_t i;
 
 	if (live) {
-		/* by name: the busiest stacks, then ordered by their names below */
-		struct rank_opts ro = ui->rank;
-		size_t k = ui->opts.top > 0 ? (size_t)ui->opts.top : SV_DEFAULT_TOP;
-
-		if (k < (size_t)ui->lay.list_h)
-			k = (size_t)ui->lay.list_h;
-		/* diff mode: every stack of AFTER (what is not there is GONE), and room for those
-		 */
-		if (ui->diff)
-			k = stack_table_count(ui->t) + uidiff_room(ui) + 1;
-		if (k > sv->cap) {
-			struct rank_row *r = realloc(sv->ranked, k * sizeof(*r));
+		/* the screen's ranking (refresh.c), a copy this view orders its way */
+		if (ui->rows.n > sv->cap) {
+			struct rank_row *r = realloc(sv->ranked, ui->rows.n * sizeof(*r));
 
 			if (!r) {
-				ui_status(ui, true, "out of memory ranking %zu stacks", k);
+				ui_status(ui, true, "out of memory ranking %zu stacks", ui->rows.n);
 				return;
 			}
 			sv->ranked = r;
-			sv->cap = k;
+			sv->cap = ui->rows.n;
 		}
-		if (sv_by_name(sv)) {
-			ro.key = ui->delta ? RANK_DELTA : RANK_TOTAL;
-			ro.invert = false;
-		}
-		sv->nranked = stack_table_rank(ui->t, &ro, sv->ranked, k, &ui->sum);
+		if (ui->rows.n)
+			memcpy(sv->ranked, ui->rows.row, ui->rows.n * sizeof(*sv->ranked));
+		sv->nranked = ui->rows.n;
 		stack_view_info_forget(sv);
-		sv->nranked = uidiff_finish(ui, sv->ranked, sv->nranked, sv->cap);
 	}
 	if (ui->diff && ui->diff_sort) {
 		if (!live)
@@ -423,7 +411,7 @@ static int sv_add_row(struct stack_view *sv, struct stack *st, int frame, uint32
 
 int stack_view_extra(struct stack_view *sv, const struct stack *st, struct sv_extra *ex)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	uint64_t v[STACK_TREND];
 	int n = stack_trend(ui->t, st, false, v, STACK_TREND);
 
@@ -495,7 +483,7 @@ void stack_view_rebuild(struct stack_view *sv, bool keep_selection)
 
 unsigned int stack_view_selected_frame(struct stack_view *sv)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	const struct sv_row *r;
 	unsigned int f;
 
@@ -510,7 +498,7 @@ unsigned int stack_view_selected_frame(struct stack_view *sv)
 
 struct stack *stack_view_selected(struct stack_view *sv)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 
 	if (sv->lv.sel < 0 || (size_t)sv->lv.sel >= sv->nrows)
 		return NULL;

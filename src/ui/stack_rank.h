@@ -97,7 +97,8 @@ struct sv_saved {
  * struct stack_view - the ranked table (the home view)
  * @v: the view (first member)
  * @lv: list widget
- * @ranked: the rows of the last ranking (a snapshot: frozen while paused)
+ * @ranked: the rows of the screen's last ranking (ui->rows), ordered the
+ *	view's way (a snapshot: frozen while paused)
  * @nranked: rows in @ranked
  * @cap: room in @ranked
  * @rows: what is on screen: stack rows and their expanded frames
@@ -154,8 +155,9 @@ struct stack_view {
 };
 
 /**
- * stack_view_rank() - rank again: from the live table when @live (at most
- *	--top rows, the screen's height at least), else the rows kept re-sorted
+ * stack_view_rank() - the rows again: a copy of the screen's ranking
+ *	(ui->rows: at most --top rows, the screen's height at least) when
+ *	@live, else the rows kept re-sorted
  * @sv: the view
  * @live: from live data
  */
@@ -232,9 +234,6 @@ struct sv_extra {
  * Return: how many rows.
  */
 int stack_view_extra(struct stack_view *sv, const struct stack *st, struct sv_extra *ex);
-
-/* rows the view ranks when no --top limits it */
-#define SV_DEFAULT_TOP 1000
 
 /**
  * stack_view_info() - who hits a row's stack most (event, pid, comm,

@@ -170,15 +170,15 @@ static bool sv_move(struct stack_view *sv, enum ui_action act)
 
 static bool sv_row_matches(struct stack_view *sv, const struct sv_row *r)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 
 	if (r->frame >= (int)r->st->depth)
 		return false; /* the trend and histogram lines */
 	if (r->frame >= 0)
-		return textmatch_sym(&ui->flt.smatch, ui->syms,
+		return textmatch_sym(&ui->flt->smatch, ui->syms,
 				     symcache_id(ui->syms, r->st->ips[r->frame]));
-	return textmatch_frames(&ui->flt.smatch, ui->syms, r->st) ||
-	       textmatch_comm(&ui->flt.smatch, ui->s, r->st);
+	return textmatch_frames(&ui->flt->smatch, ui->syms, r->st) ||
+	       textmatch_comm(&ui->flt->smatch, ui->s, r->st);
 }
 
 /*
@@ -187,14 +187,14 @@ static bool sv_row_matches(struct stack_view *sv, const struct sv_row *r)
  */
 static void sv_show_match(struct stack_view *sv, int row)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	struct stack *st = sv->rows[row].st;
 	int d, i;
 
 	if (sv->rows[row].frame >= 0 || hmap_get(&sv->expanded, (uintptr_t)st, NULL))
 		return;
 	for (d = 0; d < st->depth; d++)
-		if (textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, st->ips[d])))
+		if (textmatch_sym(&ui->flt->smatch, ui->syms, symcache_id(ui->syms, st->ips[d])))
 			break;
 	if (d == st->depth)
 		return; /* matched by comm */
@@ -211,10 +211,10 @@ static void sv_show_match(struct stack_view *sv, int row)
 
 static bool sv_search_rows(struct stack_view *sv, int dir, bool include_current)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	int n = (int)sv->nrows, start = sv->lv.sel < 0 ? 0 : sv->lv.sel, i;
 
-	if (!n || !textmatch_active(&ui->flt.smatch))
+	if (!n || !textmatch_active(&ui->flt->smatch))
 		return false;
 	/* the stack the last match unfolded folds again: only the match shown is open */
 	if (sv->search_opened) {
@@ -268,7 +268,7 @@ static void sv_refresh(struct ui_view *v, unsigned int how)
 static void sv_draw(struct ui_view *v)
 {
 	struct stack_view *sv = sv_of(v);
-	struct ui *ui = v->ui;
+	const struct ui *ui = v->ui;
 	struct bd_subject sub = { .none = " breakdown: select a stack" };
 
 	stack_view_draw_titles(sv, ui->lay.coltitle_y);
@@ -284,14 +284,14 @@ static void sv_draw(struct ui_view *v)
 static const char *sv_header(struct ui_view *v, char *shown, size_t size)
 {
 	struct stack_view *sv = sv_of(v);
-	struct ui *ui = v->ui;
+	const struct ui *ui = v->ui;
 
 	if (ui->diff)
 		/* diff mode: BEFORE's stacks AFTER does not have are rows too */
 		snprintf(shown, size, "%zu of %zu, %zu gone", sv->nranked - uidiff_ngone(ui),
-			 ui->sum.matched, uidiff_ngone(ui));
+			 ui->rows.sum.matched, uidiff_ngone(ui));
 	else
-		snprintf(shown, size, "%zu of %zu", sv->nranked, ui->sum.matched);
+		snprintf(shown, size, "%zu of %zu", sv->nranked, ui->rows.sum.matched);
 	return "stacks";
 }
 
@@ -307,7 +307,7 @@ static int sv_action(struct ui_view *v, enum ui_action act)
 }
 
 /* the sort key of a column title clicked */
-static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
+static enum rank_key col_rank_key(const struct ui *ui, int col, bool *ok)
 {
 	*ok = true;
 	switch (col) {
@@ -335,34 +335,21 @@ static enum rank_key col_rank_key(struct ui *ui, int col, bool *ok)
 /* a click on a column's title sorts by it; again inverts */
 static int sv_sort_by(struct stack_view *sv, int x)
 {
-	struct ui *ui = sv->v.ui;
+	const struct ui *ui = sv->v.ui;
 	int col = stack_view_col_at(sv, x);
 	bool ok;
 	enum rank_key key = col_rank_key(ui, col, &ok);
 
-	if (ui->diff && (col == COL_DIFF || col == COL_BEFORE)) {
-		/* the change of share: again inverts */
-		if (ui->diff_sort)
-			ui->rank.invert = !ui->rank.invert;
-		ui->diff_sort = true;
-		ui_status(ui, false, "sorted by %s %s", ui_sort_name(ui),
-			  ui->rank.invert ? "ascending" : "descending");
-		return R_RESORT;
-	}
+	/* --diff: the change of share */
+	if (ui->diff && (col == COL_DIFF || col == COL_BEFORE))
+		return ui_sort_by(ui, ui->rank.key, true);
 	if (!ok) {
 		ui_status(
 			ui, true,
 			"this column cannot be sorted (sortable: DELTA, TOTAL, %%, RATE, DEP, ID, EVENT, COMM)");
 		return R_REDRAW;
 	}
-	if (key == ui->rank.key && !ui->diff_sort)
-		ui->rank.invert = !ui->rank.invert;
-	else
-		ui->rank.key = key;
-	ui->diff_sort = false;
-	ui_status(ui, false, "sorted by %s %s", rank_key_name[ui->rank.key],
-		  ui->rank.invert ? "ascending" : "descending");
-	return R_RESORT;
+	return ui_sort_by(ui, key, false);
 }
 
 static int sv_click(struct ui_view *v, int y, int x, bool dclick)

@@ -237,24 +237,24 @@ static unsigned int tv_skip(void *ctx, const struct stack *st)
 
 static uint64_t tv_sym(void *ctx, uint64_t ip)
 {
-	struct ui *ui = ctx;
+	const struct ui *ui = ctx;
 
 	return symcache_start(ui->syms, symcache_id(ui->syms, ip));
 }
 
 static void tv_ops_of(struct tree_view *tv, struct calltree_ops *ops)
 {
-	struct ui *ui = tv->v.ui;
+	const struct ui *ui = tv->v.ui;
 
 	*ops = (struct calltree_ops){ 0 }; /* the machinery left out (mark_skip off) */
 	ops->skip = tv_skip;
 	ops->sym = tv_sym;
-	ops->ctx = ui;
+	ops->ctx = (void *)ui; /* read by tv_skip() and tv_sym() only */
 }
 
 static void tv_build(struct tree_view *tv)
 {
-	struct ui *ui = tv->v.ui;
+	const struct ui *ui = tv->v.ui;
 	size_t k = stack_table_count(ui->t), n, i;
 	bool first = !hmap_len(&tv->expanded) && !tv->opened;
 	/* before nodes[] is rebuilt: rows[] still indexes the old nodes */
@@ -337,7 +337,7 @@ static bool tv_node_has(void *ctx, const void *node, const struct stack *st)
 
 static void tv_draw_titles(struct tree_view *tv, int y)
 {
-	struct ui *ui = tv->v.ui;
+	const struct ui *ui = tv->v.ui;
 	attr_t a = ui_attr(ui, UC_COLTITLE);
 	char buf[256];
 
@@ -362,7 +362,7 @@ static void tv_draw_titles(struct tree_view *tv, int y)
 static void tv_draw_row(struct list_view *lv, int row, int y, bool selected)
 {
 	struct tree_view *tv = container_of(lv, struct tree_view, lv);
-	struct ui *ui = tv->v.ui;
+	const struct ui *ui = tv->v.ui;
 	const struct tnode *nd = &tv->nodes[tv->rows[row]];
 	attr_t base = selected ? ui_attr(ui, UC_SELECTED) : ui_attr(ui, UC_NORMAL);
 	char pct[16], cnt[16], self[16], line[600], indent[128];
@@ -412,11 +412,11 @@ static void tv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		line[depth] = '\0';
 	}
 	if (!nd->nchild)
-		mark = ui->term.utf8 ? "\u00b7" : ".";
+		mark = ui->utf8 ? "\u00b7" : ".";
 	else if (hmap_get(&tv->expanded, nd->key, NULL))
-		mark = ui->term.utf8 ? "\u25be" : "-";
+		mark = ui->utf8 ? "\u25be" : "-";
 	else
-		mark = ui->term.utf8 ? "\u25b8" : "+";
+		mark = ui->utf8 ? "\u25b8" : "+";
 	snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s %s", mark,
 		 symcache_name(ui->syms, symcache_id(ui->syms, nd->ip)));
 	ui_put(y, x, ui->cols - x, selected ? base : base | (nd->nchild ? 0 : A_BOLD), line);
@@ -496,16 +496,16 @@ static void tv_restore(struct tree_view *tv)
 
 static bool tv_search_rows(struct tree_view *tv, int dir, bool include_current)
 {
-	struct ui *ui = tv->v.ui;
+	const struct ui *ui = tv->v.ui;
 	int n = (int)tv->nrows, start = tv->lv.sel < 0 ? 0 : tv->lv.sel, i;
 
-	if (!n || !textmatch_active(&ui->flt.smatch))
+	if (!n || !textmatch_active(&ui->flt->smatch))
 		return false;
 	for (i = include_current ? 0 : 1; i <= n; i++) {
 		int row = ((start + dir * i) % n + n) % n;
 		const struct tnode *nd = &tv->nodes[tv->rows[row]];
 
-		if (textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, nd->ip))) {
+		if (textmatch_sym(&ui->flt->smatch, ui->syms, symcache_id(ui->syms, nd->ip))) {
 			list_view_select(&tv->lv, row);
 			return true;
 		}
@@ -515,7 +515,7 @@ static bool tv_search_rows(struct tree_view *tv, int dir, bool include_current)
 		const struct tnode *nd = &tv->nodes[i];
 		uint32_t p;
 
-		if (!textmatch_sym(&ui->flt.smatch, ui->syms, symcache_id(ui->syms, nd->ip)))
+		if (!textmatch_sym(&ui->flt->smatch, ui->syms, symcache_id(ui->syms, nd->ip)))
 			continue;
 		for (p = nd->parent; p != TV_NONE && p != 0; p = tv->nodes[p].parent)
 			hmap_put(&tv->expanded, tv->nodes[p].key, 1);
@@ -553,7 +553,7 @@ static void tv_forget(struct ui_view *v)
 static void tv_draw(struct ui_view *v)
 {
 	struct tree_view *tv = tv_of(v);
-	struct ui *ui = v->ui;
+	const struct ui *ui = v->ui;
 	const struct tnode *nd = tv_selected(tv);
 	struct bd_subject sub = { .none = " breakdown: select a node" };
 

@@ -14,6 +14,12 @@
  * ui_view_list[], its key's row in keys.c with the ACT_* value its
  * .opens names (doc/design.md, "Where do I add X").
  *
+ * A view reads struct ui const: the rows the screen ranked, the totals,
+ * the options it shows; it changes shared state only through the
+ * screen's actions (ui_status(), ui_view_open(), ui_sort_by(), ...). The
+ * screen's own state is behind @priv (screen_state.h), which only the
+ * screen's files see (tests/check-ui-struct.py).
+ *
  * The files of ui/, each calling only the ones listed after it (the
  * layering test checks there is no circle):
  *
@@ -21,7 +27,7 @@
  *	actions.c         the screen's own actions; keys and the mouse to the view on screen
  *	overlay.c         help, pickers, the input line
  *	header.c          the header, the key bar
- *	refresh.c         filters, ranking (every view's refresh hook), forgetting stacks
+ *	refresh.c         filters, ranking (the rows, every view's refresh hook), forgetting stacks
  *	save.c            P: the view saved to a file
  *	stack_view.c      the stack view (the home view): ops, keys, mouse, search
  *	stack_draw.c      its columns and rows drawn
@@ -86,7 +92,25 @@ enum {
 	R_PASS = 1 << 8,   /* a view's action hook: not mine, the screen's action runs */
 };
 
-#define UI_EMPTY_READS 200 /* readable but no key, this often in a row: hung up */
+#define UI_EMPTY_READS 200  /* readable but no key, this often in a row: hung up */
+#define UI_DEFAULT_TOP 1000 /* rows the screen ranks without --top */
+
+/**
+ * struct ui_rows - the stacks the screen ranked (refresh.c ui_rank()): the
+ *	top ones under the view's key and filters, and the totals of every
+ *	stack that passed; the stack view orders its own copy, the header and
+ *	the columns read the totals
+ * @row: the rows, best first (--diff: then BEFORE's gone ones)
+ * @n: rows in @row
+ * @cap: room in @row
+ * @sum: what every stack that passed the filters counts
+ */
+struct ui_rows {
+	struct rank_row *row;
+	size_t n;
+	size_t cap;
+	struct rank_summary sum;
+};
 
 /* ---- list widget ------------------------------------------------------- */
 
@@ -206,67 +230,15 @@ struct ui_view_ops {
  * struct ui_view - a view of the screen: the first member of each view's
  *	own state struct (which recovers itself with container_of())
  * @ops: what it does
- * @ui: the screen it is on
+ * @ui: the screen it is on, read-only: its rows, totals and options; what
+ *	changes them is the screen's actions
  */
 struct ui_view {
 	const struct ui_view_ops *ops;
-	struct ui *ui;
+	const struct ui *ui;
 };
 
 #define UI_VIEWS_MAX 8
-
-enum ui_overlay {
-	OV_NONE,
-	OV_HELP,
-	OV_PICKER,
-};
-
-enum ui_prompt {
-	PR_NONE,
-	PR_SEARCH,
-	PR_FILTER,
-	PR_PID,
-	PR_DELAY,
-	PR_KFILTER,
-};
-
-enum ui_picker {
-	PK_EVENT,
-	PK_SORT,
-	PK_FORMAT, /* P: the format to save the view in */
-};
-
-#define UI_TEXT	    128
-#define UI_PICK_MAX 512
-
-struct ui;
-
-/**
- * struct picker - a pop-up list with a type-to-narrow line
- * @lv: list widget
- * @kind: what is picked
- * @query: typed text
- * @items: indexes of the items that match @query (-1: "all")
- * @nitems: count
- */
-struct picker {
-	struct list_view lv;
-	enum ui_picker kind;
-	char query[UI_TEXT];
-	int items[UI_PICK_MAX];
-	int nitems;
-	struct ui *ui;
-};
-
-/**
- * struct help_view - the help overlay: the key table and the screen's words
- * @lv: list widget
- * @ui: the screen
- */
-struct help_view {
-	struct list_view lv;
-	struct ui *ui;
-};
 
 /**
  * struct ui_area - where things are on the screen (ui_layout(), screen.c)
@@ -287,56 +259,7 @@ struct ui_area {
 	int bd_y, bd_h;
 };
 
-/**
- * struct ui_term - the terminal
- * @ifd: its input, non-blocking (screen.c)
- * @empty_reads: POLLIN without a key, in a row (a hung-up tty)
- * @color: colours in use (false with -C, NO_COLOR, or none in the terminal)
- * @utf8: the charset is UTF-8 (else ASCII stands in for the box drawing)
- * @click_at: time of the last button-1 press (ui_dclick())
- * @click_spot: where it was in its owner
- * @click_owner: what it was on (a list, a view; NULL: a double click ended)
- */
-struct ui_term {
-	int ifd;
-	int empty_reads;
-	bool color;
-	bool utf8;
-	double click_at;
-	int click_spot;
-	const void *click_owner;
-};
-
-/**
- * struct ui_loop - the loop's timing and what it has to do (screen.c)
- * @dirty: a redraw is needed
- * @next_tick: when the next refresh is due
- * @last_nav: when the user last moved (the order is held UI_HOLD_SEC)
- * @rerank_at: a debounced re-rank after typing is due then (0: none)
- * @ranked_epoch: the table's interval at the last live ranking (what the
- *	breakdown counts: the rows' interval, not one the table rolled to since)
- * @pending: a refresh was held back
- * @go_home: the filters changed: the first row is selected after ranking
- * @seen: stack_table_count() at the last check
- * @generation: the core's table generation the views' pointers are of
- * @cmd_done: -- CMD has ended: the view stays, nothing is read
- * @cmd_what: how it ended ("make exited with status 2")
- * @lost_said: the status line said how to lose no more (once a run)
- */
-struct ui_loop {
-	bool dirty;
-	double next_tick;
-	double last_nav;
-	double rerank_at;
-	uint32_t ranked_epoch;
-	bool pending;
-	bool go_home;
-	size_t seen;
-	uint32_t generation;
-	bool cmd_done;
-	char cmd_what[128];
-	bool lost_said;
-};
+#define UI_TEXT 128
 
 /**
  * struct ui_filters - what the views are limited to and searched for
@@ -356,107 +279,57 @@ struct ui_filters {
 	struct textmatch smatch;
 };
 
-/**
- * struct ui_input - the input line (overlay.c)
- * @prompt: what it asks for (PR_NONE: closed)
- * @fresh: it still holds the prefilled old value: typing replaces it
- * @kfilter_event: the event F edits the kernel filter of
- * @text: what is typed
- * @saved: the text when it opened (Esc goes back to it)
- * @note: shown after the text ("[not found]", the kernel's reason)
- */
-struct ui_input {
-	enum ui_prompt prompt;
-	bool fresh;
-	int kfilter_event;
-	char text[UI_TEXT];
-	char saved[UI_TEXT];
-	char note[64];
-};
+struct ui_private;
 
 /**
- * struct ui_status_line - the bottom line's message (ui_status())
- * @text: the message, sanitized
- * @err: shown as an error
- * @until: shown until then
- * @confirm_reset: r was pressed once: a second r resets
- * @confirm_until: the second r counts until then
- */
-struct ui_status_line {
-	char text[256];
-	bool err;
-	double until;
-	bool confirm_reset;
-	double confirm_until;
-};
-
-/**
- * struct ui_overlays - what covers the view for a while (overlay.c)
- * @open: which one is open (OV_NONE: none)
- * @pk: the picker
- * @help: the help
- */
-struct ui_overlays {
-	enum ui_overlay open;
-	struct picker pk;
-	struct help_view help;
-};
-
-/**
- * struct ui - the screen: what every view shares (each view's own state
- *	is in its own file, struct ui_view)
+ * struct ui - the screen as its views read it: what they draw from, the
+ *	options they show. A view holds it const (struct ui_view); what
+ *	changes it goes through the screen's actions (ui_status(),
+ *	ui_view_open(), ui_sort_by(), the list clicks: views.h, draw.h),
+ *	whose files alone see @priv (ui/screen_state.h)
  * @s: the session
  * @t: its table of stacks (session_table(): new when the grouping changes)
- * @ks: its kernel symbols
- * @opts: the options it was started with
  * @head: the session's header, read once per refresh (output/header.h)
  * @rank: the ranking's options: sort key, order, filters, count
- * @sum: what the last ranking matched
+ * @rows: the last live ranking: its rows and what it matched
  * @nstacks: stacks in @t at the last ranking
- * @syms: symbol text and per-stack facts, cached (symcache.h)
+ * @ranked_epoch: the table's interval at the last live ranking (what the
+ *	breakdown counts: the rows' interval, not one the table rolled to since)
+ * @syms: symbol text and per-stack facts, cached (symcache.h: a cache the
+ *	views fill as they read)
+ * @flt: the filters and the search, with their matchers (caches too)
  * @diff: --diff: BEFORE's shares by stack key (diffcol.c), else NULL
  * @diff_sort: --diff: ranked by the change of share (CHG%), not @rank.key
  * @delta: counts of the last interval (z: cumulative)
  * @paused: the view is frozen (Z)
- * @delay: the refresh interval in seconds
- * @lines: the terminal's lines
- * @cols: its columns
+ * @cols: the terminal's columns
+ * @utf8: the charset is UTF-8 (else ASCII stands in for the box drawing)
+ * @lay: where things are
  * @view: the view on screen
  * @views: every view, the home view first; NULL-ended
- * @lay: where things are
- * @term: the terminal's input and charset, the last click
- * @loop: timing, what is due
- * @flt: filters and search
- * @in: the input line
- * @msg: the status line
- * @ov: the overlays
+ * @priv: the screen's own state: the terminal, the loop, the input line,
+ *	the status line, the overlays (screen_state.h)
  */
 struct ui {
 	struct session *s;
 	struct stack_table *t;
-	struct ksym *ks;
-	struct ui_opts opts;
 	struct report_head head;
 	struct rank_opts rank;
-	struct rank_summary sum;
+	struct ui_rows rows;
 	size_t nstacks;
+	uint32_t ranked_epoch;
 	struct symcache *syms;
+	struct ui_filters *flt;
 	struct uidiff *diff;
 	bool diff_sort;
 	bool delta;
 	bool paused;
-	double delay;
-	int lines;
 	int cols;
+	bool utf8;
+	struct ui_area lay;
 	struct ui_view *view;
 	struct ui_view *views[UI_VIEWS_MAX + 1];
-	struct ui_area lay;
-	struct ui_term term;
-	struct ui_loop loop;
-	struct ui_filters flt;
-	struct ui_input in;
-	struct ui_status_line msg;
-	struct ui_overlays ov;
+	struct ui_private *priv;
 };
 
 #endif /* STACKTOP_UI_TUI_H */

@@ -13,12 +13,13 @@
 #include "ui/draw.h"
 #include "ui/list_view.h"
 #include "ui/symcache.h"
+#include "ui/screen_state.h"
 #include "ui/tui.h"
 #include "ui/views.h"
 
 /* ---- the views ------------------------------------------------------------- */
 
-int ui_view_open(struct ui *ui, struct ui_view *to, bool by_key)
+int ui_view_open(const struct ui *ui, struct ui_view *to, bool by_key)
 {
 	struct ui_view *from = ui->view;
 
@@ -26,7 +27,7 @@ int ui_view_open(struct ui *ui, struct ui_view *to, bool by_key)
 		return R_REDRAW;
 	if (from && from->ops->leave)
 		from->ops->leave(from);
-	ui->view = to;
+	ui_mut(ui)->view = to;
 	if (by_key && to->ops->open)
 		to->ops->open(to, from);
 	return R_LAYOUT | R_REFRESH;
@@ -40,20 +41,43 @@ struct ui_view *ui_view_opened_by(struct ui *ui, enum ui_action act)
 	return NULL;
 }
 
-bool ui_dclick(struct ui *ui, const void *owner, int spot, bool hint)
+int ui_sort_by(const struct ui *ui, enum rank_key key, bool diff)
+{
+	struct ui *w = ui_mut(ui);
+
+	if (diff) {
+		if (ui->diff_sort)
+			w->rank.invert = !ui->rank.invert;
+		w->diff_sort = true;
+		ui_status(ui, false, "sorted by %s %s", ui_sort_name(ui),
+			  ui->rank.invert ? "ascending" : "descending");
+		return R_RESORT;
+	}
+	if (key == ui->rank.key && !ui->diff_sort)
+		w->rank.invert = !ui->rank.invert;
+	else
+		w->rank.key = key;
+	w->diff_sort = false;
+	ui_status(ui, false, "sorted by %s %s", rank_key_name[ui->rank.key],
+		  ui->rank.invert ? "ascending" : "descending");
+	return R_RESORT;
+}
+
+bool ui_dclick(const struct ui *ui, const void *owner, int spot, bool hint)
 {
 	double now = ui_now();
-	bool dbl = hint || (ui->term.click_owner == owner && ui->term.click_spot == spot &&
-			    now - ui->term.click_at < UI_DCLICK_SEC);
+	bool dbl =
+		hint || (ui->priv->term.click_owner == owner && ui->priv->term.click_spot == spot &&
+			 now - ui->priv->term.click_at < UI_DCLICK_SEC);
 
 	/* a double click is over: the next press starts again */
-	ui->term.click_owner = dbl ? NULL : owner;
-	ui->term.click_spot = spot;
-	ui->term.click_at = now;
+	ui->priv->term.click_owner = dbl ? NULL : owner;
+	ui->priv->term.click_spot = spot;
+	ui->priv->term.click_at = now;
 	return dbl;
 }
 
-int ui_list_click(struct ui *ui, struct list_view *lv, int y, bool hint)
+int ui_list_click(const struct ui *ui, struct list_view *lv, int y, bool hint)
 {
 	int row = list_view_row_at(lv, y);
 
@@ -63,7 +87,7 @@ int ui_list_click(struct ui *ui, struct list_view *lv, int y, bool hint)
 	return ui_dclick(ui, lv, row, hint) ? 1 : 0;
 }
 
-void ui_draw_empty(struct ui *ui)
+void ui_draw_empty(const struct ui *ui)
 {
 	char msg[512], filters[300] = "";
 	int y = ui->lay.list_y + (ui->lay.list_h > 2 ? ui->lay.list_h / 3 : 0);
@@ -87,12 +111,12 @@ void ui_draw_empty(struct ui *ui)
 		if (ui->rank.pid >= 0 && len < sizeof(filters))
 			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " pid %d",
 						ui->rank.pid);
-		if (ui->flt.comm[0] && len < sizeof(filters))
+		if (ui->flt->comm[0] && len < sizeof(filters))
 			len += (size_t)snprintf(filters + len, sizeof(filters) - len, " comm '%s'",
-						ui->flt.comm);
-		if (ui->flt.filter[0] && len < sizeof(filters))
+						ui->flt->comm);
+		if (ui->flt->filter[0] && len < sizeof(filters))
 			len += (size_t)snprintf(filters + len, sizeof(filters) - len,
-						" filter '%s'", ui->flt.filter);
+						" filter '%s'", ui->flt->filter);
 		if (len)
 			snprintf(
 				msg, sizeof(msg),
@@ -180,7 +204,7 @@ const char *ui_weight_note(const struct ui *ui)
 	return buf;
 }
 
-unsigned int ui_stack_skip(struct ui *ui, const struct stack *st)
+unsigned int ui_stack_skip(const struct ui *ui, const struct stack *st)
 {
 	return symcache_skip(ui->syms, st);
 }

@@ -39,7 +39,7 @@ static inline bool ui_view_shown(const struct ui_view *v)
  *
  * Return: R_* flags (the areas and the ranking are new).
  */
-int ui_view_open(struct ui *ui, struct ui_view *to, bool by_key);
+int ui_view_open(const struct ui *ui, struct ui_view *to, bool by_key);
 
 /**
  * ui_view_opened_by() - the view whose key is @act (struct ui_view_ops.opens)
@@ -51,6 +51,18 @@ int ui_view_open(struct ui *ui, struct ui_view *to, bool by_key);
 struct ui_view *ui_view_opened_by(struct ui *ui, enum ui_action act);
 
 /**
+ * ui_sort_by() - the screen's action a view asks for to sort its rows: by
+ *	@key (the same key again inverts the order), or with @diff by the
+ *	change of share of --diff (again inverts); the status line says it
+ * @ui: the screen
+ * @key: the rank key (ignored with @diff)
+ * @diff: sort by the change of share
+ *
+ * Return: R_RESORT.
+ */
+int ui_sort_by(const struct ui *ui, enum rank_key key, bool diff);
+
+/**
  * ui_dclick() - is a button-1 press a double click: a second press on the
  *	same spot of the same owner within UI_DCLICK_SEC, or @hint
  * @ui: screen (keeps the last press)
@@ -58,7 +70,7 @@ struct ui_view *ui_view_opened_by(struct ui *ui, enum ui_action act);
  * @spot: where in it (a row, a cell)
  * @hint: the terminal said it is a double click
  */
-bool ui_dclick(struct ui *ui, const void *owner, int spot, bool hint);
+bool ui_dclick(const struct ui *ui, const void *owner, int spot, bool hint);
 
 /**
  * ui_list_click() - a press at line @y of a list: its row selected
@@ -69,14 +81,14 @@ bool ui_dclick(struct ui *ui, const void *owner, int spot, bool hint);
  *
  * Return: -1 no row there, 1 a double click on the row, else 0.
  */
-int ui_list_click(struct ui *ui, struct list_view *lv, int y, bool hint);
+int ui_list_click(const struct ui *ui, struct list_view *lv, int y, bool hint);
 
 /**
  * ui_draw_empty() - why a view has nothing to show (no events yet,
  *	tracing off, the filters), in its area
  * @ui: screen
  */
-void ui_draw_empty(struct ui *ui);
+void ui_draw_empty(const struct ui *ui);
 
 /* the sort keys' names, as the column titles say them */
 extern const char *const rank_key_name[RANK_KEY_MAX];
@@ -96,7 +108,7 @@ const char *ui_sort_name(const struct ui *ui);
  * @ui: screen
  * @st: stack
  */
-unsigned int ui_stack_skip(struct ui *ui, const struct stack *st);
+unsigned int ui_stack_skip(const struct ui *ui, const struct stack *st);
 
 /**
  * ui_fmt_count() - a count in the unit of the weight in force (hits when
