@@ -384,6 +384,65 @@ static void test_ksym_refresh_reloads_after_miss(void **state)
 	ksym_free(ks);
 }
 
+/*
+ * Code kallsyms does not name (a BPF program with bpf_jit_kallsyms off, a
+ * trampoline), sampled at a new address each time: one reload for its
+ * range, not one a refresh; two such ranges do not take turns reloading;
+ * a symbol that comes in a remembered range (the file changed) is named.
+ */
+static void test_ksym_unnamed_range_one_reload(void **state)
+{
+	char path[] = "/tmp/test-ksym-XXXXXX";
+	int fd = mkstemp(path);
+	struct ksym *ks;
+	struct ksym_hit h;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "ffffffff81000000 T core_fn\n"
+			 "ffffffffc0000000 t mod_fn\t[mod]\n");
+	ks = ksym_new(path);
+	assert_non_null(ks);
+	assert_int_equal(ksym_load(ks, NULL), 2);
+
+	/* the first miss in a range: a reload, then the range is known */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000000ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 1);
+	assert_int_equal(ksym_reloads(ks), 1);
+	/* other addresses of it: no reload */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000100ULL, &h), -ENOENT);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0001234ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 0);
+	/* another range: one reload; then neither reloads, in turns or together */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc1000000ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 1);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000008ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 0);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc1000040ULL, &h), -ENOENT);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000010ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 0);
+	assert_int_equal(ksym_reloads(ks), 2);
+	/* a named address near them marks nothing */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc0000010ULL, &h), 0);
+	assert_int_equal(ksym_refresh(ks), 0);
+
+	/* a module loaded in the first range: the next miss there reloads and names it */
+	write_file(path, "ffffffff81000000 T core_fn\n"
+			 "ffffffffa0000000 t new_fn\t[newmod]\n"
+			 "ffffffffc0000000 t mod_fn\t[mod]\n");
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000020ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 1);
+	assert_int_equal(ksym_lookup(ks, 0xffffffffa0000020ULL, &h), 0);
+	assert_string_equal(h.name, "new_fn");
+	assert_int_equal(ksym_reloads(ks), 3);
+	/* the other range is still known: no reload */
+	assert_int_equal(ksym_lookup(ks, 0xffffffffc1000080ULL, &h), -ENOENT);
+	assert_int_equal(ksym_refresh(ks), 0);
+	unlink(path);
+	ksym_free(ks);
+}
+
 static void test_ksym_addr_of(void **state)
 {
 	struct ksym *ks = *state;
@@ -486,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_ksym_load_bounded),
 		cmocka_unit_test(test_ksym_return_addresses),
 		cmocka_unit_test(test_ksym_refresh_reloads_after_miss),
+		cmocka_unit_test(test_ksym_unnamed_range_one_reload),
 		cmocka_unit_test(test_ksym_addr_of_after_reload),
 	};
 

@@ -105,6 +105,8 @@
 	X(tracing_on, BOOL, ND, SRC, J(ROOT, "tracing_on"), NO)                                 \
 	/* options/stackmap (stackmap kernels) */                                               \
 	X(stackmap_on, BOOL, ND, SRC, J(ROOT, "stackmap_on"), NO)                               \
+	/* reads of kallsyms after the first (a miss in code not named before: sym/ksym.h) */   \
+	X(ksym_reloads, U64, ND, SRC, J(ROOT, "ksym_reloads"), NO)                              \
 	/* drains that ran out of budget */                                                     \
 	X(drains_cut, U64, ND, SRC, J(ROOT, "drains_cut"), NO)                                  \
 	/* pid -> command lookups no source answered (kernel/comm.c) */                         \

@@ -375,6 +375,7 @@ int session_tick(struct session *s)
 		tgid_cache_tick(s->tgids);
 	if (ksym_refresh(s->c.tr.ksym) == 1)
 		log_info("kernel symbols reloaded (%zu)", ksym_count(s->c.tr.ksym));
+	s->c.stats.ksym_reloads = ksym_reloads(s->c.tr.ksym);
 	session_regroup(s, true);
 	return 0;
 }

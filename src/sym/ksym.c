@@ -12,10 +12,11 @@
  * none: kallsyms does not say where the last function of an object ends.
  *
  * Misses mark the table stale so that the owner reloads once per refresh
- * (a module may have been loaded). Addresses that still miss right after a
- * reload (BPF programs, dynamic ftrace trampolines) are remembered in a
- * small set and no longer mark the table stale, so that a permanently
- * unresolvable frame does not cost a full kallsyms read on every refresh.
+ * (a module may have been loaded). The range of an address that still
+ * misses right after a reload (code kallsyms does not name: a BPF program,
+ * a trampoline) no longer marks it stale until the kernel's code changes
+ * (ksym_watch.c), so that samples there do not cost a full kallsyms read
+ * on every refresh.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
@@ -32,51 +33,14 @@
 #include <unistd.h>
 
 #include "sym/ksym.h"
+#include "sym/ksym_priv.h"
+#include "sym/ksym_watch.h"
 
-#define KSYM_DEFAULT_PATH "/proc/kallsyms"
-#define KSYM_LAST_SIZE	  4096
-#define KSYM_NO_MODULE	  UINT32_MAX
-#define KSYM_PENDING_MAX  64
-#define KSYM_KNOWN_SLOTS  1024 /* power of two */
+#define KSYM_LAST_SIZE 4096
 /* far above a real kallsyms (~20 MiB, ~300k lines with modules), far below harm */
 #define KSYM_MAX_BYTES (256ull << 20)
 #define KSYM_MAX_LINES (4u << 20)
 #define KSYM_MAX_LINE  1024 /* KSYM_NAME_LEN 512 + address, type, [module] */
-
-struct ksym_ent {
-	uint64_t addr;
-	uint64_t size;
-	uint32_t name; /* arena offset */
-	uint32_t mod;  /* arena offset or KSYM_NO_MODULE */
-};
-
-struct ksym {
-	char *path;
-	struct ksym_ent *ents;
-	size_t nr;
-	char *arena;
-	size_t arena_len;
-	uint32_t *by_name; /* ents indices sorted by name, built on demand */
-	bool stale;
-	unsigned int npending;
-	uint64_t pending[KSYM_PENDING_MAX];
-	unsigned int nknown;
-	uint64_t known[KSYM_KNOWN_SLOTS]; /* 0 = empty slot */
-	int (*resolver)(void *ctx, uint64_t addr, struct ksym_hit *ret);
-	void *resolver_ctx;
-	struct usym *usym; /* names user-space frames (format.c), not owned */
-	bool funcs;	   /* frames are function starts (--by-func), not return addresses */
-};
-
-/* A load in progress; swapped into struct ksym only on success. */
-struct ksym_build {
-	struct ksym_ent *ents;
-	size_t nr, cap;
-	char *arena;
-	size_t len, acap;
-	uint32_t last_mod;
-	size_t last_mod_len;
-};
 
 struct ksym *ksym_new(const char *path)
 {
@@ -354,41 +318,6 @@ static int load_stream(struct ksym_build *b, FILE *f)
 	return 0;
 }
 
-static void known_clear(struct ksym *ks)
-{
-	memset(ks->known, 0, sizeof(ks->known));
-	ks->nknown = 0;
-}
-
-static size_t known_slot(uint64_t addr)
-{
-	return (size_t)((addr * 0x9E3779B97F4A7C15ULL) >> 54) & (KSYM_KNOWN_SLOTS - 1);
-}
-
-static bool known_has(const struct ksym *ks, uint64_t addr)
-{
-	for (size_t i = known_slot(addr);; i = (i + 1) & (KSYM_KNOWN_SLOTS - 1)) {
-		if (ks->known[i] == addr)
-			return true;
-		if (!ks->known[i])
-			return false;
-	}
-}
-
-static void known_add(struct ksym *ks, uint64_t addr)
-{
-	size_t i;
-
-	if (!addr || known_has(ks, addr))
-		return;
-	if (ks->nknown >= KSYM_KNOWN_SLOTS * 3 / 4)
-		known_clear(ks);
-	for (i = known_slot(addr); ks->known[i]; i = (i + 1) & (KSYM_KNOWN_SLOTS - 1))
-		;
-	ks->known[i] = addr;
-	ks->nknown++;
-}
-
 /*
  * A regular file only (/proc/kallsyms is one): a FIFO with no writer would
  * block the open, /dev/zero would never end. O_NONBLOCK so that the open of
@@ -432,6 +361,59 @@ const char *ksym_strerror(int err)
 	}
 }
 
+/* the range around @addr no symbol covers into @ret_lo, @ret_hi (false: a symbol does) */
+/* the first entry with ents[].addr > @addr */
+static size_t upper(const struct ksym *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->ents[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool gap_of(const struct ksym *ks, uint64_t addr, uint64_t *ret_lo, uint64_t *ret_hi)
+{
+	size_t lo = upper(ks, addr);
+
+	*ret_hi = lo < ks->nr ? ks->ents[lo].addr : UINT64_MAX;
+	*ret_lo = 0;
+	if (lo > 0) {
+		const struct ksym_ent *e = &ks->ents[lo - 1];
+
+		if (addr - e->addr < e->size)
+			return false;
+		*ret_lo = e->addr + e->size;
+	}
+	return true;
+}
+
+/* remember the range around @addr, which still missed after a load */
+static void gap_add(struct ksym *ks, uint64_t addr)
+{
+	uint64_t lo, hi;
+
+	if (addr && gap_of(ks, addr, &lo, &hi))
+		ksym_gaps_add(&ks->gaps, addr, lo, hi);
+}
+
+/* after a load: each range again around its address, dropped where a symbol came */
+static void gaps_after_load(struct ksym *ks)
+{
+	struct ksym_gaps old = ks->gaps;
+	unsigned int i;
+
+	ks->gaps.n = ks->gaps.next = 0;
+	for (i = 0; i < old.n; i++)
+		gap_add(ks, old.g[i].addr);
+}
+
 int ksym_load(struct ksym *ks, FILE *f)
 {
 	struct ksym_build b = { .last_mod = KSYM_NO_MODULE };
@@ -470,25 +452,17 @@ int ksym_load(struct ksym *ks, FILE *f)
 	ks->arena_len = b.len;
 	ks->by_name = NULL;
 	ks->stale = false;
-	/* Addresses may have found a symbol now: forget what missed before. */
-	known_clear(ks);
+	/* a range nothing named may hold a symbol now: kept only where none came */
+	gaps_after_load(ks);
+	ksym_watch_mark(&ks->watch, ks->path);
 	return (int)b.nr;
 }
 
 /* Index of the symbol containing @addr, or -1. */
 static ssize_t find_addr(const struct ksym *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr;
+	size_t lo = upper(ks, addr);
 
-	/* first entry with ents[].addr > addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->ents[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return -1;
 	lo--;
@@ -520,7 +494,11 @@ int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret)
 	if (i < 0 && ks->resolver && ks->resolver(ks->resolver_ctx, addr, ret) == 0)
 		return 0;
 	if (i < 0) {
-		if (addr && !known_has(ks, addr) && !ks->resolver) {
+		if (!addr || ks->resolver)
+			return -ENOENT;
+		if (ksym_gaps_has(&ks->gaps, addr)) {
+			ks->gap_misses++; /* nothing was there at the last load */
+		} else {
 			ks->stale = true;
 			if (ks->npending < KSYM_PENDING_MAX)
 				ks->pending[ks->npending++] = addr;
@@ -582,20 +560,37 @@ int ksym_refresh(struct ksym *ks)
 {
 	int r;
 
-	if (!ks || !ks->stale)
+	if (!ks)
+		return 0;
+	/*
+	 * Misses in ranges the last load named nothing in (a BPF program
+	 * kallsyms does not list, a trampoline): a reload only when the
+	 * kernel's code changed since (a module, a BPF program: ksym_watch.c)
+	 */
+	if (!ks->stale && ks->gap_misses && ksym_watch_changed(&ks->watch, ks->path))
+		ks->stale = true;
+	ks->gap_misses = 0;
+	if (!ks->stale)
 		return 0;
 	r = ksym_load(ks, NULL);
+	ks->reloads++;
 	/*
 	 * Whatever the outcome, do not retry for the same misses: remember
-	 * the ones that still miss (all of them when the reload failed).
+	 * the ranges of the ones that still miss (all of them when the
+	 * reload failed).
 	 */
 	for (unsigned int i = 0; i < ks->npending; i++) {
 		if (r < 0 || find_addr(ks, ks->pending[i]) < 0)
-			known_add(ks, ks->pending[i]);
+			gap_add(ks, ks->pending[i]);
 	}
 	ks->npending = 0;
 	ks->stale = false;
 	return r < 0 ? r : 1;
+}
+
+unsigned long ksym_reloads(const struct ksym *ks)
+{
+	return ks ? ks->reloads : 0;
 }
 
 /* --- by name ------------------------------------------------------------ */

@@ -100,7 +100,7 @@ const char *ksym_strerror(int err);
  * which is the kernel's own preference order.
  *
  * Return: 0, or -ENOENT (and the table is marked stale, unless @addr is 0
- * or already missed right after a reload: see ksym_refresh()).
+ * or in a range that missed right after a reload: see ksym_refresh()).
  */
 int ksym_lookup(struct ksym *ks, uint64_t addr, struct ksym_hit *ret);
 
@@ -185,15 +185,24 @@ void ksym_set_resolver(struct ksym *ks,
  * ksym_refresh() - reload the file if a lookup missed since the last load
  * @ks: table
  *
- * Addresses that still miss after the reload (or all of them, when it
- * failed) are remembered and no longer mark the table stale until the
- * next successful load, so that a frame nothing can resolve (a BPF
- * program, a dynamic trampoline) does not cost a reload per refresh.
+ * An address that still misses after the reload (or every one, when it
+ * failed) remembers its range, between the symbols on either side: a
+ * later miss anywhere in it (another sample of a BPF program kallsyms does
+ * not list, of a trampoline) reloads only once the kernel's code changed
+ * (a module or a BPF program loaded: ksym_watch.c), so that such code
+ * costs one reload, not one a refresh.
  *
  * Return: 1 when reloaded, 0 when nothing to do, negative errno on error
  * (the old symbols are kept).
  */
 int ksym_refresh(struct ksym *ks);
+
+/**
+ * ksym_reloads() - the reloads ksym_refresh() made (a debug counter: each
+ * costs a read of kallsyms)
+ * @ks: table
+ */
+unsigned long ksym_reloads(const struct ksym *ks);
 
 /**
  * ksym_count() - number of symbols loaded
