@@ -4,8 +4,8 @@
 # as events, twice what was missing. Here a known workload (tests/truth/
 # pingpong.c: two processes named after this test handing a byte to each
 # other, a context switch at every hop) runs under stacktop with a 64 KiB
-# buffer a CPU, and stacktop is stopped for 0.3 s while it runs, so that the
-# buffer overflows for certain; perf stat counts the same event with the
+# buffer a CPU, and stacktop is stopped from 0.2 s in until it has ended,
+# so that the buffer overflows for certain; perf stat counts the same event with the
 # same filter (the workload's name: stacktop's own events and the rest of
 # a busy machine are in neither count) over a window that holds stacktop's.
 # The workload runs inside stacktop's tracing (-- CMD), so hits + lost
@@ -17,7 +17,7 @@ command -v perf > /dev/null || fail "perf is not installed (scripts/deps.sh inst
 
 NAME=stlost$$
 FILTER="prev_comm == \"$NAME\""
-ROUNDS=200000
+ROUNDS=50000
 perf stat -a -x, -e sched:sched_switch --filter "$FILTER" -o "$WORK/perf" -- \
 	"$STACKTOP" --buffer-kb 64 -b --json -e "sched:sched_switch if $FILTER" -- \
 	"$PINGPONG" "$NAME" "$ROUNDS" > "$WORK/s.json" 2> "$WORK/err" &
@@ -34,9 +34,19 @@ while [ -z "$PP" ] && [ "$n" -gt 0 ]; do
 	n=$((n - 1))
 done
 [ -n "$PP" ] || { cat "$WORK/err"; fail "the ping-pong did not start under stacktop"; }
-sleep 0.1
+# read for a moment, then not at all until the ping-pong has ended: the
+# buffer overflows whatever the machine's load lets the ping-pong run at
+# (0.3 s stopped lost 1.9% on a loaded machine, 13% on a quieter one)
+sleep 0.2
 kill -STOP "$ST"
-sleep 0.3
+# (ended: a zombie, its parent stacktop stopped and not reaping it)
+n=9000
+state() { sed 's/.*) //' "/proc/$PP/stat" 2> /dev/null | cut -d ' ' -f 1; }
+while [ -n "$(state)" ] && [ "$(state)" != Z ]; do
+	[ "$n" -gt 0 ] || fail "the ping-pong did not end in 90 s"
+	sleep 0.01
+	n=$((n - 1))
+done
 kill -CONT "$ST"
 wait "$WORKLOAD_PID" || { cat "$WORK/err"; fail "perf stat or stacktop failed"; }
 WORKLOAD_PID=
