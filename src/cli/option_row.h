@@ -62,6 +62,7 @@ enum {
 	OPT_SERVE_AUTH,
 	OPT_NO_INLINE,
 	OPT_GROUP_BY,
+	OPT_VMLINUX,
 };
 
 /* what the bash completion offers for an option's value */

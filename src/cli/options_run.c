@@ -112,6 +112,18 @@ const struct cli_option cli_options_run[] = {
 		.complete = CLI_FILE,
 	},
 	{
+		.id = OPT_VMLINUX,
+		.name = "vmlinux",
+		.kind = CLI_K_STR,
+		.off = offsetof(struct args, so.vmlinux),
+		.has_arg = required_argument,
+		.metavar = " FILE",
+		.help = "the kernel's image with DWARF: kernel frames get\n"
+			"their source lines",
+		.man = ".BI \\-\\-vmlinux \" FILE\"",
+		.complete = CLI_FILE,
+	},
+	{
 		.id = OPT_BUFFER_KB,
 		.name = "buffer-kb",
 		.kind = CLI_K_UINT,

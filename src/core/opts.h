@@ -53,6 +53,8 @@ enum session_group_key {
  * @mode: SESSION_AUTO picks stackmap when the kernel has it, else stacks
  * @tracefs: tracefs root; NULL finds (and if needed mounts) the system's
  * @kallsyms: kallsyms file; NULL means /proc/kallsyms
+ * @vmlinux: the kernel's image with DWARF (--vmlinux): kernel frames get
+ *           their source lines; NULL: none
  * @rundir: where the restore journal lives; NULL means /run/stacktop
  * @events: "system:event" patterns (globs allowed), each optionally followed
  *          by " if FILTER" (written to the event's filter file); none (and
@@ -130,6 +132,7 @@ struct session_opts {
 	enum session_mode mode;
 	const char *tracefs;
 	const char *kallsyms;
+	const char *vmlinux;
 	const char *rundir;
 	const char *const *events;
 	int nevents;

@@ -185,6 +185,10 @@ static enum flame_kind frame_name(struct ksym *ks, uint64_t ip, char *label, siz
 	if (ip == STACKMAP_TRAMPOLINE || STACK_IP_IS_UNRESOLVED(ip) || STACK_IP_IS_COMM(ip) ||
 	    ip == STACK_IP_LEFT_OUT)
 		return FLAME_OTHER;
+	/* --vmlinux: the tooltip says the line of the call */
+	if (usym_kernel_srcline(ksym_usym(ks), ip, true, where, wsize, false) > 0)
+		return ks && ksym_lookup_frame(ks, ip, &h) == 0 && h.module ? FLAME_MODULE
+									    : FLAME_KERNEL;
 	if (ks && ksym_lookup_frame(ks, ip, &h) == 0 && h.module) {
 		fmt_sanitize(where, wsize, h.module, strlen(h.module));
 		return FLAME_MODULE;

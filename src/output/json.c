@@ -490,6 +490,18 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 			fputc(',', f);
 		export_json_str(f, fr);
 	}
+	/* --vmlinux: each kernel frame's source line (its call's: the byte before), "" unknown */
+	if (usym_has_vmlinux(ksym_usym(ks))) {
+		fputs("],\"lines\":[", f);
+		for (j = 0; j < kd; j++) {
+			char ln[600];
+
+			usym_kernel_srcline(ksym_usym(ks), sk->ips[j], true, ln, sizeof(ln), true);
+			if (j)
+				fputc(',', f);
+			export_json_str(f, ln);
+		}
+	}
 	/* the top pid by the view's count, and how many pids hit the stack */
 	stack_top_of(t, sk, o->delta, &o->rank, &top_of);
 	if (top_of.pid < 0 && o->delta)

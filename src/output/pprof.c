@@ -204,7 +204,9 @@ static uint64_t pp_func(struct pprof *p, uint64_t ip, int64_t *line)
 	l = strlen(name);
 	if (usym_is_inline(ksym_usym(p->ks), ip) && l > 10 && !strcmp(name + l - 10, " (inlined)"))
 		name[l - 10] = '\0';
-	if (usym_srcline(ksym_usym(p->ks), ip, src, sizeof(src), true) > 0 &&
+	if ((usym_is_user(ip) ? usym_srcline(ksym_usym(p->ks), ip, src, sizeof(src), true)
+			      : usym_kernel_srcline(ksym_usym(p->ks), ip, true, src, sizeof(src),
+						    true)) > 0 &&
 	    (colon = strrchr(src, ':')) != NULL) {
 		*colon = '\0';
 		*line = strtoll(colon + 1, NULL, 10);

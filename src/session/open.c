@@ -491,6 +491,36 @@ static void start_clock(struct session *s, const struct session_opts *opts)
 	stack_trend_restart(s->c.table);
 }
 
+/*
+ * --vmlinux: kernel frames' source lines from its DWARF, placed where the
+ * running kernel is (KASLR: a function's address in the kernel's symbols
+ * less its address in the file)
+ */
+static int open_vmlinux(struct session *s, const struct session_opts *opts, char *err, size_t errsz)
+{
+	static const char *const anchors[] = { "start_kernel", "schedule", "do_syscall_64",
+					       "do_idle" };
+	uint64_t va, ka;
+	size_t i;
+	int r;
+
+	if (!opts->vmlinux)
+		return 0;
+	r = usym_set_vmlinux(s->c.usym, opts->vmlinux, err, errsz);
+	if (r < 0)
+		return r;
+	for (i = 0; i < sizeof(anchors) / sizeof(anchors[0]); i++)
+		if (usym_vmlinux_addr(s->c.usym, anchors[i], &va) == 0 &&
+		    ksym_addr_of(s->c.tr.ksym, anchors[i], strlen(anchors[i]), NULL, 0, &ka) == 0) {
+			usym_set_kernel_offset(s->c.usym, ka - va);
+			return 0;
+		}
+	log_warn("--vmlinux %s: none of its functions is in the kernel's symbols: its addresses "
+		 "are taken as they are (no KASLR offset)",
+		 opts->vmlinux);
+	return 0;
+}
+
 int session_open(const struct session_opts *opts, struct session **ret, char *err, size_t errsz)
 {
 	struct session *s;
@@ -508,6 +538,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 		if (!s)
 			return -ENOMEM;
 		r = session_open_replay(s, err, errsz);
+		if (r == 0)
+			r = open_vmlinux(s, opts, err, errsz);
 		if (r < 0)
 			goto fail;
 		*ret = s;
@@ -528,6 +560,8 @@ int session_open(const struct session_opts *opts, struct session **ret, char *er
 	r = open_tables(s, opts);
 	if (r == 0)
 		r = open_tracefs(s, opts, err, errsz);
+	if (r == 0)
+		r = open_vmlinux(s, opts, err, errsz);
 	if (r == 0)
 		r = session_setup_tick(s, err, errsz);
 	if (r == 0)

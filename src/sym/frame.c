@@ -73,9 +73,17 @@ int fmt_func(char *buf, size_t size, struct ksym *ks, uint64_t ip, int with_modu
 int fmt_frame_src(char *buf, size_t size, struct ksym *ks, uint64_t ip)
 {
 	char src[256];
-	int n = fmt_frame(buf, size, ks, ip);
+	int n = fmt_frame(buf, size, ks, ip), l;
 
-	if (usym_is_user(ip) && usym_srcline(ksym_usym(ks), ip, src, sizeof(src), false) > 0)
+	/* a kernel frame (--vmlinux): its call, the byte before the return address */
+	if (!usym_is_user(ip))
+		l = ip == STACK_IP_TRAMPOLINE || ip == STACK_IP_USER_MODE ||
+				    STACK_IP_IS_UNRESOLVED(ip)
+			    ? 0
+			    : usym_kernel_srcline(ksym_usym(ks), ip, true, src, sizeof(src), false);
+	else
+		l = usym_srcline(ksym_usym(ks), ip, src, sizeof(src), false);
+	if (l > 0)
 		n += snprintf((size_t)n < size ? buf + n : NULL,
 			      (size_t)n < size ? size - (size_t)n : 0, "  %s", src);
 	return n;

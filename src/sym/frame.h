@@ -28,7 +28,8 @@ int fmt_frame(char *buf, size_t size, struct ksym *ks, uint64_t ip);
 
 /**
  * fmt_frame_src() - fmt_frame(), then "  file.c:123" when the frame's
- *	source line is known (user frames with DWARF: usym_srcline())
+ *	source line is known (user frames with DWARF: usym_srcline(); kernel
+ *	frames with --vmlinux: usym_kernel_srcline())
  * @buf: output
  * @size: size of @buf
  * @ks: symbols (may be NULL)

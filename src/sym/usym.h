@@ -280,6 +280,59 @@ unsigned int usym_intern_chain(struct usym *u, uint32_t tgid, uint64_t addr, boo
 void usym_set_dwarf(struct usym *u, bool on);
 
 /**
+ * usym_set_vmlinux() - the source lines of kernel frames from @path, a
+ *	vmlinux with DWARF (--vmlinux): read as any other user's file (a
+ *	regular file, no symlink), its DWARF into memory within half the
+ *	symbolizer's share
+ * @u: symbolizer
+ * @path: the file
+ * @err: receives a user-facing reason on failure
+ * @errsz: its size
+ *
+ * Return: 0, or -errno (-ENOENT: no DWARF; -E2BIG: larger than the share).
+ */
+int usym_set_vmlinux(struct usym *u, const char *path, char *err, size_t errsz);
+
+/**
+ * usym_vmlinux_addr() - the link-time address of function @name in the
+ *	vmlinux (to place the running kernel: KASLR)
+ * @u: symbolizer
+ * @name: a function
+ * @ret: receives its address
+ *
+ * Return: 0, or -ENOENT.
+ */
+int usym_vmlinux_addr(const struct usym *u, const char *name, uint64_t *ret);
+
+/**
+ * usym_set_kernel_offset() - the running kernel's addresses less the
+ *	vmlinux's (KASLR's offset)
+ * @u: symbolizer
+ * @offset: the offset
+ */
+void usym_set_kernel_offset(struct usym *u, uint64_t offset);
+
+/**
+ * usym_has_vmlinux() - whether usym_set_vmlinux() gave kernel lines
+ * @u: symbolizer, or NULL
+ */
+bool usym_has_vmlinux(const struct usym *u);
+
+/**
+ * usym_kernel_srcline() - a kernel frame's source line, "file.c:123", ""
+ *	when unknown (no --vmlinux, an address its DWARF does not cover)
+ * @u: symbolizer (NULL: "")
+ * @ip: the running kernel's address
+ * @ret: @ip is a return address: the call, the byte before it, is looked up
+ * @buf: output
+ * @size: its size
+ * @full: the path as the DWARF gives it, not its last part
+ *
+ * Return: the length of the full text (as snprintf), 0 when unknown.
+ */
+int usym_kernel_srcline(struct usym *u, uint64_t ip, bool ret, char *buf, size_t size, bool full);
+
+/**
  * usym_is_inline() - whether a token is an inlined call (of
  *	usym_intern_chain(), or read back as one)
  * @u: symbolizer (NULL: false)

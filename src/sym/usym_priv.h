@@ -13,6 +13,7 @@
  *	usym_perf.c     perf-<pid>.map files
  *	usym_proc.c     processes: their images, maps and uids
  *	usym_dwarf.c    inlined calls and source lines (libdw, udwarf.h)
+ *	usym_kernel.c   the kernel's source lines (--vmlinux)
  *	usym_tok.c      tokens: interned, named, formatted
  */
 #ifndef STACKTOP_USYM_PRIV_H
@@ -156,6 +157,11 @@ struct usym {
 	uint64_t clock;
 	uint32_t epoch; /* usym_tick() */
 	bool no_dwarf;	/* usym_set_dwarf(): no DWARF read */
+	/* --vmlinux (usym_kernel.c): its DWARF, its symbols, KASLR's offset, lines kept */
+	struct udwarf *kdw;
+	struct uelf *kelf;
+	uint64_t koffset;
+	struct hmap klines; /* mix64(ip) ^ ret -> a strdup()ed "path:line", 0: none */
 };
 
 /* usym.c */
@@ -228,5 +234,8 @@ void usym_dwarf_chain(struct usym *u, uint32_t ti, bool ret);
 bool usym_tok_inlined(const struct utok *t);
 /* every file's DWARF freed (the tokens keep what they took from it) */
 void usym_dwarf_drop(struct usym *u);
+
+/* usym_kernel.c: the vmlinux's DWARF, symbols and lines freed */
+void usym_kernel_free(struct usym *u);
 
 #endif /* STACKTOP_USYM_PRIV_H */

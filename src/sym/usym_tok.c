@@ -338,6 +338,7 @@ void usym_free(struct usym *u)
 	}
 	usym_procs_free(u);
 	usym_files_free(u);
+	usym_kernel_free(u);
 	hmap_done(&u->tokmap);
 	free(u->toks);
 	free(u);

@@ -93,6 +93,10 @@ check_json "$WORK/json" "$INLINE_BIN"
 check_json "$WORK/json2" "$INLINE_BIN"
 "$STACKTOP" -r "$WORK/json" --format folded --cumulative | grep -q 'hot_loop;mix_step_\[i\] ' ||
 	fail "folded of the read-back snapshot lost the inlined frame"
+# the flame page: mix_step a frame of its own, its line in the tooltip's "where"
+run_st "$WORK/out" "$INLINE_BIN" -o "$WORK/f.html"
+grep -Eq '\["mix_step \(inlined\)",[0-9]+,"'"$BIN"', inline\.c:2[0-4]"\]' "$WORK/f.html" ||
+	fail "the flame page has no inlined mix_step with its line"
 if command -v go > /dev/null 2>&1; then
 	run_st "$WORK/out" "$INLINE_BIN" -o "$WORK/p.pb.gz"
 	go tool pprof -lines -top "$WORK/p.pb.gz" > "$WORK/top" 2>&1 ||
