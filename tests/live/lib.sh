@@ -25,9 +25,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# record_sched_switch NAME: a trace-cmd recording of a second of
+# record_sched_switch NAME [few]: a trace-cmd recording of a second of
 # sched_switch with stacks, made in a private instance "NAME.<pid>" (removed
-# by trace-cmd extract -B, or at exit), to $WORK/trace.dat
+# by trace-cmd extract -B, or at exit), to $WORK/trace.dat. With "few" the
+# recording's event formats are those of the sched and ftrace systems only:
+# trace-cmd extract saves every format tracefs lists (some 2,000 here), and
+# libtracecmd parses them all at each open; extract then runs in a mount
+# namespace of its own where tracefs' events directory is a copy of those
+# two systems' formats (nothing changes outside it).
 record_sched_switch() {
 	command -v trace-cmd > /dev/null || fail "trace-cmd is not installed (scripts/deps.sh installs it)"
 	REC_INSTANCE=$1.$$
@@ -38,6 +43,22 @@ record_sched_switch() {
 	start_workload
 	sleep 1
 	echo 0 > "$T/instances/$REC_INSTANCE/tracing_on"
+	if [ "${2:-}" = few ]; then
+		mkdir "$WORK/events"
+		cp "$T/events/header_page" "$T/events/header_event" "$WORK/events/" ||
+			fail "cannot copy the event headers"
+		for _e in "$T"/events/sched/*/format "$T"/events/ftrace/*/format; do
+			_d=${_e%/format}
+			mkdir -p "$WORK/events/${_d#"$T"/events/}"
+			cp "$_e" "$WORK/events/${_d#"$T"/events/}/" || fail "cannot copy $_e"
+		done
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		(cd "$WORK" && unshare -m sh -c 'mount --bind "$1/events" "$2/events" &&
+			exec trace-cmd extract -B "$3" -o "$1/trace.dat"' sh "$WORK" "$T" "$REC_INSTANCE" \
+			> "$WORK/extract.log" 2>&1) || { cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
+		rm -rf "$WORK/events"
+		return
+	fi
 	(cd "$WORK" && trace-cmd extract -B "$REC_INSTANCE" -o "$WORK/trace.dat" > "$WORK/extract.log" 2>&1) ||
 		{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
 }
