@@ -4,7 +4,8 @@
  * unique on a shared machine, that perf's and the kernel's event filters
  * can pick out) pass a byte through two pipes N times each way: every
  * round blocks each of them once, about 4N context switches in all.
- * Exit 0 when every byte went both ways.
+ * Exit 0 when every byte went both ways; ended early (killed), the other
+ * one reads the end of its pipe and exits too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +34,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
+		/* the parent's ends closed: its end (killed, or done) is this one's EOF */
+		close(ping[1]);
+		close(pong[0]);
 		for (i = 0; i < n; i++)
 			if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	close(ping[0]);
+	close(pong[1]);
 	for (i = 0; i < n; i++)
 		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
 			return 1;
