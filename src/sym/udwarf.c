@@ -291,6 +291,18 @@ static int image_make(struct udwarf *d, const struct uelf_src *src, const struct
 	return 0;
 }
 
+uint64_t udwarf_size(const struct uelf_src *src)
+{
+	struct uelf_sec secs[UDW_SECS_MAX];
+	struct uelf_info info;
+	uint64_t sum = 0;
+	int n = uelf_sections(src, want_debug, secs, UDW_SECS_MAX, &info), i;
+
+	for (i = 0; i < n; i++)
+		sum += sec_inflated(src, &secs[i]);
+	return n > 0 ? sum : 0;
+}
+
 int udwarf_open(const struct uelf_src *src, size_t budget, struct udwarf **ret)
 {
 	struct uelf_sec secs[UDW_SECS_MAX];
@@ -563,6 +575,12 @@ void udwarf_free(struct udwarf *d)
 }
 
 #else /* !STACKTOP_HAVE_LIBDW */
+
+uint64_t udwarf_size(const struct uelf_src *src)
+{
+	(void)src;
+	return 0;
+}
 
 int udwarf_open(const struct uelf_src *src, size_t budget, struct udwarf **ret)
 {

@@ -79,6 +79,16 @@ int udwarf_debuglink(const struct uelf_src *src, char *name, size_t size, uint32
 int udwarf_crc32(const struct uelf_src *src, uint32_t *crc);
 
 /**
+ * udwarf_size() - the bytes a file's DWARF takes once read: its debug
+ *	sections, the compressed ones at the size they declare (nothing is
+ *	inflated)
+ * @src: the file
+ *
+ * Return: the bytes, 0 when it has none or cannot be read.
+ */
+uint64_t udwarf_size(const struct uelf_src *src);
+
+/**
  * udwarf_open() - the DWARF of a file, for lookups
  * @src: the file (the binary itself, or its debug file)
  * @budget: bytes it may hold: the image of its debug sections, inflated,

@@ -60,11 +60,6 @@ struct usym *usym_new(const char *proc)
 	return u;
 }
 
-void usym_tick(struct usym *u)
-{
-	u->epoch++;
-}
-
 void usym_names_drop(struct usym *u)
 {
 	size_t i;

@@ -37,6 +37,13 @@
 #define USYM_DEBUG_DIR "/usr/lib/debug"
 #define DW_BUDGET_MAX  (512u << 20) /* one file's DWARF at most, whatever the share */
 #define DW_SRC_MAX     512	    /* bytes of a source line's text kept */
+/*
+ * DWARF larger than this (its sections inflated) is not read while the
+ * samples wait (libc6-dbg's libc: 12 MB, some 50 ms of CPU): at the next
+ * refresh instead; the frames interned until then have no inlined calls
+ */
+#define DW_NOW_MAX    (2u << 20)
+#define DW_TICK_FILES 4 /* files read at one refresh at most */
 
 /* what the share leaves for one more file's DWARF */
 static size_t dw_budget(const struct usym *u)
@@ -110,15 +117,31 @@ static int dw_debuglink(struct usym *u, const struct usfile *f, const struct uel
 	return -ENOENT;
 }
 
-/* the DWARF of file @fi: its own, its build-id's debug file, its debuglink's; NULL: none */
-static struct udwarf *file_dwarf(struct usym *u, uint32_t fi, const struct uproc *pr)
+/* @fd's DWARF, or -EAGAIN when it is too large to read @now (*@later set) */
+static int dw_load_when(struct usym *u, int fd, bool now, struct usfile *f)
+{
+	struct uelf_src src = { .fd = fd };
+
+	if (now && ufile_size(fd, &src.size) == 0 && udwarf_size(&src) > DW_NOW_MAX) {
+		f->dw_later = true;
+		return -EAGAIN;
+	}
+	return dw_load(u, fd, &f->dw);
+}
+
+/*
+ * The DWARF of file @fi: its own, its build-id's debug file, its
+ * debuglink's; NULL: none. @now: samples wait (a drain): a large one is put
+ * off to the next refresh (f->dw_later), and asked for again then.
+ */
+static struct udwarf *file_dwarf(struct usym *u, uint32_t fi, const struct uproc *pr, bool now)
 {
 	struct usfile *f = &u->files[fi];
 	struct uelf_src src = { .fd = -1 };
 	uint8_t bid[64];
 	int fd, dfd = -1, n, r = -ENOENT;
 
-	if (f->dw || f->dw_tried)
+	if (f->dw || f->dw_tried || (now && f->dw_later))
 		return f->dw;
 	f->dw_tried = true;
 	if (f->vdso || f->refused)
@@ -130,7 +153,7 @@ static struct udwarf *file_dwarf(struct usym *u, uint32_t fi, const struct uproc
 	if (ufile_size(fd, &src.size) < 0)
 		goto out;
 	if (udwarf_has_debug(&src)) {
-		r = dw_load(u, fd, &f->dw);
+		r = dw_load_when(u, fd, now, f);
 		goto out;
 	}
 	n = uelf_buildid(&src, bid, sizeof(bid));
@@ -139,10 +162,15 @@ static struct udwarf *file_dwarf(struct usym *u, uint32_t fi, const struct uproc
 	if (dfd < 0 && pr)
 		dfd = dw_debuglink(u, f, &src, pr->tgid, pr->uids, pr->nuids);
 	if (dfd >= 0) {
-		r = dw_load(u, dfd, &f->dw);
+		r = dw_load_when(u, dfd, now, f);
 		ufile_close(dfd);
 	}
 out:
+	if (r == -EAGAIN) {
+		f->dw_tried = false; /* at usym_tick() */
+		ufile_close(fd);
+		return NULL;
+	}
 	ufile_close(fd);
 	if (f->dw) {
 		u->dw_bytes += udwarf_bytes(f->dw);
@@ -211,9 +239,12 @@ void usym_dwarf_chain(struct usym *u, uint32_t ti, bool ret)
 	fileoff = t->addr - m->start + m->pgoff;
 	if (uelf_vaddr(u->files[fi].elf, fileoff, &vaddr) < 0)
 		return;
-	dw = file_dwarf(u, fi, pr);
-	if (!dw)
+	dw = file_dwarf(u, fi, pr, true);
+	if (!dw) {
+		if (u->files[fi].dw_later)
+			t->dwarf = false; /* asked again once its file's DWARF is read */
 		return;
+	}
 	/* a return address: the call is the byte before it */
 	held = udwarf_bytes(dw);
 	n = udwarf_frames(dw, ret && vaddr ? vaddr - 1 : vaddr, fr, UDWARF_FRAMES_MAX);
@@ -267,4 +298,23 @@ void usym_dwarf_drop(struct usym *u)
 void usym_set_dwarf(struct usym *u, bool on)
 {
 	u->no_dwarf = !on;
+}
+
+void usym_dwarf_tick(struct usym *u)
+{
+	unsigned int done = 0;
+	size_t i;
+
+	for (i = 0; i < u->nfiles && done < DW_TICK_FILES; i++) {
+		struct usfile *f = &u->files[i];
+
+		if (!f->dw_later || f->dw_tried)
+			continue;
+		uint32_t pi = usym_idx(&u->procmap, f->tgid);
+
+		f->dw_later = false;
+		/* the process that mapped it last (its root and users, for a debuglink) */
+		file_dwarf(u, (uint32_t)i, pi != UINT32_MAX ? &u->procs[pi] : NULL, false);
+		done++;
+	}
 }

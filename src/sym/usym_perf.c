@@ -154,14 +154,35 @@ static void perf_read(struct usym *u, struct uperf *p, int fd, uint64_t size)
 void perf_refresh(struct usym *u, struct uproc *pr)
 {
 	struct uperf *p = &pr->perf;
+
+	if (p->checked == u->epoch + 1)
+		return;
+	p->checked = u->epoch + 1;
+	p->extra = 0;
+	perf_read_more(u, pr);
+}
+
+void perf_refresh_miss(struct usym *u, struct uproc *pr)
+{
+	struct uperf *p = &pr->perf;
+
+	/* a JIT writes its map as it compiles: an address not in it yet may be soon */
+	if (p->checked != u->epoch + 1 || p->extra >= PERF_EXTRA_READS)
+		return;
+	p->extra++;
+	perf_read_more(u, pr);
+}
+
+void perf_read_more(struct usym *u, struct uproc *pr)
+{
+	struct uperf *p = &pr->perf;
 	struct ufile_want w = { 0 };
 	struct ufile_stat st;
 	char path[64];
 	int fd;
 
-	if (!u->proc[0] || pr->gone || !pr->nuids || p->checked == u->epoch + 1)
+	if (!u->proc[0] || pr->gone || !pr->nuids)
 		return;
-	p->checked = u->epoch + 1;
 	memcpy(w.uids, pr->uids, sizeof(w.uids));
 	w.nuids = pr->nuids;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pr->nspid);

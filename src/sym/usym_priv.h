@@ -75,6 +75,7 @@ struct uperf {
 	uint64_t dev, ino; /* the file read */
 	uint64_t off;	   /* bytes parsed (up to a newline) */
 	uint32_t checked;  /* usym epoch of the last look at the file (+1) */
+	uint32_t extra;	   /* looks since, for addresses it did not have (perf_refresh_miss()) */
 	bool sorted;
 	bool full; /* stopped at the symbolizer's share */
 };
@@ -122,6 +123,7 @@ struct usfile {
 	struct uelf *elf;  /* its symbols, when loaded */
 	struct udwarf *dw; /* its DWARF (or its debug file's), when loaded */
 	bool dw_tried;	   /* looked for: not again */
+	bool dw_later;	   /* too large to read while samples wait: at usym_tick() */
 	uint64_t used;
 	/* demangled names: symbol index -> offset in @dmp + 1, 0: as in the table */
 	struct hmap dm;
@@ -207,6 +209,14 @@ void usym_files_free(struct usym *u);
 /* usym_perf.c */
 /* @pr's /tmp/perf-PID.map read on from where it was, once an interval (its owner's only) */
 void perf_refresh(struct usym *u, struct uproc *pr);
+#define PERF_EXTRA_READS 64
+/*
+ * and again for an address it did not have, PERF_EXTRA_READS times an
+ * interval at most: the JIT may have written it since (while it lives)
+ */
+void perf_refresh_miss(struct usym *u, struct uproc *pr);
+/* the read itself, whenever it is due */
+void perf_read_more(struct usym *u, struct uproc *pr);
 /* the perf map entry (/tmp/perf-PID.map) holding @addr in @pr, NULL when none */
 const struct perfsym *perf_find(struct uproc *pr, uint64_t addr);
 /* the name of @ps (owned by @pr's perf map) */
@@ -234,6 +244,8 @@ void usym_dwarf_chain(struct usym *u, uint32_t ti, bool ret);
 bool usym_tok_inlined(const struct utok *t);
 /* every file's DWARF freed (the tokens keep what they took from it) */
 void usym_dwarf_drop(struct usym *u);
+/* usym_tick(): the large DWARF put off by usym_dwarf_chain(), read now */
+void usym_dwarf_tick(struct usym *u);
 
 /* usym_kernel.c: the vmlinux's DWARF, symbols and lines freed */
 void usym_kernel_free(struct usym *u);

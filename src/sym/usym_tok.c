@@ -43,6 +43,8 @@ static bool tok_is_addr(const struct utok *t, const void *ctx)
 	return t->addr == a->addr && t->proc == a->proc;
 }
 
+static void tok_resolve(struct usym *u, struct utok *t);
+
 uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 {
 	uint32_t pi = usym_proc_get(u, tgid), i;
@@ -87,8 +89,17 @@ uint64_t usym_intern(struct usym *u, uint32_t tgid, uint64_t addr)
 			usym_proc_snapshot(u, pr);
 			m = usym_find_map(pr->maps, pr->nmaps, addr);
 		}
-		if (!m || !m->ino)
+		if (!m || !m->ino) {
 			perf_refresh(u, pr);
+			if (!perf_find(pr, addr))
+				perf_refresh_miss(u, pr);
+			/*
+			 * named now, while the process lives: its perf map is not
+			 * read after it is gone, and a short-lived JIT's last
+			 * entries come late
+			 */
+			tok_resolve(u, &u->toks[u->ntoks]);
+		}
 	}
 	return USYM_TAG_FRAME | u->ntoks++;
 }
@@ -324,6 +335,12 @@ int usym_srcline(const struct usym *u, uint64_t tok, char *buf, size_t size, boo
 	slash = full ? NULL : strrchr(src, '/');
 	return (int)fmt_sanitize(buf, size, slash ? slash + 1 : src,
 				 strlen(slash ? slash + 1 : src));
+}
+
+void usym_tick(struct usym *u)
+{
+	u->epoch++;
+	usym_dwarf_tick(u); /* the large DWARF the samples did not wait for */
 }
 
 void usym_free(struct usym *u)
