@@ -9,7 +9,9 @@
 # every event, stacktop --sample 10/100/1000, --overhead 5, bpftrace
 # counting kstack, perf record -g, perf record --no-period -c 100 -g, perf
 # stat (counting only: the limit for exact counts); COLLECTORS='none ...'
-# picks some (none first). Prints each round, then
+# picks some (none first); BEFORE=path/to/stacktop adds before10/before100,
+# another build's --sample side by side in the same rounds. Prints each
+# round, then
 # per collector the median share of the baseline the workload kept and the
 # collector's own CPU. Root.
 set -u
@@ -83,6 +85,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 		none) out=$(run none) ;;
 		every) out=$(run every "$ST" -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
 		sample*) out=$(run $c "$ST" --sample "${c#sample}" -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
+		before*) out=$(run $c "$BEFORE" --sample "${c#before}" -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
 		overhead5) out=$(run $c "$ST" --overhead 5 -e $E -b -d 30 -n 1 -o "$TMP/st.json") ;;
 		bpftrace) out=$(run bpftrace bpftrace -e "tracepoint:$BE { @[kstack] = count(); }") ;;
 		perfrecord) out=$(run $c perf record -a -g -e $E -o "$TMP/p.data") ;;
@@ -97,11 +100,15 @@ python3 - "$TMP/rounds" << 'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 base = {int(r[1]): float(r[3]) for r in rows if r[2] == "none"}
-for c in ("every", "sample10", "sample100", "sample1000", "overhead5", "bpftrace", "perfrecord",
-          "perfc100", "perfstat"):
+stat = {int(r[1]): float(r[3]) for r in rows if r[2] == "perfstat"}
+for c in ("every", "sample10", "sample100", "sample1000", "before10", "before100", "overhead5",
+          "bpftrace", "perfrecord", "perfc100", "perfstat"):
     keep = [100 * float(r[3]) / base[int(r[1])] for r in rows if r[2] == c and base.get(int(r[1]))]
     own = [float(r[4]) for r in rows if r[2] == c]
+    # its rate over perf stat's in the same round (the rounds' baselines move)
+    of = [float(r[3]) / stat[int(r[1])] for r in rows if r[2] == c and stat.get(int(r[1]))]
     if keep:
-        print("%-9s keeps %5.1f%% of the baseline (median of %d rounds, %.1f-%.1f), own CPU %5.1f%%"
-              % (c, statistics.median(keep), len(keep), min(keep), max(keep), statistics.median(own)))
+        print("%-9s keeps %5.1f%% of the baseline (median of %d rounds, %.1f-%.1f), own CPU %5.1f%%%s"
+              % (c, statistics.median(keep), len(keep), min(keep), max(keep), statistics.median(own),
+                 ", %.2f of perf stat's" % statistics.median(of) if of else ""))
 PY

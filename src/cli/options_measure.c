@@ -119,9 +119,10 @@ const struct cli_option cli_options_measure[] = {
 		.metavar = " N",
 		.help = "a kernel stack for one hit in N of the -e events\n"
 			"(perf, the period randomized around N), every hit\n"
-			"counted exactly: the header's exact count, the rows'\n"
-			"hits estimated as samples x N; a hot event then costs\n"
-			"its workload about what counting it does",
+			"counted exactly: the header's exact count; the rows'\n"
+			"hits, estimated from the samples, add up to it, each\n"
+			"with its 95% interval; a hot event then costs its\n"
+			"workload about what counting it does",
 		.man = ".BI \\-\\-sample \" N\"",
 		.complete = CLI_NONE,
 	},

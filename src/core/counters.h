@@ -85,6 +85,12 @@
 	/* --sample: the design effect of the samples' batches, 1/1000 (each row's interval is */ \
 	/* widened by its square root) */                                                       \
 	X(sample_deff, U32, ND, SRC, J(ROOT, "sample_deff_milli"), NO)                          \
+	/* --sample: the rows' variance: the samples' weights squared, added up, times the */   \
+	/* design effect (a row of h hits of H: h (1 - h / H) sample_var / hits) */              \
+	X(sample_var, U64, ND, SRC, J(ROOT, "sample_var"), OPT)                                 \
+	/* --sample: hits counted before any sample of their event came (in exact_events, */    \
+	/* in no row yet) */                                                                    \
+	X(sample_unplaced, U64, ND, SRC, J(ROOT, "sample_unplaced"), OPT)                       \
 	/* stack records with no event before them */                                           \
 	X(orphans, U64, ND, ING(orphans), J(ROOT, "orphans"), REQ)                              \
 	/* pages that failed to parse */                                                        \

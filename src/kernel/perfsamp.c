@@ -175,23 +175,22 @@ static void parse_sample(struct perfsamp *p, struct rd *r)
 	s.time = rd_u64(r);	     /* TIME */
 	s.cpu = (uint32_t)rd_u64(r); /* CPU */
 	if (p->sample_type & PERF_SAMPLE_READ) {
-		uint64_t count = rd_u64(r); /* READ: the event's count now */
+		uint64_t count = rd_u64(r); /* READ: the count of the sample's counter now */
 
-		census = ev && !perfsamp_batch_keep(&p->batch, &ev->b, s.time);
+		/*
+		 * the hits it stands for, from the count of the event's counter
+		 * (with tasks followed into what they start, a child's sample
+		 * carries the child's own count, which no change of period
+		 * reaches: --sample samples every CPU then, counting the threads
+		 * apart, @count_tasks)
+		 */
+		if (ev) {
+			census = !perfsamp_batch_keep(&p->batch, &ev->b, s.time);
+			s.weight = perfsamp_batch_weight(&p->batch, &ev->b, count, census);
+		}
 		if (census)
 			p->st.period_samples++;
 		s.census = census;
-		/* a child's sample (inherit): counts are per task from now on */
-		if (ev && ev->task > 0 && s.tid != (uint32_t)ev->task)
-			p->mean_weights = true;
-		if (ev && p->mean_weights) {
-			s.weight = census ? 1 : p->batch.mean ? p->batch.mean : 1;
-		} else if (ev) {
-			/* the hits this sample stands for (perfsamp_batch_weight()) */
-			s.weight = perfsamp_batch_weight(&p->batch, &ev->b, count - ev->last_count,
-							 census);
-			ev->last_count = count;
-		}
 	}
 	if (p->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		s.nchain = rd_u64(r);
@@ -565,6 +564,35 @@ void perfsamp_restart_period(struct perfsamp *p)
 }
 
 void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n)
+{
+	bool own = false;
+	int i;
+
+	memset(ret, 0, (size_t)n * sizeof(*ret));
+	/* @count_tasks: the threads' own counters; else the sampling events' */
+	for (i = 0; i < p->ncounters; i++)
+		own |= !p->counters[i].minus;
+	for (i = 0; i < p->nevs && !own; i++) {
+		uint64_t v;
+
+		if (p->evs[i].event >= 0 && p->evs[i].event < n &&
+		    read(p->evs[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			ret[p->evs[i].event] += v;
+	}
+	for (i = 0; i < p->ncounters; i++) {
+		const struct counter *c = &p->counters[i];
+		uint64_t v;
+
+		if (c->event >= n || read(c->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			continue;
+		if (!c->minus)
+			ret[c->event] += v;
+		else /* @exclude_self: our own hits out (the rows leave out our samples) */
+			ret[c->event] -= v < ret[c->event] ? v : ret[c->event];
+	}
+}
+
+void perfsamp_stream_counts(const struct perfsamp *p, uint64_t *ret, int n)
 {
 	int i;
 

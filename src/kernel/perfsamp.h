@@ -31,6 +31,10 @@
 
 struct pollfd;
 
+/* struct perfsamp_opts.task_flags */
+#define PERFSAMP_TASK_INHERIT 1
+#define PERFSAMP_TASK_THREADS 2
+
 /**
  * struct perfsamp_opts - what to sample
  * @tracefs: the tracefs mount ("/sys/kernel/tracing" when NULL)
@@ -52,6 +56,19 @@ struct pollfd;
  *	each on every CPU (the CPU's events share its ring); overrides @pid
  * @ntasks: entries in @tasks (0: use @pid)
  * @inherit: with @tasks, follow the threads and processes they create
+ * @task_flags: NULL (@inherit for every task), or per task PERFSAMP_TASK_*:
+ *	INHERIT follow what it creates, THREADS only its threads (not the
+ *	processes it forks: perf's inherit_thread)
+ * @count_tasks: with @chains and no @tasks: the events sample every CPU
+ *	(the caller keeps the samples of these threads), and perfsamp_counts()
+ *	says the hits of these threads only, counted by events of their own
+ *	(each on every CPU, with its PERFSAMP_TASK_* of @count_flags)
+ * @count_ntasks: entries in @count_tasks
+ * @count_flags: PERFSAMP_TASK_* of each
+ * @exclude_self: with @chains, no @tasks and no @count_tasks,
+ *	perfsamp_counts() leaves out the hits of the calling process's
+ *	threads (counted by events of their own), as the rows leave out its
+ *	samples
  * @filters: NULL, or per event a tracepoint filter expression (the
  *	syntax of tracefs's events/SYS/EV/filter) or NULL: only the hits it
  *	passes are sampled
@@ -82,6 +99,11 @@ struct perfsamp_opts {
 	const pid_t *tasks;
 	int ntasks;
 	bool inherit;
+	const uint8_t *task_flags;
+	const pid_t *count_tasks;
+	int count_ntasks;
+	const uint8_t *count_flags;
+	bool exclude_self;
 	const char *const *filters;
 	unsigned int clock_hz;
 	bool user_chain;
@@ -106,8 +128,9 @@ struct perfsamp_opts {
  *	included; valid during the callback only
  * @nchain: its entries
  * @weight: the hits of the event this sample stands for: 1, or with @chains
- *	(--sample) its stride scaled by the run's share of hits between
- *	batches (perfsamp_batch_weight(): their sum is about the exact count)
+ *	(--sample) its raw weight: the hits of its counter since that
+ *	counter's last draw (perfsamp_batch_weight(); source/sampest.h makes
+ *	the rows add up to the exact count)
  * @census: --sample: the sample a change of period caused, weight 1: not a
  *	random draw (not counted among the samples of the intervals)
  */
@@ -266,12 +289,24 @@ void perfsamp_restart_period(struct perfsamp *p);
 
 /**
  * perfsamp_counts() - every hit of each event so far, sampled or not, as
- *	the kernel counts them (a read() of each descriptor)
+ *	the kernel counts them (a read() of each descriptor: with tasks, their
+ *	threads' and what they started; with @count_tasks theirs; with
+ *	@exclude_self, less the calling process's own)
  * @p: the sampler
  * @ret: one count per event of perfsamp_opts.events, summed over the CPUs
  * @n: entries in @ret
  */
 void perfsamp_counts(const struct perfsamp *p, uint64_t *ret, int n);
+
+/**
+ * perfsamp_stream_counts() - every hit the sampling events saw, each event's
+ *	(what the stacks are drawn from: with @count_tasks every CPU's, more
+ *	than perfsamp_counts() says)
+ * @p: the sampler
+ * @ret: one count per event
+ * @n: entries in @ret
+ */
+void perfsamp_stream_counts(const struct perfsamp *p, uint64_t *ret, int n);
 
 /**
  * perfsamp_randomize_period() - each event's next sample after a period

@@ -1,26 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * perfsamp_batch.c - --sample's random periods, drawn a batch at a time
+ * perfsamp_batch.c - --sample's random periods, drawn a batch at a time,
+ * and the hits each sample stands for
  *
  * A tracepoint's period is fixed in the kernel; perf cannot randomise it.
- * stacktop sets a new one (PERF_EVENT_IOC_PERIOD, uniform in [N/2, 3N/2])
- * for an event after each drain that read samples of it: the samples of
- * one drain (a batch: at most PERFSAMP_BATCH, the ring's wakeup, more when
- * the reader is late) keep one stride, and the strides of two batches are
- * independent. A period per sample cost the traced CPUs an interrupt and a
- * second stack for every sample (the change of period is a cross-CPU call,
- * and the kernel samples the first hit after it) and the reader a wakeup:
- * the workload kept 70% of what counting alone keeps at 1 in 100.
+ * stacktop sets a new one (PERF_EVENT_IOC_PERIOD: a draw uniform in
+ * [N/2, 3N/2]) for an event after a drain that completed its
+ * batch: PERFSAMP_BATCH draws kept at one stride (the ring's wakeup), so
+ * that the strides of two batches are independent. A period per sample
+ * cost the traced CPUs an interrupt and a second stack for every sample
+ * (the change of period is a cross-CPU call, and the kernel samples the
+ * first hit after it) and the reader a wakeup: the workload kept 70% of
+ * what counting alone keeps at 1 in 100.
+ *
+ * What the kernel does on a change (kernel/events/core.c, measured on
+ * 6.18: a thread's getppid() counted at period 10, changed to 7 after the
+ * 35th call): __perf_event_period() sets period_left to 0, so the next hit
+ * is sampled at once (the 36th: the census, whatever runs then, most often
+ * the reader going back to sleep or what the cross-CPU call interrupted);
+ * perf_swevent_set_period() then counts the first stride with the period
+ * it had kept, the old one: the next sample is 9 hits later (the 45th),
+ * then every 7 (52, 59, ...). The hits between the last batch's last draw
+ * and the change were sampled by no stride. Each sample carries the
+ * event's count (PERF_SAMPLE_READ): perfsamp_batch_weight() gives every
+ * hit to one sample of its own counter, by position in the count.
  *
  * Within a batch the samples are not independent: code that repeats with a
  * cycle sharing a factor with the stride puts a batch's samples on the same
- * stack more often than chance. The design effect says by how much this
- * widens a share's variance: 1 + (m - 1) * rho, m the batches' mean size
- * (weighted by size) and rho the intra-batch correlation, estimated from
- * how often two samples of one batch have the same stack against two of
- * consecutive batches (same stack: the whole chain, and the leaf address;
- * the larger of the two). export_sample_ci95() widens each row's interval
- * by its square root.
+ * stack more often than chance. (Prime strides avoid that, and were tried:
+ * all of them odd, a ping-pong whose switches alternate between two stacks
+ * was sampled in step with the alternation, 35% against 50% at --sample
+ * 20. The parity of the strides must be random too.) The design
+ * effect says by how much this widens a share's variance: 1 + (m - 1) *
+ * rho, m the batches' mean size (weighted by size) and rho the
+ * intra-batch correlation, estimated from how often two samples of one
+ * batch have the same stack against two of consecutive batches (same
+ * stack: the whole chain, and the leaf address; the larger of the two).
+ * export_sample_ci95() widens each row's interval by its square root.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,13 +73,17 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* a period drawn uniformly from [mean / 2, 3 * mean / 2] (xorshift64) */
-static uint64_t random_period(struct perfsamp_batch *b)
+uint64_t perfsamp_batch_period(struct perfsamp_batch *b)
 {
+	uint64_t lo = b->mean / 2, hi = (uint64_t)b->mean + b->mean / 2;
+
+	if (lo < 1)
+		lo = 1;
+	/* xorshift64 */
 	b->rnd ^= b->rnd << 13;
 	b->rnd ^= b->rnd >> 7;
 	b->rnd ^= b->rnd << 17;
-	return b->mean / 2 + b->rnd % (b->mean + 1);
+	return lo + b->rnd % (hi - lo + 1);
 }
 
 bool perfsamp_batch_keep(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, uint64_t time)
@@ -80,29 +100,36 @@ bool perfsamp_batch_keep(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, 
 		e->immediate = false;
 		return false;
 	}
-	e->redraw = true;
+	if (++e->drawn >= PERFSAMP_BATCH)
+		e->redraw = true;
 	return true;
 }
 
-uint64_t perfsamp_batch_weight(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
-			       uint64_t delta, bool census)
+/* the hits since the counter's last draw (@last updated) */
+static uint64_t counter_weight(uint64_t *last, uint64_t count)
 {
-	uint64_t cover, out;
-	double w;
+	/* a count lower than the last: a counter started anew */
+	uint64_t d = count >= *last ? count - *last : count;
 
-	if (!b->mean)
-		return delta;
+	*last = count;
+	return d ? d : 1;
+}
+
+uint64_t perfsamp_batch_weight(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
+			       uint64_t count, bool census)
+{
+	uint64_t d;
+
 	if (census) {
-		b->st.gap += delta ? delta - 1 : 0;
+		b->st.census++;
+		e->census++;
 		return 1;
 	}
-	cover = e->period && delta > e->period ? e->period : delta;
-	b->st.gap += delta - cover;
-	b->st.covered += cover;
-	w = (double)cover * (double)(b->st.covered + b->st.gap) / (double)b->st.covered + e->carry;
-	out = (uint64_t)w;
-	e->carry = w - (double)out;
-	return out;
+	d = counter_weight(&e->last, count);
+	/* the changes' own samples since were counted one each */
+	d = d > e->census ? d - e->census : 1;
+	e->census = 0;
+	return d;
 }
 
 void perfsamp_batch_note(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
@@ -169,11 +196,12 @@ void perfsamp_batch_next(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, 
 	if (!b->mean)
 		return;
 	batch_end(&b->st, e);
-	period = random_period(b);
+	period = perfsamp_batch_period(b);
 	e->period = period;
 	e->t_set = now_ns();
 	e->immediate = ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) == 0;
 	e->redraw = false;
+	e->drawn = 0;
 }
 
 double perfsamp_batch_design_effect(const struct perfsamp_batch_stats *st)

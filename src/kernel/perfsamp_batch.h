@@ -21,9 +21,7 @@
  * @same_in: of which had the same stack ([0] chain, [1] leaf address)
  * @pairs_across: pairs of samples of two consecutive batches of an event
  * @same_across: of which had the same stack
- * @covered: hits the kept samples' strides covered
- * @gap: hits no stride covered: between a batch's last sample and the
- *	change of period (the reader's reaction), spread over the samples
+ * @census: samples a change of period caused (each weighs its own hit)
  */
 struct perfsamp_batch_stats {
 	uint64_t batches;
@@ -33,8 +31,7 @@ struct perfsamp_batch_stats {
 	uint64_t same_in[2];
 	uint64_t pairs_across;
 	uint64_t same_across[2];
-	uint64_t covered;
-	uint64_t gap;
+	uint64_t census;
 };
 
 /**
@@ -52,20 +49,25 @@ struct perfsamp_batch {
 struct perfsamp_batch_keys;
 
 /**
- * struct perfsamp_batch_ev - one event descriptor's batch
+ * struct perfsamp_batch_ev - one event descriptor's batch and counter
  * @immediate: a new period was set: the next sample after @t_set comes at once
- * @redraw: samples kept since the period was set
+ * @redraw: the batch is complete (PERFSAMP_BATCH draws kept since the
+ *	period was set): the next drain gives the event a new one
+ * @drawn: draws kept since the period was set
  * @t_set: when it was set (CLOCK_MONOTONIC, as the samples' time)
  * @period: the period in force (its stride)
- * @carry: the fraction of a hit the last weight rounded off
+ * @last: the event's count at its last draw (PERF_SAMPLE_READ)
+ * @census: samples changes of period caused since (each weighed its own hit)
  * @keys: the stacks of its current and last batch
  */
 struct perfsamp_batch_ev {
 	bool immediate;
 	bool redraw;
+	uint32_t drawn;
 	uint64_t t_set;
 	uint64_t period;
-	double carry;
+	uint64_t last;
+	uint64_t census;
 	struct perfsamp_batch_keys *keys;
 };
 
@@ -79,28 +81,36 @@ struct perfsamp_batch_ev {
  * samples the first hit after PERF_EVENT_IOC_PERIOD): the first with a
  * time from the change on. It is no random draw but a census of that one
  * hit (perfsamp_batch_weight() weighs it 1), and not in the batch's stacks.
+ * True for a draw, counted towards the batch (@e->redraw when complete).
  */
 bool perfsamp_batch_keep(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, uint64_t time);
 
 /**
- * perfsamp_batch_weight() - the hits a sample stands for
+ * perfsamp_batch_weight() - the hits a sample of an event's own counter
+ *	stands for: its raw weight (source/sampest.h makes the rows of a
+ *	window add up to the exact count)
  * @b: the periods
- * @e: the event's batch
- * @delta: the event's count since the sample before (PERF_SAMPLE_READ)
+ * @e: the event's batch and counter
+ * @count: the event's count at the sample (PERF_SAMPLE_READ)
  * @census: the sample the change of period caused (perfsamp_batch_keep())
  *
- * A change's sample stands for its own hit: 1; the hits before it since the
- * last batch's last sample (the reader's reaction) were sampled by no
- * stride: the gap. Any other sample stands for its stride, scaled by the
- * run's (covered + gap) / covered, so that the weights add up to the count
- * without giving the gap to the stack that happens to come first in a
- * batch (a fixed phase: a bias of 3 points on a ping-pong, beyond the
- * stated interval). With a fixed period, @delta.
+ * A change's sample stands for its own hit: 1 (the kernel samples the
+ * first hit after the change, whatever its stack: no draw). A draw stands
+ * for every hit of its counter since the counter's last draw, less the
+ * changes' samples since: a stride, plus after a change the hits between
+ * the last batch's last draw and the change (the reader's reaction), which
+ * no stride covered. They go to the draw that follows on the same counter,
+ * a position in the count (the old period less one after the change's
+ * sample), not to one the clock chose, and not to another CPU's samples: a
+ * share of the whole run's would give the hits of a CPU whose batches end
+ * often (one reset by the drains of a busier one) to the busy CPU's rows
+ * (issue 35: io_schedule 8% low beside a ping-pong). A count lower than
+ * the last (a counter started anew) counts from 0.
  *
- * Return: the weight (whole hits; the fractions carried to the next).
+ * Return: the weight, at least 1.
  */
 uint64_t perfsamp_batch_weight(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
-			       uint64_t delta, bool census);
+			       uint64_t count, bool census);
 
 /**
  * perfsamp_batch_note() - a kept sample's call chain, for the correlation
@@ -115,12 +125,23 @@ void perfsamp_batch_note(struct perfsamp_batch *b, struct perfsamp_batch_ev *e,
 
 /**
  * perfsamp_batch_next() - end the event's batch and give it a new period,
- *	drawn uniformly from [mean / 2, 3 * mean / 2]
+ *	drawn uniformly from [mean / 2, 3 * mean / 2] (perfsamp_batch_period())
  * @b: the periods
  * @e: the event's batch
  * @fd: the event's descriptor (PERF_EVENT_IOC_PERIOD)
  */
 void perfsamp_batch_next(struct perfsamp_batch *b, struct perfsamp_batch_ev *e, int fd);
+
+/**
+ * perfsamp_batch_period() - the next period, drawn uniformly from
+ *	[mean / 2, 3 * mean / 2] (xorshift64). Odd and even alike: strides of
+ *	one parity (primes, tried) lock onto code whose hits alternate between
+ *	two stacks, a ping-pong's (35% against 50%)
+ * @b: the periods (their generator advances)
+ *
+ * Return: the period, at least 1.
+ */
+uint64_t perfsamp_batch_period(struct perfsamp_batch *b);
 
 /**
  * perfsamp_batch_free() - free an event's keys

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/tgid.h"
 #include "sym/dwunwind.h"
 #include "kernel/perfsamp_priv.h"
 
@@ -67,9 +68,12 @@ static int cmp_ev(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* the attributes of one (task, event, CPU) sampler; @first: the task's first event */
+/*
+ * the attributes of one (task, event, CPU) sampler; @first: the task's first
+ * event; @inherit: PERFSAMP_TASK_* (0: none)
+ */
 static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uint64_t tp,
-			bool first, bool inherit, unsigned int stack, unsigned int pages)
+			bool first, unsigned int inherit, unsigned int stack, unsigned int pages)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -85,7 +89,8 @@ static void sample_attr(struct perf_event_attr *a, const struct perfsamp *p, uin
 	a->clockid = CLOCK_MONOTONIC;
 	a->sample_id_all = 1;
 	a->disabled = 1;
-	a->inherit = inherit;
+	a->inherit = !!(inherit & PERFSAMP_TASK_INHERIT);
+	a->inherit_thread = a->inherit && (inherit & PERFSAMP_TASK_THREADS);
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(pages * p->page / 4);
 	if (p->chains) {
@@ -175,6 +180,73 @@ static int event_attach(struct perfsamp *p, const struct perfsamp_opts *opts, in
 	}
 	if (fd != *first && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *first) < 0)
 		return errf(err, errsz, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+	return 0;
+}
+
+/* a counting-only event of @e on thread @tid (every CPU), enabled with the others */
+static int counter_open(struct perfsamp *p, const struct perfsamp_opts *opts, const uint64_t *tp,
+			int e, pid_t tid, unsigned int flags, bool minus)
+{
+	struct perf_event_attr a;
+	struct counter *c;
+	int fd;
+
+	c = realloc(p->counters, (size_t)(p->ncounters + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	p->counters = c;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = tp[e];
+	a.disabled = 1;
+	a.inherit = !!(flags & PERFSAMP_TASK_INHERIT);
+	a.inherit_thread = a.inherit && (flags & PERFSAMP_TASK_THREADS);
+	fd = perfsamp_sys_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (opts->filters && opts->filters[e])
+		ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->filters[e]);
+	c[p->ncounters].fd = fd;
+	c[p->ncounters].event = e;
+	c[p->ncounters++].minus = minus;
+	return 0;
+}
+
+/*
+ * The counting-only events: @count_tasks, whose hits are the count (the
+ * sampling events see every CPU's); or @exclude_self, a counter on each of
+ * our threads (and the threads they start) whose hits come out of it, as
+ * the rows leave out our samples
+ */
+static int counters_open(struct perfsamp *p, const struct perfsamp_opts *opts, const uint64_t *tp,
+			 char *err, size_t errsz)
+{
+	int *tids = NULL, ntids = 0, t, e, r = 0;
+	bool self = opts->count_ntasks <= 0;
+
+	if (self) {
+		r = tgid_threads((int)getpid(), &tids, &ntids);
+		if (r < 0)
+			return errf(err, errsz, r, "/proc/self/task: %s", strerror(-r));
+	}
+	for (t = 0; t < (self ? ntids : opts->count_ntasks) && r >= 0; t++) {
+		for (e = 0; e < opts->nevents && r >= 0; e++) {
+			r = self ? counter_open(p, opts, tp, e, tids[t],
+						PERFSAMP_TASK_INHERIT | PERFSAMP_TASK_THREADS, true)
+				 : counter_open(p, opts, tp, e, opts->count_tasks[t],
+						opts->count_flags ? opts->count_flags[t] : 0,
+						false);
+			if (r == -ESRCH) {
+				r = 0;
+				break; /* a thread gone: nothing of it to count */
+			}
+		}
+	}
+	free(tids);
+	if (r < 0)
+		return errf(err, errsz, r, "perf_event_open %s (counting): %s", opts->events[0],
+			    strerror(-r));
 	return 0;
 }
 
@@ -272,7 +344,11 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 
 			t = k / opts->nevents;
 			e = k % opts->nevents;
-			sample_attr(&a, p, tp[e], e == 0, inherit, stack, pages);
+			sample_attr(&a, p, tp[e], e == 0,
+				    opts->ntasks > 0 && opts->task_flags ? opts->task_flags[t]
+				    : inherit				 ? PERFSAMP_TASK_INHERIT
+									 : 0,
+				    stack, pages);
 			fd = perfsamp_sys_open(&a, tasks[t], c, -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				r = -errno;
@@ -300,11 +376,18 @@ int perfsamp_open(struct perfsamp **ret, const struct perfsamp_opts *opts,
 		goto fail;
 	}
 	qsort(p->evs, p->nevs, sizeof(*p->evs), cmp_ev);
+	if (p->chains && opts->ntasks <= 0 && (opts->count_ntasks > 0 || opts->exclude_self)) {
+		r = counters_open(p, opts, tp, err, errsz);
+		if (r < 0)
+			goto fail;
+	}
 	for (e = 0; e < p->nevs; e++)
 		if (ioctl(p->evs[e].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 			r = errf(err, errsz, -errno, "PERF_EVENT_IOC_ENABLE: %s", strerror(errno));
 			goto fail;
 		}
+	for (e = 0; e < p->ncounters; e++)
+		ioctl(p->counters[e].fd, PERF_EVENT_IOC_ENABLE, 0);
 	free(tp);
 	*ret = p;
 	return 0;
@@ -324,6 +407,9 @@ void perfsamp_close(struct perfsamp *p)
 		ioctl(p->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	for (i = 0; i < p->nevs; i++)
 		close(p->evs[i].fd);
+	for (i = 0; i < p->ncounters; i++)
+		close(p->counters[i].fd);
+	free(p->counters);
 	/* the events first: a ring's dummy event goes with its mapping */
 	for (i = 0; i < p->ncpus; i++) {
 		perfsamp_ring_close(&p->cpus[i].old);

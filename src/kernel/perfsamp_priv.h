@@ -52,9 +52,8 @@ struct pevent {
 	uint64_t id;
 	int event;
 	int fd;
-	int pc;		     /* its CPU's index in cpus[] */
-	uint64_t last_count; /* --sample: the event's count at its last sample */
-	int task;	     /* the thread it was opened on, -1: every task of its CPU */
+	int pc;	  /* its CPU's index in cpus[] */
+	int task; /* the thread it was opened on, -1: every task of its CPU */
 
 	struct perfsamp_batch_ev b; /* --sample: its period's batch */
 };
@@ -65,13 +64,16 @@ struct perfsamp {
 	int ncpus;
 	struct pevent *evs; /* every fd, for the id -> event lookup */
 	/*
-	 * --sample with tasks followed into their children (inherit): a sample
-	 * of a child came under its parent's id. Its count is the child's own
-	 * counter, and a child's count joins its parent's when it exits, so a
-	 * count's growth is no longer the hits since the last sample: from the
-	 * first such sample on, each one weighs the mean period
+	 * @count_tasks and @exclude_self: counting-only events of threads
+	 * (every CPU): their hits are the count (@count_tasks), or come out of
+	 * it (@exclude_self, @minus)
 	 */
-	bool mean_weights;
+	struct counter {
+		int fd;
+		int event;
+		bool minus;
+	} * counters;
+	int ncounters;
 	int nevs;
 	long page;
 	unsigned int max_pages; /* grow up to this (0: never) */

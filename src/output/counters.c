@@ -95,8 +95,12 @@ static const struct counter_word counter_words[] = {
 	     "note: perf throttled the sampling %s times (over "
 	     "kernel.perf_event_max_sample_rate: fewer samples than asked)"),
 	LINE(NOTE, exact_events,
-	     "exact: %s events counted by perf (+%s); a stack's hits are estimates: each "
-	     "sample stands for the hits since the one before"),
+	     "exact: %s events counted by perf (+%s); the rows' hits add up to it, each its "
+	     "share of the samples' weights (a sample stands for the hits since the one "
+	     "before): an estimate with its 95% interval"),
+	LINE(NOTE, sample_unplaced,
+	     "note: %s of the exact count's hits came before any sample of their event: in "
+	     "no row yet"),
 	LINE(NOTE, comm_unnamed,
 	     "note: %s pid lookups found no command name (+%s in the interval; their rows "
 	     "show ?: the process ended before stacktop asked, and saved_cmdlines or the "

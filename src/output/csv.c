@@ -115,7 +115,7 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 	struct ksym *ks = session_ksym(s);
 	struct rank_summary sum;
 	struct rank_row *rows;
-	bool sampled = st->sample_period > 1;
+	bool sampled = export_sampled(st);
 	size_t n, i;
 	int r;
 
@@ -138,8 +138,9 @@ int export_csv(FILE *f, struct session *s, const struct report_opts *o, int iter
 			rows[i].delta, rows[i].total, all ? 100.0 * (double)v / (double)all : 0.0,
 			(double)rows[i].delta / dt);
 		if (sampled)
-			fprintf(f, "%" PRIu64 ",%u,", export_sample_ci95(rows[i].total, st),
-				st->sample_period);
+			fprintf(f, "%" PRIu64 ",%u,",
+				export_sample_ci95(rows[i].total, st->events, st),
+				export_sample_n(st));
 		csv_who(f, s, o, sk);
 		fprintf(f, "%u,", sk->depth);
 		csv_stack(f, ks, sk);

@@ -449,16 +449,16 @@ static void json_stack(FILE *f, struct session *s, const struct report_opts *o,
 	uint64_t key = export_stack_key(ks, sk);
 	/* kernel frames in frames/symbols; the user part in user_frames */
 	unsigned int kd = usym_user_start(sk->ips, sk->depth), j;
-	uint32_t period = session_stats(s)->sample_period;
+	const struct session_stats *st = session_stats(s);
 	bool any = false;
 
 	fprintf(f, "%s{\"key\":\"%016" PRIx64 "\",\"total\":%llu,\"delta\":%llu,", first ? "" : ",",
 		key, (unsigned long long)row->total, (unsigned long long)row->delta);
 	/* --sample: the counts are estimates, with their 95% half widths */
-	if (period > 1)
+	if (export_sampled(st))
 		fprintf(f, "\"total_ci95\":%llu,\"delta_ci95\":%llu,",
-			(unsigned long long)export_sample_ci95(row->total, session_stats(s)),
-			(unsigned long long)export_sample_ci95(row->delta, session_stats(s)));
+			(unsigned long long)export_sample_ci95(row->total, st->events, st),
+			(unsigned long long)export_sample_ci95(row->delta, st->events_delta, st));
 	if (stack_table_weighted(t)) {
 		uint64_t wd, wt = stack_weight(t, sk, &wd);
 

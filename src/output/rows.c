@@ -135,30 +135,42 @@ int export_top_origin(struct session *s, const struct stack *sk, const struct ra
 	return top;
 }
 
-uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st)
+bool export_sampled(const struct session_stats *st)
 {
-	double w;
+	/* a snapshot of a sampled run: its variance is read back, not its period */
+	return st->sample_period > 1 || st->sample_var;
+}
 
-	if (st->sample_period <= 1 || !hits)
+unsigned int export_sample_n(const struct session_stats *st)
+{
+	if (st->sample_period > 1)
+		return st->sample_period;
+	return st->samples ? (unsigned int)((st->exact_events + st->samples / 2) / st->samples) : 0;
+}
+
+uint64_t export_sample_ci95(uint64_t hits, uint64_t of, const struct session_stats *st)
+{
+	double p;
+
+	if (!export_sampled(st) || !hits || !st->events)
 		return 0;
-	w = st->samples && st->events ? (double)st->events / (double)st->samples
-				      : (double)st->sample_period;
-	/* a batch's samples keep one stride: the variance widened by their design effect */
-	if (st->sample_deff > 1000)
-		w *= st->sample_deff / 1000.0;
-	return (uint64_t)ceil(1.96 * sqrt((double)hits * 1.5 * w));
+	p = of > hits ? (double)hits / (double)of : 1;
+	/* h (1 - h / H) sum(w^2) deff / sum(w): the ratio estimator's (sampest.h) */
+	return (uint64_t)ceil(
+		1.96 * sqrt((double)hits * (1 - p) * (double)st->sample_var / (double)st->events));
 }
 
 int export_sample_text(char *buf, size_t size, const struct session_stats *st)
 {
-	if (st->sample_period <= 1)
+	if (!export_sampled(st))
 		return 0;
 	return snprintf(buf, size,
 			"stacks sampled: about 1 in %u hits has its stack (perf, the period "
 			"randomized); each count is an estimate with a 95%% interval (JSON "
-			"total_ci95, CSV hits_total_ci95), the %llu hits of the events counted "
-			"exactly",
-			st->sample_period, (unsigned long long)st->exact_events);
+			"total_ci95, CSV hits_total_ci95), the rows adding up to the %llu hits "
+			"of the events counted exactly",
+			export_sample_n(st),
+			(unsigned long long)(st->exact_events - st->sample_unplaced));
 }
 
 int export_gzip(FILE *f, const void *data, size_t len)

@@ -112,26 +112,43 @@ uint64_t export_stack_key(struct ksym *ks, const struct stack *sk);
 struct session_stats;
 
 /**
- * export_sample_ci95() - the half width of the 95% interval of a hit count
- * estimated from samples (--sample N: each sample kept stands for the hits
- * since the one kept before: a period drawn uniformly in [N/2, 3N/2], plus
- * the hits while the reader set the next)
- * @hits: the estimate (the weights of a row's samples added up)
- * @st: the session's counters: @sample_period (0 or 1: every hit has its
- *      stack, the count is exact), @events and @samples (the mean weight),
- *      @sample_deff
- *
- * A row's samples are a thinning of its hits, about Poisson, each weighing
- * w: the estimate's variance is hits * E[w^2] / E[w], taken as hits * 1.5 *
- * the mean weight (a coefficient of variation of the weights up to 0.7:
- * the uniform period alone gives 1 + 1/12), times the design effect of the
- * samples' batches (@sample_deff: the samples of one batch keep one
- * stride, kernel/perfsamp_batch.c); the interval is 1.96 standard
- * deviations (doc/performance.md, "Sampled stacks").
- *
- * Return: the half width, rounded up; 0 when the count is exact.
+ * export_sampled() - whether the counts are --sample's estimates (a live
+ *	run, or a snapshot of one: its sample_var read back)
+ * @st: the session's counters
  */
-uint64_t export_sample_ci95(uint64_t hits, const struct session_stats *st);
+bool export_sampled(const struct session_stats *st);
+
+/**
+ * export_sample_n() - about one hit in how many had its stack: --sample's
+ *	N, or in a snapshot its exact count over its samples
+ * @st: the session's counters
+ *
+ * Return: N, 0 when unknown.
+ */
+unsigned int export_sample_n(const struct session_stats *st);
+
+/**
+ * export_sample_ci95() - the half width of the 95% interval of a hit count
+ *	estimated from samples (--sample: source/sampest.h)
+ * @hits: the estimate (a row's, or a group of rows')
+ * @of: the hits it is a share of: the run's (@st->events) for a total,
+ *	the interval's (@st->events_delta) for a delta
+ * @st: the session's counters: @sample_var (the samples' weights squared
+ *	and added up, times the batches' design effect) and @events (the
+ *	weights added up)
+ *
+ * The rows add up to the exact count: a row's count is the exact count
+ * times its share of the samples' weights, a ratio estimator. Its share p
+ * varies as p (1 - p) sum(w^2) / sum(w)^2 (the samples' effective number,
+ * Kish), widened by the design effect of the batches (the samples of one
+ * batch keep one stride, kernel/perfsamp_batch.c): in hits, h (1 - h / H)
+ * sample_var / events. The interval is 1.96 standard deviations
+ * (doc/performance.md, "Sampled stacks").
+ *
+ * Return: the half width, rounded up; 0 when the count is exact (every hit
+ * has its stack, or the row is all of @of).
+ */
+uint64_t export_sample_ci95(uint64_t hits, uint64_t of, const struct session_stats *st);
 
 /**
  * export_sample_text() - what a format that has no place for it says of

@@ -175,16 +175,16 @@ static void text_cell(FILE *f, const char *src, int width)
 }
 
 /* an expanded stack's count; --sample: an estimate, with its 95% interval (rows.h) */
-static void expand_count(char *buf, size_t size, uint64_t v, enum session_unit unit,
+static void expand_count(char *buf, size_t size, uint64_t v, uint64_t of, enum session_unit unit,
 			 const struct session_stats *st)
 {
 	size_t l;
 
 	expand_amount(buf, size, v, unit);
 	l = strlen(buf);
-	if (st->sample_period > 1 && l < size)
+	if (export_sampled(st) && l < size)
 		snprintf(buf + l, size - l, " ±%llu",
-			 (unsigned long long)export_sample_ci95(v, st));
+			 (unsigned long long)export_sample_ci95(v, of, st));
 }
 
 /*
@@ -330,8 +330,10 @@ int export_report(FILE *f, struct session *s, const struct report_opts *o, int i
 		char ev[512];
 
 		fmt_ids(ids, sizeof(ids), sk->ids, sk->nids, !!(sk->flags & STACK_F_MOREIDS));
-		expand_count(dv, sizeof(dv), rows[i].delta, unit, session_stats(s));
-		expand_count(tv, sizeof(tv), rows[i].total, unit, session_stats(s));
+		expand_count(dv, sizeof(dv), rows[i].delta, session_stats(s)->events_delta, unit,
+			     session_stats(s));
+		expand_count(tv, sizeof(tv), rows[i].total, session_stats(s)->events, unit,
+			     session_stats(s));
 		/* its event whole, as the table's EVENT column may have cut it */
 		stack_top_of(t, sk, o->delta, &o->rank, &top_of);
 		if (top_of.event < 0 && o->delta)

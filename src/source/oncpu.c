@@ -22,13 +22,10 @@
  * throttling (kernel.perf_event_max_sample_rate) is counted and said.
  */
 #include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -40,7 +37,7 @@
 #include "kernel/evfmt.h"
 #include "kernel/perfsamp.h"
 #include "kernel/tfs.h"
-#include "source/source.h"
+#include "source/oncpu_sample.h"
 #include "sym/pname.h"
 #include "sym/usym.h"
 #if STACKTOP_USER_UNWIND
@@ -53,48 +50,6 @@
 /* -u dwarf: a sample carries 8 KiB of stack, 8 MB/s a busy CPU at 999 Hz */
 #define ONCPU_DWARF_PAGES 512  /* 2 MiB a CPU to start with */
 #define ONCPU_DWARF_MAX	  8192 /* grown where samples are lost, up to 32 MiB a CPU */
-
-#define SAMPLE_EVENTS_MAX 64
-
-#define OVERHEAD_EVERY_NS 250000000ULL /* --overhead: N adapted at most this often */
-
-/*
- * --overhead PCT: N chosen so that the stacks cost about PCT% of the CPUs.
- * A stack's cost is measured at start (perfsamp_calibrate(): @cal), scaled
- * by the mean kernel depth of the samples kept against the calibration's
- * (the unwinder's work grows with the frames), and the event's rate is the
- * exact count's growth: N = rate * cost / (PCT% * CPUs * 1 s), at least 2.
- */
-struct overhead {
-	struct perfsamp_cal cal;
-	double budget_ns; /* CPU time a second the stacks may take: PCT% x CPUs */
-	uint64_t last_count, last_ns;
-	uint64_t last_cpu_ns, last_kept; /* stacktop's CPU time and samples at the last look */
-	double reader_ns;		 /* stacktop's CPU time per sample read */
-	double cost_ns;			 /* a stack now: the calibration scaled by depth */
-	double est_pct;			 /* what the stacks cost at the N in force */
-	unsigned int ncpus;
-};
-
-struct oncpu {
-	struct perfsamp *ps;
-	struct source_ctx *s;
-	int events[SAMPLE_EVENTS_MAX]; /* the session's index of each sampled event */
-	int nevents;
-	uint64_t per_sample;		  /* the hits a sample stands for: 1, or --sample's N */
-	char *names[SAMPLE_EVENTS_MAX];	  /* --sample: "sys:ev" of each -e */
-	char *filters[SAMPLE_EVENTS_MAX]; /* and its " if FILTER" part, or NULL */
-	uint64_t frames[STACK_MAX_DEPTH];
-	uint64_t user_samples; /* taken in user space, without -u: "[user space]" */
-	uint64_t kept;	       /* samples counted (--sample: what the hits are estimated from) */
-	uint64_t kframes;      /* their kernel frames, added up (--overhead: the mean depth) */
-	struct overhead ovh;   /* --overhead */
-	pid_t *tasks;
-	unsigned int ntasks;
-	struct perf_user *pu; /* -u dwarf: the user stacks unwound (perf_user.h), else NULL */
-	uint64_t
-		uwhy[UJOIN_WHY_MAX]; /* -u dwarf: user-space samples, by what their user part got */
-};
 
 /*
  * The chain of a sample: PERF_CONTEXT_KERNEL then the kernel frames (the
@@ -159,8 +114,11 @@ static void oncpu_count(struct oncpu *o, const struct perfsamp_sample *smp, unsi
 	kd = o->frames[0] == STACK_IP_USER_MODE ? 1 : usym_user_start(o->frames, n);
 	if (smp->event < 0 || smp->event >= o->nevents)
 		return;
-	ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
-			   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
+	if (o->est)
+		oncpu_sample_hold(o, smp, n);
+	else
+		ingest_count_stack(o->s->ing, (unsigned int)o->events[smp->event], (int)smp->pid,
+				   (int)smp->tid, smp->cpu, o->frames, n, smp->weight);
 	/* a change of period's own sample is no draw: not among the samples */
 	if (!smp->census) {
 		o->kept++;
@@ -258,140 +216,6 @@ static void oncpu_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t time)
 	ingest_stats(o->s->ing)->lost += count;
 }
 
-/* -p, --tid, -- CMD: the threads to sample; none: every CPU's every task */
-static int oncpu_tasks(struct oncpu *o, struct perfsamp_opts *po)
-{
-	const struct session_opts *so = o->s->tr.opts;
-	int i;
-
-	if (!so->npids && !so->ntids)
-		return 0;
-	o->tasks = calloc((size_t)so->npids + (size_t)so->ntids, sizeof(*o->tasks));
-	if (!o->tasks)
-		return -ENOMEM;
-	for (i = 0; i < so->npids; i++)
-		o->tasks[o->ntasks++] = so->pids[i];
-	for (i = 0; i < so->ntids; i++)
-		o->tasks[o->ntasks++] = so->tids[i];
-	/* threads the processes start later, and their children (-- CMD) */
-	po->tasks = o->tasks;
-	po->ntasks = (int)o->ntasks;
-	po->inherit = true;
-	return 0;
-}
-
-/* --sample: the -e events ("sys:ev" or "sys:ev if FILTER"; none: sched:sched_switch) */
-static int sample_events(struct oncpu *o, struct perfsamp_opts *po)
-{
-	const struct session_opts *so = o->s->tr.opts;
-	static const char *const dflt = "sched:sched_switch";
-	int n = so->nevents ? so->nevents : 1, i;
-
-	if (n > SAMPLE_EVENTS_MAX)
-		return -E2BIG;
-	for (i = 0; i < n; i++) {
-		const char *e = so->nevents ? so->events[i] : dflt;
-		const char *sp = strstr(e, " if ");
-
-		o->names[i] = sp ? strndup(e, (size_t)(sp - e)) : strdup(e);
-		o->filters[i] = sp ? strdup(sp + 4) : NULL;
-		if (!o->names[i] || (sp && !o->filters[i]))
-			return -ENOMEM;
-		o->events[i] = evfmt_add_named(o->s->tr.fmt, o->names[i]);
-		if (o->events[i] < 0)
-			return o->events[i];
-	}
-	o->nevents = n;
-	po->events = (const char *const *)o->names;
-	po->nevents = n;
-	po->filters = (const char *const *)o->filters;
-	po->period = so->sample_period;
-	po->chains = true;
-	o->per_sample = so->sample_period;
-	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* stacktop's CPU time, all threads */
-static uint64_t self_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* --overhead: what a stack costs here, and the budget */
-static int overhead_open(struct oncpu *o, char *err, size_t errsz)
-{
-	const struct session_opts *so = o->s->tr.opts;
-	struct overhead *v = &o->ovh;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int r = perfsamp_calibrate(o->s->tr.tfs->root, &v->cal);
-
-	if (r < 0)
-		return fmt_error(
-			err, errsz, r,
-			"--overhead: cannot measure what a stack costs here (perf sampling "
-			"syscalls:sys_enter_getppid of stacktop itself): %s",
-			strerror(-r));
-	if (v->cal.stack_ns < 50)
-		v->cal.stack_ns = 50; /* under the noise of the measure: never free */
-	v->ncpus = ncpus > 0 ? (unsigned int)ncpus : 1;
-	v->budget_ns = so->overhead_milli / 100000.0 * v->ncpus * 1e9;
-	v->cost_ns = v->cal.stack_ns;
-	v->last_ns = mono_ns();
-	v->last_cpu_ns = self_cpu_ns();
-	log_info("--overhead: a stack of %u kernel frames costs %.0f ns here (a counted hit %.0f "
-		 "ns)",
-		 v->cal.depth, v->cal.stack_ns, v->cal.count_ns);
-	return 0;
-}
-
-/* --overhead: N from the event's rate since the last look */
-static void overhead_adapt(struct oncpu *o)
-{
-	struct overhead *v = &o->ovh;
-	uint64_t c[SAMPLE_EVENTS_MAX], count = 0, now = mono_ns(), n, cpu;
-	double rate, depth;
-	int k;
-
-	if (now - v->last_ns < OVERHEAD_EVERY_NS)
-		return;
-	perfsamp_counts(o->ps, c, o->nevents);
-	for (k = 0; k < o->nevents; k++)
-		count += c[k];
-	rate = (double)(count - v->last_count) * 1e9 / (double)(now - v->last_ns);
-	v->last_count = count;
-	v->last_ns = now;
-	depth = o->kept ? (double)o->kframes / (double)o->kept : v->cal.depth;
-	v->cost_ns = v->cal.stack_ns;
-	if (v->cal.depth && depth > v->cal.depth)
-		v->cost_ns *= depth / v->cal.depth;
-	/* and what reading it costs stacktop (its share of a batch: a wakeup, a new period) */
-	cpu = self_cpu_ns();
-	if (o->kept > v->last_kept + 16)
-		v->reader_ns = (double)(cpu - v->last_cpu_ns) / (double)(o->kept - v->last_kept);
-	v->last_cpu_ns = cpu;
-	v->last_kept = o->kept;
-	v->cost_ns += v->reader_ns;
-	n = (uint64_t)ceil(rate * v->cost_ns / v->budget_ns);
-	n = n < 2 ? 2 : n > 1000000000 ? 1000000000 : n;
-	/* a change of a quarter or more: each costs every event one dropped sample */
-	if (n * 4 < o->per_sample * 3 || n * 4 > o->per_sample * 5) {
-		o->per_sample = n;
-		perfsamp_randomize_period(o->ps, (unsigned int)n);
-	}
-	v->est_pct = rate * v->cost_ns / (double)o->per_sample / (v->ncpus * 1e9) * 100;
-}
-
 /*
  * -u dwarf (--oncpu only): each sample with the user registers and stack,
  * the unwinder that turns them into frames, perf's records of the maps
@@ -450,17 +274,22 @@ static int oncpu_open(struct source *src, char *err, size_t errsz)
 		o->events[0] = evfmt_add_named(s->tr.fmt, clock_name);
 		r = o->events[0];
 	} else {
-		r = sample_events(o, &po);
+		r = oncpu_sample_events(o, &po);
+		o->est = r < 0 ? NULL : sampest_new((unsigned int)o->nevents);
+		if (r >= 0 && !o->est)
+			r = -ENOMEM;
+		/* ingest leaves out our own samples (session/open.c): the count too */
+		po.exclude_self = !so->show_self && !so->tracefs;
 	}
 	if (r < 0)
 		return r;
-	r = oncpu_tasks(o, &po);
+	r = oncpu_sample_tasks(o, &po);
 	if (r < 0)
 		return r;
 	cb.ctx = o;
 	/* before the events: the calibration's own calls are no one's hits */
 	if (so->overhead_milli) {
-		r = overhead_open(o, err, errsz);
+		r = oncpu_sample_overhead(o, err, errsz);
 		if (r < 0)
 			return r;
 	}
@@ -521,13 +350,16 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 	if (!drain_budget_spent(b) && b->pages > b->used)
 		left += (b->pages - b->used) * 8;
 	if (o->s->tr.opts->overhead_milli)
-		overhead_adapt(o);
+		oncpu_sample_adapt(o);
 	/* each event sampled gets a new period at the end (perfsamp_batch.c) */
 	r = perfsamp_drain(o->ps, left, &more);
 #if STACKTOP_USER_UNWIND
 	if (o->pu)
 		perf_user_drained(o->pu); /* the samples that waited for their maps */
 #endif
+	/* --sample: a window ends when it holds enough samples */
+	if (o->est && sampest_held(o->est) >= SAMPEST_WINDOW)
+		oncpu_sample_flush(o);
 	if (r > 0)
 		b->used += (unsigned int)r / 8;
 	if (more)
@@ -537,13 +369,14 @@ static int oncpu_drain(struct source *src, struct drain_budget *b)
 
 static int oncpu_tick(struct source *src)
 {
-#if STACKTOP_USER_UNWIND
 	struct oncpu *o = src->priv;
 
+	/* --sample: every refresh ends a window: its rows add up to the exact count */
+	if (o && o->est && o->ps)
+		oncpu_sample_flush(o);
+#if STACKTOP_USER_UNWIND
 	if (o && o->pu)
 		perf_user_tick(o->pu);
-#else
-	(void)src;
 #endif
 	return 0;
 }
@@ -582,24 +415,8 @@ static void oncpu_stats(const struct source *src, struct session_stats *st)
 		st->user_ring_full = ps.lost_unknown;
 		st->user_ring_auto = true;
 	}
-	if (o->per_sample > 1) {
-		uint64_t c[SAMPLE_EVENTS_MAX];
-		int k;
-
-		perfsamp_counts(o->ps, c, o->nevents);
-		st->exact_events = 0;
-		for (k = 0; k < o->nevents; k++) {
-			st->exact_events += c[k];
-			if (o->events[k] >= 0 && o->events[k] < STATS_EXACT_MAX)
-				st->exact_by_event[o->events[k]] = c[k];
-		}
-		st->sample_period = (unsigned int)o->per_sample;
-		st->samples = o->kept;
-		st->sample_deff = (uint32_t)(perfsamp_batch_design_effect(&ps.batch) * 1000 + 0.5);
-		st->overhead_target = o->s->tr.opts->overhead_milli;
-		st->overhead_est = (uint32_t)(o->ovh.est_pct * 1000 + 0.5);
-		st->stack_cost_ns = (uint32_t)(o->ovh.cost_ns + 0.5);
-	}
+	if (o->est)
+		oncpu_sample_stats(o, &ps, st);
 	st->tracing_on = true;
 }
 
@@ -618,6 +435,8 @@ static void oncpu_close(struct source *src)
 		free(o->filters[k]);
 	}
 	free(o->tasks);
+	free(o->tflags);
+	sampest_free(o->est);
 	free(o);
 	src->priv = NULL;
 }

@@ -59,7 +59,7 @@ void stack_view_columns(struct stack_view *sv)
 		[COL_CI] = { .min = 6,
 			     .want = 7,
 			     .prio = 2,
-			     .hidden = ui->head.st.sample_period <= 1 },
+			     .hidden = !export_sampled(&ui->head.st) },
 		[COL_BEFORE] = { .min = 5, .want = 6, .prio = 1 },
 		/* "-20.0 GONE" */
 		[COL_DIFF] = { .min = 10, .want = 11, .prio = 1 },
@@ -333,7 +333,10 @@ static void sv_draw_row(struct list_view *lv, int row, int y, bool selected)
 		char n[16];
 
 		ui_fmt_count(ui, n, sizeof(n),
-			     export_sample_ci95(ui->delta ? rr->delta : rr->total, &ui->head.st));
+			     ui->delta ? export_sample_ci95(rr->delta, ui->head.st.events_delta,
+							    &ui->head.st)
+				       : export_sample_ci95(rr->total, ui->head.st.events,
+							    &ui->head.st));
 		snprintf(buf, sizeof(buf), "%s%s", ui->utf8 ? "±" : "+-", n);
 		sv_cell(sv, y, COL_CI, base, buf);
 	}
