@@ -11,7 +11,12 @@
 # Alphabetical: alpha before beta; left-heavy: beta first. Inverted roots:
 # zeta_leaf 900, deep_29 200, omega_leaf 60, small_NN 1 each. The smalls
 # are under half a column each at 80 to 160 columns, 6 or more together.
-import json, sys
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import snapfix  # noqa: E402
+
 
 MACH = ["trace_event_raw_event_x", "__traceiter_x"]
 stacks = [(["beta_fn", "zeta_leaf"] , 600, True),
@@ -28,23 +33,6 @@ out = []
 for i, (path, n, mach) in enumerate(stacks):
     # leaf first: the machinery, then the path from its leaf up to the root
     frames = (MACH if mach else []) + list(reversed(["entry_SYSCALL_64", "do_syscall_64"] + path))
-    out.append({"key": "%016x" % (0x1000 + i), "total": n, "delta": n, "depth": len(frames),
-        "ids": [], "more_ids": False, "fallback": False, "mapped": False,
-        "merged64": False, "cut": False,
-        "frames": ["0x%x" % (addr(f) + 0x10) for f in frames],
-        "symbols": ["%s+0x10/0x100" % f for f in frames],
-        "by": [{"event": "sched:sched_switch", "cpu": 0, "pid": 100, "comm": "w",
-                "total": n, "delta": n}]})
-hits = sum(s[1] for s in stacks)
-snap = {"schema": "stacktop-snapshot", "version": 2, "stacktop": "0.1.0",
-        "timestamp": 1.0, "time": "1970-01-01T00:00:01.000Z", "host": "flame",
-        "kernel": "6.18.0", "source": "/sys/kernel/tracing", "iteration": 1,
-        "mode": "stacks", "interval": 1.0, "events": ["sched:sched_switch"],
-        "traced": "sched:sched_switch",
-        "view": {"sort": "hits", "ascending": False, "counts": "delta", "event": None,
-                 "pid": None, "cpu": None, "filter": None, "hide_idle": False, "top": 0},
-        "hits": hits, "hits_delta": hits, "unique": len(out), "matched": len(out),
-        "matched_total": hits, "matched_delta": hits, "lost": 0, "overrun": 0,
-        "dropped": 0, "orphans": 0, "bad_pages": 0, "fallbacks": 0, "unresolved": 0,
-        "generation": 0, "tracing_on": True, "stackmap_on": False, "stacks": out}
-open(sys.argv[1], "w").write(json.dumps(snap) + "\n")
+    out.append(snapfix.stack(i, [addr(f) + 0x10 for f in frames],
+                             ["%s+0x10/0x100" % f for f in frames], n))
+snapfix.write(sys.argv[1], snapfix.snapshot(out, "flame"))
