@@ -860,6 +860,49 @@ static void test_counter_comm_unnamed(void **state)
 	assert_int_equal(session_stats(back)->comm_unnamed, 8);
 }
 
+/*
+ * user_one_frame (fp user stacks of the leaf alone) read from a snapshot:
+ * the text header's note names the remedy this build has (--user=dwarf
+ * needs libunwind: a build without it does not advise it)
+ */
+static void test_counter_ustack_one(void **state)
+{
+	struct fx *fx = *state;
+	char path[128], err[256], *buf = write_mem(fx, EXPORT_JSON), *at;
+	const char *files[1] = { path };
+	struct session_opts so = { 0 };
+	struct session *back;
+	FILE *f;
+
+	at = strstr(buf, "\"comm_unnamed\":");
+	assert_non_null(at);
+	snprintf(path, sizeof(path), "%s/one.json", fx->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s\"user_one_frame\":4,%s", (int)(at - buf), buf, at);
+	fclose(f);
+	free(buf);
+	so.files = files;
+	so.nfiles = 1;
+	assert_int_equal(session_open(&so, &back, err, sizeof(err)), 0);
+	assert_true(session_drain(back, 0) >= 0);
+	session_tick(back);
+	assert_int_equal(session_stats(back)->ustack_one, 4);
+	session_close(fx->s);
+	fx->s = back;
+	buf = write_mem(fx, EXPORT_TEXT);
+	assert_non_null(strstr(buf, "\nnote: 4 user stacks were a single frame: the frame-pointer "
+				    "walk found no chain (code built without frame pointers; "));
+#if STACKTOP_USER_UNWIND
+	assert_non_null(strstr(buf, "; --user=dwarf walks it, in the stacks mode)\n"));
+#else
+	assert_null(strstr(buf, "--user=dwarf walks"));
+	assert_non_null(strstr(buf, "; this stacktop was built without libunwind: a build with it "
+				    "walks them by --user=dwarf)\n"));
+#endif
+	free(buf);
+}
+
 static void test_losses_pprof(void **state)
 {
 	struct fx *fx = *state;
@@ -967,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_losses_folded, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_json, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_comm_unnamed, setup_lost, teardown),
+		cmocka_unit_test_setup_teardown(test_counter_ustack_one, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_pprof, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_speedscope, setup_lost, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_flame, setup_lost, teardown),

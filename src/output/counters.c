@@ -12,6 +12,14 @@
 #include "source/stats.h"
 #include "sym/ufile.h"
 
+/* the remedy of 1-frame user stacks: a build without libunwind has no dwarf */
+#if STACKTOP_USER_UNWIND
+#define USTACK_ONE_REMEDY "--user=dwarf walks it, in the stacks mode"
+#else
+#define USTACK_ONE_REMEDY                                                                          \
+	"this stacktop was built without libunwind: a build with it walks them by --user=dwarf"
+#endif
+
 #define UFILE_STR_(x) #x
 #define UFILE_STR(x)  UFILE_STR_(x)
 
@@ -113,7 +121,7 @@ static const struct counter_word counter_words[] = {
 	     "stacks (left in the ring buffer by a run before it)"),
 	LINE(NOTE, ustack_one,
 	     "note: %s user stacks were a single frame: the frame-pointer walk found no "
-	     "chain (code built without frame pointers; --user=dwarf walks it)"),
+	     "chain (code built without frame pointers; " USTACK_ONE_REMEDY ")"),
 	/* "off-CPU pairing: ", after the share ended at the wakeup */
 	LINE(OFFCPU, offcpu_unpaired, "%s switch-outs with neither (not counted)"),
 	LINE(OFFCPU, offcpu_dropped, "%s not followed"),
