@@ -469,7 +469,6 @@ async function main() {
 		const ready = await p.evaluate(() => window.stacktopReady);
 		const state = await p.evaluate(() => window.stacktopFlame.state());
 		const canvas = await p.$('#flame');
-		const box = await canvas.boundingBox();
 		const W = state.width;
 		Object.assign(summary, { ready_ms: Math.round(ready), nodes: state.nodes, names: state.names,
 			width: W, file_bytes: fs.statSync(page).size });
@@ -663,8 +662,24 @@ async function main() {
 			const pick = frames.filter((f) => f.node !== 0 && f.w > 40 && f.path.length > 1)
 				.sort((x, y) => y.path.length - x.path.length || y.w - x.w)[0] ||
 				frames.filter((f) => f.node !== 0)[0];
-			const centre = (f) => [box.x + f.x + f.w / 2, box.y + f.y + f.h / 2];
-			await p.mouse.move(...centre(pick));
+			// a frame's centre in the viewport, scrolled into it first: a deep
+			// graph is taller than the viewport (800 px), and canvas.screenshot()
+			// scrolls the page, so the canvas's box read at the start is stale
+			// (a frame 50 deep drew at y 900: the pointer missed the canvas and
+			// no tooltip showed, on a busy host whose stacks were deeper)
+			const centre = async (f) => {
+				await p.evaluate((fy) => {
+					const r = document.getElementById('flame').getBoundingClientRect();
+					const y = r.top + fy;
+					if (y < 8 || y > window.innerHeight - 8)
+						window.scrollBy(0, y - window.innerHeight / 2);
+				}, f.y + f.h / 2);
+				const b = await canvas.boundingBox();
+				const at = [b.x + f.x + f.w / 2, b.y + f.y + f.h / 2];
+				check(at[1] >= 0 && at[1] < 800, 'frame ' + fname(f) + ' at y ' + at[1] + ' is off the viewport');
+				return at;
+			};
+			await p.mouse.move(...(await centre(pick)));
 			let tipText = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
 			const c0 = countOf(pick.path);
 			check(tipText.startsWith(pick.name + '\n'), 'tooltip does not start with the name: ' + JSON.stringify(tipText));
@@ -687,7 +702,7 @@ async function main() {
 			const zf = frames.filter((f) => f.node !== 0 && f.w < W - 10 && f.w > 20)
 				.sort((x, y) => y.w - x.w)[0];
 			if (zf) {
-				await p.mouse.click(...centre(zf));
+				await p.mouse.click(...(await centre(zf)));
 				const st = await p.evaluate(() => window.stacktopFlame.state());
 				check(st.zoomName === zf.name, 'click on ' + zf.name + ' zoomed to ' + st.zoomName);
 				const zframes = await p.evaluate(() => window.stacktopFlame.frames());
@@ -700,7 +715,7 @@ async function main() {
 				// a callee's tooltip gives its share of the zoomed frame
 				const callee = zframes.find((f) => f.path.length === zf.path.length + 1 && f.w > 20);
 				if (callee) {
-					await p.mouse.move(...centre(callee));
+					await p.mouse.move(...(await centre(callee)));
 					tipText = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
 					check(tipText.includes(' of ' + zf.name), 'no share of the zoomed frame in ' + JSON.stringify(tipText));
 				}
@@ -833,7 +848,7 @@ async function main() {
 			for (const lit of expect.literal || []) {
 				const f = frames.find((g) => g.name === lit);
 				check(f, 'no frame named ' + JSON.stringify(lit));
-				await p.mouse.move(...centre(f));
+				await p.mouse.move(...(await centre(f)));
 				const tt = await p.$eval('#tip', (t) => (t.hidden ? '' : t.textContent));
 				check(tt.startsWith(lit + '\n'), 'the tooltip does not show ' + JSON.stringify(lit));
 			}
