@@ -7,7 +7,9 @@
 #   fifo-lib   the victim's library deleted, a FIFO where /proc/PID/maps
 #              names it ("libhv.so (deleted)") and at its old name
 #   fifo-debug a stripped binary whose .gnu_debuglink names a FIFO in the
-#              attacker's directory (and in its .debug/): never looked at
+#              attacker's directory and a socket in its .debug/ (places
+#              gdb looks): looked up by a reader process only (O_PATH,
+#              then its type), never opened for reading, never read
 #   fifo-perf  /tmp/perf-PID.map replaced by a FIFO
 #   fifo-rec   a FIFO handed to -r or --diff as the recording
 #   truncate   the victim's library cut short (to the end of its code)
@@ -203,22 +205,39 @@ if want fifo-debug; then
 	att rm "$A/hvstrip.debug"
 	att mkfifo "$A/hvstrip.debug"
 	att mkdir "$A/.debug"
-	att mkfifo "$A/.debug/hvstrip.debug"
+	att /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+		"$A/.debug/hvstrip.debug"
+	[ -S "$A/.debug/hvstrip.debug" ] || fail "no socket made"
 	start_victim att "$A/hvstrip" mangled
 	for mode in $MODES; do
 		run fifo-debug $mode -n 2 -d 0.5 --expand 1 --top 3
-		# what libdwfl searched (the link's name beside the file, in .debug/): not even looked up
-		timeout -s KILL 60 strace -f -qq -e trace=%file -o "$WORK/strace.$mode" \
-			"$STACKTOP" --user=$mode -e syscalls:sys_enter_write -p "$VICTIM_PID" -b -n 1 \
+		# -y: each descriptor with its path, whatever name opened it
+		timeout -s KILL 60 strace -f -qq -y -e trace=%file,read,pread64,readv,preadv \
+			-o "$WORK/strace.$mode" \
+			"$STACKTOP" --user=$mode -e syscalls:sys_enter_write -p "$VICTIM_PID" -b -n 2 \
 			-d 0.5 --expand 1 > "$WORK/fifo-debug.strace.out" 2>&1 ||
 			fail "fifo-debug ($mode): the run under strace failed"
 		grep -q 'map_files' "$WORK/strace.$mode" || fail "fifo-debug ($mode): strace saw no file"
-		if grep -E "hvstrip\.debug|$A/\.debug" "$WORK/strace.$mode"; then
-			fail "fifo-debug ($mode): the attacker's debug file was looked up"
+		main=$(awk '{print $1; exit}' "$WORK/strace.$mode")
+		# the link's places: a name in a call, or a descriptor's path
+		grep -E '"hvstrip\.debug"|/hvstrip\.debug[">]' "$WORK/strace.$mode" > "$WORK/dbg.$mode"
+		if grep -E "^$main +" "$WORK/dbg.$mode"; then
+			fail "fifo-debug ($mode): root's run itself looked the debug link up"
 		fi
+		if grep -E '^[0-9]+ +open' "$WORK/dbg.$mode" | grep -v 'O_PATH'; then
+			fail "fifo-debug ($mode): the attacker's FIFO or socket was opened for reading"
+		fi
+		if grep -E '^[0-9]+ +(p?readv?|pread64)\([0-9]+<[^>]*/hvstrip\.debug>' "$WORK/dbg.$mode"; then
+			fail "fifo-debug ($mode): the attacker's FIFO or socket was read"
+		fi
+		n=$(grep -cE '^[0-9]+ +open.*O_PATH' "$WORK/dbg.$mode")
+		# -u dwarf reads the binary's lines: both places were looked at
+		[ $mode = fp ] || [ "$n" -ge 2 ] ||
+			fail "fifo-debug ($mode): the debug link was not looked for ($n lookups)"
+		echo "ok: fifo-debug ($mode): $n lookups by a reader (O_PATH), none opened or read"
 		term fifo-debug $mode
 	done
-	echo "ok: fifo-debug: the debug link's places never looked at"
+	echo "ok: fifo-debug: the debug link's FIFO and socket refused unopened"
 	stop_victim
 fi
 
