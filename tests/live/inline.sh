@@ -17,11 +17,17 @@ command -v objcopy > /dev/null && command -v addr2line > /dev/null ||
 BIN=${INLINE_BIN##*/}
 DEBUG_LINK=
 
+MADE_DIRS= # the directories of /usr/lib/debug this test made, innermost first
+
 cleanup_inline() {
 	[ -n "$DEBUG_LINK" ] && rm -f "$DEBUG_LINK"
+	for d in $MADE_DIRS; do
+		rmdir "$d" 2> /dev/null
+	done
 	cleanup
 }
 trap cleanup_inline EXIT
+trap 'exit 1' INT TERM HUP
 
 # check OUT.json FILE: the JSON's chains against addr2line -i on FILE (the
 # program with its DWARF), mix_step inlined in hot_loop with its lines
@@ -76,17 +82,37 @@ run_st() { # out file, program, then stacktop options
 		{ cat "$out.err"; fail "stacktop --oncpu -u $* -- $prog failed"; }
 }
 
+# check_views PROG TAG: text, folded, JSON and pprof of a run of PROG show
+# mix_step inlined at its line under hot_loop at the line of the call
+check_views() {
+	prog=$1
+	tag=$2
+	run_st "$WORK/text$tag" "$prog" --top 3 --expand 3
+	grep -Eq "^    mix_step \\(inlined\\) \\($BIN\\)  inline\\.c:2[0-4]\$" "$WORK/text$tag" ||
+		{ cat "$WORK/text$tag"; fail "text$tag: no inlined mix_step with its line"; }
+	grep -Eq "^    hot_loop\\+0x[0-9a-f]+ \\($BIN\\)  inline\\.c:35\$" "$WORK/text$tag" ||
+		{ cat "$WORK/text$tag"; fail "text$tag: hot_loop not at the line of the call"; }
+	run_st "$WORK/folded$tag" "$prog" --format folded
+	grep -q ';main;hot_loop;mix_step_\[i\] [0-9]' "$WORK/folded$tag" ||
+		{ cat "$WORK/folded$tag"; fail "folded$tag: no mix_step_[i] frame"; }
+	run_st "$WORK/json$tag" "$prog" --json
+	check_json "$WORK/json$tag" "$INLINE_BIN"
+	command -v go > /dev/null 2>&1 || return 0
+	run_st "$WORK/out" "$prog" -o "$WORK/p$tag.pb.gz"
+	go tool pprof -lines -top "$WORK/p$tag.pb.gz" > "$WORK/top$tag" 2>&1 ||
+		{ cat "$WORK/top$tag"; fail "pprof cannot read the profile$tag"; }
+	grep -Eq ' mix_step [^ ]*inline\.c:2[0-4] \(inline\)$' "$WORK/top$tag" ||
+		{ cat "$WORK/top$tag"; fail "pprof -lines$tag: no inlined mix_step with its line"; }
+	grep -Eq ' hot_loop [^ ]*inline\.c:3[45]$' "$WORK/top$tag" ||
+		{ cat "$WORK/top$tag"; fail "pprof -lines$tag: no hot_loop line"; }
+	go tool pprof -raw "$WORK/p$tag.pb.gz" 2> /dev/null | grep -A1 -E ' mix_step .*inline\.c:2[0-4]' |
+		grep -Eq '^ +hot_loop .*inline\.c:35' ||
+		fail "pprof$tag: mix_step's Location has no hot_loop Line after it"
+	sed -n '/flat%/,+4p' "$WORK/top$tag"
+}
+
 echo "== the program's own DWARF"
-run_st "$WORK/text" "$INLINE_BIN" --top 3 --expand 3
-grep -Eq "^    mix_step \\(inlined\\) \\($BIN\\)  inline\\.c:2[0-4]\$" "$WORK/text" ||
-	{ cat "$WORK/text"; fail "text: no inlined mix_step with its line"; }
-grep -Eq "^    hot_loop\\+0x[0-9a-f]+ \\($BIN\\)  inline\\.c:35\$" "$WORK/text" ||
-	{ cat "$WORK/text"; fail "text: hot_loop not at the line of the call"; }
-run_st "$WORK/folded" "$INLINE_BIN" --format folded
-grep -q ';main;hot_loop;mix_step_\[i\] [0-9]' "$WORK/folded" ||
-	{ cat "$WORK/folded"; fail "folded: no mix_step_[i] frame"; }
-run_st "$WORK/json" "$INLINE_BIN" --json
-check_json "$WORK/json" "$INLINE_BIN"
+check_views "$INLINE_BIN" ""
 # -r: read back, the same frames and lines
 "$STACKTOP" -r "$WORK/json" --json --cumulative > "$WORK/json2" 2> "$WORK/rerr" ||
 	{ cat "$WORK/rerr"; fail "-r of the snapshot failed"; }
@@ -97,36 +123,34 @@ check_json "$WORK/json2" "$INLINE_BIN"
 run_st "$WORK/out" "$INLINE_BIN" -o "$WORK/f.html"
 grep -Eq '\["mix_step \(inlined\)",[0-9]+,"'"$BIN"', inline\.c:2[0-4]"\]' "$WORK/f.html" ||
 	fail "the flame page has no inlined mix_step with its line"
-if command -v go > /dev/null 2>&1; then
-	run_st "$WORK/out" "$INLINE_BIN" -o "$WORK/p.pb.gz"
-	go tool pprof -lines -top "$WORK/p.pb.gz" > "$WORK/top" 2>&1 ||
-		{ cat "$WORK/top"; fail "pprof cannot read the profile"; }
-	grep -Eq ' mix_step [^ ]*inline\.c:2[0-4] \(inline\)$' "$WORK/top" ||
-		{ cat "$WORK/top"; fail "pprof -lines: no inlined mix_step with its line"; }
-	grep -Eq ' hot_loop [^ ]*inline\.c:3[45]$' "$WORK/top" ||
-		{ cat "$WORK/top"; fail "pprof -lines: no hot_loop line"; }
-	go tool pprof -raw "$WORK/p.pb.gz" 2> /dev/null | grep -A1 -E ' mix_step .*inline\.c:2[0-4]' |
-		grep -Eq '^ +hot_loop .*inline\.c:35' ||
-		fail "pprof: mix_step's Location has no hot_loop Line after it"
-	sed -n '/flat%/,+4p' "$WORK/top"
-fi
 
 echo "== a stripped copy, its DWARF in /usr/lib/debug/.build-id"
 objcopy --only-keep-debug "$INLINE_BIN" "$WORK/$BIN.debug" || fail "objcopy --only-keep-debug"
 # as Debian's packages ship it: no .symtab either (the names come from the debug file too)
 mkdir -p "$WORK/bid"
 objcopy --strip-unneeded "$INLINE_BIN" "$WORK/bid/$BIN" || fail "objcopy --strip-unneeded"
+if readelf -S "$WORK/bid/$BIN" | grep -Eq ' \.(debug_info|debug_line|symtab) '; then
+	fail "the stripped copy still has DWARF or a .symtab"
+fi
 bid=$(readelf -n "$INLINE_BIN" | awk '/Build ID/ { print $3 }')
 [ -n "$bid" ] || fail "the test program has no build-id"
+# stacktop reads root's /usr/lib/debug alone (no option points it elsewhere):
+# the file is put there for the run and removed at exit, even by a signal
 dir=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)
 DEBUG_LINK=$dir/$(echo "$bid" | cut -c3-).debug
 [ ! -e "$DEBUG_LINK" ] || fail "$DEBUG_LINK exists already"
-mkdir -p "$dir"
+for d in /usr/lib/debug /usr/lib/debug/.build-id "$dir"; do
+	[ -d "$d" ] || { mkdir "$d" && MADE_DIRS="$d $MADE_DIRS"; } || fail "mkdir $d"
+done
 cp "$WORK/$BIN.debug" "$DEBUG_LINK"
-run_st "$WORK/json-bid" "$WORK/bid/$BIN" --json
-check_json "$WORK/json-bid" "$INLINE_BIN"
+check_views "$WORK/bid/$BIN" "-bid"
 rm -f "$DEBUG_LINK"
 DEBUG_LINK=
+# the same copy without its debug file: no inlined frame, no line
+run_st "$WORK/json-none" "$WORK/bid/$BIN" --json
+if grep -q 'mix_step (inlined)' "$WORK/json-none"; then
+	fail "an inlined frame without the debug file"
+fi
 
 echo "== a stripped copy with a .gnu_debuglink to its debug file beside it"
 mkdir -p "$WORK/link/.debug"
