@@ -27,12 +27,10 @@ trap cleanup EXIT
 
 # record_sched_switch NAME [few]: a trace-cmd recording of a second of
 # sched_switch with stacks, made in a private instance "NAME.<pid>" (removed
-# by trace-cmd extract -B, or at exit), to $WORK/trace.dat. With "few" the
-# recording's event formats are those of the sched and ftrace systems only:
-# trace-cmd extract saves every format tracefs lists (some 2,000 here), and
-# libtracecmd parses them all at each open; extract then runs in a mount
-# namespace of its own where tracefs' events directory is a copy of those
-# two systems' formats (nothing changes outside it).
+# at exit), to $WORK/trace.dat, by extract_private. With "few" the
+# recording's event formats are those of the sched and ftrace systems only
+# (extract saves every format tracefs lists, some 2,000 here, and
+# libtracecmd parses them all at each open of the file).
 record_sched_switch() {
 	command -v trace-cmd > /dev/null || fail "trace-cmd is not installed (scripts/deps.sh installs it)"
 	REC_INSTANCE=$1.$$
@@ -43,24 +41,80 @@ record_sched_switch() {
 	start_workload
 	sleep 1
 	echo 0 > "$T/instances/$REC_INSTANCE/tracing_on"
-	if [ "${2:-}" = few ]; then
-		mkdir "$WORK/events"
-		cp "$T/events/header_page" "$T/events/header_event" "$WORK/events/" ||
-			fail "cannot copy the event headers"
-		for _e in "$T"/events/sched/*/format "$T"/events/ftrace/*/format; do
-			_d=${_e%/format}
-			mkdir -p "$WORK/events/${_d#"$T"/events/}"
-			cp "$_e" "$WORK/events/${_d#"$T"/events/}/" || fail "cannot copy $_e"
+	extract_private "$REC_INSTANCE" "$WORK/trace.dat" "${2:-all}"
+}
+
+# extract_private INSTANCE OUT [few]: trace-cmd extract -B INSTANCE -o OUT
+# without touching anything outside the instance. extract -B also "resets"
+# the top level: it writes 0 to its tracing_on (restored at the end: two
+# extracts at once, or one killed, leave it off), 0 to events/enable and to
+# every system's filter, nop to current_tracer, truncates its trace, sets
+# /proc/sys/kernel/kptr_restrict and puts it back: on a machine where other
+# tools (and other test runs) trace, that is their state changed. Here it
+# runs in a mount namespace of its own where tracefs and /proc/sys are read
+# only, the instance writable, and what extract insists on writing at the
+# top level is a scratch file: tracing_on, trace, current_tracer,
+# set_ftrace_pid, kptr_restrict, and events/, a copy of the formats (all, or
+# the sched and ftrace systems' with "few") with enable and filter files of
+# its own. A write anywhere else fails (EROFS) and so does the extract.
+extract_private() {
+	_x=$WORK/extract-ns
+	rm -rf "$_x"
+	mkdir -p "$_x/events" || fail "cannot make $_x"
+	python3 - "$T/events" "$_x/events" "${3:-all}" << 'PY' || fail "cannot copy the event formats"
+import os, sys
+src, dst, which = sys.argv[1:4]
+def copy(rel):
+    with open(os.path.join(src, rel)) as f, open(os.path.join(dst, rel), "w") as g:
+        g.write(f.read())
+copy("header_page")
+copy("header_event")
+open(os.path.join(dst, "enable"), "w").close()
+for sysname in sorted(os.listdir(src)):
+    if not os.path.isdir(os.path.join(src, sysname)):
+        continue
+    if which == "few" and sysname not in ("sched", "ftrace"):
+        continue
+    os.mkdir(os.path.join(dst, sysname))
+    for f in ("enable", "filter"):
+        open(os.path.join(dst, sysname, f), "w").close()
+    try:
+        evs = sorted(os.listdir(os.path.join(src, sysname)))
+    except FileNotFoundError:
+        evs = []  # another tool's dynamic events (uprobes, kprobes) come and go
+    for ev in evs:
+        try:
+            with open(os.path.join(src, sysname, ev, "format")) as f:
+                text = f.read()
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # not an event (enable, filter), or one gone since
+        os.mkdir(os.path.join(dst, sysname, ev))
+        with open(os.path.join(dst, sysname, ev, "format"), "w") as g:
+            g.write(text)
+PY
+	cat "$T/tracing_on" > "$_x/tracing_on"
+	: > "$_x/trace"
+	echo nop > "$_x/current_tracer"
+	: > "$_x/set_ftrace_pid"
+	cat /proc/sys/kernel/kptr_restrict > "$_x/kptr_restrict"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	(cd "$_x" && unshare -m sh -c '
+		set -e
+		T=$1 X=$2
+		mount --bind "$T" "$T"
+		mount -o remount,bind,ro "$T"
+		mount --bind "$T/instances/$3" "$T/instances/$3"
+		mount -o remount,bind,rw "$T/instances/$3"
+		for f in tracing_on trace current_tracer set_ftrace_pid; do
+			mount --bind "$X/$f" "$T/$f"
 		done
-		# shellcheck disable=SC2016 # expanded by the inner shell
-		(cd "$WORK" && unshare -m sh -c 'mount --bind "$1/events" "$2/events" &&
-			exec trace-cmd extract -B "$3" -o "$1/trace.dat"' sh "$WORK" "$T" "$REC_INSTANCE" \
-			> "$WORK/extract.log" 2>&1) || { cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
-		rm -rf "$WORK/events"
-		return
-	fi
-	(cd "$WORK" && trace-cmd extract -B "$REC_INSTANCE" -o "$WORK/trace.dat" > "$WORK/extract.log" 2>&1) ||
+		mount --bind "$X/events" "$T/events"
+		mount --bind /proc/sys /proc/sys
+		mount -o remount,bind,ro /proc/sys
+		mount --bind "$X/kptr_restrict" /proc/sys/kernel/kptr_restrict
+		exec trace-cmd extract -B "$3" -o "$4"' sh "$T" "$_x" "$1" "$2" > "$WORK/extract.log" 2>&1) ||
 		{ cat "$WORK/extract.log"; fail "trace-cmd extract failed"; }
+	rm -rf "$_x"
 }
 
 # A workload that context-switches: sleeps in a loop (ended at exit).
