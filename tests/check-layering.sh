@@ -10,13 +10,14 @@
 #  - the core never prints: no stdout/stderr output outside src/ui/ except
 #    src/cli/ (the command line) and output/export.c (writes to the
 #    FILE * it is given).
-#   check-layering.sh [BUILDDIR]   (meson passes its build directory)
+#   check-layering.sh [BUILDDIR [--left-out=A.c,B.c]]   (meson passes its
+#   build directory, and the files its configuration leaves out on purpose)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
 command -v python3 > /dev/null || { echo "FAIL: python3 is needed (scripts/deps.sh test)" >&2; exit 1; }
 if [ $# -ge 1 ]; then
-	python3 "$top/tests/layering.py" "$top/src" "$1" || rc=1
+	python3 "$top/tests/layering.py" "$top/src" "$@" || rc=1
 else
 	echo "note: no build directory given: calls are not checked" >&2
 	python3 "$top/tests/layering.py" "$top/src" || rc=1
