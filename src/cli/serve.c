@@ -19,6 +19,7 @@
 #include "output/export.h"
 #include "output/formats.h"
 #include "output/metrics.h"
+#include "output/pprof_copy.h"
 #include "output/since.h"
 
 void serve_pub_put(struct serve *sv, struct pub *p)
@@ -96,8 +97,14 @@ static void job_render(struct serve *sv, struct session *s, struct job *j)
 		return;
 	}
 	if (j->kind == JOB_PROFILE) {
-		ro.since = j->since;
-		r = export_pprof_raw(f, s, &ro); /* gzip'd by the server's thread */
+		struct pprof_copy *c = NULL;
+
+		/* the stacks the table of names has not met yet are resolved now */
+		if (pprof_names_fit(&sv->names, s) == 0)
+			c = pprof_copy_take(s, sv->names, &ro);
+		/* gzip'd by the server's thread */
+		r = c ? export_pprof_copy(f, c, j->since, false) : -ENOMEM;
+		pprof_copy_put(c);
 	} else {
 		ro.top = j->top;
 		r = export_write(f, s, &ro, j->kind == JOB_JSON ? EXPORT_JSON : EXPORT_HTML,

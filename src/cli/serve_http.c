@@ -31,6 +31,7 @@
 #include "output/export.h"
 #include "output/formats.h"
 #include "output/metrics.h"
+#include "output/pprof_copy.h"
 #include "output/since.h"
 #include "session/session.h"
 
@@ -386,7 +387,6 @@ static void serve_set_url(struct serve *sv, unsigned int port)
 void serve_set_view(struct serve *sv, const struct report_opts *view)
 {
 	sv->view = *view;
-	sv->view.since = NULL;
 	sv->view.rank.match = NULL;
 	sv->view.rank.attr_match = NULL;
 }
@@ -494,6 +494,7 @@ void serve_stop(struct serve *sv)
 		return;
 	serve_quiesce(sv);
 	serve_pub_put(sv, sv->pub);
+	pprof_names_put(sv->names);
 	pthread_mutex_destroy(&sv->lock);
 	serve_conf_done(&sv->conf);
 	free(sv);

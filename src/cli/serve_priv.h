@@ -17,6 +17,7 @@
 #include "output/metrics.h"
 
 struct MHD_Connection;
+struct pprof_names;
 struct MHD_Daemon;
 
 enum job_kind { JOB_PROFILE, JOB_JSON, JOB_HTML };
@@ -56,9 +57,10 @@ struct serve {
 	struct job *jobs;   /* waiting for the collector */
 	unsigned int njobs; /* not yet done */
 	bool stopping;
-	bool quiet;		  /* serve_quiesce() done: the collector's calls do nothing */
-	struct metrics_serve fig; /* under @lock */
-	int work;		  /* jobs wait: read without the lock by the collector */
+	bool quiet;		   /* serve_quiesce() done: the collector's calls do nothing */
+	struct metrics_serve fig;  /* under @lock */
+	struct pprof_names *names; /* the collector's: the frames' names the profiles use */
+	int work;		   /* jobs wait: read without the lock by the collector */
 };
 
 /**

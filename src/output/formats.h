@@ -15,6 +15,8 @@
 
 #include "output/rows.h"
 
+struct export_since;
+struct pprof_copy;
 struct session;
 
 /* JSON snapshot schema version (doc/formats.md, doc/stacktop-snapshot.schema.json) */
@@ -145,16 +147,19 @@ void export_csv_field(FILE *f, const char *s);
 int export_pprof(FILE *f, struct session *s, const struct report_opts *o);
 
 /**
- * export_pprof_raw() - export_pprof()'s profile not compressed: the bare
- *	protobuf (--serve's collector writes it, the server's thread
- *	compresses it with export_gzip(): the collector is spared the gzip)
+ * export_pprof_copy() - export_pprof()'s profile from a copy of its counts
+ *	and names (pprof_copy.h), on any thread: the session is not looked
+ *	at (--serve's server writes the profiles the collector copied)
  * @f: output
- * @s: session
- * @o: view
+ * @c: the copy (only read: several threads may write it at once)
+ * @since: a window's start (since.h; indexed here, so one writer at a
+ *	   time): the counts since it opened, the profile's duration up to
+ *	   the copy; NULL: the counts since start
+ * @gz: gzip'd (else the bare protobuf)
  *
  * Return: samples written, or -errno.
  */
-int export_pprof_raw(FILE *f, struct session *s, const struct report_opts *o);
+int export_pprof_copy(FILE *f, const struct pprof_copy *c, struct export_since *since, bool gz);
 
 /**
  * export_speedscope() - a speedscope file (its file-format-schema.json):

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pprof.c - the pprof profile (profile.proto, gzip'd), hand-encoded.
+ * pprof.c - the pprof profile (profile.proto, gzip'd), hand-encoded from
+ * a copy of its counts and names (pprof_copy.h): on any thread, the
+ * session untouched (--serve's server writes it while the collector reads).
  *
  * The few messages pprof needs are written directly as protobuf: varints
  * and length-delimited fields, nested messages encoded into their own
@@ -23,19 +25,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "sym/brief.h"
-#include "output/counters.h"
+#include "core/hmap.h"
 #include "output/formats.h"
 #include "output/losses.h"
+#include "output/pprof_copy.h"
 #include "output/rows.h"
 #include "output/since.h"
-#include "core/format.h"
-#include "core/hmap.h"
-#include "core/mix64.h"
-#include "sym/frame.h"
-#include "sym/ksym.h"
-#include "session/session.h"
-#include "sym/usym.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
@@ -112,17 +107,21 @@ static void pb_msg(struct pbuf *b, unsigned int field, struct pbuf *sub)
 /* ---- interning: strings, functions, locations ---------------------------- */
 
 struct pprof {
-	struct session *s;
-	struct ksym *ks;
-	struct pbuf out;  /* the Profile message */
-	struct pbuf sub;  /* a nested message being built */
-	struct pbuf sub2; /* one level deeper (Line in Location, Label in Sample) */
-	char **strs;	  /* string table, index order */
+	const struct pprof_copy *c;
+	const struct pprof_names *n;
+	struct export_since *since; /* a window's start, indexed; NULL: since start */
+	struct pbuf out;	    /* the Profile message */
+	struct pbuf sub;	    /* a nested message being built */
+	struct pbuf sub2;	    /* one level deeper (Line in Location, Label in Sample) */
+	const char **strs;	    /* string table, index order (the copy's, or @own's) */
 	size_t nstrs;
 	size_t capstrs;
+	char **own; /* strings made while writing (a CPU's number past 1023), freed after */
+	size_t nown;
 	struct hmap strmap; /* FNV hash of a string -> index + 1 (hmap_chain()) */
-	struct hmap funcs;  /* name index << 32 | file index -> function id */
-	struct hmap locs;   /* address -> location id */
+	uint32_t *strid;    /* a string of the table -> its index here + 1 */
+	uint32_t *funcid;   /* a Function of the table -> its id here */
+	uint32_t *locid;    /* a Location of the table -> its id here */
 	uint64_t nfuncs;    /* function ids given: 1 .. nfuncs */
 	uint64_t nlocs;	    /* location ids given: 1 .. nlocs */
 	uint64_t lo, hi;    /* address range of the locations */
@@ -146,15 +145,18 @@ static uint64_t str_hash(const char *p)
 	return h;
 }
 
-/* the string table index of @str, added when new */
-static uint64_t pp_str(struct pprof *p, const char *str)
+/*
+ * the string table index of @str, added when new: the pointer kept (a
+ * string of the copy or a literal, which outlive the writing), or a copy
+ * of it (@dup)
+ */
+static uint64_t pp_str_at(struct pprof *p, const char *str, bool dup)
 {
 	uint64_t h = str_hash(str), k;
 
 	/* the chain of keys h, hmap_chain(h), ... until the string or a free key */
 	for (k = h;; k = hmap_chain(k)) {
 		uint64_t *slot = hmap_slot(&p->strmap, k, NULL);
-		char *dup;
 
 		if (!slot) {
 			p->oom = true;
@@ -167,7 +169,7 @@ static uint64_t pp_str(struct pprof *p, const char *str)
 		}
 		if (p->nstrs == p->capstrs) {
 			size_t nc = p->capstrs ? p->capstrs * 2 : 256;
-			char **ns = realloc(p->strs, nc * sizeof(*ns));
+			const char **ns = realloc(p->strs, nc * sizeof(*ns));
 
 			if (!ns) {
 				p->oom = true;
@@ -176,165 +178,107 @@ static uint64_t pp_str(struct pprof *p, const char *str)
 			p->strs = ns;
 			p->capstrs = nc;
 		}
-		dup = strdup(str);
-		if (!dup) {
-			p->oom = true;
-			return 0;
+		if (dup) {
+			char **no = realloc(p->own, (p->nown + 1) * sizeof(*no));
+
+			if (no)
+				p->own = no;
+			str = no ? strdup(str) : NULL;
+			if (!str) {
+				p->oom = true;
+				return 0;
+			}
+			p->own[p->nown++] = (char *)str;
 		}
-		p->strs[p->nstrs++] = dup;
+		p->strs[p->nstrs++] = str;
 		*slot = p->nstrs;
 		return p->nstrs - 1;
 	}
 }
 
-/*
- * the function of a frame: its name, its module as the file name (a user
- * frame's file; its source file when the DWARF gave its line, *@line)
- */
-static uint64_t pp_func(struct pprof *p, uint64_t ip, int64_t *line)
+static uint64_t pp_str(struct pprof *p, const char *str)
 {
-	char name[256], file[512], src[512], *colon;
-	struct ksym_hit h;
-	uint64_t ni, fi, *slot;
-	size_t l;
-
-	*line = 0;
-	fmt_func(name, sizeof(name), p->ks, ip, 0);
-	/* an inlined call is a Line of its caller's Location: no mark in its name */
-	l = strlen(name);
-	if (usym_is_inline(ksym_usym(p->ks), ip) && l > 10 && !strcmp(name + l - 10, " (inlined)"))
-		name[l - 10] = '\0';
-	if ((usym_is_user(ip) ? usym_srcline(ksym_usym(p->ks), ip, src, sizeof(src), true)
-			      : usym_kernel_srcline(ksym_usym(p->ks), ip, true, src, sizeof(src),
-						    true)) > 0 &&
-	    (colon = strrchr(src, ':')) != NULL) {
-		*colon = '\0';
-		*line = strtoll(colon + 1, NULL, 10);
-		snprintf(file, sizeof(file), "%s", src);
-	} else if (usym_is_user(ip)) {
-		char full[400], *o;
-
-		/* "func (file)": the file is the function's */
-		fmt_func(full, sizeof(full), p->ks, ip, 1);
-		o = strrchr(full, '(');
-		l = strlen(full);
-		if (o && l && full[l - 1] == ')' && o > full) {
-			full[l - 1] = '\0';
-			snprintf(file, sizeof(file), "%s", o + 1);
-		} else {
-			snprintf(file, sizeof(file), "[user]");
-		}
-	} else if (p->ks && ksym_lookup_frame(p->ks, ip, &h) == 0 && h.module) {
-		char mod[96];
-
-		fmt_sanitize(mod, sizeof(mod), h.module, strlen(h.module));
-		snprintf(file, sizeof(file), "[%s]", mod);
-	} else {
-		snprintf(file, sizeof(file), KERNEL_MAPPING);
-	}
-	ni = pp_str(p, name);
-	fi = pp_str(p, file);
-	slot = hmap_slot(&p->funcs, ni << 32 | fi, NULL);
-	if (!slot) {
-		p->oom = true;
-		return 0;
-	}
-	if (!*slot) {
-		*slot = ++p->nfuncs;
-		/* the Function message goes straight into the profile */
-		pb_uint(&p->sub, 1, *slot);
-		pb_uint(&p->sub, 2, ni);
-		pb_uint(&p->sub, 3, ni);
-		pb_uint(&p->sub, 4, fi);
-		pb_msg(&p->out, 5, &p->sub);
-	}
-	return *slot;
+	return pp_str_at(p, str, false);
 }
 
-#define PP_LINES_MAX 64 /* Lines of one Location at most (the innermost calls go) */
+/* a string of the table of names: looked up by its text once */
+static uint64_t pp_name(struct pprof *p, uint32_t i)
+{
+	if (!p->strid[i])
+		p->strid[i] = (uint32_t)pp_str(p, pprof_names_str(p->n, i)) + 1;
+	return p->strid[i] - 1;
+}
+
+/* a Function of the table: its id, the Function written when new */
+static uint64_t pp_func(struct pprof *p, uint32_t i)
+{
+	const struct pprof_func *f = pprof_names_func(p->n, i);
+	uint64_t ni, fi;
+
+	if (p->funcid[i])
+		return p->funcid[i];
+	ni = pp_name(p, f->name);
+	fi = pp_name(p, f->file);
+	p->funcid[i] = (uint32_t)++p->nfuncs;
+	/* the Function message goes straight into the profile */
+	pb_uint(&p->sub, 1, p->funcid[i]);
+	pb_uint(&p->sub, 2, ni);
+	pb_uint(&p->sub, 3, ni);
+	pb_uint(&p->sub, 4, fi);
+	pb_msg(&p->out, 5, &p->sub);
+	return p->funcid[i];
+}
 
 /* a Location's Lines into p->sub: each frame's function (written first) and source line */
-static void pp_lines(struct pprof *p, const uint64_t *ips, unsigned int n)
+static void pp_lines(struct pprof *p, const struct pprof_loc *lc)
 {
-	uint64_t fid[PP_LINES_MAX];
-	int64_t line[PP_LINES_MAX];
-	unsigned int k;
+	uint64_t fid[64];
+	unsigned int k, n = lc->nlines < 64 ? lc->nlines : 64;
 
-	if (n > PP_LINES_MAX) {
-		ips += n - PP_LINES_MAX;
-		n = PP_LINES_MAX;
-	}
 	/* the Functions go to the profile through p->sub: before the Location uses it */
 	for (k = 0; k < n; k++)
-		fid[k] = pp_func(p, ips[k], &line[k]);
+		fid[k] = pp_func(p, pprof_names_line(p->n, lc->line0 + k)->func);
 	for (k = 0; k < n; k++) {
 		pb_uint(&p->sub2, 1, fid[k]);
-		if (line[k] > 0)
-			pb_uint(&p->sub2, 2, (uint64_t)line[k]);
+		pb_uint(&p->sub2, 2, pprof_names_line(p->n, lc->line0 + k)->line);
 		pb_msg(&p->sub, 4, &p->sub2);
 	}
 }
 
-/*
- * The Location of @n frames: the calls inlined at an address (innermost
- * first) and the frame they were inlined into, the last one (@n 1: a frame
- * alone). Its Lines in that order, as pprof expects them.
- */
-static uint64_t pp_loc(struct pprof *p, const uint64_t *ips, unsigned int n)
+/* a Location of the table: its id, the Location (and its Functions) written when new */
+static uint64_t pp_loc(struct pprof *p, uint32_t i)
 {
-	uint64_t ip = ips[n - 1], key = ip, *slot, id;
-	unsigned int k;
+	const struct pprof_loc *lc = pprof_names_loc(p->n, i);
+	uint64_t id;
 
-	/* a group's key: a hash of its frames (an inlined call's token follows its caller's) */
-	if (n > 1)
-		key = mix64(ip);
-	for (k = 0; k + 1 < n; k++)
-		key = mix64(key ^ ips[k]);
-	slot = hmap_slot(&p->locs, key, NULL);
-	if (!slot) {
-		p->oom = true;
-		return 0;
-	}
-	if (*slot)
-		return *slot;
-	id = *slot = ++p->nlocs;
-	/* the functions may grow other maps, not this one: @slot stays valid */
-	if (usym_is_user(ip)) {
-		/* a user frame: its own mapping, its real address (the function's
-		 * file is the frame's file, from its name) */
-		uint64_t addr = 0;
-		uint32_t tgid;
-
-		if (usym_lookup(ksym_usym(p->ks), ip, &tgid, &addr) < 0)
-			addr = 0;
-		if (!p->user || addr < p->ulo)
-			p->ulo = addr;
-		if (!p->user || addr > p->uhi)
-			p->uhi = addr;
+	if (p->locid[i])
+		return p->locid[i];
+	id = p->locid[i] = (uint32_t)++p->nlocs;
+	if (lc->user) {
+		/* a user frame: its own mapping, its real address */
+		if (!p->user || lc->addr < p->ulo)
+			p->ulo = lc->addr;
+		if (!p->user || lc->addr > p->uhi)
+			p->uhi = lc->addr;
 		p->user = true;
-		pp_lines(p, ips, n);
-		pb_uint(&p->sub, 1, id);
-		pb_uint(&p->sub, 2, 2);
-		pb_uint(&p->sub, 3, addr);
-		pb_msg(&p->out, 4, &p->sub);
-		return id;
+	} else {
+		if (id == 1 || lc->addr < p->lo)
+			p->lo = lc->addr;
+		if (id == 1 || lc->addr > p->hi)
+			p->hi = lc->addr;
 	}
-	if (id == 1 || ip < p->lo)
-		p->lo = ip;
-	if (id == 1 || ip > p->hi)
-		p->hi = ip;
-	pp_lines(p, ips, n);
+	pp_lines(p, lc);
 	pb_uint(&p->sub, 1, id);
-	pb_uint(&p->sub, 2, 1);
-	pb_uint(&p->sub, 3, ip);
+	pb_uint(&p->sub, 2, lc->user ? 2 : 1);
+	pb_uint(&p->sub, 3, lc->addr);
 	pb_msg(&p->out, 4, &p->sub);
 	return id;
 }
 
-static void pp_label_str(struct pprof *p, const char *key, const char *val)
+static void pp_label_str(struct pprof *p, const char *key, const char *val, bool dup)
 {
 	pb_uint(&p->sub2, 1, pp_str(p, key));
-	pb_uint(&p->sub2, 2, pp_str(p, val));
+	pb_uint(&p->sub2, 2, pp_str_at(p, val, dup));
 	pb_msg(&p->sub, 3, &p->sub2);
 }
 
@@ -351,17 +295,17 @@ static void pp_label_num(struct pprof *p, const char *key, int64_t val)
  * value is 0 (it takes num 0 for "no number"), and with it every sample of
  * CPU 0 from -tags and -tagfocus cpu=0 (issue 27)
  */
-static void pp_label_cpu(struct pprof *p, int cpu)
+static void pp_label_cpu(struct pprof *p, unsigned int cpu)
 {
 	char buf[16];
 
-	snprintf(buf, sizeof(buf), "%d", cpu);
-	pp_label_str(p, "cpu", buf);
+	snprintf(buf, sizeof(buf), "%u", cpu);
+	pp_label_str(p, "cpu", buf, true);
 }
 
 /* one Sample: the stack's locations, values [hits, hits_interval], labels */
 static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t delta,
-		      const struct stack_attr *a)
+		      const struct pprof_rec *r)
 {
 	struct pbuf packed = { 0 };
 	size_t j;
@@ -378,50 +322,64 @@ static void pp_sample(struct pprof *p, size_t depth, uint64_t total, uint64_t de
 	free(packed.p);
 	p->sum_total += total;
 	p->sum_delta += delta;
-	if (a) {
-		pp_label_str(p, "event", session_event(p->s, a->event));
-		if (a->pid >= 0) {
-			pp_label_str(p, "comm", session_comm(p->s, a->pid));
-			pp_label_num(p, "pid", a->pid);
-			pp_label_cpu(p, a->cpu);
-		} else if (a->pid < -1) {
+	if (r) {
+		const struct pprof_copy *c = p->c;
+
+		pp_label_str(p, "event",
+			     r->event < c->nevents ? c->text + c->events[r->event] : "?", false);
+		if (r->pid >= 0) {
+			pp_label_str(p, "comm", c->text + r->comm, false);
+			pp_label_num(p, "pid", r->pid);
+			pp_label_cpu(p, r->cpu);
+		} else if (r->pid < -1) {
 			/* exited processes folded into their command: no one pid */
-			pp_label_str(p, "comm", session_comm(p->s, a->pid));
-			pp_label_cpu(p, a->cpu);
+			pp_label_str(p, "comm", c->text + r->comm, false);
+			pp_label_cpu(p, r->cpu);
 		}
 	}
 	pb_msg(&p->out, 2, &p->sub);
 }
 
-/*
- * The window's samples (@o->since): each record's count since the window
- * opened; a record folded into its command's in the window (a new record
- * holding the old ones' counts) is held to what the stack counted in it
- */
-static int pp_stack_since(struct pprof *p, const struct report_opts *o, const struct rank_row *row,
-			  unsigned int n_locs)
+static bool pp_failed(const struct pprof *p)
 {
-	struct stack_table *t = session_table(p->s);
-	const struct stack *sk = row->stack;
-	const struct stack_attr *a;
-	uint64_t win = export_since_stack(o->since, p->s, sk, row->total), sum = 0, excess;
+	return p->oom || p->sub.oom || p->sub2.oom || p->out.oom;
+}
+
+/* the records' counts in the window (what each counted since it opened) */
+static uint64_t rec_since(const struct pprof *p, const struct pprof_rec *r)
+{
+	return export_since_get(p->since, p->c->generation, r->key, r->total);
+}
+
+/*
+ * The window's samples (p->since): each record's count since the window
+ * opened; a record folded into its command's in the window (a new record
+ * holding the old ones' counts) is held to what the stack counted in it.
+ * A stack that counted nothing in the window is left out, its Locations too.
+ */
+static int pp_stack_since(struct pprof *p, const struct pprof_row *row)
+{
+	const struct pprof_rec *r, *end = p->c->recs + row->rec0 + row->nrec;
+	uint64_t win = export_since_get(p->since, p->c->generation, row->key, row->total), sum = 0,
+		 excess;
+	unsigned int j;
 	int n = 0;
 
-	if (!win)
+	/* with records filtered, the row's count is theirs: only they tell */
+	if (!win && !p->c->filters)
 		return 0;
-	for (a = sk->attrs; a; a = a->next)
-		if (export_attr_passes(&o->rank, a))
-			sum += export_since_attr(o->since, p->s, a,
-						 export_attr_total(t, &o->rank, a, NULL));
-	excess = !rank_filters_attrs(&o->rank) && sum > win ? sum - win : 0;
+	for (r = p->c->recs + row->rec0; r < end; r++)
+		sum += rec_since(p, r);
+	if (!sum && (p->c->filters || !win))
+		return 0;
+	for (j = 0; j < row->stk->n; j++)
+		p->locids[j] = pp_loc(p, row->stk->locs[j]);
+	excess = !p->c->filters && sum > win ? sum - win : 0;
 	sum = 0;
-	for (a = sk->attrs; a; a = a->next) {
-		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d), v;
+	for (r = p->c->recs + row->rec0; r < end; r++) {
+		uint64_t v = rec_since(p, r);
 
-		if (!export_attr_passes(&o->rank, a))
-			continue;
-		v = export_since_attr(o->since, p->s, a, tot);
-		if (excess && stack_pid_folded(a->pid)) {
+		if (excess && stack_pid_folded(r->pid)) {
 			uint64_t cut = v < excess ? v : excess;
 
 			v -= cut;
@@ -429,70 +387,50 @@ static int pp_stack_since(struct pprof *p, const struct report_opts *o, const st
 		}
 		if (!v)
 			continue;
-		pp_sample(p, n_locs, v, d, a);
+		pp_sample(p, row->stk->n, v, r->delta, r);
 		sum += v;
 		n++;
 	}
 	/* hits no record holds: unlabelled */
-	if (!rank_filters_attrs(&o->rank) && win > sum) {
-		pp_sample(p, n_locs, win - sum, 0, NULL);
+	if (!p->c->filters && win > sum) {
+		pp_sample(p, row->stk->n, win - sum, 0, NULL);
 		n++;
 	}
-	return p->oom || p->sub.oom || p->sub2.oom || p->out.oom ? -ENOMEM : n;
+	return pp_failed(p) ? -ENOMEM : n;
 }
 
-static int pp_stack(struct pprof *p, const struct report_opts *o, const struct rank_row *row)
+static int pp_stack(struct pprof *p, const struct pprof_row *row)
 {
-	struct stack_table *t = session_table(p->s);
-	const struct stack *sk = row->stack;
-	const struct stack_attr *a;
+	const struct pprof_rec *r, *end = p->c->recs + row->rec0 + row->nrec;
 	uint64_t tsum = 0, dsum = 0;
+	unsigned int j;
 	int n = 0;
-	unsigned int j, n_locs = 0;
 
-	if (sk->depth > p->caplocids) {
-		uint64_t *nl = realloc(p->locids, sk->depth * sizeof(*nl));
+	if (row->stk->n > p->caplocids) {
+		uint64_t *nl = realloc(p->locids, row->stk->n * sizeof(*nl));
 
 		if (!nl)
 			return -ENOMEM;
 		p->locids = nl;
-		p->caplocids = sk->depth;
+		p->caplocids = row->stk->n;
 	}
-	/*
-	 * from the first frame after the tracing machinery, as folded; the
-	 * calls inlined at an address are Lines of the Location of the frame
-	 * they were inlined into (the next one that is not inlined)
-	 */
-	for (j = brief_skip(p->ks, sk); j < sk->depth; j++) {
-		unsigned int k = j;
-
-		if (usym_is_sep(sk->ips[j]))
-			continue; /* the separator is no location */
-		while (k + 1 < sk->depth && usym_is_inline(ksym_usym(p->ks), sk->ips[k]) &&
-		       !usym_is_sep(sk->ips[k + 1]))
-			k++;
-		p->locids[n_locs++] = pp_loc(p, sk->ips + j, k - j + 1);
-		j = k;
-	}
-	if (o->since)
-		return pp_stack_since(p, o, row, n_locs);
-	for (a = sk->attrs; a; a = a->next) {
-		uint64_t d, tot = export_attr_total(t, &o->rank, a, &d);
-
-		if (!export_attr_passes(&o->rank, a) || (!tot && !d))
-			continue;
-		pp_sample(p, n_locs, tot, d, a);
-		tsum += tot;
-		dsum += d;
+	if (p->since)
+		return pp_stack_since(p, row);
+	for (j = 0; j < row->stk->n; j++)
+		p->locids[j] = pp_loc(p, row->stk->locs[j]);
+	for (r = p->c->recs + row->rec0; r < end; r++) {
+		pp_sample(p, row->stk->n, r->total, r->delta, r);
+		tsum += r->total;
+		dsum += r->delta;
 		n++;
 	}
 	/* hits no record holds (a record could not be allocated): unlabelled */
-	if (!rank_filters_attrs(&o->rank) && (row->total > tsum || row->delta > dsum)) {
-		pp_sample(p, n_locs, row->total > tsum ? row->total - tsum : 0,
+	if (!p->c->filters && (row->total > tsum || row->delta > dsum)) {
+		pp_sample(p, row->stk->n, row->total > tsum ? row->total - tsum : 0,
 			  row->delta > dsum ? row->delta - dsum : 0, NULL);
 		n++;
 	}
-	return p->oom || p->sub.oom || p->sub2.oom || p->out.oom ? -ENOMEM : n;
+	return pp_failed(p) ? -ENOMEM : n;
 }
 
 static void pp_value_type(struct pprof *p, unsigned int field, const char *type, const char *unit)
@@ -502,55 +440,31 @@ static void pp_value_type(struct pprof *p, unsigned int field, const char *type,
 	pb_msg(&p->out, field, &p->sub);
 }
 
-static void pp_header(struct pprof *p, const struct report_opts *o)
+static void pp_header(struct pprof *p)
 {
-	const struct session_stats *st = session_stats(p->s);
-	struct timespec ts;
-	char comment[512];
-	int i;
+	const struct pprof_copy *c = p->c;
+	const char *name = c->text + c->name, *iname = c->text + c->iname,
+		   *unit = c->text + c->unit;
+	unsigned int i;
 
-	const char *unit = export_unit_name(p->s, &o->rank);
-	char name[80], iname[96];
-
-	if (o->rank.weight)
-		snprintf(name, sizeof(name), "%s", session_weight_name(p->s));
-	else
-		snprintf(name, sizeof(name), "hits");
-	snprintf(iname, sizeof(iname), "%s_interval", name);
 	pp_str(p, ""); /* string_table[0] must be "" */
 	pp_value_type(p, 1, name, unit);
 	pp_value_type(p, 1, iname, unit);
 	pp_value_type(p, 11, name, unit);
 	pb_uint(&p->out, 12, 1);
-	pb_uint(&p->out, 14, pp_str(p, o->delta && !o->since ? iname : name));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	pb_uint(&p->out, 9, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	if (o->since)
-		pb_uint(&p->out, 10, (uint64_t)(export_since_seconds(o->since) * 1e9));
-	else if (st->interval_sec > 0)
-		pb_uint(&p->out, 10, (uint64_t)(st->interval_sec * 1e9));
-	snprintf(comment, sizeof(comment), "stacktop %s, mode %s, kernel %s", STACKTOP_VERSION,
-		 session_mode_name(st->mode), st->kernel);
-	pb_uint(&p->out, 13, pp_str(p, comment));
-	snprintf(comment, sizeof(comment), "events: %s", session_traced(p->s));
-	pb_uint(&p->out, 13, pp_str(p, comment));
-	/* what the samples miss (go tool pprof -top prints the comments) */
-	for (i = 0; i < 2; i++) {
-		struct export_losses l;
+	pb_uint(&p->out, 14, pp_str(p, c->delta && !p->since ? iname : name));
+	pb_uint(&p->out, 9, c->time_ns);
+	if (p->since) {
+		struct timespec t0 = export_since_opened(p->since);
+		double d = (double)(c->at.tv_sec - t0.tv_sec) +
+			   (double)(c->at.tv_nsec - t0.tv_nsec) / 1e9;
 
-		export_losses_get(p->s, i == 0, &l);
-		if (!export_losses_any(&l))
-			continue;
-		export_losses_text(comment + 8, sizeof(comment) - 8, &l);
-		memcpy(comment, "losses: ", 8);
-		pb_uint(&p->out, 13, pp_str(p, comment));
+		pb_uint(&p->out, 10, d > 0 ? (uint64_t)(d * 1e9) : 0);
+	} else if (c->interval_sec > 0) {
+		pb_uint(&p->out, 10, (uint64_t)(c->interval_sec * 1e9));
 	}
-	if (export_user_text(comment, sizeof(comment), st) > 0)
-		pb_uint(&p->out, 13, pp_str(p, comment));
-	/* the counters that say what the samples leave out (output/counters.c) */
-	memcpy(comment, "counters: ", 10);
-	if (counters_named(comment + 10, sizeof(comment) - 10, st, CP_PROFILE) > 0)
-		pb_uint(&p->out, 13, pp_str(p, comment));
+	for (i = 0; i < c->ncomments; i++)
+		pb_uint(&p->out, 13, pp_str(p, c->text + c->comments[i]));
 }
 
 /*
@@ -560,13 +474,10 @@ static void pp_header(struct pprof *p, const struct report_opts *o)
  */
 static void pp_lost(struct pprof *p)
 {
-	struct export_losses lt, ld;
 	uint64_t vt, vd, id;
 
-	export_losses_get(p->s, false, &lt);
-	export_losses_get(p->s, true, &ld);
-	vt = export_losses_scale(&lt, p->sum_total);
-	vd = export_losses_scale(&ld, p->sum_delta);
+	vt = export_losses_scale(&p->c->lost_total, p->sum_total);
+	vd = export_losses_scale(&p->c->lost_delta, p->sum_delta);
 	if (!vt && !vd)
 		return;
 	/* Function, Location (no mapping: it is no address), Sample */
@@ -618,30 +529,29 @@ static void pp_trailer(struct pprof *p)
 		pb_bytes(&p->out, 6, p->strs[i], strlen(p->strs[i]));
 }
 
-/* the profile, gzip'd (@gz) or as the bare protobuf */
-static int pprof_write(FILE *f, struct session *s, const struct report_opts *o, bool gz)
+int export_pprof_copy(FILE *f, const struct pprof_copy *c, struct export_since *since, bool gz)
 {
-	struct pprof p = { .s = s, .ks = session_ksym(s) };
-	struct rank_summary sum;
-	struct rank_row *rows;
-	size_t n, i;
-	int r, samples = 0;
+	struct pprof p = { .c = c, .n = c->names, .since = since };
+	size_t i;
+	int r = 0, samples = 0;
 
-	r = export_rows(s, &o->rank, SIZE_MAX, &rows, &n, &sum);
-	if (r < 0)
-		return r;
-	pp_header(&p, o);
-	for (i = 0; i < n; i++) {
-		r = pp_stack(&p, o, &rows[i]);
-		if (r < 0)
-			break;
-		samples += r;
+	p.strid = calloc(c->nstrs ? c->nstrs : 1, sizeof(*p.strid));
+	p.funcid = calloc(c->nfuncs ? c->nfuncs : 1, sizeof(*p.funcid));
+	p.locid = calloc(c->nlocs ? c->nlocs : 1, sizeof(*p.locid));
+	if (!p.strid || !p.funcid || !p.locid || (since && export_since_index(since) < 0))
+		r = -ENOMEM;
+	if (r >= 0)
+		pp_header(&p);
+	for (i = 0; r >= 0 && i < c->nrows; i++) {
+		r = pp_stack(&p, &c->rows[i]);
+		if (r >= 0)
+			samples += r;
 	}
-	if (r >= 0 && o->lost_stack)
+	if (r >= 0 && c->lost_stack)
 		pp_lost(&p);
 	if (r >= 0) {
 		pp_trailer(&p);
-		r = p.oom || p.out.oom || p.sub.oom || p.sub2.oom ? -ENOMEM : 0;
+		r = pp_failed(&p) ? -ENOMEM : 0;
 	}
 	if (r >= 0 && p.out.len > UINT32_MAX)
 		r = -EFBIG;
@@ -649,26 +559,28 @@ static int pprof_write(FILE *f, struct session *s, const struct report_opts *o, 
 		r = export_gzip(f, p.out.p, p.out.len);
 	else if (r >= 0)
 		r = fwrite(p.out.p, 1, p.out.len, f) == p.out.len ? export_flush(f) : -EIO;
-	for (i = 0; i < p.nstrs; i++)
-		free(p.strs[i]);
+	for (i = 0; i < p.nown; i++)
+		free(p.own[i]);
+	free(p.own);
 	free(p.strs);
 	hmap_done(&p.strmap);
-	hmap_done(&p.funcs);
-	hmap_done(&p.locs);
+	free(p.strid);
+	free(p.funcid);
+	free(p.locid);
 	free(p.locids);
 	free(p.out.p);
 	free(p.sub.p);
 	free(p.sub2.p);
-	free(rows);
 	return r < 0 ? r : samples;
 }
 
 int export_pprof(FILE *f, struct session *s, const struct report_opts *o)
 {
-	return pprof_write(f, s, o, true);
-}
+	struct pprof_names *n = pprof_names_new(s);
+	struct pprof_copy *c = n ? pprof_copy_take(s, n, o) : NULL;
+	int r = c ? export_pprof_copy(f, c, NULL, true) : -ENOMEM;
 
-int export_pprof_raw(FILE *f, struct session *s, const struct report_opts *o)
-{
-	return pprof_write(f, s, o, false);
+	pprof_copy_put(c);
+	pprof_names_put(n);
+	return r;
 }

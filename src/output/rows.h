@@ -17,7 +17,6 @@
 #include "core/stack_table.h"
 #include "core/rank.h"
 
-struct export_since;
 struct ksym;
 struct session;
 
@@ -45,9 +44,6 @@ enum export_root {
  * @lost_stack: the stacks formats (folded, pprof, speedscope, html, svg)
  *        add a stack EXPORT_LOST_FRAME (losses.h) for the events the ring
  *        buffer lost, estimated in the view's count (--folded-lost)
- * @since: pprof: the counts of a window (output/since.h, --serve's
- *        /debug/pprof/profile?seconds=N) instead of those since start; NULL
- *        for since start (the other formats ignore it)
  */
 struct report_opts {
 	int top;
@@ -58,7 +54,6 @@ struct report_opts {
 	const char *filter;
 	const char *comm;
 	bool lost_stack;
-	const struct export_since *since;
 };
 
 /* every stack matching @o, ranked; *@rows is malloc'd (free() it), even when empty */
