@@ -3,8 +3,11 @@
  * serve.c - --serve, the collector's side (serve.h; the bottom of the
  * module, below serve_http.c): the copy
  * /metrics is written from, published at each refresh; the jobs (a
- * profile's window opened and written, a snapshot written) done when the
- * collector next reads, then handed to the waiting request. The time it
+ * profile's window opened and its counts copied, a snapshot written) done
+ * when the collector next reads, then handed to the waiting request. A
+ * profile is written from its copy by the server's thread
+ * (serve_http.c): the collector pays the copy (the frames' names are
+ * resolved once a stack, pprof_copy.h), not the writing. The time it
  * takes is counted (stacktop_serve_collector_seconds_total).
  */
 #include <errno.h>
@@ -39,21 +42,36 @@ void serve_pub_put(struct serve *sv, struct pub *p)
 
 /* ---- the collector's side ------------------------------------------------ */
 
-static double mono_now(void)
+/* a clock's reading, in seconds */
+static double clock_sec(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* the collector's time since @t0 on the server's behalf */
-static void spent(struct serve *sv, double t0, uint64_t *what)
+/* when the collector started something for the server: its time and its thread's CPU */
+struct tstamp {
+	double mono;
+	double cpu;
+};
+
+static struct tstamp now_t(void)
 {
-	double d = mono_now() - t0;
+	return (struct tstamp){ clock_sec(CLOCK_MONOTONIC), clock_sec(CLOCK_THREAD_CPUTIME_ID) };
+}
+
+/* the collector's time since @t0 on the server's behalf (@profile: a profile's) */
+static void spent(struct serve *sv, struct tstamp t0, uint64_t *what, bool profile)
+{
+	struct tstamp t = now_t();
 
 	pthread_mutex_lock(&sv->lock);
-	sv->fig.collector_sec += d;
+	sv->fig.collector_sec += t.mono - t0.mono;
+	sv->fig.collector_cpu += t.cpu - t0.cpu;
+	if (profile)
+		sv->fig.profile_sec += t.mono - t0.mono;
 	if (what)
 		(*what)++;
 	pthread_mutex_unlock(&sv->lock);
@@ -62,11 +80,11 @@ static void spent(struct serve *sv, double t0, uint64_t *what)
 void serve_tick(struct serve *sv, struct session *s)
 {
 	struct pub *p, *old;
-	double t0;
+	struct tstamp t0;
 
 	if (!sv || sv->quiet)
 		return;
-	t0 = mono_now();
+	t0 = now_t();
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return;
@@ -82,10 +100,23 @@ void serve_tick(struct serve *sv, struct session *s)
 	sv->ticks++;
 	pthread_mutex_unlock(&sv->lock);
 	serve_pub_put(sv, old);
-	spent(sv, t0, &sv->fig.copies);
+	spent(sv, t0, &sv->fig.copies, false);
 }
 
-/* the answer of a job, into memory */
+/* a profile's counts copied (the stacks the table of names has not met yet resolved) */
+static void job_copy(struct serve *sv, struct session *s, struct job *j)
+{
+	if (pprof_names_fit(&sv->names, s) == 0)
+		j->copy = pprof_copy_take(s, sv->names, &sv->view);
+	if (!j->copy)
+		j->err = -ENOMEM;
+	pthread_mutex_lock(&sv->lock);
+	sv->fig.names_stacks = pprof_names_stacks(sv->names);
+	sv->fig.names_bytes = pprof_names_bytes(sv->names);
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* the answer of a snapshot's job, into memory */
 static void job_render(struct serve *sv, struct session *s, struct job *j)
 {
 	struct report_opts ro = sv->view;
@@ -96,20 +127,9 @@ static void job_render(struct serve *sv, struct session *s, struct job *j)
 		j->err = -errno;
 		return;
 	}
-	if (j->kind == JOB_PROFILE) {
-		struct pprof_copy *c = NULL;
-
-		/* the stacks the table of names has not met yet are resolved now */
-		if (pprof_names_fit(&sv->names, s) == 0)
-			c = pprof_copy_take(s, sv->names, &ro);
-		/* gzip'd by the server's thread */
-		r = c ? export_pprof_copy(f, c, j->since, false) : -ENOMEM;
-		pprof_copy_put(c);
-	} else {
-		ro.top = j->top;
-		r = export_write(f, s, &ro, j->kind == JOB_JSON ? EXPORT_JSON : EXPORT_HTML,
-				 (int)(sv->ticks ? sv->ticks : 1));
-	}
+	ro.top = j->top;
+	r = export_write(f, s, &ro, j->kind == JOB_JSON ? EXPORT_JSON : EXPORT_HTML,
+			 (int)(sv->ticks ? sv->ticks : 1));
 	if (fclose(f) && r >= 0)
 		r = -EIO;
 	if (r < 0) {
@@ -138,7 +158,7 @@ void serve_job_finish(struct serve *sv, struct job *j)
 void serve_work(struct serve *sv, struct session *s)
 {
 	struct job *todo, *j, *next, *keep = NULL;
-	double t0;
+	struct tstamp t0;
 
 	if (!sv || sv->quiet)
 		return;
@@ -152,9 +172,9 @@ void serve_work(struct serve *sv, struct session *s)
 		next = j->next;
 		j->next = NULL;
 		if (j->kind == JOB_PROFILE && !j->since) {
-			t0 = mono_now();
+			t0 = now_t();
 			j->since = export_since_take(s, &sv->view.rank);
-			spent(sv, t0, NULL);
+			spent(sv, t0, NULL, true);
 			if (!j->since) {
 				j->err = -ENOMEM;
 				serve_job_finish(sv, j);
@@ -166,9 +186,14 @@ void serve_work(struct serve *sv, struct session *s)
 			keep = j;
 			continue;
 		}
-		t0 = mono_now();
-		job_render(sv, s, j);
-		spent(sv, t0, j->kind == JOB_PROFILE ? &sv->fig.profiles : &sv->fig.snapshots);
+		t0 = now_t();
+		if (j->kind == JOB_PROFILE) {
+			job_copy(sv, s, j);
+			spent(sv, t0, &sv->fig.profile_copies, true);
+		} else {
+			job_render(sv, s, j);
+			spent(sv, t0, &sv->fig.snapshots, false);
+		}
 		serve_job_finish(sv, j);
 	}
 	pthread_mutex_lock(&sv->lock);

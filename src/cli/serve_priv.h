@@ -17,6 +17,7 @@
 #include "output/metrics.h"
 
 struct MHD_Connection;
+struct pprof_copy;
 struct pprof_names;
 struct MHD_Daemon;
 
@@ -29,7 +30,8 @@ struct job {
 	double seconds;		    /* a profile's window */
 	int top;		    /* the JSON snapshot's stacks (0: all) */
 	struct export_since *since; /* its start, once the collector opened it */
-	bool done;		    /* @body or @err is the answer */
+	struct pprof_copy *copy;    /* a profile's counts, copied by the collector */
+	bool done;		    /* @body, @copy or @err is the answer */
 	bool suspended;		    /* the server suspended the connection */
 	bool resumed;		    /* ... and someone resumed it */
 	char *body;
@@ -71,7 +73,7 @@ struct serve {
 void serve_pub_put(struct serve *sv, struct pub *p);
 
 /**
- * serve_job_finish() - a job's answer is ready (@j->body, or @j->err): its
+ * serve_job_finish() - a job's answer is ready (@j->body, @j->copy or @j->err): its
  *	connection resumed by whoever comes second, the server's thread
  *	after its suspension or this call
  * @sv: the server

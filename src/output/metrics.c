@@ -366,11 +366,27 @@ static void write_serve(FILE *f, bool om, const struct metrics_serve *sv)
 {
 	metric_dbl(f, om, "stacktop_serve_collector_seconds", MK_COUNTER,
 		   "the collector's time on the server's behalf: the copies these figures come "
-		   "from, the profiles' windows and writing, the snapshots",
+		   "from, the profiles' windows and copies, the snapshots",
 		   sv->collector_sec);
+	metric_dbl(f, om, "stacktop_serve_collector_cpu_seconds", MK_COUNTER,
+		   "the collector thread's CPU time then", sv->collector_cpu);
+	metric_dbl(f, om, "stacktop_serve_profile_seconds", MK_COUNTER,
+		   "the part of the collector's time spent on the profiles: their windows "
+		   "opened, their counts copied",
+		   sv->profile_sec);
+	metric_dbl(f, om, "stacktop_serve_writer_cpu_seconds", MK_COUNTER,
+		   "the server thread's CPU time writing the profiles from their copies",
+		   sv->writer_cpu);
 	metric_u64(f, om, "stacktop_serve_copies", MK_COUNTER,
 		   "copies of these figures published (one a refresh)", sv->copies);
+	metric_u64(f, om, "stacktop_serve_profile_copies", MK_COUNTER,
+		   "profiles' counts copied by the collector", sv->profile_copies);
 	metric_u64(f, om, "stacktop_serve_profiles", MK_COUNTER, "profiles written", sv->profiles);
+	metric_u64(f, om, "stacktop_serve_names_stacks", MK_GAUGE,
+		   "stacks whose frames the profiles' table of names has resolved (once a stack)",
+		   sv->names_stacks);
+	metric_u64(f, om, "stacktop_serve_names_bytes", MK_GAUGE, "the memory that table holds",
+		   sv->names_bytes);
 	metric_u64(f, om, "stacktop_serve_snapshots", MK_COUNTER,
 		   "JSON snapshots and flame pages written", sv->snapshots);
 	metric_u64(f, om, "stacktop_serve_scrapes", MK_COUNTER, "/metrics answered", sv->scrapes);

@@ -46,16 +46,30 @@ void metrics_snap_free(struct metrics_snap *m);
  * struct metrics_serve - what serving cost the collector (--serve's own
  *	figures, written after the copy's)
  * @collector_sec: the collector's time on the server's behalf: the copies
- *	and the jobs (profiles' windows and writing, snapshots), seconds
+ *	and the jobs (profiles' windows and copies, snapshots), seconds
+ * @collector_cpu: ... its thread's CPU time then, seconds
+ * @profile_sec: the part of @collector_sec spent on the profiles (their
+ *	windows opened, their counts copied)
+ * @writer_cpu: the server's thread's CPU time writing the profiles from
+ *	their copies (encoding, gzip), seconds
  * @copies: copies published
+ * @profile_copies: profiles' counts copied by the collector
  * @profiles: profiles written
+ * @names_stacks: the stacks the profiles' table of names has resolved
+ * @names_bytes: the memory that table holds
  * @snapshots: JSON snapshots and flame pages written
  * @scrapes: /metrics answered
  * @refused: requests refused: 401, 405, 404, 400, 503
  */
 struct metrics_serve {
 	double collector_sec;
+	double collector_cpu;
+	double profile_sec;
+	double writer_cpu;
 	uint64_t copies;
+	uint64_t profile_copies;
+	uint64_t names_stacks;
+	uint64_t names_bytes;
 	uint64_t profiles;
 	uint64_t snapshots;
 	uint64_t scrapes;
