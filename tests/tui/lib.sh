@@ -271,8 +271,14 @@ tui_app_pid() {
 	while [ "$_n" -gt 0 ]; do
 		# the pane's shell runs `clear` first: under load the first child
 		# found can still be that one, so look for stacktop by name
-		_p=$(ps -o pid=,comm= --ppid "$_sh" 2>/dev/null |
-			awk -v c="$(basename "$STACKTOP" | cut -c 1-15)" '$2 == c { print $1; exit }')
+		# the shell's children from /proc, not ps: ps reads every
+		# process's /proc files, and on a shared host one stuck in the
+		# kernel hung it for minutes (tui-live timed out here)
+		_p=
+		for _c in $(cat /proc/"$_sh"/task/*/children 2>/dev/null); do
+			[ "$(cat /proc/"$_c"/comm 2>/dev/null)" = "$(basename "$STACKTOP" | cut -c 1-15)" ] &&
+				{ _p=$_c; break; }
+		done
 		[ -n "$_p" ] && { echo "$_p"; return 0; }
 		sleep 0.1
 		_n=$((_n - 1))
