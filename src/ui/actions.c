@@ -13,6 +13,7 @@
 
 #include "core/format.h"
 #include "output/export.h"
+#include "output/header.h"
 #include "ui/actions.h"
 #include "ui/draw.h"
 #include "ui/header.h"
@@ -20,6 +21,7 @@
 #include "ui/list_view.h"
 #include "ui/overlay.h"
 #include "ui/refresh.h"
+#include "ui/save.h"
 #include "ui/symcache.h"
 #include "ui/screen_state.h"
 #include "ui/tui.h"
@@ -238,21 +240,28 @@ static int act_delta(struct ui *ui, enum ui_action act)
 
 static int act_pause(struct ui *ui, enum ui_action act)
 {
-	ui->paused = !ui->paused;
-	if (ui->paused) {
+	if (!ui->paused) {
 		/*
-		 * a ranking still due for filters typed just before (debounced)
-		 * is made now: it fired later, under the frozen view, and put
-		 * live rows in it (tui-screen on a busy host, issue 25)
+		 * the view frozen is the table as it is now, ranked afresh (a
+		 * ranking still due for filters typed just before is made with
+		 * it: it fired later, under the frozen view, and put live rows
+		 * in it: tui-screen on a busy host, issue 25), and kept as P
+		 * writes it: the rows drawn earlier were the table of up to a
+		 * refresh ago, and P wrote the newer counts (save.c)
 		 */
-		if (ui->priv->loop.rerank_at) {
-			ui->priv->loop.rerank_at = 0;
-			ui_rank(ui, true);
-		}
-		ui_status(ui, false,
-			  "PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
+		ui->priv->loop.rerank_at = 0;
+		ui->priv->loop.pending = false;
+		report_head_fill(&ui->head, ui->s);
+		ui_rank(ui, true);
+		ui->paused = true;
+		if (!ui_save_freeze(ui))
+			ui_status(
+				ui, false,
+				"PAUSED: the view is frozen, collection goes on (Z or Space resumes)");
 		return R_REDRAW;
 	}
+	ui->paused = false;
+	ui_save_thaw(ui);
 	ui_status(ui, false, "resumed");
 	return R_REFRESH;
 }

@@ -286,8 +286,9 @@ void breakdown_draw(const struct ui *ui, struct breakdown *bd, const struct bd_s
 		return;
 	}
 	/*
-	 * recomputed when the stack/node or the mode changes, or (unless paused)
-	 * when the rows were ranked again: the interval the breakdown counts is
+	 * recomputed when the stack/node or the mode changes, or when the rows
+	 * were ranked again from the live table (paused too: the pause ranks
+	 * them afresh, refresh.c): the interval the breakdown counts is
 	 * the one the rows show, not a newer one the table rolled to before the
 	 * (debounced) ranking. It was the table's own interval: a draw between
 	 * the roll and the ranking showed a breakdown that did not add up to its
@@ -296,7 +297,7 @@ void breakdown_draw(const struct ui *ui, struct breakdown *bd, const struct bd_s
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != sub->node_key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu ||
-	    strcmp(bd->f_comm, ui->flt->comm) || (!ui->paused && bd->epoch != ui->ranked_epoch))
+	    strcmp(bd->f_comm, ui->flt->comm) || bd->epoch != ui->ranked_epoch)
 		bd_compute(ui, bd, sub, rows);
 	/* with user stacks: a last column, by the library of the leaf */
 	if (bd->nlib)

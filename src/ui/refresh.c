@@ -12,6 +12,7 @@
 #include "ui/diffcol.h"
 #include "ui/draw.h"
 #include "ui/refresh.h"
+#include "ui/save.h"
 #include "ui/symcache.h"
 #include "ui/screen_state.h"
 #include "ui/tui.h"
@@ -135,6 +136,14 @@ void ui_rank(struct ui *ui, bool live)
 	if (live) {
 		ui->priv->loop.rerank_at = 0;
 		ui->ranked_epoch = stack_table_epoch(ui->t);
+	}
+	/*
+	 * paused rows ranked from the live table (a filter typed, the table
+	 * cleared): the header with them, and P writes them (save.c)
+	 */
+	if (live && ui->paused) {
+		report_head_fill(&ui->head, ui->s);
+		ui_save_freeze(ui);
 	}
 	ui->priv->loop.dirty = true;
 }

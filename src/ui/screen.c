@@ -41,6 +41,7 @@
 #include "ui/header.h"
 #include "ui/overlay.h"
 #include "ui/refresh.h"
+#include "ui/save.h"
 #include "ui/stack_view.h"
 #include "ui/tree_view.h"
 #include "ui/screen_state.h"
@@ -270,6 +271,7 @@ static void ui_cmd_ended(struct ui *ui)
 	     i++)
 		;
 	ui->paused = false;
+	ui_save_thaw(ui);
 	ui->priv->loop.last_nav = 0;
 	/*
 	 * the last interval is a piece of the end: the last view is the whole
@@ -457,6 +459,7 @@ static void ui_free(struct ui *ui, struct symcache *syms)
 {
 	struct ui_view **vp;
 
+	ui_save_thaw(ui);
 	ui_for_each_view(ui, vp)(*vp)->ops->destroy(*vp);
 	textmatch_done(&ui->flt->fmatch);
 	textmatch_done(&ui->flt->cmatch);

@@ -170,6 +170,8 @@ struct ui_overlays {
  * @in: the input line
  * @msg: the status line
  * @ov: the overlays
+ * @frozen: the paused view's JSON snapshot, what P writes from while paused
+ *          (save.c: ui_save_freeze()); "" when none
  */
 struct ui_private {
 	struct ui_opts opts;
@@ -180,6 +182,7 @@ struct ui_private {
 	struct ui_input in;
 	struct ui_status_line msg;
 	struct ui_overlays ov;
+	char frozen[96];
 };
 
 /**
