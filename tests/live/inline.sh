@@ -7,8 +7,8 @@
 # from the same file. Then the same from a stripped copy whose DWARF is in
 # a separate file: found by build-id under /usr/lib/debug/.build-id (put
 # there for the test, removed at exit), and by .gnu_debuglink next to the
-# copy. perf's own view of the run (`perf report --inline`) is printed
-# beside it.
+# copy. Last, perf beside it on the same run: each source line's self
+# share (perf report --sort srcline) against stacktop's innermost frame's.
 . "$(dirname "$0")/lib.sh"
 [ -n "${INLINE_BIN:-}" ] && [ -x "$INLINE_BIN" ] || fail "no INLINE_BIN test program"
 command -v objcopy > /dev/null && command -v addr2line > /dev/null ||
@@ -44,32 +44,48 @@ for l in subprocess.run(["nm", sys.argv[2]], capture_output=True, text=True).std
     f = l.split()
     if len(f) == 3:
         syms[f[2]] = int(f[0], 16)
-seen = checked = 0
+seen = checked = others = 0
 for s in snap["stacks"]:
     fr = s.get("user_frames", [])
-    for i, f in enumerate(fr):
+    i = 0
+    while i < len(fr):
+        f = fr[i]
         # the program's (the C library may have its debug file installed too)
         if not f.get("inlined") or not f["symbol"].endswith("(%s)" % sys.argv[3]):
+            i += 1
             continue
-        seen += s["total"]
-        assert f["symbol"].startswith("mix_step (inlined)"), f
-        caller = fr[i + 1]
-        assert not caller.get("inlined") and caller["addr"] == f["addr"], (f, caller)
-        m = re.match(r"hot_loop\+0x([0-9a-f]+) ", caller["symbol"])
-        assert m, caller
+        # the frames of one address: the inlined calls, innermost first,
+        # then the function they were inlined into, named by its offset
+        j = i
+        while fr[j].get("inlined"):
+            assert fr[j + 1]["addr"] == f["addr"], (fr[j], fr[j + 1])
+            j += 1
+        chain = fr[i:j + 1]
+        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\+0x([0-9a-f]+) ", chain[-1]["symbol"])
+        assert m, chain
         # addr2line -i at the same address of the file: innermost first
         out = subprocess.run(["addr2line", "-i", "-f", "-e", sys.argv[2],
-                              hex(syms["hot_loop"] + int(m.group(1), 16))],
+                              hex(syms[m.group(1)] + int(m.group(2), 16))],
                              capture_output=True, text=True).stdout.split("\n")
         want = [(out[k], out[k + 1].split(" ")[0]) for k in range(0, len(out) - 1, 2)]
-        got = [("mix_step", f["line"]), ("hot_loop", caller["line"])]
-        assert [w[0] for w in want] == ["mix_step", "hot_loop"], want
+        got = [(c["symbol"].split(" ")[0] if c.get("inlined") else m.group(1), c.get("line", ""))
+               for c in chain]
+        assert [w[0] for w in want] == [g[0] for g in got], (want, got)
         for (wn, wl), (gn, gl) in zip(want, got):
             assert gl.endswith("/" + wl.split("/")[-1]) and gl.split(":")[-1] == wl.split(":")[-1], (want, got)
-        assert caller["line"].endswith("inline.c:35"), caller
-        checked += 1
+        if f["symbol"].startswith("mix_step (inlined)"):
+            # mix_step inlined in hot_loop alone, at the line of the call
+            assert [g[0] for g in got] == ["mix_step", "hot_loop"], got
+            assert chain[-1]["line"].endswith("inline.c:35"), chain
+            seen += s["total"]
+            checked += 1
+        else:
+            # the start-up's (atof inlined in main): checked, not counted
+            others += s["total"]
+        i = j + 1
 total = sum(s["total"] for s in snap["stacks"])
-print("  %d of %d samples in mix_step (inlined); %d chains checked against addr2line -i" % (seen, total, checked))
+print("  %d of %d samples in mix_step (inlined), %d in other inlined calls; %d mix_step chains checked against addr2line -i"
+      % (seen, total, others, checked))
 assert total > 100 and seen > total / 3 and checked >= 3, (seen, total, checked)
 PY
 }
@@ -167,10 +183,62 @@ if grep -q 'mix_step (inlined)' "$WORK/json-bad"; then
 fi
 
 if command -v perf > /dev/null; then
-	echo "== perf record --call-graph dwarf of the same program, perf report --inline"
-	perf record -F 999 --call-graph dwarf -o "$WORK/perf.data" -- "$INLINE_BIN" 1.5 \
-		> /dev/null 2>&1 &&
-		perf report -i "$WORK/perf.data" --stdio --no-children --inline -g caller \
-			--sort sym,srcline 2> /dev/null | grep -E 'mix_step|hot_loop' | head -6
+	echo "== beside perf on the same run: each source line's self share"
+	# one run of the program sampled by both at once: perf's srcline of each
+	# sampled address (addr2line's innermost line) against the line of
+	# stacktop's innermost user frame (mix_step's, inlined, or hot_loop's)
+	"$INLINE_BIN" 30 &
+	WORKLOAD_PID=$!
+	sleep 0.3
+	perf record -F 999 -p "$WORKLOAD_PID" -o "$WORK/perf.data" -- sleep 2 > "$WORK/perf.log" 2>&1 &
+	PERF=$!
+	EXTRA_PIDS=$PERF
+	"$STACKTOP" --oncpu -u -p "$WORKLOAD_PID" -b -n 1 -d 2 --json > "$WORK/same.json" 2> "$WORK/same.err" ||
+		{ cat "$WORK/same.err"; fail "stacktop --oncpu -u -p failed"; }
+	wait "$PERF" || { cat "$WORK/perf.log"; fail "perf record failed"; }
+	EXTRA_PIDS=
+	end_pids "$WORKLOAD_PID"
+	WORKLOAD_PID=
+	perf report -i "$WORK/perf.data" --no-children --sort srcline --stdio -q 2> /dev/null \
+		> "$WORK/perf.lines"
+	python3 - "$WORK/same.json" "$WORK/perf.lines" << 'PY' || fail "stacktop's source lines disagree with perf's"
+import json, math, re, sys
+snap = None
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if isinstance(d, dict) and "stacks" in d:
+        snap = d
+n, st = 0, {}
+for s in snap["stacks"]:
+    n += s["total"]
+    fr = s.get("user_frames", [])
+    if fr and fr[0].get("line") and not s.get("symbols"):
+        key = "inline.c:" + fr[0]["line"].split(":")[-1] if fr[0]["line"].split(":")[0].endswith("inline.c") else None
+        if key:
+            st[key] = st.get(key, 0) + s["total"]
+perf = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"\s*([0-9.]+)%\s+(\S*inline\.c:[0-9]+)", l)
+    if m:
+        k = "inline.c:" + m.group(2).split(":")[-1]
+        perf[k] = perf.get(k, 0) + float(m.group(1))
+assert n > 200 and perf, (n, perf)
+mix_p = sum(v for k, v in perf.items() if 20 <= int(k.split(":")[1]) <= 24)
+mix_s = 100.0 * sum(v for k, v in st.items() if 20 <= int(k.split(":")[1]) <= 24) / n
+print("  mix_step's lines (20-24): perf %.2f%%, stacktop %.2f%% of %d samples" % (mix_p, mix_s, n))
+assert mix_p > 30, perf
+checked = 0
+for k, p in sorted(perf.items(), key=lambda kv: -kv[1]):
+    if p < 5:
+        continue
+    s = 100.0 * st.get(k, 0) / n
+    tol = max(2.0, 400 * math.sqrt(2 * (p / 100) * (1 - p / 100) / n))
+    print("  %-14s perf %5.2f%%  stacktop %5.2f%%  (within %.1f)" % (k, p, s, tol))
+    assert abs(s - p) <= tol, (k, p, s)
+    checked += 1
+tol = max(2.0, 400 * math.sqrt(2 * (mix_p / 100) * (1 - mix_p / 100) / n))
+assert abs(mix_s - mix_p) <= tol, (mix_p, mix_s)
+assert checked >= 2, perf
+PY
 fi
 echo "PASS: inlined frames and source lines in text, folded, JSON, pprof, by build-id and debuglink"
