@@ -36,7 +36,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 rc=0
 meson test -C "$B" --print-errorlogs --no-rebuild \
-	--suite unit --suite sim --suite live --suite tui --suite browser --suite fuzz --suite package \
+	--suite unit --suite sim --suite live --suite truth --suite tui --suite browser --suite fuzz --suite package \
 	--suite vm || rc=$?
 
 # the build meson makes where libunwind is missing (no dwarf user
