@@ -325,8 +325,12 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		ro.comm = a->view_comm; /* a snapshot's: its stacks passed it */
 	}
 	for (i = 1; a->iterations < 0 || i <= a->iterations; i++) {
-		bool go_on = batch_wait(s, delay, child, sv) == END_TICK;
-		bool last;
+		bool go_on, last;
+
+		/* -n: the last interval's end is known, the teardown starts before it */
+		if (i == a->iterations && !child)
+			session_ending(s, delay);
+		go_on = batch_wait(s, delay, child, sv) == END_TICK;
 
 		if (sig_stop)
 			serve_quiesce(sv); /* first: the rest may outlast the watchdog */

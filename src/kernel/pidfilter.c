@@ -203,3 +203,25 @@ int pidfilter_exclude_self(struct trace *t)
 	}
 	return first;
 }
+
+void pidfilter_release_self(struct trace *t)
+{
+	static const char *const files[] = { "set_event_notrace_pid", "set_ftrace_notrace_pid" };
+	char rel[160];
+	unsigned int i;
+	int r;
+
+	if (!t->instance || t->opts->show_self)
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (i == 1 && !t->opts->nfunctions)
+			continue;
+		trace_path(t, rel, sizeof(rel), files[i]);
+		if (!tfs_exists(t->tfs, rel))
+			continue;
+		/* an empty write truncates: the list held this pid alone */
+		r = tfs_write(t->tfs, rel, "");
+		if (r < 0)
+			log_debug("cannot empty %s early: %s", rel, strerror(-r));
+	}
+}

@@ -50,4 +50,17 @@ int pidfilter_setup(struct trace *t, char *err, size_t errsz);
  */
 int pidfilter_exclude_self(struct trace *t);
 
+/**
+ * pidfilter_release_self() - empty a private instance's own pid lists
+ *	again before the end, while the run still reads
+ * @t: trace of a private instance
+ *
+ * Taking a pid list away waits for the kernel's grace periods (60-400 ms
+ * on a busy machine): done when the run's end is near (session_ending()),
+ * it is not in the teardown after the last report, and the instance's
+ * rmdir finds no list to take away. Ingest drops the pid's records in the
+ * meantime. Safe from a thread of its own (one write to each file).
+ */
+void pidfilter_release_self(struct trace *t);
+
 #endif /* STACKTOP_PIDFILTER_H */

@@ -430,12 +430,47 @@ const char *state_original(struct state *st, const char *rel)
 	return NULL;
 }
 
+/* @rel lies inside the directory @dir (an instance) */
+static bool state_inside(const char *rel, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(rel, dir, n) && rel[n] == '/';
+}
+
+/*
+ * An instance stacktop made goes first, whole: its rmdir takes every file
+ * in it along (its events, options, pid lists, triggers and clock), so
+ * what the journal says of them needs no undo. Writing an instance's
+ * trace_clock back reset its buffer (24 ms) before the rmdir removed it.
+ * An instance that cannot go yet (EBUSY) is undone entry by entry below,
+ * newest first, and removed in its turn. @done: entries taken care of.
+ */
+static void state_rmdir_first(struct state *st, bool *done)
+{
+	int i, j;
+
+	for (i = st->n - 1; i >= 0; i--) {
+		if (st->e[i].kind != 'D' ||
+		    state_undo_one(st->tfs, 'D', st->e[i].rel, st->e[i].value) < 0)
+			continue;
+		done[i] = true;
+		for (j = i + 1; j < st->n; j++)
+			if (state_inside(st->e[j].rel, st->e[i].rel))
+				done[j] = true;
+	}
+}
+
 int state_restore(struct state *st)
 {
+	bool done[STATE_MAX] = { false };
 	int i, r, first = 0;
 
 	state_take();
+	state_rmdir_first(st, done);
 	for (i = st->n - 1; i >= 0; i--) {
+		if (done[i])
+			continue;
 		r = state_undo_one(st->tfs, st->e[i].kind, st->e[i].rel, st->e[i].value);
 		if (r < 0 && !first)
 			first = r;

@@ -74,6 +74,8 @@ struct session {
 	char tick_event[96];	    /* --oncpu=tick: the event (tick.c) */
 	const char *tick_events[1]; /* the session's -e list then */
 	uint64_t tick_trim[2];	    /* the interrupt entry code's addresses */
+	uint64_t end_at;	    /* CLOCK_MONOTONIC ns the run ends at (0: unknown) */
+	bool ending_told;	    /* the sources were told (source_ops.ending) */
 };
 
 /* group.c: rebuild the grouped table from the table (@keep: its order) */

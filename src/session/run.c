@@ -231,6 +231,30 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * How long before the end the sources let go of what is slow to undo: the
+ * instance's pid list takes 60-400 ms of grace periods on a busy machine
+ */
+#define SESSION_LET_GO_MS 500
+
+void session_ending(struct session *s, double secs)
+{
+	s->end_at = mono_ns() + (uint64_t)(secs > 0 ? secs * 1e9 : 0);
+}
+
+/* near the end: the sources let go (once) */
+static void session_let_go(struct session *s)
+{
+	int i;
+
+	if (!s->end_at || s->ending_told || mono_ns() + SESSION_LET_GO_MS * 1000000ULL < s->end_at)
+		return;
+	s->ending_told = true;
+	for (i = 0; i < s->nsources; i++)
+		if (s->sources[i].ops->ending)
+			s->sources[i].ops->ending(&s->sources[i]);
+}
+
 static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int max_ms,
 			 bool *ret_more)
 {
@@ -243,6 +267,7 @@ static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int
 	int i, r, pages = 0;
 
 	s->c.stats.rb_drains++;
+	session_let_go(s);
 	/* -- CMD: the forks reported so far place the records about to be read */
 	if (s->tree)
 		proctree_update(s->tree);

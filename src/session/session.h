@@ -163,6 +163,18 @@ int session_drain(struct session *s, unsigned int max_pages);
 int session_pollfds(const struct session *s, struct pollfd *fds, int max);
 
 /**
+ * session_ending() - the run ends in @secs (batch's last interval begins)
+ * @s: session
+ * @secs: seconds to the end
+ *
+ * Within SESSION_LET_GO_MS of it, a drain tells the sources
+ * (source_ops.ending): what only the run needs and is slow to undo (the
+ * instance's own pid list: the kernel's grace periods) goes while the run
+ * still reads, not in the teardown after the last report.
+ */
+void session_ending(struct session *s, double secs);
+
+/**
  * session_tick() - close the interval: update stats, roll counters
  * @s: session
  *

@@ -6,6 +6,7 @@
  * journal (the trace clock is journaled all the same).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,17 +96,31 @@ static void instance_size(struct source_ctx *s)
 	s->stats.buffer_kb = trace_buffer_kb(&s->tr);
 }
 
+/*
+ * @bufs: the readers
+ * @let_go: the thread that empties the instance's own pid list before the
+ *	end (instance_ending()), joined at close
+ * @letting_go: it was started
+ */
+struct instance_src {
+	struct cpubufs bufs;
+	pthread_t let_go;
+	bool letting_go;
+};
+
 static int instance_open(struct source *src, char *err, size_t errsz)
 {
 	struct source_ctx *s = src->ctx;
+	struct instance_src *p;
 	struct cpubufs *b;
 	char rel[160];
 	int r;
 
-	b = calloc(1, sizeof(*b));
-	if (!b)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return -ENOMEM;
-	src->priv = b;
+	src->priv = p;
+	b = &p->bufs;
 	snprintf(s->tr.prefix, sizeof(s->tr.prefix), "instances/stacktop.%d/", (int)getpid());
 	snprintf(rel, sizeof(rel), "instances/stacktop.%d", (int)getpid());
 	if (s->tr.fmt->kstack_type < 0)
@@ -181,18 +196,47 @@ static int instance_open(struct source *src, char *err, size_t errsz)
 
 static int instance_pollfds(const struct source *src, struct pollfd *fds, int max)
 {
-	return cpubufs_pollfds(src->priv, fds, max);
+	const struct instance_src *p = src->priv;
+
+	return cpubufs_pollfds(&p->bufs, fds, max);
 }
 
 static int instance_drain(struct source *src, struct drain_budget *budget)
 {
-	return cpubufs_drain(src->priv, src->ctx, budget, NULL, NULL);
+	struct instance_src *p = src->priv;
+
+	return cpubufs_drain(&p->bufs, src->ctx, budget, NULL, NULL);
 }
 
 static int instance_tick(struct source *src)
 {
-	cpubufs_read_stats(src->priv, src->ctx);
+	struct instance_src *p = src->priv;
+
+	cpubufs_read_stats(&p->bufs, src->ctx);
 	return 0;
+}
+
+static void *instance_let_go(void *arg)
+{
+	pidfilter_release_self(arg);
+	return NULL;
+}
+
+/*
+ * The end is near: the instance's own pid list goes now, in a thread of
+ * its own (the kernel's grace periods, 60-400 ms), while the run reads on
+ * (ingest drops stacktop's records meanwhile), so that the rmdir after the
+ * last report does not wait for them too. Not on a --tracefs tree: there
+ * ingest does not know stacktop's pid in the records.
+ */
+static void instance_ending(struct source *src)
+{
+	struct instance_src *p = src->priv;
+	struct source_ctx *s = src->ctx;
+
+	if (!p || p->letting_go || s->tr.opts->tracefs || s->tr.opts->show_self)
+		return;
+	p->letting_go = !pthread_create(&p->let_go, NULL, instance_let_go, &s->tr);
 }
 
 /*
@@ -215,7 +259,7 @@ static int instance_reset(struct source *src)
 		s->host.drain(s->host.host, &more);
 	}
 	ingest_forget_waiting(s->ing);
-	cpubufs_zero_stats(src->priv);
+	cpubufs_zero_stats(&((struct instance_src *)src->priv)->bufs);
 	s->host.zero_counts(s->host.host);
 	s->stats.generation++;
 	return 0;
@@ -223,9 +267,13 @@ static int instance_reset(struct source *src)
 
 static void instance_close(struct source *src)
 {
-	if (src->priv)
-		cpubufs_close(src->priv);
-	free(src->priv);
+	struct instance_src *p = src->priv;
+
+	if (p && p->letting_go)
+		pthread_join(p->let_go, NULL);
+	if (p)
+		cpubufs_close(&p->bufs);
+	free(p);
 	src->priv = NULL;
 }
 
@@ -235,6 +283,7 @@ const struct source_ops source_instance_ops = {
 	.pollfds = instance_pollfds,
 	.drain = instance_drain,
 	.tick = instance_tick,
+	.ending = instance_ending,
 	.reset = instance_reset,
 	.close = instance_close,
 };

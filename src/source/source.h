@@ -26,6 +26,10 @@
  *	tick(src)             once per refresh: read the source's own counters,
  *	                      notice external changes (a reset of the map)
  *	stats(src, st)        add the source's counters into @st
+ *	ending(src)           the run ends within SESSION_LET_GO_MS (batch's
+ *	                      last interval): let go of what only the run needs
+ *	                      and is slow to undo, in the background; reading
+ *	                      goes on until the end
  *	reset(src)            drop every count (and, where the source owns it,
  *	                      the kernel's map); return 0 or -errno. A reset
  *	                      that needs the buffers read, or the counts
@@ -89,6 +93,7 @@ bool drain_budget_spent(struct drain_budget *b);
  * @drain: read, bounded
  * @tick: per refresh
  * @stats: counters into the header's
+ * @ending: the run's end is near
  * @reset: drop the counts
  * @close: undo open
  */
@@ -99,6 +104,7 @@ struct source_ops {
 	int (*drain)(struct source *src, struct drain_budget *budget);
 	int (*tick)(struct source *src);
 	void (*stats)(const struct source *src, struct session_stats *st);
+	void (*ending)(struct source *src);
 	int (*reset)(struct source *src);
 	void (*close)(struct source *src);
 };
