@@ -29,7 +29,8 @@
 #include "sym/usym.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
-#define LINES_MAX      64 /* Lines of one Location at most (the innermost calls go) */
+#define LINES_MAX      64   /* Lines of one Location at most (the innermost calls go) */
+#define NAMES_SLACK    4096 /* stacks a table may hold past twice the session's */
 
 /* a chunked array: entry i at chunk[i >> SEG_BITS]; chunks never move */
 #define SEG_BITS 12
@@ -119,15 +120,22 @@ static void *blk_alloc(struct pprof_names *n, size_t len)
 	return p;
 }
 
-/* how the session names frames now: a table made otherwise names them otherwise */
+/*
+ * how the session names frames now: a table made otherwise names them
+ * otherwise. A table that resolved many more stacks than the session
+ * holds (stacks gone, their addresses reused: a long run's groups) is
+ * started again, so that it stays within twice the session's stacks.
+ */
 static bool names_match(const struct pprof_names *n, struct session *s)
 {
+	size_t live = stack_table_count(session_table(s));
 	unsigned int depth;
 	bool funcs;
 
 	session_group(s, &depth, &funcs);
 	return n->generation == session_stats(s)->generation && n->ks == session_ksym(s) &&
-	       n->loads == ksym_reloads(session_ksym(s)) && n->by_func == funcs;
+	       n->loads == ksym_reloads(session_ksym(s)) && n->by_func == funcs &&
+	       n->nstacks <= 2 * live + NAMES_SLACK;
 }
 
 struct pprof_names *pprof_names_new(struct session *s)

@@ -13,7 +13,9 @@
  * thread reads what a copy refers to while the session's thread adds to it.
  * A reset of the counts (the stacks go) or a reload of the kernel's
  * symbols (the names may change) calls for a new table
- * (pprof_names_fit()); copies keep the old one alive (a reference each).
+ * (pprof_names_fit()), and so does a table grown past twice the stacks
+ * the session holds (its memory follows theirs); copies keep the old one
+ * alive (a reference each).
  *
  * The copy (struct pprof_copy, pprof_copy_take()) is the rest: the view's
  * stacks ranked, each with its Locations (in the table), its counts and
@@ -157,7 +159,10 @@ void pprof_names_put(struct pprof_names *n);
 /**
  * pprof_names_fit() - a table that names @s's stacks now: *@n when it
  *	still does, else a new one (the old one's reference dropped): the
- *	counts were reset or the kernel's symbols reloaded since
+ *	counts were reset, the kernel's symbols reloaded or the frames'
+ *	naming changed (--by-func) since, or the table resolved more than
+ *	twice the session's stacks and 4096 (stacks gone since: a long run
+ *	keeps it near the stacks it holds)
  * @n: the table (NULL: a new one)
  * @s: session
  *
