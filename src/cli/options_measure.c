@@ -132,8 +132,10 @@ const struct cli_option cli_options_measure[] = {
 		.has_arg = required_argument,
 		.metavar = " PCT",
 		.help = "--sample with N chosen and adapted so that the stacks\n"
-			"cost about PCT% of the CPUs (0.1 to 50): a stack's\n"
-			"cost measured at start, the event's rate each interval",
+			"cost about PCT% of all the CPUs together (0.1 to 50;\n"
+			"a workload on one CPU of 2 pays about 2 x PCT% of its\n"
+			"own): a stack's cost measured at start, the event's\n"
+			"rate each interval",
 		.man = ".BI \\-\\-overhead \" PCT\"",
 		.complete = CLI_NONE,
 	},
