@@ -47,8 +47,12 @@ class Sim:
             if os.path.exists(os.path.join(self.mnt, "tracing_on")):
                 return
             if self.proc.poll() is not None:
-                raise Fail("stackmap-sim exited: " + open(self.log.name).read())
+                log = open(self.log.name).read()
+                self.stop()
+                raise Fail("stackmap-sim exited: " + log)
             time.sleep(0.01)
+        # not left running (a simulator at its rate, for the rest of the suite)
+        self.stop()
         raise Fail("stackmap-sim did not mount")
 
     def read(self, rel):
