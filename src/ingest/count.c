@@ -56,9 +56,11 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 {
 	uint64_t um[2] = { STACK_IP_USER_MODE, 0 };
 	struct stack *st;
-	bool whole;
+	bool whole = false;
 
-	frames = ingest_trim(ing, frames, &n, &whole);
+	/* the cut is --oncpu=tick's alone: no call for the other modes */
+	if (ing->cfg.ntrim)
+		frames = ingest_trim(ing, frames, &n, &whole);
 	/* a tick in user code: the row [user space] of its command */
 	if (n == 1 && frames[0] == STACK_IP_USER_MODE && ing->cfg.comm_frame &&
 	    (um[1] = ing->cfg.comm_frame(ing->cfg.comm_ctx, w->pid))) {
