@@ -126,8 +126,14 @@ term() {
 	"$STACKTOP" --user="$mode" -e syscalls:sys_enter_write -p "$VICTIM_PID" -b -d 0.5 "$@" \
 		> "$WORK/$name.$mode.term" 2>&1 &
 	ST_PID=$!
+	# its instance (an ASan build starts in 0.3-2 s on a busy host), then 1.5 s of run
+	tries=0
+	until [ -d "$T/instances/stacktop.$ST_PID" ] || [ $tries -ge 200 ]; do
+		sleep 0.05
+		tries=$((tries + 1))
+	done
+	[ -d "$T/instances/stacktop.$ST_PID" ] || { cat "$WORK/$name.$mode.term"; fail "$name ($mode): no instance after 10 s"; }
 	sleep 1.5
-	[ -d "$T/instances/stacktop.$ST_PID" ] || { cat "$WORK/$name.$mode.term"; fail "$name ($mode): no instance"; }
 	term_wait "$name ($mode)"
 }
 
