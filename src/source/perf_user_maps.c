@@ -22,11 +22,13 @@
 #include "core/log.h"
 #include "ingest/ingest.h"
 #include "source/perf_user_priv.h"
+#include "sym/ufile.h"
 #include "sym/usym.h"
 
 #define PU_EXIT_TICKS 4		   /* an exited process's maps are kept this many refreshes */
 #define PU_MAPS_MAX   (1u << 20)   /* lines of a /proc/PID/maps read at most */
 #define PU_MAPS_CHUNK 65536	   /* bytes of /proc/PID/maps read at a time */
+#define PU_MAPS_BYTES (256u << 20) /* bytes of a /proc/PID/maps read at most */
 #define PU_READ_LINES (256u << 10) /* lines of maps read in one refresh, all processes */
 
 static uint32_t tgid_hash(uint32_t tgid)
@@ -365,44 +367,58 @@ static bool maps_line(struct glue *g, struct pu_proc *p, char *line)
  * count): a process past it is read at a later refresh (@unread), its
  * samples meanwhile have no maps.
  */
+/* the maps of a process being read: its lines cut from the pieces */
+struct maps_rd {
+	struct glue *g;
+	struct pu_proc *p;
+	char *buf; /* PU_MAPS_CHUNK + 1 */
+	size_t len, lines;
+};
+
+static bool maps_piece(void *ctx, const char *data, size_t n)
+{
+	struct maps_rd *rd = ctx;
+
+	while (n) {
+		size_t k = n < PU_MAPS_CHUNK - rd->len ? n : PU_MAPS_CHUNK - rd->len;
+		char *line = rd->buf, *nl;
+
+		memcpy(rd->buf + rd->len, data, k);
+		data += k;
+		n -= k;
+		rd->len += k;
+		rd->buf[rd->len] = '\0';
+		while ((nl = memchr(line, '\n', rd->len - (size_t)(line - rd->buf)))) {
+			*nl = '\0';
+			rd->lines++;
+			if (!maps_line(rd->g, rd->p, line) || rd->lines >= PU_MAPS_MAX)
+				return false;
+			line = nl + 1;
+		}
+		rd->len -= (size_t)(line - rd->buf);
+		memmove(rd->buf, line, rd->len);
+		if (rd->len == PU_MAPS_CHUNK)
+			rd->len = 0; /* a line longer than a piece: dropped */
+	}
+	return true;
+}
+
 static void proc_read_maps(struct glue *g, struct pu_proc *p)
 {
-	char path[64], *buf;
-	size_t len = 0, lines = 0;
-	ssize_t r;
-	int fd;
+	struct maps_rd rd = { .g = g, .p = p };
 
 	if (g->read_lines >= PU_READ_LINES) {
 		p->unread = true;
 		return;
 	}
 	p->unread = false;
-	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	rd.buf = malloc(PU_MAPS_CHUNK + 1);
+	if (!rd.buf)
 		return;
-	buf = malloc(PU_MAPS_CHUNK + 1);
-	while (buf && (r = read(fd, buf + len, PU_MAPS_CHUNK - len)) > 0) {
-		char *line = buf, *nl;
-
-		len += (size_t)r;
-		buf[len] = '\0';
-		while ((nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
-			*nl = '\0';
-			lines++;
-			if (!maps_line(g, p, line) || lines >= PU_MAPS_MAX)
-				goto out;
-			line = nl + 1;
-		}
-		len -= (size_t)(line - buf);
-		memmove(buf, line, len);
-		if (len == PU_MAPS_CHUNK)
-			len = 0; /* a line longer than a piece: dropped */
-	}
-out:
-	g->read_lines += lines;
-	close(fd);
-	free(buf);
+	/* by the reader: the process can hold the locks a read of its maps waits for */
+	ufile_proc_stream("/proc", p->tgid, "maps", 0, PU_MAPS_BYTES, maps_piece, &rd);
+	g->read_lines += rd.lines;
+	free(rd.buf);
 }
 
 static struct pu_proc *proc_get(struct glue *g, uint32_t tgid)

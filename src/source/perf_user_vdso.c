@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "source/perf_user_priv.h"
+#include "sym/ufile.h"
 
 #define PU_VDSO_MAX (1u << 20) /* a [vdso] larger than this is not copied */
 
@@ -26,21 +27,16 @@ static const struct pu_vdso *vdso_get(struct perf_user *pu, uint32_t tgid, const
 	size_t len = (size_t)(m->end - m->start);
 	uint8_t bid[64], *img;
 	struct pu_vdso *v;
-	char path[64];
 	unsigned int i;
-	int fd, bidlen;
-	ssize_t n;
+	int bidlen;
+	int64_t n;
 
 	if (len > PU_VDSO_MAX)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%u/mem", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
+	/* by the reader: a process can hold the lock a read of its memory takes */
 	img = malloc(len);
-	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
-	close(fd);
-	if (n != (ssize_t)len) {
+	n = img ? ufile_proc_read("/proc", tgid, "mem", img, len, m->start) : -1;
+	if (n != (int64_t)len) {
 		free(img);
 		return NULL;
 	}

@@ -491,6 +491,53 @@ int ufile_local_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint
 	return r;
 }
 
+ssize_t ufile_proc_chunk(int *fd, const char *proc, uint32_t pid, const char *name, char *buf,
+			 size_t len, uint64_t off)
+{
+	char p[128];
+	ssize_t r;
+
+	if (*fd < 0) {
+		if (!name[0] || strchr(name, '/') || off > (uint64_t)INT64_MAX)
+			return -EINVAL;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%u/%s", proc, pid, name) >= sizeof(p))
+			return -ENAMETOOLONG;
+		*fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -errno;
+	}
+	do
+		r = pread(*fd, buf, len, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+int64_t ufile_local_proc_stream(const char *proc, uint32_t pid, const char *name, uint64_t off,
+				uint64_t max, ufile_chunk_fn *fn, void *ctx)
+{
+	char *buf = malloc(UFILE_PROC_CHUNK);
+	uint64_t done = 0;
+	ssize_t r = 0;
+	int fd = -1;
+
+	if (!buf)
+		return -ENOMEM;
+	while (done < max) {
+		size_t n = max - done < UFILE_PROC_CHUNK ? (size_t)(max - done) : UFILE_PROC_CHUNK;
+
+		r = ufile_proc_chunk(&fd, proc, pid, name, buf, n, off + done);
+		if (r <= 0)
+			break;
+		done += (uint64_t)r;
+		if (!fn(ctx, buf, (size_t)r))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return r < 0 && !done ? r : (int64_t)done;
+}
+
 int ufile_local_pread(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;

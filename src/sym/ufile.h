@@ -167,6 +167,56 @@ void *ufile_read(int fd, uint64_t off, size_t len);
 int ufile_size(int fd, uint64_t *size);
 
 /**
+ * typedef ufile_chunk_fn - a piece of a file ufile_proc_stream() read
+ * @ctx: the caller's
+ * @data: the bytes
+ * @len: how many (at most UFILE_PROC_CHUNK)
+ *
+ * Return: true for more, false: the rest is not wanted.
+ */
+typedef bool ufile_chunk_fn(void *ctx, const char *data, size_t len);
+
+#define UFILE_PROC_CHUNK (64u << 10) /* bytes ufile_chunk_fn gets at most */
+
+/**
+ * ufile_proc_stream() - at most @max bytes at @off of @proc/@pid/@name
+ * (a process's maps, or its memory: "mem" at an address), read like the
+ * files of other users: by the reader process, within its deadline. A
+ * process can make its own /proc files wait for good (a thread faulting
+ * on a FUSE file its daemon never serves holds the mmap lock that maps'
+ * fallback, mem, cmdline, map_files take; an exec that waits on one holds
+ * the exec_update_lock every open of maps or mem takes): root's run never
+ * reads them itself. @fn gets the bytes piece by piece, in order, with
+ * ufile's lock held: it must not call ufile's functions.
+ * @proc: the proc root ("/proc")
+ * @pid: the process
+ * @name: the file under @proc/@pid (no '/')
+ * @off: where to start
+ * @max: bytes at most
+ * @fn: gets each piece
+ * @ctx: for @fn
+ *
+ * Return: the bytes read (fewer than @max at the file's end, or where @fn
+ * said stop), or -errno (-ETIMEDOUT: the reader stalled and was abandoned).
+ */
+int64_t ufile_proc_stream(const char *proc, uint32_t pid, const char *name, uint64_t off,
+			  uint64_t max, ufile_chunk_fn *fn, void *ctx);
+
+/**
+ * ufile_proc_read() - ufile_proc_stream() into a buffer
+ * @proc: the proc root
+ * @pid: the process
+ * @name: the file under @proc/@pid
+ * @buf: receives at most @len bytes
+ * @len: its size
+ * @off: where to start
+ *
+ * Return: the bytes read, or -errno.
+ */
+int64_t ufile_proc_read(const char *proc, uint32_t pid, const char *name, void *buf, size_t len,
+			uint64_t off);
+
+/**
  * ufile_close() - let go of what ufile_open_*() gave (a handle's file is
  * closed by its reader); a negative @fd is ignored
  * @fd: descriptor (or handle)

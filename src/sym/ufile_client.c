@@ -549,6 +549,92 @@ void ufile_close(int fd)
 	pthread_mutex_unlock(&R.lock);
 }
 
+_Static_assert(UFILE_CHUNK == UFILE_PROC_CHUNK, "a reader's message is a piece of a /proc file");
+
+/* ufile_proc_stream() by the reader; -errno: none of it */
+static int64_t remote_proc(struct ufile_rq *rq, char *buf, ufile_chunk_fn *fn, void *ctx)
+{
+	char what[128];
+	struct ufile_rp rp;
+	uint64_t done = 0;
+	bool want = true;
+	int r;
+
+	snprintf(what, sizeof(what), "%.63s/%u/%.31s", rq->proc, rq->pid, rq->path);
+	if (R.gave_up)
+		return -ETIMEDOUT;
+	r = reader_get();
+	if (r == 0)
+		r = rq_send(rq);
+	if (r < 0)
+		return r == -ETIMEDOUT || r == -ENOTCONN ? r : rq_failed(r, 0, what);
+	do {
+		r = rp_recv(&rp, buf, UFILE_CHUNK, true);
+		if (r < 0)
+			return rq_failed(r, 0, what);
+		if (rp.ret < 0)
+			return done ? (int64_t)done : rp.ret;
+		/* the rest is read by the reader all the same: the answer ends */
+		if (rp.ret > 0 && want) {
+			done += (uint64_t)rp.ret;
+			want = fn(ctx, buf, (size_t)rp.ret);
+		}
+	} while (!rp.last);
+	return (int64_t)done;
+}
+
+int64_t ufile_proc_stream(const char *proc, uint32_t pid, const char *name, uint64_t off,
+			  uint64_t max, ufile_chunk_fn *fn, void *ctx)
+{
+	struct ufile_rq rq;
+	char *buf;
+	int64_t r;
+
+	if (!R.started)
+		return ufile_local_proc_stream(proc, pid, name, off, max, fn, ctx);
+	if (strlen(proc) >= sizeof(rq.proc) || strlen(name) >= 32 || !name[0] || strchr(name, '/'))
+		return -EINVAL;
+	buf = malloc(UFILE_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	memset(&rq, 0, offsetof(struct ufile_rq, path));
+	rq.op = UFILE_OP_PROC;
+	rq.pid = pid;
+	rq.off = off;
+	rq.len = max;
+	snprintf(rq.proc, sizeof(rq.proc), "%s", proc);
+	snprintf(rq.path, sizeof(rq.path), "%s", name);
+	pthread_mutex_lock(&R.lock);
+	r = remote_proc(&rq, buf, fn, ctx);
+	pthread_mutex_unlock(&R.lock);
+	free(buf);
+	return r;
+}
+
+struct proc_buf {
+	char *p;
+	size_t left;
+};
+
+static bool proc_copy(void *ctx, const char *data, size_t len)
+{
+	struct proc_buf *b = ctx;
+	size_t n = len < b->left ? len : b->left;
+
+	memcpy(b->p, data, n);
+	b->p += n;
+	b->left -= n;
+	return b->left > 0;
+}
+
+int64_t ufile_proc_read(const char *proc, uint32_t pid, const char *name, void *buf, size_t len,
+			uint64_t off)
+{
+	struct proc_buf b = { buf, len };
+
+	return ufile_proc_stream(proc, pid, name, off, len, proc_copy, &b);
+}
+
 int ufile_reader_start(const volatile sig_atomic_t *stop)
 {
 	int sv[2], r;

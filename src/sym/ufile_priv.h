@@ -34,6 +34,7 @@ enum ufile_op {
 	UFILE_OP_OPEN_AT,
 	UFILE_OP_PREAD,
 	UFILE_OP_CLOSE,
+	UFILE_OP_PROC, /* @len bytes at @off of @proc/@pid/@path, opened, read, closed */
 };
 
 /*
@@ -46,8 +47,8 @@ enum ufile_op {
  * @has_path: OPEN_MAPPED: @path is given (else NULL)
  * @start: OPEN_MAPPED: the mapping
  * @end: OPEN_MAPPED
- * @off: PREAD: where
- * @len: PREAD: how many bytes
+ * @off: PREAD, PROC: where
+ * @len: PREAD: how many bytes; PROC: at most
  * @want: OPEN_*: what the file must be
  * @proc: OPEN_*: the proc root
  * @path: OPEN_*: the path (NUL-terminated; the message ends after it)
@@ -86,6 +87,13 @@ int ufile_local_open_mapped(const char *proc, uint32_t pid, uint64_t start, uint
 /* ufile.c: ufile_open_at() made in the calling process */
 int ufile_local_open_at(const char *proc, uint32_t pid, const char *path, unsigned int flags,
 			const struct ufile_want *want, struct ufile_stat *st);
+/* ufile.c: ufile_proc_stream() made in the calling process */
+int64_t ufile_local_proc_stream(const char *proc, uint32_t pid, const char *name, uint64_t off,
+				uint64_t max, ufile_chunk_fn *fn, void *ctx);
+/* ufile.c: a chunk of @proc/@pid/@name (opened once into *@fd) at @off: bytes, 0 at its end, -errno
+ */
+ssize_t ufile_proc_chunk(int *fd, const char *proc, uint32_t pid, const char *name, char *buf,
+			 size_t len, uint64_t off);
 /* ufile.c: ufile_pread() of a real descriptor */
 int ufile_local_pread(int fd, void *buf, size_t len, uint64_t off);
 

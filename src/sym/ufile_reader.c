@@ -120,6 +120,29 @@ static void serve_pread(int sock, const struct ufile_rq *rq, char *buf)
 	} while (left);
 }
 
+/* at most @rq->len bytes of a /proc file, a chunk a message; an empty last one at its end */
+static void serve_proc(int sock, const struct ufile_rq *rq, char *buf)
+{
+	struct ufile_rp rp = { 0 };
+	uint64_t off = rq->off, left = rq->len;
+	int fd = -1;
+
+	do {
+		size_t n = left < UFILE_CHUNK ? (size_t)left : UFILE_CHUNK;
+		ssize_t r = n ? ufile_proc_chunk(&fd, rq->proc, rq->pid, rq->path, buf, n, off) : 0;
+
+		rp.ret = (int32_t)r;
+		rp.last = r <= 0 || (uint64_t)r == left;
+		reply(sock, &rp, buf, r > 0 ? (size_t)r : 0);
+		if (r > 0) {
+			off += (uint64_t)r;
+			left -= (uint64_t)r;
+		}
+	} while (!rp.last);
+	if (fd >= 0)
+		close(fd);
+}
+
 static __attribute__((noreturn)) void reader_main(int sock)
 {
 	struct ufile_rq *rq = malloc(sizeof(*rq));
@@ -147,6 +170,9 @@ static __attribute__((noreturn)) void reader_main(int sock)
 			break;
 		case UFILE_OP_PREAD:
 			serve_pread(sock, rq, buf);
+			break;
+		case UFILE_OP_PROC:
+			serve_proc(sock, rq, buf);
 			break;
 		case UFILE_OP_CLOSE:
 			fd = slot_fd(rq->slot);

@@ -132,21 +132,15 @@ uint32_t usym_vdso_get(struct usym *u, uint32_t tgid, const struct usym_map *m)
 {
 	size_t len = (size_t)(m->end - m->start), i;
 	struct usfile *f;
-	char p[160];
 	uint8_t *img;
-	ssize_t n;
-	int fd;
+	int64_t n;
 
 	if (len > USYM_VDSO_MAX)
 		return UINT32_MAX;
-	snprintf(p, sizeof(p), "%s/%u/mem", u->proc, tgid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return UINT32_MAX;
+	/* by the reader: a process can hold the lock a read of its memory takes */
 	img = malloc(len);
-	n = img ? pread(fd, img, len, (off_t)m->start) : -1;
-	close(fd);
-	if (n != (ssize_t)len) {
+	n = img ? ufile_proc_read(u->proc, tgid, "mem", img, len, m->start) : -1;
+	if (n != (int64_t)len) {
 		free(img);
 		return UINT32_MAX;
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "sym/ufile.h"
 #include "sym/usym_priv.h"
 
 #define USYM_MAPS_MAX (16u << 20) /* a maps file larger than this is cut */
@@ -188,18 +189,58 @@ static size_t maps_cost(const struct usym_map *m, size_t n)
 	return b;
 }
 
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static bool text_add(void *ctx, const char *data, size_t len)
+{
+	struct text *t = ctx;
+
+	if (t->len + len + 1 > t->cap) {
+		size_t cap = (t->len + len + 1) * 2;
+		char *nb = realloc(t->buf, cap);
+
+		if (!nb)
+			return false;
+		t->buf = nb;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, data, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+	return true;
+}
+
+/*
+ * /proc/PID/maps of @tgid, USYM_MAPS_MAX bytes at most, NUL-terminated; NULL
+ * when it cannot be read. By the reader (ufile_proc_stream()): the process
+ * can hold the locks a read of its maps may wait for.
+ */
+static char *maps_text(const char *proc, uint32_t tgid)
+{
+	struct text t = { 0 };
+	int64_t r = ufile_proc_stream(proc, tgid, "maps", 0, USYM_MAPS_MAX, text_add, &t);
+
+	if (r < 0 || (r > 0 && !t.buf)) {
+		free(t.buf);
+		return NULL;
+	}
+	return t.buf ? t.buf : strdup("");
+}
+
 void usym_proc_snapshot(struct usym *u, struct uproc *pr)
 {
 	struct usym_map *m = NULL;
-	char path[160], *txt;
+	char *txt;
 	uint32_t *mf;
 	size_t n = 0, i;
 
 	if (!u->proc[0])
 		return; /* not this machine's processes */
 
-	snprintf(path, sizeof(path), "%s/%u/maps", u->proc, pr->tgid);
-	txt = read_text(path, USYM_MAPS_MAX, NULL);
+	txt = maps_text(u->proc, pr->tgid);
 	if (!txt) {
 		pr->gone = true;
 		return; /* gone already: its frames stay [unknown] */

@@ -18,6 +18,11 @@
  * the user's uid but root's process's pid. Others are served: a process of
  * another user can map lib.so and run from it. Files created by others are
  * accepted and their bytes dropped.
+ *
+ * It also holds "hold", a file of HOLD_SIZE zero bytes whose reads and
+ * flushes (the close of a descriptor of it) are never answered, whoever
+ * asks: a process that faults its page in (or exec()s with it open) waits
+ * for good, with what the kernel holds for it then (tests/live/mmlock.sh).
  */
 #define FUSE_USE_VERSION 31
 
@@ -29,6 +34,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define HOLD_SIZE (1 << 20)
 
 static char *lib;
 static size_t liblen;
@@ -54,16 +61,33 @@ static long real_uid(int pid)
 	return uid;
 }
 
+static void log_rq(const char *op, const char *path, long ruid)
+{
+	struct fuse_context *c = fuse_get_context();
+
+	pthread_mutex_lock(&logm);
+	fprintf(logfile, "%s %d %u %s %ld\n", op, (int)c->pid, (unsigned int)c->uid, path, ruid);
+	fflush(logfile);
+	pthread_mutex_unlock(&logm);
+}
+
+/* a request about "hold" (logged) is never answered */
+static void hold(const char *op, const char *path)
+{
+	if (strcmp(path, "/hold"))
+		return;
+	log_rq(op, path, real_uid((int)fuse_get_context()->pid));
+	for (;;)
+		pause();
+}
+
 /* logged; root (or a process of root's, through an overlay) waits forever */
 static void gate(const char *op, const char *path)
 {
 	struct fuse_context *c = fuse_get_context();
 	long ruid = real_uid((int)c->pid);
 
-	pthread_mutex_lock(&logm);
-	fprintf(logfile, "%s %d %u %s %ld\n", op, (int)c->pid, (unsigned int)c->uid, path, ruid);
-	fflush(logfile);
-	pthread_mutex_unlock(&logm);
+	log_rq(op, path, ruid);
 	if (c->uid == 0 || ruid == 0)
 		for (;;)
 			pause();
@@ -86,6 +110,13 @@ static int bf_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		st->st_ino = 2;
 		return 0;
 	}
+	if (!strcmp(path, "/hold")) {
+		st->st_mode = S_IFREG | 0644;
+		st->st_nlink = 1;
+		st->st_size = HOLD_SIZE;
+		st->st_ino = 3;
+		return 0;
+	}
 	return -ENOENT;
 }
 
@@ -99,21 +130,30 @@ static int bf_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
 	fill(buf, "lib.so", NULL, 0, 0);
+	fill(buf, "hold", NULL, 0, 0);
 	return 0;
 }
 
 static int bf_open(const char *path, struct fuse_file_info *fi)
 {
 	gate("open", path);
-	if (strcmp(path, "/lib.so"))
+	if (strcmp(path, "/lib.so") && strcmp(path, "/hold"))
 		return -ENOENT;
 	fi->keep_cache = 1;
+	return 0;
+}
+
+static int bf_flush(const char *path, struct fuse_file_info *fi)
+{
+	(void)fi;
+	hold("flush", path);
 	return 0;
 }
 
 static int bf_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)fi;
+	hold("read", path);
 	gate("read", path);
 	if ((size_t)off >= liblen)
 		return 0;
@@ -146,6 +186,7 @@ static const struct fuse_operations ops = {
 	.readdir = bf_readdir,
 	.open = bf_open,
 	.read = bf_read,
+	.flush = bf_flush,
 	.create = bf_create,
 	.write = bf_write,
 };
