@@ -256,9 +256,14 @@ if want help; then
 	: > "$TUI_WORK/help"
 	n=30
 	while [ "$n" -gt 0 ]; do
-		tui_stable >> "$TUI_WORK/help"
-		tui_capture | grep -q -E 'lines [0-9]+-([0-9]+) of \1 ' && break
+		tui_stable > "$TUI_WORK/page"
+		cat "$TUI_WORK/page" >> "$TUI_WORK/help"
+		grep -q -E 'lines [0-9]+-([0-9]+) of \1 ' "$TUI_WORK/page" && break
+		# the next page once the key is drawn: a capture taken before
+		# its redraw would read this page twice and skip the next one
+		_at=$(grep -o -E 'lines [0-9]+-[0-9]+ of ' "$TUI_WORK/page" | head -1)
 		tui_keys NPage
+		[ -z "$_at" ] || tui_wait_gone "$_at" 5
 		n=$((n - 1))
 	done
 	[ "$n" -gt 0 ] || fail "the help does not scroll to its end"
