@@ -1206,9 +1206,11 @@ def c_pool_health(out):
     # the screen: the pool line, in the alert colour
     pane = c.text("pane-full")
     line = next((l for l in pane.splitlines() if l.lstrip().startswith("pool FULL since")), None)
-    check(line and re.search(r"pool FULL since (start )?\d\d:\d\d:\d\d \((<1|\d+)s\)  fallback "
-                             r"(\d+%|-) now, \d+% since start  fix r empties it; boot "
-                             r"ftrace_stackmap\.bits=1[1-8] \(", line),
+    # since when: fmt_duration's text (45s, 1m03s: the guest as slow as the host makes it)
+    check(line and re.search(r"pool FULL since (start )?\d\d:\d\d:\d\d "
+                             r"\((<1s|(\d+[dhm])*\d+[dhms])\)  fallback (\d+%|-) now, \d+% since "
+                             r"start  fix r empties it; boot ftrace_stackmap\.bits=1[1-8] \(",
+                             line),
           "the screen's pool line: %r" % line)
     colour = c.text("pane-full-colour")
     cl = next((l for l in colour.splitlines() if "FULL since" in l), "")
