@@ -80,6 +80,11 @@
 	X(overhead_est, U32, ND, SRC, J(ROOT, "overhead_est_milli"), NO)                        \
 	/* --overhead: what a stack costs the task, calibrated and scaled by depth */           \
 	X(stack_cost_ns, U32, ND, SRC, J(ROOT, "stack_cost_ns"), NO)                            \
+	/* --overhead: the N in force over the last interval, weighted by the hits it */         \
+	/* sampled, and the least and the most it was */                                          \
+	X(overhead_n, U32, ND, SRC, J(ROOT, "overhead_n_mean"), NO)                              \
+	X(overhead_n_min, U32, ND, SRC, J(ROOT, "overhead_n_min"), NO)                           \
+	X(overhead_n_max, U32, ND, SRC, J(ROOT, "overhead_n_max"), NO)                           \
 	/* --sample: one hit in this many gets its stack (0: every hit) */                      \
 	X(sample_period, U32, ND, SRC, J(ROOT, "sample_period"), NO)                            \
 	/* --sample: the design effect of the samples' batches, 1/1000 (each row's interval is */ \

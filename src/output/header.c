@@ -443,9 +443,13 @@ static void head_memory_lines(FILE *f, const struct report_head *h)
 		fprintf(f,
 			"overhead: --overhead %.1f%%: a stack costs ~%.2f us here (the kernel's "
 			"unwinding, measured at start and scaled by depth, and stacktop's "
-			"reading); 1 in %u sampled now, about %.1f%% of the CPUs\n",
-			st->overhead_target / 1000.0, st->stack_cost_ns / 1000.0, st->sample_period,
-			st->overhead_est / 1000.0);
+			"reading); 1 in %u sampled over the interval (by its hits; %u to %u), "
+			"%u now, about %.1f%% of the CPUs\n",
+			st->overhead_target / 1000.0, st->stack_cost_ns / 1000.0,
+			st->overhead_n ? st->overhead_n : st->sample_period,
+			st->overhead_n_min ? st->overhead_n_min : st->sample_period,
+			st->overhead_n_max ? st->overhead_n_max : st->sample_period,
+			st->sample_period, st->overhead_est / 1000.0);
 	if (!st->tracing_on && st->mode != SESSION_PASSIVE && st->mode != SESSION_REPLAY &&
 	    st->mode != SESSION_ONCPU && st->mode != SESSION_SAMPLED)
 		fprintf(f, "note: tracing is off in %s\n", st->tracefs);

@@ -395,7 +395,7 @@ size_t oncpu_memory(const struct source *src)
 
 static void oncpu_stats(const struct source *src, struct session_stats *st)
 {
-	const struct oncpu *o = src->priv;
+	struct oncpu *o = src->priv;
 	struct perfsamp_stats ps;
 
 	if (!o || !o->ps)

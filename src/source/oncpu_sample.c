@@ -206,6 +206,19 @@ int oncpu_sample_overhead(struct oncpu *o, char *err, size_t errsz)
 	return 0;
 }
 
+/* --overhead: HITS were sampled 1 in the N now in force (the interval's N) */
+static void oncpu_sample_interval_n(struct oncpu *o, uint64_t hits)
+{
+	struct overhead *v = &o->ovh;
+
+	if (!v->iv_min || o->per_sample < v->iv_min)
+		v->iv_min = o->per_sample;
+	if (o->per_sample > v->iv_max)
+		v->iv_max = o->per_sample;
+	v->iv_hits += (double)hits;
+	v->iv_nhits += (double)hits * (double)o->per_sample;
+}
+
 /* --overhead: N from the event's rate since the last look */
 void oncpu_sample_adapt(struct oncpu *o)
 {
@@ -221,6 +234,8 @@ void oncpu_sample_adapt(struct oncpu *o)
 	for (k = 0; k < o->nevents; k++)
 		count += c[k];
 	rate = (double)(count - v->last_count) * 1e9 / (double)(now - v->last_ns);
+	/* the hits since the last look were sampled at the N in force then */
+	oncpu_sample_interval_n(o, count - v->last_count);
 	v->last_count = count;
 	v->last_ns = now;
 	depth = o->kept ? (double)o->kframes / (double)o->kept : v->cal.depth;
@@ -244,9 +259,9 @@ void oncpu_sample_adapt(struct oncpu *o)
 	v->est_pct = rate * v->cost_ns / (double)o->per_sample / (v->ncpus * 1e9) * 100;
 }
 
-void oncpu_sample_stats(const struct oncpu *o, const struct perfsamp_stats *ps,
-			struct session_stats *st)
+void oncpu_sample_stats(struct oncpu *o, const struct perfsamp_stats *ps, struct session_stats *st)
 {
+	struct overhead *v = &o->ovh;
 	struct sampest_stats es;
 	double deff = perfsamp_batch_design_effect(&ps->batch);
 	int k;
@@ -265,4 +280,14 @@ void oncpu_sample_stats(const struct oncpu *o, const struct perfsamp_stats *ps,
 	st->overhead_target = o->s->tr.opts->overhead_milli;
 	st->overhead_est = (uint32_t)(o->ovh.est_pct * 1000 + 0.5);
 	st->stack_cost_ns = (uint32_t)(o->ovh.cost_ns + 0.5);
+	/* called once a tick: the interval's N, then a new interval */
+	if (st->overhead_target) {
+		oncpu_sample_interval_n(o, 0);
+		st->overhead_n = (uint32_t)(v->iv_hits > 0 ? v->iv_nhits / v->iv_hits + 0.5
+							   : (double)o->per_sample);
+		st->overhead_n_min = (uint32_t)v->iv_min;
+		st->overhead_n_max = (uint32_t)v->iv_max;
+		v->iv_hits = v->iv_nhits = 0;
+		v->iv_min = v->iv_max = 0;
+	}
 }

@@ -41,6 +41,9 @@ struct overhead {
 	double reader_ns;		 /* stacktop's CPU time per sample read */
 	double cost_ns;			 /* a stack now: the calibration scaled by depth */
 	double est_pct;			 /* what the stacks cost at the N in force */
+	/* the interval's N: the hits counted at each N, the least and most N */
+	double iv_hits, iv_nhits;
+	uint64_t iv_min, iv_max;
 	unsigned int ncpus;
 };
 
@@ -78,8 +81,8 @@ int oncpu_sample_events(struct oncpu *o, struct perfsamp_opts *po);
 int oncpu_sample_overhead(struct oncpu *o, char *err, size_t errsz);
 /* oncpu_sample.c: --overhead: N from the event's rate since the last look */
 void oncpu_sample_adapt(struct oncpu *o);
-/* oncpu_sample.c: --sample: its counters into the header's */
-void oncpu_sample_stats(const struct oncpu *o, const struct perfsamp_stats *ps,
-			struct session_stats *st);
+/* oncpu_sample.c: --sample: its counters into the header's; once a tick
+ * (--overhead: the interval's N, then a new interval) */
+void oncpu_sample_stats(struct oncpu *o, const struct perfsamp_stats *ps, struct session_stats *st);
 
 #endif /* STACKTOP_ONCPU_SAMPLE_H */

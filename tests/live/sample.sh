@@ -140,6 +140,11 @@ assert hot["sample_period"] > 2 * cold["sample_period"], (hot["sample_period"], 
 assert cold["sample_period"] <= 10, cold["sample_period"]
 # at the N in force the estimate is near the target (N moves by a quarter at least)
 assert hot["overhead_est_milli"] <= 2 * 5000, hot["overhead_est_milli"]
+# the interval's N (weighted by the hits each N sampled) lies in its range,
+# and the report says it beside the N now
+for d in (hot, cold):
+    assert 2 <= d["overhead_n_min"] <= d["overhead_n_mean"] <= d["overhead_n_max"], d
+assert hot["overhead_n_mean"] > 2 * cold["overhead_n_mean"], (hot["overhead_n_mean"], cold["overhead_n_mean"])
 PY
 "$STACKTOP" --overhead 5 --sample 100 -b -n 1 2> "$WORK/err" && fail "--overhead with --sample was accepted"
 grep -q "overhead chooses N itself: not with --sample" "$WORK/err" || fail "no clear refusal: $(cat "$WORK/err")"
