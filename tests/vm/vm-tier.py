@@ -1064,11 +1064,18 @@ def c_self_exclusion(out):
     bcpu, bwrote = bare_reader(c, "bare-idle", 6)
     show = c.ran("show-idle")[-1]
     me = int(c.text("show-idle.pid"))
-    own = sum(b["total"] for st in show["stacks"] for b in st["by"] if b["pid"] == me)
+    by_pid = {}
+    for st in show["stacks"]:
+        for b in st["by"]:
+            by_pid[(b["pid"], b["comm"])] = by_pid.get((b["pid"], b["comm"]), 0) + b["total"]
+    own = sum(n for (p, _), n in by_pid.items() if p == me)
+    # who else the kernel recorded meanwhile, the most first
+    others = sorted(((n, p, comm) for (p, comm), n in by_pid.items() if p != me), reverse=True)
     msg = ("idle (another tool's tracer on %d functions, nothing else): self cpu %s%% "
            "(median %.1f%%), a bare reader at its cadence %.1f%%; with --show-self %d of %d "
-           "stacks were stacktop's own" % (nf, "/".join("%.1f" % r["cpu"] for r in idle),
-                                             icpu, bcpu, own, show["hits"]))
+           "stacks were stacktop's own (others: %s)" %
+           (nf, "/".join("%.1f" % r["cpu"] for r in idle), icpu, bcpu, own, show["hits"],
+            ", ".join("%s[%d] %d" % (comm, p, n) for n, p, comm in others[:8]) or "none"))
     check(show["hits"] > 1000 and own >= SELF_SHOWN * show["hits"],
           "setup: without the exclusion stacktop's own reads are not most of what the "
           "kernel records, the case would be void: " + msg)
