@@ -155,7 +155,10 @@ print("ok: SIGTERM during a blocked report: status %d, %d whole reports, no erro
 # first 700 ms window (progress), whole
 st, took, err, data, pid = blocked_run(True, True)
 if "cannot write" in err or st != 0:
-    sys.exit("a slowly read report was cut: status %d, %r" % (st, err[-300:]))
+    # how long and how much: the watchdog lets a report read at 10 KiB/s go
+    # on while it progresses, for 15 s at most
+    sys.exit("a slowly read report was cut: status %d after %.1f s, %d bytes read, %r" %
+             (st, took, len(data), err[-300:]))
 for line in data.decode().splitlines():
     json.loads(line)
 print("ok: SIGTERM with a slow reader: %d bytes read whole in %.1f s, status 0" % (len(data), took))
