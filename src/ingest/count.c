@@ -50,28 +50,14 @@ const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int 
 	return f + i + 1;
 }
 
-/* @n frames of a kernel_stack record (and a user part after them) counted */
-void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
-			 const struct waiting *w, unsigned int cpu, bool fallback)
+/* @n frames interned and counted: false when the table has no room */
+static inline bool count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
+				const struct waiting *w, unsigned int cpu, bool fallback)
 {
-	uint64_t um[2] = { STACK_IP_USER_MODE, 0 };
-	struct stack *st;
-	bool whole = false;
+	struct stack *st = stack_table_intern(ing->table, frames, n);
 
-	/* the cut is --oncpu=tick's alone: no call for the other modes */
-	if (ing->cfg.ntrim)
-		frames = ingest_trim(ing, frames, &n, &whole);
-	/* a tick in user code: the row [user space] of its command */
-	if (n == 1 && frames[0] == STACK_IP_USER_MODE && ing->cfg.comm_frame &&
-	    (um[1] = ing->cfg.comm_frame(ing->cfg.comm_ctx, w->pid))) {
-		frames = um;
-		n = 2;
-	}
-	st = stack_table_intern(ing->table, frames, n);
 	if (!st)
-		return;
-	if (whole)
-		ing->st.tick_whole++;
+		return false;
 	if (fallback) {
 		/* a stack the map had no room for (deeper ones never go in it) */
 		if (!(st->flags & STACK_F_FALLBACK) &&
@@ -81,6 +67,44 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 		ing->st.fallbacks++;
 	}
 	count(ing, st, w, cpu);
+	return true;
+}
+
+/*
+ * The rare kinds of kernel stack: --oncpu=tick's, cut at the interrupt
+ * entry, and the stackmap mode's @fallback (a stack the map had no room for)
+ */
+static __attribute__((noinline)) void count_rare(struct ingest *ing, const uint64_t *frames,
+						 unsigned int n, const struct waiting *w,
+						 unsigned int cpu, bool fallback)
+{
+	uint64_t um[2] = { STACK_IP_USER_MODE, 0 };
+	bool whole;
+
+	if (!ing->cfg.ntrim) {
+		count_frames(ing, frames, n, w, cpu, fallback);
+		return;
+	}
+	frames = ingest_trim(ing, frames, &n, &whole);
+	/* a tick in user code: the row [user space] of its command */
+	if (n == 1 && frames[0] == STACK_IP_USER_MODE && ing->cfg.comm_frame &&
+	    (um[1] = ing->cfg.comm_frame(ing->cfg.comm_ctx, w->pid))) {
+		frames = um;
+		n = 2;
+	}
+	if (count_frames(ing, frames, n, w, cpu, fallback) && whole)
+		ing->st.tick_whole++;
+}
+
+/* @n frames of a kernel_stack record (and a user part after them) counted */
+void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
+			 const struct waiting *w, unsigned int cpu, bool fallback)
+{
+	/* the common stack is neither: no cut, no fallback */
+	if (__builtin_expect(fallback | (ing->cfg.ntrim != 0), 0))
+		count_rare(ing, frames, n, w, cpu, fallback);
+	else
+		count_frames(ing, frames, n, w, cpu, false);
 }
 
 /* @kst with a user part (@nuser words from usym_sep()) below it */
