@@ -171,7 +171,10 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
 
 	(void)cookie;
 	while (done < n) {
-		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+		/* a page at a time: a write to a pipe returns once its reader took
+		 * it, so a slow reader's progress is seen within the window */
+		size_t k = n - done < 4096 ? n - done : 4096;
+		ssize_t w = write(STDOUT_FILENO, buf + done, k);
 
 		if (w < 0 && errno == EINTR)
 			continue;
