@@ -233,6 +233,8 @@ bool ingest_wants(const struct ingest *ing, int tgid, int tid)
 {
 	if (ing->cfg.self_pid && (tgid == ing->cfg.self_pid || tid == ing->cfg.self_pid))
 		return false;
+	if (ing->cfg.self_pid && (ingest_is_helper(ing, tgid) || ingest_is_helper(ing, tid)))
+		return false;
 	if (!ing->ntids && !ing->ntgids)
 		return true;
 	if (in_list(ing->tids, ing->ntids, tid) || in_list(ing->tgids, ing->ntgids, tgid))
@@ -240,4 +242,16 @@ bool ingest_wants(const struct ingest *ing, int tgid, int tid)
 	/* a process the callback places among them (-- CMD: one the command started) */
 	return ing->ntgids && ing->tgid_fn && tid > 0 &&
 	       in_list(ing->tgids, ing->ntgids, ing->tgid_fn(ing->tgid_ctx, tid));
+}
+
+void ingest_exclude_pid(struct ingest *ing, int pid)
+{
+	int n = __atomic_load_n(&ing->nhelpers, __ATOMIC_RELAXED);
+
+	if (!ing->cfg.self_pid || pid <= 0 || ingest_is_helper(ing, pid))
+		return;
+	if (n == INGEST_HELPERS)
+		return; /* (a reader is replaced after a stall: UFILE_STALLS_MAX of them) */
+	ing->helpers[n] = pid;
+	__atomic_store_n(&ing->nhelpers, n + 1, __ATOMIC_RELEASE);
 }

@@ -24,6 +24,7 @@
 #define INGEST_QUEUE_MAX 65536 /* queued ids before the owner must resolve */
 #define INGEST_NEW_PIDS	 1024
 #define INGEST_PID_MAX	 (1 << 22) /* the kernel's PID_MAX_LIMIT */
+#define INGEST_HELPERS	 64	   /* stacktop's helper processes left out */
 /* ids possible while the map's table_size is unknown: above every RFC's 2^(bits+1) */
 #define INGEST_ID_DEFAULT (1u << 22)
 #define INGEST_ID_MAX	  (1u << 31) /* the kernel returns ids as an int */
@@ -521,6 +522,18 @@ void ingest_set_user_hold(struct ingest *ing, ingest_hold_fn fn, void *ctx);
  * @tid: thread id
  */
 bool ingest_wants(const struct ingest *ing, int tgid, int tid);
+
+/**
+ * ingest_exclude_pid() - leave out the events of @pid as those of
+ *	stacktop's own pid are (@self_pid): one of the processes stacktop
+ *	forks for itself (the reader of other users' files, its zygote)
+ * @ing: ingest
+ * @pid: the process (single-threaded: its pid is its only tid)
+ *
+ * Nothing without @self_pid (--show-self, --tracefs). Safe from another
+ * thread than the one that reads (the first INGEST_HELPERS pids are kept).
+ */
+void ingest_exclude_pid(struct ingest *ing, int pid);
 
 /**
  * ingest_count_held() - count an event @fn kept, with its frames now

@@ -136,7 +136,9 @@ struct ingest {
 	struct stack_table *table;
 	struct cpu_state *cpus;
 	unsigned int ncpus;
-	struct ingest_config cfg; /* ingest_configure() */
+	struct ingest_config cfg;    /* ingest_configure() */
+	int helpers[INGEST_HELPERS]; /* ingest_exclude_pid(): stacktop's helper processes */
+	int nhelpers;		     /* (read with acquire: added from another thread) */
 	int *tids;
 	int ntids;
 	int *tgids;
@@ -207,12 +209,25 @@ static inline bool in_list(const int *v, int n, int x)
 	return false;
 }
 
+/* whether @pid is one of stacktop's helper processes (ingest_exclude_pid()) */
+static inline bool ingest_is_helper(const struct ingest *ing, int pid)
+{
+	int i, n = __atomic_load_n(&ing->nhelpers, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (ing->helpers[i] == pid)
+			return true;
+	return false;
+}
+
 /* whether a record of @pid counts: not stacktop's own, and one of -p's tids or tgids */
 static inline bool pid_wanted(struct ingest *ing, int pid)
 {
 	int tgid;
 
 	if (ing->cfg.self_pid && pid == ing->cfg.self_pid)
+		return false;
+	if (ingest_is_helper(ing, pid))
 		return false;
 	if (!ing->ntids && !ing->ntgids)
 		return true;

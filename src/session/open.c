@@ -34,6 +34,7 @@
 #include "session/session.h"
 #include "sym/ksym.h"
 #include "sym/pname.h"
+#include "sym/ufile.h"
 #include "sym/usym.h"
 
 /* when instance @rel was made (its ctime), to @ts; NULL when unknown */
@@ -322,6 +323,12 @@ static int pick_modes(struct session *s, const struct session_opts *opts, char *
 }
 
 /* --oncpu=tick: the frame of @pid's command, the root of its [user space] row */
+/* a process stacktop forked for itself (sym/ufile's readers): left out as stacktop's pid is */
+static void helper_exclude(void *ctx, int pid)
+{
+	ingest_exclude_pid(ctx, pid);
+}
+
 static uint64_t comm_frame(void *ctx, int pid)
 {
 	struct session *s = ctx;
@@ -358,6 +365,9 @@ static int open_ingest(struct session *s, const struct session_opts *opts)
 			 });
 	if (user_fp)
 		ingest_set_user(s->c.ing, s->c.usym);
+	/* the processes that read other users' files for stacktop are stacktop too */
+	if (!opts->show_self && !opts->tracefs)
+		ufile_reader_on_helper(helper_exclude, s->c.ing);
 	s->c.tr.trigger_mode = opts->ntriggers > 0;
 	if (uname(&un) == 0)
 		fmt_sanitize(s->c.stats.kernel, sizeof(s->c.stats.kernel), un.release,

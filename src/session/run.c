@@ -493,6 +493,7 @@ void session_close(struct session *s)
 	stack_table_free(s->c.table);
 	ksym_free(s->c.tr.ksym);
 	stackmap_names_free(s->c.map_names);
+	ufile_reader_on_helper(NULL, NULL);
 	ingest_free(s->c.ing);
 	comm_cache_free(s->c.comms);
 	usym_free(s->c.usym);

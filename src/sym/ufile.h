@@ -52,6 +52,7 @@
 #include <sys/types.h>
 
 #define UFILE_DEADLINE_MS 500 /* an answer of the reader awaited this long at most */
+#define UFILE_HELPERS	  64  /* helper pids kept for ufile_reader_on_helper() */
 #define UFILE_STALLS_MAX  2   /* stalls after which no file is read any more */
 
 /**
@@ -245,6 +246,18 @@ int ufile_reader_start(const volatile sig_atomic_t *stop);
  * handle is let go of too.
  */
 void ufile_reader_end(void);
+
+/**
+ * ufile_reader_on_helper() - be told the pid of every process the readers
+ *	fork for this run (the zygote, each reader, a reader that replaces
+ *	one abandoned after a stall), so that the run leaves them out of
+ *	what it shows as it leaves out its own pid
+ * @fn: called (under a lock of this module: it must not call it back)
+ *	at once with each pid known so far, then with each new one from the
+ *	thread that starts it; NULL: no more calls
+ * @ctx: passed to @fn
+ */
+void ufile_reader_on_helper(void (*fn)(void *ctx, int pid), void *ctx);
 
 /**
  * struct ufile_reader_stats - the readers of a run

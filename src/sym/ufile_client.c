@@ -199,6 +199,7 @@ static int zygote_recv(void)
 	R.sock = fds[0];
 	R.pidfd = fds[1];
 	R.pid = pid;
+	ufile_helper_add(pid);
 	return 0;
 }
 

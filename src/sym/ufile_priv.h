@@ -104,4 +104,8 @@ int ufile_local_pread(int fd, void *buf, size_t len, uint64_t off);
  */
 int ufile_zygote_fork(int sock);
 
+/* ufile_reader.c: a helper process of the run (the zygote, a reader), told
+ * to ufile_reader_on_helper()'s callback */
+void ufile_helper_add(pid_t pid);
+
 #endif /* STACKTOP_UFILE_PRIV_H */

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -30,6 +31,37 @@
 #include "sym/ufile_priv.h"
 
 #define READER_NAME "stacktop-files"
+
+/* the helper processes of this run (the zygote, every reader), for the run's caller */
+static struct {
+	pid_t pid[UFILE_HELPERS];
+	unsigned int n;
+	void (*fn)(void *ctx, int pid);
+	void *ctx;
+	pthread_mutex_t lock;
+} H = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void ufile_helper_add(pid_t pid)
+{
+	pthread_mutex_lock(&H.lock);
+	if (H.n < UFILE_HELPERS)
+		H.pid[H.n++] = pid;
+	if (H.fn)
+		H.fn(H.ctx, (int)pid);
+	pthread_mutex_unlock(&H.lock);
+}
+
+void ufile_reader_on_helper(void (*fn)(void *ctx, int pid), void *ctx)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&H.lock);
+	H.fn = fn;
+	H.ctx = ctx;
+	for (i = 0; fn && i < H.n; i++)
+		fn(ctx, (int)H.pid[i]);
+	pthread_mutex_unlock(&H.lock);
+}
 
 /* the reader's descriptors, by slot */
 static int *slots;
@@ -257,7 +289,7 @@ static __attribute__((noreturn)) void zygote_main(int zsock)
 }
 
 /* the zygote's process: its session, stdio, descriptors and signals */
-static __attribute__((noreturn)) void zygote_child(int sock)
+static __attribute__((noreturn)) void zygote_child(int sock, int pfd)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t none;
@@ -267,8 +299,9 @@ static __attribute__((noreturn)) void zygote_child(int sock)
 	if (setsid() < 0)
 		_exit(1);
 	g = fork();
-	if (g != 0)
-		_exit(g < 0);
+	if (g != 0) /* the zygote's pid to the run, before this process ends */
+		_exit(g < 0 || write(pfd, &g, sizeof(g)) != (ssize_t)sizeof(g));
+	close(pfd);
 	s = fcntl(sock, F_DUPFD_CLOEXEC, 10);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (s < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
@@ -291,17 +324,26 @@ static __attribute__((noreturn)) void zygote_child(int sock)
 
 int ufile_zygote_fork(int sock)
 {
-	pid_t mid, w;
-	int st;
+	pid_t mid, w = 0, z = 0;
+	int st, p[2], r = 0;
 
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
 	mid = fork();
 	if (mid < 0)
-		return -errno;
-	if (mid == 0)
-		zygote_child(sock);
-	while ((w = waitpid(mid, &st, 0)) < 0 && errno == EINTR)
+		r = -errno;
+	if (mid == 0) {
+		close(p[0]);
+		zygote_child(sock, p[1]);
+	}
+	close(p[1]);
+	while (mid > 0 && (w = waitpid(mid, &st, 0)) < 0 && errno == EINTR)
 		;
-	if (w == mid && (!WIFEXITED(st) || WEXITSTATUS(st)))
-		return -EAGAIN;
-	return 0;
+	if (mid > 0 && w == mid && (!WIFEXITED(st) || WEXITSTATUS(st)))
+		r = -EAGAIN;
+	/* written before the intermediate's exit: there now, or never */
+	if (!r && read(p[0], &z, sizeof(z)) == (ssize_t)sizeof(z) && z > 0)
+		ufile_helper_add(z);
+	close(p[0]);
+	return r;
 }

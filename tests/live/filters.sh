@@ -76,4 +76,34 @@ for l in open(sys.argv[1]):
             seen |= {b["pid"] for b in s["by"]}
 assert not (tids & seen), ("stacktop threads counted", sorted(tids & seen))
 ' "$WORK/selfthreads" "$WORK/selftids" || fail "a thread of stacktop is counted in its own sched_switch view"
+
+# the processes stacktop forks to read users' files for -u (stacktop-files:
+# the zygote and each reader, not its children: a double fork) are stacktop
+# too: no row of theirs without --show-self, theirs with it (not void)
+helper_rows() { # $1: extra option or "", $2: name
+	# shellcheck disable=SC2086 # $1: no option or one
+	"$STACKTOP" -b -n 3 -d 0.5 -u $1 --json --top 100000 > "$WORK/$2" 2> "$WORK/$2.err" &
+	me=$!
+	python3 "$(dirname "$0")/helpers.py" "$me" "$WORK/$2.pids"
+	wait $me || fail "-u $1 run failed: $(tail -3 "$WORK/$2.err")"
+	[ "$(wc -w < "$WORK/$2.pids")" -ge 1 ] ||
+		fail "-u $1: no stacktop-files process found to look for"
+	python3 -c '
+import json, sys
+helpers = {int(t) for t in open(sys.argv[2]).read().split()}
+seen = set()
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        for s in json.loads(l)["stacks"]:
+            seen |= {b["pid"] for b in s["by"]}
+print(sys.argv[3], "helpers", sorted(helpers), "counted", sorted(helpers & seen))
+sys.exit(3 if helpers & seen else 0)
+' "$WORK/$2" "$WORK/$2.pids" "$2"
+}
+r=0
+helper_rows "" helpers || r=$?
+[ "$r" = 0 ] || fail "a stacktop-files process of stacktop is counted without --show-self ($r)"
+r=0
+helper_rows --show-self helpers-self || r=$?
+[ "$r" = 3 ] || fail "--show-self hides stacktop's stacktop-files processes ($r)"
 echo "ok: filters"
