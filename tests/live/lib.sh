@@ -42,6 +42,10 @@ record_sched_switch() {
 	sleep 1
 	echo 0 > "$T/instances/$REC_INSTANCE/tracing_on"
 	extract_private "$REC_INSTANCE" "$WORK/trace.dat" "${2:-all}"
+	# done with it: removed now, not by the EXIT trap, which a caller may
+	# set again (rec-swap's did, and left an instance behind at each run)
+	rmdir "$T/instances/$REC_INSTANCE" || fail "cannot remove the instance $REC_INSTANCE"
+	trap cleanup EXIT
 }
 
 # extract_private INSTANCE OUT [few]: trace-cmd extract -B INSTANCE -o OUT
