@@ -6,14 +6,11 @@ switches in the sampled run (with its 95% interval), the every-stack run
 and perf record -c N; the sampled rows' hits against the exact count."""
 import json
 import math
+import os
 import sys
 
-
-def below_schedule(symbols):
-    for i, f in enumerate(symbols):
-        if f.split("+")[0] == "schedule" and i + 1 < len(symbols):
-            return symbols[i + 1].split("+")[0]
-    return None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "truth"))
+from mixedlib import below_schedule, perf_shares  # noqa: E402
 
 
 def snapshot(path):
@@ -42,35 +39,6 @@ def group_ci(d, hits, var=None, of=None):
     w = d["hits"] / d["samples"] if d.get("samples") else d["sample_period"]
     deff = max(1.0, d.get("sample_deff_milli", 1000) / 1000.0)
     return 1.96 * math.sqrt(hits * 1.5 * w * deff)
-
-
-def perf_shares(path):
-    n = io = tar = 0
-    comm = None
-    stack = []
-
-    def flush():
-        nonlocal n, io, tar
-        if comm is None:
-            return
-        if comm == "stacktop":
-            return
-        n += 1
-        io += below_schedule(stack) == "io_schedule"
-        tar += comm == "tar"
-
-    for line in open(path, errors="replace"):
-        if not line.strip():
-            flush()
-            comm, stack = None, []
-        elif line[0] not in " \t":
-            flush()
-            comm, stack = line.split()[0], []
-        else:
-            parts = line.split()
-            stack.append(parts[1] if len(parts) > 1 else "?")
-    flush()
-    return n, io, tar
 
 
 s, sio, star, sio_var = snapshot(sys.argv[1])

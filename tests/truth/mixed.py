@@ -17,19 +17,16 @@ the interval itself is printed. io_schedule must hold 0.5% of the
 switches at least, or the check would say nothing."""
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mixedlib import below_schedule, perf_shares  # noqa: E402
 
 
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def below_schedule(symbols):
-    for i, f in enumerate(symbols):
-        if f.split("+")[0] == "schedule" and i + 1 < len(symbols):
-            return symbols[i + 1].split("+")[0]
-    return None
 
 
 def snapshot(path):
@@ -45,32 +42,6 @@ def snapshot(path):
             io += n
         tar += sum(b["total"] for b in s.get("by", []) if b.get("comm") == "tar")
     return d, rows, io, tar
-
-
-def perf_shares(path):
-    n = io = tar = 0
-    comm, stack = None, []
-
-    def flush():
-        nonlocal n, io, tar
-        if comm is None or comm == "stacktop":
-            return
-        n += 1
-        io += below_schedule(stack) == "io_schedule"
-        tar += comm == "tar"
-
-    for line in open(path, errors="replace"):
-        if not line.strip():
-            flush()
-            comm, stack = None, []
-        elif line[0] not in " \t":
-            flush()
-            comm, stack = line.split()[0], []
-        else:
-            parts = line.split()
-            stack.append(parts[1] if len(parts) > 1 else "?")
-    flush()
-    return n, io, tar
 
 
 s, sh, sio, star = snapshot(sys.argv[1])
