@@ -338,6 +338,13 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		if (sig_stop)
 			serve_quiesce(sv); /* first: the rest may outlast the watchdog */
 		/*
+		 * stopped: the end is now, the sources let go of what is slow
+		 * to undo (the pid list's grace periods) while the last report
+		 * is made and written
+		 */
+		if (sig_stop && !child)
+			session_ending(s, 0);
+		/*
 		 * the last report: the command's output no longer relayed, so
 		 * nothing its tree writes (on the SIGTERM that follows, say)
 		 * lands over or after it

@@ -237,11 +237,6 @@ static uint64_t mono_ns(void)
  */
 #define SESSION_LET_GO_MS 500
 
-void session_ending(struct session *s, double secs)
-{
-	s->end_at = mono_ns() + (uint64_t)(secs > 0 ? secs * 1e9 : 0);
-}
-
 /* near the end: the sources let go (once) */
 static void session_let_go(struct session *s)
 {
@@ -253,6 +248,13 @@ static void session_let_go(struct session *s)
 	for (i = 0; i < s->nsources; i++)
 		if (s->sources[i].ops->ending)
 			s->sources[i].ops->ending(&s->sources[i]);
+}
+
+void session_ending(struct session *s, double secs)
+{
+	s->end_at = mono_ns() + (uint64_t)(secs > 0 ? secs * 1e9 : 0);
+	/* an end this near (a stop signal: 0) lets go now, not at the next drain */
+	session_let_go(s);
 }
 
 static int drain_bounded(struct session *s, unsigned int max_pages, unsigned int max_ms,

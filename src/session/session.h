@@ -170,7 +170,9 @@ int session_pollfds(const struct session *s, struct pollfd *fds, int max);
  * Within SESSION_LET_GO_MS of it, a drain tells the sources
  * (source_ops.ending): what only the run needs and is slow to undo (the
  * instance's own pid list: the kernel's grace periods) goes while the run
- * still reads, not in the teardown after the last report.
+ * still reads, not in the teardown after the last report. An end that near
+ * already (@secs 0: a stop signal) tells them at once, so that the letting
+ * go runs while the last report is made.
  */
 void session_ending(struct session *s, double secs);
 
