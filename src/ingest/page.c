@@ -138,7 +138,14 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		n = STACK_MAX_DEPTH;
 	if (l->long_size == 8 && !l->big_endian == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) &&
 	    f->kstack_size_off >= 0) {
-		memcpy(ing->frames, ev->data + f->kstack_caller_off, n * 8);
+		const unsigned char *src = (const unsigned char *)ev->data + f->kstack_caller_off;
+
+		/*
+		 * word by word: a memcpy of this variable length became a
+		 * `rep movsq`, whose start-up cost is the most of 192 bytes
+		 */
+		for (i = 0; i < n; i++)
+			memcpy(&ing->frames[i], src + i * 8, 8);
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off +
