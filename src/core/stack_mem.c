@@ -113,6 +113,7 @@ static void attr_rehash(struct stack_table *t)
 	struct stack_attr **slots = NULL;
 	const struct arena_chunk *c;
 
+	memset(t->acache, 0, sizeof(t->acache)); /* it may name freed records */
 	while (t->nattrs * 4 > n * 3)
 		n *= 2;
 	if (n < t->naslots)

@@ -352,11 +352,18 @@ static inline struct stack_attr *attr_get(struct stack_table *t, struct stack *s
 					  unsigned int event, unsigned int cpu, int pid,
 					  unsigned int origin)
 {
-	struct stack_attr *a = s->attrs;
+	struct stack_attr *a = s->attrs, **c;
 
 	if (a && a->event == event && a->cpu == cpu && a->pid == pid && a->origin == origin)
 		return a;
-	return attr_find(t, s, event, cpu, pid, origin);
+	c = &t->acache[(((uintptr_t)s >> 4) ^ (unsigned int)pid) & (STACK_ACACHE - 1)];
+	a = *c;
+	if (a && a->stack == s && a->event == event && a->cpu == cpu && a->pid == pid &&
+	    a->origin == origin)
+		return a;
+	a = attr_find(t, s, event, cpu, pid, origin);
+	*c = a;
+	return a;
 }
 
 /* attr_get() for the grouping (stack_group.c), out of the hit path */
@@ -552,6 +559,7 @@ void stack_table_clear(struct stack_table *t)
 	t->active_lost = false;
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	memset(t->aslots, 0, t->naslots * sizeof(*t->aslots));
+	memset(t->acache, 0, sizeof(t->acache));
 	t->nstacks = 0;
 	t->nattrs = 0;
 	t->hits = 0;

@@ -34,6 +34,8 @@ struct arena {
 	size_t bytes;
 };
 
+#define STACK_ACACHE 64 /* a power of two */
+
 struct stack_table {
 	struct arena stacks; /* only stacks: walked in order by rank */
 	struct arena attrs;
@@ -45,6 +47,13 @@ struct stack_table {
 	struct stack_attr **aslots;
 	size_t naslots;
 	size_t nattrs;
+	/*
+	 * The records found last through the hash, by stack and task: a
+	 * stack many tasks hit (a read() every program makes) has one of
+	 * theirs at the head of its chain, not the busy task's. Emptied
+	 * wherever records are freed (attr_rehash(), stack_table_clear()).
+	 */
+	struct stack_attr *acache[STACK_ACACHE];
 
 	uint32_t epoch;
 	uint64_t hits;
