@@ -56,13 +56,17 @@ assert len(d["events"]) == 1 and d["events"][0].split()[0] in (
 tleaf, ttotal = {}, 0
 for s in d["stacks"]:
     syms = [f.split("+")[0] for f in s["symbols"]]
-    # the tick's own frames: none at the leaf, no tracepoint frame anywhere (an
-    # outer interrupt's entry may stay at the root: a task the tick caught
-    # scheduling on its way out of that interrupt)
+    # the tick's own frames: none at the leaf, none of its tracepoint anywhere
+    # (an outer interrupt's entry may stay at the root: a task the tick caught
+    # scheduling on its way out of that interrupt). Another tracepoint is
+    # the task's own: a task the tick caught while another tracer saved a
+    # stack of its system call (trace_event_raw_event_sys_enter <
+    # stack_trace_save < ...) is on the CPU in that code
     bad = [f for f in syms[:1] if f.startswith("asm_sysvec") or "apic_timer_interrupt" in f or
            f.startswith("hrtimer_interrupt")]
-    bad += [f for f in syms if f.startswith("trace_event_raw_event") or
-            f.startswith("__hrtimer_run_queues")]
+    bad += [f for f in syms if f.startswith(("trace_event_raw_event_hrtimer",
+                                             "trace_event_raw_event_x86_irq_vector",
+                                             "__hrtimer_run_queues"))]
     assert not bad, "--oncpu=tick kept interrupt frames: %s" % syms
     f = "[user_space]" if syms[0] == "[user space]" else syms[0]
     f = "[trampoline]" if "trampoline" in f.lower() else f
