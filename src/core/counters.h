@@ -118,6 +118,9 @@
 	X(stackmap_on, BOOL, ND, SRC, J(ROOT, "stackmap_on"), NO)                               \
 	/* reads of kallsyms after the first (a miss in code not named before: sym/ksym.h) */   \
 	X(ksym_reloads, U64, ND, SRC, J(ROOT, "ksym_reloads"), NO)                              \
+	/* stacktop's own CPU over the last interval, thousandths of a percent of one CPU */    \
+	/* (the header's "self cpu") */                                                         \
+	X(self_cpu_milli, U32, ND, SRC, J(ROOT, "self_cpu_milli"), NO)                          \
 	/* drains that ran out of budget */                                                     \
 	X(drains_cut, U64, ND, SRC, J(ROOT, "drains_cut"), NO)                                  \
 	/* pid -> command lookups no source answered (kernel/comm.c) */                         \

@@ -353,6 +353,7 @@ int session_tick(struct session *s)
 					      ((double)(used.tv_sec - s->last_cpu.tv_sec) +
 					       (double)(used.tv_usec - s->last_cpu.tv_usec) / 1e6) /
 					      dt;
+		s->c.stats.self_cpu_milli = (uint32_t)(s->c.stats.self_cpu * 1000.0 + 0.5);
 		s->last_cpu = used;
 	}
 	s->last_tick = now;
