@@ -30,7 +30,7 @@ struct breakdown {
 	uint64_t node_key;
 	size_t nstacks;
 	bool delta;
-	uint32_t epoch;
+	uint32_t gen;		   /* ui->ranked_gen it was counted at */
 	int f_event, f_pid, f_cpu; /* the filters it was counted under */
 	char f_comm[UI_TEXT];
 	uint64_t sum;
@@ -160,7 +160,7 @@ static void bd_compute(const struct ui *ui, struct breakdown *bd, const struct b
 	bd->f_pid = ui->rank.pid;
 	bd->f_cpu = ui->rank.cpu;
 	snprintf(bd->f_comm, sizeof(bd->f_comm), "%s", ui->flt->comm);
-	bd->epoch = ui->ranked_epoch;
+	bd->gen = ui->ranked_gen;
 	bd->rows = rows;
 	bd->sum = 0;
 	bd->nstacks = 0;
@@ -293,11 +293,15 @@ void breakdown_draw(const struct ui *ui, struct breakdown *bd, const struct bd_s
 	 * (debounced) ranking. It was the table's own interval: a draw between
 	 * the roll and the ranking showed a breakdown that did not add up to its
 	 * row, and a pause there kept it (tui-screen on a busy host, issue 25).
+	 * Then it was the interval of the last ranking: a pause within the same
+	 * interval ranked the rows again under a comm filter that now passed
+	 * the pids whose exec was learned since, and kept the breakdown counted
+	 * before (tui-screen, 1 run in 5 on a busy host); so every ranking.
 	 */
 	if ((st && bd->what != st) || (nd && (bd->what != nd || bd->node_key != sub->node_key)) ||
 	    bd->delta != ui->delta || bd->rows != rows || bd->f_event != ui->rank.event ||
 	    bd->f_pid != ui->rank.pid || bd->f_cpu != ui->rank.cpu ||
-	    strcmp(bd->f_comm, ui->flt->comm) || bd->epoch != ui->ranked_epoch)
+	    strcmp(bd->f_comm, ui->flt->comm) || bd->gen != ui->ranked_gen)
 		bd_compute(ui, bd, sub, rows);
 	/* with user stacks: a last column, by the library of the leaf */
 	if (bd->nlib)

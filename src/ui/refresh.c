@@ -135,7 +135,7 @@ void ui_rank(struct ui *ui, bool live)
 	/* a live ranking is what a debounced one would do: none is due any more */
 	if (live) {
 		ui->priv->loop.rerank_at = 0;
-		ui->ranked_epoch = stack_table_epoch(ui->t);
+		ui->ranked_gen++;
 	}
 	/*
 	 * paused rows ranked from the live table (a filter typed, the table

@@ -293,8 +293,10 @@ struct ui_private;
  * @rank: the ranking's options: sort key, order, filters, count
  * @rows: the last live ranking: its rows and what it matched
  * @nstacks: stacks in @t at the last ranking
- * @ranked_epoch: the table's interval at the last live ranking (what the
- *	breakdown counts: the rows' interval, not one the table rolled to since)
+ * @ranked_gen: live rankings so far: the breakdown is counted again after
+ *	each, as the rows were (the rows' interval, not one the table rolled to
+ *	since; and the comm filter as it passed then: a pid's comm learned at
+ *	its exec between two rankings changes what the filter passes)
  * @syms: symbol text and per-stack facts, cached (symcache.h: a cache the
  *	views fill as they read)
  * @flt: the filters and the search, with their matchers (caches too)
@@ -317,7 +319,7 @@ struct ui {
 	struct rank_opts rank;
 	struct ui_rows rows;
 	size_t nstacks;
-	uint32_t ranked_epoch;
+	uint32_t ranked_gen;
 	struct symcache *syms;
 	struct ui_filters *flt;
 	struct uidiff *diff;
