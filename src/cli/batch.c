@@ -350,7 +350,7 @@ static int batch_loop(struct session *s, const struct args *a, struct session *b
 		 * lands over or after it
 		 */
 		if (child && (!go_on || i == a->iterations))
-			child_output_end(child);
+			child_output_end(child, out, STDOUT_FILENO);
 		if (sig_stop && a->quiet && !a->output && !before)
 			break; /* -q: no last report to write */
 

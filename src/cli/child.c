@@ -541,7 +541,8 @@ int child_exit_status(const struct child *c)
 	return 1;
 }
 
-void child_output_end(struct child *c)
+void child_output_end(struct child *c, FILE *report, int fd)
 {
 	child_relay_end(&c->rl);
+	child_relay_owed(&c->rl, report, fd);
 }

@@ -119,10 +119,15 @@ bool child_ended(struct child *c);
  * last report: what is pending relayed within 300 ms and 1 MiB, the
  * terminal's attributes reset (SGR 0) and a line begun ended; nothing is
  * relayed after. Idempotent; child_ended() (once it has) and
- * child_finish() call it too.
+ * child_finish() call it too. What a slow terminal did not take of the
+ * reset and the line end in time is written to @report first when @fd,
+ * the descriptor @report writes, is that terminal (the report waits for
+ * it anyway).
  * @c: the command
+ * @report: where the report goes next, or NULL
+ * @fd: the descriptor under @report (a stream of stdio's or a cookie's)
  */
-void child_output_end(struct child *c);
+void child_output_end(struct child *c, FILE *report, int fd);
 
 /**
  * child_finish() - the trace ends: the command too

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,12 +211,46 @@ void child_relay_end(struct child_relay *r)
 	r->running = false;
 	/* what the command left set: its colours, concealed text, a line begun */
 	if (r->wrote && r->out_tty) {
-		uint64_t deadline = mono_ms() + 100;
+		char end[sizeof(reset) + 2];
+		struct stat st = { 0 };
+		size_t n = sizeof(reset) - 1, done = 0;
+		bool midline = r->midline;
 
-		write_all(r, reset, sizeof(reset) - 1, deadline);
-		if (r->midline)
-			write_all(r, "\r\n", 2, deadline);
+		memcpy(end, reset, n);
+		if (midline) {
+			end[n++] = '\r';
+			end[n++] = '\n';
+		}
+		/*
+		 * a terminal that reads slowly may take none of it in time: the
+		 * rest is owed to the report (child_relay_owed()), which waits
+		 * for that terminal anyway; dropped, the report began on the
+		 * line the command had begun (cmd-relay's pass, 1 run in 3)
+		 */
+		while (done < n) {
+			if (!write_all(r, end + done, 1, mono_ms() + 100))
+				break;
+			done++;
+		}
+		r->nowed = n - done;
+		memcpy(r->owed, end + done, r->nowed);
+		/* which terminal (r->out may be closed before the report) */
+		if (r->nowed && (fstat(r->out, &st) < 0 || !S_ISCHR(st.st_mode)))
+			r->nowed = 0;
+		r->owed_rdev = st.st_rdev;
 	}
+}
+
+void child_relay_owed(struct child_relay *r, FILE *report, int fd)
+{
+	struct stat b;
+
+	if (!r->nowed)
+		return;
+	/* only before a report on that very terminal: never into a file */
+	if (report && fstat(fd, &b) == 0 && S_ISCHR(b.st_mode) && b.st_rdev == r->owed_rdev)
+		fwrite(r->owed, 1, r->nowed, report);
+	r->nowed = 0;
 }
 
 int child_relay_out(int fd)

@@ -9,6 +9,8 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "core/ttyfilter.h"
 
@@ -41,6 +43,9 @@ struct child_relay {
 	bool out_tty;
 	bool wrote;
 	bool midline;
+	char owed[8]; /* the end's reset and line end the terminal did not take */
+	size_t nowed;
+	dev_t owed_rdev; /* the terminal they are owed to */
 	int tty;
 	bool in;
 	int stop[2];
@@ -57,6 +62,13 @@ int child_relay_start(struct child_relay *r);
  * terminal's attributes reset and a line begun ended; idempotent
  */
 void child_relay_end(struct child_relay *r);
+
+/*
+ * what child_relay_end() could not write in time (a slow terminal), written
+ * to @report (a stream on @fd) before a report when @fd is that terminal;
+ * dropped else
+ */
+void child_relay_owed(struct child_relay *r, FILE *report, int fd);
 
 /*
  * the descriptor the relay writes to for stacktop's @fd: a terminal's own
