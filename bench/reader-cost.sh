@@ -20,20 +20,14 @@ BUILD=${1:?usage: reader-cost.sh BUILD [ROUNDS] [SECS]}
 ROUNDS=${2:-5}
 SECS=${3:-4}
 [ "$(id -u)" = 0 ] || { echo "reader-cost.sh: needs root" >&2; exit 1; }
-exec python3 - "$BUILD/stacktop" "$ROUNDS" "$SECS" << 'PY'
+PYTHONPATH="$(dirname "$0")${PYTHONPATH:+:$PYTHONPATH}" exec python3 - "$BUILD/stacktop" "$ROUNDS" "$SECS" << 'PY'
 import json, os, re, signal, statistics, subprocess, sys, tempfile, time
+
+from benchlib import cpu_of
 
 st, rounds, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 tmp = tempfile.mkdtemp(prefix="reader-cost.")
 EV = {"read": "raw_syscalls:sys_enter", "pingpong": "sched:sched_switch"}
-
-
-def cpu_of(pid):
-    try:
-        f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return 0.0
 
 
 def load(wl):

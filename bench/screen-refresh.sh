@@ -18,20 +18,14 @@ ROUNDS=${2:-3}
 SECS=${3:-8}
 [ "$(id -u)" = 0 ] || { echo "screen-refresh.sh: needs root" >&2; exit 1; }
 command -v tmux > /dev/null || { echo "screen-refresh.sh: needs tmux" >&2; exit 1; }
-exec python3 - "$BUILD/stacktop" "$ROUNDS" "$SECS" << 'PY'
+PYTHONPATH="$(dirname "$0")${PYTHONPATH:+:$PYTHONPATH}" exec python3 - "$BUILD/stacktop" "$ROUNDS" "$SECS" << 'PY'
 import os, re, statistics, subprocess, sys, time
+
+from benchlib import cpu_of
 
 st, rounds, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 sock = "screen-refresh.%d" % os.getpid()
 tm = ["tmux", "-L", sock]
-
-
-def cpu_of(pid):
-    try:
-        f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return 0.0
 
 
 def num(s):
