@@ -111,8 +111,12 @@ reset_map
 # no stack matches the comm, so the five reports stay under the 256 KiB
 # that case_end sends whole (the counts are the run's whatever the view)
 st_bg load -b -n 5 -d 2 --reset-first --json --comm =no-such-comm
-workload pingpong 6
+# the ping-pong starts once stacktop traces (its first report), as the sys
+# run's loop below: started with stacktop, most of its 6 s went by while
+# the ASan build started under TCG (CI: 5,872 hits, where 10,000 make
+# the case; a quiet host 30,067)
 wait_file_re "$C/load.out" '^[{]' 30
+workload pingpong 6
 cat "$T/set_event_notrace_pid" > "$C/during-event-notrace"
 cat "$T/set_ftrace_notrace_pid" > "$C/during-ftrace-notrace"
 wait "$STPID"
