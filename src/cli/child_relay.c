@@ -48,9 +48,11 @@ static uint64_t mono_ms(void)
 
 /*
  * all of @buf to r->out; false when it could not: the reader gone, @deadline
- * passed (0: none), or (without a deadline) the relay asked to stop
+ * passed (0: none), or (without a deadline) the relay asked to stop;
+ * *@done (when given) grows by the bytes written
  */
-static bool write_all(struct child_relay *r, const char *buf, size_t len, uint64_t deadline)
+static bool write_all(struct child_relay *r, const char *buf, size_t len, uint64_t deadline,
+		      size_t *done)
 {
 	while (len) {
 		ssize_t w = write(r->out, buf, len);
@@ -77,6 +79,8 @@ static bool write_all(struct child_relay *r, const char *buf, size_t len, uint64
 			return false; /* (its reader is gone: dropped) */
 		r->wrote = true;
 		r->midline = buf[w - 1] != '\n';
+		if (done)
+			*done += (size_t)w;
 		buf += w;
 		len -= (size_t)w;
 	}
@@ -105,8 +109,8 @@ static void relay_out(struct child_relay *r, size_t max, uint64_t deadline)
 			continue;
 		/* a terminal gets what is safe for it; a file or a pipe the bytes as they are */
 		if (!(r->out_tty ? write_all(r, safe, ttyfilter_run(&r->tf, buf, (size_t)n, safe),
-					     deadline)
-				 : write_all(r, buf, (size_t)n, deadline)))
+					     deadline, NULL)
+				 : write_all(r, buf, (size_t)n, deadline, NULL)))
 			break;
 	}
 }
@@ -227,11 +231,7 @@ void child_relay_end(struct child_relay *r)
 		 * for that terminal anyway; dropped, the report began on the
 		 * line the command had begun (cmd-relay's pass, 1 run in 3)
 		 */
-		while (done < n) {
-			if (!write_all(r, end + done, 1, mono_ms() + 100))
-				break;
-			done++;
-		}
+		write_all(r, end, n, mono_ms() + 100, &done);
 		r->nowed = n - done;
 		memcpy(r->owed, end + done, r->nowed);
 		/* which terminal (r->out may be closed before the report) */
