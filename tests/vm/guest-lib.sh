@@ -184,6 +184,15 @@ save_map() {
 	cat "$T/stack_map_bin" > "$C/$1.bin"
 }
 
+# cpu_stats NAME: every CPU's ring-buffer counters (entries left unread,
+# read events: what the kernel handed to readers), one "cpuN key: value" a line
+cpu_stats() {
+	for _f in "$T"/per_cpu/cpu*/stats; do
+		_c=${_f%/stats}
+		sed "s/^/${_c##*/} /" "$_f"
+	done > "$C/$1"
+}
+
 # workload KIND SECONDS: vm-work in the background; $WPID
 workload() {
 	"$W" "$1" "$2" > "$C/work-$1.out" 2>&1 &

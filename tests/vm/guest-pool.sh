@@ -41,7 +41,9 @@ cat "$T/set_ftrace_filter" > "$C/filter-during"
 pool_full_wait 60
 # freeze, let stacktop read it all, keep the map as the kernel has it
 echo 0 > "$T/tracing_on"
+cpu_stats frozen-cpu0
 wait_settled "$C/pool.out" 90
+cpu_stats frozen-cpu1
 save_map frozen
 st_stop pool TERM
 state_dump "$C/after"

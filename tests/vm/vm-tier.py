@@ -302,6 +302,21 @@ def parse_stat(text):
             "success_rate": int(v["success_rate"].rstrip("%")) if "success_rate" in v else -1}
 
 
+def parse_cpu_stats(text):
+    """cpu_stats (guest-lib.sh): {cpu: {key: int}} of per_cpu/cpuN/stats"""
+    v = {}
+    for line in text.splitlines():
+        m = re.match(r"cpu(\d+) ([a-z ]+): *(\d+)", line)
+        if m:
+            v.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
+    return v
+
+
+def cpu_stats_say(cs):
+    return ", ".join("cpu%d: %d left, %d read" % (k, x.get("entries", -1), x.get("read events", -1))
+                     for k, x in sorted(cs.items()))
+
+
 def frames(st):
     return tuple(int(x, 16) for x in st["frames"])
 
@@ -947,12 +962,21 @@ def c_pool_full(out):
     # back on after --reset-first (at most one per CPU)
     orph = r["orphans"]
     check(orph <= 2, "%d stacks with no event before them" % orph)
+    # the kernel's own count of what its readers took and left, per CPU:
+    # at the freeze and once stacktop's hits settled
+    cs0 = parse_cpu_stats(c.text("frozen-cpu0"))
+    cs1 = parse_cpu_stats(c.text("frozen-cpu1"))
+    check(cs1 and all(x.get("entries") == 0 for x in cs1.values()),
+          "stacktop's hits settled with records left in the ring buffer (at the freeze %s; "
+          "settled %s; stacktop read %d records)" % (cpu_stats_say(cs0), cpu_stats_say(cs1),
+                                                     r["records"]))
     check(stat["drops"] + deep - orph <= r["fallbacks"] <= stat["drops"] + deep,
-          "fallbacks %d, the kernel dropped %d (+%d deeper than 64, %d orphans)" %
-          (r["fallbacks"], stat["drops"], deep, orph))
+          "fallbacks %d, the kernel dropped %d (+%d deeper than 64, %d orphans; %s)" %
+          (r["fallbacks"], stat["drops"], deep, orph, cpu_stats_say(cs1)))
     check(r["hits"] + orph == stat["successes"] + stat["drops"] + deep, "hits %d (+%d orphans), "
-          "the kernel wrote %d ids and %d full stacks" % (r["hits"], orph, stat["successes"],
-                                                          stat["drops"] + deep))
+          "the kernel wrote %d ids and %d full stacks (%s)" % (r["hits"], orph, stat["successes"],
+                                                               stat["drops"] + deep,
+                                                               cpu_stats_say(cs1)))
     fb = [st for st in r["stacks"] if st["fallback"]]
     check(fb, "no row marked as a fallback")
     tramp = [st for st in r["stacks"] if "[FTRACE TRAMPOLINE]" in st["symbols"]]
