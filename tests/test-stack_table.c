@@ -56,6 +56,33 @@ static void test_stack_table_interns_by_content(void **state)
 	assert_int_equal(stack_table_count(t), 4);
 }
 
+/* the reader's hash, a frame at a time as it copies, finds the same stacks */
+static void test_stack_table_intern_hashed(void **state)
+{
+	struct stack_table *t = *state;
+	uint64_t a[] = { 0xffffffff81000010, 0xffffffff81000200, 0xffffffff81003000 };
+	uint64_t b[] = { 0xffffffff81000010, 0xffffffff81000200, 0xffffffff81003001 };
+	uint64_t h;
+	unsigned int i, d;
+	struct stack *sa, *sb;
+
+	for (d = 0; d <= 3; d++) {
+		h = stack_hash_begin(d);
+		for (i = 0; i < d; i++)
+			h = stack_hash_step(h, a[i]);
+		assert_int_equal(stack_hash_end(h), stack_hash(a, d));
+	}
+	sa = stack_table_intern(t, a, 3);
+	assert_ptr_equal(stack_table_intern_hashed(t, a, 3, stack_hash(a, 3)), sa);
+	/* inserted through the hashed path, found through the plain one */
+	sb = stack_table_intern_hashed(t, b, 3, stack_hash(b, 3));
+	assert_non_null(sb);
+	assert_ptr_not_equal(sa, sb);
+	assert_ptr_equal(stack_table_intern(t, b, 3), sb);
+	assert_int_equal(sb->flags, 0);
+	assert_int_equal(stack_table_count(t), 2);
+}
+
 static void test_stack_table_grows(void **state)
 {
 	struct stack_table *t = *state;
@@ -1058,6 +1085,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stack_table_breakdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table_intern_hashed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_clear, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_table_rank_matches_sort, setup,
 						teardown),

@@ -120,12 +120,12 @@ void stack_table_free(struct stack_table *t)
 
 uint32_t stack_hash(const uint64_t *ips, unsigned int depth)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ depth;
+	uint64_t h = stack_hash_begin(depth);
 	unsigned int i;
 
 	for (i = 0; i < depth; i++)
-		h = (h ^ ips[i]) * 0x100000001b3ULL + (h >> 29);
-	return (uint32_t)mix64(h);
+		h = stack_hash_step(h, ips[i]);
+	return stack_hash_end(h);
 }
 
 static int stack_grow(struct stack_table *t)
@@ -171,18 +171,12 @@ static struct stack *stack_over(struct stack_table *t)
 	return t->over;
 }
 
-struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth)
+static inline struct stack *intern_at(struct stack_table *t, const uint64_t *ips,
+				      unsigned int depth, uint8_t flags, uint32_t h)
 {
-	uint8_t flags = 0;
-	uint32_t h;
 	size_t i, mask;
 	struct stack *s;
 
-	if (depth > STACK_MAX_DEPTH) {
-		depth = STACK_MAX_DEPTH;
-		flags = STACK_F_CUT;
-	}
-	h = stack_hash(ips, depth);
 	mask = t->nslots - 1;
 	for (i = h & mask; (s = t->slots[i]); i = (i + 1) & mask) {
 		if (s->hash == h && s->depth == depth && !memcmp(s->ips, ips, depth * sizeof(*ips)))
@@ -216,6 +210,23 @@ struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, uns
 	t->slots[i] = s;
 	t->nstacks++;
 	return s;
+}
+
+struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth)
+{
+	uint8_t flags = 0;
+
+	if (depth > STACK_MAX_DEPTH) {
+		depth = STACK_MAX_DEPTH;
+		flags = STACK_F_CUT;
+	}
+	return intern_at(t, ips, depth, flags, stack_hash(ips, depth));
+}
+
+struct stack *stack_table_intern_hashed(struct stack_table *t, const uint64_t *ips,
+					unsigned int depth, uint32_t h)
+{
+	return intern_at(t, ips, depth, 0, h);
 }
 
 static inline void count_bump(uint64_t *cur, uint64_t *last, uint32_t *epoch, uint32_t now,

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mix64.h"
+
 #include "core/stack.h"
 
 struct stack_table;
@@ -49,6 +51,37 @@ void stack_table_free(struct stack_table *t);
 uint32_t stack_hash(const uint64_t *ips, unsigned int depth);
 
 /**
+ * stack_hash_begin() - stack_hash() a frame at a time, for a reader that
+ * hashes the frames as it copies them: stack_hash_end() of
+ * stack_hash_step() over each frame from stack_hash_begin(@depth) equals
+ * stack_hash(ips, @depth)
+ * @depth: number of frames to come
+ */
+static inline uint64_t stack_hash_begin(unsigned int depth)
+{
+	return 0x9e3779b97f4a7c15ULL ^ depth;
+}
+
+/**
+ * stack_hash_step() - the hash so far with one more frame
+ * @h: stack_hash_begin() or the last step
+ * @ip: the next frame
+ */
+static inline uint64_t stack_hash_step(uint64_t h, uint64_t ip)
+{
+	return (h ^ ip) * 0x100000001b3ULL + (h >> 29);
+}
+
+/**
+ * stack_hash_end() - the hash of the frames stepped through
+ * @h: the last stack_hash_step() (or stack_hash_begin(0))
+ */
+static inline uint32_t stack_hash_end(uint64_t h)
+{
+	return (uint32_t)mix64(h);
+}
+
+/**
  * stack_table_intern() - find or insert a stack by content
  * @t: table
  * @ips: frames, leaf first (copied on insert)
@@ -58,6 +91,18 @@ uint32_t stack_hash(const uint64_t *ips, unsigned int depth);
  * Return: the stack (owned by @t), NULL on OOM.
  */
 struct stack *stack_table_intern(struct stack_table *t, const uint64_t *ips, unsigned int depth);
+
+/**
+ * stack_table_intern_hashed() - stack_table_intern() with the hash known
+ * @t: table
+ * @ips: frames, leaf first (copied on insert)
+ * @depth: number of frames, at most STACK_MAX_DEPTH
+ * @h: stack_hash(@ips, @depth), computed by the caller as it read them
+ *
+ * Return: the stack (owned by @t), NULL on OOM.
+ */
+struct stack *stack_table_intern_hashed(struct stack_table *t, const uint64_t *ips,
+					unsigned int depth, uint32_t h);
 
 /**
  * stack_table_set_weighted() - keep a weight (a sum of per-hit values: bytes,

@@ -107,6 +107,20 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 		count_frames(ing, frames, n, w, cpu, false);
 }
 
+void ingest_count_hashed(struct ingest *ing, const uint64_t *frames, unsigned int n, uint32_t h,
+			 const struct waiting *w, unsigned int cpu, bool fallback)
+{
+	struct stack *st;
+
+	if (__builtin_expect(fallback | (ing->cfg.ntrim != 0), 0)) {
+		count_rare(ing, frames, n, w, cpu, fallback); /* (the cut changes the frames) */
+		return;
+	}
+	st = stack_table_intern_hashed(ing->table, frames, n, h);
+	if (st)
+		count(ing, st, w, cpu);
+}
+
 /* @kst with a user part (@nuser words from usym_sep()) below it */
 struct stack *ingest_with_user(struct ingest *ing, struct stack *kst, const uint64_t *user,
 			       unsigned int nuser)

@@ -113,8 +113,8 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	const struct ringbuf_layout *l = &f->layout;
 	unsigned int max, n, i;
 	struct waiting w;
-	uint32_t bytes = rb_bytes(ev->size);
-	bool early = take_early(c, c->n);
+	uint32_t bytes = rb_bytes(ev->size), hash = 0;
+	bool early = take_early(c, c->n), hashed = false;
 
 	ing->st.kstack_records++;
 	ing->st.kstack_bytes += bytes;
@@ -139,13 +139,23 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 	if (l->long_size == 8 && !l->big_endian == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) &&
 	    f->kstack_size_off >= 0) {
 		const unsigned char *src = (const unsigned char *)ev->data + f->kstack_caller_off;
+		uint64_t h = stack_hash_begin(n);
 
 		/*
-		 * word by word: a memcpy of this variable length became a
-		 * `rep movsq`, whose start-up cost is the most of 192 bytes
+		 * word by word, hashed as copied: the table's lookup does not
+		 * read the frames again to hash them (a memcpy of this
+		 * variable length was a `rep movsq`, whose start-up cost is
+		 * the most of 192 bytes)
 		 */
-		for (i = 0; i < n; i++)
-			memcpy(&ing->frames[i], src + i * 8, 8);
+		for (i = 0; i < n; i++) {
+			uint64_t ip;
+
+			memcpy(&ip, src + i * 8, 8);
+			ing->frames[i] = ip;
+			h = stack_hash_step(h, ip);
+		}
+		hash = stack_hash_end(h);
+		hashed = true;
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off +
@@ -193,7 +203,10 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		if (ing->hold(ing->hold_ctx, &h, ing->frames, n))
 			return; /* counted with its user stack: ingest_count_held() */
 	}
-	ingest_count_frames(ing, ing->frames, n, &w, cpu, ing->cfg.stackmap);
+	if (hashed)
+		ingest_count_hashed(ing, ing->frames, n, hash, &w, cpu, ing->cfg.stackmap);
+	else
+		ingest_count_frames(ing, ing->frames, n, &w, cpu, ing->cfg.stackmap);
 	return;
 damaged:
 	/* its event gets no stack: never pair it with the next one */
