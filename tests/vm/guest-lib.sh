@@ -131,10 +131,16 @@ wait_lines() {
 hits_of() { sed -e 's/,"hits_delta".*//' -e 's/.*"hits"://' "$1"; }
 
 # wait_settled FILE [SECONDS]: after tracing was turned off, until stacktop
-# has read everything: three more reports, the last two with the same hits
+# has read everything: the kernel's buffers hold no record on any CPU (a
+# report that read nothing is no proof: under TCG with ASan a big report
+# leaves a cycle's drain little time), then three more reports, the last
+# two with the same hits
 wait_settled() {
-	_n0=$(grep -c . "$1")
 	_d=$(deadline "${2:-60}")
+	while before "$_d" && grep -q '^entries: *[1-9]' "$T"/per_cpu/cpu*/stats; do
+		sleep 0.5
+	done
+	_n0=$(grep -c . "$1")
 	while before "$_d"; do
 		if [ "$(grep -c . "$1")" -ge $((_n0 + 3)) ] &&
 			[ "$(hits_of "$1" | tail -n 2 | sort -u | grep -c .)" = 1 ]; then
@@ -142,7 +148,8 @@ wait_settled() {
 		fi
 		sleep 0.2
 	done
-	gerr "stacktop's hits did not settle in ${2:-60} s after tracing stopped (${1##*/})"
+	gerr "stacktop's hits did not settle in ${2:-60} s after tracing stopped (${1##*/}; left:" \
+		"$(grep -h '^entries' "$T"/per_cpu/cpu*/stats | tr '\n' ' '))"
 	return 1
 }
 
