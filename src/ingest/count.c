@@ -108,15 +108,10 @@ void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned in
 }
 
 void ingest_count_hashed(struct ingest *ing, const uint64_t *frames, unsigned int n, uint32_t h,
-			 const struct waiting *w, unsigned int cpu, bool fallback)
+			 const struct waiting *w, unsigned int cpu)
 {
-	struct stack *st;
+	struct stack *st = stack_table_intern_hashed(ing->table, frames, n, h);
 
-	if (__builtin_expect(fallback | (ing->cfg.ntrim != 0), 0)) {
-		count_rare(ing, frames, n, w, cpu, fallback); /* (the cut changes the frames) */
-		return;
-	}
-	st = stack_table_intern_hashed(ing->table, frames, n, h);
 	if (st)
 		count(ing, st, w, cpu);
 }

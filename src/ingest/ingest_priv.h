@@ -352,10 +352,11 @@ static inline void count(struct ingest *ing, struct stack *st, const struct wait
 const uint64_t *ingest_trim(struct ingest *ing, const uint64_t *f, unsigned int *n, bool *whole);
 void ingest_count_frames(struct ingest *ing, const uint64_t *frames, unsigned int n,
 			 const struct waiting *w, unsigned int cpu, bool fallback);
-/* count.c: ingest_count_frames() of at most STACK_MAX_DEPTH frames whose
- * stack_hash() the reader computed as it copied them (@h) */
+/* count.c: the common stack (no cut, no fallback, no user part) of at most
+ * STACK_MAX_DEPTH frames whose stack_hash() the reader computed as it
+ * copied them (@h), counted */
 void ingest_count_hashed(struct ingest *ing, const uint64_t *frames, unsigned int n, uint32_t h,
-			 const struct waiting *w, unsigned int cpu, bool fallback);
+			 const struct waiting *w, unsigned int cpu);
 /* count.c: @kst with a user part (@nuser words from usym_sep()) below it */
 struct stack *ingest_with_user(struct ingest *ing, struct stack *kst, const uint64_t *user,
 			       unsigned int nuser);

@@ -142,20 +142,27 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 		uint64_t h = stack_hash_begin(n);
 
 		/*
-		 * word by word, hashed as copied: the table's lookup does not
-		 * read the frames again to hash them (a memcpy of this
-		 * variable length was a `rep movsq`, whose start-up cost is
-		 * the most of 192 bytes)
+		 * word by word (a memcpy of this variable length was a `rep
+		 * movsq`, whose start-up cost is the most of 192 bytes), and
+		 * hashed as copied when the frames go to the table as they
+		 * are: its lookup does not read them again. A user part, a
+		 * tick's cut, a held stack or a stackmap fallback change them
+		 * or count them later: hashed then by the table.
 		 */
-		for (i = 0; i < n; i++) {
-			uint64_t ip;
+		if (ing->usym || ing->hold || ing->cfg.stackmap || ing->cfg.ntrim) {
+			for (i = 0; i < n; i++)
+				memcpy(&ing->frames[i], src + i * 8, 8);
+		} else {
+			for (i = 0; i < n; i++) {
+				uint64_t ip;
 
-			memcpy(&ip, src + i * 8, 8);
-			ing->frames[i] = ip;
-			h = stack_hash_step(h, ip);
+				memcpy(&ip, src + i * 8, 8);
+				ing->frames[i] = ip;
+				h = stack_hash_step(h, ip);
+			}
+			hash = stack_hash_end(h);
+			hashed = true;
 		}
-		hash = stack_hash_end(h);
-		hashed = true;
 	} else {
 		for (i = 0; i < n; i++) {
 			uint64_t ip = ringbuf_read_long(l, ev->data + f->kstack_caller_off +
@@ -204,7 +211,7 @@ static void on_kernel_stack(struct ingest *ing, struct cpu_state *c, unsigned in
 			return; /* counted with its user stack: ingest_count_held() */
 	}
 	if (hashed)
-		ingest_count_hashed(ing, ing->frames, n, hash, &w, cpu, ing->cfg.stackmap);
+		ingest_count_hashed(ing, ing->frames, n, hash, &w, cpu);
 	else
 		ingest_count_frames(ing, ing->frames, n, &w, cpu, ing->cfg.stackmap);
 	return;
